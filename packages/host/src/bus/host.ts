@@ -1,0 +1,98 @@
+import { STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type DialectEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry } from '@cordon/plugin-api';
+import { matchGlob } from '../envelope/glob.js';
+import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
+import { createFileLogger } from '../util/log.js';
+import { createFacades } from './facade.js';
+import { createHookTable } from './hook-table.js';
+import { Registry } from './registry.js';
+import { installTiming } from './timing.js';
+
+/** A descriptor as collected from one plugin package, before it is applied. */
+export interface CollectedPlugin {
+  /** The package that returned it (e.g. `@cordon/codex`), for error messages. */
+  readonly source: string;
+  /** What its `cordon:register` hook returned. */
+  readonly descriptor?: unknown;
+  /** What its `cordon:register` hook threw (or why its module did not load) instead. */
+  readonly error?: unknown;
+}
+
+/**
+ * The plugin host: the hook table, the registries and the per-plugin api. One per process;
+ * created by the oclif `init` hook for commands and by the hot path for `cordon hook`.
+ */
+export class CordonHost {
+  /** The callable hooks (the host fires them; plugins only see facades). */
+  readonly hooks: HookTable = createHookTable();
+  readonly dialects = new Registry<DialectEntry>('dialects');
+  readonly runners = new Registry<RunnerEntry>('runners');
+  readonly samplers = new Registry<SamplerEntry>('samplers');
+  readonly probes = new Registry<ProbeEntry>('probes');
+  /** Plugins applied successfully, in apply order. */
+  readonly applied: string[] = [];
+  /** Plugins that failed to register or apply; the rest of the host keeps working. */
+  readonly failures: CordonPluginError[] = [];
+  readonly log: Logger;
+
+  constructor(readonly paths: CordonPaths, readonly version: string) {
+    this.log = createFileLogger(paths.dataDir, 'host');
+    installTiming(this.hooks, this.log);
+  }
+
+  /** The api handed to `plugin`: tap-only facades, register-only registries, a scoped logger. */
+  apiFor(plugin: string): CordonApi {
+    return Object.freeze({
+      hostVersion: this.version,
+      plugin,
+      stage: STAGE,
+      hooks: createFacades(this.hooks, plugin),
+      dialects: this.dialects.registrarFor(plugin),
+      runners: this.runners.registrarFor(plugin),
+      samplers: this.samplers.registrarFor(plugin),
+      probes: this.probes.registrarFor(plugin),
+      log: createFileLogger(this.paths.dataDir, plugin),
+      paths: this.paths,
+      services: Object.freeze({ matchGlob }),
+    });
+  }
+
+  /**
+   * Validates the collected descriptors, sorts them by plugin name and applies them one after
+   * another. A plugin whose descriptor is invalid or whose `apply` throws is recorded in
+   * {@link failures} (as `CordonPluginError` with hook `register`) and skipped.
+   */
+  async applyPlugins(collected: readonly CollectedPlugin[]): Promise<void> {
+    const valid: CordonPlugin[] = [];
+    for (const { source, descriptor, error } of collected) {
+      if (error !== undefined) {
+        this.fail(wrapPluginError(source, 'register', error));
+        continue;
+      }
+      const d = descriptor as Partial<CordonPlugin> | undefined;
+      if (!d || typeof d.name !== 'string' || d.name === '' || typeof d.apply !== 'function') {
+        this.fail(new CordonPluginError(source, 'register', new CordonError(ERROR_CODES.PLUGIN_INVALID, 'its cordon:register hook did not return definePlugin({name, apply})')));
+        continue;
+      }
+      valid.push(d as CordonPlugin);
+    }
+    valid.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const plugin of valid) {
+      if (this.applied.includes(plugin.name)) {
+        this.fail(new CordonPluginError(plugin.name, 'register', new CordonError(ERROR_CODES.REGISTRY_DUPLICATE, 'another plugin with this name is applied already')));
+        continue;
+      }
+      try {
+        await plugin.apply(this.apiFor(plugin.name));
+        this.applied.push(plugin.name);
+      } catch (error) {
+        this.fail(wrapPluginError(plugin.name, 'register', error));
+      }
+    }
+  }
+
+  /** Records a plugin failure and logs it. */
+  fail(error: CordonPluginError): void {
+    this.failures.push(error);
+    this.log.error(error.message, { code: error.code, plugin: error.plugin, hook: error.hook });
+  }
+}

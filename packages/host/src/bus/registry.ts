@@ -1,0 +1,55 @@
+import type { Registrar } from '@cordon/plugin-api';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+
+/** A registry entry together with the plugin that registered it. */
+export interface Registered<T> {
+  readonly entry: T;
+  readonly plugin: string;
+}
+
+/**
+ * A host registry keyed by `entry.name` (dialects, runners, samplers, probes). Plugins receive
+ * only {@link Registry.registrarFor}'s register-only view.
+ */
+export class Registry<T extends { readonly name: string }> {
+  readonly #entries = new Map<string, Registered<T>>();
+
+  /** @param kind registry name used in errors, e.g. `dialects`. */
+  constructor(readonly kind: string) {}
+
+  /** Adds an entry; throws `CORDON_REGISTRY_DUPLICATE` when another plugin has the name. */
+  add(entry: T, plugin: string): void {
+    const held = this.#entries.get(entry.name);
+    if (held) {
+      throw new CordonError(ERROR_CODES.REGISTRY_DUPLICATE, `${this.kind}: "${entry.name}" is registered by plugin "${held.plugin}" already; plugin "${plugin}" cannot register it again`, {
+        details: { registry: this.kind, name: entry.name, plugin, heldBy: held.plugin },
+      });
+    }
+    this.#entries.set(entry.name, { entry, plugin });
+  }
+
+  /** The entry named `name`, or `undefined`. */
+  get(name: string): T | undefined {
+    return this.#entries.get(name)?.entry;
+  }
+
+  /** The entry named `name`; throws `CORDON_REGISTRY_MISSING` listing what is registered. */
+  require(name: string): T {
+    const found = this.get(name);
+    if (found) return found;
+    const known = [...this.#entries.keys()].sort();
+    throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `${this.kind}: nothing is registered as "${name}" (registered: ${known.length ? known.join(', ') : 'none'}); install the plugin that provides it`, {
+      details: { registry: this.kind, name, known },
+    });
+  }
+
+  /** Every entry with its plugin, sorted by name. */
+  list(): Registered<T>[] {
+    return [...this.#entries.values()].sort((a, b) => (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
+  }
+
+  /** The register-only view handed to `plugin`. */
+  registrarFor(plugin: string): Registrar<T> {
+    return Object.freeze({ register: (entry: T) => this.add(entry, plugin) });
+  }
+}

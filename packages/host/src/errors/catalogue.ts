@@ -1,0 +1,30 @@
+/**
+ * The one catalogue of cordon error codes (in the manner of Rollup's `logs.ts`): every error the
+ * host or a plugin boundary raises carries one of these stable codes, and `--json` output
+ * prints it. Add new codes here, never inline.
+ */
+export const ERROR_CODES = Object.freeze({
+  /** A plugin tap or `apply()` threw; `plugin` and `hook` say which. */
+  PLUGIN_ERROR: 'CORDON_PLUGIN_ERROR',
+  /** A plugin's `cordon:register` hook did not return a valid descriptor. */
+  PLUGIN_INVALID: 'CORDON_PLUGIN_INVALID',
+  /** Two plugins registered the same name in one registry. */
+  REGISTRY_DUPLICATE: 'CORDON_REGISTRY_DUPLICATE',
+  /** A registry lookup found nothing (e.g. `--agent` names no installed dialect). */
+  REGISTRY_MISSING: 'CORDON_REGISTRY_MISSING',
+  /** Command-line input is invalid (flag values, globs, ranges). Exit 2 on envelope commands. */
+  BAD_INPUT: 'CORDON_BAD_INPUT',
+  /** The on-disk state is missing, corrupt or of another version. Exit 2. */
+  BAD_STATE: 'CORDON_BAD_STATE',
+  /** The envelope lock is held by a live process. Exit 2. */
+  LOCK_HELD: 'CORDON_LOCK_HELD',
+  /** A git command failed or the path is not a work tree. Exit 2. */
+  REPO_ERROR: 'CORDON_REPO_ERROR',
+  /** A database could not be opened, is corrupt, or has a newer schema. */
+  DB_ERROR: 'CORDON_DB_ERROR',
+  /** Something cordon did not expect; a bug. */
+  INTERNAL: 'CORDON_INTERNAL',
+} as const);
+
+/** One of the codes in {@link ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

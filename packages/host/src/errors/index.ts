@@ -1,0 +1,2 @@
+export { ERROR_CODES, type ErrorCode } from './catalogue.js';
+export { CordonError, CordonPluginError, wrapPluginError } from './cordon-error.js';

@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { CollectedPlugin } from '../bus/host.js';
+import { registerTargets } from './hook-targets.js';
+
+/** A plugin package found on disk. */
+export interface PluginPackage {
+  /** Package name. */
+  readonly name: string;
+  /** Absolute package root. */
+  readonly root: string;
+  /** Parsed package.json. */
+  readonly pjson: { name?: string; oclif?: { hooks?: Record<string, unknown> } };
+}
+
+function readJson(path: string): any {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/**
+ * Finds the plugin packages oclif would load, without importing `@oclif/core` (the hot path's
+ * budget: research/aesthetics.md §6.4): the host's core plugins (`oclif.plugins` resolved from
+ * the host root), then the user-installed (`<dataDir>/node_modules/<name>`) and linked (`root`)
+ * entries of `<dataDir>/package.json`. As in oclif, a user or linked plugin replaces a core
+ * plugin of the same name. Unreadable entries are skipped; `onSkip` hears why.
+ */
+export function findPluginPackages(hostRoot: string, dataDir: string, onSkip: (what: string, error: unknown) => void = () => undefined): PluginPackage[] {
+  const found = new Map<string, PluginPackage>();
+  const add = (root: string): void => {
+    try {
+      const pjson = readJson(join(root, 'package.json'));
+      found.set(pjson.name ?? root, { name: pjson.name ?? root, root, pjson });
+    } catch (error) {
+      onSkip(root, error);
+    }
+  };
+  try {
+    const host = readJson(join(hostRoot, 'package.json'));
+    const require = createRequire(join(hostRoot, 'package.json'));
+    for (const name of (host.oclif?.plugins ?? []) as string[]) {
+      if (name.startsWith('@oclif/')) continue; // oclif's own plugins never register cordon taps
+      try {
+        add(dirname(require.resolve(`${name}/package.json`)));
+      } catch (error) {
+        onSkip(name, error);
+      }
+    }
+  } catch (error) {
+    onSkip(hostRoot, error);
+  }
+  let user: { oclif?: { plugins?: Array<{ name: string; type: string; root?: string }> } } = {};
+  try {
+    user = readJson(join(dataDir, 'package.json'));
+  } catch {
+    // No user plugins installed.
+  }
+  for (const entry of user.oclif?.plugins ?? []) {
+    if (entry.type === 'link' && entry.root) add(isAbsolute(entry.root) ? entry.root : resolve(dataDir, entry.root));
+    else if (entry.type === 'user') add(join(dataDir, 'node_modules', entry.name));
+  }
+  return [...found.values()];
+}
+
+/**
+ * Imports each package's `cordon:register` hook modules and calls them, the same declarations the
+ * oclif route runs through `config.runHook`. A module that fails to load or throws is returned
+ * as a descriptor-less entry so the host records it as that plugin's failure.
+ */
+export async function collectFromPackages(packages: readonly PluginPackage[]): Promise<CollectedPlugin[]> {
+  const collected: CollectedPlugin[] = [];
+  for (const pkg of packages) {
+    for (const { target, identifier } of registerTargets(pkg.pjson)) {
+      try {
+        const mod = await import(pathToFileURL(resolve(pkg.root, target)).href);
+        const fn = mod[identifier];
+        collected.push({ source: pkg.name, descriptor: typeof fn === 'function' ? await fn({}) : undefined });
+      } catch (error) {
+        collected.push({ source: pkg.name, error });
+      }
+    }
+  }
+  return collected;
+}

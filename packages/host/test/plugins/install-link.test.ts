@@ -1,0 +1,73 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT, makeSandbox, runCordon, runProcess, type Sandbox } from '../../../../test/support/cli.js';
+
+const FIXTURE = join(REPO_ROOT, 'packages/host/test/fixtures/plugin-probe');
+const BROKEN = join(REPO_ROOT, 'packages/host/test/fixtures/plugin-broken');
+const FIRST_PARTY = ['aider', 'cgroup-linux', 'claude-code', 'codex', 'cursor', 'gemini', 'hermes', 'sampler-windows'];
+
+let box: Sandbox;
+beforeEach(() => (box = makeSandbox()));
+afterEach(() => box.cleanup());
+
+async function info(): Promise<{ plugins: { applied: string[]; failed: Array<{ plugin: string; hook: string; message: string }> }; taps: Record<string, Array<{ name: string; plugin: string }>> }> {
+  const r = await runCordon(['info', '--json'], { env: box.env });
+  expect(r.exitCode, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+describe('cordon plugins', () => {
+  it('installs a packed plugin tarball: its command runs, its taps register, and no second host comes along', async () => {
+    const packDir = box.dir('pack');
+    const packed = await runProcess(['npm', 'pack', '--pack-destination', packDir, FIXTURE], { env: box.env });
+    expect(packed.exitCode, packed.stderr).toBe(0);
+    const tgz = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
+    const install = await runCordon(['plugins', 'install', `file:${tgz}`], { env: box.env, timeoutMs: 300_000 });
+    expect(install.exitCode, install.stderr).toBe(0);
+
+    const hello = await runCordon(['probe-hello'], { env: box.env });
+    expect(hello.exitCode, hello.stderr).toBe(0);
+    expect(hello.stdout).toMatch(/^probe-hello host=0\.1\.0 stage\.POLICY=-1000$/m);
+
+    const report = await info();
+    expect(report.plugins.applied).toEqual(['probe']);
+    expect(report.taps.audit).toEqual([expect.objectContaining({ name: 'probe-audit', plugin: 'probe' })]);
+    expect(report.taps.beforeToolCall).toEqual([expect.objectContaining({ name: 'probe-deny', plugin: 'probe' })]);
+
+    const modules = join(box.dataDir, 'node_modules');
+    expect(existsSync(join(modules, 'cordon-plugin-probe'))).toBe(true);
+    expect(existsSync(join(modules, '@cordon/host'))).toBe(false);
+    expect(existsSync(join(modules, 'better-sqlite3'))).toBe(false);
+  }, 300_000);
+
+  it('links a plugin directory with --no-install and reads it from the data dir package.json', async () => {
+    const link = await runCordon(['plugins', 'link', FIXTURE, '--no-install'], { env: box.env });
+    expect(link.exitCode, link.stderr).toBe(0);
+    const pjson = JSON.parse(readFileSync(join(box.dataDir, 'package.json'), 'utf8'));
+    expect(pjson.oclif.plugins).toEqual([{ name: 'cordon-plugin-probe', root: FIXTURE, type: 'link' }]);
+    const hello = await runCordon(['probe-hello'], { env: box.env });
+    expect(hello.stdout).toMatch(/probe-hello host=0\.1\.0/);
+    expect((await info()).plugins.applied).toEqual(['probe']);
+  });
+
+  it('links every first-party plugin; each registers under its own name', async () => {
+    for (const name of FIRST_PARTY) {
+      const r = await runCordon(['plugins', 'link', join(REPO_ROOT, 'plugins', name), '--no-install'], { env: box.env });
+      expect(r.exitCode, r.stderr).toBe(0);
+    }
+    expect((await info()).plugins.applied).toEqual(FIRST_PARTY);
+  }, 120_000);
+
+  it('a plugin that throws is named with its hook and does not stop other commands or plugins', async () => {
+    for (const dir of [BROKEN, FIXTURE]) expect((await runCordon(['plugins', 'link', dir, '--no-install'], { env: box.env })).exitCode).toBe(0);
+    const r = await runCordon(['info', '--json'], { env: box.env });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain('plugin "broken" failed in hook "register": broken plugin refuses to start');
+    const report = JSON.parse(r.stdout);
+    expect(report.plugins.applied).toEqual(['probe']);
+    expect(report.plugins.failed).toEqual([{ plugin: 'broken', hook: 'register', message: 'plugin "broken" failed in hook "register": broken plugin refuses to start' }]);
+    expect((await runCordon(['probe-hello'], { env: box.env })).exitCode).toBe(0);
+    expect((await runCordon(['--version'], { env: box.env })).stdout).toMatch(/^@cordon\/host\/0\.1\.0 /);
+  });
+});

@@ -1,0 +1,11 @@
+/**
+ * Runtime helpers the host lends to plugins through `api.services`, so plugins never import
+ * host code (an installed plugin cannot resolve `@cordon/host`: research/aesthetics.md §5.4).
+ */
+export interface CordonServices {
+  /**
+   * Tests a repo-relative path against one envelope glob with cordon's semantics
+   * (`*` never crosses `/`, `**` does, `?` is one non-`/` character, case-sensitive).
+   */
+  readonly matchGlob: (glob: string, path: string) => boolean;
+}
