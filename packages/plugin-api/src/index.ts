@@ -4,6 +4,22 @@ export { definePlugin, cordonApi, CORDON_API } from './plugin.js';
 export type { CordonApi, CordonPaths, CordonPlugin, Logger } from './plugin.js';
 export type { HookFacades, HookName, HookTable, TapOnly } from './hooks.js';
 export type { CordonServices } from './services.js';
+export type {
+  LedgerCompactedRange,
+  LedgerCompaction,
+  LedgerCompactResult,
+  LedgerHandle,
+  LedgerMessage,
+  LedgerModelItem,
+  LedgerRangeRequest,
+  LedgerRecordInput,
+  LedgerRole,
+  LedgerService,
+  LedgerSession,
+  LedgerSessionSelector,
+  LedgerUncompactResult,
+  VisibleEntry,
+} from './services/ledger.js';
 export type { CanonicalTool, ToolCall, ToolDecision, ToolResult } from './events/tool-call.js';
 export type { AuditContext, Violation } from './events/audit.js';
 export type { CompactionPlan, CompactionRange } from './events/compact.js';
@@ -11,5 +27,5 @@ export type { GuardRequest, GuardResult } from './events/enforce.js';
 export type { Registrar } from './registries/registrar.js';
 export type { Dialect, DialectContext, DialectEntry, HookEvent, HookReply } from './registries/dialect.js';
 export type { RunnerEntry } from './registries/runner.js';
-export type { SamplerEntry } from './registries/sampler.js';
+export type { ProcessTreeSampler, SamplerEntry, TreeReader, TreeReading } from './registries/sampler.js';
 export type { ProbeEntry, ProbeResult } from './registries/probe.js';

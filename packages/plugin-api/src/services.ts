@@ -1,3 +1,5 @@
+import type { LedgerService } from './services/ledger.js';
+
 /**
  * Runtime helpers the host lends to plugins through `api.services`, so plugins never import
  * host code (an installed plugin cannot resolve `@cordon/host`: research/aesthetics.md §5.4).
@@ -8,4 +10,6 @@ export interface CordonServices {
    * (`*` never crosses `/`, `**` does, `?` is one non-`/` character, case-sensitive).
    */
   readonly matchGlob: (glob: string, path: string) => boolean;
+  /** The partial-compaction ledger (research/pcodx-codex.md §1); compactions fire the host `compact` hook. */
+  readonly ledger: LedgerService;
 }

@@ -1,6 +1,7 @@
 import { STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type DialectEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry } from '@cordon/plugin-api';
 import { matchGlob } from '../envelope/glob.js';
 import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
+import { createLedgerService } from '../ledger/service.js';
 import { createFileLogger } from '../util/log.js';
 import { createFacades } from './facade.js';
 import { createHookTable } from './hook-table.js';
@@ -52,7 +53,7 @@ export class CordonHost {
       probes: this.probes.registrarFor(plugin),
       log: createFileLogger(this.paths.dataDir, plugin),
       paths: this.paths,
-      services: Object.freeze({ matchGlob }),
+      services: Object.freeze({ matchGlob, ledger: createLedgerService(this.hooks) }),
     });
   }
 

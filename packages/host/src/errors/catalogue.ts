@@ -22,6 +22,12 @@ export const ERROR_CODES = Object.freeze({
   REPO_ERROR: 'CORDON_REPO_ERROR',
   /** A database could not be opened, is corrupt, or has a newer schema. */
   DB_ERROR: 'CORDON_DB_ERROR',
+  /**
+   * A ledger request broke a partial-compaction rule (research/pcodx-codex.md §1.5: unknown
+   * session, endpoint not visible, reversed range, tool group split, overlap) or named a bad
+   * role, text or session name. Nothing was written.
+   */
+  LEDGER_REFUSED: 'CORDON_LEDGER_REFUSED',
   /** Something cordon did not expect; a bug. */
   INTERNAL: 'CORDON_INTERNAL',
 } as const);

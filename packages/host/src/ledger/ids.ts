@@ -1,0 +1,16 @@
+/** Message ids are `msg<seq>`, compaction ids `cmp<seq>` (research/pcodx-codex.md §1.2). */
+export const messageId = (seq: number): string => `msg${seq}`;
+
+/** See {@link messageId}. */
+export const compactionId = (seq: number): string => `cmp${seq}`;
+
+/** A new session name: `ses<hex ms>-<pid>` (research §1.2). */
+export function generateSessionId(nowMs: number = Date.now(), pid: number = process.pid): string {
+  return `ses${nowMs.toString(16)}-${pid}`;
+}
+
+/** Session names are 1–200 characters without control characters (they appear in `key=value` output). */
+export function isValidSessionName(name: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return name.length > 0 && name.length <= 200 && !/[\u0000-\u001f\u007f]/.test(name);
+}

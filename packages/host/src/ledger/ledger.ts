@@ -1,0 +1,392 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type {
+  CompactionPlan,
+  LedgerCompaction,
+  LedgerCompactResult,
+  LedgerHandle,
+  LedgerMessage,
+  LedgerModelItem,
+  LedgerRangeRequest,
+  LedgerRecordInput,
+  LedgerRole,
+  LedgerSession,
+  LedgerSessionSelector,
+  LedgerUncompactResult,
+  VisibleEntry,
+} from '@cordon/plugin-api';
+import { sql, type Kysely } from 'kysely';
+import { asLedgerError, refused } from './errors.js';
+import { compactionId, generateSessionId, isValidSessionName, messageId } from './ids.js';
+import { openLedgerDatabase, type OpenDatabaseOptions } from './open.js';
+import { renderModelItems, renderText, renderWithRoles } from './render.js';
+import type { LedgerSchema } from './schema.js';
+import { PRESERVE_ROLES, ROLES, visibleEntries, type LedgerState } from './state.js';
+import { readTransaction, Rollback, writeTransaction } from './transaction.js';
+import { validateCompaction } from './validate.js';
+
+type Db = Kysely<LedgerSchema>;
+
+/** Options of {@link Ledger.open}. */
+export interface LedgerOpenOptions extends OpenDatabaseOptions {
+  /** Absolute database path (see `resolveLedgerPath`). */
+  readonly path: string;
+  /**
+   * Called with each compaction plan after validation and before storing: returns the plan to
+   * store (possibly amended; it is validated again) or throws to refuse it. The host passes
+   * `hooks.compact.promise` here (DESIGN.md "The hook bus").
+   */
+  readonly beforeStore?: (plan: CompactionPlan) => Promise<CompactionPlan>;
+}
+
+/** Largest number of rows one INSERT carries (keeps well under SQLite's bound-parameter limit). */
+const INSERT_CHUNK = 500;
+
+/**
+ * The partial-compaction ledger over one SQLite file (research/pcodx-codex.md §1): sessions,
+ * messages stored byte-exact and never changed, compactions that replace visible ranges by
+ * summaries, the render, and the write order behind `--last`. Every write is one `BEGIN
+ * IMMEDIATE` transaction, so concurrent processes get unique, gap-free `msgN` ids and a
+ * compaction request lands whole or not at all. Errors: `CORDON_LEDGER_REFUSED` for requests
+ * that break a rule, `CORDON_DB_ERROR` for the database itself, a `CordonPluginError` when a
+ * `compact` tap refuses.
+ */
+export class Ledger implements LedgerHandle {
+  readonly #db: Db;
+  readonly #close: () => void;
+  readonly #beforeStore?: (plan: CompactionPlan) => Promise<CompactionPlan>;
+
+  private constructor(readonly path: string, db: Db, close: () => void, beforeStore?: (plan: CompactionPlan) => Promise<CompactionPlan>) {
+    this.#db = db;
+    this.#close = close;
+    this.#beforeStore = beforeStore;
+  }
+
+  /** Opens (creating as needed) the ledger at `options.path`; see `openLedgerDatabase` for the checks. */
+  static async open(options: LedgerOpenOptions): Promise<Ledger> {
+    const opened = await openLedgerDatabase(options.path, options);
+    return new Ledger(options.path, opened.db, () => opened.raw.close(), options.beforeStore);
+  }
+
+  async close(): Promise<void> {
+    await this.#db.destroy();
+    this.#close();
+  }
+
+  async getSession(id: string): Promise<LedgerSession | undefined> {
+    return this.#guard(async () => {
+      const row = await this.#db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toSession(row);
+    });
+  }
+
+  async lastSession(): Promise<LedgerSession | undefined> {
+    return this.#guard(async () => {
+      const row = await this.#db.selectFrom('sessions').selectAll().orderBy('updated_order', 'desc').limit(1).executeTakeFirst();
+      return row && toSession(row);
+    });
+  }
+
+  async resolveSession(selector: LedgerSessionSelector): Promise<LedgerSession> {
+    return this.#guard(async () => {
+      if (selector.id !== undefined && !isValidSessionName(selector.id)) {
+        throw refused(`session name ${JSON.stringify(selector.id)} is not valid: use 1-200 characters without control characters`, { sessionId: selector.id });
+      }
+      if (selector.mode === 'existing') {
+        if (selector.id !== undefined) {
+          const found = await this.getSession(selector.id);
+          if (!found) throw refused(`unknown session \`${selector.id}\``, { sessionId: selector.id });
+          return found;
+        }
+        const last = await this.lastSession();
+        if (!last) throw refused('no session; run `pcodx init` first');
+        return last;
+      }
+      if (selector.id === undefined) {
+        const last = await this.lastSession();
+        if (last) return last;
+      }
+      const id = selector.id ?? generateSessionId();
+      const cwd = resolve(selector.cwd ?? process.cwd());
+      return writeTransaction(this.#db, async (trx) => {
+        const now = Date.now();
+        const existing = await trx.selectFrom('sessions').select('id').where('id', '=', id).executeTakeFirst();
+        if (existing) {
+          await trx.updateTable('sessions').set({ cwd, updated_at_ms: now, updated_order: nextWriteOrder() }).where('id', '=', id).execute();
+        } else {
+          await trx
+            .insertInto('sessions')
+            .values({
+              id,
+              cwd,
+              created_at_ms: now,
+              updated_at_ms: now,
+              updated_order: nextWriteOrder(),
+              usage_correlation_id: `pcses-${randomBytes(16).toString('hex')}`,
+              upstream_session_id: null,
+              kv_cache_boundary: 'future_turn_only',
+              last_compaction_seq: 0,
+            })
+            .execute();
+        }
+        return toSession(await trx.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+      });
+    });
+  }
+
+  /**
+   * Appends `messages` to the session in one transaction (all or none): ids continue at
+   * `msg<max seq + 1>`; text is stored exactly as given. Refuses an unknown session, an unknown
+   * role or an empty text.
+   */
+  async record(sessionId: string, messages: readonly LedgerRecordInput[]): Promise<LedgerMessage[]> {
+    return this.#guard(async () => {
+      if (messages.length === 0) throw refused('provide at least one message to record');
+      for (const m of messages) {
+        if (!ROLES.includes(m.role)) throw refused(`unknown role \`${String(m.role)}\`; use ${ROLES.join(', ')}`, { role: m.role });
+        if (typeof m.text !== 'string' || m.text.length === 0) throw refused('message text must be non-empty');
+      }
+      return writeTransaction(this.#db, async (trx) => {
+        await requireSession(trx, sessionId);
+        const top = await trx.selectFrom('messages').select((eb) => eb.fn.max('seq').as('seq')).where('session_id', '=', sessionId).executeTakeFirst();
+        let seq = Number(top?.seq ?? 0);
+        const now = Date.now();
+        const stored: LedgerMessage[] = messages.map((m) => ({ id: messageId(++seq), seq, role: m.role, text: m.text, source: m.source ?? null, createdAtMs: now }));
+        for (let i = 0; i < stored.length; i += INSERT_CHUNK) {
+          const rows = stored.slice(i, i + INSERT_CHUNK).map((m) => ({
+            session_id: sessionId,
+            id: m.id,
+            seq: m.seq,
+            role: m.role,
+            text: m.text,
+            source: m.source,
+            created_at_ms: now,
+            is_human_prompt: m.role === 'user' ? 1 : 0,
+            preserve_warning: PRESERVE_ROLES.has(m.role) ? 1 : 0,
+          }));
+          await trx.insertInto('messages').values(rows).execute();
+        }
+        await touch(trx, sessionId, now);
+        return stored;
+      });
+    });
+  }
+
+  async visible(sessionId: string): Promise<VisibleEntry[]> {
+    return this.#guard(async () => visibleEntries(await this.#state(sessionId, true)));
+  }
+
+  async render(sessionId: string): Promise<string> {
+    return renderText(await this.visible(sessionId));
+  }
+
+  async renderWithRoles(sessionId: string): Promise<string> {
+    return renderWithRoles(await this.visible(sessionId));
+  }
+
+  async modelItems(sessionId: string): Promise<LedgerModelItem[]> {
+    return renderModelItems(await this.visible(sessionId));
+  }
+
+  async compactions(sessionId: string): Promise<LedgerCompaction[]> {
+    return this.#guard(async () => (await this.#state(sessionId, false)).compactions.slice());
+  }
+
+  async compact(sessionId: string, requests: readonly LedgerRangeRequest[], options: { readonly dryRun?: boolean } = {}): Promise<LedgerCompactResult> {
+    return this.#guard(async () => {
+      const dryRun = options.dryRun === true;
+      // Validate first so taps only ever see plans that can be stored.
+      const before = await readTransaction(this.#db, async (trx) => ({ exists: (await findSession(trx, sessionId)) !== undefined, state: await loadState(trx, sessionId, false) }));
+      const checked = validateCompaction(sessionId, before.exists, before.state, requests);
+      let plan: CompactionPlan = {
+        sessionId,
+        ranges: requests.map((r) => ({ from: r.from, to: r.to, summary: r.summary })),
+        warnings: checked.flatMap((r) => (r.warning ? [r.warning] : [])),
+      };
+      if (this.#beforeStore) plan = checkAmendedPlan(await this.#beforeStore(plan), sessionId);
+
+      const run = async (trx: Db): Promise<LedgerCompactResult> => {
+        const session = await findSession(trx, sessionId);
+        const state = await loadState(trx, sessionId, dryRun);
+        // Again inside the write lock: another process may have written since.
+        const ranges = validateCompaction(sessionId, session !== undefined, state, plan.ranges);
+        let next = Number(session!.last_compaction_seq);
+        const now = Date.now();
+        const superseded = new Set<string>();
+        const created: LedgerCompaction[] = [];
+        const results = [];
+        for (const r of ranges) {
+          const id = compactionId(++next);
+          const compaction: LedgerCompaction = {
+            id,
+            seq: next,
+            fromMessageId: messageId(r.fromSeq),
+            toMessageId: messageId(r.toSeq),
+            fromSeq: r.fromSeq,
+            toSeq: r.toSeq,
+            summary: r.request.summary,
+            nMessagesReplaced: r.toSeq - r.fromSeq + 1,
+            createdAtMs: now,
+          };
+          if (r.supersedes.length > 0) {
+            const ids = r.supersedes.map((c) => c.id);
+            for (const c of ids) superseded.add(c);
+            await trx.updateTable('compactions').set({ superseded_by: id }).where('session_id', '=', sessionId).where('id', 'in', ids).execute();
+          }
+          await trx
+            .insertInto('compactions')
+            .values({
+              session_id: sessionId,
+              id,
+              seq: next,
+              from_msg_id: compaction.fromMessageId,
+              to_msg_id: compaction.toMessageId,
+              from_seq: r.fromSeq,
+              to_seq: r.toSeq,
+              summary: compaction.summary,
+              created_at_ms: now,
+              n_messages_replaced: compaction.nMessagesReplaced,
+              superseded_by: null,
+            })
+            .execute();
+          created.push(compaction);
+          results.push({
+            id,
+            from: r.request.from,
+            to: r.request.to,
+            fromSeq: r.fromSeq,
+            toSeq: r.toSeq,
+            nMessagesReplaced: compaction.nMessagesReplaced,
+            supersedes: r.supersedes.map((c) => c.id),
+            ...(r.warning ? { warning: r.warning } : {}),
+          });
+        }
+        await trx.updateTable('sessions').set({ last_compaction_seq: next }).where('id', '=', sessionId).execute();
+        await touch(trx, sessionId, now);
+        const active = [...state.compactions.filter((c) => !superseded.has(c.id)), ...created].sort((a, b) => a.fromSeq - b.fromSeq);
+        const entries = visibleEntries({ messages: state.messages, compactions: active });
+        const result: LedgerCompactResult = {
+          sessionId,
+          stored: !dryRun,
+          ranges: results,
+          nMessagesReplaced: results.reduce((n, r) => n + r.nMessagesReplaced, 0),
+          visibleIds: entries.map((e) => e.id),
+          activeCompactions: active.length,
+          totalKnownMessagesReplaced: active.reduce((n, c) => n + c.nMessagesReplaced, 0),
+          ...(dryRun ? { render: renderText(entries) } : {}),
+        };
+        if (dryRun) throw new Rollback(result);
+        return result;
+      };
+      return writeTransaction(this.#db, run);
+    });
+  }
+
+  /**
+   * Undoes one active compaction: its row is removed (its id is never handed out again), the
+   * compactions it had covered become active again, and the rest of its range is visible.
+   * Refuses an unknown session or compaction, and one that is itself covered by a later one.
+   */
+  async uncompact(sessionId: string, id: string): Promise<LedgerUncompactResult> {
+    return this.#guard(async () =>
+      writeTransaction(this.#db, async (trx) => {
+        await requireSession(trx, sessionId);
+        const row = await trx.selectFrom('compactions').selectAll().where('session_id', '=', sessionId).where('id', '=', id).executeTakeFirst();
+        if (!row) throw refused(`unknown compaction \`${id}\` in session \`${sessionId}\``, { sessionId, compaction: id });
+        if (row.superseded_by !== null) throw refused(`compaction \`${id}\` is inside \`${row.superseded_by}\`; uncompact ${row.superseded_by} first`, { sessionId, compaction: id, coveredBy: row.superseded_by });
+        const reinstated = await trx.selectFrom('compactions').select('id').where('session_id', '=', sessionId).where('superseded_by', '=', id).orderBy('seq').execute();
+        await trx.updateTable('compactions').set({ superseded_by: null }).where('session_id', '=', sessionId).where('superseded_by', '=', id).execute();
+        await trx.deleteFrom('compactions').where('session_id', '=', sessionId).where('id', '=', id).execute();
+        await touch(trx, sessionId, Date.now());
+        const entries = visibleEntries(await loadState(trx, sessionId, false));
+        const restored = entries.filter((e) => e.kind === 'message' && e.message.seq >= Number(row.from_seq) && e.message.seq <= Number(row.to_seq)).length;
+        return { sessionId, compactionId: id, nMessagesRestored: restored, reinstated: reinstated.map((r) => r.id), visibleIds: entries.map((e) => e.id) };
+      }),
+    );
+  }
+
+  /** One consistent snapshot of a session's messages and active compactions. */
+  async #state(sessionId: string, withText: boolean): Promise<LedgerState> {
+    return readTransaction(this.#db, async (trx) => {
+      await requireSession(trx, sessionId);
+      return loadState(trx, sessionId, withText);
+    });
+  }
+
+  async #guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw asLedgerError(this.path, error);
+    }
+  }
+}
+
+/** The next ledger-wide write order, evaluated inside the write transaction (portable SQL). */
+function nextWriteOrder() {
+  return sql<number>`(select coalesce(max(updated_order), 0) + 1 from sessions)`;
+}
+
+/** Records a write to the session: `updated_at_ms` and the ledger-wide write order (research §1.2). */
+async function touch(trx: Db, sessionId: string, now: number): Promise<void> {
+  await trx.updateTable('sessions').set({ updated_at_ms: now, updated_order: nextWriteOrder() }).where('id', '=', sessionId).execute();
+}
+
+async function findSession(trx: Db, sessionId: string) {
+  return trx.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
+}
+
+async function requireSession(trx: Db, sessionId: string) {
+  const row = await findSession(trx, sessionId);
+  if (!row) throw refused(`unknown session \`${sessionId}\``, { sessionId });
+  return row;
+}
+
+/** Loads every message (with or without text) and the active compactions of a session. */
+async function loadState(trx: Db, sessionId: string, withText: boolean): Promise<LedgerState> {
+  const base = trx.selectFrom('messages').where('session_id', '=', sessionId).orderBy('seq');
+  const rows = withText
+    ? await base.select(['id', 'seq', 'role', 'text', 'source', 'created_at_ms']).execute()
+    : await base.select(['id', 'seq', 'role', 'source', 'created_at_ms', sql<string>`''`.as('text')]).execute();
+  const messages: LedgerMessage[] = rows.map((r) => ({ id: r.id, seq: Number(r.seq), role: r.role as LedgerRole, text: r.text, source: r.source, createdAtMs: Number(r.created_at_ms) }));
+  const compactions = (await trx.selectFrom('compactions').selectAll().where('session_id', '=', sessionId).where('superseded_by', 'is', null).orderBy('from_seq').execute()).map(toCompaction);
+  return { messages, compactions };
+}
+
+function toSession(row: LedgerSchema['sessions']): LedgerSession {
+  return {
+    id: row.id,
+    cwd: row.cwd,
+    createdAtMs: Number(row.created_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+    updatedOrder: Number(row.updated_order),
+    usageCorrelationId: row.usage_correlation_id,
+  };
+}
+
+function toCompaction(row: LedgerSchema['compactions']): LedgerCompaction {
+  return {
+    id: row.id,
+    seq: Number(row.seq),
+    fromMessageId: row.from_msg_id,
+    toMessageId: row.to_msg_id,
+    fromSeq: Number(row.from_seq),
+    toSeq: Number(row.to_seq),
+    summary: row.summary,
+    nMessagesReplaced: Number(row.n_messages_replaced),
+    createdAtMs: Number(row.created_at_ms),
+  };
+}
+
+/** A plan coming back from the `compact` hook must still be a plan for the same session. */
+function checkAmendedPlan(plan: unknown, sessionId: string): CompactionPlan {
+  const p = plan as Partial<CompactionPlan> | null | undefined;
+  const ok =
+    p !== null &&
+    typeof p === 'object' &&
+    p.sessionId === sessionId &&
+    Array.isArray(p.ranges) &&
+    p.ranges.every((r) => r !== null && typeof r === 'object' && typeof r.from === 'string' && typeof r.to === 'string' && typeof r.summary === 'string');
+  if (!ok) throw refused(`a compact hook tap returned something other than a compaction plan for session \`${sessionId}\`; nothing was stored`, { sessionId });
+  return p as CompactionPlan;
+}

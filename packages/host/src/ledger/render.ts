@@ -1,0 +1,43 @@
+import type { LedgerModelItem, VisibleEntry } from '@cordon/plugin-api';
+import { refused } from './errors.js';
+
+/**
+ * The text render (research/pcodx-codex.md §1.3), byte-exact: each visible entry is its text (a
+ * message's exact text or a compaction's summary), a newline, and `<aboveturn id="ID"/>`; blocks
+ * are joined by one blank line; no roles; no trailing newline (printers add one). A text that
+ * ends in `\n` keeps it: `text\n\n<aboveturn …/>`.
+ */
+export function renderText(entries: readonly VisibleEntry[]): string {
+  return entries.map(block).join('\n\n');
+}
+
+function block(e: VisibleEntry): string {
+  return `${e.text}\n<aboveturn id="${e.id}"/>`;
+}
+
+/**
+ * The render for people (`show --roles`): {@link renderText}'s blocks, each under one header
+ * line: `[role]` for a message, `[compaction msgA..msgB, as role]` for a compaction (its role is
+ * the strongest it covers).
+ */
+export function renderWithRoles(entries: readonly VisibleEntry[]): string {
+  return entries
+    .map((e) => (e.kind === 'message' ? `[${e.role}]\n${block(e)}` : `[compaction ${e.compaction.fromMessageId}..${e.compaction.toMessageId}, as ${e.role}]\n${block(e)}`))
+    .join('\n\n');
+}
+
+/**
+ * The role-aware render for model input (research §1.3 "model render"): one Responses API
+ * `message` item per visible entry, text as in {@link renderText}'s block, `output_text` for
+ * assistant and `input_text` otherwise. A compaction takes the strongest role it covers. A
+ * visible `tool` row is refused (`CORDON_LEDGER_REFUSED`): a raw tool output item needs the call
+ * id the ledger does not keep, so the row must be compacted together with its assistant call.
+ */
+export function renderModelItems(entries: readonly VisibleEntry[]): LedgerModelItem[] {
+  return entries.map((e) => {
+    if (e.role === 'tool') {
+      throw refused(`visible tool message ${e.id} cannot be sent to a model without its call id; compact it together with the assistant message that called the tool`, { id: e.id });
+    }
+    return { type: 'message', role: e.role, content: [{ type: e.role === 'assistant' ? 'output_text' : 'input_text', text: block(e) }] };
+  });
+}

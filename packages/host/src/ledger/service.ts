@@ -1,0 +1,18 @@
+import type { HookTable, LedgerHandle, LedgerService } from '@cordon/plugin-api';
+import { resolveLedgerPath } from './path.js';
+
+/**
+ * The ledger as lent to plugins (`api.services.ledger`): paths resolve as research §1.1 says, and
+ * every compaction goes through the host's `compact` hook before it is stored. kysely and
+ * better-sqlite3 load only when a ledger is opened, so the hot path (which builds the same api)
+ * never pays for them.
+ */
+export function createLedgerService(hooks: Pick<HookTable, 'compact'>): LedgerService {
+  return Object.freeze({
+    resolvePath: (options: { db?: string; env?: NodeJS.ProcessEnv } = {}) => resolveLedgerPath(options),
+    open: async (options: { db?: string; env?: NodeJS.ProcessEnv } = {}): Promise<LedgerHandle> => {
+      const { Ledger } = await import('./ledger.js');
+      return Ledger.open({ path: resolveLedgerPath(options), beforeStore: (plan) => hooks.compact.promise(plan) });
+    },
+  });
+}

@@ -1,0 +1,195 @@
+/**
+ * The partial-compaction ledger as lent to plugins (`api.services.ledger`). The host owns the
+ * storage (kysely over better-sqlite3, research/pcodx-codex.md §1.2); plugins such as the
+ * `cordon pcodx` commands and the Codex proxy only see these shapes.
+ *
+ * Errors thrown by every method are host `CordonError`s; plugins tell them apart by `code`:
+ * - `CORDON_LEDGER_REFUSED`: the request broke a ledger rule (unknown session, endpoint not
+ *   visible, reversed range, tool group split, overlap; research §1.5). Nothing was written.
+ * - `CORDON_PLUGIN_ERROR`: a tap on the host `compact` hook refused the plan. Nothing was written.
+ * - `CORDON_DB_ERROR`: the database could not be opened or written (corrupt file, newer schema,
+ *   native module built for another Node.js). Nothing was written.
+ */
+
+/** Who said a message (research §1.2 `messages.role`). */
+export type LedgerRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+
+/** One conversation in the ledger. Times are Unix epoch milliseconds. */
+export interface LedgerSession {
+  /** User-chosen name, or a generated `ses<hex ms>-<pid>`. */
+  readonly id: string;
+  /** Absolute working directory the session belongs to. */
+  readonly cwd: string;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+  /** Position in the ledger-wide write order; `--last` picks the highest (never timestamps). */
+  readonly updatedOrder: number;
+  /** `pcses-` + 32 lowercase hex characters; the only session name a usage log may carry. */
+  readonly usageCorrelationId: string;
+}
+
+/** One stored message. Its text is exactly what was recorded, byte for byte. */
+export interface LedgerMessage {
+  /** `msg<seq>`. */
+  readonly id: string;
+  /** 1-based position in its session. */
+  readonly seq: number;
+  readonly role: LedgerRole;
+  readonly text: string;
+  /** Where it came from (`cli-turn`, `cli-resume`, `cli-interactive`, `codex-app-server:<thread>:<turn>` …), or null. */
+  readonly source: string | null;
+  readonly createdAtMs: number;
+}
+
+/** An active compaction: a summary standing in for messages `fromSeq..toSeq` (inclusive). */
+export interface LedgerCompaction {
+  /** `cmp<n>`; never reused within a session, even after `uncompact`. */
+  readonly id: string;
+  readonly seq: number;
+  /** Always message ids, even when the request named `cmp` endpoints. */
+  readonly fromMessageId: string;
+  readonly toMessageId: string;
+  readonly fromSeq: number;
+  readonly toSeq: number;
+  readonly summary: string;
+  /** `toSeq - fromSeq + 1`. */
+  readonly nMessagesReplaced: number;
+  readonly createdAtMs: number;
+}
+
+/** One entry of the model-visible view (research §1.3): a message, or a compaction in its place. */
+export type VisibleEntry =
+  | { readonly kind: 'message'; readonly id: string; readonly role: LedgerRole; readonly text: string; readonly message: LedgerMessage }
+  | {
+      readonly kind: 'compaction';
+      readonly id: string;
+      /** The strongest role it covers: system > developer > user > assistant (tool counts as assistant). */
+      readonly role: Exclude<LedgerRole, 'tool'>;
+      readonly text: string;
+      readonly compaction: LedgerCompaction;
+    };
+
+/** A Responses API input item for one visible entry (the role-aware render for model input). */
+export interface LedgerModelItem {
+  readonly type: 'message';
+  readonly role: 'system' | 'developer' | 'user' | 'assistant';
+  readonly content: ReadonlyArray<{ readonly type: 'input_text' | 'output_text'; readonly text: string }>;
+}
+
+/** A message to record. */
+export interface LedgerRecordInput {
+  readonly role: LedgerRole;
+  /** Stored exactly; must be non-empty. */
+  readonly text: string;
+  readonly source?: string | null;
+}
+
+/** One requested range: visible endpoints (`msgN` or `cmpN`), inclusive, and its summary. */
+export interface LedgerRangeRequest {
+  readonly from: string;
+  readonly to: string;
+  readonly summary: string;
+}
+
+/** What one stored (or, under `dryRun`, would-be) compaction replaced, in request order. */
+export interface LedgerCompactedRange {
+  /** The new compaction's id. */
+  readonly id: string;
+  /** Endpoints as requested (may be `cmp` ids). */
+  readonly from: string;
+  readonly to: string;
+  readonly fromSeq: number;
+  readonly toSeq: number;
+  readonly nMessagesReplaced: number;
+  /** Earlier compactions this one covers (they stay on record and return on `uncompact`). */
+  readonly supersedes: readonly string[];
+  /** Set when the range holds system, developer or user messages (research §1.5 step 8). */
+  readonly warning?: string;
+}
+
+/** Result of {@link LedgerHandle.compact}. */
+export interface LedgerCompactResult {
+  readonly sessionId: string;
+  /** False under `dryRun`: nothing was stored. */
+  readonly stored: boolean;
+  readonly ranges: readonly LedgerCompactedRange[];
+  /** Sum of `nMessagesReplaced` over this call's ranges. */
+  readonly nMessagesReplaced: number;
+  /** Visible ids after the operation. */
+  readonly visibleIds: readonly string[];
+  /** Active compactions after the operation. */
+  readonly activeCompactions: number;
+  /** Sum of `nMessagesReplaced` over the active compactions after the operation. */
+  readonly totalKnownMessagesReplaced: number;
+  /** The render after the operation (research §1.3); present under `dryRun` only. */
+  readonly render?: string;
+}
+
+/** Result of {@link LedgerHandle.uncompact}. */
+export interface LedgerUncompactResult {
+  readonly sessionId: string;
+  readonly compactionId: string;
+  /** Messages that are visible again (not counting those still inside reinstated compactions). */
+  readonly nMessagesRestored: number;
+  /** Compactions the removed one had covered, active again. */
+  readonly reinstated: readonly string[];
+  readonly visibleIds: readonly string[];
+}
+
+/** How a command finds its session (research §1.6). */
+export interface LedgerSessionSelector {
+  /** An explicit session name (`--session`). */
+  readonly id?: string;
+  /**
+   * `create`: upsert `id` (refreshing its cwd), else use the last-written session, else make a
+   * new one (init, record, turn, interactive). `existing`: `id` must exist, else the
+   * last-written session, else refuse with "no session; run `pcodx init` first".
+   */
+  readonly mode: 'create' | 'existing';
+  /** Absolute cwd for a created or upserted session (default: the process cwd). */
+  readonly cwd?: string;
+}
+
+/** An open ledger database. Close it when done. */
+export interface LedgerHandle {
+  /** Absolute path of the SQLite file. */
+  readonly path: string;
+  /** Finds or creates the session a command works on. */
+  resolveSession(selector: LedgerSessionSelector): Promise<LedgerSession>;
+  /** The session, or undefined. */
+  getSession(id: string): Promise<LedgerSession | undefined>;
+  /** The most recently written session by write order, or undefined. */
+  lastSession(): Promise<LedgerSession | undefined>;
+  /** Appends messages in one transaction (all or none) and returns them with their ids. */
+  record(sessionId: string, messages: readonly LedgerRecordInput[]): Promise<LedgerMessage[]>;
+  /** The visible entries (research §1.3), in order. */
+  visible(sessionId: string): Promise<VisibleEntry[]>;
+  /** The exact text render of research §1.3 (no trailing newline). */
+  render(sessionId: string): Promise<string>;
+  /** The render with a role line above each block, for people (`show --roles`). */
+  renderWithRoles(sessionId: string): Promise<string>;
+  /** One Responses API message item per visible entry; refuses visible `tool` rows. */
+  modelItems(sessionId: string): Promise<LedgerModelItem[]>;
+  /** Active compactions in sequence order. */
+  compactions(sessionId: string): Promise<LedgerCompaction[]>;
+  /**
+   * Validates the ranges (research §1.5), fires the host `compact` hook with the plan (a tap may
+   * amend or refuse it), re-validates and stores every range in one transaction: all or none.
+   * With `dryRun` nothing is stored and the result shows what would be.
+   */
+  compact(sessionId: string, ranges: readonly LedgerRangeRequest[], options?: { readonly dryRun?: boolean }): Promise<LedgerCompactResult>;
+  /** Removes an active compaction; the entries it covered are visible again. Its id is not reused. */
+  uncompact(sessionId: string, compactionId: string): Promise<LedgerUncompactResult>;
+  close(): Promise<void>;
+}
+
+/** Where the ledger lives and how to open it (`api.services.ledger`). */
+export interface LedgerService {
+  /**
+   * The database path: `db` (a `--db` flag), else `$PCODX_DB`, else
+   * `$XDG_DATA_HOME/pcodx/pcodx.sqlite3`, else the platform default (research §1.1).
+   */
+  resolvePath(options?: { readonly db?: string; readonly env?: NodeJS.ProcessEnv }): string;
+  /** Opens (creating parent directories, the file and the schema as needed) the ledger. */
+  open(options?: { readonly db?: string; readonly env?: NodeJS.ProcessEnv }): Promise<LedgerHandle>;
+}
