@@ -1,0 +1,133 @@
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { sessionDir } from './session-dir.js';
+
+/** Version of the marker line format; bumped on any incompatible change (MARKERS.md). */
+export const MARKER_SCHEMA_VERSION = 1;
+
+/** File name of a session's marker log inside its session directory. */
+export const MARKERS_FILE = 'markers.jsonl';
+
+/** Longest `command` summary kept, in characters (research/cordon-resource.md A.2). */
+export const MAX_COMMAND_CHARS = 2000;
+
+/** Longest `error` text kept, in characters. */
+export const MAX_ERROR_CHARS = 2000;
+
+/** What a marker records. `turn_*` are per-turn ticks (`Stop` is a turn end, never a session end). */
+export type MarkerEvent = 'session_start' | 'session_end' | 'turn_start' | 'turn_end' | 'tool_start' | 'tool_end' | 'tool_denied';
+
+/** How a tool call ended: `unknown` when the agent does not say (e.g. a Codex shell call without a readable exit code). */
+export type ExitStatus = 'ok' | 'failed' | 'unknown' | 'denied';
+
+/**
+ * One line of `<data>/runs/<session>/markers.jsonl` (schema: MARKERS.md beside this file).
+ * Optional fields are omitted, never `null`.
+ */
+export interface Marker {
+  /** {@link MARKER_SCHEMA_VERSION}. */
+  readonly v: number;
+  readonly event: MarkerEvent;
+  /** Wall clock when the hook wrote the line, epoch milliseconds (fractional, µs resolution). */
+  readonly ts: number;
+  /** The agent's session id as sent (unsanitised; the directory name is its sanitised form). */
+  readonly session_id: string;
+  /** Dialect name: `claude-code`, `codex`, `gemini`, `cursor`, `hermes`, `aider`. */
+  readonly agent: string;
+  /** The agent's own event name, e.g. `PreToolUse`, `AfterTool`, `post_tool_call`. */
+  readonly native_event: string;
+  /** Tool events: pairs a start with its end (the agent's call id, or `h:<hash>.<n>`). */
+  readonly call_key?: string;
+  /** Tool events: `agent` when {@link call_key} is the agent's call id, `hash` when computed. */
+  readonly call_key_source?: 'agent' | 'hash';
+  /** Tool events: the native tool name (`Bash`, `run_shell_command`, `apply_patch`). */
+  readonly tool_name?: string;
+  /** Tool events: the canonical family (`shell`, `read`, `write`, `edit`, …). */
+  readonly tool?: string;
+  /** Tool events: command or input summary, at most {@link MAX_COMMAND_CHARS} characters. */
+  readonly command?: string;
+  /** Working directory the agent reported. */
+  readonly cwd?: string;
+  /** `tool_end` and `tool_denied`: how the call ended. */
+  readonly exit_status?: ExitStatus;
+  /** `tool_end`: exit code of a shell call, when the agent reports one. */
+  readonly exit_code?: number;
+  /** `tool_end`: duration the agent reported, ms. */
+  readonly duration_ms?: number;
+  /** `tool_end` (failed) and `tool_denied`: error text or deny reason, at most {@link MAX_ERROR_CHARS}. */
+  readonly error?: string;
+  /** `tool_start` when a tap rewrote the input; `tool_denied` always: the decision kind. */
+  readonly decision?: 'deny' | 'rewrite';
+  /** Plugin whose tap decided, when it said so. */
+  readonly decided_by?: string;
+  /** Wall time from the hook process's start (Node's `performance.timeOrigin`) to just before this write, ms. */
+  readonly hook_overhead_ms: number;
+  /** The agent's process id (`CLAUDE_PID`, else the ancestry walk), when found. */
+  readonly agent_pid?: number;
+  /** The hook process's own pid. */
+  readonly hook_pid: number;
+}
+
+/** `<dataDir>/runs/<sanitised session>/markers.jsonl`. */
+export function markersPath(dataDir: string, sessionId: unknown): string {
+  return join(sessionDir(dataDir, sessionId), MARKERS_FILE);
+}
+
+/**
+ * Appends one marker as one JSON line. The line goes out in a single `write(2)` on an
+ * `O_APPEND` descriptor, so concurrent hook processes of one session neither interleave nor
+ * lose lines (POSIX: each append write is positioned at the end atomically; lines are a few KiB).
+ * Creates the session directory. Throws on I/O errors (the hot path logs them).
+ * @returns the path written.
+ */
+export function appendMarker(dataDir: string, marker: Marker): string {
+  const dir = sessionDir(dataDir, marker.session_id);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, MARKERS_FILE);
+  const line = Buffer.from(JSON.stringify(marker) + '\n', 'utf8');
+  const fd = openSync(path, 'a', 0o600);
+  try {
+    const written = writeSync(fd, line, 0, line.length);
+    if (written !== line.length) throw new Error(`short append to ${path}: ${written} of ${line.length} bytes`);
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+/** What {@link readMarkers} found. */
+export interface MarkerLog {
+  /** Parsed markers of a supported schema version, in file order. */
+  readonly markers: Marker[];
+  /** 1-based numbers of lines that were not JSON objects or of another schema version. */
+  readonly badLines: number[];
+}
+
+/**
+ * Reads a marker file tolerantly: unparseable lines and lines of another schema version are
+ * reported in `badLines` and skipped, never fatal (research/cordon-resource.md A.2). A missing
+ * file reads as empty.
+ */
+export function readMarkers(path: string): MarkerLog {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { markers: [], badLines: [] };
+    throw error;
+  }
+  const markers: Marker[] = [];
+  const badLines: number[] = [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  lines.forEach((line, i) => {
+    try {
+      const value = JSON.parse(line) as Marker;
+      if (value && typeof value === 'object' && value.v === MARKER_SCHEMA_VERSION && typeof value.event === 'string') markers.push(value);
+      else badLines.push(i + 1);
+    } catch {
+      badLines.push(i + 1);
+    }
+  });
+  return { markers, badLines };
+}

@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+
+/** Directory under the data dir that holds one directory per agent session (research/cordon-resource.md A.2). */
+export const RUNS_DIR = 'runs';
+
+/** Name used when a payload carries no usable session id (the reference's `unknown-session`). */
+export const UNKNOWN_SESSION = 'unknown-session';
+
+/** Longest directory name {@link sanitizeSessionId} returns, in characters (well under NAME_MAX = 255 bytes). */
+export const MAX_SESSION_DIR_LENGTH = 96;
+
+const SAFE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * Turns an agent's session id into a safe, stable directory name (DESIGN.md "Data": ids from
+ * payloads are sanitised before they name anything on disk).
+ *
+ * - An id made only of `[A-Za-z0-9._-]`, starting with a letter or digit, at most
+ *   {@link MAX_SESSION_DIR_LENGTH} characters, is kept as is (every real id seen: UUIDs,
+ *   Hermes' `sess_…`, research/hook-dialects.md §1.3–§5).
+ * - Anything else (`/`, `..`, NUL, newlines as in Cursor ids, over-long ids) has every unsafe
+ *   character replaced by `_`, is cut to 80 characters and gets `-<12 hex of sha256(id)>`
+ *   appended, so two different raw ids never share a directory and `../x` cannot escape.
+ * - A missing, empty or non-string id gives {@link UNKNOWN_SESSION}.
+ */
+export function sanitizeSessionId(raw: unknown): string {
+  if (typeof raw !== 'string' || raw === '') return UNKNOWN_SESSION;
+  if (raw.length <= MAX_SESSION_DIR_LENGTH && SAFE.test(raw)) return raw;
+  const cleaned = raw.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[._-]+/, '').slice(0, 80);
+  const digest = createHash('sha256').update(raw, 'utf8').digest('hex').slice(0, 12);
+  return `${cleaned || 'session'}-${digest}`;
+}
+
+/** `<dataDir>/runs/<sanitised session id>`: where a session's markers, samples and reductions live. */
+export function sessionDir(dataDir: string, sessionId: unknown): string {
+  return join(dataDir, RUNS_DIR, sanitizeSessionId(sessionId));
+}
