@@ -1,0 +1,20 @@
+import { PcodxCommand, textFlags } from '../../pcodx/command.js';
+import { interactiveStart } from '../../pcodx/actions.js';
+import { InteractiveLoop, runLoop } from '../../pcodx/interactive.js';
+import { processSink } from '../../pcodx/output.js';
+import { readTextInput } from '../../pcodx/text-input.js';
+
+export default class PcodxInteractive extends PcodxCommand {
+  static override summary = 'Read lines: plain text is a user turn (kept exactly), /commands inspect, record and compact';
+  static override description = 'Type /help for the commands. The pcodx> prompt is shown only when stdout is a terminal; --text-file - is refused because the loop reads stdin.';
+  static override flags = { ...textFlags };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(PcodxInteractive);
+    const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: false, stdinAllowed: false });
+    await this.withLedger(flags.db, async (ledger) => {
+      const target = await interactiveStart(ledger, { ...flags, text: input?.text }, processSink);
+      await runLoop(new InteractiveLoop(ledger, target, processSink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
+    });
+  }
+}

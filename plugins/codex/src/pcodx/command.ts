@@ -1,0 +1,42 @@
+import { Command, Flags } from '@oclif/core';
+import type { LedgerHandle } from '@cordon/plugin-api';
+import { isReportable } from './errors.js';
+import { hostApi } from './host-api.js';
+
+/**
+ * Base of the `cordon pcodx` commands: the global `--db`, `--session` and `--cwd` flags, the
+ * ledger opened through the host api and closed afterwards, and errors printed as
+ * `error: <message>` on stderr with exit code 1 (research/pcodx-codex.md §1.6). Flag-parsing
+ * mistakes keep oclif's own message and exit code 2.
+ */
+export abstract class PcodxCommand extends Command {
+  static override baseFlags = {
+    db: Flags.string({ summary: 'Ledger database file (default: $PCODX_DB, else $XDG_DATA_HOME/pcodx/pcodx.sqlite3).', helpGroup: 'GLOBAL' }),
+    session: Flags.string({ summary: 'Session name (default: the last-written session).', helpGroup: 'GLOBAL' }),
+    cwd: Flags.string({ summary: 'Working directory recorded for a new session (resume: instead of the stored one).', helpGroup: 'GLOBAL' }),
+  };
+
+  /** Opens the ledger named by `--db` (or the environment), runs `fn`, closes it. */
+  protected async withLedger<T>(db: string | undefined, fn: (ledger: LedgerHandle) => Promise<T>): Promise<T> {
+    const api = await hostApi();
+    const ledger = await api.services.ledger.open({ db });
+    try {
+      return await fn(ledger);
+    } finally {
+      await ledger.close();
+    }
+  }
+
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (!isReportable(error)) return super.catch(error);
+    process.stderr.write(`error: ${error.message}\n`);
+    process.exitCode = 1;
+    return undefined;
+  }
+}
+
+/** `--text` / `--text-file` for the commands that take a prompt or message. */
+export const textFlags = {
+  text: Flags.string({ summary: 'The text, exactly as given.' }),
+  'text-file': Flags.string({ summary: 'Read the text from this file (UTF-8, kept byte for byte); - reads stdin where the command allows it.' }),
+};

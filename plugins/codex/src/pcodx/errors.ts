@@ -1,0 +1,22 @@
+/** A command-line mistake caught by the pcodx CLI itself (text flags, range syntax, selectors). */
+export class PcodxUsageError extends Error {
+  readonly code = 'PCODX_USAGE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'PcodxUsageError';
+  }
+}
+
+/** Codes whose errors are the user's to fix: the CLI prints `error: …` and exits 1; the interactive loop goes on. */
+const USER_CODES = new Set(['PCODX_USAGE', 'CORDON_LEDGER_REFUSED', 'CORDON_PLUGIN_ERROR']);
+
+/** True for an error the interactive loop reports and survives (research §1.6: IO and SQL errors abort). */
+export function isUserError(error: unknown): boolean {
+  return USER_CODES.has(String((error as { code?: unknown } | null)?.code));
+}
+
+/** True for any error cordon raised on purpose (its message is meant for the user as it is). */
+export function isReportable(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code);
+  return code === 'PCODX_USAGE' || code.startsWith('CORDON_');
+}

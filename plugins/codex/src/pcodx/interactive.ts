@@ -1,0 +1,177 @@
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { resolve } from 'node:path';
+import type { LedgerHandle, LedgerRole } from '@cordon/plugin-api';
+import { PcodxUsageError, isUserError } from './errors.js';
+import type { LoopTarget } from './actions.js';
+import { messageIdsHelper } from './message-ids.js';
+import { compactLines, uncompactLines, visibleIdsLine, type Sink } from './output.js';
+import { decode } from './text-input.js';
+
+/** The prompt, shown only when stdout is a terminal (research §1.6). */
+export const LOOP_PROMPT = 'pcodx> ';
+
+const HELP = [
+  'type a message to record it as a user turn and see the render, or a command:',
+  '  /help                              this help (an empty line shows it too)',
+  '  /ids                               visible ids, one per line',
+  '  /show                              the render',
+  '  /current-session-message-ids       the ids helper (alias /message-ids)',
+  '  /record <role> <text>              record a message: system, developer, user, assistant or tool',
+  '  /record-file <role> <path>         record a file (relative paths start at the session cwd)',
+  '  /compact <from>..<to> <summary>    replace a visible range by a summary',
+  '  /uncompact <cmpN>                  undo a compaction',
+  '  /turn <text>                       record a user turn and see the render',
+  '  /exit, /quit                       leave',
+];
+
+/**
+ * Splits off the first token: it ends at the first whitespace character, and only that one
+ * character is consumed, so the rest (leading spaces included) is kept exactly (research §1.6).
+ */
+export function splitFirst(text: string): [string, string | undefined] {
+  const at = text.search(/\s/);
+  return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
+
+/**
+ * One interactive session over a ledger (research/pcodx-codex.md §1.6 "Interactive loop").
+ * Handles one input line; returns `'exit'` after `/exit` or `/quit`. Rule violations and usage
+ * mistakes print `error: …` on stderr and the loop goes on; database errors are thrown (abort).
+ */
+export class InteractiveLoop {
+  constructor(
+    private readonly ledger: LedgerHandle,
+    private readonly target: LoopTarget,
+    private readonly sink: Sink,
+  ) {}
+
+  /** The three opening lines. */
+  banner(): void {
+    this.sink.out('pcodx interactive');
+    this.sink.out(`session_id=${this.target.session.id}`);
+    this.sink.out('commands: /help /ids /show /message-ids /record /record-file /compact /uncompact /turn /exit; other lines are user turns');
+  }
+
+  async handle(line: string): Promise<'exit' | undefined> {
+    try {
+      return await this.#dispatch(line);
+    } catch (error) {
+      if (!isUserError(error)) throw error;
+      this.sink.err(`error: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  async #dispatch(line: string): Promise<'exit' | undefined> {
+    const id = this.target.session.id;
+    if (line.trim() === '') return this.#help();
+    if (!line.startsWith('/')) return this.#turn(line, 'cli-interactive');
+    const [command, rest] = splitFirst(line);
+    switch (command) {
+      case '/help':
+        return this.#help();
+      case '/exit':
+      case '/quit':
+        this.sink.out('bye');
+        return 'exit';
+      case '/ids':
+        this.sink.out(`session_id=${id}`);
+        for (const entry of await this.ledger.visible(id)) this.sink.out(entry.id);
+        return undefined;
+      case '/show':
+        this.sink.out(await this.ledger.render(id));
+        return undefined;
+      case '/current-session-message-ids':
+      case '/message-ids':
+        this.sink.out(messageIdsHelper((await this.ledger.visible(id)).map((e) => e.id)).replace(/\n$/, ''));
+        return undefined;
+      case '/turn':
+        if (!rest) return this.#usage('/turn <text>');
+        return this.#turn(rest, 'cli-interactive');
+      case '/record': {
+        const [role, text] = splitFirst(rest ?? '');
+        if (!role || !text) return this.#usage('/record <role> <text>');
+        return this.#record(role as LedgerRole, text, 'cli-interactive');
+      }
+      case '/record-file': {
+        const [role, path] = splitFirst(rest ?? '');
+        if (!role || !path) return this.#usage('/record-file <role> <path>');
+        const file = resolve(this.target.cwd, path);
+        let bytes: Buffer;
+        try {
+          bytes = await readFile(file);
+        } catch (error) {
+          throw new PcodxUsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        }
+        return this.#record(role as LedgerRole, decode(bytes, file), `cli-interactive-file:${file}`);
+      }
+      case '/compact': {
+        const [bounds, summary] = splitFirst(rest ?? '');
+        const dots = bounds.indexOf('..');
+        if (dots <= 0 || dots + 2 >= bounds.length || !summary) return this.#usage('/compact <from_msg_or_cmp>..<to_msg_or_cmp> <summary>');
+        const result = await this.ledger.compact(id, [{ from: bounds.slice(0, dots), to: bounds.slice(dots + 2), summary }]);
+        for (const l of compactLines(result)) this.sink.out(l);
+        return undefined;
+      }
+      case '/uncompact': {
+        const [target] = splitFirst(rest ?? '');
+        if (!target) return this.#usage('/uncompact <cmpN>');
+        for (const l of uncompactLines(await this.ledger.uncompact(id, target))) this.sink.out(l);
+        return undefined;
+      }
+      default:
+        this.sink.err(`unknown command ${command}; type /help`);
+        return undefined;
+    }
+  }
+
+  #help(): undefined {
+    for (const l of HELP) this.sink.out(l);
+    return undefined;
+  }
+
+  #usage(text: string): undefined {
+    this.sink.err(`usage: ${text}`);
+    return undefined;
+  }
+
+  async #turn(text: string, source: string): Promise<undefined> {
+    const id = this.target.session.id;
+    const [message] = await this.ledger.record(id, [{ role: 'user', text, source }]);
+    this.sink.out(`prompt_message_id=${message!.id}`);
+    this.sink.out('future_context_source=pcodx-render');
+    this.sink.out(await this.ledger.render(id));
+    return undefined;
+  }
+
+  async #record(role: LedgerRole, text: string, source: string): Promise<undefined> {
+    const id = this.target.session.id;
+    const [message] = await this.ledger.record(id, [{ role, text, source }]);
+    this.sink.out(`message_id=${message!.id}`);
+    this.sink.out(visibleIdsLine((await this.ledger.visible(id)).map((e) => e.id)));
+    return undefined;
+  }
+}
+
+/**
+ * Runs the loop on a line stream until `/exit`, `/quit` or end of input. On a terminal
+ * (`tty`), readline edits lines and shows {@link LOOP_PROMPT} before each; otherwise lines are
+ * read as they are, with no prompt. A line is its text without the line break.
+ */
+export async function runLoop(loop: InteractiveLoop, io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; tty: boolean }): Promise<void> {
+  loop.banner();
+  const rl = createInterface({ input: io.input, output: io.tty ? io.output : undefined, terminal: io.tty, crlfDelay: Infinity });
+  if (io.tty) {
+    rl.setPrompt(LOOP_PROMPT);
+    rl.prompt();
+  }
+  try {
+    for await (const line of rl) {
+      if ((await loop.handle(line)) === 'exit') break;
+      if (io.tty) rl.prompt();
+    }
+  } finally {
+    rl.close();
+  }
+}
