@@ -15,7 +15,8 @@ import type {
   LedgerUncompactResult,
   VisibleEntry,
 } from '@cordon/plugin-api';
-import { sql, type Kysely } from 'kysely';
+import type BetterSqlite3 from 'better-sqlite3';
+import { sql, type Compilable, type Kysely } from 'kysely';
 import { asLedgerError, refused } from './errors.js';
 import { compactionId, generateSessionId, isValidSessionName, messageId } from './ids.js';
 import { openLedgerDatabase, type OpenDatabaseOptions } from './open.js';
@@ -53,24 +54,25 @@ const INSERT_CHUNK = 500;
  */
 export class Ledger implements LedgerHandle {
   readonly #db: Db;
-  readonly #close: () => void;
+  readonly #raw: BetterSqlite3.Database;
   readonly #beforeStore?: (plan: CompactionPlan) => Promise<CompactionPlan>;
 
-  private constructor(readonly path: string, db: Db, close: () => void, beforeStore?: (plan: CompactionPlan) => Promise<CompactionPlan>) {
+  private constructor(readonly path: string, db: Db, raw: BetterSqlite3.Database, beforeStore?: (plan: CompactionPlan) => Promise<CompactionPlan>) {
     this.#db = db;
-    this.#close = close;
+    this.#raw = raw;
     this.#beforeStore = beforeStore;
   }
 
   /** Opens (creating as needed) the ledger at `options.path`; see `openLedgerDatabase` for the checks. */
   static async open(options: LedgerOpenOptions): Promise<Ledger> {
     const opened = await openLedgerDatabase(options.path, options);
-    return new Ledger(options.path, opened.db, () => opened.raw.close(), options.beforeStore);
+    return new Ledger(options.path, opened.db, opened.raw, options.beforeStore);
   }
 
   async close(): Promise<void> {
     await this.#db.destroy();
-    this.#close();
+    // Kysely closes the connection only if it ever used it; closing again is a no-op.
+    this.#raw.close();
   }
 
   async getSession(id: string): Promise<LedgerSession | undefined> {
@@ -176,8 +178,42 @@ export class Ledger implements LedgerHandle {
     return this.#guard(async () => visibleEntries(await this.#state(sessionId, true)));
   }
 
+  async visibleIds(sessionId: string): Promise<string[]> {
+    return this.#guard(async () => visibleEntries(await this.#state(sessionId, false)).map((e) => e.id));
+  }
+
+  /**
+   * The text render without building entry objects: only visible messages are read (the gaps
+   * between active compactions), each already formatted as its block, and joined once. Same bytes as
+   * `renderText(visible())`; this is the path `show`, `turn` and the proxy take.
+   */
   async render(sessionId: string): Promise<string> {
-    return renderText(await this.visible(sessionId));
+    return this.#guard(async () =>
+      readTransaction(this.#db, async (trx) => {
+        await requireSession(trx, sessionId);
+        const compactions = await activeCompactions(trx, sessionId);
+        const blocks: string[] = [];
+        const gap = (from: number, to: number) => {
+          // The block is concatenated by the database (standard `||`): one string per row.
+          const query = trx
+            .selectFrom('messages')
+            .select(sql<string>`text || ${'\n<aboveturn id="'} || id || ${'"/>'}`.as('block'))
+            .where('session_id', '=', sessionId)
+            .where('seq', '>=', from)
+            .where('seq', '<=', to)
+            .orderBy('seq');
+          for (const [block] of rawRows(this.#raw, query) as Array<[string]>) blocks.push(block);
+        };
+        let next = 1;
+        for (const c of compactions) {
+          if (c.fromSeq > next) gap(next, c.fromSeq - 1);
+          blocks.push(`${c.summary}\n<aboveturn id="${c.id}"/>`);
+          next = c.toSeq + 1;
+        }
+        gap(next, Number.MAX_SAFE_INTEGER);
+        return blocks.join('\n\n');
+      }),
+    );
   }
 
   async renderWithRoles(sessionId: string): Promise<string> {
@@ -196,7 +232,7 @@ export class Ledger implements LedgerHandle {
     return this.#guard(async () => {
       const dryRun = options.dryRun === true;
       // Validate first so taps only ever see plans that can be stored.
-      const before = await readTransaction(this.#db, async (trx) => ({ exists: (await findSession(trx, sessionId)) !== undefined, state: await loadState(trx, sessionId, false) }));
+      const before = await readTransaction(this.#db, async (trx) => ({ exists: (await findSession(trx, sessionId)) !== undefined, state: await this.#load(trx, sessionId, false) }));
       const checked = validateCompaction(sessionId, before.exists, before.state, requests);
       let plan: CompactionPlan = {
         sessionId,
@@ -207,7 +243,7 @@ export class Ledger implements LedgerHandle {
 
       const run = async (trx: Db): Promise<LedgerCompactResult> => {
         const session = await findSession(trx, sessionId);
-        const state = await loadState(trx, sessionId, dryRun);
+        const state = await this.#load(trx, sessionId, dryRun);
         // Again inside the write lock: another process may have written since.
         const ranges = validateCompaction(sessionId, session !== undefined, state, plan.ranges);
         let next = Number(session!.last_compaction_seq);
@@ -298,7 +334,7 @@ export class Ledger implements LedgerHandle {
         await trx.updateTable('compactions').set({ superseded_by: null }).where('session_id', '=', sessionId).where('superseded_by', '=', id).execute();
         await trx.deleteFrom('compactions').where('session_id', '=', sessionId).where('id', '=', id).execute();
         await touch(trx, sessionId, Date.now());
-        const entries = visibleEntries(await loadState(trx, sessionId, false));
+        const entries = visibleEntries(await this.#load(trx, sessionId, false));
         const restored = entries.filter((e) => e.kind === 'message' && e.message.seq >= Number(row.from_seq) && e.message.seq <= Number(row.to_seq)).length;
         return { sessionId, compactionId: id, nMessagesRestored: restored, reinstated: reinstated.map((r) => r.id), visibleIds: entries.map((e) => e.id) };
       }),
@@ -309,8 +345,26 @@ export class Ledger implements LedgerHandle {
   async #state(sessionId: string, withText: boolean): Promise<LedgerState> {
     return readTransaction(this.#db, async (trx) => {
       await requireSession(trx, sessionId);
-      return loadState(trx, sessionId, withText);
+      return this.#load(trx, sessionId, withText);
     });
+  }
+
+  /**
+   * Every message (with or without text) and the active compactions of a session. The message
+   * query is built by kysely and run as row arrays on the same connection (inside the caller's
+   * transaction): at 100,000 messages that is several times faster than row objects.
+   */
+  async #load(trx: Db, sessionId: string, withText: boolean): Promise<LedgerState> {
+    const base = trx.selectFrom('messages').where('session_id', '=', sessionId).orderBy('seq');
+    let messages: LedgerMessage[];
+    if (withText) {
+      const rows = rawRows(this.#raw, base.select(['id', 'seq', 'role', 'text', 'source', 'created_at_ms'])) as Array<[string, number, LedgerRole, string, string | null, number]>;
+      messages = rows.map(([id, seq, role, text, source, at]) => ({ id, seq, role, text, source, createdAtMs: at }));
+    } else {
+      const rows = rawRows(this.#raw, base.select(['id', 'seq', 'role'])) as Array<[string, number, LedgerRole]>;
+      messages = rows.map(([id, seq, role]) => ({ id, seq, role, text: '', source: null, createdAtMs: 0 }));
+    }
+    return { messages, compactions: await activeCompactions(trx, sessionId) };
   }
 
   async #guard<T>(fn: () => Promise<T>): Promise<T> {
@@ -342,15 +396,15 @@ async function requireSession(trx: Db, sessionId: string) {
   return row;
 }
 
-/** Loads every message (with or without text) and the active compactions of a session. */
-async function loadState(trx: Db, sessionId: string, withText: boolean): Promise<LedgerState> {
-  const base = trx.selectFrom('messages').where('session_id', '=', sessionId).orderBy('seq');
-  const rows = withText
-    ? await base.select(['id', 'seq', 'role', 'text', 'source', 'created_at_ms']).execute()
-    : await base.select(['id', 'seq', 'role', 'source', 'created_at_ms', sql<string>`''`.as('text')]).execute();
-  const messages: LedgerMessage[] = rows.map((r) => ({ id: r.id, seq: Number(r.seq), role: r.role as LedgerRole, text: r.text, source: r.source, createdAtMs: Number(r.created_at_ms) }));
-  const compactions = (await trx.selectFrom('compactions').selectAll().where('session_id', '=', sessionId).where('superseded_by', 'is', null).orderBy('from_seq').execute()).map(toCompaction);
-  return { messages, compactions };
+/** Active compactions of a session, sorted by their first message. */
+async function activeCompactions(trx: Db, sessionId: string): Promise<LedgerCompaction[]> {
+  return (await trx.selectFrom('compactions').selectAll().where('session_id', '=', sessionId).where('superseded_by', 'is', null).orderBy('from_seq').execute()).map(toCompaction);
+}
+
+/** Runs a kysely-built SELECT on the raw connection, returning rows as arrays in column order. */
+function rawRows(raw: BetterSqlite3.Database, query: Compilable): unknown[][] {
+  const { sql: text, parameters } = query.compile();
+  return raw.prepare(text).raw().all(...(parameters as unknown[])) as unknown[][];
 }
 
 function toSession(row: LedgerSchema['sessions']): LedgerSession {

@@ -164,6 +164,8 @@ export interface LedgerHandle {
   record(sessionId: string, messages: readonly LedgerRecordInput[]): Promise<LedgerMessage[]>;
   /** The visible entries (research §1.3), in order. */
   visible(sessionId: string): Promise<VisibleEntry[]>;
+  /** Just the ids of {@link visible}, without reading any text. */
+  visibleIds(sessionId: string): Promise<string[]>;
   /** The exact text render of research §1.3 (no trailing newline). */
   render(sessionId: string): Promise<string>;
   /** The render with a role line above each block, for people (`show --roles`). */

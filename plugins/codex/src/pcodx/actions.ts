@@ -33,10 +33,10 @@ export async function init(ledger: LedgerHandle, flags: SessionFlags, sink: Sink
 export async function record(ledger: LedgerHandle, flags: SessionFlags & { role: LedgerRole; text: string; source?: string }, sink: Sink): Promise<void> {
   const session = await creating(ledger, flags);
   const [message] = await ledger.record(session.id, [{ role: flags.role, text: flags.text, source: flags.source ?? null }]);
-  const visible = await ledger.visible(session.id);
+  const visible = await ledger.visibleIds(session.id);
   sink.out(`session_id=${session.id}`);
   sink.out(`message_id=${message!.id}`);
-  sink.out(visibleIdsLine(visible.map((e) => e.id)));
+  sink.out(visibleIdsLine(visible));
 }
 
 /**
@@ -78,13 +78,13 @@ export async function uncompact(ledger: LedgerHandle, flags: SessionFlags & { co
 export async function ids(ledger: LedgerHandle, flags: SessionFlags, sink: Sink): Promise<void> {
   const session = await existing(ledger, flags);
   sink.out(`session_id=${session.id}`);
-  for (const entry of await ledger.visible(session.id)) sink.out(entry.id);
+  for (const id of await ledger.visibleIds(session.id)) sink.out(id);
 }
 
 /** `current-session-message-ids`: the helper text of research §1.4. */
 export async function messageIds(ledger: LedgerHandle, flags: SessionFlags, sink: Sink): Promise<void> {
   const session = await existing(ledger, flags);
-  sink.out(messageIdsHelper((await ledger.visible(session.id)).map((e) => e.id)).replace(/\n$/, ''));
+  sink.out(messageIdsHelper(await ledger.visibleIds(session.id)).replace(/\n$/, ''));
 }
 
 /** `show`: the render, or with `roles` the render with a role line above each block. */
@@ -114,9 +114,8 @@ export async function resume(ledger: LedgerHandle, flags: SessionFlags & { last?
     const [message] = await ledger.record(session.id, [{ role: 'user', text: flags.text, source: 'cli-resume' }]);
     sink.err(`prompt_message_id=${message!.id}`);
   }
-  const visible = await ledger.visible(session.id);
   sink.err(`session_id=${session.id}`);
-  sink.err(visibleIdsLine(visible.map((e) => e.id)));
+  sink.err(visibleIdsLine(await ledger.visibleIds(session.id)));
   sink.out(await ledger.render(session.id));
   return { session, cwd };
 }

@@ -77,14 +77,14 @@ export class InteractiveLoop {
         return 'exit';
       case '/ids':
         this.sink.out(`session_id=${id}`);
-        for (const entry of await this.ledger.visible(id)) this.sink.out(entry.id);
+        for (const entryId of await this.ledger.visibleIds(id)) this.sink.out(entryId);
         return undefined;
       case '/show':
         this.sink.out(await this.ledger.render(id));
         return undefined;
       case '/current-session-message-ids':
       case '/message-ids':
-        this.sink.out(messageIdsHelper((await this.ledger.visible(id)).map((e) => e.id)).replace(/\n$/, ''));
+        this.sink.out(messageIdsHelper(await this.ledger.visibleIds(id)).replace(/\n$/, ''));
         return undefined;
       case '/turn':
         if (!rest) return this.#usage('/turn <text>');
@@ -149,7 +149,7 @@ export class InteractiveLoop {
     const id = this.target.session.id;
     const [message] = await this.ledger.record(id, [{ role, text, source }]);
     this.sink.out(`message_id=${message!.id}`);
-    this.sink.out(visibleIdsLine((await this.ledger.visible(id)).map((e) => e.id)));
+    this.sink.out(visibleIdsLine(await this.ledger.visibleIds(id)));
     return undefined;
   }
 }
