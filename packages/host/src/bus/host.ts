@@ -2,6 +2,7 @@ import { STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type Dialec
 import { matchGlob } from '../envelope/glob.js';
 import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
 import { createLedgerService } from '../ledger/service.js';
+import { registerBuiltinSamplers } from '../telemetry/sampler/builtin.js';
 import { createFileLogger } from '../util/log.js';
 import { createFacades } from './facade.js';
 import { createHookTable } from './hook-table.js';
@@ -38,6 +39,7 @@ export class CordonHost {
   constructor(readonly paths: CordonPaths, readonly version: string) {
     this.log = createFileLogger(paths.dataDir, 'host');
     installTiming(this.hooks, this.log);
+    registerBuiltinSamplers(this.samplers);
   }
 
   /** The api handed to `plugin`: tap-only facades, register-only registries, a scoped logger. */

@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { samplerSettings } from './config.js';
+import { SAMPLER_FILES } from './files.js';
+import { identify } from './identity.js';
+import { acquireSamplerLock, recordLockOwner, type LockOwner } from './lock.js';
+
+/** Input of {@link ensureSampler}. */
+export interface EnsureSamplerOptions {
+  /** The session directory (markers and samples live here); created if missing. */
+  readonly dir: string;
+  /** Root of the process tree to measure: the agent's pid (or the wrapped child's). */
+  readonly rootPid: number;
+  /** Environment for settings and for the sampler process (default `process.env`). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** What {@link ensureSampler} did. */
+export type EnsureSamplerResult =
+  | { readonly started: true; readonly pid: number; readonly generation: number }
+  | { readonly started: false; readonly reason: 'running'; readonly pid: number; readonly generation: number }
+  | { readonly started: false; readonly reason: 'disabled' | 'unsupported' | 'no-root' | 'spawn-failed' };
+
+/**
+ * Makes sure one sampler runs for the session in `dir`; called by the hook on session start and
+ * on every tool start (so agents without a session-start event are sampled too).
+ *
+ * Cost on the hook path when a sampler runs: one directory listing, one small file read and one
+ * `/proc/<pid>/stat` read. When none runs, the one caller that wins the lock
+ * ({@link acquireSamplerLock}) removes a stale `STOP`, spawns the sampler fully detached (own
+ * session via `setsid`, every stdio on /dev/null, unref'd: research hook-dialects.md §8, so no
+ * agent waits for it and an agent killing the hook's process group does not kill it) and records
+ * the sampler's pid in the lock. It never waits for the sampler. Throws only on I/O errors in
+ * `dir`; the hot path catches and logs those.
+ */
+export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResult {
+  const env = options.env ?? process.env;
+  const settings = samplerSettings(env);
+  if (settings.sampler === 'off') return { started: false, reason: 'disabled' };
+  const { dir, rootPid } = options;
+  if (existsSync(join(dir, SAMPLER_FILES.unsupported))) return { started: false, reason: 'unsupported' };
+  if (!identify(rootPid)) return { started: false, reason: 'no-root' };
+  mkdirSync(dir, { recursive: true });
+  const self = identify(process.pid) ?? { pid: process.pid };
+  const lock = acquireSamplerLock(dir, self);
+  if (!lock.acquired) return { started: false, reason: 'running', pid: lock.owner.pid, generation: lock.generation };
+  rmSync(join(dir, SAMPLER_FILES.stop), { force: true });
+  const args = [samplerEntry(), '--dir', dir, '--pid', String(rootPid), '--interval', String(settings.intervalMs), '--idle', String(settings.idleMs), '--generation', String(lock.generation)];
+  let pid: number | undefined;
+  try {
+    const child = spawn(process.execPath, args, { cwd: dir, env, detached: true, stdio: 'ignore', windowsHide: true });
+    child.on('error', () => undefined); // reported through the lock going stale; the next hook retries
+    child.unref();
+    pid = child.pid;
+  } catch {
+    pid = undefined;
+  }
+  // A failed spawn leaves the lock naming this (soon dead) hook, so the next hook takes generation + 1.
+  if (pid === undefined) return { started: false, reason: 'spawn-failed' };
+  const owner: LockOwner = { ...(identify(pid) ?? { pid }), role: 'sampler', generation: lock.generation, at: Date.now() };
+  recordLockOwner(dir, owner);
+  return { started: true, pid, generation: lock.generation };
+}
+
+/**
+ * Asks the session's sampler to stop by creating `STOP` in `dir` (session end; `wrap` when its
+ * child exits). The sampler sees it at its next tick. Never called on a turn end (`Stop`), which
+ * fires after every turn (research cordon-resource.md A.12 #3).
+ */
+export function stopSampler(dir: string): void {
+  if (!existsSync(dir)) return;
+  writeFileSync(join(dir, SAMPLER_FILES.stop), '');
+}
+
+/**
+ * Absolute path of the sampler's process entry (`run.js` beside this module). When this module
+ * runs from TypeScript sources (tests), the built file under `dist/` is used.
+ */
+export function samplerEntry(): string {
+  const here = fileURLToPath(new URL('./run.js', import.meta.url));
+  if (existsSync(here)) return here;
+  return here.replace(/([/\\])src([/\\]telemetry[/\\]sampler[/\\]run\.js)$/, '$1dist$2');
+}

@@ -1,0 +1,97 @@
+import { linkSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isAlive, type ProcessIdentity } from './identity.js';
+
+/** Who holds one generation of a session's sampler lock (`sampler.lock.<generation>`, JSON). */
+export interface LockOwner extends ProcessIdentity {
+  /** `hook`: the hook that won the lock and is spawning the sampler; `sampler`: the sampler itself. */
+  readonly role: 'hook' | 'sampler';
+  /** The generation this file is (1 for the first sampler of a session, +1 per restart). */
+  readonly generation: number;
+  /** When the owner wrote it, epoch ms. */
+  readonly at: number;
+}
+
+/** Outcome of {@link acquireSamplerLock}. */
+export type LockResult =
+  | { readonly acquired: true; readonly generation: number }
+  | { readonly acquired: false; readonly generation: number; readonly owner: LockOwner };
+
+const PREFIX = 'sampler.lock.';
+
+/** Path of generation `generation`'s lock file in session directory `dir`. */
+export function lockPath(dir: string, generation: number): string {
+  return join(dir, `${PREFIX}${generation}`);
+}
+
+/** The highest lock generation present in `dir` (0 when none). */
+export function highestGeneration(dir: string): number {
+  let high = 0;
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    if (!name.startsWith(PREFIX)) continue;
+    const n = Number(name.slice(PREFIX.length));
+    if (Number.isInteger(n) && n > high) high = n;
+  }
+  return high;
+}
+
+/** Reads a lock file; `undefined` when it is missing or unparseable. */
+export function readLockOwner(dir: string, generation: number): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(readFileSync(lockPath(dir, generation), 'utf8')) as LockOwner;
+    return Number.isInteger(owner.pid) ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Takes the session's sampler lock for `self`, or reports the live owner (research
+ * cordon-resource.md A.12 #5: exclusive creation plus a liveness check, never check-then-spawn).
+ *
+ * Locks are numbered generations that are only ever created, never broken or deleted: only the
+ * highest can be alive, because generation N+1 is created only after N's owner was seen dead, and
+ * a dead owner (pid + `starttime`) never comes back. Creating N+1 is `link(2)` of a fully written
+ * temp file, which fails with EEXIST for every caller but one, so of any number of concurrent
+ * callers exactly one wins and no reader ever sees a half-written lock.
+ *
+ * @param dir session directory (must exist)
+ * @param self identity to record while the winner spawns the sampler
+ */
+export function acquireSamplerLock(dir: string, self: ProcessIdentity): LockResult {
+  let generation = highestGeneration(dir);
+  for (;;) {
+    if (generation > 0) {
+      const owner = readLockOwner(dir, generation);
+      if (owner && isAlive(owner)) return { acquired: false, generation, owner };
+    }
+    const next = generation + 1;
+    const tmp = join(dir, `.${PREFIX}${next}.${process.pid}.${Date.now()}`);
+    writeFileSync(tmp, JSON.stringify({ ...self, role: 'hook', generation: next, at: Date.now() } satisfies LockOwner));
+    try {
+      linkSync(tmp, lockPath(dir, next));
+      return { acquired: true, generation: next };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      generation = next; // someone else created it first: judge that owner instead
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+}
+
+/**
+ * Replaces the owner recorded in generation `generation` (atomic rename), used once the sampler's
+ * pid is known. Only the holder of that generation may call it.
+ */
+export function recordLockOwner(dir: string, owner: LockOwner): void {
+  const tmp = join(dir, `.${PREFIX}${owner.generation}.${process.pid}.owner`);
+  writeFileSync(tmp, JSON.stringify(owner));
+  renameSync(tmp, lockPath(dir, owner.generation));
+}

@@ -1,0 +1,148 @@
+import { closeSync, existsSync, openSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TreeReader } from '@cordon/plugin-api';
+import { SAMPLER_FILES } from './files.js';
+import { lockPath } from './lock.js';
+import { formatSample } from './sample.js';
+
+/** Why a sampler stopped. */
+export type StopReason =
+  /** `STOP` appeared (session end, or `wrap` saw its child exit). */
+  | 'stop-file'
+  /** The root process exited (or was killed) without a session end. */
+  | 'agent-exit'
+  /** No marker for the idle timeout. */
+  | 'idle'
+  /** A newer lock generation exists: another sampler owns the session now. */
+  | 'superseded'
+  /** SIGTERM, SIGINT or SIGHUP. */
+  | 'signal';
+
+/** Input of {@link runSamplerLoop}. */
+export interface SamplerLoopOptions {
+  /** Session directory. */
+  readonly dir: string;
+  /** Opened tree reader (already primed). */
+  readonly reader: TreeReader;
+  /** Tick interval, ms. */
+  readonly intervalMs: number;
+  /** Idle timeout, ms: stop when `markers.jsonl` (or the start, if later) is older than this. */
+  readonly idleMs: number;
+  /** This sampler's lock generation (it stops when generation + 1 appears). */
+  readonly generation: number;
+  /** Returns true to stop at the next tick (set by the signal handlers). */
+  readonly stopRequested?: () => boolean;
+}
+
+/** Tick statistics reported in the `stop` event. Times in ms. */
+export interface TickStats {
+  readonly ticks: number;
+  /** Ticks that threw (skipped, counted). */
+  readonly errors: number;
+  /** Ticks skipped because the process fell more than one interval behind (e.g. suspend). */
+  readonly skipped: number;
+  readonly medianMs: number;
+  readonly p95Ms: number;
+  readonly maxMs: number;
+}
+
+/**
+ * How often the idle and superseded checks run and buffered samples are written, ms (STOP and the
+ * root are checked every tick). Writing once a second instead of per tick halves the sampler's
+ * fixed cost; at most this much is lost if the sampler itself is killed.
+ */
+const SLOW_CHECK_MS = 1000;
+/** Tick durations kept for the median and p95 (a ring; older ticks fall out). */
+const RING = 4096;
+
+/**
+ * Samples until a stop condition holds and returns why, with tick statistics.
+ *
+ * Ticks run on an absolute schedule, `start + n × interval` (research cordon-resource.md A.5), so
+ * the rate does not drift with tick cost; a tick more than one interval late is skipped rather
+ * than bunched. Each tick reads the tree and adds one line for `samples.jsonl`; lines are written
+ * through a descriptor held open, once a second and at the stop. It stops on `STOP`, on the root's
+ * exit, after the idle timeout, when superseded, or on request; never because a turn ended. A tick
+ * that throws is counted and skipped.
+ */
+export async function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: StopReason; stats: TickStats }> {
+  const { dir, reader, intervalMs, idleMs, generation, stopRequested } = options;
+  const stopPath = join(dir, SAMPLER_FILES.stop);
+  const nextLock = lockPath(dir, generation + 1);
+  const markersPath = join(dir, SAMPLER_FILES.markers);
+  const out = openSync(join(dir, SAMPLER_FILES.samples), 'a');
+  const ring = new Float64Array(RING);
+  let ticks = 0;
+  let errors = 0;
+  let skipped = 0;
+  let maxMs = 0;
+  const startedAt = Date.now();
+  const origin = performance.now();
+  let n = 0;
+  let nextSlowCheck = origin + SLOW_CHECK_MS;
+  let reason: StopReason | undefined;
+  let pending = '';
+  try {
+    while (!reason) {
+      n++;
+      let due = origin + n * intervalMs;
+      const lag = performance.now() - due;
+      if (lag > intervalMs) {
+        const behind = Math.floor(lag / intervalMs);
+        skipped += behind;
+        n += behind;
+        due = origin + n * intervalMs;
+      }
+      await sleepUntil(due);
+      if (stopRequested?.()) {
+        reason = 'signal';
+        break;
+      }
+      if (existsSync(stopPath)) {
+        reason = 'stop-file';
+        break;
+      }
+      const t0 = performance.now();
+      try {
+        const reading = await reader.read();
+        if (!reading.rootAlive) {
+          reason = 'agent-exit';
+          break;
+        }
+        pending += formatSample(Date.now(), reading);
+        const took = performance.now() - t0;
+        ring[ticks % RING] = took;
+        if (took > maxMs) maxMs = took;
+        ticks++;
+      } catch {
+        errors++;
+      }
+      if (t0 >= nextSlowCheck) {
+        nextSlowCheck = t0 + SLOW_CHECK_MS;
+        if (pending) writeSync(out, pending);
+        pending = '';
+        if (existsSync(nextLock)) reason = 'superseded';
+        else if (Date.now() - lastActivity(markersPath, startedAt) > idleMs) reason = 'idle';
+      }
+    }
+  } finally {
+    if (pending) writeSync(out, pending);
+    closeSync(out);
+  }
+  const kept = Array.from(ring.subarray(0, Math.min(ticks, RING))).sort((a, b) => a - b);
+  const pick = (q: number): number => (kept.length ? kept[Math.min(kept.length - 1, Math.floor(q * kept.length))]! : 0);
+  return { reason, stats: { ticks, errors, skipped, medianMs: pick(0.5), p95Ms: pick(0.95), maxMs } };
+}
+
+function lastActivity(markersPath: string, startedAt: number): number {
+  try {
+    return Math.max(startedAt, statSync(markersPath).mtimeMs);
+  } catch {
+    return startedAt;
+  }
+}
+
+function sleepUntil(due: number): Promise<void> {
+  const wait = due - performance.now();
+  return wait <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, wait));
+}

@@ -1,0 +1,108 @@
+/**
+ * Entry of the detached sampler process spawned by `ensureSampler()` (ensure.ts):
+ * `node run.js --dir <session dir> --pid <root pid> --interval <ms> --idle <ms> --generation <n>`.
+ * Not a `cordon` command: it is started by the hot path, which never loads oclif.
+ */
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadHostDirect } from '../../bus/load-host.js';
+import { resolvePaths } from '../../util/paths.js';
+import { createFileLogger } from '../../util/log.js';
+import { pickSampler } from './builtin.js';
+import { DEFAULT_IDLE_MS, DEFAULT_INTERVAL_MS, MIN_INTERVAL_MS } from './config.js';
+import { SAMPLER_FILES } from './files.js';
+import { identify, isAlive } from './identity.js';
+import { readLockOwner, recordLockOwner } from './lock.js';
+import { runSamplerLoop, type StopReason } from './loop.js';
+
+/** One line of `sampler.jsonl`. Times are epoch seconds. */
+export type SamplerEvent =
+  | { event: 'start'; t: number; pid: number; generation: number; root_pid: number; interval_ms: number; idle_ms: number; sampler: string }
+  | { event: 'stop'; t: number; pid: number; generation: number; reason: StopReason | 'unsupported' | 'lock-lost'; ticks?: number; errors?: number; skipped?: number; tick_median_ms?: number; tick_p95_ms?: number; tick_max_ms?: number; self_cpu_pct?: number };
+
+/** Runs one sampler process to completion. Exported for tests; `main` below calls it. */
+export async function runSamplerProcess(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<StopReason | 'unsupported' | 'lock-lost'> {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { dir: { type: 'string' }, pid: { type: 'string' }, interval: { type: 'string' }, idle: { type: 'string' }, generation: { type: 'string' } },
+    strict: true,
+  });
+  const dir = values.dir!;
+  const rootPid = Number(values.pid);
+  const intervalMs = Math.max(MIN_INTERVAL_MS, Number(values.interval) || DEFAULT_INTERVAL_MS);
+  const idleMs = Number(values.idle) || DEFAULT_IDLE_MS;
+  const generation = Number(values.generation) || 1;
+  const log = createFileLogger(resolvePaths(env).dataDir, 'sampler', env);
+  const event = (e: SamplerEvent): void => appendFileSync(join(dir, SAMPLER_FILES.events), JSON.stringify(e) + '\n');
+  const now = (): number => Date.now() / 1000;
+
+  // Claim the generation the hook won for us; step aside if a live sampler already holds it.
+  const held = readLockOwner(dir, generation);
+  if (held && held.pid !== process.pid && held.role === 'sampler' && isAlive(held)) {
+    log.warn('lock generation held by another sampler', { dir, generation, holder: held.pid });
+    event({ event: 'stop', t: now(), pid: process.pid, generation, reason: 'lock-lost' });
+    return 'lock-lost';
+  }
+  recordLockOwner(dir, { ...(identify(process.pid) ?? { pid: process.pid }), role: 'sampler', generation, at: Date.now() });
+
+  const host = await loadHostDirect(env);
+  const entry = pickSampler(host.samplers, process.platform, env.CORDON_SAMPLER);
+  if (!entry) {
+    writeFileSync(join(dir, SAMPLER_FILES.unsupported), JSON.stringify({ platform: process.platform, wanted: env.CORDON_SAMPLER ?? null }) + '\n');
+    log.warn('no sampler for this platform', { platform: process.platform, wanted: env.CORDON_SAMPLER });
+    event({ event: 'stop', t: now(), pid: process.pid, generation, reason: 'unsupported' });
+    return 'unsupported';
+  }
+
+  let signalled = false;
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => (signalled = true));
+  let reader;
+  try {
+    reader = await (await entry.load()).open(rootPid);
+  } catch (error) {
+    log.info('root process gone before the first tick', { dir, rootPid, error: String(error) });
+    event({ event: 'stop', t: now(), pid: process.pid, generation, reason: 'agent-exit', ticks: 0 });
+    return 'agent-exit';
+  }
+  event({ event: 'start', t: now(), pid: process.pid, generation, root_pid: rootPid, interval_ms: intervalMs, idle_ms: idleMs, sampler: entry.name });
+  log.debug('sampler started', { dir, rootPid, generation, sampler: entry.name });
+  const cpuBefore = process.cpuUsage();
+  const wallBefore = performance.now();
+  const { reason, stats } = await runSamplerLoop({ dir, reader, intervalMs, idleMs, generation, stopRequested: () => signalled });
+  const cpu = process.cpuUsage(cpuBefore);
+  const wallMs = performance.now() - wallBefore;
+  reader.close();
+  const round = (x: number): number => Math.round(x * 1000) / 1000;
+  event({
+    event: 'stop',
+    t: now(),
+    pid: process.pid,
+    generation,
+    reason,
+    ticks: stats.ticks,
+    errors: stats.errors,
+    skipped: stats.skipped,
+    tick_median_ms: round(stats.medianMs),
+    tick_p95_ms: round(stats.p95Ms),
+    tick_max_ms: round(stats.maxMs),
+    self_cpu_pct: wallMs > 0 ? round(((cpu.user + cpu.system) / 1000 / wallMs) * 100) : 0,
+  });
+  log.debug('sampler stopped', { dir, reason, ...stats });
+  return reason;
+}
+
+// Run when executed as a script (not when a test imports it).
+if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
+  // Probing pids that are already gone throws ENOENT many times a minute; stack traces are not
+  // needed for those and are most of their cost.
+  Error.stackTraceLimit = 0;
+  runSamplerProcess(process.argv.slice(2)).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      createFileLogger(resolvePaths().dataDir, 'sampler').error('sampler failed', { argv: process.argv.slice(2), error: String((error as Error)?.stack ?? error) });
+      process.exit(1);
+    },
+  );
+}
