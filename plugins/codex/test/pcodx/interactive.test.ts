@@ -1,0 +1,136 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CORDON_BIN, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
+import { linkCodex, pcodx, tableRows } from './support.js';
+
+let box: Sandbox;
+let db: string;
+beforeEach(() => {
+  box = makeSandbox('cordon-pcodx-i-');
+  linkCodex(box);
+  db = join(box.root, 'pcodx.sqlite3');
+});
+afterEach(() => box.cleanup());
+
+const BANNER = 'pcodx interactive\nsession_id=i\ncommands: /help /ids /show /message-ids /record /record-file /compact /uncompact /turn /exit; other lines are user turns\n';
+const HELP = [
+  'type a message to record it as a user turn and see the render, or a command:',
+  '  /help                              this help (an empty line shows it too)',
+  '  /ids                               visible ids, one per line',
+  '  /show                              the render',
+  '  /current-session-message-ids       the ids helper (alias /message-ids)',
+  '  /record <role> <text>              record a message: system, developer, user, assistant or tool',
+  '  /record-file <role> <path>         record a file (relative paths start at the session cwd)',
+  '  /compact <from>..<to> <summary>    replace a visible range by a summary',
+  '  /uncompact <cmpN>                  undo a compaction',
+  '  /turn <text>                       record a user turn and see the render',
+  '  /exit, /quit                       leave',
+].join('\n');
+
+describe('cordon pcodx interactive through piped stdin', () => {
+  it('keeps user text verbatim, runs the slash commands, reports errors and goes on; no prompt off a terminal', async () => {
+    const work = box.dir('work');
+    mkdirSync(join(work, 'logs'));
+    writeFileSync(join(work, 'logs', 'out.txt'), 'tool said\nthis\n');
+    const lines = [
+      '  hello with spaces  ',
+      '/record assistant   indented reply',
+      '/record-file tool logs/out.txt',
+      '/ids',
+      '/compact msg1..msg3 first three',
+      '/show',
+      '/bogus arg',
+      '/record',
+      '/compact msg9..msg1 x',
+      '',
+      '/turn  again',
+      '/message-ids',
+      '/uncompact cmp1',
+      '/exit',
+      'never read',
+    ];
+    const r = await pcodx(box, db, ['interactive', '--session', 'i', '--cwd', work], { input: `${lines.join('\n')}\n` });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      BANNER +
+        'prompt_message_id=msg1\nfuture_context_source=pcodx-render\n  hello with spaces  \n<aboveturn id="msg1"/>\n' +
+        'message_id=msg2\nvisible_ids=msg1,msg2\n' +
+        'message_id=msg3\nvisible_ids=msg1,msg2,msg3\n' +
+        'session_id=i\nmsg1\nmsg2\nmsg3\n' +
+        'session_id=i\ncompaction_id=cmp1\nn_messages_replaced=3\nwarning=range msg1..msg3 holds system, developer or user messages; its summary must preserve active instructions and human intent\nvisible_ids=cmp1\n' +
+        'first three\n<aboveturn id="cmp1"/>\n' +
+        `${HELP}\n` +
+        'prompt_message_id=msg4\nfuture_context_source=pcodx-render\nfirst three\n<aboveturn id="cmp1"/>\n\n again\n<aboveturn id="msg4"/>\n' +
+        '# Visible message ids\n\nThese are the ids you can use as from_message_id and to_message_id; some hosts also list cmp... ids, which stand for earlier compactions.\n\n- cmp1, msg4\n' +
+        'session_id=i\nuncompacted=cmp1\nn_messages_restored=3\nreinstated=\nvisible_ids=msg1,msg2,msg3,msg4\n' +
+        'bye\n',
+    );
+    expect(r.stderr).toBe('unknown command /bogus; type /help\nusage: /record <role> <text>\nerror: endpoint `msg9` is not visible in the current session; use visible msg/cmp endpoints\n');
+    expect(tableRows(db, 'select id, role, text, source from messages order by seq')).toEqual([
+      { id: 'msg1', role: 'user', text: '  hello with spaces  ', source: 'cli-interactive' },
+      { id: 'msg2', role: 'assistant', text: '  indented reply', source: 'cli-interactive' },
+      { id: 'msg3', role: 'tool', text: 'tool said\nthis\n', source: `cli-interactive-file:${join(work, 'logs', 'out.txt')}` },
+      { id: 'msg4', role: 'user', text: ' again', source: 'cli-interactive' },
+    ]);
+  });
+
+  it('records an optional first prompt, and ends quietly at end of input', async () => {
+    const r = await pcodx(box, db, ['interactive', '--session', 'i', '--text', 'first'], { input: '' });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`prompt_message_id=msg1\n${BANNER}`);
+    expect(tableRows(db, 'select source from messages')).toEqual([{ source: 'cli-interactive' }]);
+  });
+});
+
+/** tmux on a private socket, so tests never touch a user's tmux server. */
+function tmux(socket: string, args: string[], env?: NodeJS.ProcessEnv): { status: number | null; stdout: string } {
+  const r = spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', env: env ?? process.env, timeout: 10_000 });
+  return { status: r.status, stdout: r.stdout ?? '' };
+}
+
+describe('cordon pcodx interactive in a real pseudo-terminal (tmux)', () => {
+  const socket = `cordon-pcodx-${process.pid}`;
+  afterEach(() => void tmux(socket, ['kill-server']));
+
+  async function screenWith(text: string, ms = 30_000): Promise<string> {
+    const deadline = Date.now() + ms;
+    let screen = '';
+    while (Date.now() < deadline) {
+      screen = tmux(socket, ['capture-pane', '-p', '-J', '-S', '-200', '-t', 'pcodx']).stdout;
+      if (screen.includes(text)) return screen;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`screen never showed ${JSON.stringify(text)}; it shows:\n${screen}`);
+  }
+
+  it('shows the pcodx> prompt, records typed text verbatim, renders, and leaves on /exit', async () => {
+    const env = { ...box.env, PCODX_DB: db };
+    const started = tmux(socket, ['new-session', '-d', '-s', 'pcodx', '-x', '160', '-y', '60', process.execPath, CORDON_BIN, 'pcodx', 'interactive', '--session', 'tty'], env);
+    expect(started.status).toBe(0);
+    expect(await screenWith('pcodx> ')).toContain('session_id=tty');
+
+    tmux(socket, ['send-keys', '-t', 'pcodx', '-l', '  typed on a tty  ']);
+    tmux(socket, ['send-keys', '-t', 'pcodx', 'Enter']);
+    const afterTurn = await screenWith('<aboveturn id="msg1"/>');
+    expect(afterTurn).toContain('prompt_message_id=msg1');
+    expect(afterTurn).toContain('future_context_source=pcodx-render');
+    expect(tableRows(db, 'select text, source from messages')).toEqual([{ text: '  typed on a tty  ', source: 'cli-interactive' }]);
+
+    tmux(socket, ['send-keys', '-t', 'pcodx', '-l', '/record assistant noted']);
+    tmux(socket, ['send-keys', '-t', 'pcodx', 'Enter']);
+    const afterRecord = await screenWith('visible_ids=msg1,msg2');
+    // A fresh prompt follows every answer.
+    expect(afterRecord.trimEnd().split('\n').at(-1)).toBe('pcodx>');
+
+    tmux(socket, ['send-keys', '-t', 'pcodx', '-l', '/exit']);
+    tmux(socket, ['send-keys', '-t', 'pcodx', 'Enter']);
+    const deadline = Date.now() + 30_000;
+    while (tmux(socket, ['has-session', '-t', 'pcodx']).status === 0) {
+      if (Date.now() > deadline) throw new Error('pcodx interactive did not exit on /exit');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(tableRows(db, 'select id from messages order by seq').map((m) => m.id)).toEqual(['msg1', 'msg2']);
+  }, 90_000);
+});
