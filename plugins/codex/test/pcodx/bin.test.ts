@@ -1,0 +1,102 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CORDON_BIN, REPO_ROOT, makeSandbox, runCordon, runProcess, type Sandbox } from '../../../../test/support/cli.js';
+import { linkCodex, tableRows } from './support.js';
+
+const PCODX_BIN = join(REPO_ROOT, 'plugins/codex/bin/pcodx.js');
+let box: Sandbox;
+let db: string;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  box = makeSandbox('cordon-pcodx-bin-');
+  linkCodex(box);
+  db = join(box.root, 'pcodx.sqlite3');
+  // Only node's own directory on PATH: no `cordon` to be found there.
+  env = { ...box.env, PCODX_DB: db, PATH: dirname(process.execPath) };
+  delete env.CORDON_BIN;
+});
+afterEach(() => box.cleanup());
+
+const pcodxBin = (args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; bin?: string } = {}) =>
+  runProcess([process.execPath, options.bin ?? PCODX_BIN, ...args], { env: options.env ?? env, input: options.input });
+
+describe('the pcodx bin delegates to `cordon pcodx`', () => {
+  it('runs the cordon named by CORDON_BIN, passing stdin, stdout, stderr and the exit code through', async () => {
+    const e = { ...env, CORDON_BIN };
+    const init = await pcodxBin(['init', '--session', 'b'], { env: e });
+    expect([init.exitCode, init.stdout]).toEqual([0, `session_id=b\ndb_path=${db}\n`]);
+    const piped = await pcodxBin(['record', '--role', 'user', '--text-file', '-'], { env: e, input: 'through the bin' });
+    expect(piped.stdout).toContain('message_id=msg1\n');
+    const loop = await pcodxBin(['interactive'], { env: e, input: 'hi\n/exit\n' });
+    expect(loop.exitCode).toBe(0);
+    expect(loop.stdout).toContain('prompt_message_id=msg2\n');
+    const refused = await pcodxBin(['show', '--session', 'ghost'], { env: e });
+    expect([refused.exitCode, refused.stderr]).toEqual([1, 'error: unknown session `ghost`\n']);
+    const usage = await pcodxBin(['record', '--role', 'robot', '--text', 'x'], { env: e });
+    expect(usage.exitCode).toBe(2);
+    expect(tableRows(db, 'select text from messages order by seq')).toEqual([{ text: 'through the bin' }, { text: 'hi' }]);
+  });
+
+  it('finds `cordon` on PATH when CORDON_BIN is not set', async () => {
+    const binDir = box.dir('path-bin');
+    const marker = join(box.root, 'used-path-cordon');
+    writeFileSync(join(binDir, 'cordon'), `#!/bin/sh\ntouch '${marker}'\nexec '${process.execPath}' '${CORDON_BIN}' "$@"\n`);
+    chmodSync(join(binDir, 'cordon'), 0o755);
+    const r = await pcodxBin(['init', '--session', 'p'], { env: { ...env, PATH: `${binDir}:${env.PATH}` } });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toBe(`session_id=p\ndb_path=${db}\n`);
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it('falls back to the @cordon/host it can resolve (the monorepo), and says what to do when there is none', async () => {
+    const r = await pcodxBin(['init', '--session', 'w']);
+    expect([r.exitCode, r.stdout]).toEqual([0, `session_id=w\ndb_path=${db}\n`]);
+    const lonely = join(box.dir('elsewhere'), 'pcodx.js');
+    copyFileSync(PCODX_BIN, lonely);
+    const none = await pcodxBin(['init'], { bin: lonely });
+    expect(none.exitCode).toBe(127);
+    expect(none.stderr).toBe('error: pcodx runs `cordon pcodx`, but no cordon was found: set CORDON_BIN or put cordon on PATH (npm install -g @cordon/host)\n');
+  });
+
+  it('forwards SIGTERM to cordon and ends by the same signal', async () => {
+    const child = spawn(process.execPath, [PCODX_BIN, 'interactive', '--session', 's'], { env: { ...env, CORDON_BIN }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b) => (out += b));
+    const ended = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    const deadline = Date.now() + 30_000;
+    while (!out.includes('session_id=s')) {
+      if (Date.now() > deadline) throw new Error('interactive never started');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.kill('SIGTERM');
+    expect(await ended).toBe('SIGTERM');
+  }, 60_000);
+});
+
+describe('the codex plugin installed with `cordon plugins install` (no host code beside it)', () => {
+  it('runs cordon pcodx and its pcodx bin from the data dir', async () => {
+    const installBox = makeSandbox('cordon-pcodx-install-');
+    try {
+      const packDir = installBox.dir('pack');
+      const packed = await runProcess(['npm', 'pack', '--pack-destination', packDir, join(REPO_ROOT, 'plugins/codex')], { env: installBox.env });
+      expect(packed.exitCode, packed.stderr).toBe(0);
+      const tgz = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
+      const install = await runCordon(['plugins', 'install', `file:${tgz}`], { env: installBox.env, timeoutMs: 300_000 });
+      expect(install.exitCode, install.stderr).toBe(0);
+      const installed = join(installBox.dataDir, 'node_modules', '@cordon', 'codex');
+      expect(existsSync(join(installed, 'bin', 'pcodx.js'))).toBe(true);
+      expect(existsSync(join(installBox.dataDir, 'node_modules', '@cordon', 'host'))).toBe(false);
+
+      const ledger = join(installBox.root, 'l.sqlite3');
+      const e = { ...installBox.env, PCODX_DB: ledger, CORDON_BIN, PATH: dirname(process.execPath) };
+      const viaCordon = await runCordon(['pcodx', 'record', '--session', 'inst', '--role', 'user', '--text', 'installed'], { env: e });
+      expect([viaCordon.exitCode, viaCordon.stderr]).toEqual([0, '']);
+      const viaBin = await runProcess([process.execPath, join(installed, 'bin', 'pcodx.js'), 'show'], { env: e });
+      expect([viaBin.exitCode, viaBin.stdout]).toEqual([0, 'installed\n<aboveturn id="msg1"/>\n']);
+    } finally {
+      installBox.cleanup();
+    }
+  }, 300_000);
+});
