@@ -6,3 +6,10 @@ cd "$(dirname "$0")/.."
 
 # Real agent CLIs for the end-to-end hook and runner tests (cache dir, pinned versions).
 bash scripts/install-agents.sh
+
+# tmux drives `cordon pcodx interactive` through a real pseudo-terminal (plugins/codex/test/pcodx).
+if ! command -v tmux >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+  fi
+fi
