@@ -5,3 +5,32 @@ export { loadHost, loadHostDirect, HOST_ROOT } from './bus/load-host.js';
 export { ERROR_CODES, CordonError, CordonPluginError, wrapPluginError, type ErrorCode } from './errors/index.js';
 export { resolvePaths } from './util/paths.js';
 export * from './ledger/index.js';
+export * as envelope from './envelope/index.js';
+export {
+  arm,
+  check,
+  checkLocked,
+  checkRange,
+  status,
+  reset,
+  auditEnvelope,
+  acquireLock,
+  withLock,
+  beginAttempt,
+  finishAttempt,
+  attemptRefusal,
+  loadEnvelope,
+  saveState,
+  saveAudit,
+  runVerifiers,
+  runManaged,
+  resolveSettings,
+  discoverRepo,
+  type AuditRecord,
+  type EnvelopeState,
+  type EnvelopeConfig,
+  type Envelope,
+  type LockHandle,
+  type Phase,
+  type VerifierResult,
+} from './envelope/index.js';

@@ -1,9 +1,20 @@
 import picomatch from 'picomatch';
 
 /**
- * picomatch options pinned to cordon's glob semantics: `*` never crosses `/`, `**` does, `?` is
- * one non-`/` character, case-sensitive, dotfiles not special; no braces, extglobs, negation
- * or POSIX classes.
+ * Envelope globs (research/cordon-envelope.md §7, decided in issue 2 §2):
+ *
+ * - A glob is matched against the whole repo-relative path, `/`-separated, case-sensitive.
+ * - `*` matches any run of characters except `/` (possibly empty); dotfiles are not special.
+ * - `?` matches exactly one character except `/`.
+ * - A segment that is exactly `**` matches zero or more whole segments (`**\/x` matches `x`
+ *   and `a/b/x`; `a/**\/b` matches `a/b`). As the last segment it matches one or more, so
+ *   `src/**` covers everything under `src` but not a file named `src` (gitignore(5) "Two
+ *   consecutive asterisks"; the reference's behaviour). Elsewhere `**` is an ordinary `*`.
+ * - Every other character is literal: no braces, extglobs, negation, bracket classes or
+ *   escapes. A backslash is therefore refused (use `?` to match one).
+ *
+ * picomatch does the matching with {@link GLOB_OPTIONS}; each literal character is escaped
+ * before compiling, so picomatch's own syntax (`[…]`, `(…)`, `!`, `+`, `@`) never applies.
  */
 export const GLOB_OPTIONS: picomatch.PicomatchOptions = Object.freeze({
   dot: true,
@@ -11,23 +22,76 @@ export const GLOB_OPTIONS: picomatch.PicomatchOptions = Object.freeze({
   nobrace: true,
   noextglob: true,
   nonegate: true,
+  // A trailing `/**` needs at least one more segment.
+  strictSlashes: true,
+  // `s`: names containing a newline still match `**` (the reference's defect C1). No `i`.
+  flags: 's',
   posix: false,
   windows: false,
 } as picomatch.PicomatchOptions);
 
+/** Longest glob accepted, in characters (research §3). */
+export const MAX_GLOB_LENGTH = 512;
+
+/**
+ * Why `glob` is not a valid envelope glob, or `undefined` when it is. Rules (research §3,
+ * issue 2): non-empty, at most {@link MAX_GLOB_LENGTH} characters, no NUL, not absolute-ish
+ * (`/x`, `./x`), no `.` or `..` segment, no empty segment (`a//b`, `a/`: git paths never have
+ * one, so such a glob could never match), no backslash (there is no escape character).
+ */
+export function globProblem(glob: string): string | undefined {
+  if (typeof glob !== 'string' || glob.length === 0) return 'is empty';
+  if (glob.length > MAX_GLOB_LENGTH) return `is longer than ${MAX_GLOB_LENGTH} characters`;
+  if (glob.includes('\0')) return 'contains a NUL character';
+  if (glob.startsWith('/') || glob.startsWith('./')) return 'must be relative to the repository root (no leading "/" or "./")';
+  if (glob.includes('\\')) return 'contains a backslash (globs have no escape character; use ? to match one character)';
+  for (const segment of glob.split('/')) {
+    if (segment === '.' || segment === '..') return `has a "${segment}" path segment`;
+    if (segment === '') return 'has an empty path segment ("//" or a trailing "/")';
+  }
+  return undefined;
+}
+
+/** The picomatch source for a valid envelope glob: literals escaped, `*`, `?`, `/` kept. */
+export function toPicomatchSource(glob: string): string {
+  return glob.replace(/[^*?/A-Za-z0-9_]/g, (c) => `\\${c}`);
+}
+
 const cache = new Map<string, (path: string) => boolean>();
 
-/** Compiles (and caches) a matcher for one glob against whole repo-relative paths. */
+/**
+ * Compiles (and caches) a matcher for one envelope glob against whole repo-relative paths.
+ * Throws `TypeError` naming the glob when {@link globProblem} rejects it.
+ */
 export function compileGlob(glob: string): (path: string) => boolean {
   let matcher = cache.get(glob);
   if (!matcher) {
-    matcher = picomatch(glob, GLOB_OPTIONS);
+    const problem = globProblem(glob);
+    if (problem) throw new TypeError(`invalid glob ${JSON.stringify(glob)}: ${problem}`);
+    matcher = picomatch(toPicomatchSource(glob), GLOB_OPTIONS);
     cache.set(glob, matcher);
   }
   return matcher;
 }
 
-/** True when the repo-relative `path` matches `glob` under {@link GLOB_OPTIONS}. */
+/** True when the repo-relative `path` matches `glob` (semantics above). */
 export function matchGlob(glob: string, path: string): boolean {
   return compileGlob(glob)(path);
+}
+
+/**
+ * True when `glob` certainly matches every path strictly below directory `dir` (repo-relative,
+ * no trailing slash): `glob` is `**`, or it ends in `/**` and the rest matches `dir` or one of
+ * its ancestors. Used to skip walking ignored directories that `--allow-ignored` covers; a
+ * `false` only means "walk it and test each path".
+ */
+export function globCoversDirectory(glob: string, dir: string): boolean {
+  if (glob === '**') return true;
+  if (!glob.endsWith('/**')) return false;
+  const prefix = glob.slice(0, -3);
+  const segments = dir.split('/');
+  for (let i = 1; i <= segments.length; i++) {
+    if (matchGlob(prefix, segments.slice(0, i).join('/'))) return true;
+  }
+  return false;
 }

@@ -20,6 +20,8 @@ export const ERROR_CODES = Object.freeze({
   LOCK_HELD: 'CORDON_LOCK_HELD',
   /** A git command failed or the path is not a work tree. Exit 2. */
   REPO_ERROR: 'CORDON_REPO_ERROR',
+  /** A child process (verifier, agent) could not be started, or its limits were invalid. Exit 2. */
+  PROCESS_ERROR: 'CORDON_PROCESS_ERROR',
   /** A database could not be opened, is corrupt, or has a newer schema. */
   DB_ERROR: 'CORDON_DB_ERROR',
   /**

@@ -1,0 +1,117 @@
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { absPath } from './evidence/fs-path.js';
+import { treePrint } from './evidence/fingerprint.js';
+import { nameSome, readIndexState } from './evidence/index-state.js';
+import { snapshotIgnored } from './evidence/untracked.js';
+import { IgnoreOracle } from './git/ignore-oracle.js';
+import { discoverRepo, resolveCommit, type RepoLocation } from './git/repo.js';
+import { git } from './git/run-git.js';
+import { createShadowGit, readGitRules } from './git/shadow.js';
+import { acquireLock, type LockHandle } from './lock.js';
+import { displayPath, pathText } from './path-text.js';
+import { compilePathRules } from './policy/policy.js';
+import type { EnvelopeSettings } from './settings.js';
+import { registerExclude } from './state/exclude.js';
+import { nowIso, type EnvelopeConfig, type EnvelopeSnapshot } from './state/schema.js';
+import { alreadyArmed, createEnvelope, envelopeExists, type Envelope } from './state/store.js';
+import { checkLabel } from './settings.js';
+import { readFileSync } from 'node:fs';
+
+/** What to arm. */
+export interface ArmRequest {
+  /** Task text; trimmed, non-blank, ≤ 16,384 characters. */
+  readonly label: string;
+  /** Resolved policy, verifiers and attempt ceiling (see `resolveSettings`). */
+  readonly settings: EnvelopeSettings;
+  /** `manual` (default) or the runner name for `run` (issue 3). */
+  readonly mode?: string;
+  /** Runner options stored for `run`/`resume`, or null (default). */
+  readonly runner?: Readonly<Record<string, unknown>> | null;
+}
+
+/** Where and how to arm. */
+export interface ArmOptions {
+  /** Any path inside the work tree (default: cwd). */
+  readonly repo?: string;
+  /** A lock the caller already holds (`run` holds one across arm, the agent and the audit). */
+  readonly lock?: LockHandle;
+  /** Environment for git config lookups (default `process.env`). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Arms an envelope (research §5, hardened per issue 2 "Integrity"), under the repository lock:
+ *
+ * 1. refuse when `.cordon/` exists, HEAD is unborn, the tree is not clean
+ *    (`git status --porcelain=v1 -z --untracked-files=normal`; ignored files are fine), or a
+ *    tracked file carries assume-unchanged / skip-worktree;
+ * 2. record the baseline commit, the git rules in force (settings, `info/exclude`,
+ *    `info/attributes`, global excludes/attributes files, every `.gitignore`), a fingerprint of
+ *    each ignored entry and submodule work tree;
+ * 3. register `/.cordon/` in `info/exclude`, write `.cordon/` (phase `armed`).
+ *
+ * Refusals throw `CordonError` with exit 2 (`BAD_INPUT`, `BAD_STATE`, `REPO_ERROR`, `LOCK_HELD`).
+ */
+export async function arm(request: ArmRequest, options: ArmOptions = {}): Promise<Envelope> {
+  const label = checkLabel(request.label);
+  const mode = request.mode ?? 'manual';
+  if (!/^[a-z][a-z0-9-]{0,63}$/.test(mode)) throw new CordonError(ERROR_CODES.BAD_INPUT, `invalid envelope mode ${JSON.stringify(mode)}`);
+  const loc = await discoverRepo(options.repo ?? process.cwd());
+  const lock = options.lock ?? acquireLock(loc.lockFile, 'arm');
+  try {
+    return await armLocked(loc, label, mode, request, options.env ?? process.env);
+  } finally {
+    if (!options.lock) lock.release();
+  }
+}
+
+async function armLocked(loc: RepoLocation, label: string, mode: string, request: ArmRequest, env: NodeJS.ProcessEnv): Promise<Envelope> {
+  if (envelopeExists(loc.root)) throw alreadyArmed();
+  const baseline = await resolveCommit(loc, 'HEAD');
+  const rules = await readGitRules(loc, env);
+  const shadow = createShadowGit(loc, rules, baseline, env);
+  const oracle = new IgnoreOracle(shadow.inv);
+  let snapshot: EnvelopeSnapshot;
+  try {
+    const { stdout } = await git(shadow.inv, ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignore-submodules=dirty']);
+    const dirty = stdout.toString('latin1').split('\0').filter(Boolean);
+    if (dirty.length > 0) {
+      const shown = dirty.map((r) => displayPath(pathText(Buffer.from(r, 'latin1'))));
+      throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before Cordon is armed (commit or stash first): ${nameSome(shown)}`);
+    }
+    const index = await readIndexState(shadow.inv);
+    if (index.hidden.length > 0) {
+      throw new CordonError(ERROR_CODES.REPO_ERROR, `tracked paths are hidden from the audit by git index flags: ${nameSome(index.hidden)}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``, { details: { paths: index.hidden } });
+    }
+    const policy = request.settings.policy;
+    const { snapshot: ignored, unignored } = await snapshotIgnored({
+      root: loc.root,
+      inv: shadow.inv,
+      oracle,
+      rules: compilePathRules(policy),
+      allowIgnored: policy.allow_ignored,
+      trackedGitignores: index.gitignores,
+    });
+    if (unignored.length > 0) throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before Cordon is armed: ${nameSome(unignored.map((u) => u.path))}`);
+    const submodules: Record<string, string> = {};
+    for (const path of index.gitlinks) submodules[path] = treePrint(absPath(loc.root, path), path) ?? 'missing';
+    snapshot = { schema_version: 1, git: rules, ignored, submodules };
+  } finally {
+    oracle.close();
+    shadow.dispose();
+  }
+  const exclude_sha256 = registerExclude(loc.excludeFile);
+  const finalSnapshot: EnvelopeSnapshot = { ...snapshot, git: { ...snapshot.git, info_exclude: pathText(readFileSync(loc.excludeFile)) } };
+  const config: EnvelopeConfig = {
+    schema_version: 1,
+    mode,
+    label,
+    baseline,
+    created_at: nowIso(),
+    policy: request.settings.policy,
+    verify: request.settings.verify,
+    runner: request.runner ?? null,
+    repo: { root: loc.root, git_dir: loc.gitDir },
+  };
+  return createEnvelope(loc.root, config, finalSnapshot, { max_attempts: request.settings.max_attempts, exclude_sha256 });
+}

@@ -1,0 +1,24 @@
+import type { Violation } from '@cordon/plugin-api';
+import type { Limits } from '../policy/policy.js';
+import type { Metrics } from './record.js';
+
+/** Budget checks in the reference's order (research §6.5 item 6): metric, limit key, message stem. */
+const BUDGETS = [
+  ['files', 'max_files', 'file budget exceeded'],
+  ['added_lines', 'max_added_lines', 'added-line budget exceeded'],
+  ['deleted_lines', 'max_deleted_lines', 'deleted-line budget exceeded'],
+  ['working_bytes', 'max_working_bytes', 'working-byte budget exceeded'],
+  ['binary_files', 'max_binary_files', 'binary-file budget exceeded'],
+] as const;
+
+/**
+ * One violation per exceeded budget, `"<stem>: <actual> > <limit>"`, code `<limit key>_exceeded`.
+ * Budgets are inclusive: a metric equal to its limit passes (research §6.5, H26).
+ */
+export function budgetViolations(metrics: Metrics, limits: Limits): Violation[] {
+  const out: Violation[] = [];
+  for (const [metric, limit, stem] of BUDGETS) {
+    if (metrics[metric] > limits[limit]) out.push({ code: `${limit}_exceeded`, message: `${stem}: ${metrics[metric]} > ${limits[limit]}`, limit: limits[limit], actual: metrics[metric] });
+  }
+  return out;
+}

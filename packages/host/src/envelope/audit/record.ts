@@ -1,0 +1,40 @@
+import type { Violation } from '@cordon/plugin-api';
+import type { IgnoredChange } from '../evidence/untracked.js';
+import type { Limits } from '../policy/policy.js';
+import type { VerifierResult } from '../verify/run.js';
+
+/** What the audit measured (research §6.3). Units: files, lines, bytes. */
+export interface Metrics {
+  readonly files: number;
+  readonly added_lines: number;
+  readonly deleted_lines: number;
+  readonly working_bytes: number;
+  readonly binary_files: number;
+}
+
+/**
+ * The audit object `cordon check --json` prints and `.cordon/audit.json` and `state.last_audit`
+ * store (research §6.6, extended). Paths are in their lossless text form (path-text.ts):
+ * bytes that are not UTF-8 appear as `\udcXX` escapes.
+ */
+export interface AuditRecord {
+  /** True exactly when `violations` is empty. */
+  readonly passed: boolean;
+  /** `envelope` (armed, work tree) or `range` (`--base`/`--head`, committed content only). */
+  readonly mode: 'envelope' | 'range';
+  readonly baseline: string;
+  /** HEAD now (envelope) or the `--head` commit (range). */
+  readonly current_head: string;
+  readonly head_changed: boolean;
+  /** Every changed path, sorted by its bytes: tracked changes (both sides of a rename, deletions, mode changes) and untracked files. */
+  readonly changed_files: readonly string[];
+  readonly metrics: Metrics;
+  readonly limits: Limits;
+  readonly violations: readonly Violation[];
+  /** Ignored entries that appeared, changed or vanished and no `--allow-ignored` glob covers. */
+  readonly ignored_changes: readonly IgnoredChange[];
+  /** One entry per verifier that ran; empty when the policy audit failed first. */
+  readonly verification: readonly VerifierResult[];
+  /** True when verifiers were configured but not run because the policy audit failed. */
+  readonly verification_skipped: boolean;
+}

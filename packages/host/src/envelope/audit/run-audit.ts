@@ -1,0 +1,301 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AuditContext, Violation } from '@cordon/plugin-api';
+import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { absPath } from '../evidence/fs-path.js';
+import { treePrint } from '../evidence/fingerprint.js';
+import { nameSome, readIndexState } from '../evidence/index-state.js';
+import { measureTracked, measureUntracked, type UntrackedMeasure } from '../evidence/measure.js';
+import { collectTracked } from '../evidence/tracked.js';
+import { collectUntracked, type IgnoredChange, type UntrackedPath } from '../evidence/untracked.js';
+import { IgnoreOracle } from '../git/ignore-oracle.js';
+import { GITLINK_MODE, type DiffEntry } from '../git/parse.js';
+import { resolveCommit, type RepoLocation } from '../git/repo.js';
+import { git } from '../git/run-git.js';
+import { createShadowGit, readGitRules, type ShadowGit } from '../git/shadow.js';
+import { displayPath, pathBytes } from '../path-text.js';
+import { compilePathRules, type Policy } from '../policy/policy.js';
+import type { EnvelopeSnapshot } from '../state/schema.js';
+import { failureReason, runVerifiers } from '../verify/run.js';
+import type { VerifySpec } from '../verify/spec.js';
+import { budgetViolations } from './budgets.js';
+import type { AuditRecord, Metrics } from './record.js';
+
+/** The part of the host's hook table an audit fires (`host.hooks`). */
+export interface AuditHooks {
+  readonly audit: { promise(context: AuditContext): Promise<void> };
+}
+
+/** Inputs of {@link auditEnvelope}. */
+export interface EnvelopeAuditInput {
+  readonly loc: RepoLocation;
+  readonly baseline: string;
+  readonly policy: Policy;
+  readonly verify: VerifySpec;
+  readonly snapshot: EnvelopeSnapshot;
+  /** Fires `audit` so plugins can add violations (DESIGN.md "The hook bus"). */
+  readonly hooks?: AuditHooks;
+  /** Run verifiers when the policy audit is clean (default true; `resume`'s preflight passes false). */
+  readonly runVerifiers?: boolean;
+  /** Environment for verifiers (default `process.env`). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Audits the work tree of an armed envelope against its baseline (research §6; issue 2 §2):
+ * tracked changes (work tree and index, commits since arming included), untracked files judged
+ * by the arm-time ignore rules, ignored entries against the arm-time snapshot, submodule work
+ * trees, index flags, then budgets, then the `audit` hook, then — only when nothing was
+ * violated — the verifiers. Every git command reads the arm-time configuration through a
+ * private git directory (git/shadow.ts), so the audit never runs anything a repository config
+ * names. Throws `CORDON_REPO_ERROR` when git fails; a failing verifier is a violation.
+ */
+export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRecord> {
+  const { loc, snapshot, policy } = input;
+  const head = await resolveCommit(loc, 'HEAD');
+  const shadow = createShadowGit(loc, snapshot.git, head);
+  let scratch: string | undefined;
+  let oracle: IgnoreOracle | undefined;
+  try {
+    const rules = compilePathRules(policy);
+    const armTimeOracle = async () => {
+      scratch ??= writeRuleTree(snapshot.ignored.gitignores);
+      oracle ??= new IgnoreOracle(shadow.over(scratch));
+      return oracle;
+    };
+    const [index, tracked, found] = await Promise.all([
+      readIndexState(shadow.inv),
+      collectTracked(shadow.inv, input.baseline),
+      collectUntracked({ root: loc.root, inv: shadow.inv, oracle: armTimeOracle, snapshot: snapshot.ignored, rules, allowIgnored: policy.allow_ignored }),
+    ]);
+    const submodules = new Set([...Object.keys(snapshot.submodules), ...index.gitlinks]);
+    const submoduleChanged: string[] = [];
+    for (const path of submodules) {
+      if ((treePrint(absPath(loc.root, path), path) ?? 'missing') !== snapshot.submodules[path]) submoduleChanged.push(path);
+    }
+    const early: Violation[] = [];
+    if (index.hidden.length > 0) {
+      early.push({
+        code: 'index_flag_hidden',
+        message: `paths hidden from the audit by git index flags set after arming: ${nameSome(index.hidden)}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``,
+      });
+    }
+    if (head !== input.baseline && !policy.allow_commits) early.push({ code: 'head_changed', message: 'HEAD changed from the armed baseline; commits are not allowed' });
+    return await assemble({
+      mode: 'envelope',
+      loc,
+      baseline: input.baseline,
+      head,
+      policy,
+      tracked,
+      trackedBytes: (path) => measureTracked(loc.root, path),
+      untracked: found.untracked,
+      ignored: found.ignored,
+      submoduleChanged,
+      early,
+      hooks: input.hooks,
+      runVerifiers: input.runVerifiers ?? true,
+      verify: input.verify,
+      env: input.env,
+    });
+  } finally {
+    oracle?.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    shadow.dispose();
+  }
+}
+
+/** Inputs of {@link auditRange}. */
+export interface RangeAuditInput {
+  readonly loc: RepoLocation;
+  /** Full commit ids. */
+  readonly base: string;
+  readonly head: string;
+  readonly policy: Policy;
+  readonly verify: VerifySpec;
+  readonly hooks?: AuditHooks;
+  readonly runVerifiers?: boolean;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Audits the committed range `base..head` without an armed envelope (issue 2: CI mode):
+ * the tree diff only (no work tree, untracked or ignored paths, no index flags), sizes from the
+ * `head` blobs. Verifiers run in the current work tree when the policy audit is clean.
+ */
+export async function auditRange(input: RangeAuditInput): Promise<AuditRecord> {
+  const { loc } = input;
+  const rules = await readGitRules(loc);
+  const shadow: ShadowGit = createShadowGit(loc, rules, input.head);
+  try {
+    const tracked = await collectTracked(shadow.inv, input.base, input.head);
+    const sizes = await blobSizes(shadow, [...tracked.values()]);
+    return await assemble({
+      mode: 'range',
+      loc,
+      baseline: input.base,
+      head: input.head,
+      policy: input.policy,
+      tracked,
+      trackedBytes: (path) => ({ bytes: sizes.get(path) ?? 0 }),
+      untracked: [],
+      ignored: [],
+      submoduleChanged: [],
+      early: [],
+      hooks: input.hooks,
+      runVerifiers: input.runVerifiers ?? true,
+      verify: input.verify,
+      env: input.env,
+    });
+  } finally {
+    shadow.dispose();
+  }
+}
+
+interface Assembly {
+  mode: AuditRecord['mode'];
+  loc: RepoLocation;
+  baseline: string;
+  head: string;
+  policy: Policy;
+  tracked: Map<string, DiffEntry>;
+  trackedBytes: (path: string) => { bytes: number; violation?: Violation };
+  untracked: UntrackedPath[];
+  ignored: IgnoredChange[];
+  submoduleChanged: string[];
+  early: Violation[];
+  hooks?: AuditHooks;
+  runVerifiers: boolean;
+  verify: VerifySpec;
+  env?: NodeJS.ProcessEnv;
+}
+
+const byBytes = (a: string, b: string) => Buffer.compare(pathBytes(a), pathBytes(b));
+
+async function assemble(a: Assembly): Promise<AuditRecord> {
+  const { policy } = a;
+  const rules = compilePathRules(policy);
+  const untracked = [...a.untracked].sort((x, y) => byBytes(x.path, y.path));
+  const untrackedPaths = new Set(untracked.map((u) => u.path));
+  const changed = [...new Set([...a.tracked.keys(), ...untrackedPaths, ...a.submoduleChanged])].sort(byBytes);
+
+  const violations: Violation[] = [...a.early];
+  for (const path of changed) {
+    const decision = rules.decide(path.endsWith('/') ? path.slice(0, -1) : path);
+    if (!decision.allowed) {
+      const why = decision.deniedBy !== undefined ? `matches --deny ${decision.deniedBy}` : 'matches no --allow glob';
+      violations.push({ code: 'path_outside_policy', message: `path outside policy: ${displayPath(path)} (${why})`, path });
+    }
+  }
+  for (const path of changed) {
+    if (path === '.gitattributes' || path.endsWith('/.gitattributes')) {
+      violations.push({ code: 'attributes_changed', message: `.gitattributes changed; attributes decide how git counts changes, so they cannot change inside an envelope: ${displayPath(path)}`, path });
+    }
+  }
+  const phrase = { new: 'ignored path appeared after arming', changed: 'ignored entry changed after arming', removed: 'ignored entry removed after arming' } as const;
+  const ignored = [...a.ignored].sort((x, y) => byBytes(x.path, y.path));
+  for (const change of ignored) {
+    violations.push({ code: `ignored_${change.change}`, message: `${phrase[change.change]} (not covered by --allow-ignored): ${displayPath(change.path)}`, path: change.path });
+  }
+  for (const path of a.submoduleChanged.sort(byBytes)) {
+    violations.push({ code: 'submodule_changed', message: `changed path has unsupported file type (submodule work tree changed): ${displayPath(path)}`, path });
+  }
+
+  // Measure.
+  let added = 0;
+  let deleted = 0;
+  let binary = 0;
+  const bytes = new Map<string, number>();
+  const measureProblems: Violation[] = [];
+  for (const entry of [...a.tracked.values()].sort((x, y) => byBytes(x.path, y.path))) {
+    if (entry.oldMode === GITLINK_MODE || entry.newMode === GITLINK_MODE) {
+      measureProblems.push({ code: 'unsupported_file_type', message: `changed path has unsupported file type (submodule): ${displayPath(entry.path)}`, path: entry.path });
+      continue;
+    }
+    if (entry.added === null || entry.deleted === null) binary += 1;
+    else {
+      added += entry.added;
+      deleted += entry.deleted;
+    }
+    if (!untrackedPaths.has(entry.path)) {
+      const m = a.trackedBytes(entry.path);
+      bytes.set(entry.path, m.bytes);
+      if (m.violation) measureProblems.push(m.violation);
+    }
+  }
+  const scan = measureUntracked(a.loc.root, untracked);
+  for (const [path, m] of scan.measures as Map<string, UntrackedMeasure>) {
+    added += m.lines;
+    if (m.binary) binary += 1;
+    bytes.set(path, m.bytes);
+  }
+  violations.push(...scan.violations, ...measureProblems);
+  const metrics: Metrics = {
+    files: changed.length,
+    added_lines: added,
+    deleted_lines: deleted,
+    working_bytes: [...bytes.values()].reduce((s, b) => s + b, 0),
+    binary_files: binary,
+  };
+  violations.push(...budgetViolations(metrics, policy.limits));
+
+  if (a.hooks) {
+    const context: AuditContext = { repoRoot: a.loc.root, baseline: a.baseline, changedPaths: changed, metrics: { ...metrics }, violations };
+    await a.hooks.audit.promise(context);
+    for (const v of violations) {
+      if (typeof v?.code !== 'string' || typeof v?.message !== 'string') throw new CordonError(ERROR_CODES.PLUGIN_ERROR, `an audit tap pushed a violation without a string code and message: ${JSON.stringify(v)}`);
+    }
+  }
+
+  const verifying = a.runVerifiers && violations.length === 0 && a.verify.commands.length > 0;
+  const verification = verifying ? await runVerifiers(a.verify, { cwd: a.loc.root, env: a.env }) : [];
+  for (const result of verification) {
+    if (!result.passed) violations.push({ code: 'verifier_failed', message: `verifier failed (${failureReason(result)}): ${result.command}` });
+  }
+  return {
+    passed: violations.length === 0,
+    mode: a.mode,
+    baseline: a.baseline,
+    current_head: a.head,
+    head_changed: a.head !== a.baseline,
+    changed_files: changed,
+    metrics,
+    limits: policy.limits,
+    violations,
+    ignored_changes: ignored,
+    verification,
+    verification_skipped: !verifying && a.verify.commands.length > 0,
+  };
+}
+
+/** Writes the arm-time `.gitignore` files into a scratch tree for the arm-time {@link IgnoreOracle}. */
+function writeRuleTree(gitignores: Readonly<Record<string, string>>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cordon-rules-'));
+  for (const [path, content] of Object.entries(gitignores)) {
+    const file = Buffer.concat([Buffer.from(dir), Buffer.from('/'), pathBytes(path)]);
+    mkdirSync(parentOf(file), { recursive: true });
+    writeFileSync(file, pathBytes(content));
+  }
+  return dir;
+}
+
+function parentOf(file: Buffer): Buffer {
+  return file.subarray(0, file.lastIndexOf(0x2f));
+}
+
+/** Sizes (bytes) of the new-side blobs of `entries` (`git cat-file --batch-check`). */
+async function blobSizes(shadow: ShadowGit, entries: readonly DiffEntry[]): Promise<Map<string, number>> {
+  const wanted = entries.filter((e) => e.newMode !== '000000' && e.newMode !== GITLINK_MODE && !/^0+$/.test(e.newId));
+  const sizes = new Map<string, number>();
+  if (wanted.length === 0) return sizes;
+  const input = wanted.map((e) => `${e.newId}\n`).join('');
+  const { stdout } = await git(shadow.inv, ['cat-file', '--batch-check=%(objectsize)'], { input });
+  const lines = stdout.toString('latin1').split('\n');
+  wanted.forEach((e, i) => {
+    const n = Number(lines[i]);
+    if (!Number.isSafeInteger(n)) throw new CordonError(ERROR_CODES.REPO_ERROR, `git cat-file gave no size for ${e.path}: ${JSON.stringify(lines[i])}`);
+    sizes.set(e.path, n);
+  });
+  return sizes;
+}

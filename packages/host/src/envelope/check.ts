@@ -1,0 +1,98 @@
+import { auditEnvelope, auditRange, type AuditHooks } from './audit/run-audit.js';
+import type { AuditRecord } from './audit/record.js';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { discoverRepo, resolveCommit, type RepoLocation } from './git/repo.js';
+import { git } from './git/run-git.js';
+import { baseGitEnv } from './git/repo.js';
+import { acquireLock, type LockHandle } from './lock.js';
+import { phaseAfterCheck } from './phases.js';
+import { parsePolicyFile, POLICY_FILE, resolveSettings, type SettingsInput } from './settings.js';
+import type { EnvelopeState } from './state/schema.js';
+import { loadEnvelope, saveAudit, saveState } from './state/store.js';
+
+/** Options of {@link check}. */
+export interface CheckOptions {
+  /** Any path inside the work tree (default: cwd). */
+  readonly repo?: string;
+  /** The host's hooks, so `audit` taps can add violations. */
+  readonly hooks?: AuditHooks;
+  /** A lock the caller already holds. */
+  readonly lock?: LockHandle;
+  /** Environment for verifiers (default `process.env`). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** What {@link check} returns. */
+export interface CheckResult {
+  readonly audit: AuditRecord;
+  /** The state as persisted after the check. */
+  readonly state: EnvelopeState;
+}
+
+/**
+ * `cordon check` on an armed envelope (research §6, §12): under the lock, loads and validates
+ * the state, audits, and persists phase `accepted`/`rejected`, `last_audit` and `audit.json`.
+ * Throws `CordonError` (exit 2) for refusals; a rejection is a result (`audit.passed` false).
+ */
+export async function check(options: CheckOptions = {}): Promise<CheckResult> {
+  const loc = await discoverRepo(options.repo ?? process.cwd());
+  const lock = options.lock ?? acquireLock(loc.lockFile, 'check');
+  try {
+    return await checkLocked(loc, options);
+  } finally {
+    if (!options.lock) lock.release();
+  }
+}
+
+/** {@link check} for a caller that holds the lock and has located the repository. */
+export async function checkLocked(loc: RepoLocation, options: Pick<CheckOptions, 'hooks' | 'env'> = {}): Promise<CheckResult> {
+  const envelope = loadEnvelope(loc);
+  const { config } = envelope;
+  const audit = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, hooks: options.hooks, env: options.env });
+  saveAudit(loc.root, audit);
+  const state = saveState(loc.root, {
+    ...envelope.state,
+    phase: phaseAfterCheck(audit.passed),
+    last_audit: audit,
+    last_error: audit.passed ? null : audit.violations.map((v) => v.message).join('; '),
+  });
+  return { audit, state };
+}
+
+/** Options of {@link checkRange}. */
+export interface RangeOptions {
+  readonly repo?: string;
+  /** Base revision (branch, tag, commit). */
+  readonly base: string;
+  /** Head revision (default `HEAD`). */
+  readonly head?: string;
+  /** Settings from flags; they override `.cordon.json` from the base commit. */
+  readonly flags?: SettingsInput;
+  readonly hooks?: AuditHooks;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * `cordon check --base REF [--head REF]` (issue 2, CI mode): audits the committed range without
+ * arming. The policy is `.cordon.json` as it is in the *base* commit (so a change cannot loosen
+ * its own audit), overridden by `flags`. No state is read or written.
+ */
+export async function checkRange(options: RangeOptions): Promise<AuditRecord> {
+  const loc = await discoverRepo(options.repo ?? process.cwd());
+  const base = await resolveCommit(loc, options.base, `--base ${options.base}`);
+  const head = await resolveCommit(loc, options.head ?? 'HEAD', `--head ${options.head ?? 'HEAD'}`);
+  const file = await policyFileAt(loc, base);
+  const settings = resolveSettings(file, options.flags);
+  return auditRange({ loc, base, head, policy: settings.policy, verify: settings.verify, hooks: options.hooks, env: options.env });
+}
+
+/** Parses `.cordon.json` as stored in `commit`, or undefined when the commit has none. */
+export async function policyFileAt(loc: RepoLocation, commit: string): Promise<SettingsInput | undefined> {
+  const inv = { cwd: loc.root, env: baseGitEnv(), gitBinary: loc.gitBinary };
+  const { stdout: listed } = await git(inv, ['ls-tree', '-z', '--full-tree', commit, '--', POLICY_FILE]);
+  if (listed.length === 0) return undefined;
+  const source = `${POLICY_FILE} in ${commit.slice(0, 12)}`;
+  if (!/^100(644|755) blob /.test(listed.toString('latin1'))) throw new CordonError(ERROR_CODES.BAD_INPUT, `${source} is not a regular file`);
+  const { stdout } = await git(inv, ['cat-file', 'blob', `${commit}:${POLICY_FILE}`]);
+  return parsePolicyFile(stdout.toString('utf8'), source);
+}

@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
+import { pathText } from '../path-text.js';
+
+/**
+ * Stat fingerprints of ignored entries and submodule work trees, taken at arm and compared at
+ * check (issue 2: "new or changed ignored entries are violations"). A file's fingerprint holds
+ * its type, mode, size, mtime, ctime (ns) and inode: the ctime cannot be set back by a process,
+ * so rewriting content and restoring the mtime still shows (git's own racy-clean reasoning).
+ * A directory's fingerprint is a SHA-256 over the sorted fingerprints of everything below it,
+ * directories' own times excluded (they move whenever an allowed file appears).
+ */
+
+/** `f:`/`l:`/`o:` + stat fields for one path, `null` when it does not exist. */
+export function statPrint(abs: Buffer): string | null {
+  let st: BigIntStats;
+  try {
+    st = lstatSync(abs, { bigint: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw error;
+  }
+  return printOf(st);
+}
+
+function printOf(st: BigIntStats): string {
+  const kind = st.isFile() ? 'f' : st.isSymbolicLink() ? 'l' : st.isDirectory() ? 'd' : 'o';
+  if (kind === 'd') return 'd';
+  return `${kind}:${st.mode.toString(8)}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}`;
+}
+
+/**
+ * Fingerprint of a directory tree: `dir:<sha256>:<entries>`, or `null` when `abs` is missing.
+ * `skip(rel, isDir)` leaves out paths (repo-relative text form, directories without slash)
+ * that `--allow-ignored` covers. Symlinks are never followed. Units: none (an opaque string).
+ */
+export function treePrint(abs: Buffer, rel: string, skip: (rel: string, isDir: boolean) => boolean = () => false): string | null {
+  const top = statPrint(abs);
+  if (top === null) return null;
+  if (top !== 'd') return top;
+  const hash = createHash('sha256');
+  let count = 0;
+  const walk = (dirAbs: Buffer, dirRel: string) => {
+    const names = readdirSync(dirAbs, { encoding: 'buffer' }).sort(Buffer.compare);
+    for (const name of names) {
+      const childAbs = Buffer.concat([dirAbs, Buffer.from('/'), name]);
+      const childRel = `${dirRel}/${pathText(name)}`;
+      let st: BigIntStats;
+      try {
+        st = lstatSync(childAbs, { bigint: true });
+      } catch {
+        continue; // vanished while walking; the parent listing already differs
+      }
+      const isDir = st.isDirectory();
+      if (skip(childRel, isDir)) continue;
+      count += 1;
+      hash.update(name).update('\0').update(printOf(st)).update('\n');
+      if (isDir) {
+        hash.update('{');
+        walk(childAbs, childRel);
+        hash.update('}');
+      }
+    }
+  };
+  walk(abs, rel);
+  return `dir:${hash.digest('hex')}:${count}`;
+}

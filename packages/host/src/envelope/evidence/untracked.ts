@@ -1,0 +1,261 @@
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { globCoversDirectory } from '../glob.js';
+import { gitRecords, type GitInvocation } from '../git/run-git.js';
+import type { IgnoreOracle } from '../git/ignore-oracle.js';
+import { pathText } from '../path-text.js';
+import type { PathRules } from '../policy/policy.js';
+import { absPath } from './fs-path.js';
+import { statPrint, treePrint } from './fingerprint.js';
+
+/**
+ * Untracked and ignored paths (issue 2 "Integrity"; research §18.1 items 1–5, §20).
+ *
+ * Arming records every ignored entry git reports (`ls-files --others --ignored
+ * --exclude-standard --directory`) with a stat fingerprint. Checking lists untracked paths
+ * with **no** ignore rules at all (`ls-files --others --directory`), so a `.gitignore`,
+ * `info/exclude` or `core.excludesFile` written after arming cannot hide anything. Each path
+ * that is not an armed ignored entry is then judged by the arm-time rules only (an
+ * {@link IgnoreOracle} over the arm-time `.gitignore` files): not ignored → an ordinary
+ * untracked change; ignored → a new ignored entry, a violation unless `--allow-ignored`
+ * covers it. Armed entries that changed or vanished are violations under the same proviso.
+ */
+
+/** Type of an untracked path as the audit measures it. */
+export type UntrackedKind = 'file' | 'symlink' | 'other' | 'nested_repo';
+
+/** One untracked change (not ignored by the arm-time rules). Nested repositories end in `/`. */
+export interface UntrackedPath {
+  readonly path: string;
+  readonly kind: UntrackedKind;
+}
+
+/** An ignored entry that appeared, changed or vanished after arming and no `--allow-ignored` glob covers. */
+export interface IgnoredChange {
+  /** Repo-relative text form; directories end in `/`. */
+  readonly path: string;
+  readonly change: 'new' | 'changed' | 'removed';
+}
+
+/** What arming recorded about ignored paths (stored in `.cordon/snapshot.json`). */
+export interface IgnoredSnapshot {
+  /** Ignored entry (directories end in `/`) → fingerprint; entries `--allow-ignored` covers are left out. */
+  readonly entries: Readonly<Record<string, string>>;
+  /** Every `.gitignore` in force at arm time, path → content (lossless text): the rules checks judge by. */
+  readonly gitignores: Readonly<Record<string, string>>;
+}
+
+/** The `.cordon/` directory itself is never evidence. */
+export function isCordonPath(path: string): boolean {
+  return path === '.cordon/' || path === '.cordon' || path.startsWith('.cordon/');
+}
+
+/** Result of exploring untracked directories. */
+interface Found {
+  files: UntrackedPath[];
+  ignoredFiles: string[];
+  ignoredDirs: string[];
+}
+
+/**
+ * Walks the untracked directory `dir` (no trailing slash) and sorts what it finds with
+ * `oracle`: untracked changes, ignored files, ignored directories (not entered). `known(p)`
+ * marks armed entries to leave out; directories with armed entries below (`knownBelow`) are
+ * entered without asking. A directory holding `.git` is a nested repository, never entered.
+ */
+async function explore(root: string, dir: string, oracle: IgnoreOracle, known: (p: string) => boolean, knownBelow: (d: string) => boolean, found: Found): Promise<void> {
+  const names = readdirSync(absPath(root, dir), { encoding: 'buffer' }).sort(Buffer.compare);
+  const files: UntrackedPath[] = [];
+  const dirs: string[] = [];
+  for (const name of names) {
+    const rel = `${dir}/${pathText(name)}`;
+    if (isCordonPath(rel) || known(rel) || known(`${rel}/`)) continue;
+    const kind = kindOf(root, rel);
+    if (kind === undefined) continue;
+    if (kind === 'dir') dirs.push(rel);
+    else files.push({ path: rel, kind });
+  }
+  const asked = [...files.map((f) => f.path), ...dirs.filter((d) => !knownBelow(d)).map((d) => `${d}/`)];
+  const answers = await oracle.ignored(asked);
+  const ignored = new Set(asked.filter((_, i) => answers[i]));
+  for (const f of files) {
+    if (ignored.has(f.path)) found.ignoredFiles.push(f.path);
+    else found.files.push(f);
+  }
+  for (const d of dirs) {
+    if (ignored.has(`${d}/`)) found.ignoredDirs.push(`${d}/`);
+    else if (!knownBelow(d) && isNestedRepo(root, d)) found.files.push({ path: `${d}/`, kind: 'nested_repo' });
+    else await explore(root, d, oracle, known, knownBelow, found);
+  }
+}
+
+function kindOf(root: string, rel: string): UntrackedKind | 'dir' | undefined {
+  try {
+    const st = lstatSync(absPath(root, rel));
+    return st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'dir' : 'other';
+  } catch {
+    return undefined;
+  }
+}
+
+function isNestedRepo(root: string, dir: string): boolean {
+  try {
+    lstatSync(absPath(root, `${dir}/.git`));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `--allow-ignored` coverage of one ignored entry (directories: every path below it). */
+function covered(rules: PathRules, allowIgnored: readonly string[], entry: string): boolean {
+  if (!entry.endsWith('/')) return rules.ignoredAllowed(entry);
+  const dir = entry.slice(0, -1);
+  return allowIgnored.some((g) => globCoversDirectory(g, dir));
+}
+
+/** Fingerprint of an ignored entry now, leaving out what `--allow-ignored` covers. */
+function printEntry(root: string, entry: string, rules: PathRules, allowIgnored: readonly string[]): string | null {
+  if (!entry.endsWith('/')) return statPrint(absPath(root, entry));
+  const skip = (rel: string, isDir: boolean) => (isDir ? allowIgnored.some((g) => globCoversDirectory(g, rel)) : rules.ignoredAllowed(rel));
+  return treePrint(absPath(root, entry), entry.slice(0, -1), skip);
+}
+
+/** Inputs of {@link snapshotIgnored}. */
+export interface SnapshotInputs {
+  readonly root: string;
+  /** Shadow git over the live work tree (arm-time rules are the live ones). */
+  readonly inv: GitInvocation;
+  /** Oracle over the live work tree. */
+  readonly oracle: IgnoreOracle;
+  readonly rules: PathRules;
+  readonly allowIgnored: readonly string[];
+  /** Tracked `.gitignore` paths from the index. */
+  readonly trackedGitignores: readonly string[];
+}
+
+/**
+ * Records the ignored entries at arm time (see the module comment). Returns the snapshot and
+ * any untracked path that is *not* ignored (the caller refuses to arm when there is one).
+ */
+export async function snapshotIgnored(input: SnapshotInputs): Promise<{ snapshot: IgnoredSnapshot; unignored: UntrackedPath[] }> {
+  const listed: string[] = [];
+  await gitRecords(input.inv, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], (r) => listed.push(pathText(r)));
+  const topLevel = dropNested(listed.filter((p) => !isCordonPath(p)));
+  const dirs = topLevel.filter((p) => p.endsWith('/'));
+  const dirAnswers = await input.oracle.ignored(dirs);
+  const found: Found = { files: [], ignoredFiles: topLevel.filter((p) => !p.endsWith('/')), ignoredDirs: [] };
+  for (let i = 0; i < dirs.length; i++) {
+    if (dirAnswers[i]) found.ignoredDirs.push(dirs[i]!);
+    // A directory git lists although it is not ignored holds only ignored things: look inside.
+    else await explore(input.root, dirs[i]!.slice(0, -1), input.oracle, () => false, () => false, found);
+  }
+  const entries: Record<string, string> = {};
+  for (const entry of [...found.ignoredFiles, ...found.ignoredDirs].sort()) {
+    if (covered(input.rules, input.allowIgnored, entry)) continue;
+    const print = printEntry(input.root, entry, input.rules, input.allowIgnored);
+    if (print !== null) entries[entry] = print;
+  }
+  const gitignores: Record<string, string> = {};
+  const ruleFiles = [...input.trackedGitignores, ...found.ignoredFiles.filter((p) => p === '.gitignore' || p.endsWith('/.gitignore'))];
+  for (const path of ruleFiles) {
+    try {
+      gitignores[path] = pathText(readFileSync(absPath(input.root, path)));
+    } catch {
+      // A tracked .gitignore missing from disk holds no rules for git either.
+    }
+  }
+  return { snapshot: { entries, gitignores }, unignored: found.files };
+}
+
+/** Inputs of {@link collectUntracked}. */
+export interface CollectInputs {
+  readonly root: string;
+  /** Shadow git over the live work tree. */
+  readonly inv: GitInvocation;
+  /** Oracle applying the arm-time rules; created on first use (it needs a scratch tree). */
+  readonly oracle: () => Promise<IgnoreOracle>;
+  readonly snapshot: IgnoredSnapshot;
+  readonly rules: PathRules;
+  readonly allowIgnored: readonly string[];
+}
+
+/**
+ * Lists untracked changes and ignored-entry changes at check time (see the module comment).
+ * Both lists are sorted by path bytes' text form order of discovery; callers sort.
+ */
+export async function collectUntracked(input: CollectInputs): Promise<{ untracked: UntrackedPath[]; ignored: IgnoredChange[] }> {
+  const { root, snapshot, rules, allowIgnored } = input;
+  const ignored: IgnoredChange[] = [];
+  for (const [entry, print] of Object.entries(snapshot.entries)) {
+    const now = printEntry(root, entry, rules, allowIgnored);
+    if (now === null) ignored.push({ path: entry, change: 'removed' });
+    else if (now !== print) ignored.push({ path: entry, change: 'changed' });
+  }
+  const knownDirs = Object.keys(snapshot.entries).filter((p) => p.endsWith('/'));
+  const ancestors = new Set<string>();
+  for (const entry of Object.keys(snapshot.entries)) {
+    const parts = entry.replace(/\/$/, '').split('/');
+    for (let i = 1; i < parts.length; i++) ancestors.add(parts.slice(0, i).join('/'));
+  }
+  const entrySet = new Set(Object.keys(snapshot.entries));
+  const known = (p: string) => entrySet.has(p) || underAny(p, knownDirs);
+  const knownBelow = (d: string) => ancestors.has(d);
+
+  const listed: string[] = [];
+  await gitRecords(input.inv, ['ls-files', '-z', '--others', '--directory'], (r) => listed.push(pathText(r)));
+  const candidates = listed.filter((p) => !isCordonPath(p) && !known(p));
+  const untracked: UntrackedPath[] = [];
+  if (candidates.length === 0) return { untracked, ignored };
+
+  const oracle = await input.oracle();
+  const files = candidates.filter((p) => !p.endsWith('/'));
+  const dirs = candidates.filter((p) => p.endsWith('/'));
+  const askedDirs = dirs.filter((d) => !knownBelow(d.slice(0, -1)));
+  const answers = await oracle.ignored([...files, ...askedDirs]);
+  const isIgnored = new Set([...files, ...askedDirs].filter((_, i) => answers[i]));
+  const found: Found = { files: [], ignoredFiles: [], ignoredDirs: [] };
+  for (const f of files) {
+    if (isIgnored.has(f)) found.ignoredFiles.push(f);
+    else {
+      const kind = kindOf(root, f);
+      found.files.push({ path: f, kind: kind === undefined || kind === 'dir' ? 'other' : kind });
+    }
+  }
+  for (const d of dirs) {
+    const dir = d.slice(0, -1);
+    if (isIgnored.has(d)) found.ignoredDirs.push(d);
+    else if (!knownBelow(dir) && isNestedRepo(root, dir)) found.files.push({ path: d, kind: 'nested_repo' });
+    else await explore(root, dir, oracle, known, knownBelow, found);
+  }
+  untracked.push(...found.files);
+  for (const f of found.ignoredFiles) if (!rules.ignoredAllowed(f)) ignored.push({ path: f, change: 'new' });
+  for (const d of found.ignoredDirs) {
+    if (covered(rules, allowIgnored, d)) continue;
+    if (allowIgnored.length > 0 && uncoveredCount(root, d, rules, allowIgnored) === 0) continue;
+    ignored.push({ path: d, change: 'new' });
+  }
+  return { untracked, ignored };
+}
+
+/** Files below the ignored directory `entry` that no `--allow-ignored` glob covers. */
+function uncoveredCount(root: string, entry: string, rules: PathRules, allowIgnored: readonly string[]): number {
+  let count = 0;
+  const skip = (rel: string, isDir: boolean) => {
+    if (isDir) return allowIgnored.some((g) => globCoversDirectory(g, rel));
+    if (!rules.ignoredAllowed(rel)) count += 1;
+    return true;
+  };
+  treePrint(absPath(root, entry), entry.slice(0, -1), skip);
+  return count;
+}
+
+function underAny(path: string, dirs: readonly string[]): boolean {
+  for (const d of dirs) if (path.startsWith(d) && path !== d) return true;
+  return false;
+}
+
+/** Drops listed paths that lie below a listed directory (git repeats some of them). */
+function dropNested(paths: readonly string[]): string[] {
+  const dirs = paths.filter((p) => p.endsWith('/'));
+  return paths.filter((p) => !underAny(p, dirs));
+}

@@ -1,0 +1,129 @@
+import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { pathText } from '../path-text.js';
+
+/**
+ * Parsers for git's NUL-separated machine formats. Each takes one record at a time (as
+ * `gitRecords` streams them) so memory stays proportional to the number of changes, not to
+ * the size of the repository.
+ */
+
+/** One changed path of `git diff --raw --numstat -z --no-renames`. */
+export interface DiffEntry {
+  /** Lossless text form of the path (see path-text.ts). */
+  readonly path: string;
+  /** Octal mode before/after (`000000` when the side is absent). */
+  oldMode: string;
+  newMode: string;
+  /** Blob id of the new side (all zeros for work-tree content). */
+  newId: string;
+  /** Raw status letter: A, D, M, T, U, X. */
+  status: string;
+  /** Lines added/deleted; both null for a binary file. */
+  added: number | null;
+  deleted: number | null;
+  /** Whether the numstat record was seen. */
+  counted: boolean;
+}
+
+/** Mode of a gitlink (submodule) entry. */
+export const GITLINK_MODE = '160000';
+
+/**
+ * Stateful parser for `git diff --raw --numstat -z --no-renames` output, whose raw section
+ * (`:<old> <new> <oldid> <newid> <status>` NUL `<path>` NUL) precedes its numstat section
+ * (`<added>\t<deleted>\t<path>` NUL, `-\t-\t` for binary). Malformed input throws
+ * `CORDON_REPO_ERROR`.
+ */
+export class DiffParser {
+  readonly entries = new Map<string, DiffEntry>();
+  #rawHeader: string | undefined;
+
+  /** Feeds one NUL-terminated record (without its NUL). */
+  push(record: Buffer): void {
+    if (this.#rawHeader !== undefined) {
+      const header = this.#rawHeader;
+      this.#rawHeader = undefined;
+      if (record.length === 0) throw malformed('diff --raw', 'empty path');
+      const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([A-Z])\d*$/.exec(header);
+      if (!m) throw malformed('diff --raw', header);
+      const path = pathText(record);
+      this.entries.set(path, { path, oldMode: m[1]!, newMode: m[2]!, newId: m[4]!, status: m[5]!, added: 0, deleted: 0, counted: false });
+      return;
+    }
+    if (record[0] === 0x3a /* : */) {
+      this.#rawHeader = record.toString('latin1');
+      return;
+    }
+    const parsed = parseNumstat(record);
+    const entry = this.entries.get(parsed.path);
+    if (!entry) throw malformed('diff --numstat', `path without a raw record: ${parsed.path}`);
+    entry.added = parsed.added;
+    entry.deleted = parsed.deleted;
+    entry.counted = true;
+  }
+
+  /** Checks the stream ended cleanly and returns the entries. */
+  finish(): Map<string, DiffEntry> {
+    if (this.#rawHeader !== undefined) throw malformed('diff --raw', 'record without a path');
+    return this.entries;
+  }
+}
+
+/**
+ * Parses one `--numstat -z` record without renames: `<added>\t<deleted>\t<path>`; `-\t-\t` marks
+ * a binary file (added/deleted null). Throws `CORDON_REPO_ERROR` for anything else (research
+ * §16.2 H16: `bad`, an empty path, a non-numeric count).
+ */
+export function parseNumstat(record: Buffer): { path: string; added: number | null; deleted: number | null } {
+  const t1 = record.indexOf(9);
+  const t2 = t1 === -1 ? -1 : record.indexOf(9, t1 + 1);
+  if (t1 === -1 || t2 === -1) throw malformed('diff --numstat', record.toString('latin1'));
+  const a = record.subarray(0, t1).toString('latin1');
+  const d = record.subarray(t1 + 1, t2).toString('latin1');
+  const pathBytes = record.subarray(t2 + 1);
+  if (pathBytes.length === 0) throw malformed('diff --numstat', 'empty path');
+  const path = pathText(pathBytes);
+  if (a === '-' && d === '-') return { path, added: null, deleted: null };
+  if (!/^\d+$/.test(a) || !/^\d+$/.test(d)) throw malformed('diff --numstat', record.toString('latin1'));
+  return { path, added: Number(a), deleted: Number(d) };
+}
+
+/** One record of `git ls-files -z -s -v`. */
+export interface IndexEntry {
+  /** `-v` tag: `H` cached, `S` skip-worktree, lowercase = assume-unchanged, `M` unmerged, … */
+  readonly tag: string;
+  readonly mode: string;
+  readonly id: string;
+  readonly stage: number;
+  readonly path: string;
+}
+
+/**
+ * Parses one `git ls-files -z -s -v` record: `<tag> <mode> <id> <stage>\t<path>`. Throws
+ * `CORDON_REPO_ERROR` when malformed (research §16.2 H22: a tag with no path).
+ */
+export function parseIndexEntry(record: Buffer): IndexEntry {
+  const tab = record.indexOf(9);
+  const head = (tab === -1 ? record : record.subarray(0, tab)).toString('latin1');
+  const m = /^(\S) (\d{6}) ([0-9a-f]+) (\d)$/.exec(head);
+  if (!m || tab === -1 || tab === record.length - 1) throw malformed('ls-files -s -v', record.toString('latin1'));
+  return { tag: m[1]!, mode: m[2]!, id: m[3]!, stage: Number(m[4]), path: pathText(record.subarray(tab + 1)) };
+}
+
+/** True when the entry hides its work-tree state: assume-unchanged (lowercase tag) or skip-worktree (`S`). */
+export function isHiddenByIndexFlag(entry: Pick<IndexEntry, 'tag'>): boolean {
+  return entry.tag === 'S' || (entry.tag >= 'a' && entry.tag <= 'z');
+}
+
+/**
+ * Parses one `git check-ignore -z -v -n` answer (four fields: source, line, pattern, path):
+ * ignored when a pattern matched and it is not a negation.
+ */
+export function isIgnoredAnswer(fields: readonly string[]): boolean {
+  const pattern = fields[2] ?? '';
+  return pattern !== '' && !pattern.startsWith('!');
+}
+
+function malformed(what: string, detail: string): CordonError {
+  return new CordonError(ERROR_CODES.REPO_ERROR, `malformed git ${what} record: ${JSON.stringify(detail.slice(0, 200))}`);
+}

@@ -1,0 +1,101 @@
+import { realpathSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { git, type GitInvocation } from './run-git.js';
+
+/** Where a work tree and its git directories are (all absolute, symlinks resolved). */
+export interface RepoLocation {
+  /** Work-tree root (`git rev-parse --show-toplevel`). */
+  readonly root: string;
+  /** This work tree's git directory (`.git`, or `.git/worktrees/<name>` in a linked work tree). */
+  readonly gitDir: string;
+  /** The common directory shared by linked work trees. */
+  readonly commonDir: string;
+  /** Object database (`--git-path objects`). */
+  readonly objectsDir: string;
+  /** Index file (`--git-path index`). */
+  readonly indexFile: string;
+  /** `--git-path info/exclude` (shared in the common directory). */
+  readonly excludeFile: string;
+  /** `--git-path info/attributes`. */
+  readonly attributesFile: string;
+  /** `--git-path cordon.lock` (per work tree: research §11). */
+  readonly lockFile: string;
+  /** git executable used for every command. */
+  readonly gitBinary: string;
+}
+
+/**
+ * The environment every cordon git command starts from: the caller's, minus every `GIT_*`
+ * variable (`GIT_DIR`, `GIT_INDEX_FILE`, `GIT_EXTERNAL_DIFF`, `GIT_CONFIG_PARAMETERS`, … could
+ * each redirect or alter what git reports), with pagers, prompts and optional locks off and
+ * messages in the C locale.
+ */
+export function baseGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(env)) if (!key.startsWith('GIT_')) out[key] = value;
+  out.GIT_TERMINAL_PROMPT = '0';
+  out.GIT_PAGER = 'cat';
+  out.PAGER = 'cat';
+  out.GIT_OPTIONAL_LOCKS = '0';
+  out.GIT_NO_REPLACE_OBJECTS = '1';
+  out.LC_ALL = 'C';
+  out.LANGUAGE = 'C';
+  return out;
+}
+
+/**
+ * Finds the repository containing `path` (any directory inside the work tree; research §2
+ * `--repo`). Uses the caller's global and system git config, as plain git would, but no `GIT_*`
+ * environment. Throws `CORDON_REPO_ERROR` (exit 2) with git's own message when `path` is not
+ * inside a work tree, and `CORDON_BAD_INPUT` when `path` does not exist.
+ */
+export async function discoverRepo(path: string, options: { gitBinary?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RepoLocation> {
+  const dir = resolve(path);
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new CordonError(ERROR_CODES.BAD_INPUT, `--repo ${path}: not a directory`);
+  const gitBinary = options.gitBinary ?? 'git';
+  const inv: GitInvocation = { cwd: dir, env: baseGitEnv(options.env), gitBinary };
+  const wanted = ['--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--git-path', 'objects', '--git-path', 'index', '--git-path', 'info/exclude', '--git-path', 'info/attributes', '--git-path', 'cordon.lock'];
+  const { stdout } = await git(inv, ['rev-parse', ...wanted]);
+  const lines = stdout.toString('utf8').split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  if (lines.length !== 8) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: unexpected git rev-parse output (a path with a newline is not supported here)`);
+  const [top, gitDir, common, objects, index, exclude, attributes, lock] = lines as [string, string, string, string, string, string, string, string];
+  if (!top) throw new CordonError(ERROR_CODES.REPO_ERROR, `${dir} is not inside a git work tree`);
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(dir, p));
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  return {
+    root: real(top),
+    gitDir: real(gitDir),
+    commonDir: real(abs(common)),
+    objectsDir: real(abs(objects)),
+    indexFile: abs(index),
+    excludeFile: abs(exclude),
+    attributesFile: abs(attributes),
+    lockFile: abs(lock),
+    gitBinary,
+  };
+}
+
+/** `git rev-parse --verify <rev>^{commit}` in the real repository: the full commit id. */
+export async function resolveCommit(loc: RepoLocation, rev: string, what = rev): Promise<string> {
+  const inv: GitInvocation = { cwd: loc.root, env: baseGitEnv(), gitBinary: loc.gitBinary };
+  try {
+    const { stdout } = await git(inv, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`]);
+    return stdout.toString('utf8').trim();
+  } catch (error) {
+    throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot resolve ${what}: ${(error as Error).message.replace(/^git rev-parse exited \d+: /, '')}`, { cause: error });
+  }
+}

@@ -1,0 +1,223 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+
+/**
+ * Managed child processes, shared by git, verifiers and (later) agent runners
+ * (research/cordon-envelope.md §9, with the Node specifics of §20):
+ *
+ * - started by argv, never through a shell; stdin is /dev/null;
+ * - on POSIX in a new session and process group (`detached`), so a timeout or an output
+ *   overflow kills the whole group: SIGTERM, then SIGKILL after {@link KILL_GRACE_MS};
+ * - each output stream counts every byte; the first `keepBytes` are kept; byte `outputCap + 1`
+ *   marks the run `outputLimited` and kills the group;
+ * - if the pipes are still open {@link CLOSE_WAIT_MS} after the child exited (a grandchild
+ *   holds them), the group is killed and the result says `outputNotClosed`.
+ */
+
+/** TERM → KILL grace when killing a process group, in ms (research §3: 0.4 s). */
+export const KILL_GRACE_MS = 400;
+/** How long the pipes may stay open after the child exited, in ms (research §9: 1 s). */
+export const CLOSE_WAIT_MS = 1000;
+
+/** Options of {@link runManaged}. */
+export interface ManagedOptions {
+  /** Working directory. */
+  readonly cwd: string;
+  /** Full environment of the child (not merged). */
+  readonly env: NodeJS.ProcessEnv;
+  /** Wall-clock limit in ms; a positive finite number. Omit for none. */
+  readonly timeoutMs?: number;
+  /** Bytes allowed per output stream; a positive safe integer. Omit for unlimited. */
+  readonly outputCap?: number;
+  /** Bytes kept per stream in the result (default: `outputCap`, else 64 KiB). */
+  readonly keepBytes?: number;
+  /** Receives every stdout chunk as it arrives (streaming consumers such as git parsers). */
+  readonly onStdout?: (chunk: Buffer) => void;
+  /** Bytes written to stdin before it is closed; default: stdin is /dev/null. */
+  readonly input?: Buffer | string;
+}
+
+/** What one managed run produced. */
+export interface ManagedResult {
+  /** Exit code, or null when a signal ended it. */
+  readonly exitCode: number | null;
+  /** The signal that ended it, if any. */
+  readonly signal: NodeJS.Signals | null;
+  readonly timedOut: boolean;
+  readonly outputLimited: boolean;
+  /** The pipes stayed open after exit (a grandchild held them); the group was killed. */
+  readonly outputNotClosed: boolean;
+  /** The first `keepBytes` of each stream. */
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+  /** Total bytes seen per stream (may exceed what was kept). */
+  readonly stdoutBytes: number;
+  readonly stderrBytes: number;
+  /** Wall time from spawn to close, in ms. */
+  readonly durationMs: number;
+}
+
+/** True when the child ran to completion with exit 0 inside its limits. */
+export function succeeded(result: ManagedResult): boolean {
+  return result.exitCode === 0 && !result.timedOut && !result.outputLimited && !result.outputNotClosed;
+}
+
+/**
+ * Runs `argv` as a managed child. Rejects with `CORDON_PROCESS_ERROR` when the executable
+ * cannot be started (`cannot start 'x': …`) or when `timeoutMs`/`outputCap`/`keepBytes` are
+ * invalid; otherwise resolves, whatever the exit status.
+ */
+export function runManaged(argv: readonly string[], options: ManagedOptions): Promise<ManagedResult> {
+  try {
+    validateLimits(options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  if (argv.length === 0 || argv[0] === '') return Promise.reject(new CordonError(ERROR_CODES.PROCESS_ERROR, 'cannot start a command with an empty executable name'));
+  const keep = options.keepBytes ?? options.outputCap ?? 64 * 1024;
+  const started = performance.now();
+  return new Promise<ManagedResult>((resolve, reject) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(argv[0]!, argv.slice(1), {
+        cwd: options.cwd,
+        env: options.env,
+        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        detached: process.platform !== 'win32',
+        shell: false,
+        windowsHide: true,
+      });
+    } catch (error) {
+      reject(startError(argv[0]!, error));
+      return;
+    }
+    const out = collector(keep);
+    const err = collector(keep);
+    let timedOut = false;
+    let outputLimited = false;
+    let outputNotClosed = false;
+    let exited = false;
+    let killing: Promise<void> | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let closeTimer: NodeJS.Timeout | undefined;
+    let exitInfo: { code: number | null; signal: NodeJS.Signals | null } = { code: null, signal: null };
+
+    const kill = () => {
+      killing ??= killGroup(child, () => exited);
+    };
+    const onData = (c: ReturnType<typeof collector>, forward?: (chunk: Buffer) => void) => (chunk: Buffer) => {
+      c.add(chunk);
+      if (forward && !outputLimited) forward(chunk);
+      if (options.outputCap !== undefined && c.total > options.outputCap && !outputLimited) {
+        outputLimited = true;
+        kill();
+      }
+    };
+    child.stdout!.on('data', onData(out, options.onStdout));
+    child.stderr!.on('data', onData(err));
+    if (options.input !== undefined) {
+      child.stdin!.on('error', () => undefined);
+      child.stdin!.end(options.input);
+    }
+    if (options.timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        timedOut = true;
+        kill();
+      }, options.timeoutMs);
+    }
+    child.once('error', (error) => {
+      if (timer) clearTimeout(timer);
+      if (child.pid === undefined) reject(startError(argv[0]!, error));
+    });
+    child.once('exit', (code, signal) => {
+      exited = true;
+      exitInfo = { code, signal };
+      if (timer) clearTimeout(timer);
+      closeTimer = setTimeout(() => {
+        outputNotClosed = true;
+        signalGroup(child, 'SIGKILL');
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish();
+      }, CLOSE_WAIT_MS);
+    });
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      if (timer) clearTimeout(timer);
+      if (closeTimer) clearTimeout(closeTimer);
+      resolve({
+        exitCode: exitInfo.code,
+        signal: exitInfo.signal,
+        timedOut,
+        outputLimited,
+        outputNotClosed,
+        stdout: out.kept(),
+        stderr: err.kept(),
+        stdoutBytes: out.total,
+        stderrBytes: err.total,
+        durationMs: performance.now() - started,
+      });
+    };
+    child.once('close', (code, signal) => {
+      if (child.pid === undefined) return;
+      if (!exited) exitInfo = { code, signal };
+      exited = true;
+      finish();
+    });
+  });
+}
+
+/**
+ * Kills `child`'s process group: SIGTERM, then SIGKILL after {@link KILL_GRACE_MS} unless the
+ * leader has exited. A group that is already gone is a no-op.
+ */
+export async function killGroup(child: ChildProcess, hasExited: () => boolean = () => child.exitCode !== null || child.signalCode !== null): Promise<void> {
+  signalGroup(child, 'SIGTERM');
+  const deadline = Date.now() + KILL_GRACE_MS;
+  while (!hasExited() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  // Grandchildren may ignore TERM even when the leader is gone: KILL the group regardless.
+  signalGroup(child, 'SIGKILL');
+}
+
+/** Sends `signal` to the child's process group (POSIX) or the child (Windows); ignores ESRCH. */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    if (process.platform === 'win32') child.kill(signal);
+    else process.kill(-child.pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+function collector(keep: number) {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  return {
+    total: 0,
+    add(chunk: Buffer) {
+      this.total += chunk.length;
+      if (kept < keep) {
+        const part = chunk.length <= keep - kept ? chunk : chunk.subarray(0, keep - kept);
+        chunks.push(part);
+        kept += part.length;
+      }
+    },
+    kept: () => Buffer.concat(chunks),
+  };
+}
+
+function validateLimits(options: ManagedOptions): void {
+  const bad = (what: string, value: unknown) => new CordonError(ERROR_CODES.PROCESS_ERROR, `invalid ${what}: ${String(value)}`);
+  if (options.timeoutMs !== undefined && (typeof options.timeoutMs !== 'number' || !Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0)) throw bad('timeout (ms)', options.timeoutMs);
+  for (const [what, value] of [['output cap (bytes)', options.outputCap], ['kept bytes', options.keepBytes]] as const) {
+    if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)) throw bad(what, value);
+  }
+}
+
+function startError(file: string, error: unknown): CordonError {
+  const e = error as NodeJS.ErrnoException;
+  return new CordonError(ERROR_CODES.PROCESS_ERROR, `cannot start '${file}': ${e.code ?? ''} ${e.message}`.replace(/\s+/g, ' ').trim(), { cause: error, details: { file, errno: e.code } });
+}

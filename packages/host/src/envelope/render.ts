@@ -1,0 +1,46 @@
+import type { AuditRecord } from './audit/record.js';
+import type { StatusReport } from './status.js';
+
+/**
+ * Human output of `cordon check` (issue 2): a one-line verdict, the metrics against their
+ * limits, then one line per violation. Paths in violation messages are already display-safe.
+ */
+export function renderAudit(audit: AuditRecord): string {
+  const { metrics: m, limits: l } = audit;
+  const verdict = audit.passed
+    ? `accepted: ${plural(m.files, 'changed file')} inside the envelope (baseline ${audit.baseline.slice(0, 12)})`
+    : `rejected: ${plural(audit.violations.length, 'violation')} (baseline ${audit.baseline.slice(0, 12)})`;
+  const rows: Array<[string, number, number]> = [
+    ['files', m.files, l.max_files],
+    ['added lines', m.added_lines, l.max_added_lines],
+    ['deleted lines', m.deleted_lines, l.max_deleted_lines],
+    ['working bytes', m.working_bytes, l.max_working_bytes],
+    ['binary files', m.binary_files, l.max_binary_files],
+  ];
+  const width = Math.max(...rows.map(([, v]) => String(v).length));
+  const lines = [verdict, ...rows.map(([name, value, limit]) => `  ${name.padEnd(14)}${String(value).padStart(width)} / ${limit}${value > limit ? '  over' : ''}`)];
+  const passed = audit.verification.filter((v) => v.passed).length;
+  if (audit.verification.length > 0) lines.push(`  ${'verifiers'.padEnd(14)}${passed} of ${audit.verification.length} passed`);
+  else if (audit.verification_skipped) lines.push(`  ${'verifiers'.padEnd(14)}not run (the policy audit failed)`);
+  for (const v of audit.violations) lines.push(`violation: ${v.message}`);
+  return lines.join('\n');
+}
+
+/** Human output of `cordon status`. */
+export function renderStatus(s: StatusReport): string {
+  const lines = [
+    `phase: ${s.phase} (attempt ${s.attempt} of ${s.max_attempts}, mode ${s.mode})`,
+    `label: ${s.label.split('\n')[0]}`,
+    `baseline: ${s.baseline}`,
+    `allow: ${s.allow.join(' ')}${s.deny.length ? `; deny: ${s.deny.join(' ')}` : ''}${s.allow_ignored.length ? `; allow ignored: ${s.allow_ignored.join(' ')}` : ''}`,
+    `limits: files ${s.limits.max_files}, added lines ${s.limits.max_added_lines}, deleted lines ${s.limits.max_deleted_lines}, working bytes ${s.limits.max_working_bytes}, binary files ${s.limits.max_binary_files}${s.allow_commits ? ', commits allowed' : ''}`,
+  ];
+  if (s.verify.length) lines.push(`verify: ${s.verify.join(' | ')}`);
+  if (s.last_audit) lines.push(`last audit: ${s.last_audit.passed ? 'passed' : 'failed'}, ${plural(s.last_audit.violations.length, 'violation')}`);
+  if (s.last_error) lines.push(`last error: ${s.last_error}`);
+  return lines.join('\n');
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,157 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { DEFAULT_LIMITS, isPlainObject, labelProblem, limitProblem, policyProblem, type Policy } from './policy/policy.js';
+import { DEFAULT_VERIFY_OUTPUT_CAP, DEFAULT_VERIFY_TIMEOUT_SECONDS, verifySpecProblem, type VerifySpec } from './verify/spec.js';
+
+/**
+ * Envelope settings as a user gives them: `cordon arm`/`check --base` flags or the optional
+ * `.cordon.json` at the repository root (issue 2). Every field is optional; {@link resolveSettings}
+ * layers them (flags over file over defaults) and validates the result.
+ */
+export interface SettingsInput {
+  readonly allow?: readonly string[];
+  readonly deny?: readonly string[];
+  readonly allowIgnored?: readonly string[];
+  readonly maxFiles?: number;
+  readonly maxAddedLines?: number;
+  readonly maxDeletedLines?: number;
+  readonly maxWorkingBytes?: number;
+  readonly maxBinaryFiles?: number;
+  readonly allowCommits?: boolean;
+  readonly verify?: readonly string[];
+  /** Seconds per verifier. */
+  readonly verifyTimeout?: number;
+  /** Bytes per verifier output stream. */
+  readonly verifyOutputCap?: number;
+  readonly maxAttempts?: number;
+}
+
+/** Resolved, validated settings. */
+export interface EnvelopeSettings {
+  readonly policy: Policy;
+  readonly verify: VerifySpec;
+  readonly max_attempts: number;
+}
+
+/** Default `--max-attempts` (research §2.1). */
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+/** Name of the optional policy file at the repository root. */
+export const POLICY_FILE = '.cordon.json';
+
+/**
+ * `.cordon.json` keys: the flag names without `--`, so the file reads like the command line.
+ * Value kinds: globs/commands are string lists, limits non-negative integers, the rest below.
+ */
+const FILE_KEYS: Readonly<Record<string, { field: keyof SettingsInput; kind: 'list' | 'int' | 'bool' | 'seconds' | 'positive' }>> = {
+  allow: { field: 'allow', kind: 'list' },
+  deny: { field: 'deny', kind: 'list' },
+  'allow-ignored': { field: 'allowIgnored', kind: 'list' },
+  'max-files': { field: 'maxFiles', kind: 'int' },
+  'max-added-lines': { field: 'maxAddedLines', kind: 'int' },
+  'max-deleted-lines': { field: 'maxDeletedLines', kind: 'int' },
+  'max-working-bytes': { field: 'maxWorkingBytes', kind: 'int' },
+  'max-binary-files': { field: 'maxBinaryFiles', kind: 'int' },
+  'allow-commits': { field: 'allowCommits', kind: 'bool' },
+  verify: { field: 'verify', kind: 'list' },
+  'verify-timeout': { field: 'verifyTimeout', kind: 'seconds' },
+  'verify-output-cap': { field: 'verifyOutputCap', kind: 'positive' },
+  'max-attempts': { field: 'maxAttempts', kind: 'positive' },
+};
+
+/**
+ * Parses the text of a `.cordon.json` (`source` names it in errors). Throws `CORDON_BAD_INPUT`
+ * (exit 2) naming the file and key for invalid JSON, a non-object, an unknown key or a value of
+ * the wrong kind. `$schema` and `//` (a comment) are accepted and ignored.
+ */
+export function parsePolicyFile(text: string, source: string): SettingsInput {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw bad(`${source} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isPlainObject(value)) throw bad(`${source} must hold a JSON object`);
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (key === '$schema' || key === '//') continue;
+    const spec = FILE_KEYS[key];
+    if (!spec) throw bad(`${source}: unknown key ${JSON.stringify(key)} (known: ${Object.keys(FILE_KEYS).join(', ')})`);
+    const where = `${source}: "${key}"`;
+    switch (spec.kind) {
+      case 'list':
+        if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw bad(`${where} must be a list of strings`);
+        break;
+      case 'int':
+        if (limitProblem(v)) throw bad(`${where} must be a non-negative integer`);
+        break;
+      case 'bool':
+        if (typeof v !== 'boolean') throw bad(`${where} must be true or false`);
+        break;
+      case 'seconds':
+        if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw bad(`${where} must be a positive number of seconds`);
+        break;
+      case 'positive':
+        if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw bad(`${where} must be a positive integer`);
+        break;
+    }
+    out[spec.field] = v;
+  }
+  return out as SettingsInput;
+}
+
+/** Reads `<root>/.cordon.json` if present (undefined when absent); errors as {@link parsePolicyFile}. */
+export function readPolicyFile(root: string): SettingsInput | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(root, POLICY_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw bad(`cannot read ${POLICY_FILE}: ${(error as Error).message}`);
+  }
+  return parsePolicyFile(text, POLICY_FILE);
+}
+
+/**
+ * Layers `inputs` (later wins, field by field: pass the file first, then the flags) over the
+ * reference's defaults (research §2.1) and validates the result (globs, limits, verifiers,
+ * attempts). Throws `CORDON_BAD_INPUT` (exit 2) with the first problem.
+ */
+export function resolveSettings(...inputs: ReadonlyArray<SettingsInput | undefined>): EnvelopeSettings {
+  const merged: Record<string, unknown> = {};
+  for (const input of inputs) for (const [k, v] of Object.entries(input ?? {})) if (v !== undefined) merged[k] = v;
+  const m = merged as SettingsInput;
+  const policy = {
+    allow: [...(m.allow ?? [])],
+    deny: [...(m.deny ?? [])],
+    allow_ignored: [...(m.allowIgnored ?? [])],
+    allow_commits: m.allowCommits ?? false,
+    limits: {
+      max_files: m.maxFiles ?? DEFAULT_LIMITS.max_files,
+      max_added_lines: m.maxAddedLines ?? DEFAULT_LIMITS.max_added_lines,
+      max_deleted_lines: m.maxDeletedLines ?? DEFAULT_LIMITS.max_deleted_lines,
+      max_working_bytes: m.maxWorkingBytes ?? DEFAULT_LIMITS.max_working_bytes,
+      max_binary_files: m.maxBinaryFiles ?? DEFAULT_LIMITS.max_binary_files,
+    },
+  };
+  const problem = policyProblem(policy);
+  if (problem) throw bad(problem);
+  const verify = { commands: [...(m.verify ?? [])], timeout_seconds: m.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT_SECONDS, output_cap: m.verifyOutputCap ?? DEFAULT_VERIFY_OUTPUT_CAP };
+  const verifyBad = verifySpecProblem(verify);
+  if (verifyBad) throw bad(verifyBad);
+  const attempts = m.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  if (!Number.isSafeInteger(attempts) || attempts < 1) throw bad('--max-attempts must be an integer >= 1');
+  return { policy, verify, max_attempts: attempts };
+}
+
+/** Validates and trims a label; throws `CORDON_BAD_INPUT` (research §3). */
+export function checkLabel(label: string): string {
+  const problem = labelProblem(label);
+  if (problem) throw bad(problem);
+  return label.trim();
+}
+
+function bad(message: string): CordonError {
+  return new CordonError(ERROR_CODES.BAD_INPUT, message);
+}

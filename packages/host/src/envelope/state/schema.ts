@@ -1,0 +1,124 @@
+import type { GitRules } from '../git/shadow.js';
+import type { IgnoredSnapshot } from '../evidence/untracked.js';
+import { isPhase, type Phase } from '../phases.js';
+import { exactKeys, isPlainObject, labelProblem, policyProblem, type Policy } from '../policy/policy.js';
+import { verifySpecProblem, type VerifySpec } from '../verify/spec.js';
+import type { AuditRecord } from '../audit/record.js';
+
+/** Version of every `.cordon/*.json` file this code reads and writes. */
+export const SCHEMA_VERSION = 1;
+
+/** `.cordon/config.json`: written once, at arm (research §4.2, plus `policy.allow_ignored`, `verify`, `runner`, `repo`). */
+export interface EnvelopeConfig {
+  readonly schema_version: 1;
+  /** `manual` for `cordon arm`; a runner name (e.g. `claude-code`) for `cordon run`. */
+  readonly mode: string;
+  /** Task text, trimmed. */
+  readonly label: string;
+  /** Full commit id of HEAD at arm time. */
+  readonly baseline: string;
+  /** ISO-8601 UTC, to the second. */
+  readonly created_at: string;
+  readonly policy: Policy;
+  readonly verify: VerifySpec;
+  /** Options of the agent runner for `run`/`resume` (opaque here; the runner validates it), or null. */
+  readonly runner: Readonly<Record<string, unknown>> | null;
+  /** Where the envelope was armed; a check elsewhere (a moved tree, a redirected `core.worktree`) is refused. */
+  readonly repo: { readonly root: string; readonly git_dir: string };
+}
+
+/** `.cordon/snapshot.json`: what arming saw besides the baseline commit (issue 2 "Integrity"). */
+export interface EnvelopeSnapshot {
+  readonly schema_version: 1;
+  /** Arm-time git settings and rule files. */
+  readonly git: GitRules;
+  /** Arm-time ignored entries and `.gitignore` rules. */
+  readonly ignored: IgnoredSnapshot;
+  /** Submodule path → fingerprint of its work tree. */
+  readonly submodules: Readonly<Record<string, string>>;
+}
+
+/** `.cordon/state.json`: rewritten on every transition (research §4.3). */
+export interface EnvelopeState {
+  readonly schema_version: 1;
+  readonly phase: Phase;
+  readonly attempt: number;
+  readonly max_attempts: number;
+  /** SHA-256 of config.json's canonical body (no trailing newline). */
+  readonly config_sha256: string;
+  /** SHA-256 of snapshot.json's canonical body. */
+  readonly snapshot_sha256: string;
+  /** SHA-256 of `info/exclude` after `/.cordon/` was registered. */
+  readonly exclude_sha256: string;
+  readonly last_error: string | null;
+  readonly last_audit: AuditRecord | null;
+  /** ISO-8601 UTC. */
+  readonly updated_at: string;
+}
+
+const HEX_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+const SHA256 = /^[0-9a-f]{64}$/;
+const MODE = /^[a-z][a-z0-9-]{0,63}$/;
+
+/** The first problem of a parsed config.json, or undefined (research §4.5). */
+export function configProblem(value: unknown): string | undefined {
+  if (!isPlainObject(value)) return 'config is not a JSON object';
+  const keys = exactKeys(value, ['baseline', 'created_at', 'label', 'mode', 'policy', 'repo', 'runner', 'schema_version', 'verify']);
+  if (keys) return `config ${keys}`;
+  if (value.schema_version !== SCHEMA_VERSION) return `config schema_version is not ${SCHEMA_VERSION}`;
+  if (typeof value.mode !== 'string' || !MODE.test(value.mode)) return 'config mode is invalid';
+  const label = labelProblem(value.label);
+  if (label) return `config ${label}`;
+  if (typeof value.label === 'string' && value.label !== value.label.trim()) return 'config label is not trimmed';
+  if (typeof value.baseline !== 'string' || !HEX_ID.test(value.baseline)) return 'config baseline is not a commit id';
+  if (typeof value.created_at !== 'string' || value.created_at === '') return 'config created_at is empty';
+  const policy = policyProblem(value.policy);
+  if (policy) return `config ${policy}`;
+  const verify = verifySpecProblem(value.verify);
+  if (verify) return `config ${verify}`;
+  if (value.runner !== null && !isPlainObject(value.runner)) return 'config runner is neither an object nor null';
+  if (!isPlainObject(value.repo) || exactKeys(value.repo, ['git_dir', 'root']) || typeof value.repo.root !== 'string' || typeof value.repo.git_dir !== 'string') return 'config repo is invalid';
+  return undefined;
+}
+
+/** The first problem of a parsed snapshot.json, or undefined. */
+export function snapshotProblem(value: unknown): string | undefined {
+  if (!isPlainObject(value)) return 'snapshot is not a JSON object';
+  const keys = exactKeys(value, ['git', 'ignored', 'schema_version', 'submodules']);
+  if (keys) return `snapshot ${keys}`;
+  if (value.schema_version !== SCHEMA_VERSION) return `snapshot schema_version is not ${SCHEMA_VERSION}`;
+  const git = value.git;
+  if (!isPlainObject(git) || exactKeys(git, ['attributes_file', 'excludes_file', 'info_attributes', 'info_exclude', 'settings'])) return 'snapshot git is invalid';
+  if (!isStringMap(git.settings)) return 'snapshot git settings is invalid';
+  for (const key of ['attributes_file', 'excludes_file', 'info_attributes', 'info_exclude']) if (git[key] !== null && typeof git[key] !== 'string') return `snapshot git ${key} is invalid`;
+  const ignored = value.ignored;
+  if (!isPlainObject(ignored) || exactKeys(ignored, ['entries', 'gitignores']) || !isStringMap(ignored.entries) || !isStringMap(ignored.gitignores)) return 'snapshot ignored is invalid';
+  if (!isStringMap(value.submodules)) return 'snapshot submodules is invalid';
+  return undefined;
+}
+
+/** The first problem of a parsed state.json, or undefined (research §4.5, §16.2 T3). */
+export function stateProblem(value: unknown): string | undefined {
+  if (!isPlainObject(value)) return 'state is not a JSON object';
+  const keys = exactKeys(value, ['attempt', 'config_sha256', 'exclude_sha256', 'last_audit', 'last_error', 'max_attempts', 'phase', 'schema_version', 'snapshot_sha256', 'updated_at']);
+  if (keys) return `state ${keys}`;
+  if (value.schema_version !== SCHEMA_VERSION) return `state schema_version is not ${SCHEMA_VERSION}`;
+  if (!isPhase(value.phase)) return `state phase ${JSON.stringify(value.phase)} is unknown`;
+  if (typeof value.max_attempts !== 'number' || !Number.isSafeInteger(value.max_attempts) || value.max_attempts < 1) return 'state max_attempts must be an integer >= 1';
+  if (typeof value.attempt !== 'number' || !Number.isSafeInteger(value.attempt) || value.attempt < 0) return 'state attempt must be a non-negative integer';
+  if (value.attempt > value.max_attempts) return 'state attempt exceeds max_attempts';
+  for (const key of ['config_sha256', 'snapshot_sha256', 'exclude_sha256']) if (typeof value[key] !== 'string' || !SHA256.test(value[key] as string)) return `state ${key} is not a SHA-256`;
+  if (value.last_error !== null && typeof value.last_error !== 'string') return 'state last_error is neither a string nor null';
+  if (value.last_audit !== null && !(isPlainObject(value.last_audit) && typeof value.last_audit.passed === 'boolean')) return 'state last_audit is malformed';
+  if (typeof value.updated_at !== 'string' || value.updated_at === '') return 'state updated_at is empty';
+  return undefined;
+}
+
+function isStringMap(value: unknown): value is Record<string, string> {
+  return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+
+/** ISO-8601 UTC timestamp to the second, e.g. `2026-11-30T02:08:29Z`. */
+export function nowIso(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

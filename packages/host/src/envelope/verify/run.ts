@@ -1,0 +1,101 @@
+import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { runManaged, succeeded } from '../process.js';
+import { splitCommand, type VerifySpec } from './spec.js';
+
+/** Output kept per stream in the evidence, bytes (research §3: 16 KiB). */
+export const EVIDENCE_BYTES = 16 * 1024;
+/** Appended to evidence that was cut (research §8). */
+export const TRUNCATION_MARKER = '\n...[truncated by Cordon]';
+
+/** Evidence of one verifier run (a field of the audit object, snake_case like the rest). */
+export interface VerifierResult {
+  readonly command: string;
+  readonly argv: readonly string[];
+  readonly passed: boolean;
+  /** Exit code, or null when a signal ended it or it never started. */
+  readonly returncode: number | null;
+  readonly signal: string | null;
+  readonly timed_out: boolean;
+  readonly output_limited: boolean;
+  /** A grandchild kept the output pipes open after the verifier exited. */
+  readonly output_not_closed: boolean;
+  /** Why it could not start (`cannot start 'x': ENOENT …`), else null. */
+  readonly start_error: string | null;
+  /** First 16 KiB of each stream as UTF-8 (invalid bytes replaced), plus the marker when cut. */
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly duration_ms: number;
+}
+
+/** Where verifiers run. */
+export interface VerifierContext {
+  /** Repository root: every verifier's cwd (research §8). */
+  readonly cwd: string;
+  /** The caller's environment, passed unchanged (research §8). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs every verifier of `spec` in order, all of them even after a failure (research §8), each
+ * split with {@link splitCommand}, without a shell, stdin /dev/null, in its own process group
+ * under `timeout_seconds` and `output_cap` (the whole group is killed on either). A verifier
+ * that cannot start is a failed result, not an error (issue 2). Throws only on an invalid spec.
+ */
+export async function runVerifiers(spec: VerifySpec, context: VerifierContext): Promise<VerifierResult[]> {
+  const results: VerifierResult[] = [];
+  for (const command of spec.commands) results.push(await runVerifier(command, spec, context));
+  return results;
+}
+
+/** Runs one verifier command (see {@link runVerifiers}). */
+export async function runVerifier(command: string, spec: Pick<VerifySpec, 'timeout_seconds' | 'output_cap'>, context: VerifierContext): Promise<VerifierResult> {
+  let argv: string[];
+  try {
+    argv = splitCommand(command);
+  } catch (error) {
+    throw new CordonError(ERROR_CODES.BAD_INPUT, (error as Error).message);
+  }
+  const base = { command, argv, timed_out: false, output_limited: false, output_not_closed: false };
+  try {
+    const r = await runManaged(argv, {
+      cwd: context.cwd,
+      env: context.env ?? process.env,
+      timeoutMs: spec.timeout_seconds * 1000,
+      outputCap: spec.output_cap,
+      keepBytes: EVIDENCE_BYTES,
+    });
+    return {
+      ...base,
+      passed: succeeded(r),
+      returncode: r.exitCode,
+      signal: r.signal,
+      timed_out: r.timedOut,
+      output_limited: r.outputLimited,
+      output_not_closed: r.outputNotClosed,
+      start_error: null,
+      stdout: evidence(r.stdout, r.stdoutBytes),
+      stderr: evidence(r.stderr, r.stderrBytes),
+      duration_ms: Math.round(r.durationMs),
+    };
+  } catch (error) {
+    if (error instanceof CordonError && error.code === ERROR_CODES.PROCESS_ERROR) {
+      return { ...base, passed: false, returncode: null, signal: null, start_error: error.message, stdout: '', stderr: '', duration_ms: 0 };
+    }
+    throw error;
+  }
+}
+
+/** Short reason a verifier failed, for the violation line: `timeout`, `output limit`, `exit N`, … */
+export function failureReason(result: VerifierResult): string {
+  if (result.start_error) return 'cannot start';
+  if (result.timed_out) return 'timeout';
+  if (result.output_limited) return 'output limit';
+  if (result.output_not_closed) return 'output left open';
+  if (result.signal) return `signal ${result.signal}`;
+  return `exit ${result.returncode}`;
+}
+
+function evidence(kept: Buffer, total: number): string {
+  const text = kept.subarray(0, EVIDENCE_BYTES).toString('utf8');
+  return total > EVIDENCE_BYTES ? text + TRUNCATION_MARKER : text;
+}

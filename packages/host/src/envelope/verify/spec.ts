@@ -1,0 +1,63 @@
+import { split } from 'shlex';
+import { isPlainObject, exactKeys } from '../policy/policy.js';
+
+/** How an envelope's verifiers run (stored in `.cordon/config.json`). */
+export interface VerifySpec {
+  /** Raw command strings, run in order; split with POSIX shell-word rules, never through a shell. */
+  readonly commands: readonly string[];
+  /** Wall-clock limit per verifier, in seconds. */
+  readonly timeout_seconds: number;
+  /** Output bytes allowed per stream per verifier. */
+  readonly output_cap: number;
+}
+
+/** At most this many verifiers (research §3). */
+export const MAX_VERIFIERS = 8;
+/** Longest verifier command, in characters (research §3). */
+export const MAX_VERIFIER_LENGTH = 4096;
+/** Default verifier timeout, seconds (research §3: 300 s). */
+export const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
+/** Default verifier output cap per stream, bytes (research §3: 4 MiB). */
+export const DEFAULT_VERIFY_OUTPUT_CAP = 4 * 1024 * 1024;
+
+/**
+ * Splits one verifier command into argv with POSIX shell-word rules (the `shlex` package:
+ * quotes and backslash escapes; `#` is not a comment; no expansion, no operators, so
+ * `true && false` is `true` with two arguments: research §8). Throws `Error` naming the command
+ * when it is blank, too long, has unbalanced quotes, or splits to an empty executable.
+ */
+export function splitCommand(command: string): string[] {
+  if (typeof command !== 'string' || command.trim() === '') throw new Error('invalid --verify command: it is blank');
+  if (command.length > MAX_VERIFIER_LENGTH) throw new Error(`invalid --verify command: longer than ${MAX_VERIFIER_LENGTH} characters`);
+  let argv: string[];
+  try {
+    argv = split(command);
+  } catch (error) {
+    const reason = /quoted string/.test((error as Error).message) ? 'No closing quotation' : (error as Error).message;
+    throw new Error(`invalid --verify command ${JSON.stringify(command)}: ${reason}`);
+  }
+  if (argv.length === 0 || argv[0] === '') throw new Error(`invalid --verify command ${JSON.stringify(command)}: empty executable`);
+  return argv;
+}
+
+/** The first problem with `spec` (shape, count, each command, timeout, cap), or undefined. */
+export function verifySpecProblem(spec: unknown): string | undefined {
+  if (!isPlainObject(spec)) return 'verify is not an object';
+  const extra = exactKeys(spec, ['commands', 'output_cap', 'timeout_seconds']);
+  if (extra) return `verify ${extra}`;
+  if (!Array.isArray(spec.commands)) return 'verify commands is not a list';
+  if (spec.commands.length > MAX_VERIFIERS) return `too many --verify commands: ${spec.commands.length} > ${MAX_VERIFIERS}`;
+  for (const command of spec.commands) {
+    if (typeof command !== 'string') return 'verify commands holds a non-string';
+    try {
+      splitCommand(command);
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+  const t = spec.timeout_seconds;
+  if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0 || t > 7 * 24 * 3600) return '--verify-timeout must be a positive number of seconds (at most 604800)';
+  const cap = spec.output_cap;
+  if (typeof cap !== 'number' || !Number.isSafeInteger(cap) || cap <= 0) return '--verify-output-cap must be a positive integer (bytes)';
+  return undefined;
+}
