@@ -20,12 +20,13 @@ export type {
   LedgerUncompactResult,
   VisibleEntry,
 } from './services/ledger.js';
-export type { CanonicalTool, ToolCall, ToolDecision, ToolResult } from './events/tool-call.js';
+export type { CanonicalTool, ToolCall, ToolDecision, ToolResult, ToolStatus } from './events/tool-call.js';
 export type { AuditContext, Violation } from './events/audit.js';
 export type { CompactionPlan, CompactionRange } from './events/compact.js';
 export type { GuardRequest, GuardResult } from './events/enforce.js';
 export type { Registrar } from './registries/registrar.js';
-export type { Dialect, DialectContext, DialectEntry, HookEvent, HookReply } from './registries/dialect.js';
+export type { Dialect, DialectContext, DialectEntry, HookEventKind, HookReply, NativeEvent, NativeLifecycle, NativeToolAfter, NativeToolBefore, ProcessInfo } from './registries/dialect.js';
+export type { ConfigChange, ConfigDocument, ConfigFormats, ConfigPath, HookCommand, HookInstaller, HookScope, InstallContext, InstallPlan, TomlDocument } from './registries/hook-installer.js';
 export type { RunnerEntry } from './registries/runner.js';
 export type { ProcessTreeSampler, SamplerEntry, TreeReader, TreeReading } from './registries/sampler.js';
 export type { ProbeEntry, ProbeResult } from './registries/probe.js';

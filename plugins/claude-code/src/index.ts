@@ -1,11 +1,12 @@
 import type { CordonPlugin } from '@cordon/plugin-api';
+import { claudeCodeDialect } from './dialect/entry.js';
 
 /** The `cordon:register` oclif hook of @cordon/claude-code: returns the plugin descriptor, taps nothing itself. */
 export async function register(): Promise<CordonPlugin> {
   return {
     name: 'claude-code',
-    apply() {
-      // Registers nothing yet: see README.md for what this plugin will hold.
+    apply(api) {
+      api.dialects.register(claudeCodeDialect);
     },
   };
 }

@@ -1,11 +1,12 @@
 import type { CordonPlugin } from '@cordon/plugin-api';
+import { geminiDialect } from './dialect/entry.js';
 
 /** The `cordon:register` oclif hook of @cordon/gemini: returns the plugin descriptor, taps nothing itself. */
 export async function register(): Promise<CordonPlugin> {
   return {
     name: 'gemini',
-    apply() {
-      // Registers nothing yet: see README.md for what this plugin will hold.
+    apply(api) {
+      api.dialects.register(geminiDialect);
     },
   };
 }

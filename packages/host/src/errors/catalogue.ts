@@ -30,6 +30,10 @@ export const ERROR_CODES = Object.freeze({
    * role, text or session name. Nothing was written.
    */
   LEDGER_REFUSED: 'CORDON_LEDGER_REFUSED',
+  /** An agent config file that install-hooks would edit exists but does not parse; it is left untouched. Exit 2. */
+  CONFIG_UNPARSEABLE: 'CORDON_CONFIG_UNPARSEABLE',
+  /** An agent config file cannot be edited safely (a form cordon does not rewrite, a command path the agent would split). Exit 2. */
+  CONFIG_EDIT: 'CORDON_CONFIG_EDIT',
   /** Something cordon did not expect; a bug. */
   INTERNAL: 'CORDON_INTERNAL',
 } as const);

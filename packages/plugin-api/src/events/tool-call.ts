@@ -1,6 +1,6 @@
 /**
- * Canonical tool-call events: what every agent dialect normalises its native hook payload into
- * (alias tables: research/hook-dialects.md §7).
+ * Canonical tool-call events: what every agent dialect's payload becomes before the host fires
+ * `beforeToolCall` / `afterToolCall` (alias tables: research/hook-dialects.md §7).
  */
 
 /** Agent-neutral tool family (research/hook-dialects.md §7.3). */
@@ -10,18 +10,23 @@ export type CanonicalTool = 'shell' | 'read' | 'write' | 'edit' | 'search' | 'we
 export interface ToolCall {
   /** Dialect name, equal to the plugin name: `claude-code`, `codex`, `gemini`, `cursor`, `hermes`, `aider`. */
   readonly agent: string;
-  /** The agent's session id, unsanitised (sanitise before naming anything on disk). */
+  /** The agent's session id, unsanitised (sanitise before naming anything on disk); `''` when absent. */
   readonly sessionId: string;
-  /** The agent's own call id, or a stable hash of tool and input when the agent has none (Gemini). */
+  /**
+   * Pairs this call with its result: the agent's own call id, or, when the agent sends none
+   * (Gemini), `h:<hash of session, tool and input>.<first-in-first-out ordinal>`.
+   */
   readonly callKey: string;
+  /** Whether {@link callKey} is the agent's id (`agent`) or computed (`hash`). */
+  readonly callKeySource: 'agent' | 'hash';
   /** Native tool name, e.g. `Bash`, `run_shell_command`, `apply_patch`. */
   readonly toolName: string;
   /** Agent-neutral family of {@link toolName}. */
   readonly canonicalTool: CanonicalTool;
-  /** Native tool input object, unchanged. */
+  /** Native tool input object, unchanged (`{}` when the agent sent none or not an object). */
   readonly toolInput: Readonly<Record<string, unknown>>;
-  /** Shell command (or a one-line summary of the input) for reports; at most 500 characters. */
-  readonly command?: string;
+  /** Shell command, or a one-line summary of the input, for reports; at most 2,000 characters. */
+  readonly command: string;
   /** Working directory reported by the agent. */
   readonly cwd?: string;
   /** PID of the agent process (from `CLAUDE_PID` or the ancestry walk), when known. */
@@ -34,23 +39,30 @@ export interface ToolCall {
 
 /**
  * What a `beforeToolCall` tap may answer. The first non-`undefined` answer wins (bail hook);
- * the dialect writes it back in the agent's own format.
+ * the dialect writes it back in the agent's own format (research/hook-dialects.md §7.4).
+ * A `rewrite` carries the complete new input object.
  */
 export type ToolDecision =
   | { readonly kind: 'deny'; readonly reason: string; readonly by?: string }
   | { readonly kind: 'rewrite'; readonly toolInput: Readonly<Record<string, unknown>>; readonly reason?: string; readonly by?: string };
 
+/**
+ * How a finished call ended: `failed` for Claude's `PostToolUseFailure`, Cursor's
+ * `postToolUseFailure`, a non-zero exit code or an error result; `unknown` when the agent's
+ * payload cannot tell (a Codex shell call whose exit code is not recoverable).
+ */
+export type ToolStatus = 'ok' | 'failed' | 'unknown';
+
 /** A finished tool call, as threaded through `afterToolCall` (waterfall: taps may annotate it). */
 export interface ToolResult {
-  /** The call this result ends (same `callKey` as its start). */
+  /** The call this result ends, rebuilt from the after payload (same `callKey` as its start). */
   readonly call: ToolCall;
-  /** `ok` when the agent reported success; `failed` for Claude's `PostToolUseFailure` and equivalents. */
-  readonly status: 'ok' | 'failed';
-  /** Exit code of a shell call when the agent reports one (Codex does not). */
+  readonly status: ToolStatus;
+  /** Exit code of a shell call when the agent reports or implies one. */
   readonly exitCode?: number;
-  /** Duration reported by the agent in ms, when it reports one. */
+  /** Duration reported by the agent, ms, when it reports one. */
   readonly durationMs?: number;
-  /** Error text for failed calls, truncated to 2,000 characters. */
+  /** Error text for failed calls, at most 2,000 characters. */
   readonly error?: string;
   /** Free-form annotations added by taps. */
   readonly annotations?: Readonly<Record<string, unknown>>;

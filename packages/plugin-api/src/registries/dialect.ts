@@ -1,30 +1,76 @@
-import type { ToolCall, ToolDecision, ToolResult } from '../events/tool-call.js';
+import type { CanonicalTool, ToolCall, ToolDecision, ToolStatus } from '../events/tool-call.js';
+import type { HookInstaller } from './hook-installer.js';
 
 /**
- * A registered agent dialect. Registration is cheap; the dialect module itself is loaded lazily
- * by {@link DialectEntry.load} so the hot path imports only the one it needs.
+ * A registered agent dialect. Registration is cheap; the implementation is loaded lazily by
+ * {@link DialectEntry.load} (hot path) and {@link DialectEntry.loadInstaller}
+ * (`cordon install-hooks`), so `cordon hook` imports exactly one dialect and no writer code.
  */
 export interface DialectEntry {
   /** Agent name, equal to the plugin name (`claude-code`, `codex`, `gemini`, `cursor`, `hermes`). */
   readonly name: string;
   /**
-   * Cheap test on a parsed payload used when `cordon hook` runs without `--agent`.
-   * Must not throw; returns a confidence: 0 (not mine) to 1 (certainly mine).
+   * Cheap test used when `cordon hook` runs without `--agent`: 0 (not mine) to 1 (certainly
+   * mine). Gets the parsed payload and the hook's environment; must not throw or do I/O.
    */
-  readonly sniff?: (payload: Readonly<Record<string, unknown>>) => number;
-  /** Loads the dialect implementation. */
+  readonly sniff?: (payload: Readonly<Record<string, unknown>>, env: Readonly<Record<string, string | undefined>>) => number;
+  /** Loads the payload normaliser and decision writer. */
   readonly load: () => Promise<Dialect>;
+  /** Loads the config writer for `cordon install-hooks` / `uninstall-hooks`, when the agent has hooks. */
+  readonly loadInstaller?: () => Promise<HookInstaller>;
 }
 
-/** A normalised hook event (research/hook-dialects.md §7.1). */
-export type HookEvent =
-  | { readonly type: 'tool.before'; readonly call: ToolCall }
-  | { readonly type: 'tool.after'; readonly result: ToolResult }
-  | { readonly type: 'session.start' | 'session.end' | 'turn.start' | 'turn.end'; readonly sessionId: string; readonly nativeEvent: string; readonly cwd?: string; readonly agentPid?: number; readonly raw: Readonly<Record<string, unknown>> };
+/** Canonical hook event kinds (research/hook-dialects.md §7.1). `turn.end` is `Stop`: never a session end. */
+export type HookEventKind = 'tool.before' | 'tool.after' | 'session.start' | 'session.end' | 'turn.start' | 'turn.end';
+
+/** Fields every normalised event has. */
+interface NativeBase {
+  /** The agent's own event name (`PreToolUse`, `AfterTool`, `post_tool_call`). */
+  readonly nativeEvent: string;
+  /** The agent's session id as sent; `''` when missing (research §7.2 "session id" row). */
+  readonly sessionId: string;
+  /** Working directory the agent reported. */
+  readonly cwd?: string;
+}
+
+/** Tool fields of tool events (research §7.2). */
+interface NativeTool extends NativeBase {
+  /** Native tool name. */
+  readonly toolName: string;
+  /** Native tool input; `{}` when missing or not an object. */
+  readonly toolInput: Readonly<Record<string, unknown>>;
+  /** The agent's call id, when it sends one (Gemini does not). Kept as sent, newlines included. */
+  readonly callId?: string;
+}
+
+/** A tool about to run. */
+export interface NativeToolBefore extends NativeTool {
+  readonly kind: 'tool.before';
+}
+
+/** A tool that finished, with what the payload says about the outcome. */
+export interface NativeToolAfter extends NativeTool {
+  readonly kind: 'tool.after';
+  readonly status: ToolStatus;
+  /** Shell exit code when the payload states or implies one. */
+  readonly exitCode?: number;
+  /** Duration in ms when the agent reports one. */
+  readonly durationMs?: number;
+  /** Error text of a failed call (untruncated; the host truncates). */
+  readonly error?: string;
+}
+
+/** Session and turn boundaries. */
+export interface NativeLifecycle extends NativeBase {
+  readonly kind: 'session.start' | 'session.end' | 'turn.start' | 'turn.end';
+}
+
+/** What {@link Dialect.parse} returns: the payload normalised, before the host adds call keys, summaries and the agent PID. */
+export type NativeEvent = NativeToolBefore | NativeToolAfter | NativeLifecycle;
 
 /** What the hook process writes back to the agent. */
 export interface HookReply {
-  /** Text for stdout; empty string prints nothing. */
+  /** Text for stdout; `''` prints nothing. */
   readonly stdout: string;
   /** Exit code; 0 unless the dialect's only blocking channel is exit 2. */
   readonly exitCode: number;
@@ -34,18 +80,48 @@ export interface HookReply {
 
 /** Context a dialect gets when it normalises a payload. */
 export interface DialectContext {
-  /** Process environment of the hook process. */
+  /** Environment of the hook process. */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** PID of the hook process's parent. */
-  readonly ppid: number;
 }
 
-/** An agent dialect: payload normaliser and decision writer. */
+/** One process in the hook's ancestry, as the host reads it (`/proc/<pid>/stat`, `exe`, `cmdline`). */
+export interface ProcessInfo {
+  readonly pid: number;
+  readonly ppid: number;
+  /** Kernel short name (`comm`, at most 15 characters). */
+  readonly comm: string;
+  /** Resolved executable path, when readable. */
+  readonly exe?: string;
+  /** Command line split on NUL. */
+  readonly argv: readonly string[];
+}
+
+/** An agent dialect: payload normaliser, tool-name mapper, decision writer and process signature. */
 export interface Dialect {
   /** Agent name. */
   readonly name: string;
-  /** Normalises a native payload; `undefined` for events cordon ignores. Never throws on odd input. */
-  parse(payload: Readonly<Record<string, unknown>>, ctx: DialectContext): HookEvent | undefined;
-  /** Writes a `beforeToolCall` decision in the agent's own format (research/hook-dialects.md §7.4). */
+  /**
+   * Normalises a native payload (research §7.1, §7.2). Returns `undefined` for events cordon does
+   * not record (e.g. `PreCompact`). Never throws on odd input: wrong types read as absent.
+   * May be async (Codex reads its rollout transcript for exit codes).
+   */
+  parse(payload: Readonly<Record<string, unknown>>, ctx: DialectContext): NativeEvent | undefined | Promise<NativeEvent | undefined>;
+  /**
+   * Canonical family of a native tool (research §7.3); unknown names are `other`. The input is
+   * there for tools whose family depends on it (Codex's `apply_patch` adds or edits files).
+   */
+  canonicalTool(toolName: string, toolInput: Readonly<Record<string, unknown>>): CanonicalTool;
+  /** Writes a `beforeToolCall` decision in the agent's own format (research §7.4). */
   reply(decision: ToolDecision, call: ToolCall): HookReply;
+  /**
+   * Environment variable that names the agent's pid directly (`CLAUDE_PID`), checked before the
+   * ancestry walk (research §8.1).
+   */
+  readonly agentPidEnv?: string;
+  /**
+   * Whether a process of the hook's ancestry is the agent (research §8.1: the first non-shell
+   * ancestor whose exe or command line matches). The host walks from the parent upward, skipping
+   * shells, and stops at the first match.
+   */
+  isAgentProcess(proc: ProcessInfo): boolean;
 }

@@ -1,0 +1,51 @@
+import { Flags } from '@oclif/core';
+import { CordonCommand } from '../cli/cordon-command.js';
+import { printHooksReport } from '../install-hooks/print.js';
+import { runInstallHooks, type InstallHooksReport } from '../install-hooks/run.js';
+
+/** Flags shared by install-hooks and uninstall-hooks. */
+export const hookConfigFlags = {
+  agent: Flags.string({ char: 'a', multiple: true, description: 'Agent to configure (repeatable): claude-code, codex, gemini, cursor, hermes', exclusive: ['all'] }),
+  all: Flags.boolean({ description: 'Every agent found installed here (its binary on PATH or its config home present)', exclusive: ['agent'] }),
+  scope: Flags.string({ options: ['user', 'project'], default: 'user', description: "Write the agent's per-user config, or the project's" }),
+  'project-dir': Flags.directory({ description: 'Project root for --scope project (default: current directory)' }),
+  write: Flags.boolean({ description: 'Apply the changes (default: dry run printing a diff of each file)' }),
+  command: Flags.string({ description: 'The cordon executable to write into the configs (default: this node binary and this installation of cordon, both absolute)' }),
+};
+
+export default class InstallHooks extends CordonCommand {
+  static override summary = 'Make agents run `cordon hook` on every tool call and session boundary';
+  static override description = [
+    'Merges cordon into each agent\'s own hook config, keeping everything else (comments in YAML and TOML too):',
+    'Claude Code settings.json (PreToolUse, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd), Codex hooks.json plus the',
+    'trust entries in the user config.toml, Gemini CLI settings.json, Cursor hooks.json, Hermes config.yaml.',
+    'A dry run by default: prints a diff of every file it would change; --write applies. Running it twice changes nothing.',
+    'A config file that does not parse is refused and left untouched.',
+  ].join('\n');
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --agent claude-code',
+    '<%= config.bin %> <%= command.id %> --agent codex --agent gemini --write',
+    '<%= config.bin %> <%= command.id %> --all --scope project --write',
+    '<%= config.bin %> <%= command.id %> --agent hermes --write --accept',
+  ];
+  static override flags = {
+    ...hookConfigFlags,
+    accept: Flags.boolean({ description: "Hermes: also record your consent in Hermes' shell-hooks allowlist (otherwise Hermes asks on first use)" }),
+  };
+
+  async run(): Promise<InstallHooksReport> {
+    const { flags } = await this.parse(InstallHooks);
+    const host = await this.host();
+    const result = await runInstallHooks(host, {
+      mode: 'install',
+      agents: flags.all ? 'all' : (flags.agent ?? []),
+      scope: flags.scope as 'user' | 'project',
+      projectDir: flags['project-dir'],
+      write: flags.write,
+      accept: flags.accept,
+      executable: flags.command,
+    });
+    if (!this.jsonEnabled()) printHooksReport(result, (line) => this.log(line));
+    return result;
+  }
+}

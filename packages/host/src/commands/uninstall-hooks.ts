@@ -1,0 +1,26 @@
+import { CordonCommand } from '../cli/cordon-command.js';
+import { printHooksReport } from '../install-hooks/print.js';
+import { runInstallHooks, type InstallHooksReport } from '../install-hooks/run.js';
+import { hookConfigFlags } from './install-hooks.js';
+
+export default class UninstallHooks extends CordonCommand {
+  static override summary = 'Remove exactly what `cordon install-hooks` wrote from the agents\' hook configs';
+  static override description = 'Dry run by default (prints a diff of every file); --write applies. Entries whose command is a cordon hook command for that agent are removed, and containers they leave empty; nothing else changes.';
+  static override examples = ['<%= config.bin %> <%= command.id %> --agent codex', '<%= config.bin %> <%= command.id %> --all --write'];
+  static override flags = hookConfigFlags;
+
+  async run(): Promise<InstallHooksReport> {
+    const { flags } = await this.parse(UninstallHooks);
+    const host = await this.host();
+    const result = await runInstallHooks(host, {
+      mode: 'uninstall',
+      agents: flags.all ? 'all' : (flags.agent ?? []),
+      scope: flags.scope as 'user' | 'project',
+      projectDir: flags['project-dir'],
+      write: flags.write,
+      executable: flags.command,
+    });
+    if (!this.jsonEnabled()) printHooksReport(result, (line) => this.log(line));
+    return result;
+  }
+}

@@ -1,0 +1,75 @@
+import { readFileSync, readlinkSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Dialect, ProcessInfo } from '@cordon/plugin-api';
+
+/** Launchers between an agent and its hook that are never the agent (research hook-dialects.md §8.1). */
+const SHELLS = new Set(['sh', 'dash', 'bash', 'zsh', 'fish', 'ksh', 'mksh', 'busybox', 'env', 'timeout', 'nice', 'nohup', 'setsid', 'stdbuf', 'script']);
+
+/** How far up the walk goes: observed depths are 1 (Codex, Gemini, Hermes) and 2 (Claude via dash). */
+const MAX_DEPTH = 8;
+
+/** Reads one process from `/proc` (Linux); `undefined` when it is gone or unreadable. */
+export function readProc(pid: number): ProcessInfo | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so split at the last `)`.
+    const open = stat.indexOf('(');
+    const close = stat.lastIndexOf(')');
+    if (open < 0 || close < open) return undefined;
+    const comm = stat.slice(open + 1, close);
+    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+    let argv: string[] = [];
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    } catch {
+      // Unreadable (another user's process): comm alone must do.
+    }
+    let exe: string | undefined;
+    try {
+      exe = readlinkSync(`/proc/${pid}/exe`);
+    } catch {
+      exe = undefined;
+    }
+    return { pid, ppid: Number.isFinite(ppid) ? ppid : 0, comm, exe, argv };
+  } catch {
+    return undefined;
+  }
+}
+
+/** True for shells and launchers the walk steps past (login shells show as `-bash`). */
+export function isShell(proc: ProcessInfo): boolean {
+  const name = (s: string | undefined) => (s ? basename(s).replace(/^-/, '') : '');
+  return SHELLS.has(name(proc.comm)) || SHELLS.has(name(proc.exe)) || (proc.argv.length > 0 && SHELLS.has(name(proc.argv[0])));
+}
+
+/**
+ * The agent's pid for a hook process (research hook-dialects.md §8.1):
+ * 1. the dialect's pid variable (`CLAUDE_PID`) when it holds a positive integer;
+ * 2. on Linux, the walk from the parent upward through `/proc`, stepping past shells, to the first
+ *    process the dialect recognises (`isAgentProcess`), at most 8 levels;
+ * 3. else the first ancestor that is not a shell (on other platforms: the parent).
+ * Never throws; `undefined` when nothing is found.
+ */
+export function findAgentPid(dialect: Pick<Dialect, 'agentPidEnv' | 'isAgentProcess'>, env: Readonly<Record<string, string | undefined>>, parent: number = process.ppid): number | undefined {
+  if (dialect.agentPidEnv) {
+    const named = Number(env[dialect.agentPidEnv]);
+    if (Number.isInteger(named) && named > 0) return named;
+  }
+  if (process.platform !== 'linux') return parent > 1 ? parent : undefined;
+  let fallback: number | undefined;
+  let pid = parent;
+  for (let depth = 0; depth < MAX_DEPTH && pid > 1; depth++) {
+    const proc = readProc(pid);
+    if (!proc) break;
+    if (!isShell(proc)) {
+      try {
+        if (dialect.isAgentProcess(proc)) return proc.pid;
+      } catch {
+        // A dialect bug must not break the hook.
+      }
+      fallback ??= proc.pid;
+    }
+    pid = proc.ppid;
+  }
+  return fallback;
+}

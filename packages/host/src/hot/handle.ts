@@ -1,0 +1,268 @@
+import { performance } from 'node:perf_hooks';
+import type { Dialect, HookReply, Logger, NativeEvent, NativeToolAfter, NativeToolBefore, ToolCall, ToolDecision, ToolResult } from '@cordon/plugin-api';
+import type { CordonHost } from '../bus/host.js';
+import { appendMarker, type Marker, type MarkerEvent, MARKER_SCHEMA_VERSION } from '../telemetry/markers.js';
+import { sessionDir } from '../telemetry/session-dir.js';
+import { findAgentPid } from './agent-pid.js';
+import { claimOrdinal, hashCallKey, inputHash } from './call-key.js';
+import { chooseDialect } from './choose-dialect.js';
+import { commandSummary, errorText } from './summary.js';
+
+/** Input of {@link handleHookPayload}. */
+export interface HandleOptions {
+  /** The plugin host with every plugin applied (`loadHostDirect()` in the hook process). */
+  readonly host: CordonHost;
+  /** `--agent`; absent means sniff the payload. */
+  readonly agent?: string;
+  /** Environment of the hook process (`CLAUDE_PID` and friends). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where the ancestry walk starts (default `process.ppid`). */
+  readonly parentPid?: number;
+  /** Milliseconds since the hook process started (default `performance.now()`). */
+  readonly elapsedMs?: () => number;
+  /** Logger for failures (default the host's). */
+  readonly log?: Logger;
+}
+
+/** What the hook process should do, and what it recorded. */
+export interface HookOutcome {
+  /** Written to stdout; `''` unless returning a decision. */
+  readonly stdout: string;
+  readonly stderr: string;
+  /** 0 unless a dialect blocks by exit code. */
+  readonly exitCode: number;
+  /** The dialect that handled the payload. */
+  readonly agent?: string;
+  /** The normalised event, when the dialect recognised one. */
+  readonly event?: NativeEvent;
+  /** The marker appended, when one was. */
+  readonly marker?: Marker;
+  /** The `beforeToolCall` decision, when a tap made one. */
+  readonly decision?: ToolDecision;
+  /** Why nothing was recorded, when nothing was. */
+  readonly skipped?: string;
+}
+
+const SILENT: Pick<HookOutcome, 'stdout' | 'stderr' | 'exitCode'> = Object.freeze({ stdout: '', stderr: '', exitCode: 0 });
+
+const MARKER_EVENTS: Record<NativeEvent['kind'], MarkerEvent> = {
+  'session.start': 'session_start',
+  'session.end': 'session_end',
+  'turn.start': 'turn_start',
+  'turn.end': 'turn_end',
+  'tool.before': 'tool_start',
+  'tool.after': 'tool_end',
+};
+
+/**
+ * Handles one parsed hook payload (DESIGN.md "The hot path"): picks the dialect, normalises the
+ * payload, fires `beforeToolCall` / `afterToolCall` with canonical events, appends one marker
+ * (MARKERS.md) and returns the reply in the agent's own format. Never throws: a plugin, dialect
+ * or disk failure is logged and the outcome falls back to exit 0 with empty stdout (fail open).
+ */
+export async function handleHookPayload(payload: Readonly<Record<string, unknown>>, options: HandleOptions): Promise<HookOutcome> {
+  const { host, env } = options;
+  const log = options.log ?? host.log;
+  const elapsed = options.elapsedMs ?? (() => performance.now());
+  const choice = chooseDialect(host, options.agent, payload, env);
+  if (!choice.entry) {
+    log.warn('hook payload skipped', { reason: choice.reason, hook_event_name: payload.hook_event_name });
+    return { ...SILENT, skipped: choice.reason };
+  }
+  const agent = choice.entry.name;
+  let dialect: Dialect;
+  let event: NativeEvent | undefined;
+  try {
+    dialect = await choice.entry.load();
+    event = await dialect.parse(payload, { env });
+  } catch (error) {
+    log.error('dialect failed on a payload', { agent, error: describe(error) });
+    return { ...SILENT, agent, skipped: `dialect ${agent} failed: ${describe(error)}` };
+  }
+  if (!event) {
+    log.debug('event not recorded', { agent, hook_event_name: payload.hook_event_name });
+    return { ...SILENT, agent, skipped: `event ${String(payload.hook_event_name)} is not recorded` };
+  }
+  const agentPid = findAgentPid(dialect, env, options.parentPid);
+  const dataDir = host.paths.dataDir;
+  const base = {
+    v: MARKER_SCHEMA_VERSION,
+    session_id: event.sessionId,
+    agent,
+    native_event: event.nativeEvent,
+    ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
+  };
+  const write = (fields: Omit<Marker, 'v' | 'ts' | 'session_id' | 'agent' | 'native_event' | 'hook_overhead_ms' | 'hook_pid' | 'agent_pid'>): Marker | undefined => {
+    const overhead = elapsed();
+    const marker: Marker = {
+      ...base,
+      ...fields,
+      ts: round3(performance.timeOrigin + performance.now()),
+      hook_overhead_ms: round3(overhead),
+      ...(agentPid !== undefined ? { agent_pid: agentPid } : {}),
+      hook_pid: process.pid,
+    };
+    try {
+      appendMarker(dataDir, marker);
+      return marker;
+    } catch (error) {
+      log.error('marker append failed', { agent, event: marker.event, error: describe(error) });
+      return undefined;
+    }
+  };
+
+  const step: Step = { host, log, agent, agentPid, dataDir, payload, write };
+  if (event.kind === 'tool.before') return before(event, dialect, step);
+  if (event.kind === 'tool.after') return after(event, dialect, step);
+  const marker = write({ event: MARKER_EVENTS[event.kind] });
+  return { ...SILENT, agent, event, marker };
+}
+
+interface Step {
+  readonly host: CordonHost;
+  readonly log: Logger;
+  readonly agent: string;
+  readonly agentPid?: number;
+  readonly dataDir: string;
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly write: (fields: Omit<Marker, 'v' | 'ts' | 'session_id' | 'agent' | 'native_event' | 'hook_overhead_ms' | 'hook_pid' | 'agent_pid'>) => Marker | undefined;
+}
+
+/** Builds the canonical call for a tool event; `callKey` filled by the caller. */
+function toolCall(event: NativeToolBefore | NativeToolAfter, dialect: Dialect, step: Step, callKey: string): ToolCall {
+  let canonical: ToolCall['canonicalTool'] = 'other';
+  try {
+    canonical = dialect.canonicalTool(event.toolName, event.toolInput);
+  } catch {
+    canonical = 'other';
+  }
+  return {
+    agent: step.agent,
+    sessionId: event.sessionId,
+    callKey,
+    callKeySource: event.callId !== undefined ? 'agent' : 'hash',
+    toolName: event.toolName,
+    canonicalTool: canonical,
+    toolInput: event.toolInput,
+    command: commandSummary(event.toolInput),
+    ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
+    ...(step.agentPid !== undefined ? { agentPid: step.agentPid } : {}),
+    nativeEvent: event.nativeEvent,
+    raw: step.payload,
+  };
+}
+
+function toolFields(call: ToolCall) {
+  return { call_key: call.callKey, call_key_source: call.callKeySource, tool_name: call.toolName, tool: call.canonicalTool, command: call.command } as const;
+}
+
+async function before(event: NativeToolBefore, dialect: Dialect, step: Step): Promise<HookOutcome> {
+  const dir = sessionDir(step.dataDir, event.sessionId);
+  const hash = event.callId === undefined ? inputHash(event.sessionId, event.toolName, event.toolInput) : undefined;
+  let callKey = event.callId ?? '';
+  if (hash !== undefined) callKey = claimKey(dir, hash, 'start', step.log);
+  const call = toolCall(event, dialect, step, callKey);
+  let decision: ToolDecision | undefined;
+  try {
+    decision = validDecision(await step.host.hooks.beforeToolCall.promise(call), step.log);
+  } catch (error) {
+    step.log.error('beforeToolCall tap failed; the call proceeds', { agent: step.agent, call_key: callKey, error: describe(error) });
+  }
+  if (!decision) {
+    const marker = step.write({ event: 'tool_start', ...toolFields(call) });
+    return { ...SILENT, agent: step.agent, event, marker };
+  }
+  let reply: HookReply;
+  try {
+    reply = dialect.reply(decision, call);
+  } catch (error) {
+    step.log.error('dialect could not write the decision; the call proceeds', { agent: step.agent, error: describe(error) });
+    const marker = step.write({ event: 'tool_start', ...toolFields(call) });
+    return { ...SILENT, agent: step.agent, event, marker };
+  }
+  const by = decision.by !== undefined ? { decided_by: decision.by } : {};
+  if (decision.kind === 'deny') {
+    // The agent runs nothing and fires no after event: keep the FIFO end slots in step.
+    if (hash !== undefined) claimKey(dir, hash, 'end', step.log);
+    const marker = step.write({ event: 'tool_denied', ...toolFields(call), exit_status: 'denied', decision: 'deny', error: errorText(decision.reason), ...by });
+    return { stdout: reply.stdout, stderr: reply.stderr ?? '', exitCode: reply.exitCode, agent: step.agent, event, marker, decision };
+  }
+  let rewritten = call;
+  if (hash !== undefined) {
+    // The after event carries the rewritten input, so the start is keyed on it (research §3.4: Gemini merges it).
+    const input = { ...event.toolInput, ...decision.toolInput };
+    claimKey(dir, hash, 'end', step.log);
+    const key = claimKey(dir, inputHash(event.sessionId, event.toolName, input), 'start', step.log);
+    rewritten = { ...call, callKey: key, toolInput: input, command: commandSummary(input) };
+  } else {
+    rewritten = { ...call, toolInput: decision.toolInput, command: commandSummary(decision.toolInput) };
+  }
+  const marker = step.write({ event: 'tool_start', ...toolFields(rewritten), decision: 'rewrite', ...by });
+  return { stdout: reply.stdout, stderr: reply.stderr ?? '', exitCode: reply.exitCode, agent: step.agent, event, marker, decision };
+}
+
+async function after(event: NativeToolAfter, dialect: Dialect, step: Step): Promise<HookOutcome> {
+  let callKey = event.callId ?? '';
+  if (event.callId === undefined) callKey = claimKey(sessionDir(step.dataDir, event.sessionId), inputHash(event.sessionId, event.toolName, event.toolInput), 'end', step.log);
+  const call = toolCall(event, dialect, step, callKey);
+  let result: ToolResult = {
+    call,
+    status: event.status,
+    ...(event.exitCode !== undefined ? { exitCode: event.exitCode } : {}),
+    ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
+    ...(event.error !== undefined ? { error: errorText(event.error) } : {}),
+  };
+  try {
+    const annotated = await step.host.hooks.afterToolCall.promise(result);
+    if (annotated && typeof annotated === 'object') result = annotated;
+  } catch (error) {
+    step.log.error('afterToolCall tap failed', { agent: step.agent, call_key: callKey, error: describe(error) });
+  }
+  const marker = step.write({
+    event: 'tool_end',
+    ...toolFields(call),
+    exit_status: result.status,
+    ...(result.exitCode !== undefined ? { exit_code: result.exitCode } : {}),
+    ...(result.durationMs !== undefined ? { duration_ms: result.durationMs } : {}),
+    ...(result.error !== undefined ? { error: errorText(result.error) } : {}),
+  });
+  return { ...SILENT, agent: step.agent, event, marker };
+}
+
+/** Claims a FIFO key; on a disk failure falls back to the bare hash (pairing then degrades, the hook goes on). */
+function claimKey(dir: string, hash: string, phase: 'start' | 'end', log: Logger): string {
+  try {
+    return hashCallKey(hash, claimOrdinal(dir, hash, phase));
+  } catch (error) {
+    log.error('pairing slot could not be claimed', { dir, error: describe(error) });
+    return `h:${hash}`;
+  }
+}
+
+/** Accepts only well-formed decisions; anything else is logged and ignored (fail open). */
+function validDecision(value: unknown, log: Logger): ToolDecision | undefined {
+  if (value === undefined || value === null) return undefined;
+  const d = value as Partial<ToolDecision> & Record<string, unknown>;
+  if (d.kind === 'deny') {
+    const reason = typeof d.reason === 'string' && d.reason.trim() !== '' ? d.reason : 'denied by a cordon policy';
+    return { kind: 'deny', reason, ...(typeof d.by === 'string' ? { by: d.by } : {}) };
+  }
+  if (d.kind === 'rewrite' && d.toolInput && typeof d.toolInput === 'object' && !Array.isArray(d.toolInput)) {
+    return { kind: 'rewrite', toolInput: d.toolInput as Record<string, unknown>, ...(typeof d.reason === 'string' ? { reason: d.reason } : {}), ...(typeof d.by === 'string' ? { by: d.by } : {}) };
+  }
+  log.error('beforeToolCall returned something that is not a decision; ignored', { value: describe(value) });
+  return undefined;
+}
+
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+function describe(value: unknown): string {
+  if (value instanceof Error) return value.message;
+  try {
+    return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,91 @@
+import type { Readable } from 'node:stream';
+import { loadHostDirect } from '../bus/load-host.js';
+import { createFileLogger } from '../util/log.js';
+import { resolvePaths } from '../util/paths.js';
+import { parseHookArgs } from './args.js';
+import { handleHookPayload, type HookOutcome } from './handle.js';
+import { readPayload, STDIN_DEFAULTS } from './stdin.js';
+
+/** Default bound on one whole hook invocation, ms (`CORDON_HOOK_TIMEOUT_MS`); agents are configured with 30 s. */
+export const HOOK_TIMEOUT_MS = 10_000;
+
+/** What the hook process prints and exits with. */
+export type HookExit = Pick<HookOutcome, 'stdout' | 'stderr' | 'exitCode'>;
+
+const SILENT: HookExit = Object.freeze({ stdout: '', stderr: '', exitCode: 0 });
+
+/** True when `CORDON_DISABLE` is set to anything but `''`, `0` or `false`. */
+export function hookDisabled(env: Readonly<Record<string, string | undefined>>): boolean {
+  const v = env.CORDON_DISABLE;
+  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+}
+
+function positive(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+/**
+ * One `cordon hook` invocation as a library call: reads the payload from `stdin` (bounded in time
+ * and size), loads the host and its plugins without oclif, and handles the payload. Returns what
+ * to print and the exit code; never rejects. Everything that goes wrong is logged to
+ * `<data>/logs/cordon.log` and yields exit 0 with empty stdout, so the agent is never broken
+ * (DESIGN.md "The hot path"; research aesthetics.md §6.5). `CORDON_DISABLE=1` makes it a no-op
+ * that does not even read stdin. Bounds: `CORDON_HOOK_STDIN_TIMEOUT_MS` (default 3,000),
+ * `CORDON_HOOK_MAX_STDIN_BYTES` (64 MiB), `CORDON_HOOK_TIMEOUT_MS` (10,000) for the whole run.
+ */
+export async function runHook(argv: readonly string[], io: { stdin: Readable & { isTTY?: boolean }; env: NodeJS.ProcessEnv; parentPid?: number }): Promise<HookExit> {
+  const { env } = io;
+  if (hookDisabled(env)) return SILENT;
+  const paths = resolvePaths(env);
+  const log = createFileLogger(paths.dataDir, 'hook', env);
+  const args = parseHookArgs(argv);
+  if (args.unknown.length) log.warn('hook arguments ignored', { unknown: args.unknown });
+  const work = async (): Promise<HookExit> => {
+    const read = await readPayload(io.stdin, {
+      timeoutMs: positive(env.CORDON_HOOK_STDIN_TIMEOUT_MS, STDIN_DEFAULTS.timeoutMs),
+      maxBytes: positive(env.CORDON_HOOK_MAX_STDIN_BYTES, STDIN_DEFAULTS.maxBytes),
+    });
+    if (!read.ok) {
+      log.warn('hook payload unusable', { problem: read.problem, bytes: read.bytes, detail: read.detail, agent: args.agent });
+      return SILENT;
+    }
+    const host = await loadHostDirect(env);
+    const outcome = await handleHookPayload(read.payload, { host, agent: args.agent, env, parentPid: io.parentPid, log });
+    return { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
+  };
+  const limit = positive(env.CORDON_HOOK_TIMEOUT_MS, HOOK_TIMEOUT_MS);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<HookExit>((resolvePromise) => {
+    timer = setTimeout(() => {
+      log.error('hook gave up: time limit reached; the agent proceeds undecided', { limitMs: limit, agent: args.agent });
+      resolvePromise(SILENT);
+    }, limit);
+  });
+  try {
+    return await Promise.race([work(), timeout]);
+  } catch (error) {
+    log.error('hook failed; the agent proceeds undecided', { error: error instanceof Error ? (error.stack ?? error.message) : String(error), agent: args.agent });
+    return SILENT;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The process entry `bin/run.js` calls for `cordon hook …` before anything imports `@oclif/core`:
+ * runs {@link runHook} on the real stdin, prints the reply, and exits with its code at once (a
+ * stdin that never closed, or a plugin's stray timer, must not keep the agent waiting).
+ */
+export async function runHookProcess(argv: readonly string[]): Promise<void> {
+  let result: HookExit = SILENT;
+  try {
+    result = await runHook(argv, { stdin: process.stdin, env: process.env });
+  } catch {
+    result = SILENT;
+  }
+  const exit = (): void => process.exit(result.exitCode);
+  if (result.stderr) process.stderr.write(result.stderr);
+  if (result.stdout) process.stdout.write(result.stdout, exit);
+  else exit();
+}

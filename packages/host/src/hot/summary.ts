@@ -1,0 +1,46 @@
+import { MAX_COMMAND_CHARS, MAX_ERROR_CHARS } from '../telemetry/markers.js';
+
+/** Input keys tried, in order, for a one-line summary (research/cordon-resource.md A.2 "Command summary", plus Codex's `cmd`). */
+const SUMMARY_KEYS = ['command', 'cmd', 'file_path', 'path', 'pattern', 'url', 'prompt', 'query'] as const;
+
+/**
+ * A call's command summary for markers and `ToolCall.command`: the first non-empty string among
+ * {@link SUMMARY_KEYS} in the input (an argv array under `command` is joined with spaces), else
+ * the input's sorted-key JSON; cut to 2,000 characters.
+ */
+export function commandSummary(input: Readonly<Record<string, unknown>>): string {
+  for (const key of SUMMARY_KEYS) {
+    const value = input[key];
+    if (typeof value === 'string' && value !== '') return truncate(value, MAX_COMMAND_CHARS);
+    if (key === 'command' && Array.isArray(value) && value.length && value.every((v) => typeof v === 'string')) return truncate(value.join(' '), MAX_COMMAND_CHARS);
+  }
+  return truncate(canonicalJson(input), MAX_COMMAND_CHARS);
+}
+
+/** Cuts error text to 2,000 characters. */
+export function errorText(text: string): string {
+  return truncate(text, MAX_ERROR_CHARS);
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, max);
+}
+
+/**
+ * JSON with object keys sorted at every level and no whitespace, so equal inputs hash equally
+ * regardless of key order. Values JSON cannot hold (functions, undefined) are dropped as
+ * `JSON.stringify` drops them.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)) ?? 'null';
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}

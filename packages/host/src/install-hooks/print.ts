@@ -1,0 +1,16 @@
+import type { InstallHooksReport } from './run.js';
+
+/** Human output of install-hooks / uninstall-hooks: per agent, each file's summary and diff, then notes. */
+export function printHooksReport(report: InstallHooksReport, line: (text: string) => void): void {
+  if (report.agents.length === 0) line(report.mode === 'install' ? 'no agent found to configure' : 'no agent found to clean up');
+  for (const agent of report.agents) {
+    line(`== ${agent.agent} (${report.scope})`);
+    if (agent.changes.length === 0) line(report.mode === 'install' ? 'already installed: nothing to change' : 'nothing of cordon found: nothing to change');
+    for (const change of agent.changes) {
+      line(`${report.write ? 'wrote' : 'would write'} ${change.path}: ${change.summary}`);
+      line(change.diff.trimEnd());
+    }
+    for (const note of agent.notes) line(`note: ${note}`);
+  }
+  if (!report.write && report.agents.some((a) => a.changes.length > 0)) line('dry run: nothing was written; pass --write to apply');
+}

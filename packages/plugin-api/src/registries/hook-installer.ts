@@ -1,0 +1,116 @@
+/**
+ * The per-agent config writer behind `cordon install-hooks` / `uninstall-hooks`. A dialect's
+ * installer knows where its agent reads hooks from and what an entry looks like (research
+ * hook-dialects.md §1–§6, §8); the host owns flags, diffs, writing, and the format-preserving
+ * editors it lends through {@link InstallContext.formats}, so an installer needs no parser of
+ * its own and a file that does not parse is refused by the host's editor, untouched.
+ */
+export interface HookInstaller {
+  /** Whether the agent looks installed here (its binary on `PATH` or its config home exists); `--all` installs for these. */
+  detect(ctx: InstallContext): boolean | Promise<boolean>;
+  /** The changes that make the agent call `cordon hook`; idempotent (an installed file yields no change). */
+  install(ctx: InstallContext): InstallPlan | Promise<InstallPlan>;
+  /** The changes that remove exactly what {@link install} wrote, and nothing else. */
+  uninstall(ctx: InstallContext): InstallPlan | Promise<InstallPlan>;
+  /**
+   * Runs after the host wrote an install plan (only with `--write`): checks the result with the
+   * agent itself where it can (Codex: `codex app-server` `hooks/list`) and may return corrective
+   * changes, which the host writes too.
+   */
+  verify?(ctx: InstallContext, written: InstallPlan): InstallPlan | Promise<InstallPlan>;
+}
+
+/** `user`: the agent's per-user config; `project`: the config inside {@link InstallContext.projectDir}. */
+export type HookScope = 'user' | 'project';
+
+/** Everything an installer gets from the host. */
+export interface InstallContext {
+  readonly scope: HookScope;
+  /** Absolute, agent-specific pieces of the command the agent should run. */
+  readonly command: HookCommand;
+  /** Home directory (`HOME`) agents resolve their user config from. */
+  readonly home: string;
+  /** Project root for `--scope project` (default: the current directory). */
+  readonly projectDir: string;
+  /** Environment (`CODEX_HOME`, `HERMES_HOME`, `CLAUDE_CONFIG_DIR`, `PATH`). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** `--accept`: the user consents to approving the hook in the agent's own allowlist (Hermes). */
+  readonly accept: boolean;
+  /** Format-preserving editors lent by the host. */
+  readonly formats: ConfigFormats;
+  /** Reads a file as UTF-8; `undefined` when it does not exist. */
+  readFile(path: string): string | undefined;
+  /** Finds an executable on `env.PATH`; `undefined` when absent. */
+  which(name: string): string | undefined;
+}
+
+/** The hook command in the forms agents need. */
+export interface HookCommand {
+  /** argv of the command, absolute paths first (`[node, /abs/bin/run.js, 'hook', '--agent', name]`). */
+  readonly argv: readonly string[];
+  /** One string for agents that run it through a shell (POSIX-quoted where needed). */
+  readonly shell: string;
+  /** True when some argument contains whitespace (Cursor splits commands on spaces without quoting). */
+  readonly hasSpaces: boolean;
+}
+
+/** One file to change. Files that would not change are left out of a plan. */
+export interface ConfigChange {
+  /** Absolute path. */
+  readonly path: string;
+  /** Current content; `undefined` when the file does not exist. */
+  readonly before: string | undefined;
+  /** New content; `undefined` deletes the file. */
+  readonly after: string | undefined;
+  /** One line saying what changes, e.g. `add cordon to PreToolUse, PostToolUse`. */
+  readonly summary: string;
+}
+
+/** What an installer proposes. */
+export interface InstallPlan {
+  readonly changes: readonly ConfigChange[];
+  /** Lines for the user: steps the agent still needs (consent, trust), what was skipped and why. */
+  readonly notes: readonly string[];
+}
+
+/** A key path into a config document: map keys and array indices. */
+export type ConfigPath = ReadonlyArray<string | number>;
+
+/** A parsed config file that is edited in place, keeping everything not touched (comments, order, layout). */
+export interface ConfigDocument {
+  /** The parsed value (plain JSON data). */
+  readonly value: unknown;
+  /** Sets the value at `path`, creating missing maps. */
+  set(path: ConfigPath, value: unknown): void;
+  /** Appends `item` to the array at `path`, creating the array and missing maps. */
+  append(path: ConfigPath, item: unknown): void;
+  /** Removes the entry at `path` (a map key or an array element); no-op when absent. */
+  remove(path: ConfigPath): void;
+  /** The edited text. */
+  toString(): string;
+}
+
+/** A TOML file edited by surgical text edits, validated by re-parsing (no TOML library keeps comments). */
+export interface TomlDocument {
+  /** The parsed value. */
+  readonly value: unknown;
+  /**
+   * Makes `[<path>]` a table holding `entries` (string, number or boolean values): updates the
+   * keys of an existing standard table in place, or appends a new table (after `comment`, if given).
+   * Throws when the table exists in a form it cannot edit surgically (inline or dotted).
+   */
+  upsertTable(path: readonly string[], entries: Readonly<Record<string, string | number | boolean>>, comment?: string): void;
+  /** Removes the standard table `[<path>]` (header, its keys, and a directly preceding `comment` line when given). */
+  removeTable(path: readonly string[], comment?: string): void;
+  toString(): string;
+}
+
+/** The editors. Each throws a `CORDON_CONFIG_UNPARSEABLE` error naming `path` when `text` does not parse. */
+export interface ConfigFormats {
+  /** JSON; `comments: true` accepts JSONC (Gemini's settings allow comments) and keeps them. */
+  json(path: string, text: string | undefined, options?: { readonly comments?: boolean }): ConfigDocument;
+  /** YAML, comments kept (the `yaml` library's document model). */
+  yaml(path: string, text: string | undefined): ConfigDocument;
+  /** TOML, comments and layout kept. */
+  toml(path: string, text: string | undefined): TomlDocument;
+}

@@ -1,0 +1,42 @@
+import type { NativeEvent } from '@cordon/plugin-api';
+import { num, obj, str } from './fields.js';
+
+/** Claude Code lifecycle events cordon records (research hook-dialects.md §1.2, §7.1). `Stop` is a turn end. */
+const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn.start' | 'turn.end'>> = {
+  SessionStart: 'session.start',
+  SessionEnd: 'session.end',
+  UserPromptSubmit: 'turn.start',
+  Stop: 'turn.end',
+  StopFailure: 'turn.end',
+};
+
+/** `Exit code 2\n…` at the start of a PostToolUseFailure `error` (research §1.3, fixture PostToolUseFailure.Bash-failing-command). */
+const EXIT_CODE = /^Exit code (\d+)\b/;
+
+/**
+ * Normalises a Claude Code hook payload (research §1.3): `PreToolUse` → `tool.before`;
+ * `PostToolUse` → `tool.after` ok (a shell call that fires it exited 0: non-zero exits fire
+ * `PostToolUseFailure` instead, live-observed); `PostToolUseFailure` → `tool.after` failed with
+ * its `error` and the exit code it names. Other events cordon does not record give `undefined`.
+ */
+export function parseClaudePayload(p: Readonly<Record<string, unknown>>): NativeEvent | undefined {
+  const nativeEvent = str(p, 'hook_event_name') ?? '';
+  const common = { nativeEvent, sessionId: str(p, 'session_id') ?? '', ...(str(p, 'cwd') !== undefined ? { cwd: str(p, 'cwd') } : {}) };
+  const lifecycle = LIFECYCLE[nativeEvent];
+  if (Object.hasOwn(LIFECYCLE, nativeEvent) && lifecycle) return { kind: lifecycle, ...common };
+  if (nativeEvent !== 'PreToolUse' && nativeEvent !== 'PostToolUse' && nativeEvent !== 'PostToolUseFailure') return undefined;
+  const callId = str(p, 'tool_use_id');
+  const tool = { ...common, toolName: str(p, 'tool_name') ?? '', toolInput: obj(p, 'tool_input') ?? {}, ...(callId !== undefined ? { callId } : {}) };
+  if (nativeEvent === 'PreToolUse') return { kind: 'tool.before', ...tool };
+  const durationMs = num(p, 'duration_ms');
+  const duration = durationMs !== undefined ? { durationMs } : {};
+  if (nativeEvent === 'PostToolUseFailure') {
+    const error = str(p, 'error') ?? (p.is_interrupt === true ? 'interrupted' : 'tool failed');
+    const code = EXIT_CODE.exec(error);
+    return { kind: 'tool.after', ...tool, status: 'failed', error, ...(code ? { exitCode: Number(code[1]) } : {}), ...duration };
+  }
+  const response = obj(p, 'tool_response');
+  if (response?.interrupted === true) return { kind: 'tool.after', ...tool, status: 'failed', error: 'interrupted', ...duration };
+  const shellOk = tool.toolName === 'Bash' ? { exitCode: 0 } : {};
+  return { kind: 'tool.after', ...tool, status: 'ok', ...shellOk, ...duration };
+}

@@ -1,0 +1,34 @@
+import type { Dialect, HookReply, ProcessInfo, ToolCall, ToolDecision } from '@cordon/plugin-api';
+import { parseCodexPayload } from './parse.js';
+import { canonicalTool } from './tools.js';
+
+/**
+ * Writes a decision the way Codex reads PreToolUse output (research hook-dialects.md §2.4, live):
+ * exit 0 with `hookSpecificOutput.permissionDecision: "deny"` and a reason, which the model sees
+ * as `Command blocked by PreToolUse hook: <reason>. Command: <cmd>`; a rewrite is `updatedInput`.
+ */
+export function replyCodex(decision: ToolDecision, _call: ToolCall): HookReply {
+  const out =
+    decision.kind === 'deny'
+      ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: decision.reason } }
+      : { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: decision.toolInput } };
+  return { stdout: JSON.stringify(out), exitCode: 0 };
+}
+
+/**
+ * The agent process (research §2.5, §8.1): the native `codex` binary that runs the hook through
+ * `$SHELL -lc`; the npm `node …/bin/codex.js` wrapper above it is only the launcher.
+ */
+export function isCodexProcess(proc: ProcessInfo): boolean {
+  const base = (s: string | undefined) => (s ? s.slice(s.lastIndexOf('/') + 1) : '');
+  return proc.comm === 'codex' || base(proc.exe) === 'codex' || (base(proc.argv[0]) === 'codex' && base(proc.exe) !== 'node');
+}
+
+/** The Codex dialect. */
+export const dialect: Dialect = {
+  name: 'codex',
+  parse: (payload) => parseCodexPayload(payload),
+  canonicalTool,
+  reply: replyCodex,
+  isAgentProcess: isCodexProcess,
+};

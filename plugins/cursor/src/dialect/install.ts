@@ -1,0 +1,99 @@
+import { join } from 'node:path';
+import type { ConfigDocument, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
+import { CURSOR_EVENTS } from './entry.js';
+
+/**
+ * What cordon registers in Cursor's native hooks.json (research hook-dialects.md §4, §8.7): flat
+ * entries (no matcher) for the tool events, the failure event and the session events. Every one
+ * is an event Cursor documents: one unknown event name voids the whole file.
+ */
+export const CURSOR_HOOKS: ReadonlyArray<{ readonly event: string; readonly timeout?: number }> = [
+  { event: 'preToolUse', timeout: 30 },
+  { event: 'postToolUse', timeout: 30 },
+  { event: 'postToolUseFailure', timeout: 30 },
+  { event: 'sessionStart' },
+  { event: 'sessionEnd' },
+];
+
+/** Error code the host knows (catalogue `CONFIG_EDIT`): the config cannot be written safely. */
+const CONFIG_EDIT = 'CORDON_CONFIG_EDIT';
+
+/** `cordon … hook --agent cursor`, as any install wrote it. */
+export function isCordonCommand(command: unknown): boolean {
+  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.js)['"]?\s+hook\s+--agent[\s=]['"]?cursor['"]?\s*$/.test(command);
+}
+
+/** `~/.cursor/hooks.json` for user scope, `<project>/.cursor/hooks.json` for project scope. */
+export function cursorHooksPath(ctx: InstallContext): string {
+  return ctx.scope === 'project' ? join(ctx.projectDir, '.cursor', 'hooks.json') : join(ctx.home, '.cursor', 'hooks.json');
+}
+
+/** Removes cordon entries (keeping one per event whose command is `keep`), pruning emptied event lists and `hooks`. */
+function removeCordon(doc: ConfigDocument, keep: string | undefined): Set<string> {
+  const kept = new Set<string>();
+  const hooks = (doc.value as { hooks?: unknown }).hooks;
+  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return kept;
+  for (const event of Object.keys(hooks)) {
+    const list = (hooks as Record<string, unknown>)[event];
+    if (!Array.isArray(list)) continue;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const command = (list[i] as { command?: unknown })?.command;
+      if (!isCordonCommand(command)) continue;
+      if (keep !== undefined && command === keep && !kept.has(event)) {
+        kept.add(event);
+        continue;
+      }
+      doc.remove(['hooks', event, i]);
+    }
+    const left = (doc.value as { hooks: Record<string, unknown> }).hooks[event];
+    if (Array.isArray(left) && left.length === 0) doc.remove(['hooks', event]);
+  }
+  return kept;
+}
+
+/** Cursor's hooks.json writer. */
+export const installer: HookInstaller = {
+  detect: (ctx) => ctx.which('cursor-agent') !== undefined || ctx.readFile(cursorHooksPath(ctx)) !== undefined,
+
+  install(ctx): InstallPlan {
+    const path = cursorHooksPath(ctx);
+    // Cursor splits the command on whitespace without quoting, and a URL in it voids the file (research §4).
+    if (ctx.command.hasSpaces || ctx.command.argv.some((a) => /:\/\//.test(a))) {
+      throw Object.assign(new Error(`Cursor splits hook commands on spaces without quoting, so the cordon command cannot contain spaces or URLs: ${ctx.command.argv.join(' ')}; install cordon under a path without spaces or pass --command <path>`), { code: CONFIG_EDIT });
+    }
+    const command = ctx.command.argv.join(' ');
+    const before = ctx.readFile(path);
+    const doc = ctx.formats.json(path, before);
+    const created = before === undefined || (doc.value as { version?: unknown }).version === undefined;
+    if (created) doc.set(['version'], 1);
+    const present = removeCordon(doc, command);
+    const added: string[] = [];
+    for (const { event, timeout } of CURSOR_HOOKS) {
+      if (present.has(event)) continue;
+      doc.append(['hooks', event], { command, ...(timeout !== undefined ? { timeout } : {}) });
+      added.push(event);
+    }
+    const notes: string[] = [];
+    const hooks = (doc.value as { hooks?: Record<string, unknown> }).hooks ?? {};
+    const unknown = Object.keys(hooks).filter((e) => !CURSOR_EVENTS.has(e));
+    if (unknown.length) notes.push(`${path} names events Cursor does not document (${unknown.join(', ')}); one unknown event can make Cursor ignore the whole file`);
+    notes.push('some Cursor builds reject sessionStart ("Unknown hook type"); if Cursor reports that, remove the sessionStart entry: tool calls are still recorded');
+    const after = doc.toString();
+    return { changes: before === after ? [] : [{ path, before, after, summary: `add cordon to ${added.join(', ') || 'nothing new'}` }], notes };
+  },
+
+  uninstall(ctx): InstallPlan {
+    const path = cursorHooksPath(ctx);
+    const before = ctx.readFile(path);
+    if (before === undefined) return { changes: [], notes: [] };
+    const doc = ctx.formats.json(path, before);
+    removeCordon(doc, undefined);
+    const value = doc.value as { version?: unknown; hooks?: Record<string, unknown> };
+    if (value.hooks && Object.keys(value.hooks).length === 0) doc.remove(['hooks']);
+    // A file that holds nothing but the version cordon wrote goes away.
+    const left = doc.value as Record<string, unknown>;
+    const empty = Object.keys(left).length === 1 && left.version === 1;
+    const after = empty ? undefined : doc.toString();
+    return { changes: before === after ? [] : [{ path, before, after, summary: 'remove the cordon hooks' }], notes: [] };
+  },
+};

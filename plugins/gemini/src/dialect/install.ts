@@ -1,0 +1,96 @@
+import { join } from 'node:path';
+import type { ConfigDocument, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
+
+/**
+ * What cordon registers in Gemini CLI (research hook-dialects.md §3.1–§3.2, §8.6): BeforeTool
+ * and AfterTool for every tool, SessionStart and SessionEnd; timeouts in **milliseconds**; every
+ * handler named `cordon` so users can list it or disable it (`hooksConfig.disabled`).
+ */
+export const GEMINI_EVENTS: ReadonlyArray<{ readonly event: string; readonly matcher?: string; readonly timeout: number }> = [
+  { event: 'BeforeTool', matcher: '*', timeout: 30_000 },
+  { event: 'AfterTool', matcher: '*', timeout: 30_000 },
+  { event: 'SessionStart', timeout: 30_000 },
+  { event: 'SessionEnd', timeout: 10_000 },
+];
+
+/** Handler name cordon writes. */
+export const HOOK_NAME = 'cordon';
+
+/** `cordon … hook --agent gemini`, as any install wrote it. */
+export function isCordonCommand(command: unknown): boolean {
+  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.js)['"]?\s+hook\s+--agent[\s=]['"]?gemini['"]?\s*$/.test(command);
+}
+
+/** `~/.gemini/settings.json` for user scope, `<project>/.gemini/settings.json` for project scope. */
+export function geminiSettingsPath(ctx: InstallContext): string {
+  return ctx.scope === 'project' ? join(ctx.projectDir, '.gemini', 'settings.json') : join(ctx.home, '.gemini', 'settings.json');
+}
+
+/** Removes cordon handlers (keeping one per event whose command is `keep`), pruning what they leave empty. */
+function removeCordon(doc: ConfigDocument, keep: string | undefined): Set<string> {
+  const kept = new Set<string>();
+  const hooks = (doc.value as { hooks?: unknown }).hooks;
+  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return kept;
+  for (const event of Object.keys(hooks)) {
+    const groups = (hooks as Record<string, unknown>)[event];
+    if (!Array.isArray(groups)) continue;
+    for (let g = groups.length - 1; g >= 0; g--) {
+      const list: Array<{ command?: unknown }> = Array.isArray(groups[g]?.hooks) ? [...groups[g].hooks] : [];
+      for (let h = list.length - 1; h >= 0; h--) {
+        const command = list[h]!.command;
+        if (!isCordonCommand(command)) continue;
+        if (keep !== undefined && command === keep && !kept.has(event)) {
+          kept.add(event);
+          continue;
+        }
+        if (list.length === 1) doc.remove(['hooks', event, g]);
+        else doc.remove(['hooks', event, g, 'hooks', h]);
+        list.splice(h, 1);
+      }
+    }
+    const left = (doc.value as { hooks: Record<string, unknown> }).hooks[event];
+    if (Array.isArray(left) && left.length === 0) doc.remove(['hooks', event]);
+  }
+  const left = (doc.value as { hooks?: unknown }).hooks;
+  if (left && typeof left === 'object' && Object.keys(left).length === 0) doc.remove(['hooks']);
+  return kept;
+}
+
+function plan(path: string, before: string | undefined, after: string, summary: string, notes: string[]): InstallPlan {
+  if (before === after) return { changes: [], notes };
+  return { changes: [{ path, before, after: after === '{}\n' && summary.startsWith('remove') ? undefined : after, summary }], notes };
+}
+
+/** Gemini CLI's settings.json writer (JSON with comments kept: Gemini accepts JSONC settings). */
+export const installer: HookInstaller = {
+  detect: (ctx) => ctx.which('gemini') !== undefined || ctx.readFile(geminiSettingsPath(ctx)) !== undefined,
+
+  install(ctx) {
+    const path = geminiSettingsPath(ctx);
+    const before = ctx.readFile(path);
+    const doc = ctx.formats.json(path, before, { comments: true });
+    const command = ctx.command.shell;
+    const present = removeCordon(doc, command);
+    const added: string[] = [];
+    for (const { event, matcher, timeout } of GEMINI_EVENTS) {
+      if (present.has(event)) continue;
+      doc.append(['hooks', event], { ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', name: HOOK_NAME, command, timeout }] });
+      added.push(event);
+    }
+    const notes: string[] = [];
+    const config = (doc.value as { hooksConfig?: { enabled?: unknown; disabled?: unknown } }).hooksConfig;
+    if (config?.enabled === false) notes.push(`${path} sets hooksConfig.enabled to false: Gemini CLI runs no hooks until it is true`);
+    if (Array.isArray(config?.disabled) && config.disabled.some((d) => d === HOOK_NAME || d === command)) notes.push(`${path} lists "${HOOK_NAME}" in hooksConfig.disabled: remove it there for the hooks to run`);
+    if (ctx.scope === 'project') notes.push(`Gemini CLI runs project hooks only in a trusted folder (headless runs: --skip-trust, GEMINI_CLI_TRUST_WORKSPACE=true, or ${join(ctx.home, '.gemini', 'trustedFolders.json')})`);
+    return plan(path, before, doc.toString(), `add cordon to ${added.join(', ') || 'nothing new'}`, notes);
+  },
+
+  uninstall(ctx) {
+    const path = geminiSettingsPath(ctx);
+    const before = ctx.readFile(path);
+    if (before === undefined) return { changes: [], notes: [] };
+    const doc = ctx.formats.json(path, before, { comments: true });
+    removeCordon(doc, undefined);
+    return plan(path, before, doc.toString(), 'remove the cordon hooks', []);
+  },
+};

@@ -1,0 +1,50 @@
+import type { NativeEvent } from '@cordon/plugin-api';
+import { obj, str } from './fields.js';
+import { canonicalTool } from './tools.js';
+
+/** Gemini CLI lifecycle events cordon records (research hook-dialects.md §3.2, §7.1). `AfterAgent` ends a turn. */
+const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn.start' | 'turn.end'>> = {
+  SessionStart: 'session.start',
+  SessionEnd: 'session.end',
+  BeforeAgent: 'turn.start',
+  AfterAgent: 'turn.end',
+};
+
+/** `Exit Code: N` inside a shell result's `llmContent`, present only for non-zero exits (fixture AfterTool.run_shell_command-failing-command). */
+const EXIT_CODE = /^Exit Code: (\d+)$/m;
+
+/** Error text of a tool response's `error` field (a string or `{message}`), if any. */
+function errorOf(response: Record<string, unknown>): string | undefined {
+  const e = response.error;
+  if (typeof e === 'string' && e !== '') return e;
+  if (e && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') return (e as { message: string }).message;
+  return undefined;
+}
+
+/**
+ * Normalises a Gemini CLI hook payload (research §3.3). There is no call id: the host pairs
+ * `BeforeTool` and `AfterTool` first-in-first-out on (session, tool, input). A failing shell call
+ * still fires `AfterTool`; its exit code is the `Exit Code: N` line of `llmContent` (absent when
+ * it exited 0). A response `error` makes any call a failure.
+ */
+export function parseGeminiPayload(p: Readonly<Record<string, unknown>>): NativeEvent | undefined {
+  const nativeEvent = str(p, 'hook_event_name') ?? '';
+  const cwd = str(p, 'cwd');
+  const common = { nativeEvent, sessionId: str(p, 'session_id') ?? '', ...(cwd !== undefined ? { cwd } : {}) };
+  const lifecycle = Object.hasOwn(LIFECYCLE, nativeEvent) ? LIFECYCLE[nativeEvent] : undefined;
+  if (lifecycle) return { kind: lifecycle, ...common };
+  if (nativeEvent !== 'BeforeTool' && nativeEvent !== 'AfterTool') return undefined;
+  const tool = { ...common, toolName: str(p, 'tool_name') ?? '', toolInput: obj(p, 'tool_input') ?? {} };
+  if (nativeEvent === 'BeforeTool') return { kind: 'tool.before', ...tool };
+  const response = obj(p, 'tool_response') ?? {};
+  const error = errorOf(response);
+  const llm = typeof response.llmContent === 'string' ? response.llmContent : '';
+  if (canonicalTool(tool.toolName) === 'shell' && tool.toolName === 'run_shell_command') {
+    const m = EXIT_CODE.exec(llm);
+    const exitCode = m ? Number(m[1]) : error === undefined ? 0 : undefined;
+    if (exitCode !== undefined && exitCode !== 0) return { kind: 'tool.after', ...tool, status: 'failed', exitCode, error: error ?? (typeof response.returnDisplay === 'string' && response.returnDisplay !== '' ? response.returnDisplay : llm) };
+    if (error !== undefined) return { kind: 'tool.after', ...tool, status: 'failed', error };
+    return { kind: 'tool.after', ...tool, status: 'ok', exitCode: 0 };
+  }
+  return error !== undefined ? { kind: 'tool.after', ...tool, status: 'failed', error } : { kind: 'tool.after', ...tool, status: 'ok' };
+}

@@ -1,0 +1,130 @@
+import { join } from 'node:path';
+import type { ConfigChange, ConfigDocument, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
+
+/**
+ * What cordon registers in Hermes (research hook-dialects.md §5, §8.8): the tool events and the
+ * session boundaries, where the session ends at `on_session_finalize` (`on_session_end` fires
+ * after every turn). Timeouts are seconds (Hermes clamps them to 300).
+ */
+export const HERMES_HOOKS: ReadonlyArray<{ readonly event: string; readonly timeout?: number }> = [
+  { event: 'pre_tool_call', timeout: 30 },
+  { event: 'post_tool_call', timeout: 30 },
+  { event: 'on_session_start', timeout: 30 },
+  { event: 'on_session_finalize', timeout: 30 },
+];
+
+/** `cordon … hook --agent hermes`, as any install wrote it. */
+export function isCordonCommand(command: unknown): boolean {
+  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.js)['"]?\s+hook\s+--agent[\s=]['"]?hermes['"]?\s*$/.test(command);
+}
+
+/** `$HERMES_HOME` (default `~/.hermes`): Hermes' profile home. */
+export function hermesHome(ctx: InstallContext): string {
+  return ctx.env.HERMES_HOME || join(ctx.home, '.hermes');
+}
+
+/** Removes cordon entries (keeping one per event whose command is `keep`), pruning emptied lists and `hooks`. */
+function removeCordon(doc: ConfigDocument, keep: string | undefined): Set<string> {
+  const kept = new Set<string>();
+  const hooks = (doc.value as { hooks?: unknown } | null)?.hooks;
+  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return kept;
+  for (const event of Object.keys(hooks)) {
+    const list = (hooks as Record<string, unknown>)[event];
+    if (!Array.isArray(list)) continue;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const command = (list[i] as { command?: unknown })?.command;
+      if (!isCordonCommand(command)) continue;
+      if (keep !== undefined && command === keep && !kept.has(event)) {
+        kept.add(event);
+        continue;
+      }
+      doc.remove(['hooks', event, i]);
+    }
+    const left = (doc.value as { hooks: Record<string, unknown> }).hooks[event];
+    if (Array.isArray(left) && left.length === 0) doc.remove(['hooks', event]);
+  }
+  const left = (doc.value as { hooks?: unknown }).hooks;
+  if (left && typeof left === 'object' && Object.keys(left).length === 0) doc.remove(['hooks']);
+  return kept;
+}
+
+type Approval = { event?: unknown; command?: unknown };
+
+/**
+ * Edits Hermes' consent allowlist (`shell-hooks-allowlist.json`, `{"approvals":[{event, command}]}`):
+ * adds an approval for each cordon (event, command) pair, or removes cordon's approvals.
+ */
+function allowlistChange(ctx: InstallContext, command: string | undefined): ConfigChange[] {
+  const path = join(hermesHome(ctx), 'shell-hooks-allowlist.json');
+  const before = ctx.readFile(path);
+  if (before === undefined && command === undefined) return [];
+  const doc = ctx.formats.json(path, before);
+  const approvals = (): Approval[] => {
+    const list = (doc.value as { approvals?: unknown }).approvals;
+    return Array.isArray(list) ? (list as Approval[]) : [];
+  };
+  for (let i = approvals().length - 1; i >= 0; i--) {
+    const a = approvals()[i]!;
+    if (isCordonCommand(a?.command) && (command === undefined || a.command !== command)) doc.remove(['approvals', i]);
+  }
+  if (command !== undefined) {
+    for (const { event } of HERMES_HOOKS) {
+      if (!approvals().some((a) => a?.event === event && a.command === command)) doc.append(['approvals'], { event, command });
+    }
+  }
+  const after = doc.toString();
+  if (before === after) return [];
+  return [{ path, before, after, summary: command === undefined ? "remove cordon's approvals" : 'approve the cordon hooks (--accept)' }];
+}
+
+/** Why Hermes may not run the hooks yet, and how to get past its consent gate. */
+function consentNote(ctx: InstallContext): string {
+  return [
+    'Hermes asks for consent before it runs a new (event, command) hook for the first time, in a terminal;',
+    'a run without a terminal skips hooks not yet approved unless it is started with --accept-hooks, HERMES_ACCEPT_HOOKS=1,',
+    'or hooks_auto_accept: true in config.yaml.',
+    `To approve cordon's hooks now, rerun with --write --accept (it records them in ${join(hermesHome(ctx), 'shell-hooks-allowlist.json')}),`,
+    'or approve them when Hermes asks (`hermes hooks list` shows them).',
+  ].join(' ');
+}
+
+/** Hermes' config.yaml writer (comments kept) and, with --accept, its consent allowlist. */
+export const installer: HookInstaller = {
+  detect: (ctx) => ctx.which('hermes') !== undefined || ctx.readFile(join(hermesHome(ctx), 'config.yaml')) !== undefined,
+
+  install(ctx): InstallPlan {
+    if (ctx.scope === 'project') return { changes: [], notes: ['Hermes has no project-level hooks (only per-profile config.yaml): use --scope user'] };
+    const path = join(hermesHome(ctx), 'config.yaml');
+    const before = ctx.readFile(path);
+    const doc = ctx.formats.yaml(path, before);
+    const command = ctx.command.shell;
+    const present = removeCordon(doc, command);
+    const added: string[] = [];
+    for (const { event, timeout } of HERMES_HOOKS) {
+      if (present.has(event)) continue;
+      doc.append(['hooks', event], { command, ...(timeout !== undefined ? { timeout } : {}) });
+      added.push(event);
+    }
+    const after = doc.toString();
+    const changes: ConfigChange[] = before === after ? [] : [{ path, before, after, summary: `add cordon to ${added.join(', ') || 'nothing new'}` }];
+    if (ctx.accept) changes.push(...allowlistChange(ctx, command));
+    const notes = ctx.accept ? [] : [consentNote(ctx)];
+    if (ctx.env.HERMES_SAFE_MODE === '1') notes.push('HERMES_SAFE_MODE=1 is set here: Hermes runs no hooks while it is');
+    return { changes, notes };
+  },
+
+  uninstall(ctx): InstallPlan {
+    if (ctx.scope === 'project') return { changes: [], notes: ['Hermes has no project-level hooks: nothing to remove'] };
+    const path = join(hermesHome(ctx), 'config.yaml');
+    const before = ctx.readFile(path);
+    const changes: ConfigChange[] = [];
+    if (before !== undefined) {
+      const doc = ctx.formats.yaml(path, before);
+      removeCordon(doc, undefined);
+      const after = doc.toString();
+      if (after !== before) changes.push({ path, before, after: after.trim() === '{}' || after.trim() === '' ? undefined : after, summary: 'remove the cordon hooks' });
+    }
+    changes.push(...allowlistChange(ctx, undefined));
+    return { changes, notes: [] };
+  },
+};
