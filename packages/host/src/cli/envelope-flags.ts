@@ -1,0 +1,64 @@
+import { Flags } from '@oclif/core';
+import type { SettingsInput } from '../envelope/settings.js';
+
+/**
+ * Flags shared by the envelope commands (issue 2 §2). Policy flags carry no oclif defaults:
+ * an absent flag lets `.cordon.json` (then the reference's defaults) decide, which
+ * `resolveSettings` does.
+ */
+export const repoFlag = {
+  repo: Flags.string({ description: 'Any directory inside the work tree (default: the current directory); may also come before the command', helpValue: 'PATH' }),
+};
+
+const count = (name: string, fallback: string, dependsOn: string[] | undefined) =>
+  Flags.integer({ min: 0, description: `${name} (default ${fallback}; inclusive)`, helpValue: 'N', dependsOn });
+
+/** Policy flags of `arm` and `check --base` (`dependsOn` ties them to `--base` on `check`). */
+export function policyFlags(options: { dependsOn?: string[] } = {}) {
+  const dependsOn = options.dependsOn;
+  return {
+    allow: Flags.string({ multiple: true, description: 'Glob a changed path must match (repeatable; at least one, here or in .cordon.json)', helpValue: 'GLOB', dependsOn }),
+    deny: Flags.string({ multiple: true, description: 'Glob no changed path may match (repeatable; wins over --allow)', helpValue: 'GLOB', dependsOn }),
+    'allow-ignored': Flags.string({ multiple: true, description: 'Ignored paths that may appear, change or vanish after arming (repeatable)', helpValue: 'GLOB', dependsOn }),
+    'max-files': count('Changed paths allowed', '25', dependsOn),
+    'max-added-lines': count('Added lines allowed', '2000', dependsOn),
+    'max-deleted-lines': count('Deleted lines allowed', '1000', dependsOn),
+    'max-working-bytes': count('Summed on-disk size of the changed files, bytes', '2097152', dependsOn),
+    'max-binary-files': count('Binary files allowed', '2', dependsOn),
+    'allow-commits': Flags.boolean({ description: 'Let HEAD move away from the baseline (committed content is still audited)', dependsOn }),
+    verify: Flags.string({ multiple: true, description: 'Command that must exit 0 (repeatable, at most 8; split like a shell would, never run by one)', helpValue: 'CMD', dependsOn }),
+    'verify-timeout': Flags.string({ description: 'Seconds each verifier may run (default 300; fractions allowed)', helpValue: 'S', dependsOn }),
+    'verify-output-cap': Flags.integer({ min: 1, description: 'Bytes each verifier may print per stream (default 4194304)', helpValue: 'BYTES', dependsOn }),
+  };
+}
+
+/** `--max-attempts` (arm only; used by `run`/`resume`). */
+export const attemptsFlag = {
+  'max-attempts': Flags.integer({ min: 1, description: 'Agent attempts allowed by run/resume (default 3)', helpValue: 'N' }),
+};
+
+/** Turns parsed policy flags into a {@link SettingsInput} (absent flags stay undefined). */
+export function settingsFromFlags(flags: Record<string, unknown>): SettingsInput {
+  const list = (k: string) => flags[k] as string[] | undefined;
+  const num = (k: string) => flags[k] as number | undefined;
+  return {
+    allow: list('allow'),
+    deny: list('deny'),
+    allowIgnored: list('allow-ignored'),
+    maxFiles: num('max-files'),
+    maxAddedLines: num('max-added-lines'),
+    maxDeletedLines: num('max-deleted-lines'),
+    maxWorkingBytes: num('max-working-bytes'),
+    maxBinaryFiles: num('max-binary-files'),
+    allowCommits: flags['allow-commits'] ? true : undefined,
+    verify: list('verify'),
+    verifyTimeout: flags['verify-timeout'] === undefined ? undefined : seconds(flags['verify-timeout'] as string),
+    verifyOutputCap: num('verify-output-cap'),
+    maxAttempts: num('max-attempts'),
+  };
+}
+
+/** `--verify-timeout` text to seconds; anything that is not a number becomes NaN, which validation refuses by name. */
+function seconds(value: string): number {
+  return value.trim() === '' ? Number.NaN : Number(value);
+}

@@ -1,0 +1,36 @@
+import { Args } from '@oclif/core';
+import { CordonCommand } from '../cli/cordon-command.js';
+import { attemptsFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
+import { arm } from '../envelope/arm.js';
+import { discoverRepo } from '../envelope/git/repo.js';
+import { readPolicyFile, resolveSettings } from '../envelope/settings.js';
+
+/** What `cordon arm --json` prints. */
+export interface ArmReport {
+  phase: 'armed';
+  mode: string;
+  baseline: string;
+  root: string;
+}
+
+export default class Arm extends CordonCommand {
+  static override summary = 'Arm a change envelope at HEAD: a path policy, budgets and verifiers that `cordon check` enforces';
+  static override description =
+    'The work tree must be clean (ignored files are fine). Settings come from the flags, then .cordon.json at the repository root, then the defaults. Exit 0 armed, 2 refused.';
+  static override examples = [
+    `<%= config.bin %> <%= command.id %> "fix the parser" --allow 'src/**' --deny 'src/secrets/**' --verify 'npm test'`,
+    `<%= config.bin %> <%= command.id %> "docs only" --allow 'docs/**' --max-files 5 --json`,
+  ];
+  static override args = { label: Args.string({ required: true, description: 'What the change is for (trimmed; at most 16,384 characters)' }) };
+  static override flags = { ...repoFlag, ...policyFlags(), ...attemptsFlag };
+
+  async run(): Promise<ArmReport> {
+    const { args, flags } = await this.parse(Arm);
+    const loc = await discoverRepo(flags.repo ?? process.cwd());
+    const settings = resolveSettings(readPolicyFile(loc.root), settingsFromFlags(flags));
+    const envelope = await arm({ label: args.label, settings }, { repo: loc.root });
+    const { config } = envelope;
+    this.log(`armed: ${config.policy.allow.join(' ')} at ${config.baseline.slice(0, 12)} (${config.verify.commands.length} verifier${config.verify.commands.length === 1 ? '' : 's'}); run \`cordon check\` when the change is done`);
+    return { phase: 'armed', mode: config.mode, baseline: config.baseline, root: config.repo.root };
+  }
+}
