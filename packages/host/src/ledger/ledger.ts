@@ -22,7 +22,7 @@ import { compactionId, generateSessionId, isValidSessionName, messageId } from '
 import { openLedgerDatabase, type OpenDatabaseOptions } from './open.js';
 import { renderModelItems, renderText, renderWithRoles } from './render.js';
 import type { LedgerSchema } from './schema.js';
-import { PRESERVE_ROLES, ROLES, visibleEntries, type LedgerState } from './state.js';
+import { PRESERVE_ROLES, ROLES, visibleEntries, visibleIdsFromSeqs, type LedgerState } from './state.js';
 import { readTransaction, Rollback, writeTransaction } from './transaction.js';
 import { validateCompaction } from './validate.js';
 
@@ -179,7 +179,12 @@ export class Ledger implements LedgerHandle {
   }
 
   async visibleIds(sessionId: string): Promise<string[]> {
-    return this.#guard(async () => visibleEntries(await this.#state(sessionId, false)).map((e) => e.id));
+    return this.#guard(async () =>
+      readTransaction(this.#db, async (trx) => {
+        await requireSession(trx, sessionId);
+        return visibleIdsFromSeqs(await maxSeq(trx, sessionId), await activeCompactions(trx, sessionId));
+      }),
+    );
   }
 
   /**
@@ -225,7 +230,12 @@ export class Ledger implements LedgerHandle {
   }
 
   async compactions(sessionId: string): Promise<LedgerCompaction[]> {
-    return this.#guard(async () => (await this.#state(sessionId, false)).compactions.slice());
+    return this.#guard(async () =>
+      readTransaction(this.#db, async (trx) => {
+        await requireSession(trx, sessionId);
+        return activeCompactions(trx, sessionId);
+      }),
+    );
   }
 
   async compact(sessionId: string, requests: readonly LedgerRangeRequest[], options: { readonly dryRun?: boolean } = {}): Promise<LedgerCompactResult> {
@@ -300,16 +310,16 @@ export class Ledger implements LedgerHandle {
         await trx.updateTable('sessions').set({ last_compaction_seq: next }).where('id', '=', sessionId).execute();
         await touch(trx, sessionId, now);
         const active = [...state.compactions.filter((c) => !superseded.has(c.id)), ...created].sort((a, b) => a.fromSeq - b.fromSeq);
-        const entries = visibleEntries({ messages: state.messages, compactions: active });
+        const entries = dryRun ? visibleEntries({ messages: state.messages, compactions: active }) : undefined;
         const result: LedgerCompactResult = {
           sessionId,
           stored: !dryRun,
           ranges: results,
           nMessagesReplaced: results.reduce((n, r) => n + r.nMessagesReplaced, 0),
-          visibleIds: entries.map((e) => e.id),
+          visibleIds: visibleIdsFromSeqs(state.messages.length, active),
           activeCompactions: active.length,
           totalKnownMessagesReplaced: active.reduce((n, c) => n + c.nMessagesReplaced, 0),
-          ...(dryRun ? { render: renderText(entries) } : {}),
+          ...(entries ? { render: renderText(entries) } : {}),
         };
         if (dryRun) throw new Rollback(result);
         return result;
@@ -334,9 +344,11 @@ export class Ledger implements LedgerHandle {
         await trx.updateTable('compactions').set({ superseded_by: null }).where('session_id', '=', sessionId).where('superseded_by', '=', id).execute();
         await trx.deleteFrom('compactions').where('session_id', '=', sessionId).where('id', '=', id).execute();
         await touch(trx, sessionId, Date.now());
-        const entries = visibleEntries(await this.#load(trx, sessionId, false));
-        const restored = entries.filter((e) => e.kind === 'message' && e.message.seq >= Number(row.from_seq) && e.message.seq <= Number(row.to_seq)).length;
-        return { sessionId, compactionId: id, nMessagesRestored: restored, reinstated: reinstated.map((r) => r.id), visibleIds: entries.map((e) => e.id) };
+        const active = await activeCompactions(trx, sessionId);
+        // Restored: messages of the range that no reinstated compaction covers again.
+        const stillCovered = active.filter((c) => c.fromSeq >= Number(row.from_seq) && c.toSeq <= Number(row.to_seq)).reduce((n, c) => n + c.nMessagesReplaced, 0);
+        const restored = Number(row.n_messages_replaced) - stillCovered;
+        return { sessionId, compactionId: id, nMessagesRestored: restored, reinstated: reinstated.map((r) => r.id), visibleIds: visibleIdsFromSeqs(await maxSeq(trx, sessionId), active) };
       }),
     );
   }
@@ -394,6 +406,12 @@ async function requireSession(trx: Db, sessionId: string) {
   const row = await findSession(trx, sessionId);
   if (!row) throw refused(`unknown session \`${sessionId}\``, { sessionId });
   return row;
+}
+
+/** The highest message seq of a session (0 when it has none). */
+async function maxSeq(trx: Db, sessionId: string): Promise<number> {
+  const top = await trx.selectFrom('messages').select((eb) => eb.fn.max('seq').as('seq')).where('session_id', '=', sessionId).executeTakeFirst();
+  return Number(top?.seq ?? 0);
 }
 
 /** Active compactions of a session, sorted by their first message. */

@@ -48,3 +48,24 @@ export function visibleEntries(state: LedgerState): VisibleEntry[] {
 export function visibleIds(state: LedgerState): string[] {
   return visibleEntries(state).map((e) => e.id);
 }
+
+/**
+ * The visible ids without loading messages: sequence numbers are gap-free (`1..maxSeq`, never
+ * deleted, assigned under the write lock), so walking them with the active compactions gives the
+ * same ids as {@link visibleEntries}. O(maxSeq) integer steps, no database rows.
+ */
+export function visibleIdsFromSeqs(maxSeq: number, compactions: readonly LedgerCompaction[]): string[] {
+  const startsAt = new Map<number, LedgerCompaction>();
+  for (const c of compactions) startsAt.set(c.fromSeq, c);
+  const ids: string[] = [];
+  for (let seq = 1; seq <= maxSeq; seq++) {
+    const c = startsAt.get(seq);
+    if (c) {
+      ids.push(c.id);
+      seq = Math.max(seq, c.toSeq);
+    } else {
+      ids.push(`msg${seq}`);
+    }
+  }
+  return ids;
+}

@@ -1,6 +1,7 @@
 import type { LedgerCompaction, LedgerMessage, LedgerRole } from '@cordon/plugin-api';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderModelItems, renderText, renderWithRoles, visibleEntries, visibleIds } from '../../src/ledger/index.js';
+import { renderModelItems, renderText, renderWithRoles, visibleEntries, visibleIds, visibleIdsFromSeqs } from '../../src/ledger/index.js';
 
 const msg = (seq: number, role: LedgerRole, text: string): LedgerMessage => ({ id: `msg${seq}`, seq, role, text, source: null, createdAtMs: 0 });
 const cmp = (n: number, fromSeq: number, toSeq: number, summary: string): LedgerCompaction => ({
@@ -66,5 +67,25 @@ describe('visible entries and render (research §1.3)', () => {
     expect(() => renderModelItems(visibleEntries({ messages, compactions: [] }))).toThrow(/visible tool message msg2 .*compact it together with the assistant message/);
     const items = renderModelItems(visibleEntries({ messages, compactions: [cmp(1, 1, 2, 'ran ls')] }));
     expect(items[0]).toEqual({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ran ls\n<aboveturn id="cmp1"/>' }] });
+  });
+});
+
+describe('visible ids from sequence numbers alone', () => {
+  it('equal the ids of the message walk for any set of disjoint compactions', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 60 }), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 10 }), (n, spans) => {
+        const messages = Array.from({ length: n }, (_, i) => msg(i + 1, 'assistant', 'x'));
+        const compactions: LedgerCompaction[] = [];
+        let next = 1;
+        for (const [gap, len] of spans) {
+          const from = next + (gap % 4);
+          const to = from + (len % 5);
+          if (to > n) break;
+          compactions.push(cmp(compactions.length + 1, from, to, 's'));
+          next = to + 1;
+        }
+        expect(visibleIdsFromSeqs(n, compactions)).toEqual(visibleIds({ messages, compactions }));
+      }),
+    );
   });
 });
