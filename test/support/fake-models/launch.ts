@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { requireAgent, type AgentName } from '../agents.js';
 
 /** How one agent run ended. */
@@ -14,6 +14,8 @@ export interface AgentRun {
   readonly timedOut: boolean;
   /** Wall time in ms. */
   readonly durationMs: number;
+  /** PID of the process spawned (the agent's entry: the native binary for Claude, a Node launcher for Codex and Gemini). */
+  readonly pid: number | undefined;
 }
 
 /** An isolated agent installation: a home directory, its config files and the environment to run it with. */
@@ -60,6 +62,11 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
+/** `env` with `dir` first on PATH, so `cordon install-hooks --all` and the Codex trust check find the agent. */
+function withBinOnPath(env: NodeJS.ProcessEnv, bin: string): NodeJS.ProcessEnv {
+  return { ...env, PATH: [dirname(bin), env.PATH].filter(Boolean).join(delimiter) };
+}
+
 /**
  * A base environment without anything that would point an agent at a real service or a parent
  * agent session (variables of the coding client, API keys, agent homes), and with loopback
@@ -98,7 +105,7 @@ function launch(argv: readonly string[], cwd: string, env: NodeJS.ProcessEnv, ti
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer);
       live.delete(child);
-      resolvePromise({ exitCode, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), timedOut, durationMs: Date.now() - started });
+      resolvePromise({ exitCode, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), timedOut, durationMs: Date.now() - started, pid: child.pid });
     });
   });
 }
@@ -122,7 +129,7 @@ export function claudeSession(options: SessionOptions): AgentSession {
   const userConfig = join(options.home, '.claude', 'settings.json');
   writeJson(userConfig, {});
   const env: NodeJS.ProcessEnv = {
-    ...cleanAgentEnv(options.env),
+    ...withBinOnPath(cleanAgentEnv(options.env), bin),
     HOME: options.home,
     ANTHROPIC_BASE_URL: options.origin,
     ANTHROPIC_API_KEY: 'cordon-fake-key',
@@ -174,7 +181,7 @@ export function codexSession(options: SessionOptions): AgentSession {
       '',
     ].join('\n'),
   );
-  const env: NodeJS.ProcessEnv = { ...cleanAgentEnv(options.env), HOME: options.home, CODEX_HOME: codexHome, CORDON_FAKE_OPENAI_KEY: 'cordon-fake-key', SHELL: '/bin/bash' };
+  const env: NodeJS.ProcessEnv = { ...withBinOnPath(cleanAgentEnv(options.env), bin), HOME: options.home, CODEX_HOME: codexHome, CORDON_FAKE_OPENAI_KEY: 'cordon-fake-key', SHELL: '/bin/bash' };
   return {
     agent: 'codex',
     home: options.home,
@@ -198,7 +205,7 @@ export function geminiSession(options: SessionOptions): AgentSession {
   const userConfig = join(options.home, '.gemini', 'settings.json');
   writeJson(userConfig, { security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } });
   const env: NodeJS.ProcessEnv = {
-    ...cleanAgentEnv(options.env),
+    ...withBinOnPath(cleanAgentEnv(options.env), bin),
     HOME: options.home,
     GOOGLE_GEMINI_BASE_URL: options.origin,
     GEMINI_API_KEY: 'cordon-fake-key',

@@ -1,0 +1,167 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readMarkers, type Marker } from '../../../packages/host/src/telemetry/markers.js';
+import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, type Sandbox } from '../../support/cli.js';
+import { FakeAnthropic, FakeGemini, FakeOpenAIResponses, claudeSession, codexSession, geminiSession, killAgents, step, type AgentSession, type FakeModelServer, type SeenToolResult, type SessionOptions, type Step } from '../../support/fake-models/index.js';
+
+// The real Claude Code, Codex and Gemini CLI, with hooks installed by `cordon install-hooks
+// --write` into isolated homes, each play one scripted session against a fake model server:
+// a shell call, a write, a read, an edit, a failing shell call and a shell call that a test tap
+// (a fixture plugin linked into the data dir) denies. The markers must pair up exactly.
+
+const DENY_PLUGIN = fileURLToPath(new URL('./fixtures/plugin-deny/', import.meta.url));
+const BLOCK = 'CORDON_E2E_BLOCK';
+const REASON = 'blocked by the cordon e2e test tap';
+
+type Server = FakeModelServer & { toolResults(): SeenToolResult[] };
+
+interface AgentCase {
+  readonly name: 'claude-code' | 'codex' | 'gemini';
+  readonly start: (o: { steps: readonly Step[]; workdir: string }) => Promise<Server>;
+  readonly session: (o: SessionOptions) => AgentSession;
+  /** Native tool names of the five executed calls, in script order. */
+  readonly tools: readonly string[];
+  /** The agent's call id for step `i`, or `undefined` when the agent has none (keys are hashes). */
+  readonly callId: (i: number) => string | undefined;
+  /** What the model is told about the denied call, in the agent's own words (research hook-dialects.md §7.4). */
+  readonly denied: RegExp;
+  /** Native session start / end event names. */
+  readonly sessionEvents: readonly [string, string];
+}
+
+const CASES: readonly AgentCase[] = [
+  {
+    name: 'claude-code',
+    start: (o) => FakeAnthropic.start(o),
+    session: claudeSession,
+    tools: ['Bash', 'Write', 'Read', 'Edit', 'Bash'],
+    callId: (i) => `toolu_cordon_${i}`,
+    denied: new RegExp(`^PreToolUse:Bash hook error: ${REASON}`),
+    sessionEvents: ['SessionStart', 'SessionEnd'],
+  },
+  {
+    name: 'codex',
+    start: (o) => FakeOpenAIResponses.start(o),
+    session: codexSession,
+    tools: ['Bash', 'apply_patch', 'Bash', 'apply_patch', 'Bash'],
+    callId: (i) => `call_cordon_${i}`,
+    denied: new RegExp(`^Command blocked by PreToolUse hook: ${REASON}\\. Command: echo ${BLOCK}`),
+    sessionEvents: ['SessionStart', 'SessionEnd'],
+  },
+  {
+    name: 'gemini',
+    start: (o) => FakeGemini.start(o),
+    session: geminiSession,
+    tools: ['run_shell_command', 'write_file', 'read_file', 'replace', 'run_shell_command'],
+    callId: () => undefined,
+    denied: new RegExp(`^Tool execution blocked: ${REASON}`),
+    sessionEvents: ['SessionStart', 'SessionEnd'],
+  },
+];
+
+let sandbox: Sandbox | undefined;
+let server: Server | undefined;
+
+afterEach(async () => {
+  killAgents();
+  await server?.close();
+  sandbox?.cleanup();
+  server = undefined;
+  sandbox = undefined;
+});
+
+/** Every marker cordon wrote in the data dir, per session directory. */
+function allMarkers(dataDir: string): { markers: Marker[]; badLines: number } {
+  const runs = join(dataDir, 'runs');
+  const markers: Marker[] = [];
+  let badLines = 0;
+  for (const dir of readdirSync(runs)) {
+    const log = readMarkers(join(runs, dir, 'markers.jsonl'));
+    markers.push(...log.markers);
+    badLines += log.badLines.length;
+  }
+  return { markers, badLines };
+}
+
+describe.each(CASES)('$name with cordon hooks installed by install-hooks --write', (agent) => {
+  it('records one start and one end per executed call, failures as failures, and denies the tapped call in the agent\'s own terms', async () => {
+    sandbox = makeSandbox(`cordon-e2e-${agent.name}-`);
+    const workdir = sandbox.dir('work');
+    const file = join(workdir, 'notes.txt');
+    const steps = [
+      step.shell('echo hello-from-cordon-e2e'),
+      step.write(file, 'one\n'),
+      step.read(file),
+      step.edit(file, 'one', 'two'),
+      step.shell('ls /nonexistent-cordon-e2e-dir'),
+      step.shell(`echo ${BLOCK}`),
+      step.text('All done.'),
+    ];
+    server = await agent.start({ steps, workdir });
+    linkPluginRoots(sandbox.dataDir, [
+      { name: `@cordon/${agent.name}`, root: join(REPO_ROOT, 'plugins', agent.name) },
+      { name: 'cordon-test-deny', root: DENY_PLUGIN },
+    ]);
+    const session = agent.session({ origin: server.origin, home: sandbox.dir('home'), workdir, env: sandbox.env });
+
+    const install = await runCordon(['install-hooks', '--agent', agent.name, '--write'], { env: session.env, cwd: workdir });
+    expect(install.exitCode, install.stderr + install.stdout).toBe(0);
+    expect(install.stdout).toContain(`wrote ${session.userConfig}`);
+
+    const run = await session.run();
+    expect(run.timedOut).toBe(false);
+    // The agent's own exit code: hooks never change it (the same script exits 0 without hooks).
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe('two\n');
+
+    // The denied call reached the model in the agent's own words; nothing else was blocked.
+    const seen = server.toolResults();
+    expect(seen).toHaveLength(6);
+    expect(seen[5]!.text).toMatch(agent.denied);
+    for (const r of seen.slice(0, 5)) expect(r.text).not.toContain(REASON);
+
+    const { markers, badLines } = allMarkers(sandbox.dataDir);
+    expect(badLines).toBe(0);
+    const sessions = new Set(markers.map((m) => m.session_id));
+    expect(sessions.size).toBe(1);
+    expect(markers.every((m) => m.agent === agent.name && m.v === 1)).toBe(true);
+    expect(markers.filter((m) => m.event === 'session_start').map((m) => m.native_event)).toEqual([agent.sessionEvents[0]]);
+    expect(markers.filter((m) => m.event === 'session_end').map((m) => m.native_event)).toEqual([agent.sessionEvents[1]]);
+
+    const starts = markers.filter((m) => m.event === 'tool_start');
+    const ends = markers.filter((m) => m.event === 'tool_end');
+    const denied = markers.filter((m) => m.event === 'tool_denied');
+    // No marker lost: five executed calls, each one start and one end; one denial.
+    expect(starts).toHaveLength(5);
+    expect(ends).toHaveLength(5);
+    expect(denied).toHaveLength(1);
+    expect(new Set(starts.map((m) => m.call_key)).size).toBe(5);
+    for (const [i, start] of starts.entries()) {
+      const end = ends.filter((m) => m.call_key === start.call_key);
+      expect(end, `end marker for ${start.call_key}`).toHaveLength(1);
+      expect(start.tool_name).toBe(agent.tools[i]);
+      expect(end[0]!.ts).toBeGreaterThan(start.ts);
+      const id = agent.callId(i);
+      if (id !== undefined) expect(start.call_key).toBe(id);
+      else expect(start.call_key).toMatch(/^h:[0-9a-f]{16}\.0$/);
+    }
+    expect(starts.map((m) => m.tool)).toEqual(agent.name === 'codex' ? ['shell', 'write', 'shell', 'edit', 'shell'] : ['shell', 'write', 'read', 'edit', 'shell']);
+    const endOf = (i: number) => ends.find((m) => m.call_key === starts[i]!.call_key)!;
+    for (const i of [0, 1, 2, 3]) expect(endOf(i).exit_status, `call ${i}`).toBe('ok');
+    // The failing shell call is recorded as a failure with its exit code (ls exits 2).
+    expect(endOf(4).exit_status).toBe('failed');
+    expect(endOf(4).exit_code).toBe(2);
+    expect(endOf(4).command).toBe('ls /nonexistent-cordon-e2e-dir');
+    expect(denied[0]).toMatchObject({ exit_status: 'denied', decision: 'deny', decided_by: 'test-deny', error: REASON, command: `echo ${BLOCK}` });
+
+    // Every marker names the agent process, and it is one process for the whole session.
+    const pids = new Set(markers.map((m) => m.agent_pid));
+    expect(pids.size).toBe(1);
+    const [pid] = pids;
+    expect(pid).toBeGreaterThan(1);
+    if (agent.name === 'claude-code') expect(pid).toBe(run.pid);
+    expect(markers.every((m) => m.hook_overhead_ms > 0 && m.hook_pid !== pid)).toBe(true);
+  }, 180_000);
+});
