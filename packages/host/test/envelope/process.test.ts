@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/errors/index.js';
+import { killGroup, runManaged, signalGroup } from '../../src/envelope/process.js';
+import { tempDir } from './support.js';
+
+const sh = (script: string) => ['sh', '-c', script];
+const opts = () => ({ cwd: tempDir('proc'), env: process.env });
+
+/** True while `pid` runs (a zombie waiting for its reaper counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('managed child processes (research §9, §16.2 P1–P7, H07, H08)', () => {
+  it('P1: captures both streams and the exit code', async () => {
+    const r = await runManaged(sh('printf out; printf err >&2; exit 5'), opts());
+    expect(r.stdout.toString()).toBe('out');
+    expect(r.stderr.toString()).toBe('err');
+    expect(r.exitCode).toBe(5);
+    expect(r.timedOut || r.outputLimited || r.outputNotClosed).toBe(false);
+  });
+
+  it('P2: refuses an output cap of 0, true or 1.5', async () => {
+    for (const cap of [0, true, 1.5]) {
+      await expect(runManaged(sh('true'), { ...opts(), outputCap: cap as number })).rejects.toMatchObject({ code: ERROR_CODES.PROCESS_ERROR });
+    }
+  });
+
+  it('P3: refuses a timeout of 0, -1, true, NaN or Infinity', async () => {
+    for (const t of [0, -1, true, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(runManaged(sh('true'), { ...opts(), timeoutMs: t as number })).rejects.toMatchObject({ code: ERROR_CODES.PROCESS_ERROR });
+    }
+  });
+
+  it('P4: a missing executable is a process error naming it', async () => {
+    await expect(runManaged(['cordon-no-such-binary-xyz'], opts())).rejects.toMatchObject({ code: ERROR_CODES.PROCESS_ERROR, message: expect.stringContaining("cannot start 'cordon-no-such-binary-xyz'") });
+  });
+
+  it('P5/H07: a timeout kills the whole group, with SIGKILL when TERM is ignored', async () => {
+    const dir = tempDir('grand');
+    const started = Date.now();
+    // The leader ignores TERM and starts a grandchild that ignores it too.
+    const r = await runManaged(sh(`trap '' TERM; (trap '' TERM; sleep 30) & echo $! > ${dir}/grandchild; sleep 30`), { ...opts(), timeoutMs: 300 });
+    expect(r.timedOut).toBe(true);
+    expect(r.exitCode).toBeNull();
+    expect(r.signal).toBe('SIGKILL');
+    expect(Date.now() - started).toBeLessThan(5000);
+    const grandchild = Number(readFileSync(`${dir}/grandchild`, 'utf8'));
+    await new Promise((r2) => setTimeout(r2, 100));
+    expect(alive(grandchild)).toBe(false);
+  });
+
+  it('P6/H08: output over the cap keeps at most cap bytes and kills the child', async () => {
+    const r = await runManaged(sh('printf 123456; sleep 30'), { ...opts(), outputCap: 2, timeoutMs: 10_000 });
+    expect(r.outputLimited).toBe(true);
+    expect(r.stdout.toString()).toBe('12');
+    expect(r.stdoutBytes).toBeGreaterThan(2);
+    expect(r.signal).toBe('SIGTERM');
+    expect(r.durationMs).toBeLessThan(5000);
+  });
+
+  it('P7a: pipes held open by a grandchild after exit are closed by killing the group', async () => {
+    const r = await runManaged(sh('sleep 30 & echo started'), { ...opts(), timeoutMs: 20_000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.outputNotClosed).toBe(true);
+    expect(r.stdout.toString()).toBe('started\n');
+    expect(r.durationMs).toBeLessThan(5000);
+  });
+
+  it('P7b: killing a group that already exited is a no-op', async () => {
+    const child = spawn('true', [], { detached: true, stdio: 'ignore' });
+    await new Promise((r) => child.once('exit', r));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(() => signalGroup(child, 'SIGTERM')).not.toThrow();
+    await expect(killGroup(child)).resolves.toBeUndefined();
+  });
+
+  it('stdin is /dev/null unless input is given', async () => {
+    expect((await runManaged(sh('cat; echo done'), opts())).stdout.toString()).toBe('done\n');
+    expect((await runManaged(sh('cat'), { ...opts(), input: 'fed' })).stdout.toString()).toBe('fed');
+  });
+});
