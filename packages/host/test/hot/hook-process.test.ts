@@ -1,0 +1,210 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CORDON_BIN, REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
+import { runHook } from '../../src/hot/main.js';
+import { readMarkers } from '../../src/telemetry/markers.js';
+import { sessionDir } from '../../src/telemetry/session-dir.js';
+import { FIXTURES } from './support.js';
+
+// The hook as agents run it: the built `cordon hook` process. Whatever arrives on stdin, it exits
+// 0 with nothing on stdout (unless a plugin decided), logs what went wrong, and finishes in
+// bounded time, even when stdin never closes.
+
+const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor', 'hermes'] as const;
+const fixture = (name: string): string => readFileSync(join(FIXTURES, name), 'utf8');
+
+let sandbox: Sandbox;
+
+/** Writes a plugin into the sandbox whose beforeToolCall tap does `body` (JS source of an async arrow). */
+function plugin(name: string, body: string): { name: string; root: string } {
+  const root = sandbox.dir(`plugin-${name}`);
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ name, version: '0.0.0', type: 'module', oclif: { hooks: { 'cordon:register': { target: './index.js', identifier: 'register' } } } }));
+  writeFileSync(join(root, 'index.js'), `export async function register() { return { name: ${JSON.stringify(name)}, apply(api) { api.hooks.beforeToolCall.tapPromise({ name: 'tap', stage: api.stage.GUARD }, ${body}); } }; }\n`);
+  return { name, root };
+}
+
+function link(...extra: Array<{ name: string; root: string }>): void {
+  linkPluginRoots(sandbox.dataDir, [...AGENTS.map((a) => ({ name: `@cordon/${a}`, root: join(REPO_ROOT, 'plugins', a) })), ...extra]);
+}
+
+function logLines(): Array<Record<string, unknown>> {
+  const file = join(sandbox.dataDir, 'logs', 'cordon.log');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+}
+
+/** Runs the built hook with `input` on stdin; `open` leaves stdin open (never closed). */
+function hook(args: string[], input: string | Buffer | undefined, env: NodeJS.ProcessEnv = sandbox.env): Promise<RunResult & { ms: number }> {
+  const started = Date.now();
+  if (input !== undefined) return runCordon(['hook', ...args], { env, input, timeoutMs: 60_000 }).then((r) => ({ ...r, ms: Date.now() - started }));
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [CORDON_BIN, 'hook', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(kill);
+      child.stdin.destroy();
+      resolvePromise({ exitCode, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), ms: Date.now() - started });
+    });
+  });
+}
+
+function expectSilent(r: RunResult): void {
+  expect(r.exitCode).toBe(0);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toBe('');
+}
+
+beforeEach(() => {
+  sandbox = makeSandbox('cordon-hook-process-');
+  link();
+});
+afterEach(() => sandbox.cleanup());
+
+describe('cordon hook process: bad input never breaks the agent', () => {
+  it.each([
+    ['empty stdin', '', 'empty'],
+    ['whitespace', ' \n\t', 'empty'],
+    ['not JSON', 'hello, agent', 'not-json'],
+    ['a JSON array', '[1,2,3]', 'not-object'],
+    ['a JSON string', '"PreToolUse"', 'not-object'],
+    ['truncated JSON', fixture('claude-code.PreToolUse.Bash.json').slice(0, 57), 'not-json'],
+    ['invalid UTF-8', Buffer.from([0x7b, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d]), 'not-json'],
+  ])('%s: exit 0, nothing printed, the problem logged', async (_name, input, problem) => {
+    const r = await hook(['--agent', 'claude-code'], input);
+    expectSilent(r);
+    expect(logLines().some((l) => l.message === 'hook payload unusable' && l.problem === problem)).toBe(true);
+  });
+
+  it('stdin that never closes: gives up after CORDON_HOOK_STDIN_TIMEOUT_MS and exits 0', async () => {
+    const r = await hook(['--agent', 'codex'], undefined, { ...sandbox.env, CORDON_HOOK_STDIN_TIMEOUT_MS: '400' });
+    expectSilent(r);
+    expect(r.ms).toBeLessThan(30_000);
+    expect(logLines().some((l) => l.problem === 'timeout')).toBe(true);
+  });
+
+  it('a 20 MB payload is parsed, recorded and cut to the 2,000-character summary', async () => {
+    const payload = JSON.parse(fixture('claude-code.PreToolUse.Bash.json'));
+    payload.tool_input.command = `echo ${'y'.repeat(20 * 1024 * 1024)}`;
+    const r = await hook(['--agent', 'claude-code'], JSON.stringify(payload));
+    expectSilent(r);
+    const { markers } = readMarkers(join(sessionDir(sandbox.dataDir, payload.session_id), 'markers.jsonl'));
+    expect(markers).toHaveLength(1);
+    expect(markers[0]!.command).toHaveLength(2000);
+  });
+
+  it('20 MB of random bytes, and input over CORDON_HOOK_MAX_STDIN_BYTES, are drained and dropped', async () => {
+    const noise = Buffer.alloc(20 * 1024 * 1024);
+    for (let i = 0; i < noise.length; i += 4096) noise[i] = (i * 31) & 0xff;
+    expectSilent(await hook(['--agent', 'gemini'], noise));
+    expectSilent(await hook(['--agent', 'gemini'], fixture('gemini-cli.BeforeTool.read_file.json'), { ...sandbox.env, CORDON_HOOK_MAX_STDIN_BYTES: '64' }));
+    expect(logLines().some((l) => l.problem === 'too-large')).toBe(true);
+  });
+
+  it('an unknown --agent, or a payload no dialect recognises, is logged and ignored', async () => {
+    expectSilent(await hook(['--agent', 'aider-2000'], fixture('claude-code.PreToolUse.Bash.json')));
+    expectSilent(await hook([], JSON.stringify({ hook_event_name: 'SomethingElse', session_id: 's' })));
+    expect(logLines().filter((l) => l.message === 'hook payload skipped')).toHaveLength(2);
+    expect(existsSync(join(sandbox.dataDir, 'runs'))).toBe(false);
+  });
+
+  it('a plugin tap that throws or hangs: logged, the call proceeds undecided', async () => {
+    link(plugin('thrower', 'async () => { throw new Error("tap exploded"); }'));
+    const r = await hook(['--agent', 'claude-code'], fixture('claude-code.PreToolUse.Bash.json'));
+    expectSilent(r);
+    expect(logLines().some((l) => l.message === 'beforeToolCall tap failed; the call proceeds' && String(l.error).includes('tap exploded'))).toBe(true);
+    link(plugin('hanger', 'async () => new Promise(() => {})'));
+    const h = await hook(['--agent', 'claude-code'], fixture('claude-code.PreToolUse.Bash.json'), { ...sandbox.env, CORDON_HOOK_TIMEOUT_MS: '500' });
+    expectSilent(h);
+    expect(logLines().some((l) => String(l.message).startsWith('hook gave up'))).toBe(true);
+  });
+
+  it('CORDON_DISABLE=1 is a no-op: no decision, no marker, no log', async () => {
+    link(plugin('denier', 'async () => ({ kind: "deny", reason: "no" })'));
+    const r = await hook(['--agent', 'claude-code'], fixture('claude-code.PreToolUse.Bash.json'), { ...sandbox.env, CORDON_DISABLE: '1' });
+    expectSilent(r);
+    expect(existsSync(join(sandbox.dataDir, 'runs'))).toBe(false);
+    expect(existsSync(join(sandbox.dataDir, 'logs'))).toBe(false);
+  });
+});
+
+describe('cordon hook process: decisions in each agent\'s own format', () => {
+  const deny = 'async (call) => call.command.includes("BLOCKME") ? { kind: "deny", reason: "not today" } : undefined';
+  it.each([
+    ['claude-code', 'claude-code.PreToolUse.Bash-blocked-by-hook.json', { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'not today' } }],
+    ['codex', 'codex.PreToolUse.Bash-blocked-by-hook.json', { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'not today' } }],
+    ['gemini', 'gemini-cli.BeforeTool.run_shell_command-blocked-by-hook.json', { decision: 'deny', reason: 'not today' }],
+  ])('%s: exit 0 with the deny on stdout, one tool_denied marker', async (agent, file, expected) => {
+    link(plugin('denier', deny));
+    for (const args of [['--agent', agent], []]) {
+      const r = await hook(args, fixture(file));
+      expect(r.exitCode).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout)).toEqual(expected);
+    }
+    const session = JSON.parse(fixture(file)).session_id;
+    expect(readMarkers(join(sessionDir(sandbox.dataDir, session), 'markers.jsonl')).markers.map((m) => m.event)).toEqual(['tool_denied', 'tool_denied']);
+  });
+
+  it('the oclif `hook` command (CORDON_HOOK_VIA_OCLIF=1) runs the same code and prints the same decision', async () => {
+    link(plugin('denier', deny));
+    const r = await hook(['--agent', 'claude-code'], fixture('claude-code.PreToolUse.Bash-blocked-by-hook.json'), { ...sandbox.env, CORDON_HOOK_VIA_OCLIF: '1' });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+    const quiet = await hook(['--agent', 'claude-code', '--unknown-flag'], '', { ...sandbox.env, CORDON_HOOK_VIA_OCLIF: '1' });
+    expectSilent(quiet);
+    const help = await runCordon(['hook', '--help'], { env: sandbox.env });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('--agent');
+    expect(help.stdout).toContain('CORDON_DISABLE');
+  });
+});
+
+describe('cordon hook (in process): fuzz', () => {
+  const events = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SessionStart', 'SessionEnd', 'Stop', 'BeforeTool', 'AfterTool', 'preToolUse', 'postToolUse', 'postToolUseFailure', 'sessionStart', 'pre_tool_call', 'post_tool_call', 'on_session_finalize', 'on_session_end', 'Weird'];
+  const texts = readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.json') && !f.startsWith('_'))
+    .map((f) => readFileSync(join(FIXTURES, f), 'utf8'));
+  const value = fc.jsonValue({ maxDepth: 3 });
+  const payloads = fc.oneof(
+    value.map((v) => Buffer.from(JSON.stringify(v) ?? '')),
+    fc
+      .record(
+        { hook_event_name: fc.oneof(fc.constantFrom(...events), value), session_id: value, tool_name: value, tool_input: value, tool_use_id: value, tool_response: value, tool_output: value, error: value, extra: value, conversation_id: value, transcript_path: value, cwd: value, duration_ms: value },
+        { requiredKeys: ['hook_event_name'] },
+      )
+      .map((o) => Buffer.from(JSON.stringify(o))),
+    fc.tuple(fc.constantFrom(...texts), fc.nat()).map(([t, n]) => Buffer.from(t.slice(0, n % t.length))),
+    fc.uint8Array({ maxLength: 2048 }).map((b) => Buffer.from(b)),
+    fc.constant(Buffer.alloc(0)),
+  );
+
+  it('any payload, any --agent: resolves with exit 0 and nothing printed', async () => {
+    await fc.assert(
+      fc.asyncProperty(payloads, fc.constantFrom(undefined, ...AGENTS, 'nope'), async (input, agent) => {
+        const result = await runHook(agent ? ['--agent', agent] : [], { stdin: Readable.from([input]), env: { ...sandbox.env, CORDON_HOOK_STDIN_TIMEOUT_MS: '2000' } });
+        expect(result).toEqual({ stdout: '', stderr: '', exitCode: 0 });
+      }),
+      { numRuns: 300 },
+    );
+    // Whatever was recorded is well-formed: every line parses, every marker is schema 1.
+    const runs = join(sandbox.dataDir, 'runs');
+    if (existsSync(runs)) for (const d of readdirSync(runs)) expect(readMarkers(join(runs, d, 'markers.jsonl')).badLines).toEqual([]);
+  }, 120_000);
+
+  it('the built process agrees on a sample of the same inputs', async () => {
+    await fc.assert(
+      fc.asyncProperty(payloads, fc.constantFrom(undefined, ...AGENTS), async (input, agent) => {
+        expectSilent(await hook(agent ? ['--agent', agent] : [], input));
+      }),
+      { numRuns: 12 },
+    );
+  }, 120_000);
+});
+
