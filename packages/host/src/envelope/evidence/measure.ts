@@ -35,9 +35,10 @@ export interface UntrackedScan {
  * Measures `items` (sorted by the caller) within `cap` bytes in total (research §6.4): a
  * preflight sums their sizes; over the cap nothing is read and one violation says so;
  * otherwise each regular file is read through a shared budget. Problems (vanished, not a
- * regular file or symlink, unreadable, grew past the budget) become violations.
+ * regular file or symlink, unreadable, grew past the budget) become violations. `read` is
+ * the reader (tests pass a failing one: research §16.2 H30).
  */
-export function measureUntracked(root: string, items: readonly UntrackedPath[], cap = UNTRACKED_SCAN_CAP): UntrackedScan {
+export function measureUntracked(root: string, items: readonly UntrackedPath[], cap = UNTRACKED_SCAN_CAP, read: typeof readWithinBudget = readWithinBudget): UntrackedScan {
   const measures = new Map<string, UntrackedMeasure>();
   const violations: Violation[] = [];
   const sizes = new Map<string, number>();
@@ -86,15 +87,15 @@ export function measureUntracked(root: string, items: readonly UntrackedPath[], 
       continue;
     }
     try {
-      const read = readWithinBudget(abs, budget);
-      if (read.exceeded) {
+      const got = read(abs, budget);
+      if (got.exceeded) {
         violations.push({ code: 'untracked_scan_cap', message: `untracked scan safety cap exceeded during read: ${shown}`, path: item.path, limit: cap });
-        measures.set(item.path, { bytes: read.bytes, lines: 0, binary: false });
+        measures.set(item.path, { bytes: got.bytes, lines: 0, binary: false });
         stopped = true;
         continue;
       }
-      budget -= read.bytes;
-      measures.set(item.path, { bytes: read.bytes, lines: read.binary ? 0 : read.lines, binary: read.binary });
+      budget -= got.bytes;
+      measures.set(item.path, { bytes: got.bytes, lines: got.binary ? 0 : got.lines, binary: got.binary });
     } catch (error) {
       violations.push({ code: 'file_unreadable', message: `cannot read untracked file: ${shown}: ${(error as Error).message}`, path: item.path });
     }
