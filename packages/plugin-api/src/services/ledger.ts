@@ -177,7 +177,8 @@ export interface LedgerHandle {
   /**
    * Validates the ranges (research §1.5), fires the host `compact` hook with the plan (a tap may
    * amend or refuse it), re-validates and stores every range in one transaction: all or none.
-   * With `dryRun` nothing is stored and the result shows what would be.
+   * With `dryRun` nothing is stored and the result shows what would be; the hook still fires,
+   * so the preview includes what taps make of the plan.
    */
   compact(sessionId: string, ranges: readonly LedgerRangeRequest[], options?: { readonly dryRun?: boolean }): Promise<LedgerCompactResult>;
   /** Removes an active compaction; the entries it covered are visible again. Its id is not reused. */
