@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { loadHostDirect } from '../bus/load-host.js';
+import { samplerAfterMarker } from '../telemetry/sampler/hook.js';
 import { createFileLogger } from '../util/log.js';
 import { resolvePaths } from '../util/paths.js';
 import { parseHookArgs } from './args.js';
@@ -52,6 +53,8 @@ export async function runHook(argv: readonly string[], io: { stdin: Readable & {
     }
     const host = await loadHostDirect(env);
     const outcome = await handleHookPayload(read.payload, { host, agent: args.agent, env, parentPid: io.parentPid, log });
+    // Session/tool start: make sure the session's sampler runs; session end: STOP (never on a turn end).
+    if (outcome.marker) samplerAfterMarker(paths.dataDir, outcome.marker, log, env);
     return { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
   };
   const limit = positive(env.CORDON_HOOK_TIMEOUT_MS, HOOK_TIMEOUT_MS);

@@ -15,6 +15,8 @@ export interface EnsureSamplerOptions {
   readonly rootPid: number;
   /** Environment for settings and for the sampler process (default `process.env`). */
   readonly env?: NodeJS.ProcessEnv;
+  /** cordon's data directory, for the sampler's log and plugin discovery (default: from `env`). */
+  readonly dataDir?: string;
 }
 
 /** What {@link ensureSampler} did. */
@@ -48,6 +50,7 @@ export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResul
   if (!lock.acquired) return { started: false, reason: 'running', pid: lock.owner.pid, generation: lock.generation };
   rmSync(join(dir, SAMPLER_FILES.stop), { force: true });
   const args = [samplerEntry(), '--dir', dir, '--pid', String(rootPid), '--interval', String(settings.intervalMs), '--idle', String(settings.idleMs), '--generation', String(lock.generation)];
+  if (options.dataDir !== undefined) args.push('--data', options.dataDir);
   let pid: number | undefined;
   try {
     const child = spawn(process.execPath, args, { cwd: dir, env, detached: true, stdio: 'ignore', windowsHide: true });

@@ -1,6 +1,6 @@
 /**
  * Entry of the detached sampler process spawned by `ensureSampler()` (ensure.ts):
- * `node run.js --dir <session dir> --pid <root pid> --interval <ms> --idle <ms> --generation <n>`.
+ * `node run.js --dir <session dir> --pid <root pid> --interval <ms> --idle <ms> --generation <n> [--data <data dir>]`.
  * Not a `cordon` command: it is started by the hot path, which never loads oclif.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { identify, isAlive } from './identity.js';
 import { readLockOwner, recordLockOwner } from './lock.js';
 import { runSamplerLoop, type StopReason } from './loop.js';
 
-/** One line of `sampler.jsonl`. Times are epoch seconds. */
+/** One line of `sampler.jsonl`. `t` is epoch milliseconds, like markers and samples. */
 export type SamplerEvent =
   | { event: 'start'; t: number; pid: number; generation: number; root_pid: number; interval_ms: number; idle_ms: number; sampler: string }
   | { event: 'stop'; t: number; pid: number; generation: number; reason: StopReason | 'unsupported' | 'lock-lost'; ticks?: number; errors?: number; skipped?: number; tick_median_ms?: number; tick_p95_ms?: number; tick_max_ms?: number; self_cpu_pct?: number };
@@ -26,7 +26,7 @@ export type SamplerEvent =
 export async function runSamplerProcess(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<StopReason | 'unsupported' | 'lock-lost'> {
   const { values } = parseArgs({
     args: [...argv],
-    options: { dir: { type: 'string' }, pid: { type: 'string' }, interval: { type: 'string' }, idle: { type: 'string' }, generation: { type: 'string' } },
+    options: { dir: { type: 'string' }, pid: { type: 'string' }, interval: { type: 'string' }, idle: { type: 'string' }, generation: { type: 'string' }, data: { type: 'string' } },
     strict: true,
   });
   const dir = values.dir!;
@@ -34,9 +34,11 @@ export async function runSamplerProcess(argv: readonly string[], env: NodeJS.Pro
   const intervalMs = Math.max(MIN_INTERVAL_MS, Number(values.interval) || DEFAULT_INTERVAL_MS);
   const idleMs = Number(values.idle) || DEFAULT_IDLE_MS;
   const generation = Number(values.generation) || 1;
-  const log = createFileLogger(resolvePaths(env).dataDir, 'sampler', env);
+  const dataDir = values.data ?? resolvePaths(env).dataDir;
+  const hostEnv: NodeJS.ProcessEnv = { ...env, CORDON_DATA_DIR: dataDir };
+  const log = createFileLogger(dataDir, 'sampler', env);
   const event = (e: SamplerEvent): void => appendFileSync(join(dir, SAMPLER_FILES.events), JSON.stringify(e) + '\n');
-  const now = (): number => Date.now() / 1000;
+  const now = (): number => Date.now();
 
   // Claim the generation the hook won for us; step aside if a live sampler already holds it.
   const held = readLockOwner(dir, generation);
@@ -47,7 +49,7 @@ export async function runSamplerProcess(argv: readonly string[], env: NodeJS.Pro
   }
   recordLockOwner(dir, { ...(identify(process.pid) ?? { pid: process.pid }), role: 'sampler', generation, at: Date.now() });
 
-  const host = await loadHostDirect(env);
+  const host = await loadHostDirect(hostEnv);
   const entry = pickSampler(host.samplers, process.platform, env.CORDON_SAMPLER);
   if (!entry) {
     writeFileSync(join(dir, SAMPLER_FILES.unsupported), JSON.stringify({ platform: process.platform, wanted: env.CORDON_SAMPLER ?? null }) + '\n');

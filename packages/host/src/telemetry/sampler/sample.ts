@@ -1,10 +1,11 @@
 import type { TreeReading } from '@cordon/plugin-api';
 
 /**
- * One line of `samples.jsonl` (research/cordon-resource.md A.2, field names kept).
+ * One line of `samples.jsonl` (research/cordon-resource.md A.2; field names kept, but `t` is in
+ * epoch milliseconds like the markers' `ts`, MARKERS.md, so one unit serves the whole directory).
  */
 export interface Sample {
-  /** When the tree was read, epoch seconds (ms precision), the clock markers use. */
+  /** When the tree was read: wall clock, epoch milliseconds (the clock the markers use). */
   readonly t: number;
   /** Sum of RSS over the tree, MiB (2^20 bytes), 3 decimals. */
   readonly mem_mb: number;
@@ -21,7 +22,7 @@ const MIB = 1024 * 1024;
 /** The sample for `reading` taken at `nowMs` (epoch ms). */
 export function toSample(nowMs: number, reading: TreeReading): Sample {
   return {
-    t: Math.round(nowMs) / 1000,
+    t: Math.round(nowMs),
     mem_mb: Math.round((reading.rssBytes / MIB) * 1000) / 1000,
     cpu_pct: Math.round(reading.cpuPct * 100) / 100,
     n_procs: reading.nProcs,

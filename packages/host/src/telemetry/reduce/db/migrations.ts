@@ -1,0 +1,74 @@
+import type { Kysely, Migration } from 'kysely';
+
+/**
+ * The telemetry schema's versions, run by kysely's `Migrator` in name order (it records them in
+ * `kysely_migration`). Append new entries; never edit a released one. Only kysely's schema builder
+ * is used, so the same steps run on PostgreSQL.
+ */
+export const TELEMETRY_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
+  '0001_sessions_tool_calls_samples': {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema
+        .createTable('sessions')
+        .addColumn('session_id', 'text', (c) => c.primaryKey())
+        .addColumn('dir_name', 'text', (c) => c.notNull())
+        .addColumn('agent', 'text')
+        .addColumn('reduced_at', 'double precision', (c) => c.notNull())
+        .addColumn('first_ts', 'double precision')
+        .addColumn('last_ts', 'double precision')
+        .addColumn('ended', 'integer', (c) => c.notNull())
+        .addColumn('n_markers', 'integer', (c) => c.notNull())
+        .addColumn('bad_markers', 'integer', (c) => c.notNull())
+        .addColumn('n_samples', 'integer', (c) => c.notNull())
+        .addColumn('bad_samples', 'integer', (c) => c.notNull())
+        .addColumn('n_toolcalls', 'integer', (c) => c.notNull())
+        .addColumn('unpaired_starts', 'integer', (c) => c.notNull())
+        .addColumn('orphan_ends', 'integer', (c) => c.notNull())
+        .addColumn('denied_calls', 'integer', (c) => c.notNull())
+        .addColumn('short_calls', 'integer', (c) => c.notNull())
+        .addColumn('partial_samples', 'integer', (c) => c.notNull())
+        .addColumn('span_ms', 'double precision', (c) => c.notNull())
+        .addColumn('tool_time_ms', 'double precision', (c) => c.notNull())
+        .addColumn('tool_time_fraction', 'double precision')
+        .addColumn('baseline_memory_mb', 'double precision')
+        .addColumn('peak_memory_mb', 'double precision')
+        .addColumn('avg_memory_mb', 'double precision')
+        .addColumn('avg_cpu_pct', 'double precision')
+        .addColumn('sampler_starts', 'integer', (c) => c.notNull())
+        .addColumn('sampler_stop_reasons', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('tool_calls')
+        .addColumn('session_id', 'text', (c) => c.notNull().references('sessions.session_id').onDelete('cascade'))
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addColumn('call_key', 'text', (c) => c.notNull())
+        .addColumn('tool_name', 'text', (c) => c.notNull())
+        .addColumn('tool', 'text', (c) => c.notNull())
+        .addColumn('command', 'text', (c) => c.notNull())
+        .addColumn('start_ts', 'double precision', (c) => c.notNull())
+        .addColumn('end_ts', 'double precision', (c) => c.notNull())
+        .addColumn('duration_ms', 'double precision', (c) => c.notNull())
+        .addColumn('peak_memory_mb', 'double precision')
+        .addColumn('avg_memory_mb', 'double precision')
+        .addColumn('avg_cpu_pct', 'double precision')
+        .addColumn('n_samples', 'integer', (c) => c.notNull())
+        .addColumn('exit_status', 'text')
+        .addColumn('exit_code', 'integer')
+        .addColumn('hook_overhead_ms', 'double precision')
+        .addPrimaryKeyConstraint('tool_calls_pk', ['session_id', 'seq'])
+        .execute();
+      await db.schema.createIndex('tool_calls_tool').on('tool_calls').columns(['tool', 'tool_name']).execute();
+      await db.schema
+        .createTable('samples')
+        .addColumn('session_id', 'text', (c) => c.notNull().references('sessions.session_id').onDelete('cascade'))
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addColumn('t', 'double precision', (c) => c.notNull())
+        .addColumn('mem_mb', 'double precision', (c) => c.notNull())
+        .addColumn('cpu_pct', 'double precision', (c) => c.notNull())
+        .addColumn('n_procs', 'integer', (c) => c.notNull())
+        .addColumn('partial', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('samples_pk', ['session_id', 'seq'])
+        .execute();
+    },
+  },
+});

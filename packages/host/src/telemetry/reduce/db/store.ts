@@ -1,0 +1,60 @@
+import type { Kysely } from 'kysely';
+import type { ReducedSession } from '../reduce-session.js';
+import type { TelemetrySchema } from './schema.js';
+
+/** Rows per insert statement (7–16 columns each, far under SQLite's bound-parameter limit). */
+const BATCH = 500;
+
+/**
+ * Stores one reduced session, replacing whatever an earlier `cordon reduce` stored for the same
+ * session id, in one transaction (all or nothing), so reducing again is idempotent.
+ */
+export async function storeSession(db: Kysely<TelemetrySchema>, reduced: ReducedSession, dirName: string, reducedAt = Date.now()): Promise<void> {
+  const { summary, calls, samples } = reduced;
+  const id = summary.session_id;
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('samples').where('session_id', '=', id).execute();
+    await trx.deleteFrom('tool_calls').where('session_id', '=', id).execute();
+    await trx.deleteFrom('sessions').where('session_id', '=', id).execute();
+    await trx
+      .insertInto('sessions')
+      .values({
+        session_id: id,
+        dir_name: dirName,
+        agent: summary.agent,
+        reduced_at: reducedAt,
+        first_ts: summary.first_ts,
+        last_ts: summary.last_ts,
+        ended: summary.ended ? 1 : 0,
+        n_markers: summary.n_markers,
+        bad_markers: summary.bad_markers,
+        n_samples: summary.n_samples,
+        bad_samples: summary.bad_samples,
+        n_toolcalls: summary.n_toolcalls,
+        unpaired_starts: summary.unpaired_starts,
+        orphan_ends: summary.orphan_ends,
+        denied_calls: summary.denied_calls,
+        short_calls: summary.short_calls,
+        partial_samples: summary.partial_samples,
+        span_ms: summary.span_ms,
+        tool_time_ms: summary.tool_time_ms,
+        tool_time_fraction: summary.tool_time_fraction,
+        baseline_memory_mb: summary.baseline_memory_mb,
+        peak_memory_mb: summary.peak_memory_mb,
+        avg_memory_mb: summary.avg_memory_mb,
+        avg_cpu_pct: summary.avg_cpu_pct,
+        sampler_starts: summary.sampler_starts,
+        sampler_stop_reasons: JSON.stringify(summary.sampler_stop_reasons),
+      })
+      .execute();
+    for (let i = 0; i < calls.length; i += BATCH) {
+      await trx.insertInto('tool_calls').values(calls.slice(i, i + BATCH).map((c) => ({ ...c, session_id: id }))).execute();
+    }
+    for (let i = 0; i < samples.length; i += BATCH) {
+      await trx
+        .insertInto('samples')
+        .values(samples.slice(i, i + BATCH).map((s, j) => ({ session_id: id, seq: i + j + 1, t: s.t, mem_mb: s.mem_mb, cpu_pct: s.cpu_pct, n_procs: s.n_procs, partial: s.partial ? 1 : 0 })))
+        .execute();
+    }
+  });
+}

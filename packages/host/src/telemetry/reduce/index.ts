@@ -1,0 +1,51 @@
+import { join } from 'node:path';
+import { openTelemetryDb, TELEMETRY_DB_FILE } from './db/open.js';
+import { storeSession } from './db/store.js';
+import { reduceSession, type ReducedSession } from './reduce-session.js';
+import { selectSessions } from './sessions.js';
+
+export { reduceSession, type ReducedSession, type SessionSummary, type ToolCallRecord } from './reduce-session.js';
+export { pairCalls, unionLength, type Pairing, type PairedCall } from './pair.js';
+export { readSamples, windowStats, type SampleLog, type WindowStats } from './samples.js';
+export { listSessions, selectSessions, type SessionLocation } from './sessions.js';
+export { openTelemetryDb, TELEMETRY_DB_FILE, type TelemetryDb } from './db/open.js';
+export { storeSession } from './db/store.js';
+export type { TelemetrySchema, SessionRow, ToolCallRow, SampleRow } from './db/schema.js';
+
+/** Input of {@link reduce}. */
+export interface ReduceOptions {
+  /** cordon's data directory (sessions under `runs/`). */
+  readonly dataDir: string;
+  /** One session: the agent's session id or its directory name. */
+  readonly session?: string;
+  /** Every recorded session. Without `session` or `all`, the most recently active one. */
+  readonly all?: boolean;
+  /** Database path (default `<dataDir>/telemetry.sqlite3`). */
+  readonly db?: string;
+}
+
+/** Result of {@link reduce}. */
+export interface ReduceResult {
+  /** The database written. */
+  readonly db: string;
+  readonly sessions: ReducedSession[];
+}
+
+/**
+ * `cordon reduce`: reduces the selected sessions (research/cordon-resource.md A.6) and stores each
+ * in the telemetry database, replacing its previous reduction.
+ * @throws CordonError `CORDON_BAD_INPUT` when no session matches, `CORDON_DB_ERROR` when the
+ * database cannot be used.
+ */
+export async function reduce(options: ReduceOptions): Promise<ReduceResult> {
+  const selected = selectSessions(options.dataDir, options);
+  const path = options.db ?? join(options.dataDir, TELEMETRY_DB_FILE);
+  const reduced = selected.map((s) => ({ name: s.name, reduced: reduceSession(s.dir) }));
+  const db = await openTelemetryDb(path);
+  try {
+    for (const { name, reduced: r } of reduced) await storeSession(db.db, r, name);
+  } finally {
+    await db.close();
+  }
+  return { db: path, sessions: reduced.map((r) => r.reduced) };
+}

@@ -1,0 +1,198 @@
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { MARKERS_FILE, readMarkers } from '../markers.js';
+import { SAMPLER_FILES } from '../sampler/files.js';
+import type { Sample } from '../sampler/sample.js';
+import { pairCalls, unionLength } from './pair.js';
+import { readSamples, windowStats } from './samples.js';
+
+/**
+ * One paired tool call with the samples of its window (research/cordon-resource.md A.2
+ * ToolCallRecord; times are epoch ms like the markers, memory MiB, CPU % of one core).
+ * Memory and CPU are `null` for a call with no sample in its window (shorter than a tick).
+ */
+export interface ToolCallRecord {
+  readonly session_id: string;
+  /** 1-based position in start order within the session. */
+  readonly seq: number;
+  readonly call_key: string;
+  /** Native tool name (`Bash`, `run_shell_command`). */
+  readonly tool_name: string;
+  /** Canonical family (`shell`, `read`, …). */
+  readonly tool: string;
+  readonly command: string;
+  /** Start marker `ts`, epoch ms. */
+  readonly start_ts: number;
+  /** End marker `ts`, epoch ms. */
+  readonly end_ts: number;
+  /** `end_ts - start_ts`, ms. */
+  readonly duration_ms: number;
+  /** Max `mem_mb` of the samples with `start_ts <= t <= end_ts`. */
+  readonly peak_memory_mb: number | null;
+  /** Mean `mem_mb` of those samples. */
+  readonly avg_memory_mb: number | null;
+  /** Mean `cpu_pct` of those samples. */
+  readonly avg_cpu_pct: number | null;
+  readonly n_samples: number;
+  /** From the end marker: `ok`, `failed`, `unknown`. */
+  readonly exit_status: string | null;
+  readonly exit_code: number | null;
+  /** The start hook's own cost (its marker's `hook_overhead_ms`). */
+  readonly hook_overhead_ms: number | null;
+}
+
+/** Reduction counters and session-level numbers (research A.2 `summary.json`, A.7 baseline). */
+export interface SessionSummary {
+  /** The agent's session id as the markers carry it (the directory name when there are none). */
+  readonly session_id: string;
+  /** Absolute session directory. */
+  readonly dir: string;
+  readonly agent: string | null;
+  /** Earliest and latest time seen in markers and samples, epoch ms. */
+  readonly first_ts: number | null;
+  readonly last_ts: number | null;
+  /** A `session_end` marker exists. */
+  readonly ended: boolean;
+  readonly n_markers: number;
+  /** Marker lines that were unparseable or of another schema version. */
+  readonly bad_markers: number;
+  readonly n_samples: number;
+  readonly bad_samples: number;
+  /** Paired calls. */
+  readonly n_toolcalls: number;
+  /** `tool_start` markers no `tool_end` matched. */
+  readonly unpaired_starts: number;
+  /** `tool_end` markers with no earlier matching start. */
+  readonly orphan_ends: number;
+  /** `tool_denied` markers (a policy refused the call; it never ran). */
+  readonly denied_calls: number;
+  /** Paired calls whose window holds no sample: shorter than a tick. */
+  readonly short_calls: number;
+  /** Samples taken while a process of the tree vanished mid-read. */
+  readonly partial_samples: number;
+  /** Last sample time − first sample time, ms (0 with fewer than two samples). */
+  readonly span_ms: number;
+  /** Union of the paired calls' windows (overlaps merged), ms. */
+  readonly tool_time_ms: number;
+  /**
+   * The union of call windows clipped to the sampled span, over the span: the share of sampled
+   * time spent in tools (never above 1). `null` when the span is 0.
+   */
+  readonly tool_time_fraction: number | null;
+  /** 10th percentile of all samples' `mem_mb` (index ⌊0.1·n⌋ of the sorted values; research A.7). */
+  readonly baseline_memory_mb: number | null;
+  readonly peak_memory_mb: number | null;
+  readonly avg_memory_mb: number | null;
+  readonly avg_cpu_pct: number | null;
+  /** Samplers started for this session (`start` events in `sampler.jsonl`). */
+  readonly sampler_starts: number;
+  /** Why each sampler stopped, in order (`stop-file`, `agent-exit`, `idle`, …). */
+  readonly sampler_stop_reasons: string[];
+}
+
+/** A reduced session. */
+export interface ReducedSession {
+  readonly summary: SessionSummary;
+  readonly calls: ToolCallRecord[];
+  /** The session's samples, sorted by `t`. */
+  readonly samples: Sample[];
+}
+
+/**
+ * Reduces one session directory: reads `markers.jsonl` and `samples.jsonl`, pairs the calls,
+ * joins each call's samples (inclusive window) and computes the summary. Pure apart from reading
+ * the three files; bad lines are counted, never fatal.
+ */
+export function reduceSession(dir: string): ReducedSession {
+  const { markers, badLines } = readMarkers(join(dir, MARKERS_FILE));
+  const sampled = readSamples(join(dir, SAMPLER_FILES.samples));
+  const samples = sampled.samples;
+  const sessionId = markers.find((m) => m.session_id)?.session_id ?? basename(dir);
+  const pairing = pairCalls(markers);
+  const calls: ToolCallRecord[] = pairing.calls.map(({ start, end }, i) => {
+    const w = windowStats(samples, start.ts, end.ts);
+    return {
+      session_id: sessionId,
+      seq: i + 1,
+      call_key: start.call_key ?? '',
+      tool_name: start.tool_name ?? end.tool_name ?? '',
+      tool: start.tool ?? end.tool ?? 'other',
+      command: start.command ?? end.command ?? '',
+      start_ts: start.ts,
+      end_ts: end.ts,
+      duration_ms: round(end.ts - start.ts, 3),
+      peak_memory_mb: w.peakMb === undefined ? null : round(w.peakMb, 3),
+      avg_memory_mb: w.avgMb === undefined ? null : round(w.avgMb, 3),
+      avg_cpu_pct: w.avgCpuPct === undefined ? null : round(w.avgCpuPct, 2),
+      n_samples: w.n,
+      exit_status: end.exit_status ?? null,
+      exit_code: end.exit_code ?? null,
+      hook_overhead_ms: start.hook_overhead_ms ?? null,
+    };
+  });
+  const firstSample = samples[0]?.t;
+  const lastSample = samples[samples.length - 1]?.t;
+  const span = firstSample !== undefined && lastSample !== undefined ? lastSample - firstSample : 0;
+  const windows = calls.map((c) => [c.start_ts, c.end_ts] as const);
+  const clipped = firstSample === undefined ? [] : windows.map(([a, b]) => [Math.max(a, firstSample), Math.min(b, lastSample!)] as const);
+  const mems = samples.map((s) => s.mem_mb).sort((a, b) => a - b);
+  let firstTs = Infinity;
+  let lastTs = -Infinity;
+  for (const m of markers) {
+    if (m.ts < firstTs) firstTs = m.ts;
+    if (m.ts > lastTs) lastTs = m.ts;
+  }
+  if (firstSample !== undefined && firstSample < firstTs) firstTs = firstSample;
+  if (lastSample !== undefined && lastSample > lastTs) lastTs = lastSample;
+  const events = readSamplerEvents(join(dir, SAMPLER_FILES.events));
+  const summary: SessionSummary = {
+    session_id: sessionId,
+    dir,
+    agent: markers.find((m) => m.agent)?.agent ?? null,
+    first_ts: Number.isFinite(firstTs) ? firstTs : null,
+    last_ts: Number.isFinite(lastTs) ? lastTs : null,
+    ended: markers.some((m) => m.event === 'session_end'),
+    n_markers: markers.length,
+    bad_markers: badLines.length,
+    n_samples: samples.length,
+    bad_samples: sampled.badLines.length,
+    n_toolcalls: calls.length,
+    unpaired_starts: pairing.unpairedStarts.length,
+    orphan_ends: pairing.orphanEnds.length,
+    denied_calls: markers.filter((m) => m.event === 'tool_denied').length,
+    short_calls: calls.filter((c) => c.n_samples === 0).length,
+    partial_samples: samples.filter((s) => s.partial).length,
+    span_ms: round(span, 3),
+    tool_time_ms: round(unionLength(windows), 3),
+    tool_time_fraction: span > 0 ? round(unionLength(clipped) / span, 4) : null,
+    baseline_memory_mb: mems.length ? mems[Math.floor(0.1 * mems.length)]! : null,
+    peak_memory_mb: mems.length ? mems[mems.length - 1]! : null,
+    avg_memory_mb: mems.length ? round(mems.reduce((a, b) => a + b, 0) / mems.length, 3) : null,
+    avg_cpu_pct: samples.length ? round(samples.reduce((a, s) => a + s.cpu_pct, 0) / samples.length, 2) : null,
+    sampler_starts: events.filter((e) => e.event === 'start').length,
+    sampler_stop_reasons: events.filter((e) => e.event === 'stop').map((e) => String(e.reason)),
+  };
+  return { summary, calls, samples };
+}
+
+function readSamplerEvents(path: string): Array<{ event?: string; reason?: string }> {
+  try {
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as { event?: string; reason?: string }];
+        } catch {
+          return [];
+        }
+      });
+  } catch {
+    return [];
+  }
+}
+
+function round(n: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}

@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import type { Sample } from '../sampler/sample.js';
+
+/** What {@link readSamples} found. */
+export interface SampleLog {
+  /** Valid samples sorted by `t` (epoch ms). */
+  readonly samples: Sample[];
+  /** 1-based numbers of lines that were not valid samples. */
+  readonly badLines: number[];
+}
+
+/**
+ * Reads `samples.jsonl` tolerantly (research/cordon-resource.md A.2: unparseable lines are
+ * skipped and counted, never fatal). A line needs a finite `t` and `mem_mb`; `cpu_pct` and
+ * `n_procs` default to 0, `partial` to false. A missing file reads as empty. The result is sorted
+ * by `t`, since a superseded sampler's last lines may interleave with its successor's.
+ */
+export function readSamples(path: string): SampleLog {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { samples: [], badLines: [] };
+    throw error;
+  }
+  const samples: Sample[] = [];
+  const badLines: number[] = [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  lines.forEach((line, i) => {
+    try {
+      const s = JSON.parse(line) as Partial<Sample>;
+      if (s && typeof s === 'object' && Number.isFinite(s.t) && Number.isFinite(s.mem_mb)) {
+        samples.push({ t: s.t!, mem_mb: s.mem_mb!, cpu_pct: Number.isFinite(s.cpu_pct) ? s.cpu_pct! : 0, n_procs: Number.isFinite(s.n_procs) ? s.n_procs! : 0, partial: s.partial === true });
+      } else badLines.push(i + 1);
+    } catch {
+      badLines.push(i + 1);
+    }
+  });
+  samples.sort((a, b) => a.t - b.t);
+  return { samples, badLines };
+}
+
+/** Index of the first sample with `t >= at` (binary search over samples sorted by `t`). */
+export function lowerBound(samples: readonly Sample[], at: number): number {
+  let lo = 0;
+  let hi = samples.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (samples[mid]!.t < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Index just past the last sample with `t <= at`. */
+export function upperBound(samples: readonly Sample[], at: number): number {
+  let lo = 0;
+  let hi = samples.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (samples[mid]!.t <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Memory and CPU over a window of samples; `undefined` values when it holds none. */
+export interface WindowStats {
+  readonly n: number;
+  /** Max of `mem_mb`. */
+  readonly peakMb?: number;
+  /** Mean of `mem_mb`. */
+  readonly avgMb?: number;
+  /** Mean of `cpu_pct`. */
+  readonly avgCpuPct?: number;
+}
+
+/**
+ * Stats of the samples with `start <= t <= end` (both ends inclusive, research A.6), times in
+ * epoch ms. A window with no sample (a call shorter than a tick) has `n = 0` and no values, not
+ * zeros (research A.12 #12: a 0 peak would drag means down).
+ */
+export function windowStats(samples: readonly Sample[], start: number, end: number): WindowStats {
+  const from = lowerBound(samples, start);
+  const to = upperBound(samples, end);
+  if (to <= from) return { n: 0 };
+  let peak = -Infinity;
+  let mem = 0;
+  let cpu = 0;
+  for (let i = from; i < to; i++) {
+    const s = samples[i]!;
+    if (s.mem_mb > peak) peak = s.mem_mb;
+    mem += s.mem_mb;
+    cpu += s.cpu_pct;
+  }
+  const n = to - from;
+  return { n, peakMb: peak, avgMb: mem / n, avgCpuPct: cpu / n };
+}

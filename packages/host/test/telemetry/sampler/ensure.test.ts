@@ -1,0 +1,128 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { samplerSettings } from '../../../src/telemetry/sampler/config.js';
+import { ensureSampler, stopSampler } from '../../../src/telemetry/sampler/ensure.js';
+import { lockPath } from '../../../src/telemetry/sampler/lock.js';
+import { fakeAgent, killGroup, running, samplerEvents, sleep, waitFor } from './helpers.js';
+
+const linux = process.platform === 'linux';
+let root: string;
+let dir: string;
+let env: NodeJS.ProcessEnv;
+let agent: ChildProcess | undefined;
+const samplers: number[] = [];
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'cordon-ensure-'));
+  dir = join(root, 'runs', 'session-1');
+  env = { ...process.env, CORDON_DATA_DIR: join(root, 'data'), CORDON_INTERVAL: '50' };
+  delete env.CORDON_SAMPLER;
+  agent = fakeAgent();
+});
+afterEach(async () => {
+  killGroup(agent?.pid);
+  for (const pid of samplers.splice(0)) if (running(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(root, { recursive: true, force: true });
+});
+
+function start(extra: NodeJS.ProcessEnv = {}) {
+  const r = ensureSampler({ dir, rootPid: agent!.pid!, env: { ...env, ...extra } });
+  if (r.started) samplers.push(r.pid);
+  return r;
+}
+
+describe('samplerSettings', () => {
+  it('defaults to 250 ms and 30 min idle, floors the interval at 10 ms, ignores junk', () => {
+    expect(samplerSettings({})).toEqual({ intervalMs: 250, idleMs: 1_800_000, sampler: undefined });
+    expect(samplerSettings({ CORDON_INTERVAL: '1' }).intervalMs).toBe(10);
+    expect(samplerSettings({ CORDON_INTERVAL: 'fast', CORDON_SAMPLER_IDLE: '-3' })).toMatchObject({ intervalMs: 250, idleMs: 1_800_000 });
+    expect(samplerSettings({ CORDON_INTERVAL: '100', CORDON_SAMPLER_IDLE: '2.5', CORDON_SAMPLER: 'off' })).toEqual({ intervalMs: 100, idleMs: 2500, sampler: 'off' });
+  });
+});
+
+describe.runIf(linux)('ensureSampler', () => {
+  it('starts one fully detached sampler that writes samples; a second call finds it running', async () => {
+    const first = start();
+    expect(first).toMatchObject({ started: true, generation: 1 });
+    if (!first.started) return;
+    expect(start()).toEqual({ started: false, reason: 'running', pid: first.pid, generation: 1 });
+    const startEvent = await waitFor('start event', () => samplerEvents(dir).find((e) => e.event === 'start'));
+    expect(startEvent).toMatchObject({ pid: first.pid, generation: 1, root_pid: agent!.pid, interval_ms: 50, sampler: 'linux-proc' });
+    // Own session (setsid) and every stdio on /dev/null (research hook-dialects.md §8).
+    const stat = readFileSync(`/proc/${first.pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    expect(Number(fields[3])).toBe(first.pid); // field 6 `session`
+    for (const fd of [0, 1, 2]) expect(readlinkSync(`/proc/${first.pid}/fd/${fd}`)).toBe('/dev/null');
+    await waitFor('samples', () => (existsSync(join(dir, 'samples.jsonl')) && readFileSync(join(dir, 'samples.jsonl'), 'utf8').split('\n').length > 5 ? true : undefined));
+    const sample = JSON.parse(readFileSync(join(dir, 'samples.jsonl'), 'utf8').split('\n')[0]!);
+    expect(Object.keys(sample)).toEqual(['t', 'mem_mb', 'cpu_pct', 'n_procs', 'partial']);
+    expect(sample.n_procs).toBe(1);
+    expect(Math.abs(sample.t - Date.now())).toBeLessThan(10_000);
+  });
+
+  it('stops at the next tick after STOP, and a later call starts generation 2 after removing STOP', async () => {
+    const first = start();
+    await waitFor('start', () => samplerEvents(dir).find((e) => e.event === 'start'));
+    stopSampler(dir);
+    const stop = await waitFor('stop', () => samplerEvents(dir).find((e) => e.event === 'stop'));
+    expect(stop.reason).toBe('stop-file');
+    await waitFor('sampler exit', () => (first.started && !running(first.pid) ? true : undefined));
+    const second = start();
+    expect(second).toMatchObject({ started: true, generation: 2 });
+    expect(existsSync(join(dir, 'STOP'))).toBe(false);
+    await waitFor('second start', () => samplerEvents(dir).filter((e) => e.event === 'start')[1]);
+  });
+
+  it('stops within two intervals when the agent is SIGKILLed (no session end)', async () => {
+    const r = start({ CORDON_INTERVAL: '250' });
+    await waitFor('start', () => samplerEvents(dir).find((e) => e.event === 'start'));
+    await sleep(600);
+    const killedAt = Date.now();
+    killGroup(agent!.pid);
+    const stop = await waitFor('stop', () => samplerEvents(dir).find((e) => e.event === 'stop'));
+    expect(stop.reason).toBe('agent-exit');
+    expect(stop.t - killedAt).toBeLessThanOrEqual(500);
+    await waitFor('sampler exit', () => (r.started && !running(r.pid) ? true : undefined), 2000);
+  });
+
+  it('stops after the idle timeout when no marker is written', async () => {
+    start({ CORDON_SAMPLER_IDLE: '1' });
+    const stop = await waitFor('stop', () => samplerEvents(dir).find((e) => e.event === 'stop'), 6000);
+    expect(stop.reason).toBe('idle');
+  });
+
+  it('keeps sampling while markers keep coming, then idles out', async () => {
+    mkdirSync(dir, { recursive: true });
+    start({ CORDON_SAMPLER_IDLE: '1' });
+    for (let i = 0; i < 8; i++) {
+      writeFileSync(join(dir, 'markers.jsonl'), `{"i":${i}}\n`, { flag: 'a' });
+      await sleep(300);
+    }
+    expect(samplerEvents(dir).some((e) => e.event === 'stop')).toBe(false);
+    expect((await waitFor('stop', () => samplerEvents(dir).find((e) => e.event === 'stop'), 6000)).reason).toBe('idle');
+  });
+
+  it('steps aside when a newer generation appears', async () => {
+    start();
+    await waitFor('start', () => samplerEvents(dir).find((e) => e.event === 'start'));
+    writeFileSync(lockPath(dir, 2), JSON.stringify({ pid: process.pid, role: 'hook', generation: 2, at: Date.now() }));
+    expect((await waitFor('stop', () => samplerEvents(dir).find((e) => e.event === 'stop'))).reason).toBe('superseded');
+  });
+
+  it('does nothing when CORDON_SAMPLER=off or the root is gone', () => {
+    expect(start({ CORDON_SAMPLER: 'off' })).toEqual({ started: false, reason: 'disabled' });
+    expect(ensureSampler({ dir, rootPid: 2 ** 22 + 5, env })).toEqual({ started: false, reason: 'no-root' });
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('marks the session unsupported when no sampler serves the platform, and stops trying', async () => {
+    start({ CORDON_SAMPLER: 'no-such-sampler' });
+    const stop = await waitFor('stop', () => samplerEvents(dir).find((e) => e.event === 'stop'));
+    expect(stop.reason).toBe('unsupported');
+    expect(JSON.parse(readFileSync(join(dir, 'sampler.unsupported'), 'utf8'))).toEqual({ platform: process.platform, wanted: 'no-such-sampler' });
+    expect(start()).toEqual({ started: false, reason: 'unsupported' });
+  });
+});

@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One line of `sampler.jsonl`. */
+export interface SamplerEventLine {
+  event: 'start' | 'stop';
+  t: number;
+  pid: number;
+  generation: number;
+  reason?: string;
+  [key: string]: unknown;
+}
+
+/** The sampler lifecycle events written so far in session directory `dir`. */
+export function samplerEvents(dir: string): SamplerEventLine[] {
+  const path = join(dir, 'sampler.jsonl');
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SamplerEventLine);
+}
+
+/** Polls until `pick()` returns something, or throws after `ms`. */
+export async function waitFor<T>(what: string, pick: () => T | undefined, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = pick();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** Whether `pid` runs (and is not a zombie). */
+export function running(pid: number): boolean {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !/^Z|^X/.test(s.slice(s.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+
+/** A stand-in agent: a detached long-running process (its own process group). */
+export function fakeAgent(): ChildProcess {
+  return spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e6)'], { stdio: 'ignore', detached: true });
+}
+
+/** SIGKILLs a process group, ignoring one that is gone. */
+export function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // gone
+  }
+}

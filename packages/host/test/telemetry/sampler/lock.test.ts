@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { identify } from '../../../src/telemetry/sampler/identity.js';
+import { acquireSamplerLock, highestGeneration, lockPath, readLockOwner, recordLockOwner } from '../../../src/telemetry/sampler/lock.js';
+import { REPO_ROOT } from '../../../../../test/support/cli.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cordon-lock-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A pid that is certainly not running: a child that has exited and been reaped. */
+async function deadPid(): Promise<number> {
+  const c = spawn('true');
+  await new Promise((r) => c.on('exit', r));
+  return c.pid!;
+}
+
+describe('sampler lock', () => {
+  it('is taken by the first caller; the next one sees the live owner', () => {
+    const me = identify(process.pid)!;
+    expect(acquireSamplerLock(dir, me)).toEqual({ acquired: true, generation: 1 });
+    const second = acquireSamplerLock(dir, me);
+    expect(second).toMatchObject({ acquired: false, generation: 1, owner: { pid: process.pid, role: 'hook' } });
+  });
+
+  it('moves to the next generation when the owner is dead, never deleting the old file', async () => {
+    const dead = await deadPid();
+    writeFileSync(lockPath(dir, 1), JSON.stringify({ pid: dead, start: 1, role: 'sampler', generation: 1, at: 0 }));
+    expect(acquireSamplerLock(dir, identify(process.pid)!)).toEqual({ acquired: true, generation: 2 });
+    expect(readdirSync(dir).sort()).toEqual(['sampler.lock.1', 'sampler.lock.2']);
+    expect(highestGeneration(dir)).toBe(2);
+  });
+
+  it('treats a live pid with another start time as dead (recycled pid)', () => {
+    const me = identify(process.pid)!;
+    writeFileSync(lockPath(dir, 1), JSON.stringify({ pid: process.pid, start: (me.start ?? 0) + 1, role: 'sampler', generation: 1, at: 0 }));
+    expect(acquireSamplerLock(dir, me).acquired).toBe(process.platform === 'linux');
+  });
+
+  it('records the sampler as owner atomically', () => {
+    const me = identify(process.pid)!;
+    acquireSamplerLock(dir, me);
+    recordLockOwner(dir, { ...me, role: 'sampler', generation: 1, at: 5 });
+    expect(readLockOwner(dir, 1)).toEqual({ ...me, role: 'sampler', generation: 1, at: 5 });
+    expect(readdirSync(dir)).toEqual(['sampler.lock.1']);
+  });
+
+  it('lets exactly one of 40 concurrent processes win, stale generation included', async () => {
+    writeFileSync(lockPath(dir, 1), JSON.stringify({ pid: await deadPid(), role: 'sampler', generation: 1, at: 0 }));
+    const lockModule = pathToFileURL(join(REPO_ROOT, 'packages/host/dist/telemetry/sampler/lock.js')).href;
+    const idModule = pathToFileURL(join(REPO_ROOT, 'packages/host/dist/telemetry/sampler/identity.js')).href;
+    const code = `const { acquireSamplerLock } = await import(${JSON.stringify(lockModule)}); const { identify } = await import(${JSON.stringify(idModule)});
+      await new Promise((r) => setTimeout(r, Number(process.env.AT) - Date.now()));
+      const r = acquireSamplerLock(${JSON.stringify(dir)}, identify(process.pid));
+      process.stdout.write(JSON.stringify(r) + '\\n'); setInterval(() => {}, 1e6);`;
+    // Every process stays alive (a live owner) until all have answered, then they are killed.
+    const at = String(Date.now() + 2000);
+    const children = Array.from({ length: 40 }, () => spawn(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, AT: at }, stdio: ['ignore', 'pipe', 'inherit'] }));
+    let results: Array<{ acquired: boolean; generation: number }>;
+    try {
+      results = await Promise.all(
+        children.map((c) => {
+          let out = '';
+          return new Promise<{ acquired: boolean; generation: number }>((resolve, reject) => {
+            c.stdout!.on('data', (b) => {
+              out += b;
+              if (out.includes('\n')) resolve(JSON.parse(out));
+            });
+            c.on('exit', (code) => reject(new Error(`lock child exited with ${code}`)));
+          });
+        }),
+      );
+    } finally {
+      for (const c of children) c.kill('SIGKILL');
+    }
+    expect(results.filter((r) => r.acquired)).toHaveLength(1);
+    expect(results.every((r) => r.generation === 2)).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['sampler.lock.1', 'sampler.lock.2']);
+  });
+});

@@ -1,0 +1,160 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ProcTreeReader } from '../../../src/telemetry/sampler/linux/proc-tree.js';
+
+const linux = process.platform === 'linux';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const MiB = 1024 * 1024;
+
+/** A node root that runs shell commands on request (`run` message) and reports their pids. */
+const ROOT = `
+const { spawn } = require('node:child_process');
+process.on('message', (m) => {
+  const c = spawn('sh', ['-c', m.cmd], { stdio: 'ignore' });
+  process.send({ pid: c.pid });
+});
+process.send({ ready: true });
+setInterval(() => {}, 1e6);
+`;
+
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of started.splice(0)) {
+    try {
+      process.kill(-c.pid!, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+});
+
+async function root(): Promise<ChildProcess & { run(cmd: string): Promise<number> }> {
+  const c = spawn(process.execPath, ['-e', ROOT], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], detached: true });
+  started.push(c);
+  await new Promise<void>((resolve) => c.once('message', () => resolve()));
+  return Object.assign(c, {
+    run: (cmd: string) =>
+      new Promise<number>((resolve) => {
+        c.once('message', (m: { pid: number }) => resolve(m.pid));
+        c.send({ cmd });
+      }),
+  });
+}
+
+async function until<T>(read: () => T, ok: (v: T) => boolean, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = read();
+    if (ok(v) || Date.now() > end) return v;
+    await sleep(50);
+  }
+}
+
+function cpuTicks(pid: number): number {
+  const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]);
+}
+
+describe.runIf(linux)('ProcTreeReader', () => {
+  it('refuses a pid that does not exist', () => {
+    expect(() => new ProcTreeReader(2 ** 22 + 7)).toThrow(/no running process/);
+  });
+
+  it('counts processes of the tree, not threads, down to grandchildren', async () => {
+    const r = await root();
+    await r.run('sleep 30 & (sleep 30 & wait) & wait');
+    const reader = new ProcTreeReader(r.pid!);
+    // node root (several threads) + sh + sleep + subshell + sleep = 5 processes
+    const reading = await until(() => reader.read(), (x) => x.nProcs === 5);
+    expect(reading.nProcs).toBe(5);
+    expect(reading.rootAlive).toBe(true);
+    expect(reading.rssBytes).toBeGreaterThan(10 * MiB);
+    reader.close();
+  });
+
+  for (const [name, fullScanMs] of [['by probing new pids', 1e9], ['by listing /proc', 0]] as const) {
+    it(`finds a child started after the first reading (${name})`, async () => {
+      const r = await root();
+      const reader = new ProcTreeReader(r.pid!, { fullScanMs });
+      expect(reader.read().nProcs).toBe(1);
+      await r.run('exec sleep 30');
+      const reading = await until(() => reader.read(), (x) => x.nProcs === 2, 3000);
+      expect(reading.nProcs).toBe(2);
+      reader.close();
+    });
+  }
+
+  it('keeps counting a child after its parent exits (sticky membership)', async () => {
+    const r = await root();
+    await r.run('sleep 30 & sleep 1');
+    const reader = new ProcTreeReader(r.pid!);
+    expect((await until(() => reader.read(), (x) => x.nProcs === 4)).nProcs).toBe(4); // root, sh, sleep 30, sleep 1
+    await sleep(1500); // sh and `sleep 1` are gone; `sleep 30` is re-parented away from the tree
+    expect(reader.read().nProcs).toBe(2);
+    reader.close();
+  });
+
+  it('sums RSS: a child holding 200 MiB raises the tree by at least that much', async () => {
+    const r = await root();
+    const reader = new ProcTreeReader(r.pid!);
+    const before = reader.read().rssBytes;
+    await r.run(`exec ${JSON.stringify(process.execPath)} -e "const b = Buffer.alloc(200 * 2 ** 20, 1); setInterval(() => b.length, 1000)"`);
+    const after = await until(() => reader.read(), (x) => x.rssBytes - before > 200 * MiB);
+    expect(after.rssBytes - before).toBeGreaterThan(200 * MiB);
+    reader.close();
+  });
+
+  it('reports CPU % as the tree’s utime + stime over wall time (100 = one core)', async () => {
+    const r = await root();
+    const child = await r.run(`exec ${JSON.stringify(process.execPath)} -e "for (;;) {}"`);
+    const reader = new ProcTreeReader(r.pid!);
+    await sleep(300);
+    reader.read();
+    const t0 = performance.now();
+    const c0 = cpuTicks(child) + cpuTicks(r.pid!);
+    await sleep(1500);
+    const reading = reader.read();
+    const c1 = cpuTicks(child) + cpuTicks(r.pid!);
+    const expected = ((c1 - c0) / 100 / ((performance.now() - t0) / 1000)) * 100;
+    expect(reading.cpuPct).toBeGreaterThan(20);
+    expect(Math.abs(reading.cpuPct - expected)).toBeLessThan(12);
+    reader.close();
+  });
+
+  it('marks a reading partial when a process exited and was reaped since the previous one', async () => {
+    const r = await root();
+    await r.run('exec sleep 0.4');
+    const reader = new ProcTreeReader(r.pid!);
+    expect((await until(() => reader.read(), (x) => x.nProcs === 2)).partial).toBe(false);
+    await sleep(800);
+    const reading = reader.read();
+    expect(reading.nProcs).toBe(1);
+    expect(reading.partial).toBe(true);
+    expect(reader.read().partial).toBe(false);
+    reader.close();
+  });
+
+  it('does not mark partial for a zombie child: its final counters stay readable', async () => {
+    const r = await root();
+    await r.run('sleep 0.3 & exec sleep 30'); // the exec'd sleep never reaps its child
+    const reader = new ProcTreeReader(r.pid!);
+    await until(() => reader.read(), (x) => x.nProcs === 3);
+    await sleep(700);
+    const reading = reader.read();
+    expect(reading.nProcs).toBe(3);
+    expect(reading.partial).toBe(false);
+    reader.close();
+  });
+
+  it('says the root is gone once it is killed', async () => {
+    const r = await root();
+    const reader = new ProcTreeReader(r.pid!);
+    expect(reader.read().rootAlive).toBe(true);
+    r.kill('SIGKILL');
+    const reading = await until(() => reader.read(), (x) => !x.rootAlive);
+    expect(reading.rootAlive).toBe(false);
+    reader.close();
+  });
+});

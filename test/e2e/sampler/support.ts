@@ -1,0 +1,62 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One line of a session's `sampler.jsonl`. */
+export interface SamplerEventLine {
+  event: 'start' | 'stop';
+  t: number;
+  pid: number;
+  generation: number;
+  reason?: string;
+  [key: string]: unknown;
+}
+
+/** Sampler lifecycle events of session directory `dir`. */
+export function samplerEvents(dir: string): SamplerEventLine[] {
+  const path = join(dir, 'sampler.jsonl');
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SamplerEventLine);
+}
+
+/** Polls until `pick()` returns something, or throws after `ms`. */
+export async function waitFor<T>(what: string, pick: () => T | undefined, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = pick();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** Pids of live sampler processes (`…/telemetry/sampler/run.js --dir <dir>`), found through /proc. */
+export function samplerProcesses(dir: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (argv.some((a) => a.endsWith('/telemetry/sampler/run.js')) && argv[argv.indexOf('--dir') + 1] === dir) found.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+/** Whether `pid` runs (zombies count as gone). */
+export function running(pid: number): boolean {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !/^[ZX]/.test(s.slice(s.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+
+/** Lock generations present in a session directory. */
+export function lockFiles(dir: string): string[] {
+  return readdirSync(dir).filter((n) => n.startsWith('sampler.lock.')).sort();
+}
