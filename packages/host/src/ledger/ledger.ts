@@ -207,7 +207,7 @@ export class Ledger implements LedgerHandle {
             .where('seq', '>=', from)
             .where('seq', '<=', to)
             .orderBy('seq');
-          for (const [block] of rawRows(this.#raw, query) as Array<[string]>) blocks.push(block);
+          for (const block of rawColumn(this.#raw, query) as string[]) blocks.push(block);
         };
         let next = 1;
         for (const c of compactions) {
@@ -417,6 +417,12 @@ async function maxSeq(trx: Db, sessionId: string): Promise<number> {
 /** Active compactions of a session, sorted by their first message. */
 async function activeCompactions(trx: Db, sessionId: string): Promise<LedgerCompaction[]> {
   return (await trx.selectFrom('compactions').selectAll().where('session_id', '=', sessionId).where('superseded_by', 'is', null).orderBy('from_seq').execute()).map(toCompaction);
+}
+
+/** Runs a kysely-built one-column SELECT on the raw connection, returning just the values. */
+function rawColumn(raw: BetterSqlite3.Database, query: Compilable): unknown[] {
+  const { sql: text, parameters } = query.compile();
+  return raw.prepare(text).pluck().all(...(parameters as unknown[]));
 }
 
 /** Runs a kysely-built SELECT on the raw connection, returning rows as arrays in column order. */
