@@ -1,0 +1,184 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { git, makeRepo, writeFiles } from '../../../../test/support/git.js';
+
+/** The built `cordon` bin on real repositories (research §15, §16.2 C1; issue 2 §2). */
+
+let sandbox: Sandbox;
+let children: Array<{ kill(signal?: NodeJS.Signals): boolean }> = [];
+beforeEach(() => {
+  sandbox = makeSandbox('cordon-envelope-cli-');
+});
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  sandbox.cleanup();
+});
+
+const cordon = (args: string[], cwd?: string) => runCordon(args, { env: sandbox.env, cwd });
+const newRepo = (files: Record<string, string> = { 'src/app.py': 'print("hello")\n', 'README.md': '# demo\n' }) => makeRepo(sandbox.dir(`repo-${Math.random().toString(36).slice(2)}`), files, sandbox.env);
+
+describe('cordon arm / check / status / reset', () => {
+  it('C1: arm prints phase armed; a 3-line file breaks --max-added-lines 2 (exit 3); reset removes .cordon', async () => {
+    const repo = newRepo();
+    const armed = await cordon(['arm', 'c1', '--allow', 'src/**', '--max-files', '1', '--max-added-lines', '2', '--json'], repo);
+    expect(armed.exitCode).toBe(0);
+    expect(JSON.parse(armed.stdout)).toMatchObject({ phase: 'armed', mode: 'manual' });
+    writeFiles(repo, { 'src/new.py': 'a\nb\nc\n' });
+    const checked = await cordon(['check', '--json'], repo);
+    expect(checked.exitCode).toBe(3);
+    const audit = JSON.parse(checked.stdout);
+    expect(audit).toMatchObject({ passed: false, changed_files: ['src/new.py'], metrics: { added_lines: 3 } });
+    expect(audit.violations).toEqual([{ code: 'max_added_lines_exceeded', message: 'added-line budget exceeded: 3 > 2', limit: 2, actual: 3 }]);
+    const reset = await cordon(['reset'], repo);
+    expect(reset.exitCode).toBe(0);
+    expect(existsSync(join(repo, '.cordon'))).toBe(false);
+  });
+
+  it('human output: one verdict line, metrics against limits, one line per violation', async () => {
+    const repo = newRepo();
+    expect((await cordon(['arm', 'human', '--allow', 'src/**', '--verify', 'true'], repo)).exitCode).toBe(0);
+    writeFiles(repo, { 'src/app.py': 'print("bye")\n' });
+    let r = await cordon(['check'], repo);
+    expect(r.exitCode).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^accepted: 1 changed file inside the envelope \(baseline [0-9a-f]{12}\)$/);
+    expect(lines.slice(1, 6).map((l) => l.trim().replace(/\s+/g, ' '))).toEqual(['files 1 / 25', 'added lines 1 / 2000', 'deleted lines 1 / 1000', 'working bytes 13 / 2097152', 'binary files 0 / 2']);
+    expect(lines[6]!.trim().replace(/\s+/g, ' ')).toBe('verifiers 1 of 1 passed');
+    writeFiles(repo, { 'README.md': 'changed\n', 'docs/x.md': 'x\n' });
+    r = await cordon(['check'], repo);
+    expect(r.exitCode).toBe(3);
+    const out = r.stdout.trimEnd().split('\n');
+    expect(out[0]).toMatch(/^rejected: 2 violations/);
+    expect(out.filter((l) => l.startsWith('violation: '))).toEqual(['violation: path outside policy: README.md (matches no --allow glob)', 'violation: path outside policy: docs/x.md (matches no --allow glob)']);
+  });
+
+  it('--repo works before and after the command, and as --repo=PATH', async () => {
+    const repo = newRepo();
+    const elsewhere = sandbox.dir('elsewhere');
+    expect((await cordon(['--repo', repo, 'arm', 'x', '--allow', 'src/**'], elsewhere)).exitCode).toBe(0);
+    expect((await cordon(['check', '--repo', join(repo, 'src')], elsewhere)).exitCode).toBe(0);
+    expect((await cordon([`--repo=${repo}`, 'status', '--json'], elsewhere)).exitCode).toBe(0);
+    expect((await cordon(['--repo', repo, 'check', '--json'], elsewhere)).exitCode).toBe(0);
+    const r = await cordon(['check'], elsewhere);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/not a git repository/i);
+  });
+
+  it('bad input is refused with exit 2 naming the input, also under --json', async () => {
+    const repo = newRepo();
+    const refused: Array<[string[], RegExp]> = [
+      [['arm', 'x'], /at least one --allow glob is required/],
+      [['arm', 'x', '--allow', '/src/**'], /glob "\/src\/\*\*" must be relative/],
+      [['arm', 'x', '--allow', 'src/../x'], /has a "\.\." path segment/],
+      [['arm', 'x', '--allow', 'src/**', '--max-files', '-1'], /greater than or equal to 0/],
+      [['arm', 'x', '--allow', 'src/**', '--max-files', 'many'], /Expected an integer/],
+      [['arm', 'x', '--allow', 'src/**', '--verify', "'"], /No closing quotation/],
+      [['arm', 'x', '--allow', 'src/**', ...Array(9).fill(['--verify', 'true']).flat()], /too many --verify commands: 9 > 8/],
+      [['arm', 'x', '--allow', 'src/**', '--verify-timeout', 'soon'], /--verify-timeout must be a positive number/],
+      [['arm', '   ', '--allow', 'src/**'], /label must not be empty/],
+      [['arm', 'x', '--allow', 'src/**', '--no-such-flag'], /Nonexistent flag/],
+      [['check', '--allow', 'src/**'], /--base/],
+      [['status'], /config is missing/],
+    ];
+    for (const [args, message] of refused) {
+      const r = await cordon(args, repo);
+      expect({ args, exit: r.exitCode }).toEqual({ args, exit: 2 });
+      expect(r.stderr + r.stdout, args.join(' ')).toMatch(message);
+    }
+    const json = await cordon(['status', '--json'], repo);
+    expect(json.exitCode).toBe(2);
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_STATE' });
+    expect((await cordon(['reset'], repo)).exitCode).toBe(0);
+    expect(existsSync(join(repo, '.cordon'))).toBe(false);
+  });
+
+  it('status works while another process holds the lock; check and reset are refused', async () => {
+    const repo = newRepo();
+    expect((await cordon(['arm', 'x', '--allow', 'src/**'], repo)).exitCode).toBe(0);
+    const lockFile = join(repo, '.git', 'cordon.lock');
+    const holder = spawn(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(lockFile)}, JSON.stringify({pid: process.pid, host: ${JSON.stringify(hostname())}, start: null, nonce: 'holder', command: 'run', since: 'now'})); console.log('held'); setTimeout(() => {}, 60000)`]);
+    children.push(holder);
+    await new Promise((r) => holder.stdout.once('data', r));
+    const status = await cordon(['status', '--json'], repo);
+    expect(status.exitCode).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ phase: 'armed', attempt: 0, max_attempts: 3 });
+    for (const cmd of ['check', 'reset']) {
+      const r = await cordon([cmd], repo);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toMatch(/another Cordon process owns this repository/);
+    }
+  });
+
+  it('editing info/exclude after arming makes check and status refuse (exit 2)', async () => {
+    const repo = newRepo();
+    expect((await cordon(['arm', 'x', '--allow', 'src/**'], repo)).exitCode).toBe(0);
+    writeFileSync(join(repo, '.git', 'info', 'exclude'), 'hide-me/\n', { flag: 'a' });
+    for (const cmd of ['check', 'status']) {
+      const r = await cordon([cmd], repo);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toMatch(/exclude changed after Cordon was armed/);
+    }
+  });
+});
+
+describe('.cordon.json and CI mode (check --base)', () => {
+  it('arm reads .cordon.json; flags override it; a bad file is named', async () => {
+    const repo = newRepo({ 'src/app.py': 'a\n', 'README.md': 'r\n', '.cordon.json': JSON.stringify({ allow: ['src/**'], 'max-added-lines': 1, verify: ['true'] }) });
+    expect((await cordon(['arm', 'from file'], repo)).exitCode).toBe(0);
+    let status = JSON.parse((await cordon(['status', '--json'], repo)).stdout);
+    expect(status).toMatchObject({ allow: ['src/**'], limits: { max_added_lines: 1, max_files: 25 }, verify: ['true'] });
+    await cordon(['reset'], repo);
+    expect((await cordon(['arm', 'flags win', '--allow', 'docs/**', '--max-added-lines', '7'], repo)).exitCode).toBe(0);
+    status = JSON.parse((await cordon(['status', '--json'], repo)).stdout);
+    expect(status).toMatchObject({ allow: ['docs/**'], limits: { max_added_lines: 7 }, verify: ['true'] });
+    await cordon(['reset'], repo);
+    writeFileSync(join(repo, '.cordon.json'), JSON.stringify({ allow: 'src/**' }));
+    git(repo, ['commit', '-qam', 'bad policy'], sandbox.env);
+    let r = await cordon(['arm', 'x'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/\.cordon\.json: "allow" must be a list of strings/);
+    writeFileSync(join(repo, '.cordon.json'), JSON.stringify({ allow: ['src/**'], maxFiles: 3 }));
+    git(repo, ['commit', '-qam', 'unknown key'], sandbox.env);
+    r = await cordon(['arm', 'x'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/unknown key "maxFiles"/);
+  });
+
+  it('check --base audits a committed range with the base commit policy, without arming', async () => {
+    const repo = newRepo({ 'src/app.py': 'a\n', 'README.md': 'r\n', '.cordon.json': JSON.stringify({ allow: ['src/**'], 'max-added-lines': 3 }) });
+    const base = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    writeFiles(repo, { 'src/app.py': 'a\nb\n', 'src/new.py': 'n\n' });
+    git(repo, ['add', '-A'], sandbox.env);
+    git(repo, ['commit', '-qm', 'in policy'], sandbox.env);
+    let r = await cordon(['check', '--base', base, '--json'], repo);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ passed: true, mode: 'range', baseline: base, changed_files: ['src/app.py', 'src/new.py'], metrics: { files: 2, added_lines: 2, working_bytes: 6 } });
+    expect(existsSync(join(repo, '.cordon'))).toBe(false);
+    const good = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    // The change also loosens .cordon.json; the base commit's policy still applies.
+    writeFiles(repo, { 'README.md': 'changed\n', '.cordon.json': JSON.stringify({ allow: ['**'] }) });
+    git(repo, ['commit', '-qam', 'out of policy'], sandbox.env);
+    r = await cordon(['check', '--base', base], repo);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toContain('violation: path outside policy: README.md');
+    expect((await cordon(['check', '--base', base, '--head', good], repo)).exitCode).toBe(0);
+    expect((await cordon(['check', '--base', base, '--allow', '**', '--max-added-lines', '10'], repo)).exitCode).toBe(0);
+    const missing = await cordon(['check', '--base', 'no-such-ref'], repo);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toMatch(/cannot resolve --base no-such-ref/);
+  });
+
+  it('check --base looks at committed content only, never the work tree', async () => {
+    const repo = newRepo({ 'src/app.py': 'a\n', 'README.md': 'r\n' });
+    const base = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    writeFiles(repo, { 'README.md': 'dirty, not committed\n' });
+    const r = await cordon(['check', '--base', base, '--allow', 'src/**', '--json'], repo);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ passed: true, changed_files: [] });
+    expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('dirty, not committed\n');
+  });
+});
