@@ -1,0 +1,120 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
+import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../support/cli.js';
+import { FakeAnthropic, claudeSession, killAgents, step } from '../../support/fake-models/index.js';
+import { lockFiles, running, samplerEvents, samplerProcesses, sleep, waitFor } from './support.js';
+
+// The real Claude Code, hooks installed by `cordon install-hooks --write`, against the fake
+// Anthropic server: the hook hot path starts one sampler for the session, and `cordon reduce`
+// attributes a 300 MB allocation to the one call that made it.
+
+const NODE = JSON.stringify(process.execPath);
+const BIG = `${NODE} -e "const b = Buffer.alloc(300 * 2 ** 20, 1); setTimeout(() => console.log('held', b.length), 2000)"`;
+
+/** Tags the long tool call, whose process outlives the SIGKILLed agent, so afterEach can end it. */
+const ORPHAN_TAG = 'cordon-e2e-sampler-orphan';
+
+let sandbox: Sandbox | undefined;
+let server: FakeAnthropic | undefined;
+
+afterEach(async () => {
+  killAgents();
+  for (const pid of pidsWithArg(ORPHAN_TAG)) process.kill(pid, 'SIGKILL');
+  await server?.close();
+  if (sandbox) for (const dir of sessionDirs(sandbox.dataDir)) for (const pid of samplerProcesses(dir)) process.kill(pid, 'SIGKILL');
+  sandbox?.cleanup();
+  sandbox = undefined;
+  server = undefined;
+});
+
+function pidsWithArg(tag: string): number[] {
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .filter((n) => {
+      try {
+        return readFileSync(`/proc/${n}/cmdline`, 'utf8').includes(tag) && Number(n) !== process.pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function sessionDirs(dataDir: string): string[] {
+  try {
+    return readdirSync(join(dataDir, 'runs')).map((d) => join(dataDir, 'runs', d));
+  } catch {
+    return [];
+  }
+}
+
+async function claudeWithHooks(steps: Parameters<typeof FakeAnthropic.start>[0]['steps'], env: NodeJS.ProcessEnv = {}) {
+  sandbox = makeSandbox('cordon-e2e-sampler-claude-');
+  const workdir = sandbox.dir('work');
+  server = await FakeAnthropic.start({ workdir, steps });
+  linkPlugins(sandbox.dataDir, ['claude-code']);
+  const session = claudeSession({ origin: server.origin, home: sandbox.dir('home'), workdir, env: { ...sandbox.env, ...env } });
+  const install = await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env: session.env, cwd: workdir });
+  expect(install.exitCode, install.stderr + install.stdout).toBe(0);
+  return session;
+}
+
+describe.runIf(process.platform === 'linux')('session sampler with the real Claude Code', () => {
+  it('attributes a 300 MB allocation to its call; one sampler ran and exited after the session ended', async () => {
+    const session = await claudeWithHooks([step.shell('echo cheap-before'), step.shell(BIG), step.shell('ls -la'), step.text('All done.')]);
+    const run = await session.run();
+    expect(run.timedOut).toBe(false);
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    expect(server!.toolResults()[1]!.text).toContain(`held ${300 * 2 ** 20}`);
+
+    const [dir, ...others] = sessionDirs(sandbox!.dataDir);
+    expect(others).toEqual([]);
+    const stop = await waitFor('sampler stop', () => samplerEvents(dir!).find((e) => e.event === 'stop'), 10_000);
+    const markers = readMarkers(join(dir!, 'markers.jsonl')).markers;
+    const sessionEnd = markers.find((m) => m.event === 'session_end');
+    expect(sessionEnd).toBeDefined();
+    // Exactly one sampler process ran for the session, and it exited after the session ended.
+    const starts = samplerEvents(dir!).filter((e) => e.event === 'start');
+    expect(starts).toHaveLength(1);
+    expect(lockFiles(dir!)).toEqual(['sampler.lock.1']);
+    expect(starts[0]!.root_pid).toBe(run.pid);
+    expect(stop.pid).toBe(starts[0]!.pid);
+    expect(['stop-file', 'agent-exit']).toContain(stop.reason);
+    expect(stop.t).toBeGreaterThanOrEqual(Math.floor(sessionEnd!.ts));
+    await waitFor('sampler exit', () => (running(stop.pid) ? undefined : true), 3000);
+    expect(samplerProcesses(dir!)).toEqual([]);
+
+    const reduced = await runCordon(['reduce', '--session', sessionEnd!.session_id, '--json'], { env: sandbox!.env });
+    expect(reduced.exitCode, reduced.stderr).toBe(0);
+    const summary = JSON.parse(reduced.stdout).sessions[0];
+    expect(summary).toMatchObject({ n_toolcalls: 3, unpaired_starts: 0, orphan_ends: 0, ended: true, sampler_starts: 1 });
+    const jsonl = await runCordon(['reduce', '--session', sessionEnd!.session_id, '--jsonl'], { env: sandbox!.env });
+    const calls = jsonl.stdout.trim().split('\n').map((l) => JSON.parse(l) as { command: string; peak_memory_mb: number | null; n_samples: number });
+    expect(calls.map((c) => c.command)).toEqual(['echo cheap-before', BIG, 'ls -la']);
+    const baseline = summary.baseline_memory_mb as number;
+    const [cheap1, big, cheap2] = calls;
+    expect(big!.n_samples).toBeGreaterThanOrEqual(4);
+    expect(big!.peak_memory_mb! - baseline).toBeGreaterThanOrEqual(250);
+    for (const cheap of [cheap1!, cheap2!]) expect((cheap.peak_memory_mb ?? baseline) - baseline).toBeLessThan(250);
+  }, 240_000);
+
+  it('SIGKILL of Claude mid-call (no session end) stops the sampler within two intervals', async () => {
+    // (Claude Code refuses a foreground `sleep 60`; a node timer is an ordinary long call.)
+    const session = await claudeWithHooks([step.shell(`${NODE} -e "setTimeout(() => {}, 60000) /* ${ORPHAN_TAG} */"`), step.text('unreachable')], { CORDON_INTERVAL: '250' });
+    const running_ = session.run(undefined, { timeoutMs: 120_000 });
+    const dir = await waitFor('session dir', () => sessionDirs(sandbox!.dataDir)[0], 60_000);
+    const start = await waitFor('tool start', () => readMarkers(join(dir, 'markers.jsonl')).markers.find((m) => m.event === 'tool_start'), 60_000);
+    await waitFor('sampler start', () => samplerEvents(dir).find((e) => e.event === 'start'));
+    await sleep(600);
+    const killedAt = Date.now();
+    process.kill(start.agent_pid!, 'SIGKILL');
+    const stop = await waitFor('sampler stop', () => samplerEvents(dir).find((e) => e.event === 'stop'));
+    expect(stop.reason).toBe('agent-exit');
+    expect(stop.t - killedAt).toBeLessThanOrEqual(2 * 250);
+    expect(readMarkers(join(dir, 'markers.jsonl')).markers.some((m) => m.event === 'session_end')).toBe(false);
+    const run = await running_;
+    expect(run.signal).toBe('SIGKILL');
+  }, 240_000);
+});
