@@ -26,7 +26,7 @@ export abstract class CordonCommand extends Command {
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     if (error instanceof CordonError) {
       // Keep the CordonError's own exit code and code; oclif prints `Error: <message>` or, under --json, the error object.
-      const wrapped = Object.assign(new Error(error.message), { oclif: { exit: error.exit }, code: error.code, details: error.details });
+      const wrapped = Object.assign(new Error(error.message), { oclif: { exit: error.exit }, exitCode: error.exit, code: error.code, details: error.details });
       return super.catch(wrapped as never);
     }
     return super.catch(error);

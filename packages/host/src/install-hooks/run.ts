@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { HookInstaller, HookScope, InstallContext, InstallPlan } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
-import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { CordonError, ERROR_CODES, wrapPluginError, type ErrorCode } from '../errors/index.js';
 import { hookCommand } from './command.js';
 import { changeDiff } from './diff.js';
 import { applyChange, readText, whichIn } from './files.js';
@@ -67,6 +67,20 @@ function contextFor(agent: string, options: InstallHooksOptions): InstallContext
   });
 }
 
+const CODES = new Set<string>(Object.values(ERROR_CODES));
+
+/**
+ * An installer's error as a `CordonError`: the host's editors throw those already; a plugin
+ * (which cannot import host classes) throws a plain error carrying a catalogue `code`; anything
+ * else is the plugin's failure (`CORDON_PLUGIN_ERROR`).
+ */
+function installerError(agent: string, error: unknown): CordonError {
+  if (error instanceof CordonError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && CODES.has(code)) return new CordonError(code as ErrorCode, (error as Error).message, { cause: error, details: { agent } });
+  return wrapPluginError(agent, 'install-hooks', error);
+}
+
 async function installerOf(host: CordonHost, agent: string): Promise<HookInstaller> {
   const entry = host.dialects.require(agent);
   if (!entry.loadInstaller) {
@@ -93,9 +107,13 @@ export async function planHooks(host: CordonHost, options: InstallHooksOptions):
   for (const agent of names) {
     const installer = await installerOf(host, agent);
     const ctx = contextFor(agent, options);
-    if (options.agents === 'all' && !(await installer.detect(ctx))) continue;
-    const plan = options.mode === 'install' ? await installer.install(ctx) : await installer.uninstall(ctx);
-    planned.push({ agent, installer, ctx, plan });
+    try {
+      if (options.agents === 'all' && !(await installer.detect(ctx))) continue;
+      const plan = options.mode === 'install' ? await installer.install(ctx) : await installer.uninstall(ctx);
+      planned.push({ agent, installer, ctx, plan });
+    } catch (error) {
+      throw installerError(agent, error);
+    }
   }
   return planned;
 }
@@ -126,7 +144,12 @@ export async function runInstallHooks(host: CordonHost, options: InstallHooksOpt
     for (const change of plan.changes) applyChange(change);
     let merged: InstallPlan = plan;
     if (options.mode === 'install' && installer.verify) {
-      const fix = await installer.verify(ctx, plan);
+      let fix: InstallPlan;
+      try {
+        fix = await installer.verify(ctx, plan);
+      } catch (error) {
+        throw installerError(agent, error);
+      }
       for (const change of fix.changes) applyChange(change);
       merged = { changes: [...plan.changes, ...fix.changes], notes: [...plan.notes, ...fix.notes] };
     }

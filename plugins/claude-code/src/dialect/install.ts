@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ConfigChange, ConfigDocument, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
+import type { ConfigDocument, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
 
 /**
  * What cordon registers in Claude Code (research hook-dialects.md §1.1–§1.2, cordon-resource.md
@@ -67,11 +67,9 @@ function removeCordon(doc: ConfigDocument, keep: string | undefined): Set<string
   return kept;
 }
 
-function plan(path: string, before: string | undefined, after: string, summary: string, notes: string[]): InstallPlan {
+function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[]): InstallPlan {
   if (before === after) return { changes: [], notes };
-  // A file install created and uninstall emptied again goes away again.
-  const change: ConfigChange = { path, before, after: after === '{}\n' && summary.startsWith('remove') ? undefined : after, summary };
-  return { changes: [change], notes };
+  return { changes: [{ path, before, after, summary }], notes };
 }
 
 /** Claude Code's settings.json writer. */
@@ -101,6 +99,8 @@ export const installer: HookInstaller = {
     if (before === undefined) return { changes: [], notes: [] };
     const doc = ctx.formats.json(path, before);
     removeCordon(doc, undefined);
-    return plan(path, before, doc.toString(), 'remove the cordon hooks', []);
+    // A settings file left empty (as install created it) goes away.
+    const empty = Object.keys(doc.value as object).length === 0;
+    return plan(path, before, empty ? undefined : doc.toString(), 'remove the cordon hooks', []);
   },
 };

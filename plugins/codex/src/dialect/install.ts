@@ -189,8 +189,10 @@ export const installer: HookInstaller = {
     // A hooks.json that install created and that now holds nothing but its description goes away.
     const left = doc.value as Record<string, unknown>;
     const empty = Object.keys(left).length === 0 || (Object.keys(left).length === 1 && left.description === 'managed by cordon');
+    // Likewise a config.toml that held only cordon's trust entries.
+    const configAfter = config.toString().trim() === '' && configBefore?.trim() ? undefined : config.toString();
     return {
-      changes: [...change(hooksPath, hooksBefore, empty ? undefined : doc.toString(), 'remove the cordon hooks'), ...change(configPath, configBefore, config.toString(), 'remove the trust of the cordon hooks')],
+      changes: [...change(hooksPath, hooksBefore, empty ? undefined : doc.toString(), 'remove the cordon hooks'), ...change(configPath, configBefore, configAfter, 'remove the trust of the cordon hooks')],
       notes: [],
     };
   },

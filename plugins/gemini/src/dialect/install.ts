@@ -56,9 +56,9 @@ function removeCordon(doc: ConfigDocument, keep: string | undefined): Set<string
   return kept;
 }
 
-function plan(path: string, before: string | undefined, after: string, summary: string, notes: string[]): InstallPlan {
+function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[]): InstallPlan {
   if (before === after) return { changes: [], notes };
-  return { changes: [{ path, before, after: after === '{}\n' && summary.startsWith('remove') ? undefined : after, summary }], notes };
+  return { changes: [{ path, before, after, summary }], notes };
 }
 
 /** Gemini CLI's settings.json writer (JSON with comments kept: Gemini accepts JSONC settings). */
@@ -91,6 +91,8 @@ export const installer: HookInstaller = {
     if (before === undefined) return { changes: [], notes: [] };
     const doc = ctx.formats.json(path, before, { comments: true });
     removeCordon(doc, undefined);
-    return plan(path, before, doc.toString(), 'remove the cordon hooks', []);
+    // A settings file left empty (as install created it) goes away.
+    const empty = Object.keys(doc.value as object).length === 0;
+    return plan(path, before, empty ? undefined : doc.toString(), 'remove the cordon hooks', []);
   },
 };

@@ -1,5 +1,5 @@
 import type { ConfigDocument, ConfigPath } from '@cordon/plugin-api';
-import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from 'jsonc-parser';
+import { findNodeAtLocation, parse, parseTree, printParseErrorCode, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
 import { unparseable } from './unparseable.js';
 
 /** Line and column (1-based) of a character offset, for error messages. */
@@ -8,48 +8,108 @@ function position(text: string, offset: number): string {
   return `line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
 }
 
-/** Indentation and line ending of an existing file (two spaces and `\n` for a new one). */
+/** Indentation unit and line ending of an existing file (two spaces and `\n` for a new one). */
 function detectFormatting(text: string): FormattingOptions {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? '  ';
   return indent.startsWith('\t') ? { insertSpaces: false, tabSize: 1, eol } : { insertSpaces: true, tabSize: indent.length, eol };
 }
 
+/** The whitespace that starts the line holding `offset`. */
+function lineIndent(text: string, offset: number): string {
+  const start = text.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(start))![0];
+}
+
 /**
- * A JSON (or, with `comments`, JSONC) document edited in place with jsonc-parser's `modify`:
- * only the touched members are rewritten, so comments, key order, indentation and everything
- * else stay byte for byte. A missing or blank file starts as `{}`; a file that does not parse, or
- * whose root is not an object, is refused (`CORDON_CONFIG_UNPARSEABLE`).
+ * A JSON (or, with `comments`, JSONC) document edited in place through jsonc-parser's syntax
+ * tree: a value is inserted as new text laid out in the file's own indentation after its last
+ * sibling, and a removal cuts exactly the member and its separator, so comments, key order, the
+ * layout of every untouched member (one-line objects stay one line) and everything else stay
+ * byte for byte, and an insertion undone by a removal gives back the original text. A missing or blank file starts
+ * as `{}`; a file that does not parse, or whose root is not an object, is refused
+ * (`CORDON_CONFIG_UNPARSEABLE`).
  */
 export function jsonDocument(path: string, text: string | undefined, options: { comments?: boolean } = {}): ConfigDocument {
   let current = text === undefined || text.trim() === '' ? '{}\n' : text;
+  const parseOptions = { allowTrailingComma: options.comments === true, disallowComments: options.comments !== true, allowEmptyContent: false };
   const read = (source: string): unknown => {
     const errors: ParseError[] = [];
-    const value = parse(source, errors, { allowTrailingComma: options.comments === true, disallowComments: options.comments !== true, allowEmptyContent: false });
+    const value = parse(source, errors, parseOptions);
     const first = errors[0];
     if (first) throw unparseable(path, options.comments ? 'JSON with comments' : 'JSON', `${printParseErrorCode(first.error)} at ${position(source, first.offset)}`);
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw unparseable(path, 'JSON', 'the top level is not an object');
     return value;
   };
   let value = read(current);
-  const formattingOptions = detectFormatting(current);
-  const edit = (p: ConfigPath, v: unknown, arrayInsertion = false): void => {
-    current = applyEdits(current, modify(current, [...p], v, { formattingOptions, isArrayInsertion: arrayInsertion }));
+  const fmt = detectFormatting(current);
+  const eol = fmt.eol ?? '\n';
+  const unit = fmt.insertSpaces ? ' '.repeat(fmt.tabSize ?? 2) : '\t';
+  /** `v` as JSON laid out from `indent`; `undefined` indent means one line (in a one-line container). */
+  const pretty = (v: unknown, indent: string | undefined): string => (indent === undefined ? JSON.stringify(v) : JSON.stringify(v, null, unit).split('\n').join(eol + indent));
+  const splice = (at: number, length: number, content: string): void => {
+    current = current.slice(0, at) + content + current.slice(at + length);
     value = read(current);
   };
-  const at = (p: ConfigPath): unknown => p.reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string | number, unknown>)[key] : undefined), value);
+  const node = (p: ConfigPath): Node | undefined => findNodeAtLocation(parseTree(current, [], parseOptions)!, [...p]);
+
+  /** Adds `member` (a `"key": value` property, or an array element) to `container`, after its last child. */
+  const insertInto = (container: Node, member: (indent: string | undefined) => string): void => {
+    const open = container.offset;
+    const close = container.offset + container.length - 1;
+    const children = container.children ?? [];
+    const last = children[children.length - 1];
+    if (!last) {
+      const indent = lineIndent(current, open);
+      splice(open + 1, close - open - 1, `${eol}${indent}${unit}${member(indent + unit)}${eol}${indent}`);
+    } else if (!current.slice(open, close).includes('\n')) {
+      splice(last.offset + last.length, 0, `, ${member(undefined)}`);
+    } else {
+      const indent = lineIndent(current, last.offset);
+      splice(last.offset + last.length, 0, `,${eol}${indent}${member(indent)}`);
+    }
+  };
+
+  const set = (p: ConfigPath, v: unknown): void => {
+    const existing = node(p);
+    if (existing) {
+      splice(existing.offset, existing.length, pretty(v, lineIndent(current, existing.offset)));
+      return;
+    }
+    // Insert at the deepest object that exists, as a nested object holding `v`.
+    let depth = p.length - 1;
+    while (depth > 0 && !node(p.slice(0, depth))) depth--;
+    const parent = depth === 0 ? parseTree(current, [], parseOptions)! : node(p.slice(0, depth))!;
+    if (parent.type !== 'object') throw unparseable(path, 'JSON', `${p.slice(0, depth).join('.')} is not an object`);
+    let nested: unknown = v;
+    for (let i = p.length - 1; i > depth; i--) nested = { [String(p[i])]: nested };
+    insertInto(parent, (indent) => `${JSON.stringify(String(p[depth]))}: ${pretty(nested, indent)}`);
+  };
+
+  const at = (p: ConfigPath): unknown => p.reduce<unknown>((n, key) => (n && typeof n === 'object' ? (n as Record<string | number, unknown>)[key] : undefined), value);
   return {
     get value() {
       return value;
     },
-    set: (p, v) => edit(p, v),
+    set,
     append: (p, item) => {
-      const existing = at(p);
-      if (Array.isArray(existing)) edit([...p, -1], item, true);
-      else edit(p, [item]);
+      const array = node(p);
+      if (array?.type === 'array') insertInto(array, (indent) => pretty(item, indent));
+      else set(p, [item]);
     },
     remove: (p) => {
-      if (at(p) !== undefined) edit(p, undefined);
+      if (at(p) === undefined) return;
+      const target = node(p)!;
+      // An object member is its property node (`"key": value`); an array element is the value itself.
+      const member = target.parent?.type === 'property' ? target.parent : target;
+      const container = member.parent!;
+      const siblings = container.children!;
+      const i = siblings.indexOf(member);
+      if (siblings.length === 1) splice(container.offset + 1, container.length - 2, '');
+      else if (i === siblings.length - 1) {
+        const prev = siblings[i - 1]!;
+        splice(prev.offset + prev.length, member.offset + member.length - (prev.offset + prev.length), '');
+      } else splice(member.offset, siblings[i + 1]!.offset - member.offset, '');
     },
     toString: () => current,
   };

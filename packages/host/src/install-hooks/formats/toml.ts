@@ -62,28 +62,45 @@ function canonical(value: unknown): string {
     if (v && typeof v === 'object') {
       const entries = Object.keys(v)
         .sort()
-        .map((k) => [k, sort((v as Record<string, unknown>)[k])] as const)
+        .map((k) => [k, sort(own(v, k))] as const)
         .filter(([, x]) => !(x && typeof x === 'object' && !Array.isArray(x) && Object.keys(x).length === 0));
-      return Object.fromEntries(entries);
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of entries) define(out, k, x);
+      return out;
     }
     return v;
   };
   return JSON.stringify(sort(value));
 }
 
+/** Own property `key` (never the prototype chain: keys like `__proto__` are plain keys in TOML). */
+function own(node: unknown, key: string): unknown {
+  return node && typeof node === 'object' && Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined;
+}
+
+function define(node: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function getIn(value: unknown, path: readonly string[]): unknown {
-  return path.reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), value);
+  return path.reduce<unknown>((node, key) => own(node, key), value);
 }
 
 function setIn(value: Record<string, unknown>, path: readonly string[], leaf: Record<string, unknown> | undefined): void {
   let node = value;
   for (const key of path.slice(0, -1)) {
-    if (!node[key] || typeof node[key] !== 'object') node[key] = {};
-    node = node[key] as Record<string, unknown>;
+    const next = own(node, key);
+    if (!next || typeof next !== 'object') define(node, key, {});
+    node = own(node, key) as Record<string, unknown>;
   }
   const last = path[path.length - 1]!;
   if (leaf === undefined) delete node[last];
-  else node[last] = { ...((node[last] as Record<string, unknown>) ?? {}), ...leaf };
+  else {
+    const merged: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries((own(node, last) as Record<string, unknown>) ?? {})) define(merged, k, v);
+    for (const [k, v] of Object.entries(leaf)) define(merged, k, v);
+    define(node, last, merged);
+  }
 }
 
 /**

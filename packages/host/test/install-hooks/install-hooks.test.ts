@@ -1,0 +1,272 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { parse as parseYaml } from 'yaml';
+import { parse as parseJsonc } from 'jsonc-parser';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CORDON_BIN, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { requireAgent } from '../../../../test/support/agents.js';
+import { listHooks } from '../../../../plugins/codex/src/dialect/app-server.js';
+import { trustHash } from '../../../../plugins/codex/src/dialect/trust.js';
+
+// `cordon install-hooks` / `uninstall-hooks` through the built CLI on realistic existing configs
+// (comments, the user's own hooks, unrelated settings): dry runs, writes, idempotence, refusal of
+// unparseable files, and uninstall giving back the original file.
+
+let sandbox: Sandbox;
+let env: NodeJS.ProcessEnv;
+let home: string;
+let project: string;
+
+const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor', 'hermes'] as const;
+const COMMAND = (agent: string) => `${process.execPath} ${CORDON_BIN} hook --agent ${agent}`;
+
+/** The user's existing configs, one per agent (user scope), with comments where the format has them. */
+function userFiles(): Record<string, string> {
+  return {
+    '.claude/settings.json': JSON.stringify({ model: 'opus', permissions: { allow: ['Bash(npm test)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/local/bin/guard.sh' }] }] } }, null, 2) + '\n',
+    '.codex/config.toml': [
+      '# my codex settings',
+      'model = "gpt-5.5" # the fast one',
+      'approval_policy = "never"',
+      '',
+      '[features]',
+      '# hooks are on by default since GA',
+      'web_search = true',
+      '',
+      '[hooks.state."' + join(home, '.codex/hooks.json') + ':pre_tool_use:0:0"]',
+      `trusted_hash = "${trustHash({ event: 'PreToolUse', matcher: 'Bash', command: '/usr/local/bin/codex-guard', timeout: 5 })}"`,
+      '',
+    ].join('\n'),
+    '.codex/hooks.json': JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/local/bin/codex-guard', timeout: 5 }] }] } }, null, 2) + '\n',
+    '.gemini/settings.json': '{\n  // Gemini accepts comments in settings\n  "security": { "auth": { "selectedType": "gemini-api-key" } },\n  "ui": { "theme": "GitHub" },\n}\n',
+    '.cursor/hooks.json': JSON.stringify({ version: 1, hooks: { afterFileEdit: [{ command: './format.sh' }] } }, null, 2) + '\n',
+    '.hermes/config.yaml': '# Hermes main config\nmodel:\n  default: anthropic/claude-sonnet # pinned on purpose\n\nhooks:\n  pre_tool_call:\n    - matcher: terminal\n      command: ~/.hermes/agent-hooks/guard.sh\n\nhooks_auto_accept: false\n',
+  };
+}
+
+function write(files: Record<string, string>, root = home): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+}
+
+const read = (path: string, root = home): string => readFileSync(join(root, path), 'utf8');
+
+async function cordon(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
+  const r = await runCordon([...args, '--json'], { env: { ...env, ...extraEnv }, cwd: project });
+  let json: any;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { ...r, json };
+}
+
+beforeEach(() => {
+  sandbox = makeSandbox('cordon-install-hooks-');
+  home = sandbox.home;
+  project = sandbox.dir('project');
+  linkPlugins(sandbox.dataDir, [...AGENTS]);
+  // No agent on PATH unless a test puts one there: --all must rely on config homes then.
+  env = { ...sandbox.env, PATH: dirname(process.execPath) + delimiter + '/usr/bin:/bin' };
+});
+afterEach(() => sandbox.cleanup());
+
+describe('install-hooks on the user configs of all five agents', () => {
+  it('dry run: prints a diff per file and writes nothing', async () => {
+    write(userFiles());
+    const before = userFiles();
+    const r = await runCordon(['install-hooks', ...AGENTS.flatMap((a) => ['--agent', a])], { env, cwd: project });
+    expect(r.exitCode, r.stderr).toBe(0);
+    for (const agent of AGENTS) expect(r.stdout).toContain(`== ${agent} (user)`);
+    expect(r.stdout).toContain(`+            "command": "${COMMAND('claude-code')}",`);
+    expect(r.stdout).toContain('dry run: nothing was written; pass --write to apply');
+    for (const [path, text] of Object.entries(before)) expect(read(path)).toBe(text);
+  });
+
+  it('--write adds cordon with absolute command paths, keeps everything else, and a second run changes nothing', async () => {
+    write(userFiles());
+    const first = await cordon(['install-hooks', ...AGENTS.flatMap((a) => ['--agent', a]), '--write']);
+    expect(first.exitCode, first.stderr + first.stdout).toBe(0);
+    expect(first.json.write).toBe(true);
+
+    const claude = JSON.parse(read('.claude/settings.json'));
+    expect(claude.model).toBe('opus');
+    expect(claude.permissions).toEqual({ allow: ['Bash(npm test)'] });
+    expect(claude.hooks.PreToolUse[0].hooks[0].command).toBe('/usr/local/bin/guard.sh');
+    for (const event of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SessionStart', 'SessionEnd']) {
+      const cordonGroups = claude.hooks[event].filter((g: any) => g.hooks.some((h: any) => h.command === COMMAND('claude-code')));
+      expect(cordonGroups, event).toHaveLength(1);
+    }
+    expect(claude.hooks.PostToolUseFailure[0]).toEqual({ matcher: '*', hooks: [{ type: 'command', command: COMMAND('claude-code'), timeout: 30 }] });
+
+    const codexHooks = JSON.parse(read('.codex/hooks.json'));
+    expect(Object.keys(codexHooks)).toEqual(['hooks']);
+    expect(codexHooks.hooks.PreToolUse).toHaveLength(2);
+    expect(codexHooks.hooks.PreToolUse[0].hooks[0].command).toBe('/usr/local/bin/codex-guard');
+    const toml = read('.codex/config.toml');
+    expect(toml.startsWith(userFiles()['.codex/config.toml'])).toBe(true);
+    const state = (parseToml(toml) as any).hooks.state;
+    expect(state[`${join(home, '.codex/hooks.json')}:pre_tool_use:0:0`].trusted_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(Object.keys(state).sort()).toEqual(
+      [`pre_tool_use:0:0`, 'pre_tool_use:1:0', 'post_tool_use:0:0', 'session_start:0:0', 'session_end:0:0'].map((k) => `${join(home, '.codex/hooks.json')}:${k}`).sort(),
+    );
+
+    const gemini = read('.gemini/settings.json');
+    expect(gemini).toContain('// Gemini accepts comments in settings');
+    const geminiHooks = (parseJsonc(gemini) as any).hooks;
+    expect(geminiHooks.BeforeTool[0]).toEqual({ matcher: '*', hooks: [{ type: 'command', name: 'cordon', command: COMMAND('gemini'), timeout: 30000 }] });
+
+    const cursor = JSON.parse(read('.cursor/hooks.json'));
+    expect(cursor.version).toBe(1);
+    expect(cursor.hooks.afterFileEdit).toEqual([{ command: './format.sh' }]);
+    expect(Object.keys(cursor.hooks).sort()).toEqual(['afterFileEdit', 'postToolUse', 'postToolUseFailure', 'preToolUse', 'sessionEnd', 'sessionStart']);
+
+    const hermes = read('.hermes/config.yaml');
+    for (const kept of ['# Hermes main config', '# pinned on purpose', 'hooks_auto_accept: false', 'command: ~/.hermes/agent-hooks/guard.sh']) expect(hermes).toContain(kept);
+    const hermesHooks = (parseYaml(hermes) as any).hooks;
+    expect(Object.keys(hermesHooks)).toEqual(['pre_tool_call', 'post_tool_call', 'on_session_start', 'on_session_finalize']);
+    expect(hermesHooks.on_session_end).toBeUndefined();
+    expect(first.json.agents.find((a: any) => a.agent === 'hermes').notes.join(' ')).toMatch(/consent.*--accept/);
+    expect(existsSync(join(home, '.hermes/shell-hooks-allowlist.json'))).toBe(false);
+
+    const snapshot = Object.fromEntries(Object.keys(userFiles()).map((p) => [p, read(p)]));
+    const second = await cordon(['install-hooks', ...AGENTS.flatMap((a) => ['--agent', a]), '--write']);
+    expect(second.exitCode).toBe(0);
+    expect(second.json.agents.every((a: any) => a.changes.length === 0)).toBe(true);
+    for (const [path, text] of Object.entries(snapshot)) expect(read(path), path).toBe(text);
+  });
+
+  it('uninstall-hooks --write gives back the original files', async () => {
+    write(userFiles());
+    expect((await cordon(['install-hooks', '--all', '--write'])).exitCode).toBe(0);
+    const r = await cordon(['uninstall-hooks', '--all', '--write']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    for (const [path, text] of Object.entries(userFiles())) {
+      if (path.endsWith('.yaml')) {
+        expect(parseYaml(read(path))).toEqual(parseYaml(text));
+        for (const comment of text.match(/#.*$/gm)!) expect(read(path)).toContain(comment);
+      } else expect(read(path), path).toBe(text);
+    }
+    const again = await cordon(['uninstall-hooks', '--all', '--write']);
+    expect(again.json.agents.every((a: any) => a.changes.length === 0)).toBe(true);
+  });
+
+  it('creates missing configs and removes them again on uninstall', async () => {
+    const r = await cordon(['install-hooks', '--agent', 'claude-code', '--agent', 'codex', '--agent', 'cursor', '--write']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(read('.codex/hooks.json')).description).toBe('managed by cordon');
+    expect(r.json.agents.flatMap((a: any) => a.changes).every((c: any) => c.created)).toBe(true);
+    const u = await cordon(['uninstall-hooks', '--agent', 'claude-code', '--agent', 'codex', '--agent', 'cursor', '--write']);
+    expect(u.exitCode, u.stderr).toBe(0);
+    for (const path of ['.claude/settings.json', '.codex/hooks.json', '.codex/config.toml', '.cursor/hooks.json']) {
+      expect(existsSync(join(home, path)), path).toBe(false);
+    }
+  });
+
+  it('refuses an unparseable config: exit 2, CORDON_CONFIG_UNPARSEABLE, and no file of any agent touched', async () => {
+    write({ '.claude/settings.json': '{"hooks": {', '.gemini/settings.json': '{}\n' });
+    const r = await cordon(['install-hooks', '--agent', 'gemini', '--agent', 'claude-code', '--write']);
+    expect(r.exitCode).toBe(2);
+    expect(r.json.error.code).toBe('CORDON_CONFIG_UNPARSEABLE');
+    expect(r.json.error.message).toContain(join(home, '.claude/settings.json'));
+    expect(read('.claude/settings.json')).toBe('{"hooks": {');
+    expect(read('.gemini/settings.json')).toBe('{}\n');
+    write({ '.hermes/config.yaml': 'hooks: [unclosed\n' });
+    const y = await cordon(['install-hooks', '--agent', 'hermes', '--write']);
+    expect(y.exitCode).toBe(2);
+    expect(read('.hermes/config.yaml')).toBe('hooks: [unclosed\n');
+    write({ '.codex/config.toml': 'model = \n' });
+    const t = await cordon(['install-hooks', '--agent', 'codex', '--write']);
+    expect(t.exitCode).toBe(2);
+    expect(existsSync(join(home, '.codex/hooks.json'))).toBe(false);
+  });
+
+  it('--all installs for the agents found here only', async () => {
+    write({ '.gemini/settings.json': '{}\n', '.hermes/config.yaml': 'model: x\n' });
+    const r = await cordon(['install-hooks', '--all']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json.agents.map((a: any) => a.agent)).toEqual(['gemini', 'hermes']);
+  });
+
+  it('rejects a missing agent choice and unknown agents with clear errors', async () => {
+    const none = await cordon(['install-hooks']);
+    expect(none.exitCode).toBe(2);
+    expect(none.json.error.code).toBe('CORDON_BAD_INPUT');
+    const unknown = await cordon(['install-hooks', '--agent', 'emacs']);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.json.error.code).toBe('CORDON_REGISTRY_MISSING');
+  });
+});
+
+describe('install-hooks per agent', () => {
+  it('project scope writes the project files', async () => {
+    const r = await cordon(['install-hooks', '--agent', 'claude-code', '--agent', 'gemini', '--agent', 'cursor', '--agent', 'codex', '--scope', 'project', '--write']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    for (const path of ['.claude/settings.json', '.gemini/settings.json', '.cursor/hooks.json', '.codex/hooks.json']) expect(read(path, project)).toContain('hook --agent');
+    // Codex trust always goes to the user config.toml; the note says the project must be trusted.
+    expect(read('.codex/config.toml')).toContain(`[hooks.state."${join(project, '.codex/hooks.json')}:pre_tool_use:0:0"]`);
+    expect(r.json.agents.find((a: any) => a.agent === 'codex').notes.join(' ')).toContain('trusted project');
+    const hermes = await cordon(['install-hooks', '--agent', 'hermes', '--scope', 'project', '--write']);
+    expect(hermes.json.agents[0].changes).toEqual([]);
+    expect(hermes.json.agents[0].notes[0]).toContain('no project-level hooks');
+  });
+
+  it('Cursor: refuses a command path with spaces (Cursor splits on them), writes nothing', async () => {
+    const r = await cordon(['install-hooks', '--agent', 'cursor', '--command', '/opt/my tools/cordon', '--write']);
+    expect(r.exitCode).toBe(2);
+    expect(r.json.error.code).toBe('CORDON_CONFIG_EDIT');
+    expect(existsSync(join(home, '.cursor/hooks.json'))).toBe(false);
+    const ok = await cordon(['install-hooks', '--agent', 'cursor', '--command', '/opt/cordon/bin/cordon', '--write']);
+    expect(ok.exitCode).toBe(0);
+    expect(JSON.parse(read('.cursor/hooks.json')).hooks.preToolUse).toEqual([{ command: '/opt/cordon/bin/cordon hook --agent cursor', timeout: 30 }]);
+  });
+
+  it('Hermes --accept records consent for exactly the installed (event, command) pairs; uninstall takes it back', async () => {
+    write({ '.hermes/shell-hooks-allowlist.json': JSON.stringify({ approvals: [{ event: 'pre_tool_call', command: '~/.hermes/agent-hooks/guard.sh' }] }, null, 2) + '\n' });
+    const r = await cordon(['install-hooks', '--agent', 'hermes', '--write', '--accept']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const approvals = JSON.parse(read('.hermes/shell-hooks-allowlist.json')).approvals;
+    expect(approvals).toEqual([
+      { event: 'pre_tool_call', command: '~/.hermes/agent-hooks/guard.sh' },
+      ...['pre_tool_call', 'post_tool_call', 'on_session_start', 'on_session_finalize'].map((event) => ({ event, command: COMMAND('hermes') })),
+    ]);
+    await cordon(['uninstall-hooks', '--agent', 'hermes', '--write']);
+    expect(JSON.parse(read('.hermes/shell-hooks-allowlist.json')).approvals).toEqual([{ event: 'pre_tool_call', command: '~/.hermes/agent-hooks/guard.sh' }]);
+    expect(existsSync(join(home, '.hermes/config.yaml'))).toBe(false);
+  });
+
+  it('Codex: a stale cordon entry (old install path) is replaced, and the user hook behind it keeps its trust', async () => {
+    const stale = '/old/place/cordon hook --agent codex';
+    const hooksPath = join(home, '.codex/hooks.json');
+    write({
+      '.codex/hooks.json': JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: stale }] }, { matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/local/bin/after' }] }] } }, null, 2) + '\n',
+      '.codex/config.toml': `[hooks.state."${hooksPath}:pre_tool_use:1:0"]\ntrusted_hash = "sha256:user"\n`,
+    });
+    const r = await cordon(['install-hooks', '--agent', 'codex', '--write']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const pre = JSON.parse(read('.codex/hooks.json')).hooks.PreToolUse;
+    expect(pre.map((g: any) => g.hooks[0].command)).toEqual(['/usr/local/bin/after', COMMAND('codex')]);
+    const state = (parseToml(read('.codex/config.toml')) as any).hooks.state;
+    expect(state[`${hooksPath}:pre_tool_use:0:0`].trusted_hash).toBe('sha256:user');
+    expect(state[`${hooksPath}:pre_tool_use:1:0`].trusted_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('Codex: the trust entries written are the ones the real codex app-server computes (hooks/list), and it checks them', async () => {
+    const codex = requireAgent('codex');
+    write(userFiles());
+    const withCodex = { PATH: `${dirname(codex.bin)}${delimiter}${env.PATH}` };
+    const r = await cordon(['install-hooks', '--agent', 'codex', '--write'], withCodex);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json.agents[0].notes.join(' ')).toMatch(/checked with codex app-server hooks\/list: 4 cordon hook\(s\) listed, 4 trusted/);
+    const listed = await listHooks(codex.bin, { env: { ...env, ...withCodex }, cwd: project });
+    const ours = listed.filter((h) => h.command === COMMAND('codex'));
+    expect(ours).toHaveLength(4);
+    expect(ours.every((h) => h.trustStatus === 'trusted')).toBe(true);
+    // The user's own hook keeps the trust it had (cordon's group went after it).
+    expect(listed.find((h) => h.command === '/usr/local/bin/codex-guard')?.trustStatus).toBe('trusted');
+  }, 60_000);
+});
