@@ -1,4 +1,5 @@
 import type { LedgerService } from './services/ledger.js';
+import type { TelemetryService } from './services/telemetry.js';
 
 /**
  * Runtime helpers the host lends to plugins through `api.services`, so plugins never import
@@ -12,4 +13,6 @@ export interface CordonServices {
   readonly matchGlob: (glob: string, path: string) => boolean;
   /** The partial-compaction ledger (research/pcodx-codex.md §1); compactions fire the host `compact` hook. */
   readonly ledger: LedgerService;
+  /** Markers, session directories and the session sampler (packages/host/src/telemetry/MARKERS.md). */
+  readonly telemetry: TelemetryService;
 }

@@ -1,11 +1,16 @@
 import type { CordonPlugin } from '@cordon/plugin-api';
+import { aiderDialectEntry } from './dialect/entry.js';
 
-/** The `cordon:register` oclif hook of @cordon/aider: returns the plugin descriptor, taps nothing itself. */
+/**
+ * The `cordon:register` oclif hook of @cordon/aider: returns the plugin descriptor, taps nothing
+ * itself. The plugin holds `cordon wrap` (an oclif command) and the `aider` dialect that turns
+ * the wrap shell shim's reports into tool markers.
+ */
 export async function register(): Promise<CordonPlugin> {
   return {
     name: 'aider',
-    apply() {
-      // Registers nothing yet: see README.md for what this plugin will hold.
+    apply(api) {
+      api.dialects.register(aiderDialectEntry);
     },
   };
 }

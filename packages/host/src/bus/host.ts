@@ -3,6 +3,7 @@ import { matchGlob } from '../envelope/glob.js';
 import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
 import { createLedgerService } from '../ledger/service.js';
 import { registerBuiltinSamplers } from '../telemetry/sampler/builtin.js';
+import { createTelemetryService } from '../telemetry/service.js';
 import { createFileLogger } from '../util/log.js';
 import { createFacades } from './facade.js';
 import { createHookTable } from './hook-table.js';
@@ -55,7 +56,7 @@ export class CordonHost {
       probes: this.probes.registrarFor(plugin),
       log: createFileLogger(this.paths.dataDir, plugin),
       paths: this.paths,
-      services: Object.freeze({ matchGlob, ledger: createLedgerService(this.hooks) }),
+      services: Object.freeze({ matchGlob, ledger: createLedgerService(this.hooks), telemetry: createTelemetryService(this.paths.dataDir) }),
     });
   }
 

@@ -7,6 +7,9 @@ import { SAMPLER_FILES } from './files.js';
 import { identify } from './identity.js';
 import { acquireSamplerLock, recordLockOwner, type LockOwner } from './lock.js';
 
+/** The largest idle timeout passed on, ms (about 31 years: "off"). */
+const MAX_IDLE_MS = 1e12;
+
 /** Input of {@link ensureSampler}. */
 export interface EnsureSamplerOptions {
   /** The session directory (markers and samples live here); created if missing. */
@@ -17,6 +20,8 @@ export interface EnsureSamplerOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** cordon's data directory, for the sampler's log and plugin discovery (default: from `env`). */
   readonly dataDir?: string;
+  /** Idle timeout in ms instead of `CORDON_SAMPLER_IDLE`; `Infinity` turns it off (`wrap`). */
+  readonly idleMs?: number;
 }
 
 /** What {@link ensureSampler} did. */
@@ -49,7 +54,8 @@ export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResul
   const lock = acquireSamplerLock(dir, self);
   if (!lock.acquired) return { started: false, reason: 'running', pid: lock.owner.pid, generation: lock.generation };
   rmSync(join(dir, SAMPLER_FILES.stop), { force: true });
-  const args = [samplerEntry(), '--dir', dir, '--pid', String(rootPid), '--interval', String(settings.intervalMs), '--idle', String(settings.idleMs), '--generation', String(lock.generation)];
+  const idleMs = options.idleMs === undefined ? settings.idleMs : Math.min(options.idleMs, MAX_IDLE_MS);
+  const args = [samplerEntry(), '--dir', dir, '--pid', String(rootPid), '--interval', String(settings.intervalMs), '--idle', String(idleMs), '--generation', String(lock.generation)];
   if (options.dataDir !== undefined) args.push('--data', options.dataDir);
   let pid: number | undefined;
   try {

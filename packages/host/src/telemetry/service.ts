@@ -1,0 +1,32 @@
+import type { TelemetryMarkerInput, TelemetryService } from '@cordon/plugin-api';
+import { appendMarker, MARKER_SCHEMA_VERSION, MAX_COMMAND_CHARS, type Marker } from './markers.js';
+import { ensureSampler, stopSampler } from './sampler/ensure.js';
+import { sessionDir } from './session-dir.js';
+
+/**
+ * `api.services.telemetry` for plugins (plugin-api `services/telemetry.ts`): marker appends,
+ * session directories and the session sampler, over the same functions the hot path uses, so a
+ * recorder such as `cordon wrap` writes exactly what a hook would.
+ */
+export function createTelemetryService(dataDir: string, env: NodeJS.ProcessEnv = process.env): TelemetryService {
+  return Object.freeze({
+    sessionDir: (sessionId: string) => sessionDir(dataDir, sessionId),
+    appendMarker(input: TelemetryMarkerInput): void {
+      const { event, ...fields } = input;
+      const marker: Marker = {
+        v: MARKER_SCHEMA_VERSION,
+        event,
+        ts: Math.round((performance.timeOrigin + performance.now()) * 1000) / 1000,
+        ...fields,
+        ...(input.command !== undefined ? { command: input.command.slice(0, MAX_COMMAND_CHARS) } : {}),
+        hook_overhead_ms: 0,
+        hook_pid: process.pid,
+      };
+      appendMarker(dataDir, marker);
+    },
+    startSampler({ sessionId, rootPid, idle = true }: { readonly sessionId: string; readonly rootPid: number; readonly idle?: boolean }) {
+      return ensureSampler({ dir: sessionDir(dataDir, sessionId), rootPid, env, dataDir, ...(idle ? {} : { idleMs: Infinity }) });
+    },
+    stopSampler: (sessionId: string) => stopSampler(sessionDir(dataDir, sessionId)),
+  });
+}

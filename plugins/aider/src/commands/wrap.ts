@@ -1,0 +1,43 @@
+import { Command, Flags } from '@oclif/core';
+import { hostApi } from '../api.js';
+import { runWrapped } from '../wrap/run-wrapped.js';
+
+export default class Wrap extends Command {
+  static override summary = 'Run an agent that has no hooks (Aider) and record its session: markers, process-tree samples, optional per-command markers';
+  static override description = [
+    'Runs the command after `--` as a direct child with the terminal passed through, writes session start and end markers',
+    'with its pid, samples its process tree until it exits, and exits with its exit code (127 when it cannot start).',
+    'With --shell-shim, SHELL points at a cordon shim so every `$SHELL -c` command the agent runs gets before and after',
+    'markers (reported through `cordon hook --agent aider`). Reduce the session with `cordon reduce --session <id>`.',
+  ].join(' ');
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> -- aider --yes-always --message "make the tests pass"',
+    '<%= config.bin %> <%= command.id %> --shell-shim --session fix-42 -- aider',
+    "<%= config.bin %> <%= command.id %> -- sh -c 'npm test'",
+  ];
+
+  static override strict = false;
+
+  static override flags = {
+    'shell-shim': Flags.boolean({ description: 'Set SHELL to a cordon shim so each shell command the agent runs gets tool markers' }),
+    session: Flags.string({ description: 'Session id to record under (default wrap-<unix seconds>-<pid>)' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags, argv } = await this.parse(Wrap);
+    const command = (argv as string[])[0] === '--' ? (argv as string[]).slice(1) : (argv as string[]);
+    if (command.length === 0) this.error('give the command to run after --, e.g. `cordon wrap -- aider`', { exit: 2 });
+    const api = await hostApi();
+    const result = await runWrapped({
+      argv: command,
+      telemetry: api.services.telemetry,
+      sessionId: flags.session,
+      shellShim: flags['shell-shim'],
+      cordonBin: process.argv[1]!,
+      log: api.log,
+    });
+    if (result.startError !== undefined) process.stderr.write(`cordon wrap: cannot start ${command[0]}: ${result.startError}\n`);
+    if (result.exitCode !== 0) this.exit(result.exitCode);
+  }
+}

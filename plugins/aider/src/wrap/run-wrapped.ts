@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
+import { join } from 'node:path';
+import type { Logger, TelemetryService } from '@cordon/plugin-api';
+import { writeShellLauncher } from './launcher.js';
+
+/** Exit code when the command cannot be started (the shells' "command not found"). */
+export const CANNOT_START = 127;
+
+/** Input of {@link runWrapped}. */
+export interface WrapOptions {
+  /** The command and its arguments (what follows `--`). */
+  readonly argv: readonly string[];
+  /** `api.services.telemetry`: markers and the sampler. */
+  readonly telemetry: TelemetryService;
+  /** Session id; default `wrap-<unix seconds>-<wrapper pid>`. */
+  readonly sessionId?: string;
+  /** Set `SHELL` to the cordon shim so each `$SHELL -c` command gets markers. */
+  readonly shellShim?: boolean;
+  /** The cordon bin script the shim reports through (`cordon hook --agent aider`). */
+  readonly cordonBin: string;
+  /** Environment of the child (default `process.env`). */
+  readonly env?: NodeJS.ProcessEnv;
+  readonly log?: Logger;
+}
+
+/** How the wrapped command ended. */
+export interface WrapResult {
+  readonly sessionId: string;
+  /** The child's exit code; 128 + signal number when a signal ended it; 127 when it could not start. */
+  readonly exitCode: number;
+  readonly signal?: NodeJS.Signals;
+  readonly childPid?: number;
+  /** Why it could not start (ENOENT, EACCES …). */
+  readonly startError?: string;
+}
+
+/**
+ * `cordon wrap`: runs an agent that has no hooks (Aider) as a direct child with the terminal
+ * passed through, records the session (research cordon-resource.md A.4; hook-dialects.md §6):
+ * a `session_start` marker with the child's pid, one detached sampler on the child's tree (no
+ * idle timeout: the wrapper knows the agent is alive), and on exit a `session_end` marker and
+ * `STOP`. While the child runs the wrapper ignores SIGINT and SIGQUIT (the child, in the same
+ * foreground process group, owns Ctrl-C) and passes SIGTERM and SIGHUP on.
+ *
+ * With `shellShim`, `SHELL` names a launcher for the shim (`shim/shell.ts`) and the original shell
+ * goes to `CORDON_SHIM_SHELL`; `wrap.json` in the session directory tells the shim the child's pid.
+ *
+ * Never throws for the child's failures: a command that cannot start yields 127 and no session.
+ */
+export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
+  const { telemetry, argv } = options;
+  const sessionId = options.sessionId ?? `wrap-${Math.floor(Date.now() / 1000)}-${process.pid}`;
+  const dir = telemetry.sessionDir(sessionId);
+  const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env), CORDON_WRAP_SESSION: sessionId, CORDON_WRAP_DIR: dir };
+  if (options.shellShim) {
+    env.CORDON_SHIM_SHELL = env.SHELL && !env.SHELL.endsWith('/cordon-shell') ? env.SHELL : '/bin/sh';
+    env.CORDON_SHIM_CORDON = options.cordonBin;
+    env.SHELL = writeShellLauncher(join(dir, 'shim'));
+  }
+  const base = { session_id: sessionId, agent: 'aider', cwd: process.cwd() } as const;
+
+  const ignore = (): void => undefined;
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit', env });
+  } catch (error) {
+    return { sessionId, exitCode: CANNOT_START, startError: (error as Error).message };
+  }
+  const started = await new Promise<{ ok: true } | { ok: false; error: Error }>((resolve) => {
+    child.once('spawn', () => resolve({ ok: true }));
+    child.once('error', (error) => resolve({ ok: false, error }));
+  });
+  if (!started.ok) return { sessionId, exitCode: CANNOT_START, startError: started.error.message };
+
+  const pid = child.pid!;
+  const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+  const onTerm = forward('SIGTERM');
+  const onHup = forward('SIGHUP');
+  process.on('SIGINT', ignore);
+  process.on('SIGQUIT', ignore);
+  process.on('SIGTERM', onTerm);
+  process.on('SIGHUP', onHup);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  try {
+    try {
+      telemetry.appendMarker({ ...base, event: 'session_start', native_event: 'wrap-start', command: argv.join(' '), agent_pid: pid });
+      writeFileSync(join(dir, 'wrap.json'), JSON.stringify({ child_pid: pid, wrapper_pid: process.pid, argv }) + '\n');
+      const sampler = telemetry.startSampler({ sessionId, rootPid: pid, idle: false });
+      if (!sampler.started && sampler.reason !== 'running') options.log?.info('wrap: session not sampled', { sessionId, reason: sampler.reason });
+    } catch (error) {
+      options.log?.error('wrap: could not record the session start', { sessionId, error: String(error) });
+    }
+    const { code, signal } = await exited;
+    const exitCode = code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
+    try {
+      telemetry.appendMarker({ ...base, event: 'session_end', native_event: 'wrap-exit', agent_pid: pid, exit_code: exitCode, exit_status: exitCode === 0 ? 'ok' : 'failed' });
+      telemetry.stopSampler(sessionId);
+    } catch (error) {
+      options.log?.error('wrap: could not record the session end', { sessionId, error: String(error) });
+    }
+    return { sessionId, exitCode, childPid: pid, ...(signal ? { signal } : {}) };
+  } finally {
+    process.off('SIGINT', ignore);
+    process.off('SIGQUIT', ignore);
+    process.off('SIGTERM', onTerm);
+    process.off('SIGHUP', onHup);
+  }
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import type { ToolCall } from '@cordon/plugin-api';
+import { aiderDialect } from '../src/dialect/dialect.js';
+import { aiderDialectEntry } from '../src/dialect/entry.js';
+
+const start = { hook_event_name: 'shell_start', session_id: 'wrap-1-2', call_id: 'sh-9', command: 'pytest -q', cwd: '/w' };
+
+describe('aider dialect (shell shim payloads)', () => {
+  it('turns shell_start and shell_end into tool events keyed by the shim call id', async () => {
+    expect(await aiderDialect.parse(start, { env: {} })).toEqual({ kind: 'tool.before', nativeEvent: 'shell_start', sessionId: 'wrap-1-2', cwd: '/w', toolName: 'shell', toolInput: { command: 'pytest -q' }, callId: 'sh-9' });
+    expect(await aiderDialect.parse({ ...start, hook_event_name: 'shell_end', exit_code: 1, duration_ms: 1234 }, { env: {} })).toMatchObject({ kind: 'tool.after', status: 'failed', exitCode: 1, durationMs: 1234, callId: 'sh-9' });
+    expect(await aiderDialect.parse({ ...start, hook_event_name: 'shell_end', exit_code: 0 }, { env: {} })).toMatchObject({ status: 'ok', exitCode: 0 });
+    expect(await aiderDialect.parse({ ...start, hook_event_name: 'shell_end' }, { env: {} })).toMatchObject({ status: 'unknown' });
+  });
+
+  it('ignores other events and survives odd types', async () => {
+    expect(await aiderDialect.parse({ hook_event_name: 'PreToolUse' }, { env: {} })).toBeUndefined();
+    expect(await aiderDialect.parse({ hook_event_name: 'shell_start', session_id: 5, command: {} }, { env: {} })).toMatchObject({ sessionId: '', toolInput: { command: '' } });
+  });
+
+  it('writes deny and rewrite decisions as one JSON line for the shim', () => {
+    const call = { toolInput: { command: 'rm -rf /' } } as unknown as ToolCall;
+    expect(aiderDialect.reply({ kind: 'deny', reason: 'no' }, call)).toEqual({ stdout: '{"decision":"deny","reason":"no"}\n', exitCode: 0 });
+    expect(aiderDialect.reply({ kind: 'rewrite', toolInput: { command: 'echo safe' } }, call).stdout).toBe('{"decision":"rewrite","command":"echo safe"}\n');
+  });
+
+  it('names the agent pid through CORDON_WRAP_AGENT_PID and claims its payloads when sniffing', () => {
+    expect(aiderDialect.agentPidEnv).toBe('CORDON_WRAP_AGENT_PID');
+    expect(aiderDialect.canonicalTool('shell', {})).toBe('shell');
+    expect(aiderDialectEntry.sniff!(start, {})).toBe(1);
+    expect(aiderDialectEntry.sniff!({ hook_event_name: 'PreToolUse' }, {})).toBe(0);
+  });
+});

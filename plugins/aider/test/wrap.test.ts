@@ -1,0 +1,107 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
+import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, type Sandbox } from '../../../test/support/cli.js';
+
+// `cordon wrap` through the built bin, with @cordon/aider linked into the data dir.
+
+const NODE = process.execPath;
+const DENY_PLUGIN = join(REPO_ROOT, 'test/e2e/hooks/fixtures/plugin-deny');
+let sandbox: Sandbox;
+
+beforeEach(() => {
+  sandbox = makeSandbox('cordon-wrap-');
+  linkPluginRoots(sandbox.dataDir, [
+    { name: '@cordon/aider', root: join(REPO_ROOT, 'plugins/aider') },
+    { name: 'cordon-test-deny', root: DENY_PLUGIN },
+  ]);
+});
+afterEach(() => sandbox.cleanup());
+
+const wrap = (args: string[], input?: string) => runCordon(['wrap', ...args], { env: { ...sandbox.env, CORDON_INTERVAL: '100', SHELL: '/bin/sh' }, input, timeoutMs: 120_000 });
+const sessionDir = (id: string) => join(sandbox.dataDir, 'runs', id);
+const events = (id: string) => readFileSync(join(sessionDir(id), 'sampler.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+
+async function waitForStop(id: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      const stop = events(id).find((e) => e.event === 'stop');
+      if (stop) return stop;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('sampler never stopped');
+}
+
+describe('cordon wrap', () => {
+  it("records a session with the child's peak: markers with its pid, one sampler, reduce sees the allocation", async () => {
+    const script = `sleep 1; ${NODE} -e "const b = Buffer.alloc(200 * 2 ** 20, 1); setTimeout(() => console.log('held', b.length), 1500)"; sleep 0.5`;
+    const run = await wrap(['--session', 'wrapped-1', '--', 'sh', '-c', script]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`held ${200 * 2 ** 20}`); // the terminal (here: pipes) passes through
+    const markers = readMarkers(join(sessionDir('wrapped-1'), 'markers.jsonl')).markers;
+    expect(markers.map((m) => [m.event, m.native_event])).toEqual([
+      ['session_start', 'wrap-start'],
+      ['session_end', 'wrap-exit'],
+    ]);
+    const childPid = JSON.parse(readFileSync(join(sessionDir('wrapped-1'), 'wrap.json'), 'utf8')).child_pid;
+    expect(markers.every((m) => m.agent_pid === childPid && m.agent === 'aider')).toBe(true);
+    const stop = await waitForStop('wrapped-1');
+    expect(events('wrapped-1').filter((e) => e.event === 'start')).toEqual([expect.objectContaining({ root_pid: childPid })]);
+    expect(['stop-file', 'agent-exit']).toContain(stop.reason);
+
+    const reduced = await runCordon(['reduce', '--session', 'wrapped-1', '--json'], { env: sandbox.env });
+    expect(reduced.exitCode, reduced.stderr).toBe(0);
+    const s = JSON.parse(reduced.stdout).sessions[0];
+    expect(s).toMatchObject({ session_id: 'wrapped-1', agent: 'aider', n_toolcalls: 0, ended: true });
+    expect(s.peak_memory_mb).toBeGreaterThanOrEqual(200);
+    expect(s.peak_memory_mb - s.baseline_memory_mb).toBeGreaterThanOrEqual(180);
+  }, 120_000);
+
+  it("returns the child's exit code, 128 + signal when signalled, 127 when it cannot start", async () => {
+    expect((await wrap(['--', 'sh', '-c', 'exit 3'])).exitCode).toBe(3);
+    expect((await wrap(['--', 'sh', '-c', 'kill -TERM $$'])).exitCode).toBe(143);
+    const missing = await wrap(['--', '/nonexistent/agent-binary', '--flag']);
+    expect(missing.exitCode).toBe(127);
+    expect(missing.stderr).toContain('cannot start /nonexistent/agent-binary');
+    const none = await wrap([]);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toContain('give the command to run after --');
+  }, 120_000);
+
+  it('passes stdin through to the child', async () => {
+    const run = await wrap(['--', 'sh', '-c', 'read line; echo "got=$line"'], 'hello\n');
+    expect(run.stdout).toContain('got=hello');
+  }, 60_000);
+
+  it('with --shell-shim, each $SHELL -c command gets start and end markers; a denied one never runs', async () => {
+    const script = [
+      '"$SHELL" -c "echo first; exit 4"; echo "status=$?"',
+      '"$SHELL" -c \'echo "inner SHELL=$SHELL"\'',
+      '"$SHELL" -c "echo CORDON_E2E_BLOCK > ran.txt"; echo "denied=$?"',
+      'ls ran.txt 2>/dev/null || echo not-run',
+    ].join('; ');
+    const cwd = sandbox.dir('work');
+    const run = await runCordon(['wrap', '--shell-shim', '--session', 'shim-1', '--', 'sh', '-c', script], { env: { ...sandbox.env, SHELL: '/bin/sh' }, cwd, timeoutMs: 120_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain('first\nstatus=4');
+    expect(run.stdout).toContain('inner SHELL=/bin/sh'); // the command's own children see the real shell
+    expect(run.stdout).toContain('denied=126');
+    expect(run.stdout).toContain('not-run');
+    expect(run.stderr).toContain('cordon: command refused: blocked by the cordon e2e test tap');
+    const markers = readMarkers(join(sessionDir('shim-1'), 'markers.jsonl')).markers;
+    expect(markers.map((m) => m.event)).toEqual(['session_start', 'tool_start', 'tool_end', 'tool_start', 'tool_end', 'tool_denied', 'session_end']);
+    const childPid = markers[0]!.agent_pid;
+    const tools = markers.filter((m) => m.event.startsWith('tool_'));
+    expect(tools.every((m) => m.agent === 'aider' && m.tool === 'shell' && m.tool_name === 'shell' && m.agent_pid === childPid)).toBe(true);
+    expect(tools[0]!.call_key).toBe(tools[1]!.call_key);
+    expect(tools[1]).toMatchObject({ command: 'echo first; exit 4', exit_status: 'failed', exit_code: 4 });
+    expect(tools[3]).toMatchObject({ exit_status: 'ok', exit_code: 0 });
+    const reduced = await runCordon(['reduce', '--session', 'shim-1', '--json'], { env: sandbox.env });
+    expect(JSON.parse(reduced.stdout).sessions[0]).toMatchObject({ n_toolcalls: 2, denied_calls: 1, unpaired_starts: 0, orphan_ends: 0 });
+    expect(readdirSync(sessionDir('shim-1'))).toContain('shim');
+  }, 120_000);
+});
