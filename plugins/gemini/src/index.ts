@@ -1,5 +1,6 @@
 import type { CordonPlugin } from '@cordon/plugin-api';
 import { geminiDialect } from './dialect/entry.js';
+import { geminiRunner } from './runner/entry.js';
 
 /** The `cordon:register` oclif hook of @cordon/gemini: returns the plugin descriptor, taps nothing itself. */
 export async function register(): Promise<CordonPlugin> {
@@ -7,6 +8,7 @@ export async function register(): Promise<CordonPlugin> {
     name: 'gemini',
     apply(api) {
       api.dialects.register(geminiDialect);
+      api.runners.register(geminiRunner);
     },
   };
 }

@@ -37,7 +37,8 @@ function toolResultsOf(body: any): SeenToolResult[] {
   return out;
 }
 
-const isTurn = (body: any): boolean => declared(body).includes('run_shell_command');
+// Under `--approval-mode auto_edit` headless Gemini offers no shell tool, only the file tools.
+const isTurn = (body: any): boolean => declared(body).some((name) => name === 'run_shell_command' || name === 'write_file');
 
 /**
  * Fake Gemini API (`POST /v1beta/models/<model>:streamGenerateContent?alt=sse`, `:generateContent`,

@@ -35,6 +35,8 @@ export interface ManagedOptions {
   readonly onStdout?: (chunk: Buffer) => void;
   /** Bytes written to stdin before it is closed; default: stdin is /dev/null. */
   readonly input?: Buffer | string;
+  /** Called once the child has a pid (agent runners record it and supervise its process tree). */
+  readonly onSpawn?: (child: ChildProcess) => void;
 }
 
 /** What one managed run produced. */
@@ -91,6 +93,7 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
       reject(startError(argv[0]!, error));
       return;
     }
+    if (child.pid !== undefined) options.onSpawn?.(child);
     const out = collector(keep);
     const err = collector(keep);
     let timedOut = false;

@@ -116,9 +116,9 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** "has unknown key x" / "lacks key y", or undefined when `obj` has exactly `keys`. */
-export function exactKeys(obj: Record<string, unknown>, keys: readonly string[]): string | undefined {
-  for (const k of Object.keys(obj)) if (!keys.includes(k)) return `has unknown key ${JSON.stringify(k)}`;
+/** "has unknown key x" / "lacks key y", or undefined when `obj` has exactly `keys` (plus any of `optional`). */
+export function exactKeys(obj: Record<string, unknown>, keys: readonly string[], optional: readonly string[] = []): string | undefined {
+  for (const k of Object.keys(obj)) if (!keys.includes(k) && !optional.includes(k)) return `has unknown key ${JSON.stringify(k)}`;
   for (const k of keys) if (!(k in obj)) return `lacks key ${JSON.stringify(k)}`;
   return undefined;
 }

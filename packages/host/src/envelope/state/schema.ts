@@ -54,6 +54,8 @@ export interface EnvelopeState {
   readonly last_audit: AuditRecord | null;
   /** ISO-8601 UTC. */
   readonly updated_at: string;
+  /** The latest agent attempt of `run`/`resume` (shape: `AttemptRun` in attempt/record.ts); absent until the first one. */
+  readonly last_run?: Readonly<Record<string, unknown>> | null;
 }
 
 const HEX_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
@@ -100,7 +102,7 @@ export function snapshotProblem(value: unknown): string | undefined {
 /** The first problem of a parsed state.json, or undefined (research §4.5, §16.2 T3). */
 export function stateProblem(value: unknown): string | undefined {
   if (!isPlainObject(value)) return 'state is not a JSON object';
-  const keys = exactKeys(value, ['attempt', 'config_sha256', 'exclude_sha256', 'last_audit', 'last_error', 'max_attempts', 'phase', 'schema_version', 'snapshot_sha256', 'updated_at']);
+  const keys = exactKeys(value, ['attempt', 'config_sha256', 'exclude_sha256', 'last_audit', 'last_error', 'max_attempts', 'phase', 'schema_version', 'snapshot_sha256', 'updated_at'], ['last_run']);
   if (keys) return `state ${keys}`;
   if (value.schema_version !== SCHEMA_VERSION) return `state schema_version is not ${SCHEMA_VERSION}`;
   if (!isPhase(value.phase)) return `state phase ${JSON.stringify(value.phase)} is unknown`;
@@ -111,6 +113,7 @@ export function stateProblem(value: unknown): string | undefined {
   if (value.last_error !== null && typeof value.last_error !== 'string') return 'state last_error is neither a string nor null';
   if (value.last_audit !== null && !(isPlainObject(value.last_audit) && typeof value.last_audit.passed === 'boolean')) return 'state last_audit is malformed';
   if (typeof value.updated_at !== 'string' || value.updated_at === '') return 'state updated_at is empty';
+  if (value.last_run !== undefined && value.last_run !== null && !isPlainObject(value.last_run)) return 'state last_run is neither an object nor null';
   return undefined;
 }
 

@@ -1,0 +1,69 @@
+import { Flags } from '@oclif/core';
+import type { AgentRunner } from '@cordon/plugin-api';
+import type { CordonHost } from '../bus/host.js';
+import type { AttemptResult } from '../envelope/attempt/attempt.js';
+import type { RunnerInput } from '../envelope/attempt/options.js';
+import type { AttemptRun } from '../envelope/attempt/record.js';
+import type { AuditRecord } from '../envelope/audit/record.js';
+import type { Phase } from '../envelope/phases.js';
+import { wrapPluginError } from '../errors/index.js';
+
+/**
+ * Flags of `cordon run` beyond the arm flags (research §2.2; issue 3). Numbers that may be
+ * fractional are strings here and validated by `resolveRunnerSettings`, which names the flag.
+ */
+export const runnerFlags = {
+  agent: Flags.string({ description: 'Agent to run: the name of a registered runner (claude-code, codex, gemini)', default: 'claude-code', helpValue: 'NAME' }),
+  'agent-bin': Flags.string({ description: "The agent's executable (default: the runner's command name, found on PATH)", helpValue: 'PATH' }),
+  'max-turns': Flags.integer({ min: 1, description: 'Agentic turns per attempt (Claude Code; default 30)', helpValue: 'N' }),
+  timeout: Flags.string({ description: 'Seconds one attempt may run before it is ended (default 1800; fractions allowed)', helpValue: 'S' }),
+  'max-budget-usd': Flags.string({ description: 'Spend ceiling per attempt in US dollars (Claude Code)', helpValue: 'X' }),
+  model: Flags.string({ description: "Model name or alias passed to the agent", helpValue: 'M' }),
+  effort: Flags.string({ description: "Effort level passed to the agent (Claude Code: low, medium, high, xhigh, max; Codex: none, minimal, low, medium, high, xhigh)", helpValue: 'E' }),
+  'agent-output-cap': Flags.integer({ min: 1, description: 'Bytes the agent may print per stream before the attempt is an engine error (default 4194304)', helpValue: 'BYTES' }),
+};
+
+/** Parsed runner flags to a {@link RunnerInput}; text that is not a number becomes NaN, which validation refuses by name. */
+export function runnerInputFromFlags(flags: Record<string, unknown>): RunnerInput {
+  const number = (k: string) => (flags[k] === undefined ? undefined : (flags[k] as string).trim() === '' ? Number.NaN : Number(flags[k]));
+  return {
+    binary: flags['agent-bin'] as string | undefined,
+    maxTurns: flags['max-turns'] as number | undefined,
+    timeoutSeconds: number('timeout'),
+    maxBudgetUsd: number('max-budget-usd'),
+    model: flags.model as string | undefined,
+    effort: flags.effort as string | undefined,
+    outputCap: flags['agent-output-cap'] as number | undefined,
+  };
+}
+
+/**
+ * The runner registered as `name`, loaded. Throws `CORDON_REGISTRY_MISSING` (exit 2) listing the
+ * registered runners; a plugin whose `load` fails surfaces as `CORDON_PLUGIN_ERROR`.
+ */
+export async function loadRunner(host: CordonHost, name: string): Promise<AgentRunner> {
+  const entry = host.runners.require(name);
+  const plugin = host.runners.list().find((r) => r.entry.name === name)?.plugin ?? name;
+  try {
+    return await entry.load();
+  } catch (error) {
+    throw wrapPluginError(plugin, 'runners', error);
+  }
+}
+
+/** What `cordon run --json` and `cordon resume --json` print. */
+export interface AttemptReport {
+  readonly phase: Phase;
+  readonly attempt: number;
+  readonly max_attempts: number;
+  /** The process exit code: 0 accepted, 3 rejected, 4 engine error, 128 + n interrupted. */
+  readonly exit_code: number;
+  readonly run: AttemptRun;
+  /** The audit after the attempt; null when it was interrupted. */
+  readonly audit: AuditRecord | null;
+}
+
+/** The `--json` shape of an attempt result. */
+export function attemptReport(result: AttemptResult): AttemptReport {
+  return { phase: result.state.phase, attempt: result.state.attempt, max_attempts: result.state.max_attempts, exit_code: result.exitCode, run: result.run, audit: result.audit };
+}

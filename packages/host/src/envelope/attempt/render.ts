@@ -1,0 +1,37 @@
+import { renderAudit } from '../render.js';
+import type { AttemptResult } from './attempt.js';
+import type { AttemptRun } from './record.js';
+
+/**
+ * Human output of `cordon run`/`resume`: the attempt line, what the agent reported (session,
+ * turns, cost, duration), the error if any, then the audit as `cordon check` prints it.
+ */
+export function renderAttempt(result: AttemptResult): string {
+  const { run, state } = result;
+  const lines = [`attempt ${run.attempt} of ${state.max_attempts} (${run.agent}): ${state.phase}, exit ${result.exitCode}`];
+  lines.push(`  agent: ${agentLine(run)}`);
+  if (run.error) lines.push(`  error: ${firstLine(run.error)}`);
+  if (run.leftover_processes > 0) lines.push(`  killed ${run.leftover_processes} process${run.leftover_processes === 1 ? '' : 'es'} the agent left running`);
+  lines.push(result.audit ? renderAudit(result.audit) : 'audit: not run (the attempt was interrupted)');
+  return lines.join('\n');
+}
+
+/** `exit 0, session 9f…, 3 turns, $0.0004, 0.5 s (wall 0.9 s)` from what was recorded. */
+export function agentLine(run: AttemptRun): string {
+  const parts: string[] = [];
+  if (run.exit_code !== null) parts.push(`exit ${run.exit_code}`);
+  else if (run.signal) parts.push(`killed by ${run.signal}`);
+  else if (run.status !== 'running') parts.push('did not run');
+  if (run.agent_status) parts.push(run.agent_status);
+  if (run.session_id) parts.push(`session ${run.session_id}`);
+  if (run.turns !== null) parts.push(`${run.turns} turn${run.turns === 1 ? '' : 's'}`);
+  if (run.cost_usd !== null) parts.push(`$${run.cost_usd.toFixed(4)}`);
+  if (run.duration_ms !== null) parts.push(`${(run.duration_ms / 1000).toFixed(1)} s`);
+  if (run.wall_ms !== null) parts.push(`wall ${(run.wall_ms / 1000).toFixed(1)} s`);
+  return parts.join(', ');
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0]!;
+  return line.length < text.length ? `${line} …` : line;
+}

@@ -1,0 +1,56 @@
+import type { AgentRunner } from '@cordon/plugin-api';
+import { arm } from '../arm.js';
+import type { EnvelopeAuditInput } from '../audit/run-audit.js';
+import { discoverRepo } from '../git/repo.js';
+import { acquireLock } from '../lock.js';
+import { checkLabel, readPolicyFile, resolveSettings, type SettingsInput } from '../settings.js';
+import { runAttempt, type AttemptResult } from './attempt.js';
+import { resolveRunnerSettings, type RunnerInput } from './options.js';
+import { InterruptTrap } from './signals.js';
+
+/** What `cordon run` asks for. */
+export interface RunRequest {
+  /** The task; becomes the envelope's label (trimmed, non-blank, ≤ 16,384 characters). */
+  readonly task: string;
+  /** Runner name, stored as the envelope's mode (`claude-code`). */
+  readonly agent: string;
+  readonly runner: AgentRunner;
+  /** Policy flags (layered over `.cordon.json` and the defaults, as for `arm`). */
+  readonly settings?: SettingsInput;
+  /** Runner flags. */
+  readonly runnerInput?: RunnerInput;
+}
+
+/** Where and with what `run`/`resume` work. */
+export interface AttemptOptions {
+  /** Any path inside the work tree (default: cwd). */
+  readonly repo?: string;
+  /** Fires `audit` so plugins can add violations. */
+  readonly hooks?: EnvelopeAuditInput['hooks'];
+  /** Environment of the agent and the verifiers (default `process.env`). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * `cordon run` (research §2.2, §10.3): validates every input first (exit 2, nothing written),
+ * then takes the repository lock and holds it continuously while it arms an envelope whose mode
+ * is the agent, runs attempt 1 and audits it (§11). Refuses when an envelope exists already, like
+ * `arm`. Resolves with the attempt's result (exit 0/3/4, or 128 + n when a signal interrupted
+ * it, in which case the agent's processes were ended before the lock was released; a signal
+ * during arming interrupts attempt 1 before its agent starts).
+ */
+export async function runEnvelope(request: RunRequest, options: AttemptOptions = {}): Promise<AttemptResult> {
+  const label = checkLabel(request.task);
+  const settings = resolveRunnerSettings(request.runner, request.runnerInput ?? {});
+  const loc = await discoverRepo(options.repo ?? process.cwd());
+  const envelopeSettings = resolveSettings(readPolicyFile(loc.root), request.settings);
+  const lock = acquireLock(loc.lockFile, 'run');
+  const trap = new InterruptTrap();
+  try {
+    const envelope = await arm({ label, settings: envelopeSettings, mode: request.agent, runner: { ...settings } }, { repo: loc.root, lock, env: options.env });
+    return await runAttempt({ loc, envelope, agent: request.agent, runner: request.runner, settings, hooks: options.hooks, env: options.env, trap });
+  } finally {
+    lock.release();
+    trap.dispose();
+  }
+}
