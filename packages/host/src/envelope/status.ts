@@ -3,6 +3,7 @@ import type { Phase } from './phases.js';
 import type { AuditRecord } from './audit/record.js';
 import type { Limits } from './policy/policy.js';
 import { loadEnvelope } from './state/store.js';
+import { staleRunReason } from './attempt/stale.js';
 
 /** What `cordon status` reports (research §13, plus the policy's globs and limits). */
 export interface StatusReport {
@@ -22,6 +23,8 @@ export interface StatusReport {
   readonly verify: readonly string[];
   readonly created_at: string;
   readonly updated_at: string;
+  /** Why phase `running` is stale (the cordon process that ran the attempt is gone), else null (issue 3). */
+  readonly stale_run: string | null;
 }
 
 /**
@@ -49,5 +52,6 @@ export async function status(repo: string = process.cwd()): Promise<StatusReport
     verify: config.verify.commands,
     created_at: config.created_at,
     updated_at: state.updated_at,
+    stale_run: staleRunReason(state, loc.lockFile) ?? null,
   };
 }

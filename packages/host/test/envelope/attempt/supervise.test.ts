@@ -1,0 +1,163 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InterruptTrap, signalExitCode } from '../../../src/envelope/attempt/signals.js';
+import { endTree, superviseAgent, type SuperviseOptions } from '../../../src/envelope/attempt/supervise.js';
+import { parseStat, ProcessTree } from '../../../src/envelope/attempt/tree.js';
+
+// The supervisor with small Node scripts standing in for an agent (the real agents run in
+// test/e2e/runner). Each script can start a "tool": a grandchild in a session of its own, the
+// way Claude Code runs Bash, which a process-group kill alone would orphan.
+
+let dir: string;
+let trap: InterruptTrap;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cordon-supervise-'));
+  trap = new InterruptTrap();
+});
+afterEach(() => {
+  trap.dispose();
+  for (const pid of pidsIn(dir)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone, as it should be
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function pidsIn(d: string): number[] {
+  const file = join(d, 'pids');
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : [];
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  return stat !== undefined && stat.state !== 'Z';
+}
+
+/** A script that records its pid, optionally starts a setsid "tool" that records its own pid and lives 60 s, then runs `body`. */
+function agentScript(body: string, options: { tool?: boolean; ignoreTerm?: boolean } = {}): string {
+  const file = join(dir, 'agent.cjs');
+  writeFileSync(
+    file,
+    `const fs = require('node:fs'); const { spawn } = require('node:child_process');
+fs.appendFileSync(${JSON.stringify(join(dir, 'pids'))}, process.pid + '\\n');
+${options.ignoreTerm ? "process.on('SIGTERM', () => {});" : ''}
+${options.tool ? `spawn(process.execPath, ['-e', "require('node:fs').appendFileSync(${JSON.stringify(join(dir, 'pids')).replace(/"/g, '\\"')}, process.pid + '\\\\n'); setTimeout(() => {}, 60000)"], { detached: true, stdio: 'ignore' }).unref();` : ''}
+${body}
+`,
+  );
+  return file;
+}
+
+function options(script: string, over: Partial<SuperviseOptions> = {}): SuperviseOptions {
+  return { argv: [process.execPath, script], cwd: dir, env: process.env, timeoutMs: 30_000, outputCap: 1 << 20, tree: new ProcessTree(process.pid), trap, ...over };
+}
+
+async function waitForPids(n: number): Promise<number[]> {
+  for (let i = 0; i < 200 && pidsIn(dir).length < n; i++) await new Promise((r) => setTimeout(r, 25));
+  return pidsIn(dir);
+}
+
+describe('parseStat', () => {
+  it('counts fields from the last parenthesis, so a command name with spaces and parentheses parses', () => {
+    expect(parseStat('4242 (a) (b c) S 1 4242 4242 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0')).toEqual({ state: 'S', ppid: 1, pgid: 4242, start: 987654 });
+    expect(parseStat('garbage')).toBeUndefined();
+  });
+});
+
+describe('superviseAgent', () => {
+  it('delivers the prompt on stdin and captures stdout, stderr and the exit code', async () => {
+    const script = agentScript("let s=''; process.stdin.on('data', d => s += d).on('end', () => { process.stdout.write('got:' + s); process.stderr.write('warn'); process.exit(3); });");
+    const exit = await superviseAgent(options(script, { stdin: 'the prompt text' }));
+    expect(exit).toMatchObject({ started: true, startError: null, exitCode: 3, stdout: 'got:the prompt text', stderr: 'warn', timedOut: false, leftovers: 0 });
+  });
+
+  it('reports the pid once spawned', async () => {
+    let seen: number | undefined;
+    await superviseAgent(options(agentScript(''), { onSpawn: (pid) => (seen = pid) }));
+    expect(seen).toBe(pidsIn(dir)[0]);
+  });
+
+  it('a binary that cannot start resolves with the reason instead of throwing', async () => {
+    const exit = await superviseAgent(options('', { argv: [join(dir, 'no-such-agent')] }));
+    expect(exit.started).toBe(false);
+    expect(exit.startError).toMatch(/^cannot start '.*no-such-agent': ENOENT/);
+  });
+
+  it('timeout: the agent and its tool in another session are both ended', async () => {
+    const exit = await superviseAgent(options(agentScript('setTimeout(() => {}, 60000);', { tool: true }), { timeoutMs: 1500 }));
+    expect(exit.timedOut).toBe(true);
+    expect(exit.exitCode).toBeNull();
+    const pids = pidsIn(dir);
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) expect(alive(pid), `pid ${pid}`).toBe(false);
+  });
+
+  it('an agent that ignores SIGTERM gets SIGKILL after the grace', async () => {
+    const exit = await superviseAgent(options(agentScript('setInterval(() => {}, 1000);', { ignoreTerm: true }), { timeoutMs: 500 }));
+    expect(exit).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
+    expect(alive(pidsIn(dir)[0]!)).toBe(false);
+  });
+
+  it('output past the cap ends the attempt', async () => {
+    const exit = await superviseAgent(options(agentScript("process.stdout.write('x'.repeat(5000)); setTimeout(() => {}, 60000);"), { outputCap: 64 }));
+    expect(exit.outputLimited).toBe(true);
+    expect(exit.stdout.length).toBeLessThanOrEqual(64);
+  });
+
+  it('a tool the agent left running after it exited is killed and counted', async () => {
+    const exit = await superviseAgent(options(agentScript("setTimeout(() => process.exit(0), 700);", { tool: true })));
+    expect(exit.exitCode).toBe(0);
+    expect(exit.leftovers).toBe(1);
+    for (const pid of pidsIn(dir)) expect(alive(pid)).toBe(false);
+  });
+
+  it('SIGINT to cordon ends the whole tree and reports the interruption', async () => {
+    const running = superviseAgent(options(agentScript('setTimeout(() => {}, 60000);', { tool: true })));
+    await waitForPids(2);
+    await new Promise((r) => setTimeout(r, 300)); // one tree scan
+    process.kill(process.pid, 'SIGINT');
+    const exit = await running;
+    expect(exit.interrupted).toBe(true);
+    expect(trap.signal).toBe('SIGINT');
+    for (const pid of pidsIn(dir)) expect(alive(pid), `pid ${pid}`).toBe(false);
+    expect(signalExitCode('SIGINT')).toBe(130);
+    expect(signalExitCode('SIGTERM')).toBe(143);
+    expect(signalExitCode('SIGHUP')).toBe(129);
+  });
+
+  it('a signal that came before the agent could start: nothing runs', async () => {
+    process.kill(process.pid, 'SIGTERM');
+    await new Promise((r) => setTimeout(r, 50));
+    const exit = await superviseAgent(options(agentScript('')));
+    expect(exit).toMatchObject({ started: false, interrupted: true });
+    expect(pidsIn(dir)).toEqual([]);
+  });
+});
+
+describe('ProcessTree and endTree', () => {
+  it('keeps a re-parented grandchild as a member and ends it', async () => {
+    const script = agentScript('setTimeout(() => process.exit(0), 500);', { tool: true });
+    const child = spawn(process.execPath, [script], { stdio: 'ignore' });
+    const tree = new ProcessTree(process.pid);
+    const pids = await waitForPids(2);
+    tree.scan();
+    expect(tree.alive().map((m) => m.pid).sort()).toEqual([...pids].sort());
+    await new Promise((r) => child.once('exit', r));
+    tree.scan(); // the tool's parent is gone; it is still ours
+    expect(tree.alive().map((m) => m.pid)).toEqual([pids[1]]);
+    expect(await endTree(tree)).toBe(1);
+    expect(alive(pids[1]!)).toBe(false);
+    expect(tree.alive()).toEqual([]);
+  });
+});
