@@ -38,6 +38,7 @@ export function renderStatus(s: StatusReport): string {
   if (s.verify.length) lines.push(`verify: ${s.verify.join(' | ')}`);
   if (s.last_audit) lines.push(`last audit: ${s.last_audit.passed ? 'passed' : 'failed'}, ${plural(s.last_audit.violations.length, 'violation')}`);
   if (s.last_error) lines.push(`last error: ${s.last_error}`);
+  if (s.stale_run) lines.push(`stale: ${s.stale_run}; \`cordon resume\` starts a new attempt, \`cordon check\` audits what is there`);
   return lines.join('\n');
 }
 
