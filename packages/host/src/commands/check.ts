@@ -21,10 +21,13 @@ export default class Check extends EnvelopeCommand {
 
   async run(): Promise<AuditRecord> {
     const { flags } = await this.parse(Check);
-    const host = await this.host();
+    // Plugins load while git works; the audit awaits them only when it fires the `audit` hook.
+    const host = this.host();
+    host.catch(() => undefined);
+    const hooks = async () => (await host).hooks;
     const audit = flags.base
-      ? await checkRange({ repo: flags.repo, base: flags.base, head: flags.head, flags: settingsFromFlags(flags), hooks: host.hooks })
-      : (await check({ repo: flags.repo, hooks: host.hooks })).audit;
+      ? await checkRange({ repo: flags.repo, base: flags.base, head: flags.head, flags: settingsFromFlags(flags), hooks })
+      : (await check({ repo: flags.repo, hooks })).audit;
     this.log(renderAudit(audit));
     process.exitCode = audit.passed ? 0 : 3;
     return audit;

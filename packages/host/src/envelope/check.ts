@@ -1,4 +1,4 @@
-import { auditEnvelope, auditRange, type AuditHooks } from './audit/run-audit.js';
+import { auditEnvelope, auditRange, type AuditHooksSource } from './audit/run-audit.js';
 import type { AuditRecord } from './audit/record.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { discoverRepo, resolveCommit, type RepoLocation } from './git/repo.js';
@@ -15,7 +15,7 @@ export interface CheckOptions {
   /** Any path inside the work tree (default: cwd). */
   readonly repo?: string;
   /** The host's hooks, so `audit` taps can add violations. */
-  readonly hooks?: AuditHooks;
+  readonly hooks?: AuditHooksSource;
   /** A lock the caller already holds. */
   readonly lock?: LockHandle;
   /** Environment for verifiers (default `process.env`). */
@@ -68,7 +68,7 @@ export interface RangeOptions {
   readonly head?: string;
   /** Settings from flags; they override `.cordon.json` from the base commit. */
   readonly flags?: SettingsInput;
-  readonly hooks?: AuditHooks;
+  readonly hooks?: AuditHooksSource;
   readonly env?: NodeJS.ProcessEnv;
 }
 

@@ -68,7 +68,9 @@ export function compileGlob(glob: string): (path: string) => boolean {
   if (!matcher) {
     const problem = globProblem(glob);
     if (problem) throw new TypeError(`invalid glob ${JSON.stringify(glob)}: ${problem}`);
-    matcher = picomatch(toPicomatchSource(glob), GLOB_OPTIONS);
+    // The compiled regular expression is all picomatch's matcher would test with these options.
+    const regex = picomatch.makeRe(toPicomatchSource(glob), GLOB_OPTIONS);
+    matcher = (path: string) => regex.test(path);
     cache.set(glob, matcher);
   }
   return matcher;

@@ -7,7 +7,7 @@ export { arm, type ArmOptions, type ArmRequest } from './arm.js';
 export { check, checkLocked, checkRange, policyFileAt, type CheckOptions, type CheckResult, type RangeOptions } from './check.js';
 export { status, type StatusReport } from './status.js';
 export { reset } from './reset.js';
-export { auditEnvelope, auditRange, type AuditHooks, type EnvelopeAuditInput, type RangeAuditInput } from './audit/run-audit.js';
+export { auditEnvelope, auditRange, type AuditHooks, type AuditHooksSource, type EnvelopeAuditInput, type RangeAuditInput } from './audit/run-audit.js';
 export type { AuditRecord, Metrics } from './audit/record.js';
 export { budgetViolations } from './audit/budgets.js';
 export { acquireLock, withLock, readLock, isStale, type LockHandle, type LockRecord } from './lock.js';

@@ -72,12 +72,12 @@ describe('hardening (research §16.2)', () => {
     symlinkSync('target', join(dir, 'link'));
     mkdirSync(join(dir, 'adir'));
     const items = [
-      { path: 'adir', kind: 'file' as const },
-      { path: 'bin.dat', kind: 'file' as const },
-      { path: 'empty.txt', kind: 'file' as const },
-      { path: 'gone.txt', kind: 'file' as const },
-      { path: 'link', kind: 'symlink' as const },
-      { path: 'two.txt', kind: 'file' as const },
+      { path: 'adir', kind: 'path' as const },
+      { path: 'bin.dat', kind: 'path' as const },
+      { path: 'empty.txt', kind: 'path' as const },
+      { path: 'gone.txt', kind: 'path' as const },
+      { path: 'link', kind: 'path' as const },
+      { path: 'two.txt', kind: 'path' as const },
     ];
     const scan = measureUntracked(dir, items);
     expect(Object.fromEntries(scan.measures)).toEqual({
@@ -87,7 +87,7 @@ describe('hardening (research §16.2)', () => {
       'two.txt': { bytes: 3, lines: 2, binary: false },
     });
     expect(scan.violations.map((v) => v.message)).toEqual(['untracked path is not a regular file or symlink: adir', 'untracked file disappeared: gone.txt']);
-    const failing = measureUntracked(dir, [{ path: 'two.txt', kind: 'file' }], 64, () => {
+    const failing = measureUntracked(dir, [{ path: 'two.txt', kind: 'path' }], 64, () => {
       throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
     });
     expect(failing.violations.map((v) => v.message)).toEqual(['cannot read untracked file: two.txt: EIO: i/o error, read']);
@@ -186,8 +186,8 @@ describe('hardening (research §16.2)', () => {
   it('H28: the scan cap boundary', () => {
     const dir = tempDir();
     write(dir, { 'f64': 'x'.repeat(64), 'f65': 'x'.repeat(65) });
-    expect(measureUntracked(dir, [{ path: 'f64', kind: 'file' }], 64).violations).toEqual([]);
-    const over = measureUntracked(dir, [{ path: 'f65', kind: 'file' }], 64);
+    expect(measureUntracked(dir, [{ path: 'f64', kind: 'path' }], 64).violations).toEqual([]);
+    const over = measureUntracked(dir, [{ path: 'f65', kind: 'path' }], 64);
     expect(over.violations.map((v) => v.message)).toEqual(['untracked scan safety cap exceeded: 65 > 64']);
     expect(over.measures.get('f65')).toEqual({ bytes: 65, lines: 0, binary: false });
   });

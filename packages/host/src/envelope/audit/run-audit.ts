@@ -5,7 +5,7 @@ import type { AuditContext, Violation } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { absPath } from '../evidence/fs-path.js';
 import { treePrint } from '../evidence/fingerprint.js';
-import { nameSome, readIndexState } from '../evidence/index-state.js';
+import { nameSome, readHiddenPaths } from '../evidence/index-state.js';
 import { measureTracked, measureUntracked, type UntrackedMeasure } from '../evidence/measure.js';
 import { collectTracked } from '../evidence/tracked.js';
 import { collectUntracked, type IgnoredChange, type UntrackedPath } from '../evidence/untracked.js';
@@ -27,6 +27,12 @@ export interface AuditHooks {
   readonly audit: { promise(context: AuditContext): Promise<void> };
 }
 
+/**
+ * The hooks, or a function resolving them: commands pass one that loads the plugin host, so
+ * plugins load while git works and are only awaited when the `audit` hook fires.
+ */
+export type AuditHooksSource = AuditHooks | (() => Promise<AuditHooks>);
+
 /** Inputs of {@link auditEnvelope}. */
 export interface EnvelopeAuditInput {
   readonly loc: RepoLocation;
@@ -35,7 +41,7 @@ export interface EnvelopeAuditInput {
   readonly verify: VerifySpec;
   readonly snapshot: EnvelopeSnapshot;
   /** Fires `audit` so plugins can add violations (DESIGN.md "The hook bus"). */
-  readonly hooks?: AuditHooks;
+  readonly hooks?: AuditHooksSource;
   /** Run verifiers when the policy audit is clean (default true; `resume`'s preflight passes false). */
   readonly runVerifiers?: boolean;
   /** Environment for verifiers (default `process.env`). */
@@ -64,21 +70,21 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       oracle ??= new IgnoreOracle(shadow.over(scratch));
       return oracle;
     };
-    const [index, tracked, found] = await Promise.all([
-      readIndexState(shadow.inv),
+    const [hidden, tracked, found] = await Promise.all([
+      readHiddenPaths(shadow.inv),
       collectTracked(shadow.inv, input.baseline),
       collectUntracked({ root: loc.root, inv: shadow.inv, oracle: armTimeOracle, snapshot: snapshot.ignored, rules, allowIgnored: policy.allow_ignored }),
     ]);
-    const submodules = new Set([...Object.keys(snapshot.submodules), ...index.gitlinks]);
+    // Submodules added after arming show in the diff as gitlinks (an unsupported change).
     const submoduleChanged: string[] = [];
-    for (const path of submodules) {
+    for (const path of Object.keys(snapshot.submodules)) {
       if ((treePrint(absPath(loc.root, path), path) ?? 'missing') !== snapshot.submodules[path]) submoduleChanged.push(path);
     }
     const early: Violation[] = [];
-    if (index.hidden.length > 0) {
+    if (hidden.length > 0) {
       early.push({
         code: 'index_flag_hidden',
-        message: `paths hidden from the audit by git index flags set after arming: ${nameSome(index.hidden)}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``,
+        message: `paths hidden from the audit by git index flags set after arming: ${nameSome(hidden)}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``,
       });
     }
     if (head !== input.baseline && !policy.allow_commits) early.push({ code: 'head_changed', message: 'HEAD changed from the armed baseline; commits are not allowed' });
@@ -114,7 +120,7 @@ export interface RangeAuditInput {
   readonly head: string;
   readonly policy: Policy;
   readonly verify: VerifySpec;
-  readonly hooks?: AuditHooks;
+  readonly hooks?: AuditHooksSource;
   readonly runVerifiers?: boolean;
   readonly env?: NodeJS.ProcessEnv;
 }
@@ -165,7 +171,7 @@ interface Assembly {
   ignored: IgnoredChange[];
   submoduleChanged: string[];
   early: Violation[];
-  hooks?: AuditHooks;
+  hooks?: AuditHooksSource;
   runVerifiers: boolean;
   verify: VerifySpec;
   env?: NodeJS.ProcessEnv;
@@ -173,12 +179,21 @@ interface Assembly {
 
 const byBytes = (a: string, b: string) => Buffer.compare(pathBytes(a), pathBytes(b));
 
+/** `paths` sorted by their bytes (each converted once). */
+function sortByBytes(paths: Iterable<string>): string[] {
+  return [...paths]
+    .map((p) => ({ p, b: pathBytes(p) }))
+    .sort((x, y) => Buffer.compare(x.b, y.b))
+    .map((x) => x.p);
+}
+
 async function assemble(a: Assembly): Promise<AuditRecord> {
   const { policy } = a;
   const rules = compilePathRules(policy);
-  const untracked = [...a.untracked].sort((x, y) => byBytes(x.path, y.path));
-  const untrackedPaths = new Set(untracked.map((u) => u.path));
-  const changed = [...new Set([...a.tracked.keys(), ...untrackedPaths, ...a.submoduleChanged])].sort(byBytes);
+  const byPath = new Map(a.untracked.map((u) => [u.path, u]));
+  const untrackedPaths = new Set(byPath.keys());
+  const changed = sortByBytes(new Set([...a.tracked.keys(), ...untrackedPaths, ...a.submoduleChanged]));
+  const untracked = changed.filter((p) => byPath.has(p)).map((p) => byPath.get(p)!);
 
   const violations: Violation[] = [...a.early];
   for (const path of changed) {
@@ -208,7 +223,9 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
   let binary = 0;
   const bytes = new Map<string, number>();
   const measureProblems: Violation[] = [];
-  for (const entry of [...a.tracked.values()].sort((x, y) => byBytes(x.path, y.path))) {
+  for (const path of changed) {
+    const entry = a.tracked.get(path);
+    if (!entry) continue;
     if (entry.oldMode === GITLINK_MODE || entry.newMode === GITLINK_MODE) {
       measureProblems.push({ code: 'unsupported_file_type', message: `changed path has unsupported file type (submodule): ${displayPath(entry.path)}`, path: entry.path });
       continue;
@@ -218,6 +235,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
       added += entry.added;
       deleted += entry.deleted;
     }
+    // Deleted paths are looked at too: one replaced by a directory is an unsupported change (research §16.3).
     if (!untrackedPaths.has(entry.path)) {
       const m = a.trackedBytes(entry.path);
       bytes.set(entry.path, m.bytes);
@@ -241,8 +259,9 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
   violations.push(...budgetViolations(metrics, policy.limits));
 
   if (a.hooks) {
+    const hooks = typeof a.hooks === 'function' ? await a.hooks() : a.hooks;
     const context: AuditContext = { repoRoot: a.loc.root, baseline: a.baseline, changedPaths: changed, metrics: { ...metrics }, violations };
-    await a.hooks.audit.promise(context);
+    await hooks.audit.promise(context);
     for (const v of violations) {
       if (typeof v?.code !== 'string' || typeof v?.message !== 'string') throw new CordonError(ERROR_CODES.PLUGIN_ERROR, `an audit tap pushed a violation without a string code and message: ${JSON.stringify(v)}`);
     }

@@ -12,16 +12,15 @@ import { pathText } from '../path-text.js';
  */
 
 /** `f:`/`l:`/`o:` + stat fields for one path, `null` when it does not exist. */
-export function statPrint(abs: Buffer): string | null {
-  let st: BigIntStats;
+export function statPrint(abs: string | Buffer): string | null {
+  let st: BigIntStats | undefined;
   try {
-    st = lstatSync(abs, { bigint: true });
+    st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
     throw error;
   }
-  return printOf(st);
+  return st ? printOf(st) : null;
 }
 
 function printOf(st: BigIntStats): string {
@@ -35,7 +34,8 @@ function printOf(st: BigIntStats): string {
  * `skip(rel, isDir)` leaves out paths (repo-relative text form, directories without slash)
  * that `--allow-ignored` covers. Symlinks are never followed. Units: none (an opaque string).
  */
-export function treePrint(abs: Buffer, rel: string, skip: (rel: string, isDir: boolean) => boolean = () => false): string | null {
+export function treePrint(path: string | Buffer, rel: string, skip: (rel: string, isDir: boolean) => boolean = () => false): string | null {
+  const abs = typeof path === 'string' ? Buffer.from(path, 'utf8') : path;
   const top = statPrint(abs);
   if (top === null) return null;
   if (top !== 'd') return top;

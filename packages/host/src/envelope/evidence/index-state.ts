@@ -1,5 +1,7 @@
+import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { gitRecords, type GitInvocation } from '../git/run-git.js';
 import { GITLINK_MODE, isHiddenByIndexFlag, parseIndexEntry } from '../git/parse.js';
+import { pathText } from '../path-text.js';
 
 /** What the audit needs from the index (one streamed `git ls-files -z -s -v`). */
 export interface IndexState {
@@ -25,6 +27,22 @@ export async function readIndexState(inv: GitInvocation): Promise<IndexState> {
     else if (entry.path === '.gitignore' || entry.path.endsWith('/.gitignore')) state.gitignores.push(entry.path);
   });
   return state;
+}
+
+/**
+ * Only the paths hidden by assume-unchanged or skip-worktree, from `git ls-files -z -v`
+ * (`<tag> <path>`). What `check` needs on every run: the common `H ` records are skipped
+ * without decoding, which keeps a 100,000-entry index cheap.
+ */
+export async function readHiddenPaths(inv: GitInvocation): Promise<string[]> {
+  const hidden: string[] = [];
+  await gitRecords(inv, ['ls-files', '-z', '-v'], (record) => {
+    if (record.length < 3 || record[1] !== 0x20) throw new CordonError(ERROR_CODES.REPO_ERROR, `malformed git ls-files -v record: ${JSON.stringify(record.toString('latin1').slice(0, 200))}`);
+    const tag = record[0]!;
+    if (tag === 0x48 /* H */) return;
+    if (isHiddenByIndexFlag({ tag: String.fromCharCode(tag) })) hidden.push(pathText(record.subarray(2)));
+  });
+  return hidden;
 }
 
 /** At most this many hidden paths are named in a message (research §3). */

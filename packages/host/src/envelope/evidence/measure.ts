@@ -1,4 +1,4 @@
-import { closeSync, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, readSync, type Stats } from 'node:fs';
 import type { Violation } from '@cordon/plugin-api';
 import { displayPath } from '../path-text.js';
 import { absPath } from './fs-path.js';
@@ -41,18 +41,23 @@ export interface UntrackedScan {
 export function measureUntracked(root: string, items: readonly UntrackedPath[], cap = UNTRACKED_SCAN_CAP, read: typeof readWithinBudget = readWithinBudget): UntrackedScan {
   const measures = new Map<string, UntrackedMeasure>();
   const violations: Violation[] = [];
+  const stats = new Map<string, Stats | Error | undefined>();
   const sizes = new Map<string, number>();
   let preflight = 0;
   for (const item of items) {
-    if (item.kind === 'nested_repo' || item.kind === 'other') continue;
+    if (item.kind === 'nested_repo') continue;
+    let st: Stats | undefined;
     try {
-      const st = lstatSync(absPath(root, item.path));
-      const size = st.isSymbolicLink() ? readlinkSync(absPath(root, item.path), { encoding: 'buffer' }).length : st.isFile() ? st.size : 0;
-      sizes.set(item.path, size);
-      preflight += size;
-    } catch {
-      // Reported below when reading.
+      st = lstatSync(absPath(root, item.path), { throwIfNoEntry: false });
+    } catch (error) {
+      stats.set(item.path, error as Error);
+      continue;
     }
+    stats.set(item.path, st);
+    if (!st) continue;
+    const size = st.isSymbolicLink() ? readlinkSync(absPath(root, item.path), { encoding: 'buffer' }).length : st.isFile() ? st.size : 0;
+    sizes.set(item.path, size);
+    preflight += size;
   }
   const capExceeded = preflight > cap;
   if (capExceeded) violations.push({ code: 'untracked_scan_cap', message: `untracked scan safety cap exceeded: ${preflight} > ${cap}`, limit: cap, actual: preflight });
@@ -65,17 +70,17 @@ export function measureUntracked(root: string, items: readonly UntrackedPath[], 
       continue;
     }
     const abs = absPath(root, item.path);
-    let st;
-    try {
-      st = lstatSync(abs);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') violations.push({ code: 'file_disappeared', message: `untracked file disappeared: ${shown}`, path: item.path });
-      else violations.push({ code: 'file_unreadable', message: `cannot read untracked path: ${shown}: ${(error as Error).message}`, path: item.path });
+    const st = stats.get(item.path);
+    if (st instanceof Error) {
+      violations.push({ code: 'file_unreadable', message: `cannot read untracked path: ${shown}: ${st.message}`, path: item.path });
+      continue;
+    }
+    if (!st) {
+      violations.push({ code: 'file_disappeared', message: `untracked file disappeared: ${shown}`, path: item.path });
       continue;
     }
     if (st.isSymbolicLink()) {
-      measures.set(item.path, { bytes: readlinkSync(abs, { encoding: 'buffer' }).length, lines: stopped ? 0 : 1, binary: false });
+      measures.set(item.path, { bytes: sizes.get(item.path) ?? 0, lines: stopped ? 0 : 1, binary: false });
       continue;
     }
     if (!st.isFile()) {
@@ -103,6 +108,9 @@ export function measureUntracked(root: string, items: readonly UntrackedPath[], 
   return { measures, preflightBytes: preflight, capExceeded, violations };
 }
 
+/** One read buffer for every untracked file (reads are synchronous). */
+const readBuffer = Buffer.allocUnsafe(64 * 1024);
+
 /**
  * Reads the regular file `abs` consuming at most `budget + 1` bytes (research §6.4, H29):
  * `lines` = number of `\n`, plus 1 when the content is non-empty and does not end in `\n`;
@@ -113,7 +121,7 @@ export function readWithinBudget(abs: Buffer | string, budget: number): { bytes:
   if (!Number.isSafeInteger(budget) || budget < 0) throw new RangeError(`scan budget must be a non-negative integer, got ${budget}`);
   const fd = openSync(abs, 'r');
   try {
-    const chunk = Buffer.allocUnsafe(64 * 1024);
+    const chunk = readBuffer;
     let bytes = 0;
     let newlines = 0;
     let binary = false;
@@ -145,13 +153,13 @@ export function readWithinBudget(abs: Buffer | string, budget: number): { bytes:
 export function measureTracked(root: string, path: string): { bytes: number; violation?: Violation } {
   const abs = absPath(root, path);
   try {
-    const st = lstatSync(abs);
+    const st = lstatSync(abs, { throwIfNoEntry: false });
+    if (!st) return { bytes: 0 };
     if (st.isFile()) return { bytes: st.size };
     if (st.isSymbolicLink()) return { bytes: readlinkSync(abs, { encoding: 'buffer' }).length };
     return { bytes: 0, violation: { code: 'unsupported_file_type', message: `changed path has unsupported file type: ${displayPath(path)}`, path } };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { bytes: 0 };
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return { bytes: 0 };
     return { bytes: 0, violation: { code: 'file_unreadable', message: `cannot stat changed path: ${displayPath(path)}: ${(error as Error).message}`, path } };
   }
 }

@@ -20,8 +20,8 @@ import { statPrint, treePrint } from './fingerprint.js';
  * covers it. Armed entries that changed or vanished are violations under the same proviso.
  */
 
-/** Type of an untracked path as the audit measures it. */
-export type UntrackedKind = 'file' | 'symlink' | 'other' | 'nested_repo';
+/** `path`: anything but a nested repository (measuring tells files, symlinks and others apart). */
+export type UntrackedKind = 'path' | 'nested_repo';
 
 /** One untracked change (not ignored by the arm-time rules). Nested repositories end in `/`. */
 export interface UntrackedPath {
@@ -63,16 +63,14 @@ interface Found {
  * entered without asking. A directory holding `.git` is a nested repository, never entered.
  */
 async function explore(root: string, dir: string, oracle: IgnoreOracle, known: (p: string) => boolean, knownBelow: (d: string) => boolean, found: Found): Promise<void> {
-  const names = readdirSync(absPath(root, dir), { encoding: 'buffer' }).sort(Buffer.compare);
+  const entries = readdirSync(absPath(root, dir), { encoding: 'buffer', withFileTypes: true });
   const files: UntrackedPath[] = [];
   const dirs: string[] = [];
-  for (const name of names) {
-    const rel = `${dir}/${pathText(name)}`;
+  for (const entry of entries) {
+    const rel = `${dir}/${pathText(entry.name)}`;
     if (isCordonPath(rel) || known(rel) || known(`${rel}/`)) continue;
-    const kind = kindOf(root, rel);
-    if (kind === undefined) continue;
-    if (kind === 'dir') dirs.push(rel);
-    else files.push({ path: rel, kind });
+    if (entry.isDirectory()) dirs.push(rel);
+    else files.push({ path: rel, kind: 'path' });
   }
   const asked = [...files.map((f) => f.path), ...dirs.filter((d) => !knownBelow(d)).map((d) => `${d}/`)];
   const answers = await oracle.ignored(asked);
@@ -88,22 +86,8 @@ async function explore(root: string, dir: string, oracle: IgnoreOracle, known: (
   }
 }
 
-function kindOf(root: string, rel: string): UntrackedKind | 'dir' | undefined {
-  try {
-    const st = lstatSync(absPath(root, rel));
-    return st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'dir' : 'other';
-  } catch {
-    return undefined;
-  }
-}
-
 function isNestedRepo(root: string, dir: string): boolean {
-  try {
-    lstatSync(absPath(root, `${dir}/.git`));
-    return true;
-  } catch {
-    return false;
-  }
+  return lstatSync(absPath(root, `${dir}/.git`), { throwIfNoEntry: false }) !== undefined;
 }
 
 /** `--allow-ignored` coverage of one ignored entry (directories: every path below it). */
@@ -216,10 +200,7 @@ export async function collectUntracked(input: CollectInputs): Promise<{ untracke
   const found: Found = { files: [], ignoredFiles: [], ignoredDirs: [] };
   for (const f of files) {
     if (isIgnored.has(f)) found.ignoredFiles.push(f);
-    else {
-      const kind = kindOf(root, f);
-      found.files.push({ path: f, kind: kind === undefined || kind === 'dir' ? 'other' : kind });
-    }
+    else found.files.push({ path: f, kind: 'path' });
   }
   for (const d of dirs) {
     const dir = d.slice(0, -1);

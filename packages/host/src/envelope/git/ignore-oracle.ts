@@ -1,8 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { pathBytes, pathText } from '../path-text.js';
+import { pathBytes } from '../path-text.js';
 import type { GitInvocation } from './run-git.js';
-import { isIgnoredAnswer } from './parse.js';
 
 /**
  * Answers "would git ignore this path?" through one long-lived
@@ -13,27 +12,23 @@ import { isIgnoredAnswer } from './parse.js';
  */
 export class IgnoreOracle {
   #child: ChildProcessWithoutNullStreams | undefined;
-  #fields: string[] = [];
+  #field = 0;
+  #ignored = false;
   #partial: Buffer | undefined;
-  #waiting: Array<{ resolve: (ignored: boolean) => void; reject: (error: unknown) => void }> = [];
+  #batches: Array<{ answers: boolean[]; size: number; resolve: (answers: boolean[]) => void; reject: (error: unknown) => void }> = [];
   #failure: CordonError | undefined;
   #stderr = '';
 
   constructor(private readonly inv: GitInvocation) {}
 
   /** Answers for `paths` (repo-relative text form; directories end in `/`), in order. */
-  async ignored(paths: readonly string[]): Promise<boolean[]> {
-    if (paths.length === 0) return [];
+  ignored(paths: readonly string[]): Promise<boolean[]> {
+    if (paths.length === 0) return Promise.resolve([]);
+    if (this.#failure) return Promise.reject(this.#failure);
     const child = this.#start();
-    const answers = paths.map(
-      () =>
-        new Promise<boolean>((resolve, reject) => {
-          if (this.#failure) reject(this.#failure);
-          else this.#waiting.push({ resolve, reject });
-        }),
-    );
+    const answer = new Promise<boolean[]>((resolve, reject) => this.#batches.push({ answers: [], size: paths.length, resolve, reject }));
     child.stdin.write(Buffer.concat(paths.flatMap((p) => [pathBytes(p), Buffer.of(0)])));
-    return Promise.all(answers);
+    return answer;
   }
 
   /** Ends the git process. */
@@ -60,22 +55,29 @@ export class IgnoreOracle {
     });
     child.on('error', (error) => this.#fail(`cannot start git check-ignore: ${error.message}`));
     child.on('close', (code) => {
-      if (this.#waiting.length > 0) this.#fail(`git check-ignore exited ${code}${this.#stderr ? `: ${this.#stderr.trim()}` : ''}`);
+      if (this.#batches.length > 0) this.#fail(`git check-ignore exited ${code}${this.#stderr ? `: ${this.#stderr.trim()}` : ''}`);
     });
     this.#child = child;
     return child;
   }
 
+  /** Answers are four NUL-terminated fields (source, line, pattern, path); only the pattern decides. */
   #onData(chunk: Buffer): void {
     const data = this.#partial ? Buffer.concat([this.#partial, chunk]) : chunk;
     let start = 0;
     for (let nul = data.indexOf(0); nul !== -1; nul = data.indexOf(0, start)) {
-      this.#fields.push(pathText(data.subarray(start, nul)));
+      if (this.#field === 2) this.#ignored = isIgnoredPattern(data.subarray(start, nul));
       start = nul + 1;
-      if (this.#fields.length === 4) {
-        const fields = this.#fields;
-        this.#fields = [];
-        this.#waiting.shift()?.resolve(isIgnoredAnswer(fields));
+      if (++this.#field === 4) {
+        this.#field = 0;
+        const batch = this.#batches[0];
+        if (batch) {
+          batch.answers.push(this.#ignored);
+          if (batch.answers.length === batch.size) {
+            this.#batches.shift();
+            batch.resolve(batch.answers);
+          }
+        }
       }
     }
     this.#partial = start < data.length ? Buffer.from(data.subarray(start)) : undefined;
@@ -83,6 +85,11 @@ export class IgnoreOracle {
 
   #fail(message: string): void {
     this.#failure ??= new CordonError(ERROR_CODES.REPO_ERROR, message);
-    for (const w of this.#waiting.splice(0)) w.reject(this.#failure);
+    for (const b of this.#batches.splice(0)) b.reject(this.#failure);
   }
+}
+
+/** A matching pattern that is not a negation (`!…`) means ignored; an empty one means no rule matched. */
+function isIgnoredPattern(pattern: Buffer): boolean {
+  return pattern.length > 0 && pattern[0] !== 0x21;
 }

@@ -115,15 +115,6 @@ export function isHiddenByIndexFlag(entry: Pick<IndexEntry, 'tag'>): boolean {
   return entry.tag === 'S' || (entry.tag >= 'a' && entry.tag <= 'z');
 }
 
-/**
- * Parses one `git check-ignore -z -v -n` answer (four fields: source, line, pattern, path):
- * ignored when a pattern matched and it is not a negation.
- */
-export function isIgnoredAnswer(fields: readonly string[]): boolean {
-  const pattern = fields[2] ?? '';
-  return pattern !== '' && !pattern.startsWith('!');
-}
-
 function malformed(what: string, detail: string): CordonError {
   return new CordonError(ERROR_CODES.REPO_ERROR, `malformed git ${what} record: ${JSON.stringify(detail.slice(0, 200))}`);
 }

@@ -1,0 +1,108 @@
+/**
+ * `npm run bench:envelope` (issue 2 acceptance): `cordon check` on a repository of 100,000
+ * tracked files with 5,000 changed, added, deleted and renamed files, side by side with the bare
+ * git commands the audit has to run, in one run. Prints both medians, their ratio (target
+ * ≤ 1.5) and cordon's peak RSS.
+ *
+ * The repository is built once and cached (`$CORDON_BENCH_CACHE`, else
+ * `$CORDON_CACHE_DIR/bench`, else the system temp dir); every run resets it, arms it with the
+ * built CLI, applies the same changes, then alternates the two contenders.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { applyChanges, buildBigRepo } from '../packages/host/test/envelope/big-repo.ts';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const BIN = join(ROOT, 'packages/host/bin/run.js');
+const FILES = Number(process.env.CORDON_BENCH_FILES ?? 100_000);
+const CHANGES = Number(process.env.CORDON_BENCH_CHANGES ?? 5_000);
+const ROUNDS = Number(process.env.CORDON_BENCH_ROUNDS ?? 7);
+const cacheRoot = process.env.CORDON_BENCH_CACHE ?? join(process.env.CORDON_CACHE_DIR ?? join(tmpdir(), 'cordon-bench'), `envelope-${FILES}-v1`);
+const repo = join(cacheRoot, 'repo');
+const complete = join(cacheRoot, 'complete');
+const rssFile = join(cacheRoot, 'rss');
+// Records cordon's own peak RSS (KiB) when it exits; loaded with --import, outside the timed work.
+const probe = `data:text/javascript,${encodeURIComponent("import { writeFileSync } from 'node:fs'; process.on('exit', () => { if (process.env.CORDON_BENCH_RSS) writeFileSync(process.env.CORDON_BENCH_RSS, String(process.resourceUsage().maxRSS)); });")}`;
+
+const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', CORDON_BENCH_RSS: rssFile };
+const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
+const cordon = (...args: string[]) => spawnSync(process.execPath, ['--import', probe, BIN, ...args], { cwd: repo, env, encoding: 'utf8', maxBuffer: 1 << 30 });
+
+function ms(since: bigint): number {
+  return Number(process.hrtime.bigint() - since) / 1e6;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(ROOT, 'packages/host/dist/commands/check.js'))) {
+    console.log('building cordon (npm run build) …');
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  if (!existsSync(complete)) {
+    rmSync(cacheRoot, { recursive: true, force: true });
+    mkdirSync(cacheRoot, { recursive: true });
+    const t = process.hrtime.bigint();
+    console.log(`building a ${FILES.toLocaleString('en')}-file repository in ${repo} (once) …`);
+    await buildBigRepo(repo, { files: FILES });
+    writeFileSync(complete, new Date().toISOString());
+    console.log(`built in ${(ms(t) / 1000).toFixed(1)} s`);
+  }
+  // Back to the committed state, as a user would be before arming.
+  cordon('reset');
+  git('reset', '-q', '--hard', 'main');
+  git('clean', '-qfd');
+  await new Promise((r) => setTimeout(r, 1100));
+  git('update-index', '-q', '--refresh');
+
+  const armStart = process.hrtime.bigint();
+  const armed = cordon('arm', 'bench', '--allow', '**', '--max-files', '1000000', '--max-added-lines', '100000000', '--max-deleted-lines', '100000000', '--max-working-bytes', '100000000000', '--max-binary-files', '1000000', '--json');
+  if (armed.status !== 0) throw new Error(`cordon arm failed (${armed.status}): ${armed.stderr}`);
+  const armMs = ms(armStart);
+  const baseline = (JSON.parse(armed.stdout) as { baseline: string }).baseline;
+  const counts = applyChanges(repo, { files: FILES }, CHANGES);
+
+  const bare: string[][] = [
+    ['rev-parse', '--show-toplevel', '--verify', 'HEAD'],
+    ['diff', '--raw', '--numstat', '-z', '--no-abbrev', '--no-renames', '--no-ext-diff', '--no-textconv', baseline, '--'],
+    ['ls-files', '-z', '-v'],
+    ['ls-files', '-z', '--others', '--directory'],
+  ];
+  const cordonTimes: number[] = [];
+  const gitTimes: number[] = [];
+  const rss: number[] = [];
+  for (let round = 0; round <= ROUNDS; round++) {
+    let t = process.hrtime.bigint();
+    const r = cordon('check', '--json');
+    const cordonMs = ms(t);
+    if (r.status !== 0) throw new Error(`cordon check exited ${r.status}: ${r.stderr}${r.stdout.slice(0, 2000)}`);
+    const audit = JSON.parse(r.stdout) as { metrics: { files: number; added_lines: number; deleted_lines: number } };
+    if (audit.metrics.files !== counts.paths || audit.metrics.added_lines !== counts.addedLines || audit.metrics.deleted_lines !== counts.deletedLines) {
+      throw new Error(`cordon check measured ${JSON.stringify(audit.metrics)}, expected ${counts.paths} files, +${counts.addedLines} -${counts.deletedLines}`);
+    }
+    t = process.hrtime.bigint();
+    for (const args of bare) git(...args);
+    const gitMs = ms(t);
+    if (round === 0) continue; // warm-up
+    cordonTimes.push(cordonMs);
+    gitTimes.push(gitMs);
+    rss.push(Number(readFileSync(rssFile, 'utf8')));
+  }
+  const c = median(cordonTimes);
+  const g = median(gitTimes);
+  console.log(`repository: ${FILES.toLocaleString('en')} tracked files; ${counts.modified} modified, ${counts.added} added, ${counts.deleted} deleted, ${counts.renamed} renamed (${counts.paths} changed paths)`);
+  console.log(`cordon arm:                     ${armMs.toFixed(0)} ms (once)`);
+  console.log(`cordon check (CLI, median of ${ROUNDS}): ${c.toFixed(0)} ms`);
+  console.log(`bare git commands (sequential):  ${g.toFixed(0)} ms  (${bare.map((a) => `git ${a[0]}`).join(', ')})`);
+  console.log(`ratio cordon/git:                ${(c / g).toFixed(2)}  (target <= 1.5)`);
+  console.log(`cordon peak RSS:                 ${(Math.max(...rss) / 1024).toFixed(1)} MiB`);
+}
+
+await main();
