@@ -34,3 +34,5 @@ export {
   type Phase,
   type VerifierResult,
 } from './envelope/index.js';
+export * as sampler from './telemetry/sampler/index.js';
+export { reduce, reduceSession, type ReduceOptions, type ReduceResult, type ReducedSession, type SessionSummary, type ToolCallRecord } from './telemetry/reduce/index.js';
