@@ -18,10 +18,10 @@ export function renderAudit(audit: AuditRecord): string {
     ['binary files', m.binary_files, l.max_binary_files],
   ];
   const width = Math.max(...rows.map(([, v]) => String(v).length));
-  const lines = [verdict, ...rows.map(([name, value, limit]) => `  ${name.padEnd(14)}${String(value).padStart(width)} / ${limit}${value > limit ? '  over' : ''}`)];
+  const lines = [verdict, ...rows.map(([name, value, limit]) => `  ${name.padEnd(15)}${String(value).padStart(width)} / ${limit}${value > limit ? '  over' : ''}`)];
   const passed = audit.verification.filter((v) => v.passed).length;
-  if (audit.verification.length > 0) lines.push(`  ${'verifiers'.padEnd(14)}${passed} of ${audit.verification.length} passed`);
-  else if (audit.verification_skipped) lines.push(`  ${'verifiers'.padEnd(14)}not run (the policy audit failed)`);
+  if (audit.verification.length > 0) lines.push(`  ${'verifiers'.padEnd(15)}${passed} of ${audit.verification.length} passed`);
+  else if (audit.verification_skipped) lines.push(`  ${'verifiers'.padEnd(15)}not run (the policy audit failed)`);
   for (const v of audit.violations) lines.push(`violation: ${v.message}`);
   return lines.join('\n');
 }
