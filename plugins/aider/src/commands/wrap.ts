@@ -27,7 +27,7 @@ export default class Wrap extends Command {
   async run(): Promise<void> {
     const { flags, argv } = await this.parse(Wrap);
     const command = (argv as string[])[0] === '--' ? (argv as string[]).slice(1) : (argv as string[]);
-    if (command.length === 0) this.error('give the command to run after --, e.g. `cordon wrap -- aider`', { exit: 2 });
+    if (command.length === 0) this.error('give the command to run after --, e.g. `cordon wrap -- aider`', { exit: 2, code: 'CORDON_BAD_INPUT' });
     const api = await hostApi();
     const result = await runWrapped({
       argv: command,

@@ -48,7 +48,8 @@ export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResul
   if (settings.sampler === 'off') return { started: false, reason: 'disabled' };
   const { dir, rootPid } = options;
   if (existsSync(join(dir, SAMPLER_FILES.unsupported))) return { started: false, reason: 'unsupported' };
-  if (!identify(rootPid)) return { started: false, reason: 'no-root' };
+  const root = identify(rootPid);
+  if (!root) return { started: false, reason: 'no-root' };
   mkdirSync(dir, { recursive: true });
   const self = identify(process.pid) ?? { pid: process.pid };
   const lock = acquireSamplerLock(dir, self);
@@ -57,6 +58,7 @@ export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResul
   const idleMs = options.idleMs === undefined ? settings.idleMs : Math.min(options.idleMs, MAX_IDLE_MS);
   const args = [samplerEntry(), '--dir', dir, '--pid', String(rootPid), '--interval', String(settings.intervalMs), '--idle', String(idleMs), '--generation', String(lock.generation)];
   if (options.dataDir !== undefined) args.push('--data', options.dataDir);
+  if (root.start !== undefined) args.push('--root-start', String(root.start)); // so a recycled pid is not sampled
   let pid: number | undefined;
   try {
     const child = spawn(process.execPath, args, { cwd: dir, env, detached: true, stdio: 'ignore', windowsHide: true });

@@ -1,3 +1,5 @@
+import { MARKERS_FILE } from '../markers.js';
+
 /**
  * Files the sampler reads and writes in a session directory, beside the markers
  * (research/cordon-resource.md A.2).
@@ -12,5 +14,5 @@ export const SAMPLER_FILES = Object.freeze({
   /** Written by a sampler that found no implementation for this platform; hooks then stop trying. */
   unsupported: 'sampler.unsupported',
   /** The hook markers; their modification time is the session's last activity (idle timeout). */
-  markers: 'markers.jsonl',
+  markers: MARKERS_FILE,
 });

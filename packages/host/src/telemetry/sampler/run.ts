@@ -1,6 +1,6 @@
 /**
  * Entry of the detached sampler process spawned by `ensureSampler()` (ensure.ts):
- * `node run.js --dir <session dir> --pid <root pid> --interval <ms> --idle <ms> --generation <n> [--data <data dir>]`.
+ * `node run.js --dir <session dir> --pid <root pid> --interval <ms> --idle <ms> --generation <n> [--data <data dir>] [--root-start <starttime>]`.
  * Not a `cordon` command: it is started by the hot path, which never loads oclif.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ export type SamplerEvent =
 export async function runSamplerProcess(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<StopReason | 'unsupported' | 'lock-lost'> {
   const { values } = parseArgs({
     args: [...argv],
-    options: { dir: { type: 'string' }, pid: { type: 'string' }, interval: { type: 'string' }, idle: { type: 'string' }, generation: { type: 'string' }, data: { type: 'string' } },
+    options: { dir: { type: 'string' }, pid: { type: 'string' }, interval: { type: 'string' }, idle: { type: 'string' }, generation: { type: 'string' }, data: { type: 'string' }, 'root-start': { type: 'string' } },
     strict: true,
   });
   const dir = values.dir!;
@@ -62,6 +62,8 @@ export async function runSamplerProcess(argv: readonly string[], env: NodeJS.Pro
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => (signalled = true));
   let reader;
   try {
+    const rootStart = values['root-start'] === undefined ? undefined : Number(values['root-start']);
+    if (rootStart !== undefined && !isAlive({ pid: rootPid, start: rootStart })) throw new Error(`process ${rootPid} is no longer the one the hook named`);
     reader = await (await entry.load()).open(rootPid);
   } catch (error) {
     log.info('root process gone before the first tick', { dir, rootPid, error: String(error) });
