@@ -1,7 +1,10 @@
-import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { canonicalJson } from './summary.js';
+
+/** `node:crypto`, loaded on first use (only agents without call ids need it; it costs ~15 ms of CPU to load). */
+const crypto = (): typeof import('node:crypto') => createRequire(import.meta.url)('node:crypto');
 
 /**
  * The content hash that stands in for a call id when the agent sends none (Gemini): the first
@@ -9,7 +12,7 @@ import { canonicalJson } from './summary.js';
  * (research/cordon-resource.md A.2 "Call key"). Pre and post events of one call hash equally.
  */
 export function inputHash(sessionId: string, toolName: string, input: Readonly<Record<string, unknown>>): string {
-  return createHash('sha1').update(`${sessionId}\0${toolName}\0${canonicalJson(input)}`).digest('hex').slice(0, 16);
+  return crypto().createHash('sha1').update(`${sessionId}\0${toolName}\0${canonicalJson(input)}`).digest('hex').slice(0, 16);
 }
 
 /** Sub-directory of a session directory that holds the first-in-first-out pairing slots. */

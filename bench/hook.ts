@@ -1,0 +1,111 @@
+/**
+ * `npm run bench:hook`: what one `cordon hook` costs an agent, side by side with bare Node, in one
+ * run. Interleaved, ≥ 30 runs each (BENCH_RUNS, default 40, after 3 warm-ups) of
+ * - `node -e 0` (the floor: Node's own start-up on this machine);
+ * - `cordon hook --agent claude-code` on a real captured PreToolUse payload, the way agents run it
+ *   (`bin/run.js` routes it to the hot path before oclif loads), with the five agent plugins linked;
+ * - the same hook through the full oclif path (`CORDON_HOOK_VIA_OCLIF=1`: the real oclif `hook`
+ *   command), for comparison.
+ * Each run is timed inside bash (`$EPOCHREALTIME` around the command, `times` for the CPU the
+ * command used, user + sys), so neither includes this script. Prints medians of wall and CPU ms
+ * and their ratios to `node -e 0`. Target (issue 4, research aesthetics.md §6.4): hot path
+ * wall ratio ≤ 1.25. Needs a build (`npm run build`).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const BIN = join(REPO, 'packages/host/bin/run.js');
+const RUNS = Math.max(30, Number(process.env.BENCH_RUNS) || 40);
+const WARMUP = 3;
+const TARGET = 1.25;
+
+const FIXTURE = resolve(REPO, '../shared/fixtures/hook-payloads/claude-code.PreToolUse.Bash.json');
+
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
+}
+
+interface Variant {
+  name: string;
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  stdin: string;
+  samples: Sample[];
+}
+
+/** `0m0.047s` → 47. */
+function seconds(field: string): number {
+  const m = /^(\d+)m([\d.]+)s$/.exec(field);
+  if (!m) throw new Error(`unexpected \`times\` field ${field}`);
+  return (Number(m[1]) * 60 + Number(m[2])) * 1000;
+}
+
+/** Runs `argv` once under bash and returns its wall and CPU time. */
+function measure(v: Variant): Sample {
+  // Wall: $EPOCHREALTIME (µs) around the command; CPU: `times`' second line, the children's user and sys.
+  const script = 's=$EPOCHREALTIME; "$@" <"$CORDON_BENCH_STDIN" >/dev/null; rc=$?; e=$EPOCHREALTIME; echo "wall $s $e rc $rc"; times';
+  const r = spawnSync('/bin/bash', ['-c', script, 'bench', ...v.argv], { env: { ...v.env, CORDON_BENCH_STDIN: v.stdin }, encoding: 'utf8' });
+  const lines = r.stdout.trim().split('\n');
+  const wall = /^wall ([\d.]+) ([\d.]+) rc (\d+)$/.exec(lines[0] ?? '');
+  if (r.status !== 0 || !wall || wall[3] !== '0') throw new Error(`${v.name} failed: ${r.stderr || r.stdout}`);
+  const [user, sys] = (lines[2] ?? '').trim().split(/\s+/);
+  return { wallMs: (Number(wall[2]) - Number(wall[1])) * 1000, cpuMs: seconds(user!) + seconds(sys!) };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+function main(): void {
+  if (!existsSync(join(REPO, 'packages/host/dist/hot/main.js'))) throw new Error('build first: npm run build');
+  const payload = existsSync(FIXTURE)
+    ? readFileSync(FIXTURE, 'utf8')
+    : JSON.stringify({ session_id: 'bench', hook_event_name: 'PreToolUse', cwd: REPO, tool_name: 'Bash', tool_input: { command: 'echo hello' }, tool_use_id: 'toolu_bench' });
+  const dir = mkdtempSync(join(tmpdir(), 'cordon-bench-hook-'));
+  try {
+    const data = join(dir, 'data');
+    const plugins = ['claude-code', 'codex', 'cursor', 'gemini', 'hermes'].map((name) => ({ name: `@cordon/${name}`, root: join(REPO, 'plugins', name), type: 'link' }));
+    spawnSync('mkdir', ['-p', data]);
+    writeFileSync(join(data, 'package.json'), JSON.stringify({ name: '@cordon/host', private: true, dependencies: {}, oclif: { schema: 1, plugins } }));
+    const stdin = join(dir, 'payload.json');
+    writeFileSync(stdin, payload);
+    const empty = join(dir, 'empty');
+    writeFileSync(empty, '');
+    const env: NodeJS.ProcessEnv = { ...process.env, CORDON_DATA_DIR: data, CORDON_CONFIG_DIR: join(dir, 'config'), CORDON_CACHE_DIR: join(dir, 'cache'), CORDON_SAMPLER: 'off' };
+    for (const key of ['CORDON_DISABLE', 'CORDON_HOOK_VIA_OCLIF', 'NODE_OPTIONS']) delete env[key];
+    const variants: Variant[] = [
+      { name: 'node -e 0', argv: [process.execPath, '-e', '0'], env, stdin: empty, samples: [] },
+      { name: 'cordon hook (hot path)', argv: [process.execPath, BIN, 'hook', '--agent', 'claude-code'], env, stdin, samples: [] },
+      { name: 'cordon hook (full oclif path)', argv: [process.execPath, BIN, 'hook', '--agent', 'claude-code'], env: { ...env, CORDON_HOOK_VIA_OCLIF: '1' }, stdin, samples: [] },
+    ];
+    for (let i = 0; i < WARMUP; i++) for (const v of variants) measure(v);
+    for (let i = 0; i < RUNS; i++) for (const v of variants) v.samples.push(measure(v));
+
+    const base = variants[0]!;
+    const baseWall = median(base.samples.map((s) => s.wallMs));
+    const baseCpu = median(base.samples.map((s) => s.cpuMs));
+    console.log(`cordon hook vs node -e 0: ${RUNS} interleaved runs each (after ${WARMUP} warm-ups), Node ${process.version}, payload ${existsSync(FIXTURE) ? 'claude-code.PreToolUse.Bash.json' : 'built-in'}`);
+    console.log('');
+    console.log('| command | median wall ms | median CPU ms | wall ratio | CPU ratio |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const v of variants) {
+      const wall = median(v.samples.map((s) => s.wallMs));
+      const cpu = median(v.samples.map((s) => s.cpuMs));
+      console.log(`| ${v.name} | ${wall.toFixed(1)} | ${cpu.toFixed(1)} | ${(wall / baseWall).toFixed(2)} | ${(cpu / baseCpu).toFixed(2)} |`);
+    }
+    const hot = variants[1]!;
+    const ratio = median(hot.samples.map((s) => s.wallMs)) / baseWall;
+    console.log('');
+    console.log(`hot path wall ratio ${ratio.toFixed(2)} (target ≤ ${TARGET}): ${ratio <= TARGET ? 'met' : 'NOT met'}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main();
