@@ -90,6 +90,15 @@ function rescanTree(rootPid: number): number {
 }
 
 
+/** The last pid the kernel allocated (`/proc/loadavg` field 5). */
+function lastPid(): number {
+  return Number(readFileSync('/proc/loadavg', 'utf8').trim().split(' ')[4]);
+}
+
+function pidMax(): number {
+  return Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8').trim());
+}
+
 function quantiles(xs: number[]): { median: number; p95: number } {
   const s = [...xs].sort((a, b) => a - b);
   return { median: s[Math.floor(s.length / 2)]!, p95: s[Math.min(s.length - 1, Math.floor(s.length * 0.95))]! };
@@ -115,9 +124,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < 100 && !events(dir).some((e) => e.event === 'start'); i++) await sleep(50);
     await sleep(WARMUP_MS);
     const cpu0 = readStat(samplerPid)!.cpuTicks;
+    const pid0 = lastPid();
     const wall0 = performance.now();
     await sleep(SECONDS * 1000);
     const cpu1 = readStat(samplerPid)!.cpuTicks;
+    const pid1 = lastPid();
     const wallS = (performance.now() - wall0) / 1000;
     stopSampler(dir);
     let stop: Record<string, number | string> | undefined;
@@ -141,6 +152,8 @@ async function main(): Promise<void> {
     const p95 = Number(stop.tick_p95_ms);
     const row = (name: string, value: string, target: string, ratio: string) => console.log(`${name.padEnd(34)} ${value.padStart(12)} ${target.padStart(10)} ${ratio.padStart(8)}`);
     console.log(`sampler bench: ${procs} processes in the tree (${readdirSync('/proc').filter((n) => /^\d+$/.test(n)).length} on the system), interval ${env.CORDON_INTERVAL} ms, ${Number(stop.ticks)} ticks, ${wallS.toFixed(1)} s steady state`);
+    // New pids elsewhere on the machine cost the sampler a probe each (and load slows every tick): say how busy it was.
+    console.log(`machine: load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}, ${((pid1 - pid0 + pidMax() * Number(pid1 < pid0)) / wallS).toFixed(1)} pids allocated per second during the run`);
     row('metric', 'measured', 'target', 'ratio');
     row('tick time, median (ms)', median.toFixed(3), `≤ ${TARGET_MEDIAN_MS}`, (median / TARGET_MEDIAN_MS).toFixed(2));
     row('tick time, p95 (ms)', p95.toFixed(3), '', '');

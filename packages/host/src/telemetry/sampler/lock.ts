@@ -1,4 +1,4 @@
-import { linkSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive, type ProcessIdentity } from './identity.js';
 
@@ -70,19 +70,48 @@ export function acquireSamplerLock(dir: string, self: ProcessIdentity): LockResu
     if (generation > 0) {
       const owner = readLockOwner(dir, generation);
       if (owner && isAlive(owner)) return { acquired: false, generation, owner };
+      if (!owner && beingWritten(lockPath(dir, generation))) return { acquired: false, generation, owner: { pid: 0, role: 'hook', generation, at: Date.now() } };
     }
     const next = generation + 1;
-    const tmp = join(dir, `.${PREFIX}${next}.${process.pid}.${Date.now()}`);
-    writeFileSync(tmp, JSON.stringify({ ...self, role: 'hook', generation: next, at: Date.now() } satisfies LockOwner));
+    const content = JSON.stringify({ ...self, role: 'hook', generation: next, at: Date.now() } satisfies LockOwner);
     try {
-      linkSync(tmp, lockPath(dir, next));
+      createExclusive(dir, lockPath(dir, next), content);
       return { acquired: true, generation: next };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       generation = next; // someone else created it first: judge that owner instead
-    } finally {
-      rmSync(tmp, { force: true });
     }
+  }
+}
+
+/** How long an unparseable lock counts as being written by its creator (the `O_EXCL` fallback), ms. */
+const WRITE_GRACE_MS = 2000;
+
+/**
+ * Creates `path` holding `content` only if it does not exist (EEXIST otherwise): `link(2)` of a
+ * fully written temp file, so no reader sees it half written; on a filesystem without hard links,
+ * `open(O_CREAT | O_EXCL)` and a write, whose brief empty state {@link beingWritten} covers.
+ */
+function createExclusive(dir: string, path: string, content: string): void {
+  const tmp = join(dir, `.${path.slice(dir.length + 1)}.${process.pid}.${Date.now()}`);
+  writeFileSync(tmp, content);
+  try {
+    linkSync(tmp, path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
+    writeFileSync(path, content, { flag: 'wx' });
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/** An unparseable lock younger than {@link WRITE_GRACE_MS}: its creator is still writing it. */
+function beingWritten(path: string): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs < WRITE_GRACE_MS;
+  } catch {
+    return false;
   }
 }
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -41,6 +41,14 @@ describe('sampler lock', () => {
     const me = identify(process.pid)!;
     writeFileSync(lockPath(dir, 1), JSON.stringify({ pid: process.pid, start: (me.start ?? 0) + 1, role: 'sampler', generation: 1, at: 0 }));
     expect(acquireSamplerLock(dir, me).acquired).toBe(process.platform === 'linux');
+  });
+
+  it('waits on a lock that is still being written, and takes over one left unparseable', () => {
+    writeFileSync(lockPath(dir, 1), '');
+    expect(acquireSamplerLock(dir, identify(process.pid)!)).toMatchObject({ acquired: false, generation: 1 });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lockPath(dir, 1), old, old);
+    expect(acquireSamplerLock(dir, identify(process.pid)!)).toEqual({ acquired: true, generation: 2 });
   });
 
   it('records the sampler as owner atomically', () => {
