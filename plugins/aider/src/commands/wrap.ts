@@ -17,6 +17,8 @@ export default class Wrap extends Command {
     "<%= config.bin %> <%= command.id %> -- sh -c 'npm test'",
   ];
 
+  static override usage = '<%= command.id %> [--shell-shim] [--session <value>] -- <command> [<argument>...]';
+
   static override strict = false;
 
   static override flags = {
