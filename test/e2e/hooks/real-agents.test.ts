@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readMarkers, type Marker } from '../../../packages/host/src/telemetry/markers.js';
+import { SAMPLER_FILES } from '../../../packages/host/src/telemetry/sampler/files.js';
 import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, type Sandbox } from '../../support/cli.js';
 import { FakeAnthropic, FakeGemini, FakeOpenAIResponses, claudeSession, codexSession, geminiSession, killAgents, step, type AgentSession, type FakeModelServer, type SeenToolResult, type SessionOptions, type Step } from '../../support/fake-models/index.js';
 
@@ -85,6 +86,20 @@ function allMarkers(dataDir: string): { markers: Marker[]; badLines: number } {
   return { markers, badLines };
 }
 
+/** The session's sampler events once its last sampler has stopped (polls up to 15 s; a live sampler would race the cleanup). */
+async function samplerStopped(dir: string): Promise<Array<{ event: string; pid?: number }>> {
+  const file = join(dir, SAMPLER_FILES.events);
+  let events: Array<{ event: string; pid?: number }> = [];
+  for (let i = 0; i < 150; i++) {
+    events = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+    const starts = events.filter((e) => e.event === 'start').length;
+    const stops = events.filter((e) => e.event === 'stop').length;
+    if (starts > 0 && stops >= starts) return events;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the sampler of ${dir} did not stop: ${JSON.stringify(events)}`);
+}
+
 describe.each(CASES)('$name with cordon hooks installed by install-hooks --write', (agent) => {
   it('records one start and one end per executed call, failures as failures, and denies the tapped call in the agent\'s own terms', async () => {
     sandbox = makeSandbox(`cordon-e2e-${agent.name}-`);
@@ -163,5 +178,10 @@ describe.each(CASES)('$name with cordon hooks installed by install-hooks --write
     expect(pid).toBeGreaterThan(1);
     if (agent.name === 'claude-code') expect(pid).toBe(run.pid);
     expect(markers.every((m) => m.hook_overhead_ms > 0 && m.hook_pid !== pid)).toBe(true);
+
+    // The hooks started the session's sampler on the agent, and session end (or the agent's exit) stopped it.
+    const events = await samplerStopped(join(sandbox.dataDir, 'runs', readdirSync(join(sandbox.dataDir, 'runs'))[0]!));
+    expect(events.filter((e) => e.event === 'start').length).toBeGreaterThanOrEqual(1);
+    expect(events.every((e) => e.event !== 'start' || e.pid !== undefined)).toBe(true);
   }, 180_000);
 });

@@ -63,6 +63,8 @@ function expectSilent(r: RunResult): void {
 
 beforeEach(() => {
   sandbox = makeSandbox('cordon-hook-process-');
+  // These hooks have no real agent above them: no session sampler for the test runner.
+  sandbox.env.CORDON_SAMPLER = 'off';
   link();
 });
 afterEach(() => sandbox.cleanup());

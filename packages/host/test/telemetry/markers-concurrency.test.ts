@@ -24,7 +24,7 @@ it(`loses and tears no marker when ${N} hook processes of one session append at 
   linkPlugins(sandbox.dataDir, ['claude-code']);
   const session = 'concurrent-session-0001';
   // 200 Node processes boot for several seconds on two cores: wait for stdin as long as that takes.
-  const env = { ...sandbox.env, CORDON_HOOK_STDIN_TIMEOUT_MS: '150000', CORDON_HOOK_TIMEOUT_MS: '160000' };
+  const env = { ...sandbox.env, CORDON_HOOK_STDIN_TIMEOUT_MS: '150000', CORDON_HOOK_TIMEOUT_MS: '160000', CORDON_SAMPLER: 'off' };
   const exits: Array<Promise<number | null>> = [];
   for (let i = 0; i < N; i++) {
     const child = spawn(process.execPath, [CORDON_BIN, 'hook', '--agent', 'claude-code'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
