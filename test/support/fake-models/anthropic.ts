@@ -40,6 +40,16 @@ function toolResultsOf(body: any): SeenToolResult[] {
   return out;
 }
 
+/** {@link ScriptOptions} plus an API error in place of a step. */
+export interface AnthropicScriptOptions extends ScriptOptions {
+  /**
+   * Answer the session turn that would play step `step` (and every later one) with this HTTP
+   * error instead. Use a status Claude Code does not retry (400, 401, 403): it then ends the run
+   * with `is_error: true`, `terminal_reason: "api_error"` and `api_error_status` (exit 1 in 2.1.332).
+   */
+  readonly apiError?: { readonly step: number; readonly status: number; readonly type: string; readonly message: string };
+}
+
 const frame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /**
@@ -51,12 +61,12 @@ const frame = (event: string, data: unknown): string => `event: ${event}\ndata: 
 export class FakeAnthropic extends FakeModelServer {
   #messages = 0;
 
-  private constructor(readonly options: ScriptOptions) {
+  private constructor(readonly options: AnthropicScriptOptions) {
     super('anthropic', (request) => this.#answer(request), options);
   }
 
   /** Starts a server playing `options.steps`. */
-  static start(options: ScriptOptions): Promise<FakeAnthropic> {
+  static start(options: AnthropicScriptOptions): Promise<FakeAnthropic> {
     return new FakeAnthropic(options).listen();
   }
 
@@ -79,6 +89,8 @@ export class FakeAnthropic extends FakeModelServer {
     const body = request.body ?? {};
     const model = typeof body.model === 'string' ? body.model : 'claude-fake';
     const done = toolResultsOf(body).length;
+    const failure = this.options.apiError;
+    if (failure && offersBash(body) && done >= failure.step) return { status: failure.status, json: { type: 'error', error: { type: failure.type, message: failure.message } } };
     const s = offersBash(body) ? stepAt(this.options, done) : undefined;
     let content: Array<Record<string, unknown>>;
     let stop: string;

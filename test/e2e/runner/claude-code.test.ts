@@ -1,0 +1,384 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../support/cli.js';
+import { requireAgent } from '../../support/agents.js';
+import { FakeAnthropic, killAgents, step, type AnthropicScriptOptions } from '../../support/fake-models/index.js';
+import { git } from '../../support/git.js';
+import {
+  allowClaudeBash,
+  exited,
+  isAlive,
+  json,
+  killSpawned,
+  lockHeld,
+  makeRepoSandbox,
+  makeScene,
+  processesWith,
+  promptsSeen,
+  readAttempt,
+  readState,
+  waitUntil,
+  type Scene,
+} from './support.js';
+
+// `cordon run` / `cordon resume` driving the real Claude Code 2.1.332 (scripts/agents.json)
+// against the fake Anthropic server: the reference's scenarios S2–S4 and R1–R8 (research
+// cordon-envelope.md §16) and the faults of §18.2, fixed. Every edit below is made by Claude
+// Code's own Write/Edit/Bash tools in a real repository.
+
+let sandbox: Sandbox | undefined;
+const servers: FakeAnthropic[] = [];
+
+afterEach(async () => {
+  killSpawned();
+  killAgents();
+  for (const s of servers.splice(0)) await s.close();
+  sandbox?.cleanup();
+  sandbox = undefined;
+});
+
+async function scene(steps: AnthropicScriptOptions['steps'], extra: Omit<AnthropicScriptOptions, 'steps' | 'workdir'> = {}): Promise<Scene & { server: FakeAnthropic }> {
+  const made = makeRepoSandbox('cordon-run-claude-');
+  sandbox = made.sandbox;
+  const server = await FakeAnthropic.start({ workdir: made.repo, steps, ...extra });
+  servers.push(server);
+  return Object.assign(makeScene('claude-code', made.sandbox, made.repo, server), { server });
+}
+
+async function nextServer(s: Scene, steps: AnthropicScriptOptions['steps'], extra: Omit<AnthropicScriptOptions, 'steps' | 'workdir'> = {}): Promise<FakeAnthropic> {
+  const server = await FakeAnthropic.start({ workdir: s.repo, steps, ...extra });
+  servers.push(server);
+  s.useServer(server);
+  return server;
+}
+
+/** A verifier (no shell: argv split like a shell would) that passes when src/app.py holds `word`. */
+const expectApp = (word: string) => `node -e "const t = require('fs').readFileSync('src/app.py', 'utf8'); if (!t.includes('${word}')) { console.error('expected ${word} in src/app.py, found: ' + t.trim()); process.exit(1); }"`;
+const API_403 = { status: 403, type: 'permission_error', message: 'fake key has no access' } as const;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('cordon run with the real Claude Code: reference scenarios (research §16.1)', () => {
+  it('S2: a multi-step change that a verifier accepts: exit 0; the agent’s own report is recorded', async () => {
+    const s = await scene([step.edit('src/app.py', 'hello', 'bye'), step.write('src/new.py', 'VALUE = 1\n'), step.text('Done: the app says bye.')]);
+    const result = await s.cordon(['run', 'Make the app say bye and add src/new.py', '--allow', 'src/**', '--verify', expectApp('bye'), '--json']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const report = json(result);
+    expect(report).toMatchObject({ phase: 'accepted', attempt: 1, max_attempts: 3, exit_code: 0 });
+    expect(report.audit).toMatchObject({ passed: true, changed_files: ['src/app.py', 'src/new.py'], violations: [] });
+    expect(report.audit.verification).toHaveLength(1);
+    // The agent's own result: session, turns, cost, duration (issue 3).
+    const run = report.run;
+    expect(run).toMatchObject({ attempt: 1, agent: 'claude-code', status: 'finished', exit_code: 0, agent_status: 'success', turns: 3, message: 'Done: the app says bye.', prompt_delivery: 'stdin', error: null });
+    expect(run.session_id).toMatch(UUID);
+    expect(run.cost_usd).toBeGreaterThan(0);
+    expect(run.duration_ms).toBeGreaterThan(0);
+    expect(run.args).toEqual(['-p', '--output-format', 'json', '--no-session-persistence', '--max-turns', '30', '--permission-mode', 'acceptEdits']);
+    expect(readState(s.repo)).toMatchObject({ phase: 'accepted', attempt: 1, last_error: null, last_run: { session_id: run.session_id, turns: 3, cost_usd: run.cost_usd } });
+    // What the model was told (research §10.2): task, globs, budgets, commit rule, independent audit, attempt.
+    const [prompt] = promptsSeen(s.server);
+    expect(prompt).toBeDefined();
+    expect(prompt).toBe(readAttempt(s.repo, 1).prompt);
+    expect(prompt).toContain('Task:\nMake the app say bye and add src/new.py\n');
+    expect(prompt).toContain('- Change only paths matching: src/**');
+    expect(prompt).toContain('changed files <= 25; added lines <= 2000; deleted lines <= 1000; working bytes <= 2097152');
+    expect(prompt).toContain('- Do not commit.');
+    expect(prompt).toContain('Cordon inspects the working tree itself and runs these verifiers');
+    expect(prompt).toContain('Attempt: 1 of 3');
+    expect(prompt).not.toContain('Recovery context');
+  });
+
+  it('S3: the agent crashes after a partial edit (API error), resume finishes: exit 4, then exit 0 with recovery context', async () => {
+    const s = await scene([step.write('src/app.py', 'print("PARTIAL")\n')], { apiError: { step: 1, ...API_403 } });
+    const first = await s.cordon(['run', 'Make the app print FINAL', '--allow', 'src/**', '--verify', expectApp('FINAL'), '--json']);
+    expect(first.exitCode, first.stderr).toBe(4);
+    const r1 = json(first);
+    expect(r1.phase).toBe('engine_error');
+    expect(r1.run).toMatchObject({ status: 'engine_error', exit_code: 1, agent_status: 'api_error' });
+    expect(r1.run.error).toMatch(/^Claude Code exited 1: api_error: Failed to authenticate\. API Error: 403 fake key has no access/);
+    // The audit still ran, verifiers included (research §10.3 step 6).
+    expect(r1.audit.passed).toBe(false);
+    expect(r1.audit.verification[0].stderr).toContain('expected FINAL in src/app.py, found: print("PARTIAL")');
+
+    const server2 = await nextServer(s, [step.write('src/app.py', 'print("FINAL")\n'), step.text('Fixed.')]);
+    const second = await s.cordon(['resume', '--json']);
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(json(second)).toMatchObject({ phase: 'accepted', attempt: 2, run: { attempt: 2, status: 'finished' }, audit: { passed: true } });
+    const [prompt] = promptsSeen(server2);
+    expect(prompt).toContain('Attempt: 2 of 3');
+    expect(prompt).toContain('Recovery context: attempt 1 did not end accepted');
+    expect(prompt).toContain('Previous attempt ended with: Claude Code exited 1: api_error: Failed to authenticate. API Error: 403');
+    expect(prompt).toContain('Paths changed so far (1):\n- src/app.py');
+    expect(prompt).toContain('expected FINAL in src/app.py, found: print("PARTIAL")');
+  });
+
+  it('S4: the agent claims success, a verifier vetoes (exit 3); resume with the failure in the prompt (exit 0)', async () => {
+    const s = await scene([step.write('src/app.py', 'print("WRONG")\n'), step.text('SUCCESS: all done.')]);
+    const first = await s.cordon(['run', 'Make the app print RIGHT', '--allow', 'src/**', '--verify', expectApp('RIGHT')]);
+    expect(first.exitCode, first.stderr).toBe(3);
+    // Human output: the attempt line, what Claude reported, then the audit.
+    const out = first.stdout;
+    expect(out).toMatch(/^attempt 1 of 3 \(claude-code\): rejected, exit 3\n/);
+    expect(out).toMatch(/ {2}agent: exit 0, success, session [0-9a-f-]{36}, 2 turns, \$\d+\.\d{4}, \d+\.\d s, wall \d+\.\d s\n/);
+    expect(out).toContain('violation: verifier failed (exit 1):');
+    const state = readState(s.repo);
+    expect(state.phase).toBe('rejected');
+    expect(state.last_error).toMatch(/^verifier failed \(exit 1\)/);
+
+    const server2 = await nextServer(s, [step.write('src/app.py', 'print("RIGHT")\n'), step.text('Fixed for real.')]);
+    const second = await s.cordon(['resume']);
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/^attempt 2 of 3 \(claude-code\): accepted, exit 0\n/);
+    const [prompt] = promptsSeen(server2);
+    expect(prompt).toContain('Failed verifiers:\n- `node -e');
+    expect(prompt).toContain('(exit 1):\n    expected RIGHT in src/app.py, found: print("WRONG")');
+  });
+});
+
+describe('cordon run with the real Claude Code: outcomes and exit codes', () => {
+  it('edits outside the policy are rejected with exit 3, verifiers skipped', async () => {
+    const s = await scene([step.edit('README.md', 'demo', 'hijacked'), step.write('src/app.py', 'print("ok")\n'), step.text('Done.')]);
+    const result = await s.cordon(['run', 'Change the app', '--allow', 'src/**', '--verify', expectApp('ok'), '--json']);
+    expect(result.exitCode, result.stderr).toBe(3);
+    const report = json(result);
+    expect(report.phase).toBe('rejected');
+    expect(report.audit.violations.map((v: { message: string }) => v.message)).toEqual([expect.stringMatching(/^path outside policy: README\.md\b/)]);
+    expect(report.audit.verification_skipped).toBe(true);
+    expect(readFileSync(join(s.repo, 'README.md'), 'utf8')).toBe('# hijacked\n');
+  });
+
+  it('an API error Claude reports with exit 0 is an engine error: exit 4 although the audit passes', async () => {
+    const s = await scene([], { apiError: { step: 0, ...API_403 } });
+    // Claude Code 2.1.332 exits 1 here; some versions exit 0 (anthropics/claude-code#79500). A
+    // wrapper around the real binary that exits 0 reproduces those: the result object is Claude's own.
+    const wrapper = join(s.sandbox.root, 'claude-exits-0');
+    writeFileSync(wrapper, `#!/bin/sh\n"${requireAgent('claude-code').bin}" "$@"\nexit 0\n`);
+    chmodSync(wrapper, 0o755);
+    const result = await s.cordon(['run', 'Say hello', '--allow', 'src/**', '--agent-bin', wrapper, '--json']);
+    expect(result.exitCode, result.stderr).toBe(4);
+    const report = json(result);
+    expect(report.audit.passed).toBe(true);
+    expect(report.phase).toBe('engine_error');
+    expect(report.run).toMatchObject({ exit_code: 0, status: 'engine_error', agent_status: 'api_error' });
+    expect(report.run.error).toMatch(/^Claude Code reported an error \(exit 0\): api_error: Failed to authenticate\. API Error: 403 fake key has no access/);
+    expect(report.run.session_id).toMatch(UUID);
+    expect(readState(s.repo).last_error).toBe(report.run.error);
+  });
+
+  it('4 wins over 3: turns exhausted (error_max_turns) after an edit outside the policy', async () => {
+    const s = await scene([step.edit('README.md', 'demo', 'oops'), step.write('src/a.py', 'a\n'), step.text('x')]);
+    const result = await s.cordon(['run', 'Two edits', '--allow', 'src/**', '--max-turns', '1', '--json']);
+    expect(result.exitCode, result.stderr).toBe(4);
+    const report = json(result);
+    expect(report.audit.passed).toBe(false);
+    expect(report.phase).toBe('engine_error');
+    expect(report.run).toMatchObject({ agent_status: 'error_max_turns', error: 'Claude Code exited 1: error_max_turns: Reached maximum number of turns (1)' });
+    expect(report.run.args).toContain('1');
+  });
+
+  it('R8: a timeout is exit 4, and no process of the agent is left', async () => {
+    const marker = `cordon-timeout-${process.pid}-${Date.now()}`;
+    const s = await scene([step.shell(`node -e "setTimeout(() => {}, 60000)" ${marker}`), step.text('never')]);
+    allowClaudeBash(s.session);
+    const result = await s.cordon(['run', 'Wait forever', '--allow', 'src/**', '--timeout', '4', '--json']);
+    expect(result.exitCode, result.stderr).toBe(4);
+    const report = json(result);
+    expect(report.run).toMatchObject({ status: 'engine_error', timed_out: true, error: 'Claude Code timed out after 4 s' });
+    expect(processesWith(marker)).toEqual([]);
+    expect(isAlive(report.run.agent_pid)).toBe(false);
+    expect(s.server.requestCount).toBeGreaterThan(0);
+  });
+
+  it('R8: output past --agent-output-cap is exit 4', async () => {
+    const s = await scene([step.text('a reply')]);
+    const result = await s.cordon(['run', 'Reply', '--allow', 'src/**', '--agent-output-cap', '64', '--json']);
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(json(result).run).toMatchObject({ output_limited: true, error: 'Claude Code exceeded the 64-byte output limit' });
+  });
+
+  it('a binary that cannot start is exit 4 with the reason; the phase is engine_error, never running', async () => {
+    const s = await scene([]);
+    const missing = join(s.sandbox.root, 'no-such-claude');
+    const result = await s.cordon(['run', 'Anything', '--allow', 'src/**', '--agent-bin', missing, '--json']);
+    expect(result.exitCode, result.stderr).toBe(4);
+    const report = json(result);
+    expect(report.phase).toBe('engine_error');
+    expect(report.run.error).toBe(`cannot start '${missing}': ENOENT spawn ${missing} ENOENT`);
+    expect(report.audit.passed).toBe(true);
+    expect(readState(s.repo)).toMatchObject({ phase: 'engine_error', attempt: 1 });
+    expect(lockHeld(s.repo)).toBe(false);
+  });
+});
+
+describe('cordon run with the real Claude Code: signals, the lock and stale runs', () => {
+  it('SIGINT during an attempt: every agent process ends, phase interrupted, then the lock is free; the prompt never shows in ps', async () => {
+    const marker = `cordon-sigint-${process.pid}-${Date.now()}`;
+    const s = await scene([step.write('src/app.py', 'print("half")\n'), step.shell(`node -e "setTimeout(() => {}, 60000)" ${marker}`), step.text('never')]);
+    allowClaudeBash(s.session);
+    const task = `Secret task words ${marker.slice(-6)}`;
+    const child = s.spawnCordon(['run', task, '--allow', 'src/**']);
+    const done = exited(child);
+    expect(await waitUntil(() => processesWith(marker).length > 0, 30_000)).toBe(true);
+    const { last_run: running } = readState(s.repo);
+    expect(running).toMatchObject({ status: 'running', owner_pid: child.pid, prompt_delivery: 'stdin' });
+    // The prompt went on stdin: not in the agent's command line.
+    expect(readFileSync(`/proc/${running.agent_pid}/cmdline`, 'utf8')).not.toContain('Secret task words');
+    child.kill('SIGINT');
+    const result = await done;
+    expect(result.exitCode, result.stderr).toBe(130);
+    expect(processesWith(marker)).toEqual([]);
+    expect(isAlive(running.agent_pid)).toBe(false);
+    expect(lockHeld(s.repo)).toBe(false);
+    const state = readState(s.repo);
+    expect(state).toMatchObject({ phase: 'interrupted', attempt: 1, last_error: 'interrupted by SIGINT', last_run: { status: 'interrupted', interrupted_by: 'SIGINT' } });
+    expect(result.stdout).toContain('audit: not run (the attempt was interrupted)');
+    // Nothing changes the tree once cordon has returned.
+    const before = readFileSync(join(s.repo, 'src/app.py'), 'utf8');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(readFileSync(join(s.repo, 'src/app.py'), 'utf8')).toBe(before);
+    const status = await s.cordon(['status', '--json']);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(json(status)).toMatchObject({ phase: 'interrupted', stale_run: null });
+  });
+
+  it('R7: the lock is held for the whole run; check is refused, status works and shows running; the run then passes', async () => {
+    const marker = `cordon-lock-${process.pid}-${Date.now()}`;
+    const s = await scene([step.write('src/app.py', 'print("done")\n'), step.shell(`node -e "setTimeout(() => {}, 2500)" ${marker}`), step.text('Done.')]);
+    allowClaudeBash(s.session);
+    const child = s.spawnCordon(['run', 'Slow change', '--allow', 'src/**']);
+    const done = exited(child);
+    expect(await waitUntil(() => processesWith(marker).length > 0, 30_000)).toBe(true);
+    const check = await s.cordon(['check', '--json']);
+    expect(check.exitCode).toBe(2);
+    const refusal = json(check).error;
+    expect(refusal.code).toBe('CORDON_LOCK_HELD');
+    expect(refusal.message).toContain('another Cordon process owns this repository (run, pid');
+    expect(refusal.message).toContain(`lock file ${join(s.repo, '.git/cordon.lock')}`);
+    expect(existsSync(join(s.repo, '.cordon/cordon.lock'))).toBe(false);
+    const status = await s.cordon(['status', '--json']);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(json(status)).toMatchObject({ phase: 'running', attempt: 1, stale_run: null });
+    const result = await done;
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(readState(s.repo).phase).toBe('accepted');
+  });
+
+  it('a running phase whose cordon was killed is recognised: status names it, resume records it and continues', async () => {
+    const marker = `cordon-stale-${process.pid}-${Date.now()}`;
+    const s = await scene([step.write('src/app.py', 'print("half")\n'), step.shell(`node -e "setTimeout(() => {}, 60000)" ${marker}`), step.text('never')]);
+    allowClaudeBash(s.session);
+    const child = s.spawnCordon(['run', 'Finish the app', '--allow', 'src/**', '--verify', expectApp('FINAL')]);
+    const done = exited(child);
+    expect(await waitUntil(() => processesWith(marker).length > 0, 30_000)).toBe(true);
+    const { last_run: running } = readState(s.repo);
+    child.kill('SIGKILL'); // no cleanup possible: the agent is orphaned
+    await done;
+    process.kill(-running.agent_pid, 'SIGKILL');
+    for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    const status = await s.cordon(['status', '--json']);
+    expect(status.exitCode, status.stderr).toBe(0);
+    const reason = `attempt 1 was left running by cordon pid ${child.pid} (agent pid ${running.agent_pid}), which is gone`;
+    expect(json(status)).toMatchObject({ phase: 'running', stale_run: reason });
+    expect((await s.cordon(['status'])).stdout).toContain(`stale: ${reason}`);
+
+    const server2 = await nextServer(s, [step.write('src/app.py', 'print("FINAL")\n'), step.text('Done.')]);
+    const resumed = await s.cordon(['resume', '--json']);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(json(resumed)).toMatchObject({ phase: 'accepted', attempt: 2 });
+    expect(promptsSeen(server2)[0]).toContain(`Previous attempt ended with: ${reason}`);
+  });
+
+  it('R4: an error during the attempt (the agent edits .git/info/exclude) ends it as interrupted, not running: exit 2', async () => {
+    // Through node, since Claude Code refuses a shell redirect into .git itself (a "sensitive file").
+    const s = await scene([step.shell(`node -e "require('fs').appendFileSync('.git/info/exclude', '/sneaky/\\n')"`), step.text('Done.')]);
+    allowClaudeBash(s.session);
+    const result = await s.cordon(['run', 'Tamper', '--allow', 'src/**', '--json']);
+    expect(result.exitCode, result.stderr).toBe(2);
+    expect(json(result).error).toMatchObject({ code: 'CORDON_BAD_STATE', message: '.git/info/exclude changed after Cordon was armed' });
+    expect(readFileSync(join(s.repo, '.git/info/exclude'), 'utf8')).toContain('/sneaky/');
+    const state = readState(s.repo);
+    expect(state.phase).toBe('interrupted');
+    expect(state.last_error).toBe('cordon stopped attempt 1: .git/info/exclude changed after Cordon was armed');
+    expect(lockHeld(s.repo)).toBe(false);
+  });
+});
+
+describe('cordon run / resume with the real Claude Code: refusals (R1, R3, R5, R6)', () => {
+  it('R1: the attempt ceiling refuses with exit 2 and changes nothing', async () => {
+    const s = await scene([step.write('src/app.py', 'print("WRONG")\n'), step.text('Done.')]);
+    const first = await s.cordon(['run', 'Print RIGHT', '--allow', 'src/**', '--verify', expectApp('RIGHT'), '--max-attempts', '1']);
+    expect(first.exitCode, first.stderr).toBe(3);
+    const before = readFileSync(join(s.repo, '.cordon/state.json'), 'utf8');
+    const requests = s.server.requestCount;
+    const second = await s.cordon(['resume', '--json']);
+    expect(second.exitCode).toBe(2);
+    expect(json(second).error).toMatchObject({ code: 'CORDON_BAD_STATE', message: 'attempt limit reached (1)' });
+    expect(readFileSync(join(s.repo, '.cordon/state.json'), 'utf8')).toBe(before);
+    expect(s.server.requestCount).toBe(requests);
+  });
+
+  it('R1 with resumes: run + 2 resumes with --max-attempts 3, the fourth is refused', async () => {
+    const s = await scene([step.write('src/app.py', 'print("WRONG")\n'), step.text('Done.')]);
+    expect((await s.cordon(['run', 'Print RIGHT', '--allow', 'src/**', '--verify', expectApp('RIGHT')])).exitCode).toBe(3);
+    expect((await s.cordon(['resume'])).exitCode).toBe(3);
+    expect((await s.cordon(['resume'])).exitCode).toBe(3);
+    const fourth = await s.cordon(['resume', '--json']);
+    expect(fourth.exitCode).toBe(2);
+    expect(json(fourth).error.message).toBe('attempt limit reached (3)');
+    expect(readState(s.repo)).toMatchObject({ attempt: 3, phase: 'rejected' });
+  });
+
+  it('R3 and R5: resume refuses a manual envelope and an accepted one; run refuses when armed; reset with nothing armed is a no-op', async () => {
+    const s = await scene([step.write('src/app.py', 'print("ok")\n'), step.text('Done.')]);
+    expect((await s.cordon(['reset'])).exitCode).toBe(0);
+    expect((await s.cordon(['arm', 'by hand', '--allow', 'src/**'])).exitCode).toBe(0);
+    const manual = await s.cordon(['resume', '--json']);
+    expect(manual.exitCode).toBe(2);
+    expect(json(manual).error.message).toMatch(/^manual envelopes cannot be resumed/);
+    const armed = await s.cordon(['run', 'again', '--allow', 'src/**', '--json']);
+    expect(armed.exitCode).toBe(2);
+    expect(json(armed).error.message).toMatch(/^Cordon is already armed/);
+    expect(s.server.requestCount).toBe(0);
+    expect((await s.cordon(['reset'])).exitCode).toBe(0);
+    expect((await s.cordon(['run', 'Change the app', '--allow', 'src/**'])).exitCode).toBe(0);
+    const accepted = await s.cordon(['resume', '--json']);
+    expect(accepted.exitCode).toBe(2);
+    expect(json(accepted).error.message).toBe('Cordon envelope is already accepted');
+  });
+
+  it('R6: resume refuses when the partial changes already break the policy, and records rejected', async () => {
+    const s = await scene([step.write('src/app.py', 'print("half")\n')], { apiError: { step: 1, ...API_403 } });
+    expect((await s.cordon(['run', 'Finish', '--allow', 'src/**'])).exitCode).toBe(4);
+    writeFileSync(join(s.repo, 'README.md'), '# edited by hand\n');
+    const server2 = await nextServer(s, [step.text('unused')]);
+    const resumed = await s.cordon(['resume', '--json']);
+    expect(resumed.exitCode).toBe(2);
+    expect(json(resumed).error).toMatchObject({ code: 'CORDON_BAD_STATE', message: expect.stringMatching(/^current partial changes violate the Cordon envelope; refusing to resume: path outside policy: README\.md\b/) });
+    expect(server2.requestCount).toBe(0);
+    const state = readState(s.repo);
+    expect(state).toMatchObject({ phase: 'rejected', attempt: 1, last_error: expect.stringMatching(/^path outside policy: README\.md\b/) });
+    const audit = JSON.parse(readFileSync(join(s.repo, '.cordon/audit.json'), 'utf8'));
+    expect(audit).toMatchObject({ passed: false, verification: [] });
+  });
+
+  it('bad input is refused with exit 2 before anything is written', async () => {
+    const s = await scene([]);
+    const cases: Array<[string[], string]> = [
+      [['run', 'x', '--allow', 'src/**', '--agent', 'nope'], 'runners: nothing is registered as "nope" (registered: claude-code, codex, gemini)'],
+      [['run', 'x', '--allow', 'src/**', '--agent', 'codex', '--max-turns', '3'], '--max-turns: Codex has no turn limit'],
+      [['run', 'x', '--allow', 'src/**', '--effort', 'turbo'], '--effort must be one of low, medium, high, xhigh, max for Claude Code (got "turbo")'],
+      [['run', 'x', '--allow', 'src/**', '--timeout', 'soon'], '--timeout must be a positive number of seconds (got NaN)'],
+      [['run', 'x', '--allow', 'src/**', '--max-budget-usd', 'inf'], '--max-budget-usd must be a positive number of dollars'],
+      [['run', '   ', '--allow', 'src/**'], 'label must not be empty'],
+      [['run', 'x'], 'at least one --allow'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await s.cordon([...args, '--json']);
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(json(result).error.message, args.join(' ')).toContain(message);
+      expect(existsSync(join(s.repo, '.cordon')), args.join(' ')).toBe(false);
+    }
+    expect(git(s.repo, ['status', '--porcelain'])).toBe('');
+    expect(s.server.requestCount).toBe(0);
+  });
+});
