@@ -75,8 +75,11 @@ async function main(): Promise<void> {
     ['ls-files', '-z', '-v'],
     ['ls-files', '-z', '--others', '--directory'],
   ];
+  const { check } = (await import(join(ROOT, 'packages/host/dist/envelope/check.js'))) as typeof import('../packages/host/src/envelope/check.js');
   const cordonTimes: number[] = [];
   const gitTimes: number[] = [];
+  const libraryTimes: number[] = [];
+  const startupTimes: number[] = [];
   const rss: number[] = [];
   for (let round = 0; round <= ROUNDS; round++) {
     let t = process.hrtime.bigint();
@@ -90,9 +93,17 @@ async function main(): Promise<void> {
     t = process.hrtime.bigint();
     for (const args of bare) git(...args);
     const gitMs = ms(t);
+    t = process.hrtime.bigint();
+    await check({ repo });
+    const libraryMs = ms(t);
+    t = process.hrtime.bigint();
+    cordon('--version');
+    const startupMs = ms(t);
     if (round === 0) continue; // warm-up
     cordonTimes.push(cordonMs);
     gitTimes.push(gitMs);
+    libraryTimes.push(libraryMs);
+    startupTimes.push(startupMs);
     rss.push(Number(readFileSync(rssFile, 'utf8')));
   }
   const c = median(cordonTimes);
@@ -103,6 +114,8 @@ async function main(): Promise<void> {
   console.log(`bare git commands (sequential):  ${g.toFixed(0)} ms  (${bare.map((a) => `git ${a[0]}`).join(', ')})`);
   console.log(`ratio cordon/git:                ${(c / g).toFixed(2)}  (target <= 1.5)`);
   console.log(`cordon peak RSS:                 ${(Math.max(...rss) / 1024).toFixed(1)} MiB`);
+  // Where the difference goes: the same audit in-process, and the CLI's fixed start-up cost.
+  console.log(`  context: audit library in-process ${median(libraryTimes).toFixed(0)} ms (ratio ${(median(libraryTimes) / g).toFixed(2)}); node + oclif start-up (cordon --version) ${median(startupTimes).toFixed(0)} ms`);
 }
 
 await main();

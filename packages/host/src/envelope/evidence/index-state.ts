@@ -1,5 +1,5 @@
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { gitRecords, type GitInvocation } from '../git/run-git.js';
+import { gitRecords, gitRecordSpans, type GitInvocation } from '../git/run-git.js';
 import { GITLINK_MODE, isHiddenByIndexFlag, parseIndexEntry } from '../git/parse.js';
 import { pathText } from '../path-text.js';
 
@@ -36,11 +36,11 @@ export async function readIndexState(inv: GitInvocation): Promise<IndexState> {
  */
 export async function readHiddenPaths(inv: GitInvocation): Promise<string[]> {
   const hidden: string[] = [];
-  await gitRecords(inv, ['ls-files', '-z', '-v'], (record) => {
-    if (record.length < 3 || record[1] !== 0x20) throw new CordonError(ERROR_CODES.REPO_ERROR, `malformed git ls-files -v record: ${JSON.stringify(record.toString('latin1').slice(0, 200))}`);
-    const tag = record[0]!;
+  await gitRecordSpans(inv, ['ls-files', '-z', '-v'], (data, start, end) => {
+    if (end - start < 3 || data[start + 1] !== 0x20) throw new CordonError(ERROR_CODES.REPO_ERROR, `malformed git ls-files -v record: ${JSON.stringify(data.toString('latin1', start, Math.min(end, start + 200)))}`);
+    const tag = data[start]!;
     if (tag === 0x48 /* H */) return;
-    if (isHiddenByIndexFlag({ tag: String.fromCharCode(tag) })) hidden.push(pathText(record.subarray(2)));
+    if (isHiddenByIndexFlag({ tag: String.fromCharCode(tag) })) hidden.push(pathText(data.subarray(start + 2, end)));
   });
   return hidden;
 }

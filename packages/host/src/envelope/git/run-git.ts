@@ -44,6 +44,15 @@ export async function git(inv: GitInvocation, args: readonly string[], options: 
  * Errors as in {@link git}; a trailing record without its NUL is an error too.
  */
 export async function gitRecords(inv: GitInvocation, args: readonly string[], onRecord: (record: Buffer) => void, options: GitCallOptions = {}): Promise<void> {
+  await gitRecordSpans(inv, args, (data, start, end) => onRecord(data.subarray(start, end)), options);
+}
+
+/**
+ * {@link gitRecords} without a Buffer per record: `onSpan(data, start, end)` names the record
+ * as a span of `data` (valid during the call only). For listings of every index entry, where
+ * most records are skipped after looking at one byte.
+ */
+export async function gitRecordSpans(inv: GitInvocation, args: readonly string[], onSpan: (data: Buffer, start: number, end: number) => void, options: GitCallOptions = {}): Promise<void> {
   let pending: Buffer | undefined;
   await stream(
     inv,
@@ -52,7 +61,7 @@ export async function gitRecords(inv: GitInvocation, args: readonly string[], on
       const data = pending ? Buffer.concat([pending, chunk]) : chunk;
       let start = 0;
       for (let nul = data.indexOf(0, start); nul !== -1; nul = data.indexOf(0, start)) {
-        onRecord(data.subarray(start, nul));
+        onSpan(data, start, nul);
         start = nul + 1;
       }
       pending = start < data.length ? Buffer.from(data.subarray(start)) : undefined;
