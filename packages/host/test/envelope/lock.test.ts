@@ -103,3 +103,23 @@ describe('repository lock (research §11, §16.2 T4, R7)', () => {
     expect(JSON.parse(readFileSync(join(dir, '.cordon', 'state.json'), 'utf8')).phase).toBe('accepted');
   });
 });
+
+describe('linked work trees', () => {
+  it('have their own lock; the exclude file is shared', async () => {
+    const { git } = await import('./support.js');
+    const dir = repo();
+    const other = join(tempDir('wt'), 'linked');
+    git(dir, 'worktree', 'add', '-q', other);
+    const main = await discoverRepo(dir);
+    const linked = await discoverRepo(other);
+    expect(linked.lockFile).toBe(join(dir, '.git', 'worktrees', 'linked', 'cordon.lock'));
+    expect(linked.excludeFile).toBe(main.excludeFile);
+    await armWith(other, { allow: ['src/**'] });
+    const held = acquireLock(main.lockFile, 'main');
+    try {
+      expect((await check({ repo: other })).audit.passed).toBe(true);
+    } finally {
+      held.release();
+    }
+  });
+});

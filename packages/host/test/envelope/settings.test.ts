@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/errors/index.js';
+import { arm, DEFAULT_LIMITS, parsePolicyFile, resolveSettings } from '../../src/envelope/index.js';
+import { repo } from './support.js';
+
+const bad = (fn: () => unknown, message: RegExp) => expect(fn).toThrow(expect.objectContaining({ code: ERROR_CODES.BAD_INPUT, message: expect.stringMatching(message) }));
+
+describe('settings, policy and arm input validation (research §3, §16.2 H09, V2, V5)', () => {
+  it('defaults are the reference defaults', () => {
+    expect(resolveSettings({ allow: ['src/**'] })).toEqual({
+      policy: { allow: ['src/**'], deny: [], allow_ignored: [], allow_commits: false, limits: DEFAULT_LIMITS },
+      verify: { commands: [], timeout_seconds: 300, output_cap: 4 * 1024 * 1024 },
+      max_attempts: 3,
+    });
+    expect(DEFAULT_LIMITS).toEqual({ max_files: 25, max_added_lines: 2000, max_deleted_lines: 1000, max_working_bytes: 2097152, max_binary_files: 2 });
+  });
+
+  it('V5: at least one allow glob; at most 256 globs in total', () => {
+    bad(() => resolveSettings({}), /at least one --allow glob is required/);
+    bad(() => resolveSettings({ allow: Array.from({ length: 200 }, (_, i) => `a${i}`), deny: Array.from({ length: 57 }, (_, i) => `d${i}`) }), /too many globs: 257 > 256/);
+    expect(resolveSettings({ allow: Array.from({ length: 256 }, (_, i) => `a${i}`) }).policy.allow).toHaveLength(256);
+  });
+
+  it('V2: limits must be non-negative integers', () => {
+    for (const v of [-1, 1.5, Number.NaN, true as unknown as number]) bad(() => resolveSettings({ allow: ['x'], maxFiles: v }), /max_files must be a non-negative integer/);
+    expect(resolveSettings({ allow: ['x'], maxFiles: 0 }).policy.limits.max_files).toBe(0);
+  });
+
+  it('later layers win field by field (file, then flags)', () => {
+    const file = parsePolicyFile(JSON.stringify({ allow: ['src/**'], deny: ['src/gen/**'], 'max-files': 4, verify: ['npm test'], 'allow-commits': true }), '.cordon.json');
+    const s = resolveSettings(file, { allow: ['lib/**'], maxFiles: 9 });
+    expect(s.policy).toMatchObject({ allow: ['lib/**'], deny: ['src/gen/**'], allow_commits: true, limits: { max_files: 9 } });
+    expect(s.verify.commands).toEqual(['npm test']);
+  });
+
+  it('.cordon.json errors name the file and the key', () => {
+    bad(() => parsePolicyFile('{', '.cordon.json'), /\.cordon\.json is not valid JSON/);
+    bad(() => parsePolicyFile('[]', '.cordon.json'), /must hold a JSON object/);
+    bad(() => parsePolicyFile('{"allow": "src/**"}', '.cordon.json'), /"allow" must be a list of strings/);
+    bad(() => parsePolicyFile('{"max-files": -2}', '.cordon.json'), /"max-files" must be a non-negative integer/);
+    bad(() => parsePolicyFile('{"verify-timeout": 0}', '.cordon.json'), /"verify-timeout" must be a positive number/);
+    bad(() => parsePolicyFile('{"max-attempts": 0}', '.cordon.json'), /"max-attempts" must be a positive integer/);
+    bad(() => parsePolicyFile('{"allow-commits": "yes"}', '.cordon.json'), /"allow-commits" must be true or false/);
+    bad(() => parsePolicyFile('{"max_files": 3}', '.cordon.json'), /unknown key "max_files"/);
+    expect(parsePolicyFile('{"$schema": "x", "//": "comment", "allow": ["a"]}', 'f')).toEqual({ allow: ['a'] });
+  });
+
+  it('H09: arm refuses an empty or over-long label, a bad mode, max attempts 0, blank or unbalanced verifiers', async () => {
+    const dir = repo();
+    const settings = resolveSettings({ allow: ['src/**'] });
+    await expect(arm({ label: '  ', settings }, { repo: dir })).rejects.toMatchObject({ code: ERROR_CODES.BAD_INPUT, message: 'label must not be empty' });
+    await expect(arm({ label: 'x'.repeat(16_385), settings }, { repo: dir })).rejects.toMatchObject({ message: 'label is longer than 16384 characters' });
+    await expect(arm({ label: 'ok', settings, mode: 'Bad Mode' }, { repo: dir })).rejects.toMatchObject({ code: ERROR_CODES.BAD_INPUT });
+    bad(() => resolveSettings({ allow: ['x'], maxAttempts: 0 }), /--max-attempts must be an integer >= 1/);
+    bad(() => resolveSettings({ allow: ['x'], verify: ['  '] }), /blank/);
+    bad(() => resolveSettings({ allow: ['x'], verify: ["'"] }), /No closing quotation/);
+    const armed = await arm({ label: `  ${'x'.repeat(16_384)}  `, settings }, { repo: dir });
+    expect(armed.config.label).toHaveLength(16_384);
+  });
+});
