@@ -28,7 +28,7 @@ export function classifyAttempt(title: string, exit: AgentExit, report: AgentRep
   if (exit.timedOut) return engine(`${title} timed out after ${timeoutSeconds} s`);
   if (exit.outputLimited) return engine(`${title} exceeded the ${outputCap}-byte output limit`);
   if (exit.exitCode === null) return engine(`${title} was killed by ${exit.signal ?? 'a signal'}`);
-  const own = report && !report.ok ? [report.status && report.status !== 'success' ? report.status : undefined, report.error].filter(Boolean).join(': ') : '';
+  const own = report && !report.ok && report.error ? [report.status && report.status !== 'success' ? report.status : undefined, report.error].filter(Boolean).join(': ') : '';
   if (exit.exitCode !== 0) return engine(`${title} exited ${exit.exitCode}: ${own || exit.stderr.trim() || '(no output on stderr)'}`);
   if (!report || !report.ok) return engine(`${title} reported an error (exit 0): ${own || 'no readable result'}`);
   return { kind: 'finished' };

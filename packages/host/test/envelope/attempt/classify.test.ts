@@ -22,6 +22,7 @@ describe('classifying an attempt (research §10.3 step 5, issue 3)', () => {
     expect(classify(exit({ exitCode: 7, stderr: 'partial write failed\n' }), { ok: false, error: 'printed no result object on stdout' })).toEqual({ kind: 'engine_error', reason: 'Claude Code exited 7: printed no result object on stdout' });
     expect(classify(exit({ exitCode: 7, stderr: '  boom \n' }), { ok: true })).toEqual({ kind: 'engine_error', reason: 'Claude Code exited 7: boom' });
     expect(classify(exit({ exitCode: 7 }), { ok: true })).toEqual({ kind: 'engine_error', reason: 'Claude Code exited 7: (no output on stderr)' });
+    expect(classify(exit({ exitCode: 7, stderr: 'crashed' }), { ok: false, status: 'no turn' })).toEqual({ kind: 'engine_error', reason: 'Claude Code exited 7: crashed' });
   });
 
   it('order: interrupt, cannot start, timeout, overflow, signal, exit code', () => {

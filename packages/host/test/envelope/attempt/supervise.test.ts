@@ -122,15 +122,18 @@ describe('superviseAgent', () => {
     for (const pid of pidsIn(dir)) expect(alive(pid)).toBe(false);
   });
 
-  it('SIGINT to cordon ends the whole tree and reports the interruption', async () => {
+  it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)('%s to cordon ends the whole tree and reports the interruption', async (signal) => {
     const running = superviseAgent(options(agentScript('setTimeout(() => {}, 60000);', { tool: true })));
     await waitForPids(2);
     await new Promise((r) => setTimeout(r, 300)); // one tree scan
-    process.kill(process.pid, 'SIGINT');
+    process.kill(process.pid, signal);
     const exit = await running;
     expect(exit.interrupted).toBe(true);
-    expect(trap.signal).toBe('SIGINT');
+    expect(trap.signal).toBe(signal);
     for (const pid of pidsIn(dir)) expect(alive(pid), `pid ${pid}`).toBe(false);
+  });
+
+  it('exit codes of an interrupted attempt are 128 + the signal number', () => {
     expect(signalExitCode('SIGINT')).toBe(130);
     expect(signalExitCode('SIGTERM')).toBe(143);
     expect(signalExitCode('SIGHUP')).toBe(129);
