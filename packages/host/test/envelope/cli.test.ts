@@ -56,6 +56,20 @@ describe('cordon arm / check / status / reset', () => {
     expect(out.filter((l) => l.startsWith('violation: '))).toEqual(['violation: path outside policy: README.md (matches no --allow glob)', 'violation: path outside policy: docs/x.md (matches no --allow glob)']);
   });
 
+  it('--json keeps names that are not UTF-8, or hold newlines and tabs, losslessly', async () => {
+    const repo = newRepo();
+    expect((await cordon(['arm', 'bytes', '--allow', 'src/**'], repo)).exitCode).toBe(0);
+    writeFileSync(Buffer.concat([Buffer.from(`${repo}/src/raw-`), Buffer.from([0xff, 0xfe]), Buffer.from('.py')]), 'x\n');
+    writeFileSync(join(repo, 'src', 'line\nbreak\ttab.py'), 'y\n');
+    const r = await cordon(['check', '--json'], repo);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain('"src/line\\nbreak\\ttab.py"');
+    expect(r.stdout).toContain('"src/raw-\\udcff\\udcfe.py"');
+    expect(JSON.parse(r.stdout).changed_files).toEqual(['src/line\nbreak\ttab.py', 'src/raw-\udcff\udcfe.py']);
+    const human = await cordon(['check'], repo);
+    expect(human.exitCode).toBe(0);
+  });
+
   it('--repo works before and after the command, and as --repo=PATH', async () => {
     const repo = newRepo();
     const elsewhere = sandbox.dir('elsewhere');
