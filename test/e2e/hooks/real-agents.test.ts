@@ -13,6 +13,7 @@ import { FakeAnthropic, FakeGemini, FakeOpenAIResponses, claudeSession, codexSes
 // (a fixture plugin linked into the data dir) denies. The markers must pair up exactly.
 
 const DENY_PLUGIN = fileURLToPath(new URL('./fixtures/plugin-deny/', import.meta.url));
+const REWRITE_PLUGIN = fileURLToPath(new URL('./fixtures/plugin-rewrite/', import.meta.url));
 const BLOCK = 'CORDON_E2E_BLOCK';
 const REASON = 'blocked by the cordon e2e test tap';
 
@@ -183,5 +184,30 @@ describe.each(CASES)('$name with cordon hooks installed by install-hooks --write
     const events = await samplerStopped(join(sandbox.dataDir, 'runs', readdirSync(join(sandbox.dataDir, 'runs'))[0]!));
     expect(events.filter((e) => e.event === 'start').length).toBeGreaterThanOrEqual(1);
     expect(events.every((e) => e.event !== 'start' || e.pid !== undefined)).toBe(true);
+  }, 180_000);
+
+  it('runs the input a tap rewrote, and records the rewritten command', async () => {
+    sandbox = makeSandbox(`cordon-e2e-rewrite-${agent.name}-`);
+    const workdir = sandbox.dir('work');
+    server = await agent.start({ steps: [step.shell('echo CORDON_E2E_REWRITE original'), step.text('All done.')], workdir });
+    linkPluginRoots(sandbox.dataDir, [
+      { name: `@cordon/${agent.name}`, root: join(REPO_ROOT, 'plugins', agent.name) },
+      { name: 'cordon-test-rewrite', root: REWRITE_PLUGIN },
+    ]);
+    const session = agent.session({ origin: server.origin, home: sandbox.dir('home'), workdir, env: { ...sandbox.env, CORDON_SAMPLER: 'off' } });
+    expect((await runCordon(['install-hooks', '--agent', agent.name, '--write'], { env: session.env, cwd: workdir })).exitCode).toBe(0);
+    const run = await session.run();
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    const seen = server.toolResults();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.text).toContain('rewritten-by-cordon');
+    expect(seen[0]!.text).not.toContain('original');
+    const { markers } = allMarkers(sandbox.dataDir);
+    const start = markers.find((m) => m.event === 'tool_start')!;
+    expect(start).toMatchObject({ decision: 'rewrite', decided_by: 'test-rewrite', command: 'echo rewritten-by-cordon' });
+    const end = markers.find((m) => m.event === 'tool_end')!;
+    // The after event carries the rewritten input; the pair still matches (Gemini: re-keyed on it).
+    expect(end.call_key).toBe(start.call_key);
+    expect(end.exit_status).toBe('ok');
   }, 180_000);
 });

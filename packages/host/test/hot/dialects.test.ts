@@ -16,8 +16,10 @@ describe('decisions in each agent\'s own format (research hook-dialects.md §7.4
   it('Claude Code and Codex: hookSpecificOutput.permissionDecision / updatedInput', () => {
     for (const d of [claude, codex]) {
       expect(d.reply({ kind: 'deny', reason: 'no' }, call(d.name, 'Bash'))).toEqual({ stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no' } }), exitCode: 0 });
-      expect(JSON.parse(d.reply({ kind: 'rewrite', toolInput: { command: 'nice ls' } }, call(d.name, 'Bash')).stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: 'nice ls' } } });
     }
+    // Claude applies updatedInput within its own permission flow; Codex takes it only with "allow".
+    expect(JSON.parse(claude.reply({ kind: 'rewrite', toolInput: { command: 'nice ls' } }, call('claude-code', 'Bash')).stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: 'nice ls' } } });
+    expect(JSON.parse(codex.reply({ kind: 'rewrite', toolInput: { command: 'nice ls' } }, call('codex', 'Bash')).stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: 'nice ls' } } });
   });
 
   it('Gemini CLI: decision / hookSpecificOutput.tool_input', () => {

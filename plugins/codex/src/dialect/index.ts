@@ -5,13 +5,16 @@ import { canonicalTool } from './tools.js';
 /**
  * Writes a decision the way Codex reads PreToolUse output (research hook-dialects.md §2.4, live):
  * exit 0 with `hookSpecificOutput.permissionDecision: "deny"` and a reason, which the model sees
- * as `Command blocked by PreToolUse hook: <reason>. Command: <cmd>`; a rewrite is `updatedInput`.
+ * as `Command blocked by PreToolUse hook: <reason>. Command: <cmd>`. A rewrite is `updatedInput`,
+ * which Codex accepts only beside `permissionDecision: "allow"` (codex-cli 0.171.0 rejects it
+ * otherwise: "PreToolUse hook returned updatedInput without permissionDecision:allow"), so on
+ * Codex a rewritten call is also approved.
  */
 export function replyCodex(decision: ToolDecision, _call: ToolCall): HookReply {
   const out =
     decision.kind === 'deny'
       ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: decision.reason } }
-      : { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: decision.toolInput } };
+      : { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: decision.toolInput } };
   return { stdout: JSON.stringify(out), exitCode: 0 };
 }
 
