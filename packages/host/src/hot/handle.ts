@@ -85,19 +85,19 @@ export async function handleHookPayload(payload: Readonly<Record<string, unknown
   }
   const agentPid = findAgentPid(dialect, env, options.parentPid);
   const dataDir = host.paths.dataDir;
-  const base = {
-    v: MARKER_SCHEMA_VERSION,
-    session_id: event.sessionId,
-    agent,
-    native_event: event.nativeEvent,
-    ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
-  };
   const write = (fields: Omit<Marker, 'v' | 'ts' | 'session_id' | 'agent' | 'native_event' | 'hook_overhead_ms' | 'hook_pid' | 'agent_pid'>): Marker | undefined => {
     const overhead = elapsed();
+    // Key order is for people reading the file: what and when first, then the call, then the process.
+    const { event: kind, ...rest } = fields;
     const marker: Marker = {
-      ...base,
-      ...fields,
+      v: MARKER_SCHEMA_VERSION,
+      event: kind,
       ts: round3(performance.timeOrigin + performance.now()),
+      session_id: event.sessionId,
+      agent,
+      native_event: event.nativeEvent,
+      ...rest,
+      ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
       hook_overhead_ms: round3(overhead),
       ...(agentPid !== undefined ? { agent_pid: agentPid } : {}),
       hook_pid: process.pid,
