@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { Dialect, HookReply, Logger, NativeEvent, NativeToolAfter, NativeToolBefore, ToolCall, ToolDecision, ToolResult } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
 import { appendMarker, type Marker, type MarkerEvent, MARKER_SCHEMA_VERSION } from '../telemetry/markers.js';

@@ -69,17 +69,15 @@ export function findPluginPackages(hostRoot: string, dataDir: string, onSkip: (w
  * as a descriptor-less entry so the host records it as that plugin's failure.
  */
 export async function collectFromPackages(packages: readonly PluginPackage[]): Promise<CollectedPlugin[]> {
-  const collected: CollectedPlugin[] = [];
-  for (const pkg of packages) {
-    for (const { target, identifier } of registerTargets(pkg.pjson)) {
-      try {
-        const mod = await import(pathToFileURL(resolve(pkg.root, target)).href);
-        const fn = mod[identifier];
-        collected.push({ source: pkg.name, descriptor: typeof fn === 'function' ? await fn({}) : undefined });
-      } catch (error) {
-        collected.push({ source: pkg.name, error });
-      }
+  // Imported concurrently (the hook process overlaps the file reads), returned in package order.
+  const one = async (pkg: PluginPackage, target: string, identifier: string): Promise<CollectedPlugin> => {
+    try {
+      const mod = await import(pathToFileURL(resolve(pkg.root, target)).href);
+      const fn = mod[identifier];
+      return { source: pkg.name, descriptor: typeof fn === 'function' ? await fn({}) : undefined };
+    } catch (error) {
+      return { source: pkg.name, error };
     }
-  }
-  return collected;
+  };
+  return Promise.all(packages.flatMap((pkg) => registerTargets(pkg.pjson).map(({ target, identifier }) => one(pkg, target, identifier))));
 }

@@ -127,6 +127,13 @@ describe('cordon hook process: bad input never breaks the agent', () => {
     expect(logLines().some((l) => String(l.message).startsWith('hook gave up'))).toBe(true);
   });
 
+  it('a data dir that cannot be written (markers and log both fail): still exit 0, nothing printed', async () => {
+    const blocked = join(sandbox.root, 'not-a-dir');
+    writeFileSync(blocked, 'a file where the data dir should be');
+    const r = await hook(['--agent', 'claude-code'], fixture('claude-code.PreToolUse.Bash.json'), { ...sandbox.env, CORDON_DATA_DIR: blocked });
+    expectSilent(r);
+  });
+
   it('CORDON_DISABLE=1 is a no-op: no decision, no marker, no log', async () => {
     link(plugin('denier', 'async () => ({ kind: "deny", reason: "no" })'));
     const r = await hook(['--agent', 'claude-code'], fixture('claude-code.PreToolUse.Bash.json'), { ...sandbox.env, CORDON_DISABLE: '1' });
