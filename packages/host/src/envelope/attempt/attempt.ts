@@ -94,16 +94,21 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   keep(run);
 
   const tree = new ProcessTree(process.pid);
-  // After an interrupt, anything the attempt still starts (the next verifier) is killed at once.
-  let sweeper: NodeJS.Timeout | undefined;
+  // While the agent runs, superviseAgent answers an interrupt. During the audit this does: the
+  // running verifier or git process gets TERM, then KILL after the grace; whatever the audit still
+  // starts after the interrupt is killed at once, so the audit ends quickly.
+  let auditing = false;
   let settled = false;
+  let sweeper: NodeJS.Timeout | undefined;
   let ended: Promise<number> | undefined;
   trap.onInterrupt(() => {
-    if (settled) return;
+    if (settled || !auditing) return;
+    tree.scan();
+    const before = new Set(tree.alive().map((m) => `${m.pid}:${m.start}`));
     ended = endTree(tree);
     sweeper = setInterval(() => {
       tree.scan();
-      tree.signalAll('SIGKILL');
+      tree.signalAll('SIGKILL', (m) => !before.has(`${m.pid}:${m.start}`));
     }, 50).unref();
   });
   try {
@@ -141,6 +146,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     if (verdict.kind === 'interrupted') return await interrupted(input, state, run, keep, ended);
 
     // The agent could have tampered with cordon's own state or the exclude file (research §10.3 step 4).
+    auditing = true;
     const current = loadEnvelope(loc);
     const { config, snapshot } = current;
     let audit: AuditRecord;

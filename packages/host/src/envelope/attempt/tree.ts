@@ -128,11 +128,11 @@ export class ProcessTree {
 
   /**
    * Sends `signal` to every live member's process group when a member leads it (so tools in
-   * their own sessions go too, never cordon's own group), and to each member itself. Returns
-   * how many members were signalled.
+   * their own sessions go too, never cordon's own group), and to each member itself; only to
+   * the members `which` accepts, when given. Returns how many members were signalled.
    */
-  signalAll(signal: NodeJS.Signals): number {
-    const members = this.alive();
+  signalAll(signal: NodeJS.Signals, which: (member: TreeMember) => boolean = () => true): number {
+    const members = this.alive().filter(which);
     const leaders = new Set(members.map((m) => m.pid));
     const groups = new Set(members.map((m) => m.pgid).filter((g) => leaders.has(g) && g !== process.pid));
     for (const group of groups) send(-group, signal);
