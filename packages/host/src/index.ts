@@ -6,6 +6,7 @@ export { ERROR_CODES, CordonError, CordonPluginError, wrapPluginError, type Erro
 export { resolvePaths } from './util/paths.js';
 export * from './ledger/index.js';
 export * as envelope from './envelope/index.js';
+export * as attempts from './envelope/attempt/index.js';
 export {
   arm,
   check,
