@@ -34,6 +34,8 @@ export interface ProcTreeOptions {
   readonly maxOpenFds?: number;
   /** Full `/proc` listing at least this often, ms (default 5000): the safety net behind pid probing. */
   readonly fullScanMs?: number;
+  /** New pids probed one by one up to this many per tick (default {@link MAX_PROBES}); more and `/proc` is listed. */
+  readonly maxProbes?: number;
 }
 
 // Bytes of a stat line: comm is at most 64 bytes (kernel threads), the 52 numeric fields < 1 KiB.
@@ -69,6 +71,7 @@ export class ProcTreeReader implements TreeReader {
   readonly #exclude: ReadonlySet<number>;
   readonly #maxFds: number;
   readonly #fullScanMs: number;
+  readonly #maxProbes: number;
   readonly #buf = Buffer.allocUnsafe(STAT_BUFFER);
   readonly #stat = emptyStat();
   readonly #members = new Map<number, Member>();
@@ -95,6 +98,7 @@ export class ProcTreeReader implements TreeReader {
     this.#exclude = new Set(options.exclude ?? [process.pid]);
     this.#maxFds = options.maxOpenFds ?? 4096;
     this.#fullScanMs = options.fullScanMs ?? 5000;
+    this.#maxProbes = options.maxProbes ?? MAX_PROBES;
     this.#rootPid = rootPid;
     this.#pidMax = readPidMax(this.#proc);
     let rootFd: number;
@@ -127,7 +131,7 @@ export class ProcTreeReader implements TreeReader {
     this.#lastPid = lastPid;
     let fresh: Fresh[];
     const moved = lastPid === undefined || previous === undefined ? Infinity : lastPid >= previous ? lastPid - previous : lastPid + this.#pidMax - previous;
-    if (moved > MAX_PROBES || at - this.#lastFullScanAt >= this.#fullScanMs) {
+    if (moved > this.#maxProbes || at - this.#lastFullScanAt >= this.#fullScanMs) {
       this.#lastFullScanAt = at;
       fresh = this.#scanAll(tick, previous, lastPid);
     } else {
