@@ -1,4 +1,10 @@
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
+import type picomatchModule from 'picomatch';
+
+// Loaded on first use: the host lends matchGlob to every plugin, so this module is imported by the
+// hook process on every tool call, which never matches a glob (research aesthetics.md §6.4).
+let loaded: typeof picomatchModule | undefined;
+const picomatch = (): typeof picomatchModule => (loaded ??= createRequire(import.meta.url)('picomatch'));
 
 /**
  * Envelope globs (research/cordon-envelope.md §7, decided in issue 2 §2):
@@ -16,7 +22,7 @@ import picomatch from 'picomatch';
  * picomatch does the matching with {@link GLOB_OPTIONS}; each literal character is escaped
  * before compiling, so picomatch's own syntax (`[…]`, `(…)`, `!`, `+`, `@`) never applies.
  */
-export const GLOB_OPTIONS: picomatch.PicomatchOptions = Object.freeze({
+export const GLOB_OPTIONS: picomatchModule.PicomatchOptions = Object.freeze({
   dot: true,
   nocase: false,
   nobrace: true,
@@ -28,7 +34,7 @@ export const GLOB_OPTIONS: picomatch.PicomatchOptions = Object.freeze({
   flags: 's',
   posix: false,
   windows: false,
-} as picomatch.PicomatchOptions);
+} as picomatchModule.PicomatchOptions);
 
 /** Longest glob accepted, in characters (research §3). */
 export const MAX_GLOB_LENGTH = 512;
@@ -69,7 +75,7 @@ export function compileGlob(glob: string): (path: string) => boolean {
     const problem = globProblem(glob);
     if (problem) throw new TypeError(`invalid glob ${JSON.stringify(glob)}: ${problem}`);
     // The compiled regular expression is all picomatch's matcher would test with these options.
-    const regex = picomatch.makeRe(toPicomatchSource(glob), GLOB_OPTIONS);
+    const regex = picomatch().makeRe(toPicomatchSource(glob), GLOB_OPTIONS);
     matcher = (path: string) => regex.test(path);
     cache.set(glob, matcher);
   }
