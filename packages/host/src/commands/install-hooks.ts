@@ -10,7 +10,7 @@ export const hookConfigFlags = {
   scope: Flags.string({ options: ['user', 'project'], default: 'user', description: "Write the agent's per-user config, or the project's" }),
   'project-dir': Flags.directory({ description: 'Project root for --scope project (default: current directory)' }),
   write: Flags.boolean({ description: 'Apply the changes (default: dry run printing a diff of each file)' }),
-  command: Flags.string({ description: 'The cordon executable to write into the configs (default: this node binary and this installation of cordon, both absolute)' }),
+  command: Flags.string({ description: 'The cordon executable to write into the configs, made absolute (a bare name is looked up on PATH; default: this node binary and this installation of cordon)' }),
 };
 
 export default class InstallHooks extends CordonCommand {

@@ -42,6 +42,9 @@ export interface HookOutcome {
   readonly skipped?: string;
 }
 
+/** What a caller of `write` supplies; the common fields (time, session, agent, pids, overhead) are added. */
+type MarkerFields = Omit<Marker, 'v' | 'ts' | 'session_id' | 'agent' | 'native_event' | 'hook_overhead_ms' | 'hook_pid' | 'agent_pid'>;
+
 const SILENT: Pick<HookOutcome, 'stdout' | 'stderr' | 'exitCode'> = Object.freeze({ stdout: '', stderr: '', exitCode: 0 });
 
 const MARKER_EVENTS: Record<NativeEvent['kind'], MarkerEvent> = {
@@ -84,7 +87,7 @@ export async function handleHookPayload(payload: Readonly<Record<string, unknown
   }
   const agentPid = findAgentPid(dialect, env, options.parentPid);
   const dataDir = host.paths.dataDir;
-  const write = (fields: Omit<Marker, 'v' | 'ts' | 'session_id' | 'agent' | 'native_event' | 'hook_overhead_ms' | 'hook_pid' | 'agent_pid'>): Marker | undefined => {
+  const write = (fields: MarkerFields): Marker | undefined => {
     const overhead = elapsed();
     // Key order is for people reading the file: what and when first, then the call, then the process.
     const { event: kind, ...rest } = fields;
@@ -124,7 +127,7 @@ interface Step {
   readonly agentPid?: number;
   readonly dataDir: string;
   readonly payload: Readonly<Record<string, unknown>>;
-  readonly write: (fields: Omit<Marker, 'v' | 'ts' | 'session_id' | 'agent' | 'native_event' | 'hook_overhead_ms' | 'hook_pid' | 'agent_pid'>) => Marker | undefined;
+  readonly write: (fields: MarkerFields) => Marker | undefined;
 }
 
 /** Builds the canonical call for a tool event; `callKey` filled by the caller. */

@@ -1,7 +1,10 @@
 import { realpathSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HookCommand } from '@cordon/plugin-api';
 import { join as shellJoin } from 'shlex';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { whichIn } from './files.js';
 
 /** The `cordon` entry script of this installation, with symlinks resolved. */
 export function cordonBinPath(): string {
@@ -19,7 +22,20 @@ export function cordonBinPath(): string {
  * installation's `bin/run.js`, else `executable` (e.g. a global `cordon` shim), then
  * `hook --agent <agent>`. `shell` is POSIX-quoted where an argument needs it.
  */
-export function hookCommand(agent: string, executable?: string): HookCommand {
-  const argv = [...(executable ? [executable] : [process.execPath, cordonBinPath()]), 'hook', '--agent', agent];
+export function hookCommand(agent: string, executable?: string, env: NodeJS.ProcessEnv = process.env): HookCommand {
+  const argv = [...(executable ? [absoluteExecutable(executable, env)] : [process.execPath, cordonBinPath()]), 'hook', '--agent', agent];
   return Object.freeze({ argv: Object.freeze(argv), shell: shellJoin(argv), hasSpaces: argv.some((a) => /\s/.test(a)) });
+}
+
+/**
+ * `--command` made absolute, as agent configs need it: a path is resolved against the current
+ * directory, a bare name is looked up on `PATH`. Throws `CORDON_BAD_INPUT` when a bare name is
+ * not found.
+ */
+export function absoluteExecutable(executable: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (isAbsolute(executable)) return executable;
+  if (executable.includes('/')) return resolve(executable);
+  const found = whichIn(executable, env.PATH);
+  if (!found) throw new CordonError(ERROR_CODES.BAD_INPUT, `--command ${executable}: not found on PATH; give an absolute path`, { details: { command: executable } });
+  return found;
 }

@@ -56,7 +56,7 @@ function contextFor(agent: string, options: InstallHooksOptions): InstallContext
   const env = options.env ?? process.env;
   return Object.freeze({
     scope: options.scope,
-    command: hookCommand(agent, options.executable),
+    command: hookCommand(agent, options.executable, env),
     home: env.HOME || env.USERPROFILE || homedir(),
     projectDir: resolve(options.projectDir ?? process.cwd()),
     env,

@@ -199,6 +199,12 @@ describe('install-hooks on the user configs of all five agents', () => {
     const unknown = await cordon(['install-hooks', '--agent', 'emacs']);
     expect(unknown.exitCode).toBe(2);
     expect(unknown.json.error.code).toBe('CORDON_REGISTRY_MISSING');
+    const missing = await cordon(['install-hooks', '--agent', 'claude-code', '--command', 'no-such-cordon-binary']);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.json.error.code).toBe('CORDON_BAD_INPUT');
+    // A bare name on PATH is written as its absolute path.
+    const named = await cordon(['install-hooks', '--agent', 'claude-code', '--command', 'node']);
+    expect(named.json.agents[0].changes[0].diff).toContain(`"command": "${process.execPath} hook --agent claude-code"`);
   });
 });
 
