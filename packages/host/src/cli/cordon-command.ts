@@ -23,10 +23,22 @@ export abstract class CordonCommand extends Command {
     return this.#host;
   }
 
+  /**
+   * Plain pretty JSON for `--json`: oclif's colorizing tokenizer costs a noticeable share of a
+   * command's wall time on large reports (an audit of thousands of paths), and without a theme
+   * its output is the same text.
+   */
+  override logJson(json: unknown): void {
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+  }
+
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     if (error instanceof CordonError) {
-      // Keep the CordonError's own exit code and code; oclif prints `Error: <message>` or, under --json, the error object.
-      const wrapped = Object.assign(new Error(error.message), { oclif: { exit: error.exit }, exitCode: error.exit, code: error.code, details: error.details });
+      // Keep the CordonError's exit code (also under --json, where oclif reads `exitCode`) and its
+      // stable code; oclif prints `Error: <message>` or, under --json, the error object.
+      // `oclif` and `exitCode` are not enumerable, so `--json` prints just {code, details, message}.
+      const wrapped = Object.assign(new Error(error.message), { code: error.code, details: error.details });
+      Object.defineProperties(wrapped, { oclif: { value: { exit: error.exit } }, exitCode: { value: error.exit } });
       return super.catch(wrapped as never);
     }
     return super.catch(error);

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { EnvelopeCommand } from '../cli/envelope-command.js';
+import { CordonCommand } from '../cli/cordon-command.js';
 import { attemptsFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
 import { arm } from '../envelope/arm.js';
 import { discoverRepo } from '../envelope/git/repo.js';
@@ -13,7 +13,7 @@ export interface ArmReport {
   root: string;
 }
 
-export default class Arm extends EnvelopeCommand {
+export default class Arm extends CordonCommand {
   static override summary = 'Arm a change envelope at HEAD: a path policy, budgets and verifiers that `cordon check` enforces';
   static override description =
     'The work tree must be clean (ignored files are fine). Settings come from the flags, then .cordon.json at the repository root, then the defaults. Exit 0 armed, 2 refused.';

@@ -1,11 +1,11 @@
 import { Flags } from '@oclif/core';
-import { EnvelopeCommand } from '../cli/envelope-command.js';
+import { CordonCommand } from '../cli/cordon-command.js';
 import { policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
 import type { AuditRecord } from '../envelope/audit/record.js';
 import { check, checkRange } from '../envelope/check.js';
 import { renderAudit } from '../envelope/render.js';
 
-export default class Check extends EnvelopeCommand {
+export default class Check extends CordonCommand {
   static override summary = 'Audit the changes against the armed envelope (or a committed range with --base)';
   static override description = [
     'Exit 0 accepted, 3 rejected, 2 refused (nothing armed, bad state, lock held, git error).',

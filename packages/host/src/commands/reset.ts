@@ -1,8 +1,8 @@
-import { EnvelopeCommand } from '../cli/envelope-command.js';
+import { CordonCommand } from '../cli/cordon-command.js';
 import { repoFlag } from '../cli/envelope-flags.js';
 import { reset } from '../envelope/reset.js';
 
-export default class Reset extends EnvelopeCommand {
+export default class Reset extends CordonCommand {
   static override summary = 'Discard the armed envelope (.cordon/); source files are not touched';
   static override description = 'Works on a corrupt envelope too. Exit 0 (also when nothing was armed), 2 when another cordon process holds the lock.';
   static override examples = ['<%= config.bin %> <%= command.id %>'];

@@ -1,10 +1,10 @@
-import { EnvelopeCommand } from '../cli/envelope-command.js';
+import { CordonCommand } from '../cli/cordon-command.js';
 import { repoFlag } from '../cli/envelope-flags.js';
 import { attemptReport, loadRunner, type AttemptReport } from '../cli/runner-flags.js';
 import { renderAttempt } from '../envelope/attempt/render.js';
 import { resumeEnvelope } from '../envelope/attempt/resume.js';
 
-export default class Resume extends EnvelopeCommand {
+export default class Resume extends CordonCommand {
   static override summary = 'Run a fresh agent attempt in the envelope armed by `cordon run`, with recovery context';
   static override description = [
     'The prompt adds how the previous attempt ended, the paths changed so far and the output of failed verifiers.',

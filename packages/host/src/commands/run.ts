@@ -1,11 +1,11 @@
 import { Args } from '@oclif/core';
-import { EnvelopeCommand } from '../cli/envelope-command.js';
+import { CordonCommand } from '../cli/cordon-command.js';
 import { attemptsFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
 import { attemptReport, loadRunner, runnerFlags, runnerInputFromFlags, type AttemptReport } from '../cli/runner-flags.js';
 import { renderAttempt } from '../envelope/attempt/render.js';
 import { runEnvelope } from '../envelope/attempt/run.js';
 
-export default class Run extends EnvelopeCommand {
+export default class Run extends CordonCommand {
   static override summary = 'Arm an envelope and run one headless agent attempt inside it, then audit';
   static override description = [
     'Takes every `cordon arm` flag. The lock is held from arming through the agent and the audit.',

@@ -1,9 +1,9 @@
-import { EnvelopeCommand } from '../cli/envelope-command.js';
+import { CordonCommand } from '../cli/cordon-command.js';
 import { repoFlag } from '../cli/envelope-flags.js';
 import { renderStatus } from '../envelope/render.js';
 import { status, type StatusReport } from '../envelope/status.js';
 
-export default class Status extends EnvelopeCommand {
+export default class Status extends CordonCommand {
   static override summary = 'Show the armed envelope: phase, attempts, policy and the last audit';
   static override description = 'Validates the whole envelope first; exit 2 when nothing is armed or the state is corrupt. Takes no lock.';
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json'];
