@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCall } from '@cordon/plugin-api';
+import { dialectContext } from '../../../packages/host/src/hot/dialect-context.js';
 import { aiderDialect } from '../src/dialect/dialect.js';
 import { aiderDialectEntry } from '../src/dialect/entry.js';
 
@@ -7,15 +8,15 @@ const start = { hook_event_name: 'shell_start', session_id: 'wrap-1-2', call_id:
 
 describe('aider dialect (shell shim payloads)', () => {
   it('turns shell_start and shell_end into tool events keyed by the shim call id', async () => {
-    expect(await aiderDialect.parse(start, { env: {} })).toEqual({ kind: 'tool.before', nativeEvent: 'shell_start', sessionId: 'wrap-1-2', cwd: '/w', toolName: 'shell', toolInput: { command: 'pytest -q' }, callId: 'sh-9' });
-    expect(await aiderDialect.parse({ ...start, hook_event_name: 'shell_end', exit_code: 1, duration_ms: 1234 }, { env: {} })).toMatchObject({ kind: 'tool.after', status: 'failed', exitCode: 1, durationMs: 1234, callId: 'sh-9' });
-    expect(await aiderDialect.parse({ ...start, hook_event_name: 'shell_end', exit_code: 0 }, { env: {} })).toMatchObject({ status: 'ok', exitCode: 0 });
-    expect(await aiderDialect.parse({ ...start, hook_event_name: 'shell_end' }, { env: {} })).toMatchObject({ status: 'unknown' });
+    expect(await aiderDialect.parse(start, dialectContext({}))).toEqual({ kind: 'tool.before', nativeEvent: 'shell_start', sessionId: 'wrap-1-2', cwd: '/w', toolName: 'shell', toolInput: { command: 'pytest -q' }, callId: 'sh-9' });
+    expect(await aiderDialect.parse({ ...start, hook_event_name: 'shell_end', exit_code: 1, duration_ms: 1234 }, dialectContext({}))).toMatchObject({ kind: 'tool.after', status: 'failed', exitCode: 1, durationMs: 1234, callId: 'sh-9' });
+    expect(await aiderDialect.parse({ ...start, hook_event_name: 'shell_end', exit_code: 0 }, dialectContext({}))).toMatchObject({ status: 'ok', exitCode: 0 });
+    expect(await aiderDialect.parse({ ...start, hook_event_name: 'shell_end' }, dialectContext({}))).toMatchObject({ status: 'unknown' });
   });
 
   it('ignores other events and survives odd types', async () => {
-    expect(await aiderDialect.parse({ hook_event_name: 'PreToolUse' }, { env: {} })).toBeUndefined();
-    expect(await aiderDialect.parse({ hook_event_name: 'shell_start', session_id: 5, command: {} }, { env: {} })).toMatchObject({ sessionId: '', toolInput: { command: '' } });
+    expect(await aiderDialect.parse({ hook_event_name: 'PreToolUse' }, dialectContext({}))).toBeUndefined();
+    expect(await aiderDialect.parse({ hook_event_name: 'shell_start', session_id: 5, command: {} }, dialectContext({}))).toMatchObject({ sessionId: '', toolInput: { command: '' } });
   });
 
   it('writes deny and rewrite decisions as one JSON line for the shim', () => {

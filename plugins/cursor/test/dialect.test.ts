@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handleHookPayload } from '../../../packages/host/src/hot/handle.js';
 import { chooseDialect } from '../../../packages/host/src/hot/choose-dialect.js';
+import { dialectContext } from '../../../packages/host/src/hot/dialect-context.js';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
 import { sessionDir } from '../../../packages/host/src/telemetry/session-dir.js';
 import { hostWithDialects, policyPlugin, tempDir } from '../../../packages/host/test/hot/support.js';
@@ -42,15 +43,15 @@ describe('Cursor dialect', () => {
   });
 
   it('keys tool events by conversation_id, keeps ids with newlines, reads failures and exit codes', async () => {
-    expect(await dialect.parse(PAYLOADS.pre, { env: {} })).toMatchObject({ kind: 'tool.before', sessionId: CONVERSATION, callId: 'call_abc\nctc_def', toolName: 'Shell', cwd: '/home/u/proj' });
-    expect(await dialect.parse(PAYLOADS.post, { env: {} })).toMatchObject({ kind: 'tool.after', status: 'ok', exitCode: 0, durationMs: 1234.5 });
-    expect(await dialect.parse(PAYLOADS.postFail, { env: {} })).toMatchObject({ kind: 'tool.after', status: 'failed', error: 'Command failed with exit code 1', durationMs: 88 });
-    expect(await dialect.parse(PAYLOADS.postNonZero, { env: {} })).toMatchObject({ status: 'failed', exitCode: 3 });
-    expect(await dialect.parse(PAYLOADS.sessionStart, { env: {} })).toMatchObject({ kind: 'session.start', sessionId: CONVERSATION, cwd: '/home/u/proj' });
-    expect(await dialect.parse(PAYLOADS.sessionEnd, { env: {} })).toMatchObject({ kind: 'session.end' });
-    expect(await dialect.parse({ ...common, hook_event_name: 'stop' }, { env: {} })).toMatchObject({ kind: 'turn.end' });
+    expect(await dialect.parse(PAYLOADS.pre, dialectContext({}))).toMatchObject({ kind: 'tool.before', sessionId: CONVERSATION, callId: 'call_abc\nctc_def', toolName: 'Shell', cwd: '/home/u/proj' });
+    expect(await dialect.parse(PAYLOADS.post, dialectContext({}))).toMatchObject({ kind: 'tool.after', status: 'ok', exitCode: 0, durationMs: 1234.5 });
+    expect(await dialect.parse(PAYLOADS.postFail, dialectContext({}))).toMatchObject({ kind: 'tool.after', status: 'failed', error: 'Command failed with exit code 1', durationMs: 88 });
+    expect(await dialect.parse(PAYLOADS.postNonZero, dialectContext({}))).toMatchObject({ status: 'failed', exitCode: 3 });
+    expect(await dialect.parse(PAYLOADS.sessionStart, dialectContext({}))).toMatchObject({ kind: 'session.start', sessionId: CONVERSATION, cwd: '/home/u/proj' });
+    expect(await dialect.parse(PAYLOADS.sessionEnd, dialectContext({}))).toMatchObject({ kind: 'session.end' });
+    expect(await dialect.parse({ ...common, hook_event_name: 'stop' }, dialectContext({}))).toMatchObject({ kind: 'turn.end' });
     // The *Execution events duplicate the tool events cordon installs; they are not recorded twice.
-    expect(await dialect.parse(PAYLOADS.shellExec, { env: {} })).toBeUndefined();
+    expect(await dialect.parse(PAYLOADS.shellExec, dialectContext({}))).toBeUndefined();
     expect(dialect.canonicalTool('StrReplace', {})).toBe('edit');
     expect(dialect.canonicalTool('MCP:github_search', {})).toBe('mcp');
   });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handleHookPayload } from '../../../packages/host/src/hot/handle.js';
 import { chooseDialect } from '../../../packages/host/src/hot/choose-dialect.js';
+import { dialectContext } from '../../../packages/host/src/hot/dialect-context.js';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
 import { sessionDir } from '../../../packages/host/src/telemetry/session-dir.js';
 import { hostWithDialects, policyPlugin, tempDir } from '../../../packages/host/test/hot/support.js';
@@ -46,13 +47,13 @@ describe('Hermes dialect', () => {
   });
 
   it('reads ids and results under extra; on_session_end is a turn end, on_session_finalize the session end', async () => {
-    expect(await dialect.parse(SESSION_FLOW[1]!, { env: {} })).toMatchObject({ kind: 'tool.before', callId: 'tc_1', toolName: 'terminal', toolInput: { command: 'ls -la' } });
-    expect(await dialect.parse(SESSION_FLOW[2]!, { env: {} })).toMatchObject({ kind: 'tool.after', status: 'ok', exitCode: 0, durationMs: 40 });
-    expect(await dialect.parse(SESSION_FLOW[6]!, { env: {} })).toMatchObject({ status: 'failed', exitCode: 1, error: '1 failed' });
-    expect(await dialect.parse(SESSION_FLOW[8]!, { env: {} })).toMatchObject({ status: 'failed', error: 'File not found: /nope' });
-    expect(await dialect.parse(SESSION_FLOW[10]!, { env: {} })).toMatchObject({ kind: 'turn.end' });
-    expect(await dialect.parse(SESSION_FLOW[11]!, { env: {} })).toMatchObject({ kind: 'session.end' });
-    expect(await dialect.parse({ ...base, hook_event_name: 'post_tool_call', tool_name: 'terminal', tool_input: {}, extra: { tool_call_id: 'x', result: 'plain text output' } }, { env: {} })).toMatchObject({ status: 'ok' });
+    expect(await dialect.parse(SESSION_FLOW[1]!, dialectContext({}))).toMatchObject({ kind: 'tool.before', callId: 'tc_1', toolName: 'terminal', toolInput: { command: 'ls -la' } });
+    expect(await dialect.parse(SESSION_FLOW[2]!, dialectContext({}))).toMatchObject({ kind: 'tool.after', status: 'ok', exitCode: 0, durationMs: 40 });
+    expect(await dialect.parse(SESSION_FLOW[6]!, dialectContext({}))).toMatchObject({ status: 'failed', exitCode: 1, error: '1 failed' });
+    expect(await dialect.parse(SESSION_FLOW[8]!, dialectContext({}))).toMatchObject({ status: 'failed', error: 'File not found: /nope' });
+    expect(await dialect.parse(SESSION_FLOW[10]!, dialectContext({}))).toMatchObject({ kind: 'turn.end' });
+    expect(await dialect.parse(SESSION_FLOW[11]!, dialectContext({}))).toMatchObject({ kind: 'session.end' });
+    expect(await dialect.parse({ ...base, hook_event_name: 'post_tool_call', tool_name: 'terminal', tool_input: {}, extra: { tool_call_id: 'x', result: 'plain text output' } }, dialectContext({}))).toMatchObject({ status: 'ok' });
     expect(dialect.canonicalTool('patch', {})).toBe('edit');
     expect(dialect.canonicalTool('browser_navigate', {})).toBe('web');
   });

@@ -5,6 +5,7 @@ import { sessionDir } from '../telemetry/session-dir.js';
 import { findAgentPid } from './agent-pid.js';
 import { claimOrdinal, hashCallKey, inputHash } from './call-key.js';
 import { chooseDialect } from './choose-dialect.js';
+import { dialectContext } from './dialect-context.js';
 import { commandSummary, errorText } from './summary.js';
 
 /** Input of {@link handleHookPayload}. */
@@ -76,7 +77,7 @@ export async function handleHookPayload(payload: Readonly<Record<string, unknown
   let event: NativeEvent | undefined;
   try {
     dialect = await choice.entry.load();
-    event = await dialect.parse(payload, { env });
+    event = await dialect.parse(payload, dialectContext(env));
   } catch (error) {
     log.error('dialect failed on a payload', { agent, error: describe(error) });
     return { ...SILENT, agent, skipped: `dialect ${agent} failed: ${describe(error)}` };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Dialect, ProcessInfo, ToolCall } from '@cordon/plugin-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findAgentPid, isShell, readProc } from '../../src/hot/agent-pid.js';
+import { dialectContext } from '../../src/hot/dialect-context.js';
 import { dialect as claude } from '../../../../plugins/claude-code/src/dialect/index.js';
 import { dialect as codex } from '../../../../plugins/codex/src/dialect/index.js';
 import { exitCodeFromRollout } from '../../../../plugins/codex/src/dialect/rollout.js';
@@ -60,7 +61,7 @@ describe('Codex exit codes from the rollout transcript', () => {
     const path = join(tmp.dir, 'rollout.jsonl');
     writeFileSync(path, JSON.stringify({ type: 'event_msg', payload: { type: 'item_completed', item: { id: 'call_fake_3_8', exit_code: 2 } } }) + '\n');
     const payload = JSON.parse(readFileSync(join(FIXTURES, 'codex.PostToolUse.Bash-failing-command.json'), 'utf8'));
-    expect(await codex.parse({ ...payload, transcript_path: path }, { env: {} })).toMatchObject({ kind: 'tool.after', status: 'failed', exitCode: 2 });
+    expect(await codex.parse({ ...payload, transcript_path: path }, dialectContext({}))).toMatchObject({ kind: 'tool.after', status: 'failed', exitCode: 2 });
   });
 });
 

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CordonHost } from '../../src/bus/host.js';
 import { chooseDialect } from '../../src/hot/choose-dialect.js';
+import { dialectContext } from '../../src/hot/dialect-context.js';
 import { handleHookPayload } from '../../src/hot/handle.js';
 import { readMarkers } from '../../src/telemetry/markers.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
@@ -50,7 +51,7 @@ describe.each(ALL.map((f) => [f.file, f] as const))('%s', (_file, fixture) => {
 
   it('normalises to the canonical event with the payload\'s own ids', async () => {
     const dialect = await host.dialects.require(fixture.agent).load();
-    const event = await dialect.parse(fixture.payload, { env: {} });
+    const event = await dialect.parse(fixture.payload, dialectContext({}));
     expect(event?.kind).toBe(KIND[fixture.event]);
     expect(event!.sessionId).toBe(fixture.payload.session_id);
     expect(event!.nativeEvent).toBe(fixture.event);

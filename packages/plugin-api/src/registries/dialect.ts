@@ -78,10 +78,28 @@ export interface HookReply {
   readonly stderr?: string;
 }
 
+/**
+ * Field readers for agent payloads, lent by the host so every dialect reads fields the same way
+ * without importing host code (plugins import this package with `import type` only). None throws:
+ * payloads come from other programs, so a missing field and a field of the wrong type both read
+ * as `undefined` (the rule of {@link Dialect.parse}). The readers are plain functions (no `this`),
+ * so a dialect may destructure them.
+ */
+export interface PayloadReaders {
+  /** The string at `o[key]`, or `undefined` when absent or not a string. */
+  readonly str: (o: Readonly<Record<string, unknown>>, key: string) => string | undefined;
+  /** The finite number at `o[key]`, or `undefined` when absent, not a number, `NaN` or ±Infinity. */
+  readonly num: (o: Readonly<Record<string, unknown>>, key: string) => number | undefined;
+  /** The plain object at `o[key]`, or `undefined` when absent, `null`, an array or a primitive. */
+  readonly obj: (o: Readonly<Record<string, unknown>>, key: string) => Record<string, unknown> | undefined;
+}
+
 /** Context a dialect gets when it normalises a payload. */
 export interface DialectContext {
   /** Environment of the hook process. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Never-throwing payload field readers, implemented once by the host. */
+  readonly read: PayloadReaders;
 }
 
 /** One process in the hook's ancestry, as the host reads it (`/proc/<pid>/stat`, `exe`, `cmdline`). */

@@ -29,7 +29,7 @@ export function isClaudeProcess(proc: ProcessInfo): boolean {
 /** The Claude Code dialect. */
 export const dialect: Dialect = {
   name: 'claude-code',
-  parse: (payload) => parseClaudePayload(payload),
+  parse: (payload, ctx) => parseClaudePayload(payload, ctx.read),
   canonicalTool: (name) => canonicalTool(name),
   reply: replyClaude,
   agentPidEnv: 'CLAUDE_PID',

@@ -1,5 +1,4 @@
-import type { NativeEvent } from '@cordon/plugin-api';
-import { num, obj, str } from './fields.js';
+import type { NativeEvent, PayloadReaders } from '@cordon/plugin-api';
 
 /** Claude Code lifecycle events cordon records (research hook-dialects.md §1.2, §7.1). `Stop` is a turn end. */
 const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn.start' | 'turn.end'>> = {
@@ -18,8 +17,10 @@ const EXIT_CODE = /^Exit code (\d+)\b/;
  * `PostToolUse` → `tool.after` ok (a shell call that fires it exited 0: non-zero exits fire
  * `PostToolUseFailure` instead, live-observed); `PostToolUseFailure` → `tool.after` failed with
  * its `error` and the exit code it names. Other events cordon does not record give `undefined`.
+ * Fields are read with the host's never-throwing `read` (`DialectContext.read`).
  */
-export function parseClaudePayload(p: Readonly<Record<string, unknown>>): NativeEvent | undefined {
+export function parseClaudePayload(p: Readonly<Record<string, unknown>>, read: PayloadReaders): NativeEvent | undefined {
+  const { num, obj, str } = read;
   const nativeEvent = str(p, 'hook_event_name') ?? '';
   const common = { nativeEvent, sessionId: str(p, 'session_id') ?? '', ...(str(p, 'cwd') !== undefined ? { cwd: str(p, 'cwd') } : {}) };
   const lifecycle = LIFECYCLE[nativeEvent];

@@ -30,7 +30,7 @@ export function isCodexProcess(proc: ProcessInfo): boolean {
 /** The Codex dialect. */
 export const dialect: Dialect = {
   name: 'codex',
-  parse: (payload) => parseCodexPayload(payload),
+  parse: (payload, ctx) => parseCodexPayload(payload, ctx.read),
   canonicalTool,
   reply: replyCodex,
   isAgentProcess: isCodexProcess,

@@ -25,7 +25,7 @@ export function isCursorProcess(proc: ProcessInfo): boolean {
 /** The Cursor dialect. */
 export const dialect: Dialect = {
   name: 'cursor',
-  parse: (payload) => parseCursorPayload(payload),
+  parse: (payload, ctx) => parseCursorPayload(payload, ctx.read),
   canonicalTool: (name) => canonicalTool(name),
   reply: replyCursor,
   isAgentProcess: isCursorProcess,

@@ -1,5 +1,4 @@
-import type { NativeEvent } from '@cordon/plugin-api';
-import { num, obj, str } from './fields.js';
+import type { NativeEvent, PayloadReaders } from '@cordon/plugin-api';
 
 /**
  * Cursor lifecycle events cordon records (research hook-dialects.md §4, §7.1). `stop` ends a
@@ -26,8 +25,10 @@ function exitCodeIn(output: unknown): number | undefined {
  * kept as sent. `postToolUseFailure` is a failure of the call; `postToolUse`'s `tool_output` is a
  * JSON string, whose exit code, when it has one, decides. The `before*`/`after*Execution` events
  * duplicate the tool events and are not recorded (cordon installs the tool events only).
+ * Fields are read with the host's never-throwing `read` (`DialectContext.read`).
  */
-export function parseCursorPayload(p: Readonly<Record<string, unknown>>): NativeEvent | undefined {
+export function parseCursorPayload(p: Readonly<Record<string, unknown>>, read: PayloadReaders): NativeEvent | undefined {
+  const { num, obj, str } = read;
   const nativeEvent = str(p, 'hook_event_name') ?? '';
   const roots = Array.isArray(p.workspace_roots) && typeof p.workspace_roots[0] === 'string' ? (p.workspace_roots[0] as string) : undefined;
   const cwd = str(p, 'cwd') ?? roots;

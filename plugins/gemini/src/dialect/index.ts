@@ -26,7 +26,7 @@ export function isGeminiProcess(proc: ProcessInfo): boolean {
 /** The Gemini CLI dialect. */
 export const dialect: Dialect = {
   name: 'gemini',
-  parse: (payload) => parseGeminiPayload(payload),
+  parse: (payload, ctx) => parseGeminiPayload(payload, ctx.read),
   canonicalTool: (name) => canonicalTool(name),
   reply: replyGemini,
   isAgentProcess: isGeminiProcess,

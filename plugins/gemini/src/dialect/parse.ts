@@ -1,5 +1,4 @@
-import type { NativeEvent } from '@cordon/plugin-api';
-import { obj, str } from './fields.js';
+import type { NativeEvent, PayloadReaders } from '@cordon/plugin-api';
 import { canonicalTool } from './tools.js';
 
 /** Gemini CLI lifecycle events cordon records (research hook-dialects.md §3.2, §7.1). `AfterAgent` ends a turn. */
@@ -26,8 +25,10 @@ function errorOf(response: Record<string, unknown>): string | undefined {
  * `BeforeTool` and `AfterTool` first-in-first-out on (session, tool, input). A failing shell call
  * still fires `AfterTool`; its exit code is the `Exit Code: N` line of `llmContent` (absent when
  * it exited 0). A response `error` makes any call a failure.
+ * Fields are read with the host's never-throwing `read` (`DialectContext.read`).
  */
-export function parseGeminiPayload(p: Readonly<Record<string, unknown>>): NativeEvent | undefined {
+export function parseGeminiPayload(p: Readonly<Record<string, unknown>>, read: PayloadReaders): NativeEvent | undefined {
+  const { obj, str } = read;
   const nativeEvent = str(p, 'hook_event_name') ?? '';
   const cwd = str(p, 'cwd');
   const common = { nativeEvent, sessionId: str(p, 'session_id') ?? '', ...(cwd !== undefined ? { cwd } : {}) };

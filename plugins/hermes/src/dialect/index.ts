@@ -25,7 +25,7 @@ export function isHermesProcess(proc: ProcessInfo): boolean {
 /** The Hermes Agent dialect. */
 export const dialect: Dialect = {
   name: 'hermes',
-  parse: (payload) => parseHermesPayload(payload),
+  parse: (payload, ctx) => parseHermesPayload(payload, ctx.read),
   canonicalTool: (name) => canonicalTool(name),
   reply: replyHermes,
   isAgentProcess: isHermesProcess,
