@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
 import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../support/cli.js';
 import { FakeAnthropic, claudeSession, killAgents, step } from '../../support/fake-models/index.js';
-import { lockFiles, running, samplerEvents, samplerProcesses, sleep, waitFor } from './support.js';
+import { lockFiles, running, samplerEvents, samplerProcesses, sleep, waitFor } from '../../support/sampler.js';
 
 // The real Claude Code, hooks installed by `cordon install-hooks --write`, against the fake
 // Anthropic server: the hook hot path starts one sampler for the session, and `cordon reduce`

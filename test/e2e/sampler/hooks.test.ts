@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
 import { sessionDir } from '../../../packages/host/src/telemetry/session-dir.js';
 import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../support/cli.js';
-import { lockFiles, running, samplerEvents, samplerProcesses, sleep, waitFor } from './support.js';
+import { lockFiles, running, samplerEvents, samplerProcesses, sleep, waitFor } from '../../support/sampler.js';
 
 // The real `cordon hook` hot path starting and stopping the session sampler, with a stand-in
 // agent process (a detached node process whose pid the hooks get as CLAUDE_PID).

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { samplerSettings } from '../../../src/telemetry/sampler/config.js';
 import { ensureSampler, stopSampler } from '../../../src/telemetry/sampler/ensure.js';
 import { lockPath } from '../../../src/telemetry/sampler/lock.js';
-import { fakeAgent, killGroup, running, samplerEvents, sleep, waitFor } from './helpers.js';
+import { fakeAgent, killGroup, running, samplerEvents, sleep, waitFor } from '../../../../../test/support/sampler.js';
 
 const linux = process.platform === 'linux';
 let root: string;

@@ -1,5 +1,9 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+// Helpers for the sampler suites (packages/host/test/telemetry/sampler and test/e2e/sampler):
+// what a session directory and /proc say about the per-session sampler.
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -13,14 +17,14 @@ export interface SamplerEventLine {
   [key: string]: unknown;
 }
 
-/** Sampler lifecycle events of session directory `dir`. */
+/** The sampler lifecycle events written so far in session directory `dir`. */
 export function samplerEvents(dir: string): SamplerEventLine[] {
   const path = join(dir, 'sampler.jsonl');
   if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SamplerEventLine);
 }
 
-/** Polls until `pick()` returns something, or throws after `ms`. */
+/** Polls every 25 ms until `pick()` returns something, or throws after `ms`. */
 export async function waitFor<T>(what: string, pick: () => T | undefined, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -28,6 +32,16 @@ export async function waitFor<T>(what: string, pick: () => T | undefined, ms = 1
     if (v !== undefined) return v;
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await sleep(25);
+  }
+}
+
+/** Whether `pid` runs (zombies count as gone). */
+export function running(pid: number): boolean {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !/^[ZX]/.test(s.slice(s.lastIndexOf(')') + 2));
+  } catch {
+    return false;
   }
 }
 
@@ -46,17 +60,22 @@ export function samplerProcesses(dir: string): number[] {
   return found;
 }
 
-/** Whether `pid` runs (zombies count as gone). */
-export function running(pid: number): boolean {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return !/^[ZX]/.test(s.slice(s.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
-}
-
-/** Lock generations present in a session directory. */
+/** Lock generations present in a session directory (`sampler.lock.<n>`), sorted. */
 export function lockFiles(dir: string): string[] {
   return readdirSync(dir).filter((n) => n.startsWith('sampler.lock.')).sort();
+}
+
+/** A stand-in agent: a detached long-running process (its own process group). */
+export function fakeAgent(): ChildProcess {
+  return spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e6)'], { stdio: 'ignore', detached: true });
+}
+
+/** SIGKILLs a process group, ignoring one that is gone. */
+export function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // gone
+  }
 }
