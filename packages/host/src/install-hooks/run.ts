@@ -7,6 +7,7 @@ import { hookCommand } from './command.js';
 import { changeDiff } from './diff.js';
 import { applyChange, readText, whichIn } from './files.js';
 import { configFormats } from './formats/index.js';
+import { hookLists } from './hook-lists.js';
 
 /** Options of {@link planHooks} / {@link runInstallHooks}. */
 export interface InstallHooksOptions {
@@ -62,6 +63,7 @@ function contextFor(agent: string, options: InstallHooksOptions): InstallContext
     env,
     accept: options.accept === true,
     formats: configFormats,
+    hookLists,
     readFile: readText,
     which: (name: string) => whichIn(name, env.PATH),
   });

@@ -38,10 +38,33 @@ export interface InstallContext {
   readonly accept: boolean;
   /** Format-preserving editors lent by the host. */
   readonly formats: ConfigFormats;
+  /** Edits of the agent's `hooks` map inside a document from {@link formats}, lent by the host. */
+  readonly hookLists: HookListEditor;
   /** Reads a file as UTF-8; `undefined` when it does not exist. */
   readFile(path: string): string | undefined;
   /** Finds an executable on `env.PATH`; `undefined` when absent. */
   which(name: string): string | undefined;
+}
+
+/**
+ * How an agent lays out the lists of its `hooks` map (`{ <event>: [entry, …] }`, research
+ * hook-dialects.md §1.1, §2.1, §3.1, §4, §5): `grouped` entries are matcher groups
+ * `{matcher?, hooks: [{command, …}, …]}` (Claude Code, Codex, Gemini CLI); `flat` entries are the
+ * handlers `{command, …}` themselves (Cursor, Hermes).
+ */
+export type HookListLayout = 'grouped' | 'flat';
+
+/** Edits of the `hooks` map every agent config keeps, the same for all installers. */
+export interface HookListEditor {
+  /**
+   * Removes from `doc`'s `hooks` map every handler whose `command` `isOurs` accepts, except, per
+   * event, the last one whose command equals `keep` (an install already in place stays where it
+   * is); then removes the groups and event lists that end up empty, and, without `keep` (an
+   * uninstall), an empty `hooks` map (with `keep`, an install appends to it next, so it stays in
+   * place). Values of another shape (a `hooks` that is not a map, an event that is not a list)
+   * are left as they are. Returns the events that still hold a handler with command `keep`.
+   */
+  removeCommands(doc: ConfigDocument, options: { readonly layout: HookListLayout; readonly isOurs: (command: unknown) => boolean; readonly keep?: string }): Set<string>;
 }
 
 /** The hook command in the forms agents need. */

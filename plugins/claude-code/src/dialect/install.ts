@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ConfigDocument, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
+import type { HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
 
 /**
  * What cordon registers in Claude Code (research hook-dialects.md §1.1–§1.2, cordon-resource.md
@@ -26,47 +26,6 @@ export function claudeSettingsPath(ctx: InstallContext): string {
   return join(ctx.env.CLAUDE_CONFIG_DIR || join(ctx.home, '.claude'), 'settings.json');
 }
 
-type Group = { matcher?: unknown; hooks?: unknown };
-
-function groupsOf(doc: ConfigDocument, event: string): Group[] {
-  const hooks = (doc.value as { hooks?: Record<string, unknown> }).hooks;
-  const list = hooks && typeof hooks === 'object' ? hooks[event] : undefined;
-  return Array.isArray(list) ? (list as Group[]) : [];
-}
-
-const handlersOf = (group: Group): Array<{ command?: unknown }> => (Array.isArray(group?.hooks) ? (group.hooks as Array<{ command?: unknown }>) : []);
-
-/**
- * Removes every cordon handler except one whose command is `keep`; drops the groups, event lists
- * and `hooks` map it leaves empty. Returns whether a handler with command `keep` remains.
- */
-function removeCordon(doc: ConfigDocument, keep: string | undefined): Set<string> {
-  const kept = new Set<string>();
-  const hooks = (doc.value as { hooks?: Record<string, unknown> }).hooks;
-  if (!hooks || typeof hooks !== 'object') return kept;
-  for (const event of Object.keys(hooks)) {
-    const groups = groupsOf(doc, event);
-    for (let g = groups.length - 1; g >= 0; g--) {
-      const handlers = handlersOf(groups[g]!);
-      for (let h = handlers.length - 1; h >= 0; h--) {
-        const command = handlers[h]!.command;
-        if (!isCordonCommand(command)) continue;
-        if (keep !== undefined && command === keep && !kept.has(event)) {
-          kept.add(event);
-          continue;
-        }
-        if (handlers.length === 1) doc.remove(['hooks', event, g]);
-        else doc.remove(['hooks', event, g, 'hooks', h]);
-        handlers.splice(h, 1);
-      }
-    }
-    if (groupsOf(doc, event).length === 0) doc.remove(['hooks', event]);
-  }
-  const left = (doc.value as { hooks?: Record<string, unknown> }).hooks;
-  if (left && typeof left === 'object' && Object.keys(left).length === 0) doc.remove(['hooks']);
-  return kept;
-}
-
 function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[]): InstallPlan {
   if (before === after) return { changes: [], notes };
   return { changes: [{ path, before, after, summary }], notes };
@@ -81,7 +40,7 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     const doc = ctx.formats.json(path, before);
     const command = ctx.command.shell;
-    const present = removeCordon(doc, command);
+    const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command });
     const added: string[] = [];
     for (const { event, matcher, timeout } of CLAUDE_EVENTS) {
       if (present.has(event)) continue;
@@ -98,7 +57,7 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     if (before === undefined) return { changes: [], notes: [] };
     const doc = ctx.formats.json(path, before);
-    removeCordon(doc, undefined);
+    ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand });
     // A settings file left empty (as install created it) goes away.
     const empty = Object.keys(doc.value as object).length === 0;
     return plan(path, before, empty ? undefined : doc.toString(), 'remove the cordon hooks', []);

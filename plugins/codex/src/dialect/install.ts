@@ -70,26 +70,6 @@ function handlers(value: unknown): Handler[] {
   return out;
 }
 
-/** Removes cordon handlers (keeping one per event whose command is `keep`), pruning what they leave empty. Returns the events still holding `keep`. */
-function removeCordon(doc: ConfigDocument, keep: string | undefined): Set<string> {
-  const kept = new Set<string>();
-  const list = handlers(doc.value).filter((h) => h.cordon);
-  // Back to front, so earlier positions stay valid while later ones go.
-  list.sort((a, b) => (a.event === b.event ? b.group - a.group || b.index - a.index : a.event < b.event ? -1 : 1));
-  for (const h of list) {
-    if (keep !== undefined && h.command === keep && !kept.has(h.event)) {
-      kept.add(h.event);
-      continue;
-    }
-    const group = ((doc.value as any).hooks[h.event] as any[])[h.group];
-    if ((group.hooks as unknown[]).length === 1) doc.remove(['hooks', h.event, h.group]);
-    else doc.remove(['hooks', h.event, h.group, 'hooks', h.index]);
-  }
-  const hooks = (doc.value as any).hooks;
-  if (hooks && typeof hooks === 'object') for (const event of Object.keys(hooks)) if (Array.isArray(hooks[event]) && hooks[event].length === 0) doc.remove(['hooks', event]);
-  return kept;
-}
-
 const stateOf = (toml: TomlDocument): Record<string, { trusted_hash?: unknown }> => ((toml.value as any)?.hooks?.state ?? {}) as Record<string, { trusted_hash?: unknown }>;
 
 /**
@@ -157,7 +137,7 @@ export const installer: HookInstaller = {
     const command = ctx.command.shell;
     const before = handlers(doc.value);
     if (hooksBefore === undefined) doc.set(['description'], 'managed by cordon');
-    const present = removeCordon(doc, command);
+    const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command });
     const added: string[] = [];
     for (const { event, matcher, timeout } of CODEX_EVENTS) {
       if (present.has(event)) continue;
@@ -182,9 +162,7 @@ export const installer: HookInstaller = {
     const doc = ctx.formats.json(hooksPath, hooksBefore);
     const config = ctx.formats.toml(configPath, configBefore);
     const before = handlers(doc.value);
-    removeCordon(doc, undefined);
-    const value = doc.value as Record<string, unknown>;
-    if (value.hooks && typeof value.hooks === 'object' && Object.keys(value.hooks).length === 0) doc.remove(['hooks']);
+    ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand });
     retrust(config, hooksPath, before, handlers(doc.value));
     // A hooks.json that install created and that now holds nothing but its description goes away.
     const left = doc.value as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ConfigDocument, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
+import type { HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
 import { CURSOR_EVENTS } from './entry.js';
 
 /**
@@ -28,29 +28,6 @@ export function cursorHooksPath(ctx: InstallContext): string {
   return ctx.scope === 'project' ? join(ctx.projectDir, '.cursor', 'hooks.json') : join(ctx.home, '.cursor', 'hooks.json');
 }
 
-/** Removes cordon entries (keeping one per event whose command is `keep`), pruning emptied event lists and `hooks`. */
-function removeCordon(doc: ConfigDocument, keep: string | undefined): Set<string> {
-  const kept = new Set<string>();
-  const hooks = (doc.value as { hooks?: unknown }).hooks;
-  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return kept;
-  for (const event of Object.keys(hooks)) {
-    const list = (hooks as Record<string, unknown>)[event];
-    if (!Array.isArray(list)) continue;
-    for (let i = list.length - 1; i >= 0; i--) {
-      const command = (list[i] as { command?: unknown })?.command;
-      if (!isCordonCommand(command)) continue;
-      if (keep !== undefined && command === keep && !kept.has(event)) {
-        kept.add(event);
-        continue;
-      }
-      doc.remove(['hooks', event, i]);
-    }
-    const left = (doc.value as { hooks: Record<string, unknown> }).hooks[event];
-    if (Array.isArray(left) && left.length === 0) doc.remove(['hooks', event]);
-  }
-  return kept;
-}
-
 /** Cursor's hooks.json writer. */
 export const installer: HookInstaller = {
   detect: (ctx) => ctx.which('cursor-agent') !== undefined || ctx.readFile(cursorHooksPath(ctx)) !== undefined,
@@ -66,7 +43,7 @@ export const installer: HookInstaller = {
     const doc = ctx.formats.json(path, before);
     const created = before === undefined || (doc.value as { version?: unknown }).version === undefined;
     if (created) doc.set(['version'], 1);
-    const present = removeCordon(doc, command);
+    const present = ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, keep: command });
     const added: string[] = [];
     for (const { event, timeout } of CURSOR_HOOKS) {
       if (present.has(event)) continue;
@@ -87,9 +64,7 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     if (before === undefined) return { changes: [], notes: [] };
     const doc = ctx.formats.json(path, before);
-    removeCordon(doc, undefined);
-    const value = doc.value as { version?: unknown; hooks?: Record<string, unknown> };
-    if (value.hooks && Object.keys(value.hooks).length === 0) doc.remove(['hooks']);
+    ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand });
     // A file that holds nothing but the version cordon wrote goes away.
     const left = doc.value as Record<string, unknown>;
     const empty = Object.keys(left).length === 1 && left.version === 1;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ConfigDocument, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
+import type { HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
 
 /**
  * What cordon registers in Gemini CLI (research hook-dialects.md §3.1–§3.2, §8.6): BeforeTool
@@ -26,36 +26,6 @@ export function geminiSettingsPath(ctx: InstallContext): string {
   return ctx.scope === 'project' ? join(ctx.projectDir, '.gemini', 'settings.json') : join(ctx.home, '.gemini', 'settings.json');
 }
 
-/** Removes cordon handlers (keeping one per event whose command is `keep`), pruning what they leave empty. */
-function removeCordon(doc: ConfigDocument, keep: string | undefined): Set<string> {
-  const kept = new Set<string>();
-  const hooks = (doc.value as { hooks?: unknown }).hooks;
-  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return kept;
-  for (const event of Object.keys(hooks)) {
-    const groups = (hooks as Record<string, unknown>)[event];
-    if (!Array.isArray(groups)) continue;
-    for (let g = groups.length - 1; g >= 0; g--) {
-      const list: Array<{ command?: unknown }> = Array.isArray(groups[g]?.hooks) ? [...groups[g].hooks] : [];
-      for (let h = list.length - 1; h >= 0; h--) {
-        const command = list[h]!.command;
-        if (!isCordonCommand(command)) continue;
-        if (keep !== undefined && command === keep && !kept.has(event)) {
-          kept.add(event);
-          continue;
-        }
-        if (list.length === 1) doc.remove(['hooks', event, g]);
-        else doc.remove(['hooks', event, g, 'hooks', h]);
-        list.splice(h, 1);
-      }
-    }
-    const left = (doc.value as { hooks: Record<string, unknown> }).hooks[event];
-    if (Array.isArray(left) && left.length === 0) doc.remove(['hooks', event]);
-  }
-  const left = (doc.value as { hooks?: unknown }).hooks;
-  if (left && typeof left === 'object' && Object.keys(left).length === 0) doc.remove(['hooks']);
-  return kept;
-}
-
 function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[]): InstallPlan {
   if (before === after) return { changes: [], notes };
   return { changes: [{ path, before, after, summary }], notes };
@@ -70,7 +40,7 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     const doc = ctx.formats.json(path, before, { comments: true });
     const command = ctx.command.shell;
-    const present = removeCordon(doc, command);
+    const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command });
     const added: string[] = [];
     for (const { event, matcher, timeout } of GEMINI_EVENTS) {
       if (present.has(event)) continue;
@@ -90,7 +60,7 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     if (before === undefined) return { changes: [], notes: [] };
     const doc = ctx.formats.json(path, before, { comments: true });
-    removeCordon(doc, undefined);
+    ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand });
     // A settings file left empty (as install created it) goes away.
     const empty = Object.keys(doc.value as object).length === 0;
     return plan(path, before, empty ? undefined : doc.toString(), 'remove the cordon hooks', []);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ConfigChange, ConfigDocument, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
+import type { ConfigChange, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
 
 /**
  * What cordon registers in Hermes (research hook-dialects.md §5, §8.8): the tool events and the
@@ -21,31 +21,6 @@ export function isCordonCommand(command: unknown): boolean {
 /** `$HERMES_HOME` (default `~/.hermes`): Hermes' profile home. */
 export function hermesHome(ctx: InstallContext): string {
   return ctx.env.HERMES_HOME || join(ctx.home, '.hermes');
-}
-
-/** Removes cordon entries (keeping one per event whose command is `keep`), pruning emptied lists and `hooks`. */
-function removeCordon(doc: ConfigDocument, keep: string | undefined): Set<string> {
-  const kept = new Set<string>();
-  const hooks = (doc.value as { hooks?: unknown } | null)?.hooks;
-  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return kept;
-  for (const event of Object.keys(hooks)) {
-    const list = (hooks as Record<string, unknown>)[event];
-    if (!Array.isArray(list)) continue;
-    for (let i = list.length - 1; i >= 0; i--) {
-      const command = (list[i] as { command?: unknown })?.command;
-      if (!isCordonCommand(command)) continue;
-      if (keep !== undefined && command === keep && !kept.has(event)) {
-        kept.add(event);
-        continue;
-      }
-      doc.remove(['hooks', event, i]);
-    }
-    const left = (doc.value as { hooks: Record<string, unknown> }).hooks[event];
-    if (Array.isArray(left) && left.length === 0) doc.remove(['hooks', event]);
-  }
-  const left = (doc.value as { hooks?: unknown }).hooks;
-  if (left && typeof left === 'object' && Object.keys(left).length === 0) doc.remove(['hooks']);
-  return kept;
 }
 
 type Approval = { event?: unknown; command?: unknown };
@@ -98,7 +73,7 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     const doc = ctx.formats.yaml(path, before);
     const command = ctx.command.shell;
-    const present = removeCordon(doc, command);
+    const present = ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, keep: command });
     const added: string[] = [];
     for (const { event, timeout } of HERMES_HOOKS) {
       if (present.has(event)) continue;
@@ -120,7 +95,7 @@ export const installer: HookInstaller = {
     const changes: ConfigChange[] = [];
     if (before !== undefined) {
       const doc = ctx.formats.yaml(path, before);
-      removeCordon(doc, undefined);
+      ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand });
       const after = doc.toString();
       if (after !== before) changes.push({ path, before, after: after.trim() === '{}' || after.trim() === '' ? undefined : after, summary: 'remove the cordon hooks' });
     }
