@@ -12,10 +12,10 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { constants } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AGENT_PID_ENV, type ShimPayload, type ShimReply } from '../dialect/protocol.js';
+import { lendTerminal, shellExitCode } from '../foreground.js';
 import { findCommand } from './args.js';
 
 /** How long one report to `cordon hook` may take, ms. */
@@ -56,24 +56,14 @@ function report(payload: ShimPayload, env: NodeJS.ProcessEnv, pid: number | unde
 function runShell(shell: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number; signal?: NodeJS.Signals }> {
   return new Promise((resolve) => {
     const child = spawn(shell, args, { stdio: 'inherit', env });
-    const ignore = (): void => undefined;
-    const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
-    const onTerm = forward('SIGTERM');
-    const onHup = forward('SIGHUP');
     // The shell shares the terminal's process group and gets Ctrl-C itself.
-    process.on('SIGINT', ignore);
-    process.on('SIGQUIT', ignore);
-    process.on('SIGTERM', onTerm);
-    process.on('SIGHUP', onHup);
+    const giveBack = lendTerminal(child);
     const done = (code: number, signal?: NodeJS.Signals): void => {
-      process.off('SIGINT', ignore);
-      process.off('SIGQUIT', ignore);
-      process.off('SIGTERM', onTerm);
-      process.off('SIGHUP', onHup);
+      giveBack();
       resolve(signal ? { code, signal } : { code });
     };
     child.on('error', () => done(127));
-    child.on('exit', (code, signal) => done(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0), signal ?? undefined));
+    child.on('exit', (code, signal) => done(shellExitCode(code, signal), signal ?? undefined));
   });
 }
 

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { constants } from 'node:os';
 import { join } from 'node:path';
 import type { Logger, TelemetryService } from '@cordon/plugin-api';
+import { lendTerminal, shellExitCode } from '../foreground.js';
 import { writeShellLauncher } from './launcher.js';
 
 /** Exit code when the command cannot be started (the shells' "command not found"). */
@@ -61,7 +61,6 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   }
   const base = { session_id: sessionId, agent: 'aider', cwd: process.cwd() } as const;
 
-  const ignore = (): void => undefined;
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit', env });
@@ -75,13 +74,7 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   if (!started.ok) return { sessionId, exitCode: CANNOT_START, startError: started.error.message };
 
   const pid = child.pid!;
-  const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
-  const onTerm = forward('SIGTERM');
-  const onHup = forward('SIGHUP');
-  process.on('SIGINT', ignore);
-  process.on('SIGQUIT', ignore);
-  process.on('SIGTERM', onTerm);
-  process.on('SIGHUP', onHup);
+  const giveBack = lendTerminal(child);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   try {
     try {
@@ -93,7 +86,7 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
       options.log?.error('wrap: could not record the session start', { sessionId, error: String(error) });
     }
     const { code, signal } = await exited;
-    const exitCode = code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
+    const exitCode = shellExitCode(code, signal);
     try {
       telemetry.appendMarker({ ...base, event: 'session_end', native_event: 'wrap-exit', agent_pid: pid, exit_code: exitCode, exit_status: exitCode === 0 ? 'ok' : 'failed' });
       telemetry.stopSampler(sessionId);
@@ -102,9 +95,6 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
     }
     return { sessionId, exitCode, childPid: pid, ...(signal ? { signal } : {}) };
   } finally {
-    process.off('SIGINT', ignore);
-    process.off('SIGQUIT', ignore);
-    process.off('SIGTERM', onTerm);
-    process.off('SIGHUP', onHup);
+    giveBack();
   }
 }
