@@ -1,24 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { makeSandbox, type Sandbox } from '../../support/cli.js';
-import { FakeAnthropic, FakeGemini, FakeOpenAIResponses, claudeSession, codexSession, geminiSession, killAgents, step, type AgentSession, type FakeModelServer, type SeenToolResult, type Step } from '../../support/fake-models/index.js';
+import { describe, expect, it } from 'vitest';
+import { makeSandbox } from '../../support/cli.js';
+import { FakeAnthropic, FakeGemini, FakeOpenAIResponses, claudeSession, codexSession, geminiSession, holdPerTest, step, type AgentSession, type FakeModelServer, type SeenToolResult, type Step } from '../../support/fake-models/index.js';
 
 // The fake model servers drive the real agents (no hooks here): every step kind reaches the
 // agent's real tool, and the tool results come back to the fake.
 
 type Server = FakeModelServer & { toolResults(): SeenToolResult[] };
 
-let sandbox: Sandbox | undefined;
-let server: Server | undefined;
-
-afterEach(async () => {
-  killAgents();
-  await server?.close();
-  sandbox?.cleanup();
-  server = undefined;
-  sandbox = undefined;
-});
+const held = holdPerTest();
 
 const cases: Array<[string, (o: { steps: readonly Step[]; workdir: string }) => Promise<Server>, typeof claudeSession]> = [
   ['claude-code', (o) => FakeAnthropic.start(o), claudeSession],
@@ -28,13 +19,15 @@ const cases: Array<[string, (o: { steps: readonly Step[]; workdir: string }) => 
 
 describe.each(cases)('%s against its fake model server', (_name, start, makeSession) => {
   it('plays shell, write, read, edit and node -e steps through the real agent', async () => {
-    sandbox = makeSandbox('cordon-fake-models-');
+    const sandbox = held.sandbox(makeSandbox('cordon-fake-models-'));
     const workdir = sandbox.dir('work');
     const file = join(workdir, 'notes.txt');
-    server = await start({
-      workdir,
-      steps: [step.shell('echo hello-from-fake'), step.write(file, 'one\n'), step.read(file), step.edit(file, 'one', 'two'), step.shell(`node -e "console.log(6*7)"`), step.text('All done.')],
-    });
+    const server = held.server(
+      await start({
+        workdir,
+        steps: [step.shell('echo hello-from-fake'), step.write(file, 'one\n'), step.read(file), step.edit(file, 'one', 'two'), step.shell(`node -e "console.log(6*7)"`), step.text('All done.')],
+      }),
+    );
     const session: AgentSession = makeSession({ origin: server.origin, home: sandbox.dir('home'), workdir, env: sandbox.env });
     const run = await session.run();
     expect(run.timedOut).toBe(false);
@@ -51,7 +44,7 @@ describe.each(cases)('%s against its fake model server', (_name, start, makeSess
 
 describe('fake model server bounds', () => {
   it('answers 500 past maxRequests and records at most maxRecorded', async () => {
-    server = await FakeAnthropic.start({ steps: [], maxRequests: 3, maxRecorded: 2 });
+    const server = held.server(await FakeAnthropic.start({ steps: [], maxRequests: 3, maxRecorded: 2 }));
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await fetch(`${server.origin}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'm', messages: [], tools: [{ name: 'Bash' }] }) });

@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readMarkers, type Marker } from '../../../packages/host/src/telemetry/markers.js';
 import { SAMPLER_FILES } from '../../../packages/host/src/telemetry/sampler/files.js';
-import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, type Sandbox } from '../../support/cli.js';
-import { FakeAnthropic, FakeGemini, FakeOpenAIResponses, claudeSession, codexSession, geminiSession, killAgents, step, type AgentSession, type FakeModelServer, type SeenToolResult, type SessionOptions, type Step } from '../../support/fake-models/index.js';
+import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon } from '../../support/cli.js';
+import { FakeAnthropic, FakeGemini, FakeOpenAIResponses, claudeSession, codexSession, geminiSession, holdPerTest, step, type AgentSession, type FakeModelServer, type SeenToolResult, type SessionOptions, type Step } from '../../support/fake-models/index.js';
 
 // The real Claude Code, Codex and Gemini CLI, with hooks installed by `cordon install-hooks
 // --write` into isolated homes, each play one scripted session against a fake model server:
@@ -63,16 +63,7 @@ const CASES: readonly AgentCase[] = [
   },
 ];
 
-let sandbox: Sandbox | undefined;
-let server: Server | undefined;
-
-afterEach(async () => {
-  killAgents();
-  await server?.close();
-  sandbox?.cleanup();
-  server = undefined;
-  sandbox = undefined;
-});
+const held = holdPerTest();
 
 /** Every marker cordon wrote in the data dir, per session directory. */
 function allMarkers(dataDir: string): { markers: Marker[]; badLines: number } {
@@ -103,7 +94,7 @@ async function samplerStopped(dir: string): Promise<Array<{ event: string; pid?:
 
 describe.each(CASES)('$name with cordon hooks installed by install-hooks --write', (agent) => {
   it('records one start and one end per executed call, failures as failures, and denies the tapped call in the agent\'s own terms', async () => {
-    sandbox = makeSandbox(`cordon-e2e-${agent.name}-`);
+    const sandbox = held.sandbox(makeSandbox(`cordon-e2e-${agent.name}-`));
     const workdir = sandbox.dir('work');
     const file = join(workdir, 'notes.txt');
     const steps = [
@@ -115,7 +106,7 @@ describe.each(CASES)('$name with cordon hooks installed by install-hooks --write
       step.shell(`echo ${BLOCK}`),
       step.text('All done.'),
     ];
-    server = await agent.start({ steps, workdir });
+    const server = held.server(await agent.start({ steps, workdir }));
     linkPluginRoots(sandbox.dataDir, [
       { name: `@cordon/${agent.name}`, root: join(REPO_ROOT, 'plugins', agent.name) },
       { name: 'cordon-test-deny', root: DENY_PLUGIN },
@@ -187,9 +178,9 @@ describe.each(CASES)('$name with cordon hooks installed by install-hooks --write
   }, 180_000);
 
   it('runs the input a tap rewrote, and records the rewritten command', async () => {
-    sandbox = makeSandbox(`cordon-e2e-rewrite-${agent.name}-`);
+    const sandbox = held.sandbox(makeSandbox(`cordon-e2e-rewrite-${agent.name}-`));
     const workdir = sandbox.dir('work');
-    server = await agent.start({ steps: [step.shell('echo CORDON_E2E_REWRITE original'), step.text('All done.')], workdir });
+    const server = held.server(await agent.start({ steps: [step.shell('echo CORDON_E2E_REWRITE original'), step.text('All done.')], workdir }));
     linkPluginRoots(sandbox.dataDir, [
       { name: `@cordon/${agent.name}`, root: join(REPO_ROOT, 'plugins', agent.name) },
       { name: 'cordon-test-rewrite', root: REWRITE_PLUGIN },

@@ -1,10 +1,9 @@
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../support/cli.js';
+import { describe, expect, it } from 'vitest';
 import { requireAgent } from '../../support/agents.js';
-import { FakeAnthropic, killAgents, step, type AnthropicScriptOptions } from '../../support/fake-models/index.js';
+import { FakeAnthropic, holdPerTest, step, type AnthropicScriptOptions } from '../../support/fake-models/index.js';
 import { git } from '../../support/git.js';
 import {
   allowClaudeBash,
@@ -28,28 +27,17 @@ import {
 // cordon-envelope.md §16) and the faults of §18.2, fixed. Every edit below is made by Claude
 // Code's own Write/Edit/Bash tools in a real repository.
 
-let sandbox: Sandbox | undefined;
-const servers: FakeAnthropic[] = [];
-
-afterEach(async () => {
-  killSpawned();
-  killAgents();
-  for (const s of servers.splice(0)) await s.close();
-  sandbox?.cleanup();
-  sandbox = undefined;
-});
+const held = holdPerTest(killSpawned);
 
 async function scene(steps: AnthropicScriptOptions['steps'], extra: Omit<AnthropicScriptOptions, 'steps' | 'workdir'> = {}): Promise<Scene & { server: FakeAnthropic }> {
   const made = makeRepoSandbox('cordon-run-claude-');
-  sandbox = made.sandbox;
-  const server = await FakeAnthropic.start({ workdir: made.repo, steps, ...extra });
-  servers.push(server);
+  held.sandbox(made.sandbox);
+  const server = held.server(await FakeAnthropic.start({ workdir: made.repo, steps, ...extra }));
   return Object.assign(makeScene('claude-code', made.sandbox, made.repo, server), { server });
 }
 
 async function nextServer(s: Scene, steps: AnthropicScriptOptions['steps'], extra: Omit<AnthropicScriptOptions, 'steps' | 'workdir'> = {}): Promise<FakeAnthropic> {
-  const server = await FakeAnthropic.start({ workdir: s.repo, steps, ...extra });
-  servers.push(server);
+  const server = held.server(await FakeAnthropic.start({ workdir: s.repo, steps, ...extra }));
   s.useServer(server);
   return server;
 }

@@ -1,24 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../support/cli.js';
-import { FakeGemini, FakeOpenAIResponses, killAgents, step, type FakeModelServer, type ScriptOptions } from '../../support/fake-models/index.js';
+import { describe, expect, it } from 'vitest';
+import { FakeGemini, FakeOpenAIResponses, holdPerTest, step, type FakeModelServer, type ScriptOptions } from '../../support/fake-models/index.js';
 import { json, killSpawned, makeRepoSandbox, makeScene, promptsSeen, readAttempt, readState, type Scene } from './support.js';
 
 // `cordon run` with the real Codex 0.171.0 (`codex exec`) and the real Gemini CLI 0.61.0
 // (`gemini -p`) against their fake model servers: one accepted and one rejected attempt each,
 // and a resume, with the agent's own report recorded.
 
-let sandbox: Sandbox | undefined;
-const servers: FakeModelServer[] = [];
-
-afterEach(async () => {
-  killSpawned();
-  killAgents();
-  for (const s of servers.splice(0)) await s.close();
-  sandbox?.cleanup();
-  sandbox = undefined;
-});
+const held = holdPerTest(killSpawned);
 
 interface Case {
   readonly agent: 'codex' | 'gemini';
@@ -35,9 +25,8 @@ const CASES: readonly Case[] = [
 
 async function scene(c: Case, steps: ScriptOptions['steps']): Promise<Scene & { server: FakeModelServer }> {
   const made = makeRepoSandbox(`cordon-run-${c.agent}-`);
-  sandbox = made.sandbox;
-  const server = await c.start({ workdir: made.repo, steps });
-  servers.push(server);
+  held.sandbox(made.sandbox);
+  const server = held.server(await c.start({ workdir: made.repo, steps }));
   return Object.assign(makeScene(c.agent, made.sandbox, made.repo, server), { server });
 }
 
@@ -74,8 +63,7 @@ describe.each(CASES)('cordon run --agent $agent (the real agent)', (c) => {
     expect(refused.exitCode).toBe(2);
     expect(json(refused).error.message).toMatch(/^current partial changes violate the Cordon envelope/);
     writeFileSync(join(s.repo, 'README.md'), '# demo\n');
-    const server2 = await c.start({ workdir: s.repo, steps: [step.text('Nothing more to do.')] });
-    servers.push(server2);
+    const server2 = held.server(await c.start({ workdir: s.repo, steps: [step.text('Nothing more to do.')] }));
     s.useServer(server2);
     const resumed = await s.cordon(['resume', '--json']);
     expect(resumed.exitCode, resumed.stderr + resumed.stdout).toBe(0);

@@ -4,3 +4,4 @@ export { FakeAnthropic, type AnthropicScriptOptions, type SeenToolResult } from 
 export { FakeOpenAIResponses } from './openai-responses.js';
 export { FakeGemini } from './gemini.js';
 export { claudeSession, codexSession, geminiSession, killAgents, cleanAgentEnv, type AgentRun, type AgentSession, type SessionOptions } from './launch.js';
+export { holdPerTest, type Held } from './held.js';
