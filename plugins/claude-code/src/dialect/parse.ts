@@ -17,10 +17,9 @@ const EXIT_CODE = /^Exit code (\d+)\b/;
  * `PostToolUse` → `tool.after` ok (a shell call that fires it exited 0: non-zero exits fire
  * `PostToolUseFailure` instead, live-observed); `PostToolUseFailure` → `tool.after` failed with
  * its `error` and the exit code it names. Other events cordon does not record give `undefined`.
- * Fields are read with the host's never-throwing `read` (`DialectContext.read`).
+ * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
-export function parseClaudePayload(p: Readonly<Record<string, unknown>>, read: PayloadReaders): NativeEvent | undefined {
-  const { num, obj, str } = read;
+export function parseClaudePayload(p: Readonly<Record<string, unknown>>, { num, obj, str }: PayloadReaders): NativeEvent | undefined {
   const nativeEvent = str(p, 'hook_event_name') ?? '';
   const common = { nativeEvent, sessionId: str(p, 'session_id') ?? '', ...(str(p, 'cwd') !== undefined ? { cwd: str(p, 'cwd') } : {}) };
   const lifecycle = LIFECYCLE[nativeEvent];

@@ -23,10 +23,9 @@ const ROLLOUT_WAIT_MS = 25;
  * exit code is read from the text when Codex put one there (`apply_patch`: `Exit code: N`), else
  * for shell calls (whose response is bare output) from the rollout transcript; a shell call whose code cannot be found is
  * `unknown`, never guessed.
- * Fields are read with the host's never-throwing `read` (`DialectContext.read`).
+ * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
-export async function parseCodexPayload(p: Readonly<Record<string, unknown>>, read: PayloadReaders): Promise<NativeEvent | undefined> {
-  const { obj, str } = read;
+export async function parseCodexPayload(p: Readonly<Record<string, unknown>>, { obj, str }: PayloadReaders): Promise<NativeEvent | undefined> {
   const nativeEvent = str(p, 'hook_event_name') ?? '';
   const cwd = str(p, 'cwd');
   const common = { nativeEvent, sessionId: str(p, 'session_id') ?? '', ...(cwd !== undefined ? { cwd } : {}) };

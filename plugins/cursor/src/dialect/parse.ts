@@ -25,10 +25,9 @@ function exitCodeIn(output: unknown): number | undefined {
  * kept as sent. `postToolUseFailure` is a failure of the call; `postToolUse`'s `tool_output` is a
  * JSON string, whose exit code, when it has one, decides. The `before*`/`after*Execution` events
  * duplicate the tool events and are not recorded (cordon installs the tool events only).
- * Fields are read with the host's never-throwing `read` (`DialectContext.read`).
+ * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
-export function parseCursorPayload(p: Readonly<Record<string, unknown>>, read: PayloadReaders): NativeEvent | undefined {
-  const { num, obj, str } = read;
+export function parseCursorPayload(p: Readonly<Record<string, unknown>>, { num, obj, str }: PayloadReaders): NativeEvent | undefined {
   const nativeEvent = str(p, 'hook_event_name') ?? '';
   const roots = Array.isArray(p.workspace_roots) && typeof p.workspace_roots[0] === 'string' ? (p.workspace_roots[0] as string) : undefined;
   const cwd = str(p, 'cwd') ?? roots;

@@ -25,10 +25,9 @@ function errorOf(response: Record<string, unknown>): string | undefined {
  * `BeforeTool` and `AfterTool` first-in-first-out on (session, tool, input). A failing shell call
  * still fires `AfterTool`; its exit code is the `Exit Code: N` line of `llmContent` (absent when
  * it exited 0). A response `error` makes any call a failure.
- * Fields are read with the host's never-throwing `read` (`DialectContext.read`).
+ * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
-export function parseGeminiPayload(p: Readonly<Record<string, unknown>>, read: PayloadReaders): NativeEvent | undefined {
-  const { obj, str } = read;
+export function parseGeminiPayload(p: Readonly<Record<string, unknown>>, { obj, str }: PayloadReaders): NativeEvent | undefined {
   const nativeEvent = str(p, 'hook_event_name') ?? '';
   const cwd = str(p, 'cwd');
   const common = { nativeEvent, sessionId: str(p, 'session_id') ?? '', ...(cwd !== undefined ? { cwd } : {}) };

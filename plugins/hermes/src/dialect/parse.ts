@@ -37,10 +37,9 @@ function outcome(result: unknown): { status: 'ok' | 'failed'; exitCode?: number;
  * Normalises a Hermes Agent shell-hook payload (research §5, `agent/shell_hooks.py`): the call id,
  * the result (a JSON string) and the duration are nested under `extra`; a result carrying `error`,
  * `success: false` or a non-zero exit code is a failure.
- * Fields are read with the host's never-throwing `read` (`DialectContext.read`).
+ * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
-export function parseHermesPayload(p: Readonly<Record<string, unknown>>, read: PayloadReaders): NativeEvent | undefined {
-  const { num, obj, str } = read;
+export function parseHermesPayload(p: Readonly<Record<string, unknown>>, { num, obj, str }: PayloadReaders): NativeEvent | undefined {
   const nativeEvent = str(p, 'hook_event_name') ?? '';
   const cwd = str(p, 'cwd');
   const common = { nativeEvent, sessionId: str(p, 'session_id') ?? '', ...(cwd !== undefined ? { cwd } : {}) };
