@@ -30,10 +30,12 @@ export default class Info extends CordonCommand {
     };
     this.log(`cordon ${report.version}`);
     this.log(`data: ${report.paths.dataDir}`);
+    this.log(`config: ${report.paths.configDir}`);
+    this.log(`cache: ${report.paths.cacheDir}`);
     this.log(`plugins: ${report.plugins.applied.join(', ') || 'none'}`);
     for (const f of report.plugins.failed) this.log(`failed: ${f.message}`);
     for (const [kind, entries] of Object.entries(report.registries)) this.log(`${kind}: ${entries.map((e) => `${e.name} (${e.plugin})`).join(', ') || 'none'}`);
-    for (const [hook, list] of Object.entries(taps)) if (list.length) this.log(`${hook}: ${list.map((t) => `${t.plugin}:${t.name}@${t.stage}`).join(', ')}`);
+    for (const [hook, list] of Object.entries(taps)) this.log(`taps on ${hook}: ${list.map((t) => `${t.name} (${t.plugin}, stage ${t.stage})`).join(', ') || 'none'}`);
     return report;
   }
 }
