@@ -2,12 +2,23 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, makeSandbox, runCordon, runProcess, type Sandbox } from '../../../../test/support/cli.js';
+import { makeRepo, writeFiles } from '../../../../test/support/git.js';
 
 const FIXTURE = join(REPO_ROOT, 'packages/host/test/fixtures/plugin-probe');
 const BROKEN = join(REPO_ROOT, 'packages/host/test/fixtures/plugin-broken');
 const FIRST_PARTY = ['aider', 'cgroup-linux', 'claude-code', 'codex', 'cursor', 'gemini', 'hermes', 'sampler-windows'];
 
 let box: Sandbox;
+
+/** Arms a scratch repo, makes an in-policy change and runs `cordon check --json`: the probe's audit tap must fire. */
+async function expectAuditTapFires(): Promise<void> {
+  const repo = makeRepo(box.dir('repo'), { 'src/a.txt': 'a\n' }, box.env);
+  expect((await runCordon(['arm', 'probe', '--allow', 'src/**'], { env: box.env, cwd: repo })).exitCode).toBe(0);
+  writeFiles(repo, { 'src/a.txt': 'a\nb\n' });
+  const check = await runCordon(['check', '--json'], { env: box.env, cwd: repo });
+  expect(check.exitCode, check.stderr).toBe(3);
+  expect(JSON.parse(check.stdout).violations).toContainEqual(expect.objectContaining({ code: 'probe_violation', message: 'probe plugin: audit tap fired' }));
+}
 beforeEach(() => (box = makeSandbox()));
 afterEach(() => box.cleanup());
 
@@ -18,7 +29,7 @@ async function info(): Promise<{ plugins: { applied: string[]; failed: Array<{ p
 }
 
 describe('cordon plugins', () => {
-  it('installs a packed plugin tarball: its command runs, its taps register, and no second host comes along', async () => {
+  it('installs a packed plugin tarball: its command runs, its audit tap fires in cordon check, and no second host comes along', async () => {
     const packDir = box.dir('pack');
     const packed = await runProcess(['npm', 'pack', '--pack-destination', packDir, FIXTURE], { env: box.env });
     expect(packed.exitCode, packed.stderr).toBe(0);
@@ -34,6 +45,7 @@ describe('cordon plugins', () => {
     expect(report.plugins.applied).toEqual(['probe']);
     expect(report.taps.audit).toEqual([expect.objectContaining({ name: 'probe-audit', plugin: 'probe' })]);
     expect(report.taps.beforeToolCall).toEqual([expect.objectContaining({ name: 'probe-deny', plugin: 'probe' })]);
+    await expectAuditTapFires();
 
     const modules = join(box.dataDir, 'node_modules');
     expect(existsSync(join(modules, 'cordon-plugin-probe'))).toBe(true);
@@ -49,6 +61,7 @@ describe('cordon plugins', () => {
     const hello = await runCordon(['probe-hello'], { env: box.env });
     expect(hello.stdout).toMatch(/probe-hello host=0\.1\.0/);
     expect((await info()).plugins.applied).toEqual(['probe']);
+    await expectAuditTapFires();
   });
 
   it('links every first-party plugin; each registers under its own name', async () => {
