@@ -10,6 +10,7 @@ export default class Check extends CordonCommand {
   static override description = [
     'Exit 0 accepted, 3 rejected, 2 refused (nothing armed, bad state, lock held, git error).',
     'With --base the committed range base..head is audited without arming; the policy is .cordon.json as the base commit holds it, overridden by the flags given here.',
+    'Verifiers run in the work tree, so with --base they require it to be exactly the head (checked out, no uncommitted or untracked changes; ignored files are fine).',
   ].join('\n');
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json', `<%= config.bin %> <%= command.id %> --base origin/main --allow 'src/**'`];
   static override flags = {

@@ -4,6 +4,8 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { discoverRepo, resolveCommit, type RepoLocation } from './git/repo.js';
 import { git } from './git/run-git.js';
 import { baseGitEnv } from './git/repo.js';
+import { createShadowGit, readGitRules } from './git/shadow.js';
+import { workTreeMismatch } from './git/work-tree-at.js';
 import { acquireLock, type LockHandle } from './lock.js';
 import { phaseAfterCheck } from './phases.js';
 import { parsePolicyFile, POLICY_FILE, resolveSettings, type SettingsInput } from './settings.js';
@@ -75,7 +77,10 @@ export interface RangeOptions {
 /**
  * `cordon check --base REF [--head REF]` (issue 2, CI mode): audits the committed range without
  * arming. The policy is `.cordon.json` as it is in the *base* commit (so a change cannot loosen
- * its own audit), overridden by `flags`. No state is read or written.
+ * its own audit), overridden by `flags`. No state is read or written. Verifiers run in the work
+ * tree, so when there are any the work tree must be exactly `head` (HEAD at it, no tracked
+ * change, no untracked file that is not ignored), else `CORDON_REPO_ERROR` (exit 2): the
+ * verdict would be about a different tree than the one audited.
  */
 export async function checkRange(options: RangeOptions): Promise<AuditRecord> {
   const loc = await discoverRepo(options.repo ?? process.cwd());
@@ -83,7 +88,32 @@ export async function checkRange(options: RangeOptions): Promise<AuditRecord> {
   const head = await resolveCommit(loc, options.head ?? 'HEAD', `--head ${options.head ?? 'HEAD'}`);
   const file = await policyFileAt(loc, base);
   const settings = resolveSettings(file, options.flags);
+  if (settings.verify.commands.length > 0) {
+    const headName = options.head ?? 'HEAD';
+    const reason = await headMismatch(loc, head);
+    if (reason) {
+      const fromFile = !options.flags?.verify?.length ? ` (the verifiers come from ${POLICY_FILE} in the base commit)` : '';
+      throw new CordonError(
+        ERROR_CODES.REPO_ERROR,
+        `verifiers run in the work tree, which is not the audited head ${headName}: ${reason}; check out ${headName} with a clean work tree (commit, stash or remove the changes), or drop --verify${fromFile}`,
+        { details: { head, reason } },
+      );
+    }
+  }
   return auditRange({ loc, base, head, policy: settings.policy, verify: settings.verify, hooks: options.hooks, env: options.env });
+}
+
+/**
+ * Why the work tree is not exactly `head` (see {@link workTreeMismatch}), read through a shadow
+ * git directory so no repository config (fsmonitor, filters) runs; undefined when it is.
+ */
+async function headMismatch(loc: RepoLocation, head: string): Promise<string | undefined> {
+  const shadow = createShadowGit(loc, await readGitRules(loc), head);
+  try {
+    return await workTreeMismatch(loc, shadow.inv, head);
+  } finally {
+    shadow.dispose();
+  }
 }
 
 /** Parses `.cordon.json` as stored in `commit`, or undefined when the commit has none. */

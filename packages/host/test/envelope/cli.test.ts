@@ -186,6 +186,44 @@ describe('.cordon.json and CI mode (check --base)', () => {
     expect(missing.stderr).toMatch(/cannot resolve --base no-such-ref/);
   });
 
+  it('check --base with verifiers refuses (exit 2) unless the work tree is exactly the audited head', async () => {
+    const repo = newRepo({ 'src/app.py': 'a\n', 'README.md': 'r\n', '.gitignore': 'build/\n' });
+    const base = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    writeFiles(repo, { 'src/app.py': 'good\n' });
+    git(repo, ['commit', '-qam', 'good'], sandbox.env);
+    const good = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    // The verifier passes only on the committed content of `good`.
+    const verify = ['--verify', 'grep -qx good src/app.py'];
+    git(repo, ['checkout', '-q', base], sandbox.env);
+    let r = await cordon(['check', '--base', base, '--head', good, '--allow', 'src/**', ...verify], repo);
+    expect(r.exitCode).toBe(2);
+    const said = r.stderr.replace(/\s+/g, ' ');
+    expect(said).toContain(`not the audited head ${good}: HEAD is ${base.slice(0, 12)}, not ${good.slice(0, 12)}`);
+    expect(said).toContain(`check out ${good} with a clean work tree`);
+    expect(said).toContain('or drop --verify');
+    git(repo, ['checkout', '-q', good], sandbox.env);
+    // Uncommitted edit to a tracked file: the metrics would ignore it, the verifier would see it.
+    writeFiles(repo, { 'src/app.py': 'edited\n' });
+    r = await cordon(['check', '--base', base, '--allow', 'src/**', ...verify, '--json'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stdout).error.message).toMatch(/not the audited head HEAD: the work tree has changes that are not committed in it: src\/app\.py;/);
+    git(repo, ['checkout', '-q', '--', 'src/app.py'], sandbox.env);
+    // An untracked file (not ignored) is refused too: a verifier would see it.
+    writeFiles(repo, { 'src/extra.py': 'x\n' });
+    r = await cordon(['check', '--base', base, '--head', good, '--allow', 'src/**', ...verify], repo);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.replace(/\s+/g, ' ')).toContain('not committed in it: src/extra.py;');
+    // Accepted: the work tree is `good`; ignored files are fine.
+    git(repo, ['clean', '-qfd', '--', 'src'], sandbox.env);
+    writeFiles(repo, { 'build/out.txt': 'artifact\n' });
+    r = await cordon(['check', '--base', base, '--head', good, '--allow', 'src/**', ...verify, '--json'], repo);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ passed: true, mode: 'range', verification: [{ command: 'grep -qx good src/app.py', passed: true }] });
+    // Without verifiers the work tree does not matter (committed content only).
+    git(repo, ['checkout', '-q', base], sandbox.env);
+    expect((await cordon(['check', '--base', base, '--head', good, '--allow', 'src/**'], repo)).exitCode).toBe(0);
+  });
+
   it('check --base looks at committed content only, never the work tree', async () => {
     const repo = newRepo({ 'src/app.py': 'a\n', 'README.md': 'r\n' });
     const base = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();

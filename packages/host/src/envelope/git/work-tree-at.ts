@@ -1,0 +1,29 @@
+import { displayPath, pathText } from '../path-text.js';
+import { nameSome } from '../evidence/index-state.js';
+import { resolveCommit, type RepoLocation } from './repo.js';
+import { git, type GitInvocation } from './run-git.js';
+
+/**
+ * Why the work tree is not exactly commit `head`, or undefined when it is: the real `HEAD`
+ * must resolve to `head`, and `git status --porcelain=v1 -z --untracked-files=normal` (run
+ * through `inv`, a shadow git directory whose HEAD is `head`) must list nothing — no staged or
+ * unstaged tracked change and no untracked file that is not ignored. Untracked files count
+ * because a verifier sees them (an untracked test or config file can change its verdict);
+ * ignored files (build output, dependencies) are allowed, as at arm time (research §5).
+ * Throws `CORDON_REPO_ERROR` when git fails.
+ */
+export async function workTreeMismatch(loc: RepoLocation, inv: GitInvocation, head: string): Promise<string | undefined> {
+  const current = await resolveCommit(loc, 'HEAD');
+  if (current !== head) return `HEAD is ${current.slice(0, 12)}, not ${head.slice(0, 12)}`;
+  const { stdout } = await git(inv, ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignore-submodules=dirty']);
+  const records = stdout.toString('latin1').split('\0').filter(Boolean);
+  // A rename/copy record is followed by its source path; -z keeps `XY path` first either way.
+  const paths: string[] = [];
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    paths.push(displayPath(pathText(Buffer.from(r.slice(3), 'latin1'))));
+    if (r[0] === 'R' || r[0] === 'C') i++;
+  }
+  if (paths.length > 0) return `the work tree has changes that are not committed in it: ${nameSome(paths)}`;
+  return undefined;
+}
