@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -108,6 +108,24 @@ describe('cordon arm / check / status / reset', () => {
     expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_STATE' });
     expect((await cordon(['reset'], repo)).exitCode).toBe(0);
     expect(existsSync(join(repo, '.cordon'))).toBe(false);
+  });
+
+  it('outside a git work tree: exit 2 naming the directory', async () => {
+    const outside = realpathSync(sandbox.dir('notrepo'));
+    const runs: Array<[string[], string | undefined]> = [
+      [['status', '--repo', outside], undefined],
+      [['arm', 'x', '--allow', 'src/**'], outside],
+      [['check'], outside],
+      [['check', '--base', 'main'], outside],
+      [['reset'], outside],
+    ];
+    for (const [args, cwd] of runs) {
+      const r = await cordon(args, cwd);
+      expect({ args, exit: r.exitCode }).toEqual({ args, exit: 2 });
+      expect(r.stderr.replace(/\s+/g, ' '), args.join(' ')).toContain(`${outside} is not inside a git work tree`);
+    }
+    const json = await cordon(['status', '--json', '--repo', outside]);
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_REPO_ERROR', message: expect.stringMatching(/^\S+notrepo is not inside a git work tree \(git: fatal: not a git repository/) });
   });
 
   it('status works while another process holds the lock; check and reset are refused', async () => {

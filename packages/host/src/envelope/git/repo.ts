@@ -47,8 +47,8 @@ export function baseGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.Process
 /**
  * Finds the repository containing `path` (any directory inside the work tree; research §2
  * `--repo`). Uses the caller's global and system git config, as plain git would, but no `GIT_*`
- * environment. Throws `CORDON_REPO_ERROR` (exit 2) with git's own message when `path` is not
- * inside a work tree, and `CORDON_BAD_INPUT` when `path` does not exist.
+ * environment. Throws `CORDON_REPO_ERROR` (exit 2) `<dir> is not inside a git work tree` (git's
+ * message appended) when `path` is not inside a work tree, and `CORDON_BAD_INPUT` when `path` does not exist.
  */
 export async function discoverRepo(path: string, options: { gitBinary?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RepoLocation> {
   const dir = resolve(path);
@@ -62,7 +62,17 @@ export async function discoverRepo(path: string, options: { gitBinary?: string; 
   const gitBinary = options.gitBinary ?? 'git';
   const inv: GitInvocation = { cwd: dir, env: baseGitEnv(options.env), gitBinary };
   const wanted = ['--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--git-path', 'objects', '--git-path', 'index', '--git-path', 'info/exclude', '--git-path', 'info/attributes', '--git-path', 'cordon.lock'];
-  const { stdout } = await git(inv, ['rev-parse', ...wanted]);
+  let stdout: Buffer;
+  try {
+    ({ stdout } = await git(inv, ['rev-parse', ...wanted]));
+  } catch (error) {
+    const said = (error as Error).message;
+    // git's own words for "no repository here" and "inside .git, not a work tree".
+    if (/not a git repository|must be run in a work tree/i.test(said)) {
+      throw new CordonError(ERROR_CODES.REPO_ERROR, `${dir} is not inside a git work tree (git: ${said.replace(/^git rev-parse exited \d+: /, '').split('\n')[0]!.trim()})`, { cause: error });
+    }
+    throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: ${said}`, { cause: error });
+  }
   const lines = stdout.toString('utf8').split('\n');
   if (lines.at(-1) === '') lines.pop();
   if (lines.length !== 8) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: unexpected git rev-parse output (a path with a newline is not supported here)`);
