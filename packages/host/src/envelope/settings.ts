@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { globProblem } from './glob.js';
 import { DEFAULT_LIMITS, isPlainObject, labelProblem, limitProblem, policyProblem, type Policy } from './policy/policy.js';
 import { DEFAULT_VERIFY_OUTPUT_CAP, DEFAULT_VERIFY_TIMEOUT_SECONDS, verifySpecProblem, type VerifySpec } from './verify/spec.js';
 
@@ -62,8 +63,8 @@ const FILE_KEYS: Readonly<Record<string, { field: keyof SettingsInput; kind: 'li
 
 /**
  * Parses the text of a `.cordon.json` (`source` names it in errors). Throws `CORDON_BAD_INPUT`
- * (exit 2) naming the file and key for invalid JSON, a non-object, an unknown key or a value of
- * the wrong kind. `$schema` and `//` (a comment) are accepted and ignored.
+ * (exit 2) naming the file and key for invalid JSON, a non-object, an unknown key, a value of
+ * the wrong kind, or an invalid glob or verifier (`.cordon.json: verify: too many verify commands: 9 > 8`). `$schema` and `//` (a comment) are accepted and ignored.
  */
 export function parsePolicyFile(text: string, source: string): SettingsInput {
   let value: unknown;
@@ -96,9 +97,36 @@ export function parsePolicyFile(text: string, source: string): SettingsInput {
         if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw bad(`${where} must be a positive integer`);
         break;
     }
+    const problem = valueProblem(key, v);
+    if (problem) throw bad(`${source}: ${key}: ${problem}`);
     out[spec.field] = v;
   }
   return out as SettingsInput;
+}
+
+/**
+ * What is wrong with one `.cordon.json` value on its own (globs, verifier commands and count,
+ * the timeout's ceiling), so the error names the file and key rather than the flag that
+ * {@link resolveSettings} would name after merging. Problems of the merged whole (no `allow`
+ * at all, too many globs in total) are left to {@link resolveSettings}.
+ */
+function valueProblem(key: string, value: unknown): string | undefined {
+  if (key === 'allow' || key === 'deny' || key === 'allow-ignored') {
+    for (const glob of value as string[]) {
+      const problem = globProblem(glob);
+      if (problem) return `glob ${JSON.stringify(glob)} ${problem}`;
+    }
+    return undefined;
+  }
+  if (key === 'verify' || key === 'verify-timeout') {
+    const spec = {
+      commands: key === 'verify' ? value : [],
+      timeout_seconds: key === 'verify-timeout' ? value : DEFAULT_VERIFY_TIMEOUT_SECONDS,
+      output_cap: DEFAULT_VERIFY_OUTPUT_CAP,
+    };
+    return verifySpecProblem(spec)?.replaceAll(`--${key}`, key);
+  }
+  return undefined;
 }
 
 /** Reads `<root>/.cordon.json` if present (undefined when absent); errors as {@link parsePolicyFile}. */

@@ -178,6 +178,11 @@ describe('.cordon.json and CI mode (check --base)', () => {
     r = await cordon(['arm', 'x'], repo);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/unknown key "maxFiles"/);
+    writeFileSync(join(repo, '.cordon.json'), JSON.stringify({ allow: ['/src/**'] }));
+    git(repo, ['commit', '-qam', 'absolute glob'], sandbox.env);
+    r = await cordon(['arm', 'x', '--json'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stdout).error.message).toBe('.cordon.json: allow: glob "/src/**" must be relative to the repository root (no leading "/" or "./")');
   });
 
   it('check --base audits a committed range with the base commit policy, without arming', async () => {

@@ -45,6 +45,21 @@ describe('settings, policy and arm input validation (research §3, §16.2 H09, V
     expect(parsePolicyFile('{"$schema": "x", "//": "comment", "allow": ["a"]}', 'f')).toEqual({ allow: ['a'] });
   });
 
+  it('.cordon.json globs and verifiers are checked on their own, so errors name the file key, not the flag', () => {
+    const file = (o: object) => () => parsePolicyFile(JSON.stringify(o), '.cordon.json');
+    bad(file({ allow: ['/src/**'] }), /^\.cordon\.json: allow: glob "\/src\/\*\*" must be relative/);
+    bad(file({ deny: ['a/../b'] }), /^\.cordon\.json: deny: glob "a\/\.\.\/b" has a "\.\." path segment/);
+    bad(file({ 'allow-ignored': [''] }), /^\.cordon\.json: allow-ignored: glob "" is empty/);
+    bad(file({ verify: Array(9).fill('true') }), /^\.cordon\.json: verify: too many verify commands: 9 > 8$/);
+    bad(file({ verify: ["'"] }), /^\.cordon\.json: verify: invalid verify command "'": No closing quotation$/);
+    bad(file({ 'verify-timeout': 1e9 }), /^\.cordon\.json: verify-timeout: verify-timeout must be a positive number of seconds \(at most 604800\)$/);
+    // The same values from flags still name the flags.
+    bad(() => resolveSettings({ allow: ['/src/**'] }), /^glob "\/src\/\*\*" must be relative/);
+    bad(() => resolveSettings({ allow: ['x'], verify: Array(9).fill('true') }), /^too many --verify commands: 9 > 8$/);
+    // An empty list in the file is fine on its own (flags may supply the globs).
+    expect(resolveSettings(parsePolicyFile('{"allow": [], "verify": []}', '.cordon.json'), { allow: ['src/**'] }).policy.allow).toEqual(['src/**']);
+  });
+
   it('H09: arm refuses an empty or over-long label, a bad mode, max attempts 0, blank or unbalanced verifiers', async () => {
     const dir = repo();
     const settings = resolveSettings({ allow: ['src/**'] });
