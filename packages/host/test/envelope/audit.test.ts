@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AsyncSeriesHook } from 'tapable';
@@ -284,10 +284,11 @@ describe('probe-derived cases (research §16.3)', () => {
     await expect(armWith(empty, { allow: ['src/**'] })).rejects.toMatchObject({ code: ERROR_CODES.REPO_ERROR, message: expect.stringContaining('cannot resolve HEAD') });
   });
 
-  it('status and check before arming say the config is missing; reset is a no-op', async () => {
-    const dir = repo();
-    await expect(status(dir)).rejects.toThrow(/config is missing/);
-    await expect(check({ repo: dir })).rejects.toThrow(/config is missing/);
+  it('status and check before arming say nothing is armed in the root; reset is a no-op', async () => {
+    const dir = realpathSync(repo());
+    const nothing = `nothing is armed in ${dir} (run \`cordon arm\` first)`;
+    await expect(status(join(dir, 'src'))).rejects.toThrow(expect.objectContaining({ code: ERROR_CODES.BAD_STATE, message: nothing }));
+    await expect(check({ repo: dir })).rejects.toThrow(expect.objectContaining({ code: ERROR_CODES.BAD_STATE, message: nothing }));
     expect(await reset(dir)).toEqual({ removed: false, root: dir });
   });
 

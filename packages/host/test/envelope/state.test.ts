@@ -109,7 +109,7 @@ describe('state files (research §4, §16.2 H01–H04, H14, T1–T3)', () => {
     expect(() => loadEnvelope(loc)).toThrow(/state is not valid JSON/);
     const { unlinkSync } = await import('node:fs');
     unlinkSync(env.paths.config);
-    expect(() => loadEnvelope(loc)).toThrow(/config is missing/);
+    expect(() => loadEnvelope(loc)).toThrow(/^Cordon config is missing from \.cordon\/ \(the envelope is damaged; run `cordon reset` and arm again\)$/);
   });
 
   it('T3: the schema and integrity matrix; an untouched envelope loads', async () => {

@@ -80,10 +80,12 @@ export function alreadyArmed(): CordonError {
  * Loads and validates the envelope of `loc` (research §4.5): every file present, parseable,
  * of exactly the expected shape and version; the config and snapshot hashes match the state;
  * `info/exclude` is unchanged since arming; the envelope was armed in this work tree. Every
- * failure is `CORDON_BAD_STATE` (exit 2) naming the problem.
+ * failure is `CORDON_BAD_STATE` (exit 2) naming the problem (`nothing is armed in <root> …`
+ * when `.cordon/` does not exist).
  */
 export function loadEnvelope(loc: RepoLocation): Envelope {
   const paths = envelopePaths(loc.root);
+  if (!envelopeExists(loc.root)) throw badState(`nothing is armed in ${loc.root} (run \`cordon arm\` first)`);
   const config = readJson(paths.config, 'config') as EnvelopeConfig;
   const configBad = configProblem(config);
   if (configBad) throw badState(configBad);
@@ -138,7 +140,7 @@ function readJson(path: string, what: string): unknown {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw badState(code === 'ENOENT' ? `Cordon ${what} is missing (is the envelope armed? run \`cordon arm\`)` : `cannot read ${what}: ${(error as Error).message}`);
+    throw badState(code === 'ENOENT' ? `Cordon ${what} is missing from .cordon/ (the envelope is damaged; run \`cordon reset\` and arm again)` : `cannot read ${what}: ${(error as Error).message}`);
   }
   try {
     return JSON.parse(text);
