@@ -96,7 +96,7 @@ describe('cordon arm / check / status / reset', () => {
       [['arm', '   ', '--allow', 'src/**'], /label must not be empty/],
       [['arm', 'x', '--allow', 'src/**', '--no-such-flag'], /Nonexistent flag/],
       [['check', '--allow', 'src/**'], /--base/],
-      [['status'], /nothing is armed in \S+\s+\(run `cordon arm` first\)/],
+      [['status'], /nothing is armed in\s+\S+\s+\(run `cordon arm` first\)/],
     ];
     for (const [args, message] of refused) {
       const r = await cordon(args, repo);
