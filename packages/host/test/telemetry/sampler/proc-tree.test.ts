@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProcTreeReader } from '../../../src/telemetry/sampler/linux/proc-tree.js';
 
@@ -19,7 +21,9 @@ setInterval(() => {}, 1e6);
 `;
 
 const started: ChildProcess[] = [];
+const tempDirs: string[] = [];
 afterEach(() => {
+  for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true });
   for (const c of started.splice(0)) {
     try {
       process.kill(-c.pid!, 'SIGKILL');
@@ -155,6 +159,60 @@ describe.runIf(linux)('ProcTreeReader', () => {
     r.kill('SIGKILL');
     const reading = await until(() => reader.read(), (x) => !x.rootAlive);
     expect(reading.rootAlive).toBe(false);
+    reader.close();
+  });
+
+  /** A Node script that holds `mib` MiB and, when `childMib` is given, starts a plain `node -e` child holding that much. */
+  function holder(mib: number, childMib?: number): string {
+    const hold = (n: number) => `const b = Buffer.alloc(${n} * 2 ** 20, 1); setInterval(() => b.length, 1000);`;
+    const child = childMib === undefined ? '' : `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(hold(childMib))}], { stdio: 'ignore' });`;
+    return `${child}\n${hold(mib)}\n`;
+  }
+
+  /** Writes `script` at `<temp>/<rel>` and returns the absolute path. */
+  function fakeScript(rel: string, script: string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-own-'));
+    tempDirs.push(dir);
+    const path = join(dir, rel);
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, script);
+    return path;
+  }
+
+  it('leaves out a `cordon hook` process and its subtree, keeps the agent’s own memory hog', async () => {
+    const r = await root();
+    const node = JSON.stringify(process.execPath);
+    // The agent's real work: 150 MiB.
+    await r.run(`exec ${node} -e "const b = Buffer.alloc(150 * 2 ** 20, 1); setInterval(() => b.length, 1000)"`);
+    // What install-hooks writes, run through `sh -c` as agents do: 200 MiB itself, 200 MiB in a child.
+    const runJs = fakeScript('host/bin/run.js', holder(200, 200));
+    await r.run(`${node} ${JSON.stringify(runJs)} hook --agent claude-code`);
+    const everything = new ProcTreeReader(r.pid!, { ownProcesses: false });
+    const all = await until(() => everything.read(), (x) => x.rssBytes > 550 * MiB + 3 * 30 * MiB, 15_000);
+    expect(all.rssBytes).toBeGreaterThan(550 * MiB);
+    // Opened once the tree is complete, so every process is met after its exec (no fork-exec race).
+    const reader = new ProcTreeReader(r.pid!);
+    const agentOnly = reader.read();
+    expect(agentOnly.rssBytes).toBeGreaterThan(150 * MiB); // the hog counts
+    expect(all.rssBytes - agentOnly.rssBytes).toBeGreaterThan(400 * MiB); // hook + its child do not
+    expect(agentOnly.nProcs).toBe(2); // root + hog
+    expect(all.nProcs).toBeGreaterThanOrEqual(4); // + hook (+ its sh wrapper) + the hook's child
+    everything.close();
+    reader.close();
+  });
+
+  it('leaves out the wrap shell shim itself but counts the command it runs', async () => {
+    const r = await root();
+    const shim = fakeScript('aider/dist/shim/shell.js', holder(200, 150));
+    await r.run(`exec ${JSON.stringify(process.execPath)} ${JSON.stringify(shim)} -c true`);
+    const everything = new ProcTreeReader(r.pid!, { ownProcesses: false });
+    const all = await until(() => everything.read(), (x) => x.rssBytes > 350 * MiB + 2 * 30 * MiB, 15_000);
+    const reader = new ProcTreeReader(r.pid!);
+    const agentOnly = reader.read();
+    expect(agentOnly.rssBytes).toBeGreaterThan(150 * MiB); // the shim's child counts
+    expect(all.rssBytes - agentOnly.rssBytes).toBeGreaterThan(200 * MiB); // the shim does not
+    expect(agentOnly.nProcs).toBe(2); // root + the shim's child
+    everything.close();
     reader.close();
   });
 });

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import type { TreeReader, TreeReading } from '@cordon/plugin-api';
+import { classifyOwnProcess, splitCmdline, type OwnProcess } from '../own-processes.js';
 import { readKernelUnits, type KernelUnits } from './auxv.js';
 import { emptyStat, parseLastPid, parseProcStat, type ProcStat } from './proc-stat.js';
 
@@ -13,6 +14,8 @@ interface Member {
   joined: number;
   /** Its last read showed a zombie: its final CPU is counted, so its disappearance loses nothing. */
   zombie: boolean;
+  /** One of Cordon's own processes: tracked (so its children are recognised) but not counted. */
+  own: OwnProcess | undefined;
 }
 
 /** A process met for the first time this tick. */
@@ -36,6 +39,11 @@ export interface ProcTreeOptions {
   readonly fullScanMs?: number;
   /** New pids probed one by one up to this many per tick (default {@link MAX_PROBES}); more and `/proc` is listed. */
   readonly maxProbes?: number;
+  /**
+   * Tells Cordon's own processes from the agent's by command line (default
+   * {@link classifyOwnProcess}); `false` counts everything.
+   */
+  readonly ownProcesses?: false | ((argv: readonly string[]) => OwnProcess | undefined);
 }
 
 // Bytes of a stat line: comm is at most 64 bytes (kernel threads), the 52 numeric fields < 1 KiB.
@@ -61,6 +69,11 @@ const MAX_PROBES = 64;
  * exits, even when its parent exits first and it is re-parented (an orphaned background job a tool
  * call started stays attributed to the agent). A process born and gone between two ticks is not seen.
  *
+ * Cordon's own processes are not the agent's: a new member's `/proc/<pid>/cmdline` is read once,
+ * when it joins, and a `cordon hook` process (with everything under it) or the wrap shell shim
+ * (itself only) is kept out of the sums ({@link classifyOwnProcess}). A process read between its
+ * fork and its exec still shows its parent's command line and is counted.
+ *
  * CPU % is the tree's utime + stime gained since the previous reading over the wall time between
  * the readings (100 = one core). A process that appeared after the first reading counts with all
  * the CPU it has used, so a short burst is not lost to priming.
@@ -72,6 +85,7 @@ export class ProcTreeReader implements TreeReader {
   readonly #maxFds: number;
   readonly #fullScanMs: number;
   readonly #maxProbes: number;
+  readonly #classify: ((argv: readonly string[]) => OwnProcess | undefined) | undefined;
   readonly #buf = Buffer.allocUnsafe(STAT_BUFFER);
   readonly #stat = emptyStat();
   readonly #members = new Map<number, Member>();
@@ -99,6 +113,7 @@ export class ProcTreeReader implements TreeReader {
     this.#maxFds = options.maxOpenFds ?? 4096;
     this.#fullScanMs = options.fullScanMs ?? 5000;
     this.#maxProbes = options.maxProbes ?? MAX_PROBES;
+    this.#classify = options.ownProcesses === false ? undefined : (options.ownProcesses ?? classifyOwnProcess);
     this.#rootPid = rootPid;
     this.#pidMax = readPidMax(this.#proc);
     let rootFd: number;
@@ -113,7 +128,7 @@ export class ProcTreeReader implements TreeReader {
       throw Object.assign(new Error(`process ${rootPid} has exited`), { code: 'ESRCH' });
     }
     this.#openFds = 1;
-    this.#members.set(rootPid, { fd: rootFd, cpuTicks: root.cpuTicks, joined: 0, zombie: false });
+    this.#members.set(rootPid, { fd: rootFd, cpuTicks: root.cpuTicks, joined: 0, zombie: false, own: undefined });
     try {
       this.#loadavgFd = openSync(`${this.#proc}/loadavg`, 'r');
     } catch {
@@ -147,7 +162,10 @@ export class ProcTreeReader implements TreeReader {
     while (grew) {
       grew = false;
       for (const f of fresh) {
-        if (f.fd === -2 || !this.#members.has(f.stat.ppid)) continue;
+        if (f.fd === -2) continue;
+        const parent = this.#members.get(f.stat.ppid);
+        if (!parent) continue;
+        const own = parent.own === 'subtree' ? 'subtree' : this.#ownKind(f.pid);
         let fd = f.fd;
         if (this.#openFds >= this.#maxFds) {
           closeSync(fd);
@@ -155,13 +173,14 @@ export class ProcTreeReader implements TreeReader {
         } else {
           this.#openFds++;
         }
-        this.#members.set(f.pid, { fd, cpuTicks: f.stat.cpuTicks, joined: tick, zombie: f.stat.state === 'Z' });
+        this.#members.set(f.pid, { fd, cpuTicks: f.stat.cpuTicks, joined: tick, zombie: f.stat.state === 'Z', own });
         this.#others.delete(f.pid);
+        f.fd = -2; // consumed
+        grew = true;
+        if (own) continue;
         if (tick > 1) cpuTicks += f.stat.cpuTicks;
         rssPages += f.stat.rssPages;
         nProcs++;
-        f.fd = -2; // consumed
-        grew = true;
       }
     }
     for (const f of fresh) {
@@ -177,16 +196,17 @@ export class ProcTreeReader implements TreeReader {
       if (!stat) {
         // Exited and reaped since the previous reading: the CPU of its last interval is lost,
         // unless that reading already saw it as a zombie (final counters).
-        if (!member.zombie) partial = true;
+        if (!member.zombie && !member.own) partial = true;
         this.#drop(pid, member);
         if (pid === this.#rootPid) rootAlive = false;
         continue;
       }
       if (pid === this.#rootPid && (stat.state === 'Z' || stat.state === 'X')) rootAlive = false;
+      member.zombie = stat.state === 'Z';
+      if (member.own) continue;
       rssPages += stat.rssPages;
       cpuTicks += Math.max(0, stat.cpuTicks - member.cpuTicks);
       member.cpuTicks = stat.cpuTicks;
-      member.zombie = stat.state === 'Z';
       nProcs++;
     }
     const elapsedS = (at - this.#lastAt) / 1000;
@@ -275,6 +295,18 @@ export class ProcTreeReader implements TreeReader {
       return undefined;
     }
     return { pid, fd, stat };
+  }
+
+  /** Reads a new member's command line once and classifies it; `undefined` when unreadable (e.g. gone). */
+  #ownKind(pid: number): OwnProcess | undefined {
+    if (!this.#classify) return undefined;
+    let raw: string;
+    try {
+      raw = readFileSync(`${this.#proc}/${pid}/cmdline`, 'utf8');
+    } catch {
+      return undefined;
+    }
+    return this.#classify(splitCmdline(raw));
   }
 
   #drop(pid: number, member: Member): void {

@@ -1,0 +1,52 @@
+/**
+ * Cordon's own processes inside an agent's tree, told apart by their command line so the sampler
+ * does not charge them to the agent (a `true` call would otherwise show the 60–80 MiB of the
+ * `cordon hook` Node process the agent started around it).
+ *
+ * - `'subtree'`: a `cordon hook` invocation, as `install-hooks` writes it (`<node> <…>/bin/run.js
+ *   hook …`, or a global `cordon hook …` shim), or that command inside a `sh -c "…"` wrapper.
+ *   Nothing it starts is the agent's work, so its whole subtree is left out.
+ * - `'self'`: the shell shim of `cordon wrap --shell-shim` (`<node> <…>/shim/shell.js`, or its
+ *   `cordon-shell` launcher script before it execs Node). The shim itself is left out, but the real
+ *   shell it starts runs the agent's command, so its children still count.
+ */
+export type OwnProcess = 'subtree' | 'self';
+
+/** Shells an agent wraps a hook command in (`<shell> -c "<command>"`). */
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ash', 'ksh']);
+/** `…/bin/run.js hook` or `…/cordon hook` inside a shell command string, quoted or not. */
+const HOOK_IN_SHELL = /(?:\/bin\/run\.js|(?:^|[\s/'"])cordon)['"]?\s+['"]?hook(?:['"\s]|$)/;
+
+function basename(arg: string): string {
+  return arg.slice(arg.lastIndexOf('/') + 1);
+}
+
+function isCordonEntry(arg: string): boolean {
+  return arg.endsWith('/bin/run.js') || basename(arg) === 'cordon';
+}
+
+/**
+ * Whether `argv` (a `/proc/<pid>/cmdline` split on NUL) is one of Cordon's own processes, and how
+ * much of the tree under it to leave out; `undefined` for anything else.
+ */
+export function classifyOwnProcess(argv: readonly string[]): OwnProcess | undefined {
+  if (argv.length === 0) return undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    // `<node> <entry> hook …` (node may be absent when the entry is exec'd through its shebang).
+    if (i <= 1 && isCordonEntry(arg) && argv[i + 1] === 'hook') return 'subtree';
+    if (i <= 1 && (arg.endsWith('/shim/shell.js') || basename(arg) === 'cordon-shell')) return 'self';
+  }
+  if (SHELLS.has(basename(argv[0]!))) {
+    const c = argv.indexOf('-c');
+    if (c > 0 && c + 1 < argv.length && HOOK_IN_SHELL.test(argv[c + 1]!)) return 'subtree';
+  }
+  return undefined;
+}
+
+/** Splits the raw bytes of `/proc/<pid>/cmdline` (NUL-separated, NUL-terminated) into arguments. */
+export function splitCmdline(raw: string): string[] {
+  const args = raw.split('\0');
+  if (args.length > 0 && args[args.length - 1] === '') args.pop();
+  return args;
+}
