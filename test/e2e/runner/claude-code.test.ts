@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -290,11 +290,12 @@ describe('cordon run with the real Claude Code: signals, the lock and stale runs
     allowClaudeBash(s.session);
     const result = await s.cordon(['run', 'Tamper', '--allow', 'src/**', '--json']);
     expect(result.exitCode, result.stderr).toBe(2);
-    expect(json(result).error).toMatchObject({ code: 'CORDON_BAD_STATE', message: '.git/info/exclude changed after Cordon was armed' });
+    const excludeChanged = `${realpathSync(s.repo)}/.git/info/exclude changed after Cordon was armed; restore the content it had then (kept in .cordon/snapshot.json as git.info_exclude), or run \`cordon reset\` and arm again`;
+    expect(json(result).error).toMatchObject({ code: 'CORDON_BAD_STATE', message: excludeChanged });
     expect(readFileSync(join(s.repo, '.git/info/exclude'), 'utf8')).toContain('/sneaky/');
     const state = readState(s.repo);
     expect(state.phase).toBe('interrupted');
-    expect(state.last_error).toBe('cordon stopped attempt 1: .git/info/exclude changed after Cordon was armed');
+    expect(state.last_error).toBe(`cordon stopped attempt 1: ${excludeChanged}`);
     expect(lockHeld(s.repo)).toBe(false);
   });
 });

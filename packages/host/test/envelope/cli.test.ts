@@ -148,12 +148,25 @@ describe('cordon arm / check / status / reset', () => {
   it('editing info/exclude after arming makes check and status refuse (exit 2)', async () => {
     const repo = newRepo();
     expect((await cordon(['arm', 'x', '--allow', 'src/**'], repo)).exitCode).toBe(0);
-    writeFileSync(join(repo, '.git', 'info', 'exclude'), 'hide-me/\n', { flag: 'a' });
+    const excludeFile = join(repo, '.git', 'info', 'exclude');
+    const armed = readFileSync(excludeFile);
+    writeFileSync(excludeFile, 'hide-me/\n', { flag: 'a' });
     for (const cmd of ['check', 'status']) {
-      const r = await cordon([cmd], repo);
+      const r = await cordon([cmd, '--json'], repo);
       expect(r.exitCode).toBe(2);
-      expect(r.stderr).toMatch(/exclude changed after Cordon was armed/);
+      expect(JSON.parse(r.stdout).error.message).toBe(
+        `${realpathSync(repo)}/.git/info/exclude changed after Cordon was armed; restore the content it had then (kept in .cordon/snapshot.json as git.info_exclude), or run \`cordon reset\` and arm again`,
+      );
     }
+    // Both recoveries the message names work.
+    const snapshot = JSON.parse(readFileSync(join(repo, '.cordon', 'snapshot.json'), 'utf8'));
+    expect(Buffer.from(snapshot.git.info_exclude)).toEqual(armed);
+    writeFileSync(excludeFile, snapshot.git.info_exclude);
+    expect((await cordon(['status'], repo)).exitCode).toBe(0);
+    writeFileSync(excludeFile, 'hide-me/\n', { flag: 'a' });
+    expect((await cordon(['reset'], repo)).exitCode).toBe(0);
+    expect((await cordon(['arm', 'again', '--allow', 'src/**'], repo)).exitCode).toBe(0);
+    expect((await cordon(['check'], repo)).exitCode).toBe(0);
   });
 });
 

@@ -90,7 +90,7 @@ describe('state files (research §4, §16.2 H01–H04, H14, T1–T3)', () => {
     await armWith(dir, { allow: ['src/**'] });
     writeFileSync(join(dir, '.git', 'info', 'exclude'), 'evil/\n', { flag: 'a' });
     const loc = await discoverRepo(dir);
-    expect(() => loadEnvelope(loc)).toThrow(/info\/exclude changed after Cordon was armed/);
+    expect(() => loadEnvelope(loc)).toThrow(/info\/exclude changed after Cordon was armed; restore the content it had then .* or run `cordon reset` and arm again$/);
   });
 
   it('T1/T2: a missing file, non-object JSON, or a malformed stored audit are state errors', async () => {

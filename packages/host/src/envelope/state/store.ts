@@ -100,7 +100,11 @@ export function loadEnvelope(loc: RepoLocation): Envelope {
   if (config.repo.root !== loc.root || config.repo.git_dir !== loc.gitDir) {
     throw badState(`the envelope was armed in ${config.repo.root} (git dir ${config.repo.git_dir}), not ${loc.root} (git dir ${loc.gitDir}); run \`cordon reset\` and arm again`);
   }
-  if (hashFile(loc.excludeFile) !== state.exclude_sha256) throw badState('.git/info/exclude changed after Cordon was armed');
+  if (hashFile(loc.excludeFile) !== state.exclude_sha256) {
+    throw badState(
+      `${loc.excludeFile} changed after Cordon was armed; restore the content it had then (kept in .cordon/snapshot.json as git.info_exclude), or run \`cordon reset\` and arm again`,
+    );
+  }
   return { paths, config, snapshot, state };
 }
 
