@@ -12,6 +12,15 @@ export function readText(path: string): string | undefined {
   }
 }
 
+/** True when `path` is an existing directory (symlinks followed). */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The first executable called `name` on `pathVar` (a `PATH` value); `undefined` when none. */
 export function whichIn(name: string, pathVar: string | undefined): string | undefined {
   for (const dir of (pathVar ?? '').split(delimiter)) {

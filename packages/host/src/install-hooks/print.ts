@@ -5,6 +5,11 @@ export function printHooksReport(report: InstallHooksReport, line: (text: string
   if (report.agents.length === 0) line(report.mode === 'install' ? 'no agent found to configure' : 'no agent found to clean up');
   for (const agent of report.agents) {
     line(`== ${agent.agent} (${report.scope})`);
+    if (agent.skipped !== undefined) {
+      line(`skipped: ${agent.skipped}`);
+      for (const note of agent.notes) line(`note: ${note}`);
+      continue;
+    }
     if (agent.changes.length === 0) line(report.mode === 'install' ? 'already installed: nothing to change' : 'nothing of cordon found: nothing to change');
     for (const change of agent.changes) {
       line(`${report.write ? 'wrote' : 'would write'} ${change.path}: ${change.summary}`);

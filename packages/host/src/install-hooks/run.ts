@@ -5,7 +5,7 @@ import type { CordonHost } from '../bus/host.js';
 import { CordonError, ERROR_CODES, wrapPluginError, type ErrorCode } from '../errors/index.js';
 import { hookCommand } from './command.js';
 import { changeDiff } from './diff.js';
-import { applyChange, readText, whichIn } from './files.js';
+import { applyChange, isDirectory, readText, whichIn } from './files.js';
 import { configFormats } from './formats/index.js';
 import { hookLists } from './hook-lists.js';
 
@@ -34,6 +34,8 @@ export interface AgentHooksReport {
   /** The changes (written, or what `--write` would write), each with its unified diff. */
   readonly changes: ReadonlyArray<{ readonly path: string; readonly summary: string; readonly diff: string; readonly created: boolean; readonly deleted: boolean }>;
   readonly notes: readonly string[];
+  /** Set when the agent has no hooks at this scope: why (and what to use instead); nothing was planned. */
+  readonly skipped?: string;
   /** True when the changes were applied. */
   readonly written: boolean;
 }
@@ -65,6 +67,7 @@ function contextFor(agent: string, options: InstallHooksOptions): InstallContext
     formats: configFormats,
     hookLists,
     readFile: readText,
+    isDirectory,
     which: (name: string) => whichIn(name, env.PATH),
   });
 }
@@ -112,6 +115,10 @@ export async function planHooks(host: CordonHost, options: InstallHooksOptions):
     try {
       if (options.agents === 'all' && !(await installer.detect(ctx))) continue;
       const plan = options.mode === 'install' ? await installer.install(ctx) : await installer.uninstall(ctx);
+      // A named agent that has no hooks at this scope is a usage error, not a no-op.
+      if (plan.skipped !== undefined && options.agents !== 'all') {
+        throw new CordonError(ERROR_CODES.BAD_INPUT, `${agent} skipped: ${plan.skipped}`, { details: { agent, scope: options.scope } });
+      }
       planned.push({ agent, installer, ctx, plan });
     } catch (error) {
       throw installerError(agent, error);
@@ -125,6 +132,7 @@ function report(agent: string, plan: InstallPlan, written: boolean): AgentHooksR
     agent,
     changes: plan.changes.map((c) => ({ path: c.path, summary: c.summary, diff: changeDiff(c), created: c.before === undefined, deleted: c.after === undefined })),
     notes: [...plan.notes],
+    ...(plan.skipped !== undefined ? { skipped: plan.skipped } : {}),
     written,
   };
 }

@@ -216,9 +216,42 @@ describe('install-hooks per agent', () => {
     // Codex trust always goes to the user config.toml; the note says the project must be trusted.
     expect(read('.codex/config.toml')).toContain(`[hooks.state."${join(project, '.codex/hooks.json')}:pre_tool_use:0:0"]`);
     expect(r.json.agents.find((a: any) => a.agent === 'codex').notes.join(' ')).toContain('trusted project');
+  });
+
+  it('Hermes named at project scope: refused with exit 2 (no project-level hooks), never "already installed"', async () => {
     const hermes = await cordon(['install-hooks', '--agent', 'hermes', '--scope', 'project', '--write']);
-    expect(hermes.json.agents[0].changes).toEqual([]);
-    expect(hermes.json.agents[0].notes[0]).toContain('no project-level hooks');
+    expect(hermes.exitCode).toBe(2);
+    expect(hermes.json.error.code).toBe('CORDON_BAD_INPUT');
+    expect(hermes.json.error.message).toBe('hermes skipped: Hermes has no project-level hooks (only per-profile config.yaml); use --scope user');
+    const human = await runCordon(['install-hooks', '--agent', 'hermes', '--scope', 'project'], { env, cwd: project });
+    expect(human.exitCode).toBe(2);
+    expect(human.stderr).toContain('Hermes has no project-level hooks');
+    expect(human.stdout + human.stderr).not.toContain('already installed');
+    const un = await cordon(['uninstall-hooks', '--agent', 'hermes', '--scope', 'project']);
+    expect(un.exitCode).toBe(2);
+    expect(existsSync(join(home, '.hermes'))).toBe(false);
+  });
+
+  it('--all --scope project finds agents by the project\'s config dirs and the user config homes; Hermes is reported skipped', async () => {
+    const none = await runCordon(['install-hooks', '--all', '--scope', 'project'], { env, cwd: project });
+    expect(none.stdout).toContain('no agent found to configure');
+    mkdirSync(join(project, '.claude'));
+    mkdirSync(join(project, '.gemini'));
+    mkdirSync(join(home, '.cursor'));
+    mkdirSync(join(home, '.hermes'));
+    const r = await cordon(['install-hooks', '--all', '--scope', 'project']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json.agents.map((a: any) => a.agent).sort()).toEqual(['claude-code', 'cursor', 'gemini', 'hermes']);
+    expect(r.json.agents.find((a: any) => a.agent === 'claude-code').changes[0].path).toBe(join(project, '.claude/settings.json'));
+    expect(r.json.agents.find((a: any) => a.agent === 'cursor').changes[0].path).toBe(join(project, '.cursor/hooks.json'));
+    const hermes = r.json.agents.find((a: any) => a.agent === 'hermes');
+    expect(hermes.changes).toEqual([]);
+    expect(hermes.skipped).toContain('use --scope user');
+    const human = await runCordon(['install-hooks', '--all', '--scope', 'project'], { env, cwd: project });
+    expect(human.exitCode, human.stderr).toBe(0);
+    expect(human.stdout).toContain('== hermes (project)\nskipped: Hermes has no project-level hooks');
+    expect(human.stdout).not.toContain('already installed');
+    expect(human.stdout).not.toContain('no agent found');
   });
 
   it('Cursor: refuses a command path with spaces (Cursor splits on them), writes nothing', async () => {

@@ -42,6 +42,8 @@ export interface InstallContext {
   readonly hookLists: HookListEditor;
   /** Reads a file as UTF-8; `undefined` when it does not exist. */
   readFile(path: string): string | undefined;
+  /** True when `path` is an existing directory (an agent's config home, a project's `.claude/`). */
+  isDirectory(path: string): boolean;
   /** Finds an executable on `env.PATH`; `undefined` when absent. */
   which(name: string): string | undefined;
 }
@@ -94,6 +96,12 @@ export interface InstallPlan {
   readonly changes: readonly ConfigChange[];
   /** Lines for the user: steps the agent still needs (consent, trust), what was skipped and why. */
   readonly notes: readonly string[];
+  /**
+   * Set when the agent has no hooks at this scope at all (Hermes has no project-level hooks): why,
+   * and what to do instead. The host reports the agent as skipped (never "already installed"),
+   * and refuses with exit 2 when the agent was named with `--agent`.
+   */
+  readonly skipped?: string;
 }
 
 /** A key path into a config document: map keys and array indices. */

@@ -23,7 +23,12 @@ export function isCordonCommand(command: unknown): boolean {
 /** `$CLAUDE_CONFIG_DIR/settings.json` (default `~/.claude`) for user scope, `<project>/.claude/settings.json` for project scope. */
 export function claudeSettingsPath(ctx: InstallContext): string {
   if (ctx.scope === 'project') return join(ctx.projectDir, '.claude', 'settings.json');
-  return join(ctx.env.CLAUDE_CONFIG_DIR || join(ctx.home, '.claude'), 'settings.json');
+  return join(claudeHome(ctx), 'settings.json');
+}
+
+/** Claude Code's user config home: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+function claudeHome(ctx: InstallContext): string {
+  return ctx.env.CLAUDE_CONFIG_DIR || join(ctx.home, '.claude');
 }
 
 function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[]): InstallPlan {
@@ -33,7 +38,8 @@ function plan(path: string, before: string | undefined, after: string | undefine
 
 /** Claude Code's settings.json writer. */
 export const installer: HookInstaller = {
-  detect: (ctx) => ctx.which('claude') !== undefined || ctx.readFile(claudeSettingsPath(ctx)) !== undefined,
+  // Installed when on PATH or its user config home exists; at project scope also when the project has a `.claude/`.
+  detect: (ctx) => ctx.which('claude') !== undefined || ctx.isDirectory(claudeHome(ctx)) || (ctx.scope === 'project' && ctx.isDirectory(join(ctx.projectDir, '.claude'))),
 
   install(ctx) {
     const path = claudeSettingsPath(ctx);

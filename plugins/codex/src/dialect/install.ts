@@ -125,7 +125,8 @@ function notesFor(ctx: InstallContext, doc: ConfigDocument, config: TomlDocument
 
 /** Codex's hooks.json + config.toml trust writer. */
 export const installer: HookInstaller = {
-  detect: (ctx) => ctx.which('codex') !== undefined || ctx.readFile(codexConfigPath(ctx)) !== undefined || ctx.readFile(join(codexHome(ctx), 'hooks.json')) !== undefined,
+  // Installed when on PATH or its home exists; at project scope also when the project has a `.codex/`.
+  detect: (ctx) => ctx.which('codex') !== undefined || ctx.isDirectory(codexHome(ctx)) || (ctx.scope === 'project' && ctx.isDirectory(join(ctx.projectDir, '.codex'))),
 
   install(ctx): InstallPlan {
     const hooksPath = codexHooksPath(ctx);

@@ -30,7 +30,8 @@ export function cursorHooksPath(ctx: InstallContext): string {
 
 /** Cursor's hooks.json writer. */
 export const installer: HookInstaller = {
-  detect: (ctx) => ctx.which('cursor-agent') !== undefined || ctx.readFile(cursorHooksPath(ctx)) !== undefined,
+  // Installed when on PATH or `~/.cursor` exists; at project scope also when the project has a `.cursor/`.
+  detect: (ctx) => ctx.which('cursor-agent') !== undefined || ctx.isDirectory(join(ctx.home, '.cursor')) || (ctx.scope === 'project' && ctx.isDirectory(join(ctx.projectDir, '.cursor'))),
 
   install(ctx): InstallPlan {
     const path = cursorHooksPath(ctx);

@@ -33,7 +33,8 @@ function plan(path: string, before: string | undefined, after: string | undefine
 
 /** Gemini CLI's settings.json writer (JSON with comments kept: Gemini accepts JSONC settings). */
 export const installer: HookInstaller = {
-  detect: (ctx) => ctx.which('gemini') !== undefined || ctx.readFile(geminiSettingsPath(ctx)) !== undefined,
+  // Installed when on PATH or `~/.gemini` exists; at project scope also when the project has a `.gemini/`.
+  detect: (ctx) => ctx.which('gemini') !== undefined || ctx.isDirectory(join(ctx.home, '.gemini')) || (ctx.scope === 'project' && ctx.isDirectory(join(ctx.projectDir, '.gemini'))),
 
   install(ctx) {
     const path = geminiSettingsPath(ctx);

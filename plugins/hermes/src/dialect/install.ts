@@ -63,12 +63,15 @@ function consentNote(ctx: InstallContext): string {
   ].join(' ');
 }
 
+/** Why `--scope project` does nothing for Hermes (research hook-dialects.md §5: hooks live only in a profile's config.yaml). */
+const NO_PROJECT_HOOKS = 'Hermes has no project-level hooks (only per-profile config.yaml); use --scope user';
+
 /** Hermes' config.yaml writer (comments kept) and, with --accept, its consent allowlist. */
 export const installer: HookInstaller = {
-  detect: (ctx) => ctx.which('hermes') !== undefined || ctx.readFile(join(hermesHome(ctx), 'config.yaml')) !== undefined,
+  detect: (ctx) => ctx.which('hermes') !== undefined || ctx.isDirectory(hermesHome(ctx)),
 
   install(ctx): InstallPlan {
-    if (ctx.scope === 'project') return { changes: [], notes: ['Hermes has no project-level hooks (only per-profile config.yaml): use --scope user'] };
+    if (ctx.scope === 'project') return { changes: [], notes: [], skipped: NO_PROJECT_HOOKS };
     const path = join(hermesHome(ctx), 'config.yaml');
     const before = ctx.readFile(path);
     const doc = ctx.formats.yaml(path, before);
@@ -89,7 +92,7 @@ export const installer: HookInstaller = {
   },
 
   uninstall(ctx): InstallPlan {
-    if (ctx.scope === 'project') return { changes: [], notes: ['Hermes has no project-level hooks: nothing to remove'] };
+    if (ctx.scope === 'project') return { changes: [], notes: [], skipped: NO_PROJECT_HOOKS };
     const path = join(hermesHome(ctx), 'config.yaml');
     const before = ctx.readFile(path);
     const changes: ConfigChange[] = [];
