@@ -1,9 +1,11 @@
 import type { AuditRecord } from './audit/record.js';
 import type { StatusReport } from './status.js';
+import { TRUNCATION_MARKER, type VerifierResult } from './verify/run.js';
 
 /**
  * Human output of `cordon check` (issue 2): a one-line verdict, the metrics against their
- * limits, then one line per violation. Paths in violation messages are already display-safe.
+ * limits, then one line per violation; a failed verifier's line is followed by the end of its
+ * output, indented (see {@link outputTail}). Paths in violation messages are already display-safe.
  */
 export function renderAudit(audit: AuditRecord): string {
   const { metrics: m, limits: l } = audit;
@@ -22,8 +24,50 @@ export function renderAudit(audit: AuditRecord): string {
   const passed = audit.verification.filter((v) => v.passed).length;
   if (audit.verification.length > 0) lines.push(`  ${'verifiers'.padEnd(15)}${passed} of ${audit.verification.length} passed`);
   else if (audit.verification_skipped) lines.push(`  ${'verifiers'.padEnd(15)}not run (the policy audit failed)`);
-  for (const v of audit.violations) lines.push(`violation: ${v.message}`);
+  // `verifier_failed` violations are made in the order of the failed results (audit/run-audit.ts).
+  const failed = audit.verification.filter((v) => !v.passed);
+  for (const v of audit.violations) {
+    lines.push(`violation: ${v.message}`);
+    if (v.code === 'verifier_failed') {
+      const result = failed.shift();
+      if (result) lines.push(...outputTail(result).map((l) => `    ${l}`));
+    }
+  }
   return lines.join('\n');
+}
+
+/** Lines of a failed verifier's output shown under its violation (research §8 keeps 16 KiB per stream). */
+export const TAIL_LINES = 20;
+/** Characters of that output shown at most. */
+export const TAIL_CHARS = 2000;
+
+/**
+ * The end of what a failed verifier printed: the last {@link TAIL_LINES} lines, at most
+ * {@link TAIL_CHARS} characters, of its stderr, else its stdout, else why it could not start.
+ * The evidence holds the first 16 KiB of a stream, so a cut stream says so.
+ */
+export function outputTail(result: VerifierResult): string[] {
+  if (result.start_error) return [result.start_error];
+  const stream = result.stderr.trim() !== '' ? result.stderr : result.stdout;
+  const cut = stream.endsWith(TRUNCATION_MARKER);
+  let text = (cut ? stream.slice(0, -TRUNCATION_MARKER.length) : stream).replace(/\s+$/, '');
+  if (text === '') return [];
+  let lines = text.split(/\r?\n/);
+  let dropped = lines.length > TAIL_LINES;
+  lines = lines.slice(-TAIL_LINES);
+  text = lines.join('\n');
+  if (text.length > TAIL_CHARS) {
+    // Keep whole lines where possible; a single huge line keeps its end.
+    const end = text.slice(-TAIL_CHARS);
+    const nl = end.indexOf('\n');
+    text = nl >= 0 && nl < end.length - 1 ? end.slice(nl + 1) : end;
+    dropped = true;
+  }
+  const out = text.split('\n');
+  const which = result.stderr.trim() !== '' ? 'stderr' : 'stdout';
+  if (cut) out.unshift(`(${which} cut at 16 KiB; the end of what was kept:)`);
+  else if (dropped) out.unshift(`(last lines of ${which}:)`);
+  return out;
 }
 
 /** Human output of `cordon status`. */

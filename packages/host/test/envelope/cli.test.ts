@@ -56,6 +56,28 @@ describe('cordon arm / check / status / reset', () => {
     expect(out.filter((l) => l.startsWith('violation: '))).toEqual(['violation: path outside policy: README.md (matches no --allow glob)', 'violation: path outside policy: docs/x.md (matches no --allow glob)']);
   });
 
+  it('human output of a failed verifier: the end of its stderr (else stdout), indented under the violation', async () => {
+    const repo = newRepo();
+    const noisy = `sh -c "i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo out$i; echo err$i >&2; done; exit 4"`;
+    const quiet = `sh -c "echo only-stdout; exit 1"`;
+    const wide = `node -e "process.stderr.write('a'.repeat(1500) + String.fromCharCode(10) + 'b'.repeat(1500)); process.exit(2)"`;
+    expect((await cordon(['arm', 'v', '--allow', 'src/**', '--verify', noisy, '--verify', 'true', '--verify', quiet, '--verify', wide], repo)).exitCode).toBe(0);
+    const r = await cordon(['check'], repo);
+    expect(r.exitCode).toBe(3);
+    const lines = r.stdout.trimEnd().split('\n');
+    const at = (command: string) => lines.indexOf(`violation: verifier failed (${command}`);
+    const n = at(`exit 4): ${noisy}`);
+    expect(n, r.stdout + r.stderr).toBeGreaterThan(0);
+    expect(lines.slice(n + 1, n + 22)).toEqual(['    (last lines of stderr:)', ...Array.from({ length: 20 }, (_, i) => `    err${i + 11}`)]);
+    const q = at(`exit 1): ${quiet}`);
+    expect(lines.slice(q + 1, q + 3)).toEqual(['    only-stdout', `violation: verifier failed (exit 2): ${wide}`]);
+    // Over 2,000 characters: whole lines from the end only.
+    expect(lines.slice(q + 3)).toEqual(['    (last lines of stderr:)', `    ${'b'.repeat(1500)}`]);
+    // --json keeps the full evidence, not the tail.
+    const audit = JSON.parse((await cordon(['check', '--json'], repo)).stdout);
+    expect(audit.verification[0].stderr.split('\n')).toHaveLength(31);
+  });
+
   it('--json keeps names that are not UTF-8, or hold newlines and tabs, losslessly', async () => {
     const repo = newRepo();
     expect((await cordon(['arm', 'bytes', '--allow', 'src/**'], repo)).exitCode).toBe(0);
