@@ -87,6 +87,15 @@ describe('install-hooks on the user configs of all five agents', () => {
     for (const [path, text] of Object.entries(before)) expect(read(path)).toBe(text);
   });
 
+  it('notes speak to the user: no internal research references; Codex without a codex binary says what to do', async () => {
+    write(userFiles());
+    const r = await cordon(['install-hooks', ...AGENTS.flatMap((a) => ['--agent', a])]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    for (const agent of r.json.agents) for (const note of agent.notes) expect(note, agent.agent).not.toMatch(/research|§|\.md\b/);
+    const codex = r.json.agents.find((a: any) => a.agent === 'codex');
+    expect(codex.notes).toContain('codex is not on PATH, so cordon could not ask Codex to confirm that it trusts these hooks: if Codex does not run them or asks you to review them, put codex on PATH and run this command again with --write');
+  });
+
   it('--write adds cordon with absolute command paths, keeps everything else, and a second run changes nothing', async () => {
     write(userFiles());
     const first = await cordon(['install-hooks', ...AGENTS.flatMap((a) => ['--agent', a]), '--write']);

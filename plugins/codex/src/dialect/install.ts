@@ -147,7 +147,8 @@ export const installer: HookInstaller = {
     }
     retrust(config, hooksPath, before, handlers(doc.value));
     const notes = notesFor(ctx, doc, config);
-    if (!ctx.which('codex')) notes.push('codex is not on PATH: the trust hashes were computed (research hook-dialects.md §2.1) and could not be checked with `codex app-server`');
+    // The hashes follow Codex's own rule (research hook-dialects.md §2.1); only a codex binary can confirm them.
+    if (!ctx.which('codex')) notes.push('codex is not on PATH, so cordon could not ask Codex to confirm that it trusts these hooks: if Codex does not run them or asks you to review them, put codex on PATH and run this command again with --write');
     return {
       changes: [...change(hooksPath, hooksBefore, doc.toString(), `add cordon to ${added.join(', ') || 'nothing new'}`), ...change(configPath, configBefore, config.toString(), 'trust the cordon hooks ([hooks.state] trusted_hash)')],
       notes,
