@@ -24,7 +24,7 @@ export function cordonBinPath(): string {
  */
 export function hookCommand(agent: string, executable?: string, env: NodeJS.ProcessEnv = process.env): HookCommand {
   const argv = [...(executable ? [absoluteExecutable(executable, env)] : [process.execPath, cordonBinPath()]), 'hook', '--agent', agent];
-  return Object.freeze({ argv: Object.freeze(argv), shell: shellJoin(argv), hasSpaces: argv.some((a) => /\s/.test(a)) });
+  return Object.freeze({ argv: Object.freeze(argv), shell: shellJoin(argv), hasSpaces: argv.some((a) => /\s/.test(a)), fromFlag: executable !== undefined });
 }
 
 /**

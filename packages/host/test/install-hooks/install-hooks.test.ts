@@ -267,6 +267,8 @@ describe('install-hooks per agent', () => {
     const r = await cordon(['install-hooks', '--agent', 'cursor', '--command', '/opt/my tools/cordon', '--write']);
     expect(r.exitCode).toBe(2);
     expect(r.json.error.code).toBe('CORDON_CONFIG_EDIT');
+    expect(r.json.error.message).toMatch(/the --command path \/opt\/my tools\/cordon contains a space; give a path without spaces$/);
+    expect(r.json.error.message).not.toContain('pass --command');
     expect(existsSync(join(home, '.cursor/hooks.json'))).toBe(false);
     const ok = await cordon(['install-hooks', '--agent', 'cursor', '--command', '/opt/cordon/bin/cordon', '--write']);
     expect(ok.exitCode).toBe(0);

@@ -77,6 +77,8 @@ export interface HookCommand {
   readonly shell: string;
   /** True when some argument contains whitespace (Cursor splits commands on spaces without quoting). */
   readonly hasSpaces: boolean;
+  /** True when the executable came from the user's `--command` (so an error about it can say so). */
+  readonly fromFlag: boolean;
 }
 
 /** One file to change. Files that would not change are left out of a plan. */

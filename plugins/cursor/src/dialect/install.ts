@@ -37,7 +37,10 @@ export const installer: HookInstaller = {
     const path = cursorHooksPath(ctx);
     // Cursor splits the command on whitespace without quoting, and a URL in it voids the file (research §4).
     if (ctx.command.hasSpaces || ctx.command.argv.some((a) => /:\/\//.test(a))) {
-      throw Object.assign(new Error(`Cursor splits hook commands on spaces without quoting, so the cordon command cannot contain spaces or URLs: ${ctx.command.argv.join(' ')}; install cordon under a path without spaces or pass --command <path>`), { code: CONFIG_EDIT });
+      const fix = ctx.command.fromFlag
+        ? `the --command path ${ctx.command.argv[0]} contains ${ctx.command.hasSpaces ? 'a space' : 'a URL'}; give a path without ${ctx.command.hasSpaces ? 'spaces' : 'one'}`
+        : 'install cordon under a path without spaces or pass --command <path>';
+      throw Object.assign(new Error(`Cursor splits hook commands on spaces without quoting, so the cordon command cannot contain spaces or URLs: ${ctx.command.argv.join(' ')}; ${fix}`), { code: CONFIG_EDIT });
     }
     const command = ctx.command.argv.join(' ');
     const before = ctx.readFile(path);
