@@ -115,18 +115,20 @@ describe('cordon arm / check / status / reset', () => {
       [['arm', 'x', '--allow', 'src/**', '--verify', "'"], /No closing quotation/],
       [['arm', 'x', '--allow', 'src/**', ...Array(9).fill(['--verify', 'true']).flat()], /too many --verify commands: 9 > 8/],
       [['arm', 'x', '--allow', 'src/**', '--verify-timeout', 'soon'], /--verify-timeout must be a positive number/],
+      [['arm', 'x', '--allow', 'src/**', '--verify', 'FOO=1 true'], /"FOO=1" is an environment assignment.*write `env FOO=1 true`/],
       [['arm', '   ', '--allow', 'src/**'], /label must not be empty/],
       [['arm', 'x', '--allow', 'src/**', '--no-such-flag'], /Nonexistent flag/],
       [['check', '--allow', 'src/**'], /--base/],
-      [['status'], /nothing is armed in\s+\S+\s+\(run `cordon arm` first\)/],
+      [['status'], /nothing is armed in \S+ \(run `cordon arm` first\)/],
     ];
     for (const [args, message] of refused) {
       const r = await cordon(args, repo);
       expect({ args, exit: r.exitCode }).toEqual({ args, exit: 2 });
-      expect(r.stderr + r.stdout, args.join(' ')).toMatch(message);
+      expect((r.stderr + r.stdout).replace(/\s+/g, ' '), args.join(' ')).toMatch(message);
     }
     const json = await cordon(['status', '--json'], repo);
     expect(json.exitCode).toBe(2);
+    expect(existsSync(join(repo, '.cordon'))).toBe(false);
     expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_STATE' });
     expect((await cordon(['reset'], repo)).exitCode).toBe(0);
     expect(existsSync(join(repo, '.cordon'))).toBe(false);

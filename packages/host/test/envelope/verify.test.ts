@@ -12,6 +12,13 @@ describe('verifiers (research §8, §16.2 V6–V7)', () => {
     expect(() => splitCommand('   ')).toThrow(/blank/);
     expect(() => splitCommand("''")).toThrow(/empty executable/);
     expect(() => splitCommand(`x${' '.repeat(4096)}`)).toThrow(/longer than 4096/);
+    expect(() => splitCommand('FOO=1 true')).toThrow('invalid --verify command "FOO=1 true": "FOO=1" is an environment assignment, which only a shell understands (verifiers run without one); write `env FOO=1 true`');
+    expect(() => splitCommand('A=1 _B=x npm test')).toThrow(/"A=1" is an environment assignment.*write `env A=1 _B=x npm test`$/);
+    expect(() => splitCommand('FOO=1')).toThrow(/write `env FOO=1 <command>`$/);
+    // Not assignments: a path, a name that is not an identifier, `=` later in the argv.
+    expect(splitCommand('./FOO=1 x')).toEqual(['./FOO=1', 'x']);
+    expect(splitCommand('1A=2')).toEqual(['1A=2']);
+    expect(splitCommand('env FOO=1 true')).toEqual(['env', 'FOO=1', 'true']);
     expect(verifySpecProblem({ ...spec([]), commands: 'true' })).toMatch(/not a list/);
     expect(verifySpecProblem(spec(Array(9).fill('true')))).toMatch(/too many --verify commands: 9 > 8/);
     expect(verifySpecProblem(spec(Array(8).fill('true')))).toBeUndefined();

@@ -24,7 +24,8 @@ export const DEFAULT_VERIFY_OUTPUT_CAP = 4 * 1024 * 1024;
  * Splits one verifier command into argv with POSIX shell-word rules (the `shlex` package:
  * quotes and backslash escapes; `#` is not a comment; no expansion, no operators, so
  * `true && false` is `true` with two arguments: research §8). Throws `Error` naming the command
- * when it is blank, too long, has unbalanced quotes, or splits to an empty executable.
+ * when it is blank, too long, has unbalanced quotes, splits to an empty executable, or starts
+ * with an environment assignment (`FOO=1 npm test`: suggests `env FOO=1 npm test`).
  */
 export function splitCommand(command: string): string[] {
   if (typeof command !== 'string' || command.trim() === '') throw new Error('invalid --verify command: it is blank');
@@ -37,6 +38,14 @@ export function splitCommand(command: string): string[] {
     throw new Error(`invalid --verify command ${JSON.stringify(command)}: ${reason}`);
   }
   if (argv.length === 0 || argv[0] === '') throw new Error(`invalid --verify command ${JSON.stringify(command)}: empty executable`);
+  // A shell would read `NAME=value cmd` as an assignment; without one it is the program name and
+  // could never start (POSIX XCU 2.9.1 "Simple Commands" names the assignment form).
+  const assignments = argv.findIndex((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
+  if (assignments !== 0) {
+    const words = assignments === -1 ? argv : argv.slice(0, assignments);
+    const suggestion = assignments === -1 ? `env ${command.trim()} <command>` : `env ${command.trim()}`;
+    throw new Error(`invalid --verify command ${JSON.stringify(command)}: ${JSON.stringify(words[0])} is an environment assignment, which only a shell understands (verifiers run without one); write \`${suggestion}\``);
+  }
   return argv;
 }
 
