@@ -78,6 +78,24 @@ describe('cordon arm / check / status / reset', () => {
     expect(audit.verification[0].stderr.split('\n')).toHaveLength(31);
   });
 
+  it('repeatable flags take one value each, so they may come before the label', async () => {
+    const repo = newRepo();
+    let r = await cordon(['arm', '--allow', 'src/**', '--allow', 'docs/**', '--deny', 'src/gen/**', '--allow-ignored', 'build/**', '--verify', 'true', '--verify', 'echo ok', 'my label', '--json'], repo);
+    expect(r.exitCode, r.stderr).toBe(0);
+    let status = JSON.parse((await cordon(['status', '--json'], repo)).stdout);
+    expect(status).toMatchObject({ label: 'my label', allow: ['src/**', 'docs/**'], deny: ['src/gen/**'], allow_ignored: ['build/**'], verify: ['true', 'echo ok'] });
+    await cordon(['reset'], repo);
+    r = await cordon(['arm', '--allow', 'src/**', 'only one allow'], repo);
+    expect(r.exitCode, r.stderr).toBe(0);
+    status = JSON.parse((await cordon(['status', '--json'], repo)).stdout);
+    expect(status).toMatchObject({ label: 'only one allow', allow: ['src/**'] });
+    await cordon(['reset'], repo);
+    // Label first, then the repeated flags, still works.
+    expect((await cordon(['arm', 'label first', '--allow', 'src/**', '--allow', 'docs/**'], repo)).exitCode).toBe(0);
+    status = JSON.parse((await cordon(['status', '--json'], repo)).stdout);
+    expect(status).toMatchObject({ label: 'label first', allow: ['src/**', 'docs/**'] });
+  });
+
   it('--json keeps names that are not UTF-8, or hold newlines and tabs, losslessly', async () => {
     const repo = newRepo();
     expect((await cordon(['arm', 'bytes', '--allow', 'src/**'], repo)).exitCode).toBe(0);
