@@ -128,7 +128,8 @@ export interface RangeAuditInput {
 /**
  * Audits the committed range `base..head` without an armed envelope (issue 2: CI mode):
  * the tree diff only (no work tree, untracked or ignored paths, no index flags), sizes from the
- * `head` blobs. Verifiers run in the current work tree when the policy audit is clean.
+ * `head` blobs. Verifiers run in the current work tree when the policy audit is clean; callers
+ * make sure that tree is `head` (`checkRange` refuses otherwise: git/work-tree-at.ts).
  */
 export async function auditRange(input: RangeAuditInput): Promise<AuditRecord> {
   const { loc } = input;
