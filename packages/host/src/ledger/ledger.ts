@@ -336,9 +336,9 @@ export class Ledger implements LedgerHandle {
   async uncompact(sessionId: string, id: string): Promise<LedgerUncompactResult> {
     return this.#guard(async () =>
       writeTransaction(this.#db, async (trx) => {
-        await requireSession(trx, sessionId);
+        const session = await requireSession(trx, sessionId);
         const row = await trx.selectFrom('compactions').selectAll().where('session_id', '=', sessionId).where('id', '=', id).executeTakeFirst();
-        if (!row) throw refused(`unknown compaction \`${id}\` in session \`${sessionId}\``, { sessionId, compaction: id });
+        if (!row) throw missingCompaction(sessionId, id, Number(session.last_compaction_seq));
         if (row.superseded_by !== null) throw refused(`compaction \`${id}\` is inside \`${row.superseded_by}\`; uncompact ${row.superseded_by} first`, { sessionId, compaction: id, coveredBy: row.superseded_by });
         const reinstated = await trx.selectFrom('compactions').select('id').where('session_id', '=', sessionId).where('superseded_by', '=', id).orderBy('seq').execute();
         await trx.updateTable('compactions').set({ superseded_by: null }).where('session_id', '=', sessionId).where('superseded_by', '=', id).execute();
@@ -400,6 +400,17 @@ async function touch(trx: Db, sessionId: string, now: number): Promise<void> {
 
 async function findSession(trx: Db, sessionId: string) {
   return trx.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
+}
+
+/**
+ * Why `uncompact <id>` found no compaction row: `msgN` is a message id; `cmpN` at or below the
+ * session's last handed-out compaction seq was undone already (ids are never reused); else unknown.
+ */
+function missingCompaction(sessionId: string, id: string, lastCompactionSeq: number): ReturnType<typeof refused> {
+  if (/^msg\d+$/.test(id)) return refused(`\`${id}\` is a message id, not a compaction id; uncompact takes a cmp id`, { sessionId, compaction: id });
+  const m = /^cmp([1-9]\d*)$/.exec(id);
+  if (m && Number(m[1]) <= lastCompactionSeq) return refused(`compaction \`${id}\` was already undone (uncompacted) in session \`${sessionId}\``, { sessionId, compaction: id });
+  return refused(`unknown compaction \`${id}\` in session \`${sessionId}\``, { sessionId, compaction: id });
 }
 
 async function requireSession(trx: Db, sessionId: string) {

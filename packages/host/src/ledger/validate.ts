@@ -16,6 +16,15 @@ export interface ResolvedRange {
   readonly warning?: string;
 }
 
+/** The active compaction hiding message id `id` (`msgN` with N inside its range), if any. */
+function coveringCompaction(state: LedgerState, id: string): LedgerCompaction | undefined {
+  const m = /^msg([1-9]\d*)$/.exec(id);
+  if (!m) return undefined;
+  const seq = Number(m[1]);
+  if (seq > state.messages.length) return undefined;
+  return state.compactions.find((c) => c.fromSeq <= seq && seq <= c.toSeq);
+}
+
 /**
  * Checks a compaction request against one session's state, in the order of
  * research/pcodx-codex.md §1.5 (the first failing rule is reported; `CORDON_LEDGER_REFUSED`):
@@ -45,7 +54,10 @@ export function validateCompaction(sessionId: string, sessionExists: boolean, st
     const from = bounds.get(request.from);
     const to = bounds.get(request.to);
     for (const [endpoint, found] of [[request.from, from], [request.to, to]] as const) {
-      if (!found) throw refused(`endpoint \`${endpoint}\` is not visible in the current session; use visible msg/cmp endpoints`, { endpoint });
+      if (found) continue;
+      const cover = coveringCompaction(state, endpoint);
+      if (cover) throw refused(`endpoint \`${endpoint}\` is not visible in the current session; it is covered by ${cover.id}; use ${cover.id} as the endpoint`, { endpoint, coveredBy: cover.id });
+      throw refused(`endpoint \`${endpoint}\` is not visible in the current session; use visible msg/cmp endpoints`, { endpoint });
     }
     if (from!.from > to!.to) throw refused(`\`${request.from}\` comes after \`${request.to}\``, { range: label });
     return { index, request, fromSeq: from!.from, toSeq: to!.to };

@@ -203,6 +203,8 @@ describe('compaction', () => {
     await expect(ledger.uncompact('s', 'cmp9')).rejects.toMatchObject({ message: 'unknown compaction `cmp9` in session `s`' });
     const undo = await ledger.uncompact('s', 'cmp2');
     expect(undo).toEqual({ sessionId: 's', compactionId: 'cmp2', nMessagesRestored: 1, reinstated: ['cmp1'], visibleIds: ['cmp1', 'msg3', 'msg4'] });
+    await expect(ledger.uncompact('s', 'cmp2')).rejects.toMatchObject({ message: 'compaction `cmp2` was already undone (uncompacted) in session `s`' });
+    await expect(ledger.uncompact('s', 'msg3')).rejects.toMatchObject({ message: '`msg3` is a message id, not a compaction id; uncompact takes a cmp id' });
     expect(await ledger.render('s')).toBe('inner\n<aboveturn id="cmp1"/>\n\ntext 3\n<aboveturn id="msg3"/>\n\ntext 4\n<aboveturn id="msg4"/>');
     expect((await ledger.compact('s', [{ from: 'msg3', to: 'msg4', summary: 'again' }])).ranges[0]!.id).toBe('cmp3');
     const all = await ledger.uncompact('s', 'cmp1');

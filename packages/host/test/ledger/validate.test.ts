@@ -46,10 +46,12 @@ describe('compaction validation, in the order of research §1.5', () => {
 
   it('3b. refuses endpoints that are not visible: malformed ids, unknown ids and messages hidden in a compaction', () => {
     const hidden = state([A, A, A, A], [cmp(1, 1, 3)]);
-    for (const bad of ['msg2', 'msg9', 'cmp7', 'MSG4', ' msg4', 'x']) {
+    for (const bad of ['msg9', 'cmp7', 'MSG4', ' msg4', 'x', 'msg02']) {
       expect(refusal(() => validateCompaction('s', true, hidden, [r(bad, 'msg4')]))).toBe(`endpoint \`${bad}\` is not visible in the current session; use visible msg/cmp endpoints`);
     }
-    expect(refusal(() => validateCompaction('s', true, hidden, [r('cmp1', 'msg3')]))).toContain('endpoint `msg3` is not visible');
+    // A message hidden in a compaction: the refusal names the compaction to use instead.
+    expect(refusal(() => validateCompaction('s', true, hidden, [r('msg2', 'msg4')]))).toBe('endpoint `msg2` is not visible in the current session; it is covered by cmp1; use cmp1 as the endpoint');
+    expect(refusal(() => validateCompaction('s', true, hidden, [r('cmp1', 'msg3')]))).toContain('endpoint `msg3` is not visible in the current session; it is covered by cmp1');
   });
 
   it('3d. refuses a reversed range, comparing resolved sequence numbers', () => {

@@ -174,6 +174,14 @@ describe('cordon pcodx: compaction', () => {
     const undo = await pcodx(box, db, ['uncompact', 'cmp2']);
     ok(undo);
     expect(undo.stdout).toBe('session_id=c\nuncompacted=cmp2\nn_messages_restored=1\nreinstated=cmp1\nvisible_ids=msg1,msg2,msg3,cmp1,msg6\n');
+    const again = await pcodx(box, db, ['uncompact', 'cmp2']);
+    expect([again.exitCode, again.stderr]).toEqual([1, 'error: compaction `cmp2` was already undone (uncompacted) in session `c`\n']);
+    const message = await pcodx(box, db, ['uncompact', 'msg3']);
+    expect([message.exitCode, message.stderr]).toEqual([1, 'error: `msg3` is a message id, not a compaction id; uncompact takes a cmp id\n']);
+    const unknown = await pcodx(box, db, ['uncompact', 'cmp9']);
+    expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown compaction `cmp9` in session `c`\n']);
+    const covered = await pcodx(box, db, ['compact', '--from', 'msg4', '--to', 'msg6', '--summary', 's']);
+    expect([covered.exitCode, covered.stderr]).toEqual([1, 'error: endpoint `msg4` is not visible in the current session; it is covered by cmp1; use cmp1 as the endpoint\n']);
     const next = await pcodx(box, db, ['compact', '--from', 'msg6', '--to', 'msg6', '--summary', 'new']);
     expect(next.stdout).toContain('compaction_id=cmp3\n');
   });
