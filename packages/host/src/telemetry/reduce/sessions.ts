@@ -39,6 +39,16 @@ export function listSessions(dataDir: string): SessionLocation[] {
   return found.sort((a, b) => b.activeAt - a.activeAt || (a.name < b.name ? -1 : 1));
 }
 
+/** How many known session names an unknown `--session` error lists before "… and N more". */
+const KNOWN_SHOWN = 5;
+
+/** `a, b, c`, the first {@link KNOWN_SHOWN} then `… and N more` when cut; `none` when empty. */
+function knownList(names: readonly string[]): string {
+  if (names.length === 0) return 'none';
+  const shown = names.slice(0, KNOWN_SHOWN).join(', ');
+  return names.length > KNOWN_SHOWN ? `${shown} … and ${names.length - KNOWN_SHOWN} more` : shown;
+}
+
 /**
  * The sessions `cordon reduce` works on: the one named by `session` (a raw agent session id or its
  * directory name), every one with `all`, else the most recently active.
@@ -52,7 +62,7 @@ export function selectSessions(dataDir: string, select: { readonly session?: str
     const name = sanitizeSessionId(select.session);
     const hit = sessions.find((s) => s.name === name || s.name === select.session);
     if (!hit) {
-      throw new CordonError(ERROR_CODES.BAD_INPUT, `--session ${JSON.stringify(select.session)}: no recorded session of that id under ${runs} (known: ${sessions.slice(0, 5).map((s) => s.name).join(', ') || 'none'})`, {
+      throw new CordonError(ERROR_CODES.BAD_INPUT, `--session ${JSON.stringify(select.session)}: no recorded session of that id under ${runs} (known: ${knownList(sessions.map((s) => s.name))})`, {
         details: { session: select.session, runs },
       });
     }

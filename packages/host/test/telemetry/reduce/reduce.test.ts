@@ -158,6 +158,18 @@ describe('reduce into SQLite', () => {
     await expect(reduce({ dataDir: data })).rejects.toMatchObject({ code: ERROR_CODES.BAD_INPUT, exit: 2 });
     call(data, 'there', 'k', T, T + 10);
     await expect(reduce({ dataDir: data, session: 'missing-id' })).rejects.toThrow(/--session "missing-id": no recorded session/);
+    await expect(reduce({ dataDir: data, session: 'missing-id' })).rejects.toThrow(/\(known: there\)$/);
+  });
+
+  it('lists at most five known sessions for an unknown --session and says how many more there are', async () => {
+    for (const name of ['s1', 's2', 's3', 's4', 's5', 's6', 's7']) call(data, name, 'k', T, T + 10);
+    const error = await reduce({ dataDir: data, session: 'nosuch' }).catch((e: Error) => e);
+    expect((error as Error).message).toMatch(/\(known: (s\d, ){4}s\d … and 2 more\)$/);
+    rmSync(sessionDir(data, 's7'), { recursive: true });
+    rmSync(sessionDir(data, 's6'), { recursive: true });
+    const exact = await reduce({ dataDir: data, session: 'nosuch' }).catch((e: Error) => e);
+    expect((exact as Error).message).toMatch(/\(known: (s\d, ){4}s\d\)$/);
+    expect((exact as Error).message).not.toContain('more');
   });
 
   it('leaves a database written by a newer cordon, or a file that is not SQLite, unchanged', async () => {
