@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ProcTreeReader } from '../../../src/telemetry/sampler/linux/proc-tree.js';
 import { classifyOwnProcess, splitCmdline } from '../../../src/telemetry/sampler/own-processes.js';
 
 describe('classifyOwnProcess', () => {
@@ -30,5 +34,49 @@ describe('classifyOwnProcess', () => {
   it('splits /proc/<pid>/cmdline on NUL', () => {
     expect(splitCmdline('node\0/x/bin/run.js\0hook\0')).toEqual(['node', '/x/bin/run.js', 'hook']);
     expect(splitCmdline('')).toEqual([]);
+  });
+});
+
+describe('ProcTreeReader on a process read between fork and exec', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** A procfs stand-in: `<pid>/stat` (proc(5) layout, `rss` field 24 in pages) and `<pid>/cmdline`. */
+  function fakeProc() {
+    const root = mkdtempSync(join(tmpdir(), 'cordon-fake-proc-'));
+    dirs.push(root);
+    return {
+      root,
+      process(pid: number, ppid: number, rssPages: number, argv: string[]): void {
+        mkdirSync(join(root, String(pid)), { recursive: true });
+        const fields = Array.from({ length: 52 }, () => '0');
+        fields[0] = String(pid);
+        fields[1] = '(p)';
+        fields[2] = 'S';
+        fields[3] = String(ppid);
+        fields[23] = String(rssPages);
+        // Rewritten in place (same inode), as the reader keeps stat descriptors open.
+        writeFileSync(join(root, String(pid), 'stat'), fields.join(' ') + '\n');
+        writeFileSync(join(root, String(pid), 'cmdline'), argv.map((a) => a + '\0').join(''));
+      },
+    };
+  }
+
+  it('looks once more at a child that still showed its parent’s command line, and drops it once it is a cordon hook', () => {
+    const proc = fakeProc();
+    const agent = ['node', '/opt/agent/cli.js'];
+    proc.process(100, 1, 1000, agent);
+    const reader = new ProcTreeReader(100, { procRoot: proc.root, units: { pageSize: 4096, clockTicks: 100 }, fullScanMs: 0, exclude: [] });
+    proc.process(101, 100, 1000, agent); // forked, not yet exec'd
+    expect(reader.read()).toMatchObject({ nProcs: 2, rssBytes: 2000 * 4096 });
+    proc.process(101, 100, 15000, ['/bin/sh', '-c', `'/usr/bin/node' '/opt/cordon/bin/run.js' hook --agent claude-code`]);
+    expect(reader.read()).toMatchObject({ nProcs: 1, rssBytes: 1000 * 4096 });
+    // A plain fork that stays the same program is counted; it is read again only once.
+    proc.process(102, 100, 500, agent);
+    expect(reader.read()).toMatchObject({ nProcs: 2, rssBytes: 1500 * 4096 });
+    expect(reader.read()).toMatchObject({ nProcs: 2, rssBytes: 1500 * 4096 });
+    reader.close();
   });
 });

@@ -169,6 +169,18 @@ describe.runIf(linux)('ProcTreeReader', () => {
     return `${child}\n${hold(mib)}\n`;
   }
 
+  /** Reads until the tree holds more than `minBytes` and its RSS stopped growing (allocations done), 15 s at most. */
+  async function settled(reader: ProcTreeReader, minBytes: number) {
+    let previous = reader.read();
+    const end = Date.now() + 15_000;
+    for (;;) {
+      await sleep(100);
+      const next = reader.read();
+      if ((next.rssBytes > minBytes && Math.abs(next.rssBytes - previous.rssBytes) < MiB) || Date.now() > end) return next;
+      previous = next;
+    }
+  }
+
   /** Writes `script` at `<temp>/<rel>` and returns the absolute path. */
   function fakeScript(rel: string, script: string): string {
     const dir = mkdtempSync(join(tmpdir(), 'cordon-own-'));
@@ -188,7 +200,7 @@ describe.runIf(linux)('ProcTreeReader', () => {
     const runJs = fakeScript('host/bin/run.js', holder(200, 200));
     await r.run(`${node} ${JSON.stringify(runJs)} hook --agent claude-code`);
     const everything = new ProcTreeReader(r.pid!, { ownProcesses: false });
-    const all = await until(() => everything.read(), (x) => x.rssBytes > 550 * MiB + 3 * 30 * MiB, 15_000);
+    const all = await settled(everything, 550 * MiB);
     expect(all.rssBytes).toBeGreaterThan(550 * MiB);
     // Opened once the tree is complete, so every process is met after its exec (no fork-exec race).
     const reader = new ProcTreeReader(r.pid!);
@@ -206,10 +218,11 @@ describe.runIf(linux)('ProcTreeReader', () => {
     const shim = fakeScript('aider/dist/shim/shell.js', holder(200, 150));
     await r.run(`exec ${JSON.stringify(process.execPath)} ${JSON.stringify(shim)} -c true`);
     const everything = new ProcTreeReader(r.pid!, { ownProcesses: false });
-    const all = await until(() => everything.read(), (x) => x.rssBytes > 350 * MiB + 2 * 30 * MiB, 15_000);
+    const all = await settled(everything, 350 * MiB);
     const reader = new ProcTreeReader(r.pid!);
     const agentOnly = reader.read();
     expect(agentOnly.rssBytes).toBeGreaterThan(150 * MiB); // the shim's child counts
+    expect(all.rssBytes).toBeGreaterThan(350 * MiB);
     expect(all.rssBytes - agentOnly.rssBytes).toBeGreaterThan(200 * MiB); // the shim does not
     expect(agentOnly.nProcs).toBe(2); // root + the shim's child
     everything.close();

@@ -16,6 +16,10 @@ interface Member {
   zombie: boolean;
   /** One of Cordon's own processes: tracked (so its children are recognised) but not counted. */
   own: OwnProcess | undefined;
+  /** Raw `/proc/<pid>/cmdline` read when it joined (kept to spot a child read before its exec). */
+  cmdline: string | undefined;
+  /** Its command line equalled its parent's (forked, not yet exec'd): read it once more next tick. */
+  recheck: boolean;
 }
 
 /** A process met for the first time this tick. */
@@ -72,7 +76,8 @@ const MAX_PROBES = 64;
  * Cordon's own processes are not the agent's: a new member's `/proc/<pid>/cmdline` is read once,
  * when it joins, and a `cordon hook` process (with everything under it) or the wrap shell shim
  * (itself only) is kept out of the sums ({@link classifyOwnProcess}). A process read between its
- * fork and its exec still shows its parent's command line and is counted.
+ * fork and its exec still shows its parent's command line: then it is read once more at the
+ * next tick (counted until then).
  *
  * CPU % is the tree's utime + stime gained since the previous reading over the wall time between
  * the readings (100 = one core). A process that appeared after the first reading counts with all
@@ -128,7 +133,7 @@ export class ProcTreeReader implements TreeReader {
       throw Object.assign(new Error(`process ${rootPid} has exited`), { code: 'ESRCH' });
     }
     this.#openFds = 1;
-    this.#members.set(rootPid, { fd: rootFd, cpuTicks: root.cpuTicks, joined: 0, zombie: false, own: undefined });
+    this.#members.set(rootPid, { fd: rootFd, cpuTicks: root.cpuTicks, joined: 0, zombie: false, own: undefined, cmdline: this.#classify ? this.#readCmdline(rootPid) : undefined, recheck: false });
     try {
       this.#loadavgFd = openSync(`${this.#proc}/loadavg`, 'r');
     } catch {
@@ -165,7 +170,10 @@ export class ProcTreeReader implements TreeReader {
         if (f.fd === -2) continue;
         const parent = this.#members.get(f.stat.ppid);
         if (!parent) continue;
-        const own = parent.own === 'subtree' ? 'subtree' : this.#ownKind(f.pid);
+        const cmdline = parent.own === 'subtree' || !this.#classify ? undefined : this.#readCmdline(f.pid);
+        const own = parent.own === 'subtree' ? 'subtree' : this.#ownKind(cmdline);
+        // Still the parent's image (read between fork and exec): look again once it has exec'd.
+        const recheck = !own && cmdline !== undefined && cmdline === parent.cmdline;
         let fd = f.fd;
         if (this.#openFds >= this.#maxFds) {
           closeSync(fd);
@@ -173,7 +181,7 @@ export class ProcTreeReader implements TreeReader {
         } else {
           this.#openFds++;
         }
-        this.#members.set(f.pid, { fd, cpuTicks: f.stat.cpuTicks, joined: tick, zombie: f.stat.state === 'Z', own });
+        this.#members.set(f.pid, { fd, cpuTicks: f.stat.cpuTicks, joined: tick, zombie: f.stat.state === 'Z', own, cmdline, recheck });
         this.#others.delete(f.pid);
         f.fd = -2; // consumed
         grew = true;
@@ -203,6 +211,11 @@ export class ProcTreeReader implements TreeReader {
       }
       if (pid === this.#rootPid && (stat.state === 'Z' || stat.state === 'X')) rootAlive = false;
       member.zombie = stat.state === 'Z';
+      if (member.recheck) {
+        member.recheck = false;
+        member.cmdline = this.#readCmdline(pid);
+        member.own = this.#ownKind(member.cmdline);
+      }
       if (member.own) continue;
       rssPages += stat.rssPages;
       cpuTicks += Math.max(0, stat.cpuTicks - member.cpuTicks);
@@ -297,16 +310,18 @@ export class ProcTreeReader implements TreeReader {
     return { pid, fd, stat };
   }
 
-  /** Reads a new member's command line once and classifies it; `undefined` when unreadable (e.g. gone). */
-  #ownKind(pid: number): OwnProcess | undefined {
-    if (!this.#classify) return undefined;
-    let raw: string;
+  /** A process's raw `/proc/<pid>/cmdline`; `undefined` when unreadable (e.g. gone). */
+  #readCmdline(pid: number): string | undefined {
     try {
-      raw = readFileSync(`${this.#proc}/${pid}/cmdline`, 'utf8');
+      return readFileSync(`${this.#proc}/${pid}/cmdline`, 'utf8');
     } catch {
       return undefined;
     }
-    return this.#classify(splitCmdline(raw));
+  }
+
+  /** Whether a raw command line is one of Cordon's own processes. */
+  #ownKind(cmdline: string | undefined): OwnProcess | undefined {
+    return this.#classify && cmdline !== undefined ? this.#classify(splitCmdline(cmdline)) : undefined;
   }
 
   #drop(pid: number, member: Member): void {
