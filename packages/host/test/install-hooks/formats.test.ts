@@ -36,6 +36,15 @@ describe('json editor', () => {
       .toThrow(/\/a\.json is not valid JSON .*line 1.*left untouched/);
   });
 
+  it('reads every key as JSON.parse does, "__proto__" included (the counterexample fast-check found)', () => {
+    const text = '{ "a": { "__proto__": false, "k": [1, { "__proto__": { "x": 1 } }] }, "a2": 1, "a2": 2 }\n';
+    const doc = jsonDocument('/p.json', text);
+    expect(doc.value).toEqual(JSON.parse(text));
+    expect(Object.hasOwn((doc.value as any).a, '__proto__')).toBe(true);
+    doc.append(['cordonTest', 'list'], JSON.parse('{"__proto__": false}'));
+    expect((doc.value as any).cordonTest.list.at(-1)).toEqual(JSON.parse('{"__proto__": false}'));
+  });
+
   it('appending then removing in any object gives back the same bytes (property)', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 5 }), fc.constantFrom(0, 2, 4, '\t'), fc.jsonValue({ maxDepth: 2 }), (object, indent, item) => {

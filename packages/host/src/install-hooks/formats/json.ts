@@ -1,5 +1,5 @@
 import type { ConfigDocument, ConfigPath } from '@cordon/plugin-api';
-import { findNodeAtLocation, parse, parseTree, printParseErrorCode, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
+import { findNodeAtLocation, parseTree, printParseErrorCode, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
 import { unparseable } from './unparseable.js';
 
 /** Line and column (1-based) of a character offset, for error messages. */
@@ -22,6 +22,23 @@ function lineIndent(text: string, offset: number): string {
 }
 
 /**
+ * The value of a syntax-tree node as `JSON.parse` would give it: every key an own property, a
+ * `"__proto__"` key included (jsonc-parser's own `parse` assigns it, which sets the prototype and
+ * loses the key); the last of duplicate keys wins.
+ */
+function plainValue(node: Node): unknown {
+  if (node.type === 'array') return (node.children ?? []).map(plainValue);
+  if (node.type !== 'object') return node.value;
+  const object: Record<string, unknown> = {};
+  for (const property of node.children ?? []) {
+    const [key, value] = property.children ?? [];
+    if (!key || !value) continue;
+    Object.defineProperty(object, String(key.value), { value: plainValue(value), enumerable: true, writable: true, configurable: true });
+  }
+  return object;
+}
+
+/**
  * A JSON (or, with `comments`, JSONC) document edited in place through jsonc-parser's syntax
  * tree: a value is inserted as new text laid out in the file's own indentation after its last
  * sibling, and a removal cuts exactly the member and its separator, so comments, key order, the
@@ -35,7 +52,8 @@ export function jsonDocument(path: string, text: string | undefined, options: { 
   const parseOptions = { allowTrailingComma: options.comments === true, disallowComments: options.comments !== true, allowEmptyContent: false };
   const read = (source: string): unknown => {
     const errors: ParseError[] = [];
-    const value = parse(source, errors, parseOptions);
+    const tree = parseTree(source, errors, parseOptions);
+    const value = tree ? plainValue(tree) : undefined;
     const first = errors[0];
     if (first) throw unparseable(path, options.comments ? 'JSON with comments' : 'JSON', `${printParseErrorCode(first.error)} at ${position(source, first.offset)}`);
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw unparseable(path, 'JSON', 'the top level is not an object');
