@@ -96,7 +96,9 @@ export function makeSandbox(prefix = 'cordon-test-'): Sandbox {
   // vitest sets NODE_ENV=test, which would put oclif in dev mode (TypeScript sources); the
   // children run the built CLI as users do.
   for (const key of ['CORDON_DISABLE', 'NODE_ENV', 'VITEST', 'VITEST_POOL_ID', 'VITEST_WORKER_ID']) delete env[key];
-  return { root, dataDir, configDir, cacheDir, home, env, dir: sub, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  // Retries: an agent's last writes (e.g. Codex into ~/.codex) may land while the tree is removed.
+  const cleanup = () => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  return { root, dataDir, configDir, cacheDir, home, env, dir: sub, cleanup };
 }
 
 /**
