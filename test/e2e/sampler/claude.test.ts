@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
@@ -13,8 +13,14 @@ import { lockFiles, running, samplerEvents, samplerProcesses, sleep, waitFor } f
 const NODE = JSON.stringify(process.execPath);
 const BIG = `${NODE} -e "const b = Buffer.alloc(300 * 2 ** 20, 1); setTimeout(() => console.log('held', b.length), 2000)"`;
 
-/** Tags the long tool call, whose process outlives the SIGKILLed agent, so afterEach can end it. */
-const ORPHAN_TAG = 'cordon-e2e-sampler-orphan';
+/**
+ * Tags the long tool call, whose process outlives the SIGKILLed agent, so afterEach can end it.
+ * Unique per test process because afterEach kills by it across all of /proc: a fixed tag let a
+ * copy of this suite running at the same time (another checkout's `npm test`) kill this call, so
+ * Claude saw it fail, finished the session and fired SessionEnd, and the sampler stopped on
+ * `STOP`. It does not contain the old fixed tag `cordon-e2e-sampler-orphan`, which older copies kill by.
+ */
+const ORPHAN_TAG = `cordon-sampler-long-call-${process.pid}-${Date.now()}`;
 
 let sandbox: Sandbox | undefined;
 let server: FakeAnthropic | undefined;
@@ -50,6 +56,33 @@ function sessionDirs(dataDir: string): string[] {
   }
 }
 
+/**
+ * What the session directories and cordon's log say, for assertion messages: `extra` first, then
+ * per session its files (with mtimes), markers, sampler events, and the tail of
+ * `logs/cordon.log`, so a failure shows who wrote what and when.
+ */
+function sessionReport(dataDir: string, extra: Record<string, unknown> = {}): string {
+  const lines = [JSON.stringify(extra)];
+  for (const dir of sessionDirs(dataDir)) {
+    lines.push(`session ${dir}`);
+    for (const name of readdirSync(dir).sort()) lines.push(`  file ${name} mtime=${statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs}`);
+    for (const m of readMarkers(join(dir, 'markers.jsonl')).markers) lines.push(`  marker ${JSON.stringify(m)}`);
+    for (const e of samplerEvents(dir)) lines.push(`  sampler ${JSON.stringify(e)}`);
+  }
+  const log = join(dataDir, 'logs', 'cordon.log');
+  if (existsSync(log)) lines.push('log:', ...readFileSync(log, 'utf8').trim().split('\n').slice(-40));
+  return lines.join('\n');
+}
+
+/** {@link waitFor}, but a timeout carries the {@link sessionReport} of the current sandbox. */
+async function waitOrReport<T>(what: string, pick: () => T | undefined, ms?: number): Promise<T> {
+  try {
+    return await waitFor(what, pick, ms);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${sandbox ? sessionReport(sandbox.dataDir, { toolResults: server?.toolResults() }) : ''}`);
+  }
+}
+
 async function claudeWithHooks(steps: Parameters<typeof FakeAnthropic.start>[0]['steps'], env: NodeJS.ProcessEnv = {}) {
   sandbox = makeSandbox('cordon-e2e-sampler-claude-');
   const workdir = sandbox.dir('work');
@@ -71,18 +104,19 @@ describe.runIf(process.platform === 'linux')('session sampler with the real Clau
 
     const [dir, ...others] = sessionDirs(sandbox!.dataDir);
     expect(others).toEqual([]);
-    const stop = await waitFor('sampler stop', () => samplerEvents(dir!).find((e) => e.event === 'stop'), 10_000);
+    const stop = await waitOrReport('sampler stop', () => samplerEvents(dir!).find((e) => e.event === 'stop'), 10_000);
+    const report = sessionReport(sandbox!.dataDir, { run: { pid: run.pid, exitCode: run.exitCode, signal: run.signal } });
     const markers = readMarkers(join(dir!, 'markers.jsonl')).markers;
     const sessionEnd = markers.find((m) => m.event === 'session_end');
-    expect(sessionEnd).toBeDefined();
+    expect(sessionEnd, report).toBeDefined();
     // Exactly one sampler process ran for the session, and it exited after the session ended.
     const starts = samplerEvents(dir!).filter((e) => e.event === 'start');
-    expect(starts).toHaveLength(1);
-    expect(lockFiles(dir!)).toEqual(['sampler.lock.1']);
-    expect(starts[0]!.root_pid).toBe(run.pid);
-    expect(stop.pid).toBe(starts[0]!.pid);
-    expect(['stop-file', 'agent-exit']).toContain(stop.reason);
-    expect(stop.t).toBeGreaterThanOrEqual(Math.floor(sessionEnd!.ts));
+    expect(starts, report).toHaveLength(1);
+    expect(lockFiles(dir!), report).toEqual(['sampler.lock.1']);
+    expect(starts[0]!.root_pid, report).toBe(run.pid);
+    expect(stop.pid, report).toBe(starts[0]!.pid);
+    expect(['stop-file', 'agent-exit'], report).toContain(stop.reason);
+    expect(stop.t, report).toBeGreaterThanOrEqual(Math.floor(sessionEnd!.ts));
     await waitFor('sampler exit', () => (running(stop.pid) ? undefined : true), 3000);
     expect(samplerProcesses(dir!)).toEqual([]);
 
@@ -102,19 +136,40 @@ describe.runIf(process.platform === 'linux')('session sampler with the real Clau
 
   it('SIGKILL of Claude mid-call (no session end) stops the sampler within two intervals', async () => {
     // (Claude Code refuses a foreground `sleep 60`; a node timer is an ordinary long call.)
-    const session = await claudeWithHooks([step.shell(`${NODE} -e "setTimeout(() => {}, 60000) /* ${ORPHAN_TAG} */"`), step.text('unreachable')], { CORDON_INTERVAL: '250' });
+    const session = await claudeWithHooks([step.shell(`${NODE} -e "setTimeout(() => {}, 60000) /* ${ORPHAN_TAG} */"`), step.text('unreachable')], { CORDON_INTERVAL: '250', CORDON_LOG_LEVEL: 'debug' });
     const running_ = session.run(undefined, { timeoutMs: 120_000 });
-    const dir = await waitFor('session dir', () => sessionDirs(sandbox!.dataDir)[0], 60_000);
-    const start = await waitFor('tool start', () => readMarkers(join(dir, 'markers.jsonl')).markers.find((m) => m.event === 'tool_start'), 60_000);
-    await waitFor('sampler start', () => samplerEvents(dir).find((e) => e.event === 'start'));
+    const dir = await waitOrReport('session dir', () => sessionDirs(sandbox!.dataDir)[0], 60_000);
+    const start = await waitOrReport('tool start', () => readMarkers(join(dir, 'markers.jsonl')).markers.find((m) => m.event === 'tool_start'), 60_000);
+    await waitOrReport('sampler start', () => samplerEvents(dir).find((e) => e.event === 'start'));
+    // Claude spawns the call only after PreToolUse returns; kill it while the call runs.
+    await waitOrReport('the long call running', () => (pidsWithArg(ORPHAN_TAG).length > 0 ? true : undefined), 30_000);
     await sleep(600);
+    // The premise, read just before the kill: the call still runs, the model has seen no result, the sampler no stop.
+    const before = { callPids: pidsWithArg(ORPHAN_TAG), turns: server!.turns().length, samplerEvents: samplerEvents(dir).map((e) => e.event) };
     const killedAt = Date.now();
-    process.kill(start.agent_pid!, 'SIGKILL');
-    const stop = await waitFor('sampler stop', () => samplerEvents(dir).find((e) => e.event === 'stop'));
-    expect(stop.reason).toBe('agent-exit');
-    expect(stop.t - killedAt).toBeLessThanOrEqual(2 * 250);
-    expect(readMarkers(join(dir, 'markers.jsonl')).markers.some((m) => m.event === 'session_end')).toBe(false);
+    let killError: string | undefined; // ESRCH: Claude had already exited (the premise failed)
+    try {
+      process.kill(start.agent_pid!, 'SIGKILL');
+    } catch (error) {
+      killError = String(error);
+    }
+    const stop = await waitOrReport('sampler stop', () => samplerEvents(dir).find((e) => e.event === 'stop'));
     const run = await running_;
-    expect(run.signal).toBe('SIGKILL');
+    const report = sessionReport(sandbox!.dataDir, {
+      killed: start.agent_pid,
+      killedAt,
+      killError,
+      before,
+      toolResults: server!.toolResults(),
+      run: { pid: run.pid, exitCode: run.exitCode, signal: run.signal, stdout: run.stdout.slice(-500), stderr: run.stderr.slice(-500) },
+    });
+    expect(killError, report).toBeUndefined();
+    expect(before.callPids.length, report).toBeGreaterThan(0);
+    expect(before.turns, report).toBe(1);
+    expect(before.samplerEvents, report).toEqual(['start']);
+    expect(run.signal, report).toBe('SIGKILL');
+    expect(readMarkers(join(dir, 'markers.jsonl')).markers.filter((m) => m.event === 'tool_end' || m.event === 'session_end'), report).toEqual([]);
+    expect(stop.reason, report).toBe('agent-exit');
+    expect(stop.t - killedAt, report).toBeLessThanOrEqual(2 * 250);
   }, 240_000);
 });
