@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { applyChanges, buildBigRepo } from '../packages/host/test/envelope/big-repo.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const BIN = join(ROOT, 'packages/host/bin/run.js');
+const BIN = join(ROOT, 'packages/host/bin/run.cjs');
 const FILES = Number(process.env.CORDON_BENCH_FILES ?? 100_000);
 const CHANGES = Number(process.env.CORDON_BENCH_CHANGES ?? 5_000);
 const ROUNDS = Number(process.env.CORDON_BENCH_ROUNDS ?? 7);

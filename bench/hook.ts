@@ -3,7 +3,7 @@
  * run. Interleaved, ≥ 30 runs each (BENCH_RUNS, default 40, after 3 warm-ups) of
  * - `node -e 0` (the floor: Node's own start-up on this machine);
  * - `cordon hook --agent claude-code` on a real captured PreToolUse payload, the way agents run it
- *   (`bin/run.js` routes it to the hot path before oclif loads), with the five agent plugins linked;
+ *   (`bin/run.cjs` routes it to the hot path before oclif loads), with the five agent plugins linked;
  * - the same hook through the full oclif path (`CORDON_HOOK_VIA_OCLIF=1`: the real oclif `hook`
  *   command), for comparison.
  * Each run is timed inside bash (`$EPOCHREALTIME` around the command, `times` for the CPU the
@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const BIN = join(REPO, 'packages/host/bin/run.js');
+const BIN = join(REPO, 'packages/host/bin/run.cjs');
 const RUNS = Math.max(30, Number(process.env.BENCH_RUNS) || 40);
 const WARMUP = 3;
 const TARGET = 1.25;

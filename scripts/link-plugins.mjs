@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = join(root, 'packages/host/bin/run.js');
+const bin = join(root, 'packages/host/bin/run.cjs');
 let failed = 0;
 for (const name of readdirSync(join(root, 'plugins')).sort()) {
   const r = spawnSync(process.execPath, [bin, 'plugins', 'link', join(root, 'plugins', name), '--no-install'], { stdio: 'inherit' });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 /** Absolute root of the monorepo checkout. */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 /** The built `cordon` bin (tests run after `npm run build`). */
-export const CORDON_BIN = join(REPO_ROOT, 'packages/host/bin/run.js');
+export const CORDON_BIN = join(REPO_ROOT, 'packages/host/bin/run.cjs');
 
 /** Result of one child process. */
 export interface RunResult {

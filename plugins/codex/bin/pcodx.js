@@ -7,7 +7,7 @@
 // Which `cordon`: $CORDON_BIN (a path; `.js`/`.mjs`/`.cjs` files run with this Node), else the
 // first `cordon` on PATH, else the @cordon/host this package can resolve (the monorepo).
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 
@@ -32,7 +32,9 @@ function onPath(name) {
 
 function workspaceHost() {
   try {
-    return join(dirname(createRequire(import.meta.url).resolve('@cordon/host/package.json')), 'bin', 'run.js');
+    const pjson = createRequire(import.meta.url).resolve('@cordon/host/package.json');
+    const bin = JSON.parse(readFileSync(pjson, 'utf8')).bin?.cordon;
+    return typeof bin === 'string' ? join(dirname(pjson), bin) : undefined;
   } catch {
     return undefined;
   }

@@ -1,13 +1,10 @@
-import { createRequire } from 'node:module';
 import type { HookTable } from '@cordon/plugin-api';
-import type * as Tapable from 'tapable';
-
 // The three hook classes only: tapable's index loads all of its thirteen modules, which the hook
 // process (started on every tool call) would pay for on each run (research aesthetics.md §6.4).
-const require = createRequire(import.meta.url);
-const AsyncSeriesBailHook: typeof Tapable.AsyncSeriesBailHook = require('tapable/lib/AsyncSeriesBailHook.js');
-const AsyncSeriesHook: typeof Tapable.AsyncSeriesHook = require('tapable/lib/AsyncSeriesHook.js');
-const AsyncSeriesWaterfallHook: typeof Tapable.AsyncSeriesWaterfallHook = require('tapable/lib/AsyncSeriesWaterfallHook.js');
+// Typed in tapable-lib.d.ts; static imports so the hook bundle inlines them.
+import AsyncSeriesBailHook from 'tapable/lib/AsyncSeriesBailHook.js';
+import AsyncSeriesHook from 'tapable/lib/AsyncSeriesHook.js';
+import AsyncSeriesWaterfallHook from 'tapable/lib/AsyncSeriesWaterfallHook.js';
 
 /**
  * Creates the host's frozen hook table (DESIGN.md "The hook bus"; webpack's `Compiler.hooks`).

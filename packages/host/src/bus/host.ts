@@ -35,6 +35,8 @@ export class CordonHost {
   readonly applied: string[] = [];
   /** Plugins that failed to register or apply; the rest of the host keeps working. */
   readonly failures: CordonPluginError[] = [];
+  /** Package that returned each applied or attempted plugin descriptor: plugin name → package name. */
+  readonly #sources = new Map<string, string>();
   readonly log: Logger;
 
   constructor(readonly paths: CordonPaths, readonly version: string) {
@@ -78,6 +80,7 @@ export class CordonHost {
         continue;
       }
       valid.push(d as CordonPlugin);
+      if (!this.#sources.has(d.name)) this.#sources.set(d.name, source);
     }
     valid.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const plugin of valid) {
@@ -92,6 +95,11 @@ export class CordonHost {
         this.fail(wrapPluginError(plugin.name, 'register', error));
       }
     }
+  }
+
+  /** Names of the plugins the package `source` returned descriptors for (usually one, its own name). */
+  pluginsOf(source: string): string[] {
+    return [...this.#sources].filter(([, from]) => from === source).map(([plugin]) => plugin);
   }
 
   /** Records a plugin failure and logs it. */

@@ -1,3 +1,5 @@
+import { monotonicMs } from '../util/clock.js';
+
 /** How tapable invokes a tap: plain return, node-style callback, or promise. */
 export type TapType = 'sync' | 'async' | 'promise';
 
@@ -22,49 +24,49 @@ export function wrapTap<F extends AnyFn>(type: TapType, fn: F, around: TapAround
   if (type === 'async') {
     return function (this: unknown, ...args: any[]) {
       const callback = args.pop() as (err?: unknown, result?: unknown) => void;
-      const started = performance.now();
+      const started = monotonicMs();
       try {
         fn.call(this, ...args, (err: unknown, result: unknown) => {
-          settled(performance.now() - started, err != null);
+          settled(monotonicMs() - started, err != null);
           if (err != null) callback(mapError(err));
           else callback(null, result);
         });
       } catch (error) {
-        settled(performance.now() - started, true);
+        settled(monotonicMs() - started, true);
         callback(mapError(error));
       }
     } as F;
   }
   if (type === 'promise') {
     return function (this: unknown, ...args: any[]) {
-      const started = performance.now();
+      const started = monotonicMs();
       let pending: unknown;
       try {
         pending = fn.apply(this, args);
       } catch (error) {
-        settled(performance.now() - started, true);
+        settled(monotonicMs() - started, true);
         return Promise.reject(mapError(error));
       }
       return Promise.resolve(pending).then(
         (value) => {
-          settled(performance.now() - started, false);
+          settled(monotonicMs() - started, false);
           return value;
         },
         (error: unknown) => {
-          settled(performance.now() - started, true);
+          settled(monotonicMs() - started, true);
           throw mapError(error);
         },
       );
     } as F;
   }
   return function (this: unknown, ...args: any[]) {
-    const started = performance.now();
+    const started = monotonicMs();
     try {
       const value = fn.apply(this, args);
-      settled(performance.now() - started, false);
+      settled(monotonicMs() - started, false);
       return value;
     } catch (error) {
-      settled(performance.now() - started, true);
+      settled(monotonicMs() - started, true);
       throw mapError(error);
     }
   } as F;

@@ -2,7 +2,7 @@ import { Command, Flags } from '@oclif/core';
 import { runHook } from '../hot/main.js';
 
 /**
- * `cordon hook`: the command agents run on every tool call. `bin/run.js` sends it to the hot path
+ * `cordon hook`: the command agents run on every tool call. `bin/run.cjs` sends it to the hot path
  * (`src/hot/`) before oclif loads; this class exists for `--help`, the manifest and tests, and
  * runs the very same code (`runHook`). Set `CORDON_HOOK_VIA_OCLIF=1` to run it through oclif.
  * Like the hot path it never fails the agent: any error ends in exit 0 with nothing printed.

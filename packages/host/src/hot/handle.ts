@@ -2,6 +2,7 @@ import type { Dialect, HookReply, Logger, NativeEvent, NativeToolAfter, NativeTo
 import type { CordonHost } from '../bus/host.js';
 import { appendMarker, type Marker, type MarkerEvent, MARKER_SCHEMA_VERSION } from '../telemetry/markers.js';
 import { sessionDir } from '../telemetry/session-dir.js';
+import { epochMs, sinceStartMs } from '../util/clock.js';
 import { findAgentPid } from './agent-pid.js';
 import { claimOrdinal, hashCallKey, inputHash } from './call-key.js';
 import { chooseDialect } from './choose-dialect.js';
@@ -18,7 +19,7 @@ export interface HandleOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Where the ancestry walk starts (default `process.ppid`). */
   readonly parentPid?: number;
-  /** Milliseconds since the hook process started (default `performance.now()`). */
+  /** Milliseconds since the hook process started (default `process.uptime()`). */
   readonly elapsedMs?: () => number;
   /** Logger for failures (default the host's). */
   readonly log?: Logger;
@@ -66,7 +67,7 @@ const MARKER_EVENTS: Record<NativeEvent['kind'], MarkerEvent> = {
 export async function handleHookPayload(payload: Readonly<Record<string, unknown>>, options: HandleOptions): Promise<HookOutcome> {
   const { host, env } = options;
   const log = options.log ?? host.log;
-  const elapsed = options.elapsedMs ?? (() => performance.now());
+  const elapsed = options.elapsedMs ?? sinceStartMs;
   const choice = chooseDialect(host, options.agent, payload, env);
   if (!choice.entry) {
     log.warn('hook payload skipped', { reason: choice.reason, hook_event_name: payload.hook_event_name });
@@ -95,7 +96,7 @@ export async function handleHookPayload(payload: Readonly<Record<string, unknown
     const marker: Marker = {
       v: MARKER_SCHEMA_VERSION,
       event: kind,
-      ts: round3(performance.timeOrigin + performance.now()),
+      ts: round3(epochMs()),
       session_id: event.sessionId,
       agent,
       native_event: event.nativeEvent,

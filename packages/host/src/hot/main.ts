@@ -5,7 +5,7 @@ import { createFileLogger } from '../util/log.js';
 import { resolvePaths } from '../util/paths.js';
 import { parseHookArgs } from './args.js';
 import { handleHookPayload, type HookOutcome } from './handle.js';
-import { readPayload, STDIN_DEFAULTS } from './stdin.js';
+import { readPayload, readPayloadFd, STDIN_DEFAULTS } from './stdin.js';
 
 /** Default bound on one whole hook invocation, ms (`CORDON_HOOK_TIMEOUT_MS`); agents are configured with 30 s. */
 export const HOOK_TIMEOUT_MS = 10_000;
@@ -27,7 +27,8 @@ function positive(value: string | undefined, fallback: number): number {
 }
 
 /**
- * One `cordon hook` invocation as a library call: reads the payload from `stdin` (bounded in time
+ * One `cordon hook` invocation as a library call: reads the payload from `stdin` (a stream, or
+ * the process's descriptor 0 read directly; bounded in time
  * and size), loads the host and its plugins without oclif, and handles the payload. Returns what
  * to print and the exit code; never rejects. Everything that goes wrong is logged to
  * `<data>/logs/cordon.log` and yields exit 0 with empty stdout, so the agent is never broken
@@ -35,7 +36,7 @@ function positive(value: string | undefined, fallback: number): number {
  * that does not even read stdin. Bounds: `CORDON_HOOK_STDIN_TIMEOUT_MS` (default 3,000),
  * `CORDON_HOOK_MAX_STDIN_BYTES` (64 MiB), `CORDON_HOOK_TIMEOUT_MS` (10,000) for the whole run.
  */
-export async function runHook(argv: readonly string[], io: { stdin: Readable & { isTTY?: boolean }; env: NodeJS.ProcessEnv; parentPid?: number }): Promise<HookExit> {
+export async function runHook(argv: readonly string[], io: { stdin: (Readable & { isTTY?: boolean }) | number; env: NodeJS.ProcessEnv; parentPid?: number }): Promise<HookExit> {
   const { env } = io;
   if (hookDisabled(env)) return SILENT;
   const paths = resolvePaths(env);
@@ -43,15 +44,17 @@ export async function runHook(argv: readonly string[], io: { stdin: Readable & {
   const args = parseHookArgs(argv);
   if (args.unknown.length) log.warn('hook arguments ignored', { unknown: args.unknown });
   const work = async (): Promise<HookExit> => {
-    const read = await readPayload(io.stdin, {
+    const bounds = {
       timeoutMs: positive(env.CORDON_HOOK_STDIN_TIMEOUT_MS, STDIN_DEFAULTS.timeoutMs),
       maxBytes: positive(env.CORDON_HOOK_MAX_STDIN_BYTES, STDIN_DEFAULTS.maxBytes),
-    });
+    };
+    const { stdin } = io;
+    const read = await (typeof stdin === 'number' ? readPayloadFd(stdin, () => process.stdin, bounds) : readPayload(stdin, bounds));
     if (!read.ok) {
       log.warn('hook payload unusable', { problem: read.problem, bytes: read.bytes, detail: read.detail, agent: args.agent });
       return SILENT;
     }
-    const host = await loadHostDirect(env);
+    const host = await loadHostDirect(env, { agent: args.agent });
     const outcome = await handleHookPayload(read.payload, { host, agent: args.agent, env, parentPid: io.parentPid, log });
     // Session/tool start: make sure the session's sampler runs; session end: STOP (never on a turn end).
     if (outcome.marker) samplerAfterMarker(paths.dataDir, outcome.marker, log, env);
@@ -76,14 +79,14 @@ export async function runHook(argv: readonly string[], io: { stdin: Readable & {
 }
 
 /**
- * The process entry `bin/run.js` calls for `cordon hook …` before anything imports `@oclif/core`:
+ * The process entry `bin/run.cjs` calls for `cordon hook …` before anything imports `@oclif/core`:
  * runs {@link runHook} on the real stdin, prints the reply, and exits with its code at once (a
  * stdin that never closed, or a plugin's stray timer, must not keep the agent waiting).
  */
 export async function runHookProcess(argv: readonly string[]): Promise<void> {
   let result: HookExit = SILENT;
   try {
-    result = await runHook(argv, { stdin: process.stdin, env: process.env });
+    result = await runHook(argv, { stdin: 0, env: process.env });
   } catch {
     result = SILENT;
   }

@@ -1,3 +1,4 @@
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 
 /** Defaults for {@link readPayload}; overridable by `CORDON_HOOK_STDIN_TIMEOUT_MS` / `CORDON_HOOK_MAX_STDIN_BYTES`. */
@@ -53,6 +54,104 @@ export function readPayload(stream: Readable & { isTTY?: boolean }, options: { t
     stream.once('end', onEnd);
     stream.once('error', onError);
   });
+}
+
+/** Size of one read from a descriptor, bytes. */
+const FD_CHUNK = 64 * 1024;
+/** Pause between polls of an empty non-blocking pipe, ms. */
+const POLL_MS = 2;
+
+/**
+ * {@link readPayload} for a file descriptor (the hook process's fd 0), with the same bounds and
+ * results, avoiding `process.stdin` where it safely can: that stream loads Node's stream and
+ * socket modules, about 4 ms of every tool call (`npm run bench:hook`).
+ *
+ * - A regular file or the null device is read synchronously (it cannot block).
+ * - A pipe on Linux (what Codex and Hermes give their hooks, and `… | cordon hook`) is reopened
+ *   through `/proc/self/fd/<fd>` with `O_NONBLOCK`, a new open file description, so the agent's
+ *   end is untouched, and polled every {@link POLL_MS} ms until end of input or the time limit.
+ *   (A blocking read cannot honour the limit, and a pending `fs.read` on the thread pool would
+ *   keep the process from exiting.)
+ * - A socket (Node-based agents get a socketpair from libuv), a terminal, or anything else goes to
+ *   `fallback()`'s stream through {@link readPayload}.
+ */
+export function readPayloadFd(fd: number, fallback: () => Readable & { isTTY?: boolean }, options: { timeoutMs?: number; maxBytes?: number } = {}): Promise<PayloadRead> {
+  const timeoutMs = options.timeoutMs ?? STDIN_DEFAULTS.timeoutMs;
+  const maxBytes = options.maxBytes ?? STDIN_DEFAULTS.maxBytes;
+  let kind: 'file' | 'pipe' | 'other' = 'other';
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isFile() || (stat.isCharacterDevice() && isNullDevice(stat.rdev))) kind = 'file';
+    else if (stat.isFIFO() && process.platform === 'linux') kind = 'pipe';
+  } catch {
+    kind = 'other';
+  }
+  if (kind === 'file') return Promise.resolve(readSyncToEnd(fd, maxBytes));
+  let pipe = -1;
+  if (kind === 'pipe') {
+    try {
+      pipe = openSync(`/proc/self/fd/${fd}`, constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch {
+      pipe = -1;
+    }
+  }
+  if (pipe < 0) return readPayload(fallback(), options);
+  return new Promise((resolvePromise) => {
+    const chunks: Buffer[] = [];
+    const buf = Buffer.allocUnsafe(FD_CHUNK);
+    const deadline = Date.now() + timeoutMs;
+    let bytes = 0;
+    const finish = (result: PayloadRead): void => {
+      closeSync(pipe);
+      resolvePromise(result);
+    };
+    const poll = (): void => {
+      for (;;) {
+        let n: number;
+        try {
+          n = readSync(pipe, buf, 0, FD_CHUNK, null);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return finish({ ok: false, problem: 'error', bytes, detail: (error as Error).message });
+          if (Date.now() >= deadline) return finish({ ok: false, problem: 'timeout', bytes });
+          setTimeout(poll, POLL_MS);
+          return;
+        }
+        if (n === 0) return finish(decode(Buffer.concat(chunks), bytes, maxBytes));
+        bytes += n;
+        // Past the limit the rest is still drained (so the agent's write never fails), not kept.
+        if (bytes <= maxBytes) chunks.push(Buffer.from(buf.subarray(0, n)));
+      }
+    };
+    poll();
+  });
+}
+
+/** Whether `rdev` is the null device's (an empty stdin, e.g. `< /dev/null`). */
+function isNullDevice(rdev: number): boolean {
+  try {
+    return rdev === statSync('/dev/null').rdev;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads a descriptor that cannot block to its end, keeping at most `maxBytes` bytes. */
+function readSyncToEnd(fd: number, maxBytes: number): PayloadRead {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  try {
+    const buf = Buffer.allocUnsafe(FD_CHUNK);
+    for (;;) {
+      const n = readSync(fd, buf, 0, FD_CHUNK, null);
+      if (n === 0) break;
+      bytes += n;
+      if (bytes > maxBytes) break;
+      chunks.push(Buffer.from(buf.subarray(0, n)));
+    }
+  } catch (error) {
+    return { ok: false, problem: 'error', bytes, detail: (error as Error).message };
+  }
+  return decode(Buffer.concat(chunks), bytes, maxBytes);
 }
 
 function decode(buffer: Buffer, bytes: number, maxBytes: number): PayloadRead {

@@ -1,14 +1,14 @@
 import { realpathSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { HookCommand } from '@cordon/plugin-api';
 import { join as shellJoin } from 'shlex';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { HOST_ROOT } from '../util/host-root.js';
 import { whichIn } from './files.js';
 
 /** The `cordon` entry script of this installation, with symlinks resolved. */
 export function cordonBinPath(): string {
-  const bin = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
+  const bin = join(HOST_ROOT, 'bin', 'run.cjs');
   try {
     return realpathSync(bin);
   } catch {
@@ -19,7 +19,7 @@ export function cordonBinPath(): string {
 /**
  * The command agents run for `agent`, absolute so it works whatever `PATH` the agent's hook shell
  * has (Codex uses a login shell, Hermes no shell at all): by default this Node binary and this
- * installation's `bin/run.js`, else `executable` (e.g. a global `cordon` shim), then
+ * installation's `bin/run.cjs`, else `executable` (e.g. a global `cordon` shim), then
  * `hook --agent <agent>`. `shell` is POSIX-quoted where an argument needs it.
  */
 export function hookCommand(agent: string, executable?: string, env: NodeJS.ProcessEnv = process.env): HookCommand {

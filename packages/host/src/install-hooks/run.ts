@@ -22,7 +22,7 @@ export interface InstallHooksOptions {
   readonly accept?: boolean;
   /** `--write`: apply the changes (default: dry run). */
   readonly write?: boolean;
-  /** `--command`: the cordon executable to write instead of `<node> <this bin/run.js>`. */
+  /** `--command`: the cordon executable to write instead of `<node> <this bin/run.cjs>`. */
   readonly executable?: string;
   /** Environment (`HOME`, `PATH`, `CODEX_HOME`, `HERMES_HOME`; default `process.env`). */
   readonly env?: NodeJS.ProcessEnv;

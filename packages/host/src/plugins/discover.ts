@@ -63,16 +63,36 @@ export function findPluginPackages(hostRoot: string, dataDir: string, onSkip: (w
   return [...found.values()];
 }
 
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * Loads a module by absolute path. `require()` first where Node loads ES modules synchronously
+ * (`process.features.require_module`: Node ≥ 20.19 and ≥ 22.12): it skips the asynchronous ESM
+ * loader, whose start-up the hook process would pay on every tool call. A module with top-level
+ * await (`ERR_REQUIRE_ASYNC_MODULE`) or an older Node falls back to `import()`.
+ */
+async function loadModule(path: string): Promise<Record<string, unknown>> {
+  if ((process.features as { require_module?: boolean }).require_module) {
+    try {
+      return requireHere(path) as Record<string, unknown>;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code !== 'ERR_REQUIRE_ASYNC_MODULE' && code !== 'ERR_REQUIRE_ESM') throw error;
+    }
+  }
+  return import(pathToFileURL(path).href) as Promise<Record<string, unknown>>;
+}
+
 /**
  * Imports each package's `cordon:register` hook modules and calls them, the same declarations the
  * oclif route runs through `config.runHook`. A module that fails to load or throws is returned
  * as a descriptor-less entry so the host records it as that plugin's failure.
  */
 export async function collectFromPackages(packages: readonly PluginPackage[]): Promise<CollectedPlugin[]> {
-  // Imported concurrently (the hook process overlaps the file reads), returned in package order.
+  // Returned in package order; modules load synchronously where Node can (see loadModule).
   const one = async (pkg: PluginPackage, target: string, identifier: string): Promise<CollectedPlugin> => {
     try {
-      const mod = await import(pathToFileURL(resolve(pkg.root, target)).href);
+      const mod = await loadModule(resolve(pkg.root, target));
       const fn = mod[identifier];
       return { source: pkg.name, descriptor: typeof fn === 'function' ? await fn({}) : undefined };
     } catch (error) {

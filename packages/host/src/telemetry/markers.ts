@@ -60,7 +60,7 @@ export interface Marker {
   readonly decision?: 'deny' | 'rewrite';
   /** Plugin whose tap decided, when it said so. */
   readonly decided_by?: string;
-  /** Wall time from the hook process's start (Node's `performance.timeOrigin`) to just before this write, ms. */
+  /** Wall time from the hook process's start (`process.uptime()`) to just before this write, ms. */
   readonly hook_overhead_ms: number;
   /** The agent's process id (`CLAUDE_PID`, else the ancestry walk), when found. */
   readonly agent_pid?: number;

@@ -2,6 +2,7 @@ import type { TelemetryMarkerInput, TelemetryService } from '@cordon/plugin-api'
 import { appendMarker, MARKER_SCHEMA_VERSION, MAX_COMMAND_CHARS, type Marker } from './markers.js';
 import { ensureSampler, stopSampler } from './sampler/ensure.js';
 import { sessionDir } from './session-dir.js';
+import { epochMs } from '../util/clock.js';
 
 /**
  * `api.services.telemetry` for plugins (plugin-api `services/telemetry.ts`): marker appends,
@@ -16,7 +17,7 @@ export function createTelemetryService(dataDir: string, env: NodeJS.ProcessEnv =
       const marker: Marker = {
         v: MARKER_SCHEMA_VERSION,
         event,
-        ts: Math.round((performance.timeOrigin + performance.now()) * 1000) / 1000,
+        ts: Math.round(epochMs() * 1000) / 1000,
         ...fields,
         ...(input.command !== undefined ? { command: input.command.slice(0, MAX_COMMAND_CHARS) } : {}),
         hook_overhead_ms: 0,

@@ -69,6 +69,66 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.cleanup());
 
+/**
+ * Runs the built hook from bash with fd 0 set up by `stdin` (a redirection such as `< file`), as
+ * agents that are not Node processes hand it over: Codex (Rust) and Hermes (Python) give a pipe.
+ */
+function hookViaShell(args: string[], stdin: string, env: NodeJS.ProcessEnv = sandbox.env): Promise<RunResult & { ms: number }> {
+  const started = Date.now();
+  const script = `exec "$0" "$1" hook ${args.map((a) => `'${a}'`).join(' ')} ${stdin}`;
+  return new Promise((resolvePromise) => {
+    const child = spawn('/bin/bash', ['-c', script, process.execPath, CORDON_BIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('close', (exitCode, signal) => resolvePromise({ exitCode, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), ms: Date.now() - started }));
+  });
+}
+
+describe('cordon hook process: every kind of stdin agents hand over', () => {
+  const name = 'codex.PreToolUse.Bash.json';
+  const markersOf = (payload: { session_id: string }) => readMarkers(join(sessionDir(sandbox.dataDir, payload.session_id), 'markers.jsonl')).markers;
+
+  it.each([
+    ['a socket (Node-based agents: libuv stdio is a socketpair)', 'socket'],
+    ['a pipe (Codex, Hermes; `cat payload | cordon hook`)', 'pipe'],
+    ['a pipe written late, after the hook started', 'late-pipe'],
+    ['a regular file (`< payload.json`)', 'file'],
+  ])('%s: the payload is read and recorded', async (_label, kind) => {
+    const text = fixture(name);
+    const file = join(sandbox.dir('stdin'), 'payload.json');
+    writeFileSync(file, text);
+    const r =
+      kind === 'socket'
+        ? await hook(['--agent', 'codex'], text)
+        : await hookViaShell(['--agent', 'codex'], kind === 'pipe' ? `< <(cat '${file}')` : kind === 'late-pipe' ? `< <(sleep 0.3; cat '${file}')` : `< '${file}'`);
+    expectSilent(r);
+    const markers = markersOf(JSON.parse(text));
+    expect(markers).toHaveLength(1);
+    expect(markers[0]).toMatchObject({ event: 'tool_start', agent: 'codex', native_event: 'PreToolUse' });
+  });
+
+  it('/dev/null: read as empty, logged, exit 0', async () => {
+    expectSilent(await hookViaShell(['--agent', 'codex'], '< /dev/null'));
+    expect(logLines().some((l) => l.message === 'hook payload unusable' && l.problem === 'empty')).toBe(true);
+  });
+
+  it('a pipe that never closes: gives up after CORDON_HOOK_STDIN_TIMEOUT_MS and exits 0', async () => {
+    // The writer outlives the hook by far; its stderr is not the test's, so only the hook is awaited.
+    const r = await hookViaShell(['--agent', 'codex'], '< <(sleep 10 2>/dev/null)', { ...sandbox.env, CORDON_HOOK_STDIN_TIMEOUT_MS: '400' });
+    expectSilent(r);
+    expect(r.ms).toBeLessThan(15_000);
+    expect(logLines().some((l) => l.problem === 'timeout')).toBe(true);
+  });
+
+  it('a pipe carrying more than CORDON_HOOK_MAX_STDIN_BYTES: drained, dropped, logged', async () => {
+    const r = await hookViaShell(['--agent', 'codex'], `< <(head -c 5000000 /dev/zero)`, { ...sandbox.env, CORDON_HOOK_MAX_STDIN_BYTES: '1000' });
+    expectSilent(r);
+    expect(logLines().some((l) => l.problem === 'too-large' && l.bytes === 5_000_000)).toBe(true);
+  });
+});
+
 describe('cordon hook process: bad input never breaks the agent', () => {
   it.each([
     ['empty stdin', '', 'empty'],

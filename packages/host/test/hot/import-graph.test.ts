@@ -1,39 +1,67 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { expect, it } from 'vitest';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { hookBundleOptions } from '../../scripts/bundle-hot.mjs';
+import { registerBundleOptions } from '../../../../scripts/bundle-register.mjs';
 import { REPO } from './support.js';
 
-// The hook process must never load @oclif/core (research aesthetics.md §6.4: importing it alone
-// costs more than 100 ms per tool call). This walks the built import graph the hook can reach:
-// bin/run.js's hot route, everything it imports statically, and the plugin entry modules the hot
-// path imports at run time (with their static imports).
+// What the hook process loads on every tool call (research aesthetics.md §6.4: importing
+// @oclif/core alone costs more than 100 ms): bin/run.cjs requires the hook bundle, which requires
+// nothing but Node's built-in modules, and the dialect plugins' register bundles, likewise.
+// Both bundles must be what `npm run build` would write from the current dist/ (not stale).
 
-const STATIC = /^\s*(?:import|export)\s+(?!type\b)(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
+const DIALECT_PLUGINS = ['claude-code', 'codex', 'gemini', 'cursor', 'hermes'];
+const REQUIRE = /\brequire\("([^"]+)"\)/g;
+const DYNAMIC_IMPORT = /\bimport\("([^"]+)"\)/g;
 
-function graph(entries: string[]): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const queue = [...entries];
-  while (queue.length) {
-    const file = queue.pop()!;
-    if (files.has(file)) continue;
-    files.add(file);
-    for (const [, spec] of readFileSync(file, 'utf8').matchAll(STATIC)) {
-      if (spec!.startsWith('.')) queue.push(resolve(dirname(file), spec!));
-      else if (spec === '@cordon/plugin-api') queue.push(join(REPO, 'packages/plugin-api/dist/index.js'));
-      else packages.add(spec!);
-    }
-  }
-  return { files, packages };
+/** Specifiers a CommonJS bundle loads, split into Node built-ins and the rest. */
+function loads(file: string): { builtins: string[]; other: string[]; dynamic: string[] } {
+  const text = readFileSync(file, 'utf8');
+  const required = [...text.matchAll(REQUIRE)].map((m) => m[1]!);
+  return {
+    builtins: required.filter((s) => s.startsWith('node:')),
+    other: required.filter((s) => !s.startsWith('node:')),
+    dynamic: [...text.matchAll(DYNAMIC_IMPORT)].map((m) => m[1]!),
+  };
 }
 
-it('the hook path imports no @oclif package, statically or through the plugin entries', () => {
-  const main = join(REPO, 'packages/host/dist/hot/main.js');
-  expect(existsSync(main), 'build first').toBe(true);
-  expect(readFileSync(join(REPO, 'packages/host/bin/run.js'), 'utf8')).toMatch(/argv\[0\] === 'hook'[\s\S]*import\('\.\.\/dist\/hot\/main\.js'\)[\s\S]*else[\s\S]*@oclif\/core/);
-  const plugins = ['claude-code', 'codex', 'gemini', 'cursor', 'hermes'].map((p) => join(REPO, 'plugins', p, 'dist/index.js'));
-  const { files, packages } = graph([main, ...plugins]);
-  expect(files.size).toBeGreaterThan(30);
-  expect([...packages].filter((p) => p.startsWith('@oclif/'))).toEqual([]);
-  expect([...files].filter((f) => f.includes('/commands/') || f.includes('cordon-command'))).toEqual([]);
+/** Rebuilds a bundle in memory and returns its JavaScript text. */
+async function rebuilt(options: Record<string, unknown>): Promise<string> {
+  const result = await build({ ...options, write: false });
+  const js = result.outputFiles.find((f) => f.path.endsWith('.cjs'));
+  return js!.text;
+}
+
+describe('the hook path', () => {
+  it('bin/run.cjs sends `cordon hook` to the hook bundle before anything loads @oclif/core', () => {
+    const bin = readFileSync(join(REPO, 'packages/host/bin/run.cjs'), 'utf8');
+    expect(bin).toMatch(/argv\[0\] === 'hook'[\s\S]*hook\(argv\.slice\(1\)\)[\s\S]*else[\s\S]*oclif\(argv\)/);
+    expect(bin.slice(bin.indexOf('function hook('), bin.indexOf('function oclif('))).not.toContain('@oclif');
+    expect(bin).toContain("require('../dist/hot/hook.cjs')");
+  });
+
+  it('the hook bundle loads only Node built-ins; the ledger and the /proc reader stay lazy modules of dist/', () => {
+    const bundle = join(REPO, 'packages/host/dist/hot/hook.cjs');
+    const { builtins, other, dynamic } = loads(bundle);
+    expect(other).toEqual([]);
+    expect(builtins).toContain('node:fs');
+    expect(builtins).not.toContain('node:child_process'); // loaded only when a sampler is spawned
+    expect(dynamic.sort()).toEqual(['../ledger/ledger.js', '../telemetry/sampler/linux/index.js']);
+    for (const spec of dynamic) expect(readFileSync(resolve(dirname(bundle), spec), 'utf8')).toContain('export');
+  });
+
+  it('the hook bundle is what the build writes from the current dist/ (not stale)', async () => {
+    expect(readFileSync(join(REPO, 'packages/host/dist/hot/hook.cjs'), 'utf8')).toBe(await rebuilt(hookBundleOptions));
+  });
+
+  it.each(DIALECT_PLUGINS)('@cordon/%s: its register bundle is the cordon:register target, loads only built-ins, and is fresh', async (name) => {
+    const root = join(REPO, 'plugins', name);
+    const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    expect(pjson.oclif.hooks['cordon:register']).toEqual({ target: './dist/register.cjs', identifier: 'register' });
+    const { other, dynamic } = loads(join(root, 'dist/register.cjs'));
+    expect(other).toEqual([]);
+    expect(dynamic).toEqual([]);
+    expect(readFileSync(join(root, 'dist/register.cjs'), 'utf8')).toBe(await rebuilt(registerBundleOptions(root)));
+  });
 });

@@ -71,7 +71,7 @@ export interface HookListEditor {
 
 /** The hook command in the forms agents need. */
 export interface HookCommand {
-  /** argv of the command, absolute paths first (`[node, /abs/bin/run.js, 'hook', '--agent', name]`). */
+  /** argv of the command, absolute paths first (`[node, /abs/bin/run.cjs, 'hook', '--agent', name]`). */
   readonly argv: readonly string[];
   /** One string for agents that run it through a shell (POSIX-quoted where needed). */
   readonly shell: string;

@@ -17,7 +17,7 @@ export const CLAUDE_EVENTS: ReadonlyArray<{ readonly event: string; readonly mat
 
 /** `cordon … hook --agent claude-code`, as any install wrote it (any path to cordon, quoted or not). */
 export function isCordonCommand(command: unknown): boolean {
-  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.js)['"]?\s+hook\s+--agent[\s=]['"]?claude-code['"]?\s*$/.test(command);
+  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.c?js)['"]?\s+hook\s+--agent[\s=]['"]?claude-code['"]?\s*$/.test(command);
 }
 
 /** `$CLAUDE_CONFIG_DIR/settings.json` (default `~/.claude`) for user scope, `<project>/.claude/settings.json` for project scope. */

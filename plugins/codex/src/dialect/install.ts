@@ -22,7 +22,7 @@ const TRUST_COMMENT = 'trust for the cordon hook (cordon install-hooks)';
 
 /** `cordon … hook --agent codex`, as any install wrote it. */
 export function isCordonCommand(command: unknown): boolean {
-  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.js)['"]?\s+hook\s+--agent[\s=]['"]?codex['"]?\s*$/.test(command);
+  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.c?js)['"]?\s+hook\s+--agent[\s=]['"]?codex['"]?\s*$/.test(command);
 }
 
 /** `$CODEX_HOME` (default `~/.codex`), absolute. */

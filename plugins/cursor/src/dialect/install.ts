@@ -20,7 +20,7 @@ const CONFIG_EDIT = 'CORDON_CONFIG_EDIT';
 
 /** `cordon … hook --agent cursor`, as any install wrote it. */
 export function isCordonCommand(command: unknown): boolean {
-  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.js)['"]?\s+hook\s+--agent[\s=]['"]?cursor['"]?\s*$/.test(command);
+  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.c?js)['"]?\s+hook\s+--agent[\s=]['"]?cursor['"]?\s*$/.test(command);
 }
 
 /** `~/.cursor/hooks.json` for user scope, `<project>/.cursor/hooks.json` for project scope. */

@@ -18,7 +18,7 @@ export const HOOK_NAME = 'cordon';
 
 /** `cordon … hook --agent gemini`, as any install wrote it. */
 export function isCordonCommand(command: unknown): boolean {
-  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.js)['"]?\s+hook\s+--agent[\s=]['"]?gemini['"]?\s*$/.test(command);
+  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.c?js)['"]?\s+hook\s+--agent[\s=]['"]?gemini['"]?\s*$/.test(command);
 }
 
 /** `~/.gemini/settings.json` for user scope, `<project>/.gemini/settings.json` for project scope. */

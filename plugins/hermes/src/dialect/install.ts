@@ -15,7 +15,7 @@ export const HERMES_HOOKS: ReadonlyArray<{ readonly event: string; readonly time
 
 /** `cordon … hook --agent hermes`, as any install wrote it. */
 export function isCordonCommand(command: unknown): boolean {
-  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.js)['"]?\s+hook\s+--agent[\s=]['"]?hermes['"]?\s*$/.test(command);
+  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.c?js)['"]?\s+hook\s+--agent[\s=]['"]?hermes['"]?\s*$/.test(command);
 }
 
 /** `$HERMES_HOME` (default `~/.hermes`): Hermes' profile home. */

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { HOST_ROOT } from '../../util/host-root.js';
 import { samplerSettings } from './config.js';
 import { SAMPLER_FILES } from './files.js';
 import { identify } from './identity.js';
@@ -61,6 +60,8 @@ export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResul
   if (root.start !== undefined) args.push('--root-start', String(root.start)); // so a recycled pid is not sampled
   let pid: number | undefined;
   try {
+    // Loaded here, not at the top: most hook calls find the sampler running and never spawn.
+    const { spawn } = process.getBuiltinModule('node:child_process') as typeof import('node:child_process');
     const child = spawn(process.execPath, args, { cwd: dir, env, detached: true, stdio: 'ignore', windowsHide: true });
     child.on('error', () => undefined); // reported through the lock going stale; the next hook retries
     child.unref();
@@ -86,11 +87,9 @@ export function stopSampler(dir: string): void {
 }
 
 /**
- * Absolute path of the sampler's process entry (`run.js` beside this module). When this module
- * runs from TypeScript sources (tests), the built file under `dist/` is used.
+ * Absolute path of the sampler's process entry, the built `dist/telemetry/sampler/run.js` (also
+ * when this module runs from TypeScript sources in tests, or inlined in the hook bundle).
  */
 export function samplerEntry(): string {
-  const here = fileURLToPath(new URL('./run.js', import.meta.url));
-  if (existsSync(here)) return here;
-  return here.replace(/([/\\])src([/\\]telemetry[/\\]sampler[/\\]run\.js)$/, '$1dist$2');
+  return join(HOST_ROOT, 'dist', 'telemetry', 'sampler', 'run.js');
 }

@@ -3,8 +3,8 @@
  * does not charge them to the agent (a `true` call would otherwise show the 60–80 MiB of the
  * `cordon hook` Node process the agent started around it).
  *
- * - `'subtree'`: a `cordon hook` invocation, as `install-hooks` writes it (`<node> <…>/bin/run.js
- *   hook …`, or a global `cordon hook …` shim), or that command inside a `sh -c "…"` wrapper.
+ * - `'subtree'`: a `cordon hook` invocation, as `install-hooks` writes it (`<node> <…>/bin/run.cjs
+ *   hook …`; the older `run.js`, or a global `cordon hook …` shim), or that command inside a `sh -c "…"` wrapper.
  *   Nothing it starts is the agent's work, so its whole subtree is left out.
  * - `'self'`: the shell shim of `cordon wrap --shell-shim` (`<node> <…>/shim/shell.js`, or its
  *   `cordon-shell` launcher script before it execs Node). The shim itself is left out, but the real
@@ -14,15 +14,15 @@ export type OwnProcess = 'subtree' | 'self';
 
 /** Shells an agent wraps a hook command in (`<shell> -c "<command>"`). */
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ash', 'ksh']);
-/** `…/bin/run.js hook` or `…/cordon hook` inside a shell command string, quoted or not. */
-const HOOK_IN_SHELL = /(?:\/bin\/run\.js|(?:^|[\s/'"])cordon)['"]?\s+['"]?hook(?:['"\s]|$)/;
+/** `…/bin/run.cjs hook` (or the older `run.js`) or `…/cordon hook` inside a shell command string, quoted or not. */
+const HOOK_IN_SHELL = /(?:\/bin\/run\.c?js|(?:^|[\s/'"])cordon)['"]?\s+['"]?hook(?:['"\s]|$)/;
 
 function basename(arg: string): string {
   return arg.slice(arg.lastIndexOf('/') + 1);
 }
 
 function isCordonEntry(arg: string): boolean {
-  return arg.endsWith('/bin/run.js') || basename(arg) === 'cordon';
+  return arg.endsWith('/bin/run.cjs') || arg.endsWith('/bin/run.js') || basename(arg) === 'cordon';
 }
 
 /**

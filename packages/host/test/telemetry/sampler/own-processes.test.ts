@@ -7,13 +7,17 @@ import { classifyOwnProcess, splitCmdline } from '../../../src/telemetry/sampler
 
 describe('classifyOwnProcess', () => {
   it('recognises the hook command install-hooks writes, direct or through its shebang', () => {
-    expect(classifyOwnProcess(['/usr/bin/node', '/opt/cordon/packages/host/bin/run.js', 'hook', '--agent', 'claude-code'])).toBe('subtree');
+    expect(classifyOwnProcess(['/usr/bin/node', '/opt/cordon/packages/host/bin/run.cjs', 'hook', '--agent', 'claude-code'])).toBe('subtree');
     expect(classifyOwnProcess(['node', '/usr/local/bin/cordon', 'hook', '--agent', 'codex'])).toBe('subtree');
     expect(classifyOwnProcess(['/usr/local/bin/cordon', 'hook', '--agent', 'gemini'])).toBe('subtree');
   });
 
+  it('still recognises hook commands written before the entry became bin/run.cjs', () => {
+    expect(classifyOwnProcess(['/usr/bin/node', '/opt/cordon/packages/host/bin/run.js', 'hook', '--agent', 'claude-code'])).toBe('subtree');
+  });
+
   it('recognises the hook command inside a `sh -c` wrapper, quoted or not', () => {
-    expect(classifyOwnProcess(['/bin/sh', '-c', `'/usr/bin/node' '/a b/bin/run.js' hook --agent cursor`])).toBe('subtree');
+    expect(classifyOwnProcess(['/bin/sh', '-c', `'/usr/bin/node' '/a b/bin/run.cjs' hook --agent cursor`])).toBe('subtree');
     expect(classifyOwnProcess(['bash', '-c', '/usr/bin/node /opt/host/bin/run.js hook --agent claude-code'])).toBe('subtree');
     expect(classifyOwnProcess(['sh', '-c', 'cordon hook --agent hermes'])).toBe('subtree');
   });
@@ -71,7 +75,7 @@ describe('ProcTreeReader on a process read between fork and exec', () => {
     const reader = new ProcTreeReader(100, { procRoot: proc.root, units: { pageSize: 4096, clockTicks: 100 }, fullScanMs: 0, exclude: [] });
     proc.process(101, 100, 1000, agent); // forked, not yet exec'd
     expect(reader.read()).toMatchObject({ nProcs: 2, rssBytes: 2000 * 4096 });
-    proc.process(101, 100, 15000, ['/bin/sh', '-c', `'/usr/bin/node' '/opt/cordon/bin/run.js' hook --agent claude-code`]);
+    proc.process(101, 100, 15000, ['/bin/sh', '-c', `'/usr/bin/node' '/opt/cordon/bin/run.cjs' hook --agent claude-code`]);
     expect(reader.read()).toMatchObject({ nProcs: 1, rssBytes: 1000 * 4096 });
     // A plain fork that stays the same program is counted; it is read again only once.
     proc.process(102, 100, 500, agent);

@@ -197,7 +197,7 @@ describe.runIf(linux)('ProcTreeReader', () => {
     // The agent's real work: 150 MiB.
     await r.run(`exec ${node} -e "const b = Buffer.alloc(150 * 2 ** 20, 1); setInterval(() => b.length, 1000)"`);
     // What install-hooks writes, run through `sh -c` as agents do: 200 MiB itself, 200 MiB in a child.
-    const runJs = fakeScript('host/bin/run.js', holder(200, 200));
+    const runJs = fakeScript('host/bin/run.cjs', holder(200, 200));
     await r.run(`${node} ${JSON.stringify(runJs)} hook --agent claude-code`);
     const everything = new ProcTreeReader(r.pid!, { ownProcesses: false });
     const all = await settled(everything, 550 * MiB);

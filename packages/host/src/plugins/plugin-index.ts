@@ -1,0 +1,121 @@
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { HookName } from '@cordon/plugin-api';
+import type { CordonHost } from '../bus/host.js';
+import type { PluginPackage } from './discover.js';
+import { registerTargets } from './hook-targets.js';
+
+/**
+ * The hooks the hot path fires (`src/hot/handle.ts`): a plugin tapping one of them is loaded for
+ * every tool call, whatever agent it is for.
+ */
+export const HOT_HOOKS: readonly HookName[] = Object.freeze(['beforeToolCall', 'afterToolCall']);
+
+/** What one plugin package contributed the last time every plugin was applied. */
+export interface IndexedPackage {
+  /** Package name (`PluginPackage.name`). */
+  readonly name: string;
+  /** Dialect names it registered. */
+  readonly dialects: readonly string[];
+  /** Hooks it tapped. */
+  readonly taps: readonly HookName[];
+  /** It failed to register or apply (it is always loaded, so the failure keeps being logged). */
+  readonly failed: boolean;
+}
+
+/**
+ * `<cacheDir>/plugin-index.json`: which package registers which dialect and taps which hook,
+ * learnt from a full load and valid while {@link pluginIndexKey} is unchanged. It lets the hot
+ * path load only the dialect it needs (DESIGN.md "The hot path"), as oclif's manifest lets oclif
+ * skip loading every command.
+ */
+export interface PluginIndex {
+  readonly v: typeof PLUGIN_INDEX_VERSION;
+  /** {@link pluginIndexKey} of the plugin set it describes. */
+  readonly key: string;
+  readonly packages: readonly IndexedPackage[];
+}
+
+const PLUGIN_INDEX_VERSION = 1;
+const FILE = 'plugin-index.json';
+
+/**
+ * The identity of a plugin set: the host version, then for each package (in discovery order) its
+ * name, root, and the size and mtime of its package.json and of every `cordon:register` module.
+ * Installing, linking, unlinking, upgrading or rebuilding a plugin's registration changes it.
+ * A file that cannot be stat'ed contributes `missing`, so the key still changes when it appears.
+ */
+export function pluginIndexKey(hostVersion: string, packages: readonly PluginPackage[]): string {
+  const stamp = (path: string): string => {
+    try {
+      const s = statSync(path);
+      return `${s.size}:${s.mtimeMs}`;
+    } catch {
+      return 'missing';
+    }
+  };
+  const parts = [`host@${hostVersion}`];
+  for (const pkg of packages) {
+    parts.push(pkg.name, pkg.root, stamp(join(pkg.root, 'package.json')));
+    for (const { target } of registerTargets(pkg.pjson)) parts.push(target, stamp(resolve(pkg.root, target)));
+  }
+  return parts.join('\n');
+}
+
+/** The index in `cacheDir` when it exists, parses and carries `key`; otherwise `undefined`. */
+export function readPluginIndex(cacheDir: string, key: string): PluginIndex | undefined {
+  try {
+    const index = JSON.parse(readFileSync(join(cacheDir, FILE), 'utf8')) as PluginIndex;
+    return index.v === PLUGIN_INDEX_VERSION && index.key === key && Array.isArray(index.packages) ? index : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes the index for a host that applied every package of the set (temp file + rename, so a
+ * concurrent hook reads the old file or the new one). Returns the error instead of throwing: the
+ * index is only a cache.
+ */
+export function writePluginIndex(cacheDir: string, key: string, host: CordonHost, packages: readonly PluginPackage[]): unknown {
+  const entries = packages.map((pkg) => describePackage(host, pkg.name));
+  const index: PluginIndex = { v: PLUGIN_INDEX_VERSION, key, packages: entries };
+  const temp = join(cacheDir, `${FILE}.${process.pid}.tmp`);
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    writeFileSync(temp, JSON.stringify(index, null, 1) + '\n');
+    renameSync(temp, join(cacheDir, FILE));
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
+function describePackage(host: CordonHost, source: string): IndexedPackage {
+  const plugins = new Set(host.pluginsOf(source));
+  const dialects = host.dialects
+    .list()
+    .filter((r) => plugins.has(r.plugin))
+    .map((r) => r.entry.name);
+  const taps: HookName[] = [];
+  for (const hook of Object.keys(host.hooks) as HookName[]) {
+    const list = (host.hooks[hook] as unknown as { taps: Array<{ plugin?: string }> }).taps;
+    if (list.some((tap) => tap.plugin !== undefined && plugins.has(tap.plugin))) taps.push(hook);
+  }
+  const failed = host.failures.some((f) => f.plugin === source || plugins.has(f.plugin));
+  return { name: source, dialects, taps, failed };
+}
+
+/**
+ * The packages a `cordon hook --agent <agent>` call needs, per `index`: the one that registers the
+ * dialect, every one that taps a {@link HOT_HOOKS} hook, and every one that failed last time.
+ * `undefined` when the index names no package for the dialect (the caller loads everything).
+ */
+export function selectForAgent(index: PluginIndex, packages: readonly PluginPackage[], agent: string): PluginPackage[] | undefined {
+  const byName = new Map(index.packages.map((p) => [p.name, p]));
+  if (!index.packages.some((p) => p.dialects.includes(agent))) return undefined;
+  return packages.filter((pkg) => {
+    const known = byName.get(pkg.name);
+    return !known || known.failed || known.dialects.includes(agent) || known.taps.some((hook) => HOT_HOOKS.includes(hook));
+  });
+}

@@ -1,0 +1,35 @@
+// Bundles a plugin's `cordon:register` module (`dist/index.js`, compiled by `tsc -b`) with
+// everything it imports, dynamic imports included, into one CommonJS file, `dist/register.cjs`,
+// which the plugin's package.json names as its `cordon:register` target. Run from the plugin's
+// directory (`npm run bundle`, part of the root `npm run build`).
+//
+// Why: the hook process loads the dialect plugin on every tool call. One CommonJS file is read
+// and compiled synchronously by `require`, while an ES module graph starts Node's ES module
+// loader and reads each file asynchronously: several ms of every call (`npm run bench:hook`).
+// oclif loads the same file for `cordon:register` on its own path, so both paths run one code.
+//
+// Packages stay external (first-party dialect plugins have none at run time); `import.meta.url`
+// becomes the bundle's own URL.
+import { build } from 'esbuild';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** esbuild options of the register bundle of the plugin at `root` (a test rebuilds it in memory). */
+export function registerBundleOptions(root) {
+  return {
+    absWorkingDir: root,
+    entryPoints: [resolve(root, 'dist/index.js')],
+    outfile: resolve(root, 'dist/register.cjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    define: { 'import.meta.url': '__cordonBundleUrl' },
+    banner: { js: '"use strict";\nconst __cordonBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await build(registerBundleOptions(process.cwd()));
