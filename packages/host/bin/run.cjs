@@ -5,10 +5,19 @@
 //
 // `cordon hook …` goes to the hot path before @oclif/core is loaded (DESIGN.md "The hot path");
 // `cordon hook --help` and everything else go to oclif.
-const argv = process.argv.slice(2);
-// CORDON_HOOK_VIA_OCLIF=1 sends it through oclif instead (bench:hook compares the two paths).
+let argv = process.argv.slice(2);
+// `cordon --repo PATH <command> …`: oclif takes argv[0] as the command id, so a leading global
+// --repo moves behind the command id (research/cordon-envelope.md §2).
+if (argv[0] === '--repo' || argv[0]?.startsWith('--repo=')) {
+  const n = argv[0] === '--repo' ? 2 : 1;
+  argv = [...argv.slice(n, n + 1), ...argv.slice(0, n), ...argv.slice(n + 1)];
+}
+// CORDON_HOOK_VIA_OCLIF=1 sends the hook through oclif instead (bench:hook compares the two
+// paths); CORDON_NO_FAST_ROUTE=1 sends `check` through oclif.
 if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h') && !process.env.CORDON_HOOK_VIA_OCLIF) {
   hook(argv.slice(1));
+} else if (argv[0] === 'check' && !process.env.CORDON_NO_FAST_ROUTE) {
+  check(argv);
 } else {
   oclif(argv);
 }
@@ -27,14 +36,31 @@ function hook(args) {
   hot.runHookProcess(args);
 }
 
-function oclif(args) {
-  // Linked workspace plugins are built before they are linked; oclif's warning is noise here.
-  process.env.OCLIF_DISABLE_LINKED_ESM_WARNING ??= '1';
-  // `cordon --repo PATH <command> …`: oclif takes argv[0] as the command id, so a leading
-  // global --repo moves behind the command id (research/cordon-envelope.md §2).
-  if (args[0] === '--repo' || args[0]?.startsWith('--repo=')) {
-    const n = args[0] === '--repo' ? 2 : 1;
-    args = [...args.slice(n, n + 1), ...args.slice(0, n), ...args.slice(n + 1)];
+// The plain `cordon check [--repo PATH] [--json]` runs without oclif (src/fast/check.ts); any
+// other form, and any refusal or error, goes through the oclif command.
+function check(args) {
+  let fast;
+  try {
+    fast = require('../dist/fast/check.cjs');
+  } catch (error) {
+    if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('check.cjs')) throw error;
+    oclif(args);
+    return;
   }
+  const options = fast.parseFastCheckArgs(args.slice(1));
+  if (!options) {
+    oclif(args);
+    return;
+  }
+  fast.fastCheck(options).then((outcome) => {
+    if (outcome === 'fallback') oclif(args);
+  });
+}
+
+function oclif(args) {
+  // Linked plugins run their built dist/, as the hook path does: oclif would otherwise register
+  // tsx for every linked plugin and run its TypeScript sources, about 180 ms of every command.
+  // (Build a plugin you develop with `tsc -b --watch`.)
+  globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false };
   require('@oclif/core').execute({ dir: __dirname, args });
 }

@@ -1,9 +1,13 @@
-// Bundles the hook process (`dist/hot/main.js` and everything it imports statically) into one
-// CommonJS file, `dist/hot/hook.cjs`, which `bin/run.cjs` loads for `cordon hook`. Agents start
-// that process twice per tool call; one file read and compiled synchronously starts far faster
-// than Node's asynchronous ES module loader walking ~50 files (`npm run bench:hook`).
+// Bundles the two fast routes of `bin/run.cjs`, each with everything it imports statically, into
+// one CommonJS file:
+// - `dist/hot/main.js` → `dist/hot/hook.cjs`, for `cordon hook`: agents start that process twice
+//   per tool call (`npm run bench:hook`);
+// - `dist/fast/check.js` → `dist/fast/check.cjs`, for the plain `cordon check` (`npm run
+//   bench:envelope`).
+// One file read and compiled synchronously starts far faster than Node's asynchronous ES module
+// loader walking dozens of files.
 //
-// - `import.meta.url` becomes the bundle's own URL. The bundle sits at the same depth under
+// - `import.meta.url` becomes the bundle's own URL. Each bundle sits at the same depth under
 //   dist/ as the modules it replaces (dist/<dir>/<file>), so their `../../` URLs still resolve.
 // - A relative dynamic `import()` stays a separate, lazily loaded module of dist/ (the ledger, the
 //   /proc reader of the sampler process): the hook never pays for parsing them.
@@ -17,14 +21,12 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const entry = resolve(root, 'dist/hot/main.js');
-const outfile = resolve(root, 'dist/hot/hook.cjs');
 const INLINED = new Set(['tapable', '@cordon/plugin-api']);
 const { dependencies } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
 const external = Object.keys(dependencies).filter((name) => !INLINED.has(name)).flatMap((name) => [name, `${name}/*`]);
 
-/** Keeps relative dynamic imports out of the bundle, re-pointed from the bundle's directory. */
-const lazyImports = {
+/** Keeps relative dynamic imports out of the bundle, re-pointed from the directory of `outfile`. */
+const lazyImports = (outfile) => ({
   name: 'cordon-lazy-imports',
   setup(b) {
     b.onResolve({ filter: /^\./ }, (args) => {
@@ -35,24 +37,33 @@ const lazyImports = {
       return { path, external: true };
     });
   },
-};
+});
+
+/** esbuild options of one bundle, paths relative to the package root. */
+function bundleOptions(entry, outfile) {
+  return {
+    absWorkingDir: root,
+    entryPoints: [resolve(root, entry)],
+    outfile: resolve(root, outfile),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external,
+    alias: { util: 'tapable/lib/util-browser.js' },
+    plugins: [lazyImports(resolve(root, outfile))],
+    define: { 'import.meta.url': '__cordonBundleUrl' },
+    banner: { js: '"use strict";\nconst __cordonBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  };
+}
 
 /** esbuild options of the hook bundle (exported so a test can rebuild it in memory and compare). */
-export const hookBundleOptions = {
-  absWorkingDir: root,
-  entryPoints: [entry],
-  outfile,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  external,
-  alias: { util: 'tapable/lib/util-browser.js' },
-  plugins: [lazyImports],
-  define: { 'import.meta.url': '__cordonBundleUrl' },
-  banner: { js: '"use strict";\nconst __cordonBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-  sourcemap: 'linked',
-  logLevel: 'warning',
-};
+export const hookBundleOptions = bundleOptions('dist/hot/main.js', 'dist/hot/hook.cjs');
+/** esbuild options of the fast `cordon check` bundle. */
+export const checkBundleOptions = bundleOptions('dist/fast/check.js', 'dist/fast/check.cjs');
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await build(hookBundleOptions);
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await Promise.all([build(hookBundleOptions), build(checkBundleOptions)]);
+}

@@ -107,6 +107,18 @@ function describePackage(host: CordonHost, source: string): IndexedPackage {
 }
 
 /**
+ * The packages a command that fires only `hooks` needs, per `index` (`cordon check` fires
+ * `audit`): every one that taps one of them, and every one that failed last time.
+ */
+export function selectForHooks(index: PluginIndex, packages: readonly PluginPackage[], hooks: readonly HookName[]): PluginPackage[] {
+  const byName = new Map(index.packages.map((p) => [p.name, p]));
+  return packages.filter((pkg) => {
+    const known = byName.get(pkg.name);
+    return !known || known.failed || known.taps.some((hook) => hooks.includes(hook));
+  });
+}
+
+/**
  * The packages a `cordon hook --agent <agent>` call needs, per `index`: the one that registers the
  * dialect, every one that taps a {@link HOT_HOOKS} hook, and every one that failed last time.
  * `undefined` when the index names no package for the dialect (the caller loads everything).

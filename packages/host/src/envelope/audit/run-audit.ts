@@ -6,7 +6,7 @@ import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { absPath } from '../evidence/fs-path.js';
 import { treePrint } from '../evidence/fingerprint.js';
 import { nameSome, readHiddenPaths } from '../evidence/index-state.js';
-import { measureTracked, measureUntracked, type UntrackedMeasure } from '../evidence/measure.js';
+import { measureTracked, measureUntracked, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
 import { collectTracked } from '../evidence/tracked.js';
 import { collectUntracked, type IgnoredChange, type UntrackedPath } from '../evidence/untracked.js';
 import { IgnoreOracle } from '../git/ignore-oracle.js';
@@ -70,11 +70,12 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       oracle ??= new IgnoreOracle(shadow.over(scratch));
       return oracle;
     };
-    const [hidden, tracked, found] = await Promise.all([
-      readHiddenPaths(shadow.inv),
-      collectTracked(shadow.inv, input.baseline),
-      collectUntracked({ root: loc.root, inv: shadow.inv, oracle: armTimeOracle, snapshot: snapshot.ignored, rules, allowIgnored: policy.allow_ignored }),
-    ]);
+    // Untracked files are read and measured as soon as they are listed, while the baseline diff
+    // (the longest git command) still runs: the same input assemble() would measure them with.
+    const untrackedScan = collectUntracked({ root: loc.root, inv: shadow.inv, oracle: armTimeOracle, snapshot: snapshot.ignored, rules, allowIgnored: policy.allow_ignored }).then(
+      (listed) => ({ listed, scan: measureUntracked(loc.root, sortUntracked(listed.untracked)) }),
+    );
+    const [hidden, tracked, { listed: found, scan }] = await Promise.all([readHiddenPaths(shadow.inv), collectTracked(shadow.inv, input.baseline), untrackedScan]);
     // Submodules added after arming show in the diff as gitlinks (an unsupported change).
     const submoduleChanged: string[] = [];
     for (const path of Object.keys(snapshot.submodules)) {
@@ -97,6 +98,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       tracked,
       trackedBytes: (path) => measureTracked(loc.root, path),
       untracked: found.untracked,
+      untrackedScan: scan,
       ignored: found.ignored,
       submoduleChanged,
       early,
@@ -169,6 +171,8 @@ interface Assembly {
   tracked: Map<string, DiffEntry>;
   trackedBytes: (path: string) => { bytes: number; violation?: Violation };
   untracked: UntrackedPath[];
+  /** {@link measureUntracked} of `untracked` in path-byte order, when already done. */
+  untrackedScan?: UntrackedScan;
   ignored: IgnoredChange[];
   submoduleChanged: string[];
   early: Violation[];
@@ -186,6 +190,12 @@ function sortByBytes(paths: Iterable<string>): string[] {
     .map((p) => ({ p, b: pathBytes(p) }))
     .sort((x, y) => Buffer.compare(x.b, y.b))
     .map((x) => x.p);
+}
+
+/** Untracked paths in the order assemble() visits them (path bytes), for {@link measureUntracked}. */
+function sortUntracked(items: readonly UntrackedPath[]): UntrackedPath[] {
+  const byPath = new Map(items.map((u) => [u.path, u]));
+  return sortByBytes(byPath.keys()).map((p) => byPath.get(p)!);
 }
 
 async function assemble(a: Assembly): Promise<AuditRecord> {
@@ -243,7 +253,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
       if (m.violation) measureProblems.push(m.violation);
     }
   }
-  const scan = measureUntracked(a.loc.root, untracked);
+  const scan = a.untrackedScan ?? measureUntracked(a.loc.root, untracked);
   for (const [path, m] of scan.measures as Map<string, UntrackedMeasure>) {
     added += m.lines;
     if (m.binary) binary += 1;

@@ -1,0 +1,61 @@
+import { loadHostDirect } from '../bus/load-host.js';
+import { check } from '../envelope/check.js';
+import { renderAudit } from '../envelope/render.js';
+
+/** Options of {@link fastCheck}: the only flags the fast route takes. */
+export interface FastCheckOptions {
+  /** `--repo`: any directory inside the work tree (default: the current directory). */
+  readonly repo?: string;
+  /** `--json`: the audit record as JSON instead of the human verdict. */
+  readonly json: boolean;
+  /** Environment for plugin discovery and verifiers (default `process.env`). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * `cordon check [--repo PATH] [--json]` without oclif, for the plain form CI jobs and agent loops
+ * repeat (`bin/run.cjs` routes only that form here): oclif's start-up alone is about 0.1 s, a third
+ * of the bare git commands on a 100,000-file repository (`npm run bench:envelope`).
+ *
+ * Same library calls, output and exit code as `commands/check.ts` on success (0 accepted,
+ * 3 rejected; plugin failures warned on stderr). With a current plugin index only the plugins
+ * tapping `audit` load (the only hook a check fires). Anything thrown, a refusal included, resolves
+ * `'fallback'` with nothing printed to stdout: the caller then runs the command through oclif,
+ * so refusals and errors have one renderer (a refused check changes nothing, so re-running it
+ * is safe).
+ */
+export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fallback'> {
+  const env = options.env ?? process.env;
+  // Plugins load while git works; the audit awaits them only when it fires the `audit` hook.
+  const host = loadHostDirect(env, { hooks: ['audit'] }).then((loaded) => {
+    for (const failure of loaded.failures) process.stderr.write(`warning: ${failure.message}\n`);
+    return loaded;
+  });
+  host.catch(() => undefined);
+  try {
+    const { audit } = await check({ repo: options.repo, hooks: async () => (await host).hooks, env });
+    process.stdout.write(options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);
+    process.exitCode = audit.passed ? 0 : 3;
+    return 'done';
+  } catch {
+    return 'fallback';
+  }
+}
+
+/**
+ * The fast route's argument grammar: `--json` and `--repo PATH` / `--repo=PATH`, each at most
+ * once, in any order. Returns `undefined` for anything else (help, `--base`, policy flags, a
+ * `--repo` value that looks like a flag, unknown tokens), which oclif then parses.
+ */
+export function parseFastCheckArgs(args: readonly string[]): Omit<FastCheckOptions, 'env'> | undefined {
+  let repo: string | undefined;
+  let json = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--json' && !json) json = true;
+    else if (arg === '--repo' && repo === undefined && i + 1 < args.length && !args[i + 1]!.startsWith('-') && args[i + 1] !== '') repo = args[++i];
+    else if (arg.startsWith('--repo=') && repo === undefined && arg.length > '--repo='.length) repo = arg.slice('--repo='.length);
+    else return undefined;
+  }
+  return repo === undefined ? { json } : { repo, json };
+}
