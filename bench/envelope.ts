@@ -9,7 +9,7 @@
  * built CLI, applies the same changes, then alternates the two contenders.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,12 +24,21 @@ const cacheRoot = process.env.CORDON_BENCH_CACHE ?? join(process.env.CORDON_CACH
 const repo = join(cacheRoot, 'repo');
 const complete = join(cacheRoot, 'complete');
 const rssFile = join(cacheRoot, 'rss');
-// Records cordon's own peak RSS (KiB) when it exits; loaded with --import, outside the timed work.
-const probe = `data:text/javascript,${encodeURIComponent("import { writeFileSync } from 'node:fs'; process.on('exit', () => { if (process.env.CORDON_BENCH_RSS) writeFileSync(process.env.CORDON_BENCH_RSS, String(process.resourceUsage().maxRSS)); });")}`;
+// Records cordon's own peak RSS (KiB) when it exits: a CommonJS preload (`--require`, one small
+// file) so the probe adds no ES module loader start-up to the timed command.
+const probe = join(cacheRoot, 'rss-probe.cjs');
+mkdirSync(cacheRoot, { recursive: true });
+writeFileSync(probe, "process.on('exit', () => { if (process.env.CORDON_BENCH_RSS) require('node:fs').writeFileSync(process.env.CORDON_BENCH_RSS, String(process.resourceUsage().maxRSS)); });\n");
 
-const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', CORDON_BENCH_RSS: rssFile };
+// cordon's own directories, with every first-party plugin linked as `npm run plugins:link` does
+// for a user (the first, untimed round writes the plugin index, as a user's first command does).
+const cordonDirs = { CORDON_DATA_DIR: join(cacheRoot, 'data'), CORDON_CONFIG_DIR: join(cacheRoot, 'config'), CORDON_CACHE_DIR: join(cacheRoot, 'cache') };
+mkdirSync(cordonDirs.CORDON_DATA_DIR, { recursive: true });
+const linked = readdirSync(join(ROOT, 'plugins')).map((name) => ({ name: `@cordon/${name}`, root: join(ROOT, 'plugins', name), type: 'link' }));
+writeFileSync(join(cordonDirs.CORDON_DATA_DIR, 'package.json'), JSON.stringify({ name: '@cordon/host', private: true, dependencies: {}, oclif: { schema: 1, plugins: linked } }));
+const env = { ...process.env, ...cordonDirs, GIT_CONFIG_NOSYSTEM: '1', CORDON_BENCH_RSS: rssFile };
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
-const cordon = (...args: string[]) => spawnSync(process.execPath, ['--import', probe, BIN, ...args], { cwd: repo, env, encoding: 'utf8', maxBuffer: 1 << 30 });
+const cordon = (...args: string[]) => spawnSync(process.execPath, ['--require', probe, BIN, ...args], { cwd: repo, env, encoding: 'utf8', maxBuffer: 1 << 30 });
 
 function ms(since: bigint): number {
   return Number(process.hrtime.bigint() - since) / 1e6;

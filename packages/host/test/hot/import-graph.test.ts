@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { hookBundleOptions } from '../../scripts/bundle-hot.mjs';
+import { checkBundleOptions, hookBundleOptions } from '../../scripts/bundle-hot.mjs';
 import { registerBundleOptions } from '../../../../scripts/bundle-register.mjs';
 import { REPO } from './support.js';
 
@@ -53,6 +53,15 @@ describe('the hook path', () => {
 
   it('the hook bundle is what the build writes from the current dist/ (not stale)', async () => {
     expect(readFileSync(join(REPO, 'packages/host/dist/hot/hook.cjs'), 'utf8')).toBe(await rebuilt(hookBundleOptions));
+  });
+
+  it('the plain `cordon check` goes to its own bundle, which loads no @oclif package and is fresh', async () => {
+    const bin = readFileSync(join(REPO, 'packages/host/bin/run.cjs'), 'utf8');
+    expect(bin).toMatch(/argv\[0\] === 'check'[\s\S]*check\(argv\)/);
+    expect(bin).toContain("require('../dist/fast/check.cjs')");
+    const bundle = join(REPO, 'packages/host/dist/fast/check.cjs');
+    expect(loads(bundle).other.filter((p) => p.startsWith('@oclif/'))).toEqual([]);
+    expect(readFileSync(bundle, 'utf8')).toBe(await rebuilt(checkBundleOptions));
   });
 
   it.each(DIALECT_PLUGINS)('@cordon/%s: its register bundle is the cordon:register target, loads only built-ins, and is fresh', async (name) => {
