@@ -5,6 +5,7 @@ import type { AuditContext, Violation } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { absPath } from '../evidence/fs-path.js';
 import { treePrint } from '../evidence/fingerprint.js';
+import { hiddenPathsFromIndex } from '../evidence/index-file.js';
 import { nameSome, readHiddenPaths } from '../evidence/index-state.js';
 import { measureTracked, measureUntracked, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
 import { collectTracked } from '../evidence/tracked.js';
@@ -70,12 +71,17 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       oracle ??= new IgnoreOracle(shadow.over(scratch));
       return oracle;
     };
-    // Untracked files are read and measured as soon as they are listed, while the baseline diff
-    // (the longest git command) still runs: the same input assemble() would measure them with.
+    // The baseline diff is the longest git command: started first. Untracked files are read and
+    // measured as soon as they are listed, while it still runs (the same input assemble() would
+    // measure them with). Index flags come from the shadow's copy of the index file when it can
+    // be read directly, else from `git ls-files -v`.
+    const trackedDiff = collectTracked(shadow.inv, input.baseline);
     const untrackedScan = collectUntracked({ root: loc.root, inv: shadow.inv, oracle: armTimeOracle, snapshot: snapshot.ignored, rules, allowIgnored: policy.allow_ignored }).then(
       (listed) => ({ listed, scan: measureUntracked(loc.root, sortUntracked(listed.untracked)) }),
     );
-    const [hidden, tracked, { listed: found, scan }] = await Promise.all([readHiddenPaths(shadow.inv), collectTracked(shadow.inv, input.baseline), untrackedScan]);
+    const hashBytes = snapshot.git.settings['extensions.objectformat'] === 'sha256' ? 32 : 20;
+    const hiddenFlags = hiddenPathsFromIndex(join(shadow.dir, 'index'), hashBytes);
+    const [hidden, tracked, { listed: found, scan }] = await Promise.all([hiddenFlags ? Promise.resolve(hiddenFlags) : readHiddenPaths(shadow.inv), trackedDiff, untrackedScan]);
     // Submodules added after arming show in the diff as gitlinks (an unsupported change).
     const submoduleChanged: string[] = [];
     for (const path of Object.keys(snapshot.submodules)) {

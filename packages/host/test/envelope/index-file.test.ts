@@ -1,0 +1,106 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
+import { hiddenPathsFromIndex } from '../../src/envelope/evidence/index-file.js';
+import { readHiddenPaths } from '../../src/envelope/evidence/index-state.js';
+
+// The index file read directly must name exactly the paths `git ls-files -v` flags, in every
+// index version git writes, or decline (undefined) so the audit asks git instead.
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = makeSandbox('cordon-index-file-');
+});
+afterEach(() => sandbox.cleanup());
+
+function repo(objectFormat: 'sha1' | 'sha256' = 'sha1'): { dir: string; git: (...args: string[]) => string } {
+  const dir = sandbox.dir(`repo-${Math.random().toString(36).slice(2)}`);
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: sandbox.env, encoding: 'utf8' });
+  git('init', '-q', `--object-format=${objectFormat}`);
+  return { dir, git };
+}
+
+/** What `git ls-files -z -v` says, through the audit's own reader. */
+const fromGit = (dir: string) => readHiddenPaths({ cwd: dir, env: sandbox.env });
+
+describe('hiddenPathsFromIndex', () => {
+  it.each([2, 3, 4])('index version %i: the same flagged paths as git ls-files -v, in index order', async (version) => {
+    const { dir, git } = repo();
+    const names = ['a.txt', 'dir/b.txt', 'dir/c.txt', 'dir/sub/d.txt', 'ünï côdé.txt', 'z.txt'];
+    for (const name of names) {
+      execFileSync('mkdir', ['-p', join(dir, name, '..')]);
+      writeFileSync(join(dir, name), `${name}\n`);
+    }
+    git('add', '-A');
+    // A name of 0xFFF bytes or more (its length field saturates): an index entry only, as no
+    // file system takes such a path.
+    const long = Array.from({ length: 22 }, (_, i) => `${i}`.padEnd(200, 'n')).join('/');
+    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, env: sandbox.env, input: 'x\n', encoding: 'utf8' }).trim();
+    git('update-index', '--add', '--cacheinfo', `100644,${blob},${long}`);
+    git('update-index', '--assume-unchanged', 'dir/b.txt', long);
+    if (version >= 3) git('update-index', '--skip-worktree', 'dir/sub/d.txt', 'ünï côdé.txt');
+    git('update-index', `--index-version=${version}`);
+    const expected = await fromGit(dir);
+    expect(expected.length).toBe(version >= 3 ? 4 : 2);
+    expect(hiddenPathsFromIndex(join(dir, '.git/index'), 20)).toEqual(expected);
+  });
+
+  it('a SHA-256 repository (32-byte object names)', async () => {
+    const { dir, git } = repo('sha256');
+    writeFileSync(join(dir, 'a'), 'a\n');
+    writeFileSync(join(dir, 'b'), 'b\n');
+    git('add', '-A');
+    git('update-index', '--skip-worktree', 'b');
+    expect(hiddenPathsFromIndex(join(dir, '.git/index'), 32)).toEqual(await fromGit(dir));
+    expect(hiddenPathsFromIndex(join(dir, '.git/index'), 32)).toEqual(['b']);
+  });
+
+  it('no index yet: none hidden; a split index, a sparse index, a wrong hash size or garbage: declined', () => {
+    const { dir, git } = repo();
+    expect(hiddenPathsFromIndex(join(dir, '.git/index'), 20)).toEqual([]);
+    writeFileSync(join(dir, 'a'), 'a\n');
+    git('add', '-A');
+    expect(hiddenPathsFromIndex(join(dir, '.git/index'), 32)).toBeUndefined();
+    git('update-index', '--split-index');
+    expect(hiddenPathsFromIndex(join(dir, '.git/index'), 20)).toBeUndefined();
+    const junk = join(dir, 'junk');
+    writeFileSync(junk, 'DIRC\0\0\0\x02\0\0\0\x05short');
+    expect(hiddenPathsFromIndex(junk, 20)).toBeUndefined();
+    writeFileSync(junk, 'not an index at all, not at all');
+    expect(hiddenPathsFromIndex(junk, 20)).toBeUndefined();
+  });
+
+  it('a sparse index (sparse directory entries) is declined', () => {
+    const { dir, git } = repo();
+    for (const name of ['in/a', 'out/b', 'out/c']) {
+      execFileSync('mkdir', ['-p', join(dir, name, '..')]);
+      writeFileSync(join(dir, name), 'x\n');
+    }
+    git('add', '-A');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'x');
+    git('sparse-checkout', 'set', '--cone', '--sparse-index', 'in');
+    expect(hiddenPathsFromIndex(join(dir, '.git/index'), 20)).toBeUndefined();
+  });
+
+  it('fuzz: any truncation or corruption of a real index is declined or read, never thrown', () => {
+    const { dir, git } = repo();
+    for (let i = 0; i < 20; i++) writeFileSync(join(dir, `f${i}`), `${i}\n`);
+    git('add', '-A');
+    git('update-index', '--assume-unchanged', 'f3');
+    const real = execFileSync('cat', [join(dir, '.git/index')]);
+    const file = join(dir, 'mutated');
+    fc.assert(
+      fc.property(fc.nat(real.length), fc.nat(255), fc.boolean(), (at, byte, truncate) => {
+        const copy = Buffer.from(truncate ? real.subarray(0, at) : real);
+        if (!truncate) copy[Math.min(at, copy.length - 1)] = byte;
+        writeFileSync(file, copy);
+        const got = hiddenPathsFromIndex(file, 20);
+        expect(got === undefined || Array.isArray(got)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
