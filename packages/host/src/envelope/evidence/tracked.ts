@@ -12,10 +12,11 @@ export const DIFF_OPTIONS = ['--raw', '--numstat', '-z', '--no-abbrev', '--no-re
 /**
  * Tracked changes between `from` (a commit) and the work tree, or `to` (a commit) when given.
  * The work-tree form covers staged and unstaged edits, intent-to-add files and anything
- * committed since `from` (research §6.1 "Diff shape").
+ * committed since `from` (research §6.1 "Diff shape"). `onPath` hears each changed path as
+ * git names it, while git still counts lines (git prints every `--raw` record first).
  */
-export async function collectTracked(inv: GitInvocation, from: string, to?: string): Promise<Map<string, DiffEntry>> {
-  const parser = new DiffParser();
+export async function collectTracked(inv: GitInvocation, from: string, to?: string, onPath?: (path: string) => void): Promise<Map<string, DiffEntry>> {
+  const parser = new DiffParser(onPath);
   await gitRecords(inv, ['diff', ...DIFF_OPTIONS, from, ...(to ? [to] : []), '--'], (r) => parser.push(r));
   return parser.finish();
 }

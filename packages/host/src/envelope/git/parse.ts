@@ -38,6 +38,9 @@ export class DiffParser {
   readonly entries = new Map<string, DiffEntry>();
   #rawHeader: string | undefined;
 
+  /** @param onEntry called with each path as its `--raw` record arrives (before its counts). */
+  constructor(private readonly onEntry?: (path: string) => void) {}
+
   /** Feeds one NUL-terminated record (without its NUL). */
   push(record: Buffer): void {
     if (this.#rawHeader !== undefined) {
@@ -48,6 +51,7 @@ export class DiffParser {
       if (!m) throw malformed('diff --raw', header);
       const path = pathText(record);
       this.entries.set(path, { path, oldMode: m[1]!, newMode: m[2]!, newId: m[4]!, status: m[5]!, added: 0, deleted: 0, counted: false });
+      this.onEntry?.(path);
       return;
     }
     if (record[0] === 0x3a /* : */) {
