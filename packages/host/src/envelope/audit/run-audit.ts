@@ -7,7 +7,7 @@ import { absPath } from '../evidence/fs-path.js';
 import { treePrint } from '../evidence/fingerprint.js';
 import { hiddenPathsFromIndex } from '../evidence/index-file.js';
 import { nameSome, readHiddenPaths } from '../evidence/index-state.js';
-import { measureTracked, measureUntracked, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
+import { measureTracked, measureUntracked, measureUntrackedYielding, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
 import { collectTracked } from '../evidence/tracked.js';
 import { collectUntracked, type IgnoredChange, type UntrackedPath } from '../evidence/untracked.js';
 import { IgnoreOracle } from '../git/ignore-oracle.js';
@@ -79,7 +79,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
     const trackedSizes = new Map<string, ReturnType<typeof measureTracked>>();
     const trackedDiff = collectTracked(shadow.inv, input.baseline, undefined, (path) => trackedSizes.set(path, measureTracked(loc.root, path)));
     const untrackedScan = collectUntracked({ root: loc.root, inv: shadow.inv, oracle: armTimeOracle, snapshot: snapshot.ignored, rules, allowIgnored: policy.allow_ignored }).then(
-      (listed) => ({ listed, scan: measureUntracked(loc.root, sortUntracked(listed.untracked)) }),
+      async (listed) => ({ listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked)) }),
     );
     const hashBytes = snapshot.git.settings['extensions.objectformat'] === 'sha256' ? 32 : 20;
     const hiddenFlags = hiddenPathsFromIndex(join(shadow.dir, 'index'), hashBytes);

@@ -39,6 +39,32 @@ export interface UntrackedScan {
  * the reader (tests pass a failing one: research §16.2 H30).
  */
 export function measureUntracked(root: string, items: readonly UntrackedPath[], cap = UNTRACKED_SCAN_CAP, read: typeof readWithinBudget = readWithinBudget): UntrackedScan {
+  const steps = measureSteps(root, items, cap, read);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Files {@link measureUntrackedYielding} reads between two turns of the event loop. */
+const FILES_PER_TURN = 32;
+
+/**
+ * {@link measureUntracked} that gives the event loop a turn every {@link FILES_PER_TURN} files,
+ * for use while git commands stream into this process: a long synchronous stretch would leave
+ * their pipes full and stall them (the audit's diff runs meanwhile). Same result.
+ */
+export async function measureUntrackedYielding(root: string, items: readonly UntrackedPath[], cap = UNTRACKED_SCAN_CAP): Promise<UntrackedScan> {
+  const steps = measureSteps(root, items, cap, readWithinBudget);
+  for (let n = 1; ; n++) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (n % FILES_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The work of {@link measureUntracked}, yielding after each path it stats and after each file it reads. */
+function* measureSteps(root: string, items: readonly UntrackedPath[], cap: number, read: typeof readWithinBudget): Generator<void, UntrackedScan, void> {
   const measures = new Map<string, UntrackedMeasure>();
   const violations: Violation[] = [];
   const stats = new Map<string, Stats | Error | undefined>();
@@ -58,6 +84,7 @@ export function measureUntracked(root: string, items: readonly UntrackedPath[], 
     const size = st.isSymbolicLink() ? readlinkSync(absPath(root, item.path), { encoding: 'buffer' }).length : st.isFile() ? st.size : 0;
     sizes.set(item.path, size);
     preflight += size;
+    yield;
   }
   const capExceeded = preflight > cap;
   if (capExceeded) violations.push({ code: 'untracked_scan_cap', message: `untracked scan safety cap exceeded: ${preflight} > ${cap}`, limit: cap, actual: preflight });
@@ -104,6 +131,7 @@ export function measureUntracked(root: string, items: readonly UntrackedPath[], 
     } catch (error) {
       violations.push({ code: 'file_unreadable', message: `cannot read untracked file: ${shown}: ${(error as Error).message}`, path: item.path });
     }
+    yield;
   }
   return { measures, preflightBytes: preflight, capExceeded, violations };
 }

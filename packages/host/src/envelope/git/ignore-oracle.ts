@@ -45,7 +45,8 @@ export class IgnoreOracle {
     if (this.#child) return this.#child;
     const child = spawn(this.inv.gitBinary ?? 'git', ['check-ignore', '--stdin', '-z', '-v', '-n', '--no-index'], {
       cwd: this.inv.cwd,
-      env: this.inv.env,
+      // Answers are read one request at a time: git must flush each one (GIT_FLUSH).
+      env: { ...this.inv.env, GIT_FLUSH: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     child.stdin.on('error', () => undefined);

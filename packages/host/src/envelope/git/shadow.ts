@@ -107,7 +107,6 @@ export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string
     GIT_CONFIG_SYSTEM: '/dev/null',
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_ATTR_NOSYSTEM: '1',
-    GIT_FLUSH: '1',
   });
   return {
     dir,
