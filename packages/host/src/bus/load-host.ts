@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HookName } from '@cordon/plugin-api';
 import type { Interfaces } from '@oclif/core';
 type Config = Interfaces.Config;
 import { collectFromPackages, findPluginPackages } from '../plugins/discover.js';
 import { collectFromOclif } from '../plugins/oclif-register.js';
-import { pluginIndexKey, readPluginIndex, selectForAgent, selectForHooks, writePluginIndex, type PluginIndex } from '../plugins/plugin-index.js';
+import { pluginIndexKey, readPluginIndex, selectForAgent, selectForNeeds, writePluginIndex, type PluginIndex, type PluginNeeds } from '../plugins/plugin-index.js';
 import { HOST_ROOT } from '../util/host-root.js';
 import { resolvePaths } from '../util/paths.js';
 import { CordonHost } from './host.js';
@@ -39,10 +38,10 @@ export interface LoadHostDirectOptions {
    */
   readonly agent?: string;
   /**
-   * The only hooks the caller fires, for a command that needs no dialect (`cordon check`:
-   * `['audit']`): with a current plugin index only the packages tapping them are loaded.
+   * What a caller that needs no dialect uses (`cordon check`: `{hooks: ['audit']}`; the sampler
+   * process: `{samplers: true}`): with a current plugin index only those packages are loaded.
    */
-  readonly hooks?: readonly HookName[];
+  readonly needs?: PluginNeeds;
 }
 
 /**
@@ -52,8 +51,8 @@ export interface LoadHostDirectOptions {
  * With `agent`, the plugin index in the cache directory (`plugin-index.json`, see
  * {@link PluginIndex}) narrows the load to the dialect's package and the packages tapping the
  * hooks the hot path fires; when that load does not register the dialect after all (a stale
- * index), everything is loaded afresh. With `hooks` instead, only the packages tapping them
- * ({@link selectForHooks}). Every full load rewrites the index.
+ * index), everything is loaded afresh. With `needs` instead, only the packages serving them
+ * ({@link selectForNeeds}). Every full load rewrites the index.
  * `CORDON_PLUGIN_INDEX=off` always loads everything and leaves the index alone.
  */
 export async function loadHostDirect(env: NodeJS.ProcessEnv = process.env, options: LoadHostDirectOptions = {}): Promise<CordonHost> {
@@ -64,10 +63,10 @@ export async function loadHostDirect(env: NodeJS.ProcessEnv = process.env, optio
   const packages = findPluginPackages(HOST_ROOT, paths.dataDir, (what, error) => host.log.warn('plugin package skipped', { what, error: String(error) }));
   const indexed = env.CORDON_PLUGIN_INDEX !== 'off';
   const key = indexed ? pluginIndexKey(version, packages) : '';
-  if (indexed && options.hooks !== undefined && options.agent === undefined) {
+  if (indexed && options.needs !== undefined && options.agent === undefined) {
     const index = readPluginIndex(paths.cacheDir, key);
     if (index) {
-      await host.applyPlugins(await collectFromPackages(selectForHooks(index, packages, options.hooks)));
+      await host.applyPlugins(await collectFromPackages(selectForNeeds(index, packages, options.needs)));
       return host;
     }
   }

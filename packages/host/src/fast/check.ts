@@ -27,7 +27,7 @@ export interface FastCheckOptions {
 export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fallback'> {
   const env = options.env ?? process.env;
   // Plugins load while git works; the audit awaits them only when it fires the `audit` hook.
-  const host = loadHostDirect(env, { hooks: ['audit'] }).then((loaded) => {
+  const host = loadHostDirect(env, { needs: { hooks: ['audit'] } }).then((loaded) => {
     for (const failure of loaded.failures) process.stderr.write(`warning: ${failure.message}\n`);
     return loaded;
   });

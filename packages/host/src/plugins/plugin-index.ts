@@ -17,6 +17,8 @@ export interface IndexedPackage {
   readonly name: string;
   /** Dialect names it registered. */
   readonly dialects: readonly string[];
+  /** Sampler names it registered. */
+  readonly samplers: readonly string[];
   /** Hooks it tapped. */
   readonly taps: readonly HookName[];
   /** It failed to register or apply (it is always loaded, so the failure keeps being logged). */
@@ -36,7 +38,7 @@ export interface PluginIndex {
   readonly packages: readonly IndexedPackage[];
 }
 
-const PLUGIN_INDEX_VERSION = 1;
+const PLUGIN_INDEX_VERSION = 2;
 const FILE = 'plugin-index.json';
 
 /**
@@ -97,24 +99,37 @@ function describePackage(host: CordonHost, source: string): IndexedPackage {
     .list()
     .filter((r) => plugins.has(r.plugin))
     .map((r) => r.entry.name);
+  const samplers = host.samplers
+    .list()
+    .filter((r) => plugins.has(r.plugin))
+    .map((r) => r.entry.name);
   const taps: HookName[] = [];
   for (const hook of Object.keys(host.hooks) as HookName[]) {
     const list = (host.hooks[hook] as unknown as { taps: Array<{ plugin?: string }> }).taps;
     if (list.some((tap) => tap.plugin !== undefined && plugins.has(tap.plugin))) taps.push(hook);
   }
   const failed = host.failures.some((f) => f.plugin === source || plugins.has(f.plugin));
-  return { name: source, dialects, taps, failed };
+  return { name: source, dialects, samplers, taps, failed };
+}
+
+/** What a command needs from plugins, for {@link selectForNeeds}. */
+export interface PluginNeeds {
+  /** The only hooks it fires (`cordon check`: `audit`). */
+  readonly hooks?: readonly HookName[];
+  /** It picks a sampler (the sampler process). */
+  readonly samplers?: boolean;
 }
 
 /**
- * The packages a command that fires only `hooks` needs, per `index` (`cordon check` fires
- * `audit`): every one that taps one of them, and every one that failed last time.
+ * The packages a command needs, per `index`: every one that taps one of `needs.hooks`, every
+ * one that registers a sampler when `needs.samplers`, and every one that failed last time.
  */
-export function selectForHooks(index: PluginIndex, packages: readonly PluginPackage[], hooks: readonly HookName[]): PluginPackage[] {
+export function selectForNeeds(index: PluginIndex, packages: readonly PluginPackage[], needs: PluginNeeds): PluginPackage[] {
   const byName = new Map(index.packages.map((p) => [p.name, p]));
+  const hooks = needs.hooks ?? [];
   return packages.filter((pkg) => {
     const known = byName.get(pkg.name);
-    return !known || known.failed || known.taps.some((hook) => hooks.includes(hook));
+    return !known || known.failed || known.taps.some((hook) => hooks.includes(hook)) || (needs.samplers === true && known.samplers.length > 0);
   });
 }
 

@@ -38,9 +38,9 @@ describe('plugin index', () => {
     const host = await loadHostDirect(sandbox.env);
     expect(host.applied).toEqual(['p-alpha', 'p-audit', 'p-guard']);
     expect(readIndex().packages).toEqual([
-      { name: 'p-alpha', dialects: ['alpha'], taps: [], failed: false },
-      { name: 'p-guard', dialects: [], taps: ['beforeToolCall'], failed: false },
-      { name: 'p-audit', dialects: [], taps: ['audit'], failed: false },
+      { name: 'p-alpha', dialects: ['alpha'], samplers: [], taps: [], failed: false },
+      { name: 'p-guard', dialects: [], samplers: [], taps: ['beforeToolCall'], failed: false },
+      { name: 'p-audit', dialects: [], samplers: [], taps: ['audit'], failed: false },
     ]);
   });
 
@@ -106,7 +106,20 @@ describe('plugin index', () => {
     expect(existsSync(indexFile())).toBe(false);
     writeFileSync(indexFile(), '{"v":1,"key":');
     expect((await loadHostDirect(sandbox.env, { agent: 'alpha' })).applied).toEqual(['p-alpha', 'p-beta']);
-    expect(readIndex().v).toBe(1);
+    expect(readIndex().v).toBe(2);
+  });
+
+  it('needs: only the packages tapping the given hooks, or registering samplers, are loaded', async () => {
+    const sampler = sandbox.dir('plugin-p-sampler');
+    writeFileSync(join(sampler, 'package.json'), JSON.stringify({ name: 'p-sampler', version: '0.0.0', type: 'module', oclif: { hooks: { 'cordon:register': { target: './index.js', identifier: 'register' } } } }));
+    writeFileSync(join(sampler, 'index.js'), "export async function register() { return { name: 'p-sampler', apply(api) { api.samplers.register({ name: 'fake', platforms: ['aix'], load: async () => { throw new Error('not used'); } }); } }; }\n");
+    linkPluginRoots(sandbox.dataDir, [plugin('p-alpha', { dialect: 'alpha' }), plugin('p-audit', { hook: 'audit' }), { name: 'p-sampler', root: sampler }]);
+    await loadHostDirect(sandbox.env);
+    expect(readIndex().packages.find((p) => p.name === 'p-sampler')!.samplers).toEqual(['fake']);
+    expect((await loadHostDirect(sandbox.env, { needs: { hooks: ['audit'] } })).applied).toEqual(['p-audit']);
+    const forSampler = await loadHostDirect(sandbox.env, { needs: { samplers: true } });
+    expect(forSampler.applied).toEqual(['p-sampler']);
+    expect(forSampler.samplers.list().map((r) => r.entry.name)).toEqual(['fake', 'linux-proc']);
   });
 
   it('the first-party dialect plugins: each agent loads only its own plugin', async () => {

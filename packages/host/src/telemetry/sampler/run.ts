@@ -49,7 +49,9 @@ export async function runSamplerProcess(argv: readonly string[], env: NodeJS.Pro
   }
   recordLockOwner(dir, { ...(identify(process.pid) ?? { pid: process.pid }), role: 'sampler', generation, at: Date.now() });
 
-  const host = await loadHostDirect(hostEnv);
+  // Only the plugins that register samplers (the plugin index knows them): a lighter start-up
+  // leaves the long-running sampler a smaller heap to collect.
+  const host = await loadHostDirect(hostEnv, { needs: { samplers: true } });
   const entry = pickSampler(host.samplers, process.platform, env.CORDON_SAMPLER);
   if (!entry) {
     writeFileSync(join(dir, SAMPLER_FILES.unsupported), JSON.stringify({ platform: process.platform, wanted: env.CORDON_SAMPLER ?? null }) + '\n');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { samplerSettings } from '../../../src/telemetry/sampler/config.js';
-import { ensureSampler, stopSampler } from '../../../src/telemetry/sampler/ensure.js';
+import { ensureSampler, samplerEntry, stopSampler } from '../../../src/telemetry/sampler/ensure.js';
 import { lockPath } from '../../../src/telemetry/sampler/lock.js';
 import { fakeAgent, killGroup, running, samplerEvents, sleep, waitFor } from '../../../../../test/support/sampler.js';
 
@@ -56,6 +56,9 @@ describe.runIf(linux)('ensureSampler', () => {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     expect(Number(fields[3])).toBe(first.pid); // field 6 `session`
     for (const fd of [0, 1, 2]) expect(readlinkSync(`/proc/${first.pid}/fd/${fd}`)).toBe('/dev/null');
+    // Node without V8's memory reducer (ensure.ts SAMPLER_NODE_FLAGS), then the built sampler entry.
+    const argv = readFileSync(`/proc/${first.pid}/cmdline`, 'latin1').split('\0');
+    expect(argv.slice(1, 3)).toEqual(['--no-memory-reducer', samplerEntry()]);
     await waitFor('samples', () => (existsSync(join(dir, 'samples.jsonl')) && readFileSync(join(dir, 'samples.jsonl'), 'utf8').split('\n').length > 5 ? true : undefined));
     const sample = JSON.parse(readFileSync(join(dir, 'samples.jsonl'), 'utf8').split('\n')[0]!);
     expect(Object.keys(sample)).toEqual(['t', 'mem_mb', 'cpu_pct', 'n_procs', 'partial']);
