@@ -26,8 +26,9 @@ export interface FastCheckOptions {
  */
 export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fallback'> {
   const env = options.env ?? process.env;
-  // Plugins load while git works; the audit awaits them only when it fires the `audit` hook.
-  const host = loadHostDirect(env, { needs: { hooks: ['audit'] } }).then((loaded) => {
+  // Plugins load while git works (after the first git command is spawned: finding and indexing
+  // them is synchronous work); the audit awaits them only when it fires the `audit` hook.
+  const host = new Promise<void>((resolve) => setImmediate(resolve)).then(() => loadHostDirect(env, { needs: { hooks: ['audit'] } })).then((loaded) => {
     for (const failure of loaded.failures) process.stderr.write(`warning: ${failure.message}\n`);
     return loaded;
   });
