@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = join(root, 'packages', 'host', 'bin', 'run.js');
+const bin = join(root, 'packages', 'host', 'bin', 'run.cjs');
 
 if (!existsSync(join(root, 'packages', 'host', 'dist', 'commands', 'check.js')) || !existsSync(join(root, 'packages', 'host', 'oclif.manifest.json'))) {
   console.log('cordon is not built yet: running `npm run build` …');

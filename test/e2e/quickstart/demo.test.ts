@@ -1,0 +1,23 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { makeSandbox, REPO_ROOT, type Sandbox } from '../../support/cli.js';
+
+// The README's quickstart runs `npm run demo` (scripts/demo.mjs) on the built checkout: it must
+// keep passing as the CLI changes (it once pointed at a renamed bin).
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = makeSandbox('cordon-demo-test-');
+});
+afterEach(() => sandbox.cleanup());
+
+it('npm run demo: arms, accepts the in-policy change, rejects the out-of-policy one, exit 0', () => {
+  const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/demo.mjs')], { cwd: REPO_ROOT, env: sandbox.env, encoding: 'utf8', timeout: 120_000 });
+  expect(r.stderr).toBe('');
+  expect(r.status, r.stdout).toBe(0);
+  expect(r.stdout).not.toContain('is not built yet');
+  expect(r.stdout).toContain('Demo passed');
+  expect(r.stdout).toMatch(/\$ cordon check\n[\s\S]*accepted: /);
+  expect(r.stdout).toMatch(/rejected: /);
+});
