@@ -23,6 +23,18 @@ describe('user scenarios (research §16.1)', () => {
     expect((await status(dir)).phase).toBe('accepted');
   });
 
+  it('changed paths are listed in byte order, ASCII-only or not (UTF-16 order differs past U+D7FF)', async () => {
+    const ascii = repo();
+    await armWith(ascii, { allow: ['**'], ...REFERENCE_LIMITS });
+    write(ascii, { 'src/b': '1\n', 'src/a': '1\n', 'src/Z': '1\n', 'src/_': '1\n', 'src/a.b': '1\n' });
+    expect((await checkIn(ascii)).audit.changed_files).toEqual(['src/Z', 'src/_', 'src/a', 'src/a.b', 'src/b']);
+    const mixed = repo();
+    await armWith(mixed, { allow: ['**'], ...REFERENCE_LIMITS });
+    // UTF-8: Z 5A < a 61 < é C3A9 < ｚ EFBD9A < 😀 F09F9880; UTF-16 would put 😀 (D83D…) before ｚ (FF5A).
+    write(mixed, { 'src/\u{1F600}': '1\n', 'src/\uFF5A': '1\n', 'src/\u00E9': '1\n', 'src/a': '1\n', 'src/Z': '1\n' });
+    expect((await checkIn(mixed)).audit.changed_files).toEqual(['src/Z', 'src/a', 'src/\u00E9', 'src/\uFF5A', 'src/\u{1F600}']);
+  });
+
   it('S5: newline/tab names pass verbatim; README outside policy fails; garbage state is refused', async () => {
     const dir = repo();
     await armWith(dir, { allow: ['src/**'] });

@@ -192,9 +192,17 @@ interface Assembly {
 
 const byBytes = (a: string, b: string) => Buffer.compare(pathBytes(a), pathBytes(b));
 
-/** `paths` sorted by their bytes (each converted once). */
+/** Printable ASCII and the controls: one byte per UTF-16 unit, same value. */
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+/**
+ * `paths` sorted by their bytes. When every path is ASCII, byte order is the plain UTF-16 string
+ * order, so the default sort serves; otherwise each path is converted to its bytes once.
+ */
 function sortByBytes(paths: Iterable<string>): string[] {
-  return [...paths]
+  const list = [...paths];
+  if (list.every((p) => ASCII_ONLY.test(p))) return list.sort();
+  return list
     .map((p) => ({ p, b: pathBytes(p) }))
     .sort((x, y) => Buffer.compare(x.b, y.b))
     .map((x) => x.p);
