@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { reduce, type SessionSummary } from '../telemetry/reduce/index.js';
+import { plural } from '../util/plural.js';
 
 /** What `cordon reduce --json` prints. */
 export interface ReduceReport {
@@ -43,7 +44,7 @@ export default class Reduce extends CordonCommand {
       for (const s of result.sessions) for (const call of s.calls) process.stdout.write(JSON.stringify(call) + '\n');
     } else {
       for (const { summary: s, calls } of result.sessions) {
-        this.log(`session ${s.session_id}${s.agent ? ` (${s.agent})` : ''}: ${s.n_toolcalls} calls, ${s.n_samples} samples over ${(s.span_ms / 1000).toFixed(1)} s`);
+        this.log(`session ${s.session_id}${s.agent ? ` (${s.agent})` : ''}: ${plural(s.n_toolcalls, 'call')}, ${plural(s.n_samples, 'sample')} over ${(s.span_ms / 1000).toFixed(1)} s`);
         this.log(
           `  tool time ${(s.tool_time_ms / 1000).toFixed(1)} s${s.tool_time_fraction === null ? '' : ` (${(s.tool_time_fraction * 100).toFixed(1)} % of the sampled span)`}; ` +
             `memory baseline ${fmt(s.baseline_memory_mb)} MiB, peak ${fmt(s.peak_memory_mb)} MiB`,

@@ -1,3 +1,4 @@
+import { plural } from '../util/plural.js';
 import type { AuditRecord } from './audit/record.js';
 import type { StatusReport } from './status.js';
 import { TRUNCATION_MARKER, type VerifierResult } from './verify/run.js';
@@ -86,6 +87,3 @@ export function renderStatus(s: StatusReport): string {
   return lines.join('\n');
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
