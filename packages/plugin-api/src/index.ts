@@ -20,7 +20,7 @@ export type {
   LedgerUncompactResult,
   VisibleEntry,
 } from './services/ledger.js';
-export type { TelemetryMarkerEvent, TelemetryMarkerInput, TelemetrySamplerStart, TelemetryService } from './services/telemetry.js';
+export type { MarkerCallFields, TelemetryMarkerEvent, TelemetryMarkerInput, TelemetrySamplerStart, TelemetryService } from './services/telemetry.js';
 export type { CanonicalTool, ToolCall, ToolDecision, ToolResult, ToolStatus } from './events/tool-call.js';
 export type { AuditContext, Violation } from './events/audit.js';
 export type { CompactionPlan, CompactionRange } from './events/compact.js';

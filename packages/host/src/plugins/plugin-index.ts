@@ -118,18 +118,24 @@ export interface PluginNeeds {
   readonly hooks?: readonly HookName[];
   /** It picks a sampler (the sampler process). */
   readonly samplers?: boolean;
+  /** The dialect it uses (`cordon hook --agent <dialect>`). */
+  readonly dialect?: string;
 }
 
 /**
- * The packages a command needs, per `index`: every one that taps one of `needs.hooks`, every
- * one that registers a sampler when `needs.samplers`, and every one that failed last time.
+ * The packages a command needs, per `index`: every one that taps one of `needs.hooks`, that
+ * registers a sampler when `needs.samplers`, that registers `needs.dialect`, and every one that
+ * failed last time or that the index does not know.
  */
 export function selectForNeeds(index: PluginIndex, packages: readonly PluginPackage[], needs: PluginNeeds): PluginPackage[] {
   const byName = new Map(index.packages.map((p) => [p.name, p]));
   const hooks = needs.hooks ?? [];
   return packages.filter((pkg) => {
     const known = byName.get(pkg.name);
-    return !known || known.failed || known.taps.some((hook) => hooks.includes(hook)) || (needs.samplers === true && known.samplers.length > 0);
+    if (!known || known.failed) return true;
+    if (known.taps.some((hook) => hooks.includes(hook))) return true;
+    if (needs.samplers === true && known.samplers.length > 0) return true;
+    return needs.dialect !== undefined && known.dialects.includes(needs.dialect);
   });
 }
 
@@ -139,10 +145,6 @@ export function selectForNeeds(index: PluginIndex, packages: readonly PluginPack
  * `undefined` when the index names no package for the dialect (the caller loads everything).
  */
 export function selectForAgent(index: PluginIndex, packages: readonly PluginPackage[], agent: string): PluginPackage[] | undefined {
-  const byName = new Map(index.packages.map((p) => [p.name, p]));
   if (!index.packages.some((p) => p.dialects.includes(agent))) return undefined;
-  return packages.filter((pkg) => {
-    const known = byName.get(pkg.name);
-    return !known || known.failed || known.dialects.includes(agent) || known.taps.some((hook) => HOT_HOOKS.includes(hook));
-  });
+  return selectForNeeds(index, packages, { hooks: HOT_HOOKS, dialect: agent });
 }

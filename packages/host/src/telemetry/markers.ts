@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import type { MarkerCallFields } from '@cordon/plugin-api';
 import { sessionDir } from './session-dir.js';
 
 /** Version of the marker line format; bumped on any incompatible change (MARKERS.md). */
@@ -24,36 +25,14 @@ export type ExitStatus = 'ok' | 'failed' | 'unknown' | 'denied';
  * One line of `<data>/runs/<session>/markers.jsonl` (schema: MARKERS.md beside this file).
  * Optional fields are omitted, never `null`.
  */
-export interface Marker {
+export interface Marker extends MarkerCallFields {
   /** {@link MARKER_SCHEMA_VERSION}. */
   readonly v: number;
   readonly event: MarkerEvent;
   /** Wall clock when the hook wrote the line, epoch milliseconds (fractional, µs resolution). */
   readonly ts: number;
-  /** The agent's session id as sent (unsanitised; the directory name is its sanitised form). */
-  readonly session_id: string;
-  /** Dialect name: `claude-code`, `codex`, `gemini`, `cursor`, `hermes`, `aider`. */
-  readonly agent: string;
-  /** The agent's own event name, e.g. `PreToolUse`, `AfterTool`, `post_tool_call`. */
-  readonly native_event: string;
-  /** Tool events: pairs a start with its end (the agent's call id, or `h:<hash>.<n>`). */
-  readonly call_key?: string;
-  /** Tool events: `agent` when {@link call_key} is the agent's call id, `hash` when computed. */
-  readonly call_key_source?: 'agent' | 'hash';
-  /** Tool events: the native tool name (`Bash`, `run_shell_command`, `apply_patch`). */
-  readonly tool_name?: string;
-  /** Tool events: the canonical family (`shell`, `read`, `write`, `edit`, …). */
-  readonly tool?: string;
-  /** Tool events: command or input summary, at most {@link MAX_COMMAND_CHARS} characters. */
-  readonly command?: string;
-  /** Working directory the agent reported. */
-  readonly cwd?: string;
   /** `tool_end` and `tool_denied`: how the call ended. */
   readonly exit_status?: ExitStatus;
-  /** `tool_end`: exit code of a shell call, when the agent reports one. */
-  readonly exit_code?: number;
-  /** `tool_end`: duration the agent reported, ms. */
-  readonly duration_ms?: number;
   /** `tool_end` (failed) and `tool_denied`: error text or deny reason, at most {@link MAX_ERROR_CHARS}. */
   readonly error?: string;
   /** `tool_start` when a tap rewrote the input; `tool_denied` always: the decision kind. */
@@ -62,8 +41,6 @@ export interface Marker {
   readonly decided_by?: string;
   /** Wall time from the hook process's start (`process.uptime()`) to just before this write, ms. */
   readonly hook_overhead_ms: number;
-  /** The agent's process id (`CLAUDE_PID`, else the ancestry walk), when found. */
-  readonly agent_pid?: number;
   /** The hook process's own pid. */
   readonly hook_pid: number;
 }

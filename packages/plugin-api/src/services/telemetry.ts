@@ -12,31 +12,45 @@
 export type TelemetryMarkerEvent = 'session_start' | 'session_end' | 'turn_start' | 'turn_end' | 'tool_start' | 'tool_end';
 
 /**
+ * The fields of a marker line (MARKERS.md) that the host's own markers and the ones plugins
+ * write share. Optional fields are omitted, never `null`.
+ */
+export interface MarkerCallFields {
+  /** The agent's session id as sent (the host sanitises it before it names a directory). */
+  readonly session_id: string;
+  /** Dialect or recording plugin name: `claude-code`, `codex`, `gemini`, `cursor`, `hermes`, `aider`. */
+  readonly agent: string;
+  /** What happened in the agent's (or recorder's) own terms, e.g. `PreToolUse`, `wrap-start`. */
+  readonly native_event: string;
+  /** Tool events: pairs a start with its end (the agent's call id, or `h:<hash>.<n>`). */
+  readonly call_key?: string;
+  /** Tool events: `agent` when `call_key` is the agent's call id, `hash` when computed. */
+  readonly call_key_source?: 'agent' | 'hash';
+  /** Tool events: the native tool name (`Bash`, `run_shell_command`, `apply_patch`). */
+  readonly tool_name?: string;
+  /** Tool events: the canonical family: `shell`, `read`, `write`, `edit`, `search`, `web`, `subagent`, `mcp`, `other`. */
+  readonly tool?: string;
+  /** Tool events: command or input summary, at most 2,000 characters (the host cuts it). */
+  readonly command?: string;
+  /** Working directory the agent reported. */
+  readonly cwd?: string;
+  /** `tool_end`: exit code of a shell call, when the agent reports one. */
+  readonly exit_code?: number;
+  /** `tool_end`: duration the agent reported, ms. */
+  readonly duration_ms?: number;
+  /** The process whose tree is the agent (`CLAUDE_PID`, the ancestry walk, or `wrap`'s child). */
+  readonly agent_pid?: number;
+}
+
+/**
  * One marker to append. The host adds `v`, `ts` (now), `hook_pid` (this process) and
  * `hook_overhead_ms` (0: written in-process, there is no hook process to time). Field meanings
  * are those of MARKERS.md.
  */
-export interface TelemetryMarkerInput {
+export interface TelemetryMarkerInput extends MarkerCallFields {
   readonly event: TelemetryMarkerEvent;
-  /** The session id (sanitised by the host before it names a directory). */
-  readonly session_id: string;
-  /** Recording plugin / agent name, e.g. `aider`. */
-  readonly agent: string;
-  /** What happened in the recorder's own terms, e.g. `wrap-start`, `shell-start`. */
-  readonly native_event: string;
-  readonly call_key?: string;
-  readonly call_key_source?: 'agent' | 'hash';
-  readonly tool_name?: string;
-  /** Canonical family: `shell`, `read`, `write`, `edit`, `search`, `web`, `subagent`, `mcp`, `other`. */
-  readonly tool?: string;
-  /** Command or input summary; the host cuts it to 2,000 characters. */
-  readonly command?: string;
-  readonly cwd?: string;
+  /** `tool_end`: how the call ended. */
   readonly exit_status?: 'ok' | 'failed' | 'unknown';
-  readonly exit_code?: number;
-  readonly duration_ms?: number;
-  /** The process whose tree is the agent (for `wrap`: the wrapped child). */
-  readonly agent_pid?: number;
 }
 
 /** What {@link TelemetryService.startSampler} did. */
