@@ -48,9 +48,12 @@ export async function check(options: CheckOptions = {}): Promise<CheckResult> {
 
 /** {@link check} for a caller that holds the lock and has located the repository. */
 export async function checkLocked(loc: RepoLocation, options: Pick<CheckOptions, 'hooks' | 'env'> = {}): Promise<CheckResult> {
+  // git resolves HEAD while the state is read and validated (a refused state still wins).
+  const head = resolveCommit(loc, 'HEAD');
+  head.catch(() => undefined);
   const envelope = loadEnvelope(loc);
   const { config } = envelope;
-  const audit = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, hooks: options.hooks, env: options.env });
+  const audit = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, head, hooks: options.hooks, env: options.env });
   saveAudit(loc.root, audit);
   const state = saveState(loc.root, {
     ...envelope.state,

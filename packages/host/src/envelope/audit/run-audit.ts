@@ -41,6 +41,8 @@ export interface EnvelopeAuditInput {
   readonly policy: Policy;
   readonly verify: VerifySpec;
   readonly snapshot: EnvelopeSnapshot;
+  /** HEAD's commit id, when the caller resolved it already (`check` does, while it loads the state). */
+  readonly head?: Promise<string>;
   /** Fires `audit` so plugins can add violations (DESIGN.md "The hook bus"). */
   readonly hooks?: AuditHooksSource;
   /** Run verifiers when the policy audit is clean (default true; `resume`'s preflight passes false). */
@@ -60,7 +62,7 @@ export interface EnvelopeAuditInput {
  */
 export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRecord> {
   const { loc, snapshot, policy } = input;
-  const head = await resolveCommit(loc, 'HEAD');
+  const head = await (input.head ?? resolveCommit(loc, 'HEAD'));
   const shadow = createShadowGit(loc, snapshot.git, head);
   let scratch: string | undefined;
   let oracle: IgnoreOracle | undefined;
