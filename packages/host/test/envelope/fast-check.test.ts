@@ -82,17 +82,17 @@ describe('cordon check: the fast route answers exactly as the oclif command', ()
     writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'auditor', version: '0.0.0', type: 'module', oclif: { hooks: { 'cordon:register': { target: './index.js', identifier: 'register' } } } }));
     writeFileSync(
       join(root, 'index.js'),
-      "export async function register() { return { name: 'auditor', apply(api) { api.hooks.audit.tap('no-todo', (ctx) => { if (ctx.changedPaths.includes('TODO')) ctx.violations.push({ code: 'todo_file', message: 'no TODO files' }); }); } }; }\n",
+      "export async function register() { return { name: 'auditor', apply(api) { api.hooks.audit.tap('no-scratch', (ctx) => { if (ctx.changedPaths.includes('scratch.txt')) ctx.violations.push({ code: 'scratch_file', message: 'no scratch files' }); }); } }; }\n",
     );
     linkPluginRoots(sandbox.dataDir, [{ name: '@cordon/claude-code', root: join(REPO_ROOT, 'plugins/claude-code') }, { name: 'auditor', root }]);
     const repo = newRepo();
     expect((await runCordon(['arm', 'tap', '--allow', '**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
-    writeFiles(repo, { TODO: 'later\n' });
+    writeFiles(repo, { 'scratch.txt': 'later\n' });
     for (let round = 0; round < 2; round++) {
       // Round 0 has no plugin index yet (everything loads and the index is written); round 1 uses it.
       const r = await bothRoutes(['check', '--json'], repo);
       expect(r.fast.exitCode).toBe(3);
-      expect(JSON.parse(r.fast.stdout).violations).toEqual([{ code: 'todo_file', message: 'no TODO files' }]);
+      expect(JSON.parse(r.fast.stdout).violations).toEqual([{ code: 'scratch_file', message: 'no scratch files' }]);
       same(r);
     }
     const index = JSON.parse(readFileSync(join(sandbox.cacheDir, 'plugin-index.json'), 'utf8'));
