@@ -8,28 +8,16 @@
 // loader and reads each file asynchronously: several ms of every call (`npm run bench:hook`).
 // oclif loads the same file for `cordon:register` on its own path, so both paths run one code.
 //
-// Packages stay external (first-party dialect plugins have none at run time); `import.meta.url`
-// becomes the bundle's own URL.
+// Packages stay external (first-party dialect plugins have none at run time); the rest of the
+// options are shared (bundle-options.mjs).
 import { build } from 'esbuild';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleBase } from './bundle-options.mjs';
 
 /** esbuild options of the register bundle of the plugin at `root` (a test rebuilds it in memory). */
 export function registerBundleOptions(root) {
-  return {
-    absWorkingDir: root,
-    entryPoints: [resolve(root, 'dist/index.js')],
-    outfile: resolve(root, 'dist/register.cjs'),
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    packages: 'external',
-    define: { 'import.meta.url': '__cordonBundleUrl' },
-    banner: { js: '"use strict";\nconst __cordonBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-    sourcemap: 'linked',
-    logLevel: 'warning',
-  };
+  return { ...bundleBase(root, 'dist/index.js', 'dist/register.cjs'), packages: 'external' };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await build(registerBundleOptions(process.cwd()));

@@ -19,6 +19,7 @@ import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleBase } from '../../../scripts/bundle-options.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const INLINED = new Set(['tapable', '@cordon/plugin-api']);
@@ -42,20 +43,10 @@ const lazyImports = (outfile) => ({
 /** esbuild options of one bundle, paths relative to the package root. */
 function bundleOptions(entry, outfile) {
   return {
-    absWorkingDir: root,
-    entryPoints: [resolve(root, entry)],
-    outfile: resolve(root, outfile),
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
+    ...bundleBase(root, entry, outfile),
     external,
     alias: { util: 'tapable/lib/util-browser.js' },
     plugins: [lazyImports(resolve(root, outfile))],
-    define: { 'import.meta.url': '__cordonBundleUrl' },
-    banner: { js: '"use strict";\nconst __cordonBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-    sourcemap: 'linked',
-    logLevel: 'warning',
   };
 }
 

@@ -2,6 +2,7 @@ import { Command } from '@oclif/core';
 import { CordonError } from '../errors/index.js';
 import { loadHost } from '../bus/load-host.js';
 import type { CordonHost } from '../bus/host.js';
+import { warnPluginFailures } from './plugin-warnings.js';
 
 /**
  * Base of cordon's own commands: `--json` on everything that reports, a lazily loaded host whose
@@ -15,11 +16,7 @@ export abstract class CordonCommand extends Command {
 
   /** The plugin host, with every installed plugin applied. */
   protected host(): Promise<CordonHost> {
-    this.#host ??= loadHost(this.config).then((host) => {
-      // Unwrapped, on stderr even under --json: stdout stays machine-readable.
-      for (const failure of host.failures) process.stderr.write(`warning: ${failure.message}\n`);
-      return host;
-    });
+    this.#host ??= loadHost(this.config).then(warnPluginFailures);
     return this.#host;
   }
 

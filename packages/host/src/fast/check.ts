@@ -1,4 +1,5 @@
 import { loadHostDirect } from '../bus/load-host.js';
+import { warnPluginFailures } from '../cli/plugin-warnings.js';
 import { check } from '../envelope/check.js';
 import { renderAudit } from '../envelope/render.js';
 
@@ -28,10 +29,9 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
   const env = options.env ?? process.env;
   // Plugins load while git works (after the first git command is spawned: finding and indexing
   // them is synchronous work); the audit awaits them only when it fires the `audit` hook.
-  const host = new Promise<void>((resolve) => setImmediate(resolve)).then(() => loadHostDirect(env, { needs: { hooks: ['audit'] } })).then((loaded) => {
-    for (const failure of loaded.failures) process.stderr.write(`warning: ${failure.message}\n`);
-    return loaded;
-  });
+  const host = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => loadHostDirect(env, { needs: { hooks: ['audit'] } }))
+    .then(warnPluginFailures);
   host.catch(() => undefined);
   try {
     const { audit } = await check({ repo: options.repo, hooks: async () => (await host).hooks, env });
