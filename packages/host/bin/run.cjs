@@ -39,6 +39,10 @@ function hook(args) {
 // The plain `cordon check [--repo PATH] [--json]` runs without oclif (src/fast/check.ts); any
 // other form, and any refusal or error, goes through the oclif command.
 function check(args) {
+  // A check passes over each input once, and on a large repository it shares the CPU with the
+  // git commands it waits for: V8's optimising compiler (TurboFan, on background threads) would
+  // cost about a fifth of the process's CPU time and repay little of it (`npm run bench:envelope`).
+  require('node:v8').setFlagsFromString('--no-opt');
   let fast;
   try {
     fast = require('../dist/fast/check.cjs');

@@ -27,14 +27,11 @@ export interface FastCheckOptions {
  */
 export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fallback'> {
   const env = options.env ?? process.env;
-  // Plugins load while git works (after the first git command is spawned: finding and indexing
-  // them is synchronous work); the audit awaits them only when it fires the `audit` hook.
-  const host = new Promise<void>((resolve) => setImmediate(resolve))
-    .then(() => loadHostDirect(env, { needs: { hooks: ['audit'] } }))
-    .then(warnPluginFailures);
-  host.catch(() => undefined);
+  // The audit calls this once its git commands run (finding and importing plugins is
+  // synchronous work the diff should not wait for) and awaits it only to fire `audit`.
+  const hooks = async () => warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['audit'] } })).hooks;
   try {
-    const { audit } = await check({ repo: options.repo, hooks: async () => (await host).hooks, env });
+    const { audit } = await check({ repo: options.repo, hooks, env });
     process.stdout.write(options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);
     process.exitCode = audit.passed ? 0 : 3;
     return 'done';

@@ -46,6 +46,25 @@ describe('hiddenPathsFromIndex', () => {
     const expected = await fromGit(dir);
     expect(expected.length).toBe(version >= 3 ? 4 : 2);
     expect(hiddenPathsFromIndex(join(dir, '.git/index'), 20)).toEqual(expected);
+    // Read through windows smaller than one entry, or ending inside one: the same answer.
+    for (const window of [1, 7, 64, 100, 333, 4096]) expect(hiddenPathsFromIndex(join(dir, '.git/index'), 20, window)).toEqual(expected);
+  });
+
+  it('an index larger than the read window, in every version: the same flagged paths as git', async () => {
+    const { dir, git } = repo();
+    // 3,000 entries (about 250 KB in version 2) read through a 16 KiB window: thousands of edges.
+    const paths = Array.from({ length: 3000 }, (_, i) => `d${i % 37}/sub${i % 5}/file-${i}-${'x'.repeat(i % 23)}.txt`);
+    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, env: sandbox.env, input: 'x\n', encoding: 'utf8' }).trim();
+    execFileSync('git', ['update-index', '--add', '--index-info'], { cwd: dir, env: sandbox.env, input: paths.map((p) => `100644 ${blob}\t${p}\n`).join('') });
+    git('update-index', '--assume-unchanged', paths[0]!, paths[1499]!, paths[2999]!);
+    for (const version of [2, 3, 4]) {
+      git('update-index', `--index-version=${version}`);
+      if (version === 3) git('update-index', '--skip-worktree', paths[700]!);
+      const expected = await fromGit(dir);
+      expect(expected.length).toBe(version >= 3 ? 4 : 3);
+      expect(hiddenPathsFromIndex(join(dir, '.git/index'), 20, 16 * 1024)).toEqual(expected);
+      expect(hiddenPathsFromIndex(join(dir, '.git/index'), 20)).toEqual(expected);
+    }
   });
 
   it('a SHA-256 repository (32-byte object names)', async () => {
@@ -93,11 +112,11 @@ describe('hiddenPathsFromIndex', () => {
     const real = execFileSync('cat', [join(dir, '.git/index')]);
     const file = join(dir, 'mutated');
     fc.assert(
-      fc.property(fc.nat(real.length), fc.nat(255), fc.boolean(), (at, byte, truncate) => {
+      fc.property(fc.nat(real.length), fc.nat(255), fc.boolean(), fc.integer({ min: 1, max: 2048 }), (at, byte, truncate, window) => {
         const copy = Buffer.from(truncate ? real.subarray(0, at) : real);
         if (!truncate) copy[Math.min(at, copy.length - 1)] = byte;
         writeFileSync(file, copy);
-        const got = hiddenPathsFromIndex(file, 20);
+        const got = hiddenPathsFromIndex(file, 20, window);
         expect(got === undefined || Array.isArray(got)).toBe(true);
       }),
       { numRuns: 300 },

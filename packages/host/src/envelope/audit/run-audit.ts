@@ -9,8 +9,8 @@ import { hiddenPathsFromIndex } from '../evidence/index-file.js';
 import { nameSome, readHiddenPaths } from '../evidence/index-state.js';
 import { measureTracked, measureUntracked, measureUntrackedYielding, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
 import { collectTracked } from '../evidence/tracked.js';
-import { collectUntracked, type IgnoredChange, type UntrackedPath } from '../evidence/untracked.js';
-import { IgnoreOracle } from '../git/ignore-oracle.js';
+import { collectUntracked, listUntracked, type IgnoredChange, type UntrackedPath } from '../evidence/untracked.js';
+import { holdsIgnorePatterns, IgnoreOracle, NOTHING_IGNORED, type IgnoreAnswers } from '../git/ignore-oracle.js';
 import { GITLINK_MODE, type DiffEntry } from '../git/parse.js';
 import { resolveCommit, type RepoLocation } from '../git/repo.js';
 import { git } from '../git/run-git.js';
@@ -29,8 +29,9 @@ export interface AuditHooks {
 }
 
 /**
- * The hooks, or a function resolving them: commands pass one that loads the plugin host, so
- * plugins load while git works and are only awaited when the `audit` hook fires.
+ * The hooks, or a function resolving them: commands pass one that loads the plugin host. The
+ * audit calls it once, after its git commands have started, so plugins load while git works;
+ * it awaits the result only when the `audit` hook fires.
  */
 export type AuditHooksSource = AuditHooks | (() => Promise<AuditHooks>);
 
@@ -62,30 +63,40 @@ export interface EnvelopeAuditInput {
  */
 export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRecord> {
   const { loc, snapshot, policy } = input;
-  const head = await (input.head ?? resolveCommit(loc, 'HEAD'));
-  const shadow = createShadowGit(loc, snapshot.git, head);
+  // HEAD is resolved while the audit's git commands run: none of them reads HEAD (the diff names
+  // the baseline), so the private git directory's HEAD is the baseline.
+  const headCommit = input.head ?? resolveCommit(loc, 'HEAD');
+  headCommit.catch(() => undefined);
+  const shadow = createShadowGit(loc, snapshot.git, input.baseline);
   let scratch: string | undefined;
   let oracle: IgnoreOracle | undefined;
   try {
+    // The baseline diff is the longest git command: started first, then the untracked listing.
+    // Changed tracked paths are sized (lstat) as git names them, while it still counts lines.
+    const trackedSizes = new Map<string, ReturnType<typeof measureTracked>>();
+    const trackedDiff = collectTracked(shadow.inv, input.baseline, undefined, (path) => trackedSizes.set(path, measureTracked(loc.root, path)));
+    const listed = listUntracked(shadow.inv);
     const rules = compilePathRules(policy);
-    const armTimeOracle = async () => {
+    // With no arm-time ignore pattern at all, git would call every path not ignored: not asked.
+    const ruleTexts = [snapshot.git.info_exclude, snapshot.git.excludes_file, ...Object.values(snapshot.ignored.gitignores)];
+    const anyRules = holdsIgnorePatterns(ruleTexts);
+    const armTimeOracle = async (): Promise<IgnoreAnswers> => {
+      if (!anyRules) return NOTHING_IGNORED;
       scratch ??= writeRuleTree(snapshot.ignored.gitignores);
       oracle ??= new IgnoreOracle(shadow.over(scratch));
       return oracle;
     };
-    // The baseline diff is the longest git command: started first. Untracked files are read and
-    // measured as soon as they are listed, while it still runs (the same input assemble() would
-    // measure them with). Index flags come from the shadow's copy of the index file when it can
-    // be read directly, else from `git ls-files -v`.
-    // Changed tracked paths are sized (lstat) as git names them, while it still counts lines.
-    const trackedSizes = new Map<string, ReturnType<typeof measureTracked>>();
-    const trackedDiff = collectTracked(shadow.inv, input.baseline, undefined, (path) => trackedSizes.set(path, measureTracked(loc.root, path)));
-    const untrackedScan = collectUntracked({ root: loc.root, inv: shadow.inv, oracle: armTimeOracle, snapshot: snapshot.ignored, rules, allowIgnored: policy.allow_ignored }).then(
+    // Untracked files are read and measured as soon as they are listed, while the diff still
+    // runs (the same input assemble() would measure them with). Index flags come from the
+    // shadow's copy of the index file when it can be read directly, else from `git ls-files -v`.
+    const untrackedScan = collectUntracked({ root: loc.root, listed, oracle: armTimeOracle, snapshot: snapshot.ignored, rules, allowIgnored: policy.allow_ignored }).then(
       async (listed) => ({ listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked)) }),
     );
+    // Plugins load once git is busy (finding and importing them is synchronous work).
+    const hooks = startHooks(input.hooks);
     const hashBytes = snapshot.git.settings['extensions.objectformat'] === 'sha256' ? 32 : 20;
     const hiddenFlags = hiddenPathsFromIndex(join(shadow.dir, 'index'), hashBytes);
-    const [hidden, tracked, { listed: found, scan }] = await Promise.all([hiddenFlags ? Promise.resolve(hiddenFlags) : readHiddenPaths(shadow.inv), trackedDiff, untrackedScan]);
+    const [hidden, tracked, { listed: found, scan }, head] = await Promise.all([hiddenFlags ? Promise.resolve(hiddenFlags) : readHiddenPaths(shadow.inv), trackedDiff, untrackedScan, headCommit]);
     // Submodules added after arming show in the diff as gitlinks (an unsupported change).
     const submoduleChanged: string[] = [];
     for (const path of Object.keys(snapshot.submodules)) {
@@ -112,7 +123,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       ignored: found.ignored,
       submoduleChanged,
       early,
-      hooks: input.hooks,
+      hooks,
       runVerifiers: input.runVerifiers ?? true,
       verify: input.verify,
       env: input.env,
@@ -162,7 +173,7 @@ export async function auditRange(input: RangeAuditInput): Promise<AuditRecord> {
       ignored: [],
       submoduleChanged: [],
       early: [],
-      hooks: input.hooks,
+      hooks: startHooks(input.hooks),
       runVerifiers: input.runVerifiers ?? true,
       verify: input.verify,
       env: input.env,
@@ -186,7 +197,7 @@ interface Assembly {
   ignored: IgnoredChange[];
   submoduleChanged: string[];
   early: Violation[];
-  hooks?: AuditHooksSource;
+  hooks?: Promise<AuditHooks>;
   runVerifiers: boolean;
   verify: VerifySpec;
   env?: NodeJS.ProcessEnv;
@@ -288,7 +299,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
   violations.push(...budgetViolations(metrics, policy.limits));
 
   if (a.hooks) {
-    const hooks = typeof a.hooks === 'function' ? await a.hooks() : a.hooks;
+    const hooks = await a.hooks;
     const context: AuditContext = { repoRoot: a.loc.root, baseline: a.baseline, changedPaths: changed, metrics: { ...metrics }, violations };
     await hooks.audit.promise(context);
     for (const v of violations) {
@@ -315,6 +326,17 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
     verification,
     verification_skipped: !verifying && a.verify.commands.length > 0,
   };
+}
+
+/**
+ * Starts resolving the hooks (calling the loader once, if `source` is one). The promise's
+ * rejection is handled here and surfaces again where assemble() awaits it.
+ */
+function startHooks(source: AuditHooksSource | undefined): Promise<AuditHooks> | undefined {
+  if (!source) return undefined;
+  const hooks = typeof source === 'function' ? Promise.resolve().then(source) : Promise.resolve(source);
+  hooks.catch(() => undefined);
+  return hooks;
 }
 
 /** Writes the arm-time `.gitignore` files into a scratch tree for the arm-time {@link IgnoreOracle}. */

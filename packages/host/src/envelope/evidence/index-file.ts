@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { pathText } from '../path-text.js';
 
 /**
@@ -26,87 +26,162 @@ const STAT_BYTES = 40;
  * one this reader vouches for: another signature or version, a split index (`link` extension),
  * a sparse index (`sdir`), or anything truncated or inconsistent; the caller then asks
  * `git ls-files -v`. The trailing checksum is not verified (git rewrites the index atomically).
+ * The file is read through a window of `windowBytes` (tests pass tiny ones so that entries
+ * straddle window edges); it grows only for an entry longer than that.
  */
-export function hiddenPathsFromIndex(path: string, hashBytes: 20 | 32): string[] | undefined {
-  let data: Buffer;
+export function hiddenPathsFromIndex(path: string, hashBytes: 20 | 32, windowBytes = WINDOW_BYTES): string[] | undefined {
+  let fd: number;
   try {
-    data = readFileSync(path);
+    fd = openSync(path, 'r');
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : undefined;
   }
-  if (data.length < 12 + hashBytes || data.toString('latin1', 0, 4) !== 'DIRC') return undefined;
-  const version = data.readUInt32BE(4);
+  try {
+    return walkIndex(new IndexWindow(fd, fstatSync(fd).size, windowBytes), hashBytes);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function walkIndex(w: IndexWindow, hashBytes: 20 | 32): string[] | undefined {
+  const step = w.step;
+  if (w.size < 12 + hashBytes || !w.more(0, 12) || w.buf.toString('latin1', 0, 4) !== 'DIRC') return undefined;
+  const version = w.buf.readUInt32BE(4);
   if (version < 2 || version > 4) return undefined;
-  const count = data.readUInt32BE(8);
-  const end = data.length - hashBytes;
+  const count = w.buf.readUInt32BE(8);
+  const end = w.size - hashBytes;
   const hidden: string[] = [];
   // Version 4 stores each name as "drop N bytes of the previous name, then this suffix": the
-  // current name is kept in one reused buffer. Nothing is allocated per entry but for hidden ones
-  // (a 100,000-entry index is walked in a few ms).
+  // current name is kept in one reused buffer. Nothing is allocated per entry but for hidden ones.
   let name = Buffer.allocUnsafe(version === 4 ? 4096 : 0);
   let nameLength = 0;
   let at = 12;
-  for (let i = 0; i < count; i++) {
-    const start = at;
+  // Each entry is parsed from the window with plain indexing; when it runs past the bytes read
+  // so far, the window moves to the entry (w.more) and the entry is parsed again.
+  let { buf, filled, base } = w;
+  for (let i = 0; i < count; ) {
+    if (buf !== w.buf || filled !== w.filled || base !== w.base) ({ buf, filled, base } = w);
+    const limit = end - base;
+    const start = at - base;
     let cursor = start + STAT_BYTES + hashBytes;
-    if (cursor + 2 > end) return undefined;
-    const flags = (data[cursor]! << 8) | data[cursor + 1]!;
+    if (cursor + 4 > limit) return undefined;
+    if (cursor + 4 > filled) {
+      if (!w.more(at, cursor + 4 - start)) return undefined;
+      continue;
+    }
+    const flags = (buf[cursor]! << 8) | buf[cursor + 1]!;
     cursor += 2;
     let extended = 0;
     if (flags & CE_EXTENDED) {
-      if (version < 3 || cursor + 2 > end) return undefined;
-      extended = (data[cursor]! << 8) | data[cursor + 1]!;
+      if (version < 3) return undefined;
+      extended = (buf[cursor]! << 8) | buf[cursor + 1]!;
       cursor += 2;
     }
     const isHidden = (flags & CE_VALID) !== 0 || (extended & CE_SKIP_WORKTREE) !== 0;
     if (version === 4) {
-      const drop = readOffsetVarint(data, cursor, end);
-      if (!drop || drop.value > nameLength) return undefined;
-      cursor = drop.next;
-      const nul = data.indexOf(0, cursor);
-      if (nul === -1 || nul >= end) return undefined;
-      const kept = nameLength - drop.value;
+      if (cursor >= limit) return undefined;
+      if (cursor >= filled) {
+        if (!w.more(at, cursor + 1 - start)) return undefined;
+        continue;
+      }
+      // The offset varint (varint.c decode_varint): 7 bits a byte, high bit "more", +1 per continuation.
+      let c = buf[cursor++]!;
+      let drop = c & 0x7f;
+      while (c & 0x80 && cursor < filled && drop <= 0xffffff) {
+        drop += 1;
+        c = buf[cursor++]!;
+        drop = (drop << 7) + (c & 0x7f);
+      }
+      const nul = c & 0x80 ? -1 : buf.indexOf(0, cursor);
+      if (nul === -1 || nul >= filled) {
+        if (!w.more(at, filled - start + step)) return undefined;
+        continue;
+      }
+      if (nul >= limit || drop > nameLength) return undefined;
+      const kept = nameLength - drop;
       nameLength = kept + (nul - cursor);
       if (nameLength > name.length) {
         const grown = Buffer.allocUnsafe(Math.max(nameLength, name.length * 2));
         name.copy(grown, 0, 0, kept);
         name = grown;
       }
-      data.copy(name, kept, cursor, nul);
+      buf.copy(name, kept, cursor, nul);
       if (isHidden) hidden.push(pathText(Buffer.from(name.subarray(0, nameLength))));
-      at = nul + 1;
+      at = base + nul + 1;
     } else {
       let length = flags & CE_NAMEMASK;
       if (length === CE_NAMEMASK) {
-        const nul = data.indexOf(0, cursor + length);
-        if (nul === -1) return undefined;
+        const nul = buf.indexOf(0, cursor + length);
+        if (nul === -1 || nul >= filled) {
+          if (!w.more(at, filled - start + step)) return undefined;
+          continue;
+        }
         length = nul - cursor;
       }
-      if (cursor + length >= end || data[cursor + length] !== 0) return undefined;
-      if (isHidden) hidden.push(pathText(data.subarray(cursor, cursor + length)));
+      if (cursor + length >= limit) return undefined;
+      if (cursor + length >= filled) {
+        if (!w.more(at, cursor + length + 1 - start)) return undefined;
+        continue;
+      }
+      if (buf[cursor + length] !== 0) return undefined;
+      if (isHidden) hidden.push(pathText(buf.subarray(cursor, cursor + length)));
       // An entry is padded with 1 to 8 NULs to a multiple of 8 bytes (ondisk_ce_size in git).
-      at = start + ((cursor - start + length + 8) & ~7);
+      at += (cursor - start + length + 8) & ~7;
     }
+    i += 1;
   }
   // Extensions: a 4-byte signature and a 4-byte size each, up to the checksum.
   while (at + 8 <= end) {
-    const signature = data.toString('latin1', at, at + 4);
+    if ((at < w.base || at + 8 > w.base + w.filled) && !w.more(at, 8)) return undefined;
+    const signature = w.buf.toString('latin1', at - w.base, at - w.base + 4);
     if (signature === 'link' || signature === 'sdir') return undefined;
-    at += 8 + data.readUInt32BE(at + 4);
+    at += 8 + w.buf.readUInt32BE(at - w.base + 4);
   }
   return at === end ? hidden : undefined;
 }
 
-/** git's offset varint (varint.c `decode_varint`): 7 bits a byte, high bit "more", +1 per continuation. */
-function readOffsetVarint(data: Buffer, at: number, end: number): { value: number; next: number } | undefined {
-  if (at >= end) return undefined;
-  let c = data[at++]!;
-  let value = c & 0x7f;
-  while (c & 0x80) {
-    if (at >= end || value > 0xffffff) return undefined;
-    value += 1;
-    c = data[at++]!;
-    value = (value << 7) + (c & 0x7f);
+/** Bytes of the index read per window (the window is reused: the file is never held whole). */
+const WINDOW_BYTES = 256 * 1024;
+
+/**
+ * A window of an open file: `buf[0, filled)` holds the file's bytes from offset `base`. Reading
+ * a 9 MB index through one reused window costs none of the page faults of a 9 MB allocation
+ * (most of the time of reading it whole).
+ */
+class IndexWindow {
+  buf: Buffer;
+  base = 0;
+  filled = 0;
+
+  constructor(
+    private readonly fd: number,
+    /** File size in bytes. */
+    readonly size: number,
+    /** Bytes the window starts with, and grows by when one entry needs more. */
+    readonly step: number,
+  ) {
+    this.buf = Buffer.allocUnsafe(Math.max(1, Math.min(step, size)));
   }
-  return { value, next: at };
+
+  /**
+   * Moves the window to start at file offset `from` and reads until it holds `need` bytes or the
+   * file ends. True when it holds more bytes from `from` than before (callers then parse again).
+   */
+  more(from: number, need: number): boolean {
+    const before = from >= this.base && from < this.base + this.filled ? this.base + this.filled - from : 0;
+    if (before > 0) this.buf.copy(this.buf, 0, from - this.base, this.filled);
+    this.base = from;
+    this.filled = before;
+    if (need > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      this.buf.copy(grown, 0, 0, this.filled);
+      this.buf = grown;
+    }
+    while (this.filled < need && this.base + this.filled < this.size) {
+      const got = readSync(this.fd, this.buf, this.filled, this.buf.length - this.filled, this.base + this.filled);
+      if (got === 0) break;
+      this.filled += got;
+    }
+    return this.filled > before && this.filled >= Math.min(need, this.size - this.base);
+  }
 }

@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { globCoversDirectory } from '../glob.js';
 import { gitRecords, type GitInvocation } from '../git/run-git.js';
-import type { IgnoreOracle } from '../git/ignore-oracle.js';
+import type { IgnoreAnswers } from '../git/ignore-oracle.js';
 import { pathText } from '../path-text.js';
 import type { PathRules } from '../policy/policy.js';
 import { absPath } from './fs-path.js';
@@ -62,7 +62,7 @@ interface Found {
  * marks armed entries to leave out; directories with armed entries below (`knownBelow`) are
  * entered without asking. A directory holding `.git` is a nested repository, never entered.
  */
-async function explore(root: string, dir: string, oracle: IgnoreOracle, known: (p: string) => boolean, knownBelow: (d: string) => boolean, found: Found): Promise<void> {
+async function explore(root: string, dir: string, oracle: IgnoreAnswers, known: (p: string) => boolean, knownBelow: (d: string) => boolean, found: Found): Promise<void> {
   const entries = readdirSync(absPath(root, dir), { encoding: 'buffer', withFileTypes: true });
   const files: UntrackedPath[] = [];
   const dirs: string[] = [];
@@ -110,7 +110,7 @@ export interface SnapshotInputs {
   /** Shadow git over the live work tree (arm-time rules are the live ones). */
   readonly inv: GitInvocation;
   /** Oracle over the live work tree. */
-  readonly oracle: IgnoreOracle;
+  readonly oracle: IgnoreAnswers;
   readonly rules: PathRules;
   readonly allowIgnored: readonly string[];
   /** Tracked `.gitignore` paths from the index. */
@@ -151,13 +151,23 @@ export async function snapshotIgnored(input: SnapshotInputs): Promise<{ snapshot
   return { snapshot: { entries, gitignores }, unignored: found.files };
 }
 
+/**
+ * Every untracked path with **no** ignore rules (`git ls-files -z --others --directory`, text
+ * form; wholly untracked directories once, ending in `/`). The command starts before this returns.
+ */
+export async function listUntracked(inv: GitInvocation): Promise<string[]> {
+  const listed: string[] = [];
+  await gitRecords(inv, ['ls-files', '-z', '--others', '--directory'], (r) => listed.push(pathText(r)));
+  return listed;
+}
+
 /** Inputs of {@link collectUntracked}. */
 export interface CollectInputs {
   readonly root: string;
-  /** Shadow git over the live work tree. */
-  readonly inv: GitInvocation;
+  /** {@link listUntracked} of the live work tree through the shadow git. */
+  readonly listed: Promise<string[]>;
   /** Oracle applying the arm-time rules; created on first use (it needs a scratch tree). */
-  readonly oracle: () => Promise<IgnoreOracle>;
+  readonly oracle: () => Promise<IgnoreAnswers>;
   readonly snapshot: IgnoredSnapshot;
   readonly rules: PathRules;
   readonly allowIgnored: readonly string[];
@@ -185,8 +195,7 @@ export async function collectUntracked(input: CollectInputs): Promise<{ untracke
   const known = (p: string) => entrySet.has(p) || underAny(p, knownDirs);
   const knownBelow = (d: string) => ancestors.has(d);
 
-  const listed: string[] = [];
-  await gitRecords(input.inv, ['ls-files', '-z', '--others', '--directory'], (r) => listed.push(pathText(r)));
+  const listed = await input.listed;
   const candidates = listed.filter((p) => !isCordonPath(p) && !known(p));
   const untracked: UntrackedPath[] = [];
   if (candidates.length === 0) return { untracked, ignored };

@@ -1,7 +1,34 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { pathBytes } from '../path-text.js';
+import { EXCLUDE_LINE } from '../state/exclude.js';
 import type { GitInvocation } from './run-git.js';
+
+/** Answers "would git ignore this path?" for batches of repo-relative paths (directories end in `/`). */
+export interface IgnoreAnswers {
+  /** One answer per path, in order. */
+  ignored(paths: readonly string[]): Promise<boolean[]>;
+}
+
+/** The answers when no ignore rule is in force: nothing is ignored. */
+export const NOTHING_IGNORED: IgnoreAnswers = { ignored: (paths) => Promise.resolve(paths.map(() => false)) };
+
+/**
+ * Whether any of `sources` (contents of ignore files; `null` = no file) holds a pattern. Per
+ * gitignore(5) a blank line (trailing spaces are dropped) and a `#` comment hold none. The
+ * `/.cordon/` line arming registers (state/exclude.ts) is not counted either: the audit never
+ * asks about `.cordon/`. Anything else counts, so a doubtful line means git is asked.
+ */
+export function holdsIgnorePatterns(sources: Iterable<string | null>): boolean {
+  for (const source of sources) {
+    if (source === null) continue;
+    for (const line of source.split('\n')) {
+      if (/^ *$/.test(line) || line.startsWith('#') || line === EXCLUDE_LINE) continue;
+      return true;
+    }
+  }
+  return false;
+}
 
 /**
  * Answers "would git ignore this path?" through one long-lived
@@ -10,7 +37,7 @@ import type { GitInvocation } from './run-git.js';
  * tree at arm time, or a scratch tree holding only the arm-time `.gitignore` files at check
  * time. Directory paths are asked with a trailing `/` so directory-only patterns apply.
  */
-export class IgnoreOracle {
+export class IgnoreOracle implements IgnoreAnswers {
   #child: ChildProcessWithoutNullStreams | undefined;
   #field = 0;
   #ignored = false;

@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { holdsIgnorePatterns } from '../../src/envelope/git/ignore-oracle.js';
+import { discoverRepo } from '../../src/envelope/git/repo.js';
+import { git as runGit } from '../../src/envelope/git/run-git.js';
+import { createShadowGit, readGitRules } from '../../src/envelope/git/shadow.js';
+import { armWith, checkIn, git, repo, tempDir, write } from './support.js';
+
+// The private git directory every audit command runs in (git/shadow.ts), and what the audit
+// skips when it cannot matter.
+
+const digest = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+describe('the private git directory', () => {
+  it('shares the index file by a hard link, and a write through it never reaches the real index', async () => {
+    const dir = repo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const loc = await discoverRepo(dir);
+    const before = { sha: digest(loc.indexFile), ino: statSync(loc.indexFile).ino };
+    const shadow = createShadowGit(loc, await readGitRules(loc), git(dir, 'rev-parse', 'HEAD').trim());
+    try {
+      const shadowIndex = join(shadow.dir, 'index');
+      // Same file system here (both under the temp dir): linked, not copied.
+      expect(statSync(shadowIndex).ino).toBe(before.ino);
+      // git writes an index as index.lock renamed over it: the private name gets a new file.
+      write(dir, { 'a.txt': 'a changed\n' });
+      await runGit(shadow.inv, ['update-index', '--add', 'a.txt']);
+      expect(statSync(shadowIndex).ino).not.toBe(before.ino);
+      expect(statSync(loc.indexFile).ino).toBe(before.ino);
+      expect(digest(loc.indexFile)).toBe(before.sha);
+    } finally {
+      shadow.dispose();
+    }
+  });
+
+  it('a check leaves the real index exactly as it was', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n', 'src/b.txt': 'b\n', 'src/c.txt': 'c\n' });
+    await armWith(dir, { allow: ['src/**'] });
+    write(dir, { 'src/a.txt': 'a changed\n', 'src/new.txt': 'new\n' });
+    // Same content, new stat data: git's refresh would record it if it could write.
+    writeFileSync(join(dir, 'src/b.txt'), 'b\n');
+    const index = join(dir, '.git/index');
+    const before = { sha: digest(index), ino: statSync(index).ino, mtimeMs: statSync(index).mtimeMs };
+    const { audit } = await checkIn(dir);
+    expect(audit.changed_files).toEqual(['src/a.txt', 'src/new.txt']);
+    expect({ sha: digest(index), ino: statSync(index).ino, mtimeMs: statSync(index).mtimeMs }).toEqual(before);
+  });
+});
+
+describe('ignore rules', () => {
+  it('holdsIgnorePatterns: blank lines, comments and the /.cordon/ line hold no pattern; anything else does', () => {
+    expect(holdsIgnorePatterns([null, '', '\n\n', '# a comment\n#another\n', '   \n', '/.cordon/\n'])).toBe(false);
+    expect(holdsIgnorePatterns(['# git ls-files --others --exclude-from=.git/info/exclude\n# *~\n/.cordon/\n'])).toBe(false);
+    for (const text of ['*.log\n', '# c\nbuild/\n', '\\#not-a-comment\n', '\t\n', '/.cordon/\r\n', '!keep\n', ' x\n', '/.cordon\n']) {
+      expect(holdsIgnorePatterns([null, '', text]), JSON.stringify(text)).toBe(true);
+    }
+  });
+
+  describe('git check-ignore runs only when an arm-time rule could ignore something', () => {
+    const path = process.env.PATH;
+    afterEach(() => {
+      process.env.PATH = path;
+    });
+
+    /** Puts a `git` on PATH that logs its subcommand to the returned file, then runs the real git. */
+    function loggingGit(): string {
+      const bin = tempDir('bin');
+      const log = join(tempDir('log'), 'git.log');
+      const real = runGitPath();
+      writeFileSync(join(bin, 'git'), `#!/bin/sh\nfor a in "$@"; do case "$a" in -*) ;; *) echo "$a" >> '${log}'; break ;; esac; done\nexec '${real}' "$@"\n`);
+      chmodSync(join(bin, 'git'), 0o755);
+      writeFileSync(log, '');
+      process.env.PATH = `${bin}:${path}`;
+      return log;
+    }
+
+    it('no rule at all: untracked files are counted without asking git', async () => {
+      const dir = repo({ 'src/a.txt': 'a\n' });
+      await armWith(dir, { allow: ['src/**'] });
+      write(dir, { 'src/new/one.txt': '1\n', 'src/new/deeper/two.txt': '2\n2\n', 'src/three.txt': '3\n' });
+      const log = loggingGit();
+      const { audit } = await checkIn(dir);
+      expect(audit.changed_files).toEqual(['src/new/deeper/two.txt', 'src/new/one.txt', 'src/three.txt']);
+      expect(audit.metrics.added_lines).toBe(4);
+      const commands = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+      expect(commands).toContain('diff');
+      expect(commands).not.toContain('check-ignore');
+    });
+
+    it('a .gitignore at arm time: git is asked, and what it ignores is judged as ignored', async () => {
+      const dir = repo({ 'src/a.txt': 'a\n', '.gitignore': '*.log\n' });
+      await armWith(dir, { allow: ['src/**'] });
+      write(dir, { 'src/new/one.txt': '1\n', 'src/new/debug.log': 'x\n' });
+      const log = loggingGit();
+      const { audit } = await checkIn(dir);
+      expect(audit.changed_files).toEqual(['src/new/one.txt']);
+      expect(audit.ignored_changes).toEqual([{ path: 'src/new/debug.log', change: 'new' }]);
+      expect(readFileSync(log, 'utf8').split('\n')).toContain('check-ignore');
+    });
+  });
+});
+
+/** The git executable the logging wrapper hands over to. */
+function runGitPath(): string {
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    try {
+      if (statSync(join(dir, 'git')).isFile()) return join(dir, 'git');
+    } catch {
+      // not in this directory
+    }
+  }
+  throw new Error('git is not on PATH');
+}
