@@ -1,4 +1,5 @@
 import { auditEnvelope, auditRange, type AuditHooksSource } from './audit/run-audit.js';
+import { startEarly, type EarlyStart } from './audit/start-git.js';
 import type { AuditRecord } from './audit/record.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { discoverRepo, resolveCommit, type RepoLocation } from './git/repo.js';
@@ -37,23 +38,31 @@ export interface CheckResult {
  * Throws `CordonError` (exit 2) for refusals; a rejection is a result (`audit.passed` false).
  */
 export async function check(options: CheckOptions = {}): Promise<CheckResult> {
-  const loc = await discoverRepo(options.repo ?? process.cwd());
-  const lock = options.lock ?? acquireLock(loc.lockFile, 'check');
+  const dir = options.repo ?? process.cwd();
+  // The diff and the untracked listing start now, on a guess checked before they are used.
+  const early = startEarly(dir);
   try {
-    return await checkLocked(loc, options);
+    const loc = await discoverRepo(dir);
+    const lock = options.lock ?? acquireLock(loc.lockFile, 'check');
+    try {
+      return await checkLocked(loc, { ...options, early });
+    } finally {
+      if (!options.lock) lock.release();
+    }
   } finally {
-    if (!options.lock) lock.release();
+    early?.discard();
   }
 }
 
 /** {@link check} for a caller that holds the lock and has located the repository. */
-export async function checkLocked(loc: RepoLocation, options: Pick<CheckOptions, 'hooks' | 'env'> = {}): Promise<CheckResult> {
+export async function checkLocked(loc: RepoLocation, options: Pick<CheckOptions, 'hooks' | 'env'> & { readonly early?: EarlyStart } = {}): Promise<CheckResult> {
   // git resolves HEAD while the state is read and validated (a refused state still wins).
   const head = resolveCommit(loc, 'HEAD');
   head.catch(() => undefined);
   const envelope = loadEnvelope(loc);
   const { config } = envelope;
-  const audit = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, head, hooks: options.hooks, env: options.env });
+  const started = options.early?.adopt(loc, config.baseline, envelope.snapshot.git);
+  const audit = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, head, started, hooks: options.hooks, env: options.env });
   saveAudit(loc.root, audit);
   const state = saveState(loc.root, {
     ...envelope.state,

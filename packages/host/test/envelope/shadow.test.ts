@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holdsIgnorePatterns } from '../../src/envelope/git/ignore-oracle.js';
 import { discoverRepo } from '../../src/envelope/git/repo.js';
 import { git as runGit } from '../../src/envelope/git/run-git.js';
 import { createShadowGit, readGitRules } from '../../src/envelope/git/shadow.js';
-import { armWith, checkIn, git, repo, tempDir, write } from './support.js';
+import { startEarly } from '../../src/envelope/audit/start-git.js';
+import { loadEnvelope } from '../../src/envelope/state/store.js';
+import { acquireLock } from '../../src/envelope/lock.js';
+import { ERROR_CODES } from '../../src/errors/index.js';
+import { armWith, checkIn, codes, git, repo, tempDir, write } from './support.js';
 
 // The private git directory every audit command runs in (git/shadow.ts), and what the audit
 // skips when it cannot matter.
@@ -112,3 +116,82 @@ function runGitPath(): string {
   }
   throw new Error('git is not on PATH');
 }
+
+describe('starting the audit\'s git commands before the envelope is read (start-git.ts)', () => {
+  const tmp = process.env.TMPDIR;
+  afterEach(() => {
+    if (tmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = tmp;
+  });
+
+  /** A private TMPDIR, so the private git directories this test makes can be counted. */
+  function privateTmp(): string {
+    const dir = join(tempDir('tmp'), 'tmp');
+    mkdirSync(dir);
+    process.env.TMPDIR = dir;
+    return dir;
+  }
+
+  it('adopted only when the layout, baseline and arm-time rules are the validated ones', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n' });
+    await armWith(dir, { allow: ['src/**'] });
+    write(dir, { 'src/a.txt': 'b\n', 'src/new.txt': 'n\n' });
+    const loc = await discoverRepo(dir);
+    const { config, snapshot } = loadEnvelope(loc);
+    const tmpdir = privateTmp();
+
+    const early = startEarly(dir)!;
+    expect(early).toBeDefined();
+    const started = early.adopt(loc, config.baseline, snapshot.git)!;
+    expect(started).toBeDefined();
+    expect([...(await started.trackedDiff).keys()]).toEqual(['src/a.txt']);
+    expect(await started.listed).toEqual(['.cordon/', 'src/new.txt']); // no ignore rules: .cordon/ too (the audit drops it)
+    expect(started.trackedSizes.get('src/a.txt')).toEqual({ bytes: 2 });
+    early.discard(); // adopted: the audit owns it now
+    expect(readdirSync(tmpdir)).toHaveLength(1);
+    started.stop();
+    expect(readdirSync(tmpdir)).toEqual([]);
+
+    const other = git(dir, 'rev-parse', 'HEAD~0').trim().replace(/^./, (c) => (c === '0' ? '1' : '0'));
+    const mismatches = [
+      () => startEarly(dir)!.adopt(loc, other, snapshot.git),
+      () => startEarly(dir)!.adopt(loc, config.baseline, { ...snapshot.git, info_exclude: `${snapshot.git.info_exclude}*.log\n` }),
+      () => startEarly(dir)!.adopt({ ...loc, indexFile: join(dir, 'elsewhere') }, config.baseline, snapshot.git),
+    ];
+    for (const attempt of mismatches) {
+      expect(attempt()).toBeUndefined();
+      expect(readdirSync(tmpdir)).toEqual([]); // stopped and removed
+    }
+  });
+
+  it('nothing is started from a subdirectory, an unarmed repository or a linked work tree', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n' });
+    expect(startEarly(dir)).toBeUndefined();
+    await armWith(dir, { allow: ['src/**'] });
+    expect(startEarly(join(dir, 'src'))).toBeUndefined();
+    const linked = join(tempDir('wt'), 'linked');
+    git(dir, 'worktree', 'add', '-q', linked);
+    await armWith(linked, { allow: ['src/**'] });
+    expect(startEarly(linked)).toBeUndefined();
+    // Each still checks through the ordinary route.
+    write(linked, { 'src/a.txt': 'b\n' });
+    expect((await checkIn(linked)).audit.changed_files).toEqual(['src/a.txt']);
+    expect((await checkIn(join(dir, 'src'))).audit.passed).toBe(true);
+  });
+
+  it('a refused check (the lock is held) leaves no process or private directory behind', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n' });
+    await armWith(dir, { allow: ['src/**'] });
+    const loc = await discoverRepo(dir);
+    const tmpdir = privateTmp();
+    const held = acquireLock(loc.lockFile, 'test');
+    try {
+      await expect(checkIn(dir)).rejects.toMatchObject({ code: ERROR_CODES.LOCK_HELD });
+    } finally {
+      held.release();
+    }
+    expect(readdirSync(tmpdir)).toEqual([]);
+    const result = await checkIn(dir);
+    expect(codes(result)).toEqual([]);
+  });
+});

@@ -9,7 +9,7 @@ import { hiddenPathsFromIndex } from '../evidence/index-file.js';
 import { nameSome, readHiddenPaths } from '../evidence/index-state.js';
 import { measureTracked, measureUntracked, measureUntrackedYielding, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
 import { collectTracked } from '../evidence/tracked.js';
-import { collectUntracked, listUntracked, type IgnoredChange, type UntrackedPath } from '../evidence/untracked.js';
+import { collectUntracked, type IgnoredChange, type UntrackedPath } from '../evidence/untracked.js';
 import { holdsIgnorePatterns, IgnoreOracle, NOTHING_IGNORED, type IgnoreAnswers } from '../git/ignore-oracle.js';
 import { GITLINK_MODE, type DiffEntry } from '../git/parse.js';
 import { resolveCommit, type RepoLocation } from '../git/repo.js';
@@ -22,6 +22,7 @@ import { failureReason, runVerifiers } from '../verify/run.js';
 import type { VerifySpec } from '../verify/spec.js';
 import { budgetViolations } from './budgets.js';
 import type { AuditRecord, Metrics } from './record.js';
+import { startAuditGit, type StartedGit } from './start-git.js';
 
 /** The part of the host's hook table an audit fires (`host.hooks`). */
 export interface AuditHooks {
@@ -44,6 +45,8 @@ export interface EnvelopeAuditInput {
   readonly snapshot: EnvelopeSnapshot;
   /** HEAD's commit id, when the caller resolved it already (`check` does, while it loads the state). */
   readonly head?: Promise<string>;
+  /** The diff and untracked listing, when the caller started them already (start-git.ts). */
+  readonly started?: StartedGit;
   /** Fires `audit` so plugins can add violations (DESIGN.md "The hook bus"). */
   readonly hooks?: AuditHooksSource;
   /** Run verifiers when the policy audit is clean (default true; `resume`'s preflight passes false). */
@@ -67,15 +70,13 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
   // the baseline), so the private git directory's HEAD is the baseline.
   const headCommit = input.head ?? resolveCommit(loc, 'HEAD');
   headCommit.catch(() => undefined);
-  const shadow = createShadowGit(loc, snapshot.git, input.baseline);
+  // The baseline diff is the longest git command: started first, then the untracked listing.
+  // Changed tracked paths are sized (lstat) as git names them, while it still counts lines.
+  const started = input.started ?? startAuditGit(loc, snapshot.git, input.baseline);
+  const { shadow, trackedDiff, trackedSizes, listed } = started;
   let scratch: string | undefined;
   let oracle: IgnoreOracle | undefined;
   try {
-    // The baseline diff is the longest git command: started first, then the untracked listing.
-    // Changed tracked paths are sized (lstat) as git names them, while it still counts lines.
-    const trackedSizes = new Map<string, ReturnType<typeof measureTracked>>();
-    const trackedDiff = collectTracked(shadow.inv, input.baseline, undefined, (path) => trackedSizes.set(path, measureTracked(loc.root, path)));
-    const listed = listUntracked(shadow.inv);
     const rules = compilePathRules(policy);
     // With no arm-time ignore pattern at all, git would call every path not ignored: not asked.
     const ruleTexts = [snapshot.git.info_exclude, snapshot.git.excludes_file, ...Object.values(snapshot.ignored.gitignores)];
@@ -131,7 +132,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
   } finally {
     oracle?.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
-    shadow.dispose();
+    started.stop();
   }
 }
 

@@ -1,5 +1,5 @@
 import { DiffParser, type DiffEntry } from '../git/parse.js';
-import { gitRecords, type GitInvocation } from '../git/run-git.js';
+import { gitRecords, type GitCallOptions, type GitInvocation } from '../git/run-git.js';
 
 /**
  * Options every audit diff runs with (research §6.1, §20): rename detection off (both sides of a
@@ -15,8 +15,8 @@ export const DIFF_OPTIONS = ['--raw', '--numstat', '-z', '--no-abbrev', '--no-re
  * committed since `from` (research §6.1 "Diff shape"). `onPath` hears each changed path as
  * git names it, while git still counts lines (git prints every `--raw` record first).
  */
-export async function collectTracked(inv: GitInvocation, from: string, to?: string, onPath?: (path: string) => void): Promise<Map<string, DiffEntry>> {
+export async function collectTracked(inv: GitInvocation, from: string, to?: string, onPath?: (path: string) => void, options?: GitCallOptions): Promise<Map<string, DiffEntry>> {
   const parser = new DiffParser(onPath);
-  await gitRecords(inv, ['diff', ...DIFF_OPTIONS, from, ...(to ? [to] : []), '--'], (r) => parser.push(r));
+  await gitRecords(inv, ['diff', ...DIFF_OPTIONS, from, ...(to ? [to] : []), '--'], (r) => parser.push(r), options);
   return parser.finish();
 }

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { globCoversDirectory } from '../glob.js';
-import { gitRecords, type GitInvocation } from '../git/run-git.js';
+import { gitRecords, type GitCallOptions, type GitInvocation } from '../git/run-git.js';
 import type { IgnoreAnswers } from '../git/ignore-oracle.js';
 import { pathText } from '../path-text.js';
 import type { PathRules } from '../policy/policy.js';
@@ -155,9 +155,9 @@ export async function snapshotIgnored(input: SnapshotInputs): Promise<{ snapshot
  * Every untracked path with **no** ignore rules (`git ls-files -z --others --directory`, text
  * form; wholly untracked directories once, ending in `/`). The command starts before this returns.
  */
-export async function listUntracked(inv: GitInvocation): Promise<string[]> {
+export async function listUntracked(inv: GitInvocation, options?: GitCallOptions): Promise<string[]> {
   const listed: string[] = [];
-  await gitRecords(inv, ['ls-files', '-z', '--others', '--directory'], (r) => listed.push(pathText(r)));
+  await gitRecords(inv, ['ls-files', '-z', '--others', '--directory'], (r) => listed.push(pathText(r)), options);
   return listed;
 }
 

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { runManaged } from '../process.js';
 
@@ -24,6 +25,8 @@ export interface GitCallOptions {
   readonly input?: Buffer | string;
   /** Exit codes that are not failures (default `[0]`). */
   readonly okExitCodes?: readonly number[];
+  /** Hears the started process (callers that may have to stop it early). */
+  readonly onSpawn?: (child: ChildProcess) => void;
 }
 
 /**
@@ -81,6 +84,7 @@ async function stream(inv: GitInvocation, args: readonly string[], onStdout: (ch
       timeoutMs: inv.timeoutMs ?? GIT_TIMEOUT_MS,
       keepBytes: STDERR_KEEP,
       input: options.input,
+      onSpawn: options.onSpawn,
       onStdout: (chunk) => {
         if (consumerError) return;
         try {

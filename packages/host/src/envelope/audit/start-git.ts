@@ -1,0 +1,135 @@
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { measureTracked } from '../evidence/measure.js';
+import { collectTracked } from '../evidence/tracked.js';
+import { listUntracked } from '../evidence/untracked.js';
+import type { DiffEntry } from '../git/parse.js';
+import type { RepoLocation } from '../git/repo.js';
+import { createShadowGit, type GitRules, type ShadowGit } from '../git/shadow.js';
+import { signalGroup } from '../process.js';
+import { canonicalJson } from '../state/canonical-json.js';
+import { envelopePaths } from '../state/store.js';
+
+/**
+ * The two long git commands of an envelope audit, running: the diff against the baseline and
+ * the untracked listing, both through one private git directory (git/shadow.ts).
+ */
+export interface StartedGit {
+  readonly shadow: ShadowGit;
+  /** The tracked changes once the diff has finished (collectTracked). */
+  readonly trackedDiff: Promise<Map<string, DiffEntry>>;
+  /** Current size of each changed tracked path, measured as the diff names it. */
+  readonly trackedSizes: Map<string, ReturnType<typeof measureTracked>>;
+  /** Every untracked path, no ignore rules applied (listUntracked). */
+  readonly listed: Promise<string[]>;
+  /** Stops both commands (their promises then reject) and removes the private directory. */
+  stop(): void;
+}
+
+/**
+ * Starts the audit's diff and untracked listing for the envelope at `loc` (armed at `baseline`
+ * with the arm-time git `rules`). The diff is started first: it is the longest command.
+ * Throws `CORDON_REPO_ERROR` when the private git directory cannot be made.
+ */
+export function startAuditGit(loc: RepoLocation, rules: GitRules, baseline: string): StartedGit {
+  const shadow = createShadowGit(loc, rules, baseline);
+  const children: ChildProcess[] = [];
+  const onSpawn = (child: ChildProcess) => children.push(child);
+  const trackedSizes = new Map<string, ReturnType<typeof measureTracked>>();
+  const trackedDiff = collectTracked(shadow.inv, baseline, undefined, (path) => trackedSizes.set(path, measureTracked(loc.root, path)), { onSpawn });
+  const listed = listUntracked(shadow.inv, { onSpawn });
+  return {
+    shadow,
+    trackedDiff,
+    trackedSizes,
+    listed,
+    stop() {
+      // Only a running command is signalled: an exited one's group id may belong to another.
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) signalGroup(child, 'SIGTERM');
+      shadow.dispose();
+    },
+  };
+}
+
+/** Audit git commands started before the envelope could be read under the lock ({@link startEarly}). */
+export interface EarlyStart {
+  /**
+   * The started commands when they were started exactly as the audit of this envelope would
+   * start them: same repository layout as `loc` (located by git), same `baseline` and arm-time
+   * `rules` as the validated envelope. Otherwise they are stopped and `undefined` is returned.
+   */
+  adopt(loc: RepoLocation, baseline: string, rules: GitRules): StartedGit | undefined;
+  /** Stops the commands unless they were adopted (safe to call more than once). */
+  discard(): void;
+}
+
+/**
+ * Starts the audit's git commands optimistically for a check run from `dir`, before git has
+ * located the repository and before the envelope is locked, read and validated: on a large
+ * repository the diff then runs while Node finishes starting up (`npm run bench:envelope`).
+ *
+ * Only the common case is guessed: `dir` is the work-tree root, `.cordon/config.json` there
+ * names that root, and its git directory is an ordinary one (not a linked work tree's). The
+ * guess costs nothing when wrong: {@link EarlyStart.adopt} compares every input the commands
+ * were started with against what the audit has validated, and anything short of equal stops
+ * them. The unvalidated files only ever feed git through the private git directory, whose
+ * configuration cordon writes itself, so no guess can make git run a program. Returns
+ * `undefined` (nothing started) when the guess cannot be made; never throws.
+ */
+export function startEarly(dir: string): EarlyStart | undefined {
+  let started: StartedGit;
+  let guess: { loc: RepoLocation; baseline: string; rules: string };
+  try {
+    const root = realpathSync(dir);
+    const paths = envelopePaths(root);
+    const config = JSON.parse(readFileSync(paths.config, 'utf8')) as { baseline?: unknown; repo?: { root?: unknown; git_dir?: unknown } };
+    const gitDir = config.repo?.git_dir;
+    const baseline = config.baseline;
+    if (config.repo?.root !== root || typeof gitDir !== 'string' || typeof baseline !== 'string' || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(baseline)) return undefined;
+    if (!statSync(gitDir).isDirectory() || existsSync(join(gitDir, 'commondir'))) return undefined;
+    const rules = (JSON.parse(readFileSync(paths.snapshot, 'utf8')) as { git?: GitRules }).git;
+    if (!rules || typeof rules !== 'object') return undefined;
+    const loc: RepoLocation = {
+      root,
+      gitDir,
+      commonDir: gitDir,
+      objectsDir: realpathSync(join(gitDir, 'objects')),
+      indexFile: join(gitDir, 'index'),
+      excludeFile: join(gitDir, 'info', 'exclude'),
+      attributesFile: join(gitDir, 'info', 'attributes'),
+      lockFile: join(gitDir, 'cordon.lock'),
+      gitBinary: 'git',
+    };
+    started = startAuditGit(loc, rules, baseline);
+    guess = { loc, baseline, rules: canonicalJson(rules) };
+  } catch {
+    return undefined;
+  }
+  started.trackedDiff.catch(() => undefined);
+  started.listed.catch(() => undefined);
+  let settled = false;
+  return {
+    adopt(loc, baseline, rules) {
+      if (settled) return undefined;
+      settled = true;
+      const same =
+        loc.root === guess.loc.root &&
+        loc.gitDir === guess.loc.gitDir &&
+        loc.commonDir === guess.loc.commonDir &&
+        loc.objectsDir === guess.loc.objectsDir &&
+        loc.indexFile === guess.loc.indexFile &&
+        loc.gitBinary === guess.loc.gitBinary &&
+        baseline === guess.baseline &&
+        canonicalJson(rules) === guess.rules;
+      if (same) return started;
+      started.stop();
+      return undefined;
+    },
+    discard() {
+      if (settled) return;
+      settled = true;
+      started.stop();
+    },
+  };
+}
