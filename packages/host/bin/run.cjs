@@ -27,7 +27,7 @@ function hook(args) {
   // one file; the module graph it is built from is the fallback when only `tsc -b` has run.
   let hot;
   try {
-    hot = require('../dist/hot/hook.cjs');
+    hot = loadBundle('../dist/hot/hook.cjs');
   } catch (error) {
     if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('hook.cjs')) throw error;
     import('../dist/hot/main.js').then((mod) => mod.runHookProcess(args));
@@ -45,7 +45,7 @@ function check(args) {
   require('node:v8').setFlagsFromString('--no-opt');
   let fast;
   try {
-    fast = require('../dist/fast/check.cjs');
+    fast = loadBundle('../dist/fast/check.cjs');
   } catch (error) {
     if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('check.cjs')) throw error;
     oclif(args);
@@ -59,6 +59,93 @@ function check(args) {
   fast.fastCheck(options).then((outcome) => {
     if (outcome === 'fallback') oclif(args);
   });
+}
+
+/**
+ * `require(relPath)` for one of the CommonJS bundles of dist/, compiled through a V8 code cache
+ * kept in Cordon's cache directory: compiling the fast check's bundle, and the functions it
+ * compiles lazily, costs more than reading the cache (`npm run bench:envelope`). Node ≥ 22.1 has
+ * `module.enableCompileCache()` for this; Node 20 does not, so the bundle runs as `vm.Script`
+ * with `cachedData`, and its `import()`s go to Node's own loader.
+ *
+ * The cache file is named after the bundle's size, mtime and inode and Node's version and
+ * architecture (V8 itself also refuses a cache from another V8 or other flags); a missing or
+ * refused cache is written when the process exits, replacing older ones of the same bundle.
+ * `CORDON_CODE_CACHE=off` loads with plain `require`. Throws what `require` would.
+ */
+function loadBundle(relPath) {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const file = path.join(__dirname, relPath);
+  let stat;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    stat = undefined;
+  }
+  if (!stat || process.env.CORDON_CODE_CACHE === 'off') return require(file);
+  const vm = require('node:vm');
+  const Module = require('node:module');
+  quietDefaultLoaderWarning();
+  const name = path.basename(file);
+  const dir = path.join(cacheDir(), 'code-cache');
+  const cacheFile = path.join(dir, `${name}-${stat.size}-${Math.trunc(stat.mtimeMs)}-${stat.ino}-${process.version}-${process.arch}.bin`);
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), {
+    filename: file,
+    cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  if (!cachedData || script.cachedDataRejected) {
+    // After the run, so the cache also holds the functions the run compiled.
+    process.once('exit', () => {
+      try {
+        fs.mkdirSync(dir, { recursive: true });
+        for (const old of fs.readdirSync(dir)) if (old.startsWith(`${name}-`)) fs.rmSync(path.join(dir, old), { force: true });
+        const temp = `${cacheFile}.${process.pid}.tmp`;
+        fs.writeFileSync(temp, script.createCachedData());
+        fs.renameSync(temp, cacheFile);
+      } catch {
+        // A cache that cannot be written only costs the next run its compile time.
+      }
+    });
+  }
+  const mod = new Module(file, module);
+  mod.filename = file;
+  mod.paths = Module._nodeModulePaths(path.dirname(file));
+  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(file), mod, file, path.dirname(file));
+  mod.loaded = true;
+  return mod.exports;
+}
+
+/**
+ * Node 20 flags `vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER` experimental and warns the first
+ * time a bundle's `import()` uses it (a plugin module, the ledger). The warning is about this
+ * file's own way of loading, not about anything the user runs, and the hook must not print: it
+ * is dropped. Every other warning is emitted as before.
+ */
+function quietDefaultLoaderWarning() {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (warning, ...rest) {
+    const text = typeof warning === 'string' ? warning : warning?.message;
+    if (typeof text === 'string' && text.includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return;
+    return emitWarning.call(process, warning, ...rest);
+  };
+}
+
+/** Cordon's cache directory, resolved as src/util/paths.ts resolves it (`resolvePaths().cacheDir`). */
+function cacheDir() {
+  const env = process.env;
+  if (env.CORDON_CACHE_DIR) return env.CORDON_CACHE_DIR;
+  const path = require('node:path');
+  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'cordon');
+  if (process.platform === 'win32' && env.LOCALAPPDATA) return path.join(env.LOCALAPPDATA, 'cordon');
+  return path.join(env.HOME || env.USERPROFILE || require('node:os').homedir(), '.cache', 'cordon');
 }
 
 function oclif(args) {

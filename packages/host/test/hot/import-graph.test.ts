@@ -38,7 +38,7 @@ describe('the hook path', () => {
     const bin = readFileSync(join(REPO, 'packages/host/bin/run.cjs'), 'utf8');
     expect(bin).toMatch(/argv\[0\] === 'hook'[\s\S]*hook\(argv\.slice\(1\)\)[\s\S]*else[\s\S]*oclif\(argv\)/);
     expect(bin.slice(bin.indexOf('function hook('), bin.indexOf('function oclif('))).not.toContain('@oclif');
-    expect(bin).toContain("require('../dist/hot/hook.cjs')");
+    expect(bin).toContain("loadBundle('../dist/hot/hook.cjs')");
   });
 
   it('the hook bundle loads only Node built-ins; the ledger and the /proc reader stay lazy modules of dist/', () => {
@@ -58,7 +58,7 @@ describe('the hook path', () => {
   it('the plain `cordon check` goes to its own bundle, which loads no @oclif package and is fresh', async () => {
     const bin = readFileSync(join(REPO, 'packages/host/bin/run.cjs'), 'utf8');
     expect(bin).toMatch(/argv\[0\] === 'check'[\s\S]*check\(argv\)/);
-    expect(bin).toContain("require('../dist/fast/check.cjs')");
+    expect(bin).toContain("loadBundle('../dist/fast/check.cjs')");
     const bundle = join(REPO, 'packages/host/dist/fast/check.cjs');
     expect(loads(bundle).other.filter((p) => p.startsWith('@oclif/'))).toEqual([]);
     expect(readFileSync(bundle, 'utf8')).toBe(await rebuilt(checkBundleOptions));

@@ -1,0 +1,82 @@
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { linkPluginRoots, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { makeRepo, writeFiles } from '../../../../test/support/git.js';
+import { resolvePaths } from '../../src/util/paths.js';
+
+// bin/run.cjs compiles the hook and fast-check bundles through a V8 code cache in Cordon's cache
+// directory (loadBundle). The cache must be written once, then used, survive garbage, live where
+// resolvePaths() says the cache directory is, and never change what the commands print.
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = makeSandbox('cordon-code-cache-');
+});
+afterEach(() => sandbox.cleanup());
+
+const payload = readFileSync(join(REPO_ROOT, '../shared/fixtures/hook-payloads/claude-code.PreToolUse.Bash.json'), 'utf8');
+const cacheFiles = (cacheDir: string) => {
+  const dir = join(cacheDir, 'code-cache');
+  return existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : [];
+};
+
+describe('the bundles run through a V8 code cache', () => {
+  it('written by the first check, used unchanged by the next; garbage in it is replaced, output unchanged', async () => {
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'x\n' }, sandbox.env);
+    expect((await runCordon(['arm', 'cache', '--allow', 'src/**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+    writeFiles(repo, { 'src/app.py': 'y\n' });
+    const first = await runCordon(['check'], { env: sandbox.env, cwd: repo });
+    expect(first.exitCode).toBe(0);
+    const [file, ...others] = cacheFiles(sandbox.cacheDir);
+    expect(others).toEqual([]);
+    expect(file).toMatch(new RegExp(`check\\.cjs-\\d+-\\d+-\\d+-${process.version.replace(/\./g, '\\.')}-${process.arch}\\.bin$`));
+    const written = statSync(file!);
+
+    const second = await runCordon(['check'], { env: sandbox.env, cwd: repo });
+    expect({ ...second, durationMs: 0 }).toMatchObject({ exitCode: 0, stdout: first.stdout, stderr: first.stderr });
+    // V8 took the cache: nothing was rewritten.
+    expect(statSync(file!).mtimeMs).toBe(written.mtimeMs);
+
+    writeFileSync(file!, 'not a code cache');
+    const third = await runCordon(['check'], { env: sandbox.env, cwd: repo });
+    expect({ exitCode: third.exitCode, stdout: third.stdout, stderr: third.stderr }).toEqual({ exitCode: 0, stdout: first.stdout, stderr: first.stderr });
+    expect(readFileSync(file!, 'latin1')).not.toBe('not a code cache');
+    expect(statSync(file!).size).toBeGreaterThan(10_000);
+
+    // Off: plain require, nothing written.
+    const plain = await runCordon(['check'], { env: { ...sandbox.env, CORDON_CODE_CACHE: 'off', CORDON_CACHE_DIR: sandbox.dir('other-cache') }, cwd: repo });
+    expect(plain.stdout).toBe(first.stdout);
+    expect(cacheFiles(join(sandbox.root, 'other-cache'))).toEqual([]);
+  });
+
+  it('the hook keeps its own cache and stays silent; the cache directory is resolvePaths().cacheDir', async () => {
+    const env = { ...sandbox.env };
+    delete env.CORDON_CACHE_DIR; // XDG_CACHE_HOME decides, as it does for the plugin index
+    const first = await runCordon(['hook', '--agent', 'claude-code'], { env, input: payload });
+    const second = await runCordon(['hook', '--agent', 'claude-code'], { env, input: payload });
+    for (const run of [first, second]) expect({ exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr }).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    const files = cacheFiles(resolvePaths(env).cacheDir);
+    expect(files.map((f) => f.split('/').pop()!.split('-')[0])).toEqual(['hook.cjs']);
+  });
+
+  it("a bundle's lazy modules still load, silently: an audit tap that opens the ledger", async () => {
+    const root = sandbox.dir('plugin-ledger-auditor');
+    const db = join(sandbox.root, 'ledger.sqlite3');
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'ledger-auditor', version: '0.0.0', type: 'module', oclif: { hooks: { 'cordon:register': { target: './index.js', identifier: 'register' } } } }));
+    writeFileSync(
+      join(root, 'index.js'),
+      `export async function register() { return { name: 'ledger-auditor', apply(api) { api.hooks.audit.tapPromise('ledger', async (ctx) => { const ledger = await api.services.ledger.open({ db: ${JSON.stringify(db)} }); ctx.violations.push({ code: 'ledger_opened', message: 'opened ' + (ledger.path === ${JSON.stringify(db)}) }); await ledger.close(); }); } }; }\n`,
+    );
+    linkPluginRoots(sandbox.dataDir, [{ name: 'ledger-auditor', root }]);
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'x\n' }, sandbox.env);
+    expect((await runCordon(['arm', 'ledger', '--allow', '**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+    for (let round = 0; round < 2; round++) {
+      const run = await runCordon(['check', '--json'], { env: sandbox.env, cwd: repo });
+      expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 3, stderr: '' });
+      expect(JSON.parse(run.stdout).violations).toEqual([{ code: 'ledger_opened', message: 'opened true' }]);
+    }
+    expect(cacheFiles(sandbox.cacheDir).map((f) => f.split('/').pop()!.split('-')[0])).toEqual(['check.cjs']);
+    expect(existsSync(db)).toBe(true);
+  });
+});
