@@ -1,5 +1,11 @@
-import { split } from 'shlex';
+import { createRequire } from 'node:module';
+import type * as shlexModule from 'shlex';
 import { isPlainObject, exactKeys } from '../policy/policy.js';
+
+// Loaded on first use: validating a state without verifiers (most checks) never splits a command,
+// and the fast check should not pay for resolving and compiling the package.
+let shlex: typeof shlexModule | undefined;
+const split = (command: string): string[] => (shlex ??= createRequire(import.meta.url)('shlex') as typeof shlexModule).split(command);
 
 /** How an envelope's verifiers run (stored in `.cordon/config.json`). */
 export interface VerifySpec {
