@@ -88,8 +88,9 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       return oracle;
     };
     // Untracked files are read and measured as soon as they are listed, while the diff still
-    // runs (the same input assemble() would measure them with). Index flags come from the
-    // shadow's copy of the index file when it can be read directly, else from `git ls-files -v`.
+    // runs (the same input assemble() would measure them with). Index flags come from the index
+    // file as the private git directory holds it (linked or copied) when it can be read
+    // directly, else from `git ls-files -v`.
     const untrackedScan = collectUntracked({ root: loc.root, listed, oracle: armTimeOracle, snapshot: snapshot.ignored, rules, allowIgnored: policy.allow_ignored }).then(
       async (listed) => ({ listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked)) }),
     );

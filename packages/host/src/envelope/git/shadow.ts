@@ -62,7 +62,7 @@ export async function readGitRules(loc: RepoLocation, env: NodeJS.ProcessEnv = p
   };
 }
 
-/** A private git directory wired to the real objects and a copy of the real index. */
+/** A private git directory wired to the real objects and the real index (hard-linked or copied). */
 export interface ShadowGit {
   readonly dir: string;
   /** Runs git on the real work tree with the arm-time rules. */
