@@ -106,7 +106,8 @@ function loadBundle(relPath) {
     process.once('exit', () => {
       try {
         fs.mkdirSync(dir, { recursive: true });
-        for (const old of fs.readdirSync(dir)) if (old.startsWith(`${name}-`)) fs.rmSync(path.join(dir, old), { force: true });
+        // Caches of older builds of this bundle go; another process's temp file is left alone.
+        for (const old of fs.readdirSync(dir)) if (old.startsWith(`${name}-`) && old.endsWith('.bin') && old !== path.basename(cacheFile)) fs.rmSync(path.join(dir, old), { force: true });
         const temp = `${cacheFile}.${process.pid}.tmp`;
         fs.writeFileSync(temp, script.createCachedData());
         fs.renameSync(temp, cacheFile);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPluginRoots, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
@@ -26,6 +26,9 @@ describe('the bundles run through a V8 code cache', () => {
     const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'x\n' }, sandbox.env);
     expect((await runCordon(['arm', 'cache', '--allow', 'src/**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
     writeFiles(repo, { 'src/app.py': 'y\n' });
+    // A cache left by an older build of the bundle: replaced, not kept beside the new one.
+    mkdirSync(join(sandbox.cacheDir, 'code-cache'));
+    writeFileSync(join(sandbox.cacheDir, 'code-cache', 'check.cjs-1-1-1-v0.0.0-x64.bin'), 'old');
     const first = await runCordon(['check'], { env: sandbox.env, cwd: repo });
     expect(first.exitCode).toBe(0);
     const [file, ...others] = cacheFiles(sandbox.cacheDir);
