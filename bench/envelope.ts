@@ -27,15 +27,17 @@ const rssFile = join(cacheRoot, 'rss');
 // Records cordon's own peak RSS (KiB) when it exits: a CommonJS preload (`--require`, one small
 // file) so the probe adds no ES module loader start-up to the timed command.
 const probe = join(cacheRoot, 'rss-probe.cjs');
-mkdirSync(cacheRoot, { recursive: true });
-writeFileSync(probe, "process.on('exit', () => { if (process.env.CORDON_BENCH_RSS) require('node:fs').writeFileSync(process.env.CORDON_BENCH_RSS, String(process.resourceUsage().maxRSS)); });\n");
-
 // cordon's own directories, with every first-party plugin linked as `npm run plugins:link` does
-// for a user (the first, untimed round writes the plugin index, as a user's first command does).
+// for a user (the first, untimed round writes the plugin index and the code cache, as a user's
+// first command does). Written by main() once the repository is there (building it starts from
+// an empty cache root).
 const cordonDirs = { CORDON_DATA_DIR: join(cacheRoot, 'data'), CORDON_CONFIG_DIR: join(cacheRoot, 'config'), CORDON_CACHE_DIR: join(cacheRoot, 'cache') };
-mkdirSync(cordonDirs.CORDON_DATA_DIR, { recursive: true });
-const linked = readdirSync(join(ROOT, 'plugins')).map((name) => ({ name: `@cordon/${name}`, root: join(ROOT, 'plugins', name), type: 'link' }));
-writeFileSync(join(cordonDirs.CORDON_DATA_DIR, 'package.json'), JSON.stringify({ name: '@cordon/host', private: true, dependencies: {}, oclif: { schema: 1, plugins: linked } }));
+function writeCordonSetup(): void {
+  writeFileSync(probe, "process.on('exit', () => { if (process.env.CORDON_BENCH_RSS) require('node:fs').writeFileSync(process.env.CORDON_BENCH_RSS, String(process.resourceUsage().maxRSS)); });\n");
+  mkdirSync(cordonDirs.CORDON_DATA_DIR, { recursive: true });
+  const linked = readdirSync(join(ROOT, 'plugins')).map((name) => ({ name: `@cordon/${name}`, root: join(ROOT, 'plugins', name), type: 'link' }));
+  writeFileSync(join(cordonDirs.CORDON_DATA_DIR, 'package.json'), JSON.stringify({ name: '@cordon/host', private: true, dependencies: {}, oclif: { schema: 1, plugins: linked } }));
+}
 const env = { ...process.env, ...cordonDirs, GIT_CONFIG_NOSYSTEM: '1', CORDON_BENCH_RSS: rssFile };
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
 const cordon = (...args: string[]) => spawnSync(process.execPath, ['--require', probe, BIN, ...args], { cwd: repo, env, encoding: 'utf8', maxBuffer: 1 << 30 });
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
     writeFileSync(complete, new Date().toISOString());
     console.log(`built in ${(ms(t) / 1000).toFixed(1)} s`);
   }
+  writeCordonSetup();
   // Back to the committed state, as a user would be before arming.
   cordon('reset');
   git('reset', '-q', '--hard', 'main');

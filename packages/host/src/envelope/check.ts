@@ -2,7 +2,7 @@ import { auditEnvelope, auditRange, type AuditHooksSource } from './audit/run-au
 import { startEarly, type EarlyStart } from './audit/start-git.js';
 import type { AuditRecord } from './audit/record.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { discoverRepo, resolveCommit, type RepoLocation } from './git/repo.js';
+import { discoverRepo, discoverRepoAndHead, resolveCommit, type RepoLocation } from './git/repo.js';
 import { git } from './git/run-git.js';
 import { baseGitEnv } from './git/repo.js';
 import { createShadowGit, readGitRules } from './git/shadow.js';
@@ -42,10 +42,10 @@ export async function check(options: CheckOptions = {}): Promise<CheckResult> {
   // The diff and the untracked listing start now, on a guess checked before they are used.
   const early = startEarly(dir);
   try {
-    const loc = await discoverRepo(dir);
+    const { loc, head } = await discoverRepoAndHead(dir);
     const lock = options.lock ?? acquireLock(loc.lockFile, 'check');
     try {
-      return await checkLocked(loc, { ...options, early });
+      return await checkLocked(loc, { ...options, early, head });
     } finally {
       if (!options.lock) lock.release();
     }
@@ -55,9 +55,10 @@ export async function check(options: CheckOptions = {}): Promise<CheckResult> {
 }
 
 /** {@link check} for a caller that holds the lock and has located the repository. */
-export async function checkLocked(loc: RepoLocation, options: Pick<CheckOptions, 'hooks' | 'env'> & { readonly early?: EarlyStart } = {}): Promise<CheckResult> {
-  // git resolves HEAD while the state is read and validated (a refused state still wins).
-  const head = resolveCommit(loc, 'HEAD');
+export async function checkLocked(loc: RepoLocation, options: Pick<CheckOptions, 'hooks' | 'env'> & { readonly early?: EarlyStart; readonly head?: string } = {}): Promise<CheckResult> {
+  // HEAD as discovery found it; otherwise git resolves it while the state is read and validated
+  // (a refused state still wins over an unresolvable HEAD).
+  const head = options.head !== undefined ? Promise.resolve(options.head) : resolveCommit(loc, 'HEAD');
   head.catch(() => undefined);
   const envelope = loadEnvelope(loc);
   const { config } = envelope;

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSyn
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holdsIgnorePatterns } from '../../src/envelope/git/ignore-oracle.js';
-import { discoverRepo } from '../../src/envelope/git/repo.js';
+import { discoverRepo, discoverRepoAndHead } from '../../src/envelope/git/repo.js';
 import { git as runGit } from '../../src/envelope/git/run-git.js';
 import { createShadowGit, readGitRules } from '../../src/envelope/git/shadow.js';
 import { startEarly } from '../../src/envelope/audit/start-git.js';
@@ -193,5 +193,17 @@ describe('starting the audit\'s git commands before the envelope is read (start-
     expect(readdirSync(tmpdir)).toEqual([]);
     const result = await checkIn(dir);
     expect(codes(result)).toEqual([]);
+  });
+});
+
+describe('locating the repository', () => {
+  it('discoverRepoAndHead: the same layout as discoverRepo, and HEAD from the same git call (none while unborn)', async () => {
+    const dir = tempDir('unborn');
+    git(dir, 'init', '-q', '-b', 'main');
+    mkdirSync(join(dir, 'sub'));
+    expect(await discoverRepoAndHead(join(dir, 'sub'))).toEqual({ loc: await discoverRepo(dir), head: undefined });
+    const armed = repo({ 'a.txt': 'a\n' });
+    expect(await discoverRepoAndHead(armed)).toEqual({ loc: await discoverRepo(armed), head: git(armed, 'rev-parse', 'HEAD').trim() });
+    await expect(discoverRepoAndHead(tempDir('plain'))).rejects.toMatchObject({ code: ERROR_CODES.REPO_ERROR });
   });
 });

@@ -51,6 +51,19 @@ export function baseGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.Process
  * message appended) when `path` is not inside a work tree, and `CORDON_BAD_INPUT` when `path` does not exist.
  */
 export async function discoverRepo(path: string, options: { gitBinary?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RepoLocation> {
+  return (await locate(path, options, false)).loc;
+}
+
+/**
+ * {@link discoverRepo} and HEAD's commit id from the same `git rev-parse` (one process fewer
+ * for `check`). `head` is `undefined` when HEAD names no commit (unborn, or not a commit):
+ * {@link resolveCommit} then says why. Throws as {@link discoverRepo}.
+ */
+export async function discoverRepoAndHead(path: string, options: { gitBinary?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ loc: RepoLocation; head: string | undefined }> {
+  return locate(path, options, true);
+}
+
+async function locate(path: string, options: { gitBinary?: string; env?: NodeJS.ProcessEnv }, withHead: boolean): Promise<{ loc: RepoLocation; head: string | undefined }> {
   const dir = resolve(path);
   let isDir = false;
   try {
@@ -63,8 +76,10 @@ export async function discoverRepo(path: string, options: { gitBinary?: string; 
   const inv: GitInvocation = { cwd: dir, env: baseGitEnv(options.env), gitBinary };
   const wanted = ['--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--git-path', 'objects', '--git-path', 'index', '--git-path', 'info/exclude', '--git-path', 'info/attributes', '--git-path', 'cordon.lock'];
   let stdout: Buffer;
+  let exitCode = 0;
   try {
-    ({ stdout } = await git(inv, ['rev-parse', ...wanted]));
+    // `--verify -q` prints HEAD's id after the paths, or nothing (exit 1) when HEAD names no commit.
+    ({ stdout, exitCode } = await git(inv, ['rev-parse', ...wanted, ...(withHead ? ['--verify', '-q', 'HEAD^{commit}'] : [])], { okExitCodes: withHead ? [0, 1] : [0] }));
   } catch (error) {
     const said = (error as Error).message;
     // git's own words for "no repository here" and "inside .git, not a work tree".
@@ -75,6 +90,8 @@ export async function discoverRepo(path: string, options: { gitBinary?: string; 
   }
   const lines = stdout.toString('utf8').split('\n');
   if (lines.at(-1) === '') lines.pop();
+  const head = withHead && exitCode === 0 ? lines.pop() : undefined;
+  if (head !== undefined && !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(head)) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: unexpected git rev-parse output`);
   if (lines.length !== 8) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: unexpected git rev-parse output (a path with a newline is not supported here)`);
   const [top, gitDir, common, objects, index, exclude, attributes, lock] = lines as [string, string, string, string, string, string, string, string];
   if (!top) throw new CordonError(ERROR_CODES.REPO_ERROR, `${dir} is not inside a git work tree`);
@@ -86,7 +103,7 @@ export async function discoverRepo(path: string, options: { gitBinary?: string; 
       return p;
     }
   };
-  return {
+  const loc: RepoLocation = {
     root: real(top),
     gitDir: real(gitDir),
     commonDir: real(abs(common)),
@@ -97,6 +114,7 @@ export async function discoverRepo(path: string, options: { gitBinary?: string; 
     lockFile: abs(lock),
     gitBinary,
   };
+  return { loc, head };
 }
 
 /** `git rev-parse --verify <rev>^{commit}` in the real repository: the full commit id. */
