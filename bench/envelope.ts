@@ -19,7 +19,7 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(ROOT, 'packages/host/bin/run.cjs');
 const FILES = Number(process.env.CORDON_BENCH_FILES ?? 100_000);
 const CHANGES = Number(process.env.CORDON_BENCH_CHANGES ?? 5_000);
-const ROUNDS = Number(process.env.CORDON_BENCH_ROUNDS ?? 7);
+const ROUNDS = Number(process.env.CORDON_BENCH_ROUNDS ?? 11);
 const cacheRoot = process.env.CORDON_BENCH_CACHE ?? join(process.env.CORDON_CACHE_DIR ?? join(tmpdir(), 'cordon-bench'), `envelope-${FILES}-v1`);
 const repo = join(cacheRoot, 'repo');
 const complete = join(cacheRoot, 'complete');
@@ -92,6 +92,7 @@ async function main(): Promise<void> {
   const gitTimes: number[] = [];
   const libraryTimes: number[] = [];
   const startupTimes: number[] = [];
+  const nodeTimes: number[] = [];
   const rss: number[] = [];
   for (let round = 0; round <= ROUNDS; round++) {
     let t = process.hrtime.bigint();
@@ -112,11 +113,15 @@ async function main(): Promise<void> {
     t = process.hrtime.bigint();
     cordon('--version');
     const startupMs = ms(t);
+    t = process.hrtime.bigint();
+    spawnSync(process.execPath, ['-e', '0'], { env });
+    const nodeMs = ms(t);
     if (round === 0) continue; // warm-up
     cordonTimes.push(cordonMs);
     gitTimes.push(gitMs);
     libraryTimes.push(libraryMs);
     startupTimes.push(startupMs);
+    nodeTimes.push(nodeMs);
     rss.push(Number(readFileSync(rssFile, 'utf8')));
   }
   const c = median(cordonTimes);
@@ -128,7 +133,9 @@ async function main(): Promise<void> {
   console.log(`ratio cordon/git:                ${(c / g).toFixed(2)}  (target <= 1.5)`);
   console.log(`cordon peak RSS:                 ${(Math.max(...rss) / 1024).toFixed(1)} MiB`);
   // Where the difference goes: the same audit in-process, and the CLI's fixed start-up cost.
-  console.log(`  context: audit library in-process ${median(libraryTimes).toFixed(0)} ms (ratio ${(median(libraryTimes) / g).toFixed(2)}); node + oclif start-up (cordon --version) ${median(startupTimes).toFixed(0)} ms`);
+  console.log(`  context: audit library in-process ${median(libraryTimes).toFixed(0)} ms (ratio ${(median(libraryTimes) / g).toFixed(2)}); node + oclif start-up (cordon --version) ${median(startupTimes).toFixed(0)} ms; node -e 0 ${median(nodeTimes).toFixed(0)} ms`);
+  // Node 20 reads NODE_EXTRA_CA_CERTS when it starts: every Node process, cordon's included, pays for it.
+  if (process.env.NODE_EXTRA_CA_CERTS) console.log(`  NODE_EXTRA_CA_CERTS is set: Node parses ${process.env.NODE_EXTRA_CA_CERTS} at every start (compare \`env -u NODE_EXTRA_CA_CERTS npm run bench:envelope\`)`);
 }
 
 await main();
