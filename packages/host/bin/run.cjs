@@ -104,15 +104,28 @@ function loadBundle(relPath) {
   if (!cachedData || script.cachedDataRejected) {
     // After the run, so the cache also holds the functions the run compiled.
     process.once('exit', () => {
+      let temp;
       try {
         fs.mkdirSync(dir, { recursive: true });
         // Caches of older builds of this bundle go; another process's temp file is left alone.
         for (const old of fs.readdirSync(dir)) if (old.startsWith(`${name}-`) && old.endsWith('.bin') && old !== path.basename(cacheFile)) fs.rmSync(path.join(dir, old), { force: true });
-        const temp = `${cacheFile}.${process.pid}.tmp`;
-        fs.writeFileSync(temp, script.createCachedData());
+        temp = `${cacheFile}.${process.pid}.tmp`;
+        // Opened before the cache is serialised: an unwritable directory costs no serialising.
+        const fd = fs.openSync(temp, 'w');
+        try {
+          fs.writeFileSync(fd, script.createCachedData());
+        } finally {
+          fs.closeSync(fd);
+        }
         fs.renameSync(temp, cacheFile);
+        temp = undefined;
       } catch {
         // A cache that cannot be written only costs the next run its compile time.
+        try {
+          if (temp) fs.rmSync(temp, { force: true });
+        } catch {
+          // Nothing more to do at exit.
+        }
       }
     });
   }
