@@ -76,7 +76,7 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
     const { stdout } = await git(shadow.inv, ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignore-submodules=dirty']);
     const dirty = stdout.toString('latin1').split('\0').filter(Boolean);
     if (dirty.length > 0) {
-      const shown = dirty.map((r) => displayPath(pathText(Buffer.from(r, 'latin1'))));
+      const shown = dirty.map((r) => `${displayPath(pathText(Buffer.from(r.slice(3), 'latin1')))} (${statusWords(r.slice(0, 2))})`);
       throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before Cordon is armed (commit or stash first): ${nameSome(shown)}`);
     }
     const index = await readIndexState(shadow.inv);
@@ -114,4 +114,20 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
     repo: { root: loc.root, git_dir: loc.gitDir },
   };
   return createEnvelope(loc.root, config, finalSnapshot, { max_attempts: request.settings.max_attempts, exclude_sha256 });
+}
+
+/** Index / work-tree letters of `git status --porcelain` (git-status(1) "Short Format"). */
+const STATUS_LETTERS: Readonly<Record<string, string>> = { M: 'modified', T: 'type changed', A: 'added', D: 'deleted', R: 'renamed', C: 'copied' };
+
+/**
+ * A porcelain v1 `XY` code in words: `??` untracked, `UU`/`AA`/`DD` or any `U` unmerged, else the
+ * staged change (X) marked as staged and the unstaged one (Y): ` M` → "modified", `A ` → "added,
+ * staged", `MM` → "modified, staged; modified".
+ */
+function statusWords(xy: string): string {
+  if (xy === '??') return 'untracked';
+  if (xy.includes('U') || xy === 'AA' || xy === 'DD') return 'unmerged';
+  const staged = STATUS_LETTERS[xy[0]!];
+  const unstaged = STATUS_LETTERS[xy[1]!];
+  return [staged && `${staged}, staged`, unstaged].filter(Boolean).join('; ') || xy.trim();
 }

@@ -287,6 +287,15 @@ describe('probe-derived cases (research §16.3)', () => {
     const dir = repo({ 'src/app.py': 'a\n', '.gitignore': '*.log\n' });
     write(dir, { 'notes.txt': 'untracked\n' });
     await expect(armWith(dir, { allow: ['src/**'] })).rejects.toThrow(/working tree must be clean.*notes\.txt/);
+    // Each dirty path is named with what is dirty about it, in words.
+    write(dir, { 'src/app.py': 'changed\n', 'src/staged.py': 's\n' });
+    git(dir, 'add', 'src/staged.py');
+    await expect(armWith(dir, { allow: ['src/**'] })).rejects.toThrow(
+      'working tree must be clean before Cordon is armed (commit or stash first): src/app.py (modified), src/staged.py (added, staged), notes.txt (untracked)',
+    );
+    git(dir, 'rm', '-q', '--cached', 'src/staged.py');
+    unlinkSync(join(dir, 'src/staged.py'));
+    git(dir, 'checkout', '-q', '--', 'src/app.py');
     unlinkSync(join(dir, 'notes.txt'));
     write(dir, { 'debug.log': 'ignored\n' });
     await armWith(dir, { allow: ['src/**'] });
