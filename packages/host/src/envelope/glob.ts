@@ -1,10 +1,9 @@
-import { createRequire } from 'node:module';
 import type picomatchModule from 'picomatch';
+import { lazyPackage } from '../util/lazy-package.js';
 
 // Loaded on first use: the host lends matchGlob to every plugin, so this module is imported by the
 // hook process on every tool call, which never matches a glob (research aesthetics.md §6.4).
-let loaded: typeof picomatchModule | undefined;
-const picomatch = (): typeof picomatchModule => (loaded ??= createRequire(import.meta.url)('picomatch'));
+const picomatch = lazyPackage<typeof picomatchModule>('picomatch');
 
 /**
  * Envelope globs (research/cordon-envelope.md §7, decided in issue 2 §2):

@@ -1,15 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureTracked } from '../evidence/measure.js';
 import { collectTracked } from '../evidence/tracked.js';
 import { listUntracked } from '../evidence/untracked.js';
 import type { DiffEntry } from '../git/parse.js';
-import type { RepoLocation } from '../git/repo.js';
+import { OBJECT_ID, type RepoLocation } from '../git/repo.js';
 import { createShadowGit, type GitRules, type ShadowGit } from '../git/shadow.js';
 import { signalGroup } from '../process.js';
 import { canonicalJson } from '../state/canonical-json.js';
-import { envelopePaths } from '../state/store.js';
+import { envelopePaths, readJson } from '../state/store.js';
 
 /**
  * The two long git commands of an envelope audit, running: the diff against the baseline and
@@ -83,12 +83,12 @@ export function startEarly(dir: string): EarlyStart | undefined {
   try {
     const root = realpathSync(dir);
     const paths = envelopePaths(root);
-    const config = JSON.parse(readFileSync(paths.config, 'utf8')) as { baseline?: unknown; repo?: { root?: unknown; git_dir?: unknown } };
+    const config = readJson(paths.config, 'config') as { baseline?: unknown; repo?: { root?: unknown; git_dir?: unknown } };
     const gitDir = config.repo?.git_dir;
     const baseline = config.baseline;
-    if (config.repo?.root !== root || typeof gitDir !== 'string' || typeof baseline !== 'string' || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(baseline)) return undefined;
+    if (config.repo?.root !== root || typeof gitDir !== 'string' || typeof baseline !== 'string' || !OBJECT_ID.test(baseline)) return undefined;
     if (!statSync(gitDir).isDirectory() || existsSync(join(gitDir, 'commondir'))) return undefined;
-    const rules = (JSON.parse(readFileSync(paths.snapshot, 'utf8')) as { git?: GitRules }).git;
+    const rules = (readJson(paths.snapshot, 'snapshot') as { git?: GitRules } | null)?.git;
     if (!rules || typeof rules !== 'object') return undefined;
     const loc: RepoLocation = {
       root,

@@ -25,6 +25,9 @@ export interface RepoLocation {
   readonly gitBinary: string;
 }
 
+/** A full object name: 40 hex digits (SHA-1) or 64 (SHA-256), lowercase as git prints them. */
+export const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
 /**
  * The environment every cordon git command starts from: the caller's, minus every `GIT_*`
  * variable (`GIT_DIR`, `GIT_INDEX_FILE`, `GIT_EXTERNAL_DIFF`, `GIT_CONFIG_PARAMETERS`, … could
@@ -91,7 +94,7 @@ async function locate(path: string, options: { gitBinary?: string; env?: NodeJS.
   const lines = stdout.toString('utf8').split('\n');
   if (lines.at(-1) === '') lines.pop();
   const head = withHead && exitCode === 0 ? lines.pop() : undefined;
-  if (head !== undefined && !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(head)) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: unexpected git rev-parse output`);
+  if (head !== undefined && !OBJECT_ID.test(head)) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: unexpected git rev-parse output`);
   if (lines.length !== 8) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: unexpected git rev-parse output (a path with a newline is not supported here)`);
   const [top, gitDir, common, objects, index, exclude, attributes, lock] = lines as [string, string, string, string, string, string, string, string];
   if (!top) throw new CordonError(ERROR_CODES.REPO_ERROR, `${dir} is not inside a git work tree`);

@@ -1,3 +1,4 @@
+import { OBJECT_ID } from '../git/repo.js';
 import type { GitRules } from '../git/shadow.js';
 import type { IgnoredSnapshot } from '../evidence/untracked.js';
 import { isPhase, type Phase } from '../phases.js';
@@ -58,7 +59,6 @@ export interface EnvelopeState {
   readonly last_run?: Readonly<Record<string, unknown>> | null;
 }
 
-const HEX_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 const SHA256 = /^[0-9a-f]{64}$/;
 const MODE = /^[a-z][a-z0-9-]{0,63}$/;
 
@@ -72,7 +72,7 @@ export function configProblem(value: unknown): string | undefined {
   const label = labelProblem(value.label);
   if (label) return `config ${label}`;
   if (typeof value.label === 'string' && value.label !== value.label.trim()) return 'config label is not trimmed';
-  if (typeof value.baseline !== 'string' || !HEX_ID.test(value.baseline)) return 'config baseline is not a commit id';
+  if (typeof value.baseline !== 'string' || !OBJECT_ID.test(value.baseline)) return 'config baseline is not a commit id';
   if (typeof value.created_at !== 'string' || value.created_at === '') return 'config created_at is empty';
   const policy = policyProblem(value.policy);
   if (policy) return `config ${policy}`;

@@ -138,7 +138,11 @@ export function removeEnvelope(root: string): boolean {
   return true;
 }
 
-function readJson(path: string, what: string): unknown {
+/**
+ * `path` parsed as JSON. Throws `CORDON_BAD_STATE` naming `what` (config, state, …) when the
+ * file is missing, unreadable or not JSON.
+ */
+export function readJson(path: string, what: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

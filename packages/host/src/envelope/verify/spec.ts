@@ -1,11 +1,10 @@
-import { createRequire } from 'node:module';
 import type * as shlexModule from 'shlex';
+import { lazyPackage } from '../../util/lazy-package.js';
 import { isPlainObject, exactKeys } from '../policy/policy.js';
 
-// Loaded on first use: validating a state without verifiers (most checks) never splits a command,
-// and the fast check should not pay for resolving and compiling the package.
-let shlex: typeof shlexModule | undefined;
-const split = (command: string): string[] => (shlex ??= createRequire(import.meta.url)('shlex') as typeof shlexModule).split(command);
+// Loaded on first use: validating a state without verifiers (most checks) never splits a command.
+const shlex = lazyPackage<typeof shlexModule>('shlex');
+const split = (command: string): string[] => shlex().split(command);
 
 /** How an envelope's verifiers run (stored in `.cordon/config.json`). */
 export interface VerifySpec {
