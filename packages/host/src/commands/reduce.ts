@@ -3,6 +3,7 @@ import { CordonCommand } from '../cli/cordon-command.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { reduce, type SessionSummary } from '../telemetry/reduce/index.js';
 import { plural } from '../util/plural.js';
+import { cutText } from '@cordon/plugin-api';
 
 /** What `cordon reduce --json` prints. */
 export interface ReduceReport {
@@ -51,7 +52,7 @@ export default class Reduce extends CordonCommand {
         );
         this.log(`  unpaired starts ${s.unpaired_starts}, orphan ends ${s.orphan_ends}, denied ${s.denied_calls}, shorter than a tick ${s.short_calls}, partial samples ${s.partial_samples}`);
         for (const c of calls) {
-          this.log(`  #${c.seq} ${c.tool_name} ${(c.duration_ms / 1000).toFixed(2)} s peak ${fmt(c.peak_memory_mb)} MiB cpu ${fmt(c.avg_cpu_pct)} % ${c.exit_status ?? ''}  ${c.command.replace(/\s+/g, ' ').slice(0, 80)}`);
+          this.log(`  #${c.seq} ${c.tool_name} ${(c.duration_ms / 1000).toFixed(2)} s peak ${fmt(c.peak_memory_mb)} MiB cpu ${fmt(c.avg_cpu_pct)} % ${c.exit_status ?? ''}  ${cutText(c.command.replace(/\s+/g, ' '), 80)}`);
         }
       }
       this.log(`stored in ${result.db}`);

@@ -21,7 +21,7 @@ export { discoverRepo, resolveCommit, baseGitEnv, type RepoLocation } from './gi
 export { loadEnvelope, saveState, saveAudit, envelopePaths, envelopeExists, removeEnvelope, CORDON_DIR, type Envelope, type EnvelopePaths } from './state/store.js';
 export { SCHEMA_VERSION, type EnvelopeConfig, type EnvelopeSnapshot, type EnvelopeState } from './state/schema.js';
 export { canonicalJson } from './state/canonical-json.js';
-export { writeFileAtomic } from './state/atomic-write.js';
+export { writeFileAtomic } from '../io/atomic-write.js';
 export { pathText, pathBytes, displayPath } from './path-text.js';
 export { matchGlob, compileGlob, globProblem, GLOB_OPTIONS } from './glob.js';
 export { renderAudit, renderStatus } from './render.js';

@@ -2,6 +2,7 @@ import { plural } from '../util/plural.js';
 import type { AuditRecord } from './audit/record.js';
 import type { StatusReport } from './status.js';
 import { TRUNCATION_MARKER, type VerifierResult } from './verify/run.js';
+import { cutTextEnd } from '@cordon/plugin-api';
 
 /**
  * Human output of `cordon check` (issue 2): a one-line verdict, the metrics against their
@@ -59,7 +60,7 @@ export function outputTail(result: VerifierResult): string[] {
   text = lines.join('\n');
   if (text.length > TAIL_CHARS) {
     // Keep whole lines where possible; a single huge line keeps its end.
-    const end = text.slice(-TAIL_CHARS);
+    const end = cutTextEnd(text, TAIL_CHARS);
     const nl = end.indexOf('\n');
     text = nl >= 0 && nl < end.length - 1 ? end.slice(nl + 1) : end;
     dropped = true;

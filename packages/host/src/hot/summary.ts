@@ -1,3 +1,4 @@
+import { cutText } from '@cordon/plugin-api';
 import { MAX_COMMAND_CHARS, MAX_ERROR_CHARS } from '../telemetry/markers.js';
 
 /** Input keys tried, in order, for a one-line summary (research/cordon-resource.md A.2 "Command summary", plus Codex's `cmd`). */
@@ -22,8 +23,9 @@ export function errorText(text: string): string {
   return truncate(text, MAX_ERROR_CHARS);
 }
 
+// Cut on a code point boundary: a command holding emoji never leaves a lone surrogate.
 function truncate(text: string, max: number): string {
-  return text.length <= max ? text : text.slice(0, max);
+  return cutText(text, max);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { accessSync, constants, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { writeFileAtomic, writeTarget } from '../io/atomic-write.js';
 import { delimiter, dirname, join } from 'node:path';
 import type { ConfigChange } from '@cordon/plugin-api';
 
@@ -37,24 +38,18 @@ export function whichIn(name: string, pathVar: string | undefined): string | und
 }
 
 /**
- * Applies one change: writes the new text through a temp file and a rename (an agent reading the
- * file concurrently sees the old or the new version, never half), keeping an existing file's
- * mode (new files get 0600 unless the directory's other files say otherwise: agents' configs can
- * hold keys), or deletes the file.
+ * Applies one change: writes the new text atomically through {@link writeFileAtomic} (an agent
+ * reading the file concurrently sees the old or the new version, never half). A config that is a
+ * symbolic link (a dotfiles repository) keeps its link; the file it points at is written, with
+ * the temp file beside that target. An existing file keeps its mode; a new one is 0600 (agents'
+ * configs can hold keys). `after === undefined` deletes the file.
  */
 export function applyChange(change: ConfigChange): void {
   if (change.after === undefined) {
     rmSync(change.path, { force: true });
     return;
   }
-  mkdirSync(dirname(change.path), { recursive: true });
-  let mode = 0o600;
-  try {
-    mode = statSync(change.path).mode & 0o777;
-  } catch {
-    // New file.
-  }
-  const tmp = `${change.path}.cordon-${process.pid}.tmp`;
-  writeFileSync(tmp, change.after, { mode });
-  renameSync(tmp, change.path);
+  const target = writeTarget(change.path);
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileAtomic(target, change.after);
 }

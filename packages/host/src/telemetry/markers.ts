@@ -1,7 +1,8 @@
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MarkerCallFields } from '@cordon/plugin-api';
 import { sessionDir } from './session-dir.js';
+import { appendLine, splitJsonLines } from '../io/append.js';
 
 /** Version of the marker line format; bumped on any incompatible change (MARKERS.md). */
 export const MARKER_SCHEMA_VERSION = 1;
@@ -51,9 +52,9 @@ export function markersPath(dataDir: string, sessionId: unknown): string {
 }
 
 /**
- * Appends one marker as one JSON line. The line goes out in a single `write(2)` on an
- * `O_APPEND` descriptor, so concurrent hook processes of one session neither interleave nor
- * lose lines (POSIX: each append write is positioned at the end atomically; lines are a few KiB).
+ * Appends one marker as one JSON line through {@link appendLine}: one `write(2)` on an
+ * `O_APPEND` descriptor (concurrent hooks of one session neither interleave nor lose lines), whole
+ * or not at all (a torn tail left by a full disk is ended with a newline first).
  * Creates the session directory. Throws on I/O errors (the hot path logs them).
  * @returns the path written.
  */
@@ -61,14 +62,7 @@ export function appendMarker(dataDir: string, marker: Marker): string {
   const dir = sessionDir(dataDir, marker.session_id);
   mkdirSync(dir, { recursive: true });
   const path = join(dir, MARKERS_FILE);
-  const line = Buffer.from(JSON.stringify(marker) + '\n', 'utf8');
-  const fd = openSync(path, 'a', 0o600);
-  try {
-    const written = writeSync(fd, line, 0, line.length);
-    if (written !== line.length) throw new Error(`short append to ${path}: ${written} of ${line.length} bytes`);
-  } finally {
-    closeSync(fd);
-  }
+  appendLine(path, JSON.stringify(marker) + '\n');
   return path;
 }
 
@@ -93,18 +87,10 @@ export function readMarkers(path: string): MarkerLog {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { markers: [], badLines: [] };
     throw error;
   }
-  const markers: Marker[] = [];
-  const badLines: number[] = [];
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  lines.forEach((line, i) => {
-    try {
-      const value = JSON.parse(line) as Marker;
-      if (value && typeof value === 'object' && value.v === MARKER_SCHEMA_VERSION && typeof value.event === 'string') markers.push(value);
-      else badLines.push(i + 1);
-    } catch {
-      badLines.push(i + 1);
-    }
-  });
-  return { markers, badLines };
+  const { values, badLines } = splitJsonLines(text, isMarker);
+  return { markers: values, badLines };
+}
+
+function isMarker(value: unknown): value is Marker {
+  return !!value && typeof value === 'object' && (value as Marker).v === MARKER_SCHEMA_VERSION && typeof (value as Marker).event === 'string';
 }

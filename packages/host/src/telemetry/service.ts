@@ -1,3 +1,4 @@
+import { cutText } from '@cordon/plugin-api';
 import type { TelemetryMarkerInput, TelemetryService } from '@cordon/plugin-api';
 import { appendMarker, MARKER_SCHEMA_VERSION, MAX_COMMAND_CHARS, type Marker } from './markers.js';
 import { ensureSampler, stopSampler } from './sampler/ensure.js';
@@ -19,7 +20,7 @@ export function createTelemetryService(dataDir: string, env: NodeJS.ProcessEnv =
         event,
         ts: Math.round(epochMs() * 1000) / 1000,
         ...fields,
-        ...(input.command !== undefined ? { command: input.command.slice(0, MAX_COMMAND_CHARS) } : {}),
+        ...(input.command !== undefined ? { command: cutText(input.command, MAX_COMMAND_CHARS) } : {}),
         hook_overhead_ms: 0,
         hook_pid: process.pid,
       };

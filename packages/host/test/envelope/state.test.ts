@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors/index.js';
 import { discoverRepo } from '../../src/envelope/git/repo.js';
 import { canonicalBody, canonicalJson } from '../../src/envelope/state/canonical-json.js';
-import { fsyncDirectory, writeFileAtomic } from '../../src/envelope/state/atomic-write.js';
+import { fsyncDirectory, writeFileAtomic } from '../../src/io/atomic-write.js';
 import { EXCLUDE_LINE, hashFile, registerExclude, sha256 } from '../../src/envelope/state/exclude.js';
 import { loadEnvelope } from '../../src/envelope/state/store.js';
 import { stateProblem } from '../../src/envelope/state/schema.js';

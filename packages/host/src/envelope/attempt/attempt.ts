@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { cutText } from '@cordon/plugin-api';
 import type { AgentReport, AgentRunner, RecoveryContext } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { auditEnvelope, type EnvelopeAuditInput } from '../audit/run-audit.js';
@@ -7,7 +8,7 @@ import type { AuditRecord } from '../audit/record.js';
 import type { RepoLocation } from '../git/repo.js';
 import { processStart } from '../lock.js';
 import { attemptRefusal, beginAttempt, finishAttempt } from '../phases.js';
-import { writeFileAtomic } from '../state/atomic-write.js';
+import { writeFileAtomic } from '../../io/atomic-write.js';
 import { canonicalJson } from '../state/canonical-json.js';
 import { nowIso, type EnvelopeState } from '../state/schema.js';
 import { envelopePaths, loadEnvelope, saveAudit, saveState, type Envelope } from '../state/store.js';
@@ -165,7 +166,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     return { exitCode, state, audit, run };
   } catch (error) {
     await endTree(tree);
-    const reason = `cordon stopped attempt ${n}: ${(error as Error).message}`.slice(0, EXCERPT_CHARS);
+    const reason = cutText(`cordon stopped attempt ${n}: ${(error as Error).message}`, EXCERPT_CHARS);
     run = { ...run, status: 'interrupted', finished_at: run.finished_at ?? nowIso(), error: reason };
     try {
       saveState(loc.root, { ...state, phase: 'interrupted', last_error: reason, last_run: run });

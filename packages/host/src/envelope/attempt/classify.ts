@@ -1,3 +1,4 @@
+import { cutText } from '@cordon/plugin-api';
 import type { AgentReport } from '@cordon/plugin-api';
 import { EXCERPT_CHARS } from './record.js';
 import type { AgentExit } from './supervise.js';
@@ -35,5 +36,5 @@ export function classifyAttempt(title: string, exit: AgentExit, report: AgentRep
 }
 
 function engine(reason: string): AgentVerdict {
-  return { kind: 'engine_error', reason: reason.slice(0, EXCERPT_CHARS) };
+  return { kind: 'engine_error', reason: cutText(reason, EXCERPT_CHARS) };
 }

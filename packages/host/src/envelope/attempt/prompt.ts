@@ -1,3 +1,4 @@
+import { cutText } from '@cordon/plugin-api';
 import type { AttemptBrief, FailedVerifier, RecoveryContext } from '@cordon/plugin-api';
 import type { AuditRecord } from '../audit/record.js';
 import type { EnvelopeConfig } from '../state/schema.js';
@@ -82,7 +83,7 @@ export function briefFor(config: EnvelopeConfig, attempt: number, maxAttempts: n
 export function recoveryFor(previousAttempt: number, previousError: string | null, current: AuditRecord, lastFull: AuditRecord | null): RecoveryContext {
   const failedVerifiers: FailedVerifier[] = (lastFull?.verification ?? [])
     .filter((v) => !v.passed)
-    .map((v) => ({ command: v.command, outcome: failureReason(v), output: (v.start_error ?? (v.stderr.trim() !== '' ? v.stderr : v.stdout)).slice(0, VERIFIER_OUTPUT_CHARS) }));
+    .map((v) => ({ command: v.command, outcome: failureReason(v), output: cutText(v.start_error ?? (v.stderr.trim() !== '' ? v.stderr : v.stdout), VERIFIER_OUTPUT_CHARS) }));
   return {
     previousAttempt,
     previousError,

@@ -1,3 +1,4 @@
+import { cutText } from '@cordon/plugin-api';
 import type { AgentReport } from '@cordon/plugin-api';
 
 /**
@@ -109,7 +110,7 @@ export function reportFields(report: AgentReport | undefined): Pick<AttemptRun, 
     output_tokens: num(report?.outputTokens),
     tool_calls: num(report?.toolCalls),
     permission_denials: num(report?.permissionDenials),
-    message: typeof report?.message === 'string' ? report.message.slice(0, EXCERPT_CHARS) : null,
+    message: typeof report?.message === 'string' ? cutText(report.message, EXCERPT_CHARS) : null,
   };
 }
 

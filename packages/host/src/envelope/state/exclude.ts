@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../../io/atomic-write.js';
 
 /** The line cordon adds to `info/exclude` so `.cordon/` never shows up in `git status`. */
 export const EXCLUDE_LINE = '/.cordon/';

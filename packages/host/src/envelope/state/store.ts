@@ -4,7 +4,7 @@ import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import type { RepoLocation } from '../git/repo.js';
 import type { AuditRecord } from '../audit/record.js';
 import { canonicalBody, canonicalJson } from './canonical-json.js';
-import { fsyncDirectory, writeFileAtomic } from './atomic-write.js';
+import { fsyncDirectory, writeFileAtomic } from '../../io/atomic-write.js';
 import { hashFile, sha256 } from './exclude.js';
 import { configProblem, nowIso, snapshotProblem, stateProblem, type EnvelopeConfig, type EnvelopeSnapshot, type EnvelopeState } from './schema.js';
 

@@ -1,6 +1,7 @@
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { runManaged, succeeded } from '../process.js';
 import { splitCommand, type VerifySpec } from './spec.js';
+import { cutUtf8Bytes } from '@cordon/plugin-api';
 
 /** Output kept per stream in the evidence, bytes (research §3: 16 KiB). */
 export const EVIDENCE_BYTES = 16 * 1024;
@@ -96,6 +97,6 @@ export function failureReason(result: VerifierResult): string {
 }
 
 function evidence(kept: Buffer, total: number): string {
-  const text = kept.subarray(0, EVIDENCE_BYTES).toString('utf8');
+  const text = cutUtf8Bytes(kept, EVIDENCE_BYTES);
   return total > EVIDENCE_BYTES ? text + TRUNCATION_MARKER : text;
 }

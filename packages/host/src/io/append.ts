@@ -1,0 +1,88 @@
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+
+const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
+const NEWLINE = 0x0a;
+
+/**
+ * Appends one line (`line` must end with `\n` and hold no other newline) so that the file holds
+ * it whole or not at all:
+ *
+ * - one `write(2)` on an `O_APPEND` descriptor (POSIX positions each append at the end
+ *   atomically, so concurrent writers of one file neither interleave nor lose lines);
+ * - a file whose last byte is not a newline (a writer died or the disk filled mid-line) gets a
+ *   newline first, so the torn fragment stays its own (skippable) line and this line is not
+ *   glued onto it;
+ * - a short write (ENOSPC part-way) is cut back off the file when nothing was appended after
+ *   it, so no fragment is left; the error propagates;
+ * - created owner-only (0600) and never through a symbolic link (`O_NOFOLLOW`).
+ *
+ * @throws the I/O error (ENOSPC, EIO, ELOOP for a link); the caller decides whether to log it.
+ */
+export function appendLine(path: string, line: string | Uint8Array): void {
+  const bytes = typeof line === 'string' ? Buffer.from(line, 'utf8') : Buffer.from(line);
+  const fd = openSync(path, APPEND_FLAGS, 0o600);
+  try {
+    const size = fstatSync(fd).size;
+    let out = bytes;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      if (readSyncAt(path, size - 1, last) && last[0] !== NEWLINE) out = Buffer.concat([Buffer.of(NEWLINE), bytes]);
+    }
+    const written = writeSync(fd, out, 0, out.length);
+    if (written !== out.length) {
+      // Take the fragment back when it is still the file's tail (no other append came after).
+      try {
+        const now = fstatSync(fd).size;
+        if (now === size + written) ftruncateSync(fd, size);
+      } catch {
+        // The next append's newline repair handles it.
+      }
+      throw Object.assign(new Error(`short append to ${path}: ${written} of ${out.length} bytes`), { code: 'ENOSPC' });
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// An O_APPEND|O_WRONLY descriptor cannot be read, so the last byte comes through a read-only one.
+function readSyncAt(path: string, position: number, into: Buffer): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    return readSync(fd, into, 0, 1, position) === 1;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** What {@link splitJsonLines} found. */
+export interface JsonLines<T> {
+  /** Parsed values that passed `accept`, in file order. */
+  readonly values: T[];
+  /** 1-based numbers of lines that did not parse or were not accepted (torn or foreign lines). */
+  readonly badLines: number[];
+}
+
+/**
+ * Splits JSON-lines text tolerantly: blank lines are ignored, a line that does not parse (a torn
+ * append) or that `accept` rejects is counted in `badLines` and skipped, never fatal.
+ */
+export function splitJsonLines<T>(text: string, accept: (value: unknown) => value is T): JsonLines<T> {
+  const values: T[] = [];
+  const badLines: number[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (accept(value)) values.push(value);
+      else badLines.push(i + 1);
+    } catch {
+      badLines.push(i + 1);
+    }
+  }
+  return { values, badLines };
+}

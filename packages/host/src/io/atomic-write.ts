@@ -1,0 +1,135 @@
+import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join, resolve } from 'node:path';
+
+/** Filesystem calls {@link fsyncDirectory} uses; tests pass failing ones. */
+export interface DirSyncOps {
+  openSync(path: string, flags: string): number;
+  fsyncSync(fd: number): void;
+  closeSync(fd: number): void;
+}
+
+const realOps: DirSyncOps = { openSync: (p, f) => openSync(p, f), fsyncSync, closeSync };
+
+/** errno codes a directory fsync may legitimately meet (filesystems without directory fsync). */
+const TOLERATED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EACCES', 'EISDIR', 'EPERM']);
+
+/** Most links followed when resolving where a write lands (the kernel's own limit is 40). */
+const MAX_LINK_HOPS = 40;
+
+/** Exclusive, never-through-a-link creation flags for temp files (`O_CREAT|O_EXCL|O_NOFOLLOW`). */
+export const EXCLUSIVE_CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+
+/** Options of {@link writeFileAtomic}. */
+export interface AtomicWriteOptions {
+  /**
+   * Mode of the file written. Default: the mode the existing file has (so a user's 0644
+   * config stays 0644), else 0o600. Set exactly with `fchmod`, whatever the umask.
+   */
+  readonly mode?: number;
+  /**
+   * When `path` is a symbolic link: `'target'` (default) writes the file the link chain ends
+   * at, with the temp file beside that target, so a dotfiles link stays a link and its target
+   * changes; `'replace'` replaces the link itself with a regular file.
+   */
+  readonly links?: 'target' | 'replace';
+  /** fsync the file and its directory (default true). */
+  readonly durable?: boolean;
+}
+
+/**
+ * A name for a temp file beside `path`: `.<name>.<24 random hex digits>.tmp`. Unpredictable, so
+ * nobody can plant a link under it in advance; always opened with {@link EXCLUSIVE_CREATE}.
+ */
+export function tempPathBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(12).toString('hex')}.tmp`);
+}
+
+/** True for names {@link tempPathBeside} makes (for clean-up of temp files a killed writer left). */
+export function isTempName(name: string): boolean {
+  return /^\..+\.[0-9a-f]{24}\.tmp$/.test(name);
+}
+
+/**
+ * The file a write to `path` should land in: `path` itself, or, when it is a symbolic link
+ * (absolute or relative, chained), the final target of the chain (which need not exist yet).
+ * @throws Error when the chain is longer than 40 links (a loop).
+ */
+export function writeTarget(path: string): string {
+  let current = resolve(path);
+  for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+    let link: string;
+    try {
+      if (!lstatSync(current).isSymbolicLink()) return current;
+      link = readlinkSync(current);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return current;
+      throw error;
+    }
+    current = resolve(dirname(current), link);
+  }
+  throw Object.assign(new Error(`${path}: too many levels of symbolic links`), { code: 'ELOOP' });
+}
+
+/**
+ * Writes `data` to `path` atomically: a temp file with an unpredictable name beside the file
+ * actually written (see {@link AtomicWriteOptions.links}), created exclusively and never through
+ * a link, written whole, fsynced, renamed over the target, then the directory fsynced. A reader
+ * sees the old or the new content, never a mix; a crash leaves the old file and at most a temp
+ * file that {@link isTempName} recognises. Any failure removes the temp file and rethrows;
+ * EINVAL/ENOTSUP/EACCES from the directory fsync is tolerated, EIO is not.
+ * @returns the path that was written (the link's target when `path` is a link).
+ */
+export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions | number = {}): string {
+  const opts: AtomicWriteOptions = typeof options === 'number' ? { mode: options } : options;
+  const target = opts.links === 'replace' ? resolve(path) : writeTarget(path);
+  let mode = opts.mode;
+  if (mode === undefined) {
+    try {
+      mode = statSync(target).mode & 0o7777;
+    } catch {
+      mode = 0o600;
+    }
+  }
+  const durable = opts.durable ?? true;
+  const temp = tempPathBeside(target);
+  let fd: number | undefined;
+  try {
+    fd = openSync(temp, EXCLUSIVE_CREATE, mode);
+    fchmodSync(fd, mode);
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+    if (durable) fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(temp, target);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Already gone (or never created).
+    }
+    throw error;
+  }
+  if (durable) fsyncDirectory(dirname(target));
+  return target;
+}
+
+/** fsyncs a directory so a rename in it is durable; tolerates filesystems that refuse (see above). */
+export function fsyncDirectory(dir: string, ops: DirSyncOps = realOps): void {
+  let fd: number;
+  try {
+    fd = ops.openSync(dir, 'r');
+  } catch (error) {
+    if (TOLERATED.has((error as NodeJS.ErrnoException).code ?? '')) return;
+    throw error;
+  }
+  try {
+    ops.fsyncSync(fd);
+  } catch (error) {
+    if (!TOLERATED.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  } finally {
+    ops.closeSync(fd);
+  }
+}

@@ -1,0 +1,155 @@
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+
+/** Why {@link readRegularFile} refused a path. */
+export type UnsafeReadReason = 'missing' | 'symlink' | 'outside-root' | 'not-regular' | 'too-large';
+
+/**
+ * A read that {@link readRegularFile} refused. `reason` says why; the message names the path
+ * and never holds any of the file's bytes (a refused file may be someone else's secret).
+ */
+export class UnsafeReadError extends Error {
+  override readonly name = 'UnsafeReadError';
+  constructor(
+    readonly path: string,
+    readonly reason: UnsafeReadReason,
+    detail: string,
+  ) {
+    super(`${path}: ${detail}`);
+  }
+}
+
+/** Options of {@link readRegularFile}. */
+export interface SafeReadOptions {
+  /** Largest size accepted, bytes. A larger file is refused with `too-large`, unread. */
+  readonly maxBytes: number;
+  /**
+   * What a symbolic link at `path` (the last component) may do: `'never'` refuses it
+   * (`O_NOFOLLOW`); `'within-root'` follows it only when its resolved target lies inside
+   * {@link root}; `'always'` follows it (the file type and size checks still apply).
+   * Default `'never'`.
+   */
+  readonly links?: 'never' | 'within-root' | 'always';
+  /** Directory the resolved file must stay inside, for `links: 'within-root'`. */
+  readonly root?: string;
+}
+
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+/**
+ * Reads a file that someone else may control (a payload's `transcript_path`, a repository's
+ * `.cordon.json`, cordon's own state inside a work tree an agent can write) without ever
+ * blocking or reading without bound:
+ *
+ * - opened `O_RDONLY | O_NONBLOCK` (a FIFO with no writer opens at once instead of hanging the
+ *   caller) and, unless links are allowed, `O_NOFOLLOW`;
+ * - only a regular file is read (`fstat` on the open descriptor, so a swap between check and
+ *   read cannot matter): a FIFO, socket, device (`/dev/zero`) or directory is `not-regular`;
+ * - at most `maxBytes` bytes: a larger file is `too-large` and is not read.
+ *
+ * @returns the whole file.
+ * @throws {UnsafeReadError} with `missing` (ENOENT), `symlink`, `outside-root`, `not-regular`
+ *   or `too-large`; other I/O errors (EACCES, EIO) propagate as Node errno errors.
+ */
+export function readRegularFile(path: string, options: SafeReadOptions): Buffer {
+  const links = options.links ?? 'never';
+  let target = path;
+  if (links === 'within-root') {
+    target = resolveWithinRoot(path, options.root ?? dirname(path));
+  }
+  let fd: number;
+  try {
+    fd = openSync(target, constants.O_RDONLY | NONBLOCK | (links === 'never' ? NOFOLLOW : 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UnsafeReadError(path, 'missing', 'no such file');
+    if (code === 'ELOOP') throw new UnsafeReadError(path, 'symlink', 'is a symbolic link; cordon does not follow it');
+    if (code === 'ENXIO') throw new UnsafeReadError(path, 'not-regular', 'is not a regular file (a socket or a FIFO)');
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UnsafeReadError(path, 'not-regular', `is not a regular file (${fileKind(stat)})`);
+    if (stat.size > options.maxBytes) {
+      throw new UnsafeReadError(path, 'too-large', `is ${stat.size} bytes, over the ${options.maxBytes}-byte limit for this file`);
+    }
+    // Read to the size limit plus one byte: a file that grows while it is read is caught too.
+    const buffer = Buffer.allocUnsafe(Math.min(stat.size, options.maxBytes) + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > options.maxBytes) throw new UnsafeReadError(path, 'too-large', `grew past the ${options.maxBytes}-byte limit for this file while being read`);
+      if (length === buffer.length) break;
+    }
+    return buffer.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Like {@link readRegularFile} but `undefined` when the file does not exist (`missing`); every
+ * other refusal still throws.
+ */
+export function readRegularFileIfExists(path: string, options: SafeReadOptions): Buffer | undefined {
+  try {
+    return readRegularFile(path, options);
+  } catch (error) {
+    if (error instanceof UnsafeReadError && error.reason === 'missing') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The real path of `path` when it lies inside `root` (both resolved through every link).
+ * @throws {UnsafeReadError} `missing` or `outside-root`.
+ */
+export function resolveWithinRoot(path: string, root: string): string {
+  let real: string;
+  let realRoot: string;
+  try {
+    real = realpathSync(path);
+    realRoot = realpathSync(root);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new UnsafeReadError(path, 'missing', 'no such file (or a dangling symbolic link)');
+    throw error;
+  }
+  if (!isInside(realRoot, real)) {
+    throw new UnsafeReadError(path, 'outside-root', `is a symbolic link that leaves ${root}; cordon does not follow it`);
+  }
+  return real;
+}
+
+/** True when `child` is `parent` or lies below it (absolute, already-resolved paths). */
+export function isInside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+/** True when `path` itself (not its target) is a symbolic link; false when it does not exist. */
+export function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** A word for a non-regular file type, for messages. */
+export function fileKind(stat: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isSymbolicLink()) return 'a symbolic link';
+  return 'not a regular file';
+}
+
+/** `path` made absolute against `cwd`. */
+export function absolute(path: string, cwd = process.cwd()): string {
+  return resolve(cwd, path);
+}
