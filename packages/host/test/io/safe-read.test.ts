@@ -1,0 +1,70 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readRegularFile, readRegularFileIfExists, UnsafeReadError } from '../../src/io/safe-read.js';
+
+const temp = () => mkdtempSync(join(tmpdir(), 'cordon-read-'));
+
+function refusal(fn: () => unknown): UnsafeReadError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof UnsafeReadError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('readRegularFile', () => {
+  it('reads a regular file whole', () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'f'), 'hello');
+    expect(readRegularFile(join(dir, 'f'), { maxBytes: 5 }).toString()).toBe('hello');
+  });
+
+  it('refuses a FIFO at once instead of blocking (no writer ever opens it)', () => {
+    const dir = temp();
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    const e = refusal(() => readRegularFile(join(dir, 'fifo'), { maxBytes: 100, links: 'always' }));
+    expect(e.reason).toBe('not-regular');
+    expect(e.message).toContain('FIFO');
+  });
+
+  it('refuses devices and directories: /dev/zero is never read', () => {
+    expect(refusal(() => readRegularFile('/dev/zero', { maxBytes: 1 << 20, links: 'always' })).reason).toBe('not-regular');
+    expect(refusal(() => readRegularFile(tmpdir(), { maxBytes: 1, links: 'always' })).reason).toBe('not-regular');
+  });
+
+  it('refuses a file over the limit without reading it and never echoes its content', () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'secret'), 'root:$6$hash:19000:0:99999:7:::\n');
+    const e = refusal(() => readRegularFile(join(dir, 'secret'), { maxBytes: 4 }));
+    expect(e.reason).toBe('too-large');
+    expect(e.message).not.toContain('root:');
+  });
+
+  it("links 'never' refuses a symbolic link; 'within-root' follows only links that stay inside", () => {
+    const dir = temp();
+    mkdirSync(join(dir, 'repo'));
+    writeFileSync(join(dir, 'outside'), 'secret');
+    writeFileSync(join(dir, 'repo', 'inside'), 'ok');
+    symlinkSync(join(dir, 'outside'), join(dir, 'repo', 'out-link'));
+    symlinkSync('inside', join(dir, 'repo', 'in-link'));
+    symlinkSync('/dev/zero', join(dir, 'repo', 'zero-link'));
+    expect(refusal(() => readRegularFile(join(dir, 'repo', 'in-link'), { maxBytes: 10 })).reason).toBe('symlink');
+    const root = join(dir, 'repo');
+    expect(readRegularFile(join(root, 'in-link'), { maxBytes: 10, links: 'within-root', root }).toString()).toBe('ok');
+    const out = refusal(() => readRegularFile(join(root, 'out-link'), { maxBytes: 10, links: 'within-root', root }));
+    expect(out.reason).toBe('outside-root');
+    expect(out.message).not.toContain('secret');
+    expect(refusal(() => readRegularFile(join(root, 'zero-link'), { maxBytes: 10, links: 'within-root', root })).reason).toBe('outside-root');
+  });
+
+  it('a missing file is `missing`, and undefined through readRegularFileIfExists', () => {
+    const dir = temp();
+    expect(refusal(() => readRegularFile(join(dir, 'nope'), { maxBytes: 1 })).reason).toBe('missing');
+    expect(readRegularFileIfExists(join(dir, 'nope'), { maxBytes: 1 })).toBeUndefined();
+  });
+});
