@@ -51,8 +51,21 @@ export interface CordonApi {
   readonly services: CordonServices;
 }
 
+/**
+ * The plugin contract's version: raised on every incompatible change of {@link CordonApi}, the
+ * hook table, the registries or the services. {@link definePlugin} stamps it on a descriptor,
+ * and the host refuses a descriptor stamped with another version (error
+ * `CORDON_PLUGIN_INCOMPATIBLE`, naming both versions) instead of failing later in a tap.
+ */
+export const PLUGIN_API_VERSION = 1 as const;
+
 /** A plugin descriptor, returned by a plugin's `cordon:register` oclif hook. */
 export interface CordonPlugin {
+  /**
+   * The {@link PLUGIN_API_VERSION} the plugin was built against; {@link definePlugin} sets it.
+   * A descriptor without it is taken as built for the current version.
+   */
+  readonly apiVersion?: number;
   /** Short plugin name (`codex`, `claude-code`); descriptors are applied sorted by it. */
   readonly name: string;
   /** Registers taps and registry entries. Runs once per process; must not do I/O it can defer. */
@@ -60,11 +73,12 @@ export interface CordonPlugin {
 }
 
 /**
- * Identity helper that types a plugin descriptor. First-party plugins import this package for
- * types only (it is not installed beside them); third-party plugins may bundle it.
+ * Types a plugin descriptor and stamps it with the {@link PLUGIN_API_VERSION} of the copy of
+ * this package the plugin was built with. Third-party plugins depend on `@cordon/plugin-api` and
+ * call this; the first-party ones import types only and write `apiVersion` themselves.
  */
 export function definePlugin(plugin: CordonPlugin): CordonPlugin {
-  return plugin;
+  return { ...plugin, apiVersion: plugin.apiVersion ?? PLUGIN_API_VERSION };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type DialectEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry } from '@cordon/plugin-api';
+import { PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type DialectEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry } from '@cordon/plugin-api';
 import { matchGlob } from '../envelope/glob.js';
 import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
 import { createLedgerService } from '../ledger/service.js';
@@ -77,6 +77,11 @@ export class CordonHost {
       const d = descriptor as Partial<CordonPlugin> | undefined;
       if (!d || typeof d.name !== 'string' || d.name === '' || typeof d.apply !== 'function') {
         this.fail(new CordonPluginError(source, 'register', new CordonError(ERROR_CODES.PLUGIN_INVALID, 'its cordon:register hook did not return definePlugin({name, apply})')));
+        continue;
+      }
+      if (d.apiVersion !== undefined && d.apiVersion !== PLUGIN_API_VERSION) {
+        const message = `it was built for plugin API version ${String(d.apiVersion)}, and this cordon (${this.version}) provides version ${PLUGIN_API_VERSION}; install a release of ${source} made for this cordon, or a cordon that matches it`;
+        this.fail(new CordonPluginError(d.name, 'register', new CordonError(ERROR_CODES.PLUGIN_INCOMPATIBLE, message, { details: { plugin: d.name, package: source, apiVersion: d.apiVersion, hostApiVersion: PLUGIN_API_VERSION } })));
         continue;
       }
       valid.push(d as CordonPlugin);

@@ -8,6 +8,8 @@ export const ERROR_CODES = Object.freeze({
   PLUGIN_ERROR: 'CORDON_PLUGIN_ERROR',
   /** A plugin's `cordon:register` hook did not return a valid descriptor. */
   PLUGIN_INVALID: 'CORDON_PLUGIN_INVALID',
+  /** A plugin was built for another plugin API version (`apiVersion` in its descriptor); it is not applied. */
+  PLUGIN_INCOMPATIBLE: 'CORDON_PLUGIN_INCOMPATIBLE',
   /** Two plugins registered the same name in one registry. */
   REGISTRY_DUPLICATE: 'CORDON_REGISTRY_DUPLICATE',
   /** A registry lookup found nothing (e.g. `--agent` names no installed dialect). */

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { STAGE, type CordonApi, type CordonPlugin, type ToolCall, type ToolResult } from '@cordon/plugin-api';
+import { definePlugin, PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPlugin, type ToolCall, type ToolResult } from '@cordon/plugin-api';
 import { CordonHost, CordonPluginError, ERROR_CODES } from '../../src/index.js';
 
 let dir: string;
@@ -146,5 +146,24 @@ describe('timing interceptor', () => {
     } finally {
       delete process.env.CORDON_LOG_LEVEL;
     }
+  });
+});
+
+describe('plugin API version', () => {
+  it('definePlugin stamps PLUGIN_API_VERSION; a descriptor built for another version is refused by name, the rest apply', async () => {
+    const current = definePlugin({ name: 'current', apply: () => undefined });
+    expect(current.apiVersion).toBe(PLUGIN_API_VERSION);
+    await host.applyPlugins([
+      { source: '@acme/cordon-future', descriptor: { name: 'future', apiVersion: PLUGIN_API_VERSION + 1, apply: () => undefined } },
+      { source: '@acme/cordon-now', descriptor: current },
+      { source: '@acme/cordon-legacy', descriptor: plugin('legacy', () => undefined) },
+    ]);
+    expect(host.applied).toEqual(['current', 'legacy']);
+    expect(host.failures).toHaveLength(1);
+    const failure = host.failures[0]!;
+    expect(failure.plugin).toBe('future');
+    expect(failure.pluginCode).toBe(ERROR_CODES.PLUGIN_INCOMPATIBLE);
+    expect(failure.message).toContain(`plugin API version ${PLUGIN_API_VERSION + 1}`);
+    expect(failure.message).toContain('@acme/cordon-future');
   });
 });
