@@ -7,7 +7,8 @@ import { createRequire } from 'node:module';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit' });
+// Build output goes to stderr: `npm pack --json` prints its file list on stdout.
+const run = (cmd, args) => execFileSync(cmd, args, { stdio: ['ignore', 2, 2] });
 
 run(process.execPath, [tsc, '-b', '.']);
 for (const script of ['bundle', 'manifest']) if (pkg.scripts?.[script]) run('npm', ['run', '--silent', script]);

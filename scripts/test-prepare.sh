@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 # Real agent CLIs for the end-to-end hook and runner tests (cache dir, pinned versions).
 bash scripts/install-agents.sh
 
+# A local npm registry for the plugin install end-to-end test (test/e2e/registry).
+bash scripts/install-verdaccio.sh
+
 # tmux drives `cordon pcodx interactive` through a real pseudo-terminal (plugins/codex/test/pcodx).
 if ! command -v tmux >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null

@@ -1,0 +1,149 @@
+// Publishing and installing Cordon as users get it: every workspace package packed from this
+// checkout (its `prepack` builds it), published to a local verdaccio on 127.0.0.1, `@cordon/host`
+// installed globally into a temporary prefix, plugins installed with `cordon plugins install`,
+// and a third-party adapter (examples/acme-adapter) built against the published plugin API only.
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runProcess, type RunResult } from '../../support/cli.js';
+import { startRegistry, type LocalRegistry } from '../../support/registry.js';
+
+const FIXTURES = join(REPO_ROOT, '../shared/fixtures/hook-payloads');
+const WORKSPACES = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).workspaces as string[];
+
+/** Each workspace package directory with its package.json. */
+function workspacePackages(): Array<{ dir: string; pkg: { name: string; bin?: Record<string, string>; oclif?: unknown; private?: boolean } }> {
+  const dirs: string[] = [];
+  for (const w of WORKSPACES) {
+    if (w.endsWith('/*')) for (const d of readdirSync(join(REPO_ROOT, w.slice(0, -2)))) dirs.push(join(REPO_ROOT, w.slice(0, -2), d));
+    else dirs.push(join(REPO_ROOT, w));
+  }
+  return dirs.filter((d) => existsSync(join(d, 'package.json'))).map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }));
+}
+
+function ok(r: RunResult, what: string): RunResult {
+  if (r.exitCode !== 0) throw new Error(`${what} exited ${r.exitCode}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+  return r;
+}
+
+let registry: LocalRegistry;
+let work: string;
+const tarballs = new Map<string, string>();
+const packedFiles = new Map<string, string[]>();
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'cordon-publish-'));
+  mkdirSync(join(work, 'packs'));
+  // One `npm pack` per package, as a release would run it (prepack builds).
+  for (const { dir, pkg } of workspacePackages()) {
+    const r = ok(await runProcess(['npm', 'pack', '--json', '--pack-destination', join(work, 'packs')], { cwd: dir, timeoutMs: 300_000 }), `npm pack ${pkg.name}`);
+    const [info] = JSON.parse(r.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    tarballs.set(pkg.name, join(work, 'packs', info!.filename));
+    packedFiles.set(pkg.name, info!.files.map((f) => f.path));
+  }
+  registry = await startRegistry();
+}, 900_000);
+
+afterAll(async () => {
+  await registry?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('npm pack of every workspace package', () => {
+  it('ships its built files: dist, bundles, bins and the oclif manifest', () => {
+    for (const { pkg } of workspacePackages()) {
+      const files = packedFiles.get(pkg.name)!;
+      expect(files, pkg.name).toContain('package.json');
+      expect(files, pkg.name).toContain('dist/index.js');
+      expect(files, pkg.name).toContain('dist/index.d.ts');
+      expect(files, pkg.name).toContain('README.md');
+      if (pkg.oclif) expect(files, pkg.name).toContain('oclif.manifest.json');
+      for (const bin of Object.values(pkg.bin ?? {})) expect(files, `${pkg.name} bin ${bin}`).toContain(bin.replace(/^\.\//, ''));
+      const hooks = (pkg.oclif as { hooks?: Record<string, string | { target: string }> } | undefined)?.hooks ?? {};
+      for (const h of Object.values(hooks)) {
+        const target = typeof h === 'string' ? h : h.target;
+        expect(files, `${pkg.name} hook ${target}`).toContain(target.replace(/^\.\//, ''));
+      }
+      expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/')), `${pkg.name} ships no sources or tests`).toBe(false);
+    }
+  });
+});
+
+describe('installing from a registry', () => {
+  it('npm install -g @cordon/host, plugins install/update/uninstall, a hook call, pcodx, and a third-party adapter', async () => {
+    for (const name of ['@cordon/plugin-api', '@cordon/host', '@cordon/codex', '@cordon/claude-code']) ok(await registry.publish(tarballs.get(name)!), `publish ${name}`);
+
+    // The third-party adapter: a separate package built against the published plugin API only,
+    // type-checked with skipLibCheck off.
+    const acme = join(work, 'acme');
+    cpSync(join(REPO_ROOT, 'examples/acme-adapter'), acme, { recursive: true, filter: (src) => !src.includes('node_modules') && !src.includes('/dist') });
+    const npmEnv = { ...process.env, ...registry.npmEnv };
+    ok(await runProcess(['npm', 'install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], { cwd: acme, env: npmEnv, timeoutMs: 300_000 }), 'npm install in the example');
+    ok(await runProcess([process.execPath, join(acme, 'node_modules/typescript/bin/tsc'), '-p', '.'], { cwd: acme }), 'tsc of the example (skipLibCheck off)');
+    const acmePack = ok(await runProcess(['npm', 'pack', '--json', '--pack-destination', join(work, 'packs')], { cwd: acme, env: npmEnv, timeoutMs: 120_000 }), 'npm pack of the example');
+    ok(await registry.publish(join(work, 'packs', (JSON.parse(acmePack.stdout) as Array<{ filename: string }>)[0]!.filename)), 'publish the example');
+
+    // The host, installed globally as a user would (better-sqlite3 compiles: npm 11 runs its
+    // install script only when allowed).
+    const prefix = join(work, 'prefix');
+    ok(
+      await runProcess(['npm', 'install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', '--allow-scripts=better-sqlite3', '@cordon/host'], { env: npmEnv, timeoutMs: 900_000 }),
+      'npm install -g @cordon/host',
+    );
+    const binDir = join(prefix, 'bin');
+    expect(lstatSync(join(binDir, 'cordon')).isSymbolicLink()).toBe(true);
+    const home = join(work, 'home');
+    const env = {
+      ...npmEnv,
+      PATH: `${binDir}${delimiter}${process.env.PATH}`,
+      HOME: home,
+      CORDON_DATA_DIR: join(home, 'data'),
+      CORDON_CONFIG_DIR: join(home, 'config'),
+      CORDON_CACHE_DIR: join(home, 'cache'),
+      // The machine's npm settings (e.g. nodedir for offline native builds) stay in effect.
+      NPM_CONFIG_USERCONFIG: join(process.env.HOME ?? '/root', '.npmrc'),
+    };
+    const cordon = (args: string[], input?: string) => runProcess([join(binDir, 'cordon'), ...args], { env, input, cwd: work, timeoutMs: 600_000 });
+
+    for (const p of ['@cordon/codex', '@cordon/claude-code', '@acme/cordon-plugin-acme']) {
+      const r = ok(await cordon(['plugins', 'install', p]), `cordon plugins install ${p}`);
+      if (p === '@cordon/codex') expect(r.stdout + r.stderr).toContain(`linked its command \`pcodx\` into ${binDir}`);
+    }
+    const list = ok(await cordon(['plugins']), 'cordon plugins').stdout;
+    for (const p of ['@cordon/codex', '@cordon/claude-code', '@acme/cordon-plugin-acme']) expect(list).toContain(p);
+
+    // The plugin's bin is on PATH next to cordon and reaches the installed host.
+    expect(lstatSync(join(binDir, 'pcodx')).isSymbolicLink()).toBe(true);
+    const init = ok(await runProcess([join(binDir, 'pcodx'), 'init', '--session', 'registry-demo', '--db', join(home, 'ledger.sqlite3')], { env, cwd: work }), 'pcodx init');
+    expect(init.stdout).toContain('session_id=registry-demo');
+
+    // A Claude Code hook call through the installed dialect: silent, exit 0, one marker.
+    const pre = readFileSync(join(FIXTURES, 'claude-code.PreToolUse.Bash.json'), 'utf8');
+    const hook = ok(await cordon(['hook', '--agent', 'claude-code'], pre), 'cordon hook --agent claude-code');
+    expect(hook.stdout).toBe('');
+    const session = JSON.parse(pre).session_id as string;
+    const markers = readFileSync(join(home, 'data/runs', session, 'markers.jsonl'), 'utf8').trim().split('\n');
+    expect(markers.map((l) => JSON.parse(l).event)).toEqual(['tool_start']);
+
+    // The third-party adapter: its payloads, its deny policy, and reduce over the session.
+    const payload = (name: string) => readFileSync(join(REPO_ROOT, 'examples/acme-adapter/payloads', name), 'utf8');
+    expect(ok(await cordon(['hook', '--agent', 'acme'], payload('before.json')), 'acme before').stdout).toBe('');
+    expect(ok(await cordon(['hook', '--agent', 'acme'], payload('after.json')), 'acme after').stdout).toBe('');
+    const denyEnv = { ...env, ACME_DENY: '^rm -rf' };
+    const denied = ok(await runProcess([join(binDir, 'cordon'), 'hook', '--agent', 'acme'], { env: denyEnv, input: payload('denied.json'), cwd: work }), 'acme denied');
+    expect(JSON.parse(denied.stdout)).toEqual({ allow: false, reason: 'blocked by acme policy: ^rm -rf' });
+    const reduced = JSON.parse(ok(await cordon(['reduce', '--session', 'acme-s1', '--json']), 'reduce acme').stdout) as {
+      sessions: Array<{ summary: { agent: string; denied_calls: number }; calls: Array<{ exit_status: string; command: string }> }>;
+    };
+    const [acmeSession] = reduced.sessions;
+    expect(acmeSession!.summary.agent).toBe('acme');
+    expect(acmeSession!.summary.denied_calls).toBe(1);
+    expect(acmeSession!.calls.map((c) => [c.command, c.exit_status])).toEqual([['ls -la', 'failed']]);
+
+    ok(await cordon(['plugins', 'update']), 'cordon plugins update');
+    ok(await cordon(['plugins', 'uninstall', '@cordon/codex']), 'cordon plugins uninstall');
+    expect(ok(await cordon(['plugins']), 'cordon plugins').stdout).not.toContain('@cordon/codex');
+    expect(existsSync(join(binDir, 'pcodx'))).toBe(false);
+  }, 1_800_000);
+});
