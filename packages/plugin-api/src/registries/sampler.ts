@@ -11,7 +11,7 @@ export interface SamplerEntry {
   /** Sampler name, e.g. `linux-proc`, `windows`. */
   readonly name: string;
   /** `process.platform` values this sampler serves. */
-  readonly platforms: readonly NodeJS.Platform[];
+  readonly platforms: readonly Platform[];
   /** Loads the implementation lazily; it runs inside the detached sampler process only. */
   readonly load: () => Promise<ProcessTreeSampler>;
 }
@@ -55,3 +55,9 @@ export interface TreeReading {
   /** False once the root process has exited (or its pid now names another process). */
   readonly rootAlive: boolean;
 }
+
+/**
+ * A `process.platform` value. Spelled out here so the plugin API's types need no `@types/node`
+ * (a plugin type-checked with `skipLibCheck: false` and no Node types still compiles).
+ */
+export type Platform = 'aix' | 'android' | 'cygwin' | 'darwin' | 'freebsd' | 'haiku' | 'linux' | 'netbsd' | 'openbsd' | 'sunos' | 'win32';

@@ -192,7 +192,7 @@ export interface LedgerService {
    * The database path: `db` (a `--db` flag), else `$PCODX_DB`, else
    * `$XDG_DATA_HOME/pcodx/pcodx.sqlite3`, else the platform default (research §1.1).
    */
-  resolvePath(options?: { readonly db?: string; readonly env?: NodeJS.ProcessEnv }): string;
+  resolvePath(options?: { readonly db?: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
   /** Opens (creating parent directories, the file and the schema as needed) the ledger. */
-  open(options?: { readonly db?: string; readonly env?: NodeJS.ProcessEnv }): Promise<LedgerHandle>;
+  open(options?: { readonly db?: string; readonly env?: Readonly<Record<string, string | undefined>> }): Promise<LedgerHandle>;
 }
