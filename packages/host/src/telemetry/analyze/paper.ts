@@ -25,7 +25,7 @@ export interface ComparisonRow {
   readonly note: string;
 }
 
-const RSS = 'process-tree RSS summed per sample (shared pages counted once per process) vs the paper\'s container cgroup memory from podman stats';
+const RSS = 'process-tree RSS summed per sample (a page shared by several processes counts in each) vs the paper\'s container cgroup memory from podman stats';
 const SAMPLING = '250 ms sampling vs the paper\'s 1 s (short spikes the paper averages away are seen here)';
 const NO_INIT = 'no container start-up phase here; the paper also excludes its 31–48 % init phase from active time';
 
