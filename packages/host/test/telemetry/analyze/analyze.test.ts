@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze, categorize, compileRules, compareWithPaper, DEFAULT_CATEGORY_RULES, insideWindows, verdict, type AnalysisReport, type SessionAnalysis } from '../../../src/telemetry/analyze/index.js';
+import { progressBar } from '../../../src/telemetry/analyze/report/progress.js';
 import { T, T2, writeSyntheticBatch } from './synthetic.js';
 
 // The synthetic batch (synthetic.ts) written by the real hook and sampler writers, reduced for
@@ -233,5 +234,29 @@ describe('verdicts and rules', () => {
         return Array.from(t).every((x, i) => got[i] === (windows.some(([s, e]) => s <= x && x <= e) ? 1 : 0));
       }),
     );
+  });
+});
+
+describe('progress bar', () => {
+  const stream = (isTTY: boolean) => {
+    const chunks: string[] = [];
+    return { s: { isTTY, write: (c: string) => chunks.push(c) } as unknown as NodeJS.WriteStream, chunks };
+  };
+
+  it('draws on a terminal and clears its line when done', () => {
+    const { s, chunks } = stream(true);
+    const bar = progressBar(s, 'analyze');
+    bar.onProgress!(1, 4);
+    bar.onProgress!(4, 4);
+    bar.done();
+    expect(chunks).toEqual([`\ranalyze [${'#'.repeat(8)}${'-'.repeat(22)}] 1/4`, `\ranalyze [${'#'.repeat(30)}] 4/4`, '\r\x1b[2K']);
+  });
+
+  it('writes nothing when stderr is not a terminal', () => {
+    const { s, chunks } = stream(false);
+    const bar = progressBar(s, 'analyze');
+    expect(bar.onProgress).toBeUndefined();
+    bar.done();
+    expect(chunks).toEqual([]);
   });
 });

@@ -20,12 +20,15 @@ export function sessionTimeline(c: SessionChart): ChartSpec {
   const t0 = c.timeline.t[0] ?? c.calls[0]?.start_ts ?? 0;
   const points = c.timeline.t.map((t, i) => ({ s: (t - t0) / 1000, mem: c.timeline.mem_mb[i]!, cpu: c.timeline.cpu_pct[i]! }));
   const windows = c.calls.map((k) => ({ from: (k.start_ts - t0) / 1000, to: (k.end_ts - t0) / 1000, tool: k.tool_name, command: k.command.slice(0, 80) }));
+  const maxMem = Math.max(1, ...c.timeline.mem_mb);
+  // Labels stack upwards by rank so neighbouring big calls do not print over each other.
   const labels = [...c.calls]
     .filter((k) => k.peak_mb !== null)
     .sort((a, b) => b.peak_mb! - a.peak_mb!)
     .slice(0, LABELLED_CALLS)
-    .map((k) => ({ s: (k.start_ts - t0) / 1000, peak: k.peak_mb!, label: `#${k.seq} ${k.tool_name} ${k.command.replace(/\s+/g, ' ').slice(0, 40)} (${k.peak_mb!.toFixed(0)} MiB)` }));
+    .map((k, rank) => ({ s: (k.start_ts - t0) / 1000, mem: k.peak_mb!, label_mem: k.peak_mb! + rank * 0.08 * maxMem, label: `#${k.seq} ${k.tool_name} ${k.command.replace(/\s+/g, ' ').slice(0, 40)} (${k.peak_mb!.toFixed(0)} MiB)` }));
   const x = { field: 's', type: 'quantitative', title: 'seconds since the first sample' };
+  const memY = { type: 'quantitative', title: 'memory MiB (RSS of the tree)', axis: { titleColor: '#3b6fb6' } };
   return {
     id: `timeline-${c.session_id}`,
     title: `Session ${c.session_id}: memory and CPU, tool calls shaded`,
@@ -33,17 +36,16 @@ export function sessionTimeline(c: SessionChart): ChartSpec {
       width: WIDTH,
       height: 220,
       layer: [
-        { data: { values: windows }, mark: { type: 'rect', opacity: 0.18, color: '#e8a33d' }, encoding: { x: { field: 'from', type: 'quantitative', title: x.title }, x2: { field: 'to' }, tooltip: [{ field: 'tool' }, { field: 'command' }] } },
         {
-          data: { values: points },
+          // Windows, memory, and the labelled peaks share the memory scale.
           layer: [
-            { mark: { type: 'line', color: '#3b6fb6', interpolate: 'step-after' }, encoding: { x, y: { field: 'mem', type: 'quantitative', title: 'memory MiB (RSS of the tree)', axis: { titleColor: '#3b6fb6' } } } },
-            { mark: { type: 'line', color: '#c0392b', strokeDash: [4, 3], interpolate: 'step-after' }, encoding: { x, y: { field: 'cpu', type: 'quantitative', title: 'CPU % of one core', axis: { titleColor: '#c0392b' } } } },
+            { data: { values: windows }, mark: { type: 'rect', opacity: 0.18, color: '#e8a33d' }, encoding: { x: { field: 'from', type: 'quantitative', title: x.title }, x2: { field: 'to' }, tooltip: [{ field: 'tool' }, { field: 'command' }] } },
+            { data: { values: points }, mark: { type: 'line', color: '#3b6fb6', interpolate: 'step-after' }, encoding: { x, y: { field: 'mem', ...memY } } },
+            { data: { values: labels }, mark: { type: 'point', filled: true, color: '#222' }, encoding: { x: { field: 's', type: 'quantitative' }, y: { field: 'mem', ...memY } } },
+            { data: { values: labels }, mark: { type: 'text', align: 'left', dx: 4, dy: -6, fontSize: 10 }, encoding: { x: { field: 's', type: 'quantitative' }, y: { field: 'label_mem', ...memY }, text: { field: 'label' } } },
           ],
-          resolve: { scale: { y: 'independent' } },
         },
-        { data: { values: labels }, mark: { type: 'text', align: 'left', dx: 3, dy: -6, fontSize: 10 }, encoding: { x: { field: 's', type: 'quantitative' }, y: { field: 'peak', type: 'quantitative' }, text: { field: 'label' } } },
-        { data: { values: labels }, mark: { type: 'point', filled: true, color: '#222' }, encoding: { x: { field: 's', type: 'quantitative' }, y: { field: 'peak', type: 'quantitative' } } },
+        { data: { values: points }, mark: { type: 'line', color: '#c0392b', strokeDash: [4, 3], interpolate: 'step-after' }, encoding: { x, y: { field: 'cpu', type: 'quantitative', title: 'CPU % of one core', axis: { titleColor: '#c0392b' } } } },
       ],
       resolve: { scale: { y: 'independent' } },
     },
