@@ -1,3 +1,4 @@
+import type { BurstCounts } from './bursts.js';
 import type { CompiledRule } from './rules.js';
 import { analyzeSession, timeline, type SessionAnalysis, type Timeline } from './session.js';
 import { ToolBreakdown, type ToolTables } from './tools.js';
@@ -49,14 +50,7 @@ export interface PooledAnalysis {
     readonly max_unreleased: SessionRef | null;
   };
   readonly correlation: { readonly n: number; readonly min: number | null; readonly max: number | null; readonly mean: number | null };
-  readonly bursts: {
-    readonly threshold_mb: number;
-    readonly n_samples: number;
-    readonly samples_in_calls: number;
-    readonly burst_samples: number;
-    readonly burst_samples_in_calls: number;
-    readonly sample_share_in_calls: number | null;
-    readonly burst_share_in_calls: number | null;
+  readonly bursts: BurstCounts & {
     readonly max_change: SessionRef | null;
     readonly n_bursts: number;
     readonly median_burst_ms: number | null;

@@ -6,7 +6,18 @@ import { insideWindows, mergedWindows, median, type SessionData } from './types.
  * "in a call" when its time lies in any call window. Counts are kept so the batch pools them over
  * all samples, as the paper's percentages are.
  */
-export interface BurstProfile {
+export interface BurstProfile extends BurstCounts {
+  /** Largest |Δmem| / Δt between consecutive samples, MiB/s (Δt > 0 only). */
+  readonly max_change_mb_s: number | null;
+  /** Time of the sample ending that largest change, epoch ms. */
+  readonly max_change_at: number | null;
+  /** Durations of runs of consecutive burst samples (last − first sample time), ms. */
+  readonly burst_durations_ms: number[];
+  readonly median_burst_ms: number | null;
+}
+
+/** Sample counts of a burst profile: additive over sessions (the batch pools them). */
+export interface BurstCounts {
   readonly threshold_mb: number;
   readonly n_samples: number;
   /** Samples inside any call window. */
@@ -17,13 +28,6 @@ export interface BurstProfile {
   readonly sample_share_in_calls: number | null;
   /** `burst_samples_in_calls / burst_samples`. */
   readonly burst_share_in_calls: number | null;
-  /** Largest |Δmem| / Δt between consecutive samples, MiB/s (Δt > 0 only). */
-  readonly max_change_mb_s: number | null;
-  /** Time of the sample ending that largest change, epoch ms. */
-  readonly max_change_at: number | null;
-  /** Durations of runs of consecutive burst samples (last − first sample time), ms. */
-  readonly burst_durations_ms: number[];
-  readonly median_burst_ms: number | null;
 }
 
 /** Computes the burst profile of one session. */

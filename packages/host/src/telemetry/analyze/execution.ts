@@ -1,3 +1,4 @@
+import { unionLength } from '../reduce/pair.js';
 import { ratio, type SessionData } from './types.js';
 
 /**
@@ -31,23 +32,8 @@ export function executionSplit(d: SessionData): ExecutionSplit {
   const first = n ? d.t[0]! : 0;
   const last = n ? d.t[n - 1]! : 0;
   const span = n >= 2 ? last - first : 0;
-  // Union of clipped windows: calls are sorted by start, so one sweep merges them.
-  let union = 0;
-  let curA = -Infinity;
-  let curB = -Infinity;
-  const sorted = [...d.calls].sort((a, b) => a.start_ts - b.start_ts);
-  for (const c of sorted) {
-    if (span <= 0) break;
-    const a = Math.max(c.start_ts, first);
-    const b = Math.min(c.end_ts, last);
-    if (b <= a) continue;
-    if (a > curB) {
-      if (curB > curA) union += curB - curA;
-      curA = a;
-      curB = b;
-    } else if (b > curB) curB = b;
-  }
-  if (curB > curA) union += curB - curA;
+  // Windows clipped to the sampled span, so the fraction never exceeds 1 (reduce's union).
+  const union = span > 0 ? unionLength(d.calls.map((c) => [Math.max(c.start_ts, first), Math.min(c.end_ts, last)] as const)) : 0;
   let sum = 0;
   for (const c of d.calls) sum += c.duration_ms;
   const { first_ts, last_ts } = d.session;
