@@ -38,6 +38,7 @@ export default class Analyze extends CordonCommand {
     compare: Flags.string({ description: 'Two batches side by side: each agent:NAME, since:DATE, session:ID[,ID…], all, or a JSON report file of an earlier run', multiple: true }),
     rules: Flags.string({ description: 'JSON file of shell-command category rules ([{"category", "pattern", "flags"?}], first match wins) replacing the defaults' }),
     'burst-threshold': Flags.integer({ description: 'Memory above which a sample is a burst, MiB (paper: 300)', min: 1 }),
+    'burst-above-baseline': Flags.boolean({ description: 'Count bursts above each session\'s baseline plus the threshold instead of above the absolute threshold' }),
     db: Flags.string({ description: 'Telemetry database (default <data>/telemetry.sqlite3)' }),
   };
 
@@ -49,7 +50,7 @@ export default class Analyze extends CordonCommand {
       dataDir: host.paths.dataDir,
       db: flags.db,
       rules: flags.rules ? loadRules(flags.rules) : undefined,
-      options: flags['burst-threshold'] ? { burstThresholdMb: flags['burst-threshold'] } : undefined,
+      options: { ...(flags['burst-threshold'] ? { burstThresholdMb: flags['burst-threshold'] } : {}), burstAboveBaseline: flags['burst-above-baseline'] },
     };
     if (flags.compare) {
       if (flags.compare.length !== 2) throw new CordonError(ERROR_CODES.BAD_INPUT, `--compare takes two batches (A B), got ${flags.compare.length}`, { details: { compare: flags.compare } });

@@ -51,6 +51,8 @@ export interface PooledAnalysis {
   };
   readonly correlation: { readonly n: number; readonly min: number | null; readonly max: number | null; readonly mean: number | null };
   readonly bursts: BurstCounts & {
+    /** Bursts were measured above each session's baseline (else above the absolute threshold). */
+    readonly above_baseline: boolean;
     readonly max_change: SessionRef | null;
     readonly n_bursts: number;
     readonly median_burst_ms: number | null;
@@ -185,6 +187,7 @@ function pool(sessions: readonly SessionAnalysis[], tools: ToolTables, durations
     correlation: { n: rs.length, min: rs.length ? Math.min(...rs) : null, max: rs.length ? Math.max(...rs) : null, mean: mean(rs) },
     bursts: {
       threshold_mb: options.burstThresholdMb,
+      above_baseline: options.burstAboveBaseline,
       n_samples: b.n,
       samples_in_calls: b.inCalls,
       burst_samples: b.bursts,

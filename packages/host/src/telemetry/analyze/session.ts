@@ -45,6 +45,8 @@ export function analyzeSession(d: SessionData, rules: readonly CompiledRule[], o
   for (const c of d.calls) breakdown.add(c);
   let cpu = 0;
   for (let i = 0; i < d.cpu.length; i++) cpu += d.cpu[i]!;
+  const memory = memoryProfile(d);
+  const threshold = options.burstAboveBaseline ? (memory.baseline_mb ?? memory.baseline_p10_mb ?? 0) + options.burstThresholdMb : options.burstThresholdMb;
   return {
     breakdown,
     analysis: {
@@ -55,11 +57,11 @@ export function analyzeSession(d: SessionData, rules: readonly CompiledRule[], o
       n_samples: d.t.length,
       avg_cpu_pct: d.cpu.length ? cpu / d.cpu.length : null,
       execution,
-      memory: memoryProfile(d),
+      memory,
       tools: breakdown.result(),
       retry: retryLoops(d, options.minRetryRun, execution.active_ms, execution.tool_sum_ms),
       correlation: cpuMemoryCorrelation(d, options.minCorrelationSamples),
-      bursts: burstProfile(d, options.burstThresholdMb),
+      bursts: burstProfile(d, threshold),
     },
   };
 }

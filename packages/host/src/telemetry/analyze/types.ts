@@ -22,6 +22,12 @@ export interface SessionData {
 export interface AnalyzeOptions {
   /** A sample is a memory burst when its memory exceeds this many MiB (paper code: 300 MB absolute). */
   readonly burstThresholdMb: number;
+  /**
+   * Measure bursts above each session's baseline (`baseline_mb + burstThresholdMb`) instead of
+   * above the absolute threshold: the reference's definition (research A.7 #6), for trees whose
+   * idle RSS already exceeds the paper's container idle.
+   */
+  readonly burstAboveBaseline: boolean;
   /** Shortest run of identical consecutive shell commands that counts as a retry loop (paper: 3). */
   readonly minRetryRun: number;
   /** Fewest samples a session needs for a CPU–memory correlation (paper code: 10). */
@@ -29,7 +35,7 @@ export interface AnalyzeOptions {
 }
 
 /** Defaults of {@link AnalyzeOptions}, each the paper's analysis-code value (research B.3). */
-export const DEFAULT_ANALYZE_OPTIONS: AnalyzeOptions = Object.freeze({ burstThresholdMb: 300, minRetryRun: 3, minCorrelationSamples: 10 });
+export const DEFAULT_ANALYZE_OPTIONS: AnalyzeOptions = Object.freeze({ burstThresholdMb: 300, burstAboveBaseline: false, minRetryRun: 3, minCorrelationSamples: 10 });
 
 /** `a / b`, or `null` when `b` is 0 or either side is missing. */
 export function ratio(a: number | null | undefined, b: number | null | undefined): number | null {

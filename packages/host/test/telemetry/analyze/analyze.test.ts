@@ -154,6 +154,17 @@ describe('the synthetic batch: every pass equals the constructed figures', () =>
     expect(rows['tool-share']!.measured).toBe((3850 / 12000 + 0.2) / 2);
   });
 
+  it('bursts above the absolute threshold or above each session\'s baseline', async () => {
+    // 100 MiB absolute: every sample of both sessions (≥ 150) is a burst; 100 above the baseline
+    // (syn-a 200 → 300, syn-b 150 → 250): only syn-a's three 800 MiB samples.
+    const absolute = await analyze({ dataDir: data, all: true, options: { burstThresholdMb: 100 } });
+    expect([absolute.pooled.bursts.burst_samples, absolute.pooled.bursts.burst_samples_in_calls, absolute.pooled.bursts.n_bursts]).toEqual([62, 25, 2]);
+    const relative = await analyze({ dataDir: data, all: true, options: { burstThresholdMb: 100, burstAboveBaseline: true } });
+    expect(relative.sessions.map((s) => s.bursts.threshold_mb)).toEqual([300, 250]);
+    expect([relative.pooled.bursts.burst_samples, relative.pooled.bursts.burst_samples_in_calls, relative.pooled.bursts.median_burst_ms]).toEqual([3, 3, 500]);
+    expect(relative.comparison.find((r) => r.id === 'bursts-in-calls')!.quantity).toBe('memory bursts (> 100 MiB above baseline) inside tool calls');
+  });
+
   it('a second run reduces nothing and finds the same numbers; filters select by agent, id and date', async () => {
     const again = await analyze({ dataDir: data, all: true });
     expect(again.reduced).toEqual([]);
@@ -175,7 +186,7 @@ describe('verdicts and rules', () => {
       tools: { total_ms: 0, shell_ms: 0, shell_share: null, tools: [], categories: [] },
       retry: { sessions_with_groups: 0, share_sessions_with_groups: null, n_groups: 0, longest: 0, mean_share_of_active_time: null, mean_share_of_tool_time: null, max_unreleased: null },
       correlation: { n: 0, min: null, max: null, mean: null },
-      bursts: { threshold_mb: 300, n_samples: 0, samples_in_calls: 0, burst_samples: 0, burst_samples_in_calls: 0, sample_share_in_calls: null, burst_share_in_calls: null, max_change: null, n_bursts: 0, median_burst_ms: null },
+      bursts: { threshold_mb: 300, above_baseline: false, n_samples: 0, samples_in_calls: 0, burst_samples: 0, burst_samples_in_calls: 0, sample_share_in_calls: null, burst_share_in_calls: null, max_change: null, n_bursts: 0, median_burst_ms: null },
       mean_avg_cpu_pct: null,
     });
     expect(new Set(empty.map((r) => r.verdict))).toEqual(new Set(['no data']));
