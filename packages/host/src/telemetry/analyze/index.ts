@@ -1,5 +1,7 @@
 import { join } from 'node:path';
+import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { openTelemetryDb, TELEMETRY_DB_FILE } from '../reduce/db/open.js';
+import { RUNS_DIR } from '../session-dir.js';
 import { BatchAccumulator, type BatchAnalysis } from './batch.js';
 import { compareWithPaper, type ComparisonRow } from './paper.js';
 import { compileRules, DEFAULT_CATEGORY_RULES, type CompiledRule } from './rules.js';
@@ -70,7 +72,9 @@ export interface AnalysisReport extends BatchAnalysis {
  * `cordon analyze`: reduces pending sessions, then streams the selected stored sessions through
  * the five passes and the burst profile (one session in memory at a time), pools them and compares
  * the pooled figures with the AgentCgroup paper's §3 numbers.
- * @throws CordonError `CORDON_DB_ERROR` when the database cannot be used.
+ * @throws CordonError `CORDON_DB_ERROR` when the database cannot be used; `CORDON_BAD_INPUT` when
+ * a `sessions` id matches nothing, or when there is no session at all (an `agent` or `since`
+ * filter that matches none gives an empty report instead).
  */
 export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   const path = req.db ?? join(req.dataDir, TELEMETRY_DB_FILE);
@@ -87,6 +91,13 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
       failed.push(...r.failed);
     }
     const rows = await selectStored(db, filter);
+    const missing = (req.sessions ?? []).filter((id) => !rows.some((r) => r.session_id === id || r.dir_name === id) && !failed.some((f) => f.session === id));
+    if (missing.length) {
+      throw new CordonError(ERROR_CODES.BAD_INPUT, `--session ${missing.map((m) => JSON.stringify(m)).join(', ')}: no recorded session of that id in ${path} or under ${join(req.dataDir, RUNS_DIR)}`, { details: { sessions: missing } });
+    }
+    if (rows.length === 0 && !failed.length && filter.agent === undefined && filter.since === undefined) {
+      throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded sessions under ${join(req.dataDir, RUNS_DIR)} and none stored in ${path}: install hooks (cordon install-hooks) or run an agent with cordon wrap first`, { details: { db: path } });
+    }
     const { default: Database } = await import('better-sqlite3');
     const raw = new Database(path, { readonly: true, timeout: 10_000 });
     const acc = new BatchAccumulator(rules, { ...options, chartSessions: req.chartSessions ?? 12, chartPoints: 400 });

@@ -75,6 +75,17 @@ describe('cordon analyze', () => {
     const bad = await runCordon(['analyze', '--all', '--rules', rules], { env: sandbox.env });
     expect(bad.exitCode).toBe(2);
     expect(flat(bad.stderr)).toContain('rule 1 (x) has an invalid pattern');
+    const unknown = await runCordon(['analyze', '--session', 'syn-a', '--session', 'no-such-session'], { env: sandbox.env });
+    expect(unknown.exitCode).toBe(2);
+    expect(flat(unknown.stderr)).toContain('--session "no-such-session": no recorded session of that id');
+    const empty = makeSandbox('cordon-analyze-empty-');
+    try {
+      const none = await runCordon(['analyze'], { env: empty.env });
+      expect(none.exitCode).toBe(2);
+      expect(flat(none.stderr)).toContain('no recorded sessions under');
+    } finally {
+      empty.cleanup();
+    }
     const one = await runCordon(['analyze', '--compare', 'agent:codex'], { env: sandbox.env });
     expect(one.exitCode).toBe(2);
     expect(flat(one.stderr)).toContain('--compare takes two batches');
