@@ -1,0 +1,116 @@
+import { existsSync } from 'node:fs';
+import { Flags } from '@oclif/core';
+import { CordonCommand } from '../cli/cordon-command.js';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { readRegularFile, writeFileAtomic } from '../io/index.js';
+import { ANALYSIS_SCHEMA_VERSION, analyze, loadRules, type AnalysisReport, type AnalyzeRequest } from '../telemetry/analyze/index.js';
+import { compareTable, type CompareReport, type LabelledReport } from '../telemetry/analyze/report/compare.js';
+import { renderHtml } from '../telemetry/analyze/report/html.js';
+import { progressBar } from '../telemetry/analyze/report/progress.js';
+import { renderJson, renderMarkdown, renderTable, renderText } from '../telemetry/analyze/report/text.js';
+
+const FORMATS = ['text', 'md', 'json', 'html'] as const;
+
+export default class Analyze extends CordonCommand {
+  static override summary = 'Where did the time and memory of a batch of agent sessions go, measured against the AgentCgroup paper';
+  static override description = [
+    'Reduces the sessions that are not reduced yet, then runs five passes per session and pooled over the batch: execution split (tool time as the union',
+    'of call windows over the sampled span), memory profile (baseline, peak, peak/average per session and per call), per-tool and shell-category',
+    'breakdown, retry loops (3 or more identical consecutive shell commands) and CPU-memory correlation, plus the burst profile. Each pooled figure is',
+    'compared with the paper\'s §3 figure (matches / lower / higher / no data) with the definition it uses and how the measurement differs.',
+    'A failed session is reported and skipped.',
+  ].join(' ');
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --all',
+    '<%= config.bin %> <%= command.id %> --agent codex --since 2026-11-01 --format html --out report.html',
+    '<%= config.bin %> <%= command.id %> --session 458959e6-c878-410e-a259-d3141ffa1f15 --format json',
+    '<%= config.bin %> <%= command.id %> --compare agent:claude-code agent:codex --format md',
+  ];
+
+  static override flags = {
+    session: Flags.string({ description: 'Analyse this session (agent session id or directory name); repeatable', multiple: true }),
+    all: Flags.boolean({ description: 'Every reduced session (default: the most recently active one, unless --agent or --since narrows the batch)' }),
+    since: Flags.string({ description: 'Sessions whose first event is at or after this date (ISO 8601, e.g. 2026-11-01 or 2026-11-01T12:00Z)' }),
+    agent: Flags.string({ description: 'Sessions of this agent (claude-code, codex, gemini, …)' }),
+    out: Flags.string({ description: 'Write the report to this file instead of stdout' }),
+    format: Flags.string({ description: 'Report format', options: [...FORMATS], default: 'text' }),
+    compare: Flags.string({ description: 'Two batches side by side: each agent:NAME, since:DATE, session:ID[,ID…], all, or a JSON report file of an earlier run', multiple: true }),
+    rules: Flags.string({ description: 'JSON file of shell-command category rules ([{"category", "pattern", "flags"?}], first match wins) replacing the defaults' }),
+    'burst-threshold': Flags.integer({ description: 'Memory above which a sample is a burst, MiB (paper: 300)', min: 1 }),
+    'burst-above-baseline': Flags.boolean({ description: 'Count bursts above each session\'s baseline plus the threshold instead of above the absolute threshold' }),
+    db: Flags.string({ description: 'Telemetry database (default <data>/telemetry.sqlite3)' }),
+  };
+
+  async run(): Promise<AnalysisReport | CompareReport> {
+    const { flags } = await this.parse(Analyze);
+    const host = await this.host();
+    const format = this.jsonEnabled() ? 'json' : (flags.format as (typeof FORMATS)[number]);
+    const base: AnalyzeRequest = {
+      dataDir: host.paths.dataDir,
+      db: flags.db,
+      rules: flags.rules ? loadRules(flags.rules) : undefined,
+      options: { ...(flags['burst-threshold'] ? { burstThresholdMb: flags['burst-threshold'] } : {}), burstAboveBaseline: flags['burst-above-baseline'] },
+    };
+    if (flags.compare) {
+      if (flags.compare.length !== 2) throw new CordonError(ERROR_CODES.BAD_INPUT, `--compare takes two batches (A B), got ${flags.compare.length}`, { details: { compare: flags.compare } });
+      const batches: LabelledReport[] = [];
+      for (const spec of flags.compare) batches.push({ label: spec, report: await this.batch(spec, base) });
+      const result: CompareReport = { schema_version: ANALYSIS_SCHEMA_VERSION, generated_at: new Date().toISOString(), batches };
+      const table = compareTable(batches[0]!, batches[1]!);
+      if (!this.jsonEnabled()) this.emit(flags.out, format === 'json' ? JSON.stringify(result, null, 2) + '\n' : renderTable(table, format === 'md' ? 'md' : 'text'));
+      return result;
+    }
+    const report = await this.runBatch({ ...base, sessions: flags.session, all: flags.all, agent: flags.agent, since: flags.since === undefined ? undefined : parseSince(flags.since) });
+    if (!this.jsonEnabled() || flags.out) {
+      const text = format === 'json' ? renderJson(report) : format === 'md' ? renderMarkdown(report) : format === 'html' ? await renderHtml(report) : renderText(report);
+      this.emit(flags.out, text);
+    }
+    return report;
+  }
+
+  /** One `--compare` batch: a JSON report file, or a selection. */
+  private async batch(spec: string, base: AnalyzeRequest): Promise<AnalysisReport> {
+    if (existsSync(spec)) {
+      const parsed = JSON.parse(readRegularFile(spec, { maxBytes: 512 << 20, links: 'always' }).toString('utf8')) as AnalysisReport;
+      if (parsed?.schema_version !== ANALYSIS_SCHEMA_VERSION || !Array.isArray(parsed.comparison)) {
+        throw new CordonError(ERROR_CODES.BAD_INPUT, `--compare ${spec}: not a cordon analyze JSON report of schema version ${ANALYSIS_SCHEMA_VERSION}`, { details: { path: spec } });
+      }
+      return parsed;
+    }
+    const [kind, ...rest] = spec.split(':');
+    const value = rest.join(':');
+    if (kind === 'agent' && value) return this.runBatch({ ...base, agent: value });
+    if (kind === 'since' && value) return this.runBatch({ ...base, since: parseSince(value) });
+    if (kind === 'session' && value) return this.runBatch({ ...base, sessions: value.split(',') });
+    if (spec === 'all') return this.runBatch({ ...base, all: true });
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `--compare ${JSON.stringify(spec)}: expected agent:NAME, since:DATE, session:ID[,ID…], all, or an existing JSON report file`, { details: { compare: spec } });
+  }
+
+  private async runBatch(req: AnalyzeRequest): Promise<AnalysisReport> {
+    const bar = progressBar(process.stderr, 'analyze');
+    try {
+      const report = await analyze({ ...req, onProgress: bar.onProgress });
+      bar.done();
+      for (const f of report.failed) this.warn(`session ${f.session} skipped: ${f.stage} failed: ${f.error}`);
+      return report;
+    } catch (error) {
+      bar.done();
+      throw error;
+    }
+  }
+
+  private emit(out: string | undefined, text: string): void {
+    if (out) {
+      writeFileAtomic(out, text, { mode: 0o644 });
+      this.logToStderr(`wrote ${out}`);
+    } else process.stdout.write(text);
+  }
+}
+
+/** `--since` as epoch ms. @throws CordonError `CORDON_BAD_INPUT` when it is not a date. */
+function parseSince(text: string): number {
+  const ms = Date.parse(text);
+  if (!Number.isFinite(ms)) throw new CordonError(ERROR_CODES.BAD_INPUT, `--since ${JSON.stringify(text)}: not a date (use ISO 8601, e.g. 2026-11-01 or 2026-11-01T12:00Z)`, { details: { since: text } });
+  return ms;
+}

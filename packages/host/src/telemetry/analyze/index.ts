@@ -1,0 +1,133 @@
+import { join } from 'node:path';
+import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { openTelemetryDb, TELEMETRY_DB_FILE } from '../reduce/db/open.js';
+import { RUNS_DIR } from '../session-dir.js';
+import { BatchAccumulator, type BatchAnalysis } from './batch.js';
+import { compareWithPaper, type ComparisonRow } from './paper.js';
+import { compileRules, DEFAULT_CATEGORY_RULES, type CompiledRule } from './rules.js';
+import { reducePending, selectStored, SessionReader, type FailedSession, type SessionFilter } from './source.js';
+import { DEFAULT_ANALYZE_OPTIONS, type AnalyzeOptions } from './types.js';
+
+export * from './types.js';
+export * from './rules.js';
+export * from './execution.js';
+export * from './memory.js';
+export * from './tools.js';
+export * from './retry.js';
+export * from './correlation.js';
+export * from './bursts.js';
+export * from './session.js';
+export * from './batch.js';
+export * from './paper.js';
+export * from './source.js';
+
+/** Version of the JSON report's shape; bumped on any incompatible change. */
+export const ANALYSIS_SCHEMA_VERSION = 1;
+
+/** Which definition each reported number uses (printed in every report format). */
+export const DEFINITIONS: Readonly<Record<string, string>> = Object.freeze({
+  execution: 'tool time = union of call windows clipped to the sampled span (last − first sample), over that span; the paper\'s share = Σ call durations / active time (first − last event), both reported',
+  baseline: 'median of the samples outside every call window (the paper\'s framework idle memory, §3.3 Fig. 4b); the reference\'s 10th percentile of all samples is reported as baseline_p10_mb',
+  peak_over_avg: 'max / mean of the session\'s samples (paper code); per call: window max / window mean over calls with mean > 0',
+  spike: 'a call\'s window peak − the last sample before the call started (paper code)',
+  tools: 'shares of Σ call durations; shell categories from the rule table, first match wins',
+  retry: '≥ 3 consecutive shell calls with identical command; time share = Σ their durations / active time, averaged over sessions with loops; unreleased = first sample after − last sample before',
+  correlation: 'Pearson r of memory and CPU over a session\'s samples, sessions with ≥ 10 samples',
+  bursts: 'a burst sample has memory above the threshold (absolute, paper code: 300 MB); in-call shares pooled over all samples; change rate = max |Δmem|/Δt of consecutive samples; burst duration = last − first time of a run of burst samples',
+  units: 'times in ms (epoch ms for instants), memory in MiB (RSS summed over the agent\'s process tree), CPU in % of one core',
+});
+
+/** Input of {@link analyze}. */
+export interface AnalyzeRequest extends SessionFilter {
+  readonly dataDir: string;
+  /** Telemetry database (default `<dataDir>/telemetry.sqlite3`). */
+  readonly db?: string;
+  /** Shell-command categories (default {@link DEFAULT_CATEGORY_RULES}). */
+  readonly rules?: readonly CompiledRule[];
+  readonly options?: Partial<AnalyzeOptions>;
+  /** Sessions whose timelines the charts keep (default 12). */
+  readonly chartSessions?: number;
+  /** Reduce sessions that are not reduced yet (default true). */
+  readonly reduceFirst?: boolean;
+  /** Called after each session: `done` of `total`. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** The whole analysis of a batch: what every report format renders. */
+export interface AnalysisReport extends BatchAnalysis {
+  readonly schema_version: number;
+  readonly generated_at: string;
+  readonly db: string;
+  readonly filter: SessionFilter;
+  readonly options: AnalyzeOptions;
+  readonly definitions: Readonly<Record<string, string>>;
+  readonly comparison: ComparisonRow[];
+  /** Sessions that failed to reduce or analyse; the batch went on without them. */
+  readonly failed: FailedSession[];
+  /** Sessions reduced by this run before analysing. */
+  readonly reduced: string[];
+}
+
+/**
+ * `cordon analyze`: reduces pending sessions, then streams the selected stored sessions through
+ * the five passes and the burst profile (one session in memory at a time), pools them and compares
+ * the pooled figures with the AgentCgroup paper's §3 numbers.
+ * @throws CordonError `CORDON_DB_ERROR` when the database cannot be used; `CORDON_BAD_INPUT` when
+ * a `sessions` id matches nothing, or when there is no session at all (an `agent` or `since`
+ * filter that matches none gives an empty report instead).
+ */
+export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
+  const path = req.db ?? join(req.dataDir, TELEMETRY_DB_FILE);
+  const options: AnalyzeOptions = { ...DEFAULT_ANALYZE_OPTIONS, ...req.options };
+  const rules = req.rules ?? compileRules(DEFAULT_CATEGORY_RULES);
+  const db = await openTelemetryDb(path);
+  const failed: FailedSession[] = [];
+  let reduced: string[] = [];
+  const filter: SessionFilter = { sessions: req.sessions, agent: req.agent, since: req.since, all: req.all };
+  try {
+    if (req.reduceFirst !== false) {
+      const r = await reducePending(req.dataDir, db, req.sessions?.length ? req.sessions : undefined);
+      reduced = r.reduced;
+      failed.push(...r.failed);
+    }
+    const rows = await selectStored(db, filter);
+    const missing = (req.sessions ?? []).filter((id) => !rows.some((r) => r.session_id === id || r.dir_name === id) && !failed.some((f) => f.session === id));
+    if (missing.length) {
+      throw new CordonError(ERROR_CODES.BAD_INPUT, `--session ${missing.map((m) => JSON.stringify(m)).join(', ')}: no recorded session of that id in ${path} or under ${join(req.dataDir, RUNS_DIR)}`, { details: { sessions: missing } });
+    }
+    if (rows.length === 0 && !failed.length && filter.agent === undefined && filter.since === undefined) {
+      throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded sessions under ${join(req.dataDir, RUNS_DIR)} and none stored in ${path}: install hooks (cordon install-hooks) or run an agent with cordon wrap first`, { details: { db: path } });
+    }
+    const { default: Database } = await import('better-sqlite3');
+    const raw = new Database(path, { readonly: true, timeout: 10_000 });
+    const acc = new BatchAccumulator(rules, { ...options, chartSessions: req.chartSessions ?? 12, chartPoints: 400 });
+    try {
+      const reader = new SessionReader(raw);
+      rows.forEach((row, i) => {
+        try {
+          acc.add(reader.read(row));
+        } catch (error) {
+          failed.push({ session: row.session_id, stage: 'analyze', error: (error as Error).message });
+        }
+        req.onProgress?.(i + 1, rows.length);
+      });
+    } finally {
+      raw.close();
+    }
+    const batch = acc.result();
+    return {
+      schema_version: ANALYSIS_SCHEMA_VERSION,
+      generated_at: new Date().toISOString(),
+      db: path,
+      filter,
+      options,
+      definitions: DEFINITIONS,
+      ...batch,
+      comparison: compareWithPaper(batch.pooled),
+      failed,
+      reduced,
+    };
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,55 @@
+import type { AnalysisReport } from '../index.js';
+import { reportCharts, type ChartSpec } from './charts.js';
+import { definitionsTable, reportTables, type Table } from './tables.js';
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/**
+ * Renders one chart to an SVG string with Vega-Lite → Vega → vega's headless SVG renderer (no
+ * browser, no canvas; text widths are estimated). Loaded lazily: only the HTML format pays for it.
+ */
+export async function renderChartSvg(chart: ChartSpec): Promise<string> {
+  const [vega, vl] = await Promise.all([import('vega'), import('vega-lite')]);
+  const compiled = vl.compile({ $schema: 'https://vega.github.io/schema/vega-lite/v6.json', ...chart.spec, config: { font: 'sans-serif', view: { stroke: null } } } as never).spec;
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#222;padding:0 16px}
+h1{font-size:22px}h2{font-size:17px;margin-top:28px}table{border-collapse:collapse;margin:8px 0;font-size:12.5px}
+th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}th{background:#f4f4f4}
+.caption{color:#555;font-size:12.5px}.chart{margin:12px 0 24px}.v-matches{color:#1e7e34}.v-lower,.v-higher{color:#b35c00}.v-no-data{color:#888}`;
+
+function tableHtml(t: Table): string {
+  const verdictCol = t.headers.indexOf('verdict');
+  const cell = (c: string, i: number) => (i === verdictCol ? `<td class="v-${c.replace(/\s+/g, '-')}">${esc(c)}</td>` : `<td>${esc(c)}</td>`);
+  return `<h2>${esc(t.title)}</h2>${t.caption ? `<p class="caption">${esc(t.caption)}</p>` : ''}<table><thead><tr>${t.headers.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${t.rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('')}</tbody></table>`;
+}
+
+/**
+ * The HTML report: one self-contained file (inline CSS, charts as inline SVG, no script, no
+ * external URL), so it opens offline and under any content policy.
+ */
+export async function renderHtml(report: AnalysisReport): Promise<string> {
+  const charts: string[] = [];
+  for (const chart of reportCharts(report)) {
+    charts.push(`<figure class="chart" data-chart="${esc(chart.id)}"><figcaption><b>${esc(chart.title)}</b></figcaption>${await renderChartSvg(chart)}</figure>`);
+  }
+  const [comparison, ...rest] = reportTables(report);
+  const p = report.pooled;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>cordon analyze</title><style>${STYLE}</style></head><body>
+<h1>cordon analyze</h1>
+<p>${p.n_sessions} sessions, ${p.n_calls} tool calls, ${p.n_samples} samples. Generated ${esc(report.generated_at)} from ${esc(report.db)}. JSON schema version ${report.schema_version}.</p>
+${tableHtml(comparison!)}
+<h2>Charts</h2>
+${charts.join('\n')}
+${rest.map(tableHtml).join('\n')}
+${tableHtml(definitionsTable(report))}
+</body></html>
+`;
+}

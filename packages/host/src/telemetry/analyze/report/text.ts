@@ -1,0 +1,43 @@
+import type { AnalysisReport } from '../index.js';
+import { definitionsTable, reportTables, type Table } from './tables.js';
+
+function header(report: AnalysisReport): string[] {
+  return [`${report.pooled.n_sessions} sessions, ${report.pooled.n_calls} calls, ${report.pooled.n_samples} samples; generated ${report.generated_at} from ${report.db}`];
+}
+
+const mdEsc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+function mdTable(t: Table): string[] {
+  return [`## ${t.title}`, '', ...(t.caption ? [t.caption, ''] : []), `| ${t.headers.map(mdEsc).join(' | ')} |`, `|${t.headers.map(() => ' --- ').join('|')}|`, ...t.rows.map((r) => `| ${r.map(mdEsc).join(' | ')} |`), ''];
+}
+
+function textTable(t: Table): string[] {
+  const widths = t.headers.map((h, i) => Math.min(48, Math.max(h.length, ...t.rows.map((r) => (r[i] ?? '').length))));
+  const line = (cells: readonly string[]) => cells.map((c, i) => (c.length > widths[i]! ? c.slice(0, widths[i]! - 1) + '…' : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [t.title, ...(t.caption ? [`  ${t.caption}`] : []), line(t.headers), widths.map((w) => '-'.repeat(w)).join('  '), ...t.rows.map(line), ''];
+}
+
+/** One table as Markdown or aligned text (for `--compare`). */
+export function renderTable(t: Table, format: 'md' | 'text'): string {
+  return (format === 'md' ? mdTable(t) : textTable(t)).join('\n') + '\n';
+}
+
+/** Markdown: a heading and a pipe table per {@link Table}; `|` in cells escaped. */
+export function renderMarkdown(report: AnalysisReport): string {
+  const table = mdTable;
+  return ['# cordon analyze', '', ...header(report), '', ...reportTables(report).flatMap(table), ...table(definitionsTable(report))].join('\n');
+}
+
+/** Plain text: column-aligned tables (wide cells of definitions and notes wrap onto the next lines). */
+export function renderText(report: AnalysisReport): string {
+  const table = textTable;
+  const comparison = reportTables(report)[0]!;
+  // The comparison's long columns get their own lines under each row, unclipped.
+  const cmp = [comparison.title, `  ${comparison.caption}`, ...comparison.rows.flatMap((r) => [`${r[5]!.padEnd(8)} ${r[0]} (${r[1]}): measured ${r[3]} from ${r[4]}; paper ${r[2]}`, `         definition: ${r[6]}`, ...(r[7] !== '-' ? [`         differs: ${r[7]}`] : [])]), ''];
+  return ['cordon analyze', ...header(report), '', ...cmp, ...reportTables(report).slice(1).flatMap(table), ...definitionsTable(report).rows.map(([k, v]) => `${k}: ${v}`)].join('\n') + '\n';
+}
+
+/** The JSON report: the whole {@link AnalysisReport} (with its `schema_version`), pretty printed. */
+export function renderJson(report: AnalysisReport): string {
+  return JSON.stringify(report, null, 2) + '\n';
+}

@@ -1,0 +1,104 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, runCordon, type Sandbox } from '../../../../../test/support/cli.js';
+import { writeSyntheticBatch } from './synthetic.js';
+
+// `cordon analyze` through the built bin over the synthetic batch plus one session whose
+// reduction fails (its markers.jsonl is a directory).
+
+/** oclif wraps long error lines: compare with whitespace collapsed. */
+const flat = (s: string) => s.replace(/\s+/g, ' ');
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = makeSandbox('cordon-analyze-cli-');
+  writeSyntheticBatch(sandbox.dataDir);
+  mkdirSync(join(sandbox.dataDir, 'runs', 'broken-session', 'markers.jsonl'), { recursive: true });
+});
+afterEach(() => sandbox.cleanup());
+
+describe('cordon analyze', () => {
+  it('reduces first, skips and reports a failed session, prints JSON with a schema version, no progress bar off a terminal', async () => {
+    const r = await runCordon(['analyze', '--all', '--format', 'json'], { env: sandbox.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.schema_version).toBe(1);
+    expect(report.sessions.map((s: { session_id: string }) => s.session_id)).toEqual(['syn-a', 'syn-b']);
+    expect(report.failed).toEqual([{ session: 'broken-session', stage: 'reduce', error: expect.stringMatching(/EISDIR|directory/) }]);
+    expect(report.pooled.memory.max_peak).toMatchObject({ session_id: 'syn-a', value: 800, command: 'pytest -q' });
+    expect(r.stderr).toContain('session broken-session skipped: reduce failed');
+    expect(r.stderr).not.toContain('\r');
+    expect(r.stderr).not.toContain('[###');
+  }, 60_000);
+
+  it('text and Markdown carry the comparison rows with section, verdict and definition; --out writes the HTML file', async () => {
+    const text = await runCordon(['analyze', '--all'], { env: sandbox.env });
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^lower +tool execution share of active time \(§3\.2, Fig\. 1b\): measured 26\.0 % from 7 calls in 2 sessions/m);
+    expect(text.stdout).toContain('differs: process-tree RSS');
+    expect(text.stdout).toContain('baseline: median of the samples outside every call window');
+    expect(text.stdout).not.toContain('§6');
+    const md = await runCordon(['analyze', '--all', '--format', 'md', '--agent', 'claude-code'], { env: sandbox.env });
+    expect(md.exitCode, md.stderr).toBe(0);
+    expect(md.stdout).toContain('| tool execution share of active time | §3.2, Fig. 1b | mean 36.4 % (GLM) – 42.5 % (Haiku) | 32.1 % | 6 calls in 1 sessions | lower |');
+    expect(md.stdout).toContain('| syn-a | npm test | 3 | 1.50 | 50.0 |');
+    const out = join(sandbox.dir('out'), 'report.html');
+    const html = await runCordon(['analyze', '--all', '--format', 'html', '--out', out], { env: sandbox.env });
+    expect(html.exitCode, html.stderr).toBe(0);
+    const page = readFileSync(out, 'utf8');
+    expect(page).toMatch(/^<!doctype html>/);
+    expect(page).not.toMatch(/<script|https?:\/\/(?!vega\.github\.io|www\.w3\.org)/);
+    expect(page.match(/<svg/g)?.length).toBe(5); // 2 timelines, tools, histogram, retry loops
+  }, 120_000);
+
+  it('--compare puts two batches side by side; a JSON report file is a batch too', async () => {
+    const saved = join(sandbox.dir('out'), 'codex.json');
+    expect((await runCordon(['analyze', '--agent', 'codex', '--format', 'json', '--out', saved], { env: sandbox.env })).exitCode).toBe(0);
+    const r = await runCordon(['analyze', '--compare', 'agent:claude-code', saved, '--format', 'json'], { env: sandbox.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const cmp = JSON.parse(r.stdout);
+    expect(cmp.batches.map((b: { label: string; report: { pooled: { n_sessions: number } } }) => [b.label, b.report.pooled.n_sessions])).toEqual([
+      ['agent:claude-code', 1],
+      [saved, 1],
+    ]);
+    const md = await runCordon(['analyze', '--compare', 'agent:claude-code', 'agent:codex', '--format', 'md'], { env: sandbox.env });
+    expect(md.stdout).toContain('| memory left unreleased by a retry loop (largest) | §3.3 | up to 502 MB | 50.0 MiB (1 loops) | matches | - (0 loops) | no data |');
+  }, 120_000);
+
+  it('exits 2 naming the input for a bad date, a bad rule file or a one-sided --compare', async () => {
+    const since = await runCordon(['analyze', '--since', 'yesterday-ish'], { env: sandbox.env });
+    expect(since.exitCode).toBe(2);
+    expect(flat(since.stderr)).toContain('--since "yesterday-ish": not a date');
+    const rules = join(sandbox.dir('out'), 'rules.json');
+    writeFileSync(rules, JSON.stringify([{ category: 'x', pattern: '[' }]));
+    const bad = await runCordon(['analyze', '--all', '--rules', rules], { env: sandbox.env });
+    expect(bad.exitCode).toBe(2);
+    expect(flat(bad.stderr)).toContain('rule 1 (x) has an invalid pattern');
+    const unknown = await runCordon(['analyze', '--session', 'syn-a', '--session', 'no-such-session'], { env: sandbox.env });
+    expect(unknown.exitCode).toBe(2);
+    expect(flat(unknown.stderr)).toContain('--session "no-such-session": no recorded session of that id');
+    const empty = makeSandbox('cordon-analyze-empty-');
+    try {
+      const none = await runCordon(['analyze'], { env: empty.env });
+      expect(none.exitCode).toBe(2);
+      expect(flat(none.stderr)).toContain('no recorded sessions under');
+    } finally {
+      empty.cleanup();
+    }
+    const one = await runCordon(['analyze', '--compare', 'agent:codex'], { env: sandbox.env });
+    expect(one.exitCode).toBe(2);
+    expect(flat(one.stderr)).toContain('--compare takes two batches');
+  }, 120_000);
+
+  it('--rules replaces the category table', async () => {
+    const rules = join(sandbox.dir('out'), 'rules.json');
+    writeFileSync(rules, JSON.stringify({ rules: [{ category: 'npm', pattern: '^npm\\b' }] }));
+    const r = await runCordon(['analyze', '--all', '--rules', rules, '--json'], { env: sandbox.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).pooled.tools.categories.map((c: { name: string; n: number }) => [c.name, c.n])).toEqual([
+      ['other', 3],
+      ['npm', 3],
+    ]);
+  }, 60_000);
+});
