@@ -134,12 +134,11 @@ describe('installing from a registry', () => {
     const denied = ok(await runProcess([join(binDir, 'cordon'), 'hook', '--agent', 'acme'], { env: denyEnv, input: payload('denied.json'), cwd: work }), 'acme denied');
     expect(JSON.parse(denied.stdout)).toEqual({ allow: false, reason: 'blocked by acme policy: ^rm -rf' });
     const reduced = JSON.parse(ok(await cordon(['reduce', '--session', 'acme-s1', '--json']), 'reduce acme').stdout) as {
-      sessions: Array<{ summary: { agent: string; denied_calls: number }; calls: Array<{ exit_status: string; command: string }> }>;
+      sessions: Array<{ agent: string; denied_calls: number; n_toolcalls: number }>;
     };
-    const [acmeSession] = reduced.sessions;
-    expect(acmeSession!.summary.agent).toBe('acme');
-    expect(acmeSession!.summary.denied_calls).toBe(1);
-    expect(acmeSession!.calls.map((c) => [c.command, c.exit_status])).toEqual([['ls -la', 'failed']]);
+    expect(reduced.sessions.map((s) => [s.agent, s.n_toolcalls, s.denied_calls])).toEqual([['acme', 1, 1]]);
+    const calls = ok(await cordon(['reduce', '--session', 'acme-s1', '--jsonl']), 'reduce acme --jsonl').stdout.trim().split('\n').map((l) => JSON.parse(l) as { command: string; exit_status: string });
+    expect(calls.map((c) => [c.command, c.exit_status])).toEqual([['ls -la', 'failed']]);
 
     ok(await cordon(['plugins', 'update']), 'cordon plugins update');
     ok(await cordon(['plugins', 'uninstall', '@cordon/codex']), 'cordon plugins uninstall');
