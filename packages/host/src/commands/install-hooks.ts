@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
-import { printHooksReport } from '../install-hooks/print.js';
+import { hooksWarnings, printHooksReport } from '../install-hooks/print.js';
 import { runInstallHooks, type InstallHooksReport } from '../install-hooks/run.js';
 
 /** Flags shared by install-hooks and uninstall-hooks. */
@@ -46,6 +46,7 @@ export default class InstallHooks extends CordonCommand {
       executable: flags.command,
     });
     if (!this.jsonEnabled()) printHooksReport(result, (line) => this.log(line));
+    else for (const warning of hooksWarnings(result)) this.logToStderr(warning);
     return result;
   }
 }

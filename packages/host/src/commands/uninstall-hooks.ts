@@ -1,5 +1,5 @@
 import { CordonCommand } from '../cli/cordon-command.js';
-import { printHooksReport } from '../install-hooks/print.js';
+import { hooksWarnings, printHooksReport } from '../install-hooks/print.js';
 import { runInstallHooks, type InstallHooksReport } from '../install-hooks/run.js';
 import { hookConfigFlags } from './install-hooks.js';
 
@@ -21,6 +21,7 @@ export default class UninstallHooks extends CordonCommand {
       executable: flags.command,
     });
     if (!this.jsonEnabled()) printHooksReport(result, (line) => this.log(line));
+    else for (const warning of hooksWarnings(result)) this.logToStderr(warning);
     return result;
   }
 }

@@ -8,6 +8,7 @@ import { CORDON_BIN, linkPlugins, makeSandbox, runCordon, type Sandbox } from '.
 import { requireAgent } from '../../../../test/support/agents.js';
 import { listHooks } from '../../../../plugins/codex/src/dialect/app-server.js';
 import { trustHash } from '../../../../plugins/codex/src/dialect/trust.js';
+import { UNCONFIRMED } from '../../../../plugins/codex/src/dialect/install.js';
 
 // `cordon install-hooks` / `uninstall-hooks` through the built CLI on realistic existing configs
 // (comments, the user's own hooks, unrelated settings): dry runs, writes, idempotence, refusal of
@@ -93,7 +94,11 @@ describe('install-hooks on the user configs of all five agents', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     for (const agent of r.json.agents) for (const note of agent.notes) expect(note, agent.agent).not.toMatch(/research|§|\.md\b/);
     const codex = r.json.agents.find((a: any) => a.agent === 'codex');
-    expect(codex.notes).toContain('codex is not on PATH, so cordon could not ask Codex to confirm that it trusts these hooks: if Codex does not run them or asks you to review them, put codex on PATH and run this command again with --write');
+    expect(codex.warnings).toEqual([UNCONFIRMED]);
+    expect(r.stderr).toContain(`warning: codex: ${UNCONFIRMED}`);
+    // In words, last, where it is seen.
+    const human = await runCordon(['install-hooks', '--agent', 'codex'], { env, cwd: project });
+    expect(human.stdout.trimEnd().split('\n').at(-1)).toBe(`warning: codex: ${UNCONFIRMED}`);
   });
 
   it('--write adds cordon with absolute command paths, keeps everything else, and a second run changes nothing', async () => {

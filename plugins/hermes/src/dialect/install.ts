@@ -76,7 +76,8 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     const doc = ctx.formats.yaml(path, before);
     const command = ctx.command.shell;
-    const present = ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, keep: command });
+    const removed: string[] = [];
+    const present = ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, keep: command, removed });
     const added: string[] = [];
     for (const { event, timeout } of HERMES_HOOKS) {
       if (present.has(event)) continue;
@@ -84,7 +85,7 @@ export const installer: HookInstaller = {
       added.push(event);
     }
     const after = doc.toString();
-    const changes: ConfigChange[] = before === after ? [] : [{ path, before, after, summary: `add cordon to ${added.join(', ') || 'nothing new'}` }];
+    const changes: ConfigChange[] = before === after ? [] : [{ path, before, after, summary: ctx.hookLists.summary(added, removed) }];
     if (ctx.accept) changes.push(...allowlistChange(ctx, command));
     const notes = ctx.accept ? [] : [consentNote(ctx)];
     if (ctx.env.HERMES_SAFE_MODE === '1') notes.push('HERMES_SAFE_MODE=1 is set here: Hermes runs no hooks while it is');
@@ -98,9 +99,11 @@ export const installer: HookInstaller = {
     const changes: ConfigChange[] = [];
     if (before !== undefined) {
       const doc = ctx.formats.yaml(path, before);
-      ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand });
+      const removed: string[] = [];
+      ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, removed });
       const after = doc.toString();
-      if (after !== before) changes.push({ path, before, after: after.trim() === '{}' || after.trim() === '' ? undefined : after, summary: 'remove the cordon hooks' });
+      // Whether the file goes (install created it) or gets its original bytes back is the host's call (its install record).
+      if (after !== before) changes.push({ path, before, after, summary: `remove the cordon hooks (${removed.join('; ')})` });
     }
     changes.push(...allowlistChange(ctx, undefined));
     return { changes, notes: [] };
