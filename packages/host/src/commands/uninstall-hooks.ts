@@ -21,7 +21,8 @@ export default class UninstallHooks extends CordonCommand {
       executable: flags.command,
     });
     if (!this.jsonEnabled()) printHooksReport(result, (line) => this.log(line));
-    else for (const warning of hooksWarnings(result)) this.logToStderr(warning);
+    // --json keeps stdout for the document; the warnings still reach a person on stderr.
+    else for (const warning of hooksWarnings(result)) process.stderr.write(`${warning}\n`);
     return result;
   }
 }

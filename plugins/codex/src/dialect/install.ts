@@ -299,7 +299,7 @@ export const installer: HookInstaller = {
     const notes: string[] = [];
     const warnings: string[] = [];
     if (ours.length === 0) warnings.push(`codex app-server lists no cordon hook for ${cwd}; Codex will not run them there${ctx.scope === 'project' ? ' (is the project trusted?)' : ''}`);
-    else notes.push(`checked with codex app-server hooks/list: ${ours.length} cordon hook(s) listed, every one trusted by the entries now in ${configPath}`);
+    else notes.push(`checked with codex app-server hooks/list: ${ours.length} cordon hook(s) listed, ${ours.filter((h) => h.trustStatus === 'trusted').length} trusted${fixed.length ? ` before cordon wrote the ${fixed.length} entr${fixed.length === 1 ? 'y' : 'ies'} it reported` : ''}`);
     if (fixed.length) notes.push(`codex app-server keyed or hashed ${fixed.length} cordon hook(s) differently from cordon's computation; their trust entries were written from hooks/list: ${fixed.join(', ')}`);
     if (stale.length) notes.push(`removed ${stale.length} trust entr${stale.length === 1 ? 'y' : 'ies'} of cordon hooks under keys Codex does not read: ${stale.join(', ')}`);
     return { changes: change(configPath, before, config.toString(), 'trust entries made exactly what codex app-server hooks/list reports'), notes, warnings };
