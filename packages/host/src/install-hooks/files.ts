@@ -1,4 +1,4 @@
-import { accessSync, constants, lstatSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { writeFileAtomic, writeTarget } from '../io/atomic-write.js';
@@ -70,6 +70,20 @@ export function putText(path: string, text: string | undefined): void {
     return;
   }
   const target = writeTarget(path);
-  mkdirSync(dirname(target), { recursive: true });
+  makeParents(dirname(target));
   writeFileAtomic(target, text);
+}
+
+/**
+ * Creates `dir` and its missing parents one level at a time. Not `mkdirSync(…, {recursive})`:
+ * on a path it can never create (a dangling link into `/proc`) Node's recursive mkdir retries
+ * forever; here the first failing level throws.
+ */
+function makeParents(dir: string): void {
+  const missing: string[] = [];
+  for (let current = dir; !existsSync(current); current = dirname(current)) {
+    missing.push(current);
+    if (dirname(current) === current) break;
+  }
+  for (const level of missing.reverse()) mkdirSync(level);
 }

@@ -144,7 +144,8 @@ function report(agent: string, plan: InstallPlan, written: boolean): AgentHooksR
 /**
  * An uninstall plan made exact with the install record (see record.ts): a file install created
  * and nobody has written since is deleted; a file that existed before install and still holds
- * just what cordon wrote gets its original bytes back (when those hold nothing of cordon's); any
+ * just what cordon wrote gets its original bytes back (when installing onto those bytes gives
+ * exactly the current file, and they hold no cordon hook of an older install); any
  * other file keeps the installer's surgical removal and is never deleted. A symbolic link is
  * never deleted: its target gets the text instead.
  */
@@ -156,9 +157,11 @@ async function exactUninstall(entry: Planned, record: InstallRecord): Promise<In
     if (untouchedSince(r, change.before) && r.agent === agent) originals.set(change.path, r.original ?? undefined);
   }
   if (originals.size === 0) return plan;
-  // Originals that would themselves need an uninstall (they held an older cordon install) are not restored.
-  const onOriginals = await installer.uninstall({ ...ctx, readFile: (path: string) => (originals.has(path) ? originals.get(path) : ctx.readFile(path)) });
-  const dirty = new Set(onOriginals.changes.map((c) => c.path));
+  // An original is given back only when installing onto it gives exactly what is on disk now
+  // (so the difference is cordon's alone) and it holds no cordon hook of an older install.
+  const onOriginals = await installer.install({ ...ctx, readFile: (path: string) => (originals.has(path) ? originals.get(path) : ctx.readFile(path)) });
+  const reproduced = new Set(onOriginals.changes.filter((c) => plan.changes.some((p) => p.path === c.path && p.before === c.after)).map((c) => c.path));
+  const dirty = new Set([...originals.keys()].filter((path) => !reproduced.has(path) || /hook\s+['"]?--agent/.test(originals.get(path) ?? '')));
   const changes: ConfigChange[] = plan.changes.map((change) => {
     if (!originals.has(change.path) || dirty.has(change.path)) return change;
     const original = originals.get(change.path);
