@@ -67,6 +67,6 @@ export const installer: HookInstaller = {
     const removed: string[] = [];
     ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, removed });
     // Whether the file goes (install created it) or gets its original bytes back is the host's call (its install record).
-    return plan(path, before, doc.toString(), `remove the cordon hooks (${removed.join('; ')})`, []);
+    return plan(path, before, doc.toString(), ctx.hookLists.summary([], removed), []);
   },
 };

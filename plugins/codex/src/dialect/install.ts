@@ -253,7 +253,7 @@ export const installer: HookInstaller = {
     // Whether a file goes (install created it) or gets its original bytes back is the host's call (its install record).
     return {
       changes: [
-        ...(hooksBefore === undefined ? [] : change(hooksPath, hooksBefore, doc.toString(), `remove the cordon hooks (${removed.join('; ')})`)),
+        ...(hooksBefore === undefined ? [] : change(hooksPath, hooksBefore, doc.toString(), ctx.hookLists.summary([], removed))),
         ...(configBefore === undefined ? [] : change(configPath, configBefore, config.toString(), 'remove the trust entries of the cordon hooks')),
       ],
       notes: [],

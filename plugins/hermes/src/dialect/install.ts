@@ -103,7 +103,7 @@ export const installer: HookInstaller = {
       ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, removed });
       const after = doc.toString();
       // Whether the file goes (install created it) or gets its original bytes back is the host's call (its install record).
-      if (after !== before) changes.push({ path, before, after, summary: `remove the cordon hooks (${removed.join('; ')})` });
+      if (after !== before) changes.push({ path, before, after, summary: ctx.hookLists.summary([], removed) });
     }
     changes.push(...allowlistChange(ctx, undefined));
     return { changes, notes: [] };
