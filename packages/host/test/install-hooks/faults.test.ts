@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { CORDON_BIN, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { cordonJson, HOOK_AGENTS as AGENTS, hooksSandbox, writeFiles } from './support.js';
 import { trustHash } from '../../../../plugins/codex/src/dialect/trust.js';
 import { UNCONFIRMED } from '../../../../plugins/codex/src/dialect/install.js';
 
@@ -17,34 +18,14 @@ let env: NodeJS.ProcessEnv;
 let home: string;
 let project: string;
 
-const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor', 'hermes'] as const;
 const COMMAND = (agent: string) => `${process.execPath} ${CORDON_BIN} hook --agent ${agent}`;
 
-function write(files: Record<string, string>, root = home): void {
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-}
+const write = (files: Record<string, string>, root = home): void => writeFiles(root, files);
 const read = (path: string, root = home): string => readFileSync(join(root, path), 'utf8');
-
-async function cordon(args: string[], extraEnv: NodeJS.ProcessEnv = {}, cwd = project) {
-  const r = await runCordon([...args, '--json'], { env: { ...env, ...extraEnv }, cwd });
-  let json: any;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { ...r, json };
-}
+const cordon = (args: string[], extraEnv: NodeJS.ProcessEnv = {}, cwd = project) => cordonJson(args, { ...env, ...extraEnv }, cwd);
 
 beforeEach(() => {
-  sandbox = makeSandbox('cordon-hooks-faults-');
-  home = sandbox.home;
-  project = sandbox.dir('project');
-  linkPlugins(sandbox.dataDir, [...AGENTS]);
-  env = { ...sandbox.env, PATH: dirname(process.execPath) + delimiter + '/usr/bin:/bin' };
+  ({ sandbox, home, project, env } = hooksSandbox('cordon-hooks-faults-'));
 });
 afterEach(() => sandbox.cleanup());
 
