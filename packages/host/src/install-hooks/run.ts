@@ -158,10 +158,21 @@ async function exactUninstall(entry: Planned, record: InstallRecord): Promise<In
   }
   if (originals.size === 0) return plan;
   // An original is given back only when installing onto it gives exactly what is on disk now
-  // (so the difference is cordon's alone) and it holds no cordon hook of an older install.
-  const onOriginals = await installer.install({ ...ctx, readFile: (path: string) => (originals.has(path) ? originals.get(path) : ctx.readFile(path)) });
-  const reproduced = new Set(onOriginals.changes.filter((c) => plan.changes.some((p) => p.path === c.path && p.before === c.after)).map((c) => c.path));
-  const dirty = new Set([...originals.keys()].filter((path) => !reproduced.has(path) || /hook\s+['"]?--agent/.test(originals.get(path) ?? '')));
+  // (so the difference is cordon's alone) and an uninstall planned on it finds nothing of
+  // cordon's (an older install's entries must not come back). `accept`: a recorded allowlist
+  // (Hermes) was written by an install run with --accept.
+  const onOriginals = { ...ctx, accept: true, readFile: (path: string) => (originals.has(path) ? originals.get(path) : ctx.readFile(path)) };
+  let installed: InstallPlan;
+  let uninstalled: InstallPlan;
+  try {
+    installed = await installer.install(onOriginals);
+    uninstalled = await installer.uninstall(onOriginals);
+  } catch {
+    return plan;
+  }
+  const reproduced = new Set(installed.changes.filter((c) => plan.changes.some((p) => p.path === c.path && p.before === c.after)).map((c) => c.path));
+  const holdsCordon = new Set(uninstalled.changes.filter((c) => (c.cordonRemoved ?? 0) > 0).map((c) => c.path));
+  const dirty = new Set([...originals.keys()].filter((path) => !reproduced.has(path) || holdsCordon.has(path)));
   const changes: ConfigChange[] = plan.changes.map((change) => {
     if (!originals.has(change.path) || dirty.has(change.path)) return change;
     const original = originals.get(change.path);

@@ -84,6 +84,21 @@ describe('issue 11 item 2: symlinked config files stay links; their targets are 
     expect((await cordon(['uninstall-hooks', '--agent', 'claude-code', '--write'])).exitCode).toBe(0);
     expect(lstatSync(join(home, '.claude/settings.json')).isSymbolicLink()).toBe(true);
   });
+
+  it('a config that is a FIFO or a link to /dev/zero (a hostile project) is refused at once, exit 2, nothing written', async () => {
+    mkdirSync(join(project, '.claude'), { recursive: true });
+    execFileSync('mkfifo', [join(project, '.claude/settings.json')]);
+    mkdirSync(join(project, '.gemini'), { recursive: true });
+    symlinkSync('/dev/zero', join(project, '.gemini/settings.json'));
+    for (const agent of ['claude-code', 'gemini']) {
+      const r = await cordon(['install-hooks', '--agent', agent, '--scope', 'project', '--write']);
+      expect(r.exitCode, agent).toBe(2);
+      expect(r.json.error.code).toBe('CORDON_CONFIG_EDIT');
+      expect(r.json.error.message).toContain('is not a regular file');
+    }
+    expect(lstatSync(join(project, '.claude/settings.json')).isFIFO()).toBe(true);
+    expect(readlinkSync(join(project, '.gemini/settings.json'))).toBe('/dev/zero');
+  });
 });
 
 describe('issue 13 item 5: temp files are never predictable and never opened through a link', () => {

@@ -109,6 +109,12 @@ export interface ConfigChange {
   readonly after: string | undefined;
   /** One line saying what changes, e.g. `add cordon to PreToolUse, PostToolUse`. */
   readonly summary: string;
+  /**
+   * Uninstall plans: how many of cordon's entries (handlers, trust entries, approvals) the change
+   * removes. The host gives a file back its pre-install bytes only when those hold none (0 when
+   * an uninstall planned on them), so an older install's entries never come back.
+   */
+  readonly cordonRemoved?: number;
 }
 
 /** What an installer proposes. */

@@ -31,9 +31,9 @@ function claudeHome(ctx: InstallContext): string {
   return ctx.env.CLAUDE_CONFIG_DIR || join(ctx.home, '.claude');
 }
 
-function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[]): InstallPlan {
+function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[], cordonRemoved?: number): InstallPlan {
   if (before === after) return { changes: [], notes };
-  return { changes: [{ path, before, after, summary }], notes };
+  return { changes: [{ path, before, after, summary, ...(cordonRemoved !== undefined ? { cordonRemoved } : {}) }], notes };
 }
 
 /** Claude Code's settings.json writer. */
@@ -67,6 +67,6 @@ export const installer: HookInstaller = {
     const removed: string[] = [];
     ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, removed });
     // Whether the file goes (install created it) or gets its original bytes back is the host's call (its install record).
-    return plan(path, before, doc.toString(), ctx.hookLists.summary([], removed), []);
+    return plan(path, before, doc.toString(), ctx.hookLists.summary([], removed), [], removed.length);
   },
 };

@@ -127,7 +127,8 @@ const stateOf = (toml: TomlDocument): Record<string, { trusted_hash?: unknown }>
  * own handlers follows them when removing cordon's shifted their positions; trust of removed
  * cordon handlers goes; every cordon handler in `after` gets its computed hash.
  */
-function retrust(toml: TomlDocument, path: string, before: Handler[], after: Handler[], identities: Handler[]): void {
+/** @returns how many of cordon's trust entries were removed. */
+function retrust(toml: TomlDocument, path: string, before: Handler[], after: Handler[], identities: Handler[]): number {
   const state = stateOf(toml);
   const moves: Array<{ from: string; to: string; hash: unknown }> = [];
   const removals = new Set<string>();
@@ -151,11 +152,13 @@ function retrust(toml: TomlDocument, path: string, before: Handler[], after: Han
   for (const key of staleKeys(state, path, [...before, ...after, ...identities])) if (current.get(key) !== state[key]?.trusted_hash) removals.add(key);
   for (const key of removals) toml.removeTable(['hooks', 'state', key], TRUST_COMMENT);
   for (const m of moves) if (typeof m.hash === 'string') toml.upsertTable(['hooks', 'state', m.to], { trusted_hash: m.hash });
+  const cordonRemoved = removals.size - moves.length;
   for (const h of after.filter((x) => x.cordon)) {
     const key = trustKey(path, h.event, h.group, h.index);
     const hash = trustHash(h);
     if (key && hash) toml.upsertTable(['hooks', 'state', key], { trusted_hash: hash }, TRUST_COMMENT);
   }
+  return cordonRemoved;
 }
 
 /**
@@ -178,8 +181,8 @@ function identities(ctx: InstallContext): Handler[] {
   return CODEX_EVENTS.map(({ event, matcher, timeout }) => ({ event, group: 0, index: 0, matcher, command: ctx.command.shell, timeout, cordon: true }));
 }
 
-function change(path: string, before: string | undefined, after: string | undefined, summary: string): ConfigChange[] {
-  return before === after ? [] : [{ path, before, after, summary }];
+function change(path: string, before: string | undefined, after: string | undefined, summary: string, cordonRemoved?: number): ConfigChange[] {
+  return before === after ? [] : [{ path, before, after, summary, ...(cordonRemoved !== undefined ? { cordonRemoved } : {}) }];
 }
 
 function notesFor(ctx: InstallContext, doc: ConfigDocument, config: TomlDocument): string[] {
@@ -249,12 +252,12 @@ export const installer: HookInstaller = {
     const removed: string[] = [];
     ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, removed });
     // Trust entries go even when hooks.json is gone or no longer holds cordon (their hashes mark them).
-    retrust(config, hooksPath, before, handlers(doc.value), identities(ctx));
+    const trustRemoved = retrust(config, hooksPath, before, handlers(doc.value), identities(ctx));
     // Whether a file goes (install created it) or gets its original bytes back is the host's call (its install record).
     return {
       changes: [
-        ...(hooksBefore === undefined ? [] : change(hooksPath, hooksBefore, doc.toString(), ctx.hookLists.summary([], removed))),
-        ...(configBefore === undefined ? [] : change(configPath, configBefore, config.toString(), 'remove the trust entries of the cordon hooks')),
+        ...(hooksBefore === undefined ? [] : change(hooksPath, hooksBefore, doc.toString(), ctx.hookLists.summary([], removed), removed.length)),
+        ...(configBefore === undefined ? [] : change(configPath, configBefore, config.toString(), 'remove the trust entries of the cordon hooks', trustRemoved)),
       ],
       notes: [],
     };

@@ -73,6 +73,6 @@ export const installer: HookInstaller = {
     ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, removed });
     // Whether the file goes (install created it) or gets its original bytes back is the host's call (its install record).
     const after = doc.toString();
-    return { changes: before === after ? [] : [{ path, before, after, summary: ctx.hookLists.summary([], removed) }], notes: [] };
+    return { changes: before === after ? [] : [{ path, before, after, summary: ctx.hookLists.summary([], removed), cordonRemoved: removed.length }], notes: [] };
   },
 };

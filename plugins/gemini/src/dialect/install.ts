@@ -26,9 +26,9 @@ export function geminiSettingsPath(ctx: InstallContext): string {
   return ctx.scope === 'project' ? join(ctx.projectDir, '.gemini', 'settings.json') : join(ctx.home, '.gemini', 'settings.json');
 }
 
-function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[]): InstallPlan {
+function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[], cordonRemoved?: number): InstallPlan {
   if (before === after) return { changes: [], notes };
-  return { changes: [{ path, before, after, summary }], notes };
+  return { changes: [{ path, before, after, summary, ...(cordonRemoved !== undefined ? { cordonRemoved } : {}) }], notes };
 }
 
 /** Gemini CLI's settings.json writer (JSON with comments kept: Gemini accepts JSONC settings). */
@@ -65,6 +65,6 @@ export const installer: HookInstaller = {
     const removed: string[] = [];
     ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, removed });
     // Whether the file goes (install created it) or gets its original bytes back is the host's call (its install record).
-    return plan(path, before, doc.toString(), ctx.hookLists.summary([], removed), []);
+    return plan(path, before, doc.toString(), ctx.hookLists.summary([], removed), [], removed.length);
   },
 };

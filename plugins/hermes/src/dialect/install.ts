@@ -38,9 +38,13 @@ function allowlistChange(ctx: InstallContext, command: string | undefined): Conf
     const list = (doc.value as { approvals?: unknown }).approvals;
     return Array.isArray(list) ? (list as Approval[]) : [];
   };
+  let removed = 0;
   for (let i = approvals().length - 1; i >= 0; i--) {
     const a = approvals()[i]!;
-    if (isCordonCommand(a?.command) && (command === undefined || a.command !== command)) doc.remove(['approvals', i]);
+    if (isCordonCommand(a?.command) && (command === undefined || a.command !== command)) {
+      doc.remove(['approvals', i]);
+      removed++;
+    }
   }
   if (command !== undefined) {
     for (const { event } of HERMES_HOOKS) {
@@ -49,7 +53,7 @@ function allowlistChange(ctx: InstallContext, command: string | undefined): Conf
   }
   const after = doc.toString();
   if (before === after) return [];
-  return [{ path, before, after, summary: command === undefined ? "remove cordon's approvals" : 'approve the cordon hooks (--accept)' }];
+  return [{ path, before, after, summary: command === undefined ? "remove cordon's approvals" : 'approve the cordon hooks (--accept)', cordonRemoved: removed }];
 }
 
 /** Why Hermes may not run the hooks yet, and how to get past its consent gate. */
@@ -103,7 +107,7 @@ export const installer: HookInstaller = {
       ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, removed });
       const after = doc.toString();
       // Whether the file goes (install created it) or gets its original bytes back is the host's call (its install record).
-      if (after !== before) changes.push({ path, before, after, summary: ctx.hookLists.summary([], removed) });
+      if (after !== before) changes.push({ path, before, after, summary: ctx.hookLists.summary([], removed), cordonRemoved: removed.length });
     }
     changes.push(...allowlistChange(ctx, undefined));
     return { changes, notes: [] };
