@@ -190,9 +190,10 @@ interface Written {
 
 /**
  * Puts back every file a failed run wrote (newest first) and throws `CORDON_HOOKS_WRITE_FAILED`
- * naming the file that failed, what was put back and anything that could not be.
+ * naming what failed (`what`; `failed` is the path or the agent), what was put back and anything
+ * that could not be.
  */
-function rollBack(journal: Written[], failed: string, error: unknown): never {
+function rollBack(journal: Written[], failed: string, error: unknown, what = `could not write ${failed}`): never {
   const restored: string[] = [];
   const stuck: string[] = [];
   for (const w of [...journal].reverse()) {
@@ -209,7 +210,7 @@ function rollBack(journal: Written[], failed: string, error: unknown): never {
     : restored.length
       ? `; every file written before it was put back as it was (${restored.join(', ')}), so nothing changed`
       : '; nothing had been written, so nothing changed';
-  throw new CordonError(ERROR_CODES.HOOKS_WRITE_FAILED, `could not write ${failed}: ${reason}${tail}`, {
+  throw new CordonError(ERROR_CODES.HOOKS_WRITE_FAILED, `${what}: ${reason}${tail}`, {
     cause: error,
     details: { failed, written: stuck.map((s) => s.split(' (')[0]), notWritten: [failed, ...restored] },
   });
@@ -250,7 +251,7 @@ export async function runInstallHooks(host: CordonHost, options: InstallHooksOpt
       try {
         fix = await p.installer.verify(p.ctx, p.plan);
       } catch (error) {
-        rollBack(journal, p.agent, installerError(p.agent, error));
+        rollBack(journal, p.agent, installerError(p.agent, error), `checking ${p.agent}'s installed hooks failed`);
       }
       for (const change of fix.changes) apply(p.agent, change);
       plan = { changes: [...plan.changes, ...fix.changes], notes: [...plan.notes, ...fix.notes], warnings: [...(plan.warnings ?? []), ...(fix.warnings ?? [])] };
