@@ -20,7 +20,9 @@ export default class InstallHooks extends CordonCommand {
     'Claude Code settings.json (PreToolUse, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd), Codex hooks.json plus the',
     'trust entries in the user config.toml, Gemini CLI settings.json, Cursor hooks.json, Hermes config.yaml.',
     'A dry run by default: prints a diff of every file it would change; --write applies. Running it twice changes nothing.',
-    'A config file that does not parse is refused and left untouched.',
+    'A config file that does not parse is refused and left untouched. A config that is a symbolic link stays one (its target is edited).',
+    'Every file of every agent is written, or none: a failed write puts back what this run wrote (exit 2, CORDON_HOOKS_WRITE_FAILED).',
+    'Codex trust that no codex binary could confirm ends the output with a warning.',
   ].join('\n');
   static override examples = [
     '<%= config.bin %> <%= command.id %> --agent claude-code',

@@ -5,7 +5,11 @@ import { hookConfigFlags } from './install-hooks.js';
 
 export default class UninstallHooks extends CordonCommand {
   static override summary = 'Remove exactly what `cordon install-hooks` wrote from the agents\' hook configs';
-  static override description = 'Dry run by default (prints a diff of every file); --write applies. Entries whose command is a cordon hook command for that agent are removed, and containers they leave empty; nothing else changes.';
+  static override description = [
+    'Dry run by default (prints a diff of every file); --write applies. A file install-hooks created is deleted, and a file that existed gets back its exact earlier bytes,',
+    'as long as nothing else has written to it since (install keeps a record in the data dir); otherwise only the entries whose command is a cordon hook command for',
+    'that agent (and Codex trust entries holding their hashes) are removed, with the containers they leave empty. A symbolic link is never deleted.',
+  ].join('\n');
   static override examples = ['<%= config.bin %> <%= command.id %> --agent codex', '<%= config.bin %> <%= command.id %> --all --write'];
   static override flags = hookConfigFlags;
 

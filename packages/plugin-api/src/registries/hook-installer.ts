@@ -172,7 +172,7 @@ export interface TomlDocument {
 export interface ConfigFormats {
   /** JSON; `comments: true` accepts JSONC (Gemini's settings allow comments) and keeps them. */
   json(path: string, text: string | undefined, options?: { readonly comments?: boolean }): ConfigDocument;
-  /** YAML, comments kept (the `yaml` library's document model). */
+  /** YAML edited by splicing only the lines touched (comments, spacing, CRLF kept), each edit re-parsed and checked. */
   yaml(path: string, text: string | undefined): ConfigDocument;
   /** TOML, comments and layout kept. */
   toml(path: string, text: string | undefined): TomlDocument;
