@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, symlinkSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readMarkers, type Marker } from '../../../packages/host/src/telemetry/markers.js';
@@ -200,5 +201,46 @@ describe.each(CASES)('$name with cordon hooks installed by install-hooks --write
     // The after event carries the rewritten input; the pair still matches (Gemini: re-keyed on it).
     expect(end.call_key).toBe(start.call_key);
     expect(end.exit_status).toBe('ok');
+  }, 180_000);
+});
+
+// Issue 11 item 1: CODEX_HOME a symlink into a dotfiles folder and codex not on PATH at install
+// time. Codex canonicalises CODEX_HOME, so the trust keys must name the real folder; the old
+// keys (the link's path) left every hook untrusted and none ran.
+describe('codex with CODEX_HOME a symlink to a dotfiles folder', () => {
+  it('hooks installed without codex on PATH run; a reinstall with codex on PATH leaves exactly four trust entries; uninstall leaves none', async () => {
+    const sandbox = held.sandbox(makeSandbox('cordon-e2e-codex-home-link-'));
+    const workdir = sandbox.dir('work');
+    const server = held.server(await FakeOpenAIResponses.start({ steps: [step.shell('echo via-linked-codex-home'), step.text('All done.')], workdir }));
+    linkPluginRoots(sandbox.dataDir, [{ name: '@cordon/codex', root: join(REPO_ROOT, 'plugins', 'codex') }]);
+    const home = sandbox.dir('home');
+    const session = codexSession({ origin: server.origin, home, workdir, env: { ...sandbox.env, CORDON_SAMPLER: 'off' } });
+    // Move the Codex home into "dotfiles" and leave a link where CODEX_HOME points.
+    const real = join(home, 'dotfiles', 'codex');
+    mkdirSync(join(home, 'dotfiles'));
+    renameSync(join(home, '.codex'), real);
+    symlinkSync(real, join(home, '.codex'));
+    const withoutCodex = { ...session.env, PATH: (session.env.PATH ?? '').split(delimiter).filter((dir) => !existsSync(join(dir, 'codex'))).join(delimiter) };
+
+    const install = await runCordon(['install-hooks', '--agent', 'codex', '--write'], { env: withoutCodex, cwd: workdir });
+    expect(install.exitCode, install.stderr + install.stdout).toBe(0);
+    expect(install.stdout).toContain('warning: codex: trust NOT confirmed');
+    expect(lstatSync(join(home, '.codex')).isSymbolicLink()).toBe(true);
+    const keys = () => Object.keys((parseToml(readFileSync(join(real, 'config.toml'), 'utf8')) as any).hooks?.state ?? {});
+    expect(keys().every((k) => k.startsWith(`${realpathSync(real)}/hooks.json:`))).toBe(true);
+
+    const run = await session.run();
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    const { markers } = allMarkers(sandbox.dataDir);
+    expect(markers.map((m) => m.event).sort()).toEqual(['session_end', 'session_start', 'tool_end', 'tool_start']);
+
+    const again = await runCordon(['install-hooks', '--agent', 'codex', '--write', '--json'], { env: session.env, cwd: workdir });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).agents[0].warnings).toEqual([]);
+    expect(keys()).toHaveLength(4);
+    const un = await runCordon(['uninstall-hooks', '--agent', 'codex', '--write'], { env: session.env, cwd: workdir });
+    expect(un.exitCode, un.stderr).toBe(0);
+    expect(keys()).toHaveLength(0);
+    expect(lstatSync(join(home, '.codex')).isSymbolicLink()).toBe(true);
   }, 180_000);
 });

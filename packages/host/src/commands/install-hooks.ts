@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
-import { printHooksReport } from '../install-hooks/print.js';
+import { hooksWarnings, printHooksReport } from '../install-hooks/print.js';
 import { runInstallHooks, type InstallHooksReport } from '../install-hooks/run.js';
 
 /** Flags shared by install-hooks and uninstall-hooks. */
@@ -20,7 +20,9 @@ export default class InstallHooks extends CordonCommand {
     'Claude Code settings.json (PreToolUse, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd), Codex hooks.json plus the',
     'trust entries in the user config.toml, Gemini CLI settings.json, Cursor hooks.json, Hermes config.yaml.',
     'A dry run by default: prints a diff of every file it would change; --write applies. Running it twice changes nothing.',
-    'A config file that does not parse is refused and left untouched.',
+    'A config file that does not parse is refused and left untouched. A config that is a symbolic link stays one (its target is edited).',
+    'Every file of every agent is written, or none: a failed write puts back what this run wrote (exit 2, CORDON_HOOKS_WRITE_FAILED).',
+    'Codex trust that no codex binary could confirm ends the output with a warning.',
   ].join('\n');
   static override examples = [
     '<%= config.bin %> <%= command.id %> --agent claude-code',
@@ -46,6 +48,8 @@ export default class InstallHooks extends CordonCommand {
       executable: flags.command,
     });
     if (!this.jsonEnabled()) printHooksReport(result, (line) => this.log(line));
+    // --json keeps stdout for the document; the warnings still reach a person on stderr.
+    else for (const warning of hooksWarnings(result)) process.stderr.write(`${warning}\n`);
     return result;
   }
 }

@@ -36,6 +36,13 @@ export const ERROR_CODES = Object.freeze({
   CONFIG_UNPARSEABLE: 'CORDON_CONFIG_UNPARSEABLE',
   /** An agent config file cannot be edited safely (a form cordon does not rewrite, a command path the agent would split). Exit 2. */
   CONFIG_EDIT: 'CORDON_CONFIG_EDIT',
+  /**
+   * install-hooks / uninstall-hooks could not write one of the files of its plan (EACCES, a full
+   * disk). Every file already written in that run was put back; `details.written` and
+   * `details.notWritten` list what changed and what did not (both empty of changes when the
+   * roll-back worked). Exit 2.
+   */
+  HOOKS_WRITE_FAILED: 'CORDON_HOOKS_WRITE_FAILED',
   /** Something cordon did not expect; a bug. */
   INTERNAL: 'CORDON_INTERNAL',
 } as const);

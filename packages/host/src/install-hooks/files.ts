@@ -1,14 +1,24 @@
-import { accessSync, constants, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { writeFileAtomic, writeTarget } from '../io/atomic-write.js';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import type { ConfigChange } from '@cordon/plugin-api';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { writeFileAtomic, writeTarget } from '../io/atomic-write.js';
+import { readRegularFileIfExists, UnsafeReadError } from '../io/safe-read.js';
 
-/** Reads a file as UTF-8; `undefined` when it does not exist (other errors propagate). */
+/** Largest agent config install-hooks reads (bytes): configs are a few KiB; a bigger one is not a config. */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads a config file as UTF-8; `undefined` when it does not exist. A symbolic link is followed
+ * (a dotfiles link is the normal case), but only a regular file of at most
+ * {@link MAX_CONFIG_BYTES} is read, without blocking (a project can ship a FIFO or a link to
+ * `/dev/zero` under `.claude/settings.json`): anything else is refused with `CORDON_CONFIG_EDIT`
+ * naming the path, and nothing is written.
+ */
 export function readText(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readRegularFileIfExists(path, { maxBytes: MAX_CONFIG_BYTES, links: 'always' })?.toString('utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (error instanceof UnsafeReadError) throw new CordonError(ERROR_CODES.CONFIG_EDIT, `${error.message}; refusing to edit it, nothing was written`, { details: { path, reason: error.reason } });
     throw error;
   }
 }
@@ -17,6 +27,15 @@ export function readText(path: string): string | undefined {
 export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** True when `path` itself is a symbolic link. */
+export function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
   } catch {
     return false;
   }
@@ -38,18 +57,33 @@ export function whichIn(name: string, pathVar: string | undefined): string | und
 }
 
 /**
- * Applies one change: writes the new text atomically through {@link writeFileAtomic} (an agent
- * reading the file concurrently sees the old or the new version, never half). A config that is a
- * symbolic link (a dotfiles repository) keeps its link; the file it points at is written, with
- * the temp file beside that target. An existing file keeps its mode; a new one is 0600 (agents'
- * configs can hold keys). `after === undefined` deletes the file.
+ * Puts `text` at `path` (`undefined` deletes it), atomically through {@link writeFileAtomic}: an
+ * agent reading the file concurrently sees the old or the new version, never half. A config that
+ * is a symbolic link (a dotfiles repository; absolute, relative or chained) keeps its link: the
+ * file it points at is written, with the temp file beside that target, and a link is never
+ * deleted (the caller decides deletion; see run.ts). An existing file keeps its mode; a new one
+ * is 0600 (agents' configs can hold keys).
  */
-export function applyChange(change: ConfigChange): void {
-  if (change.after === undefined) {
-    rmSync(change.path, { force: true });
+export function putText(path: string, text: string | undefined): void {
+  if (text === undefined) {
+    rmSync(path, { force: true });
     return;
   }
-  const target = writeTarget(change.path);
-  mkdirSync(dirname(target), { recursive: true });
-  writeFileAtomic(target, change.after);
+  const target = writeTarget(path);
+  makeParents(dirname(target));
+  writeFileAtomic(target, text);
+}
+
+/**
+ * Creates `dir` and its missing parents one level at a time. Not `mkdirSync(…, {recursive})`:
+ * on a path it can never create (a dangling link into `/proc`) Node's recursive mkdir retries
+ * forever; here the first failing level throws.
+ */
+function makeParents(dir: string): void {
+  const missing: string[] = [];
+  for (let current = dir; !existsSync(current); current = dirname(current)) {
+    missing.push(current);
+    if (dirname(current) === current) break;
+  }
+  for (const level of missing.reverse()) mkdirSync(level);
 }

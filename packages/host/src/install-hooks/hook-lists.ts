@@ -1,4 +1,4 @@
-import type { ConfigDocument, HookListEditor, HookListLayout } from '@cordon/plugin-api';
+import type { ConfigDocument, HookListEditor, HookListLayout, RemoveCommandsOptions } from '@cordon/plugin-api';
 
 type Fields = Record<string, unknown>;
 
@@ -16,31 +16,64 @@ function handlersOf(entry: unknown, layout: HookListLayout): unknown[] {
 }
 
 /**
- * See {@link HookListEditor.removeCommands}. Works back to front through each event's list, so
- * the positions still to visit stay valid while later entries go; `doc.value` is re-read after
- * the removals because the editors return a fresh value after every edit.
+ * True when an entry's matcher lets every tool (and every session source) through: absent, `""`
+ * or `"*"` — the agents agree on these (research hook-dialects.md §1.1, §2.1, §3.1, §5).
  */
-function removeCommands(doc: ConfigDocument, options: { readonly layout: HookListLayout; readonly isOurs: (command: unknown) => boolean; readonly keep?: string }): Set<string> {
-  const { layout, isOurs, keep } = options;
+export function coversEverything(entry: unknown): boolean {
+  const matcher = (entry as { matcher?: unknown } | null)?.matcher;
+  return matcher === undefined || matcher === null || matcher === '' || matcher === '*';
+}
+
+/** Where a handler sits, in words: `PreToolUse entry 2 (matcher "Bash")`. */
+function where(event: string, entry: unknown, index: number): string {
+  const matcher = (entry as { matcher?: unknown } | null)?.matcher;
+  return `${event} entry ${index + 1}${matcher === undefined || matcher === null ? '' : ` (matcher ${JSON.stringify(matcher)})`}`;
+}
+
+/**
+ * See {@link HookListEditor.removeCommands}. First finds, per event, the handler to keep (the
+ * first covering copy of `keep`), then works back to front through each event's list, so the
+ * positions still to visit stay valid while later entries go; `doc.value` is re-read after the
+ * removals because the editors return a fresh value after every edit.
+ */
+function removeCommands(doc: ConfigDocument, options: RemoveCommandsOptions): Set<string> {
+  const { layout, isOurs, keep, removed } = options;
   const kept = new Set<string>();
   const hooks = hooksOf(doc.value);
   if (!hooks) return kept;
   for (const [event, entries] of Object.entries(hooks)) {
     if (!Array.isArray(entries)) continue;
+    let keepAt: [number, number] | undefined;
+    if (keep !== undefined) {
+      for (let e = 0; e < entries.length && !keepAt; e++) {
+        if (!coversEverything(entries[e])) continue;
+        const h = handlersOf(entries[e], layout).findIndex((x) => (x as { command?: unknown } | null)?.command === keep);
+        if (h >= 0) keepAt = [e, h];
+      }
+    }
+    if (keepAt) kept.add(event);
     for (let e = entries.length - 1; e >= 0; e--) {
       const handlers = handlersOf(entries[e], layout);
       let remaining = handlers.length;
       for (let h = handlers.length - 1; h >= 0; h--) {
         const command = (handlers[h] as { command?: unknown } | null)?.command;
         if (!isOurs(command)) continue;
-        if (keep !== undefined && command === keep && !kept.has(event)) {
-          kept.add(event);
-          continue;
-        }
+        if (keepAt && keepAt[0] === e && keepAt[1] === h) continue;
         // A group whose last handler goes goes with it.
         if (layout === 'flat' || remaining === 1) doc.remove(['hooks', event, e]);
         else doc.remove(['hooks', event, e, 'hooks', h]);
         remaining--;
+        if (removed) {
+          const why =
+            keep === undefined
+              ? 'cordon handler'
+              : command !== keep
+                ? `cordon handler with another command (${String(command)})`
+                : coversEverything(entries[e])
+                  ? 'duplicate cordon handler'
+                  : 'cordon handler limited to some tools (cordon needs every tool; its own entry covers them)';
+          removed.push(`${where(event, entries[e], e)}: removed ${why}`);
+        }
       }
     }
     const list = hooksOf(doc.value)?.[event];
@@ -52,5 +85,11 @@ function removeCommands(doc: ConfigDocument, options: { readonly layout: HookLis
   return kept;
 }
 
+/** See {@link HookListEditor.summary}. */
+function summary(added: readonly string[], removed: readonly string[]): string {
+  const parts = [...(added.length ? [`add cordon to ${added.join(', ')}`] : []), ...(removed.length ? [`removed: ${removed.join('; ')}`] : [])];
+  return parts.join('; ') || 'rewrite the cordon entries';
+}
+
 /** The `hooks` map editor lent to hook installers (`InstallContext.hookLists`). */
-export const hookLists: HookListEditor = Object.freeze({ removeCommands });
+export const hookLists: HookListEditor = Object.freeze({ removeCommands, summary });

@@ -1,6 +1,9 @@
 import type { InstallHooksReport } from './run.js';
 
-/** Human output of install-hooks / uninstall-hooks: per agent, each file's summary and diff, then notes. */
+/**
+ * Human output of install-hooks / uninstall-hooks: per agent, each file's summary and diff, then
+ * notes; then every warning (`warning: <agent>: …`) last, where it is seen.
+ */
 export function printHooksReport(report: InstallHooksReport, line: (text: string) => void): void {
   if (report.agents.length === 0) line(report.mode === 'install' ? 'no agent found to configure' : 'no agent found to clean up');
   for (const agent of report.agents) {
@@ -18,4 +21,12 @@ export function printHooksReport(report: InstallHooksReport, line: (text: string
     for (const note of agent.notes) line(`note: ${note}`);
   }
   if (!report.write && report.agents.some((a) => a.changes.length > 0)) line('dry run: nothing was written; pass --write to apply');
+  for (const agent of report.agents) {
+    for (const warning of agent.warnings) line(`warning: ${agent.agent}: ${warning}`);
+  }
+}
+
+/** The warnings of a report as lines (`--json` prints them on stderr, so a script sees them too). */
+export function hooksWarnings(report: InstallHooksReport): string[] {
+  return report.agents.flatMap((a) => a.warnings.map((w) => `warning: ${a.agent}: ${w}`));
 }

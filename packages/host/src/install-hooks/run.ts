@@ -1,11 +1,12 @@
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
-import type { HookInstaller, HookScope, InstallContext, InstallPlan } from '@cordon/plugin-api';
+import { join, resolve } from 'node:path';
+import type { ConfigChange, HookInstaller, HookScope, InstallContext, InstallPlan } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
 import { CordonError, ERROR_CODES, wrapPluginError, type ErrorCode } from '../errors/index.js';
 import { hookCommand } from './command.js';
 import { changeDiff } from './diff.js';
-import { applyChange, isDirectory, readText, whichIn } from './files.js';
+import { isDirectory, isLink, putText, readText, whichIn } from './files.js';
+import { readInstallRecord, recordInstallWrite, untouchedSince, writeInstallRecord, type InstallRecord } from './record.js';
 import { configFormats } from './formats/index.js';
 import { hookLists } from './hook-lists.js';
 
@@ -34,6 +35,8 @@ export interface AgentHooksReport {
   /** The changes (written, or what `--write` would write), each with its unified diff. */
   readonly changes: ReadonlyArray<{ readonly path: string; readonly summary: string; readonly diff: string; readonly created: boolean; readonly deleted: boolean }>;
   readonly notes: readonly string[];
+  /** What may keep the agent from running the hooks and needs the user (Codex trust cordon could not confirm). */
+  readonly warnings: readonly string[];
   /** Set when the agent has no hooks at this scope: why (and what to use instead); nothing was planned. */
   readonly skipped?: string;
   /** True when the changes were applied. */
@@ -52,7 +55,7 @@ interface Planned {
   readonly agent: string;
   readonly installer: HookInstaller;
   readonly ctx: InstallContext;
-  readonly plan: InstallPlan;
+  plan: InstallPlan;
 }
 
 function contextFor(agent: string, options: InstallHooksOptions): InstallContext {
@@ -132,38 +135,135 @@ function report(agent: string, plan: InstallPlan, written: boolean): AgentHooksR
     agent,
     changes: plan.changes.map((c) => ({ path: c.path, summary: c.summary, diff: changeDiff(c), created: c.before === undefined, deleted: c.after === undefined })),
     notes: [...plan.notes],
+    warnings: [...(plan.warnings ?? [])],
     ...(plan.skipped !== undefined ? { skipped: plan.skipped } : {}),
     written,
   };
 }
 
 /**
- * `cordon install-hooks` / `uninstall-hooks` as a library call: plans every agent, and with
- * `write` applies the changes, then lets each installer verify the result with the agent
- * (Codex: `codex app-server` `hooks/list`) and applies its corrections. A dry run returns the
- * diffs it would write.
+ * An uninstall plan made exact with the install record (see record.ts): a file install created
+ * and nobody has written since is deleted; a file that existed before install and still holds
+ * just what cordon wrote gets its original bytes back (when installing onto those bytes gives
+ * exactly the current file, and they hold no cordon hook of an older install); any
+ * other file keeps the installer's surgical removal and is never deleted. A symbolic link is
+ * never deleted: its target gets the text instead.
+ */
+async function exactUninstall(entry: Planned, record: InstallRecord): Promise<InstallPlan> {
+  const { plan, installer, ctx, agent } = entry;
+  const originals = new Map<string, string | undefined>();
+  for (const change of plan.changes) {
+    const r = record[change.path];
+    if (untouchedSince(r, change.before) && r.agent === agent) originals.set(change.path, r.original ?? undefined);
+  }
+  if (originals.size === 0) return plan;
+  // An original is given back only when installing onto it gives exactly what is on disk now
+  // (so the difference is cordon's alone) and an uninstall planned on it finds nothing of
+  // cordon's (an older install's entries must not come back). `accept`: a recorded allowlist
+  // (Hermes) was written by an install run with --accept.
+  const onOriginals = { ...ctx, accept: true, readFile: (path: string) => (originals.has(path) ? originals.get(path) : ctx.readFile(path)) };
+  let installed: InstallPlan;
+  let uninstalled: InstallPlan;
+  try {
+    installed = await installer.install(onOriginals);
+    uninstalled = await installer.uninstall(onOriginals);
+  } catch {
+    return plan;
+  }
+  const reproduced = new Set(installed.changes.filter((c) => plan.changes.some((p) => p.path === c.path && p.before === c.after)).map((c) => c.path));
+  const holdsCordon = new Set(uninstalled.changes.filter((c) => (c.cordonRemoved ?? 0) > 0).map((c) => c.path));
+  const dirty = new Set([...originals.keys()].filter((path) => !reproduced.has(path) || holdsCordon.has(path)));
+  const changes: ConfigChange[] = plan.changes.map((change) => {
+    if (!originals.has(change.path) || dirty.has(change.path)) return change;
+    const original = originals.get(change.path);
+    if (original === undefined) return isLink(change.path) ? change : { ...change, after: undefined, summary: `${change.summary}; delete the file (install-hooks created it and nothing else has written to it since)` };
+    return { ...change, after: original, summary: `${change.summary}; the file gets back the exact bytes it had before install-hooks` };
+  });
+  return { ...plan, changes };
+}
+
+/** One write of a run, with what to put back if a later write fails. */
+interface Written {
+  readonly path: string;
+  readonly before: string | undefined;
+}
+
+/**
+ * Puts back every file a failed run wrote (newest first) and throws `CORDON_HOOKS_WRITE_FAILED`
+ * naming what failed (`what`; `failed` is the path or the agent), what was put back and anything
+ * that could not be.
+ */
+function rollBack(journal: Written[], failed: string, error: unknown, what = `could not write ${failed}`): never {
+  const restored: string[] = [];
+  const stuck: string[] = [];
+  for (const w of [...journal].reverse()) {
+    try {
+      putText(w.path, w.before);
+      restored.push(w.path);
+    } catch (again) {
+      stuck.push(`${w.path} (${(again as Error).message})`);
+    }
+  }
+  const reason = (error as Error).message ?? String(error);
+  const tail = stuck.length
+    ? `; these files stay changed and could not be put back: ${stuck.join(', ')}${restored.length ? `; put back as they were: ${restored.join(', ')}` : ''}`
+    : restored.length
+      ? `; every file written before it was put back as it was (${restored.join(', ')}), so nothing changed`
+      : '; nothing had been written, so nothing changed';
+  throw new CordonError(ERROR_CODES.HOOKS_WRITE_FAILED, `${what}: ${reason}${tail}`, {
+    cause: error,
+    details: { failed, written: stuck.map((s) => s.split(' (')[0]), notWritten: [failed, ...restored] },
+  });
+}
+
+/**
+ * `cordon install-hooks` / `uninstall-hooks` as a library call: plans every agent (an uninstall
+ * made exact with the install record), and with `write` applies every change of every agent,
+ * then lets each installer verify the result with the agent (Codex: `codex app-server`
+ * `hooks/list`) and applies its corrections. All or nothing: when any write fails, every file
+ * this run wrote is put back and `CORDON_HOOKS_WRITE_FAILED` (exit 2) says what happened. A dry
+ * run returns the diffs it would write.
  */
 export async function runInstallHooks(host: CordonHost, options: InstallHooksOptions): Promise<InstallHooksReport> {
   const planned = await planHooks(host, options);
-  const agents: AgentHooksReport[] = [];
-  for (const { agent, installer, ctx, plan } of planned) {
-    if (!options.write) {
-      agents.push(report(agent, plan, false));
-      continue;
+  const dataDir = host.paths.dataDir;
+  const record = readInstallRecord(dataDir);
+  if (options.mode === 'uninstall') for (const p of planned) p.plan = await exactUninstall(p, record);
+  if (!options.write) return { mode: options.mode, scope: options.scope, write: false, agents: planned.map((p) => report(p.agent, p.plan, false)) };
+
+  const journal: Written[] = [];
+  const apply = (agent: string, change: ConfigChange): void => {
+    try {
+      putText(change.path, change.after);
+    } catch (error) {
+      rollBack(journal, change.path, error);
     }
-    for (const change of plan.changes) applyChange(change);
-    let merged: InstallPlan = plan;
-    if (options.mode === 'install' && installer.verify) {
+    journal.push({ path: change.path, before: change.before });
+    if (options.mode === 'uninstall') delete record[change.path];
+    else record[change.path] = recordInstallWrite(record[change.path], agent, change.before, change.after!);
+  };
+  for (const { agent, plan } of planned) for (const change of plan.changes) apply(agent, change);
+  const merged = new Map<string, InstallPlan>();
+  for (const p of planned) {
+    let plan = p.plan;
+    if (options.mode === 'install' && p.installer.verify && !p.plan.skipped) {
       let fix: InstallPlan;
       try {
-        fix = await installer.verify(ctx, plan);
+        fix = await p.installer.verify(p.ctx, p.plan);
       } catch (error) {
-        throw installerError(agent, error);
+        rollBack(journal, p.agent, installerError(p.agent, error), `checking ${p.agent}'s installed hooks failed`);
       }
-      for (const change of fix.changes) applyChange(change);
-      merged = { changes: [...plan.changes, ...fix.changes], notes: [...plan.notes, ...fix.notes] };
+      for (const change of fix.changes) apply(p.agent, change);
+      plan = { changes: [...plan.changes, ...fix.changes], notes: [...plan.notes, ...fix.notes], warnings: [...(plan.warnings ?? []), ...(fix.warnings ?? [])] };
     }
-    agents.push(report(agent, merged, true));
+    merged.set(p.agent, plan);
   }
-  return { mode: options.mode, scope: options.scope, write: options.write === true, agents };
+  if (journal.length > 0) {
+    try {
+      writeInstallRecord(dataDir, record);
+    } catch (error) {
+      rollBack(journal, join(dataDir, 'install-hooks.json'), error);
+    }
+  }
+  return { mode: options.mode, scope: options.scope, write: true, agents: planned.map((p) => report(p.agent, merged.get(p.agent)!, true)) };
 }

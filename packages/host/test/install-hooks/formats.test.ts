@@ -83,6 +83,85 @@ describe('yaml editor', () => {
     expect(doc.toString()).toBe(text);
   });
 
+  // Issue 11 item 7: only cordon's lines change; spacing before comments, CRLF, blank lines stay.
+  it('touches only its own lines: "x   # c" keeps its spaces, CRLF stays CRLF, no blank line is added', () => {
+    const user = 'model: x   # c\r\nhooks:\r\n  pre_tool_call:\r\n    - command: ~/guard.sh    # mine\r\n\r\nother:   1\r\n';
+    const doc = yamlDocument('/c.yaml', user);
+    doc.append(['hooks', 'pre_tool_call'], { command: 'cordon hook --agent hermes', timeout: 30 });
+    doc.append(['hooks', 'post_tool_call'], { command: 'cordon hook --agent hermes', timeout: 30 });
+    expect(doc.toString()).toBe(
+      'model: x   # c\r\nhooks:\r\n  pre_tool_call:\r\n    - command: ~/guard.sh    # mine\r\n    - command: cordon hook --agent hermes\r\n      timeout: 30\r\n  post_tool_call:\r\n    - command: cordon hook --agent hermes\r\n      timeout: 30\r\n\r\nother:   1\r\n',
+    );
+    doc.remove(['hooks', 'post_tool_call', 0]);
+    doc.remove(['hooks', 'post_tool_call']);
+    doc.remove(['hooks', 'pre_tool_call', 1]);
+    expect(doc.toString()).toBe(user);
+  });
+
+  it('an empty flow map or list (`hooks: {}`, `event: []`) becomes a block in place; a file without a final newline gets none added', () => {
+    const doc = yamlDocument('/c.yaml', 'a: 1 # one\nhooks: {}\nz: 2');
+    doc.append(['hooks', 'pre_tool_call'], { command: 'c' });
+    expect(doc.toString()).toBe('a: 1 # one\nhooks:\n  pre_tool_call:\n    - command: c\nz: 2');
+    const list = yamlDocument('/c.yaml', 'hooks:\n  pre_tool_call: []   # none yet\n');
+    list.append(['hooks', 'pre_tool_call'], { command: 'c' });
+    expect(list.value).toEqual({ hooks: { pre_tool_call: [{ command: 'c' }] } });
+    expect(list.toString()).toContain('# none yet');
+    const end = yamlDocument('/c.yaml', 'a: 1');
+    end.append(['hooks', 'x'], { command: 'c' });
+    expect(end.toString()).toBe('a: 1\nhooks:\n  x:\n    - command: c\n');
+    const empty = yamlDocument('/c.yaml', undefined);
+    empty.append(['hooks', 'x'], { command: 'c' });
+    expect(empty.toString()).toBe('hooks:\n  x:\n    - command: c\n');
+  });
+
+  it('appending cordon entries to any user config and removing them again gives back the same bytes (property)', () => {
+    const word = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/);
+    const comment = fc.option(fc.stringMatching(/^ {1,4}# [a-z ]{0,10}$/), { nil: '' });
+    const config = fc.record({
+      eol: fc.constantFrom('\n', '\r\n'),
+      top: fc.uniqueArray(word, { maxLength: 3 }),
+      events: fc.uniqueArray(word, { maxLength: 3 }),
+      userHooks: fc.array(fc.tuple(word, comment), { maxLength: 3 }),
+      blank: fc.boolean(),
+      comment,
+    });
+    fc.assert(
+      fc.property(config, fc.uniqueArray(word, { minLength: 1, maxLength: 4 }), (c, ours) => {
+        const lines = c.top.filter((k) => k !== 'hooks').map((k) => `${k}: v${c.comment}`);
+        const events = c.events;
+        if (events.length) {
+          lines.push(`hooks:${c.comment}`);
+          for (const e of events) {
+            lines.push(`  ${e}:`);
+            for (const [cmd, note] of c.userHooks) lines.push(`    - command: ${cmd}${note}`);
+            if (c.userHooks.length === 0) lines[lines.length - 1] += ' []';
+          }
+        }
+        if (c.blank) lines.push('');
+        lines.push(`tail: 1${c.comment}`);
+        const text = lines.join(c.eol) + c.eol;
+        const doc = yamlDocument('/c.yaml', text);
+        const before = doc.value as any;
+        for (const e of ours) doc.append(['hooks', e], { command: 'cordon hook --agent hermes', timeout: 30 });
+        const after = doc.toString();
+        if (c.eol === '\r\n') expect(after.replace(/\r\n/g, '')).not.toContain('\n');
+        else expect(after).not.toContain('\r');
+        for (const e of ours) expect((doc.value as any).hooks[e].at(-1)).toEqual({ command: 'cordon hook --agent hermes', timeout: 30 });
+        // Everything that was there is still there, unchanged.
+        for (const line of lines) if (!/^(hooks:|  \S+: \[\])/.test(line)) expect(after).toContain(line);
+        for (const e of [...ours].reverse()) {
+          const list = (doc.value as any).hooks[e] as unknown[];
+          doc.remove(['hooks', e, list.length - 1]);
+          if (list.length === 1 && !(before.hooks && e in before.hooks)) doc.remove(['hooks', e]);
+        }
+        if (!before.hooks) doc.remove(['hooks']);
+        expect(doc.value).toEqual(before);
+        if (c.userHooks.length > 0 || events.length === 0) expect(doc.toString()).toBe(text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('refuses broken YAML and non-mapping roots', () => {
     expect(code(() => yamlDocument('/c.yaml', 'a: [1\nb: :'))).toBe('CORDON_CONFIG_UNPARSEABLE');
     expect(code(() => yamlDocument('/c.yaml', '- 1\n- 2\n'))).toBe('CORDON_CONFIG_UNPARSEABLE');

@@ -62,9 +62,11 @@ describe('flat lists (Cursor, Hermes)', () => {
     expect(doc.value).toEqual({ hooks: { pre_tool_call: [{ command: 'echo user' }] } });
   });
 
-  it('keeps the last of several current handlers of one event', () => {
+  it('keeps the first of several current handlers of one event, and lists the removal', () => {
     const doc = jsonDocument('/h.json', JSON.stringify({ version: 1, hooks: { stop: [{ command: OURS, timeout: 1 }, { command: OURS, timeout: 2 }] } }));
-    hookLists.removeCommands(doc, { layout: 'flat', isOurs, keep: OURS });
-    expect(doc.value).toEqual({ version: 1, hooks: { stop: [{ command: OURS, timeout: 2 }] } });
+    const removed: string[] = [];
+    hookLists.removeCommands(doc, { layout: 'flat', isOurs, keep: OURS, removed });
+    expect(doc.value).toEqual({ version: 1, hooks: { stop: [{ command: OURS, timeout: 1 }] } });
+    expect(removed).toEqual(['stop entry 2: removed duplicate cordon handler']);
   });
 });

@@ -1,13 +1,15 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { CORDON_BIN, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { cordonJson, HOOK_AGENTS as AGENTS, hooksSandbox, writeFiles } from './support.js';
 import { requireAgent } from '../../../../test/support/agents.js';
 import { listHooks } from '../../../../plugins/codex/src/dialect/app-server.js';
 import { trustHash } from '../../../../plugins/codex/src/dialect/trust.js';
+import { UNCONFIRMED } from '../../../../plugins/codex/src/dialect/install.js';
 
 // `cordon install-hooks` / `uninstall-hooks` through the built CLI on realistic existing configs
 // (comments, the user's own hooks, unrelated settings): dry runs, writes, idempotence, refusal of
@@ -18,7 +20,6 @@ let env: NodeJS.ProcessEnv;
 let home: string;
 let project: string;
 
-const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor', 'hermes'] as const;
 const COMMAND = (agent: string) => `${process.execPath} ${CORDON_BIN} hook --agent ${agent}`;
 
 /** The user's existing configs, one per agent (user scope), with comments where the format has them. */
@@ -45,33 +46,13 @@ function userFiles(): Record<string, string> {
   };
 }
 
-function write(files: Record<string, string>, root = home): void {
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-}
-
+const write = (files: Record<string, string>, root = home): void => writeFiles(root, files);
 const read = (path: string, root = home): string => readFileSync(join(root, path), 'utf8');
+const cordon = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => cordonJson(args, { ...env, ...extraEnv }, project);
 
-async function cordon(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  const r = await runCordon([...args, '--json'], { env: { ...env, ...extraEnv }, cwd: project });
-  let json: any;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { ...r, json };
-}
-
+// No agent on PATH unless a test puts one there: --all must rely on config homes then.
 beforeEach(() => {
-  sandbox = makeSandbox('cordon-install-hooks-');
-  home = sandbox.home;
-  project = sandbox.dir('project');
-  linkPlugins(sandbox.dataDir, [...AGENTS]);
-  // No agent on PATH unless a test puts one there: --all must rely on config homes then.
-  env = { ...sandbox.env, PATH: dirname(process.execPath) + delimiter + '/usr/bin:/bin' };
+  ({ sandbox, home, project, env } = hooksSandbox('cordon-install-hooks-'));
 });
 afterEach(() => sandbox.cleanup());
 
@@ -93,7 +74,11 @@ describe('install-hooks on the user configs of all five agents', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     for (const agent of r.json.agents) for (const note of agent.notes) expect(note, agent.agent).not.toMatch(/research|§|\.md\b/);
     const codex = r.json.agents.find((a: any) => a.agent === 'codex');
-    expect(codex.notes).toContain('codex is not on PATH, so cordon could not ask Codex to confirm that it trusts these hooks: if Codex does not run them or asks you to review them, put codex on PATH and run this command again with --write');
+    expect(codex.warnings).toEqual([UNCONFIRMED]);
+    expect(r.stderr).toContain(`warning: codex: ${UNCONFIRMED}`);
+    // In words, last, where it is seen.
+    const human = await runCordon(['install-hooks', '--agent', 'codex'], { env, cwd: project });
+    expect(human.stdout.trimEnd().split('\n').at(-1)).toBe(`warning: codex: ${UNCONFIRMED}`);
   });
 
   it('--write adds cordon with absolute command paths, keeps everything else, and a second run changes nothing', async () => {

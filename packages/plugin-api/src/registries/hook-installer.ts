@@ -56,17 +56,35 @@ export interface InstallContext {
  */
 export type HookListLayout = 'grouped' | 'flat';
 
+/** Options of {@link HookListEditor.removeCommands}. */
+export interface RemoveCommandsOptions {
+  readonly layout: HookListLayout;
+  readonly isOurs: (command: unknown) => boolean;
+  /** The current cordon command (an install); absent for an uninstall. */
+  readonly keep?: string;
+  /** Receives one line per handler removed, in words (event, position, matcher), for dry runs and summaries. */
+  readonly removed?: string[];
+}
+
 /** Edits of the `hooks` map every agent config keeps, the same for all installers. */
 export interface HookListEditor {
   /**
    * Removes from `doc`'s `hooks` map every handler whose `command` `isOurs` accepts, except, per
-   * event, the last one whose command equals `keep` (an install already in place stays where it
-   * is); then removes the groups and event lists that end up empty, and, without `keep` (an
-   * uninstall), an empty `hooks` map (with `keep`, an install appends to it next, so it stays in
-   * place). Values of another shape (a `hooks` that is not a map, an event that is not a list)
-   * are left as they are. Returns the events that still hold a handler with command `keep`.
+   * event, the first one whose command equals `keep` **and whose group (grouped) or entry (flat)
+   * covers every tool** (no matcher, `""` or `"*"`): a copy inside a narrower group (a user's
+   * `"Bash"` group) is removed instead, so after the install appends what is missing every event
+   * is covered for every tool. Then removes the groups and event lists that end up empty, and,
+   * without `keep` (an uninstall), an empty `hooks` map (with `keep`, an install appends to it
+   * next, so it stays in place). Values of another shape (a `hooks` that is not a map, an event
+   * that is not a list) are left as they are. Every removal is described in `removed`. Returns the
+   * events that still hold a covering handler with command `keep`.
    */
-  removeCommands(doc: ConfigDocument, options: { readonly layout: HookListLayout; readonly isOurs: (command: unknown) => boolean; readonly keep?: string }): Set<string>;
+  removeCommands(doc: ConfigDocument, options: RemoveCommandsOptions): Set<string>;
+  /**
+   * The one-line summary of an install's change to one file: the events cordon was added to,
+   * then every removal {@link removeCommands} described (`add cordon to PreToolUse; removed: …`).
+   */
+  summary(added: readonly string[], removed: readonly string[]): string;
 }
 
 /** The hook command in the forms agents need. */
@@ -91,6 +109,12 @@ export interface ConfigChange {
   readonly after: string | undefined;
   /** One line saying what changes, e.g. `add cordon to PreToolUse, PostToolUse`. */
   readonly summary: string;
+  /**
+   * Uninstall plans: how many of cordon's entries (handlers, trust entries, approvals) the change
+   * removes. The host gives a file back its pre-install bytes only when those hold none (0 when
+   * an uninstall planned on them), so an older install's entries never come back.
+   */
+  readonly cordonRemoved?: number;
 }
 
 /** What an installer proposes. */
@@ -98,6 +122,12 @@ export interface InstallPlan {
   readonly changes: readonly ConfigChange[];
   /** Lines for the user: steps the agent still needs (consent, trust), what was skipped and why. */
   readonly notes: readonly string[];
+  /**
+   * What may keep the agent from running the hooks and only the user can settle (Codex trust that
+   * no `codex` binary confirmed): printed as `warning:` lines at the end of the output and on
+   * stderr, and listed under `warnings` in `--json`.
+   */
+  readonly warnings?: readonly string[];
   /**
    * Set when the agent has no hooks at this scope at all (Hermes has no project-level hooks): why,
    * and what to do instead. The host reports the agent as skipped (never "already installed"),
@@ -142,7 +172,7 @@ export interface TomlDocument {
 export interface ConfigFormats {
   /** JSON; `comments: true` accepts JSONC (Gemini's settings allow comments) and keeps them. */
   json(path: string, text: string | undefined, options?: { readonly comments?: boolean }): ConfigDocument;
-  /** YAML, comments kept (the `yaml` library's document model). */
+  /** YAML edited by splicing only the lines touched (comments, spacing, CRLF kept), each edit re-parsed and checked. */
   yaml(path: string, text: string | undefined): ConfigDocument;
   /** TOML, comments and layout kept. */
   toml(path: string, text: string | undefined): TomlDocument;

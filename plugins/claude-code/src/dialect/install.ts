@@ -31,9 +31,9 @@ function claudeHome(ctx: InstallContext): string {
   return ctx.env.CLAUDE_CONFIG_DIR || join(ctx.home, '.claude');
 }
 
-function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[]): InstallPlan {
+function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[], cordonRemoved?: number): InstallPlan {
   if (before === after) return { changes: [], notes };
-  return { changes: [{ path, before, after, summary }], notes };
+  return { changes: [{ path, before, after, summary, ...(cordonRemoved !== undefined ? { cordonRemoved } : {}) }], notes };
 }
 
 /** Claude Code's settings.json writer. */
@@ -46,7 +46,8 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     const doc = ctx.formats.json(path, before);
     const command = ctx.command.shell;
-    const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command });
+    const removed: string[] = [];
+    const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command, removed });
     const added: string[] = [];
     for (const { event, matcher, timeout } of CLAUDE_EVENTS) {
       if (present.has(event)) continue;
@@ -55,7 +56,7 @@ export const installer: HookInstaller = {
     }
     const notes: string[] = [];
     if ((doc.value as { disableAllHooks?: unknown }).disableAllHooks === true) notes.push(`${path} sets "disableAllHooks": true, so Claude Code runs no hooks from it until that is removed`);
-    return plan(path, before, doc.toString(), `add cordon to ${added.join(', ') || 'nothing new'}`, notes);
+    return plan(path, before, doc.toString(), ctx.hookLists.summary(added, removed), notes);
   },
 
   uninstall(ctx) {
@@ -63,9 +64,9 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     if (before === undefined) return { changes: [], notes: [] };
     const doc = ctx.formats.json(path, before);
-    ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand });
-    // A settings file left empty (as install created it) goes away.
-    const empty = Object.keys(doc.value as object).length === 0;
-    return plan(path, before, empty ? undefined : doc.toString(), 'remove the cordon hooks', []);
+    const removed: string[] = [];
+    ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, removed });
+    // Whether the file goes (install created it) or gets its original bytes back is the host's call (its install record).
+    return plan(path, before, doc.toString(), ctx.hookLists.summary([], removed), [], removed.length);
   },
 };

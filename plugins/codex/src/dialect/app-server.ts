@@ -23,19 +23,30 @@ export function listHooks(codexBin: string, options: { env: Readonly<Record<stri
   return new Promise((resolvePromise, reject) => {
     const child = spawn(codexBin, ['app-server', '--listen', 'stdio://'], { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'ignore'] });
     let done = false;
+    let exited = false;
+    // Settles only once the server has exited: a killed server still writing into CODEX_HOME
+    // (its logs, its state database) must not outlive the install that started it.
+    const settle = (action: () => void): void => {
+      if (exited) action();
+      else child.once('close', action);
+    };
     const finish = (error: Error | undefined, hooks?: ListedHook[]): void => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       child.kill('SIGKILL');
-      if (error) reject(error);
-      else resolvePromise(hooks ?? []);
+      settle(() => (error ? reject(error) : resolvePromise(hooks ?? [])));
     };
     const timer = setTimeout(() => finish(new Error(`codex app-server did not answer hooks/list within ${options.timeoutMs ?? 20_000} ms`)), options.timeoutMs ?? 20_000);
     const send = (message: unknown): void => {
       child.stdin.write(JSON.stringify(message) + '\n');
     };
-    child.on('error', (error) => finish(error));
+    child.on('error', (error) => {
+      // A binary that could not start never emits close.
+      exited = true;
+      finish(error);
+    });
+    child.on('close', () => void (exited = true));
     child.on('exit', (code) => finish(new Error(`codex app-server exited (${code}) before answering hooks/list`)));
     child.stdin.on('error', () => undefined);
     createInterface({ input: child.stdout }).on('line', (line) => {

@@ -1,4 +1,5 @@
-import { join, resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { ConfigChange, ConfigDocument, HookInstaller, InstallContext, InstallPlan, TomlDocument } from '@cordon/plugin-api';
 import { listHooks } from './app-server.js';
 import { trustHash, trustKey } from './trust.js';
@@ -25,14 +26,63 @@ export function isCordonCommand(command: unknown): boolean {
   return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.c?js)['"]?\s+hook\s+--agent[\s=]['"]?codex['"]?\s*$/.test(command);
 }
 
-/** `$CODEX_HOME` (default `~/.codex`), absolute. */
+/** Error code the host knows (catalogue `BAD_INPUT`). */
+const BAD_INPUT = 'CORDON_BAD_INPUT';
+
+/**
+ * Codex's home exactly as Codex computes it, so trust keys built on it are the keys Codex looks
+ * up (codex-rs `utils/home-dir` `find_codex_home`, checked live against codex-cli 0.171.0): a
+ * non-empty `CODEX_HOME` must name an existing directory and is canonicalised — resolved against
+ * the current directory when relative (`~` is not expanded) and through every symbolic link;
+ * without it, `$HOME/.codex`, normalised but **not** resolved through links.
+ * @throws an error with code `CORDON_BAD_INPUT` when `CODEX_HOME` names nothing or not a
+ *   directory (Codex itself refuses to start then).
+ */
 export function codexHome(ctx: InstallContext): string {
-  return resolve(ctx.env.CODEX_HOME || join(ctx.home, '.codex'));
+  const value = ctx.env.CODEX_HOME;
+  if (!value) return resolve(ctx.home, '.codex');
+  const absolute = resolve(value);
+  if (!ctx.isDirectory(absolute)) {
+    const tilde = value.startsWith('~') ? ' (Codex does not expand "~" in CODEX_HOME: it reads it as a folder named "~" in the current directory)' : '';
+    throw Object.assign(new Error(`CODEX_HOME points to ${JSON.stringify(value)}, which is not an existing directory${tilde}; Codex refuses to start with it. Create it or set CODEX_HOME to an absolute path`), { code: BAD_INPUT });
+  }
+  return realpathSync(absolute);
 }
 
-/** hooks.json for the scope: `$CODEX_HOME/hooks.json` or `<project>/.codex/hooks.json`. */
+/**
+ * The project root as Codex sees it when it runs there: its working directory is the physical
+ * path (`getcwd`), so a project reached through a link is keyed by its real path.
+ */
+function codexProjectDir(ctx: InstallContext): string {
+  try {
+    return realpathSync(ctx.projectDir);
+  } catch {
+    return ctx.projectDir;
+  }
+}
+
+/** hooks.json for the scope: `$CODEX_HOME/hooks.json` or `<project>/.codex/hooks.json`, as the path Codex keys trust by. */
 export function codexHooksPath(ctx: InstallContext): string {
-  return ctx.scope === 'project' ? join(ctx.projectDir, '.codex', 'hooks.json') : join(codexHome(ctx), 'hooks.json');
+  return ctx.scope === 'project' ? join(codexProjectDir(ctx), '.codex', 'hooks.json') : join(codexHome(ctx), 'hooks.json');
+}
+
+/** The file `path` names, through every link (its directory's real path when the file is missing). */
+function realFile(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    try {
+      return join(realpathSync(dirname(path)), basename(path));
+    } catch {
+      return resolve(path);
+    }
+  }
+}
+
+/** The hooks file of a trust key (`<path>:<label>:<group>:<handler>`); `undefined` when the key has another shape. */
+export function keyFile(key: string): string | undefined {
+  const m = /^(.*):[a-z_]+:\d+:\d+$/.exec(key);
+  return m?.[1];
 }
 
 /** The user config.toml: the only layer that can hold hook trust (research §2.1). */
@@ -77,7 +127,8 @@ const stateOf = (toml: TomlDocument): Record<string, { trusted_hash?: unknown }>
  * own handlers follows them when removing cordon's shifted their positions; trust of removed
  * cordon handlers goes; every cordon handler in `after` gets its computed hash.
  */
-function retrust(toml: TomlDocument, path: string, before: Handler[], after: Handler[]): void {
+/** @returns how many of cordon's trust entries were removed. */
+function retrust(toml: TomlDocument, path: string, before: Handler[], after: Handler[], identities: Handler[]): number {
   const state = stateOf(toml);
   const moves: Array<{ from: string; to: string; hash: unknown }> = [];
   const removals = new Set<string>();
@@ -97,17 +148,41 @@ function retrust(toml: TomlDocument, path: string, before: Handler[], after: Han
     }
   }
   for (const m of moves) removals.add(m.from);
+  const current = new Map(after.filter((h) => h.cordon).map((h) => [trustKey(path, h.event, h.group, h.index), trustHash(h)]));
+  for (const key of staleKeys(state, path, [...before, ...after, ...identities])) if (current.get(key) !== state[key]?.trusted_hash) removals.add(key);
   for (const key of removals) toml.removeTable(['hooks', 'state', key], TRUST_COMMENT);
   for (const m of moves) if (typeof m.hash === 'string') toml.upsertTable(['hooks', 'state', m.to], { trusted_hash: m.hash });
+  const cordonRemoved = removals.size - moves.length;
   for (const h of after.filter((x) => x.cordon)) {
     const key = trustKey(path, h.event, h.group, h.index);
     const hash = trustHash(h);
     if (key && hash) toml.upsertTable(['hooks', 'state', key], { trusted_hash: hash }, TRUST_COMMENT);
   }
+  return cordonRemoved;
 }
 
-function change(path: string, before: string | undefined, after: string | undefined, summary: string): ConfigChange[] {
-  return before === after ? [] : [{ path, before, after, summary }];
+/**
+ * Every trust entry of this hooks file that holds the hash of one of cordon's handlers, under
+ * any spelling of the file's path (a symlinked or relative `CODEX_HOME`, an older install that
+ * did not resolve it: keys Codex never reads). A hash covers the command, so an entry of the
+ * user's own hooks never matches.
+ */
+function staleKeys(state: Record<string, { trusted_hash?: unknown }>, path: string, handlers: Handler[]): string[] {
+  const hashes = new Set(handlers.filter((h) => h.cordon).map((h) => trustHash(h)));
+  const real = realFile(path);
+  return Object.keys(state).filter((key) => {
+    const file = keyFile(key);
+    return file !== undefined && hashes.has(state[key]?.trusted_hash as string) && (file === path || realFile(file) === real);
+  });
+}
+
+/** The handlers cordon writes, as trust identities: their hashes mark cordon's entries even where hooks.json no longer holds them. */
+function identities(ctx: InstallContext): Handler[] {
+  return CODEX_EVENTS.map(({ event, matcher, timeout }) => ({ event, group: 0, index: 0, matcher, command: ctx.command.shell, timeout, cordon: true }));
+}
+
+function change(path: string, before: string | undefined, after: string | undefined, summary: string, cordonRemoved?: number): ConfigChange[] {
+  return before === after ? [] : [{ path, before, after, summary, ...(cordonRemoved !== undefined ? { cordonRemoved } : {}) }];
 }
 
 function notesFor(ctx: InstallContext, doc: ConfigDocument, config: TomlDocument): string[] {
@@ -123,10 +198,19 @@ function notesFor(ctx: InstallContext, doc: ConfigDocument, config: TomlDocument
   return notes;
 }
 
+/** The codex binary that can confirm trust: `CORDON_CODEX_BIN`, else `codex` on PATH. */
+function codexBin(ctx: InstallContext): string | undefined {
+  return ctx.env.CORDON_CODEX_BIN || ctx.which('codex');
+}
+
+/** The warning of an install whose trust entries no codex binary could confirm. */
+export const UNCONFIRMED =
+  'trust NOT confirmed: codex is not on PATH, so cordon could not ask Codex which trust entries it expects. The entries were computed by Codex\'s own rule, but if `codex` lists the cordon hooks as untrusted it runs none of them: put codex on PATH (or set CORDON_CODEX_BIN) and run install-hooks --write again';
+
 /** Codex's hooks.json + config.toml trust writer. */
 export const installer: HookInstaller = {
   // Installed when on PATH or its home exists; at project scope also when the project has a `.codex/`.
-  detect: (ctx) => ctx.which('codex') !== undefined || ctx.isDirectory(codexHome(ctx)) || (ctx.scope === 'project' && ctx.isDirectory(join(ctx.projectDir, '.codex'))),
+  detect: (ctx) => ctx.which('codex') !== undefined || ctx.isDirectory(ctx.env.CODEX_HOME || join(ctx.home, '.codex')) || (ctx.scope === 'project' && ctx.isDirectory(join(ctx.projectDir, '.codex'))),
 
   install(ctx): InstallPlan {
     const hooksPath = codexHooksPath(ctx);
@@ -138,20 +222,22 @@ export const installer: HookInstaller = {
     const command = ctx.command.shell;
     const before = handlers(doc.value);
     if (hooksBefore === undefined) doc.set(['description'], 'managed by cordon');
-    const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command });
+    const removed: string[] = [];
+    const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command, removed });
     const added: string[] = [];
     for (const { event, matcher, timeout } of CODEX_EVENTS) {
       if (present.has(event)) continue;
       doc.append(['hooks', event], { ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', command, timeout }] });
       added.push(event);
     }
-    retrust(config, hooksPath, before, handlers(doc.value));
+    retrust(config, hooksPath, before, handlers(doc.value), identities(ctx));
     const notes = notesFor(ctx, doc, config);
     // The hashes follow Codex's own rule (research hook-dialects.md §2.1); only a codex binary can confirm them.
-    if (!ctx.which('codex')) notes.push('codex is not on PATH, so cordon could not ask Codex to confirm that it trusts these hooks: if Codex does not run them or asks you to review them, put codex on PATH and run this command again with --write');
+    const warnings = codexBin(ctx) ? [] : [UNCONFIRMED];
     return {
-      changes: [...change(hooksPath, hooksBefore, doc.toString(), `add cordon to ${added.join(', ') || 'nothing new'}`), ...change(configPath, configBefore, config.toString(), 'trust the cordon hooks ([hooks.state] trusted_hash)')],
+      changes: [...change(hooksPath, hooksBefore, doc.toString(), ctx.hookLists.summary(added, removed)), ...change(configPath, configBefore, config.toString(), 'trust the cordon hooks ([hooks.state] trusted_hash)')],
       notes,
+      warnings,
     };
   },
 
@@ -159,39 +245,42 @@ export const installer: HookInstaller = {
     const hooksPath = codexHooksPath(ctx);
     const configPath = codexConfigPath(ctx);
     const hooksBefore = ctx.readFile(hooksPath);
-    if (hooksBefore === undefined) return { changes: [], notes: [] };
     const configBefore = ctx.readFile(configPath);
     const doc = ctx.formats.json(hooksPath, hooksBefore);
     const config = ctx.formats.toml(configPath, configBefore);
     const before = handlers(doc.value);
-    ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand });
-    retrust(config, hooksPath, before, handlers(doc.value));
-    // A hooks.json that install created and that now holds nothing but its description goes away.
-    const left = doc.value as Record<string, unknown>;
-    const empty = Object.keys(left).length === 0 || (Object.keys(left).length === 1 && left.description === 'managed by cordon');
-    // Likewise a config.toml that held only cordon's trust entries.
-    const configAfter = config.toString().trim() === '' && configBefore?.trim() ? undefined : config.toString();
+    const removed: string[] = [];
+    ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, removed });
+    // Trust entries go even when hooks.json is gone or no longer holds cordon (their hashes mark them).
+    const trustRemoved = retrust(config, hooksPath, before, handlers(doc.value), identities(ctx));
+    // Whether a file goes (install created it) or gets its original bytes back is the host's call (its install record).
     return {
-      changes: [...change(hooksPath, hooksBefore, empty ? undefined : doc.toString(), 'remove the cordon hooks'), ...change(configPath, configBefore, configAfter, 'remove the trust of the cordon hooks')],
+      changes: [
+        ...(hooksBefore === undefined ? [] : change(hooksPath, hooksBefore, doc.toString(), ctx.hookLists.summary([], removed), removed.length)),
+        ...(configBefore === undefined ? [] : change(configPath, configBefore, config.toString(), 'remove the trust entries of the cordon hooks', trustRemoved)),
+      ],
       notes: [],
     };
   },
 
   /**
-   * Asks the installed Codex (`codex app-server` → `hooks/list`) for the hash of every cordon
-   * hook it sees and rewrites any trust entry that differs, so a Codex that hashes differently
-   * from research §2.1 still runs the hooks. Without a `codex` on PATH it only says so.
+   * Asks the installed Codex (`codex app-server` → `hooks/list`) for the key and hash of every
+   * cordon hook it sees, writes exactly those trust entries and removes every other entry that
+   * holds a cordon hash for this hooks file (a key Codex never looks up), so the result is what
+   * Codex computes whatever path spelling led here. Anything it cannot confirm is a warning.
    */
   async verify(ctx): Promise<InstallPlan> {
-    const bin = ctx.env.CORDON_CODEX_BIN || ctx.which('codex');
-    if (!bin) return { changes: [], notes: [] };
+    const bin = codexBin(ctx);
+    if (!bin) return { changes: [], notes: [], warnings: [] };
+    const cwd = ctx.scope === 'project' ? codexProjectDir(ctx) : ctx.projectDir;
     let listed;
     try {
-      listed = await listHooks(bin, { env: ctx.env, cwd: ctx.projectDir });
+      listed = await listHooks(bin, { env: ctx.env, cwd });
     } catch (error) {
-      return { changes: [], notes: [`could not check the trust entries with codex app-server (${(error as Error).message}); they were computed`] };
+      return { changes: [], notes: [], warnings: [`could not check the trust entries with codex app-server (${(error as Error).message}); they were computed by Codex's rule but not confirmed, so Codex may skip the hooks: run install-hooks --write again once \`codex app-server\` works`] };
     }
-    const ours = listed.filter((h) => isCordonCommand(h.command) && typeof h.currentHash === 'string');
+    const hooksPath = codexHooksPath(ctx);
+    const ours = listed.filter((h) => isCordonCommand(h.command) && typeof h.currentHash === 'string' && (h.sourcePath === undefined || realFile(h.sourcePath) === realFile(hooksPath)));
     const configPath = codexConfigPath(ctx);
     const before = ctx.readFile(configPath);
     const config = ctx.formats.toml(configPath, before);
@@ -202,12 +291,20 @@ export const installer: HookInstaller = {
       config.upsertTable(['hooks', 'state', h.key], { trusted_hash: h.currentHash! }, TRUST_COMMENT);
       fixed.push(h.key);
     }
-    const notes =
-      ours.length === 0
-        ? [`codex app-server lists no cordon hook for ${ctx.projectDir}; Codex will not run them there (is the project trusted?)`]
-        : fixed.length
-          ? [`codex app-server hashed ${fixed.length} cordon hook(s) differently from cordon; their trust entries were rewritten from hooks/list: ${fixed.join(', ')}`]
-          : [`checked with codex app-server hooks/list: ${ours.length} cordon hook(s) listed, ${ours.filter((h) => h.trustStatus === 'trusted').length} trusted, every trust entry matches`];
-    return { changes: change(configPath, before, config.toString(), 'trust entries corrected from codex app-server hooks/list'), notes };
+    const listedKeys = new Set(ours.map((h) => h.key));
+    const hashes = new Set<unknown>([...ours.map((h) => h.currentHash), ...identities(ctx).map((h) => trustHash(h))]);
+    const real = realFile(hooksPath);
+    const stale = Object.keys(stateOf(config)).filter((key) => {
+      const file = keyFile(key);
+      return !listedKeys.has(key) && file !== undefined && hashes.has(stateOf(config)[key]?.trusted_hash) && realFile(file) === real;
+    });
+    for (const key of stale) config.removeTable(['hooks', 'state', key], TRUST_COMMENT);
+    const notes: string[] = [];
+    const warnings: string[] = [];
+    if (ours.length === 0) warnings.push(`codex app-server lists no cordon hook for ${cwd}; Codex will not run them there${ctx.scope === 'project' ? ' (is the project trusted?)' : ''}`);
+    else notes.push(`checked with codex app-server hooks/list: ${ours.length} cordon hook(s) listed, ${ours.filter((h) => h.trustStatus === 'trusted').length} trusted${fixed.length ? ` before cordon wrote the ${fixed.length} entr${fixed.length === 1 ? 'y' : 'ies'} it reported` : ''}`);
+    if (fixed.length) notes.push(`codex app-server keyed or hashed ${fixed.length} cordon hook(s) differently from cordon's computation; their trust entries were written from hooks/list: ${fixed.join(', ')}`);
+    if (stale.length) notes.push(`removed ${stale.length} trust entr${stale.length === 1 ? 'y' : 'ies'} of cordon hooks under keys Codex does not read: ${stale.join(', ')}`);
+    return { changes: change(configPath, before, config.toString(), 'trust entries made exactly what codex app-server hooks/list reports'), notes, warnings };
   },
 };

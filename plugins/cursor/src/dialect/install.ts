@@ -47,7 +47,8 @@ export const installer: HookInstaller = {
     const doc = ctx.formats.json(path, before);
     const created = before === undefined || (doc.value as { version?: unknown }).version === undefined;
     if (created) doc.set(['version'], 1);
-    const present = ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, keep: command });
+    const removed: string[] = [];
+    const present = ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, keep: command, removed });
     const added: string[] = [];
     for (const { event, timeout } of CURSOR_HOOKS) {
       if (present.has(event)) continue;
@@ -60,7 +61,7 @@ export const installer: HookInstaller = {
     if (unknown.length) notes.push(`${path} names events Cursor does not document (${unknown.join(', ')}); one unknown event can make Cursor ignore the whole file`);
     notes.push('some Cursor builds reject sessionStart ("Unknown hook type"); if Cursor reports that, remove the sessionStart entry: tool calls are still recorded');
     const after = doc.toString();
-    return { changes: before === after ? [] : [{ path, before, after, summary: `add cordon to ${added.join(', ') || 'nothing new'}` }], notes };
+    return { changes: before === after ? [] : [{ path, before, after, summary: ctx.hookLists.summary(added, removed) }], notes };
   },
 
   uninstall(ctx): InstallPlan {
@@ -68,11 +69,10 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     if (before === undefined) return { changes: [], notes: [] };
     const doc = ctx.formats.json(path, before);
-    ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand });
-    // A file that holds nothing but the version cordon wrote goes away.
-    const left = doc.value as Record<string, unknown>;
-    const empty = Object.keys(left).length === 1 && left.version === 1;
-    const after = empty ? undefined : doc.toString();
-    return { changes: before === after ? [] : [{ path, before, after, summary: 'remove the cordon hooks' }], notes: [] };
+    const removed: string[] = [];
+    ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, removed });
+    // Whether the file goes (install created it) or gets its original bytes back is the host's call (its install record).
+    const after = doc.toString();
+    return { changes: before === after ? [] : [{ path, before, after, summary: ctx.hookLists.summary([], removed), cordonRemoved: removed.length }], notes: [] };
   },
 };

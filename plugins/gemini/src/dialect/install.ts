@@ -26,9 +26,9 @@ export function geminiSettingsPath(ctx: InstallContext): string {
   return ctx.scope === 'project' ? join(ctx.projectDir, '.gemini', 'settings.json') : join(ctx.home, '.gemini', 'settings.json');
 }
 
-function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[]): InstallPlan {
+function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[], cordonRemoved?: number): InstallPlan {
   if (before === after) return { changes: [], notes };
-  return { changes: [{ path, before, after, summary }], notes };
+  return { changes: [{ path, before, after, summary, ...(cordonRemoved !== undefined ? { cordonRemoved } : {}) }], notes };
 }
 
 /** Gemini CLI's settings.json writer (JSON with comments kept: Gemini accepts JSONC settings). */
@@ -41,7 +41,8 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     const doc = ctx.formats.json(path, before, { comments: true });
     const command = ctx.command.shell;
-    const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command });
+    const removed: string[] = [];
+    const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command, removed });
     const added: string[] = [];
     for (const { event, matcher, timeout } of GEMINI_EVENTS) {
       if (present.has(event)) continue;
@@ -53,7 +54,7 @@ export const installer: HookInstaller = {
     if (config?.enabled === false) notes.push(`${path} sets hooksConfig.enabled to false: Gemini CLI runs no hooks until it is true`);
     if (Array.isArray(config?.disabled) && config.disabled.some((d) => d === HOOK_NAME || d === command)) notes.push(`${path} lists "${HOOK_NAME}" in hooksConfig.disabled: remove it there for the hooks to run`);
     if (ctx.scope === 'project') notes.push(`Gemini CLI runs project hooks only in a trusted folder (headless runs: --skip-trust, GEMINI_CLI_TRUST_WORKSPACE=true, or ${join(ctx.home, '.gemini', 'trustedFolders.json')})`);
-    return plan(path, before, doc.toString(), `add cordon to ${added.join(', ') || 'nothing new'}`, notes);
+    return plan(path, before, doc.toString(), ctx.hookLists.summary(added, removed), notes);
   },
 
   uninstall(ctx) {
@@ -61,9 +62,9 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     if (before === undefined) return { changes: [], notes: [] };
     const doc = ctx.formats.json(path, before, { comments: true });
-    ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand });
-    // A settings file left empty (as install created it) goes away.
-    const empty = Object.keys(doc.value as object).length === 0;
-    return plan(path, before, empty ? undefined : doc.toString(), 'remove the cordon hooks', []);
+    const removed: string[] = [];
+    ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, removed });
+    // Whether the file goes (install created it) or gets its original bytes back is the host's call (its install record).
+    return plan(path, before, doc.toString(), ctx.hookLists.summary([], removed), [], removed.length);
   },
 };

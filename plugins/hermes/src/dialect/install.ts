@@ -38,9 +38,13 @@ function allowlistChange(ctx: InstallContext, command: string | undefined): Conf
     const list = (doc.value as { approvals?: unknown }).approvals;
     return Array.isArray(list) ? (list as Approval[]) : [];
   };
+  let removed = 0;
   for (let i = approvals().length - 1; i >= 0; i--) {
     const a = approvals()[i]!;
-    if (isCordonCommand(a?.command) && (command === undefined || a.command !== command)) doc.remove(['approvals', i]);
+    if (isCordonCommand(a?.command) && (command === undefined || a.command !== command)) {
+      doc.remove(['approvals', i]);
+      removed++;
+    }
   }
   if (command !== undefined) {
     for (const { event } of HERMES_HOOKS) {
@@ -49,7 +53,7 @@ function allowlistChange(ctx: InstallContext, command: string | undefined): Conf
   }
   const after = doc.toString();
   if (before === after) return [];
-  return [{ path, before, after, summary: command === undefined ? "remove cordon's approvals" : 'approve the cordon hooks (--accept)' }];
+  return [{ path, before, after, summary: command === undefined ? "remove cordon's approvals" : 'approve the cordon hooks (--accept)', cordonRemoved: removed }];
 }
 
 /** Why Hermes may not run the hooks yet, and how to get past its consent gate. */
@@ -76,7 +80,8 @@ export const installer: HookInstaller = {
     const before = ctx.readFile(path);
     const doc = ctx.formats.yaml(path, before);
     const command = ctx.command.shell;
-    const present = ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, keep: command });
+    const removed: string[] = [];
+    const present = ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, keep: command, removed });
     const added: string[] = [];
     for (const { event, timeout } of HERMES_HOOKS) {
       if (present.has(event)) continue;
@@ -84,7 +89,7 @@ export const installer: HookInstaller = {
       added.push(event);
     }
     const after = doc.toString();
-    const changes: ConfigChange[] = before === after ? [] : [{ path, before, after, summary: `add cordon to ${added.join(', ') || 'nothing new'}` }];
+    const changes: ConfigChange[] = before === after ? [] : [{ path, before, after, summary: ctx.hookLists.summary(added, removed) }];
     if (ctx.accept) changes.push(...allowlistChange(ctx, command));
     const notes = ctx.accept ? [] : [consentNote(ctx)];
     if (ctx.env.HERMES_SAFE_MODE === '1') notes.push('HERMES_SAFE_MODE=1 is set here: Hermes runs no hooks while it is');
@@ -98,9 +103,11 @@ export const installer: HookInstaller = {
     const changes: ConfigChange[] = [];
     if (before !== undefined) {
       const doc = ctx.formats.yaml(path, before);
-      ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand });
+      const removed: string[] = [];
+      ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, removed });
       const after = doc.toString();
-      if (after !== before) changes.push({ path, before, after: after.trim() === '{}' || after.trim() === '' ? undefined : after, summary: 'remove the cordon hooks' });
+      // Whether the file goes (install created it) or gets its original bytes back is the host's call (its install record).
+      if (after !== before) changes.push({ path, before, after, summary: ctx.hookLists.summary([], removed), cordonRemoved: removed.length });
     }
     changes.push(...allowlistChange(ctx, undefined));
     return { changes, notes: [] };
