@@ -38,7 +38,7 @@ export function noteText(result: GuardResult, warningNumber: number): string {
   const limit = result.limitBytes === null ? `memory:${result.tier} (no memory limit)` : `a memory:${result.tier} limit of ${mb(result.limitBytes)} MB`;
   parts.push(`It peaked at ${peak} against ${limit}.`);
   const stall = stallMs(result);
-  if (stall > 0) {
+  if (stall >= 50) {
     const pct = result.wallMs > 0 ? Math.min(100, (100 * stall) / result.wallMs) : 0;
     parts.push(`It stalled on memory for ${s1(stall)} s (${pct.toFixed(0)} % of its ${s1(result.wallMs)} s runtime).`);
   }
@@ -47,7 +47,9 @@ export function noteText(result: GuardResult, warningNumber: number): string {
   }
   if (result.frozenCount > 0) parts.push(`It was frozen for ${s1(result.frozenMs)} s and resumed, not killed.`);
   const kills = result.events.oom_kill ?? 0;
-  if (kills > 0) parts.push(`The OOM killer ended ${kills} process${kills === 1 ? '' : 'es'} of it (a limit above cordon's, e.g. memory.max of a parent cgroup).`);
+  // The kernel counts a victim once more when memory.oom.group kills its group, so the count is
+  // the kernel's, not a number of processes.
+  if (kills > 0) parts.push(`It was killed by the OOM killer (memory.events oom_kill ${kills}): a hard limit above cordon's, e.g. memory.max of a parent cgroup, was reached.`);
   if (warningNumber >= ESCALATE_AT) parts.push(`This is limit warning number ${warningNumber} for this exact command; retrying it unchanged is unlikely to help.`);
   const next = nextTierName(result.finalTier);
   parts.push(

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import { sql, type Kysely, type Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import { appendLine, ensurePrivateDir } from '../io/index.js';
-import { openMigratedDb } from '../telemetry/reduce/db/open.js';
 
 /** File name of the control database, beside `telemetry.sqlite3` in the data directory. */
 export const CONTROL_DB_FILE = 'control.sqlite3';
@@ -34,6 +33,8 @@ export const CONTROL_MIGRATIONS: Readonly<Record<string, Migration>> = Object.fr
  * A.12.1). Throws `CORDON_DB_ERROR` when the database cannot be opened.
  */
 export async function countWarning(dataDir: string, command: string, now: number = Date.now()): Promise<number> {
+  // Loaded only when a run warns: the fast route of `control run` never pays for SQLite otherwise.
+  const [{ sql }, { openMigratedDb }] = await Promise.all([import('kysely'), import('../telemetry/reduce/db/open.js')]);
   const { db, close } = await openMigratedDb<ControlSchema>(join(dataDir, CONTROL_DB_FILE), CONTROL_MIGRATIONS, 'control');
   try {
     const row = await db

@@ -94,8 +94,9 @@ describe('note', () => {
     expect(raised).toContain('After a sustained full stall cordon raised memory.high to memory:medium (100 MB) at 5.2 s.');
     expect(raised).toContain('memory:high (350 MB) at 10.4 s.');
     expect(raised).toContain('AGENT_RESOURCE_HINT=memory:max');
+    expect(noteText(result({ memoryPressure: { someUs: 0, fullUs: 40_000 } }), 1)).not.toContain('stalled');
     expect(noteText(result({ frozenCount: 1, frozenMs: 1500 }), 1)).toContain('It was frozen for 1.5 s and resumed, not killed.');
-    expect(noteText(result({ tier: 'max', finalTier: 'max', limitBytes: null, events: { oom_kill: 2 } }), 1)).toMatch(/memory:max \(no memory limit\).*The OOM killer ended 2 processes.*it already ran without a memory limit/);
+    expect(noteText(result({ tier: 'max', finalTier: 'max', limitBytes: null, events: { oom_kill: 2 } }), 1)).toMatch(/memory:max \(no memory limit\)\. It was killed by the OOM killer \(memory\.events oom_kill 2\).*it already ran without a memory limit/);
   });
 
   it('counts commands by their normalised text', () => {
