@@ -112,7 +112,7 @@ const withCa = { ...env, NODE_EXTRA_CA_CERTS: CA_FILE };
 const withoutCa = { ...env };
 delete withoutCa.NODE_EXTRA_CA_CERTS;
 const cli = cliRows([
-  { name: 'true', argv: ['true'], env: withoutCa },
+  { name: 'true', argv: ['/bin/true'], env: withoutCa },
   { name: 'node -e 0', argv: [process.execPath, '-e', '0'], env: withoutCa },
   { name: 'cordon control run -- true', argv: [process.execPath, BIN, 'control', 'run', '--', 'true'], env: withoutCa },
   { name: 'node -e 0 (CA)', argv: [process.execPath, '-e', '0'], env: withCa },

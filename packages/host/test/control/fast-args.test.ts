@@ -17,3 +17,13 @@ describe('fast route of control run', () => {
     }
   });
 });
+
+describe('fast route bundle', () => {
+  it('does not load oclif (the point of the route)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const bundle = readFileSync(join(import.meta.dirname, '../../dist/control/fast.cjs'), 'utf8');
+    expect(bundle).not.toMatch(/require\(["']@oclif\//);
+    expect(bundle).toContain('parseFastControlRunArgs');
+  });
+});
