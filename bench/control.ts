@@ -14,11 +14,12 @@
  *   (the fast route of bin/run.cjs), with and without NODE_EXTRA_CA_CERTS, which Node 20 parses at
  *   every start; these rows include Node's own start-up and are context, not the target.
  *
- * Prints medians and the added time against the target. Needs a build (`npm run build`).
+ * Prints medians, the added time (median of the per-round differences) against the target, and
+ * the load average, since on a shared machine the spawns themselves dominate. Needs a build (`npm run build`).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -123,10 +124,13 @@ const enforced = records.some((l) => (JSON.parse(l) as { enforced: boolean }).en
 rmSync(sandbox, { recursive: true, force: true });
 
 const f = (x: number): string => x.toFixed(2).padStart(8);
+// Added time: the median of each round's difference to the direct spawn of the same round, which
+// the machine's load at that moment affects alike.
+const paired = (xs: number[]): number => median(xs.map((x, i) => x - rows.direct[i]!));
 const direct = median(rows.direct);
-const added = median(rows.controlRun) - direct;
-const fsPart = rows.cgroup.length ? median(rows.cgroup) - direct : undefined;
-console.log(`cordon control run: added wall time over spawning the command directly (${RUNS} interleaved rounds, medians, ms)`);
+const added = paired(rows.controlRun);
+const fsPart = rows.cgroup.length ? paired(rows.cgroup) : undefined;
+console.log(`cordon control run: added wall time over spawning the command directly (${RUNS} interleaved rounds, medians, ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs)`);
 console.log(`  direct spawn of true              ${f(direct)}`);
 console.log(`  control run (library call)        ${f(median(rows.controlRun))}   added ${f(added)}   (${enforced ? 'enforced here' : 'unguarded here: no backend can enforce'})`);
 if (fsPart !== undefined) console.log(`  cgroup create + join + remove     ${f(median(rows.cgroup))}   added ${f(fsPart)}   (in ${v2}${placement.reason ? ', no controllers' : ''})`);
