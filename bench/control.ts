@@ -57,7 +57,7 @@ writeFileSync(
   join(dataDir, 'package.json'),
   JSON.stringify({ name: '@cordon/host', private: true, dependencies: {}, oclif: { schema: 1, plugins: [{ name: '@cordon/cgroup-linux', root: join(REPO, 'plugins/cgroup-linux'), type: 'link' }] } }),
 );
-const env = { ...process.env, CORDON_DATA_DIR: dataDir, CORDON_CACHE_DIR: join(sandbox, 'cache'), CORDON_CONFIG_DIR: join(sandbox, 'config') };
+const env: NodeJS.ProcessEnv = { ...process.env, CORDON_DATA_DIR: dataDir, CORDON_CACHE_DIR: join(sandbox, 'cache'), CORDON_CONFIG_DIR: join(sandbox, 'config') };
 const host = await loadHostDirect(env);
 const sink = { write: () => true };
 
@@ -75,12 +75,19 @@ if (v2) {
 }
 
 const rows: Record<'direct' | 'controlRun' | 'cgroup', number[]> = { direct: [], controlRun: [], cgroup: [] };
+// This process's own CPU (user + sys, ms) per round: what cordon's code costs, whatever the load.
+const cpu: Record<'direct' | 'controlRun' | 'cgroup', number[]> = { direct: [], controlRun: [], cgroup: [] };
 let n = 0;
 for (let i = 0; i < WARMUP + RUNS; i++) {
   const timed = async (key: keyof typeof rows, fn: () => Promise<unknown>): Promise<void> => {
     const t = performance.now();
+    const c = process.cpuUsage();
     await fn();
-    if (i >= WARMUP) rows[key].push(performance.now() - t);
+    const used = process.cpuUsage(c);
+    if (i >= WARMUP) {
+      rows[key].push(performance.now() - t);
+      cpu[key].push((used.user + used.system) / 1000);
+    }
   };
   await timed('direct', () => run(['true']));
   await timed('controlRun', () => controlRun({ argv: ['true'], cwd: process.cwd(), env, hooks: host.hooks, dataDir, log: host.log, stderr: sink }));
@@ -135,6 +142,9 @@ console.log(`  direct spawn of true              ${f(direct)}`);
 console.log(`  control run (library call)        ${f(median(rows.controlRun))}   added ${f(added)}   (${enforced ? 'enforced here' : 'unguarded here: no backend can enforce'})`);
 if (fsPart !== undefined) console.log(`  cgroup create + join + remove     ${f(median(rows.cgroup))}   added ${f(fsPart)}   (in ${v2}${placement.reason ? ', no controllers' : ''})`);
 else console.log('  cgroup create + join + remove     (no writable cgroup v2 mount here)');
+const cpuAdded = median(cpu.controlRun.map((x, i) => x - cpu.direct[i]!));
+const cpuFs = cpu.cgroup.length ? median(cpu.cgroup.map((x, i) => x - cpu.direct[i]!)) : 0;
+console.log(`  cordon's own CPU per run (this process, user + sys): control run ${cpuAdded.toFixed(2)} ms, cgroup steps ${cpuFs.toFixed(2)} ms more than the direct spawn`);
 const total = added + (enforced ? 0 : (fsPart ?? 0));
 console.log(`added wall time${enforced ? '' : ' (control run + the cgroup file-system part)'}: ${total.toFixed(2)} ms; target ≤ ${TARGET_MS} ms: ${total <= TARGET_MS ? 'met' : 'NOT met'}`);
 console.log(`\nas processes (${CLI_RUNS} interleaved rounds, medians, ms; Node's start-up included)`);
