@@ -23,3 +23,7 @@ if ! command -v chromium >/dev/null 2>&1; then
   else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   fi
 fi
+
+# qemu, busybox-static and a Debian kernel for the real-cgroup-v2 VM suite of `cordon control`
+# (test/vm/); when they cannot be installed the suite skips itself and says why.
+bash scripts/vm-prepare.sh

@@ -13,11 +13,13 @@ if (argv[0] === '--repo' || argv[0]?.startsWith('--repo=')) {
   argv = [...argv.slice(n, n + 1), ...argv.slice(0, n), ...argv.slice(n + 1)];
 }
 // CORDON_HOOK_VIA_OCLIF=1 sends the hook through oclif instead (bench:hook compares the two
-// paths); CORDON_NO_FAST_ROUTE=1 sends `check` through oclif.
+// paths); CORDON_NO_FAST_ROUTE=1 sends `check` and `control run` through oclif.
 if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h') && !process.env.CORDON_HOOK_VIA_OCLIF) {
   hook(argv.slice(1));
 } else if (argv[0] === 'check' && !process.env.CORDON_NO_FAST_ROUTE) {
   check(argv);
+} else if (argv[0] === 'control' && argv[1] === 'run' && !process.env.CORDON_NO_FAST_ROUTE) {
+  controlRun(argv);
 } else {
   oclif(argv);
 }
@@ -59,6 +61,22 @@ function check(args) {
   fast.fastCheck(options).then((outcome) => {
     if (outcome === 'fallback') oclif(args);
   });
+}
+
+// The plain `cordon control run [--hint H] [--json] [--verbose] -- CMD …` runs without oclif
+// (src/control/fast.ts); any other form (help, a bad hint, no `--`) goes through the oclif command.
+function controlRun(args) {
+  let fast;
+  try {
+    fast = loadBundle('../dist/control/fast.cjs');
+  } catch (error) {
+    if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('fast.cjs')) throw error;
+    oclif(args);
+    return;
+  }
+  const options = fast.parseFastControlRunArgs(args.slice(2));
+  if (!options) oclif(args);
+  else fast.fastControlRun(options);
 }
 
 /**

@@ -3,7 +3,9 @@
 // - `dist/hot/main.js` → `dist/hot/hook.cjs`, for `cordon hook`: agents start that process twice
 //   per tool call (`npm run bench:hook`);
 // - `dist/fast/check.js` → `dist/fast/check.cjs`, for the plain `cordon check` (`npm run
-//   bench:envelope`).
+//   bench:envelope`);
+// - `dist/control/fast.js` → `dist/control/fast.cjs`, for the plain `cordon control run … -- CMD`,
+//   which an agent may put before every shell tool call (`npm run bench:control`).
 // One file read and compiled synchronously starts far faster than Node's asynchronous ES module
 // loader walking dozens of files.
 //
@@ -54,7 +56,9 @@ function bundleOptions(entry, outfile) {
 export const hookBundleOptions = bundleOptions('dist/hot/main.js', 'dist/hot/hook.cjs');
 /** esbuild options of the fast `cordon check` bundle. */
 export const checkBundleOptions = bundleOptions('dist/fast/check.js', 'dist/fast/check.cjs');
+/** esbuild options of the fast `cordon control run` bundle. */
+export const controlRunBundleOptions = bundleOptions('dist/control/fast.js', 'dist/control/fast.cjs');
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await Promise.all([build(hookBundleOptions), build(checkBundleOptions)]);
+  await Promise.all([build(hookBundleOptions), build(checkBundleOptions), build(controlRunBundleOptions)]);
 }

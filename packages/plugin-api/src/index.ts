@@ -25,10 +25,15 @@ export type { MarkerCallFields, TelemetryMarkerEvent, TelemetryMarkerInput, Tele
 export type { CanonicalTool, ToolCall, ToolDecision, ToolResult, ToolStatus } from './events/tool-call.js';
 export type { AuditContext, Violation } from './events/audit.js';
 export type { CompactionPlan, CompactionRange } from './events/compact.js';
-export type { GuardRequest, GuardResult } from './events/enforce.js';
+export type { GuardChild, GuardEscalation, GuardExit, GuardRequest, GuardResult, GuardSpawnOptions, GuardTier, PressureTotals, StallPolicy, TierName } from './events/enforce.js';
 export type { Registrar } from './registries/registrar.js';
 export type { Dialect, DialectContext, DialectEntry, HookEventKind, HookReply, NativeEvent, NativeLifecycle, NativeToolAfter, NativeToolBefore, PayloadReaders, ProcessInfo } from './registries/dialect.js';
 export type { ConfigChange, ConfigDocument, ConfigFormats, ConfigPath, HookCommand, HookInstaller, HookListEditor, HookListLayout, HookScope, RemoveCommandsOptions, InstallContext, InstallPlan, TomlDocument } from './registries/hook-installer.js';
 export type { AgentOutput, AgentReport, AgentRunner, AttemptBrief, BriefLimits, FailedVerifier, LaunchPlan, LaunchRequest, RecoveryContext, RunnerEntry, RunnerLimits, RunnerSupport } from './registries/runner.js';
+<<<<<<< HEAD
 export type { Platform, ProcessTreeSampler, SamplerEntry, TreeReader, TreeReading } from './registries/sampler.js';
 export type { ProbeEntry, ProbeResult } from './registries/probe.js';
+=======
+export type { ProcessTreeSampler, SamplerEntry, TreeReader, TreeReading } from './registries/sampler.js';
+export type { ProbeContext, ProbeEntry, ProbeResult } from './registries/probe.js';
+>>>>>>> control

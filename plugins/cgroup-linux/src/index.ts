@@ -1,11 +1,28 @@
 import type { CordonPlugin } from '@cordon/plugin-api';
+import { enforce } from './enforce.js';
+import { guardDecision, guardedAgents, type GuardContext } from './guard.js';
+import { probeEntries } from './probes.js';
 
-/** The `cordon:register` oclif hook of @cordon/cgroup-linux: returns the plugin descriptor, taps nothing itself. */
+/**
+ * The `cordon:register` oclif hook of @cordon/cgroup-linux: returns the plugin descriptor. It
+ * registers the probes behind `cordon control probe` (mount kind, controllers, delegation, PSI,
+ * memory.peak, sched_ext, memcg_bpf_ops, swap, the tier table), taps `enforce`, answering only
+ * where cgroup v2 with memory and cpu can be used (research/cordon-resource.md A.8, A.9, C), and
+ * taps `beforeToolCall` to guard the shell calls of agents `cordon control guard` switched on.
+ */
 export async function register(): Promise<CordonPlugin> {
   return {
     name: 'cgroup-linux',
-    apply() {
-      // Registers nothing yet: see README.md for what this plugin will hold.
+    apply(api) {
+      for (const probe of probeEntries()) api.probes.register(probe);
+      api.hooks.enforce.tapPromise('cgroup-linux', (request) => enforce(request, api.log));
+      // `cordon control guard --write`: shell tool calls of the chosen agents run under
+      // `cordon control run` (this process is `cordon hook`: node and bin/run.cjs are cordon).
+      let context: GuardContext | undefined;
+      api.hooks.beforeToolCall.tap('cgroup-linux:guard', (call) => {
+        context ??= { cordon: [process.execPath, process.argv[1] ?? 'cordon'], agents: guardedAgents(api.paths.configDir) };
+        return guardDecision(call, context);
+      });
     },
   };
 }

@@ -1,0 +1,154 @@
+/**
+ * `npm run bench:control`: the wall time `cordon control run` adds over spawning the same command
+ * directly (issue 14; target ≤ 5 ms with cgroup creation and removal), in one run, interleaved:
+ *
+ * - in-process, BENCH_RUNS (default 40, after 3 warm-ups) rounds of
+ *   - `direct`: spawn `true` and wait for it;
+ *   - `control run`: the library call behind the command (`controlRun`: hint, request, the
+ *     `enforce` hook with @cordon/cgroup-linux tapped, the command, the run record);
+ *   - `cgroup join`: the file-system part of enforcement: create a cgroup in a writable cgroup v2
+ *     mount, start `true` through the launcher that moves itself into it and execs, remove the
+ *     cgroup. On this machine's controller-less v2 mount (hybrid) no limit applies, but every
+ *     file-system step of a real run does;
+ * - as processes (BENCH_CLI_RUNS, default 15): `true`, `node -e 0` and `cordon control run -- true`
+ *   (the fast route of bin/run.cjs), with and without NODE_EXTRA_CA_CERTS, which Node 20 parses at
+ *   every start; these rows include Node's own start-up and are context, not the target.
+ *
+ * Prints medians, the added time (median of the per-round differences) against the target, and
+ * the load average, since on a shared machine the spawns themselves dominate. Needs a build (`npm run build`).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const BIN = join(REPO, 'packages/host/bin/run.cjs');
+const RUNS = Math.max(10, Number(process.env.BENCH_RUNS) || 40);
+const CLI_RUNS = Math.max(5, Number(process.env.BENCH_CLI_RUNS) || 15);
+const WARMUP = 3;
+const TARGET_MS = 5;
+const CA_FILE = process.env.NODE_EXTRA_CA_CERTS || '/etc/ssl/certs/ca-certificates.crt';
+
+const { controlRun } = (await import(join(REPO, 'packages/host/dist/control/run.js'))) as typeof import('../packages/host/src/control/run.js');
+const { loadHostDirect } = (await import(join(REPO, 'packages/host/dist/bus/load-host.js'))) as typeof import('../packages/host/src/bus/load-host.js');
+const { LAUNCHER } = (await import(join(REPO, 'plugins/cgroup-linux/dist/enforce.js'))) as typeof import('../plugins/cgroup-linux/src/enforce.js');
+const { findPlacement } = (await import(join(REPO, 'plugins/cgroup-linux/dist/cgroup/detect.js'))) as typeof import('../plugins/cgroup-linux/src/cgroup/detect.js');
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** Spawns argv with stdio ignored (fd 3 a pipe when `fd3`), resolves when it has exited. */
+function run(argv: readonly string[], fd3 = false): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: fd3 ? ['ignore', 'ignore', 'ignore', 'pipe'] : 'ignore' });
+    child.once('error', fail);
+    child.once('exit', () => done());
+  });
+}
+
+const sandbox = mkdtempSync(join(tmpdir(), 'cordon-bench-control-'));
+const dataDir = join(sandbox, 'data');
+mkdirSync(dataDir);
+writeFileSync(
+  join(dataDir, 'package.json'),
+  JSON.stringify({ name: '@cordon/host', private: true, dependencies: {}, oclif: { schema: 1, plugins: [{ name: '@cordon/cgroup-linux', root: join(REPO, 'plugins/cgroup-linux'), type: 'link' }] } }),
+);
+const env: NodeJS.ProcessEnv = { ...process.env, CORDON_DATA_DIR: dataDir, CORDON_CACHE_DIR: join(sandbox, 'cache'), CORDON_CONFIG_DIR: join(sandbox, 'config') };
+const host = await loadHostDirect(env);
+const sink = { write: () => true };
+
+// Where the cgroup file-system part can be measured: the v2 mount cordon would use, writable.
+const placement = findPlacement();
+const v2 = placement.anchor ?? placement.mounts.v2?.mountPoint;
+let cgroupBase: string | undefined;
+if (v2) {
+  try {
+    cgroupBase = join(v2, `cordon-bench-${process.pid}`);
+    mkdirSync(cgroupBase);
+  } catch {
+    cgroupBase = undefined;
+  }
+}
+
+const rows: Record<'direct' | 'controlRun' | 'cgroup', number[]> = { direct: [], controlRun: [], cgroup: [] };
+// This process's own CPU (user + sys, ms) per round: what cordon's code costs, whatever the load.
+const cpu: Record<'direct' | 'controlRun' | 'cgroup', number[]> = { direct: [], controlRun: [], cgroup: [] };
+let n = 0;
+for (let i = 0; i < WARMUP + RUNS; i++) {
+  const timed = async (key: keyof typeof rows, fn: () => Promise<unknown>): Promise<void> => {
+    const t = performance.now();
+    const c = process.cpuUsage();
+    await fn();
+    const used = process.cpuUsage(c);
+    if (i >= WARMUP) {
+      rows[key].push(performance.now() - t);
+      cpu[key].push((used.user + used.system) / 1000);
+    }
+  };
+  await timed('direct', () => run(['true']));
+  await timed('controlRun', () => controlRun({ argv: ['true'], cwd: process.cwd(), env, hooks: host.hooks, dataDir, log: host.log, stderr: sink }));
+  if (cgroupBase) {
+    await timed('cgroup', async () => {
+      const dir = join(cgroupBase!, `run-${n++}`);
+      mkdirSync(dir);
+      await run(['/bin/sh', '-c', LAUNCHER, join(dir, 'cgroup.procs'), 'true'], true);
+      rmdirSync(dir);
+    });
+  }
+}
+if (cgroupBase) rmdirSync(cgroupBase);
+
+/** Runs argv under bash RUNS times interleaved with the others; wall ms per run from $EPOCHREALTIME. */
+function cliRows(variants: Array<{ name: string; argv: string[]; env: NodeJS.ProcessEnv }>): Map<string, number[]> {
+  const out = new Map(variants.map((v) => [v.name, [] as number[]]));
+  const script = 's=$EPOCHREALTIME; "$@" >/dev/null 2>&1; rc=$?; e=$EPOCHREALTIME; echo "$s $e $rc"';
+  for (let i = 0; i < WARMUP + CLI_RUNS; i++) {
+    for (const v of variants) {
+      const r = spawnSync('/bin/bash', ['-c', script, 'bench', ...v.argv], { env: v.env, encoding: 'utf8' });
+      const [s, e, rc] = r.stdout.trim().split(' ');
+      if (rc !== '0') throw new Error(`${v.name} failed (${rc}): ${r.stderr}`);
+      if (i >= WARMUP) out.get(v.name)!.push((Number(e) - Number(s)) * 1000);
+    }
+  }
+  return out;
+}
+const withCa = { ...env, NODE_EXTRA_CA_CERTS: CA_FILE };
+const withoutCa = { ...env };
+delete withoutCa.NODE_EXTRA_CA_CERTS;
+const cli = cliRows([
+  { name: 'true', argv: ['/bin/true'], env: withoutCa },
+  { name: 'node -e 0', argv: [process.execPath, '-e', '0'], env: withoutCa },
+  { name: 'cordon control run -- true', argv: [process.execPath, BIN, 'control', 'run', '--', 'true'], env: withoutCa },
+  { name: 'node -e 0 (CA)', argv: [process.execPath, '-e', '0'], env: withCa },
+  { name: 'cordon control run -- true (CA)', argv: [process.execPath, BIN, 'control', 'run', '--', 'true'], env: withCa },
+]);
+const records = readFileSync(join(dataDir, 'control/runs.jsonl'), 'utf8').trim().split('\n');
+const enforced = records.some((l) => (JSON.parse(l) as { enforced: boolean }).enforced);
+rmSync(sandbox, { recursive: true, force: true });
+
+const f = (x: number): string => x.toFixed(2).padStart(8);
+// Added time: the median of each round's difference to the direct spawn of the same round, which
+// the machine's load at that moment affects alike.
+const paired = (xs: number[]): number => median(xs.map((x, i) => x - rows.direct[i]!));
+const direct = median(rows.direct);
+const added = paired(rows.controlRun);
+const fsPart = rows.cgroup.length ? paired(rows.cgroup) : undefined;
+console.log(`cordon control run: added wall time over spawning the command directly (${RUNS} interleaved rounds, medians, ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs)`);
+console.log(`  direct spawn of true              ${f(direct)}`);
+console.log(`  control run (library call)        ${f(median(rows.controlRun))}   added ${f(added)}   (${enforced ? 'enforced here' : 'unguarded here: no backend can enforce'})`);
+if (fsPart !== undefined) console.log(`  cgroup create + join + remove     ${f(median(rows.cgroup))}   added ${f(fsPart)}   (in ${v2}${placement.reason ? ', no controllers' : ''})`);
+else console.log('  cgroup create + join + remove     (no writable cgroup v2 mount here)');
+const cpuAdded = median(cpu.controlRun.map((x, i) => x - cpu.direct[i]!));
+const cpuFs = cpu.cgroup.length ? median(cpu.cgroup.map((x, i) => x - cpu.direct[i]!)) : 0;
+console.log(`  cordon's own CPU per run (this process, user + sys): control run ${cpuAdded.toFixed(2)} ms, cgroup steps ${cpuFs.toFixed(2)} ms more than the direct spawn`);
+const total = added + (enforced ? 0 : (fsPart ?? 0));
+console.log(`added wall time${enforced ? '' : ' (control run + the cgroup file-system part)'}: ${total.toFixed(2)} ms; target ≤ ${TARGET_MS} ms: ${total <= TARGET_MS ? 'met' : 'NOT met'}`);
+console.log(`\nas processes (${CLI_RUNS} interleaved rounds, medians, ms; Node's start-up included)`);
+for (const [name, xs] of cli) console.log(`  ${name.padEnd(34)}${f(median(xs))}`);
+const cliAdded = median(cli.get('cordon control run -- true')!) - median(cli.get('true')!);
+const caCost = median(cli.get('node -e 0 (CA)')!) - median(cli.get('node -e 0')!);
+console.log(`cordon control run -- true adds ${cliAdded.toFixed(1)} ms over true (node -e 0 alone: ${(median(cli.get('node -e 0')!) - median(cli.get('true')!)).toFixed(1)} ms); NODE_EXTRA_CA_CERTS (${CA_FILE}) adds ${caCost.toFixed(1)} ms to every Node start${process.env.NODE_EXTRA_CA_CERTS ? ' and is set in this environment' : ''}`);

@@ -1,0 +1,67 @@
+import { join } from 'node:path';
+import { Flags } from '@oclif/core';
+import { CordonCommand } from '../../cli/cordon-command.js';
+import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { ensurePrivateDir, readRegularFileIfExists, writeFileAtomic } from '../../io/index.js';
+
+/** The settings file the `beforeToolCall` guard of @cordon/cgroup-linux reads. */
+const GUARD_FILE = 'control.json';
+
+/** What `cordon control guard --json` returns. */
+export interface GuardReport {
+  readonly file: string;
+  /** Agents guarded after this command (written only with --write). */
+  readonly guarded: string[];
+  readonly written: boolean;
+}
+
+export default class ControlGuard extends CordonCommand {
+  static override summary = "Make an agent's shell tool calls run under `cordon control run` (through its hook's rewrite field)";
+  static override description = [
+    'Switches the guard of @cordon/cgroup-linux on (or, with --off, off) for the agents named: on every shell tool call the',
+    '`cordon hook` rewrites the command to `cordon control run -- bash -c <command>`, with the AGENT_RESOURCE_HINT=… the',
+    "command starts with, through the agent's own rewrite field (Claude Code and Codex updatedInput, Gemini tool_input,",
+    "Cursor updated_input). Install the agent's hooks first (`cordon install-hooks`). Without --write it only prints the change.",
+  ].join(' ');
+
+  static override examples = ['<%= config.bin %> <%= command.id %> --agent claude-code', '<%= config.bin %> <%= command.id %> --agent codex --agent gemini --write', '<%= config.bin %> <%= command.id %> --agent codex --off --write'];
+
+  static override flags = {
+    agent: Flags.string({ description: 'Agent whose shell calls to guard (repeatable; a registered dialect: see `cordon info`)', multiple: true, required: true }),
+    off: Flags.boolean({ description: 'Stop guarding these agents' }),
+    write: Flags.boolean({ description: 'Write the setting (default: dry run)' }),
+  };
+
+  async run(): Promise<GuardReport> {
+    const { flags } = await this.parse(ControlGuard);
+    const host = await this.host();
+    for (const agent of flags.agent) {
+      host.dialects.require(agent); // throws CORDON_REGISTRY_MISSING naming what is registered, exit 2
+    }
+    if (!host.hooks.beforeToolCall.taps.some((t) => t.name === 'cgroup-linux:guard')) {
+      throw new CordonError(ERROR_CODES.REGISTRY_MISSING, 'the guard is part of @cordon/cgroup-linux, which is not installed (`npm run plugins:link`)');
+    }
+    const file = join(host.paths.configDir, GUARD_FILE);
+    let settings: { guard?: Record<string, boolean>; [key: string]: unknown } = {};
+    const text = readRegularFileIfExists(file, { maxBytes: 1 << 20 });
+    if (text !== undefined) {
+      try {
+        settings = JSON.parse(text.toString('utf8')) as typeof settings;
+      } catch (error) {
+        throw new CordonError(ERROR_CODES.CONFIG_UNPARSEABLE, `${file} is not JSON (${(error as Error).message}); it was left unchanged`, { details: { file } });
+      }
+    }
+    const guard = { ...(settings.guard ?? {}) };
+    for (const agent of flags.agent) {
+      if (flags.off) delete guard[agent];
+      else guard[agent] = true;
+    }
+    const guarded = Object.keys(guard).filter((a) => guard[a] === true).sort();
+    if (flags.write) {
+      ensurePrivateDir(host.paths.configDir);
+      writeFileAtomic(file, `${JSON.stringify({ ...settings, guard }, null, 2)}\n`, { mode: 0o600 });
+    }
+    this.log(`${flags.write ? 'wrote' : 'would write'} ${file}: guarded agents ${guarded.join(', ') || 'none'}${flags.write ? '' : ' (dry run; add --write)'}`);
+    return { file, guarded, written: flags.write };
+  }
+}

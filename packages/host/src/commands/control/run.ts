@@ -1,0 +1,60 @@
+import { Flags } from '@oclif/core';
+import { CordonCommand } from '../../cli/cordon-command.js';
+import { controlRun } from '../../control/run.js';
+import { parseHint } from '../../control/tiers.js';
+import { CordonError, ERROR_CODES } from '../../errors/index.js';
+
+export default class ControlRun extends CordonCommand {
+  static override summary = 'Run one command in its own short-lived cgroup with the memory and CPU of a tier';
+  static override description = [
+    'Runs the command after -- in its own cgroup v2 (memory.high and cpu.weight of the tier; never memory.max), created before the',
+    "command's first instruction and removed after its whole group exited. The tier comes from --hint, else AGENT_RESOURCE_HINT, else",
+    'memory:medium. stdin, stdout and stderr pass through untouched, signals are forwarded, and the exit status is the command\'s (128 +',
+    'signal). When the call stalled on memory, was frozen or lost a process to the OOM killer, one note follows its stderr. Where no',
+    'backend can enforce (see `cordon control probe`) the command runs unguarded the same way.',
+  ].join(' ');
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> -- npm test',
+    '<%= config.bin %> <%= command.id %> --hint memory:low -- pytest -x tests/unit',
+    "<%= config.bin %> <%= command.id %> --hint memory:high --verbose -- sh -c 'make -j8'",
+  ];
+
+  static override usage = '<%= command.id %> [--hint memory:TIER] [--json] [--verbose] -- <command> [<argument>...]';
+
+  static override strict = false;
+
+  static override flags = {
+    hint: Flags.string({ description: 'Resource hint, e.g. memory:low, memory:high,cpu:low (tiers low, medium, high, max); default AGENT_RESOURCE_HINT, else memory:medium' }),
+    verbose: Flags.boolean({ description: 'Print one stderr line saying what was applied (or would have been)' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags, argv } = await this.parse(ControlRun);
+    const words = argv as string[];
+    const command = words[0] === '--' ? words.slice(1) : words;
+    if (command.length === 0) throw new CordonError(ERROR_CODES.BAD_INPUT, 'give the command to run after --, e.g. `cordon control run -- npm test`');
+    if (flags.hint !== undefined) {
+      const { unknown } = parseHint(flags.hint);
+      if (unknown.length || flags.hint.trim() === '') {
+        throw new CordonError(ERROR_CODES.BAD_INPUT, `--hint ${JSON.stringify(flags.hint)}: not understood: ${unknown.join(' ') || '(empty)'}; use memory:low|medium|high|max and cpu:low|medium|high|max`, {
+          details: { hint: flags.hint, unknown },
+        });
+      }
+    }
+    const host = await this.host();
+    const outcome = await controlRun({
+      argv: command,
+      ...(flags.hint !== undefined ? { hint: flags.hint } : {}),
+      cwd: process.cwd(),
+      env: process.env,
+      hooks: host.hooks,
+      dataDir: host.paths.dataDir,
+      log: host.log,
+      verbose: flags.verbose,
+    });
+    // After the command's own output: the run record as one JSON line.
+    if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(outcome.record)}\n`);
+    process.exitCode = outcome.exitCode;
+  }
+}

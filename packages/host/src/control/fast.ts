@@ -1,0 +1,62 @@
+import { loadHostDirect } from '../bus/load-host.js';
+import { warnPluginFailures } from '../cli/plugin-warnings.js';
+import { controlRun } from './run.js';
+import { parseHint } from './tiers.js';
+
+/** The flags the fast route of `cordon control run` takes. */
+export interface FastControlRunArgs {
+  readonly hint?: string;
+  readonly json: boolean;
+  readonly verbose: boolean;
+  /** The command after `--`. */
+  readonly argv: readonly string[];
+}
+
+/**
+ * The fast route's grammar for the arguments after `control run`: `--hint V` / `--hint=V` (a
+ * valid hint), `--json`, `--verbose`, each at most once, then `--` and a non-empty command.
+ * Anything else (help, a bad hint, no `--`) returns `undefined`, and oclif parses it, so
+ * refusals have one renderer.
+ */
+export function parseFastControlRunArgs(args: readonly string[]): FastControlRunArgs | undefined {
+  let hint: string | undefined;
+  let json = false;
+  let verbose = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      const argv = args.slice(i + 1);
+      if (argv.length === 0) return undefined;
+      if (hint !== undefined && (hint.trim() === '' || parseHint(hint).unknown.length)) return undefined;
+      return { ...(hint !== undefined ? { hint } : {}), json, verbose, argv };
+    }
+    if (arg === '--json' && !json) json = true;
+    else if (arg === '--verbose' && !verbose) verbose = true;
+    else if (arg === '--hint' && hint === undefined && i + 1 < args.length) hint = args[++i];
+    else if (arg.startsWith('--hint=') && hint === undefined) hint = arg.slice('--hint='.length);
+    else return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * `cordon control run` without oclif (bin/run.cjs routes the plain form here): an agent may run
+ * every shell tool call through it, and oclif's start-up would be most of the added time
+ * (`npm run bench:control`). With a current plugin index only the plugins tapping `enforce`
+ * load. Same library call, output and exit status as `commands/control/run.ts`.
+ */
+export async function fastControlRun(args: FastControlRunArgs, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const host = warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['enforce'] } }));
+  const outcome = await controlRun({
+    argv: args.argv,
+    ...(args.hint !== undefined ? { hint: args.hint } : {}),
+    cwd: process.cwd(),
+    env,
+    hooks: host.hooks,
+    dataDir: host.paths.dataDir,
+    log: host.log,
+    verbose: args.verbose,
+  });
+  if (args.json) process.stdout.write(`${JSON.stringify(outcome.record)}\n`);
+  process.exitCode = outcome.exitCode;
+}

@@ -1,0 +1,66 @@
+import type { GuardResult } from '@cordon/plugin-api';
+import { mb, nextTierName } from './tiers.js';
+
+/** Stall below this never warns (the paper's per-allocation stalls are tens of ms; research A.10). */
+export const STALL_FLOOR_MS = 200;
+/** Share of the runtime a stall must exceed to warn. */
+export const STALL_SHARE = 0.05;
+/** From this warning on for the same command the note says retrying unchanged will not help. */
+export const ESCALATE_AT = 3;
+
+/** Memory `full` stall of a result in ms (0 without PSI). */
+export function stallMs(result: GuardResult): number {
+  return (result.memoryPressure?.fullUs ?? 0) / 1000;
+}
+
+/**
+ * Whether a run warrants the note (issue 14; research A.10): always after an OOM kill or a
+ * freeze, else when the memory stall exceeded max(200 ms, 5 % of the runtime). Never for a run
+ * that was not enforced (nothing was measured).
+ */
+export function shouldWarn(result: GuardResult): boolean {
+  if (!result.enforced) return false;
+  if ((result.events.oom_kill ?? 0) > 0 || result.frozenCount > 0) return true;
+  return stallMs(result) > Math.max(STALL_FLOOR_MS, STALL_SHARE * result.wallMs);
+}
+
+const s1 = (ms: number): string => (ms / 1000).toFixed(1);
+
+/**
+ * The note appended to stderr after the command's own output (research A.10, the seed's
+ * content): peak MB against the tier and its limit, the stall in seconds and percent of the
+ * runtime, a freeze, OOM kills, the stall policy's raises, from the third warning for the same
+ * command that retrying unchanged will probably not help, and the advice. One line.
+ */
+export function noteText(result: GuardResult, warningNumber: number): string {
+  const parts = ['[cordon] This tool call was resource-limited.'];
+  const peak = result.peakBytes === null ? 'an unknown amount of memory' : `${mb(result.peakBytes)} MB`;
+  const limit = result.limitBytes === null ? `memory:${result.tier} (no memory limit)` : `a memory:${result.tier} limit of ${mb(result.limitBytes)} MB`;
+  parts.push(`It peaked at ${peak} against ${limit}.`);
+  const stall = stallMs(result);
+  if (stall >= 50) {
+    const pct = result.wallMs > 0 ? Math.min(100, (100 * stall) / result.wallMs) : 0;
+    parts.push(`It stalled on memory for ${s1(stall)} s (${pct.toFixed(0)} % of its ${s1(result.wallMs)} s runtime).`);
+  }
+  for (const e of result.escalations) {
+    parts.push(`After a sustained full stall cordon raised memory.high to memory:${e.to}${e.limitBytes === null ? ' (no limit)' : ` (${mb(e.limitBytes)} MB)`} at ${s1(e.atMs)} s.`);
+  }
+  if (result.frozenCount > 0) parts.push(`It was frozen for ${s1(result.frozenMs)} s and resumed, not killed.`);
+  const kills = result.events.oom_kill ?? 0;
+  // The kernel counts a victim once more when memory.oom.group kills its group, so the count is
+  // the kernel's, not a number of processes.
+  if (kills > 0) parts.push(`It was killed by the OOM killer (memory.events oom_kill ${kills}): a hard limit above cordon's, e.g. memory.max of a parent cgroup, was reached.`);
+  if (warningNumber >= ESCALATE_AT) parts.push(`This is limit warning number ${warningNumber} for this exact command; retrying it unchanged is unlikely to help.`);
+  const next = nextTierName(result.finalTier);
+  parts.push(
+    next === result.finalTier
+      ? 'Narrow the command (fewer files, tests or parallel jobs); it already ran without a memory limit.'
+      : `Narrow the command (fewer files, tests or parallel jobs) or set AGENT_RESOURCE_HINT=memory:${next}.`,
+  );
+  return parts.join(' ');
+}
+
+/** The command as warnings are counted: argv joined by single spaces, runs of white space collapsed, trimmed. */
+export function normaliseCommand(argv: readonly string[]): string {
+  return argv.join(' ').replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,151 @@
+import { totalmem } from 'node:os';
+import type { GuardChild, GuardRequest, GuardResult, GuardSpawnOptions, HookTable, Logger } from '@cordon/plugin-api';
+import { spawnPassThrough } from './launch.js';
+import { noteText, normaliseCommand, shouldWarn, stallMs } from './note.js';
+import { countWarning, recordRun, type RunRecord } from './store.js';
+import { limitOf, mb, parseHint, stallPolicy, tierNamed, TIERS } from './tiers.js';
+
+/** Exit status when the command cannot be started (the shells' "command not found"). */
+export const CANNOT_START = 127;
+
+/** Input of {@link controlRun}. */
+export interface ControlRunOptions {
+  /** The command and its arguments (what follows `--`). */
+  readonly argv: readonly string[];
+  /** `--hint`, if given (already validated by the command). */
+  readonly hint?: string;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** The host's hook table (`enforce` is fired on it). */
+  readonly hooks: Pick<HookTable, 'enforce'>;
+  readonly dataDir: string;
+  readonly log: Logger;
+  /** One stderr line saying what was (or would have been) applied. */
+  readonly verbose?: boolean;
+  /** Where the note and the verbose line go (default process.stderr). */
+  readonly stderr?: { write(text: string): unknown };
+}
+
+/** What {@link controlRun} did. */
+export interface ControlRunOutcome {
+  /** The command's status: its exit code, 128 + signal, 127 when it could not start. */
+  readonly exitCode: number;
+  readonly record: RunRecord;
+  /** The note written to stderr, if any. */
+  readonly note?: string;
+}
+
+/**
+ * `cordon control run` (issue 14; research A.9): builds a typed {@link GuardRequest} from the
+ * hint (`--hint`, else `AGENT_RESOURCE_HINT`, else `memory:medium`; a `--hint` is also put into
+ * the command's environment unless the variable is set), fires `enforce`, and, when no backend
+ * answers, runs the command unguarded with the same pass-through and logs what would have
+ * applied. Afterwards it writes the note when the run warrants one (counting the warning per
+ * normalised command in `control.sqlite3`), and records the run in `control/runs.jsonl`.
+ *
+ * Never throws for the command's failures; a backend that throws is logged and, if it had not
+ * started the command yet, the command runs unguarded.
+ */
+export async function controlRun(options: ControlRunOptions): Promise<ControlRunOutcome> {
+  const { argv, env, log } = options;
+  const stderr = options.stderr ?? process.stderr;
+  const raw = options.hint ?? (env.AGENT_RESOURCE_HINT || undefined);
+  const hint = parseHint(raw);
+  if (hint.unknown.length) log.warn('control run: hint tokens not understood were skipped', { hint: raw, unknown: hint.unknown });
+  const childEnv: NodeJS.ProcessEnv = { ...env };
+  if (options.hint !== undefined && env.AGENT_RESOURCE_HINT === undefined) childEnv.AGENT_RESOURCE_HINT = options.hint;
+  const tier = tierNamed(hint.memory)!;
+  const cpuWeight = tierNamed(hint.cpu)!.cpuWeight;
+  const ramBytes = totalmem();
+
+  let child: GuardChild | undefined;
+  let startError: Error | undefined;
+  const spawn = async (spawnOptions: GuardSpawnOptions = {}): Promise<GuardChild> => {
+    if (child || startError) throw new Error('GuardRequest.spawn was called twice');
+    try {
+      child = await spawnPassThrough({ ...spawnOptions, argv, cwd: options.cwd, env: childEnv });
+      return child;
+    } catch (error) {
+      startError = error as Error;
+      throw error;
+    }
+  };
+  const request: GuardRequest = { argv, cwd: options.cwd, ...(raw !== undefined ? { hint: raw } : {}), tier: tier.name, cpuWeight, tiers: TIERS, ramBytes, stall: stallPolicy(env), spawn };
+
+  const started = performance.now();
+  let result: GuardResult | undefined;
+  try {
+    result = await options.hooks.enforce.promise(request);
+  } catch (error) {
+    log.error('control run: the enforce backend failed', { error: String(error) });
+  }
+  let exitCode: number;
+  let signal: string | null = null;
+  if (result) {
+    exitCode = result.exitCode;
+    signal = result.signal ?? null;
+  } else {
+    // No backend answered (or one failed): the command runs unguarded, unless it already ran.
+    if (!child && !startError) await spawn().catch(() => undefined);
+    const exit = child ? await child.exit : undefined;
+    exitCode = exit?.exitCode ?? CANNOT_START;
+    signal = exit?.signal ?? null;
+    const limit = limitOf(tier, ramBytes);
+    const would = `would apply memory.high=${limit === null ? 'max' : `${limit} (${mb(limit)} MB, memory:${tier.name} of ${mb(ramBytes)} MB)`} and cpu.weight=${cpuWeight}`;
+    log.warn('control run: unguarded (no enforce backend answered)', { argv: [...argv], tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
+    if (options.verbose) stderr.write(`[cordon] unguarded: no enforcement backend can enforce here (cordon control probe says why); ${would}\n`);
+  }
+  const wallMs = Math.round(performance.now() - started);
+  if (startError && !result) stderr.write(`cordon control run: cannot start ${argv[0]}: ${(startError as NodeJS.ErrnoException).code ?? startError.message}\n`);
+  if (result && options.verbose) for (const line of result.notes) stderr.write(`[cordon] ${line}\n`);
+
+  const command = normaliseCommand(argv);
+  let note: string | undefined;
+  let warningNumber: number | null = null;
+  if (result && shouldWarn(result)) {
+    try {
+      warningNumber = await countWarning(options.dataDir, command);
+    } catch (error) {
+      log.error('control run: the warning count could not be stored', { error: String(error) });
+    }
+    note = noteText(result, warningNumber ?? 1);
+    stderr.write(`${note}\n`);
+  }
+  const record: RunRecord = {
+    t: Date.now(),
+    argv: [...argv],
+    command,
+    cwd: options.cwd,
+    hint: raw ?? null,
+    backend: result?.backend ?? null,
+    enforced: result?.enforced ?? false,
+    domain: result?.domain ?? null,
+    tier: tier.name,
+    final_tier: result?.finalTier ?? tier.name,
+    limit_bytes: result ? result.limitBytes : limitOf(tier, ramBytes),
+    ram_bytes: result?.ramBytes ?? ramBytes,
+    cpu_weight: cpuWeight,
+    peak_bytes: result?.peakBytes ?? null,
+    peak_source: result?.peakSource ?? null,
+    stall_full_ms: result?.memoryPressure ? stallMs(result) : null,
+    stall_some_ms: result?.memoryPressure ? result.memoryPressure.someUs / 1000 : null,
+    cpu_stall_some_ms: result?.cpuPressure ? result.cpuPressure.someUs / 1000 : null,
+    events: result?.events ?? {},
+    cpu_stat: result?.cpuStat ?? {},
+    frozen_count: result?.frozenCount ?? 0,
+    frozen_ms: result?.frozenMs ?? 0,
+    escalations: result?.escalations ?? [],
+    wall_ms: result?.wallMs ?? wallMs,
+    exit_code: exitCode,
+    signal,
+    removed: result?.removed ?? null,
+    warned: note !== undefined,
+    warning_number: warningNumber,
+  };
+  try {
+    recordRun(options.dataDir, record);
+  } catch (error) {
+    log.error('control run: the run could not be recorded', { error: String(error) });
+  }
+  return { exitCode, record, ...(note ? { note } : {}) };
+}

@@ -1,0 +1,221 @@
+import { mkdirSync, rmdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { GuardEscalation, GuardRequest, GuardResult, GuardTier, Logger, TierName } from '@cordon/plugin-api';
+import { findPlacement, type Placement } from './cgroup/detect.js';
+import { callName, cleanupLeftovers, effectiveLimit, prepareContainer, unpopulated } from './cgroup/domain.js';
+import { parseKeyed, parseLimit, parsePressure, readText, words, writeValue } from './cgroup/files.js';
+
+/** Backend name in results and records. */
+export const BACKEND = 'cgroup-linux';
+
+/**
+ * The launcher the command starts through: it writes its own pid into the call's `cgroup.procs`
+ * (passed as `$0`), reports on fd 3 that it joined, closes fd 3 and `exec`s the command, so every
+ * instruction of the command runs inside the cgroup (research C.1: join at spawn, not later). A
+ * failed join exits 253 without running the command. No native code.
+ */
+export const LAUNCHER = 'echo $$ 2>/dev/null >"$0" || exit 253; printf j >&3; exec 3>&- "$@"';
+
+/** `memory.high` of `tier` over a RAM base, bytes; `null` = `max`. */
+export function tierBytes(tier: GuardTier, ramBytes: number): number | null {
+  return tier.ramFraction === null ? null : Math.floor(tier.ramFraction * ramBytes);
+}
+
+/** The next tier up the ladder, or `undefined` at the top. */
+function nextTier(tiers: readonly GuardTier[], name: TierName): GuardTier | undefined {
+  const i = tiers.findIndex((t) => t.name === name);
+  return i >= 0 ? tiers[i + 1] : undefined;
+}
+
+let placementCache: Placement | undefined;
+
+/** This process's placement, read once (the enforce tap asks on every call). */
+export function placement(): Placement {
+  placementCache ??= findPlacement();
+  return placementCache;
+}
+
+/**
+ * Decides whether a sustained full memory stall happened: the `full` total (µs) grew by at least
+ * `fraction` of the elapsed time over samples spanning at least `windowMs`. `samples` are
+ * `[ms, fullUs]` pairs, oldest first.
+ */
+export function sustainedStall(samples: ReadonlyArray<readonly [number, number]>, windowMs: number, fraction: number): boolean {
+  const last = samples[samples.length - 1];
+  if (!last) return false;
+  // The newest sample at least a window old; older ones are not needed.
+  let first: readonly [number, number] | undefined;
+  for (const s of samples) if (last[0] - s[0] >= windowMs) first = s;
+  if (!first) return false;
+  const elapsedUs = (last[0] - first[0]) * 1000;
+  return last[1] - first[1] >= fraction * elapsedUs;
+}
+
+/**
+ * The `enforce` tap: runs the request's command in its own cgroup v2 under `<anchor>/cordon`
+ * (memory.high and cpu.weight of the tier, memory.oom.group=1, never memory.max), samples it
+ * every `stall.pollMs` (memory.current for the peak fallback, memory.pressure for the stall
+ * policy, cgroup.events for freezes), raises memory.high one tier after a sustained full stall,
+ * and after the command exits reads memory.peak, memory.events, the PSI totals and cpu.stat, then
+ * removes the cgroup (thawing it, and killing what the command left running, first).
+ *
+ * Returns `undefined` (cordon runs the command unguarded) when this machine cannot enforce or
+ * the cgroup cannot be prepared; the reason goes to the log.
+ */
+export async function enforce(request: GuardRequest, log: Logger): Promise<GuardResult | undefined> {
+  const where = placement();
+  if (where.reason || !where.anchor || !where.mounts.v2) {
+    log.debug('cgroup-linux cannot enforce here', { reason: where.reason });
+    return undefined;
+  }
+  const prepared = prepareContainer(where.anchor);
+  if (!prepared.ok) {
+    log.warn('cgroup-linux: cannot prepare the cgroup; the command runs unguarded', { reason: prepared.reason });
+    return undefined;
+  }
+  const { container } = prepared;
+  const leftovers = cleanupLeftovers(container);
+  if (leftovers.removed.length || leftovers.kept.length) log.info('cgroup-linux: leftover cgroups', { ...leftovers });
+
+  const parentLimit = effectiveLimit(container, where.mounts.v2.mountPoint);
+  const ramBytes = parentLimit !== null && parentLimit < request.ramBytes ? parentLimit : request.ramBytes;
+  const tier = request.tiers.find((t) => t.name === request.tier) ?? request.tiers[0]!;
+  const limitBytes = tierBytes(tier, ramBytes);
+  const dir = join(container, callName());
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    log.warn('cgroup-linux: cannot create the call cgroup; the command runs unguarded', { dir, error: String(error) });
+    return undefined;
+  }
+  const notes: string[] = [];
+  const set = (file: string, value: string): void => {
+    const error = writeValue(join(dir, file), value);
+    if (error) {
+      notes.push(`could not set ${file}=${value}: ${error}`);
+      log.warn('cgroup-linux: write failed', { file: join(dir, file), value, error });
+    }
+  };
+  set('memory.high', limitBytes === null ? 'max' : String(limitBytes));
+  set('cpu.weight', String(request.cpuWeight));
+  set('memory.oom.group', '1');
+  notes.push(
+    `cgroup ${dir}: memory.high=${limitBytes === null ? 'max' : limitBytes} (memory:${tier.name} of ${mb(ramBytes)} MB${parentLimit !== null && parentLimit < request.ramBytes ? ', the parent limit' : ''}), cpu.weight=${request.cpuWeight}, memory.oom.group=1`,
+  );
+
+  const started = performance.now();
+  let child;
+  try {
+    child = await request.spawn({ prefix: ['/bin/sh', '-c', LAUNCHER, join(dir, 'cgroup.procs')], reportFd: true });
+  } catch (error) {
+    await teardown(dir, log);
+    throw error;
+  }
+
+  // Sampling while the command runs.
+  let peakCurrent = 0;
+  let frozenCount = 0;
+  let frozenMs = 0;
+  let frozenSince: number | undefined;
+  let current = tier;
+  const escalations: GuardEscalation[] = [];
+  let stall: Array<readonly [number, number]> = [];
+  const sample = (): void => {
+    const now = performance.now();
+    const cur = parseLimit(readText(join(dir, 'memory.current')));
+    if (cur !== null && cur > peakCurrent) peakCurrent = cur;
+    const frozen = /^frozen 1$/m.test(readText(join(dir, 'cgroup.events')) ?? '');
+    if (frozen && frozenSince === undefined) {
+      frozenSince = now;
+      frozenCount++;
+    } else if (!frozen && frozenSince !== undefined) {
+      frozenMs += now - frozenSince;
+      frozenSince = undefined;
+    }
+    const full = parsePressure(readText(join(dir, 'memory.pressure')))?.fullUs;
+    if (full === undefined || frozen) return;
+    stall.push([now, full]);
+    if (stall.length > 1 + Math.ceil((request.stall.windowMs * 2) / request.stall.pollMs)) stall.shift();
+    const up = nextTier(request.tiers, current.name);
+    if (up && sustainedStall(stall, request.stall.windowMs, request.stall.fullFraction)) {
+      const bytes = tierBytes(up, ramBytes);
+      set('memory.high', bytes === null ? 'max' : String(bytes));
+      escalations.push({ atMs: Math.round(now - started), from: current.name, to: up.name, limitBytes: bytes });
+      log.info('cgroup-linux: sustained full memory stall; memory.high raised one tier', { dir, from: current.name, to: up.name, bytes });
+      current = up;
+      stall = [[now, full]];
+    }
+  };
+  const timer = setInterval(sample, request.stall.pollMs);
+  const [report, exit] = await Promise.all([child.report, child.exit]);
+  clearInterval(timer);
+  const ended = performance.now();
+  sample();
+  if (frozenSince !== undefined) frozenMs += ended - frozenSince;
+
+  const peak = parseLimit(readText(join(dir, 'memory.peak')));
+  const result = {
+    backend: BACKEND,
+    domain: dir,
+    tier: tier.name,
+    finalTier: current.name,
+    limitBytes,
+    ramBytes,
+    cpuWeight: request.cpuWeight,
+    peakBytes: peak ?? (peakCurrent || null),
+    peakSource: peak !== null ? ('memory.peak' as const) : peakCurrent ? ('memory.current' as const) : null,
+    events: parseKeyed(readText(join(dir, 'memory.events'))),
+    memoryPressure: parsePressure(readText(join(dir, 'memory.pressure'))),
+    cpuPressure: parsePressure(readText(join(dir, 'cpu.pressure'))),
+    cpuStat: parseKeyed(readText(join(dir, 'cpu.stat'))),
+    frozenCount,
+    frozenMs: Math.round(frozenMs),
+    escalations,
+    wallMs: Math.round(ended - started),
+  };
+  const removed = await teardown(dir, log);
+  if (report !== 'j') {
+    // The launcher could not join: the command did not run (research: never outside the cgroup).
+    notes.push(`could not move the command into ${dir}; it did not run`);
+    return { ...result, enforced: false, exitCode: 126, notes, removed };
+  }
+  return { ...result, enforced: true, exitCode: exit.exitCode, ...(exit.signal ? { signal: exit.signal } : {}), notes, removed };
+}
+
+/**
+ * Removes a call's cgroup once its whole group has exited: thaws it if frozen, kills what the
+ * command left behind (`cgroup.kill`, else SIGKILL per pid before 5.14), waits up to 2 s for
+ * `populated 0`, then `rmdir`s with retries. Returns whether the directory is gone.
+ */
+export async function teardown(dir: string, log: Logger): Promise<boolean> {
+  if (/^frozen 1$/m.test(readText(join(dir, 'cgroup.events')) ?? '')) writeValue(join(dir, 'cgroup.freeze'), '0');
+  if (!unpopulated(dir)) {
+    if (writeValue(join(dir, 'cgroup.kill'), '1')) {
+      for (const pid of words(readText(join(dir, 'cgroup.procs')))) {
+        try {
+          process.kill(Number(pid), 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
+    }
+    for (let waited = 0; waited < 2000 && !unpopulated(dir); waited += 10) await sleep(10);
+  }
+  for (let attempt = 0; attempt < 20; attempt++) {
+    try {
+      rmdirSync(dir);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+      await sleep(50);
+    }
+  }
+  log.warn('cgroup-linux: could not remove the call cgroup; a later run removes it', { dir });
+  return false;
+}
+
+/** Bytes as whole MB (MiB, as the seed prints them: 2.5 % of 16 GiB is "410 MB"). */
+export function mb(bytes: number): number {
+  return Math.round(bytes / 2 ** 20);
+}
