@@ -30,10 +30,5 @@ export type { Registrar } from './registries/registrar.js';
 export type { Dialect, DialectContext, DialectEntry, HookEventKind, HookReply, NativeEvent, NativeLifecycle, NativeToolAfter, NativeToolBefore, PayloadReaders, ProcessInfo } from './registries/dialect.js';
 export type { ConfigChange, ConfigDocument, ConfigFormats, ConfigPath, HookCommand, HookInstaller, HookListEditor, HookListLayout, HookScope, RemoveCommandsOptions, InstallContext, InstallPlan, TomlDocument } from './registries/hook-installer.js';
 export type { AgentOutput, AgentReport, AgentRunner, AttemptBrief, BriefLimits, FailedVerifier, LaunchPlan, LaunchRequest, RecoveryContext, RunnerEntry, RunnerLimits, RunnerSupport } from './registries/runner.js';
-<<<<<<< HEAD
 export type { Platform, ProcessTreeSampler, SamplerEntry, TreeReader, TreeReading } from './registries/sampler.js';
-export type { ProbeEntry, ProbeResult } from './registries/probe.js';
-=======
-export type { ProcessTreeSampler, SamplerEntry, TreeReader, TreeReading } from './registries/sampler.js';
 export type { ProbeContext, ProbeEntry, ProbeResult } from './registries/probe.js';
->>>>>>> control

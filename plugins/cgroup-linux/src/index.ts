@@ -18,11 +18,12 @@ export async function register(): Promise<CordonPlugin> {
       api.hooks.enforce.tapPromise('cgroup-linux', (request) => enforce(request, api.log));
       // `cordon control guard --write`: shell tool calls of the chosen agents run under
       // `cordon control run` (this process is `cordon hook`: node and bin/run.cjs are cordon).
-      let context: GuardContext | undefined;
-      api.hooks.beforeToolCall.tap('cgroup-linux:guard', (call) => {
-        context ??= { cordon: [process.execPath, process.argv[1] ?? 'cordon'], agents: guardedAgents(api.paths.configDir) };
-        return guardDecision(call, context);
-      });
+      // Tapped only while some agent is guarded: a tapping plugin moves every hook call's plugin
+      // work onto a worker thread (the hook's time bound), which costs about one Node start.
+      const agents = guardedAgents(api.paths.configDir);
+      if (agents.size === 0) return;
+      const context: GuardContext = { cordon: [process.execPath, process.argv[1] ?? 'cordon'], agents };
+      api.hooks.beforeToolCall.tap('cgroup-linux:guard', (call) => guardDecision(call, context));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HookName } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
@@ -147,4 +147,13 @@ export function selectForNeeds(index: PluginIndex, packages: readonly PluginPack
 export function selectForAgent(index: PluginIndex, packages: readonly PluginPackage[], agent: string): PluginPackage[] | undefined {
   if (!index.packages.some((p) => p.dialects.includes(agent))) return undefined;
   return selectForNeeds(index, packages, { hooks: HOT_HOOKS, dialect: agent });
+}
+
+/**
+ * Removes the index so the next hot run loads every plugin and records it again: for settings
+ * that change what a plugin taps without changing its files (`cordon control guard --write`
+ * makes @cordon/cgroup-linux tap `beforeToolCall`). A missing index is fine.
+ */
+export function dropPluginIndex(cacheDir: string): void {
+  rmSync(join(cacheDir, FILE), { force: true });
 }

@@ -3,6 +3,7 @@ import { Flags } from '@oclif/core';
 import { CordonCommand } from '../../cli/cordon-command.js';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { ensurePrivateDir, readRegularFileIfExists, writeFileAtomic } from '../../io/index.js';
+import { dropPluginIndex } from '../../plugins/plugin-index.js';
 
 /** The settings file the `beforeToolCall` guard of @cordon/cgroup-linux reads. */
 const GUARD_FILE = 'control.json';
@@ -60,6 +61,9 @@ export default class ControlGuard extends CordonCommand {
     if (flags.write) {
       ensurePrivateDir(host.paths.configDir);
       writeFileAtomic(file, `${JSON.stringify({ ...settings, guard }, null, 2)}\n`, { mode: 0o600 });
+      // cgroup-linux taps beforeToolCall only while some agent is guarded: the hook's plugin
+      // index must be taken again so the hook loads (or stops loading) it.
+      dropPluginIndex(host.paths.cacheDir);
     }
     this.log(`${flags.write ? 'wrote' : 'would write'} ${file}: guarded agents ${guarded.join(', ') || 'none'}${flags.write ? '' : ' (dry run; add --write)'}`);
     return { file, guarded, written: flags.write };
