@@ -83,6 +83,8 @@ function workerThreads(): typeof import('node:worker_threads') {
  */
 export async function startBusThread(job: Omit<BusJob, 'writing'>, env: NodeJS.ProcessEnv, dataDir: string, log: Logger): Promise<BusThread> {
   const { Worker } = workerThreads();
+  // This process's main thread compiles only part of an ordinary run: bin/run.cjs keeps its code cache apart.
+  (globalThis as { __cordonCodeCachePartial?: boolean }).__cordonCodeCachePartial = true;
   const writing = new Int32Array(new SharedArrayBuffer(4));
   const self = fileURLToPath(import.meta.url);
   const workerData: BusJob = { ...job, writing };
