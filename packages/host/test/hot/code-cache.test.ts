@@ -63,6 +63,23 @@ describe('the bundles run through a V8 code cache', () => {
     expect(files.map((f) => f.split('/').pop()!.split('-')[0])).toEqual(['hook.cjs']);
   });
 
+  it('a run whose plugin work ran on the bus thread leaves a partial cache, which the next ordinary run replaces', async () => {
+    linkPluginRoots(sandbox.dataDir, [{ name: '@cordon/claude-code', root: join(REPO_ROOT, 'plugins', 'claude-code') }]);
+    const names = () => cacheFiles(sandbox.cacheDir).map((f) => f.split('/').pop()!);
+    // No plugin index yet: nothing is known about the plugins' taps, so the first run uses the thread.
+    expect((await runCordon(['hook', '--agent', 'claude-code'], { env: sandbox.env, input: payload })).exitCode).toBe(0);
+    expect(names()).toEqual([expect.stringMatching(/^hook\.cjs-.*-partial\.bin$/)]);
+    // Now the index says no plugin taps the hot hooks: the main thread does everything and writes the full cache.
+    expect((await runCordon(['hook', '--agent', 'claude-code'], { env: sandbox.env, input: payload })).exitCode).toBe(0);
+    const [full, ...rest] = names();
+    expect(rest).toEqual([]);
+    expect(full).toMatch(/^hook\.cjs-.*-x64\.bin$|^hook\.cjs-.*\.bin$/);
+    expect(full).not.toContain('partial');
+    const written = statSync(join(sandbox.cacheDir, 'code-cache', full!)).mtimeMs;
+    expect((await runCordon(['hook', '--agent', 'claude-code'], { env: sandbox.env, input: payload })).exitCode).toBe(0);
+    expect(statSync(join(sandbox.cacheDir, 'code-cache', full!)).mtimeMs).toBe(written);
+  });
+
   it("a bundle's lazy modules still load, silently: an audit tap that opens the ledger", async () => {
     const root = sandbox.dir('plugin-ledger-auditor');
     const db = join(sandbox.root, 'ledger.sqlite3');
