@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, REPO_ROOT, linkPluginRoots, makeSandbox, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
+import { CORDON_BIN, linkPluginRoots, makeSandbox, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
+import { AGENT_PLUGINS, hookLog, hookViaShell as runHookViaShell, tapPlugin } from './support.js';
 import { parseAgentJson } from '../../src/hot/payload-json.js';
 import { readMarkers, type Marker } from '../../src/telemetry/markers.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
@@ -11,52 +12,27 @@ import { sessionDir } from '../../src/telemetry/session-dir.js';
 // Faults of the hook's hot path from issues 11 and 13, each with the issue's example and further
 // inputs of the same kind, run through the built `cordon hook` process as agents run it.
 
-const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor', 'hermes'] as const;
 /** The test's own guard: a hook still running after this is killed, and the test fails on the signal. */
 const WATCHDOG_MS = 60_000;
 
 let sandbox: Sandbox;
 
-/** A plugin in the sandbox whose `hook` tap (tapPromise) runs `body` (JS source of a function). */
 function plugin(name: string, hook: 'beforeToolCall' | 'afterToolCall', body: string): { name: string; root: string } {
-  const root = sandbox.dir(`plugin-${name}`);
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ name, version: '0.0.0', type: 'module', oclif: { hooks: { 'cordon:register': { target: './index.js', identifier: 'register' } } } }));
-  writeFileSync(join(root, 'index.js'), `export async function register() { return { name: ${JSON.stringify(name)}, apply(api) { api.hooks.${hook}.tapPromise({ name: 'tap', stage: api.stage.GUARD }, ${body}); } }; }\n`);
-  return { name, root };
+  return tapPlugin(sandbox.dir(`plugin-${name}`), name, body, hook);
 }
 
 function link(...extra: Array<{ name: string; root: string }>): void {
-  linkPluginRoots(sandbox.dataDir, [...AGENTS.map((a) => ({ name: `@cordon/${a}`, root: join(REPO_ROOT, 'plugins', a) })), ...extra]);
+  linkPluginRoots(sandbox.dataDir, [...AGENT_PLUGINS, ...extra]);
 }
 
-function logLines(): Array<Record<string, unknown>> {
-  const file = join(sandbox.dataDir, 'logs', 'cordon.log');
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
-}
+const logLines = (): Array<Record<string, unknown>> => hookLog(sandbox.dataDir);
 
 function markersOf(session: string): { markers: Marker[]; badLines: number[] } {
   return readMarkers(join(sessionDir(sandbox.dataDir, session), 'markers.jsonl'));
 }
 
-/**
- * Runs the built hook with `stdin` given to it by bash (a redirection or process substitution),
- * as non-Node agents hand it over; resolves when the hook process itself exits (a writer left
- * behind is not waited for).
- */
 function hookViaShell(args: string[], stdin: string, env: NodeJS.ProcessEnv = sandbox.env): Promise<RunResult> {
-  const script = `exec "$0" "$1" hook ${args.map((a) => `'${a}'`).join(' ')} ${stdin}`;
-  return new Promise((resolvePromise) => {
-    const child = spawn('/bin/bash', ['-c', script, process.execPath, CORDON_BIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    const kill = setTimeout(() => child.kill('SIGKILL'), WATCHDOG_MS);
-    child.on('exit', (exitCode, signal) => {
-      clearTimeout(kill);
-      resolvePromise({ exitCode, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() });
-    });
-  });
+  return runHookViaShell(args, stdin, env);
 }
 
 /**
