@@ -1,10 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, linkPluginRoots, makeSandbox, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
-import { AGENT_PLUGINS, hookLog, hookViaShell as runHookViaShell, tapPlugin } from './support.js';
+import { linkPluginRoots, makeSandbox, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
+import { AGENT_PLUGINS, hookLog, hookViaShell as runHookViaShell, hookViaSocket as runHookViaSocket, tapPlugin } from './support.js';
 import { parseAgentJson } from '../../src/hot/payload-json.js';
 import { readMarkers, type Marker } from '../../src/telemetry/markers.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
@@ -35,28 +35,8 @@ function hookViaShell(args: string[], stdin: string, env: NodeJS.ProcessEnv = sa
   return runHookViaShell(args, stdin, env);
 }
 
-/**
- * Runs the built hook as Node-based agents do (stdin a socketpair): writes `input` and, with
- * `keepOpen`, never ends stdin; resolves when the hook exits by itself (the watchdog's SIGKILL
- * shows as `signal`).
- */
 function hookViaSocket(args: string[], input: string | Buffer, keepOpen: boolean, env: NodeJS.ProcessEnv = sandbox.env): Promise<RunResult> {
-  return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [CORDON_BIN, 'hook', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.stdin.on('error', () => undefined);
-    child.stdin.write(input);
-    if (!keepOpen) child.stdin.end();
-    const kill = setTimeout(() => child.kill('SIGKILL'), WATCHDOG_MS);
-    child.on('exit', (exitCode, signal) => {
-      clearTimeout(kill);
-      child.stdin.destroy();
-      resolvePromise({ exitCode, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() });
-    });
-  });
+  return runHookViaSocket(args, input, keepOpen, env);
 }
 
 function expectSilent(r: RunResult): void {

@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, linkPluginRoots, makeSandbox, runCordon, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
+import { linkPluginRoots, makeSandbox, runCordon, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
 import { runHook } from '../../src/hot/main.js';
 import { readMarkers } from '../../src/telemetry/markers.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
-import { AGENT_PLUGINS, FIXTURES, hookLog, hookViaShell as runHookViaShell, tapPlugin } from './support.js';
+import { AGENT_PLUGINS, FIXTURES, hookLog, hookViaShell as runHookViaShell, hookViaSocket, tapPlugin } from './support.js';
 
 // The hook as agents run it: the built `cordon hook` process. Whatever arrives on stdin, it exits
 // 0 with nothing on stdout (unless a plugin decided), logs what went wrong, and finishes in
@@ -29,23 +28,9 @@ function link(...extra: Array<{ name: string; root: string }>): void {
 
 const logLines = (): Array<Record<string, unknown>> => hookLog(sandbox.dataDir);
 
-/** Runs the built hook with `input` on stdin; `open` leaves stdin open (never closed). */
+/** Runs the built hook with `input` on stdin; `undefined` leaves stdin open (never closed). */
 function hook(args: string[], input: string | Buffer | undefined, env: NodeJS.ProcessEnv = sandbox.env): Promise<RunResult & { ms: number }> {
-  const started = Date.now();
-  if (input !== undefined) return runCordon(['hook', ...args], { env, input, timeoutMs: 60_000 }).then((r) => ({ ...r, ms: Date.now() - started }));
-  return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [CORDON_BIN, 'hook', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (exitCode, signal) => {
-      clearTimeout(kill);
-      child.stdin.destroy();
-      resolvePromise({ exitCode, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), ms: Date.now() - started });
-    });
-  });
+  return hookViaSocket(args, input, input === undefined, env);
 }
 
 function expectSilent(r: RunResult): void {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -81,14 +81,30 @@ export function hookLog(dataDir: string): Array<Record<string, unknown>> {
  * give a pipe). A hook still running after a minute is killed (`signal` then says so).
  */
 export function hookViaShell(args: readonly string[], stdin: string, env: NodeJS.ProcessEnv): Promise<RunResult & { ms: number }> {
-  const started = Date.now();
   const script = `exec "$0" "$1" hook ${args.map((a) => `'${a}'`).join(' ')} ${stdin}`;
+  return collect(spawn('/bin/bash', ['-c', script, process.execPath, CORDON_BIN], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/**
+ * Runs the built hook as Node-based agents do (stdin a socketpair): writes `input` (if any) and
+ * ends stdin unless `keepOpen`. A hook still running after a minute is killed.
+ */
+export function hookViaSocket(args: readonly string[], input: string | Buffer | undefined, keepOpen: boolean, env: NodeJS.ProcessEnv): Promise<RunResult & { ms: number }> {
+  const child = spawn(process.execPath, [CORDON_BIN, 'hook', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.on('error', () => undefined);
+  if (input !== undefined) child.stdin.write(input);
+  if (!keepOpen) child.stdin.end();
+  return collect(child).finally(() => child.stdin.destroy());
+}
+
+/** What a spawned hook printed and how it ended, once its output is closed; SIGKILL after a minute. */
+function collect(child: ChildProcess): Promise<RunResult & { ms: number }> {
+  const started = Date.now();
   return new Promise((resolvePromise) => {
-    const child = spawn('/bin/bash', ['-c', script, process.execPath, CORDON_BIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.stdout!.on('data', (b: Buffer) => out.push(b));
+    child.stderr!.on('data', (b: Buffer) => err.push(b));
     const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('close', (exitCode, signal) => {
       clearTimeout(kill);
