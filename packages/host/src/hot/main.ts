@@ -44,7 +44,8 @@ function positive(value: string | undefined, fallback: number): number {
  * index at all), the plugins are loaded and the payload handled on a worker thread
  * (`bus-thread.ts`), so that the bound holds even over a tap that never yields: at the bound
  * the thread is stopped, the call's marker is written with `plugin_failure` naming the plugin,
- * and the hook exits 0 (issue 13 item 15). Otherwise everything runs on the main thread.
+ * and the hook exits 0 (issue 13 item 15). Otherwise everything runs on the main thread, as it
+ * also does with `CORDON_HOOK_THREAD=off` (faster; a tap that never yields then defeats the bound).
  */
 export async function runHook(argv: readonly string[], io: { stdin: (Readable & { isTTY?: boolean }) | number; env: NodeJS.ProcessEnv; parentPid?: number }): Promise<HookExit> {
   const { env } = io;
@@ -67,7 +68,7 @@ export async function runHook(argv: readonly string[], io: { stdin: (Readable & 
     }
     const plan = planHostLoad(env);
     const hot = hotTapPackages(plan);
-    if (hot === undefined || hot.length > 0) {
+    if (env.CORDON_HOOK_THREAD !== 'off' && (hot === undefined || hot.length > 0)) {
       thread = await startBusThread({ payload: read.payload, ...(args.agent !== undefined ? { agent: args.agent } : {}), parentPid: io.parentPid ?? process.ppid }, env, paths.dataDir, log);
       const outcome = await thread.result;
       thread = undefined;

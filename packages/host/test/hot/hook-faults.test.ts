@@ -199,6 +199,13 @@ describe('issue 13 item 15: a plugin tap that never yields cannot defeat the tim
     expect(markersOf('busy').markers.map((m) => m.event)).toEqual(['tool_denied', 'tool_denied']);
   });
 
+  it('taps run on the bus thread; CORDON_HOOK_THREAD=off runs them on the main thread', async () => {
+    link(plugin('where', 'beforeToolCall', 'async () => { const { isMainThread } = await import("node:worker_threads"); return { kind: "deny", reason: "main thread: " + isMainThread }; }'));
+    const reason = async (env: NodeJS.ProcessEnv) => JSON.parse((await hookViaSocket(['--agent', 'claude-code'], pre, false, env)).stdout).hookSpecificOutput.permissionDecisionReason;
+    expect(await reason(sandbox.env)).toBe('main thread: false');
+    expect(await reason({ ...sandbox.env, CORDON_HOOK_THREAD: 'off' })).toBe('main thread: true');
+  });
+
   it('a tap that throws is named in the marker too', async () => {
     link(plugin('thrower', 'beforeToolCall', 'async () => { throw new Error("boom"); }'));
     expectSilent(await hookViaSocket(['--agent', 'claude-code'], pre, false));
