@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream';
+import type { CordonHost } from '../bus/host.js';
 import { hotTapPackages, loadHostDirect, planHostLoad } from '../bus/load-host.js';
+import { HOT_HOOKS } from '../plugins/plugin-index.js';
 import { samplerAfterMarker } from '../telemetry/sampler/hook.js';
 import { createFileLogger } from '../util/log.js';
 import { resolvePaths } from '../util/paths.js';
@@ -17,6 +19,11 @@ export { runBusWorker } from './bus-thread.js';
 export type HookExit = Pick<HookOutcome, 'stdout' | 'stderr' | 'exitCode'>;
 
 const SILENT: HookExit = Object.freeze({ stdout: '', stderr: '', exitCode: 0 });
+
+/** True when a plugin applied to `host` taps a hook the hot path fires (`HOT_HOOKS`). */
+function tapsHotHooks(host: CordonHost): boolean {
+  return HOT_HOOKS.some((hook) => (host.hooks[hook] as unknown as { taps: unknown[] }).taps.length > 0);
+}
 
 /** True when `CORDON_DISABLE` is set to anything but `''`, `0` or `false`. */
 export function hookDisabled(env: Readonly<Record<string, string | undefined>>): boolean {
@@ -39,9 +46,10 @@ function positive(value: string | undefined, fallback: number): number {
  * that does not even read stdin. Bounds: `CORDON_HOOK_STDIN_TIMEOUT_MS` (default 3,000),
  * `CORDON_HOOK_MAX_STDIN_BYTES` (64 MiB), `CORDON_HOOK_TIMEOUT_MS` (10,000) for the whole run.
  *
- * When plugins other than what the plugin index knows to be tap-free may run in the hot hooks
- * (a package tapping `beforeToolCall`/`afterToolCall`, one that failed to load, or no current
- * index at all), the plugins are loaded and the payload handled on a worker thread
+ * When plugins run code in the hot hooks (per the plugin index, a package tapping
+ * `beforeToolCall`/`afterToolCall` or one that failed to load; without a current index, per the
+ * plugins just loaded on the main thread), the plugins are loaded and the payload handled on a
+ * worker thread
  * (`bus-thread.ts`), so that the bound holds even over a tap that never yields: at the bound
  * the thread is stopped, the call's marker is written with `plugin_failure` naming the plugin,
  * and the hook exits 0 (issue 13 item 15). Otherwise everything runs on the main thread, as it
@@ -68,14 +76,18 @@ export async function runHook(argv: readonly string[], io: { stdin: (Readable & 
     }
     const plan = planHostLoad(env);
     const hot = hotTapPackages(plan);
-    if (env.CORDON_HOOK_THREAD !== 'off' && (hot === undefined || hot.length > 0)) {
+    const threaded = env.CORDON_HOOK_THREAD !== 'off';
+    const onThread = async (): Promise<HookExit> => {
       thread = await startBusThread({ payload: read.payload, ...(args.agent !== undefined ? { agent: args.agent } : {}), parentPid: io.parentPid ?? process.ppid }, env, paths.dataDir, log);
       const outcome = await thread.result;
       thread = undefined;
       if (outcome.marker) samplerAfterMarker(paths.dataDir, outcome.marker, log, env);
       return { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
-    }
+    };
+    if (threaded && hot !== undefined && hot.length > 0) return onThread();
     const host = await loadHostDirect(env, { agent: args.agent, plan });
+    // Without a current index (the first call after an install) only the load tells: its taps run on the thread.
+    if (threaded && hot === undefined && tapsHotHooks(host)) return onThread();
     const outcome = await handleHookPayload(read.payload, { host, agent: args.agent, env, parentPid: io.parentPid, log });
     // Session/tool start: make sure the session's sampler runs; session end: STOP (never on a turn end).
     if (outcome.marker) samplerAfterMarker(paths.dataDir, outcome.marker, log, env);

@@ -146,7 +146,8 @@ describe('cordon hook process: bad input never breaks the agent', () => {
     const r = await hook(['--agent', 'claude-code'], fixture('claude-code.PreToolUse.Bash.json'));
     expectSilent(r);
     expect(logLines().some((l) => l.message === 'beforeToolCall tap failed; the call proceeds' && String(l.error).includes('tap exploded'))).toBe(true);
-    link(plugin('hanger', 'async () => new Promise(() => {})'));
+    // A tap that keeps its thread busy with a timer and never settles: the time bound stops it.
+    link(plugin('hanger', 'async () => new Promise(() => { setInterval(() => {}, 100); })'));
     const h = await hook(['--agent', 'claude-code'], fixture('claude-code.PreToolUse.Bash.json'), { ...sandbox.env, CORDON_HOOK_TIMEOUT_MS: '500' });
     expectSilent(h);
     expect(logLines().some((l) => String(l.message).startsWith('hook gave up'))).toBe(true);
