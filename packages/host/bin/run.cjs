@@ -89,6 +89,10 @@ function controlRun(args) {
  * The cache file is named after the bundle's size, mtime and inode and Node's version and
  * architecture (V8 itself also refuses a cache from another V8 or other flags); a missing or
  * refused cache is written when the process exits, replacing older ones of the same bundle.
+ * A run that sets `globalThis.__cordonCodeCachePartial` (the hook, when its plugin work ran on a
+ * worker thread: the main thread then compiled only part of what an ordinary run needs) writes
+ * its cache as `<name>-partial.bin` and only when there is none; the next ordinary run that
+ * loads a partial cache writes the full one, which replaces it.
  * `CORDON_CODE_CACHE=off` loads with plain `require`. Throws what `require` would.
  */
 function loadBundle(relPath) {
@@ -108,26 +112,37 @@ function loadBundle(relPath) {
   const name = path.basename(file);
   const dir = path.join(cacheDir(), 'code-cache');
   const cacheFile = path.join(dir, `${name}-${stat.size}-${Math.trunc(stat.mtimeMs)}-${stat.ino}-${process.version}-${process.arch}.bin`);
+  const partialFile = cacheFile.replace(/\.bin$/, '-partial.bin');
   let cachedData;
+  let fromPartial = false;
   try {
     cachedData = fs.readFileSync(cacheFile);
   } catch {
-    cachedData = undefined;
+    try {
+      cachedData = fs.readFileSync(partialFile);
+      fromPartial = true;
+    } catch {
+      cachedData = undefined;
+    }
   }
   const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), {
     filename: file,
     cachedData,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
-  if (!cachedData || script.cachedDataRejected) {
+  if (!cachedData || script.cachedDataRejected || fromPartial) {
     // After the run, so the cache also holds the functions the run compiled.
     process.once('exit', () => {
+      const partial = globalThis.__cordonCodeCachePartial === true;
+      // A partial run never replaces a cache it could use; an ordinary one replaces a partial cache.
+      if (partial && cachedData && !script.cachedDataRejected) return;
+      const target = partial ? partialFile : cacheFile;
       let temp;
       try {
         fs.mkdirSync(dir, { recursive: true });
         // Caches of older builds of this bundle go; another process's temp file is left alone.
-        for (const old of fs.readdirSync(dir)) if (old.startsWith(`${name}-`) && old.endsWith('.bin') && old !== path.basename(cacheFile)) fs.rmSync(path.join(dir, old), { force: true });
-        temp = `${cacheFile}.${process.pid}.tmp`;
+        for (const old of fs.readdirSync(dir)) if (old.startsWith(`${name}-`) && old.endsWith('.bin') && old !== path.basename(target)) fs.rmSync(path.join(dir, old), { force: true });
+        temp = `${target}.${process.pid}.tmp`;
         // Opened before the cache is serialised: an unwritable directory costs no serialising.
         const fd = fs.openSync(temp, 'w');
         try {
@@ -135,7 +150,7 @@ function loadBundle(relPath) {
         } finally {
           fs.closeSync(fd);
         }
-        fs.renameSync(temp, cacheFile);
+        fs.renameSync(temp, target);
         temp = undefined;
       } catch {
         // A cache that cannot be written only costs the next run its compile time.

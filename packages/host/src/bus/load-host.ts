@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Interfaces } from '@oclif/core';
 type Config = Interfaces.Config;
-import { collectFromPackages, findPluginPackages } from '../plugins/discover.js';
+import { collectFromPackages, findPluginPackages, type PluginPackage } from '../plugins/discover.js';
 import { collectFromOclif } from '../plugins/oclif-register.js';
-import { pluginIndexKey, readPluginIndex, selectForAgent, selectForNeeds, writePluginIndex, type PluginIndex, type PluginNeeds } from '../plugins/plugin-index.js';
+import { HOT_HOOKS, pluginIndexKey, readPluginIndex, selectForAgent, selectForNeeds, writePluginIndex, type PluginIndex, type PluginNeeds } from '../plugins/plugin-index.js';
 import { HOST_ROOT } from '../util/host-root.js';
 import { resolvePaths } from '../util/paths.js';
 import { CordonHost } from './host.js';
@@ -42,6 +42,48 @@ export interface LoadHostDirectOptions {
    * process: `{samplers: true}`): with a current plugin index only those packages are loaded.
    */
   readonly needs?: PluginNeeds;
+  /** The discovery already done by {@link planHostLoad} for the same `env` (it is not repeated). */
+  readonly plan?: HostLoadPlan;
+}
+
+/** The plugin discovery {@link loadHostDirect} starts with, for callers that look before loading. */
+export interface HostLoadPlan {
+  readonly paths: ReturnType<typeof resolvePaths>;
+  /** The host's version (its package.json). */
+  readonly version: string;
+  /** Every plugin package found ({@link findPluginPackages}). */
+  readonly packages: readonly PluginPackage[];
+  /** The plugin-index key of this set; `''` when `CORDON_PLUGIN_INDEX=off`. */
+  readonly key: string;
+  /** The current plugin index, when one exists for {@link key}. */
+  readonly index?: PluginIndex;
+  /** Why a package was skipped, for the host's log once it exists. */
+  readonly skipped: ReadonlyArray<{ what: string; error: string }>;
+}
+
+/**
+ * Finds the plugin packages and reads the plugin index (files only, no plugin code runs).
+ * `CORDON_PLUGIN_INDEX=off` leaves the index unread.
+ */
+export function planHostLoad(env: NodeJS.ProcessEnv = process.env): HostLoadPlan {
+  const paths = resolvePaths(env);
+  const version = (JSON.parse(readFileSync(join(HOST_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const skipped: Array<{ what: string; error: string }> = [];
+  const packages = findPluginPackages(HOST_ROOT, paths.dataDir, (what, error) => skipped.push({ what, error: String(error) }));
+  const indexed = env.CORDON_PLUGIN_INDEX !== 'off';
+  const key = indexed ? pluginIndexKey(version, packages) : '';
+  const index = indexed ? readPluginIndex(paths.cacheDir, key) : undefined;
+  return { paths, version, packages, key, ...(index ? { index } : {}), skipped };
+}
+
+/**
+ * The packages whose code runs inside the hot path's hooks (`beforeToolCall`, `afterToolCall`)
+ * per the plan's plugin index: those that tap one, and those that failed to load last time (their
+ * code is unknown). `undefined` when there is no current index (nothing is known).
+ */
+export function hotTapPackages(plan: HostLoadPlan): string[] | undefined {
+  if (!plan.index) return undefined;
+  return plan.index.packages.filter((p) => p.failed || p.taps.some((hook) => HOT_HOOKS.includes(hook))).map((p) => p.name);
 }
 
 /**
@@ -56,23 +98,17 @@ export interface LoadHostDirectOptions {
  * `CORDON_PLUGIN_INDEX=off` always loads everything and leaves the index alone.
  */
 export async function loadHostDirect(env: NodeJS.ProcessEnv = process.env, options: LoadHostDirectOptions = {}): Promise<CordonHost> {
-  const paths = resolvePaths(env);
-  const version = (JSON.parse(readFileSync(join(HOST_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const { paths, version, packages, key, index, skipped } = options.plan ?? planHostLoad(env);
   const fresh = (): CordonHost => new CordonHost(paths, version);
   let host = fresh();
-  const packages = findPluginPackages(HOST_ROOT, paths.dataDir, (what, error) => host.log.warn('plugin package skipped', { what, error: String(error) }));
+  for (const { what, error } of skipped) host.log.warn('plugin package skipped', { what, error });
   const indexed = env.CORDON_PLUGIN_INDEX !== 'off';
-  const key = indexed ? pluginIndexKey(version, packages) : '';
-  if (indexed && options.needs !== undefined && options.agent === undefined) {
-    const index = readPluginIndex(paths.cacheDir, key);
-    if (index) {
-      await host.applyPlugins(await collectFromPackages(selectForNeeds(index, packages, options.needs)));
-      return host;
-    }
+  if (index && options.needs !== undefined && options.agent === undefined) {
+    await host.applyPlugins(await collectFromPackages(selectForNeeds(index, packages, options.needs)));
+    return host;
   }
-  if (indexed && options.agent !== undefined) {
-    const index = readPluginIndex(paths.cacheDir, key);
-    const wanted = index && selectForAgent(index, packages, options.agent);
+  if (index && options.agent !== undefined) {
+    const wanted = selectForAgent(index, packages, options.agent);
     if (wanted) {
       await host.applyPlugins(await collectFromPackages(wanted));
       if (host.dialects.get(options.agent)) return host;

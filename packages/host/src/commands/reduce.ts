@@ -43,6 +43,11 @@ export default class Reduce extends CordonCommand {
     const result = await reduce({ dataDir: host.paths.dataDir, session: flags.session, all: flags.all, db: flags.db });
     if (flags.jsonl) {
       for (const s of result.sessions) for (const call of s.calls) process.stdout.write(JSON.stringify(call) + '\n');
+      // stdout holds only records; what was skipped goes to stderr.
+      for (const { summary: s } of result.sessions) {
+        const skipped = skippedLines(s);
+        if (skipped) process.stderr.write(`cordon reduce: session ${s.session_id}: ${skipped}\n`);
+      }
     } else {
       for (const { summary: s, calls } of result.sessions) {
         this.log(`session ${s.session_id}${s.agent ? ` (${s.agent})` : ''}: ${plural(s.n_toolcalls, 'call')}, ${plural(s.n_samples, 'sample')} over ${(s.span_ms / 1000).toFixed(1)} s`);
@@ -51,6 +56,8 @@ export default class Reduce extends CordonCommand {
             `memory baseline ${fmt(s.baseline_memory_mb)} MiB, peak ${fmt(s.peak_memory_mb)} MiB`,
         );
         this.log(`  unpaired starts ${s.unpaired_starts}, orphan ends ${s.orphan_ends}, denied ${s.denied_calls}, shorter than a tick ${s.short_calls}, partial samples ${s.partial_samples}`);
+        const skipped = skippedLines(s);
+        if (skipped) this.log(`  ${skipped}`);
         for (const c of calls) {
           this.log(`  #${c.seq} ${c.tool_name} ${(c.duration_ms / 1000).toFixed(2)} s peak ${fmt(c.peak_memory_mb)} MiB cpu ${fmt(c.avg_cpu_pct)} % ${c.exit_status ?? ''}  ${cutText(c.command.replace(/\s+/g, ' '), 80)}`);
         }
@@ -63,4 +70,15 @@ export default class Reduce extends CordonCommand {
 
 function fmt(n: number | null): string {
   return n === null ? '-' : n.toFixed(1);
+}
+
+/**
+ * `skipped N unreadable marker lines …` for a session whose marker or sample file held lines that
+ * did not parse (a torn append after a full disk, a foreign line); `''` when there were none.
+ */
+function skippedLines(s: { bad_markers: number; bad_samples: number }): string {
+  const parts: string[] = [];
+  if (s.bad_markers > 0) parts.push(`${plural(s.bad_markers, 'unreadable marker line')} (torn by a full disk or a killed writer, or not cordon's)`);
+  if (s.bad_samples > 0) parts.push(plural(s.bad_samples, 'unreadable sample line'));
+  return parts.length ? `skipped ${parts.join(' and ')}` : '';
 }

@@ -23,7 +23,16 @@ export interface HandleOptions {
   readonly elapsedMs?: () => number;
   /** Logger for failures (default the host's). */
   readonly log?: Logger;
+  /**
+   * Told what is about to happen, for a caller that must finish the job if this call is stopped
+   * (the bus thread, `bus-thread.ts`): `taps` right before a tool hook's taps run, with the
+   * marker that is written if they decide nothing; `write` right before a marker is appended.
+   */
+  readonly progress?: (step: HandleStep) => void;
 }
+
+/** What {@link HandleOptions.progress} hears. */
+export type HandleStep = { readonly kind: 'taps'; readonly hook: 'beforeToolCall' | 'afterToolCall'; readonly fallback: Marker } | { readonly kind: 'write' };
 
 /** What the hook process should do, and what it recorded. */
 export interface HookOutcome {
@@ -89,7 +98,7 @@ export async function handleHookPayload(payload: Readonly<Record<string, unknown
   }
   const agentPid = findAgentPid(dialect, env, options.parentPid);
   const dataDir = host.paths.dataDir;
-  const write = (fields: MarkerFields): Marker | undefined => {
+  const build = (fields: MarkerFields): Marker => {
     const overhead = elapsed();
     // Key order is for people reading the file: what and when first, then the call, then the process.
     const { event: kind, ...rest } = fields;
@@ -106,6 +115,11 @@ export async function handleHookPayload(payload: Readonly<Record<string, unknown
       ...(agentPid !== undefined ? { agent_pid: agentPid } : {}),
       hook_pid: process.pid,
     };
+    return marker;
+  };
+  const write = (fields: MarkerFields): Marker | undefined => {
+    const marker = build(fields);
+    options.progress?.({ kind: 'write' });
     try {
       appendMarker(dataDir, marker);
       return marker;
@@ -115,7 +129,8 @@ export async function handleHookPayload(payload: Readonly<Record<string, unknown
     }
   };
 
-  const step: Step = { host, log, agent, agentPid, dataDir, payload, write };
+  const taps = (hook: 'beforeToolCall' | 'afterToolCall', fields: MarkerFields): void => options.progress?.({ kind: 'taps', hook, fallback: build(fields) });
+  const step: Step = { host, log, agent, agentPid, dataDir, payload, write, taps };
   if (event.kind === 'tool.before') return before(event, dialect, step);
   if (event.kind === 'tool.after') return after(event, dialect, step);
   const marker = write({ event: MARKER_EVENTS[event.kind] });
@@ -130,6 +145,8 @@ interface Step {
   readonly dataDir: string;
   readonly payload: Readonly<Record<string, unknown>>;
   readonly write: (fields: MarkerFields) => Marker | undefined;
+  /** Announces a tool hook's taps with the marker written if they decide nothing ({@link HandleOptions.progress}). */
+  readonly taps: (hook: 'beforeToolCall' | 'afterToolCall', fallback: MarkerFields) => void;
 }
 
 /** Builds the canonical call for a tool event; `callKey` filled by the caller. */
@@ -167,13 +184,16 @@ async function before(event: NativeToolBefore, dialect: Dialect, step: Step): Pr
   if (hash !== undefined) callKey = claimKey(dir, hash, 'start', step.log);
   const call = toolCall(event, dialect, step, callKey);
   let decision: ToolDecision | undefined;
+  let failure: { plugin_failure: string } | undefined;
+  step.taps('beforeToolCall', { event: 'tool_start', ...toolFields(call) });
   try {
     decision = validDecision(await step.host.hooks.beforeToolCall.promise(call), step.log);
   } catch (error) {
-    step.log.error('beforeToolCall tap failed; the call proceeds', { agent: step.agent, call_key: callKey, error: describe(error) });
+    failure = pluginOf(error);
+    step.log.error('beforeToolCall tap failed; the call proceeds', { agent: step.agent, call_key: callKey, error: describe(error), ...failure });
   }
   if (!decision) {
-    const marker = step.write({ event: 'tool_start', ...toolFields(call) });
+    const marker = step.write({ event: 'tool_start', ...toolFields(call), ...failure });
     return { ...SILENT, agent: step.agent, event, marker };
   }
   let reply: HookReply;
@@ -216,20 +236,24 @@ async function after(event: NativeToolAfter, dialect: Dialect, step: Step): Prom
     ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
     ...(event.error !== undefined ? { error: errorText(event.error) } : {}),
   };
+  const endFields = (r: ToolResult): MarkerFields => ({
+    event: 'tool_end',
+    ...toolFields(call),
+    exit_status: r.status,
+    ...(r.exitCode !== undefined ? { exit_code: r.exitCode } : {}),
+    ...(r.durationMs !== undefined ? { duration_ms: r.durationMs } : {}),
+    ...(r.error !== undefined ? { error: errorText(r.error) } : {}),
+  });
+  let failure: { plugin_failure: string } | undefined;
+  step.taps('afterToolCall', endFields(result));
   try {
     const annotated = await step.host.hooks.afterToolCall.promise(result);
     if (annotated && typeof annotated === 'object') result = annotated;
   } catch (error) {
-    step.log.error('afterToolCall tap failed', { agent: step.agent, call_key: callKey, error: describe(error) });
+    failure = pluginOf(error);
+    step.log.error('afterToolCall tap failed', { agent: step.agent, call_key: callKey, error: describe(error), ...failure });
   }
-  const marker = step.write({
-    event: 'tool_end',
-    ...toolFields(call),
-    exit_status: result.status,
-    ...(result.exitCode !== undefined ? { exit_code: result.exitCode } : {}),
-    ...(result.durationMs !== undefined ? { duration_ms: result.durationMs } : {}),
-    ...(result.error !== undefined ? { error: errorText(result.error) } : {}),
-  });
+  const marker = step.write({ ...endFields(result), ...failure });
   return { ...SILENT, agent: step.agent, event, marker };
 }
 
@@ -256,6 +280,12 @@ function validDecision(value: unknown, log: Logger): ToolDecision | undefined {
   }
   log.error('beforeToolCall returned something that is not a decision; ignored', { value: describe(value) });
   return undefined;
+}
+
+/** `{plugin_failure}` naming the plugin a tap error came from (`CordonPluginError.plugin`), when it names one. */
+function pluginOf(error: unknown): { plugin_failure: string } | undefined {
+  const plugin = (error as { plugin?: unknown } | null)?.plugin;
+  return typeof plugin === 'string' && plugin !== '' ? { plugin_failure: plugin } : undefined;
 }
 
 function round3(n: number): number {

@@ -1,19 +1,29 @@
 import type { Readable } from 'node:stream';
-import { loadHostDirect } from '../bus/load-host.js';
+import type { CordonHost } from '../bus/host.js';
+import { hotTapPackages, loadHostDirect, planHostLoad } from '../bus/load-host.js';
+import { HOT_HOOKS } from '../plugins/plugin-index.js';
 import { samplerAfterMarker } from '../telemetry/sampler/hook.js';
 import { createFileLogger } from '../util/log.js';
 import { resolvePaths } from '../util/paths.js';
 import { parseHookArgs } from './args.js';
+import { startBusThread, type BusThread } from './bus-thread.js';
 import { handleHookPayload, type HookOutcome } from './handle.js';
 import { readPayload, readPayloadFd, STDIN_DEFAULTS } from './stdin.js';
 
 /** Default bound on one whole hook invocation, ms (`CORDON_HOOK_TIMEOUT_MS`); agents are configured with 30 s. */
 export const HOOK_TIMEOUT_MS = 10_000;
 
+export { runBusWorker } from './bus-thread.js';
+
 /** What the hook process prints and exits with. */
 export type HookExit = Pick<HookOutcome, 'stdout' | 'stderr' | 'exitCode'>;
 
 const SILENT: HookExit = Object.freeze({ stdout: '', stderr: '', exitCode: 0 });
+
+/** True when a plugin applied to `host` taps a hook the hot path fires (`HOT_HOOKS`). */
+function tapsHotHooks(host: CordonHost): boolean {
+  return HOT_HOOKS.some((hook) => (host.hooks[hook] as unknown as { taps: unknown[] }).taps.length > 0);
+}
 
 /** True when `CORDON_DISABLE` is set to anything but `''`, `0` or `false`. */
 export function hookDisabled(env: Readonly<Record<string, string | undefined>>): boolean {
@@ -35,6 +45,15 @@ function positive(value: string | undefined, fallback: number): number {
  * (DESIGN.md "The hot path"; research aesthetics.md §6.5). `CORDON_DISABLE=1` makes it a no-op
  * that does not even read stdin. Bounds: `CORDON_HOOK_STDIN_TIMEOUT_MS` (default 3,000),
  * `CORDON_HOOK_MAX_STDIN_BYTES` (64 MiB), `CORDON_HOOK_TIMEOUT_MS` (10,000) for the whole run.
+ *
+ * When plugins run code in the hot hooks (per the plugin index, a package tapping
+ * `beforeToolCall`/`afterToolCall` or one that failed to load; without a current index, per the
+ * plugins just loaded on the main thread), the plugins are loaded and the payload handled on a
+ * worker thread
+ * (`bus-thread.ts`), so that the bound holds even over a tap that never yields: at the bound
+ * the thread is stopped, the call's marker is written with `plugin_failure` naming the plugin,
+ * and the hook exits 0 (issue 13 item 15). Otherwise everything runs on the main thread, as it
+ * also does with `CORDON_HOOK_THREAD=off` (faster; a tap that never yields then defeats the bound).
  */
 export async function runHook(argv: readonly string[], io: { stdin: (Readable & { isTTY?: boolean }) | number; env: NodeJS.ProcessEnv; parentPid?: number }): Promise<HookExit> {
   const { env } = io;
@@ -43,6 +62,7 @@ export async function runHook(argv: readonly string[], io: { stdin: (Readable & 
   const log = createFileLogger(paths.dataDir, 'hook', env);
   const args = parseHookArgs(argv);
   if (args.unknown.length) log.warn('hook arguments ignored', { unknown: args.unknown });
+  let thread: BusThread | undefined;
   const work = async (): Promise<HookExit> => {
     const bounds = {
       timeoutMs: positive(env.CORDON_HOOK_STDIN_TIMEOUT_MS, STDIN_DEFAULTS.timeoutMs),
@@ -54,7 +74,20 @@ export async function runHook(argv: readonly string[], io: { stdin: (Readable & 
       log.warn('hook payload unusable', { problem: read.problem, bytes: read.bytes, detail: read.detail, agent: args.agent });
       return SILENT;
     }
-    const host = await loadHostDirect(env, { agent: args.agent });
+    const plan = planHostLoad(env);
+    const hot = hotTapPackages(plan);
+    const threaded = env.CORDON_HOOK_THREAD !== 'off';
+    const onThread = async (): Promise<HookExit> => {
+      thread = await startBusThread({ payload: read.payload, ...(args.agent !== undefined ? { agent: args.agent } : {}), parentPid: io.parentPid ?? process.ppid }, env, paths.dataDir, log);
+      const outcome = await thread.result;
+      thread = undefined;
+      if (outcome.marker) samplerAfterMarker(paths.dataDir, outcome.marker, log, env);
+      return { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
+    };
+    if (threaded && hot !== undefined && hot.length > 0) return onThread();
+    const host = await loadHostDirect(env, { agent: args.agent, plan });
+    // Without a current index (the first call after an install) only the load tells: its taps run on the thread.
+    if (threaded && hot === undefined && tapsHotHooks(host)) return onThread();
     const outcome = await handleHookPayload(read.payload, { host, agent: args.agent, env, parentPid: io.parentPid, log });
     // Session/tool start: make sure the session's sampler runs; session end: STOP (never on a turn end).
     if (outcome.marker) samplerAfterMarker(paths.dataDir, outcome.marker, log, env);
@@ -64,8 +97,19 @@ export async function runHook(argv: readonly string[], io: { stdin: (Readable & 
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<HookExit>((resolvePromise) => {
     timer = setTimeout(() => {
-      log.error('hook gave up: time limit reached; the agent proceeds undecided', { limitMs: limit, agent: args.agent });
-      resolvePromise(SILENT);
+      const running = thread;
+      thread = undefined;
+      if (!running) {
+        log.error('hook gave up: time limit reached; the agent proceeds undecided', { limitMs: limit, agent: args.agent });
+        resolvePromise(SILENT);
+        return;
+      }
+      // The plugin work runs on its own thread: stop it, whatever it is doing, and record whose tap it was.
+      void running.stop().then((stopped) => {
+        log.error('hook gave up: time limit reached; the plugin work was stopped and the agent proceeds undecided', { limitMs: limit, agent: args.agent, phase: stopped.phase });
+        if (stopped.marker) samplerAfterMarker(paths.dataDir, stopped.marker, log, env);
+        resolvePromise(SILENT);
+      });
     }, limit);
   });
   try {

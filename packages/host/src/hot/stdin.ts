@@ -1,9 +1,13 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { DocumentEnd, parseAgentJson } from './payload-json.js';
 
 /** Defaults for {@link readPayload}; overridable by `CORDON_HOOK_STDIN_TIMEOUT_MS` / `CORDON_HOOK_MAX_STDIN_BYTES`. */
 export const STDIN_DEFAULTS = Object.freeze({
-  /** How long to wait for stdin to close, ms. Agents write the payload at once and close it. */
+  /**
+   * How long to wait for the rest of an incomplete payload, ms. A complete JSON object is used as
+   * soon as it has arrived, whether or not stdin closes; only an incomplete one waits this long.
+   */
   timeoutMs: 3000,
   /** Largest payload parsed, bytes (64 MiB); larger input is drained and dropped. */
   maxBytes: 64 * 1024 * 1024,
@@ -18,10 +22,12 @@ export type PayloadRead =
   | { readonly ok: false; readonly problem: StdinProblem; readonly bytes: number; readonly detail?: string };
 
 /**
- * Reads the hook payload from `stream` within a bounded time: resolves at end of input, after
- * `timeoutMs` (stdin never closed), or on a stream error; bytes past `maxBytes` are drained and
- * discarded. Invalid UTF-8 decodes to U+FFFD; a leading BOM is dropped. Only a JSON object is a
- * payload. Never rejects.
+ * Reads the hook payload from `stream` within a bounded time: resolves as soon as a complete
+ * JSON object or array has arrived (the writer may keep the stream open: issue 11 item 4), at
+ * end of input, after `timeoutMs` (an incomplete document and a stream that never closed), or
+ * on a stream error; bytes past `maxBytes` are drained and discarded. Invalid UTF-8 decodes to
+ * U+FFFD; a leading BOM is dropped; raw control characters inside strings are tolerated
+ * ({@link parseAgentJson}). Only a JSON object is a payload. Never rejects.
  */
 export function readPayload(stream: Readable & { isTTY?: boolean }, options: { timeoutMs?: number; maxBytes?: number } = {}): Promise<PayloadRead> {
   const timeoutMs = options.timeoutMs ?? STDIN_DEFAULTS.timeoutMs;
@@ -29,6 +35,7 @@ export function readPayload(stream: Readable & { isTTY?: boolean }, options: { t
   if (stream.isTTY) return Promise.resolve({ ok: false, problem: 'tty', bytes: 0 });
   return new Promise((resolvePromise) => {
     const chunks: Buffer[] = [];
+    const end = new DocumentEnd();
     let bytes = 0;
     let settled = false;
     const finish = (result: PayloadRead): void => {
@@ -46,6 +53,10 @@ export function readPayload(stream: Readable & { isTTY?: boolean }, options: { t
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       bytes += buf.length;
       if (bytes <= maxBytes) chunks.push(buf);
+      if (end.push(buf)) {
+        const read = decode(Buffer.concat(chunks), bytes, maxBytes);
+        if (read.ok || read.problem === 'too-large') finish(read);
+      }
     };
     const onEnd = (): void => finish(decode(Buffer.concat(chunks), bytes, maxBytes));
     const onError = (error: Error): void => finish({ ok: false, problem: 'error', bytes, detail: error.message });
@@ -69,7 +80,8 @@ const POLL_MS = 2;
  * - A regular file or the null device is read synchronously (it cannot block).
  * - A pipe on Linux (what Codex and Hermes give their hooks, and `… | cordon hook`) is reopened
  *   through `/proc/self/fd/<fd>` with `O_NONBLOCK`, a new open file description, so the agent's
- *   end is untouched, and polled every {@link POLL_MS} ms until end of input or the time limit.
+ *   end is untouched, and polled every {@link POLL_MS} ms until a complete document has arrived,
+ *   end of input, or the time limit.
  *   (A blocking read cannot honour the limit, and a pending `fs.read` on the thread pool would
  *   keep the process from exiting.)
  * - A socket (Node-based agents get a socketpair from libuv), a terminal, or anything else goes to
@@ -98,6 +110,7 @@ export function readPayloadFd(fd: number, fallback: () => Readable & { isTTY?: b
   if (pipe < 0) return readPayload(fallback(), options);
   return new Promise((resolvePromise) => {
     const chunks: Buffer[] = [];
+    const end = new DocumentEnd();
     const buf = Buffer.allocUnsafe(FD_CHUNK);
     const deadline = Date.now() + timeoutMs;
     let bytes = 0;
@@ -120,6 +133,11 @@ export function readPayloadFd(fd: number, fallback: () => Readable & { isTTY?: b
         bytes += n;
         // Past the limit the rest is still drained (so the agent's write never fails), not kept.
         if (bytes <= maxBytes) chunks.push(Buffer.from(buf.subarray(0, n)));
+        if (end.push(buf.subarray(0, n))) {
+          // A complete document is used at once: the writer may never close its end.
+          const read = decode(Buffer.concat(chunks), bytes, maxBytes);
+          if (read.ok || read.problem === 'too-large') return finish(read);
+        }
       }
     };
     poll();
@@ -161,7 +179,7 @@ function decode(buffer: Buffer, bytes: number, maxBytes: number): PayloadRead {
   if (text.trim() === '') return { ok: false, problem: 'empty', bytes };
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseAgentJson(text);
   } catch (error) {
     return { ok: false, problem: 'not-json', bytes, detail: (error as Error).message };
   }

@@ -3,6 +3,13 @@ import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, wri
 const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
 const NEWLINE = 0x0a;
 
+/** The write {@link appendLine} makes: `writeSync(fd, buffer, offset, length)`, returning the bytes written. */
+export interface AppendIo {
+  write(fd: number, buffer: Buffer, offset: number, length: number): number;
+}
+
+const REAL_IO: AppendIo = { write: (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length) };
+
 /**
  * Appends one line (`line` must end with `\n` and hold no other newline) so that the file holds
  * it whole or not at all:
@@ -16,9 +23,11 @@ const NEWLINE = 0x0a;
  *   it, so no fragment is left; the error propagates;
  * - created owner-only (0600) and never through a symbolic link (`O_NOFOLLOW`).
  *
+ * `io` replaces the one `write(2)` (tests inject a short write, as a full disk gives).
+ *
  * @throws the I/O error (ENOSPC, EIO, ELOOP for a link); the caller decides whether to log it.
  */
-export function appendLine(path: string, line: string | Uint8Array): void {
+export function appendLine(path: string, line: string | Uint8Array, io: AppendIo = REAL_IO): void {
   const bytes = typeof line === 'string' ? Buffer.from(line, 'utf8') : Buffer.from(line);
   const fd = openSync(path, APPEND_FLAGS, 0o600);
   try {
@@ -28,7 +37,7 @@ export function appendLine(path: string, line: string | Uint8Array): void {
       const last = Buffer.alloc(1);
       if (readSyncAt(path, size - 1, last) && last[0] !== NEWLINE) out = Buffer.concat([Buffer.of(NEWLINE), bytes]);
     }
-    const written = writeSync(fd, out, 0, out.length);
+    const written = io.write(fd, out, 0, out.length);
     if (written !== out.length) {
       // Take the fragment back when it is still the file's tail (no other append came after).
       try {

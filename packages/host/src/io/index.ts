@@ -1,9 +1,9 @@
 // The one file-system layer every writer and every reader of untrusted paths goes through:
 // atomic writes that keep symlinks, whole appends, bounded non-blocking reads, owner-only dirs.
 export { appendLine, splitJsonLines } from './append.js';
-export type { JsonLines } from './append.js';
+export type { AppendIo, JsonLines } from './append.js';
 export { EXCLUSIVE_CREATE, fsyncDirectory, isTempName, tempPathBeside, writeFileAtomic, writeTarget } from './atomic-write.js';
 export type { AtomicWriteOptions, DirSyncOps } from './atomic-write.js';
 export { ensurePrivateDir } from './private-dir.js';
-export { absolute, fileKind, isInside, isSymlink, readRegularFile, readRegularFileIfExists, resolveWithinRoot, UnsafeReadError } from './safe-read.js';
+export { absolute, fileKind, isInside, isSymlink, readRegularFile, readRegularFileIfExists, readRegularFileTail, resolveWithinRoot, UnsafeReadError } from './safe-read.js';
 export type { SafeReadOptions, UnsafeReadReason } from './safe-read.js';

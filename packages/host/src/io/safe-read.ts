@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** Why {@link readRegularFile} refused a path. */
@@ -53,6 +53,55 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0;
  *   or `too-large`; other I/O errors (EACCES, EIO) propagate as Node errno errors.
  */
 export function readRegularFile(path: string, options: SafeReadOptions): Buffer {
+  const { fd, stat } = openRegularFile(path, options);
+  try {
+    if (stat.size > options.maxBytes) {
+      throw new UnsafeReadError(path, 'too-large', `is ${stat.size} bytes, over the ${options.maxBytes}-byte limit for this file`);
+    }
+    // Read to the size limit plus one byte: a file that grows while it is read is caught too.
+    const buffer = Buffer.allocUnsafe(Math.min(stat.size, options.maxBytes) + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > options.maxBytes) throw new UnsafeReadError(path, 'too-large', `grew past the ${options.maxBytes}-byte limit for this file while being read`);
+      if (length === buffer.length) break;
+    }
+    return buffer.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The last at most `options.maxBytes` bytes of a regular file, opened exactly as
+ * {@link readRegularFile} opens it (non-blocking, regular files only, links per
+ * `options.links`); a larger file is not refused but read from `size - maxBytes` on (for logs
+ * and transcripts, whose newest lines are at the end). The first bytes returned may be the
+ * middle of a line or of a UTF-8 character.
+ * @throws {UnsafeReadError} `missing`, `symlink`, `outside-root` or `not-regular`; other I/O
+ *   errors propagate.
+ */
+export function readRegularFileTail(path: string, options: SafeReadOptions): Buffer {
+  const { fd, stat } = openRegularFile(path, options);
+  try {
+    const length = Math.min(stat.size, options.maxBytes);
+    const buffer = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(fd, buffer, done, length - done, stat.size - length + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return buffer.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Opens `path` for {@link readRegularFile}: the descriptor and its `fstat`, refused unless a regular file. */
+function openRegularFile(path: string, options: SafeReadOptions): { fd: number; stat: Stats } {
   const links = options.links ?? 'never';
   let target = path;
   if (links === 'within-root') {
@@ -71,22 +120,10 @@ export function readRegularFile(path: string, options: SafeReadOptions): Buffer 
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new UnsafeReadError(path, 'not-regular', `is not a regular file (${fileKind(stat)})`);
-    if (stat.size > options.maxBytes) {
-      throw new UnsafeReadError(path, 'too-large', `is ${stat.size} bytes, over the ${options.maxBytes}-byte limit for this file`);
-    }
-    // Read to the size limit plus one byte: a file that grows while it is read is caught too.
-    const buffer = Buffer.allocUnsafe(Math.min(stat.size, options.maxBytes) + 1);
-    let length = 0;
-    for (;;) {
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-      if (length > options.maxBytes) throw new UnsafeReadError(path, 'too-large', `grew past the ${options.maxBytes}-byte limit for this file while being read`);
-      if (length === buffer.length) break;
-    }
-    return buffer.subarray(0, length);
-  } finally {
+    return { fd, stat };
+  } catch (error) {
     closeSync(fd);
+    throw error;
   }
 }
 

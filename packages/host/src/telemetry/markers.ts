@@ -40,6 +40,11 @@ export interface Marker extends MarkerCallFields {
   readonly decision?: 'deny' | 'rewrite';
   /** Plugin whose tap decided, when it said so. */
   readonly decided_by?: string;
+  /**
+   * `tool_start`, `tool_end`: the plugin whose `beforeToolCall` / `afterToolCall` tap failed (threw,
+   * or ran past the hook's time bound and was stopped); the call went on undecided.
+   */
+  readonly plugin_failure?: string;
   /** Wall time from the hook process's start (`process.uptime()`) to just before this write, ms. */
   readonly hook_overhead_ms: number;
   /** The hook process's own pid. */

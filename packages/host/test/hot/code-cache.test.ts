@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPluginRoots, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { makeRepo, writeFiles } from '../../../../test/support/git.js';
 import { resolvePaths } from '../../src/util/paths.js';
+import { tapPlugin } from './support.js';
 
 // bin/run.cjs compiles the hook and fast-check bundles through a V8 code cache in Cordon's cache
 // directory (loadBundle). The cache must be written once, then used, survive garbage, live where
@@ -61,6 +62,26 @@ describe('the bundles run through a V8 code cache', () => {
     for (const run of [first, second]) expect({ exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr }).toEqual({ exitCode: 0, stdout: '', stderr: '' });
     const files = cacheFiles(resolvePaths(env).cacheDir);
     expect(files.map((f) => f.split('/').pop()!.split('-')[0])).toEqual(['hook.cjs']);
+  });
+
+  it('a run whose plugin work ran on the bus thread leaves a partial cache, which the next ordinary run replaces', async () => {
+    const agent = { name: '@cordon/claude-code', root: join(REPO_ROOT, 'plugins', 'claude-code') };
+    const tapper = tapPlugin(sandbox.dir('plugin-tapper'), 'tapper', 'async () => undefined');
+    const names = () => cacheFiles(sandbox.cacheDir).map((f) => f.split('/').pop()!);
+    // A plugin taps beforeToolCall: the plugin work runs on the thread, the main thread compiles less.
+    linkPluginRoots(sandbox.dataDir, [agent, tapper]);
+    for (let i = 0; i < 2; i++) expect((await runCordon(['hook', '--agent', 'claude-code'], { env: sandbox.env, input: payload })).exitCode).toBe(0);
+    expect(names()).toEqual([expect.stringMatching(/^hook\.cjs-.*-partial\.bin$/)]);
+    // Without it, the main thread does everything and writes the full cache, which replaces the partial one.
+    linkPluginRoots(sandbox.dataDir, [agent]);
+    expect((await runCordon(['hook', '--agent', 'claude-code'], { env: sandbox.env, input: payload })).exitCode).toBe(0);
+    const [full, ...rest] = names();
+    expect(rest).toEqual([]);
+    expect(full).toMatch(/^hook\.cjs-.*\.bin$/);
+    expect(full).not.toContain('partial');
+    const written = statSync(join(sandbox.cacheDir, 'code-cache', full!)).mtimeMs;
+    expect((await runCordon(['hook', '--agent', 'claude-code'], { env: sandbox.env, input: payload })).exitCode).toBe(0);
+    expect(statSync(join(sandbox.cacheDir, 'code-cache', full!)).mtimeMs).toBe(written);
   });
 
   it("a bundle's lazy modules still load, silently: an audit tap that opens the ledger", async () => {

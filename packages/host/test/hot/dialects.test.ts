@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Dialect, ProcessInfo, ToolCall } from '@cordon/plugin-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findAgentPid, isShell, readProc } from '../../src/hot/agent-pid.js';
-import { dialectContext } from '../../src/hot/dialect-context.js';
+import { dialectContext, payloadReaders } from '../../src/hot/dialect-context.js';
 import { dialect as claude } from '../../../../plugins/claude-code/src/dialect/index.js';
 import { dialect as codex } from '../../../../plugins/codex/src/dialect/index.js';
 import { exitCodeFromRollout } from '../../../../plugins/codex/src/dialect/rollout.js';
@@ -50,11 +50,11 @@ describe('Codex exit codes from the rollout transcript', () => {
     const path = join(tmp.dir, 'rollout.jsonl');
     const item = (id: string, code: number | null) => JSON.stringify({ timestamp: '2026-11-30T02:47:46.838Z', type: 'event_msg', payload: { type: 'item_completed', item: { type: 'CommandExecution', id, status: code ? 'failed' : 'completed', exit_code: code } } });
     writeFileSync(path, [JSON.stringify({ type: 'session_meta' }), item('call_a', 0), 'not json', item('call_b', 2), item('call_c', null), ''].join('\n'));
-    expect(exitCodeFromRollout(path, 'call_a')).toBe(0);
-    expect(exitCodeFromRollout(path, 'call_b')).toBe(2);
-    expect(exitCodeFromRollout(path, 'call_c')).toBeUndefined();
-    expect(exitCodeFromRollout(path, 'call_zz')).toBeUndefined();
-    expect(exitCodeFromRollout(join(tmp.dir, 'missing.jsonl'), 'call_a')).toBeUndefined();
+    expect(exitCodeFromRollout(payloadReaders.fileTail, path, 'call_a')).toBe(0);
+    expect(exitCodeFromRollout(payloadReaders.fileTail, path, 'call_b')).toBe(2);
+    expect(exitCodeFromRollout(payloadReaders.fileTail, path, 'call_c')).toBeUndefined();
+    expect(exitCodeFromRollout(payloadReaders.fileTail, path, 'call_zz')).toBeUndefined();
+    expect(exitCodeFromRollout(payloadReaders.fileTail, join(tmp.dir, 'missing.jsonl'), 'call_a')).toBeUndefined();
   });
 
   it('turns it into the status of a PostToolUse for a shell call', async () => {

@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
+import { linkPluginRoots, makeSandbox, runCordon, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
 import { runHook } from '../../src/hot/main.js';
 import { readMarkers } from '../../src/telemetry/markers.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
-import { FIXTURES } from './support.js';
+import { AGENT_PLUGINS, FIXTURES, hookLog, hookViaShell as runHookViaShell, hookViaSocket, tapPlugin } from './support.js';
 
 // The hook as agents run it: the built `cordon hook` process. Whatever arrives on stdin, it exits
 // 0 with nothing on stdout (unless a plugin decided), logs what went wrong, and finishes in
@@ -19,40 +18,19 @@ const fixture = (name: string): string => readFileSync(join(FIXTURES, name), 'ut
 
 let sandbox: Sandbox;
 
-/** Writes a plugin into the sandbox whose beforeToolCall tap does `body` (JS source of an async arrow). */
 function plugin(name: string, body: string): { name: string; root: string } {
-  const root = sandbox.dir(`plugin-${name}`);
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ name, version: '0.0.0', type: 'module', oclif: { hooks: { 'cordon:register': { target: './index.js', identifier: 'register' } } } }));
-  writeFileSync(join(root, 'index.js'), `export async function register() { return { name: ${JSON.stringify(name)}, apply(api) { api.hooks.beforeToolCall.tapPromise({ name: 'tap', stage: api.stage.GUARD }, ${body}); } }; }\n`);
-  return { name, root };
+  return tapPlugin(sandbox.dir(`plugin-${name}`), name, body);
 }
 
 function link(...extra: Array<{ name: string; root: string }>): void {
-  linkPluginRoots(sandbox.dataDir, [...AGENTS.map((a) => ({ name: `@cordon/${a}`, root: join(REPO_ROOT, 'plugins', a) })), ...extra]);
+  linkPluginRoots(sandbox.dataDir, [...AGENT_PLUGINS, ...extra]);
 }
 
-function logLines(): Array<Record<string, unknown>> {
-  const file = join(sandbox.dataDir, 'logs', 'cordon.log');
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
-}
+const logLines = (): Array<Record<string, unknown>> => hookLog(sandbox.dataDir);
 
-/** Runs the built hook with `input` on stdin; `open` leaves stdin open (never closed). */
+/** Runs the built hook with `input` on stdin; `undefined` leaves stdin open (never closed). */
 function hook(args: string[], input: string | Buffer | undefined, env: NodeJS.ProcessEnv = sandbox.env): Promise<RunResult & { ms: number }> {
-  const started = Date.now();
-  if (input !== undefined) return runCordon(['hook', ...args], { env, input, timeoutMs: 60_000 }).then((r) => ({ ...r, ms: Date.now() - started }));
-  return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [CORDON_BIN, 'hook', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (exitCode, signal) => {
-      clearTimeout(kill);
-      child.stdin.destroy();
-      resolvePromise({ exitCode, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), ms: Date.now() - started });
-    });
-  });
+  return hookViaSocket(args, input, input === undefined, env);
 }
 
 function expectSilent(r: RunResult): void {
@@ -69,21 +47,8 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.cleanup());
 
-/**
- * Runs the built hook from bash with fd 0 set up by `stdin` (a redirection such as `< file`), as
- * agents that are not Node processes hand it over: Codex (Rust) and Hermes (Python) give a pipe.
- */
 function hookViaShell(args: string[], stdin: string, env: NodeJS.ProcessEnv = sandbox.env): Promise<RunResult & { ms: number }> {
-  const started = Date.now();
-  const script = `exec "$0" "$1" hook ${args.map((a) => `'${a}'`).join(' ')} ${stdin}`;
-  return new Promise((resolvePromise) => {
-    const child = spawn('/bin/bash', ['-c', script, process.execPath, CORDON_BIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('close', (exitCode, signal) => resolvePromise({ exitCode, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), ms: Date.now() - started }));
-  });
+  return runHookViaShell(args, stdin, env);
 }
 
 describe('cordon hook process: every kind of stdin agents hand over', () => {
@@ -181,7 +146,8 @@ describe('cordon hook process: bad input never breaks the agent', () => {
     const r = await hook(['--agent', 'claude-code'], fixture('claude-code.PreToolUse.Bash.json'));
     expectSilent(r);
     expect(logLines().some((l) => l.message === 'beforeToolCall tap failed; the call proceeds' && String(l.error).includes('tap exploded'))).toBe(true);
-    link(plugin('hanger', 'async () => new Promise(() => {})'));
+    // A tap that keeps its thread busy with a timer and never settles: the time bound stops it.
+    link(plugin('hanger', 'async () => new Promise(() => { setInterval(() => {}, 100); })'));
     const h = await hook(['--agent', 'claude-code'], fixture('claude-code.PreToolUse.Bash.json'), { ...sandbox.env, CORDON_HOOK_TIMEOUT_MS: '500' });
     expectSilent(h);
     expect(logLines().some((l) => String(l.message).startsWith('hook gave up'))).toBe(true);

@@ -1,8 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CordonPlugin } from '@cordon/plugin-api';
+import { CORDON_BIN, type RunResult } from '../../../../test/support/cli.js';
 import { CordonHost } from '../../src/bus/host.js';
 import { register as claudeCode } from '../../../../plugins/claude-code/src/index.js';
 import { register as codex } from '../../../../plugins/codex/src/index.js';
@@ -52,4 +54,61 @@ export function policyPlugin(marker: string, answer: { kind: 'deny'; reason: str
       api.hooks.beforeToolCall.tapPromise({ name: 'policy', stage: api.stage.GUARD }, async (call) => (call.command.includes(marker) ? { ...answer, by: 'test-policy' } : undefined));
     },
   };
+}
+
+/** The five agent dialect plugins of this checkout, as `linkPluginRoots` entries. */
+export const AGENT_PLUGINS = (['claude-code', 'codex', 'gemini', 'cursor', 'hermes'] as const).map((a) => ({ name: `@cordon/${a}`, root: join(REPO, 'plugins', a) }));
+
+/**
+ * Writes a plugin package into `dir` whose `hook` tap (`tapPromise`, stage GUARD) is `body` (JS
+ * source of a function); returns it as a `linkPluginRoots` entry.
+ */
+export function tapPlugin(dir: string, name: string, body: string, hook: 'beforeToolCall' | 'afterToolCall' = 'beforeToolCall'): { name: string; root: string } {
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '0.0.0', type: 'module', oclif: { hooks: { 'cordon:register': { target: './index.js', identifier: 'register' } } } }));
+  writeFileSync(join(dir, 'index.js'), `export async function register() { return { name: ${JSON.stringify(name)}, apply(api) { api.hooks.${hook}.tapPromise({ name: 'tap', stage: api.stage.GUARD }, ${body}); } }; }\n`);
+  return { name, root: dir };
+}
+
+/** The entries of `<dataDir>/logs/cordon.log`, parsed; `[]` when there is none. */
+export function hookLog(dataDir: string): Array<Record<string, unknown>> {
+  const file = join(dataDir, 'logs', 'cordon.log');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+}
+
+/**
+ * Runs the built hook from bash with fd 0 set up by `stdin` (a redirection such as `< file` or a
+ * process substitution), as agents that are not Node processes hand it over (Codex and Hermes
+ * give a pipe). A hook still running after a minute is killed (`signal` then says so).
+ */
+export function hookViaShell(args: readonly string[], stdin: string, env: NodeJS.ProcessEnv): Promise<RunResult & { ms: number }> {
+  const script = `exec "$0" "$1" hook ${args.map((a) => `'${a}'`).join(' ')} ${stdin}`;
+  return collect(spawn('/bin/bash', ['-c', script, process.execPath, CORDON_BIN], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/**
+ * Runs the built hook as Node-based agents do (stdin a socketpair): writes `input` (if any) and
+ * ends stdin unless `keepOpen`. A hook still running after a minute is killed.
+ */
+export function hookViaSocket(args: readonly string[], input: string | Buffer | undefined, keepOpen: boolean, env: NodeJS.ProcessEnv): Promise<RunResult & { ms: number }> {
+  const child = spawn(process.execPath, [CORDON_BIN, 'hook', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.on('error', () => undefined);
+  if (input !== undefined) child.stdin.write(input);
+  if (!keepOpen) child.stdin.end();
+  return collect(child).finally(() => child.stdin.destroy());
+}
+
+/** What a spawned hook printed and how it ended, once its output is closed; SIGKILL after a minute. */
+function collect(child: ChildProcess): Promise<RunResult & { ms: number }> {
+  const started = Date.now();
+  return new Promise((resolvePromise) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout!.on('data', (b: Buffer) => out.push(b));
+    child.stderr!.on('data', (b: Buffer) => err.push(b));
+    const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(kill);
+      resolvePromise({ exitCode, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), ms: Date.now() - started });
+    });
+  });
 }

@@ -15,11 +15,13 @@ const EXIT_CODE = /^Exit code (\d+)\b/;
 /**
  * Normalises a Claude Code hook payload (research §1.3): `PreToolUse` → `tool.before`;
  * `PostToolUse` → `tool.after` ok (a shell call that fires it exited 0: non-zero exits fire
- * `PostToolUseFailure` instead, live-observed); `PostToolUseFailure` → `tool.after` failed with
+ * `PostToolUseFailure` instead, live-observed; a failing non-shell tool does too), unless its
+ * `tool_response` is a structured result stating failure (MCP `isError: true`: failed, issue 11
+ * item 6); `PostToolUseFailure` → `tool.after` failed with
  * its `error` and the exit code it names. Other events cordon does not record give `undefined`.
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
-export function parseClaudePayload(p: Readonly<Record<string, unknown>>, { num, obj, str }: PayloadReaders): NativeEvent | undefined {
+export function parseClaudePayload(p: Readonly<Record<string, unknown>>, { num, obj, str, resultOutcome }: PayloadReaders): NativeEvent | undefined {
   const nativeEvent = str(p, 'hook_event_name') ?? '';
   const common = { nativeEvent, sessionId: str(p, 'session_id') ?? '', ...(str(p, 'cwd') !== undefined ? { cwd: str(p, 'cwd') } : {}) };
   const lifecycle = LIFECYCLE[nativeEvent];
@@ -37,6 +39,9 @@ export function parseClaudePayload(p: Readonly<Record<string, unknown>>, { num, 
   }
   const response = obj(p, 'tool_response');
   if (response?.interrupted === true) return { kind: 'tool.after', ...tool, status: 'failed', error: 'interrupted', ...duration };
+  // A failing tool fires PostToolUseFailure; an MCP result that still says isError is a failure too.
+  const stated = tool.toolName.startsWith('mcp__') ? resultOutcome(p.tool_response) : undefined;
+  if (stated?.status === 'failed') return { kind: 'tool.after', ...tool, status: 'failed', error: stated.error ?? 'tool failed', ...duration };
   const shellOk = tool.toolName === 'Bash' ? { exitCode: 0 } : {};
   return { kind: 'tool.after', ...tool, status: 'ok', ...shellOk, ...duration };
 }

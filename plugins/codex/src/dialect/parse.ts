@@ -21,11 +21,13 @@ const ROLLOUT_WAIT_MS = 25;
  * Normalises a Codex hook payload (research §2.3). Codex has no failure event: a failing call
  * still fires `PostToolUse`, whose `tool_response` is the output text without an exit code. The
  * exit code is read from the text when Codex put one there (`apply_patch`: `Exit code: N`), else
- * for shell calls (whose response is bare output) from the rollout transcript; a shell call whose code cannot be found is
- * `unknown`, never guessed.
+ * for shell calls (whose response is bare output) from the rollout transcript (through the
+ * host's non-blocking `fileTail`). Any other tool (MCP `mcp__…`, `view_image`, …) is failed or ok
+ * when its response is a structured result that says so (an MCP result's `isError`, issue 11
+ * item 6). Whatever cannot be told is `unknown`, never guessed.
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
-export async function parseCodexPayload(p: Readonly<Record<string, unknown>>, { obj, str }: PayloadReaders): Promise<NativeEvent | undefined> {
+export async function parseCodexPayload(p: Readonly<Record<string, unknown>>, { obj, str, fileTail, resultOutcome }: PayloadReaders): Promise<NativeEvent | undefined> {
   const nativeEvent = str(p, 'hook_event_name') ?? '';
   const cwd = str(p, 'cwd');
   const common = { nativeEvent, sessionId: str(p, 'session_id') ?? '', ...(cwd !== undefined ? { cwd } : {}) };
@@ -44,11 +46,13 @@ export async function parseCodexPayload(p: Readonly<Record<string, unknown>>, { 
   if (exitCode === undefined && canonicalTool(toolName, toolInput) === 'shell' && transcript && callId) {
     for (let i = 0; i < ROLLOUT_TRIES && exitCode === undefined; i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, ROLLOUT_WAIT_MS));
-      exitCode = exitCodeFromRollout(transcript, callId);
+      exitCode = exitCodeFromRollout(fileTail, transcript, callId);
     }
   }
   if (exitCode !== undefined) {
     return { kind: 'tool.after', ...tool, exitCode, status: exitCode === 0 ? 'ok' : 'failed', ...(exitCode !== 0 ? { error: response } : {}) };
   }
-  return { kind: 'tool.after', ...tool, status: canonicalTool(toolName, toolInput) === 'shell' ? 'unknown' : 'ok' };
+  const stated = toolName.startsWith('mcp__') ? resultOutcome(p.tool_response) : undefined;
+  if (stated?.status === 'failed') return { kind: 'tool.after', ...tool, status: 'failed', error: stated.error ?? response };
+  return { kind: 'tool.after', ...tool, status: stated?.status ?? 'unknown' };
 }

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import type { PayloadReaders } from '@cordon/plugin-api';
 
 /** How much of the rollout's end is read when looking for a call's exit code, bytes. */
 export const ROLLOUT_TAIL_BYTES = 256 * 1024;
@@ -8,37 +8,29 @@ export const ROLLOUT_TAIL_BYTES = 256 * 1024;
  * (`transcript_path`, JSON lines): the `event_msg` `item_completed` whose item `id` is the call
  * id carries `exit_code` (observed with codex-cli 0.171.0). Codex's hook payload itself carries
  * only the output text (research hook-dialects.md §2.3), so this is the one place the exit code
- * is written down. Reads only the last {@link ROLLOUT_TAIL_BYTES}; `undefined` when the file,
- * the line or the field is missing. Never throws.
+ * is written down. The path comes from the payload, so the file is read only through the host's
+ * `fileTail` (non-blocking, regular files only: a FIFO or `/dev/zero` there cannot stall the
+ * hook, issue 13 item 1), and only its last {@link ROLLOUT_TAIL_BYTES}; `undefined` when the
+ * file, the line or the field is missing. Never throws.
  */
-export function exitCodeFromRollout(path: string, callId: string): number | undefined {
-  let fd = -1;
-  try {
-    fd = openSync(path, 'r');
-    const size = fstatSync(fd).size;
-    const length = Math.min(size, ROLLOUT_TAIL_BYTES);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, size - length);
-    const lines = buffer.toString('utf8').split('\n');
-    const needle = JSON.stringify(callId);
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const line = lines[i]!;
-      if (!line.includes('item_completed') || !line.includes(needle)) continue;
-      let entry: { payload?: { type?: string; item?: { id?: unknown; exit_code?: unknown; exitCode?: unknown } } };
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      const item = entry.payload?.type === 'item_completed' ? entry.payload.item : undefined;
-      if (!item || item.id !== callId) continue;
-      const code = item.exit_code ?? item.exitCode;
-      if (typeof code === 'number' && Number.isInteger(code)) return code;
+export function exitCodeFromRollout(fileTail: PayloadReaders['fileTail'], path: string, callId: string): number | undefined {
+  const text = fileTail(path, ROLLOUT_TAIL_BYTES);
+  if (text === undefined) return undefined;
+  const lines = text.split('\n');
+  const needle = JSON.stringify(callId);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    if (!line.includes('item_completed') || !line.includes(needle)) continue;
+    let entry: { payload?: { type?: string; item?: { id?: unknown; exit_code?: unknown; exitCode?: unknown } } };
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
     }
-    return undefined;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd >= 0) closeSync(fd);
+    const item = entry?.payload?.type === 'item_completed' ? entry.payload.item : undefined;
+    if (!item || item.id !== callId) continue;
+    const code = item.exit_code ?? item.exitCode;
+    if (typeof code === 'number' && Number.isInteger(code)) return code;
   }
+  return undefined;
 }

@@ -23,11 +23,12 @@ function exitCodeIn(output: unknown): number | undefined {
  * Normalises a Cursor hook payload (research §4). Tool events key the session as
  * `conversation_id` (lifecycle events as `session_id`); call ids may contain a newline and are
  * kept as sent. `postToolUseFailure` is a failure of the call; `postToolUse`'s `tool_output` is a
- * JSON string, whose exit code, when it has one, decides. The `before*`/`after*Execution` events
+ * JSON string, whose exit code, when it has one, decides, as does an MCP result's `isError`
+ * (issue 11 item 6); otherwise the event itself says the call succeeded. The `before*`/`after*Execution` events
  * duplicate the tool events and are not recorded (cordon installs the tool events only).
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
-export function parseCursorPayload(p: Readonly<Record<string, unknown>>, { num, obj, str }: PayloadReaders): NativeEvent | undefined {
+export function parseCursorPayload(p: Readonly<Record<string, unknown>>, { num, obj, str, resultOutcome }: PayloadReaders): NativeEvent | undefined {
   const nativeEvent = str(p, 'hook_event_name') ?? '';
   const roots = Array.isArray(p.workspace_roots) && typeof p.workspace_roots[0] === 'string' ? (p.workspace_roots[0] as string) : undefined;
   const cwd = str(p, 'cwd') ?? roots;
@@ -53,6 +54,9 @@ export function parseCursorPayload(p: Readonly<Record<string, unknown>>, { num, 
     }
   }
   const exitCode = exitCodeIn(output);
+  // A failing tool fires postToolUseFailure; an MCP result that still says isError is a failure too.
+  const stated = exitCode === undefined && tool.toolName.startsWith('MCP') ? resultOutcome(output) : undefined;
+  if (stated?.status === 'failed') return { kind: 'tool.after', ...tool, status: 'failed', error: stated.error ?? (typeof p.tool_output === 'string' ? p.tool_output : 'tool failed'), ...timing };
   if (exitCode !== undefined && exitCode !== 0) return { kind: 'tool.after', ...tool, status: 'failed', exitCode, error: typeof p.tool_output === 'string' ? p.tool_output : `exit code ${exitCode}`, ...timing };
   return { kind: 'tool.after', ...tool, status: 'ok', ...(exitCode !== undefined ? { exitCode } : {}), ...timing };
 }

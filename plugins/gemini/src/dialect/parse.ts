@@ -24,7 +24,8 @@ function errorOf(response: Record<string, unknown>): string | undefined {
  * Normalises a Gemini CLI hook payload (research §3.3). There is no call id: the host pairs
  * `BeforeTool` and `AfterTool` first-in-first-out on (session, tool, input). A failing shell call
  * still fires `AfterTool`; its exit code is the `Exit Code: N` line of `llmContent` (absent when
- * it exited 0). A response `error` makes any call a failure.
+ * it exited 0). A response `error` makes any call a failure (Gemini sets it on every failed
+ * tool result, an MCP result with `isError` included, so a result without one is ok).
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
 export function parseGeminiPayload(p: Readonly<Record<string, unknown>>, { obj, str }: PayloadReaders): NativeEvent | undefined {
@@ -46,5 +47,6 @@ export function parseGeminiPayload(p: Readonly<Record<string, unknown>>, { obj, 
     if (error !== undefined) return { kind: 'tool.after', ...tool, status: 'failed', error };
     return { kind: 'tool.after', ...tool, status: 'ok', exitCode: 0 };
   }
+  // Gemini sets `error` on every failed tool result (MCP results with isError included), so a result without one is ok.
   return error !== undefined ? { kind: 'tool.after', ...tool, status: 'failed', error } : { kind: 'tool.after', ...tool, status: 'ok' };
 }

@@ -12,17 +12,22 @@ const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn
   on_session_end: 'turn.end',
 };
 
-/** The outcome a post_tool_call `extra.result` (a JSON string, or plain text) states. */
-function outcome(result: unknown): { status: 'ok' | 'failed'; exitCode?: number; error?: string } {
+/**
+ * The outcome a post_tool_call `extra.result` states. Hermes' tools return a JSON object text
+ * and report a failure in it (`error`, `success: false`, a non-zero exit code), so an object
+ * without any of them is ok; plain text, a non-object or no result at all cannot be told and is
+ * `unknown` (issue 11 item 6).
+ */
+function outcome(result: unknown): { status: 'ok' | 'failed' | 'unknown'; exitCode?: number; error?: string } {
   let value = result;
   if (typeof value === 'string') {
     try {
       value = JSON.parse(value);
     } catch {
-      return { status: 'ok' };
+      return { status: 'unknown' };
     }
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { status: 'ok' };
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { status: 'unknown' };
   const o = value as Record<string, unknown>;
   const raw = o.exit_code ?? o.exitCode ?? o.returncode;
   const exitCode = typeof raw === 'number' && Number.isInteger(raw) ? raw : undefined;
@@ -36,7 +41,7 @@ function outcome(result: unknown): { status: 'ok' | 'failed'; exitCode?: number;
 /**
  * Normalises a Hermes Agent shell-hook payload (research §5, `agent/shell_hooks.py`): the call id,
  * the result (a JSON string) and the duration are nested under `extra`; a result carrying `error`,
- * `success: false` or a non-zero exit code is a failure.
+ * `success: false` or a non-zero exit code is a failure, one that is not a JSON object `unknown`.
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
 export function parseHermesPayload(p: Readonly<Record<string, unknown>>, { num, obj, str }: PayloadReaders): NativeEvent | undefined {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { cutText } from '@cordon/plugin-api';
+import { cutText, cutTextEnd } from '@cordon/plugin-api';
 import type { AgentReport, AgentRunner, RecoveryContext } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { auditEnvelope, type EnvelopeAuditInput } from '../audit/run-audit.js';
@@ -142,7 +142,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       interrupted_by: trap.signal ?? null,
       leftover_processes: exit.leftovers,
       error: verdict.kind === 'finished' ? null : verdict.reason,
-      stderr_tail: verdict.kind === 'engine_error' && exit.stderr ? exit.stderr.slice(-EXCERPT_CHARS) : null,
+      stderr_tail: verdict.kind === 'engine_error' && exit.stderr ? cutTextEnd(exit.stderr, EXCERPT_CHARS) : null,
     };
     if (verdict.kind === 'interrupted') return await interrupted(input, state, run, keep, ended);
 

@@ -1,3 +1,4 @@
+import { cutText } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { pathText } from '../path-text.js';
 
@@ -120,5 +121,5 @@ export function isHiddenByIndexFlag(entry: Pick<IndexEntry, 'tag'>): boolean {
 }
 
 function malformed(what: string, detail: string): CordonError {
-  return new CordonError(ERROR_CODES.REPO_ERROR, `malformed git ${what} record: ${JSON.stringify(detail.slice(0, 200))}`);
+  return new CordonError(ERROR_CODES.REPO_ERROR, `malformed git ${what} record: ${JSON.stringify(cutText(detail, 200))}`);
 }

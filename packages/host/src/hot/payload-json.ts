@@ -1,0 +1,127 @@
+/**
+ * The JSON of hook payloads as agents actually send it: where a document ends on a stream that
+ * stays open, and the one kind of invalid JSON agents are seen to write.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * Finds the end of one JSON object or array arriving in chunks of UTF-8 bytes, so a payload can
+ * be used as soon as it has arrived even when the writer keeps stdin open (issue 11 item 4).
+ * Tracks only nesting depth and string/escape state (multi-byte UTF-8 never holds an ASCII byte,
+ * so bytes are enough); it does not validate: the caller parses what it says is complete.
+ * Leading whitespace and a UTF-8 BOM are skipped; a document that starts with anything other
+ * than `{` or `[` (a scalar has no closing byte) is never reported complete.
+ * Strings are crossed with `indexOf`, so a multi-megabyte payload costs one native scan.
+ */
+export class DocumentEnd {
+  #depth = 0;
+  #started = false;
+  #scalar = false;
+  #inString = false;
+  /** The previous chunk ended on a backslash inside a string: the next byte is escaped. */
+  #escape = false;
+  #complete = false;
+
+  /** True once the first top-level `{…}` or `[…]` has closed. */
+  get complete(): boolean {
+    return this.#complete;
+  }
+
+  /**
+   * Feeds the next chunk. Returns true when this chunk completes the document (once: later
+   * chunks are ignored and return false).
+   */
+  push(chunk: Uint8Array): boolean {
+    if (this.#complete || this.#scalar) return false;
+    const n = chunk.length;
+    let i = 0;
+    let backslash = -2;
+    if (this.#escape) {
+      this.#escape = false;
+      i = 1;
+    }
+    while (i < n) {
+      if (this.#inString) {
+        const quote = chunk.indexOf(QUOTE, i);
+        if (backslash !== -1 && backslash < i) backslash = chunk.indexOf(BACKSLASH, i);
+        if (backslash !== -1 && (quote === -1 || backslash < quote)) {
+          if (backslash === n - 1) {
+            this.#escape = true;
+            return false;
+          }
+          i = backslash + 2;
+          continue;
+        }
+        if (quote === -1) return false;
+        this.#inString = false;
+        i = quote + 1;
+        continue;
+      }
+      const byte = chunk[i]!;
+      i++;
+      if (!this.#started) {
+        // Whitespace and the BOM's bytes (EF BB BF) before the document.
+        if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d || byte === 0xef || byte === 0xbb || byte === 0xbf) continue;
+        if (byte !== OPEN_BRACE && byte !== OPEN_BRACKET) {
+          this.#scalar = true;
+          return false;
+        }
+        this.#started = true;
+        this.#depth = 1;
+        continue;
+      }
+      if (byte === QUOTE) this.#inString = true;
+      else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) this.#depth++;
+      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+        this.#depth--;
+        if (this.#depth === 0) {
+          this.#complete = true;
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+}
+
+/** A JSON string token: quote, then runs of plain characters and escape pairs, then quote. */
+const STRING_TOKEN = /"[^"\\]*(?:\\[\s\S][^"\\]*)*"/g;
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROL = /[\u0000-\u001f]/g;
+// eslint-disable-next-line no-control-regex
+const HAS_RAW_CONTROL = /[\u0000-\u001f]/;
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' };
+
+function escapeControl(c: string): string {
+  return SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * `JSON.parse(text)`, tolerating what agents actually send (issue 11 item 3): Claude Code has
+ * been seen to put raw TAB and newline bytes inside JSON strings (a heredoc in
+ * `tool_input.command`), which RFC 8259 §7 forbids. When, and only when, the strict parse fails,
+ * every raw U+0000–U+001F inside a string token is replaced by its escape and the text is parsed
+ * again; the value is then what the agent meant (the TAB is a TAB). Control characters outside
+ * strings (other than the JSON whitespace TAB, LF, CR) stay invalid.
+ * @throws the strict parse's `SyntaxError` when the repaired text does not parse either.
+ */
+export function parseAgentJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (strict) {
+    if (!HAS_RAW_CONTROL.test(text)) throw strict;
+    const repaired = text.replace(STRING_TOKEN, (token) => (HAS_RAW_CONTROL.test(token) ? token.replace(RAW_CONTROL, escapeControl) : token));
+    try {
+      return JSON.parse(repaired);
+    } catch {
+      throw strict;
+    }
+  }
+}
