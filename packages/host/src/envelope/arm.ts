@@ -70,10 +70,11 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
   const baseline = await resolveCommit(loc, 'HEAD');
   const rules = await readGitRules(loc, env);
   const shadow = createShadowGit(loc, rules, baseline, env);
-  const oracle = new IgnoreOracle(shadow.inv);
+  const oracle = new IgnoreOracle(shadow.ignoring());
   let snapshot: EnvelopeSnapshot;
   try {
-    const { stdout } = await git(shadow.inv, ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignore-submodules=dirty']);
+    // Tracked changes only: untracked paths are listed below exactly as `check` lists them.
+    const { stdout } = await git(shadow.inv, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=dirty']);
     const dirty = stdout.toString('latin1').split('\0').filter(Boolean);
     if (dirty.length > 0) {
       const shown = dirty.map((r) => `${displayPath(pathText(Buffer.from(r.slice(3), 'latin1')))} (${statusWords(r.slice(0, 2))})`);
@@ -92,7 +93,7 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
       allowIgnored: policy.allow_ignored,
       trackedGitignores: index.gitignores,
     });
-    if (unignored.length > 0) throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before Cordon is armed: ${nameSome(unignored.map((u) => u.path))}`);
+    if (unignored.length > 0) throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before Cordon is armed (commit or stash first): ${nameSome(unignored.map((u) => `${displayPath(u.path)} (untracked)`))}`);
     const submodules: Record<string, string> = {};
     for (const path of index.gitlinks) submodules[path] = treePrint(absPath(loc.root, path), path) ?? 'missing';
     snapshot = { schema_version: 1, git: rules, ignored, submodules };

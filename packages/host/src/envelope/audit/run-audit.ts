@@ -84,7 +84,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
     const armTimeOracle = async (): Promise<IgnoreAnswers> => {
       if (!anyRules) return NOTHING_IGNORED;
       scratch ??= writeRuleTree(snapshot.ignored.gitignores);
-      oracle ??= new IgnoreOracle(shadow.over(scratch));
+      oracle ??= new IgnoreOracle(shadow.ignoring(scratch));
       return oracle;
     };
     // Untracked files are read and measured as soon as they are listed, while the diff still

@@ -118,21 +118,15 @@ export interface SnapshotInputs {
 }
 
 /**
- * Records the ignored entries at arm time (see the module comment). Returns the snapshot and
- * any untracked path that is *not* ignored (the caller refuses to arm when there is one).
+ * Records the ignored entries at arm time (see the module comment). Untracked paths are listed
+ * exactly as check lists them ({@link listUntracked}: no ignore rules, names compared with the
+ * index as spelled) and sorted by the same oracle, so a check right after arming sees what
+ * arming saw. Returns the snapshot and every untracked path that is *not* ignored (the caller
+ * refuses to arm when there is one).
  */
 export async function snapshotIgnored(input: SnapshotInputs): Promise<{ snapshot: IgnoredSnapshot; unignored: UntrackedPath[] }> {
-  const listed: string[] = [];
-  await gitRecords(input.inv, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], (r) => listed.push(pathText(r)));
-  const topLevel = dropNested(listed.filter((p) => !isCordonPath(p)));
-  const dirs = topLevel.filter((p) => p.endsWith('/'));
-  const dirAnswers = await input.oracle.ignored(dirs);
-  const found: Found = { files: [], ignoredFiles: topLevel.filter((p) => !p.endsWith('/')), ignoredDirs: [] };
-  for (let i = 0; i < dirs.length; i++) {
-    if (dirAnswers[i]) found.ignoredDirs.push(dirs[i]!);
-    // A directory git lists although it is not ignored holds only ignored things: look inside.
-    else await explore(input.root, dirs[i]!.slice(0, -1), input.oracle, () => false, () => false, found);
-  }
+  const listed = (await listUntracked(input.inv)).filter((p) => !isCordonPath(p));
+  const found = await classify(input.root, listed, input.oracle, () => false, () => false);
   const entries: Record<string, string> = {};
   for (const entry of [...found.ignoredFiles, ...found.ignoredDirs].sort()) {
     if (covered(input.rules, input.allowIgnored, entry)) continue;
@@ -149,6 +143,32 @@ export async function snapshotIgnored(input: SnapshotInputs): Promise<{ snapshot
     }
   }
   return { snapshot: { entries, gitignores }, unignored: found.files };
+}
+
+/**
+ * Sorts listed untracked paths (files, and directories ending in `/`) with `oracle` into
+ * untracked changes, ignored files and ignored directories, entering directories that are
+ * not ignored (see {@link explore}). `known`/`knownBelow` as there.
+ */
+async function classify(root: string, candidates: readonly string[], oracle: IgnoreAnswers, known: (p: string) => boolean, knownBelow: (d: string) => boolean): Promise<Found> {
+  const found: Found = { files: [], ignoredFiles: [], ignoredDirs: [] };
+  if (candidates.length === 0) return found;
+  const files = candidates.filter((p) => !p.endsWith('/'));
+  const dirs = candidates.filter((p) => p.endsWith('/'));
+  const askedDirs = dirs.filter((d) => !knownBelow(d.slice(0, -1)));
+  const answers = await oracle.ignored([...files, ...askedDirs]);
+  const isIgnored = new Set([...files, ...askedDirs].filter((_, i) => answers[i]));
+  for (const f of files) {
+    if (isIgnored.has(f)) found.ignoredFiles.push(f);
+    else found.files.push({ path: f, kind: 'path' });
+  }
+  for (const d of dirs) {
+    const dir = d.slice(0, -1);
+    if (isIgnored.has(d)) found.ignoredDirs.push(d);
+    else if (!knownBelow(dir) && isNestedRepo(root, dir)) found.files.push({ path: d, kind: 'nested_repo' });
+    else await explore(root, dir, oracle, known, knownBelow, found);
+  }
+  return found;
 }
 
 /**
@@ -200,23 +220,7 @@ export async function collectUntracked(input: CollectInputs): Promise<{ untracke
   const untracked: UntrackedPath[] = [];
   if (candidates.length === 0) return { untracked, ignored };
 
-  const oracle = await input.oracle();
-  const files = candidates.filter((p) => !p.endsWith('/'));
-  const dirs = candidates.filter((p) => p.endsWith('/'));
-  const askedDirs = dirs.filter((d) => !knownBelow(d.slice(0, -1)));
-  const answers = await oracle.ignored([...files, ...askedDirs]);
-  const isIgnored = new Set([...files, ...askedDirs].filter((_, i) => answers[i]));
-  const found: Found = { files: [], ignoredFiles: [], ignoredDirs: [] };
-  for (const f of files) {
-    if (isIgnored.has(f)) found.ignoredFiles.push(f);
-    else found.files.push({ path: f, kind: 'path' });
-  }
-  for (const d of dirs) {
-    const dir = d.slice(0, -1);
-    if (isIgnored.has(d)) found.ignoredDirs.push(d);
-    else if (!knownBelow(dir) && isNestedRepo(root, dir)) found.files.push({ path: d, kind: 'nested_repo' });
-    else await explore(root, dir, oracle, known, knownBelow, found);
-  }
+  const found = await classify(root, candidates, await input.oracle(), known, knownBelow);
   untracked.push(...found.files);
   for (const f of found.ignoredFiles) if (!rules.ignoredAllowed(f)) ignored.push({ path: f, change: 'new' });
   for (const d of found.ignoredDirs) {
@@ -242,10 +246,4 @@ function uncoveredCount(root: string, entry: string, rules: PathRules, allowIgno
 function underAny(path: string, dirs: readonly string[]): boolean {
   for (const d of dirs) if (path.startsWith(d) && path !== d) return true;
   return false;
-}
-
-/** Drops listed paths that lie below a listed directory (git repeats some of them). */
-function dropNested(paths: readonly string[]): string[] {
-  const dirs = paths.filter((p) => p.endsWith('/'));
-  return paths.filter((p) => !underAny(p, dirs));
 }

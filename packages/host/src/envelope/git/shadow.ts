@@ -5,6 +5,7 @@ import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { pathBytes, pathText } from '../path-text.js';
 import type { RepoLocation } from './repo.js';
 import { baseGitEnv } from './repo.js';
+import { carriedFilters, configPairs, configQuote, filterSettings, type CarriedFilters } from './filters.js';
 import { git, type GitInvocation } from './run-git.js';
 
 /**
@@ -27,9 +28,26 @@ export interface GitRules {
 }
 
 /**
- * Settings carried from the user's configuration. Everything else is cordon's: in particular
- * no filter, diff or textconv driver, no fsmonitor, no hooks path, no `core.worktree`, no
- * includes, so running the audit never executes anything a repository config names.
+ * Settings carried from the user's configuration, and what each may do to a listing (issue 12
+ * item 1: no carried setting may let a path the file system holds go unseen):
+ *
+ * - `core.filemode`, `core.symlinks`: how a file's mode and a symlink are read; a path is still
+ *   listed and its content compared.
+ * - `core.autocrlf`, `core.eol`: line-ending conversion, as git commits the file; never a name.
+ * - `core.ignorecase`: folds names against the index, so on a case-sensitive file system
+ *   `SRC/A.TXT` passes for the tracked `src/a.txt` and is never listed. Carried only into ignore
+ *   matching ({@link ShadowGit.ignoring}, where an ignored path is still audited as an ignored
+ *   entry); every listing runs with `core.ignorecase=false`, so each on-disk name is compared as
+ *   it is spelled (on a case-insensitive disk a name re-cased after arming is then reported).
+ * - `core.precomposeunicode`: only git on macOS reads it (it then lists NFD names as NFC, which
+ *   the file system treats as one name); git on Linux ignores it.
+ * - `extensions.objectformat`: SHA-1 or SHA-256 object names.
+ * - `filter.<driver>.*`: clean/smudge drivers, pinned at arm (git/filters.ts).
+ *
+ * Everything else is cordon's own: no diff or textconv driver, no fsmonitor, no untracked cache,
+ * no sparse checkout, no hooks path, no `core.worktree`, no includes, no `status.*`, quoting off,
+ * global and system config off — and only arm-time filter drivers whose programs are unchanged,
+ * so the audit never runs code written after arming.
  */
 export const CARRIED_SETTINGS = ['core.filemode', 'core.symlinks', 'core.ignorecase', 'core.precomposeunicode', 'core.autocrlf', 'core.eol', 'extensions.objectformat'] as const;
 
@@ -46,6 +64,8 @@ export async function readGitRules(loc: RepoLocation, env: NodeJS.ProcessEnv = p
     const value = nl === -1 ? 'true' : record.slice(nl + 1);
     if (/^[A-Za-z0-9_-]{1,32}$/.test(value)) settings[key] = value;
   }
+  const filters = await git(inv, ['config', '-z', '--get-regexp', '^filter\\.'], { okExitCodes: [0, 1] });
+  Object.assign(settings, filterSettings(configPairs(filters.stdout), loc.root, env));
   const configured = async (key: string) => {
     const { stdout: out, exitCode } = await git(inv, ['config', '--type=path', '--get', key], { okExitCodes: [0, 1] });
     return exitCode === 0 ? out.toString('utf8').replace(/\n$/, '') : undefined;
@@ -67,8 +87,14 @@ export interface ShadowGit {
   readonly dir: string;
   /** Runs git on the real work tree with the arm-time rules. */
   readonly inv: GitInvocation;
-  /** The same rules over another work tree (the arm-time `.gitignore` files for `check-ignore`). */
-  over(workTree: string): GitInvocation;
+  /**
+   * For ignore-rule matching (`check-ignore`) only: the arm-time rules with the user's
+   * `core.ignorecase`, over `workTree` (default the real one; the audit passes a scratch tree
+   * holding the arm-time `.gitignore` files).
+   */
+  ignoring(workTree?: string): GitInvocation;
+  /** The arm-time filter drivers this directory runs, and those it leaves out (git/filters.ts). */
+  readonly filters: CarriedFilters;
   dispose(): void;
 }
 
@@ -80,6 +106,7 @@ export interface ShadowGit {
  * system config are off, replace refs are off. Caller must `dispose()`.
  */
 export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string, env: NodeJS.ProcessEnv = process.env): ShadowGit {
+  const filters = carriedFilters(rules.settings, loc.root, env);
   const dir = mkdtempSync(join(tmpdir(), 'cordon-git-'));
   try {
     mkdirSync(join(dir, 'refs'), { mode: 0o700 });
@@ -89,7 +116,7 @@ export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string
     writeFileSync(join(dir, 'info', 'attributes'), textBytes(rules.info_attributes), { mode: 0o600 });
     writeFileSync(join(dir, 'excludes'), textBytes(rules.excludes_file), { mode: 0o600 });
     writeFileSync(join(dir, 'attributes'), textBytes(rules.attributes_file), { mode: 0o600 });
-    writeFileSync(join(dir, 'config'), shadowConfig(dir, rules.settings), { mode: 0o600 });
+    writeFileSync(join(dir, 'config'), shadowConfig(dir, rules.settings) + filters.config, { mode: 0o600 });
     if (existsSync(loc.indexFile)) shareIndex(loc.indexFile, join(dir, 'index'));
     // A split index names its shared part relative to the git dir.
     for (const name of safeReaddir(loc.gitDir)) if (name.startsWith('sharedindex.')) symlinkSync(join(loc.gitDir, name), join(dir, name));
@@ -108,10 +135,13 @@ export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_ATTR_NOSYSTEM: '1',
   });
+  // git reads `-c` style settings from GIT_CONFIG_PARAMETERS (every version cordon supports).
+  const ignorecase = /^(true|yes|on|1)$/i.test(rules.settings['core.ignorecase'] ?? '') ? { GIT_CONFIG_PARAMETERS: "'core.ignorecase'='true'" } : {};
   return {
     dir,
     inv: { cwd: loc.root, env: envFor(loc.root), gitBinary: loc.gitBinary },
-    over: (workTree) => ({ cwd: workTree, env: envFor(workTree), gitBinary: loc.gitBinary }),
+    ignoring: (workTree = loc.root) => ({ cwd: workTree, env: { ...envFor(workTree), ...ignorecase }, gitBinary: loc.gitBinary }),
+    filters,
     dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -133,7 +163,7 @@ function shareIndex(indexFile: string, target: string): void {
 }
 
 function shadowConfig(dir: string, settings: Readonly<Record<string, string>>): string {
-  const quote = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+  const quote = configQuote;
   const get = (key: string, fallback: string) => {
     const v = settings[key];
     return v !== undefined && /^[A-Za-z0-9_-]{1,32}$/.test(v) ? v : fallback;
@@ -145,7 +175,8 @@ function shadowConfig(dir: string, settings: Readonly<Record<string, string>>): 
     '\tbare = false',
     `\tfilemode = ${get('core.filemode', 'true')}`,
     `\tsymlinks = ${get('core.symlinks', 'true')}`,
-    `\tignorecase = ${get('core.ignorecase', 'false')}`,
+    // Listings compare names exactly (see CARRIED_SETTINGS); ignore matching gets the user's value.
+    '\tignorecase = false',
     `\tprecomposeunicode = ${get('core.precomposeunicode', 'false')}`,
     `\tautocrlf = ${get('core.autocrlf', 'false')}`,
     ...(settings['core.eol'] ? [`\teol = ${get('core.eol', 'native')}`] : []),

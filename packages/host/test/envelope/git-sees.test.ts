@@ -1,0 +1,113 @@
+import fc from 'fast-check';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { armWith, checkIn, codes, git, repo, TEST_HOME, write } from './support.js';
+
+// Issue 12 item 1: no carried git setting may let a path the file system holds go unseen.
+
+const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}\n`).join('');
+
+describe('settings that fold or hide names never hide a path (issue 12 item 1)', () => {
+  it('core.ignorecase=true on a case-sensitive file system: SRC/A.TXT and readme.md are seen (the example)', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n', 'README.md': '# demo\n' });
+    git(dir, 'config', 'core.ignorecase', 'true');
+    await armWith(dir, { allow: ['src/**'] });
+    write(dir, { 'SRC/A.TXT': lines(5000), 'readme.md': lines(5000) });
+    const { audit } = await checkIn(dir);
+    expect(audit.passed).toBe(false);
+    expect(audit.changed_files).toEqual(['SRC/A.TXT', 'readme.md']);
+    expect(audit.violations.filter((v) => v.code === 'path_outside_policy').map((v) => v.path)).toEqual(['SRC/A.TXT', 'readme.md']);
+    expect(codes({ audit } as never)).toContain('max_added_lines_exceeded');
+    expect(audit.metrics.added_lines).toBe(10_000);
+  });
+
+  it('the same from the global config, and for a re-cased directory, a dot-git look-alike and a new tree', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n', 'src/deep/b.txt': 'b\n', 'README.md': '# demo\n' });
+    writeFileSync(join(TEST_HOME, '.gitconfig'), '[core]\n\tignorecase = true\n');
+    try {
+      await armWith(dir, { allow: ['**'] });
+      write(dir, { 'Src/Deep/B.txt': 'B\n', '.GIT/config': '[core]\n', 'src/A.txt': 'A\n', 'NEW/x': 'x\n' });
+      const { audit } = await checkIn(dir);
+      expect(audit.changed_files).toEqual(['.GIT/config', 'NEW/x', 'Src/Deep/B.txt', 'src/A.txt']);
+    } finally {
+      writeFileSync(join(TEST_HOME, '.gitconfig'), '');
+    }
+  });
+
+  it('case-folded ignore rules still apply as the user set them, and an ignored look-alike is an ignored entry', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n', '.gitignore': '*.log\nbuild/\n' });
+    git(dir, 'config', 'core.ignorecase', 'true');
+    // Ignored for the user's git (case folded): arming accepts it, as `git status` is clean.
+    write(dir, { 'OLD.LOG': 'x\n' });
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    await armWith(dir, { allow: ['src/**'] });
+    expect((await checkIn(dir)).audit.passed).toBe(true);
+    write(dir, { 'NEW.LOG': 'y\n', 'BUILD/out.js': 'z\n' });
+    const { audit } = await checkIn(dir);
+    expect(audit.ignored_changes).toEqual([
+      { path: 'BUILD/', change: 'new' },
+      { path: 'NEW.LOG', change: 'new' },
+    ]);
+  });
+
+  it('arm refuses an untracked name the index holds only in another case (git with ignorecase calls the tree clean)', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n' });
+    git(dir, 'config', 'core.ignorecase', 'true');
+    write(dir, { 'SRC/A.TXT': 'A\n' });
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    await expect(armWith(dir, { allow: ['src/**'] })).rejects.toThrow(/working tree must be clean.*SRC\/A\.TXT \(untracked\)/);
+  });
+
+  it('other settings that hide names from a listing are not carried: each new file is seen', async () => {
+    const settings: Array<[string, string]> = [
+      ['status.showUntrackedFiles', 'no'],
+      ['core.untrackedCache', 'true'],
+      ['core.fsmonitor', 'true'],
+      ['core.sparseCheckout', 'true'],
+      ['core.quotePath', 'true'],
+      ['diff.noprefix', 'true'],
+      ['diff.relative', 'true'],
+      ['diff.ignoreSubmodules', 'all'],
+      ['core.protectNTFS', 'false'],
+      ['core.protectHFS', 'true'],
+      ['core.precomposeUnicode', 'true'],
+    ];
+    const dir = repo({ 'src/a.txt': 'a\n', 'README.md': '# demo\n' });
+    for (const [key, value] of settings) git(dir, 'config', key, value);
+    // An excludes file that ignores everything once armed: the arm-time (empty) one is carried.
+    git(dir, 'config', 'core.excludesFile', join(dir, '..', 'global-ignore'));
+    writeFileSync(join(dir, '..', 'global-ignore'), '');
+    await armWith(dir, { allow: ['src/**'] });
+    writeFileSync(join(dir, '..', 'global-ignore'), '*\n');
+    write(dir, { 'src/\u00e9 new.txt': 'n\n', 'README.md': '# changed\n', 'other/file': 'o\n' });
+    const { audit } = await checkIn(dir);
+    expect(audit.changed_files).toEqual(['README.md', 'other/file', 'src/\u00e9 new.txt']);
+  });
+
+  it('property: any re-cased copy of a tracked path is reported', async () => {
+    const tracked = ['src/a.txt', 'src/lib/util.ts', 'README.md', 'docs/Guide.md'];
+    const dir = repo(Object.fromEntries(tracked.map((p) => [p, `${p}\n`])));
+    git(dir, 'config', 'core.ignorecase', 'true');
+    await armWith(dir, { allow: ['**'], maxFiles: 1000 });
+    const recase = fc.tuple(fc.constantFrom(...tracked), fc.array(fc.boolean(), { minLength: 20, maxLength: 20 })).map(([p, flips]) =>
+      [...p].map((c, i) => (flips[i] ? (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) : c)).join(''),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(recase, { minLength: 1, maxLength: 4 }), async (paths) => {
+        const fresh = paths.filter((p) => !tracked.includes(p));
+        for (const p of fresh) {
+          mkdirSync(join(dir, p, '..'), { recursive: true });
+          writeFileSync(join(dir, p), 'x\n');
+        }
+        try {
+          const { audit } = await checkIn(dir);
+          for (const p of fresh) expect(audit.changed_files).toContain(p);
+        } finally {
+          git(dir, 'clean', '-qfdx', '-e', '.cordon');
+        }
+      }),
+      { numRuns: 15 },
+    );
+  });
+});
