@@ -68,7 +68,7 @@ export async function arm(request: ArmRequest, options: ArmOptions = {}): Promis
 async function armLocked(loc: RepoLocation, label: string, mode: string, request: ArmRequest, env: NodeJS.ProcessEnv): Promise<Envelope> {
   if (envelopeExists(loc.root)) throw alreadyArmed();
   const baseline = await resolveCommit(loc, 'HEAD');
-  const rules = await readGitRules(loc, env);
+  const rules = await readGitRules(loc, env, baseline);
   const shadow = createShadowGit(loc, rules, baseline, env);
   const oracle = new IgnoreOracle(shadow.ignoring());
   let snapshot: EnvelopeSnapshot;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { armWith, checkIn, codes, git, repo, TEST_HOME, write } from './support.js';
@@ -109,5 +109,96 @@ describe('settings that fold or hide names never hide a path (issue 12 item 1)',
       }),
       { numRuns: 15 },
     );
+  });
+});
+
+describe('a change that exists only in the index is audited (issue 12 item 2)', () => {
+  it('staged out-of-policy change, work tree restored from HEAD: rejected (the example)', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n', 'README.md': '# demo\n' });
+    await armWith(dir, { allow: ['src/**'] });
+    writeFileSync(join(dir, 'README.md'), '# demo\nx\n');
+    git(dir, 'add', 'README.md');
+    writeFileSync(join(dir, 'README.md'), git(dir, 'show', 'HEAD:README.md'));
+    expect(git(dir, 'diff', 'HEAD', '--stat')).toBe('');
+    const { audit } = await checkIn(dir);
+    expect(audit.passed).toBe(false);
+    expect(audit.changed_files).toEqual(['README.md']);
+    expect(audit.violations.map((v) => v.code)).toEqual(['path_outside_policy']);
+    expect(audit.metrics).toMatchObject({ files: 1, added_lines: 1, deleted_lines: 0 });
+  });
+
+  it('a staged new file deleted from disk, a staged mode change, a staged deletion of a file put back', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n', 'tool.sh': 'echo\n', 'keep.txt': 'k\n' });
+    await armWith(dir, { allow: ['src/**'] });
+    write(dir, { 'added.txt': 'new\n' });
+    git(dir, 'add', 'added.txt');
+    git(dir, 'rm', '-q', '--cached', 'keep.txt');
+    git(dir, 'update-index', '--chmod=+x', 'tool.sh');
+    git(dir, 'rm', '-q', '--cached', 'added.txt');
+    git(dir, 'add', 'added.txt');
+    rmSync(join(dir, 'added.txt'));
+    const { audit } = await checkIn(dir);
+    expect(audit.changed_files).toEqual(['added.txt', 'keep.txt', 'tool.sh']);
+    expect(audit.violations.filter((v) => v.code === 'path_outside_policy').map((v) => v.path)).toEqual(['added.txt', 'keep.txt', 'tool.sh']);
+  });
+
+  it('a big staged change under a small work-tree edit counts the bigger one', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n' });
+    await armWith(dir, { allow: ['src/**'], maxAddedLines: 100 });
+    writeFileSync(join(dir, 'src/a.txt'), `a\n${lines(5000)}`);
+    git(dir, 'add', 'src/a.txt');
+    writeFileSync(join(dir, 'src/a.txt'), 'a\nb\n');
+    const { audit } = await checkIn(dir);
+    expect(audit.metrics.added_lines).toBe(5000);
+    expect(audit.violations.map((v) => v.code)).toEqual(['max_added_lines_exceeded']);
+  });
+
+  it('committed, then staged back to the baseline content: judged by what would be committed', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n', 'README.md': '# demo\n' });
+    await armWith(dir, { allow: ['src/**'], allowCommits: true });
+    write(dir, { 'src/a.txt': 'b\n' });
+    git(dir, 'commit', '-qam', 'in policy');
+    expect((await checkIn(dir)).audit.changed_files).toEqual(['src/a.txt']);
+    writeFileSync(join(dir, 'README.md'), '# staged\n');
+    git(dir, 'add', 'README.md');
+    git(dir, 'checkout', 'HEAD', '--', 'README.md');
+    git(dir, 'add', 'README.md');
+    expect((await checkIn(dir)).audit.changed_files).toEqual(['src/a.txt']);
+    writeFileSync(join(dir, 'README.md'), '# staged\n');
+    git(dir, 'add', 'README.md');
+    writeFileSync(join(dir, 'README.md'), '# demo\n');
+    expect((await checkIn(dir)).audit.changed_files).toEqual(['README.md', 'src/a.txt']);
+  });
+});
+
+describe('no hidden scan cap: the budgets decide (issue 13 item 6)', () => {
+  const big = (path: string, bytes: number) => {
+    const chunk = Buffer.alloc(1 << 20, 'abcdefghijklmnopqrstuvwxyz0123456789012345678901234567890123456\n');
+    const fd = openSync(path, 'w');
+    for (let left = bytes; left > 0; left -= chunk.length) writeSync(fd, chunk, 0, Math.min(left, chunk.length));
+    closeSync(fd);
+  };
+
+  it('one 100 MB untracked file under an allowed path with --max-working-bytes 200000000: accepted (the example)', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n' });
+    await armWith(dir, { allow: ['src/**'], maxWorkingBytes: 200_000_000, maxAddedLines: 10_000_000 });
+    big(join(dir, 'src/big.txt'), 100_000_000);
+    const { audit } = await checkIn(dir);
+    expect(audit.violations).toEqual([]);
+    expect(audit.passed).toBe(true);
+    expect(audit.metrics).toMatchObject({ files: 1, working_bytes: 100_000_000, added_lines: 1_562_500 });
+  });
+
+  it('several files past 64 MiB in all within the budget pass; past the budget the working-byte budget rejects and says what was not read', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n' });
+    await armWith(dir, { allow: ['src/**'], maxWorkingBytes: 90_000_000, maxAddedLines: 10_000_000 });
+    for (const name of ['one', 'two', 'three']) big(join(dir, `src/${name}.txt`), 25_000_000);
+    let { audit } = await checkIn(dir);
+    expect(audit.passed).toBe(true);
+    expect(audit.metrics.working_bytes).toBe(75_000_000);
+    big(join(dir, 'src/four.txt'), 25_000_000);
+    ({ audit } = await checkIn(dir));
+    expect(audit.violations.map((v) => v.code)).toEqual(['max_working_bytes_exceeded']);
+    expect(audit.violations[0]!.message).toMatch(/^working-byte budget exceeded: 100000000 > 90000000 \(untracked files were read only up to this budget/);
   });
 });

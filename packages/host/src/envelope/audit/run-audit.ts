@@ -5,16 +5,16 @@ import type { AuditContext, Violation } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { absPath } from '../evidence/fs-path.js';
 import { treePrint } from '../evidence/fingerprint.js';
-import { hiddenPathsFromIndex } from '../evidence/index-file.js';
+import { readIndexFacts } from '../evidence/index-file.js';
 import { nameSome, readHiddenPaths } from '../evidence/index-state.js';
 import { measureTracked, measureUntracked, measureUntrackedYielding, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
-import { collectTracked } from '../evidence/tracked.js';
+import { collectStaged, collectTracked, mergeStaged } from '../evidence/tracked.js';
 import { collectUntracked, type IgnoredChange, type UntrackedPath } from '../evidence/untracked.js';
 import { holdsIgnorePatterns, IgnoreOracle, NOTHING_IGNORED, type IgnoreAnswers } from '../git/ignore-oracle.js';
 import { GITLINK_MODE, type DiffEntry } from '../git/parse.js';
 import { resolveCommit, type RepoLocation } from '../git/repo.js';
 import { git } from '../git/run-git.js';
-import { createShadowGit, readGitRules, type ShadowGit } from '../git/shadow.js';
+import { BASELINE_TREE_KEY, createShadowGit, readGitRules, type ShadowGit } from '../git/shadow.js';
 import { displayPath, pathBytes } from '../path-text.js';
 import { compilePathRules, type Policy } from '../policy/policy.js';
 import type { EnvelopeSnapshot } from '../state/schema.js';
@@ -92,13 +92,25 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
     // file as the private git directory holds it (linked or copied) when it can be read
     // directly, else from `git ls-files -v`.
     const untrackedScan = collectUntracked({ root: loc.root, listed, oracle: armTimeOracle, snapshot: snapshot.ignored, rules, allowIgnored: policy.allow_ignored }).then(
-      async (listed) => ({ listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked)) }),
+      async (listed) => ({ listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked), policy.limits.max_working_bytes) }),
     );
     // Plugins load once git is busy (finding and importing them is synchronous work).
     const hooks = startHooks(input.hooks);
     const hashBytes = snapshot.git.settings['extensions.objectformat'] === 'sha256' ? 32 : 20;
-    const hiddenFlags = hiddenPathsFromIndex(join(shadow.dir, 'index'), hashBytes);
-    const [hidden, tracked, { listed: found, scan }, head] = await Promise.all([hiddenFlags ? Promise.resolve(hiddenFlags) : readHiddenPaths(shadow.inv), trackedDiff, untrackedScan, headCommit]);
+    const facts = readIndexFacts(join(shadow.dir, 'index'), hashBytes);
+    // A change only in the index (staged, then the work tree restored) is invisible to the
+    // work-tree diff; the index diff runs unless the index amounts to the baseline tree exactly.
+    const armTree = snapshot.git.settings[BASELINE_TREE_KEY];
+    const staged = facts?.tree !== undefined && facts.tree === armTree ? undefined : collectStaged(shadow.inv, input.baseline);
+    staged?.catch(() => undefined);
+    const [hidden, worktree, stagedChanges, { listed: found, scan }, head] = await Promise.all([
+      facts ? Promise.resolve(facts.hidden) : readHiddenPaths(shadow.inv),
+      trackedDiff,
+      staged,
+      untrackedScan,
+      headCommit,
+    ]);
+    const tracked = stagedChanges ? mergeStaged(worktree, stagedChanges) : worktree;
     // Submodules added after arming show in the diff as gitlinks (an unsupported change).
     const submoduleChanged: string[] = [];
     for (const path of Object.keys(snapshot.submodules)) {
@@ -284,7 +296,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
       if (m.violation) measureProblems.push(m.violation);
     }
   }
-  const scan = a.untrackedScan ?? measureUntracked(a.loc.root, untracked);
+  const scan = a.untrackedScan ?? measureUntracked(a.loc.root, untracked, policy.limits.max_working_bytes);
   for (const [path, m] of scan.measures as Map<string, UntrackedMeasure>) {
     added += m.lines;
     if (m.binary) binary += 1;
@@ -298,7 +310,11 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
     working_bytes: [...bytes.values()].reduce((s, b) => s + b, 0),
     binary_files: binary,
   };
-  violations.push(...budgetViolations(metrics, policy.limits));
+  for (const v of budgetViolations(metrics, policy.limits)) {
+    // Reading stops at the working-byte budget (measure.ts): say what that left uncounted.
+    const unread = v.code === 'max_working_bytes_exceeded' && scan.capExceeded;
+    violations.push(unread ? { ...v, message: `${v.message} (untracked files were read only up to this budget: lines and binary files past it are not counted)` } : v);
+  }
 
   if (a.hooks) {
     const hooks = await a.hooks;

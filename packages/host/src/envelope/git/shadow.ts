@@ -51,8 +51,17 @@ export interface GitRules {
  */
 export const CARRIED_SETTINGS = ['core.filemode', 'core.symlinks', 'core.ignorecase', 'core.precomposeunicode', 'core.autocrlf', 'core.eol', 'extensions.objectformat'] as const;
 
-/** Reads {@link GitRules} from the live repository and the user's config (at arm time). */
-export async function readGitRules(loc: RepoLocation, env: NodeJS.ProcessEnv = process.env): Promise<GitRules> {
+/**
+ * `settings` key under which arming records the baseline commit's tree id: a check whose index
+ * amounts to that very tree (its cache-tree root) has nothing staged, and skips the index diff.
+ */
+export const BASELINE_TREE_KEY = 'cordon.baseline.tree';
+
+/**
+ * Reads {@link GitRules} from the live repository and the user's config (at arm time); with
+ * `baseline` (a commit id) also that commit's tree id ({@link BASELINE_TREE_KEY}).
+ */
+export async function readGitRules(loc: RepoLocation, env: NodeJS.ProcessEnv = process.env, baseline?: string): Promise<GitRules> {
   const inv: GitInvocation = { cwd: loc.root, env: baseGitEnv(env), gitBinary: loc.gitBinary };
   const settings: Record<string, string> = {};
   const pattern = `^(${CARRIED_SETTINGS.map((k) => k.replace('.', '\\.')).join('|')})$`;
@@ -66,6 +75,7 @@ export async function readGitRules(loc: RepoLocation, env: NodeJS.ProcessEnv = p
   }
   const filters = await git(inv, ['config', '-z', '--get-regexp', '^filter\\.'], { okExitCodes: [0, 1] });
   Object.assign(settings, filterSettings(configPairs(filters.stdout), loc.root, env));
+  if (baseline) settings[BASELINE_TREE_KEY] = (await git(inv, ['rev-parse', '--verify', '-q', `${baseline}^{tree}`])).stdout.toString('latin1').trim();
   const configured = async (key: string) => {
     const { stdout: out, exitCode } = await git(inv, ['config', '--type=path', '--get', key], { okExitCodes: [0, 1] });
     return exitCode === 0 ? out.toString('utf8').replace(/\n$/, '') : undefined;
