@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { reset } from '../../src/envelope/index.js';
 import { armWith, checkIn, codes, git, repo, TEST_HOME, write } from './support.js';
 
 // Issue 12 item 1: no carried git setting may let a path the file system holds go unseen.
@@ -200,5 +201,87 @@ describe('no hidden scan cap: the budgets decide (issue 13 item 6)', () => {
     ({ audit } = await checkIn(dir));
     expect(audit.violations.map((v) => v.code)).toEqual(['max_working_bytes_exceeded']);
     expect(audit.violations[0]!.message).toMatch(/^working-byte budget exceeded: 100000000 > 90000000 \(untracked files were read only up to this budget/);
+  });
+});
+
+describe('clean/smudge filters: compared as git compares them, with arm-time drivers only (issue 12 item 3)', () => {
+  /** A repository whose `*.dat` files go through driver `up` (`clean` = `command`), with assets/big.dat committed. */
+  function filtered(command: string): string {
+    const dir = repo({ 'src/a.txt': 'a\n' });
+    git(dir, 'config', 'filter.up.clean', command);
+    write(dir, { '.gitattributes': '*.dat filter=up\n', 'assets/big.dat': 'hello\nworld\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'filtered');
+    return dir;
+  }
+
+  it('arm right after the commit is accepted and a touch is no change (the example)', async () => {
+    const dir = filtered('tr a-z A-Z');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    await armWith(dir, { allow: ['assets/**'] });
+    const later = new Date(Date.now() + 5000);
+    utimesSync(join(dir, 'assets/big.dat'), later, later);
+    let { audit } = await checkIn(dir);
+    expect(audit.passed).toBe(true);
+    expect(audit.changed_files).toEqual([]);
+    writeFileSync(join(dir, 'assets/big.dat'), 'hello\nworld\nmore\n');
+    ({ audit } = await checkIn(dir));
+    expect(audit.changed_files).toEqual(['assets/big.dat']);
+    expect(audit.metrics).toMatchObject({ added_lines: 1, deleted_lines: 0 });
+    expect(audit.notes).toBeUndefined();
+  });
+
+  it('a driver configured or reconfigured after arming never runs; the arm-time one does', async () => {
+    const dir = filtered('tr a-z A-Z');
+    await armWith(dir, { allow: ['assets/**'] });
+    const marker = join(dir, '..', `ran-${Date.now()}`);
+    git(dir, 'config', 'filter.up.clean', `sh -c 'touch ${marker}; cat'`);
+    git(dir, 'config', 'filter.up.process', `sh -c 'touch ${marker}'`);
+    git(dir, 'config', 'filter.late.clean', `sh -c 'touch ${marker}; cat'`);
+    writeFileSync(join(dir, 'assets/big.dat'), 'hello\nworld\nmore\n');
+    const { audit } = await checkIn(dir);
+    expect(existsSync(marker)).toBe(false);
+    expect(audit.changed_files).toEqual(['assets/big.dat']);
+    expect(audit.metrics).toMatchObject({ added_lines: 1, deleted_lines: 0 });
+  });
+
+  it('a driver program changed after arming is not run and is a violation naming it', async () => {
+    const bin = join(repo({ x: 'x\n' }), '..', `up-${Date.now()}.sh`);
+    writeFileSync(bin, '#!/bin/sh\nexec tr a-z A-Z\n', { mode: 0o755 });
+    const dir = filtered(bin);
+    await armWith(dir, { allow: ['assets/**'] });
+    expect((await checkIn(dir)).audit.passed).toBe(true);
+    const marker = `${bin}.ran`;
+    writeFileSync(bin, `#!/bin/sh\ntouch '${marker}'\nexec tr a-z A-Z\n`, { mode: 0o755 });
+    const later = new Date(Date.now() + 5000);
+    utimesSync(join(dir, 'assets/big.dat'), later, later);
+    const { audit } = await checkIn(dir);
+    expect(existsSync(marker)).toBe(false);
+    expect(audit.passed).toBe(false);
+    const v = audit.violations.find((x) => x.code === 'filter_driver_changed');
+    expect(v?.message).toMatch(/^filter driver 'up' is not run by the audit: .*up-\d+\.sh changed after the envelope was armed/);
+  });
+
+  it('a missing driver is named: program not found at arm, or a driver the attributes name that was never configured', async () => {
+    const dir = filtered('tr a-z A-Z');
+    git(dir, 'config', '--unset', 'filter.up.clean');
+    // Without the driver git itself compares raw bytes: the committed blob is upper case.
+    writeFileSync(join(dir, 'assets/big.dat'), 'HELLO\nWORLD\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    await armWith(dir, { allow: ['assets/**'] });
+    writeFileSync(join(dir, 'assets/big.dat'), 'HELLO\nWORLD\nMORE\n');
+    let { audit } = await checkIn(dir);
+    expect(audit.notes).toEqual([
+      "assets/big.dat: filter 'up' was not configured when the envelope was armed, so the audit compares these files as raw bytes (a driver configured after arming never runs in an audit; configure it, then arm again)",
+    ]);
+    await reset(dir);
+    git(dir, 'checkout', '--', '.');
+    git(dir, 'config', 'filter.up.clean', 'no-such-filter-program-xyz');
+    await armWith(dir, { allow: ['assets/**'] });
+    ({ audit } = await checkIn(dir));
+    expect(audit.passed).toBe(true);
+    expect(audit.notes).toEqual([
+      'filter driver \'up\' is not run by the audit: the program of "no-such-filter-program-xyz" was not found when the envelope was armed; git cannot run it either, so files it filters are compared as raw bytes',
+    ]);
   });
 });

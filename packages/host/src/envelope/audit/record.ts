@@ -37,4 +37,9 @@ export interface AuditRecord {
   readonly verification: readonly VerifierResult[];
   /** True when verifiers were configured but not run because the policy audit failed. */
   readonly verification_skipped: boolean;
+  /**
+   * What the audit could not do as git would, or did on the user's behalf, in words (a filter
+   * driver it did not run, ignored paths the verifiers changed). Not violations.
+   */
+  readonly notes?: readonly string[];
 }

@@ -15,6 +15,7 @@ import { GITLINK_MODE, type DiffEntry } from '../git/parse.js';
 import { resolveCommit, type RepoLocation } from '../git/repo.js';
 import { git } from '../git/run-git.js';
 import { BASELINE_TREE_KEY, createShadowGit, readGitRules, type ShadowGit } from '../git/shadow.js';
+import { FILTER_ATTRIBUTES_KEY, filterAttributes } from '../git/filters.js';
 import { displayPath, pathBytes } from '../path-text.js';
 import { compilePathRules, type Policy } from '../policy/policy.js';
 import type { EnvelopeSnapshot } from '../state/schema.js';
@@ -124,6 +125,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       });
     }
     if (head !== input.baseline && !policy.allow_commits) early.push({ code: 'head_changed', message: 'HEAD changed from the armed baseline; commits are not allowed' });
+    const notes = await filterFindings(shadow, snapshot, tracked, early);
     return await assemble({
       mode: 'envelope',
       loc,
@@ -137,6 +139,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       ignored: found.ignored,
       submoduleChanged,
       early,
+      notes,
       hooks,
       runVerifiers: input.runVerifiers ?? true,
       verify: input.verify,
@@ -211,6 +214,8 @@ interface Assembly {
   ignored: IgnoredChange[];
   submoduleChanged: string[];
   early: Violation[];
+  /** Notes for the record (see `AuditRecord.notes`). */
+  notes?: string[];
   hooks?: Promise<AuditHooks>;
   runVerifiers: boolean;
   verify: VerifySpec;
@@ -343,7 +348,36 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
     ignored_changes: ignored,
     verification,
     verification_skipped: !verifying && a.verify.commands.length > 0,
+    ...(a.notes && a.notes.length > 0 ? { notes: a.notes } : {}),
   };
+}
+
+/**
+ * What the audit says about clean/smudge filters (issue 12 item 3; git/filters.ts): an arm-time
+ * driver whose program or named files changed since arming is not run and is a violation
+ * (pushed onto `violations`); one whose program was missing at arm, and changed paths whose
+ * `filter` attribute names a driver the audit does not run, get a note. Returns the notes.
+ */
+async function filterFindings(shadow: ShadowGit, snapshot: EnvelopeSnapshot, tracked: ReadonlyMap<string, DiffEntry>, violations: Violation[]): Promise<string[]> {
+  const notes: string[] = [];
+  const left = new Set<string>();
+  for (const p of shadow.filters.problems) {
+    left.add(p.driver);
+    if (p.kind === 'changed') {
+      violations.push({ code: 'filter_driver_changed', message: `filter driver '${p.driver}' is not run by the audit: ${p.reason}; files it filters are compared as raw bytes (arm again to use the driver as it is now)` });
+    } else notes.push(`filter driver '${p.driver}' is not run by the audit: ${p.reason}; git cannot run it either, so files it filters are compared as raw bytes`);
+  }
+  if (snapshot.git.settings[FILTER_ATTRIBUTES_KEY] !== 'true' || tracked.size === 0) return notes;
+  const usable = new Set(shadow.filters.usable);
+  const missing = new Map<string, string[]>();
+  for (const [path, driver] of await filterAttributes(shadow.inv, [...tracked.keys()])) {
+    if (usable.has(driver) || left.has(driver)) continue;
+    missing.set(driver, [...(missing.get(driver) ?? []), path]);
+  }
+  for (const [driver, paths] of missing) {
+    notes.push(`${nameSome(paths)}: filter '${driver}' was not configured when the envelope was armed, so the audit compares these files as raw bytes (a driver configured after arming never runs in an audit; configure it, then arm again)`);
+  }
+  return notes;
 }
 
 /**

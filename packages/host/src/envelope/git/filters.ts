@@ -3,6 +3,8 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import type * as shlexModule from 'shlex';
 import { lazyPackage } from '../../util/lazy-package.js';
 import { statPrint } from '../evidence/fingerprint.js';
+import { pathBytes, pathText } from '../path-text.js';
+import { gitRecords, type GitInvocation } from './run-git.js';
 
 const shlex = lazyPackage<typeof shlexModule>('shlex');
 
@@ -68,6 +70,12 @@ export function filterSettings(pairs: ReadonlyArray<readonly [string, string]>, 
 /** A carried driver the audit will not run, and why (for the audit's notes and violations). */
 export interface FilterProblem {
   readonly driver: string;
+  /**
+   * `absent`: the driver's program was not found when the envelope was armed (git cannot run it
+   * either; its files compare as raw bytes for the user too). `changed`: a file the command
+   * names is not the one it was at arm, or is gone — running it would run code from after arming.
+   */
+  readonly kind: 'absent' | 'changed';
   readonly reason: string;
 }
 
@@ -99,14 +107,14 @@ export function carriedFilters(settings: Readonly<Record<string, string>>, root:
   const problems: FilterProblem[] = [];
   const sections: string[] = [];
   for (const [name, entries] of [...drivers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    let problem: string | undefined;
+    let problem: Omit<FilterProblem, 'driver'> | undefined;
     for (const kind of FILTER_COMMANDS) {
       const command = entries.get(kind);
       if (command === undefined || problem) continue;
       problem = pinProblem(command, settings[`${PIN_PREFIX}filter.${name}.${kind}`], root, env);
     }
     if (problem) {
-      problems.push({ driver: name, reason: problem });
+      problems.push({ driver: name, ...problem });
       continue;
     }
     usable.push(name);
@@ -125,22 +133,24 @@ export function configQuote(value: string): string {
 }
 
 /** Why `command` may not run now given its arm-time `pinned` JSON, or undefined when it may. */
-function pinProblem(command: string, pinned: string | undefined, root: string, env: NodeJS.ProcessEnv): string | undefined {
+function pinProblem(command: string, pinned: string | undefined, root: string, env: NodeJS.ProcessEnv): Omit<FilterProblem, 'driver'> | undefined {
   let then: Array<[string, string]>;
   try {
     then = JSON.parse(pinned ?? 'null') as Array<[string, string]>;
   } catch {
     then = [];
   }
-  if (!Array.isArray(then) || then.length === 0) return `its program was not found when the envelope was armed (${JSON.stringify(command)})`;
+  const shown = JSON.stringify(command);
+  if (!Array.isArray(then) || then.length === 0) return { kind: 'absent', reason: `the program of ${shown} was not found when the envelope was armed` };
   const now = pinsOf(command, root, env);
-  if (!now) return `its program is not found now (${JSON.stringify(command)})`;
+  const changed = (why: string) => ({ kind: 'changed' as const, reason: `${why} (command ${shown})` });
+  if (!now) return changed('its program is not found now');
   const before = new Map(then.map(([path, print]) => [path, print]));
   for (const [path, print] of now) {
-    if (!before.has(path)) return `${path} is not the file its command named when the envelope was armed`;
-    if (before.get(path) !== print) return `${path} changed after the envelope was armed`;
+    if (!before.has(path)) return changed(`${path} is not a file its command named when the envelope was armed`);
+    if (before.get(path) !== print) return changed(`${path} changed after the envelope was armed`);
   }
-  if (now.length !== then.length) return `the files its command names changed after the envelope was armed`;
+  if (now.length !== then.length) return changed('a file its command named when the envelope was armed is gone');
   return undefined;
 }
 
@@ -201,4 +211,33 @@ function isExecutableFile(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * `settings` key arming sets to `true` when any attribute source in force (a tracked
+ * `.gitattributes`, `info/attributes`, the global attributes file) mentions `filter`: only then
+ * does a check ask git which filter its changed paths use ({@link filterAttributes}).
+ */
+export const FILTER_ATTRIBUTES_KEY = 'cordon.attributes.filter';
+
+/** Whether an attributes file's text may assign a filter (a doubtful mention counts). */
+export function mentionsFilter(text: string | null): boolean {
+  return text !== null && /filter/.test(text);
+}
+
+/**
+ * The `filter` attribute of each of `paths` (`git check-attr -z --stdin filter` through `inv`):
+ * path → driver name, for paths whose attribute names one (not unset or unspecified).
+ */
+export async function filterAttributes(inv: GitInvocation, paths: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (paths.length === 0) return out;
+  const fields: string[] = [];
+  const input = Buffer.concat(paths.flatMap((p) => [pathBytes(p), Buffer.of(0)]));
+  await gitRecords(inv, ['check-attr', '-z', '--stdin', 'filter'], (r) => fields.push(pathText(r)), { input });
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const value = fields[i + 2]!;
+    if (value !== 'unspecified' && value !== 'unset' && value !== 'set') out.set(fields[i]!, value);
+  }
+  return out;
 }

@@ -5,8 +5,8 @@ import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { pathBytes, pathText } from '../path-text.js';
 import type { RepoLocation } from './repo.js';
 import { baseGitEnv } from './repo.js';
-import { carriedFilters, configPairs, configQuote, filterSettings, type CarriedFilters } from './filters.js';
-import { git, type GitInvocation } from './run-git.js';
+import { carriedFilters, configPairs, configQuote, FILTER_ATTRIBUTES_KEY, filterSettings, mentionsFilter, type CarriedFilters } from './filters.js';
+import { git, gitRecords, type GitInvocation } from './run-git.js';
 
 /**
  * The git configuration and rule files as they were when the envelope was armed. Every audit
@@ -83,13 +83,15 @@ export async function readGitRules(loc: RepoLocation, env: NodeJS.ProcessEnv = p
   const xdg = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
   const excludes = (await configured('core.excludesFile')) ?? join(xdg, 'git', 'ignore');
   const attributes = (await configured('core.attributesFile')) ?? join(xdg, 'git', 'attributes');
-  return {
+  const rules: GitRules = {
     settings,
     info_exclude: readText(loc.excludeFile),
     info_attributes: readText(loc.attributesFile),
     excludes_file: readText(excludes),
     attributes_file: readText(attributes),
   };
+  if (mentionsFilter(rules.info_attributes) || mentionsFilter(rules.attributes_file) || (await trackedAttributesMentionFilter(inv, loc.root))) settings[FILTER_ATTRIBUTES_KEY] = 'true';
+  return rules;
 }
 
 /** A private git directory wired to the real objects and the real index (hard-linked or copied). */
@@ -213,6 +215,13 @@ function shadowConfig(dir: string, settings: Readonly<Record<string, string>>): 
   ];
   if (objectFormat) lines.push('[extensions]', `\tobjectformat = ${get('extensions.objectformat', 'sha1')}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Whether a `.gitattributes` the index tracks mentions `filter` (read from the work tree, clean at arm). */
+async function trackedAttributesMentionFilter(inv: GitInvocation, root: string): Promise<boolean> {
+  const files: Buffer[] = [];
+  await gitRecords(inv, ['-c', 'core.fsmonitor=false', 'ls-files', '-z', '--', ':(glob)**/.gitattributes'], (r) => files.push(Buffer.from(r)));
+  return files.some((file) => mentionsFilter(readText(pathText(Buffer.concat([Buffer.from(`${root}/`), file])))));
 }
 
 function readText(path: string): string | null {
