@@ -285,3 +285,53 @@ describe('clean/smudge filters: compared as git compares them, with arm-time dri
     ]);
   });
 });
+
+describe('verifier output in ignored paths (issue 12 item 5)', () => {
+  const cacheWriter = (path: string) => `sh -c "mkdir -p $(dirname ${path}) && date +%s%N > ${path}"`;
+
+  it('a verifier writing an ignored cache: the next identical check passes, and the record names what it wrote (the example)', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n', '.gitignore': 'node_modules/\n' });
+    write(dir, { 'node_modules/dep/index.js': 'module.exports = 1\n' });
+    await armWith(dir, { allow: ['src/**'], verify: [cacheWriter('node_modules/.cache/xo/cache.json')] });
+    write(dir, { 'src/a.txt': 'b\n' });
+    const first = await checkIn(dir);
+    expect(first.audit.passed).toBe(true);
+    expect(first.audit.notes).toEqual([
+      "the verifiers changed ignored paths: node_modules/ (node_modules/.cache/xo/cache.json); later checks compare them with what the verifiers left, so this is not held against the agent (to leave them out of every audit, arm with --allow-ignored 'node_modules/.cache/xo/**')",
+    ]);
+    for (let i = 0; i < 2; i++) {
+      const next = await checkIn(dir);
+      expect(next.audit.violations).toEqual([]);
+      expect(next.audit.passed).toBe(true);
+    }
+  });
+
+  it('a change after the verifiers left an entry is still the agent’s: named, with the glob that would allow it', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n', '.gitignore': 'node_modules/\n.pytest_cache/\n' });
+    write(dir, { 'node_modules/dep/index.js': 'module.exports = 1\n' });
+    await armWith(dir, { allow: ['src/**'], verify: [cacheWriter('.pytest_cache/v/lastfailed')] });
+    expect((await checkIn(dir)).audit.passed).toBe(true);
+    // A new ignored directory written by the verifier is carried too.
+    expect((await checkIn(dir)).audit.passed).toBe(true);
+    write(dir, { '.pytest_cache/v/planted': 'x\n', 'node_modules/dep/index.js': 'module.exports = 2\n' });
+    const { audit } = await checkIn(dir);
+    expect(audit.violations.map((v) => v.message)).toEqual([
+      "ignored entry changed after the previous check's verifiers left it (not covered by --allow-ignored): .pytest_cache/; if it may change, arm with --allow-ignored '.pytest_cache/**'",
+      "ignored entry changed after arming (not covered by --allow-ignored): node_modules/; if it may change, arm with --allow-ignored 'node_modules/**'",
+    ]);
+    // The failed check (no verifier ran) keeps what the verifiers left for the next one.
+    expect(Object.keys(audit.ignored_after_verifiers ?? {})).toEqual(['.pytest_cache/']);
+  });
+
+  it('a verifier deleting an ignored file and one writing a single ignored file', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n', '.gitignore': '*.log\n.eslintcache\n' });
+    write(dir, { 'old.log': 'x\n' });
+    await armWith(dir, { allow: ['src/**'], verify: ['rm -f old.log', cacheWriter('.eslintcache')] });
+    const first = await checkIn(dir);
+    expect(first.audit.passed).toBe(true);
+    expect(first.audit.notes?.[0]).toMatch(/^the verifiers changed ignored paths: \.eslintcache, old\.log;/);
+    expect((await checkIn(dir)).audit.passed).toBe(true);
+    write(dir, { 'old.log': 'back\n' });
+    expect((await checkIn(dir)).audit.violations.map((v) => v.code)).toEqual(['ignored_new']);
+  });
+});

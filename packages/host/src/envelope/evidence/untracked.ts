@@ -97,8 +97,8 @@ function covered(rules: PathRules, allowIgnored: readonly string[], entry: strin
   return allowIgnored.some((g) => globCoversDirectory(g, dir));
 }
 
-/** Fingerprint of an ignored entry now, leaving out what `--allow-ignored` covers. */
-function printEntry(root: string, entry: string, rules: PathRules, allowIgnored: readonly string[]): string | null {
+/** Fingerprint of an ignored entry now (`null`: gone), leaving out what `--allow-ignored` covers. */
+export function printEntry(root: string, entry: string, rules: PathRules, allowIgnored: readonly string[]): string | null {
   if (!entry.endsWith('/')) return statPrint(absPath(root, entry));
   const skip = (rel: string, isDir: boolean) => (isDir ? allowIgnored.some((g) => globCoversDirectory(g, rel)) : rules.ignoredAllowed(rel));
   return treePrint(absPath(root, entry), entry.slice(0, -1), skip);
@@ -246,4 +246,39 @@ function uncoveredCount(root: string, entry: string, rules: PathRules, allowIgno
 function underAny(path: string, dirs: readonly string[]): boolean {
   for (const d of dirs) if (path.startsWith(d) && path !== d) return true;
   return false;
+}
+
+/** Value of {@link IgnoredOverlay} for an entry the verifiers removed. */
+export const REMOVED_ENTRY = 'removed';
+
+/**
+ * Ignored entries as the verifiers of a check left them (issue 12 item 5): entry (directories end
+ * in `/`) → fingerprint, or {@link REMOVED_ENTRY}. Laid over the arm-time entries, it is what the
+ * next check compares with, so verifier output is not blamed on the agent.
+ */
+export type IgnoredOverlay = Readonly<Record<string, string>>;
+
+/** The arm-time snapshot with `overlay` laid over its entries. */
+export function overlaySnapshot(snapshot: IgnoredSnapshot, overlay: IgnoredOverlay | undefined): IgnoredSnapshot {
+  if (!overlay || Object.keys(overlay).length === 0) return snapshot;
+  const entries: Record<string, string> = { ...snapshot.entries };
+  for (const [entry, print] of Object.entries(overlay)) {
+    if (print === REMOVED_ENTRY) delete entries[entry];
+    else entries[entry] = print;
+  }
+  return { ...snapshot, entries };
+}
+
+/**
+ * The `--allow-ignored` glob that covers `paths` (repo-relative; directories end in `/`): the one
+ * path itself when it is a single file, else their deepest common directory followed by `/**`
+ * (`**` when they share none).
+ */
+export function coveringGlob(paths: readonly string[]): string {
+  if (paths.length === 1 && !paths[0]!.endsWith('/')) return paths[0]!;
+  const split = paths.map((p) => p.replace(/\/$/, '').split('/'));
+  const dirs = split.map((parts, i) => (paths[i]!.endsWith('/') ? parts : parts.slice(0, -1)));
+  const common: string[] = [];
+  for (let i = 0; dirs.every((d) => i < d.length && d[i] === dirs[0]![i]); i++) common.push(dirs[0]![i]!);
+  return common.length === 0 ? '**' : `${common.join('/')}/**`;
 }
