@@ -7,7 +7,7 @@ import { absPath } from '../evidence/fs-path.js';
 import { changedSince, treePrint } from '../evidence/fingerprint.js';
 import { readIndexFacts } from '../evidence/index-file.js';
 import { nameSome, readHiddenPaths } from '../evidence/index-state.js';
-import { measureTracked, measureUntracked, measureUntrackedYielding, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
+import { measureTracked, measureUntracked, measureUntrackedYielding, untrackedReadLimit, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
 import { collectStaged, collectTracked, mergeStaged } from '../evidence/tracked.js';
 import { collectUntracked, coveringGlob, listUntracked, overlaySnapshot, printEntry, REMOVED_ENTRY, type IgnoredChange, type IgnoredOverlay, type IgnoredSnapshot, type UntrackedPath } from '../evidence/untracked.js';
 import { holdsIgnorePatterns, IgnoreOracle, NOTHING_IGNORED, type IgnoreAnswers } from '../git/ignore-oracle.js';
@@ -100,7 +100,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
     const overlay = verifierOverlay(input.previous);
     const ignoredBase = overlaySnapshot(snapshot.ignored, overlay);
     const untrackedScan = collectUntracked({ root: loc.root, listed, oracle: armTimeOracle, snapshot: ignoredBase, rules, allowIgnored: policy.allow_ignored }).then(
-      async (listed) => ({ listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked), policy.limits.max_working_bytes) }),
+      async (listed) => ({ listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked), untrackedReadLimit(policy.limits.max_working_bytes)) }),
     );
     // Plugins load once git is busy (finding and importing them is synchronous work).
     const hooks = startHooks(input.hooks);
@@ -324,7 +324,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
       if (m.violation) measureProblems.push(m.violation);
     }
   }
-  const scan = a.untrackedScan ?? measureUntracked(a.loc.root, untracked, policy.limits.max_working_bytes);
+  const scan = a.untrackedScan ?? measureUntracked(a.loc.root, untracked, untrackedReadLimit(policy.limits.max_working_bytes));
   for (const [path, m] of scan.measures as Map<string, UntrackedMeasure>) {
     added += m.lines;
     if (m.binary) binary += 1;
@@ -341,7 +341,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
   for (const v of budgetViolations(metrics, policy.limits)) {
     // Reading stops at the working-byte budget (measure.ts): say what that left uncounted.
     const unread = v.code === 'max_working_bytes_exceeded' && scan.capExceeded;
-    violations.push(unread ? { ...v, message: `${v.message} (untracked files were read only up to this budget: lines and binary files past it are not counted)` } : v);
+    violations.push(unread ? { ...v, message: `${v.message} (the untracked files were not all read: their lines and binary files are not counted)` } : v);
   }
 
   if (a.hooks) {

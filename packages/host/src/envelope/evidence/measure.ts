@@ -10,6 +10,22 @@ import type { UntrackedPath } from './untracked.js';
  * string and are never followed.
  */
 
+/**
+ * Untracked bytes an audit reads at least before it stops counting lines (64 MiB, research §3).
+ * Never a reason to reject: see {@link untrackedReadLimit}.
+ */
+export const UNTRACKED_READ_FLOOR = 64 * 1024 * 1024;
+
+/**
+ * How many untracked bytes an audit reads to count lines and binary files: the working-byte
+ * budget, or {@link UNTRACKED_READ_FLOOR} when that is smaller (so a small budget still gets
+ * every budget reported). Past it the untracked sizes alone exceed the working-byte budget,
+ * which rejects the change; the limit itself rejects nothing (issue 13 item 6).
+ */
+export function untrackedReadLimit(maxWorkingBytes: number): number {
+  return Math.max(maxWorkingBytes, UNTRACKED_READ_FLOOR);
+}
+
 /** What one untracked path measured. */
 export interface UntrackedMeasure {
   readonly bytes: number;
@@ -35,8 +51,8 @@ export interface UntrackedScan {
 
 /**
  * Measures `items` (sorted by the caller) reading at most `cap` bytes in total, where `cap` is
- * the envelope's working-byte budget (issue 13 item 6: the user's budgets decide, there is no
- * separate scan cap). A preflight sums their sizes (research §6.4); over `cap` nothing is read,
+ * {@link untrackedReadLimit} of the envelope's working-byte budget (issue 13 item 6: the user's
+ * budgets decide; the limit only bounds the reading). A preflight sums their sizes (research §6.4); over `cap` nothing is read,
  * since the working-byte budget already fails on the sizes alone ({@link UntrackedScan.capExceeded});
  * otherwise each regular file is read (64 KiB at a time) through a shared budget, and a file that
  * grew past it stops the scan the same way. Problems (vanished, not a regular file or symlink,
