@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { readRegularFile } from '../../io/index.js';
 import { pathBytes, pathText } from '../path-text.js';
 import type { RepoLocation } from './repo.js';
 import { baseGitEnv } from './repo.js';
@@ -217,11 +218,21 @@ function shadowConfig(dir: string, settings: Readonly<Record<string, string>>): 
   return `${lines.join('\n')}\n`;
 }
 
-/** Whether a `.gitattributes` the index tracks mentions `filter` (read from the work tree, clean at arm). */
+/**
+ * Whether a `.gitattributes` the index tracks mentions `filter` (read from the work tree, clean at
+ * arm time). Read without following links, regular files only, size bounded; one that cannot be
+ * read that way counts as mentioning it (the check then asks git).
+ */
 async function trackedAttributesMentionFilter(inv: GitInvocation, root: string): Promise<boolean> {
-  const files: Buffer[] = [];
-  await gitRecords(inv, ['-c', 'core.fsmonitor=false', 'ls-files', '-z', '--', ':(glob)**/.gitattributes'], (r) => files.push(Buffer.from(r)));
-  return files.some((file) => mentionsFilter(readText(pathText(Buffer.concat([Buffer.from(`${root}/`), file])))));
+  const files: string[] = [];
+  await gitRecords(inv, ['-c', 'core.fsmonitor=false', 'ls-files', '-z', '--', ':(glob)**/.gitattributes'], (r) => files.push(pathText(r)));
+  return files.some((file) => {
+    try {
+      return mentionsFilter(readRegularFile(join(root, file), { maxBytes: 16 * 1024 * 1024, links: 'never' }).toString('latin1'));
+    } catch {
+      return true;
+    }
+  });
 }
 
 function readText(path: string): string | null {
