@@ -17,7 +17,11 @@ import { git, gitRecords, type GitInvocation } from './run-git.js';
  * 2–4, §20 "Harden at arm time"). File contents are stored in their lossless text form.
  */
 export interface GitRules {
-  /** Arm-time values of the few settings that change how git reads a work tree. */
+  /**
+   * Arm-time values of the few settings that change how git reads a work tree
+   * ({@link CARRIED_SETTINGS}), the filter drivers and their pins (git/filters.ts), and cordon's
+   * own `cordon.*` records: {@link BASELINE_TREE_KEY} and `cordon.attributes.filter`.
+   */
   readonly settings: Readonly<Record<string, string>>;
   /** `info/exclude` content after `/.cordon/` was registered. */
   readonly info_exclude: string | null;
@@ -67,13 +71,7 @@ export async function readGitRules(loc: RepoLocation, env: NodeJS.ProcessEnv = p
   const settings: Record<string, string> = {};
   const pattern = `^(${CARRIED_SETTINGS.map((k) => k.replace('.', '\\.')).join('|')})$`;
   const { stdout } = await git(inv, ['config', '-z', '--get-regexp', pattern], { okExitCodes: [0, 1] });
-  for (const record of stdout.toString('utf8').split('\0')) {
-    if (!record) continue;
-    const nl = record.indexOf('\n');
-    const key = (nl === -1 ? record : record.slice(0, nl)).toLowerCase();
-    const value = nl === -1 ? 'true' : record.slice(nl + 1);
-    if (/^[A-Za-z0-9_-]{1,32}$/.test(value)) settings[key] = value;
-  }
+  for (const [key, value] of configPairs(stdout)) if (/^[A-Za-z0-9_-]{1,32}$/.test(value)) settings[key.toLowerCase()] = value;
   const filters = await git(inv, ['config', '-z', '--get-regexp', '^filter\\.'], { okExitCodes: [0, 1] });
   Object.assign(settings, filterSettings(configPairs(filters.stdout), loc.root, env));
   if (baseline) settings[BASELINE_TREE_KEY] = (await git(inv, ['rev-parse', '--verify', '-q', `${baseline}^{tree}`])).stdout.toString('latin1').trim();
