@@ -68,21 +68,16 @@ export async function arm(request: ArmRequest, options: ArmOptions = {}): Promis
 async function armLocked(loc: RepoLocation, label: string, mode: string, request: ArmRequest, env: NodeJS.ProcessEnv): Promise<Envelope> {
   if (envelopeExists(loc.root)) throw alreadyArmed();
   const baseline = await resolveCommit(loc, 'HEAD');
-  const rules = await readGitRules(loc, env);
+  const rules = await readGitRules(loc, env, baseline);
   const shadow = createShadowGit(loc, rules, baseline, env);
-  const oracle = new IgnoreOracle(shadow.inv);
+  const oracle = new IgnoreOracle(shadow.ignoring());
   let snapshot: EnvelopeSnapshot;
   try {
-    const { stdout } = await git(shadow.inv, ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignore-submodules=dirty']);
+    // Tracked changes only: untracked paths are listed below exactly as `check` lists them.
+    const { stdout } = await git(shadow.inv, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=dirty']);
     const dirty = stdout.toString('latin1').split('\0').filter(Boolean);
-    if (dirty.length > 0) {
-      const shown = dirty.map((r) => `${displayPath(pathText(Buffer.from(r.slice(3), 'latin1')))} (${statusWords(r.slice(0, 2))})`);
-      throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before Cordon is armed (commit or stash first): ${nameSome(shown)}`);
-    }
+    const shown = dirty.map((r) => `${displayPath(pathText(Buffer.from(r.slice(3), 'latin1')))} (${statusWords(r.slice(0, 2))})`);
     const index = await readIndexState(shadow.inv);
-    if (index.hidden.length > 0) {
-      throw new CordonError(ERROR_CODES.REPO_ERROR, `tracked paths are hidden from the audit by git index flags: ${nameSome(index.hidden)}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``, { details: { paths: index.hidden } });
-    }
     const policy = request.settings.policy;
     const { snapshot: ignored, unignored } = await snapshotIgnored({
       root: loc.root,
@@ -92,7 +87,11 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
       allowIgnored: policy.allow_ignored,
       trackedGitignores: index.gitignores,
     });
-    if (unignored.length > 0) throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before Cordon is armed: ${nameSome(unignored.map((u) => u.path))}`);
+    shown.push(...unignored.map((u) => `${displayPath(u.path)} (untracked)`));
+    if (shown.length > 0) throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before Cordon is armed (commit or stash first): ${nameSome(shown)}`);
+    if (index.hidden.length > 0) {
+      throw new CordonError(ERROR_CODES.REPO_ERROR, `tracked paths are hidden from the audit by git index flags: ${nameSome(index.hidden)}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``, { details: { paths: index.hidden } });
+    }
     const submodules: Record<string, string> = {};
     for (const path of index.gitlinks) submodules[path] = treePrint(absPath(loc.root, path), path) ?? 'missing';
     snapshot = { schema_version: 1, git: rules, ignored, submodules };

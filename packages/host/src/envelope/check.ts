@@ -63,7 +63,7 @@ export async function checkLocked(loc: RepoLocation, options: Pick<CheckOptions,
   const envelope = loadEnvelope(loc);
   const { config } = envelope;
   const started = options.early?.adopt(loc, config.baseline, envelope.snapshot.git);
-  const audit = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, head, started, hooks: options.hooks, env: options.env });
+  const audit = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, head, started, hooks: options.hooks, env: options.env, previous: envelope.state.last_audit });
   saveAudit(loc.root, audit);
   const state = saveState(loc.root, {
     ...envelope.state,

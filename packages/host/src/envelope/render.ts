@@ -35,6 +35,7 @@ export function renderAudit(audit: AuditRecord): string {
       if (result) lines.push(...outputTail(result).map((l) => `    ${l}`));
     }
   }
+  for (const note of audit.notes ?? []) lines.push(`note: ${note}`);
   return lines.join('\n');
 }
 

@@ -91,7 +91,7 @@ describe('hardening (research §16.2)', () => {
       { path: 'link', kind: 'path' as const },
       { path: 'two.txt', kind: 'path' as const },
     ];
-    const scan = measureUntracked(dir, items);
+    const scan = measureUntracked(dir, items, 1_000_000);
     expect(Object.fromEntries(scan.measures)).toEqual({
       'bin.dat': { bytes: 3, lines: 0, binary: true },
       'empty.txt': { bytes: 0, lines: 0, binary: false },
@@ -195,12 +195,16 @@ describe('hardening (research §16.2)', () => {
     expect(messages.some((m) => m.startsWith('cannot stat changed path: src/a/b.py: ELOOP'))).toBe(true);
   });
 
-  it('H28: the scan cap boundary', () => {
+  it('H28: reading stops at the working-byte budget, with no violation of its own (issue 13 item 6)', () => {
     const dir = tempDir();
     write(dir, { 'f64': 'x'.repeat(64), 'f65': 'x'.repeat(65) });
-    expect(measureUntracked(dir, [{ path: 'f64', kind: 'path' }], 64).violations).toEqual([]);
+    const within = measureUntracked(dir, [{ path: 'f64', kind: 'path' }], 64);
+    expect(within.violations).toEqual([]);
+    expect(within.capExceeded).toBe(false);
+    expect(within.measures.get('f64')).toEqual({ bytes: 64, lines: 1, binary: false });
     const over = measureUntracked(dir, [{ path: 'f65', kind: 'path' }], 64);
-    expect(over.violations.map((v) => v.message)).toEqual(['untracked scan safety cap exceeded: 65 > 64']);
+    expect(over.violations).toEqual([]);
+    expect(over.capExceeded).toBe(true);
     expect(over.measures.get('f65')).toEqual({ bytes: 65, lines: 0, binary: false });
   });
 

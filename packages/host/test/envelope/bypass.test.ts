@@ -148,9 +148,9 @@ describe('ignored entries (issue 2: snapshot at arm, --allow-ignored)', () => {
       { path: 'node_modules/', change: 'changed' },
     ]);
     expect(audit.violations.map((v) => v.message)).toEqual([
-      'ignored entry removed after arming (not covered by --allow-ignored): .env',
-      'ignored path appeared after arming (not covered by --allow-ignored): debug.log',
-      'ignored entry changed after arming (not covered by --allow-ignored): node_modules/',
+      "ignored entry removed after arming (not covered by --allow-ignored): .env; if it may change, arm with --allow-ignored '.env'",
+      "ignored path appeared after arming (not covered by --allow-ignored): debug.log; if it may change, arm with --allow-ignored 'debug.log'",
+      "ignored entry changed after arming (not covered by --allow-ignored): node_modules/; if it may change, arm with --allow-ignored 'node_modules/**'",
     ]);
     expect(audit.changed_files).toEqual([]);
   });
@@ -226,14 +226,18 @@ describe('the audit never runs code the agent could have configured', () => {
     }
   });
 
-  it('arming a repository whose config names programs does not run them', async () => {
-    const dir = repo({ 'src/app.py': 'a\n', '.gitattributes': '*.py filter=evil\n' });
+  it('arming a repository whose config names programs runs none but its arm-time filter drivers', async () => {
+    const dir = repo({ 'src/app.py': 'a\n', '.gitattributes': '*.py filter=own\n' });
     const marker = join(tempDir(), 'arm');
+    const filterRan = join(tempDir(), 'filter');
     git(dir, 'config', 'core.fsmonitor', bait(marker));
-    git(dir, 'config', 'filter.evil.clean', bait(marker));
+    git(dir, 'config', 'diff.external', bait(marker));
+    // The user's own clean filter, configured before arming: compared as git compares (issue 12 item 3).
+    git(dir, 'config', 'filter.own.clean', bait(filterRan));
     const { utimesSync } = await import('node:fs');
-    utimesSync(join(dir, 'src/app.py'), new Date(), new Date(Date.now() + 5000)); // stat-dirty: git would re-clean it
+    utimesSync(join(dir, 'src/app.py'), new Date(), new Date(Date.now() + 5000)); // stat-dirty: git re-cleans it
     await armWith(dir, { allow: ['src/**'] });
     expect(existsSync(marker)).toBe(false);
+    expect(existsSync(filterRan)).toBe(true);
   });
 });

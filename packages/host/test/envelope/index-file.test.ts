@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
-import { hiddenPathsFromIndex } from '../../src/envelope/evidence/index-file.js';
+import { hiddenPathsFromIndex, readIndexFacts } from '../../src/envelope/evidence/index-file.js';
 import { readHiddenPaths } from '../../src/envelope/evidence/index-state.js';
 
 // The index file read directly must name exactly the paths `git ls-files -v` flags, in every
@@ -121,5 +121,36 @@ describe('hiddenPathsFromIndex', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('readIndexFacts: the cache-tree root (issue 12 item 2)', () => {
+  it.each([
+    [2, 'sha1'],
+    [3, 'sha1'],
+    [4, 'sha1'],
+    [4, 'sha256'],
+  ] as const)('index version %i (%s): the root tree after commit and reset, none once an entry is staged', (version, format) => {
+    const { dir, git } = repo(format);
+    const hashBytes = format === 'sha256' ? 32 : 20;
+    for (const name of ['a.txt', 'dir/b.txt', 'dir/sub/c.txt']) {
+      execFileSync('mkdir', ['-p', join(dir, name, '..')]);
+      writeFileSync(join(dir, name), `${name}\n`);
+    }
+    git('config', 'index.version', String(version));
+    git('add', '-A');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'c');
+    const tree = git('rev-parse', 'HEAD^{tree}').trim();
+    const index = join(dir, '.git', 'index');
+    for (const window of [7, 64, 256 * 1024]) expect(readIndexFacts(index, hashBytes, window)?.tree).toBe(tree);
+    writeFileSync(join(dir, 'dir/b.txt'), 'staged\n');
+    git('add', 'dir/b.txt');
+    expect(readIndexFacts(index, hashBytes)?.tree).toBeUndefined();
+    // A mixed reset leaves the root invalid (the audit then runs the index diff); a hard one
+    // writes the cache-tree of HEAD again.
+    git('reset', '-q');
+    expect(readIndexFacts(index, hashBytes)?.tree).toBeUndefined();
+    git('reset', '-q', '--hard');
+    expect(readIndexFacts(index, hashBytes)?.tree).toBe(tree);
   });
 });

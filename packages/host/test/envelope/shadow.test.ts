@@ -92,6 +92,22 @@ describe('ignore rules', () => {
       expect(commands).not.toContain('check-ignore');
     });
 
+    it('the index diff runs only when the index is not exactly the baseline tree (issue 12 item 2)', async () => {
+      const dir = repo({ 'src/a.txt': 'a\n', 'README.md': 'r\n' });
+      await armWith(dir, { allow: ['src/**'] });
+      write(dir, { 'src/a.txt': 'b\n' });
+      let log = loggingGit();
+      expect((await checkIn(dir)).audit.changed_files).toEqual(['src/a.txt']);
+      const diffs = (file: string) => readFileSync(file, 'utf8').split('\n').filter((c) => c === 'diff').length;
+      expect(diffs(log)).toBe(1);
+      write(dir, { 'README.md': 'staged\n' });
+      git(dir, 'add', 'README.md');
+      write(dir, { 'README.md': 'r\n' });
+      log = loggingGit();
+      expect((await checkIn(dir)).audit.changed_files).toEqual(['README.md', 'src/a.txt']);
+      expect(diffs(log)).toBe(2);
+    });
+
     it('a .gitignore at arm time: git is asked, and what it ignores is judged as ignored', async () => {
       const dir = repo({ 'src/a.txt': 'a\n', '.gitignore': '*.log\n' });
       await armWith(dir, { allow: ['src/**'] });

@@ -1,5 +1,5 @@
 import type { Violation } from '@cordon/plugin-api';
-import type { IgnoredChange } from '../evidence/untracked.js';
+import type { IgnoredChange, IgnoredOverlay } from '../evidence/untracked.js';
 import type { Limits } from '../policy/policy.js';
 import type { VerifierResult } from '../verify/run.js';
 
@@ -37,4 +37,16 @@ export interface AuditRecord {
   readonly verification: readonly VerifierResult[];
   /** True when verifiers were configured but not run because the policy audit failed. */
   readonly verification_skipped: boolean;
+  /**
+   * What the audit could not do as git would, or did on the user's behalf, in words (a filter
+   * driver it did not run, ignored paths the verifiers changed). Not violations.
+   */
+  readonly notes?: readonly string[];
+  /**
+   * Ignored entries as the verifiers cordon ran left them, carried from check to check (the
+   * previous record's, updated by this check's verifiers): the next check compares ignored
+   * entries with these instead of the arm-time fingerprints (issue 12 item 5). Absent when no
+   * verifier ever changed an ignored entry.
+   */
+  readonly ignored_after_verifiers?: IgnoredOverlay;
 }

@@ -4,17 +4,18 @@ import { join } from 'node:path';
 import type { AuditContext, Violation } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { absPath } from '../evidence/fs-path.js';
-import { treePrint } from '../evidence/fingerprint.js';
-import { hiddenPathsFromIndex } from '../evidence/index-file.js';
+import { changedSince, treePrint } from '../evidence/fingerprint.js';
+import { readIndexFacts } from '../evidence/index-file.js';
 import { nameSome, readHiddenPaths } from '../evidence/index-state.js';
-import { measureTracked, measureUntracked, measureUntrackedYielding, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
-import { collectTracked } from '../evidence/tracked.js';
-import { collectUntracked, type IgnoredChange, type UntrackedPath } from '../evidence/untracked.js';
+import { measureTracked, measureUntracked, measureUntrackedYielding, untrackedReadLimit, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
+import { collectStaged, collectTracked, mergeStaged } from '../evidence/tracked.js';
+import { collectUntracked, coveringGlob, listUntracked, overlaySnapshot, printEntry, REMOVED_ENTRY, type IgnoredChange, type IgnoredOverlay, type IgnoredSnapshot, type UntrackedPath } from '../evidence/untracked.js';
 import { holdsIgnorePatterns, IgnoreOracle, NOTHING_IGNORED, type IgnoreAnswers } from '../git/ignore-oracle.js';
 import { GITLINK_MODE, type DiffEntry } from '../git/parse.js';
 import { resolveCommit, type RepoLocation } from '../git/repo.js';
 import { git } from '../git/run-git.js';
-import { createShadowGit, readGitRules, type ShadowGit } from '../git/shadow.js';
+import { BASELINE_TREE_KEY, createShadowGit, readGitRules, type ShadowGit } from '../git/shadow.js';
+import { FILTER_ATTRIBUTES_KEY, filterAttributes } from '../git/filters.js';
 import { displayPath, pathBytes } from '../path-text.js';
 import { compilePathRules, type Policy } from '../policy/policy.js';
 import type { EnvelopeSnapshot } from '../state/schema.js';
@@ -53,6 +54,11 @@ export interface EnvelopeAuditInput {
   readonly runVerifiers?: boolean;
   /** Environment for verifiers (default `process.env`). */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * The envelope's last audit (`state.last_audit`): its `ignored_after_verifiers` are what ignored
+   * entries are compared with, so output of verifiers cordon ran is not blamed on the agent.
+   */
+  readonly previous?: AuditRecord | null;
 }
 
 /**
@@ -84,21 +90,35 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
     const armTimeOracle = async (): Promise<IgnoreAnswers> => {
       if (!anyRules) return NOTHING_IGNORED;
       scratch ??= writeRuleTree(snapshot.ignored.gitignores);
-      oracle ??= new IgnoreOracle(shadow.over(scratch));
+      oracle ??= new IgnoreOracle(shadow.ignoring(scratch));
       return oracle;
     };
     // Untracked files are read and measured as soon as they are listed, while the diff still
     // runs (the same input assemble() would measure them with). Index flags come from the index
     // file as the private git directory holds it (linked or copied) when it can be read
     // directly, else from `git ls-files -v`.
-    const untrackedScan = collectUntracked({ root: loc.root, listed, oracle: armTimeOracle, snapshot: snapshot.ignored, rules, allowIgnored: policy.allow_ignored }).then(
-      async (listed) => ({ listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked)) }),
+    const overlay = verifierOverlay(input.previous);
+    const ignoredBase = overlaySnapshot(snapshot.ignored, overlay);
+    const untrackedScan = collectUntracked({ root: loc.root, listed, oracle: armTimeOracle, snapshot: ignoredBase, rules, allowIgnored: policy.allow_ignored }).then(
+      async (listed) => ({ listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked), untrackedReadLimit(policy.limits.max_working_bytes)) }),
     );
     // Plugins load once git is busy (finding and importing them is synchronous work).
     const hooks = startHooks(input.hooks);
     const hashBytes = snapshot.git.settings['extensions.objectformat'] === 'sha256' ? 32 : 20;
-    const hiddenFlags = hiddenPathsFromIndex(join(shadow.dir, 'index'), hashBytes);
-    const [hidden, tracked, { listed: found, scan }, head] = await Promise.all([hiddenFlags ? Promise.resolve(hiddenFlags) : readHiddenPaths(shadow.inv), trackedDiff, untrackedScan, headCommit]);
+    const facts = readIndexFacts(join(shadow.dir, 'index'), hashBytes);
+    // A change only in the index (staged, then the work tree restored) is invisible to the
+    // work-tree diff; the index diff runs unless the index amounts to the baseline tree exactly.
+    const armTree = snapshot.git.settings[BASELINE_TREE_KEY];
+    const staged = facts?.tree !== undefined && facts.tree === armTree ? undefined : collectStaged(shadow.inv, input.baseline);
+    staged?.catch(() => undefined);
+    const [hidden, worktree, stagedChanges, { listed: found, scan }, head] = await Promise.all([
+      facts ? Promise.resolve(facts.hidden) : readHiddenPaths(shadow.inv),
+      trackedDiff,
+      staged,
+      untrackedScan,
+      headCommit,
+    ]);
+    const tracked = stagedChanges ? mergeStaged(worktree, stagedChanges) : worktree;
     // Submodules added after arming show in the diff as gitlinks (an unsupported change).
     const submoduleChanged: string[] = [];
     for (const path of Object.keys(snapshot.submodules)) {
@@ -112,6 +132,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       });
     }
     if (head !== input.baseline && !policy.allow_commits) early.push({ code: 'head_changed', message: 'HEAD changed from the armed baseline; commits are not allowed' });
+    const notes = await filterFindings(shadow, snapshot, tracked, early);
     return await assemble({
       mode: 'envelope',
       loc,
@@ -125,6 +146,13 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       ignored: found.ignored,
       submoduleChanged,
       early,
+      notes,
+      overlay,
+      // What the verifiers did to ignored entries: listed again once they ran (issue 12 item 5).
+      afterVerifiers: async (sinceNs) => {
+        const after = await collectUntracked({ root: loc.root, listed: listUntracked(shadow.inv), oracle: armTimeOracle, snapshot: ignoredBase, rules, allowIgnored: policy.allow_ignored });
+        return verifierIgnored(loc.root, after.ignored, ignoredBase, policy, overlay, sinceNs);
+      },
       hooks,
       runVerifiers: input.runVerifiers ?? true,
       verify: input.verify,
@@ -199,6 +227,12 @@ interface Assembly {
   ignored: IgnoredChange[];
   submoduleChanged: string[];
   early: Violation[];
+  /** Notes for the record (see `AuditRecord.notes`). */
+  notes?: string[];
+  /** The previous check's `ignored_after_verifiers` (what ignored entries were compared with). */
+  overlay?: IgnoredOverlay;
+  /** Runs once the verifiers ran (`sinceNs`: when they started): the overlay to record and a note. */
+  afterVerifiers?: (sinceNs: bigint) => Promise<{ overlay: IgnoredOverlay | undefined; note?: string }>;
   hooks?: Promise<AuditHooks>;
   runVerifiers: boolean;
   verify: VerifySpec;
@@ -251,9 +285,15 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
     }
   }
   const phrase = { new: 'ignored path appeared after arming', changed: 'ignored entry changed after arming', removed: 'ignored entry removed after arming' } as const;
+  const since = { new: 'ignored path appeared after', changed: 'ignored entry changed after', removed: 'ignored entry removed after' } as const;
   const ignored = [...a.ignored].sort((x, y) => byBytes(x.path, y.path));
   for (const change of ignored) {
-    violations.push({ code: `ignored_${change.change}`, message: `${phrase[change.change]} (not covered by --allow-ignored): ${displayPath(change.path)}`, path: change.path });
+    const head = a.overlay?.[change.path] !== undefined ? `${since[change.change]} the previous check's verifiers left it` : phrase[change.change];
+    violations.push({
+      code: `ignored_${change.change}`,
+      message: `${head} (not covered by --allow-ignored): ${displayPath(change.path)}; if it may change, arm with --allow-ignored '${coveringGlob([change.path])}'`,
+      path: change.path,
+    });
   }
   for (const path of a.submoduleChanged.sort(byBytes)) {
     violations.push({ code: 'submodule_changed', message: `changed path has unsupported file type (submodule work tree changed): ${displayPath(path)}`, path });
@@ -284,7 +324,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
       if (m.violation) measureProblems.push(m.violation);
     }
   }
-  const scan = a.untrackedScan ?? measureUntracked(a.loc.root, untracked);
+  const scan = a.untrackedScan ?? measureUntracked(a.loc.root, untracked, untrackedReadLimit(policy.limits.max_working_bytes));
   for (const [path, m] of scan.measures as Map<string, UntrackedMeasure>) {
     added += m.lines;
     if (m.binary) binary += 1;
@@ -298,7 +338,11 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
     working_bytes: [...bytes.values()].reduce((s, b) => s + b, 0),
     binary_files: binary,
   };
-  violations.push(...budgetViolations(metrics, policy.limits));
+  for (const v of budgetViolations(metrics, policy.limits)) {
+    // Reading stops at the working-byte budget (measure.ts): say what that left uncounted.
+    const unread = v.code === 'max_working_bytes_exceeded' && scan.capExceeded;
+    violations.push(unread ? { ...v, message: `${v.message} (the untracked files were not all read: their lines and binary files are not counted)` } : v);
+  }
 
   if (a.hooks) {
     const hooks = await a.hooks;
@@ -310,7 +354,11 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
   }
 
   const verifying = a.runVerifiers && violations.length === 0 && a.verify.commands.length > 0;
+  // File times come from a coarse kernel clock that may trail this one by a tick: start earlier.
+  const sinceNs = BigInt(Date.now() - 1000) * 1_000_000n;
   const verification = verifying ? await runVerifiers(a.verify, { cwd: a.loc.root, env: a.env }) : [];
+  const after = verifying && a.afterVerifiers ? await a.afterVerifiers(sinceNs) : { overlay: a.overlay };
+  const notes = [...(a.notes ?? []), ...(after.note ? [after.note] : [])];
   for (const result of verification) {
     if (!result.passed) violations.push({ code: 'verifier_failed', message: `verifier failed (${failureReason(result)}): ${result.command}` });
   }
@@ -327,7 +375,75 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
     ignored_changes: ignored,
     verification,
     verification_skipped: !verifying && a.verify.commands.length > 0,
+    ...(notes.length > 0 ? { notes } : {}),
+    ...(after.overlay && Object.keys(after.overlay).length > 0 ? { ignored_after_verifiers: after.overlay } : {}),
   };
+}
+
+/** The previous record's overlay when it is a plain string map (the record is stored in `.cordon/`). */
+function verifierOverlay(previous: AuditRecord | null | undefined): IgnoredOverlay | undefined {
+  const overlay = previous?.ignored_after_verifiers as unknown;
+  if (!overlay || typeof overlay !== 'object' || Array.isArray(overlay)) return undefined;
+  return Object.values(overlay).every((v) => typeof v === 'string') ? (overlay as IgnoredOverlay) : undefined;
+}
+
+/** Paths named per changed entry, and entries named in a note, at most. */
+const NAMED_CHANGES = 10;
+
+/**
+ * The overlay after this check's verifiers (`changes`: ignored entries that differ from `base`
+ * once they ran): the previous `overlay` plus each changed entry's fingerprint now, and a note
+ * naming the entries, the paths below them the verifiers wrote (by ctime since `sinceNs`) and
+ * the `--allow-ignored` glob that would leave them out of every audit.
+ */
+function verifierIgnored(root: string, changes: readonly IgnoredChange[], base: IgnoredSnapshot, policy: Policy, overlay: IgnoredOverlay | undefined, sinceNs: bigint): { overlay: IgnoredOverlay | undefined; note?: string } {
+  if (changes.length === 0) return { overlay };
+  const rules = compilePathRules(policy);
+  const next: Record<string, string> = { ...overlay };
+  const named: string[] = [];
+  const written: string[] = [];
+  for (const change of [...changes].sort((x, y) => byBytes(x.path, y.path))) {
+    const print = printEntry(root, change.path, rules, policy.allow_ignored);
+    if (print === null) {
+      if (base.entries[change.path] !== undefined) next[change.path] = REMOVED_ENTRY;
+      else delete next[change.path];
+    } else next[change.path] = print;
+    const below = change.change === 'removed' ? [] : changedSince(absPath(root, change.path), change.path, sinceNs, NAMED_CHANGES);
+    // Files written below an ignored directory: their directories (a cache rewrites new names).
+    written.push(...(below.length > 0 && change.path.endsWith('/') ? below.map((p) => `${p.slice(0, p.lastIndexOf('/'))}/`) : [change.path]));
+    named.push(below.length > 0 && change.path.endsWith('/') ? `${displayPath(change.path)} (${nameSome(below.map(displayPath))})` : displayPath(change.path));
+  }
+  const shown = named.length > NAMED_CHANGES ? `${named.slice(0, NAMED_CHANGES).join(', ')} (+${named.length - NAMED_CHANGES} more)` : named.join(', ');
+  const note = `the verifiers changed ignored paths: ${shown}; later checks compare them with what the verifiers left, so this is not held against the agent (to leave them out of every audit, arm with --allow-ignored '${coveringGlob(written)}')`;
+  return { overlay: next, note };
+}
+
+/**
+ * What the audit says about clean/smudge filters (issue 12 item 3; git/filters.ts): an arm-time
+ * driver whose program or named files changed since arming is not run and is a violation
+ * (pushed onto `violations`); one whose program was missing at arm, and changed paths whose
+ * `filter` attribute names a driver the audit does not run, get a note. Returns the notes.
+ */
+async function filterFindings(shadow: ShadowGit, snapshot: EnvelopeSnapshot, tracked: ReadonlyMap<string, DiffEntry>, violations: Violation[]): Promise<string[]> {
+  const notes: string[] = [];
+  const left = new Set<string>();
+  for (const p of shadow.filters.problems) {
+    left.add(p.driver);
+    if (p.kind === 'changed') {
+      violations.push({ code: 'filter_driver_changed', message: `filter driver '${p.driver}' is not run by the audit: ${p.reason}; files it filters are compared as raw bytes (arm again to use the driver as it is now)` });
+    } else notes.push(`filter driver '${p.driver}' is not run by the audit: ${p.reason}; git cannot run it either, so files it filters are compared as raw bytes`);
+  }
+  if (snapshot.git.settings[FILTER_ATTRIBUTES_KEY] !== 'true' || tracked.size === 0) return notes;
+  const usable = new Set(shadow.filters.usable);
+  const missing = new Map<string, string[]>();
+  for (const [path, driver] of await filterAttributes(shadow.inv, [...tracked.keys()])) {
+    if (usable.has(driver) || left.has(driver)) continue;
+    missing.set(driver, [...(missing.get(driver) ?? []), path]);
+  }
+  for (const [driver, paths] of missing) {
+    notes.push(`${nameSome(paths)}: filter '${driver}' was not configured when the envelope was armed, so the audit compares these files as raw bytes (a driver configured after arming never runs in an audit; configure it, then arm again)`);
+  }
+  return notes;
 }
 
 /**

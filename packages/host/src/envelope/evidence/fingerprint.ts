@@ -66,3 +66,35 @@ export function treePrint(path: string | Buffer, rel: string, skip: (rel: string
   walk(abs, rel);
   return `dir:${hash.digest('hex')}:${count}`;
 }
+
+/**
+ * Paths at or below `path` (repo-relative text form `rel`) whose status changed at or after
+ * `sinceNs` (ctime, ns since the epoch; a process cannot set a ctime back), at most `limit`,
+ * in walk order. Names what a verifier wrote into an ignored directory. Symlinks are not followed.
+ */
+export function changedSince(path: string | Buffer, rel: string, sinceNs: bigint, limit: number): string[] {
+  const out: string[] = [];
+  const visit = (abs: Buffer, relPath: string) => {
+    if (out.length >= limit) return;
+    let st: BigIntStats | undefined;
+    try {
+      st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+    } catch {
+      return;
+    }
+    if (!st) return;
+    if (!st.isDirectory()) {
+      if (st.ctimeNs >= sinceNs) out.push(relPath);
+      return;
+    }
+    let names: Buffer[];
+    try {
+      names = readdirSync(abs, { encoding: 'buffer' }).sort(Buffer.compare);
+    } catch {
+      return;
+    }
+    for (const name of names) visit(Buffer.concat([abs, Buffer.from('/'), name]), `${relPath}/${pathText(name)}`);
+  };
+  visit(typeof path === 'string' ? Buffer.from(path, 'utf8') : path, rel.replace(/\/$/, ''));
+  return out;
+}

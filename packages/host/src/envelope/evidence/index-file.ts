@@ -30,11 +30,32 @@ const STAT_BYTES = 40;
  * straddle window edges); it grows only for an entry longer than that.
  */
 export function hiddenPathsFromIndex(path: string, hashBytes: 20 | 32, windowBytes = WINDOW_BYTES): string[] | undefined {
+  return readIndexFacts(path, hashBytes, windowBytes)?.hidden;
+}
+
+/** What {@link readIndexFacts} reads from an index file. */
+export interface IndexFacts {
+  /** Paths carrying assume-unchanged or skip-worktree, in index order. */
+  readonly hidden: string[];
+  /**
+   * The tree id the whole index amounts to, from a valid root entry of the cache-tree extension
+   * (gitformat-index(5) "Cache tree"; git writes it on commit, checkout and reset and drops the
+   * root whenever an entry changes), as lowercase hex; undefined when the index holds none.
+   */
+  readonly tree: string | undefined;
+}
+
+/**
+ * {@link hiddenPathsFromIndex} and the index's cache-tree root in one pass over the file. `[]`
+ * and no tree when there is no index; `undefined` in the cases {@link hiddenPathsFromIndex}
+ * names.
+ */
+export function readIndexFacts(path: string, hashBytes: 20 | 32, windowBytes = WINDOW_BYTES): IndexFacts | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : undefined;
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { hidden: [], tree: undefined } : undefined;
   }
   try {
     return walkIndex(new IndexWindow(fd, fstatSync(fd).size, windowBytes), hashBytes);
@@ -43,7 +64,7 @@ export function hiddenPathsFromIndex(path: string, hashBytes: 20 | 32, windowByt
   }
 }
 
-function walkIndex(w: IndexWindow, hashBytes: 20 | 32): string[] | undefined {
+function walkIndex(w: IndexWindow, hashBytes: 20 | 32): IndexFacts | undefined {
   const step = w.step;
   if (w.size < 12 + hashBytes || !w.more(0, 12) || w.buf.toString('latin1', 0, 4) !== 'DIRC') return undefined;
   const version = w.buf.readUInt32BE(4);
@@ -131,13 +152,32 @@ function walkIndex(w: IndexWindow, hashBytes: 20 | 32): string[] | undefined {
     i += 1;
   }
   // Extensions: a 4-byte signature and a 4-byte size each, up to the checksum.
+  let tree: string | undefined;
   while (at + 8 <= end) {
     if ((at < w.base || at + 8 > w.base + w.filled) && !w.more(at, 8)) return undefined;
     const signature = w.buf.toString('latin1', at - w.base, at - w.base + 4);
     if (signature === 'link' || signature === 'sdir') return undefined;
-    at += 8 + w.buf.readUInt32BE(at - w.base + 4);
+    const size = w.buf.readUInt32BE(at - w.base + 4);
+    if (signature === 'TREE') tree = rootTree(w, at + 8, Math.min(size, 64 + hashBytes), hashBytes);
+    at += 8 + size;
   }
-  return at === end ? hidden : undefined;
+  return at === end ? { hidden, tree } : undefined;
+}
+
+/**
+ * The root entry of a cache-tree extension starting at `from`: an empty path, its NUL,
+ * `<entry_count> SP <subtrees> LF`, then the tree id unless `entry_count` is -1 (invalid).
+ */
+function rootTree(w: IndexWindow, from: number, need: number, hashBytes: number): string | undefined {
+  if ((from < w.base || from + need > w.base + w.filled) && !w.more(from, need)) return undefined;
+  const start = from - w.base;
+  const view = w.buf.subarray(start, Math.min(start + need, w.filled));
+  if (view[0] !== 0) return undefined;
+  const lf = view.indexOf(10, 1);
+  if (lf === -1) return undefined;
+  const counts = /^(-?\d+) (\d+)$/.exec(view.toString('latin1', 1, lf));
+  if (!counts || counts[1]!.startsWith('-') || lf + 1 + hashBytes > view.length) return undefined;
+  return view.toString('hex', lf + 1, lf + 1 + hashBytes);
 }
 
 /** Bytes of the index read per window (the window is reused: the file is never held whole). */

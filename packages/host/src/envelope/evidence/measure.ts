@@ -10,8 +10,21 @@ import type { UntrackedPath } from './untracked.js';
  * string and are never followed.
  */
 
-/** Total untracked bytes one audit may read (research §3: 64 MiB). */
-export const UNTRACKED_SCAN_CAP = 64 * 1024 * 1024;
+/**
+ * Untracked bytes an audit reads at least before it stops counting lines (64 MiB, research §3).
+ * Never a reason to reject: see {@link untrackedReadLimit}.
+ */
+export const UNTRACKED_READ_FLOOR = 64 * 1024 * 1024;
+
+/**
+ * How many untracked bytes an audit reads to count lines and binary files: the working-byte
+ * budget, or {@link UNTRACKED_READ_FLOOR} when that is smaller (so a small budget still gets
+ * every budget reported). Past it the untracked sizes alone exceed the working-byte budget,
+ * which rejects the change; the limit itself rejects nothing (issue 13 item 6).
+ */
+export function untrackedReadLimit(maxWorkingBytes: number): number {
+  return Math.max(maxWorkingBytes, UNTRACKED_READ_FLOOR);
+}
 
 /** What one untracked path measured. */
 export interface UntrackedMeasure {
@@ -23,22 +36,29 @@ export interface UntrackedMeasure {
 /** Result of {@link measureUntracked}. */
 export interface UntrackedScan {
   readonly measures: Map<string, UntrackedMeasure>;
-  /** Preflight size sum, bytes (what `working_bytes` gets when the cap stops the scan). */
+  /** Preflight size sum, bytes (what `working_bytes` gets when the budget stops the scan). */
   readonly preflightBytes: number;
-  /** Set when the preflight sum exceeded the cap; nothing was read. */
+  /**
+   * Set when the untracked files hold more bytes than the working-byte budget (the preflight sum,
+   * or a file that grew while it was read): reading stopped there, so lines and binary verdicts
+   * of the files not read are not counted. No violation of its own: the working-byte budget,
+   * which the sizes already exceed, rejects the change.
+   */
   readonly capExceeded: boolean;
-  /** Per-path problems and cap violations, in path order. */
+  /** Per-path problems, in path order. */
   readonly violations: Violation[];
 }
 
 /**
- * Measures `items` (sorted by the caller) within `cap` bytes in total (research §6.4): a
- * preflight sums their sizes; over the cap nothing is read and one violation says so;
- * otherwise each regular file is read through a shared budget. Problems (vanished, not a
- * regular file or symlink, unreadable, grew past the budget) become violations. `read` is
- * the reader (tests pass a failing one: research §16.2 H30).
+ * Measures `items` (sorted by the caller) reading at most `cap` bytes in total, where `cap` is
+ * {@link untrackedReadLimit} of the envelope's working-byte budget (issue 13 item 6: the user's
+ * budgets decide; the limit only bounds the reading). A preflight sums their sizes (research §6.4); over `cap` nothing is read,
+ * since the working-byte budget already fails on the sizes alone ({@link UntrackedScan.capExceeded});
+ * otherwise each regular file is read (64 KiB at a time) through a shared budget, and a file that
+ * grew past it stops the scan the same way. Problems (vanished, not a regular file or symlink,
+ * unreadable) become violations. `read` is the reader (tests pass a failing one: research §16.2 H30).
  */
-export function measureUntracked(root: string, items: readonly UntrackedPath[], cap = UNTRACKED_SCAN_CAP, read: typeof readWithinBudget = readWithinBudget): UntrackedScan {
+export function measureUntracked(root: string, items: readonly UntrackedPath[], cap: number, read: typeof readWithinBudget = readWithinBudget): UntrackedScan {
   const scan = new UntrackedScanner(root, items, cap, read);
   scan.advance(Infinity);
   return scan.result();
@@ -52,7 +72,7 @@ const FILES_PER_TURN = 32;
  * for use while git commands stream into this process: a long synchronous stretch would leave
  * their pipes full and stall them (the audit's diff runs meanwhile). Same result.
  */
-export async function measureUntrackedYielding(root: string, items: readonly UntrackedPath[], cap = UNTRACKED_SCAN_CAP): Promise<UntrackedScan> {
+export async function measureUntrackedYielding(root: string, items: readonly UntrackedPath[], cap: number): Promise<UntrackedScan> {
   const scan = new UntrackedScanner(root, items, cap, readWithinBudget);
   while (!scan.advance(FILES_PER_TURN)) await new Promise<void>((resolve) => setImmediate(resolve));
   return scan.result();
@@ -126,7 +146,6 @@ class UntrackedScanner {
     this.#next = 0;
     this.#capExceeded = this.#preflight > this.cap;
     this.#stopped = this.#capExceeded;
-    if (this.#capExceeded) this.#violations.push({ code: 'untracked_scan_cap', message: `untracked scan safety cap exceeded: ${this.#preflight} > ${this.cap}`, limit: this.cap, actual: this.#preflight });
   }
 
   /** Phase 2 for one path; true when a file was read. */
@@ -156,9 +175,10 @@ class UntrackedScanner {
     try {
       const got = this.read(absPath(this.root, item.path), this.#budget);
       if (got.exceeded) {
-        this.#violations.push({ code: 'untracked_scan_cap', message: `untracked scan safety cap exceeded during read: ${shown}`, path: item.path, limit: this.cap });
+        // It grew since the preflight: what was read (budget + 1 bytes) already breaks the budget.
         this.#measures.set(item.path, { bytes: got.bytes, lines: 0, binary: false });
         this.#stopped = true;
+        this.#capExceeded = true;
         return true;
       }
       this.#budget -= got.bytes;

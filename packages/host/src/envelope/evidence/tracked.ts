@@ -20,3 +20,38 @@ export async function collectTracked(inv: GitInvocation, from: string, to?: stri
   await gitRecords(inv, ['diff', ...DIFF_OPTIONS, from, ...(to ? [to] : []), '--'], (r) => parser.push(r), options);
   return parser.finish();
 }
+
+/**
+ * Changes between `from` (a commit) and the index (`git diff --cached`): what the next `git
+ * commit` would take. Needed beside {@link collectTracked}, whose work-tree diff cannot see a
+ * change that exists only in the index — staged, then the work tree restored (issue 12 item 2).
+ */
+export async function collectStaged(inv: GitInvocation, from: string, options?: GitCallOptions): Promise<Map<string, DiffEntry>> {
+  const parser = new DiffParser();
+  await gitRecords(inv, ['diff', '--cached', ...DIFF_OPTIONS, from, '--'], (r) => parser.push(r), options);
+  return parser.finish();
+}
+
+/**
+ * The tracked changes the audit counts: every path of the work-tree diff `tracked` and of the
+ * index diff `staged`. A path in both counts the larger of its two line counts on each side
+ * (either version may be committed), and is binary when either diff says so; a path only in
+ * `staged` is an index-only change. `tracked` is updated and returned.
+ */
+export function mergeStaged(tracked: Map<string, DiffEntry>, staged: ReadonlyMap<string, DiffEntry>): Map<string, DiffEntry> {
+  for (const [path, entry] of staged) {
+    const seen = tracked.get(path);
+    if (!seen) {
+      tracked.set(path, entry);
+      continue;
+    }
+    if (seen.added === null || entry.added === null || seen.deleted === null || entry.deleted === null) {
+      seen.added = null;
+      seen.deleted = null;
+    } else {
+      seen.added = Math.max(seen.added, entry.added);
+      seen.deleted = Math.max(seen.deleted, entry.deleted);
+    }
+  }
+  return tracked;
+}

@@ -97,8 +97,8 @@ function covered(rules: PathRules, allowIgnored: readonly string[], entry: strin
   return allowIgnored.some((g) => globCoversDirectory(g, dir));
 }
 
-/** Fingerprint of an ignored entry now, leaving out what `--allow-ignored` covers. */
-function printEntry(root: string, entry: string, rules: PathRules, allowIgnored: readonly string[]): string | null {
+/** Fingerprint of an ignored entry now (`null`: gone), leaving out what `--allow-ignored` covers. */
+export function printEntry(root: string, entry: string, rules: PathRules, allowIgnored: readonly string[]): string | null {
   if (!entry.endsWith('/')) return statPrint(absPath(root, entry));
   const skip = (rel: string, isDir: boolean) => (isDir ? allowIgnored.some((g) => globCoversDirectory(g, rel)) : rules.ignoredAllowed(rel));
   return treePrint(absPath(root, entry), entry.slice(0, -1), skip);
@@ -118,21 +118,15 @@ export interface SnapshotInputs {
 }
 
 /**
- * Records the ignored entries at arm time (see the module comment). Returns the snapshot and
- * any untracked path that is *not* ignored (the caller refuses to arm when there is one).
+ * Records the ignored entries at arm time (see the module comment). Untracked paths are listed
+ * exactly as check lists them ({@link listUntracked}: no ignore rules, names compared with the
+ * index as spelled) and sorted by the same oracle, so a check right after arming sees what
+ * arming saw. Returns the snapshot and every untracked path that is *not* ignored (the caller
+ * refuses to arm when there is one).
  */
 export async function snapshotIgnored(input: SnapshotInputs): Promise<{ snapshot: IgnoredSnapshot; unignored: UntrackedPath[] }> {
-  const listed: string[] = [];
-  await gitRecords(input.inv, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], (r) => listed.push(pathText(r)));
-  const topLevel = dropNested(listed.filter((p) => !isCordonPath(p)));
-  const dirs = topLevel.filter((p) => p.endsWith('/'));
-  const dirAnswers = await input.oracle.ignored(dirs);
-  const found: Found = { files: [], ignoredFiles: topLevel.filter((p) => !p.endsWith('/')), ignoredDirs: [] };
-  for (let i = 0; i < dirs.length; i++) {
-    if (dirAnswers[i]) found.ignoredDirs.push(dirs[i]!);
-    // A directory git lists although it is not ignored holds only ignored things: look inside.
-    else await explore(input.root, dirs[i]!.slice(0, -1), input.oracle, () => false, () => false, found);
-  }
+  const listed = (await listUntracked(input.inv)).filter((p) => !isCordonPath(p));
+  const found = await classify(input.root, listed, input.oracle, () => false, () => false);
   const entries: Record<string, string> = {};
   for (const entry of [...found.ignoredFiles, ...found.ignoredDirs].sort()) {
     if (covered(input.rules, input.allowIgnored, entry)) continue;
@@ -149,6 +143,32 @@ export async function snapshotIgnored(input: SnapshotInputs): Promise<{ snapshot
     }
   }
   return { snapshot: { entries, gitignores }, unignored: found.files };
+}
+
+/**
+ * Sorts listed untracked paths (files, and directories ending in `/`) with `oracle` into
+ * untracked changes, ignored files and ignored directories, entering directories that are
+ * not ignored (see {@link explore}). `known`/`knownBelow` as there.
+ */
+async function classify(root: string, candidates: readonly string[], oracle: IgnoreAnswers, known: (p: string) => boolean, knownBelow: (d: string) => boolean): Promise<Found> {
+  const found: Found = { files: [], ignoredFiles: [], ignoredDirs: [] };
+  if (candidates.length === 0) return found;
+  const files = candidates.filter((p) => !p.endsWith('/'));
+  const dirs = candidates.filter((p) => p.endsWith('/'));
+  const askedDirs = dirs.filter((d) => !knownBelow(d.slice(0, -1)));
+  const answers = await oracle.ignored([...files, ...askedDirs]);
+  const isIgnored = new Set([...files, ...askedDirs].filter((_, i) => answers[i]));
+  for (const f of files) {
+    if (isIgnored.has(f)) found.ignoredFiles.push(f);
+    else found.files.push({ path: f, kind: 'path' });
+  }
+  for (const d of dirs) {
+    const dir = d.slice(0, -1);
+    if (isIgnored.has(d)) found.ignoredDirs.push(d);
+    else if (!knownBelow(dir) && isNestedRepo(root, dir)) found.files.push({ path: d, kind: 'nested_repo' });
+    else await explore(root, dir, oracle, known, knownBelow, found);
+  }
+  return found;
 }
 
 /**
@@ -200,23 +220,7 @@ export async function collectUntracked(input: CollectInputs): Promise<{ untracke
   const untracked: UntrackedPath[] = [];
   if (candidates.length === 0) return { untracked, ignored };
 
-  const oracle = await input.oracle();
-  const files = candidates.filter((p) => !p.endsWith('/'));
-  const dirs = candidates.filter((p) => p.endsWith('/'));
-  const askedDirs = dirs.filter((d) => !knownBelow(d.slice(0, -1)));
-  const answers = await oracle.ignored([...files, ...askedDirs]);
-  const isIgnored = new Set([...files, ...askedDirs].filter((_, i) => answers[i]));
-  const found: Found = { files: [], ignoredFiles: [], ignoredDirs: [] };
-  for (const f of files) {
-    if (isIgnored.has(f)) found.ignoredFiles.push(f);
-    else found.files.push({ path: f, kind: 'path' });
-  }
-  for (const d of dirs) {
-    const dir = d.slice(0, -1);
-    if (isIgnored.has(d)) found.ignoredDirs.push(d);
-    else if (!knownBelow(dir) && isNestedRepo(root, dir)) found.files.push({ path: d, kind: 'nested_repo' });
-    else await explore(root, dir, oracle, known, knownBelow, found);
-  }
+  const found = await classify(root, candidates, await input.oracle(), known, knownBelow);
   untracked.push(...found.files);
   for (const f of found.ignoredFiles) if (!rules.ignoredAllowed(f)) ignored.push({ path: f, change: 'new' });
   for (const d of found.ignoredDirs) {
@@ -244,8 +248,37 @@ function underAny(path: string, dirs: readonly string[]): boolean {
   return false;
 }
 
-/** Drops listed paths that lie below a listed directory (git repeats some of them). */
-function dropNested(paths: readonly string[]): string[] {
-  const dirs = paths.filter((p) => p.endsWith('/'));
-  return paths.filter((p) => !underAny(p, dirs));
+/** Value of {@link IgnoredOverlay} for an entry the verifiers removed. */
+export const REMOVED_ENTRY = 'removed';
+
+/**
+ * Ignored entries as the verifiers of a check left them (issue 12 item 5): entry (directories end
+ * in `/`) → fingerprint, or {@link REMOVED_ENTRY}. Laid over the arm-time entries, it is what the
+ * next check compares with, so verifier output is not blamed on the agent.
+ */
+export type IgnoredOverlay = Readonly<Record<string, string>>;
+
+/** The arm-time snapshot with `overlay` laid over its entries. */
+export function overlaySnapshot(snapshot: IgnoredSnapshot, overlay: IgnoredOverlay | undefined): IgnoredSnapshot {
+  if (!overlay || Object.keys(overlay).length === 0) return snapshot;
+  const entries: Record<string, string> = { ...snapshot.entries };
+  for (const [entry, print] of Object.entries(overlay)) {
+    if (print === REMOVED_ENTRY) delete entries[entry];
+    else entries[entry] = print;
+  }
+  return { ...snapshot, entries };
+}
+
+/**
+ * The `--allow-ignored` glob that covers `paths` (repo-relative; directories end in `/`): the one
+ * path itself when it is a single file, else their deepest common directory followed by `/**`
+ * (`**` when they share none).
+ */
+export function coveringGlob(paths: readonly string[]): string {
+  if (paths.length === 1 && !paths[0]!.endsWith('/')) return paths[0]!;
+  const split = paths.map((p) => p.replace(/\/$/, '').split('/'));
+  const dirs = split.map((parts, i) => (paths[i]!.endsWith('/') ? parts : parts.slice(0, -1)));
+  const common: string[] = [];
+  for (let i = 0; dirs.every((d) => i < d.length && d[i] === dirs[0]![i]); i++) common.push(dirs[0]![i]!);
+  return common.length === 0 ? '**' : `${common.join('/')}/**`;
 }

@@ -2,10 +2,12 @@ import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { readRegularFile } from '../../io/index.js';
 import { pathBytes, pathText } from '../path-text.js';
 import type { RepoLocation } from './repo.js';
 import { baseGitEnv } from './repo.js';
-import { git, type GitInvocation } from './run-git.js';
+import { carriedFilters, configPairs, configQuote, FILTER_ATTRIBUTES_KEY, filterSettings, mentionsFilter, type CarriedFilters } from './filters.js';
+import { git, gitRecords, type GitInvocation } from './run-git.js';
 
 /**
  * The git configuration and rule files as they were when the envelope was armed. Every audit
@@ -15,7 +17,11 @@ import { git, type GitInvocation } from './run-git.js';
  * 2–4, §20 "Harden at arm time"). File contents are stored in their lossless text form.
  */
 export interface GitRules {
-  /** Arm-time values of the few settings that change how git reads a work tree. */
+  /**
+   * Arm-time values of the few settings that change how git reads a work tree
+   * ({@link CARRIED_SETTINGS}), the filter drivers and their pins (git/filters.ts), and cordon's
+   * own `cordon.*` records: {@link BASELINE_TREE_KEY} and `cordon.attributes.filter`.
+   */
   readonly settings: Readonly<Record<string, string>>;
   /** `info/exclude` content after `/.cordon/` was registered. */
   readonly info_exclude: string | null;
@@ -27,25 +33,48 @@ export interface GitRules {
 }
 
 /**
- * Settings carried from the user's configuration. Everything else is cordon's: in particular
- * no filter, diff or textconv driver, no fsmonitor, no hooks path, no `core.worktree`, no
- * includes, so running the audit never executes anything a repository config names.
+ * Settings carried from the user's configuration, and what each may do to a listing (issue 12
+ * item 1: no carried setting may let a path the file system holds go unseen):
+ *
+ * - `core.filemode`, `core.symlinks`: how a file's mode and a symlink are read; a path is still
+ *   listed and its content compared.
+ * - `core.autocrlf`, `core.eol`: line-ending conversion, as git commits the file; never a name.
+ * - `core.ignorecase`: folds names against the index, so on a case-sensitive file system
+ *   `SRC/A.TXT` passes for the tracked `src/a.txt` and is never listed. Carried only into ignore
+ *   matching ({@link ShadowGit.ignoring}, where an ignored path is still audited as an ignored
+ *   entry); every listing runs with `core.ignorecase=false`, so each on-disk name is compared as
+ *   it is spelled (on a case-insensitive disk a name re-cased after arming is then reported).
+ * - `core.precomposeunicode`: only git on macOS reads it (it then lists NFD names as NFC, which
+ *   the file system treats as one name); git on Linux ignores it.
+ * - `extensions.objectformat`: SHA-1 or SHA-256 object names.
+ * - `filter.<driver>.*`: clean/smudge drivers, pinned at arm (git/filters.ts).
+ *
+ * Everything else is cordon's own: no diff or textconv driver, no fsmonitor, no untracked cache,
+ * no sparse checkout, no hooks path, no `core.worktree`, no includes, no `status.*`, quoting off,
+ * global and system config off — and only arm-time filter drivers whose programs are unchanged,
+ * so the audit never runs code written after arming.
  */
 export const CARRIED_SETTINGS = ['core.filemode', 'core.symlinks', 'core.ignorecase', 'core.precomposeunicode', 'core.autocrlf', 'core.eol', 'extensions.objectformat'] as const;
 
-/** Reads {@link GitRules} from the live repository and the user's config (at arm time). */
-export async function readGitRules(loc: RepoLocation, env: NodeJS.ProcessEnv = process.env): Promise<GitRules> {
+/**
+ * `settings` key under which arming records the baseline commit's tree id: a check whose index
+ * amounts to that very tree (its cache-tree root) has nothing staged, and skips the index diff.
+ */
+export const BASELINE_TREE_KEY = 'cordon.baseline.tree';
+
+/**
+ * Reads {@link GitRules} from the live repository and the user's config (at arm time); with
+ * `baseline` (a commit id) also that commit's tree id ({@link BASELINE_TREE_KEY}).
+ */
+export async function readGitRules(loc: RepoLocation, env: NodeJS.ProcessEnv = process.env, baseline?: string): Promise<GitRules> {
   const inv: GitInvocation = { cwd: loc.root, env: baseGitEnv(env), gitBinary: loc.gitBinary };
   const settings: Record<string, string> = {};
   const pattern = `^(${CARRIED_SETTINGS.map((k) => k.replace('.', '\\.')).join('|')})$`;
   const { stdout } = await git(inv, ['config', '-z', '--get-regexp', pattern], { okExitCodes: [0, 1] });
-  for (const record of stdout.toString('utf8').split('\0')) {
-    if (!record) continue;
-    const nl = record.indexOf('\n');
-    const key = (nl === -1 ? record : record.slice(0, nl)).toLowerCase();
-    const value = nl === -1 ? 'true' : record.slice(nl + 1);
-    if (/^[A-Za-z0-9_-]{1,32}$/.test(value)) settings[key] = value;
-  }
+  for (const [key, value] of configPairs(stdout)) if (/^[A-Za-z0-9_-]{1,32}$/.test(value)) settings[key.toLowerCase()] = value;
+  const filters = await git(inv, ['config', '-z', '--get-regexp', '^filter\\.'], { okExitCodes: [0, 1] });
+  Object.assign(settings, filterSettings(configPairs(filters.stdout), loc.root, env));
+  if (baseline) settings[BASELINE_TREE_KEY] = (await git(inv, ['rev-parse', '--verify', '-q', `${baseline}^{tree}`])).stdout.toString('latin1').trim();
   const configured = async (key: string) => {
     const { stdout: out, exitCode } = await git(inv, ['config', '--type=path', '--get', key], { okExitCodes: [0, 1] });
     return exitCode === 0 ? out.toString('utf8').replace(/\n$/, '') : undefined;
@@ -53,13 +82,15 @@ export async function readGitRules(loc: RepoLocation, env: NodeJS.ProcessEnv = p
   const xdg = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
   const excludes = (await configured('core.excludesFile')) ?? join(xdg, 'git', 'ignore');
   const attributes = (await configured('core.attributesFile')) ?? join(xdg, 'git', 'attributes');
-  return {
+  const rules: GitRules = {
     settings,
     info_exclude: readText(loc.excludeFile),
     info_attributes: readText(loc.attributesFile),
     excludes_file: readText(excludes),
     attributes_file: readText(attributes),
   };
+  if (mentionsFilter(rules.info_attributes) || mentionsFilter(rules.attributes_file) || (await trackedAttributesMentionFilter(inv, loc.root))) settings[FILTER_ATTRIBUTES_KEY] = 'true';
+  return rules;
 }
 
 /** A private git directory wired to the real objects and the real index (hard-linked or copied). */
@@ -67,8 +98,14 @@ export interface ShadowGit {
   readonly dir: string;
   /** Runs git on the real work tree with the arm-time rules. */
   readonly inv: GitInvocation;
-  /** The same rules over another work tree (the arm-time `.gitignore` files for `check-ignore`). */
-  over(workTree: string): GitInvocation;
+  /**
+   * For ignore-rule matching (`check-ignore`) only: the arm-time rules with the user's
+   * `core.ignorecase`, over `workTree` (default the real one; the audit passes a scratch tree
+   * holding the arm-time `.gitignore` files).
+   */
+  ignoring(workTree?: string): GitInvocation;
+  /** The arm-time filter drivers this directory runs, and those it leaves out (git/filters.ts). */
+  readonly filters: CarriedFilters;
   dispose(): void;
 }
 
@@ -80,6 +117,7 @@ export interface ShadowGit {
  * system config are off, replace refs are off. Caller must `dispose()`.
  */
 export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string, env: NodeJS.ProcessEnv = process.env): ShadowGit {
+  const filters = carriedFilters(rules.settings, loc.root, env);
   const dir = mkdtempSync(join(tmpdir(), 'cordon-git-'));
   try {
     mkdirSync(join(dir, 'refs'), { mode: 0o700 });
@@ -89,7 +127,7 @@ export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string
     writeFileSync(join(dir, 'info', 'attributes'), textBytes(rules.info_attributes), { mode: 0o600 });
     writeFileSync(join(dir, 'excludes'), textBytes(rules.excludes_file), { mode: 0o600 });
     writeFileSync(join(dir, 'attributes'), textBytes(rules.attributes_file), { mode: 0o600 });
-    writeFileSync(join(dir, 'config'), shadowConfig(dir, rules.settings), { mode: 0o600 });
+    writeFileSync(join(dir, 'config'), shadowConfig(dir, rules.settings) + filters.config, { mode: 0o600 });
     if (existsSync(loc.indexFile)) shareIndex(loc.indexFile, join(dir, 'index'));
     // A split index names its shared part relative to the git dir.
     for (const name of safeReaddir(loc.gitDir)) if (name.startsWith('sharedindex.')) symlinkSync(join(loc.gitDir, name), join(dir, name));
@@ -108,10 +146,13 @@ export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_ATTR_NOSYSTEM: '1',
   });
+  // git reads `-c` style settings from GIT_CONFIG_PARAMETERS (every version cordon supports).
+  const ignorecase = /^(true|yes|on|1)$/i.test(rules.settings['core.ignorecase'] ?? '') ? { GIT_CONFIG_PARAMETERS: "'core.ignorecase'='true'" } : {};
   return {
     dir,
     inv: { cwd: loc.root, env: envFor(loc.root), gitBinary: loc.gitBinary },
-    over: (workTree) => ({ cwd: workTree, env: envFor(workTree), gitBinary: loc.gitBinary }),
+    ignoring: (workTree = loc.root) => ({ cwd: workTree, env: { ...envFor(workTree), ...ignorecase }, gitBinary: loc.gitBinary }),
+    filters,
     dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -133,7 +174,7 @@ function shareIndex(indexFile: string, target: string): void {
 }
 
 function shadowConfig(dir: string, settings: Readonly<Record<string, string>>): string {
-  const quote = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+  const quote = configQuote;
   const get = (key: string, fallback: string) => {
     const v = settings[key];
     return v !== undefined && /^[A-Za-z0-9_-]{1,32}$/.test(v) ? v : fallback;
@@ -145,7 +186,8 @@ function shadowConfig(dir: string, settings: Readonly<Record<string, string>>): 
     '\tbare = false',
     `\tfilemode = ${get('core.filemode', 'true')}`,
     `\tsymlinks = ${get('core.symlinks', 'true')}`,
-    `\tignorecase = ${get('core.ignorecase', 'false')}`,
+    // Listings compare names exactly (see CARRIED_SETTINGS); ignore matching gets the user's value.
+    '\tignorecase = false',
     `\tprecomposeunicode = ${get('core.precomposeunicode', 'false')}`,
     `\tautocrlf = ${get('core.autocrlf', 'false')}`,
     ...(settings['core.eol'] ? [`\teol = ${get('core.eol', 'native')}`] : []),
@@ -172,6 +214,23 @@ function shadowConfig(dir: string, settings: Readonly<Record<string, string>>): 
   ];
   if (objectFormat) lines.push('[extensions]', `\tobjectformat = ${get('extensions.objectformat', 'sha1')}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Whether a `.gitattributes` the index tracks mentions `filter` (read from the work tree, clean at
+ * arm time). Read without following links, regular files only, size bounded; one that cannot be
+ * read that way counts as mentioning it (the check then asks git).
+ */
+async function trackedAttributesMentionFilter(inv: GitInvocation, root: string): Promise<boolean> {
+  const files: string[] = [];
+  await gitRecords(inv, ['-c', 'core.fsmonitor=false', 'ls-files', '-z', '--', ':(glob)**/.gitattributes'], (r) => files.push(pathText(r)));
+  return files.some((file) => {
+    try {
+      return mentionsFilter(readRegularFile(join(root, file), { maxBytes: 16 * 1024 * 1024, links: 'never' }).toString('latin1'));
+    } catch {
+      return true;
+    }
+  });
 }
 
 function readText(path: string): string | null {
