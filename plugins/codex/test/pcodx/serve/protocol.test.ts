@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -298,6 +298,21 @@ describe('failures are clean', () => {
     expect(b.frames.some((m) => JSON.stringify(m).includes('from A'))).toBe(false);
     expect(new Set(fake.received.map((r) => r.connection))).toEqual(new Set([1, 2]));
     expect((await ledger.visible('S')).map((e) => e.text).sort()).toEqual(['answer: from A', 'answer: from B', 'from A', 'from B']);
+  });
+});
+
+describe('frame capture (PCODX_WS_FIXTURE_DIR)', () => {
+  it('writes every text frame of each direction to numbered owner-only files per connection', async () => {
+    const fixtures = join(dir, 'fixtures');
+    serve = await startServe({ listen: 'ws://127.0.0.1:0', upstream: fake.url, launch: false, fixtureDir: fixtures, log: () => undefined });
+    const c = await client();
+    await c.request('initialize', 'initialize', { clientInfo: { name: 'cap' } });
+    await waitFor(() => readdirSync(join(fixtures, 'conn-1')).length === 4);
+    const files = readdirSync(join(fixtures, 'conn-1')).sort();
+    expect(files).toEqual(['000001-c2p.json', '000002-p2s.json', '000003-s2p.json', '000004-p2c.json']);
+    expect(statSync(fixtures).mode & 0o777).toBe(0o700);
+    for (const f of files) expect(statSync(join(fixtures, 'conn-1', f)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(join(fixtures, 'conn-1', files[0]!), 'utf8')).method).toBe('initialize');
   });
 });
 
