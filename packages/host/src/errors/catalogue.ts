@@ -34,6 +34,11 @@ export const ERROR_CODES = Object.freeze({
   CONFIG_UNPARSEABLE: 'CORDON_CONFIG_UNPARSEABLE',
   /** An agent config file cannot be edited safely (a form cordon does not rewrite, a command path the agent would split). Exit 2. */
   CONFIG_EDIT: 'CORDON_CONFIG_EDIT',
+  /**
+   * The pcodx usage log cannot be written safely: it is open to group or others, a symbolic link,
+   * not a regular file, or the ledger database itself (research/pcodx-codex.md §1.10). Nothing was written.
+   */
+  USAGE_LOG_REFUSED: 'CORDON_USAGE_LOG_REFUSED',
   /** Something cordon did not expect; a bug. */
   INTERNAL: 'CORDON_INTERNAL',
 } as const);
