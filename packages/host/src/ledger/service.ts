@@ -1,6 +1,6 @@
 import type { HookTable, LedgerHandle, LedgerService } from '@cordon/plugin-api';
 import { resolveLedgerPath } from './path.js';
-import { appendUsageRecord, resolveUsageLogPath } from './usage-log.js';
+import { appendUsageRecord, checkUsageLogFile, resolveUsageLogPath } from './usage-log.js';
 
 /**
  * The ledger as lent to plugins (`api.services.ledger`): paths resolve as research §1.1 says, and
@@ -18,6 +18,11 @@ export function createLedgerService(hooks: Pick<HookTable, 'compact'>): LedgerSe
     appendUsage: (record: Readonly<Record<string, unknown>>, options: { usageLog?: string; dbPath: string; env?: NodeJS.ProcessEnv }): string => {
       const path = resolveUsageLogPath(options);
       appendUsageRecord(path, options.dbPath, record);
+      return path;
+    },
+    checkUsageLog: (options: { usageLog?: string; dbPath: string; env?: NodeJS.ProcessEnv }): string => {
+      const path = resolveUsageLogPath(options);
+      checkUsageLogFile(path, options.dbPath);
       return path;
     },
   });

@@ -41,6 +41,15 @@ const refuse = (path: string, why: string) => new CordonError(ERROR_CODES.USAGE_
  * created owner-only. I/O errors propagate.
  */
 export function appendUsageRecord(path: string, dbPath: string, record: Readonly<Record<string, unknown>>): void {
+  checkUsageLogFile(path, dbPath);
+  appendLine(path, `${JSON.stringify(record)}\n`);
+}
+
+/**
+ * The checks of {@link appendUsageRecord} without the write, so a caller can refuse before doing
+ * work it could not log; creates missing parent directories owner-only.
+ */
+export function checkUsageLogFile(path: string, dbPath: string): void {
   if (resolve(path) === resolve(dbPath)) throw refuse(path, 'is the ledger database');
   let stat;
   try {
@@ -61,5 +70,4 @@ export function appendUsageRecord(path: string, dbPath: string, record: Readonly
   } else {
     ensurePrivateDir(dirname(path));
   }
-  appendLine(path, `${JSON.stringify(record)}\n`);
 }

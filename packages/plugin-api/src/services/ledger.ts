@@ -205,4 +205,6 @@ export interface LedgerService {
    * hold no conversation text, ids or paths: the caller chooses its fields.
    */
   appendUsage(record: Readonly<Record<string, unknown>>, options: { readonly usageLog?: string; readonly dbPath: string; readonly env?: NodeJS.ProcessEnv }): string;
+  /** The usage log's path after the same checks as {@link appendUsage}, writing nothing (refuse before a turn that could not be logged). */
+  checkUsageLog(options: { readonly usageLog?: string; readonly dbPath: string; readonly env?: NodeJS.ProcessEnv }): string;
 }
