@@ -109,17 +109,17 @@ export class Relay {
           this.#options.log('client_response_dropped', { connection: this.#options.connection, reason: 'no pending server request has this id' });
           return;
         }
-        return this.#sendUp(text, false);
+        return this.#sendUp(data, false);
       case 'notification':
-        if (!this.#options.pcodx) return this.#sendUp(text, false);
-        return this.#enqueue(async () => this.#sendUp(text, false));
+        if (!this.#options.pcodx) return this.#sendUp(data, false);
+        return this.#enqueue(async () => this.#sendUp(data, false));
       case 'request': {
         const { id, method } = frame.message;
         if (isReservedId(id)) return this.#refuse(id, `invalid request: ids beginning with "pcodx:" are reserved for the proxy`);
         if (this.#upstreamGone) return this.#sendClient(errorFrame(id, RPC_ERRORS.upstreamGone, 'the upstream app-server connection is closed'), false);
         if (!this.#clientPending.add(id, method, {})) return this.#refuse(id, `invalid request: id ${JSON.stringify(id)} is already pending`);
-        if (!this.#options.pcodx) return this.#sendUp(text, false);
-        return this.#enqueue(() => this.#pcodxRequest(frame.message, text));
+        if (!this.#options.pcodx) return this.#sendUp(data, false);
+        return this.#enqueue(() => this.#pcodxRequest(frame.message, data));
       }
     }
   }
@@ -129,7 +129,7 @@ export class Relay {
     this.#sendClient(errorFrame(id, RPC_ERRORS.invalidRequest, reason), false);
   }
 
-  async #pcodxRequest(message: RpcMessage & { id: RpcId; method: string }, text: string): Promise<void> {
+  async #pcodxRequest(message: RpcMessage & { id: RpcId; method: string }, raw: RawData): Promise<void> {
     const pending = this.#clientPending;
     // The entry was added in #fromClient; its data object is filled in here.
     const data = pending.get(message.id)?.data ?? {};
@@ -162,7 +162,7 @@ export class Relay {
         if (thread.upstreamId !== thread.clientId) out = { ...message, params: { ...message.params, threadId: thread.upstreamId } };
       }
     }
-    this.#sendUp(out ? JSON.stringify(out) : text, false);
+    this.#sendUp(out ? JSON.stringify(out) : raw, false);
   }
 
   /** Starts a fresh ephemeral upstream thread for `thread`, seeded with the ledger's model items. */
@@ -212,12 +212,12 @@ export class Relay {
     if (!this.#options.pcodx) {
       if (frame.kind === 'response') this.#clientPending.take(frame.message.id);
       else if (frame.kind === 'request') this.#serverPending.add(frame.message.id, frame.message.method, undefined);
-      return this.#sendClient(text, false);
+      return this.#sendClient(data, false);
     }
-    this.#enqueue(() => this.#pcodxUpstream(frame, text));
+    this.#enqueue(() => this.#pcodxUpstream(frame, text, data));
   }
 
-  async #pcodxUpstream(frame: Exclude<Classified, { kind: 'invalid' }>, text: string): Promise<void> {
+  async #pcodxUpstream(frame: Exclude<Classified, { kind: 'invalid' }>, text: string, data: RawData): Promise<void> {
     const { ledger, session } = this.#options.pcodx!;
     const threads = this.#threads!;
     const message = frame.message;
@@ -251,7 +251,7 @@ export class Relay {
         }
       }
     }
-    this.#sendClient(threads.mentionsFresh(text) ? JSON.stringify(threads.toClient(message)) : text, false);
+    this.#sendClient(threads.mentionsFresh(text) ? JSON.stringify(threads.toClient(message)) : data, false);
   }
 
   async #answerTool(id: RpcId, params: any): Promise<void> {
@@ -293,13 +293,13 @@ export class Relay {
   }
 
   #sendUp(data: RawData | string, binary: boolean): void {
-    if (!binary) this.#options.capture?.frame('p2s', String(data));
+    if (!binary && this.#options.capture) this.#options.capture.frame('p2s', data.toString());
     if (this.#upstream.readyState === WebSocket.OPEN) this.#upstream.send(data, { binary });
     else if (this.#upstream.readyState === WebSocket.CONNECTING) this.#early.push({ data, binary });
   }
 
   #sendClient(data: RawData | string, binary: boolean): void {
-    if (!binary) this.#options.capture?.frame('p2c', String(data));
+    if (!binary && this.#options.capture) this.#options.capture.frame('p2c', data.toString());
     if (this.#client.readyState === WebSocket.OPEN) this.#client.send(data, { binary });
   }
 
