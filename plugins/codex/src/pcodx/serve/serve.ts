@@ -54,6 +54,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     if (upstream.port === 0) upstream = { ...upstream, port: await freePort(upstream.host) };
     child = await launchUpstream({ codexBin: options.codexBin ?? 'codex', endpoint: upstream, env: options.upstreamEnv, cwd: options.upstreamCwd });
     child.child.once('close', (code, signal) => options.log('upstream_exited', { code: code ?? -1, signal: signal ?? 'none' }));
+    // If this process ends without close() (an uncaught error, process.exit), the app-server must not outlive it.
+    const orphanGuard = () => child?.kill();
+    process.once('exit', orphanGuard);
+    child.child.once('close', () => process.off('exit', orphanGuard));
   } else if (upstream.port === 0) {
     throw new Error('--upstream needs a real port with --no-launch-upstream');
   }

@@ -83,6 +83,8 @@ export interface UpstreamProcess {
   stderrTail(): string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when it has exited. */
   stop(graceMs?: number): Promise<void>;
+  /** SIGTERM at once without waiting (for a process `exit` handler, which cannot wait). */
+  kill(): void;
 }
 
 /**
@@ -91,7 +93,9 @@ export interface UpstreamProcess {
  * early, or the port stays closed; the child is stopped first.
  */
 export async function launchUpstream(options: { codexBin: string; endpoint: WsEndpoint; cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<UpstreamProcess> {
-  const child = spawn(options.codexBin, ['app-server', '--listen', wsUrl(options.endpoint)], { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group: `codex` is a launcher that starts the native binary, and stopping the
+  // group reaches both even if the launcher does not pass the signal on.
+  const child = spawn(options.codexBin, ['app-server', '--listen', wsUrl(options.endpoint)], { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let tail = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     tail = (tail + chunk.toString('utf8')).slice(-4096);
@@ -101,10 +105,13 @@ export async function launchUpstream(options: { codexBin: string; endpoint: WsEn
   const handle: UpstreamProcess = {
     child,
     stderrTail: () => tail,
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) signalGroup(child, 'SIGTERM');
+    },
     stop: async (graceMs = 3000) => {
       if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      signalGroup(child, 'SIGTERM');
+      const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);
     },
@@ -120,6 +127,14 @@ export async function launchUpstream(options: { codexBin: string; endpoint: WsEn
   }
   await handle.stop(500);
   throw new Error(failure ?? `${options.codexBin} app-server did not listen on ${wsUrl(options.endpoint)} within ${options.timeoutMs ?? 10_000} ms`);
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    child.kill(signal);
+  }
 }
 
 function portOpen(endpoint: WsEndpoint): Promise<boolean> {

@@ -7,8 +7,9 @@ import { requireAgent } from '../../../../../test/support/agents.js';
 import { linkCodex, tableRows } from '../support.js';
 import { killServes, PromptDrivenResponses, requestText, startServeProcess } from './support.js';
 
-const held = holdPerTest(killServes);
-afterEach(() => killServes());
+const held = holdPerTest();
+// Registered after holdPerTest, so it runs first: serves stop their app-servers before the fake closes.
+afterEach(killServes);
 
 it('codex exec --remote through pcodx serve: turns are ingested, partial_compact drops the sentinel from the next model request, a remote resume of the thread continues from the compacted context', async () => {
   const box = held.sandbox(makeSandbox('cordon-serve-e2e-'));

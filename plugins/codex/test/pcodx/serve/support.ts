@@ -23,7 +23,8 @@ const sse = (data: { type: string }) => `event: ${data.type}\ndata: ${JSON.strin
  * A fake Responses server driven by the prompt (research/pcodx-codex.md §3.3): a last user text
  * holding `CALL_TOOL <name> <json>` makes the model call that function (once: a request whose
  * last item is the call's output gets `TOOL_RESULT_SEEN`); anything else is echoed with
- * `SENTINEL_PRESENT` or `SENTINEL_ABSENT` after it, telling whether any input text held `SENTINEL_`.
+ * `SENTINEL_PRESENT` or `SENTINEL_ABSENT` after it, telling whether any input text held a sentinel
+ * (`SENTINEL_` then a lowercase letter or digit).
  */
 export class PromptDrivenResponses extends FakeModelServer {
   #n = 0;
@@ -48,11 +49,13 @@ export class PromptDrivenResponses extends FakeModelServer {
     const last = input[input.length - 1];
     const userText = lastUserText(body);
     const call = /CALL_TOOL (\S+) (\{.*\})\s*$/s.exec(userText);
+    // Sentinels are SENTINEL_ + lowercase letters or digits, so the verdict words never count.
+    const sentinel = /SENTINEL_[a-z0-9]/.test(JSON.stringify(input));
     let item: Record<string, unknown>;
     if (call && last?.type !== 'function_call_output') {
       item = { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name: call[1], arguments: call[2], status: 'completed' };
     } else {
-      const text = last?.type === 'function_call_output' ? `TOOL_RESULT_SEEN: ${String(last.output).slice(0, 300)}` : `ECHO ${userText.slice(0, 200)} ${JSON.stringify(input).includes('SENTINEL_') ? 'SENTINEL_PRESENT' : 'SENTINEL_ABSENT'}`;
+      const text = last?.type === 'function_call_output' ? `TOOL_RESULT_SEEN: ${String(last.output).slice(0, 300)}` : `ECHO ${userText.slice(0, 200)} ${sentinel ? 'SENTINEL_PRESENT' : 'SENTINEL_ABSENT'}`;
       item = { type: 'message', id: `msg_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
     }
     const id = `resp_${n}`;
@@ -81,10 +84,23 @@ export interface ServeProcess {
 
 const live = new Set<ChildProcess>();
 
-/** Kills serves a test left running (afterEach). */
-export function killServes(): void {
-  for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+/** Stops serves a test left running (afterEach): SIGTERM so each stops its app-server, SIGKILL after 5 s. */
+export async function killServes(): Promise<void> {
+  const running = [...live].filter((child) => child.exitCode === null && child.signalCode === null);
   live.clear();
+  await Promise.all(
+    running.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+          child.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
 }
 
 /** Starts `cordon pcodx serve …` and resolves once its banner (through `pcodx_tools=`/`session_id=`) is printed. */
