@@ -1,25 +1,19 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { makeSandbox, runProcess } from '../../../../../test/support/cli.js';
-import { codexSession, holdPerTest } from '../../../../../test/support/fake-models/index.js';
-import { requireAgent } from '../../../../../test/support/agents.js';
-import { linkCodex, tableRows } from '../support.js';
-import { killServes, PromptDrivenResponses, requestText, startServeProcess } from './support.js';
+import { runProcess } from '../../../../../test/support/cli.js';
+import { holdPerTest } from '../../../../../test/support/fake-models/index.js';
+import { tableRows } from '../support.js';
+import { codexBox, killServes, requestText, startServeProcess } from './support.js';
 
 const held = holdPerTest();
 // Registered after holdPerTest, so it runs first: serves stop their app-servers before the fake closes.
 afterEach(killServes);
 
 it('codex exec --remote through pcodx serve: turns are ingested, partial_compact drops the sentinel from the next model request, a remote resume of the thread continues from the compacted context', async () => {
-  const box = held.sandbox(makeSandbox('cordon-serve-e2e-'));
-  linkCodex(box);
-  const server = held.server(await PromptDrivenResponses.start());
-  const codex = codexSession({ origin: server.origin, home: box.dir('agent-home'), workdir: box.dir('work'), env: box.env });
-  const { bin } = requireAgent('codex');
-  const db = join(box.root, 'pcodx.sqlite3');
+  const { box, server, codex, bin, db, env: base } = await codexBox(held, 'cordon-serve-e2e-');
   const live = join(box.root, 'live');
-  const env = { ...codex.env, PCODX_DB: db, PCODX_LIVE_CONTEXT_DIR: live };
+  const env = { ...base, PCODX_LIVE_CONTEXT_DIR: live };
   const serve = await startServeProcess(['--listen', 'ws://127.0.0.1:0', '--upstream', 'ws://127.0.0.1:0', '--codex-bin', bin, '--enable-pcodx-tools', '--session', 'e2e'], env, codex.workdir);
   expect(serve.banner.session_id).toBe('e2e');
   const exec = (args: string[]) => runProcess([bin, 'exec', '--remote', serve.listen, '--skip-git-repo-check', '--json', ...args], { env, cwd: codex.workdir, timeoutMs: 90_000 });

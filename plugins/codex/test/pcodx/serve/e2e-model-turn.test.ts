@@ -1,24 +1,18 @@
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { REPO_ROOT, makeSandbox, runProcess } from '../../../../../test/support/cli.js';
-import { codexSession, holdPerTest } from '../../../../../test/support/fake-models/index.js';
-import { requireAgent } from '../../../../../test/support/agents.js';
-import { linkCodex, pcodx, tableRows } from '../support.js';
-import { PromptDrivenResponses, requestText } from './support.js';
+import { REPO_ROOT, runProcess } from '../../../../../test/support/cli.js';
+import { holdPerTest } from '../../../../../test/support/fake-models/index.js';
+import { pcodx, tableRows } from '../support.js';
+import { codexBox, requestText } from './support.js';
 
 const held = holdPerTest();
 const MODEL_TURN_BIN = join(REPO_ROOT, 'plugins/codex/bin/pcodx-model-turn.js');
 const CORDON = join(REPO_ROOT, 'packages/host/bin/run.cjs');
 
 it('pcodx-model-turn runs one turn on the real codex app-server over a fresh thread seeded with the render, records it and appends one private usage line', async () => {
-  const box = held.sandbox(makeSandbox('cordon-model-turn-'));
-  linkCodex(box);
-  const server = held.server(await PromptDrivenResponses.start());
-  const codex = codexSession({ origin: server.origin, home: box.dir('agent-home'), workdir: box.dir('work'), env: box.env });
-  const { bin } = requireAgent('codex');
-  const db = join(box.root, 'pcodx.sqlite3');
-  const env = { ...codex.env, PCODX_DB: db, CORDON_BIN: CORDON };
+  const { box, server, codex, bin, db, env: base } = await codexBox(held, 'cordon-model-turn-');
+  const env = { ...base, CORDON_BIN: CORDON };
   const p = (args: string[]) => pcodx(box, db, args, { env, cwd: codex.workdir });
   expect((await p(['record', '--session', 'mt', '--cwd', codex.workdir, '--role', 'user', '--text', 'old question SENTINEL_mt1'])).exitCode).toBe(0);
   expect((await p(['record', '--session', 'mt', '--role', 'assistant', '--text', 'old answer'])).exitCode).toBe(0);

@@ -2,11 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { makeSandbox } from '../../../../../test/support/cli.js';
-import { codexSession, holdPerTest, type RecordedRequest } from '../../../../../test/support/fake-models/index.js';
-import { requireAgent } from '../../../../../test/support/agents.js';
-import { linkCodex, tableRows } from '../support.js';
-import { killServes, PromptDrivenResponses, requestText, startServeProcess } from './support.js';
+import { holdPerTest, type RecordedRequest } from '../../../../../test/support/fake-models/index.js';
+import { tableRows } from '../support.js';
+import { codexBox, killServes, requestText, startServeProcess } from './support.js';
 
 // The real Codex TUI (`codex --remote`) driven through tmux on a private tmux server.
 const TMUX = ['-L', `cordon-serve-tui-${process.pid}`];
@@ -31,13 +29,7 @@ async function until<T>(what: string, probe: () => T | undefined | false, timeou
 }
 
 it('the real Codex TUI through pcodx serve: two turns, a compaction dropping the sentinel from the next request, then `codex resume --last` from the compacted context', async () => {
-  const box = held.sandbox(makeSandbox('cordon-serve-tui-'));
-  linkCodex(box);
-  const server = held.server(await PromptDrivenResponses.start());
-  const codex = codexSession({ origin: server.origin, home: box.dir('agent-home'), workdir: box.dir('work'), env: box.env });
-  const { bin } = requireAgent('codex');
-  const db = join(box.root, 'pcodx.sqlite3');
-  const env = { ...codex.env, PCODX_DB: db };
+  const { box, server, codex, bin, db, env } = await codexBox(held, 'cordon-serve-tui-');
   // What the TUI itself writes after its first start: the model-migration notice was seen (it would
   // otherwise cover the input box at some point after start-up).
   appendFileSync(codex.userConfig, '\n[tui]\nscreen_reader_detection_done = true\n\n[notice.model_migrations]\n"gpt-5.5" = "gpt-6-sol"\n');

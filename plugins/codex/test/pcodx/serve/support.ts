@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { FakeModelServer, type RecordedRequest } from '../../../../../test/support/fake-models/index.js';
-import { CORDON_BIN } from '../../../../../test/support/cli.js';
+import { join } from 'node:path';
+import { codexSession, FakeModelServer, type AgentSession, type Held, type RecordedRequest } from '../../../../../test/support/fake-models/index.js';
+import { requireAgent } from '../../../../../test/support/agents.js';
+import { CORDON_BIN, makeSandbox, type Sandbox } from '../../../../../test/support/cli.js';
+import { linkCodex } from '../support.js';
 
 /** Every text the model was sent in one request (input items' texts and tool outputs), joined. */
 export function requestText(request: RecordedRequest): string {
@@ -134,4 +137,27 @@ export function startServeProcess(args: readonly string[], env: NodeJS.ProcessEn
       });
     });
   });
+}
+
+/** What a real-Codex pcodx test starts from. */
+export interface CodexBox {
+  readonly box: Sandbox;
+  readonly server: PromptDrivenResponses;
+  readonly codex: AgentSession;
+  /** The installed codex executable. */
+  readonly bin: string;
+  /** The ledger file (not created yet). */
+  readonly db: string;
+  /** The codex session's environment with `PCODX_DB` set. */
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** A sandbox with the codex plugin linked, a {@link PromptDrivenResponses} and a Codex home pointed at it; all released after the test. */
+export async function codexBox(held: Held, prefix: string): Promise<CodexBox> {
+  const box = held.sandbox(makeSandbox(prefix));
+  linkCodex(box);
+  const server = held.server(await PromptDrivenResponses.start());
+  const codex = codexSession({ origin: server.origin, home: box.dir('agent-home'), workdir: box.dir('work'), env: box.env });
+  const db = join(box.root, 'pcodx.sqlite3');
+  return { box, server, codex, bin: requireAgent('codex').bin, db, env: { ...codex.env, PCODX_DB: db } };
 }
