@@ -46,7 +46,8 @@ interface ClientRequestData {
  * Transparent (no {@link PcodxContext}): frames pass unchanged, in order; the relay only reads
  * ids to know which requests are pending, so an upstream that dies becomes one JSON-RPC error per
  * pending request instead of silence. Malformed client frames are answered with -32700/-32600 and
- * never reach the upstream; malformed upstream frames are logged and dropped.
+ * never reach the upstream; malformed upstream frames holding `"id"` are logged and dropped
+ * (upstream frames without it pass unparsed).
  *
  * With pcodx (research/pcodx-codex.md §4 point 2): `initialize` opts into `experimentalApi`;
  * primary `thread/start` gets the pcodx tools and instructions, resume/fork the instructions;
@@ -195,6 +196,13 @@ export class Relay {
 
   #fromUpstream(data: RawData, binary: boolean): void {
     if (binary) return this.#sendClient(data, true);
+    // Transparent mode reads upstream frames only to track request ids; a frame without the bytes
+    // `"id"` can be neither a response nor a request (streaming deltas are most of the traffic),
+    // so it passes unparsed.
+    if (!this.#options.pcodx && Buffer.isBuffer(data) && data.indexOf('"id"') === -1) {
+      this.#options.capture?.frame('s2p', data.toString());
+      return this.#sendClient(data, false);
+    }
     const text = data.toString();
     this.#options.capture?.frame('s2p', text);
     const frame = classify(text);
