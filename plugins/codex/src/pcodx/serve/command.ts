@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { SessionState } from './threads.js';
 import { startServe, type ServeOptions } from './serve.js';
 import type { ServeLog } from './relay.js';
+import { PcodxUsageError } from '../errors.js';
 
 /** A log value as it goes into a `key=value` line: bare when it has no space, quote or `=`, else JSON-quoted. */
 function logValue(value: string | number | boolean): string {
@@ -27,11 +28,17 @@ export async function runServe(options: Omit<ServeOptions, 'pcodx' | 'fixtureDir
     const resolved = await pcodx.ledger.resolveSession({ id: pcodx.session, mode: 'create', cwd: pcodx.cwd && resolve(pcodx.cwd) });
     session = new SessionState(resolved.id);
   }
-  const running = await startServe({
-    ...options,
-    fixtureDir: process.env.PCODX_WS_FIXTURE_DIR || undefined,
-    pcodx: pcodx && session ? { ledger: pcodx.ledger, session, liveContextDir: process.env.PCODX_LIVE_CONTEXT_DIR || undefined } : undefined,
-  });
+  let running;
+  try {
+    running = await startServe({
+      ...options,
+      fixtureDir: process.env.PCODX_WS_FIXTURE_DIR || undefined,
+      pcodx: pcodx && session ? { ledger: pcodx.ledger, session, liveContextDir: process.env.PCODX_LIVE_CONTEXT_DIR || undefined } : undefined,
+    });
+  } catch (error) {
+    // Refused addresses and an app-server that cannot start are the user's to fix: `error: …`, exit 1.
+    throw new PcodxUsageError((error as Error).message);
+  }
   const out = [`listen=${running.listenUrl}`, `upstream=${running.upstreamUrl}`];
   if (running.upstreamPid !== undefined) out.push(`upstream_pid=${running.upstreamPid}`);
   out.push(`pcodx_tools=${pcodx ? 'enabled' : 'disabled'}`);

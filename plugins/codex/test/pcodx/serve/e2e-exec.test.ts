@@ -60,6 +60,8 @@ it('codex exec --remote through pcodx serve: turns are ingested, partial_compact
   expect(JSON.stringify(lastFile.items)).toContain('SUMMARY_b41');
 
   expect(await serve.stop()).toBe(0);
+  // The app-server the serve started is gone with it.
+  expect(() => process.kill(Number(serve.banner.upstream_pid), 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
   expect(serve.stderr()).toContain('event=turn_ingested');
   expect(existsSync(db)).toBe(true);
 }, 240_000);

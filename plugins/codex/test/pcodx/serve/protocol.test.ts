@@ -209,6 +209,27 @@ describe('pcodx tools and thread rewriting', () => {
     expect((await ledger.visibleIds('S'))).toEqual(['msg1', 'msg2', 'msg3', 'msg4']);
   });
 
+  it('maps a forked thread like a resumed one and leaves an ephemeral fork alone', async () => {
+    await start(true);
+    const c = await client();
+    const threadId = await primaryThread(c, 'fk');
+    await turn(c, 'fk1', threadId, 'before the fork');
+    const forked = await c.request('fork', 'thread/fork', { threadId, cwd: dir });
+    const forkId = forked.result.thread.id;
+    expect(forkId).not.toBe(threadId);
+    const { done } = await turn(c, 'fk2', forkId, 'on the fork');
+    // The session has history, so the fork's first turn runs on a fresh thread seeded with it.
+    const inject = fake.calls('thread/inject_items')[0].params;
+    expect(JSON.stringify(inject.items)).toContain('before the fork');
+    expect(fake.calls('turn/start').at(-1).params.threadId).toBe(inject.threadId);
+    expect(done.params.threadId).toBe(forkId);
+    const ephemeral = await c.request('fork-e', 'thread/fork', { threadId, ephemeral: true, excludeTurns: true });
+    expect(fake.calls('thread/fork').at(-1).params).toEqual({ threadId, ephemeral: true, excludeTurns: true });
+    await turn(c, 'fk3', ephemeral.result.thread.id, 'side question');
+    expect(fake.calls('turn/start').at(-1).params.threadId).toBe(ephemeral.result.thread.id);
+    expect((await ledger.visible('S')).map((e) => e.text)).not.toContain('side question');
+  });
+
   it('answers a refused partial_compact with success:false and stores nothing', async () => {
     await start(true);
     const c = await client();
@@ -327,5 +348,7 @@ describe('listening', () => {
   it('refuses a non-loopback --listen without --allow-remote', async () => {
     await expect(startServe({ listen: 'ws://0.0.0.0:0', upstream: fake.url, launch: false, log: () => undefined })).rejects.toThrow(/--allow-remote/);
     await expect(startServe({ listen: 'http://127.0.0.1:1', upstream: fake.url, launch: false, log: () => undefined })).rejects.toThrow(/ws:\/\//);
+    serve = await startServe({ listen: 'ws://0.0.0.0:0', upstream: fake.url, launch: false, allowRemote: true, log: () => undefined });
+    expect(serve.listenUrl).toMatch(/^ws:\/\/0\.0\.0\.0:\d+$/);
   });
 });
