@@ -95,7 +95,10 @@ export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurn
       if (!usage) throw new Error('app-server reported no token usage for the turn');
       return init;
     };
-    const init = await Promise.race([work(), timeout]);
+    const working = work();
+    // When the timeout wins, the abandoned work still rejects (the app-server is closed below); that must not surface as an unhandled rejection.
+    working.catch(() => undefined);
+    const init = await Promise.race([working, timeout]);
     const rows = await ledger.record(session.id, record!.rows());
     const answerRow = rows[1]!;
     return {
