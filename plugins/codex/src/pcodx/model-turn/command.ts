@@ -1,7 +1,7 @@
 import type { LedgerHandle } from '@cordon/plugin-api';
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { PcodxUsageError } from '../errors.js';
+import { isReportable, PcodxRuntimeError, PcodxUsageError } from '../errors.js';
 import { hostApi } from '../host-api.js';
 import { writeNewPrivate } from '../serve/capture.js';
 import { runModelTurn } from './run.js';
@@ -32,15 +32,22 @@ export async function modelTurnCommand(ledger: LedgerHandle, flags: ModelTurnFla
   const contextOut = flags.contextOut === undefined ? undefined : resolve(flags.contextOut);
   if (contextOut !== undefined && existsSync(contextOut)) throw new PcodxUsageError(`--context-out ${contextOut} exists already; name a new file`);
   const usageLog = api.services.ledger.checkUsageLog({ usageLog: flags.usageLog, dbPath: ledger.path });
-  const result = await runModelTurn({
-    ledger,
-    session,
-    text: flags.text,
-    cwd,
-    codexBin: flags.codexBin,
-    timeoutMs: flags.timeoutMs,
-    onContext: contextOut ? (items) => writeNewPrivate(contextOut, `${JSON.stringify(items, null, 2)}\n`) : undefined,
-  });
+  let result;
+  try {
+    result = await runModelTurn({
+      ledger,
+      session,
+      text: flags.text,
+      cwd,
+      codexBin: flags.codexBin,
+      timeoutMs: flags.timeoutMs,
+      onContext: contextOut ? (items) => writeNewPrivate(contextOut, `${JSON.stringify(items, null, 2)}\n`) : undefined,
+    });
+  } catch (error) {
+    // Ledger refusals keep their own code; the app-server's failures are reported as they are.
+    if (isReportable(error)) throw error;
+    throw new PcodxRuntimeError((error as Error).message, { cause: error });
+  }
   api.services.ledger.appendUsage(result.usage, { usageLog: flags.usageLog, dbPath: ledger.path });
   const [prompt, answer] = result.rows;
   if (flags.json) {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { SessionState } from './threads.js';
 import { startServe, type ServeOptions } from './serve.js';
 import type { ServeLog } from './relay.js';
-import { PcodxUsageError } from '../errors.js';
+import { PcodxRuntimeError } from '../errors.js';
 
 /** A log value as it goes into a `key=value` line: bare when it has no space, quote or `=`, else JSON-quoted. */
 function logValue(value: string | number | boolean): string {
@@ -37,7 +37,7 @@ export async function runServe(options: Omit<ServeOptions, 'pcodx' | 'fixtureDir
     });
   } catch (error) {
     // Refused addresses and an app-server that cannot start are the user's to fix: `error: …`, exit 1.
-    throw new PcodxUsageError((error as Error).message);
+    throw new PcodxRuntimeError((error as Error).message, { cause: error });
   }
   const out = [`listen=${running.listenUrl}`, `upstream=${running.upstreamUrl}`];
   if (running.upstreamPid !== undefined) out.push(`upstream_pid=${running.upstreamPid}`);

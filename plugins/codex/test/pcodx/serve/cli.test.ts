@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../../../test/support/cli.js';
@@ -27,4 +27,24 @@ it('reports an app-server that cannot start (missing binary, early exit) as erro
   const early = await pcodx(box, undefined, ['serve', '--listen', 'ws://127.0.0.1:0', '--upstream', 'ws://127.0.0.1:0', '--codex-bin', failing]);
   expect(early.exitCode).toBe(1);
   expect(early.stderr).toContain('app-server exited (code 3) before listening: bad flag');
+});
+
+it('model-turn: an app-server that never answers hits --timeout-seconds, one that dies is reported; nothing is recorded or logged', async () => {
+  const db = join(box.root, 'pcodx.sqlite3');
+  expect((await pcodx(box, db, ['record', '--session', 'm', '--role', 'user', '--text', 'q'])).exitCode).toBe(0);
+  const silent = join(box.root, 'silent-codex');
+  writeFileSync(silent, '#!/bin/sh\nexec sleep 600\n');
+  chmodSync(silent, 0o755);
+  const slow = await pcodx(box, db, ['model-turn', '--session', 'm', '--text', 'hello', '--codex-bin', silent, '--timeout-seconds', '1']);
+  expect([slow.exitCode, slow.stderr]).toEqual([1, 'error: the model turn did not finish within 1 s\n']);
+  const dying = join(box.root, 'dying-codex');
+  writeFileSync(dying, '#!/bin/sh\necho "no app-server here" >&2\nexit 4\n');
+  chmodSync(dying, 0o755);
+  const dead = await pcodx(box, db, ['model-turn', '--session', 'm', '--text', 'hello', '--codex-bin', dying]);
+  expect(dead.exitCode).toBe(1);
+  expect(dead.stderr).toMatch(/^error: .*dying-codex app-server exited \(4\): no app-server here\n$/);
+  expect((await pcodx(box, db, ['ids', '--session', 'm'])).stdout).toBe('session_id=m\nmsg1\n');
+  expect(existsSync(join(box.root, 'pcodx.usage.jsonl'))).toBe(false);
+  const unknown = await pcodx(box, db, ['model-turn', '--session', 'ghost', '--text', 'hello', '--codex-bin', dying]);
+  expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown session `ghost`\n']);
 });
