@@ -1,5 +1,6 @@
 import type { LedgerHandle } from '@cordon/plugin-api';
 import { resolve } from 'node:path';
+import { privateDir } from './capture.js';
 import { SessionState } from './threads.js';
 import { startServe, type ServeOptions } from './serve.js';
 import type { ServeLog } from './relay.js';
@@ -28,12 +29,15 @@ export async function runServe(options: Omit<ServeOptions, 'pcodx' | 'fixtureDir
     const resolved = await pcodx.ledger.resolveSession({ id: pcodx.session, mode: 'create', cwd: pcodx.cwd && resolve(pcodx.cwd) });
     session = new SessionState(resolved.id);
   }
+  const liveContextDir = process.env.PCODX_LIVE_CONTEXT_DIR || undefined;
   let running;
   try {
+    // An audit directory others could read or plant files in is refused before anything starts.
+    if (pcodx && liveContextDir) privateDir(liveContextDir);
     running = await startServe({
       ...options,
       fixtureDir: process.env.PCODX_WS_FIXTURE_DIR || undefined,
-      pcodx: pcodx && session ? { ledger: pcodx.ledger, session, liveContextDir: process.env.PCODX_LIVE_CONTEXT_DIR || undefined } : undefined,
+      pcodx: pcodx && session ? { ledger: pcodx.ledger, session, liveContextDir } : undefined,
     });
   } catch (error) {
     // Refused addresses and an app-server that cannot start are the user's to fix: `error: …`, exit 1.

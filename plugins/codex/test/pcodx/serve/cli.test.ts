@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../../../test/support/cli.js';
@@ -47,4 +47,13 @@ it('model-turn: an app-server that never answers hits --timeout-seconds, one tha
   expect(existsSync(join(box.root, 'pcodx.usage.jsonl'))).toBe(false);
   const unknown = await pcodx(box, db, ['model-turn', '--session', 'ghost', '--text', 'hello', '--codex-bin', dying]);
   expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown session `ghost`\n']);
+});
+
+it('refuses a PCODX_LIVE_CONTEXT_DIR open to the group before listening', async () => {
+  const live = join(box.root, 'live');
+  mkdirSync(live, { mode: 0o750 });
+  chmodSync(live, 0o750);
+  const r = await pcodx(box, join(box.root, 'l.sqlite3'), ['serve', '--enable-pcodx-tools', '--listen', 'ws://127.0.0.1:0', '--no-launch-upstream', '--upstream', 'ws://127.0.0.1:9'], { env: { PCODX_LIVE_CONTEXT_DIR: live } });
+  expect(r.exitCode).toBe(1);
+  expect(r.stderr).toBe(`error: ${live} is open to group or others (mode 750); use an owner-only (0700) directory\n`);
 });
