@@ -46,7 +46,9 @@ if (!cordon) {
   process.exit(127);
 }
 
-const args = ['pcodx', ...process.argv.slice(2)];
+// `pcodx-model-turn` (bin/pcodx-model-turn.js) names its subcommand here before importing this file.
+const subcommand = globalThis[Symbol.for('@cordon/codex.pcodx-subcommand')];
+const args = ['pcodx', ...(typeof subcommand === 'string' ? [subcommand] : []), ...process.argv.slice(2)];
 const script = /\.[cm]?js$/i.test(cordon);
 const child = script
   ? spawn(process.execPath, [cordon, ...args], { stdio: 'inherit' })

@@ -43,6 +43,11 @@ export const ERROR_CODES = Object.freeze({
    * roll-back worked). Exit 2.
    */
   HOOKS_WRITE_FAILED: 'CORDON_HOOKS_WRITE_FAILED',
+  /**
+   * The pcodx usage log cannot be written safely: it is open to group or others, a symbolic link,
+   * not a regular file, or the ledger database itself (research/pcodx-codex.md §1.10). Nothing was written.
+   */
+  USAGE_LOG_REFUSED: 'CORDON_USAGE_LOG_REFUSED',
   /** Something cordon did not expect; a bug. */
   INTERNAL: 'CORDON_INTERNAL',
 } as const);

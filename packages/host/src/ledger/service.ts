@@ -1,5 +1,6 @@
 import type { HookTable, LedgerHandle, LedgerService } from '@cordon/plugin-api';
 import { resolveLedgerPath } from './path.js';
+import { appendUsageRecord, checkUsageLogFile, resolveUsageLogPath } from './usage-log.js';
 
 /**
  * The ledger as lent to plugins (`api.services.ledger`): paths resolve as research §1.1 says, and
@@ -13,6 +14,16 @@ export function createLedgerService(hooks: Pick<HookTable, 'compact'>): LedgerSe
     open: async (options: { db?: string; env?: NodeJS.ProcessEnv } = {}): Promise<LedgerHandle> => {
       const { Ledger } = await import('./ledger.js');
       return Ledger.open({ path: resolveLedgerPath(options), beforeStore: (plan) => hooks.compact.promise(plan) });
+    },
+    appendUsage: (record: Readonly<Record<string, unknown>>, options: { usageLog?: string; dbPath: string; env?: NodeJS.ProcessEnv }): string => {
+      const path = resolveUsageLogPath(options);
+      appendUsageRecord(path, options.dbPath, record);
+      return path;
+    },
+    checkUsageLog: (options: { usageLog?: string; dbPath: string; env?: NodeJS.ProcessEnv }): string => {
+      const path = resolveUsageLogPath(options);
+      checkUsageLogFile(path, options.dbPath);
+      return path;
     },
   });
 }

@@ -195,4 +195,16 @@ export interface LedgerService {
   resolvePath(options?: { readonly db?: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
   /** Opens (creating parent directories, the file and the schema as needed) the ledger. */
   open(options?: { readonly db?: string; readonly env?: Readonly<Record<string, string | undefined>> }): Promise<LedgerHandle>;
+  /**
+   * Appends one record as a JSON line to the pcodx usage log (research/pcodx-codex.md §1.10) and
+   * returns the log's path: `usageLog` (a `--usage-log` flag), else `$PCODX_USAGE_LOG`, else
+   * `dbPath` with its extension replaced by `.usage.jsonl`. The file is created 0600; a file open
+   * to group or others, a symbolic link, a non-regular file or the database itself is refused
+   * with `CORDON_USAGE_LOG_REFUSED` and nothing is written. One `O_APPEND` write per line (no
+   * interleaving between writers); a torn last line is ended before the new one. The record must
+   * hold no conversation text, ids or paths: the caller chooses its fields.
+   */
+  appendUsage(record: Readonly<Record<string, unknown>>, options: { readonly usageLog?: string; readonly dbPath: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
+  /** The usage log's path after the same checks as {@link appendUsage}, writing nothing (refuse before a turn that could not be logged). */
+  checkUsageLog(options: { readonly usageLog?: string; readonly dbPath: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
 }

@@ -7,6 +7,18 @@ export class PcodxUsageError extends Error {
   }
 }
 
+/**
+ * Something outside cordon failed in a way the user can act on (an app-server that cannot start,
+ * dies or stays silent past the timeout, an address refused). Printed as `error: …`, exit 1.
+ */
+export class PcodxRuntimeError extends Error {
+  readonly code = 'PCODX_RUNTIME';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PcodxRuntimeError';
+  }
+}
+
 /** Codes whose errors are the user's to fix: the CLI prints `error: …` and exits 1; the interactive loop goes on. */
 const USER_CODES = new Set(['PCODX_USAGE', 'CORDON_LEDGER_REFUSED', 'CORDON_PLUGIN_ERROR']);
 
@@ -18,5 +30,5 @@ export function isUserError(error: unknown): boolean {
 /** True for any error cordon raised on purpose (its message is meant for the user as it is). */
 export function isReportable(error: unknown): boolean {
   const code = String((error as { code?: unknown } | null)?.code);
-  return code === 'PCODX_USAGE' || code.startsWith('CORDON_');
+  return code === 'PCODX_USAGE' || code === 'PCODX_RUNTIME' || code.startsWith('CORDON_');
 }

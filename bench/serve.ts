@@ -1,0 +1,146 @@
+/**
+ * `npm run bench:serve`: the `pcodx serve` relay (transparent mode, the code every frame goes
+ * through) against a direct connection, in one run. An echo app-server stand-in and the proxy each
+ * run in their own process; this process is the client. For 1 KB and 64 KB JSON-RPC frames it
+ * measures
+ * - latency: 2,000 sequential round trips (after 200 warm-up) directly and through the proxy,
+ *   alternating so that load from other processes hits both alike; a
+ *   round trip through the proxy relays two frames (client→upstream, echo back), so the added
+ *   latency per frame is (p50 via proxy − p50 direct) / 2;
+ * - throughput: frames pipelined with up to 256 round trips in flight; relayed frames per second
+ *   counts both directions (2 per round trip).
+ * Targets: added p50 ≤ 0.2 ms per frame, ≥ 20,000 relayed frames/s.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { WebSocket, WebSocketServer } from 'ws';
+
+const SIZES = [1024, 64 * 1024] as const;
+const WARMUP = 200;
+const ROUND_TRIPS = 2000;
+const IN_FLIGHT = 256;
+const THROUGHPUT_FRAMES: Record<number, number> = { 1024: 20_000, 65536: 3_000 };
+const TARGET_ADDED_MS = 0.2;
+const TARGET_FRAMES_PER_S = 20_000;
+
+function child(args: string[]): Promise<{ proc: ChildProcess; url: string }> {
+  const proc = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.includes('\n')) resolve({ proc, url: out.trim() });
+    });
+    proc.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}`)));
+  });
+}
+
+function frame(size: number, seq: number): string {
+  const head = JSON.stringify({ method: 'bench/frame', params: { seq, pad: '' } });
+  return JSON.stringify({ method: 'bench/frame', params: { seq, pad: 'x'.repeat(Math.max(0, size - head.length)) } });
+}
+
+async function connect(url: string): Promise<WebSocket> {
+  const socket = new WebSocket(url, { perMessageDeflate: false, maxPayload: 64 * 1024 * 1024 });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  return socket;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Round-trip times direct and through the proxy, measured alternately so load drift hits both alike. */
+async function latencies(directUrl: string, proxyUrl: string, size: number): Promise<{ direct: number[]; proxy: number[] }> {
+  const direct = await connect(directUrl);
+  const proxy = await connect(proxyUrl);
+  const payload = frame(size, 0);
+  const out = { direct: [] as number[], proxy: [] as number[] };
+  const once = async (socket: WebSocket) => {
+    const t = performance.now();
+    await new Promise<void>((resolve) => {
+      socket.once('message', () => resolve());
+      socket.send(payload);
+    });
+    return performance.now() - t;
+  };
+  for (let i = 0; i < WARMUP + ROUND_TRIPS; i++) {
+    const d = await once(direct);
+    const p = await once(proxy);
+    if (i >= WARMUP) {
+      out.direct.push(d);
+      out.proxy.push(p);
+    }
+  }
+  direct.close();
+  proxy.close();
+  return out;
+}
+
+async function throughput(url: string, size: number): Promise<number> {
+  const socket = await connect(url);
+  const total = THROUGHPUT_FRAMES[size]!;
+  const payload = frame(size, 0);
+  let sent = 0;
+  let received = 0;
+  const t = performance.now();
+  await new Promise<void>((resolve) => {
+    const pump = () => {
+      while (sent < total && sent - received < IN_FLIGHT) {
+        socket.send(payload);
+        sent += 1;
+      }
+    };
+    socket.on('message', () => {
+      received += 1;
+      if (received === total) resolve();
+      else pump();
+    });
+    pump();
+  });
+  const seconds = (performance.now() - t) / 1000;
+  socket.close();
+  return (2 * total) / seconds;
+}
+
+async function main(): Promise<void> {
+  const echo = await child(['--echo']);
+  const proxy = await child(['--proxy', echo.url]);
+  try {
+    console.log(`pcodx serve relay vs direct (node ${process.version}, ${ROUND_TRIPS} round trips per latency run)`);
+    console.log('frame    p50 direct  p50 proxy  added/frame  target   frames/s direct  frames/s proxy  target');
+    let ok = true;
+    for (const size of SIZES) {
+      const times = await latencies(echo.url, proxy.url, size);
+      const direct = median(times.direct);
+      const via = median(times.proxy);
+      const added = (via - direct) / 2;
+      const directRate = await throughput(echo.url, size);
+      const proxyRate = await throughput(proxy.url, size);
+      const latencyOk = added <= TARGET_ADDED_MS;
+      const rateOk = proxyRate >= TARGET_FRAMES_PER_S;
+      ok &&= latencyOk && rateOk;
+      console.log(
+        `${(size / 1024).toFixed(0).padStart(3)} KB  ${direct.toFixed(3).padStart(8)} ms ${via.toFixed(3).padStart(8)} ms ${added.toFixed(3).padStart(8)} ms   ${latencyOk ? 'met ' : 'MISS'}   ${Math.round(directRate).toLocaleString('en').padStart(15)}  ${Math.round(proxyRate).toLocaleString('en').padStart(14)}  ${rateOk ? 'met' : 'MISS'}`,
+      );
+    }
+    console.log(ok ? 'all targets met' : 'some targets missed (see MISS)');
+  } finally {
+    echo.proc.kill();
+    proxy.proc.kill();
+  }
+}
+
+const role = process.argv[2];
+if (role === '--echo') {
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false, maxPayload: 64 * 1024 * 1024 });
+  server.on('listening', () => process.stdout.write(`ws://127.0.0.1:${(server.address() as { port: number }).port}\n`));
+  server.on('connection', (socket) => socket.on('message', (data, binary) => socket.send(data, { binary })));
+} else if (role === '--proxy') {
+  const { startServe } = await import('../plugins/codex/src/pcodx/serve/serve.js');
+  const running = await startServe({ listen: 'ws://127.0.0.1:0', upstream: process.argv[3]!, launch: false, log: () => undefined });
+  process.stdout.write(`${running.listenUrl}\n`);
+} else {
+  await main();
+}

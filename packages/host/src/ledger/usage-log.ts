@@ -1,0 +1,73 @@
+import { lstatSync, statSync } from 'node:fs';
+import { dirname, extname, resolve } from 'node:path';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { appendLine, ensurePrivateDir } from '../io/index.js';
+
+/** Inputs of {@link resolveUsageLogPath}. */
+export interface UsageLogPathOptions {
+  /** A `--usage-log` flag value. */
+  readonly usageLog?: string;
+  /** The ledger database path (absolute). */
+  readonly dbPath: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Base for relative paths (default: the process cwd). */
+  readonly cwd?: string;
+}
+
+/**
+ * Where the pcodx usage log lives (research/pcodx-codex.md §1.10): `--usage-log`, else
+ * `$PCODX_USAGE_LOG`, else the database path with its extension replaced by `.usage.jsonl`.
+ */
+export function resolveUsageLogPath(options: UsageLogPathOptions): string {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  if (options.usageLog) return resolve(cwd, options.usageLog);
+  if (env.PCODX_USAGE_LOG) return resolve(cwd, env.PCODX_USAGE_LOG);
+  const ext = extname(options.dbPath);
+  return `${ext ? options.dbPath.slice(0, -ext.length) : options.dbPath}.usage.jsonl`;
+}
+
+const refuse = (path: string, why: string) => new CordonError(ERROR_CODES.USAGE_LOG_REFUSED, `usage log ${path} ${why}; nothing was written`, { exit: 1, details: { path } });
+
+/**
+ * Appends one usage record as a compact JSON line (research §1.10 "File safety"), through the io
+ * layer's `appendLine`: one `O_APPEND` write (concurrent writers never interleave, so no lock file
+ * is needed), a torn last line left by a crashed writer is ended with a newline first so the new
+ * line stays whole, the file is created 0600 and never opened through a symbolic link.
+ *
+ * Refused with `CORDON_USAGE_LOG_REFUSED` before anything is written: an existing file with any
+ * group or other permission bit, a symbolic link, something other than a regular file, or the
+ * ledger database itself (same path, or a hard link to it). Missing parent directories are
+ * created owner-only. I/O errors propagate.
+ */
+export function appendUsageRecord(path: string, dbPath: string, record: Readonly<Record<string, unknown>>): void {
+  checkUsageLogFile(path, dbPath);
+  appendLine(path, `${JSON.stringify(record)}\n`);
+}
+
+/**
+ * The checks of {@link appendUsageRecord} without the write, so a caller can refuse before doing
+ * work it could not log; creates missing parent directories owner-only.
+ */
+export function checkUsageLogFile(path: string, dbPath: string): void {
+  if (resolve(path) === resolve(dbPath)) throw refuse(path, 'is the ledger database');
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (stat) {
+    if (stat.isSymbolicLink()) throw refuse(path, 'is a symbolic link');
+    if (!stat.isFile()) throw refuse(path, 'is not a regular file');
+    if ((stat.mode & 0o077) !== 0) throw refuse(path, `is open to group or others (mode ${(stat.mode & 0o777).toString(8).padStart(4, '0')}); run chmod 600 on it`);
+    try {
+      const db = statSync(dbPath);
+      if (db.dev === stat.dev && db.ino === stat.ino) throw refuse(path, 'is a hard link to the ledger database');
+    } catch (error) {
+      if (error instanceof CordonError) throw error;
+    }
+  } else {
+    ensurePrivateDir(dirname(path));
+  }
+}

@@ -1,0 +1,59 @@
+import type { LedgerHandle } from '@cordon/plugin-api';
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { isReportable, PcodxRuntimeError, PcodxUsageError } from '../errors.js';
+import { hostApi } from '../host-api.js';
+import { writeNewPrivate } from '../serve/capture.js';
+import { runModelTurn } from './run.js';
+
+/** Flags of `cordon pcodx model-turn`. */
+export interface ModelTurnFlags {
+  readonly session: string;
+  readonly cwd?: string;
+  readonly text: string;
+  readonly codexBin: string;
+  readonly timeoutMs: number;
+  readonly json?: boolean;
+  readonly contextOut?: string;
+  readonly usageLog?: string;
+}
+
+/**
+ * `cordon pcodx model-turn` (research/pcodx-codex.md §1.10): the session must exist; the usage log
+ * is checked before the turn (a log open to group or others is refused with nothing run); the
+ * turn runs; the rows are recorded; the usage line is appended. Output: the answer on stdout and
+ * `key=value` lines on stderr, or one JSON object with `json`.
+ */
+export async function modelTurnCommand(ledger: LedgerHandle, flags: ModelTurnFlags): Promise<void> {
+  const api = await hostApi();
+  const session = await ledger.resolveSession({ id: flags.session, mode: 'existing' });
+  const cwd = flags.cwd !== undefined ? resolve(flags.cwd) : session.cwd;
+  if (!isAbsolute(cwd)) throw new PcodxUsageError(`session \`${session.id}\` has a relative cwd \`${cwd}\`; pass --cwd DIR`);
+  const contextOut = flags.contextOut === undefined ? undefined : resolve(flags.contextOut);
+  if (contextOut !== undefined && existsSync(contextOut)) throw new PcodxUsageError(`--context-out ${contextOut} exists already; name a new file`);
+  const usageLog = api.services.ledger.checkUsageLog({ usageLog: flags.usageLog, dbPath: ledger.path });
+  let result;
+  try {
+    result = await runModelTurn({
+      ledger,
+      session,
+      text: flags.text,
+      cwd,
+      codexBin: flags.codexBin,
+      timeoutMs: flags.timeoutMs,
+      onContext: contextOut ? (items) => writeNewPrivate(contextOut, `${JSON.stringify(items, null, 2)}\n`) : undefined,
+    });
+  } catch (error) {
+    // Ledger refusals keep their own code; the app-server's failures are reported as they are.
+    if (isReportable(error)) throw error;
+    throw new PcodxRuntimeError((error as Error).message, { cause: error });
+  }
+  api.services.ledger.appendUsage(result.usage, { usageLog: flags.usageLog, dbPath: ledger.path });
+  const [prompt, answer] = result.rows;
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify({ session_id: session.id, prompt_message_id: prompt!.id, answer_message_id: answer!.id, answer: result.answer, usage: result.usage, usage_log: usageLog })}\n`);
+    return;
+  }
+  process.stderr.write(`session_id=${session.id}\nprompt_message_id=${prompt!.id}\nanswer_message_id=${answer!.id}\nusage_log=${usageLog}\n`);
+  process.stdout.write(`${result.answer}\n`);
+}

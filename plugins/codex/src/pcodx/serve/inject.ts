@@ -1,0 +1,20 @@
+import type { LedgerModelItem } from '@cordon/plugin-api';
+
+const ROLES = new Set(['system', 'developer', 'user', 'assistant']);
+
+/**
+ * Checks items before `thread/inject_items` (which validates nothing, research §2.5): each must be
+ * a `message` with a known role and a non-empty list of `input_text`/`output_text` parts holding
+ * strings (`output_text` only for the assistant). Throws naming the first bad item.
+ */
+export function checkInjectItems(items: readonly LedgerModelItem[]): void {
+  items.forEach((item, i) => {
+    const ok =
+      item?.type === 'message' &&
+      ROLES.has(item.role) &&
+      Array.isArray(item.content) &&
+      item.content.length > 0 &&
+      item.content.every((c) => typeof c?.text === 'string' && (c.type === (item.role === 'assistant' ? 'output_text' : 'input_text')));
+    if (!ok) throw new Error(`injected item ${i} is not a well-formed message item`);
+  });
+}

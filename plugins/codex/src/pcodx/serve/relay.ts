@@ -1,0 +1,335 @@
+import type { LedgerHandle } from '@cordon/plugin-api';
+import WebSocket, { type RawData } from 'ws';
+import { recordLiveContext, type FrameCapture } from './capture.js';
+import { classify, errorFrame, RPC_ERRORS, type Classified, type RpcId, type RpcMessage } from './frames.js';
+import { isReservedId, PendingTable, ProxyIds } from './ids.js';
+import { TurnRecord, userTextOf } from './ingest.js';
+import { SessionState, ThreadMap, TURN_SCOPED_METHODS, type MappedThread } from './threads.js';
+import { answerToolCall, freshThreadParams, isPcodxToolCall, isPrimaryStart, optInExperimental, withPcodxInstructionsOnly, withPcodxTools } from './tools.js';
+import { checkInjectItems } from './inject.js';
+
+/** One `key=value` log event of the serve (never conversation text). */
+export type ServeLog = (event: string, fields?: Readonly<Record<string, string | number | boolean>>) => void;
+
+/** What `--enable-pcodx-tools` adds: the ledger and the session the serve is bound to. */
+export interface PcodxContext {
+  readonly ledger: LedgerHandle;
+  readonly session: SessionState;
+  /** `PCODX_LIVE_CONTEXT_DIR`: where the injected items are recorded; without it only counts are logged. */
+  readonly liveContextDir?: string;
+}
+
+/** Options of one client connection's relay. */
+export interface RelayOptions {
+  readonly upstreamUrl: string;
+  /** Absent: a transparent relay. */
+  readonly pcodx?: PcodxContext;
+  readonly log: ServeLog;
+  readonly capture?: FrameCapture;
+  /** The client's `Authorization` header, passed on to an app-server that uses ws auth. */
+  readonly authorization?: string;
+  /** Number of the connection, for the log. */
+  readonly connection: number;
+}
+
+/** Per-request data of a pending client request (pcodx mode). */
+interface ClientRequestData {
+  /** A primary start/resume/fork: the params of a fresh thread for it. */
+  freshParams?: Record<string, unknown>;
+  /** A `turn/start` being ingested. */
+  turn?: TurnRecord;
+}
+
+/**
+ * The relay between one client websocket and its own upstream app-server connection.
+ *
+ * Transparent (no {@link PcodxContext}): frames pass unchanged, in order; the relay only reads
+ * ids to know which requests are pending, so an upstream that dies becomes one JSON-RPC error per
+ * pending request instead of silence. Malformed client frames are answered with -32700/-32600 and
+ * never reach the upstream; malformed upstream frames holding `"id"` are logged and dropped
+ * (upstream frames without it pass unparsed).
+ *
+ * With pcodx (research/pcodx-codex.md §4 point 2): `initialize` opts into `experimentalApi`;
+ * primary `thread/start` gets the pcodx tools and instructions, resume/fork the instructions;
+ * pcodx `item/tool/call`s are answered from the ledger and never forwarded; each completed
+ * turn of a primary thread is ingested (one transaction); after a compaction the next
+ * `turn/start` runs on a fresh ephemeral upstream thread seeded with `thread/inject_items`.
+ * pcodx-mode frames are handled one at a time in arrival order (a chain), so a `turn/start`
+ * never overtakes the ingestion of the turn before it.
+ */
+export class Relay {
+  readonly #client: WebSocket;
+  readonly #upstream: WebSocket;
+  readonly #options: RelayOptions;
+  readonly #clientPending = new PendingTable<ClientRequestData>();
+  readonly #serverPending = new PendingTable<undefined>();
+  readonly #internal = new Map<string, { resolve: (result: any) => void; reject: (error: Error) => void }>();
+  readonly #ids = new ProxyIds();
+  readonly #threads?: ThreadMap;
+  /** Upstream thread id → the turn running on it. */
+  readonly #turns = new Map<string, TurnRecord>();
+  readonly #early: Array<{ data: RawData | string; binary: boolean }> = [];
+  #chain: Promise<void> = Promise.resolve();
+  #upstreamGone = false;
+  /** Resolves once both sockets are closed. */
+  readonly closed: Promise<void>;
+
+  constructor(client: WebSocket, options: RelayOptions) {
+    this.#client = client;
+    this.#options = options;
+    if (options.pcodx) this.#threads = new ThreadMap(options.pcodx.session);
+    this.#upstream = new WebSocket(options.upstreamUrl, { perMessageDeflate: false, maxPayload: 64 * 1024 * 1024, headers: options.authorization ? { authorization: options.authorization } : {} });
+    const upstreamClosed = new Promise<void>((r) => this.#upstream.once('close', () => r()));
+    const clientClosed = new Promise<void>((r) => client.once('close', () => r()));
+    this.closed = Promise.all([upstreamClosed, clientClosed]).then(() => undefined);
+
+    client.on('message', (data, binary) => this.#fromClient(data, binary));
+    client.on('close', () => this.#clientClosed());
+    client.on('error', (error) => options.log('client_error', { connection: options.connection, message: error.message }));
+    this.#upstream.on('open', () => {
+      for (const frame of this.#early.splice(0)) this.#upstream.send(frame.data, { binary: frame.binary });
+    });
+    this.#upstream.on('message', (data, binary) => this.#fromUpstream(data, binary));
+    this.#upstream.on('error', (error) => options.log('upstream_error', { connection: options.connection, message: error.message }));
+    this.#upstream.on('close', (code) => this.#upstreamClosed(code));
+  }
+
+  // ---- client → upstream ------------------------------------------------------------------
+
+  #fromClient(data: RawData, binary: boolean): void {
+    if (binary) return this.#sendUp(data, true);
+    const text = data.toString();
+    this.#options.capture?.frame('c2p', text);
+    const frame = classify(text);
+    switch (frame.kind) {
+      case 'invalid':
+        this.#options.log('client_frame_refused', { connection: this.#options.connection, code: frame.code, reason: frame.reason });
+        return this.#sendClient(errorFrame(frame.id, frame.code, frame.reason), false);
+      case 'response':
+        if (!this.#serverPending.take(frame.message.id)) {
+          this.#options.log('client_response_dropped', { connection: this.#options.connection, reason: 'no pending server request has this id' });
+          return;
+        }
+        return this.#sendUp(data, false);
+      case 'notification':
+        if (!this.#options.pcodx) return this.#sendUp(data, false);
+        return this.#enqueue(async () => this.#sendUp(data, false));
+      case 'request': {
+        const { id, method } = frame.message;
+        if (isReservedId(id)) return this.#refuse(id, `invalid request: ids beginning with "pcodx:" are reserved for the proxy`);
+        if (this.#upstreamGone) return this.#sendClient(errorFrame(id, RPC_ERRORS.upstreamGone, 'the upstream app-server connection is closed'), false);
+        if (!this.#clientPending.add(id, method, {})) return this.#refuse(id, `invalid request: id ${JSON.stringify(id)} is already pending`);
+        if (!this.#options.pcodx) return this.#sendUp(data, false);
+        return this.#enqueue(() => this.#pcodxRequest(frame.message, data));
+      }
+    }
+  }
+
+  #refuse(id: RpcId, reason: string): void {
+    this.#options.log('client_frame_refused', { connection: this.#options.connection, code: RPC_ERRORS.invalidRequest, reason });
+    this.#sendClient(errorFrame(id, RPC_ERRORS.invalidRequest, reason), false);
+  }
+
+  async #pcodxRequest(message: RpcMessage & { id: RpcId; method: string }, raw: RawData): Promise<void> {
+    const pending = this.#clientPending;
+    // The entry was added in #fromClient; its data object is filled in here.
+    const data = pending.get(message.id)?.data ?? {};
+    let out: RpcMessage | undefined;
+    const { method } = message;
+    if (method === 'initialize') {
+      out = { ...message, params: optInExperimental(message.params) };
+    } else if (method === 'thread/start' && isPrimaryStart(message.params)) {
+      out = { ...message, params: withPcodxTools(message.params) };
+      data.freshParams = freshThreadParams(method, out.params);
+    } else if ((method === 'thread/resume' || method === 'thread/fork') && isPrimaryStart(message.params)) {
+      out = { ...message, params: withPcodxInstructionsOnly(message.params) };
+      data.freshParams = freshThreadParams(method, out.params);
+    } else if (TURN_SCOPED_METHODS.has(method)) {
+      const thread = this.#threads!.get(message.params?.threadId);
+      if (thread) {
+        if (method === 'turn/start') {
+          if (this.#threads!.isStale(thread)) {
+            try {
+              await this.#freshThread(thread);
+            } catch (error) {
+              pending.take(message.id);
+              this.#options.log('fresh_thread_failed', { connection: this.#options.connection, message: (error as Error).message });
+              return this.#sendClient(errorFrame(message.id, RPC_ERRORS.internal, `pcodx could not start the compacted context: ${(error as Error).message}`), false);
+            }
+          }
+          data.turn = new TurnRecord(thread.clientId, userTextOf(message.params?.input));
+          this.#turns.set(thread.upstreamId, data.turn);
+        }
+        if (thread.upstreamId !== thread.clientId) out = { ...message, params: { ...message.params, threadId: thread.upstreamId } };
+      }
+    }
+    this.#sendUp(out ? JSON.stringify(out) : raw, false);
+  }
+
+  /** Starts a fresh ephemeral upstream thread for `thread`, seeded with the ledger's model items. */
+  async #freshThread(thread: MappedThread): Promise<void> {
+    const { ledger, session, liveContextDir } = this.#options.pcodx!;
+    const items = await ledger.modelItems(session.sessionId);
+    checkInjectItems(items);
+    const started = await this.#call('thread/start', thread.freshParams);
+    const upstreamId = started?.thread?.id;
+    if (typeof upstreamId !== 'string') throw new Error('thread/start returned no thread id');
+    if (items.length) await this.#call('thread/inject_items', { threadId: upstreamId, items });
+    this.#threads!.moveTo(thread, upstreamId);
+    const bytes = Buffer.byteLength(JSON.stringify(items));
+    const fields: Record<string, string | number> = { connection: this.#options.connection, injected_items: items.length, injected_json_bytes: bytes };
+    if (liveContextDir) fields.live_context_file = recordLiveContext(liveContextDir, { sessionId: session.sessionId, clientThreadId: thread.clientId, upstreamThreadId: upstreamId, items });
+    this.#options.log('fresh_thread', fields);
+  }
+
+  /** A proxy request upstream (namespace 3); resolves with its result, rejects with its error. */
+  #call(method: string, params: unknown): Promise<any> {
+    if (this.#upstreamGone) return Promise.reject(new Error('the upstream app-server connection is closed'));
+    const id = this.#ids.next();
+    return new Promise((resolve, reject) => {
+      this.#internal.set(id, { resolve, reject });
+      this.#sendUp(JSON.stringify({ id, method, params }), false);
+    });
+  }
+
+  // ---- upstream → client ------------------------------------------------------------------
+
+  #fromUpstream(data: RawData, binary: boolean): void {
+    if (binary) return this.#sendClient(data, true);
+    // Transparent mode reads upstream frames only to track request ids; a frame without the bytes
+    // `"id"` can be neither a response nor a request (streaming deltas are most of the traffic),
+    // so it passes unparsed.
+    if (!this.#options.pcodx && Buffer.isBuffer(data) && data.indexOf('"id"') === -1) {
+      this.#options.capture?.frame('s2p', data.toString());
+      return this.#sendClient(data, false);
+    }
+    const text = data.toString();
+    this.#options.capture?.frame('s2p', text);
+    const frame = classify(text);
+    if (frame.kind === 'invalid') {
+      this.#options.log('upstream_frame_dropped', { connection: this.#options.connection, reason: frame.reason });
+      return;
+    }
+    if (frame.kind === 'response' && isReservedId(frame.message.id)) {
+      const waiter = this.#internal.get(frame.message.id as string);
+      this.#internal.delete(frame.message.id as string);
+      if (frame.message.error) waiter?.reject(new Error(`${frame.message.error.message} (code ${frame.message.error.code})`));
+      else waiter?.resolve(frame.message.result);
+      return;
+    }
+    if (!this.#options.pcodx) {
+      if (frame.kind === 'response') this.#clientPending.take(frame.message.id);
+      else if (frame.kind === 'request') this.#serverPending.add(frame.message.id, frame.message.method, undefined);
+      return this.#sendClient(data, false);
+    }
+    this.#enqueue(() => this.#pcodxUpstream(frame, text, data));
+  }
+
+  async #pcodxUpstream(frame: Exclude<Classified, { kind: 'invalid' }>, text: string, data: RawData): Promise<void> {
+    const { ledger, session } = this.#options.pcodx!;
+    const threads = this.#threads!;
+    const message = frame.message;
+    if (frame.kind === 'response') {
+      const entry = this.#clientPending.take(frame.message.id);
+      const threadId = message.result?.thread?.id;
+      if (entry?.data?.freshParams && typeof threadId === 'string') {
+        const inSync = (await ledger.visibleIds(session.sessionId)).length === 0;
+        threads.add(threadId, entry.data.freshParams, inSync);
+        this.#options.log('thread_mapped', { connection: this.#options.connection, method: entry.method, in_sync: inSync });
+      }
+      const turnId = message.result?.turn?.id;
+      if (entry?.data?.turn && typeof turnId === 'string') entry.data.turn.turnId ??= turnId;
+    } else if (frame.kind === 'request') {
+      if (isPcodxToolCall(frame.message.method, message.params) && threads.byUpstream(message.params.threadId)) {
+        return this.#answerTool(frame.message.id, message.params);
+      }
+      this.#serverPending.add(frame.message.id, frame.message.method, undefined);
+    } else {
+      const method = frame.message.method;
+      const params = message.params ?? {};
+      if (method === 'thread/started' && threads.isFresh(params.thread?.id)) return;
+      const record = this.#turns.get(params.threadId);
+      if (record) {
+        if (method === 'turn/started') record.turnId ??= params.turn?.id;
+        if (method === 'item/completed' && (record.turnId === undefined || record.turnId === params.turnId)) record.addItem(params.item);
+        if (method === 'turn/completed' && (record.turnId === undefined || record.turnId === params.turn?.id)) {
+          record.turnId ??= params.turn?.id;
+          this.#turns.delete(params.threadId);
+          await this.#ingest(record, String(params.turn?.status));
+        }
+      }
+    }
+    this.#sendClient(threads.mentionsFresh(text) ? JSON.stringify(threads.toClient(message)) : data, false);
+  }
+
+  async #answerTool(id: RpcId, params: any): Promise<void> {
+    const { ledger, session } = this.#options.pcodx!;
+    let result;
+    try {
+      const answer = await answerToolCall(ledger, session.sessionId, params);
+      result = answer.response;
+      if (answer.compacted) {
+        session.compacted();
+        this.#turns.get(params.threadId)?.addReceipt(answer.compacted.receipt);
+      }
+      this.#options.log('pcodx_tool', { connection: this.#options.connection, tool: String(params.tool), success: result.success, compacted: answer.compacted !== undefined });
+    } catch (error) {
+      this.#options.log('pcodx_tool_failed', { connection: this.#options.connection, tool: String(params.tool), message: (error as Error).message });
+      result = { contentItems: [{ type: 'inputText', text: JSON.stringify({ error: `pcodx could not run ${String(params.tool)}: ${(error as Error).message}` }) }], success: false };
+    }
+    this.#sendUp(JSON.stringify({ id, result }), false);
+  }
+
+  async #ingest(record: TurnRecord, status: string): Promise<void> {
+    const { ledger, session } = this.#options.pcodx!;
+    if (status !== 'completed') {
+      this.#options.log('turn_not_ingested', { connection: this.#options.connection, status });
+      return;
+    }
+    try {
+      const rows = await ledger.record(session.sessionId, record.rows());
+      this.#options.log('turn_ingested', { connection: this.#options.connection, messages: rows.map((r) => r.id).join(',') });
+    } catch (error) {
+      this.#options.log('ingest_failed', { connection: this.#options.connection, message: (error as Error).message });
+    }
+  }
+
+  // ---- plumbing ---------------------------------------------------------------------------
+
+  #enqueue(work: () => Promise<void>): void {
+    this.#chain = this.#chain.then(work).catch((error: Error) => this.#options.log('relay_error', { connection: this.#options.connection, message: error.message }));
+  }
+
+  #sendUp(data: RawData | string, binary: boolean): void {
+    if (!binary && this.#options.capture) this.#options.capture.frame('p2s', data.toString());
+    if (this.#upstream.readyState === WebSocket.OPEN) this.#upstream.send(data, { binary });
+    else if (this.#upstream.readyState === WebSocket.CONNECTING) this.#early.push({ data, binary });
+  }
+
+  #sendClient(data: RawData | string, binary: boolean): void {
+    if (!binary && this.#options.capture) this.#options.capture.frame('p2c', data.toString());
+    if (this.#client.readyState === WebSocket.OPEN) this.#client.send(data, { binary });
+  }
+
+  #clientClosed(): void {
+    const inFlight = this.#turns.size;
+    this.#options.log('client_closed', { connection: this.#options.connection, turns_in_flight: inFlight });
+    this.#turns.clear();
+    if (this.#upstream.readyState === WebSocket.CONNECTING) this.#upstream.terminate();
+    else this.#upstream.close(1000);
+  }
+
+  #upstreamClosed(code: number): void {
+    this.#upstreamGone = true;
+    const pending = this.#clientPending.drain();
+    this.#options.log('upstream_closed', { connection: this.#options.connection, code, pending_requests: pending.length });
+    const reason = `the upstream app-server closed the connection (code ${code})`;
+    for (const waiter of this.#internal.values()) waiter.reject(new Error(reason));
+    this.#internal.clear();
+    // Queued pcodx work still drains; answer what the client waits for once it has.
+    this.#enqueue(async () => {
+      for (const entry of [...pending, ...this.#clientPending.drain()]) this.#sendClient(errorFrame(entry.id, RPC_ERRORS.upstreamGone, reason), false);
+      if (this.#client.readyState === WebSocket.OPEN) this.#client.close(1011, 'upstream app-server closed');
+    });
+  }
+}

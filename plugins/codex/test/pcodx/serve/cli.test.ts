@@ -1,0 +1,59 @@
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { makeSandbox, type Sandbox } from '../../../../../test/support/cli.js';
+import { linkCodex, pcodx } from '../support.js';
+
+let box: Sandbox;
+beforeEach(() => {
+  box = makeSandbox('cordon-serve-cli-');
+  linkCodex(box);
+});
+afterEach(() => box.cleanup());
+
+it('refuses a non-loopback --listen without --allow-remote, and says so', async () => {
+  const r = await pcodx(box, undefined, ['serve', '--listen', 'ws://0.0.0.0:0', '--no-launch-upstream', '--upstream', 'ws://127.0.0.1:9']);
+  expect(r.exitCode).toBe(1);
+  expect(r.stderr).toBe('error: --listen ws://0.0.0.0:0 is not a loopback address; anyone who reaches it drives your Codex: add --allow-remote to accept that\n');
+});
+
+it('reports an app-server that cannot start (missing binary, early exit) as error: … with exit 1', async () => {
+  const missing = await pcodx(box, undefined, ['serve', '--listen', 'ws://127.0.0.1:0', '--upstream', 'ws://127.0.0.1:0', '--codex-bin', join(box.root, 'no-such-codex')]);
+  expect(missing.exitCode).toBe(1);
+  expect(missing.stderr).toMatch(/^error: cannot start .*no-such-codex: spawn .* ENOENT\n$/);
+  const failing = join(box.root, 'failing-codex');
+  writeFileSync(failing, '#!/bin/sh\necho "bad flag" >&2\nexit 3\n');
+  chmodSync(failing, 0o755);
+  const early = await pcodx(box, undefined, ['serve', '--listen', 'ws://127.0.0.1:0', '--upstream', 'ws://127.0.0.1:0', '--codex-bin', failing]);
+  expect(early.exitCode).toBe(1);
+  expect(early.stderr).toContain('app-server exited (code 3) before listening: bad flag');
+});
+
+it('model-turn: an app-server that never answers hits --timeout-seconds, one that dies is reported; nothing is recorded or logged', async () => {
+  const db = join(box.root, 'pcodx.sqlite3');
+  expect((await pcodx(box, db, ['record', '--session', 'm', '--role', 'user', '--text', 'q'])).exitCode).toBe(0);
+  const silent = join(box.root, 'silent-codex');
+  writeFileSync(silent, '#!/bin/sh\nexec sleep 600\n');
+  chmodSync(silent, 0o755);
+  const slow = await pcodx(box, db, ['model-turn', '--session', 'm', '--text', 'hello', '--codex-bin', silent, '--timeout-seconds', '1']);
+  expect([slow.exitCode, slow.stderr]).toEqual([1, 'error: the model turn did not finish within 1 s\n']);
+  const dying = join(box.root, 'dying-codex');
+  writeFileSync(dying, '#!/bin/sh\necho "no app-server here" >&2\nexit 4\n');
+  chmodSync(dying, 0o755);
+  const dead = await pcodx(box, db, ['model-turn', '--session', 'm', '--text', 'hello', '--codex-bin', dying]);
+  expect(dead.exitCode).toBe(1);
+  expect(dead.stderr).toMatch(/^error: .*dying-codex app-server exited \(4\): no app-server here\n$/);
+  expect((await pcodx(box, db, ['ids', '--session', 'm'])).stdout).toBe('session_id=m\nmsg1\n');
+  expect(existsSync(join(box.root, 'pcodx.usage.jsonl'))).toBe(false);
+  const unknown = await pcodx(box, db, ['model-turn', '--session', 'ghost', '--text', 'hello', '--codex-bin', dying]);
+  expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown session `ghost`\n']);
+});
+
+it('refuses a PCODX_LIVE_CONTEXT_DIR open to the group before listening', async () => {
+  const live = join(box.root, 'live');
+  mkdirSync(live, { mode: 0o750 });
+  chmodSync(live, 0o750);
+  const r = await pcodx(box, join(box.root, 'l.sqlite3'), ['serve', '--enable-pcodx-tools', '--listen', 'ws://127.0.0.1:0', '--no-launch-upstream', '--upstream', 'ws://127.0.0.1:9'], { env: { PCODX_LIVE_CONTEXT_DIR: live } });
+  expect(r.exitCode).toBe(1);
+  expect(r.stderr).toBe(`error: ${live} is open to group or others (mode 750); use an owner-only (0700) directory\n`);
+});

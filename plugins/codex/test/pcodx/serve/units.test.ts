@@ -1,0 +1,160 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { answerServerRequest } from '../../../src/pcodx/model-turn/stdio-rpc.js';
+import { codexVersion, usageRecord } from '../../../src/pcodx/model-turn/usage.js';
+import { classify, idKey } from '../../../src/pcodx/serve/frames.js';
+import { isReservedId, PendingTable } from '../../../src/pcodx/serve/ids.js';
+import { MAX_ITEM_CHARS, TurnRecord, userTextOf } from '../../../src/pcodx/serve/ingest.js';
+import { SessionState, ThreadMap } from '../../../src/pcodx/serve/threads.js';
+import { freshThreadParams, isPcodxToolCall, isPrimaryStart, optInExperimental, withPcodxTools } from '../../../src/pcodx/serve/tools.js';
+import { isLoopback, parseWsUrl } from '../../../src/pcodx/serve/transport.js';
+
+describe('classify', () => {
+  it('never throws, and sorts every JSON value into exactly one kind', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json()), (text) => {
+        const c = classify(text);
+        expect(['request', 'notification', 'response', 'invalid']).toContain(c.kind);
+      }),
+    );
+  });
+
+  it('classifies the protocol shapes of research §2.1', () => {
+    expect(classify('{"id":0,"method":"item/tool/call","params":{}}').kind).toBe('request');
+    expect(classify('{"method":"initialized"}').kind).toBe('notification');
+    expect(classify('{"id":"initialize","result":{}}').kind).toBe('response');
+    expect(classify('{"id":3,"error":{"code":-1,"message":"x"}}').kind).toBe('response');
+    expect(classify('{"id":true,"method":"x"}')).toMatchObject({ kind: 'invalid', code: -32600, id: null });
+    expect(classify('{"id":4}')).toMatchObject({ kind: 'invalid', code: -32600, id: 4 });
+    expect(classify('nope')).toMatchObject({ kind: 'invalid', code: -32700 });
+  });
+});
+
+describe('id namespaces', () => {
+  it('keeps 1 and "1" apart and reserves pcodx: ids', () => {
+    fc.assert(fc.property(fc.integer(), (n) => idKey(n) !== idKey(String(n))));
+    const table = new PendingTable<number>();
+    expect(table.add(1, 'a', 1)).toBe(true);
+    expect(table.add('1', 'b', 2)).toBe(true);
+    expect(table.add(1, 'c', 3)).toBe(false);
+    expect(table.take('1')?.method).toBe('b');
+    expect(table.drain().map((p) => p.id)).toEqual([1]);
+    expect([isReservedId('pcodx:7'), isReservedId('pcodx-7'), isReservedId(7)]).toEqual([true, false, false]);
+  });
+});
+
+describe('thread map', () => {
+  it('rewrites fresh upstream ids back to the client id, deeply, and nothing else', () => {
+    const session = new SessionState('S');
+    const map = new ThreadMap(session);
+    const t = map.add('client-thread', {}, true);
+    expect(map.isStale(t)).toBe(false);
+    session.compacted();
+    expect(map.isStale(t)).toBe(true);
+    map.moveTo(t, 'fresh-thread');
+    expect(map.isStale(t)).toBe(false);
+    const m = { method: 'x', params: { threadId: 'fresh-thread', nested: [{ id: 'fresh-thread' }, 'fresh-thread-2'], other: 'client-thread' } };
+    expect(map.toClient(m)).toEqual({ method: 'x', params: { threadId: 'client-thread', nested: [{ id: 'client-thread' }, 'fresh-thread-2'], other: 'client-thread' } });
+    expect(map.byUpstream('fresh-thread')).toBe(t);
+    expect(map.mentionsFresh('{"a":"fresh-thread"}')).toBe(true);
+  });
+});
+
+describe('tools and params', () => {
+  it('opts into experimentalApi whatever capabilities held', () => {
+    expect(optInExperimental({ capabilities: null, clientInfo: { name: 'x' } })).toEqual({ capabilities: { experimentalApi: true }, clientInfo: { name: 'x' } });
+    expect(optInExperimental(undefined)).toEqual({ capabilities: { experimentalApi: true } });
+    expect(optInExperimental({ capabilities: { experimentalApi: false, optOutNotificationMethods: ['a'] } }).capabilities).toEqual({ experimentalApi: true, optOutNotificationMethods: ['a'] });
+  });
+
+  it('tells primary starts from title and ephemeral threads', () => {
+    expect([isPrimaryStart({}), isPrimaryStart({ threadSource: 'user' }), isPrimaryStart({ threadSource: null }), isPrimaryStart(undefined)]).toEqual([true, true, true, true]);
+    expect([isPrimaryStart({ ephemeral: true }), isPrimaryStart({ threadSource: 'thread_title' })]).toEqual([false, false]);
+  });
+
+  it('appends the tools once, never replacing the client\'s own', () => {
+    const once = withPcodxTools({ dynamicTools: [{ type: 'namespace', name: 'codex_tui', tools: [] }], developerInstructions: 'be brief' });
+    const twice = withPcodxTools(once);
+    expect((twice.dynamicTools as any[]).map((t) => t.name)).toEqual(['codex_tui', 'partial_compact_instructions', 'partial_compact_current_session_message_ids', 'partial_compact']);
+    expect(String(twice.developerInstructions).startsWith('be brief\n\n')).toBe(true);
+    expect(twice.developerInstructions).toBe(once.developerInstructions);
+  });
+
+  it('builds fresh-thread params from a resume with the shared fields and the tools', () => {
+    const fresh = freshThreadParams('thread/resume', { threadId: 'T', history: [1], path: '/p', cwd: '/w', model: 'm', excludeTurns: true });
+    expect(fresh).toMatchObject({ cwd: '/w', model: 'm', ephemeral: true, historyMode: null, threadSource: 'user' });
+    expect(fresh).not.toHaveProperty('threadId');
+    expect(fresh).not.toHaveProperty('history');
+    expect((fresh.dynamicTools as any[]).map((t) => t.name)).toContain('partial_compact');
+  });
+
+  it('intercepts only namespace-less calls of the three pcodx tools', () => {
+    expect(isPcodxToolCall('item/tool/call', { tool: 'partial_compact', namespace: null })).toBe(true);
+    expect(isPcodxToolCall('item/tool/call', { tool: 'partial_compact', namespace: 'codex_tui' })).toBe(false);
+    expect(isPcodxToolCall('item/tool/call', { tool: 'list_threads', namespace: null })).toBe(false);
+    expect(isPcodxToolCall('item/commandExecution/requestApproval', { tool: 'partial_compact' })).toBe(false);
+  });
+});
+
+describe('ingest', () => {
+  it('records the answer, the native transcript (untrusted, cut) and the receipts; pcodx calls only as receipts', () => {
+    const r = new TurnRecord('T', 'question');
+    r.turnId = 'U';
+    r.addItem({ type: 'userMessage', content: [] });
+    r.addItem({ type: 'reasoning', text: 'private' });
+    r.addItem({ type: 'commandExecution', command: 'ls', aggregatedOutput: 'x'.repeat(MAX_ITEM_CHARS + 10) });
+    r.addItem({ type: 'dynamicToolCall', tool: 'partial_compact', namespace: null });
+    r.addItem({ type: 'agentMessage', text: 'the answer' });
+    r.addReceipt('partial_compact: cmp1 replaced msg1..msg2 (2 messages)');
+    const [user, assistant] = r.rows();
+    expect(user).toEqual({ role: 'user', text: 'question', source: 'codex-app-server:T:U' });
+    expect(assistant!.source).toBe('codex-app-server:T:U:untrusted');
+    expect(assistant!.text).toMatch(/^the answer\n\n<codex-tool-transcript trust="untrusted">\ncommandExecution: \{.*…\[\d+ more characters cut\]\n<\/codex-tool-transcript>\n\n<pcodx-receipts>\npartial_compact: cmp1 replaced msg1\.\.msg2 \(2 messages\)\n<\/pcodx-receipts>$/s);
+    expect(assistant!.text).not.toContain('private');
+    expect(new TurnRecord('T', 'q').rows()[1]!.text).toBe('(the turn ended without an answer)');
+  });
+
+  it('joins text inputs and names other inputs', () => {
+    expect(userTextOf([{ type: 'text', text: 'a' }, { type: 'image', url: 'u' }, { type: 'text', text: 'b' }])).toBe('a\n[image input]\nb');
+    expect(userTextOf(undefined)).toBe('[empty input]');
+  });
+});
+
+describe('model-turn pieces', () => {
+  it('reads the codex version after the first slash of the user agent', () => {
+    expect(codexVersion('pcodx_model_context_controller/0.171.0 (Debian 12; x86_64) xterm')).toBe('0.171.0');
+    expect(codexVersion('codex_cli_rs/0.146.0 (Mac OS; arm64)')).toBe('0.146.0');
+    expect(codexVersion('anything/0.171.0-alpha.1 (x)')).toBeNull();
+    expect(codexVersion('noslash')).toBeNull();
+    expect(codexVersion(undefined)).toBeNull();
+  });
+
+  it('counts uncached input as max(0, input - cached)', () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), (input, cached) => {
+        const line = usageRecord({ correlationId: 'pcses-x', codexVersion: null, nActiveRanges: 0, nSourceMessagesReplaced: 0, nInjectedItems: 0, injectedJsonBytes: 0, usage: { inputTokens: input, cachedInputTokens: cached, outputTokens: 0, reasoningOutputTokens: 0, totalTokens: 0 }, modelContextWindow: null });
+        expect((line.usage as any).uncached_input_tokens).toBe(Math.max(0, input - cached));
+        expect((line.compaction as any).applied).toBe(false);
+      }),
+    );
+  });
+
+  it('declines approvals, grants no permissions and refuses other server requests', () => {
+    expect(answerServerRequest('item/commandExecution/requestApproval')).toEqual({ result: { decision: 'decline' } });
+    expect(answerServerRequest('item/fileChange/requestApproval')).toEqual({ result: { decision: 'decline' } });
+    expect(answerServerRequest('item/permissions/requestApproval')).toEqual({ result: { permissions: {}, scope: 'turn' } });
+    expect(answerServerRequest('item/tool/requestUserInput')).toMatchObject({ error: { code: -32601 } });
+  });
+});
+
+describe('addresses', () => {
+  it('parses ws URLs and knows loopback', () => {
+    expect(parseWsUrl('ws://127.0.0.1:48570', 'x')).toEqual({ host: '127.0.0.1', port: 48570 });
+    expect(parseWsUrl('ws://[::1]:9/', 'x')).toEqual({ host: '::1', port: 9 });
+    expect(() => parseWsUrl('ws://127.0.0.1', 'x')).toThrow(/explicit port/);
+    expect(() => parseWsUrl('wss://127.0.0.1:1', 'x')).toThrow(/ws:\/\//);
+    expect(() => parseWsUrl('ws://127.0.0.1:1/path', 'x')).toThrow(/no path/);
+    expect([isLoopback('127.0.0.1'), isLoopback('127.8.9.1'), isLoopback('::1'), isLoopback('localhost')]).toEqual([true, true, true, true]);
+    expect([isLoopback('0.0.0.0'), isLoopback('10.0.0.1'), isLoopback('example.com'), isLoopback('::')]).toEqual([false, false, false, false]);
+  });
+});
