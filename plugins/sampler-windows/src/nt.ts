@@ -17,6 +17,15 @@ type NtQuerySystemInformation = (cls: number, buf: Buffer, len: number, ret: num
  * @throws Error naming the NTSTATUS when the call fails for another reason than the buffer size.
  */
 export function createNtSnapshot(): () => ProcessRecord[] {
+  const query = createNtQuery();
+  return () => {
+    const { buf, length } = query();
+    return parseProcessTable(buf, length);
+  };
+}
+
+/** The raw call behind {@link createNtSnapshot}: the filled buffer and the bytes written (fixture recording, benchmarks). */
+export function createNtQuery(): () => { buf: Buffer; length: number } {
   // koffi is CommonJS; createRequire keeps this module loadable by the plain ESM loader.
   const koffi = createRequire(import.meta.url)('koffi') as { load(name: string): { func(signature: string): NtQuerySystemInformation } };
   const query = koffi.load('ntdll.dll').func('int32_t __stdcall NtQuerySystemInformation(uint32_t cls, _Out_ uint8_t *buf, uint32_t len, _Out_ uint32_t *ret)');
@@ -26,7 +35,7 @@ export function createNtSnapshot(): () => ProcessRecord[] {
     for (let attempt = 0; ; attempt++) {
       ret[0] = 0;
       const status = query(SYSTEM_PROCESS_INFORMATION, buf, buf.length, ret);
-      if (status === 0) return parseProcessTable(buf, ret[0] || buf.length);
+      if (status === 0) return { buf, length: ret[0] || buf.length };
       if (status !== STATUS_INFO_LENGTH_MISMATCH || attempt >= 4) throw new Error(`NtQuerySystemInformation failed: NTSTATUS 0x${(status >>> 0).toString(16)}`);
       buf = Buffer.alloc(Math.max(buf.length * 2, Math.ceil(((ret[0] ?? 0) * 5) / 4)));
     }

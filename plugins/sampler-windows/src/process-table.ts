@@ -60,7 +60,9 @@ export function parseProcessTable(buf: Buffer, length = buf.length): ProcessReco
   const end = Math.min(length, buf.length);
   let off = 0;
   for (;;) {
-    if (off + SPI_OFFSETS.size > end) throw new RangeError(`process record at ${off} runs past the ${end}-byte buffer`);
+    if (off + SPI_OFFSETS.size > end || off + SPI_OFFSETS.size + buf.readUInt32LE(off + SPI_OFFSETS.numberOfThreads) * THREAD_INFO_SIZE > end) {
+      throw new RangeError(`process record at ${off} runs past the ${end}-byte buffer`);
+    }
     out.push({
       pid: Number(buf.readBigUInt64LE(off + SPI_OFFSETS.uniqueProcessId)),
       ppid: Number(buf.readBigUInt64LE(off + SPI_OFFSETS.inheritedFromUniqueProcessId)),
