@@ -58,7 +58,11 @@ describe('sampler-windows under Wine (Windows node.exe, real NtQuerySystemInform
           stdio: ['ignore', out, out],
           env: { PATH: process.env.PATH, HOME: process.env.HOME, WINEPREFIX: join(wineDir, 'prefix'), WINEDEBUG: '-all', NODE_SKIP_PLATFORM_CHECK: '1' },
         });
-        const timer = setTimeout(() => child.kill('SIGKILL'), 110_000);
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          // The node.exe tree lives on under this prefix's wineserver: end it too.
+          spawnSync('wineserver', ['-k'], { env: { PATH: process.env.PATH, WINEPREFIX: join(wineDir, 'prefix') }, timeout: 20_000 });
+        }, 110_000);
         child.on('error', reject);
         child.on('exit', (c) => {
           clearTimeout(timer);
