@@ -6,7 +6,9 @@
  *   tree at 250 ms; its median and p95 tick time come from its own `stop` event and its CPU share
  *   from its `/proc/<pid>/stat` utime + stime over the steady-state window, measured from here;
  * - a reference reader that rescans every `/proc/<pid>/stat` per tick (how psutil-style samplers
- *   find children, research cordon-resource.md A.5) is timed in this process on the same tree.
+ *   find children, research cordon-resource.md A.5) is timed in this process on the same tree;
+ * - the Windows reader (@cordon/sampler-windows) timed under Wine on its own 50-process tree
+ *   (bench/sampler-wine.ts), labelled as Wine.
  *
  * Targets (issue 5): median tick ≤ 1 ms, CPU ≤ 0.5 % of one core at 250 ms.
  * Environment: BENCH_SECONDS (steady-state window, default 30), CORDON_INTERVAL (default 250).
@@ -19,6 +21,7 @@ import { join } from 'node:path';
 import { ensureSampler, stopSampler } from '../packages/host/dist/telemetry/sampler/ensure.js';
 import { readKernelUnits } from '../packages/host/dist/telemetry/sampler/linux/auxv.js';
 import { parseProcStat } from '../packages/host/dist/telemetry/sampler/linux/proc-stat.js';
+import { printWineRows } from './sampler-wine.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS) || 30;
 const WARMUP_MS = 3000;
@@ -162,6 +165,7 @@ async function main(): Promise<void> {
     row('reference full rescan, p95 (ms)', ref.p95.toFixed(3), '', (p95 / ref.p95).toFixed(2));
     const ok = median <= TARGET_MEDIAN_MS && cpuPct <= TARGET_CPU_PCT && procs === TREE;
     console.log(ok ? 'within targets' : 'OUTSIDE TARGETS');
+    await printWineRows(row);
   } finally {
     try {
       process.kill(-tree.pid!, 'SIGKILL');

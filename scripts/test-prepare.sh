@@ -10,6 +10,10 @@ bash scripts/install-agents.sh
 # A local npm registry for the plugin install end-to-end test (test/e2e/registry).
 bash scripts/install-verdaccio.sh
 
+# Wine, the Windows node.exe and koffi's Windows prebuilt for the sampler-windows Wine suite
+# (plugins/sampler-windows/test/wine.test.ts); writes a skip reason where Wine cannot be installed.
+bash scripts/install-wine.sh
+
 # tmux drives `cordon pcodx interactive` through a real pseudo-terminal (plugins/codex/test/pcodx).
 if ! command -v tmux >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null

@@ -1,11 +1,28 @@
-import type { CordonPlugin } from '@cordon/plugin-api';
+import type { CordonPlugin, ProcessTreeSampler, SamplerEntry } from '@cordon/plugin-api';
 
-/** The `cordon:register` oclif hook of @cordon/sampler-windows: returns the plugin descriptor, taps nothing itself. */
+/**
+ * The win32 sampler: the whole process table per tick from `NtQuerySystemInformation`, read
+ * through koffi (loaded inside the detached sampler process only).
+ */
+export const windowsSamplerEntry: SamplerEntry = {
+  name: 'windows-ntqsi',
+  platforms: ['win32'],
+  load: async (): Promise<ProcessTreeSampler> => {
+    const [{ WinTreeReader }, { createNtSnapshot }] = await Promise.all([import('./tree.js'), import('./nt.js')]);
+    const snapshot = createNtSnapshot();
+    return { open: (rootPid) => new WinTreeReader(rootPid, { snapshot }) };
+  },
+};
+
+/** The `cordon:register` oclif hook of @cordon/sampler-windows: returns the plugin descriptor. */
 export async function register(): Promise<CordonPlugin> {
   return {
     name: 'sampler-windows',
-    apply() {
-      // Registers nothing yet: see README.md for what this plugin will hold.
+    apply(api) {
+      api.samplers.register(windowsSamplerEntry);
     },
   };
 }
+
+export { WinTreeReader, type WinTreeOptions } from './tree.js';
+export { parseProcessTable, type ProcessRecord } from './process-table.js';

