@@ -1,24 +1,18 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LedgerRole, VisibleEntry } from '@cordon/plugin-api';
 import type { Ledger } from '../../src/ledger/index.js';
-import { ledgers, tempDir } from './helpers.js';
+import { ledgerSandbox } from './helpers.js';
 
 // Issue 12 item 6: a tool result recorded after its call was compacted joins that compaction;
 // the render never separates a call from its results, and errors name only visible ids.
 
-let tmp: ReturnType<typeof tempDir>;
-const L = ledgers();
-beforeEach(() => (tmp = tempDir()));
-afterEach(async () => {
-  await L.closeAll();
-  tmp.cleanup();
-});
+const { L, dir } = ledgerSandbox();
 
 async function session(name = 's'): Promise<Ledger> {
-  const ledger = await L.open(join(tmp.dir, `${name}.sqlite3`));
+  const ledger = await L.open(join(dir(), `${name}.sqlite3`));
   await ledger.resolveSession({ mode: 'create', id: 's' });
   return ledger;
 }
@@ -113,7 +107,7 @@ describe('late tool results join the compaction that hides their call', () => {
   });
 
   it('a ledger written before this rule (a result shown after a compacted call) gets errors that name visible ids only', async () => {
-    const path = join(tmp.dir, 'old.sqlite3');
+    const path = join(dir(), 'old.sqlite3');
     const ledger = await L.open(path);
     await ledger.resolveSession({ mode: 'create', id: 's' });
     await ledger.record('s', [{ role: 'user', text: 'u' }, { role: 'assistant', text: 'call' }]);
