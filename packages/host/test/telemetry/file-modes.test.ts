@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, linkPlugins, makeSandbox, runProcess, type Sandbox } from '../../../../test/support/cli.js';
+import { ensurePrivateFile, tightenPrivateFile } from '../../src/io/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import { openTelemetryDb } from '../../src/telemetry/reduce/db/open.js';
 
@@ -110,5 +111,30 @@ describe('file modes under umask 022', () => {
     chmodSync(notDb, 0o644);
     await expect(Ledger.open({ path: notDb })).rejects.toMatchObject({ code: 'CORDON_DB_ERROR' });
     expect(mode(notDb)).toBe('644');
+  });
+
+  it('ensurePrivateFile creates 0600 under umask 022 exclusively, tightens an own 0644 file, never follows or changes a link', () => {
+    const dir = join(box.root, 'unit');
+    mkdirSync(dir);
+    const previous = process.umask(0o022);
+    try {
+      const fresh = ensurePrivateFile(join(dir, 'fresh'));
+      expect(mode(fresh)).toBe('600');
+      const wide = join(dir, 'wide');
+      writeFileSync(wide, 'x', { mode: 0o644 });
+      ensurePrivateFile(wide);
+      expect(mode(wide)).toBe('600');
+      const target = join(dir, 'target');
+      writeFileSync(target, 'keep', { mode: 0o644 });
+      symlinkSync(target, join(dir, 'link'));
+      ensurePrivateFile(join(dir, 'link'));
+      tightenPrivateFile(join(dir, 'link'));
+      expect([mode(target), readFileSync(target, 'utf8'), lstatSync(join(dir, 'link')).isSymbolicLink()]).toEqual(['644', 'keep', true]);
+      symlinkSync(join(dir, 'nowhere'), join(dir, 'dangling'));
+      ensurePrivateFile(join(dir, 'dangling'));
+      expect(existsSync(join(dir, 'nowhere'))).toBe(false);
+    } finally {
+      process.umask(previous);
+    }
   });
 });
