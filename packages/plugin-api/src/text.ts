@@ -65,3 +65,20 @@ export function cutUtf8Bytes(bytes: Uint8Array, maxBytes: number): string {
   }
   return Buffer.from(bytes.buffer, bytes.byteOffset, end).toString('utf8');
 }
+
+/**
+ * `text` cut to at most `maxPoints` Unicode code points (a surrogate pair counts once), with
+ * lone surrogates replaced by U+FFFD first; `cut` tells whether anything was dropped. For limits
+ * stated in characters, as Codex's (Rust) summary limit is (research/pcodx-codex.md §1.8).
+ * @param maxPoints a non-negative integer.
+ */
+export function cutCodePoints(text: string, maxPoints: number): { text: string; cut: boolean } {
+  const clean = wellFormed(text);
+  if (clean.length <= maxPoints) return { text: clean, cut: false };
+  let units = 0;
+  for (let points = 0; points < maxPoints && units < clean.length; points++) {
+    const code = clean.charCodeAt(units);
+    units += code >= 0xd800 && code <= 0xdbff ? 2 : 1;
+  }
+  return units >= clean.length ? { text: clean, cut: false } : { text: clean.slice(0, units), cut: true };
+}

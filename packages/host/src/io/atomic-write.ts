@@ -1,6 +1,9 @@
 import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
+
+/** `node:crypto`, loaded on first use: the hook's bundle includes this module and must not pay ~15 ms for it. */
+const crypto = (): typeof import('node:crypto') => createRequire(import.meta.url)('node:crypto');
 
 /** Filesystem calls {@link fsyncDirectory} uses; tests pass failing ones. */
 export interface DirSyncOps {
@@ -42,7 +45,7 @@ export interface AtomicWriteOptions {
  * nobody can plant a link under it in advance; always opened with {@link EXCLUSIVE_CREATE}.
  */
 export function tempPathBeside(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${randomBytes(12).toString('hex')}.tmp`);
+  return join(dirname(path), `.${basename(path)}.${crypto().randomBytes(12).toString('hex')}.tmp`);
 }
 
 /** True for names {@link tempPathBeside} makes (for clean-up of temp files a killed writer left). */

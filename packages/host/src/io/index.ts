@@ -4,6 +4,6 @@ export { appendLine, splitJsonLines } from './append.js';
 export type { AppendIo, JsonLines } from './append.js';
 export { EXCLUSIVE_CREATE, fsyncDirectory, isTempName, tempPathBeside, writeFileAtomic, writeTarget } from './atomic-write.js';
 export type { AtomicWriteOptions, DirSyncOps } from './atomic-write.js';
-export { ensurePrivateDir } from './private-dir.js';
+export { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from './private-dir.js';
 export { absolute, fileKind, isInside, isSymlink, readRegularFile, readRegularFileIfExists, readRegularFileTail, resolveWithinRoot, UnsafeReadError } from './safe-read.js';
 export type { SafeReadOptions, UnsafeReadReason } from './safe-read.js';

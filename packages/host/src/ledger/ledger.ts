@@ -150,8 +150,23 @@ export class Ledger implements LedgerHandle {
       }
       return writeTransaction(this.#db, async (trx) => {
         await requireSession(trx, sessionId);
-        const top = await trx.selectFrom('messages').select((eb) => eb.fn.max('seq').as('seq')).where('session_id', '=', sessionId).executeTakeFirst();
-        let seq = Number(top?.seq ?? 0);
+        const last = await trx.selectFrom('messages').select(['seq', 'role']).where('session_id', '=', sessionId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+        const lastSeq = Number(last?.seq ?? 0);
+        // A tool result needs its call before it (research §1.5: tool groups); without call ids,
+        // "its call" is the assistant message that opens the run of tool messages it ends.
+        let previous = last?.role as LedgerRole | undefined;
+        for (const m of messages) {
+          if (m.role === 'tool' && previous !== 'assistant' && previous !== 'tool') {
+            throw refused(
+              previous === undefined
+                ? 'a tool message records the result of a call: record the assistant message that made the call first (the session has no messages yet)'
+                : `a tool message records the result of a call: it must follow an assistant message or another tool message, and the message before it is a ${previous} message`,
+              { role: 'tool', previousRole: previous ?? null },
+            );
+          }
+          previous = m.role;
+        }
+        let seq = lastSeq;
         const now = Date.now();
         const stored: LedgerMessage[] = messages.map((m) => ({ id: messageId(++seq), seq, role: m.role, text: m.text, source: m.source ?? null, createdAtMs: now }));
         for (let i = 0; i < stored.length; i += INSERT_CHUNK) {
@@ -168,8 +183,9 @@ export class Ledger implements LedgerHandle {
           }));
           await trx.insertInto('messages').values(rows).execute();
         }
+        const attachedTo = await attachLateResults(trx, sessionId, lastSeq, stored);
         await touch(trx, sessionId, now);
-        return stored;
+        return attachedTo ? stored.map((m, i) => (i < attachedTo.count ? { ...m, attachedTo: attachedTo.id } : m)) : stored;
       });
     });
   }
@@ -386,6 +402,31 @@ export class Ledger implements LedgerHandle {
       throw asLedgerError(this.path, error);
     }
   }
+}
+
+/**
+ * Keeps a late tool result with its call: when the first messages just stored (`stored`, right
+ * after message `lastSeq`) are tool results and compactions end at `lastSeq` (the call, or an
+ * earlier result of the same call, is hidden), every such compaction, active or superseded,
+ * grows to take in those leading results; its summary is unchanged. Superseded ones grow too, so
+ * an `uncompact` of the outer one never brings back a split group. Returns the active compaction
+ * the results joined and how many joined, or undefined when nothing was hidden.
+ */
+async function attachLateResults(trx: Db, sessionId: string, lastSeq: number, stored: readonly LedgerMessage[]): Promise<{ id: string; count: number } | undefined> {
+  let count = 0;
+  while (count < stored.length && stored[count]!.role === 'tool') count++;
+  if (count === 0 || lastSeq === 0) return undefined;
+  const ending = await trx.selectFrom('compactions').select(['id', 'superseded_by']).where('session_id', '=', sessionId).where('to_seq', '=', lastSeq).execute();
+  if (ending.length === 0) return undefined;
+  const toSeq = lastSeq + count;
+  await trx
+    .updateTable('compactions')
+    .set((eb) => ({ to_seq: toSeq, to_msg_id: messageId(toSeq), n_messages_replaced: eb('n_messages_replaced', '+', count) }))
+    .where('session_id', '=', sessionId)
+    .where('to_seq', '=', lastSeq)
+    .execute();
+  const active = ending.find((c) => c.superseded_by === null);
+  return { id: (active ?? ending[0]!).id, count };
 }
 
 /** The next ledger-wide write order, evaluated inside the write transaction (portable SQL). */

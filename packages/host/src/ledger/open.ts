@@ -1,11 +1,12 @@
-import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
+import { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from '../io/index.js';
 import { asLedgerError, dbError } from './errors.js';
 import { LEDGER_MIGRATIONS, LEDGER_SCHEMA_VERSION } from './migrations.js';
 import type { LedgerSchema } from './schema.js';
-import { writeTransaction } from './transaction.js';
+import { enableWal, writeTransaction } from './transaction.js';
 
 /** The 16 bytes every SQLite 3 database file starts with (sqlite.org/fileformat.html §1.3). */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
@@ -29,8 +30,9 @@ export interface LedgerDatabase {
 }
 
 /**
- * Opens the ledger at `path` (absolute), creating its parent directories and the file when
- * missing, and brings its schema to {@link LEDGER_SCHEMA_VERSION}.
+ * Opens the ledger at `path` (absolute), creating its parent directories (0700) and the file
+ * (0600, before SQLite opens it, so its -wal and -shm are 0600 too) when missing, and brings its
+ * schema to {@link LEDGER_SCHEMA_VERSION}. An existing ledger the user owns is made owner-only.
  *
  * Connection settings: WAL journal, `synchronous=NORMAL` (a crash of the process loses nothing
  * committed; a power cut may lose the last transactions but never corrupts), foreign keys on,
@@ -42,9 +44,15 @@ export interface LedgerDatabase {
 export async function openLedgerDatabase(path: string, options: OpenDatabaseOptions = {}): Promise<LedgerDatabase> {
   checkHeader(path);
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    ensurePrivateDir(dirname(path));
   } catch (error) {
     throw dbError(path, `cannot create the directory of ledger database ${path}: ${(error as Error).message}`, error);
+  }
+  try {
+    // Owner-only before SQLite creates it (its -wal and -shm take the database file's mode).
+    if (!existsSync(path)) ensurePrivateFile(path);
+  } catch (error) {
+    throw dbError(path, `cannot create ledger database ${path}: ${(error as Error).message}`, error);
   }
   const raw = await connect(path, options.busyTimeoutMs ?? 10_000);
   try {
@@ -53,8 +61,10 @@ export async function openLedgerDatabase(path: string, options: OpenDatabaseOpti
     if (found > LEDGER_SCHEMA_VERSION) {
       throw dbError(path, `ledger database ${path} has schema version ${found}, newer than this cordon understands (${LEDGER_SCHEMA_VERSION}); it was left unchanged: upgrade cordon or use another --db`);
     }
-    // The first write: only after the checks above.
-    raw.pragma('journal_mode = WAL');
+    // The first write: only after the checks above. A ledger made 0644 by an older cordon
+    // becomes owner-only: it holds the whole conversation.
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) tightenPrivateFile(file);
+    enableWal(raw, options.busyTimeoutMs ?? 10_000);
     raw.pragma('synchronous = NORMAL');
     const db = new Kysely<LedgerSchema>({ dialect: new SqliteDialect({ database: raw }) });
     if (found < LEDGER_SCHEMA_VERSION) await migrate(db, raw, path);

@@ -66,29 +66,33 @@ export function validateCompaction(sessionId: string, sessionExists: boolean, st
   // Step 4.
   const sorted = [...resolved].sort((a, b) => a.fromSeq - b.fromSeq || a.index - b.index);
 
-  // Step 5: tool groups, over every message (hidden ones too).
+  // Step 5: tool groups, over every message (hidden ones too). Messages name only visible ids:
+  // a group member hidden in a compaction (a ledger written before late results joined their
+  // compaction) is named by that compaction.
   const groups = toolGroups(state);
+  const shown = (seq: number) => visibleIdAt(state, seq);
   for (const r of sorted) {
     const label = `${r.request.from}..${r.request.to}`;
     const atStart = groups.at(r.fromSeq);
     if (atStart && r.fromSeq > atStart.start) {
       throw refused(
-        `range ${label} splits a tool_use/tool_result group at ${messageId(atStart.start + 1)}; extend the range start back to ${messageId(atStart.start)} or start after ${messageId(atStart.end)}`,
-        { range: label, group: [messageId(atStart.start), messageId(atStart.end)] },
+        `range ${label} splits a tool_use/tool_result group at ${shown(atStart.start + 1)}; extend the range start back to ${shown(atStart.start)} or start after ${shown(atStart.end)}`,
+        { range: label, group: [shown(atStart.start), shown(atStart.end)] },
       );
     }
     const atEnd = groups.at(r.toSeq);
     if (atEnd && r.toSeq < atEnd.end) {
-      throw refused(`range ${label} splits a tool_use/tool_result group at ${messageId(atEnd.start)}; extend the range to ${messageId(atEnd.end)}`, {
+      throw refused(`range ${label} splits a tool_use/tool_result group at ${shown(atEnd.start)}; extend the range to ${shown(atEnd.end)}`, {
         range: label,
-        group: [messageId(atEnd.start), messageId(atEnd.end)],
+        group: [shown(atEnd.start), shown(atEnd.end)],
       });
     }
   }
 
   // Step 6.
   for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i]!.fromSeq <= sorted[i - 1]!.toSeq) throw refused(`range starting at ${messageId(sorted[i]!.fromSeq)} overlaps another requested range`, { range: `${sorted[i]!.request.from}..${sorted[i]!.request.to}` });
+    const later = sorted[i]!.request;
+    if (sorted[i]!.fromSeq <= sorted[i - 1]!.toSeq) throw refused(`range starting at ${later.from} overlaps another requested range`, { range: `${later.from}..${later.to}` });
   }
 
   // Step 7, then step 8.
@@ -102,13 +106,18 @@ export function validateCompaction(sessionId: string, sessionExists: boolean, st
         supersedes.push(c);
         continue;
       }
-      throw refused(`range ${label} partially overlaps compaction ${c.id} (${c.fromMessageId}..${c.toMessageId}); use visible cmp endpoints or choose a non-overlapping range`, { range: label, compaction: c.id });
+      throw refused(`range ${label} partially overlaps compaction ${c.id}; use visible cmp endpoints or choose a non-overlapping range`, { range: label, compaction: c.id });
     }
     const preserved = preserveBefore[r.toSeq]! - preserveBefore[r.fromSeq - 1]!;
     const warning = preserved > 0 ? `range ${label} holds system, developer or user messages; its summary must preserve active instructions and human intent` : undefined;
     byIndex[r.index] = { ...r, supersedes, ...(warning ? { warning } : {}) };
   }
   return byIndex;
+}
+
+/** The id under which message `seq` shows in the render: `msgN`, or the active compaction hiding it. */
+function visibleIdAt(state: LedgerState, seq: number): string {
+  return state.compactions.find((c) => c.fromSeq <= seq && seq <= c.toSeq)?.id ?? messageId(seq);
 }
 
 /** Tool groups: for each seq inside one, the group's assistant seq (`start`) and last tool seq (`end`). */

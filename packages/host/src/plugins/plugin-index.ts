@@ -1,7 +1,9 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HookName } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
+import { ensurePrivateDir } from '../io/private-dir.js';
 import type { PluginPackage } from './discover.js';
 import { registerTargets } from './hook-targets.js';
 
@@ -82,11 +84,9 @@ export function readPluginIndex(cacheDir: string, key: string): PluginIndex | un
 export function writePluginIndex(cacheDir: string, key: string, host: CordonHost, packages: readonly PluginPackage[]): unknown {
   const entries = packages.map((pkg) => describePackage(host, pkg.name));
   const index: PluginIndex = { v: PLUGIN_INDEX_VERSION, key, packages: entries };
-  const temp = join(cacheDir, `${FILE}.${process.pid}.tmp`);
   try {
-    mkdirSync(cacheDir, { recursive: true });
-    writeFileSync(temp, JSON.stringify(index, null, 1) + '\n');
-    renameSync(temp, join(cacheDir, FILE));
+    ensurePrivateDir(cacheDir);
+    writeFileAtomic(join(cacheDir, FILE), JSON.stringify(index, null, 1) + '\n', { mode: 0o600, links: 'replace', durable: false });
     return undefined;
   } catch (error) {
     return error;

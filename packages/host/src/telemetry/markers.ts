@@ -1,8 +1,9 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MarkerCallFields } from '@cordon/plugin-api';
 import { sessionDir } from './session-dir.js';
 import { appendLine, splitJsonLines } from '../io/append.js';
+import { ensurePrivateDir } from '../io/private-dir.js';
 
 /** Version of the marker line format; bumped on any incompatible change (MARKERS.md). */
 export const MARKER_SCHEMA_VERSION = 1;
@@ -65,7 +66,7 @@ export function markersPath(dataDir: string, sessionId: unknown): string {
  */
 export function appendMarker(dataDir: string, marker: Marker): string {
   const dir = sessionDir(dataDir, marker.session_id);
-  mkdirSync(dir, { recursive: true });
+  ensurePrivateDir(dir); // 0700 with its data/runs parents: markers hold commands and errors
   const path = join(dir, MARKERS_FILE);
   appendLine(path, JSON.stringify(marker) + '\n');
   return path;

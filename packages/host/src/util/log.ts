@@ -1,4 +1,5 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendLine } from '../io/append.js';
+import { ensurePrivateDir } from '../io/private-dir.js';
 import { join } from 'node:path';
 import type { Logger } from '@cordon/plugin-api';
 
@@ -6,7 +7,8 @@ type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /**
- * A file logger: one JSON line per entry in `<dataDir>/logs/cordon.log`. It never writes to
+ * A file logger: one JSON line per entry in `<dataDir>/logs/cordon.log` (owner-only: 0700 dir,
+ * 0600 file, whole-line appends). It never writes to
  * stdout or stderr, because the hook path must print nothing an agent did not ask for.
  * Level: `CORDON_LOG_LEVEL` (`debug`|`info`|`warn`|`error`), else `debug` when `CORDON_DEBUG` is
  * set, else `warn`. Write failures are swallowed: logging never breaks a command.
@@ -20,10 +22,10 @@ export function createFileLogger(dataDir: string, scope: string, env: NodeJS.Pro
     if (ORDER[level] < threshold) return;
     try {
       if (!ready) {
-        mkdirSync(join(dataDir, 'logs'), { recursive: true });
+        ensurePrivateDir(join(dataDir, 'logs'));
         ready = true;
       }
-      appendFileSync(file, JSON.stringify({ t: new Date().toISOString(), level, scope, pid: process.pid, message, ...fields }) + '\n');
+      appendLine(file, JSON.stringify({ t: new Date().toISOString(), level, scope, pid: process.pid, message, ...fields }) + '\n');
     } catch {
       // Logging is best effort.
     }

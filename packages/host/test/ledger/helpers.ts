@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { afterEach, beforeEach } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,4 +29,19 @@ export function ledgers() {
 /** sha256 of a file's bytes plus whether its -wal/-shm companions exist; "unchanged" compares these. */
 export function fingerprint(path: string): string {
   return `${createHash('sha256').update(readFileSync(path)).digest('hex')} wal=${existsSync(`${path}-wal`)}`;
+}
+
+/**
+ * Per-test temp dir plus ledger tracking, with vitest hooks registered: `dir()` is the current
+ * test's directory; every ledger opened through `L` is closed and the directory removed after it.
+ */
+export function ledgerSandbox(): { L: ReturnType<typeof ledgers>; dir(): string } {
+  const L = ledgers();
+  let tmp: ReturnType<typeof tempDir> | undefined;
+  beforeEach(() => void (tmp = tempDir()));
+  afterEach(async () => {
+    await L.closeAll();
+    tmp?.cleanup();
+  });
+  return { L, dir: () => tmp!.dir };
 }

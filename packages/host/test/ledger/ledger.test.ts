@@ -106,12 +106,13 @@ describe('recording', () => {
     for (const id of ['a', 'b']) await ledger.resolveSession({ mode: 'create', id });
     await ledger.record('a', [{ role: 'system', text: '1' }]);
     await ledger.record('b', [{ role: 'assistant', text: '1', source: 'src-b' }]);
-    await ledger.record('a', [{ role: 'user', text: '2' }, { role: 'tool', text: '3' }]);
+    await ledger.record('a', [{ role: 'user', text: '2' }, { role: 'assistant', text: '3' }, { role: 'tool', text: '4' }]);
     const all = rows(dbPath(), 'messages') as Array<Record<string, unknown>>;
     expect(all.map((m) => [m.session_id, m.id, m.seq, m.role, m.is_human_prompt, m.preserve_warning, m.source])).toEqual([
       ['a', 'msg1', 1, 'system', 0, 1, null],
       ['a', 'msg2', 2, 'user', 1, 1, null],
-      ['a', 'msg3', 3, 'tool', 0, 0, null],
+      ['a', 'msg3', 3, 'assistant', 0, 0, null],
+      ['a', 'msg4', 4, 'tool', 0, 0, null],
       ['b', 'msg1', 1, 'assistant', 0, 0, 'src-b'],
     ]);
   });

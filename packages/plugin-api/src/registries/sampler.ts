@@ -52,6 +52,12 @@ export interface TreeReading {
    * since the previous reading, so the CPU of its last interval is missing from this one.
    */
   readonly partial: boolean;
+  /**
+   * Processes counted although their parent was already gone when first seen, attributed to the
+   * tree by their process group (an orphaned background job); absent when none. Their
+   * attribution is less certain than parentage.
+   */
+  readonly adopted?: number;
   /** False once the root process has exited (or its pid now names another process). */
   readonly rootAlive: boolean;
 }

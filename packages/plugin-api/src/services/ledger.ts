@@ -39,6 +39,12 @@ export interface LedgerMessage {
   /** Where it came from (`cli-turn`, `cli-resume`, `cli-interactive`, `codex-app-server:<thread>:<turn>` …), or null. */
   readonly source: string | null;
   readonly createdAtMs: number;
+  /**
+   * Set by `record` only: the compaction this message joined as it was stored. A tool result
+   * whose call is already inside a compaction joins that compaction (and the ones nested in it
+   * that end at the same message), so the render never shows a result without its call.
+   */
+  readonly attachedTo?: string;
 }
 
 /** An active compaction: a summary standing in for messages `fromSeq..toSeq` (inclusive). */
@@ -160,7 +166,11 @@ export interface LedgerHandle {
   getSession(id: string): Promise<LedgerSession | undefined>;
   /** The most recently written session by write order, or undefined. */
   lastSession(): Promise<LedgerSession | undefined>;
-  /** Appends messages in one transaction (all or none) and returns them with their ids. */
+  /**
+   * Appends messages in one transaction (all or none) and returns them with their ids. A `tool`
+   * message must follow an `assistant` message (its call) or another `tool` message; one whose
+   * call is hidden in a compaction joins that compaction (`attachedTo`).
+   */
   record(sessionId: string, messages: readonly LedgerRecordInput[]): Promise<LedgerMessage[]>;
   /** The visible entries (research §1.3), in order. */
   visible(sessionId: string): Promise<VisibleEntry[]>;

@@ -16,9 +16,9 @@ export function shellQuote(word: string): string {
  * must be an executable file, not a command line).
  */
 export function writeShellLauncher(dir: string, node: string = process.execPath): string {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, 'cordon-shell');
-  writeFileSync(path, `#!/bin/sh\nexec ${shellQuote(node)} ${shellQuote(SHIM_SCRIPT)} "$@"\n`);
-  chmodSync(path, 0o755);
+  writeFileSync(path, `#!/bin/sh\nexec ${shellQuote(node)} ${shellQuote(SHIM_SCRIPT)} "$@"\n`, { mode: 0o700 });
+  chmodSync(path, 0o700); // owner-only, executable, whatever the umask
   return path;
 }

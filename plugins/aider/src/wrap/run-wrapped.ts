@@ -79,7 +79,8 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   try {
     try {
       telemetry.appendMarker({ ...base, event: 'session_start', native_event: 'wrap-start', command: argv.join(' '), agent_pid: pid });
-      writeFileSync(join(dir, 'wrap.json'), JSON.stringify({ child_pid: pid, wrapper_pid: process.pid, argv }) + '\n');
+      // Owner-only like the markers beside it: argv is the user's command line.
+      writeFileSync(join(dir, 'wrap.json'), JSON.stringify({ child_pid: pid, wrapper_pid: process.pid, argv }) + '\n', { mode: 0o600 });
       const sampler = telemetry.startSampler({ sessionId, rootPid: pid, idle: false });
       if (!sampler.started && sampler.reason !== 'running') options.log?.info('wrap: session not sampled', { sessionId, reason: sampler.reason });
     } catch (error) {

@@ -29,13 +29,17 @@ export async function init(ledger: LedgerHandle, flags: SessionFlags, sink: Sink
   return session;
 }
 
-/** `record`: one message; `session_id=`, `message_id=`, `visible_ids=`. */
+/**
+ * `record`: one message; `session_id=`, `message_id=`, `attached_to=` (only when a tool result
+ * joined the compaction hiding its call), `visible_ids=`.
+ */
 export async function record(ledger: LedgerHandle, flags: SessionFlags & { role: LedgerRole; text: string; source?: string }, sink: Sink): Promise<void> {
   const session = await creating(ledger, flags);
   const [message] = await ledger.record(session.id, [{ role: flags.role, text: flags.text, source: flags.source ?? null }]);
   const visible = await ledger.visibleIds(session.id);
   sink.out(`session_id=${session.id}`);
   sink.out(`message_id=${message!.id}`);
+  if (message!.attachedTo) sink.out(`attached_to=${message!.attachedTo}`);
   sink.out(visibleIdsLine(visible));
 }
 

@@ -23,7 +23,25 @@ const HELP = [
   '  /uncompact <cmpN>                  undo a compaction',
   '  /turn <text>                       record a user turn and see the render',
   '  /exit, /quit                       leave',
+  'a line starting with / that is not one of these (/usr/bin/python is missing) is a user turn;',
+  'start a line with // to send one that is (//help records the turn /help)',
 ];
+
+/** The slash commands; any other line (even one starting with `/`) is a user turn. */
+export const COMMANDS: ReadonlySet<string> = new Set([
+  '/help',
+  '/exit',
+  '/quit',
+  '/ids',
+  '/show',
+  '/current-session-message-ids',
+  '/message-ids',
+  '/turn',
+  '/record',
+  '/record-file',
+  '/compact',
+  '/uncompact',
+]);
 
 /**
  * Splits off the first token: it ends at the first whitespace character, and only that one
@@ -66,8 +84,11 @@ export class InteractiveLoop {
   async #dispatch(line: string): Promise<'exit' | undefined> {
     const id = this.target.session.id;
     if (line.trim() === '') return this.#help();
-    if (!line.startsWith('/')) return this.#turn(line, 'cli-interactive');
+    // `//…` is the escape for a turn that starts with a slash: one slash is dropped.
+    if (line.startsWith('//')) return this.#turn(line.slice(1), 'cli-interactive');
     const [command, rest] = splitFirst(line);
+    // Only the commands listed in /help are commands: `/usr/bin/python is missing` is a turn.
+    if (!COMMANDS.has(command)) return this.#turn(line, 'cli-interactive');
     switch (command) {
       case '/help':
         return this.#help();
@@ -121,7 +142,6 @@ export class InteractiveLoop {
         return undefined;
       }
       default:
-        this.sink.err(`unknown command ${command}; type /help`);
         return undefined;
     }
   }
@@ -149,6 +169,7 @@ export class InteractiveLoop {
     const id = this.target.session.id;
     const [message] = await this.ledger.record(id, [{ role, text, source }]);
     this.sink.out(`message_id=${message!.id}`);
+    if (message!.attachedTo) this.sink.out(`attached_to=${message!.attachedTo}`);
     this.sink.out(visibleIdsLine(await this.ledger.visibleIds(id)));
     return undefined;
   }

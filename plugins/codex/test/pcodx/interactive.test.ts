@@ -27,6 +27,8 @@ const HELP = [
   '  /uncompact <cmpN>                  undo a compaction',
   '  /turn <text>                       record a user turn and see the render',
   '  /exit, /quit                       leave',
+  'a line starting with / that is not one of these (/usr/bin/python is missing) is a user turn;',
+  'start a line with // to send one that is (//help records the turn /help)',
 ].join('\n');
 
 describe('cordon pcodx interactive through piped stdin', () => {
@@ -41,7 +43,6 @@ describe('cordon pcodx interactive through piped stdin', () => {
       '/ids',
       '/compact msg1..msg3 first three',
       '/show',
-      '/bogus arg',
       '/record',
       '/compact msg9..msg1 x',
       '',
@@ -67,13 +68,26 @@ describe('cordon pcodx interactive through piped stdin', () => {
         'session_id=i\nuncompacted=cmp1\nn_messages_restored=3\nreinstated=\nvisible_ids=msg1,msg2,msg3,msg4\n' +
         'bye\n',
     );
-    expect(r.stderr).toBe('unknown command /bogus; type /help\nusage: /record <role> <text>\nerror: endpoint `msg9` is not visible in the current session; use visible msg/cmp endpoints\n');
+    expect(r.stderr).toBe('usage: /record <role> <text>\nerror: endpoint `msg9` is not visible in the current session; use visible msg/cmp endpoints\n');
     expect(tableRows(db, 'select id, role, text, source from messages order by seq')).toEqual([
       { id: 'msg1', role: 'user', text: '  hello with spaces  ', source: 'cli-interactive' },
       { id: 'msg2', role: 'assistant', text: '  indented reply', source: 'cli-interactive' },
       { id: 'msg3', role: 'tool', text: 'tool said\nthis\n', source: `cli-interactive-file:${join(work, 'logs', 'out.txt')}` },
       { id: 'msg4', role: 'user', text: ' again', source: 'cli-interactive' },
     ]);
+  });
+
+  it('a line starting with / that is not a command is a user turn; // escapes a command name (issue 12 item 7)', async () => {
+    const turns = ['/usr/bin/python is missing, fix it', '/tmp is full', '/etc/hosts', '/bogus arg', '/helpme', '/ids2', '/', '/ ', '/record-files x y'];
+    const lines = [...turns, '//help', '//exit now', '///triple', '/ids', '/exit'];
+    const r = await pcodx(box, db, ['interactive', '--session', 'i'], { input: `${lines.join('\n')}\n` });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const recorded = [...turns, '/help', '/exit now', '//triple'];
+    expect(tableRows(db, 'select id, role, text from messages order by seq')).toEqual(recorded.map((text, i) => ({ id: `msg${i + 1}`, role: 'user', text })));
+    expect(r.stdout).toContain('prompt_message_id=msg1\nfuture_context_source=pcodx-render\n/usr/bin/python is missing, fix it\n<aboveturn id="msg1"/>\n');
+    // The known commands still run: /ids lists every turn, and /exit leaves.
+    expect(r.stdout).toContain(`session_id=i\n${recorded.map((_, i) => `msg${i + 1}`).join('\n')}\nbye\n`);
   });
 
   it('records an optional first prompt, and ends quietly at end of input', async () => {
@@ -123,6 +137,10 @@ describe('cordon pcodx interactive in a real pseudo-terminal (tmux)', () => {
     // A fresh prompt follows every answer (capture-pane drops the prompt's trailing space).
     await screenWith('visible_ids=msg1,msg2\npcodx>');
 
+    tmux(socket, ['send-keys', '-t', 'pcodx', '-l', '/usr/bin/python is missing, fix it']);
+    tmux(socket, ['send-keys', '-t', 'pcodx', 'Enter']);
+    expect(await screenWith('<aboveturn id="msg3"/>')).toContain('prompt_message_id=msg3');
+
     tmux(socket, ['send-keys', '-t', 'pcodx', '-l', '/exit']);
     tmux(socket, ['send-keys', '-t', 'pcodx', 'Enter']);
     const deadline = Date.now() + 30_000;
@@ -130,6 +148,10 @@ describe('cordon pcodx interactive in a real pseudo-terminal (tmux)', () => {
       if (Date.now() > deadline) throw new Error('pcodx interactive did not exit on /exit');
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(tableRows(db, 'select id from messages order by seq').map((m) => m.id)).toEqual(['msg1', 'msg2']);
+    expect(tableRows(db, 'select id, text from messages order by seq')).toEqual([
+      { id: 'msg1', text: '  typed on a tty  ' },
+      { id: 'msg2', text: 'noted' },
+      { id: 'msg3', text: '/usr/bin/python is missing, fix it' },
+    ]);
   }, 90_000);
 });

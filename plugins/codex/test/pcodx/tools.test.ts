@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cutCodePoints } from '@cordon/plugin-api';
 import { Ledger } from '../../../../packages/host/src/ledger/index.js';
 import { PROMPT_FRAGMENTS } from '../../src/pcodx/prompts/fragments.js';
 import { partialCompact, runPcodxTool, toolResponse } from '../../src/pcodx/tools/call.js';
@@ -106,6 +108,29 @@ describe('pcodx tool calls (research §1.8)', () => {
     expect(out.truncated).toBe(true);
     const [block] = (await ledger.render('S')).split('\n<aboveturn id="cmp1"/>');
     expect(block!.split('\n\n').at(-1)).toBe(`${'🧪'.repeat(2000)}[...truncated]`);
+  });
+
+  it('cuts on a character boundary and stores valid UTF-8 for any text (issue 11 item 8)', async () => {
+    // Example: 1,999 letters then emoji, so a UTF-16 cut at 2,000 would land inside a pair; and a lone surrogate.
+    const cases = [`${'a'.repeat(1999)}${'🧪'.repeat(5)}`, `x\ud800y${'é'.repeat(2100)}`];
+    for (const [i, summary] of cases.entries()) {
+      const id = i === 0 ? 'msg4' : 'cmp1';
+      const out = await json({ ranges: [{ from_message_id: id, to_message_id: id, summary }] });
+      expect(out.truncated, JSON.stringify(out)).toBe(true);
+    }
+    const stored = (await ledger.compactions('S')).map((c) => c.summary);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toBe(`x\ufffdy${'é'.repeat(1997)}[...truncated]`);
+    await fc.assert(
+      fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('a', 'é', '🧪', '\ud800', '\udc00', '𝄞')), maxLength: 60 }), fc.nat(70), (text, max) => {
+        const { text: out, cut } = cutCodePoints(text, max);
+        expect([...out].length).toBeLessThanOrEqual(max);
+        expect(out).toBe(out.toWellFormed());
+        expect(Buffer.from(out, 'utf8').toString('utf8')).toBe(out);
+        expect(cut).toBe([...text.toWellFormed()].length > max);
+        expect(text.toWellFormed().startsWith(out)).toBe(true);
+      }),
+    );
   });
 
   it('checks its arguments in order before the session rules, and prefixes ledger refusals with the session', async () => {

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { ensurePrivateDir } from '../../io/private-dir.js';
 import { join } from 'node:path';
 import { HOST_ROOT } from '../../util/host-root.js';
 import { samplerSettings } from './config.js';
@@ -57,7 +58,7 @@ export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResul
   if (existsSync(join(dir, SAMPLER_FILES.unsupported))) return { started: false, reason: 'unsupported' };
   const root = identify(rootPid);
   if (!root) return { started: false, reason: 'no-root' };
-  mkdirSync(dir, { recursive: true });
+  ensurePrivateDir(dir);
   const self = identify(process.pid) ?? { pid: process.pid };
   const lock = acquireSamplerLock(dir, self);
   if (!lock.acquired) return { started: false, reason: 'running', pid: lock.owner.pid, generation: lock.generation };
@@ -91,7 +92,7 @@ export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResul
  */
 export function stopSampler(dir: string): void {
   if (!existsSync(dir)) return;
-  writeFileSync(join(dir, SAMPLER_FILES.stop), '');
+  writeFileSync(join(dir, SAMPLER_FILES.stop), '', { mode: 0o600 });
 }
 
 /**

@@ -1,5 +1,6 @@
-import { linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempPathBeside, writeFileAtomic } from '../../io/atomic-write.js';
 import { isAlive, type ProcessIdentity } from './identity.js';
 
 /** Who holds one generation of a session's sampler lock (`sampler.lock.<generation>`, JSON). */
@@ -93,14 +94,14 @@ const WRITE_GRACE_MS = 2000;
  * `open(O_CREAT | O_EXCL)` and a write, whose brief empty state {@link beingWritten} covers.
  */
 function createExclusive(dir: string, path: string, content: string): void {
-  const tmp = join(dir, `.${path.slice(dir.length + 1)}.${process.pid}.${Date.now()}`);
-  writeFileSync(tmp, content);
+  const tmp = tempPathBeside(path);
+  writeFileSync(tmp, content, { mode: 0o600, flag: 'wx' });
   try {
     linkSync(tmp, path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
-    writeFileSync(path, content, { flag: 'wx' });
+    writeFileSync(path, content, { mode: 0o600, flag: 'wx' });
   } finally {
     rmSync(tmp, { force: true });
   }
@@ -120,7 +121,5 @@ function beingWritten(path: string): boolean {
  * pid is known. Only the holder of that generation may call it.
  */
 export function recordLockOwner(dir: string, owner: LockOwner): void {
-  const tmp = join(dir, `.${PREFIX}${owner.generation}.${process.pid}.owner`);
-  writeFileSync(tmp, JSON.stringify(owner));
-  renameSync(tmp, lockPath(dir, owner.generation));
+  writeFileAtomic(lockPath(dir, owner.generation), JSON.stringify(owner), { mode: 0o600, links: 'replace', durable: false });
 }

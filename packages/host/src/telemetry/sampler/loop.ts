@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TreeReader } from '@cordon/plugin-api';
 import { SAMPLER_FILES } from './files.js';
@@ -70,7 +70,8 @@ export async function runSamplerLoop(options: SamplerLoopOptions): Promise<{ rea
   const stopPath = join(dir, SAMPLER_FILES.stop);
   const nextLock = lockPath(dir, generation + 1);
   const markersPath = join(dir, SAMPLER_FILES.markers);
-  const out = openSync(join(dir, SAMPLER_FILES.samples), 'a');
+  // Owner-only, never through a planted link: samples are the agent's resource use.
+  const out = openSync(join(dir, SAMPLER_FILES.samples), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
   const ring = new Float64Array(RING);
   let ticks = 0;
   let errors = 0;

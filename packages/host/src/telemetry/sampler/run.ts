@@ -3,7 +3,8 @@
  * `node run.js --dir <session dir> --pid <root pid> --interval <ms> --idle <ms> --generation <n> [--data <data dir>] [--root-start <starttime>]`.
  * Not a `cordon` command: it is started by the hot path, which never loads oclif.
  */
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendLine } from '../../io/append.js';
+import { writeFileAtomic } from '../../io/atomic-write.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -37,7 +38,7 @@ export async function runSamplerProcess(argv: readonly string[], env: NodeJS.Pro
   const dataDir = values.data ?? resolvePaths(env).dataDir;
   const hostEnv: NodeJS.ProcessEnv = { ...env, CORDON_DATA_DIR: dataDir };
   const log = createFileLogger(dataDir, 'sampler', env);
-  const event = (e: SamplerEvent): void => appendFileSync(join(dir, SAMPLER_FILES.events), JSON.stringify(e) + '\n');
+  const event = (e: SamplerEvent): void => appendLine(join(dir, SAMPLER_FILES.events), JSON.stringify(e) + '\n');
   const now = (): number => Date.now();
 
   // Claim the generation the hook won for us; step aside if a live sampler already holds it.
@@ -54,7 +55,7 @@ export async function runSamplerProcess(argv: readonly string[], env: NodeJS.Pro
   const host = await loadHostDirect(hostEnv, { needs: { samplers: true } });
   const entry = pickSampler(host.samplers, process.platform, env.CORDON_SAMPLER);
   if (!entry) {
-    writeFileSync(join(dir, SAMPLER_FILES.unsupported), JSON.stringify({ platform: process.platform, wanted: env.CORDON_SAMPLER ?? null }) + '\n');
+    writeFileAtomic(join(dir, SAMPLER_FILES.unsupported), JSON.stringify({ platform: process.platform, wanted: env.CORDON_SAMPLER ?? null }) + '\n', { mode: 0o600, links: 'replace', durable: false });
     log.warn('no sampler for this platform', { platform: process.platform, wanted: env.CORDON_SAMPLER });
     event({ event: 'stop', t: now(), pid: process.pid, generation, reason: 'unsupported' });
     return 'unsupported';

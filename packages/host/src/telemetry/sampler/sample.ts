@@ -15,6 +15,11 @@ export interface Sample {
   readonly n_procs: number;
   /** True when a process of the tree vanished mid-read (exited since the previous sample before its last CPU was read). */
   readonly partial: boolean;
+  /**
+   * Present when some counted processes were attributed by process group because their parent
+   * was gone when first seen (orphaned background jobs): how many. Absent otherwise.
+   */
+  readonly adopted?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -27,11 +32,13 @@ export function toSample(nowMs: number, reading: TreeReading): Sample {
     cpu_pct: Math.round(reading.cpuPct * 100) / 100,
     n_procs: reading.nProcs,
     partial: reading.partial,
+    ...(reading.adopted ? { adopted: reading.adopted } : {}),
   };
 }
 
 /** {@link toSample} as one JSON line with its newline (same text as `JSON.stringify`, built directly). */
 export function formatSample(nowMs: number, reading: TreeReading): string {
   const s = toSample(nowMs, reading);
-  return `{"t":${s.t},"mem_mb":${s.mem_mb},"cpu_pct":${s.cpu_pct},"n_procs":${s.n_procs},"partial":${s.partial}}\n`;
+  const adopted = s.adopted ? `,"adopted":${s.adopted}` : '';
+  return `{"t":${s.t},"mem_mb":${s.mem_mb},"cpu_pct":${s.cpu_pct},"n_procs":${s.n_procs},"partial":${s.partial}${adopted}}\n`;
 }

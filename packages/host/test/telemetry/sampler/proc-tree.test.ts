@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -229,3 +229,58 @@ describe.runIf(linux)('ProcTreeReader', () => {
     reader.close();
   });
 });
+
+describe.runIf(linux)('orphaned background jobs (issue 12 item 8)', () => {
+  it('counts a job whose shell exited before the first tick (adopted through its process group), not a sibling job of the same script', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-orphan-'));
+    tempDirs.push(dir);
+    // L (own session and group) starts the root R = `sh -c "sh -c 'job &'; sleep"` (the issue's
+    // shape), then a sibling job of its own in the same group and session, which is not R's.
+    const alloc = (mb: number) => `const b=Buffer.alloc(${mb}*1024*1024,1);setTimeout(()=>{},60000)`;
+    const script = [
+      `sh -c 'sh -c "exec node -e \\"$ORPHAN\\" &"; sleep 60' & echo $! > ${dir}/root`,
+      'sleep 0.3',
+      `node -e "$SIBLING" & echo $! > ${dir}/sibling`,
+      'wait',
+    ].join('\n');
+    const l = spawn('sh', ['-c', script], { stdio: 'ignore', detached: true, env: { ...process.env, ORPHAN: alloc(120), SIBLING: alloc(60) } });
+    started.push(l);
+    const rootPid = Number(await until(() => (existsSync(join(dir, 'root')) ? readFileSync(join(dir, 'root'), 'utf8') : ''), (v) => v.trim() !== ''));
+    await until(() => (existsSync(join(dir, 'sibling')) ? readFileSync(join(dir, 'sibling'), 'utf8') : ''), (v) => v.trim() !== '');
+    // Wait until the job is orphaned and has its memory: a node whose parent is not the root's tree.
+    const orphan = await until(
+      () => findProcess((argv, stat) => argv.includes(alloc(120)) && stat.rssMiB >= 120),
+      (v) => v !== undefined,
+      20_000,
+    );
+    expect(orphan).toBeDefined();
+    expect(orphan!.ppid).not.toBe(rootPid);
+    const reader = new ProcTreeReader(rootPid);
+    try {
+      const reading = reader.read();
+      const mem = reading.rssBytes / MiB;
+      expect(mem).toBeGreaterThanOrEqual(120);
+      expect(mem).toBeLessThan(120 + 55); // the 60 MiB sibling is not counted
+      expect(reading.adopted).toBe(1);
+    } finally {
+      reader.close();
+    }
+  }, 60_000);
+});
+
+/** The first process (by /proc listing) whose argv and stat satisfy `match`. */
+function findProcess(match: (argv: string[], stat: { rssMiB: number }) => boolean): { pid: number; ppid: number } | undefined {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      const s = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      const rssMiB = (Number(f[21]) * 4096) / MiB;
+      if (match(argv, { rssMiB })) return { pid: Number(name), ppid: Number(f[1]) };
+    } catch {
+      // gone
+    }
+  }
+  return undefined;
+}

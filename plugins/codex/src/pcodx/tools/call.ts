@@ -1,4 +1,4 @@
-import type { LedgerHandle, LedgerRangeRequest } from '@cordon/plugin-api';
+import { cutCodePoints, type LedgerHandle, type LedgerRangeRequest } from '@cordon/plugin-api';
 import { isUserError } from '../errors.js';
 import { messageIdsHelper } from '../message-ids.js';
 import { PROMPT_FRAGMENTS } from '../prompts/fragments.js';
@@ -61,7 +61,8 @@ const filled = (v: unknown): v is string => typeof v === 'string' && v !== '';
  * `{ranges:[{from_message_id,to_message_id,summary}]}`, as an object or a JSON string), in this
  * order: unparsable JSON; ranges with every field empty are dropped and none left is an error;
  * an incomplete range; `target_session_id` and `session_id` that differ; a selector naming
- * another session; summaries cut to {@link MAX_TOOL_SUMMARY} code points plus `[...truncated]`;
+ * another session; summaries cut to {@link MAX_TOOL_SUMMARY} code points (on a character
+ * boundary, lone surrogates replaced: `cutCodePoints`) plus `[...truncated]`;
  * then the ledger's own rules, whose refusals come back as `session <id>: <message>`.
  *
  * Success: `{ranges_compacted:[{session_id, compaction_id, from_message_id, to_message_id,
@@ -93,10 +94,9 @@ export async function partialCompact(ledger: LedgerHandle, sessionId: string, ar
   }
   const truncated: boolean[] = [];
   const requests: LedgerRangeRequest[] = ranges.map((r) => {
-    const points = [...(r.summary as string)];
-    const cut = points.length > MAX_TOOL_SUMMARY;
+    const { text, cut } = cutCodePoints(r.summary as string, MAX_TOOL_SUMMARY);
     truncated.push(cut);
-    return { from: r.from_message_id as string, to: r.to_message_id as string, summary: cut ? points.slice(0, MAX_TOOL_SUMMARY).join('') + TRUNCATION_MARK : (r.summary as string) };
+    return { from: r.from_message_id as string, to: r.to_message_id as string, summary: cut ? text + TRUNCATION_MARK : text };
   });
   let result;
   try {

@@ -7,6 +7,10 @@ export interface ProcStat {
   state: string;
   /** Field 4 `ppid`. */
   ppid: number;
+  /** Field 5 `pgrp`: the process group id. */
+  pgrp: number;
+  /** Field 6 `session`: the session id. */
+  session: number;
   /** Fields 14 + 15 `utime + stime`, in clock ticks (USER_HZ). */
   cpuTicks: number;
   /** Field 22 `starttime`: clock ticks after boot (CLOCK_BOOTTIME, like `/proc/uptime`). */
@@ -46,7 +50,7 @@ export function parseProcStat(buf: Uint8Array, length: number, out: ProcStat = e
     while (i < length && buf[i] !== SPACE) i++;
     i++;
     field++;
-    if (field !== 4 && field !== 14 && field !== 15 && field !== 22 && field !== 24 && field !== 38) continue;
+    if (field !== 4 && field !== 5 && field !== 6 && field !== 14 && field !== 15 && field !== 22 && field !== 24 && field !== 38) continue;
     let value = 0;
     let negative = false;
     if (buf[i] === 0x2d) {
@@ -61,6 +65,8 @@ export function parseProcStat(buf: Uint8Array, length: number, out: ProcStat = e
     }
     if (negative) value = -value;
     if (field === 4) out.ppid = value;
+    else if (field === 5) out.pgrp = value;
+    else if (field === 6) out.session = value;
     else if (field === 14) utime = value;
     else if (field === 15) out.cpuTicks = utime + value;
     else if (field === 22) out.startTicks = value;
@@ -72,7 +78,7 @@ export function parseProcStat(buf: Uint8Array, length: number, out: ProcStat = e
 
 /** A zeroed {@link ProcStat}. */
 export function emptyStat(): ProcStat {
-  return { state: '', ppid: 0, cpuTicks: 0, startTicks: 0, rssPages: 0, exitSignal: 0 };
+  return { state: '', ppid: 0, pgrp: 0, session: 0, cpuTicks: 0, startTicks: 0, rssPages: 0, exitSignal: 0 };
 }
 
 /**

@@ -20,6 +20,10 @@ interface Member {
   cmdline: string | undefined;
   /** Its command line equalled its parent's (forked, not yet exec'd): read it once more next tick. */
   recheck: boolean;
+  /** Its process group when it joined (members' groups adopt orphans, see the class comment). */
+  pgrp: number;
+  /** Joined through its process group, its parent already gone: counted, attribution uncertain. */
+  adopted: boolean;
 }
 
 /** A process met for the first time this tick. */
@@ -73,6 +77,14 @@ const MAX_PROBES = 64;
  * exits, even when its parent exits first and it is re-parented (an orphaned background job a tool
  * call started stays attributed to the agent). A process born and gone between two ticks is not seen.
  *
+ * Orphans met for the first time (`sh -c 'job &'` whose shell exited before any tick saw the job)
+ * are **adopted** through their process group: a new process joins when it is in the process group
+ * of a counted member, started after the root, and its parent is pid 1 or outside the root's
+ * session (the init or subreaper orphans are handed to). A process whose parent is a live process
+ * of the root's session outside the tree (a pipeline sibling, a job the same script started) is
+ * not adopted. Adopted processes are counted and reported in `adopted`, since their attribution
+ * rests on the group, not on parentage; a job that left the group (`setsid`) is not seen.
+ *
  * Cordon's own processes are not the agent's: a new member's `/proc/<pid>/cmdline` is read once,
  * when it joins, and a `cordon hook` process (with everything under it) or the wrap shell shim
  * (itself only) is kept out of the sums ({@link classifyOwnProcess}). A process read between its
@@ -104,6 +116,11 @@ export class ProcTreeReader implements TreeReader {
   #lastFullScanAt = -Infinity;
   #loadavgFd = -1;
   #lastPid: number | undefined;
+  /** Process groups of counted members: group id → how many members are in it. */
+  readonly #groups = new Map<number, number>();
+  /** The root's start time (clock ticks after boot) and session id. */
+  #rootStart = 0;
+  #rootSession = 0;
   /** Probed pids that did not exist yet (allocated, not yet visible): probed once more. */
   #retry: number[] = [];
 
@@ -133,7 +150,10 @@ export class ProcTreeReader implements TreeReader {
       throw Object.assign(new Error(`process ${rootPid} has exited`), { code: 'ESRCH' });
     }
     this.#openFds = 1;
-    this.#members.set(rootPid, { fd: rootFd, cpuTicks: root.cpuTicks, joined: 0, zombie: false, own: undefined, cmdline: this.#classify ? this.#readCmdline(rootPid) : undefined, recheck: false });
+    this.#rootStart = root.startTicks;
+    this.#rootSession = root.session;
+    this.#members.set(rootPid, { fd: rootFd, cpuTicks: root.cpuTicks, joined: 0, zombie: false, own: undefined, cmdline: this.#classify ? this.#readCmdline(rootPid) : undefined, recheck: false, pgrp: root.pgrp, adopted: false });
+    this.#groups.set(root.pgrp, 1);
     try {
       this.#loadavgFd = openSync(`${this.#proc}/loadavg`, 'r');
     } catch {
@@ -162,6 +182,7 @@ export class ProcTreeReader implements TreeReader {
     let cpuTicks = 0;
     let nProcs = 0;
     let partial = false;
+    let nAdopted = 0;
     // A fresh pid joins when its parent is a member; repeat for fresh grandchildren.
     let grew = fresh.length > 0;
     while (grew) {
@@ -169,11 +190,12 @@ export class ProcTreeReader implements TreeReader {
       for (const f of fresh) {
         if (f.fd === -2) continue;
         const parent = this.#members.get(f.stat.ppid);
-        if (!parent) continue;
-        const cmdline = parent.own === 'subtree' || !this.#classify ? undefined : this.#readCmdline(f.pid);
-        const own = parent.own === 'subtree' ? 'subtree' : this.#ownKind(cmdline);
+        const adopted = !parent && this.#orphanOfTree(f.stat);
+        if (!parent && !adopted) continue;
+        const cmdline = parent?.own === 'subtree' || !this.#classify ? undefined : this.#readCmdline(f.pid);
+        const own = parent?.own === 'subtree' ? 'subtree' : this.#ownKind(cmdline);
         // Still the parent's image (read between fork and exec): look again once it has exec'd.
-        const recheck = !own && cmdline !== undefined && cmdline === parent.cmdline;
+        const recheck = !own && cmdline !== undefined && cmdline === parent?.cmdline;
         let fd = f.fd;
         if (this.#openFds >= this.#maxFds) {
           closeSync(fd);
@@ -181,11 +203,13 @@ export class ProcTreeReader implements TreeReader {
         } else {
           this.#openFds++;
         }
-        this.#members.set(f.pid, { fd, cpuTicks: f.stat.cpuTicks, joined: tick, zombie: f.stat.state === 'Z', own, cmdline, recheck });
+        this.#members.set(f.pid, { fd, cpuTicks: f.stat.cpuTicks, joined: tick, zombie: f.stat.state === 'Z', own, cmdline, recheck, pgrp: f.stat.pgrp, adopted });
         this.#others.delete(f.pid);
         f.fd = -2; // consumed
         grew = true;
         if (own) continue;
+        this.#groups.set(f.stat.pgrp, (this.#groups.get(f.stat.pgrp) ?? 0) + 1);
+        if (adopted) nAdopted++;
         if (tick > 1) cpuTicks += f.stat.cpuTicks;
         rssPages += f.stat.rssPages;
         nProcs++;
@@ -215,8 +239,10 @@ export class ProcTreeReader implements TreeReader {
         member.recheck = false;
         member.cmdline = this.#readCmdline(pid);
         member.own = this.#ownKind(member.cmdline);
+        if (member.own) this.#leaveGroup(member.pgrp);
       }
       if (member.own) continue;
+      if (member.adopted) nAdopted++;
       rssPages += stat.rssPages;
       cpuTicks += Math.max(0, stat.cpuTicks - member.cpuTicks);
       member.cpuTicks = stat.cpuTicks;
@@ -225,7 +251,7 @@ export class ProcTreeReader implements TreeReader {
     const elapsedS = (at - this.#lastAt) / 1000;
     const cpuPct = tick > 1 && elapsedS > 0 ? (cpuTicks / this.#units.clockTicks / elapsedS) * 100 : 0;
     this.#lastAt = at;
-    return { rssBytes: rssPages * this.#units.pageSize, cpuPct, nProcs, partial, rootAlive };
+    return { rssBytes: rssPages * this.#units.pageSize, cpuPct, nProcs, partial, rootAlive, ...(nAdopted > 0 ? { adopted: nAdopted } : {}) };
   }
 
   /** Closes every descriptor the reader holds. */
@@ -324,7 +350,26 @@ export class ProcTreeReader implements TreeReader {
     return this.#classify && cmdline !== undefined ? this.#classify(splitCmdline(cmdline)) : undefined;
   }
 
+  /**
+   * Whether a process whose parent is not a member is an orphan of the tree: in a counted
+   * member's process group, started after the root, and handed to pid 1 or to a process outside
+   * the root's session (a subreaper). See the class comment.
+   */
+  #orphanOfTree(stat: ProcStat): boolean {
+    if (!this.#groups.has(stat.pgrp) || stat.startTicks < this.#rootStart) return false;
+    if (stat.ppid === 1) return true;
+    const parent = this.#readPath(stat.ppid);
+    return parent !== undefined && parent.session !== this.#rootSession;
+  }
+
+  #leaveGroup(pgrp: number): void {
+    const left = (this.#groups.get(pgrp) ?? 1) - 1;
+    if (left > 0) this.#groups.set(pgrp, left);
+    else this.#groups.delete(pgrp);
+  }
+
   #drop(pid: number, member: Member): void {
+    if (!member.own) this.#leaveGroup(member.pgrp);
     if (member.fd >= 0) {
       try {
         closeSync(member.fd);

@@ -1,0 +1,28 @@
+import type { Command } from '@oclif/core';
+import { commands } from '@oclif/plugin-plugins';
+import { packageNameOf, snapshotPluginSet } from '../../plugins/install-guard.js';
+
+// Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
+const OclifInstall = commands['plugins:install'] as unknown as typeof Command & { prototype: { run(): Promise<unknown> } };
+
+/**
+ * `cordon plugins install`: oclif's installer (same arguments and flags), except that a failed
+ * install leaves the plugin set as it was. oclif's installer, on failure, uninstalls the name it
+ * tried, which also drops a linked plugin of that name; this command saves the data dir's
+ * `package.json` and the installed package directories of the names given first, and puts them
+ * back when the install throws (issue 12 item 9). The root plugin's command wins over
+ * `@oclif/plugin-plugins`' one of the same id (oclif's `determinePriority`).
+ */
+export default class PluginsInstall extends OclifInstall {
+  override async run(): Promise<void> {
+    const names = this.argv.filter((a) => !a.startsWith('-')).flatMap((a) => packageNameOf(a) ?? []);
+    const snapshot = snapshotPluginSet(this.config.dataDir, names);
+    try {
+      await OclifInstall.prototype.run.call(this);
+    } catch (error) {
+      snapshot.restore();
+      throw error;
+    }
+    snapshot.discard();
+  }
+}
