@@ -32,8 +32,9 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
   const hooks = async () => warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['audit'] } })).hooks;
   try {
     const { audit } = await check({ repo: options.repo, hooks, env });
-    process.stdout.write(options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);
+    // The verdict's exit code first: a reader that closes the pipe early must not change it.
     process.exitCode = audit.passed ? 0 : 3;
+    process.stdout.write(options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);
     return 'done';
   } catch {
     return 'fallback';
