@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { EXCLUSIVE_CREATE, fsyncDirectory, tempPathBeside } from '../io/atomic-write.js';
+import { processStartTicks } from '../io/private-temp.js';
 import { readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 
 /**
@@ -314,11 +315,9 @@ export function processStart(pid: number): string | null {
   if (process.platform !== 'linux') return null;
   try {
     bootId ??= readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22 (starttime), counted after the parenthesised command name, which may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return `${bootId}:${fields[19]}`;
   } catch {
     return null;
   }
+  const ticks = processStartTicks(pid);
+  return ticks === null ? null : `${bootId}:${ticks}`;
 }

@@ -123,7 +123,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       tree,
       trap,
       onSpawn: (pid) => {
-        run = { ...run, agent_pid: pid };
+        run = { ...run, agent_pid: pid, agent_start: processStart(pid) };
         state = saveState(loc.root, { ...state, last_run: run });
       },
     });
