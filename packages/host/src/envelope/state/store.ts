@@ -224,7 +224,7 @@ export function readJson(path: string, what: string): unknown {
     return JSON.parse(text);
   } catch {
     // JSON.parse's message quotes the text; say where instead.
-    throw badState(`Cordon ${what} ${path} is not valid JSON (${text.length} characters)`);
+    throw badState(`${what} is not valid JSON (${path}, ${text.length} characters)`);
   }
 }
 
