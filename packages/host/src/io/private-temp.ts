@@ -63,7 +63,7 @@ export function cleanPrivateTempDirs(prefix: string, base = tmpdir()): string[] 
     const m = shape.exec(name.slice(prefix.length));
     if (!m) continue;
     const pid = Number(m[1]);
-    if (pid === process.pid || processRuns(pid, m[2] === '0' ? null : m[2]!)) continue;
+    if (processRuns(pid, m[2] === '0' ? null : m[2]!)) continue;
     const path = join(base, name);
     try {
       const stat = lstatSync(path);

@@ -98,7 +98,7 @@ describe('a killed cordon run whose agent lives', () => {
     expect(after).toMatchObject({ phase: 'running', live_agent_pid: null });
     expect(after.stale_run).toMatch(/which is gone$/);
     expect((await cordon(['check'], repo)).exitCode).toBe(0);
-  });
+  }, 300_000);
 
   it('a recycled pid (another start time) or a live owner is not a live orphaned agent', () => {
     const base = { schema_version: 1, phase: 'running', attempt: 1, max_attempts: 3, config_sha256: '', snapshot_sha256: '', exclude_sha256: '', last_error: null, last_audit: null, updated_at: '' };
