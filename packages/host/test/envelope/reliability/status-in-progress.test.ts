@@ -52,7 +52,7 @@ describe.skipIf(!HAVE_STRACE)('status while another command writes the state', (
       }
       expect(seen.some(({ code }) => code === 2)).toBe(true);
     }
-  });
+  }, 300_000);
 
   it('during check (held before audit.json and state.json are replaced): the last complete state, with the check named', async () => {
     for (const when of ['1', '2']) {
@@ -60,7 +60,7 @@ describe.skipIf(!HAVE_STRACE)('status while another command writes the state', (
       await armWith(dir, { allow: ['src/**'] });
       write(dir, { 'src/a.txt': 'b\n' });
       const env = cliEnv();
-      const check = cordonInjected(`rename:delay_enter=3000000:when=${when}`, ['check'], { cwd: dir, env });
+      const check = cordonInjected(`rename:delay_enter=8000000:when=${when}`, ['check'], { cwd: dir, env });
       const seen = await statusesDuring(check, dir, env);
       expect((await check).exitCode).toBe(0);
       expect(seen.length).toBeGreaterThan(0);
@@ -68,7 +68,7 @@ describe.skipIf(!HAVE_STRACE)('status while another command writes the state', (
         expect(code).toBe(0);
         expect(['armed', 'accepted']).toContain(out.phase);
       }
-      expect(seen.some(({ out }) => /^check, pid \d+ on /.test(out.operation ?? ''))).toBe(true);
+      expect(seen.some(({ out }) => /^check, pid \d+ on /.test(out.operation ?? '')), JSON.stringify(seen.map((x) => x.out.operation))).toBe(true);
     }
-  });
+  }, 300_000);
 });
