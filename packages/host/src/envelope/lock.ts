@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { EXCLUSIVE_CREATE, fsyncDirectory, tempPathBeside } from '../io/atomic-write.js';
-import { processStartTicks } from '../io/private-temp.js';
+import { processRuns, processStartTicks } from '../io/private-temp.js';
 import { readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 
 /**
@@ -279,7 +279,7 @@ export function cleanLockLeftovers(path: string): string[] {
       const m = /^(\d+)-[0-9a-f]{12}$/.exec(entry.slice(name.length + 7));
       if (m) pid = Number(m[1]);
     }
-    if (pid === undefined || pidRuns(pid)) continue;
+    if (pid === undefined || processRuns(pid, null)) continue;
     try {
       unlinkSync(join(dir, entry));
       removed.push(entry);
@@ -290,15 +290,6 @@ export function cleanLockLeftovers(path: string): string[] {
   return removed;
 }
 
-/** True unless `pid` certainly does not exist (ESRCH). */
-function pidRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
 
 function unlinkQuietly(path: string): void {
   try {

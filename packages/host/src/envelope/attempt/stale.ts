@@ -1,4 +1,5 @@
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { processRuns } from '../../io/private-temp.js';
 import { processStart, isStale, readLock } from '../lock.js';
 import type { EnvelopeState } from '../state/schema.js';
 import { isAttemptRun } from './record.js';
@@ -42,7 +43,7 @@ export function orphanedAgent(state: EnvelopeState): number | undefined {
   const start = typeof run.agent_start === 'string' ? run.agent_start : null;
   if (processAlive(run.agent_pid, start)) return run.agent_pid;
   // The leader exited; the tools it started in its group may still run.
-  if (!pidExists(run.agent_pid)) {
+  if (!processRuns(run.agent_pid, null)) {
     try {
       process.kill(-run.agent_pid, 0);
       return run.agent_pid;
@@ -69,18 +70,9 @@ export function refuseWhileAgentRuns(state: EnvelopeState): void {
 
 /** True when `pid` runs and, where known, is the same process (`/proc` start identity). */
 export function processAlive(pid: number, start: string | null): boolean {
-  if (!pidExists(pid)) return false;
+  if (!processRuns(pid, null)) return false;
   if (start === null) return true;
   const now = processStart(pid);
   return now === null || now === start;
 }
 
-function pidExists(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
