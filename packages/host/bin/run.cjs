@@ -5,6 +5,7 @@
 //
 // `cordon hook …` goes to the hot path before @oclif/core is loaded (DESIGN.md "The hot path");
 // `cordon hook --help` and everything else go to oclif.
+quietClosedPipes();
 let argv = process.argv.slice(2);
 // `cordon --repo PATH <command> …`: oclif takes argv[0] as the command id, so a leading global
 // --repo moves behind the command id (research/cordon-envelope.md §2).
@@ -22,6 +23,26 @@ if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h') && !p
   controlRun(argv);
 } else {
   oclif(argv);
+}
+
+/**
+ * A reader that closes its end early (`cordon check --json | head -c 10`) makes the next write
+ * fail with EPIPE, emitted as an 'error' event that would crash the process with a stack trace
+ * and exit 1. Here, for every command and both output streams, that error ends the output
+ * quietly: later writes are dropped and the command finishes with its own exit code (issue 13
+ * item 7). Any other stream error is rethrown as before.
+ */
+function quietClosedPipes() {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error) => {
+      if (error?.code !== 'EPIPE') throw error;
+      stream.write = (_chunk, encoding, callback) => {
+        const done = typeof encoding === 'function' ? encoding : callback;
+        if (typeof done === 'function') process.nextTick(done);
+        return true;
+      };
+    });
+  }
 }
 
 function hook(args) {

@@ -188,15 +188,22 @@ describe('cordon run with the real Claude Code: outcomes and exit codes', () => 
     expect(json(result).run).toMatchObject({ output_limited: true, error: 'Claude Code exceeded the 64-byte output limit' });
   });
 
-  it('a binary that cannot start is exit 4 with the reason; the phase is engine_error, never running', async () => {
+  it('a missing binary is found before anything is armed (exit 2, how to install); one that exists but cannot start is exit 4, never "accepted"', async () => {
     const s = await scene([]);
     const missing = join(s.sandbox.root, 'no-such-claude');
-    const result = await s.cordon(['run', 'Anything', '--allow', 'src/**', '--agent-bin', missing, '--json']);
+    const refused = await s.cordon(['run', 'Anything', '--allow', 'src/**', '--agent-bin', missing]);
+    expect(refused.exitCode, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`${missing} does not exist`);
+    expect(refused.stderr).toContain('npm install -g @anthropic-ai/claude-code');
+    expect(existsSync(join(s.repo, '.cordon'))).toBe(false);
+    // A file that exists with execute permission but that the kernel cannot run (no #! line, not ELF).
+    const broken = join(s.sandbox.root, 'broken-claude');
+    writeFileSync(broken, '\u0000\u0001 not a program');
+    chmodSync(broken, 0o755);
+    const result = await s.cordon(['run', 'Anything', '--allow', 'src/**', '--agent-bin', broken]);
     expect(result.exitCode, result.stderr).toBe(4);
-    const report = json(result);
-    expect(report.phase).toBe('engine_error');
-    expect(report.run.error).toBe(`cannot start '${missing}': ENOENT spawn ${missing} ENOENT`);
-    expect(report.audit.passed).toBe(true);
+    expect(result.stdout).not.toMatch(/accepted/);
+    expect(result.stdout).toContain('audit passed, but the attempt failed');
     expect(readState(s.repo)).toMatchObject({ phase: 'engine_error', attempt: 1 });
     expect(lockHeld(s.repo)).toBe(false);
   });

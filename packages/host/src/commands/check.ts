@@ -29,8 +29,8 @@ export default class Check extends CordonCommand {
     const audit = flags.base
       ? await checkRange({ repo: flags.repo, base: flags.base, head: flags.head, flags: settingsFromFlags(flags), hooks })
       : (await check({ repo: flags.repo, hooks })).audit;
-    this.log(renderAudit(audit));
     process.exitCode = audit.passed ? 0 : 3;
+    this.log(renderAudit(audit));
     return audit;
   }
 }

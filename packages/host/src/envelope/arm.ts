@@ -11,11 +11,12 @@ import { acquireLock, type LockHandle } from './lock.js';
 import { displayPath, pathText } from './path-text.js';
 import { compilePathRules } from './policy/policy.js';
 import type { EnvelopeSettings } from './settings.js';
-import { registerExclude } from './state/exclude.js';
+import { readExclude, registerExclude } from './state/exclude.js';
+import { stateDirOwner } from './state/own-dir.js';
+import { finishInterrupted } from './state/recover.js';
 import { nowIso, type EnvelopeConfig, type EnvelopeSnapshot } from './state/schema.js';
-import { alreadyArmed, createEnvelope, envelopeExists, type Envelope } from './state/store.js';
+import { alreadyArmed, CORDON_DIR, createEnvelope, envelopePaths, foreignState, type Envelope } from './state/store.js';
 import { checkLabel } from './settings.js';
-import { readFileSync } from 'node:fs';
 
 /** What to arm. */
 export interface ArmRequest {
@@ -42,7 +43,8 @@ export interface ArmOptions {
 /**
  * Arms an envelope (research §5, hardened per issue 2 "Integrity"), under the repository lock:
  *
- * 1. refuse when `.cordon/` exists, HEAD is unborn, the tree is not clean
+ * 0. finish what a killed cordon left half done (`finishInterrupted`);
+ * 1. refuse when `.cordon/` exists (a foreign one with `CORDON_STATE_FOREIGN`), HEAD is unborn, the tree is not clean
  *    (`git status --porcelain=v1 -z --untracked-files=normal`; ignored files are fine), or a
  *    tracked file carries assume-unchanged / skip-worktree;
  * 2. record the baseline commit, the git rules in force (settings, `info/exclude`,
@@ -66,7 +68,10 @@ export async function arm(request: ArmRequest, options: ArmOptions = {}): Promis
 }
 
 async function armLocked(loc: RepoLocation, label: string, mode: string, request: ArmRequest, env: NodeJS.ProcessEnv): Promise<Envelope> {
-  if (envelopeExists(loc.root)) throw alreadyArmed();
+  await finishInterrupted(loc);
+  const owner = await stateDirOwner(envelopePaths(loc.root).dir, loc, CORDON_DIR);
+  if (owner.kind === 'foreign') throw foreignState(loc.root, owner.reason);
+  if (owner.kind === 'own') throw alreadyArmed();
   const baseline = await resolveCommit(loc, 'HEAD');
   const rules = await readGitRules(loc, env, baseline);
   const shadow = createShadowGit(loc, rules, baseline, env);
@@ -100,7 +105,7 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
     shadow.dispose();
   }
   const exclude_sha256 = registerExclude(loc.excludeFile);
-  const finalSnapshot: EnvelopeSnapshot = { ...snapshot, git: { ...snapshot.git, info_exclude: pathText(readFileSync(loc.excludeFile)) } };
+  const finalSnapshot: EnvelopeSnapshot = { ...snapshot, git: { ...snapshot.git, info_exclude: pathText(readExclude(loc.excludeFile, false)!) } };
   const config: EnvelopeConfig = {
     schema_version: 1,
     mode,
@@ -112,7 +117,7 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
     runner: request.runner ?? null,
     repo: { root: loc.root, git_dir: loc.gitDir },
   };
-  return createEnvelope(loc.root, config, finalSnapshot, { max_attempts: request.settings.max_attempts, exclude_sha256 });
+  return createEnvelope(loc, config, finalSnapshot, { max_attempts: request.settings.max_attempts, exclude_sha256 });
 }
 
 /** Index / work-tree letters of `git status --porcelain` (git-status(1) "Short Format"). */

@@ -11,7 +11,9 @@ import { acquireLock, type LockHandle } from './lock.js';
 import { phaseAfterCheck } from './phases.js';
 import { parsePolicyFile, POLICY_FILE, resolveSettings, type SettingsInput } from './settings.js';
 import type { EnvelopeState } from './state/schema.js';
-import { loadEnvelope, saveAudit, saveState } from './state/store.js';
+import { envelopePaths, loadEnvelope, saveAudit, saveState } from './state/store.js';
+import { finishInterrupted } from './state/recover.js';
+import { refuseWhileAgentRuns } from './attempt/stale.js';
 
 /** Options of {@link check}. */
 export interface CheckOptions {
@@ -33,9 +35,11 @@ export interface CheckResult {
 }
 
 /**
- * `cordon check` on an armed envelope (research §6, §12): under the lock, loads and validates
- * the state, audits, and persists phase `accepted`/`rejected`, `last_audit` and `audit.json`.
- * Throws `CordonError` (exit 2) for refusals; a rejection is a result (`audit.passed` false).
+ * `cordon check` on an armed envelope (research §6, §12): under the lock, finishes what a killed
+ * cordon left half done, loads and validates the state, refuses while the agent of a killed
+ * `cordon run` still runs, audits, and persists phase `accepted`/`rejected`, `last_audit` and
+ * `audit.json`. Throws `CordonError` (exit 2) for refusals, `CORDON_STATE_WRITE` when the verdict
+ * cannot be saved; a rejection is a result (`audit.passed` false).
  */
 export async function check(options: CheckOptions = {}): Promise<CheckResult> {
   const dir = options.repo ?? process.cwd();
@@ -60,18 +64,43 @@ export async function checkLocked(loc: RepoLocation, options: Pick<CheckOptions,
   // (a refused state still wins over an unresolvable HEAD).
   const head = options.head !== undefined ? Promise.resolve(options.head) : resolveCommit(loc, 'HEAD');
   head.catch(() => undefined);
+  await finishInterrupted(loc);
   const envelope = loadEnvelope(loc);
+  refuseWhileAgentRuns(envelope.state);
   const { config } = envelope;
   const started = options.early?.adopt(loc, config.baseline, envelope.snapshot.git);
   const audit = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, head, started, hooks: options.hooks, env: options.env, previous: envelope.state.last_audit });
-  saveAudit(loc.root, audit);
-  const state = saveState(loc.root, {
-    ...envelope.state,
-    phase: phaseAfterCheck(audit.passed),
-    last_audit: audit,
-    last_error: audit.passed ? null : audit.violations.map((v) => v.message).join('; '),
+  const state = persistVerdict(loc, audit, () => {
+    saveAudit(loc.root, audit);
+    return saveState(loc.root, {
+      ...envelope.state,
+      phase: phaseAfterCheck(audit.passed),
+      last_audit: audit,
+      last_error: audit.passed ? null : audit.violations.map((v) => v.message).join('; '),
+    });
   });
   return { audit, state };
+}
+
+/**
+ * Runs `save` (the writes that persist a verdict) and turns any error of it into
+ * `CORDON_STATE_WRITE` (exit 2; issue 13 item 8): the message names the state directory, the
+ * verdict that could not be saved and the system error. The audit (and its verifiers) already ran
+ * and is not run again; `details.audit` holds it.
+ */
+export function persistVerdict<T>(loc: Pick<RepoLocation, 'root'>, audit: AuditRecord, save: () => T): T {
+  try {
+    return save();
+  } catch (error) {
+    const dir = envelopePaths(loc.root).dir;
+    const verdict = audit.passed ? 'accepted' : `rejected (${audit.violations.length} violation${audit.violations.length === 1 ? '' : 's'})`;
+    const why = (error as Error).message;
+    throw new CordonError(
+      ERROR_CODES.STATE_WRITE,
+      `the audit ran (verdict: ${verdict}) but Cordon could not save it in ${dir}: ${why}. The envelope keeps its previous state; make ${dir} writable (or free space) and run \`cordon check\` again`,
+      { cause: error, details: { dir, verdict: audit.passed ? 'accepted' : 'rejected', audit } },
+    );
+  }
 }
 
 /** Options of {@link checkRange}. */

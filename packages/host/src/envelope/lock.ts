@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { EXCLUSIVE_CREATE, fsyncDirectory, tempPathBeside } from '../io/atomic-write.js';
+import { processRuns, processStartTicks } from '../io/private-temp.js';
+import { readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 
 /**
  * The repository lock (research/cordon-envelope.md §11; DESIGN.md "Data"): the file at
@@ -9,7 +13,9 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
  *
  * Node has no `flock`, so the lock is a file that exists only while held (§20 "Node
  * specifics"). It is created complete and exclusively: the owner record is written to a temp
- * file that is then hard-linked to the lock path (`link` fails when the path exists). The record
+ * file (created exclusively under an unpredictable name that carries the creator's pid, and
+ * fsynced) that is then hard-linked to the lock path (`link` fails when the path exists), so a
+ * lock is durable and whole before anyone can see it (issue 13 item 14). The record
  * names the holder: `{pid, host, start, nonce, command, since}`, where `start` is the process's
  * boot id and start time on Linux (so a recycled pid is not mistaken for the holder).
  *
@@ -18,6 +24,12 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
  * checked to be the very record judged stale (else it is put back), then removed, and the lock
  * is created as usual. A lock from another host is never taken over. Release removes the file
  * only while it still holds this process's nonce.
+ *
+ * A lock file that is a regular file but holds no owner record (empty or torn: a crash of an
+ * older cordon, or of the disk, before its bytes were written) cannot be a live holder's, since
+ * every lock is published whole: it is taken over by the same rename-aside protocol, checked to
+ * still hold the very bytes judged unreadable. A lock path that is not a regular file (a
+ * directory, FIFO, link) is never touched: the refusal names it and the way out.
  */
 
 /** What a lock file holds. */
@@ -51,12 +63,12 @@ export interface LockHandle {
 export function acquireLock(path: string, command: string): LockHandle {
   const record: LockRecord = { pid: process.pid, host: hostname(), start: processStart(process.pid), nonce: randomBytes(12).toString('hex'), command, since: new Date().toISOString() };
   if (!tryCreate(path, record)) {
-    const holder = readRecord(path);
-    if (holder === undefined) {
+    const holder = inspect(path);
+    if (holder.kind === 'free') {
       // Released between our attempt and the read: one more try.
-      if (!tryCreate(path, record)) throw held(path, readRecord(path));
-    } else if (isStale(holder) && takeOver(path, holder)) {
-      if (!tryCreate(path, record)) throw held(path, readRecord(path));
+      if (!tryCreate(path, record)) throw held(path, inspect(path));
+    } else if (takeOverable(holder) && takeOver(path, holder)) {
+      if (!tryCreate(path, record)) throw held(path, inspect(path));
     } else {
       throw held(path, holder);
     }
@@ -73,7 +85,7 @@ export function acquireLock(path: string, command: string): LockHandle {
       if (released) return;
       released = true;
       process.removeListener('exit', onExit);
-      if (readRecord(path)?.nonce === record.nonce) {
+      if (readLock(path)?.nonce === record.nonce) {
         try {
           unlinkSync(path);
         } catch {
@@ -98,7 +110,66 @@ export async function withLock<T>(path: string, command: string, fn: (lock: Lock
 
 /** The current holder of the lock at `path`, or undefined when it is free (or unreadable). */
 export function readLock(path: string): LockRecord | undefined {
-  return readRecord(path);
+  const found = inspect(path);
+  return found.kind === 'record' ? found.record : undefined;
+}
+
+/** What the lock path holds: nothing, an owner record, or something that is not one. */
+export type LockState =
+  | { readonly kind: 'free' }
+  | { readonly kind: 'record'; readonly record: LockRecord; readonly bytes: Buffer }
+  /** A regular file without a valid record (`bytes` as read), or a path that is not a regular file (`bytes` null). */
+  | { readonly kind: 'unreadable'; readonly reason: string; readonly bytes: Buffer | null };
+
+/** Largest lock file read; a record is about 200 bytes. */
+const LOCK_MAX_BYTES = 64 * 1024;
+
+/**
+ * Reads the lock at `path` without following a link or blocking (`readRegularFile`), and says
+ * what it holds (see {@link LockState}).
+ */
+export function inspectLock(path: string): LockState {
+  return inspect(path);
+}
+
+function inspect(path: string): LockState {
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFile(path, { maxBytes: LOCK_MAX_BYTES });
+  } catch (error) {
+    if (error instanceof UnsafeReadError) {
+      if (error.reason === 'missing') return { kind: 'free' };
+      if (error.reason === 'too-large') return { kind: 'unreadable', reason: `it is larger than a lock record (${LOCK_MAX_BYTES} bytes)`, bytes: null };
+      return { kind: 'unreadable', reason: error.reason === 'symlink' ? 'it is a symbolic link' : 'it is not a regular file', bytes: null };
+    }
+    return { kind: 'unreadable', reason: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, bytes: null };
+  }
+  if (bytes.length === 0) return { kind: 'unreadable', reason: 'it is empty', bytes };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return { kind: 'unreadable', reason: 'it does not hold a lock record (not JSON)', bytes };
+  }
+  const r = parsed as Partial<LockRecord> | null;
+  if (r === null || typeof r !== 'object' || !Number.isSafeInteger(r.pid) || r.pid! <= 0 || typeof r.nonce !== 'string' || typeof r.host !== 'string') {
+    return { kind: 'unreadable', reason: 'it does not hold a lock record (no pid, host and nonce)', bytes };
+  }
+  const record: LockRecord = {
+    pid: r.pid!,
+    host: r.host,
+    start: typeof r.start === 'string' ? r.start : null,
+    nonce: r.nonce,
+    command: typeof r.command === 'string' ? r.command : 'unknown',
+    since: typeof r.since === 'string' ? r.since : 'unknown',
+  };
+  return { kind: 'record', record, bytes };
+}
+
+/** A stale record, or a regular file that holds no record (see the module comment). */
+function takeOverable(state: LockState): state is Exclude<LockState, { kind: 'free' }> & { bytes: Buffer } {
+  if (state.kind === 'record') return isStale(state.record);
+  return state.kind === 'unreadable' && state.bytes !== null;
 }
 
 /**
@@ -121,32 +192,43 @@ export function isStale(record: LockRecord): boolean {
 }
 
 function tryCreate(path: string, record: LockRecord): boolean {
-  const temp = `${path}.${record.nonce}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  // `.cordon.lock.<pid>.<random>.tmp`: unpredictable, and the pid lets a later cordon remove
+  // the temp file of a writer that was killed (cleanLockLeftovers).
+  const temp = tempPathBeside(`${path}.${process.pid}`);
   try {
+    const fd = openSync(temp, EXCLUSIVE_CREATE, 0o600);
+    try {
+      const bytes = Buffer.from(`${JSON.stringify(record)}\n`);
+      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     linkSync(temp, path);
+    fsyncDirectory(dirname(path));
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot create the lock ${path}: ${(error as Error).message}`, { cause: error });
   } finally {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Nothing to clean.
-    }
+    unlinkQuietly(temp);
   }
 }
 
-function takeOver(path: string, stale: LockRecord): boolean {
+function takeOver(path: string, judged: { readonly bytes: Buffer }): boolean {
   const aside = `${path}.stale-${process.pid}-${randomBytes(6).toString('hex')}`;
   try {
     renameSync(path, aside);
   } catch {
     return false; // someone else moved it first
   }
-  const moved = readRecord(aside);
-  if (moved?.nonce !== stale.nonce) {
+  let moved: Buffer | undefined;
+  try {
+    moved = readRegularFile(aside, { maxBytes: LOCK_MAX_BYTES });
+  } catch {
+    moved = undefined;
+  }
+  if (moved === undefined || !moved.equals(judged.bytes)) {
     // We moved a fresh lock another process took meanwhile: put it back.
     try {
       linkSync(aside, path);
@@ -160,20 +242,54 @@ function takeOver(path: string, stale: LockRecord): boolean {
   return true;
 }
 
-function readRecord(path: string): LockRecord | undefined {
-  try {
-    const parsed = JSON.parse(readFileSync(path, 'utf8')) as LockRecord;
-    if (typeof parsed.pid !== 'number' || typeof parsed.nonce !== 'string' || typeof parsed.host !== 'string') return undefined;
-    return parsed;
-  } catch {
-    return undefined;
+function held(path: string, holder: LockState): CordonError {
+  if (holder.kind === 'unreadable') {
+    return new CordonError(
+      ERROR_CODES.LOCK_HELD,
+      `the lock file ${path} cannot be used: ${holder.reason}. Cordon did not touch it; if no cordon process works in this repository, remove it (rm ${JSON.stringify(path)}) and try again`,
+      { details: { lock: path, holder: null, problem: holder.reason } },
+    );
   }
+  const record = holder.kind === 'record' ? holder.record : undefined;
+  const who = record ? ` (${record.command}, pid ${record.pid} on ${record.host}, since ${record.since})` : '';
+  return new CordonError(ERROR_CODES.LOCK_HELD, `another Cordon process owns this repository${who}; lock file ${path}`, { details: { lock: path, holder: record } });
 }
 
-function held(path: string, holder: LockRecord | undefined): CordonError {
-  const who = holder ? ` (${holder.command}, pid ${holder.pid} on ${holder.host}, since ${holder.since})` : '';
-  return new CordonError(ERROR_CODES.LOCK_HELD, `another Cordon process owns this repository${who}; lock file ${path}`, { details: { lock: path, holder } });
+/**
+ * Removes what killed lock takers left beside the lock at `path`: their temp files
+ * (`.cordon.lock.<pid>.<random>.tmp`) and aside copies (`cordon.lock.stale-<pid>-<random>`),
+ * only when that pid no longer runs. Returns the names removed. Never throws.
+ */
+export function cleanLockLeftovers(path: string): string[] {
+  const dir = dirname(path);
+  const name = basename(path);
+  const removed: string[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const entry of entries) {
+    let pid: number | undefined;
+    if (entry.startsWith(`.${name}.`) && entry.endsWith('.tmp')) {
+      const m = /^(\d+)\.[0-9a-f]{24}\.tmp$/.exec(entry.slice(name.length + 2));
+      if (m) pid = Number(m[1]);
+    } else if (entry.startsWith(`${name}.stale-`)) {
+      const m = /^(\d+)-[0-9a-f]{12}$/.exec(entry.slice(name.length + 7));
+      if (m) pid = Number(m[1]);
+    }
+    if (pid === undefined || processRuns(pid, null)) continue;
+    try {
+      unlinkSync(join(dir, entry));
+      removed.push(entry);
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+  return removed;
 }
+
 
 function unlinkQuietly(path: string): void {
   try {
@@ -190,11 +306,9 @@ export function processStart(pid: number): string | null {
   if (process.platform !== 'linux') return null;
   try {
     bootId ??= readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22 (starttime), counted after the parenthesised command name, which may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return `${bootId}:${fields[19]}`;
   } catch {
     return null;
   }
+  const ticks = processStartTicks(pid);
+  return ticks === null ? null : `${bootId}:${ticks}`;
 }

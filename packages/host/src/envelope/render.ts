@@ -85,7 +85,9 @@ export function renderStatus(s: StatusReport): string {
   if (s.verify.length) lines.push(`verify: ${s.verify.join(' | ')}`);
   if (s.last_audit) lines.push(`last audit: ${s.last_audit.passed ? 'passed' : 'failed'}, ${plural(s.last_audit.violations.length, 'violation')}`);
   if (s.last_error) lines.push(`last error: ${s.last_error}`);
-  if (s.stale_run) lines.push(`stale: ${s.stale_run}; \`cordon resume\` starts a new attempt, \`cordon check\` audits what is there`);
+  if (s.stale_run && s.live_agent_pid !== null) lines.push(`agent still running: ${s.stale_run}`);
+  else if (s.stale_run) lines.push(`stale: ${s.stale_run}; \`cordon resume\` starts a new attempt, \`cordon check\` audits what is there`);
+  if (s.operation) lines.push(`in progress: ${s.operation}`);
   return lines.join('\n');
 }
 

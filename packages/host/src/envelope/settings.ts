@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { isSymlink, readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { globProblem } from './glob.js';
@@ -129,14 +129,27 @@ function valueProblem(key: string, value: unknown): string | undefined {
   return undefined;
 }
 
-/** Reads `<root>/.cordon.json` if present (undefined when absent); errors as {@link parsePolicyFile}. */
+/** Largest `.cordon.json` read (a policy is a few hundred bytes). */
+export const POLICY_FILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Reads `<root>/.cordon.json` if present (undefined when absent); errors as {@link parsePolicyFile}.
+ * The file is committed by whoever controls the repository, so it is read with
+ * `readRegularFile` (issue 13 item 11): a symbolic link is followed only when it stays inside the
+ * work tree, only a regular file of at most {@link POLICY_FILE_MAX_BYTES} is read, nothing blocks,
+ * and a refusal (`CORDON_BAD_INPUT`, exit 2) names the path and why, never the file's content.
+ */
 export function readPolicyFile(root: string): SettingsInput | undefined {
   let text: string;
+  const path = join(root, POLICY_FILE);
   try {
-    text = readFileSync(join(root, POLICY_FILE), 'utf8');
+    text = readRegularFile(path, { maxBytes: POLICY_FILE_MAX_BYTES, links: 'within-root', root }).toString('utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw bad(`cannot read ${POLICY_FILE}: ${(error as Error).message}`);
+    if (error instanceof UnsafeReadError) {
+      if (error.reason === 'missing' && !isSymlink(path)) return undefined;
+      throw bad(`cannot read ${POLICY_FILE}: ${error.message}`);
+    }
+    throw bad(`cannot read ${POLICY_FILE}: ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   return parsePolicyFile(text, POLICY_FILE);
 }

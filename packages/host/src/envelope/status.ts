@@ -2,8 +2,10 @@ import { discoverRepo } from './git/repo.js';
 import type { Phase } from './phases.js';
 import type { AuditRecord } from './audit/record.js';
 import type { Limits } from './policy/policy.js';
-import { loadEnvelope } from './state/store.js';
-import { staleRunReason } from './attempt/stale.js';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { isStale, readLock, type LockRecord } from './lock.js';
+import { loadEnvelope, type Envelope } from './state/store.js';
+import { orphanedAgent, staleRunReason } from './attempt/stale.js';
 
 /** What `cordon status` reports (research §13, plus the policy's globs and limits). */
 export interface StatusReport {
@@ -25,16 +27,40 @@ export interface StatusReport {
   readonly updated_at: string;
   /** Why phase `running` is stale (the cordon process that ran the attempt is gone), else null (issue 3). */
   readonly stale_run: string | null;
+  /** The pid of the agent of a killed `cordon run` that still runs (issue 13 item 16), else null. */
+  readonly live_agent_pid: number | null;
+  /** The cordon command holding the repository lock right now (`check, pid 123 on host, since …`), else null. */
+  readonly operation: string | null;
 }
 
 /**
  * `cordon status`: validates the whole envelope (research §4.5) and summarises it. Takes no
- * lock, so it works while a `run` holds one and then shows phase `running` (§11).
+ * lock, so it works while a `run` holds one and then shows phase `running` (§11); a command
+ * holding the lock is named in `operation`. Every state change cordon makes is atomic (the
+ * envelope appears whole at arm, state files are renamed into place), so status sees the last
+ * complete state. When the state cannot be loaded while a live cordon process holds the lock
+ * (an `arm` still building it), status names that process instead of calling the envelope
+ * damaged (issue 13 item 4): `CORDON_LOCK_HELD`, exit 2.
  * Throws `CORDON_BAD_STATE` (exit 2) when nothing is armed or the state is corrupt.
  */
 export async function status(repo: string = process.cwd()): Promise<StatusReport> {
   const loc = await discoverRepo(repo);
-  const { config, state } = loadEnvelope(loc);
+  let envelope: Envelope;
+  try {
+    envelope = loadEnvelope(loc);
+  } catch (error) {
+    const holder = liveHolder(loc.lockFile);
+    if (holder && error instanceof CordonError) {
+      throw new CordonError(
+        ERROR_CODES.LOCK_HELD,
+        `\`cordon ${holder.command}\` (${holderText(holder)}) is working on this repository right now and there is no complete envelope to show yet; run \`cordon status\` again when it has finished`,
+        { details: { holder, problem: error.message } },
+      );
+    }
+    throw error;
+  }
+  const { config, state } = envelope;
+  const holder = liveHolder(loc.lockFile);
   return {
     mode: config.mode,
     label: config.label,
@@ -53,5 +79,17 @@ export async function status(repo: string = process.cwd()): Promise<StatusReport
     created_at: config.created_at,
     updated_at: state.updated_at,
     stale_run: staleRunReason(state, loc.lockFile) ?? null,
+    live_agent_pid: orphanedAgent(state) ?? null,
+    operation: holder ? `${holder.command}, ${holderText(holder)}` : null,
   };
+}
+
+/** The lock's holder when it is a live process (a stale or unreadable lock holds nothing). */
+function liveHolder(lockFile: string): LockRecord | undefined {
+  const holder = readLock(lockFile);
+  return holder && !isStale(holder) ? holder : undefined;
+}
+
+function holderText(holder: LockRecord): string {
+  return `pid ${holder.pid} on ${holder.host}, since ${holder.since}`;
 }

@@ -18,6 +18,16 @@ export const ERROR_CODES = Object.freeze({
   BAD_INPUT: 'CORDON_BAD_INPUT',
   /** The on-disk state is missing, corrupt or of another version. Exit 2. */
   BAD_STATE: 'CORDON_BAD_STATE',
+  /**
+   * The state directory (`.cordon/`) is not Cordon's: a link, a file, tracked by git, or holding
+   * files Cordon does not write. Cordon neither uses nor removes it. Exit 2.
+   */
+  STATE_FOREIGN: 'CORDON_STATE_FOREIGN',
+  /**
+   * A verdict or state change could not be saved (read-only or full file system, EIO); `details`
+   * names the state directory and what was not saved. The audit is not run again. Exit 2.
+   */
+  STATE_WRITE: 'CORDON_STATE_WRITE',
   /** The envelope lock is held by a live process. Exit 2. */
   LOCK_HELD: 'CORDON_LOCK_HELD',
   /** A git command failed or the path is not a work tree. Exit 2. */

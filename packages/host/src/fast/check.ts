@@ -2,6 +2,7 @@ import { loadHostDirect } from '../bus/load-host.js';
 import { warnPluginFailures } from '../cli/plugin-warnings.js';
 import { check } from '../envelope/check.js';
 import { renderAudit } from '../envelope/render.js';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
 
 /** Options of {@link fastCheck}: the only flags the fast route takes. */
 export interface FastCheckOptions {
@@ -20,10 +21,11 @@ export interface FastCheckOptions {
  *
  * Same library calls, output and exit code as `commands/check.ts` on success (0 accepted,
  * 3 rejected; plugin failures warned on stderr). With a current plugin index only the plugins
- * tapping `audit` load (the only hook a check fires). Anything thrown, a refusal included, resolves
- * `'fallback'` with nothing printed to stdout: the caller then runs the command through oclif,
- * so refusals and errors have one renderer (a refused check changes nothing, so re-running it
- * is safe).
+ * tapping `audit` load (the only hook a check fires). Anything thrown before the audit, a refusal
+ * included, resolves `'fallback'` with nothing printed to stdout: the caller then runs the command
+ * through oclif, so refusals and errors have one renderer (a refused check changes nothing, so
+ * re-running it is safe). A verdict that could not be saved (`CORDON_STATE_WRITE`) is printed
+ * here with exit 2, never re-run: its verifiers have run once already.
  */
 export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fallback'> {
   const env = options.env ?? process.env;
@@ -32,12 +34,29 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
   const hooks = async () => warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['audit'] } })).hooks;
   try {
     const { audit } = await check({ repo: options.repo, hooks, env });
-    process.stdout.write(options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);
+    // The verdict's exit code first: a reader that closes the pipe early must not change it.
     process.exitCode = audit.passed ? 0 : 3;
+    process.stdout.write(options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);
     return 'done';
-  } catch {
+  } catch (error) {
+    // The verifiers ran and only saving the verdict failed: running the command again through
+    // oclif would run them a second time (issue 13 item 8), so this error is printed here.
+    if (error instanceof CordonError && error.code === ERROR_CODES.STATE_WRITE) {
+      process.exitCode = error.exit;
+      printError(error, options.json);
+      return 'done';
+    }
     return 'fallback';
   }
+}
+
+/**
+ * A `CordonError` as the oclif command prints it: under `--json` `{"error": {code, details,
+ * message}}` on stdout, otherwise `Error: <message>` and `Code: <code>` on stderr.
+ */
+function printError(error: CordonError, json: boolean): void {
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, details: error.details, message: error.message } }, null, 2)}\n`);
+  else process.stderr.write(`    Error: ${error.message}\n    Code: ${error.code}\n`);
 }
 
 /**

@@ -172,6 +172,11 @@ export interface AgentRunner {
   readonly title: string;
   /** Executable looked up on `PATH` when the user gives no `--agent-bin`. */
   readonly binary: string;
+  /**
+   * How a user installs the agent (`npm install -g @openai/codex`), shown when its executable
+   * cannot be found before an attempt. Optional; without it the message names only the binary.
+   */
+  readonly install?: string;
   /** Which limits the agent enforces itself. */
   readonly supports: RunnerSupport;
   /**

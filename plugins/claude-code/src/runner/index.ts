@@ -34,6 +34,7 @@ export function claudeArgs(request: LaunchRequest): string[] {
 export const runner: AgentRunner = {
   title: 'Claude Code',
   binary: 'claude',
+  install: 'npm install -g @anthropic-ai/claude-code',
   supports: { maxTurns: { default: DEFAULT_MAX_TURNS }, maxBudgetUsd: true, model: true, effort: CLAUDE_EFFORT_LEVELS },
   prompt(_brief, standard) {
     return `${standard}\nFile edits are accepted automatically in this session; other tools run only where your Claude Code settings allow them.\n`;

@@ -31,6 +31,7 @@ export function codexArgs(request: LaunchRequest): string[] {
 export const runner: AgentRunner = {
   title: 'Codex',
   binary: 'codex',
+  install: 'npm install -g @openai/codex',
   supports: { maxTurns: false, maxBudgetUsd: false, model: true, effort: CODEX_EFFORT_LEVELS },
   prompt(_brief, standard) {
     return `${standard}\nYou run non-interactively in the workspace-write sandbox: nobody will answer questions, so finish the task or stop.\n`;

@@ -24,6 +24,7 @@ export function geminiArgs(request: LaunchRequest): string[] {
 export const runner: AgentRunner = {
   title: 'Gemini CLI',
   binary: 'gemini',
+  install: 'npm install -g @google/gemini-cli',
   supports: { maxTurns: false, maxBudgetUsd: false, model: true, effort: [] },
   prompt(_brief, standard) {
     return `${standard}\nEdit tools are approved automatically in this headless session; nobody will answer questions, so finish the task or stop.\n`;

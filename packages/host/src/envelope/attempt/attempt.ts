@@ -123,7 +123,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       tree,
       trap,
       onSpawn: (pid) => {
-        run = { ...run, agent_pid: pid };
+        run = { ...run, agent_pid: pid, agent_start: processStart(pid) };
         state = saveState(loc.root, { ...state, last_run: run });
       },
     });
@@ -152,7 +152,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     const { config, snapshot } = current;
     let audit: AuditRecord;
     try {
-      audit = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot, hooks: input.hooks, env });
+      audit = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot, hooks: input.hooks, env, previous: current.state.last_audit });
     } catch (error) {
       if (trap.signal) return await interrupted(input, state, duringAudit(run, trap.signal), keep, ended);
       throw error;

@@ -1,3 +1,5 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { AgentRunner, RunnerLimits } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { exactKeys, isPlainObject } from '../policy/policy.js';
@@ -98,4 +100,43 @@ export function runnerLimits(settings: RunnerSettings): RunnerLimits {
 
 function bad(message: string): CordonError {
   return new CordonError(ERROR_CODES.BAD_INPUT, message);
+}
+
+/**
+ * Finds the agent's executable before anything is armed or counted (issue 12 item 4): a
+ * `binary` holding a `/` is a path (relative to `cwd`, where the agent starts), anything else is
+ * looked up in `PATH` of `env` as `execvp` would. Returns the file found. Throws
+ * `CORDON_PROCESS_ERROR` (exit 2) naming the binary, where it was looked for, and how to install
+ * the agent (`runner.install`) or point `--agent-bin` at it.
+ */
+export function findAgentBinary(runner: Pick<AgentRunner, 'title' | 'install'>, binary: string, cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (binary.includes('/')) {
+    const path = isAbsolute(binary) ? binary : resolve(cwd, binary);
+    const problem = executableProblem(path);
+    if (problem === undefined) return path;
+    throw missingAgent(runner, binary, `${path} ${problem}`);
+  }
+  const dirs = (env.PATH ?? '').split(delimiter).map((d) => (d === '' ? '.' : d));
+  for (const dir of dirs) {
+    const path = resolve(cwd, join(dir, binary));
+    if (executableProblem(path) === undefined) return path;
+  }
+  throw missingAgent(runner, binary, `no executable ${JSON.stringify(binary)} in PATH`);
+}
+
+/** Why `path` cannot be executed, or undefined when it can (a regular file with execute permission). */
+function executableProblem(path: string): string | undefined {
+  try {
+    if (!statSync(path).isFile()) return 'is not a file';
+    accessSync(path, constants.X_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : code === 'EACCES' ? 'is not executable' : `cannot be used (${code ?? (error as Error).message})`;
+  }
+}
+
+function missingAgent(runner: Pick<AgentRunner, 'title' | 'install'>, binary: string, where: string): CordonError {
+  const how = runner.install ? `install it (${runner.install}) or pass --agent-bin PATH` : 'install it or pass --agent-bin PATH';
+  return new CordonError(ERROR_CODES.PROCESS_ERROR, `cannot start ${runner.title}: ${where}; ${how}. Nothing was armed and no attempt was used`, { details: { binary } });
 }

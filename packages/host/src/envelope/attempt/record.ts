@@ -33,6 +33,8 @@ export type AttemptRun = {
   readonly owner_start: string | null;
   /** The agent's pid, once spawned; it leads its own process group. */
   readonly agent_pid: number | null;
+  /** The agent's `/proc` start identity (as `owner_start`), recorded with its pid; absent in records of earlier versions. */
+  readonly agent_start?: string | null;
   readonly started_at: string;
   readonly finished_at: string | null;
   /** Wall time from spawn to exit, ms. */
@@ -73,6 +75,7 @@ export function startedRun(fields: Pick<AttemptRun, 'attempt' | 'agent' | 'binar
     ...fields,
     status: 'running',
     agent_pid: null,
+    agent_start: null,
     finished_at: null,
     wall_ms: null,
     exit_code: null,

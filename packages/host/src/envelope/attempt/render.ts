@@ -1,5 +1,5 @@
 import { renderAudit } from '../render.js';
-import type { AttemptResult } from './attempt.js';
+import { EXIT, type AttemptResult } from './attempt.js';
 import type { AttemptRun } from './record.js';
 
 /**
@@ -12,7 +12,11 @@ export function renderAttempt(result: AttemptResult): string {
   lines.push(`  agent: ${agentLine(run)}`);
   if (run.error) lines.push(`  error: ${firstLine(run.error)}`);
   if (run.leftover_processes > 0) lines.push(`  killed ${run.leftover_processes} process${run.leftover_processes === 1 ? '' : 'es'} the agent left running`);
-  lines.push(result.audit ? renderAudit(result.audit) : 'audit: not run (the attempt was interrupted)');
+  if (!result.audit) lines.push('audit: not run (the attempt was interrupted)');
+  else if (state.phase === 'engine_error' || result.exitCode === EXIT.ENGINE_ERROR) {
+    // The audit of an engine error is evidence, not a verdict: never the word "accepted" (issue 12 item 4).
+    lines.push(renderAudit(result.audit).replace(/^accepted: /, 'audit passed, but the attempt failed: '));
+  } else lines.push(renderAudit(result.audit));
   return lines.join('\n');
 }
 

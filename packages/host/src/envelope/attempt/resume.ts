@@ -6,12 +6,13 @@ import { acquireLock } from '../lock.js';
 import { attemptRefusal } from '../phases.js';
 import { loadEnvelope, saveAudit, saveState } from '../state/store.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
-import { runnerSettingsProblem, type RunnerSettings } from './options.js';
+import { findAgentBinary, runnerSettingsProblem, type RunnerSettings } from './options.js';
 import { recoveryFor } from './prompt.js';
 import { isAttemptRun } from './record.js';
 import type { AttemptOptions } from './run.js';
 import { InterruptTrap } from './signals.js';
-import { staleRunReason } from './stale.js';
+import { refuseWhileAgentRuns, staleRunReason } from './stale.js';
+import { finishInterrupted } from '../state/recover.js';
 
 /** Options of {@link resumeEnvelope}. */
 export interface ResumeOptions extends AttemptOptions {
@@ -22,8 +23,8 @@ export interface ResumeOptions extends AttemptOptions {
 /**
  * `cordon resume` (research §10.4): a fresh agent attempt with recovery context, under the lock.
  * Refuses with exit 2 (`CORDON_BAD_STATE`), in this order, when: nothing is armed or the state
- * is corrupt; the envelope is manual; its runner settings are invalid; it is accepted; the
- * attempt ceiling is reached; or the preflight — a policy audit of the current partial changes,
+ * is corrupt; the agent of a killed `cordon run` still runs; the envelope is manual; its runner settings are invalid; it is accepted; the
+ * attempt ceiling is reached; the agent's executable cannot be found (`CORDON_PROCESS_ERROR`); or the preflight — a policy audit of the current partial changes,
  * without verifiers — fails, which first persists phase `rejected`, `last_audit` and
  * `audit.json`. The ceiling comes before the preflight here (the reference checks it after),
  * so a refusal for the ceiling writes nothing.
@@ -37,7 +38,9 @@ export async function resumeEnvelope(options: ResumeOptions): Promise<AttemptRes
   const lock = acquireLock(loc.lockFile, 'resume');
   const trap = new InterruptTrap();
   try {
+    await finishInterrupted(loc);
     let envelope = loadEnvelope(loc);
+    refuseWhileAgentRuns(envelope.state);
     const { config } = envelope;
     if (config.mode === 'manual') throw new CordonError(ERROR_CODES.BAD_STATE, 'manual envelopes cannot be resumed: no agent was given the task (use `cordon run` to arm one with an agent)');
     const settingsBad = runnerSettingsProblem(config.runner);
@@ -46,6 +49,7 @@ export async function resumeEnvelope(options: ResumeOptions): Promise<AttemptRes
     const refusal = attemptRefusal(envelope.state);
     if (refusal) throw new CordonError(ERROR_CODES.BAD_STATE, refusal);
     const runner = await options.loadRunner(config.mode);
+    findAgentBinary(runner, settings.binary, loc.root, options.env);
 
     if (envelope.state.phase === 'running') {
       // We hold the lock, so whoever left `running` is gone.
@@ -54,7 +58,7 @@ export async function resumeEnvelope(options: ResumeOptions): Promise<AttemptRes
       envelope = { ...envelope, state: saveState(loc.root, { ...envelope.state, phase: 'interrupted', last_error: reason, last_run: last }) };
     }
 
-    const preflight = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, hooks: options.hooks, env: options.env, runVerifiers: false });
+    const preflight = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, hooks: options.hooks, env: options.env, runVerifiers: false, previous: envelope.state.last_audit });
     if (!preflight.passed) {
       const violations = preflight.violations.map((v) => v.message).join('; ');
       saveAudit(loc.root, preflight);

@@ -5,7 +5,7 @@ import { discoverRepo } from '../git/repo.js';
 import { acquireLock } from '../lock.js';
 import { checkLabel, readPolicyFile, resolveSettings, type SettingsInput } from '../settings.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
-import { resolveRunnerSettings, type RunnerInput } from './options.js';
+import { findAgentBinary, resolveRunnerSettings, type RunnerInput } from './options.js';
 import { InterruptTrap } from './signals.js';
 
 /** What `cordon run` asks for. */
@@ -32,7 +32,8 @@ export interface AttemptOptions {
 }
 
 /**
- * `cordon run` (research §2.2, §10.3): validates every input first (exit 2, nothing written),
+ * `cordon run` (research §2.2, §10.3): validates every input first, the agent's executable
+ * included (`findAgentBinary`; exit 2, nothing written),
  * then takes the repository lock and holds it continuously while it arms an envelope whose mode
  * is the agent, runs attempt 1 and audits it (§11). Refuses when an envelope exists already, like
  * `arm`. Resolves with the attempt's result (exit 0/3/4, or 128 + n when a signal interrupted
@@ -43,6 +44,7 @@ export async function runEnvelope(request: RunRequest, options: AttemptOptions =
   const label = checkLabel(request.task);
   const settings = resolveRunnerSettings(request.runner, request.runnerInput ?? {});
   const loc = await discoverRepo(options.repo ?? process.cwd());
+  findAgentBinary(request.runner, settings.binary, loc.root, options.env);
   const envelopeSettings = resolveSettings(readPolicyFile(loc.root), request.settings);
   const lock = acquireLock(loc.lockFile, 'run');
   const trap = new InterruptTrap();

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditContext, Violation } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { privateTempDir } from '../../io/private-temp.js';
 import { absPath } from '../evidence/fs-path.js';
 import { changedSince, treePrint } from '../evidence/fingerprint.js';
 import { readIndexFacts } from '../evidence/index-file.js';
@@ -459,7 +459,7 @@ function startHooks(source: AuditHooksSource | undefined): Promise<AuditHooks> |
 
 /** Writes the arm-time `.gitignore` files into a scratch tree for the arm-time {@link IgnoreOracle}. */
 function writeRuleTree(gitignores: Readonly<Record<string, string>>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cordon-rules-'));
+  const dir = privateTempDir('cordon-rules-');
   for (const [path, content] of Object.entries(gitignores)) {
     const file = Buffer.concat([Buffer.from(dir), Buffer.from('/'), pathBytes(path)]);
     mkdirSync(parentOf(file), { recursive: true });

@@ -1,8 +1,9 @@
-import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { readRegularFile } from '../../io/index.js';
+import { privateTempDir } from '../../io/private-temp.js';
 import { pathBytes, pathText } from '../path-text.js';
 import type { RepoLocation } from './repo.js';
 import { baseGitEnv } from './repo.js';
@@ -118,7 +119,7 @@ export interface ShadowGit {
  */
 export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string, env: NodeJS.ProcessEnv = process.env): ShadowGit {
   const filters = carriedFilters(rules.settings, loc.root, env);
-  const dir = mkdtempSync(join(tmpdir(), 'cordon-git-'));
+  const dir = privateTempDir('cordon-git-');
   try {
     mkdirSync(join(dir, 'refs'), { mode: 0o700 });
     mkdirSync(join(dir, 'info'), { mode: 0o700 });

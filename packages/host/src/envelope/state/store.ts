@@ -1,11 +1,14 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import type { RepoLocation } from '../git/repo.js';
 import type { AuditRecord } from '../audit/record.js';
 import { canonicalBody, canonicalJson } from './canonical-json.js';
 import { fsyncDirectory, writeFileAtomic } from '../../io/atomic-write.js';
+import { readRegularFile, UnsafeReadError } from '../../io/safe-read.js';
 import { hashFile, sha256 } from './exclude.js';
+import { isOwnStateName, scratchParent } from './own-dir.js';
 import { configProblem, nowIso, snapshotProblem, stateProblem, type EnvelopeConfig, type EnvelopeSnapshot, type EnvelopeState } from './schema.js';
 
 /** Name of the state directory at the work-tree root (DESIGN.md "Data"). */
@@ -40,20 +43,18 @@ export interface Envelope {
 }
 
 /**
- * Creates `.cordon/` (mode 0700; fails when it exists: "already armed") and writes config,
- * snapshot and state as canonical JSON, each atomically with mode 0600 (research §4.1). The
- * state gets the hashes of the other two. Returns the written envelope.
+ * Writes a new envelope (research §4.1) so that it appears whole or not at all (issue 13 items
+ * 3 and 4): config, snapshot and state (which gets the hashes of the other two) are written as
+ * canonical JSON, mode 0600, into a private scratch directory beside the work tree
+ * (`<git dir>/cordon-arm-<random>`, or `<root>/.cordon.arm-<random>` when the git directory is
+ * on another file system), fsynced, and the directory is renamed to `.cordon/` in one step. A
+ * reader without the lock (`status`) therefore never sees a half-written envelope, and a killed
+ * arm leaves only the scratch directory, which the next locked command removes
+ * (`finishInterrupted`). Fails with "already armed" when `.cordon/` holds anything.
  */
-export function createEnvelope(root: string, config: EnvelopeConfig, snapshot: EnvelopeSnapshot, init: { max_attempts: number; exclude_sha256: string }): Envelope {
+export function createEnvelope(loc: Pick<RepoLocation, 'root' | 'gitDir'>, config: EnvelopeConfig, snapshot: EnvelopeSnapshot, init: { max_attempts: number; exclude_sha256: string }): Envelope {
+  const root = loc.root;
   const paths = envelopePaths(root);
-  try {
-    mkdirSync(paths.dir, { mode: 0o700 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw alreadyArmed();
-    throw error;
-  }
-  writeFileAtomic(paths.config, canonicalJson(config));
-  writeFileAtomic(paths.snapshot, canonicalJson(snapshot));
   const state: EnvelopeState = {
     schema_version: 1,
     phase: 'armed',
@@ -66,9 +67,54 @@ export function createEnvelope(root: string, config: EnvelopeConfig, snapshot: E
     last_audit: null,
     updated_at: nowIso(),
   };
-  writeFileAtomic(paths.state, canonicalJson(state));
-  fsyncDirectory(root);
+  const build = (parent: { dir: string; inGitDir: boolean }): void => {
+    const stage = join(parent.dir, scratchName('arm', parent.inGitDir));
+    mkdirSync(stage, { mode: 0o700 });
+    try {
+      chmodSync(stage, 0o700);
+      writeFileAtomic(join(stage, 'config.json'), canonicalJson(config), { mode: 0o600 });
+      writeFileAtomic(join(stage, 'snapshot.json'), canonicalJson(snapshot), { mode: 0o600 });
+      writeFileAtomic(join(stage, 'state.json'), canonicalJson(state), { mode: 0o600 });
+      fsyncDirectory(stage);
+      renameSync(stage, paths.dir);
+    } catch (error) {
+      rmSync(stage, { recursive: true, force: true });
+      throw error;
+    }
+    fsyncDirectory(root);
+    if (parent.dir !== root) fsyncDirectory(parent.dir);
+  };
+  try {
+    try {
+      build(scratchParent(loc));
+    } catch (error) {
+      // A bind mount can make one device refuse a rename across it: build beside `.cordon/` instead.
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      build({ dir: root, inGitDir: false });
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTEMPTY' || code === 'ENOTDIR') throw alreadyArmed();
+    throw error;
+  }
   return { paths, config, snapshot, state };
+}
+
+/**
+ * Name of one of cordon's scratch directories: `cordon-<kind>-<24 hex>` inside the git dir,
+ * `.cordon.<kind>-<24 hex>` in the work-tree root (see {@link isScratchName}).
+ */
+export function scratchName(kind: 'arm' | 'remove', inGitDir: boolean): string {
+  const id = randomBytes(12).toString('hex');
+  return inGitDir ? `cordon-${kind}-${id}` : `${CORDON_DIR}.${kind}-${id}`;
+}
+
+/**
+ * True for the names of scratch directories an interrupted arm or reset can leave:
+ * {@link scratchName}'s, and `.cordon.remove-<pid>-<ns>` of earlier versions (root only).
+ */
+export function isScratchName(name: string, inGitDir: boolean): boolean {
+  return inGitDir ? /^cordon-(arm|remove)-[0-9a-f]{24}$/.test(name) : /^\.cordon\.(arm-[0-9a-f]{24}|remove-[0-9a-f]{24}|remove-[0-9]+-[0-9]+)$/.test(name);
 }
 
 /** The "already armed" refusal (research §5 step 2). */
@@ -86,6 +132,8 @@ export function alreadyArmed(): CordonError {
 export function loadEnvelope(loc: RepoLocation): Envelope {
   const paths = envelopePaths(loc.root);
   if (!envelopeExists(loc.root)) throw badState(`nothing is armed in ${loc.root} (run \`cordon arm\` first)`);
+  const strangers = foreignNames(paths.dir);
+  if (strangers) throw foreignState(loc.root, strangers);
   const config = readJson(paths.config, 'config') as EnvelopeConfig;
   const configBad = configProblem(config);
   if (configBad) throw badState(configBad);
@@ -123,38 +171,87 @@ export function saveAudit(root: string, audit: AuditRecord): void {
 }
 
 /**
- * Removes `.cordon/` (research §13): renames it to `.cordon.remove-<pid>-<ns>`, fsyncs the
- * root, deletes the tombstone, fsyncs again. Does not validate the state, so a corrupt
- * envelope can always be reset. Returns false when there was nothing to remove.
+ * Removes `.cordon/` (research §13), which the caller has recognised as cordon's own
+ * (`stateDirOwner`): renames it to a scratch directory (in the git dir when it is on the same
+ * file system, else `.cordon.remove-<random>` in the root), fsyncs, deletes that, fsyncs again.
+ * The rename is the commit point: once it happened nothing is armed, and the next locked
+ * command finishes the deletion if this process is killed first (`finishInterrupted`). Does not
+ * validate the state, so a corrupt envelope can always be reset. Returns false when there was
+ * nothing to remove.
  */
-export function removeEnvelope(root: string): boolean {
-  const { dir } = envelopePaths(root);
+export function removeEnvelope(loc: Pick<RepoLocation, 'root' | 'gitDir'>): boolean {
+  const { dir } = envelopePaths(loc.root);
   if (!existsSync(dir)) return false;
-  const tombstone = join(root, `${CORDON_DIR}.remove-${process.pid}-${process.hrtime.bigint()}`);
-  renameSync(dir, tombstone);
-  fsyncDirectory(root);
+  let parent = scratchParent(loc);
+  let tombstone = join(parent.dir, scratchName('remove', parent.inGitDir));
+  try {
+    renameSync(dir, tombstone);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    parent = { dir: loc.root, inGitDir: false };
+    tombstone = join(parent.dir, scratchName('remove', false));
+    renameSync(dir, tombstone);
+  }
+  fsyncDirectory(loc.root);
+  if (parent.dir !== loc.root) fsyncDirectory(parent.dir);
   rmSync(tombstone, { recursive: true, force: true });
-  fsyncDirectory(root);
+  fsyncDirectory(parent.dir);
   return true;
 }
 
+/** Largest state file read (`snapshot.json` fingerprints every ignored file not covered by --allow-ignored). */
+export const STATE_MAX_BYTES = 256 * 1024 * 1024;
+
 /**
- * `path` parsed as JSON. Throws `CORDON_BAD_STATE` naming `what` (config, state, …) when the
- * file is missing, unreadable or not JSON.
+ * `path` parsed as JSON, read with `readRegularFile` (no link followed, no FIFO or device, at most
+ * {@link STATE_MAX_BYTES}), since the audited agent can replace any file under `.cordon/` (issue 13
+ * item 11). Throws `CORDON_BAD_STATE` naming `what` (config, state, …) and the path when the file is
+ * missing, not a regular file, too large, unreadable or not JSON; the message never holds the
+ * file's content.
  */
 export function readJson(path: string, what: string): unknown {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularFile(path, { maxBytes: STATE_MAX_BYTES }).toString('utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw badState(code === 'ENOENT' ? `Cordon ${what} is missing from .cordon/ (the envelope is damaged; run \`cordon reset\` and arm again)` : `cannot read ${what}: ${(error as Error).message}`);
+    if (error instanceof UnsafeReadError && error.reason === 'missing') {
+      throw badState(`Cordon ${what} is missing from .cordon/ (the envelope is damaged; run \`cordon reset\` and arm again)`);
+    }
+    const why = error instanceof UnsafeReadError ? error.message : `${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+    throw badState(`cannot read Cordon ${what}: ${why}`);
   }
   try {
     return JSON.parse(text);
-  } catch (error) {
-    throw badState(`${what} is not valid JSON: ${(error as Error).message}`);
+  } catch {
+    // JSON.parse's message quotes the text; say where instead.
+    throw badState(`${what} is not valid JSON (${path}, ${text.length} characters)`);
   }
+}
+
+/**
+ * Names in `dir` that cordon never writes (see `isOwnStateName`), or undefined when there are
+ * none or the directory cannot be listed (the caller's next read reports that).
+ */
+export function foreignNames(dir: string): string[] | undefined {
+  try {
+    const strangers = readdirSync(dir).filter((name) => !isOwnStateName(name)).sort();
+    return strangers.length > 0 ? strangers : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The refusal for a `.cordon/` that is not Cordon's (issue 13 item 2): what makes it foreign,
+ * that nothing in it was touched, and the way out.
+ */
+export function foreignState(root: string, reason: string | readonly string[]): CordonError {
+  const why = typeof reason === 'string' ? reason : `it holds ${reason.slice(0, 5).map((n) => JSON.stringify(n)).join(', ')}${reason.length > 5 ? ` and ${reason.length - 5} more` : ''}, which Cordon does not write`;
+  return new CordonError(
+    ERROR_CODES.STATE_FOREIGN,
+    `${join(root, CORDON_DIR)} is not Cordon's state directory: ${why}. Cordon keeps an envelope in ${CORDON_DIR}/ at the work-tree root and never deletes or overwrites files it did not write, so it left that directory as it is; to use Cordon in this work tree, rename the directory (e.g. \`git mv ${CORDON_DIR} <another name>\` and commit)`,
+    { details: { dir: join(root, CORDON_DIR), reason: why } },
+  );
 }
 
 function badState(message: string): CordonError {

@@ -1,0 +1,78 @@
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Start time of `pid` in clock ticks since boot (field 22 of `/proc/<pid>/stat`), or null when
+ * it cannot be read (no such process, not Linux). With the pid it names one process: a pid the
+ * kernel reuses later has another start time.
+ */
+export function processStartTicks(pid: number): string | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Counted after the parenthesised command name, which may hold spaces.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * True when the process `pid` that started at `ticks` ({@link processStartTicks}; null = not
+ * known) still runs. A pid that runs under another user (EPERM) counts as running.
+ */
+export function processRuns(pid: number, ticks: string | null): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
+  if (ticks === null) return true;
+  const now = processStartTicks(pid);
+  return now === null || now === ticks;
+}
+
+/**
+ * Creates a private scratch directory `<tmp>/<prefix><pid>-<start ticks>-XXXXXX` (0700, as
+ * `mkdtemp` makes it). The name carries its owner so {@link cleanPrivateTempDirs} can tell a
+ * killed owner's leftover from a live one's. The caller removes it when done.
+ */
+export function privateTempDir(prefix: string, base = tmpdir()): string {
+  return mkdtempSync(join(base, `${prefix}${process.pid}-${processStartTicks(process.pid) ?? 0}-`));
+}
+
+/**
+ * Removes `<tmp>/<prefix><pid>-<ticks>-XXXXXX` directories ({@link privateTempDir}) whose owner
+ * no longer runs: only real directories (not links) owned by this user, only names of exactly
+ * that shape. A killed `check` leaves its private git directory (with a hard link to the index)
+ * behind; the next run removes it (issue 13, "Also"). Returns the names removed; never throws.
+ */
+export function cleanPrivateTempDirs(prefix: string, base = tmpdir()): string[] {
+  const removed: string[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync(base);
+  } catch {
+    return removed;
+  }
+  const shape = /^(\d+)-(\d+)-[A-Za-z0-9]{6}$/;
+  for (const name of entries) {
+    if (!name.startsWith(prefix)) continue;
+    const m = shape.exec(name.slice(prefix.length));
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (processRuns(pid, m[2] === '0' ? null : m[2]!)) continue;
+    const path = join(base, name);
+    try {
+      const stat = lstatSync(path);
+      if (!stat.isDirectory() || stat.uid !== process.getuid?.()) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      // Removed by someone else meanwhile, or not ours.
+    }
+  }
+  return removed;
+}
