@@ -178,7 +178,7 @@ describe.each(CASES)('$name with cordon hooks installed by install-hooks --write
     expect(events.every((e) => e.event !== 'start' || e.pid !== undefined)).toBe(true);
   }, 180_000);
 
-  it('runs the input a tap rewrote, and records the rewritten command', async () => {
+  it('runs the input a tap rewrote, and records both the agent\'s command and the rewritten one', async () => {
     const sandbox = held.sandbox(makeSandbox(`cordon-e2e-rewrite-${agent.name}-`));
     const workdir = sandbox.dir('work');
     const server = held.server(await agent.start({ steps: [step.shell('echo CORDON_E2E_REWRITE original'), step.text('All done.')], workdir }));
@@ -196,7 +196,7 @@ describe.each(CASES)('$name with cordon hooks installed by install-hooks --write
     expect(seen[0]!.text).not.toContain('original');
     const { markers } = allMarkers(sandbox.dataDir);
     const start = markers.find((m) => m.event === 'tool_start')!;
-    expect(start).toMatchObject({ decision: 'rewrite', decided_by: 'test-rewrite', command: 'echo rewritten-by-cordon' });
+    expect(start).toMatchObject({ decision: 'rewrite', decided_by: 'test-rewrite', command: 'echo CORDON_E2E_REWRITE original', rewritten_command: 'echo rewritten-by-cordon' });
     const end = markers.find((m) => m.event === 'tool_end')!;
     // The after event carries the rewritten input; the pair still matches (Gemini: re-keyed on it).
     expect(end.call_key).toBe(start.call_key);

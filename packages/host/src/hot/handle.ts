@@ -221,7 +221,9 @@ async function before(event: NativeToolBefore, dialect: Dialect, step: Step): Pr
   } else {
     rewritten = { ...call, toolInput: decision.toolInput, command: commandSummary(decision.toolInput) };
   }
-  const marker = step.write({ event: 'tool_start', ...toolFields(rewritten), decision: 'rewrite', ...by });
+  // The marker keeps the command the agent asked for; what runs instead is `rewritten_command`
+  // (a guard's `cordon control run -- …` wrapper must not hide the call's own command in reports).
+  const marker = step.write({ event: 'tool_start', ...toolFields(rewritten), command: call.command, rewritten_command: rewritten.command, decision: 'rewrite', ...by });
   return { stdout: reply.stdout, stderr: reply.stderr ?? '', exitCode: reply.exitCode, agent: step.agent, event, marker, decision };
 }
 

@@ -37,6 +37,8 @@ export interface Marker extends MarkerCallFields {
   readonly exit_status?: ExitStatus;
   /** `tool_end` (failed) and `tool_denied`: error text or deny reason, at most {@link MAX_ERROR_CHARS}. */
   readonly error?: string;
+  /** `tool_start` of a rewritten call: the command summary of the input that actually runs (`command` keeps the agent's own). */
+  readonly rewritten_command?: string;
   /** `tool_start` when a tap rewrote the input; `tool_denied` always: the decision kind. */
   readonly decision?: 'deny' | 'rewrite';
   /** Plugin whose tap decided, when it said so. */
