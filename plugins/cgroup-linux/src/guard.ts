@@ -42,7 +42,7 @@ export interface GuardContext {
  * The `beforeToolCall` answer that makes a shell tool call run under `cordon control run`
  * (issue 14): for an agent `cordon control guard --write` switched on, a `shell` call whose input
  * holds a string `command` gets that field rewritten to
- * `[AGENT_RESOURCE_HINT=H] <cordon> control run -- bash -c '<original>'` (the hint, when the
+ * `[AGENT_RESOURCE_HINT=H] <cordon> control run [--session S] -- bash -c '<original>'` (the hint, when the
  * command sets one, through the environment, whose grammar is forgiving), every other input field kept; the
  * dialect writes it back in the agent's own rewrite field (Claude Code and Codex `updatedInput`,
  * Gemini `tool_input`, Cursor `updated_input`). A command that already runs under `control run`
@@ -55,6 +55,8 @@ export function guardDecision(call: ToolCall, context: GuardContext): ToolDecisi
   const prefix = context.cordon.map(shellQuote).join(' ');
   if (command.includes(`${prefix} control run `)) return undefined;
   const hint = hintInCommand(command);
-  const rewritten = `${hint ? `AGENT_RESOURCE_HINT=${shellQuote(hint)} ` : ''}${prefix} control run -- bash -c ${shellQuote(command)}`;
+  // The session lets `cordon reduce` join the run's record (tier, limit, peak, stall) to this call.
+  const session = call.sessionId !== '' ? ` --session ${shellQuote(call.sessionId)}` : '';
+  const rewritten = `${hint ? `AGENT_RESOURCE_HINT=${shellQuote(hint)} ` : ''}${prefix} control run${session} -- bash -c ${shellQuote(command)}`;
   return { kind: 'rewrite', toolInput: { ...call.toolInput, command: rewritten }, reason: 'runs under cordon control run', by: 'cgroup-linux' };
 }

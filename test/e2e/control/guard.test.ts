@@ -51,7 +51,8 @@ describe('cordon control guard', () => {
       const r = await hook(agent, payload(fixture));
       expect(r.exitCode, agent).toBe(0);
       const input = field(JSON.parse(r.stdout));
-      expect(input.command, agent).toBe(`${cordonPrefix} control run -- bash -c 'echo hello-from-fake'`);
+      const session = JSON.parse(payload(fixture)).session_id as string;
+      expect(input.command, agent).toBe(`${cordonPrefix} control run --session ${shellQuote(session)} -- bash -c 'echo hello-from-fake'`);
       if (agent === 'codex') expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
       const ran = await runProcess(['bash', '-c', input.command], { env: sandbox.env });
       expect(ran.stdout, agent).toBe('hello-from-fake\n');
@@ -64,7 +65,8 @@ describe('cordon control guard', () => {
   it('passes the hint the command starts with, and does not wrap twice or touch other tools', async () => {
     const r = await hook('claude-code', payload('claude-code.PreToolUse.Bash', 'AGENT_RESOURCE_HINT=memory:low echo "$AGENT_RESOURCE_HINT"'));
     const command = JSON.parse(r.stdout).hookSpecificOutput.updatedInput.command as string;
-    expect(command).toBe(`AGENT_RESOURCE_HINT=memory:low ${cordonPrefix} control run -- bash -c 'AGENT_RESOURCE_HINT=memory:low echo "$AGENT_RESOURCE_HINT"'`);
+    const session = JSON.parse(payload('claude-code.PreToolUse.Bash')).session_id as string;
+    expect(command).toBe(`AGENT_RESOURCE_HINT=memory:low ${cordonPrefix} control run --session ${shellQuote(session)} -- bash -c 'AGENT_RESOURCE_HINT=memory:low echo "$AGENT_RESOURCE_HINT"'`);
     const ran = await runProcess(['bash', '-c', command], { env: sandbox.env });
     expect(ran.stdout).toBe('memory:low\n');
     const record = JSON.parse(readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8').trim().split('\n').at(-1)!);
@@ -74,6 +76,40 @@ describe('cordon control guard', () => {
     const off = await runCordon(['control', 'guard', '--agent', 'claude-code', '--off', '--write'], { env: sandbox.env });
     expect(off.stdout).toMatch(/guarded agents codex, gemini$/m);
     expect((await hook('claude-code', payload('claude-code.PreToolUse.Bash'))).stdout).toBe('');
+  });
+});
+
+describe('cordon reduce joins a guarded call with its control run', () => {
+  it('keeps the agent\'s command in the marker and shows the run\'s tier, limit, peak and stall on the call', async () => {
+    const own = makeSandbox('cordon-guard-reduce-');
+    try {
+      linkPluginRoots(own.dataDir, ['cgroup-linux', 'claude-code'].map((name) => ({ name: `@cordon/${name}`, root: join(REPO_ROOT, 'plugins', name) })));
+      expect((await runCordon(['control', 'guard', '--agent', 'claude-code', '--write'], { env: own.env })).exitCode).toBe(0);
+      const env = { ...own.env, CORDON_SAMPLER: 'off' };
+      const pre = await runCordon(['hook', '--agent', 'claude-code'], { env, input: payload('claude-code.PreToolUse.Bash', 'echo guarded-call') });
+      const command = JSON.parse(pre.stdout).hookSpecificOutput.updatedInput.command as string;
+      const ran = await runProcess(['bash', '-c', command], { env });
+      expect(ran.stdout).toBe('guarded-call\n');
+      // A second, unguarded run of the same command outside the call's window must not join.
+      const post = JSON.parse(payload('claude-code.PostToolUse.Bash', 'echo guarded-call')) as Record<string, unknown>;
+      post.tool_input = JSON.parse(pre.stdout).hookSpecificOutput.updatedInput;
+      expect((await runCordon(['hook', '--agent', 'claude-code'], { env, input: JSON.stringify(post) })).exitCode).toBe(0);
+      await runProcess(['bash', '-c', command], { env });
+      const session = JSON.parse(payload('claude-code.PreToolUse.Bash')).session_id as string;
+      const lines = (await runCordon(['reduce', '--session', session, '--jsonl'], { env })).stdout.trim().split('\n');
+      const calls = lines.map((l) => JSON.parse(l));
+      expect(calls).toHaveLength(1);
+      expect(calls[0].command).toBe('echo guarded-call');
+      expect(calls[0].guard).toMatchObject({ tier: 'medium', final_tier: 'medium', exit_code: 0, warned: false });
+      expect(typeof calls[0].guard.enforced).toBe('boolean');
+      const text = (await runCordon(['reduce', '--session', session], { env })).stdout;
+      expect(text).toMatch(/echo guarded-call \[guard medium /);
+      const markers = readFileSync(join(own.dataDir, 'runs', session, 'markers.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(markers[0]).toMatchObject({ event: 'tool_start', command: 'echo guarded-call', decision: 'rewrite', decided_by: 'cgroup-linux' });
+      expect(markers[0].rewritten_command).toContain('control run --session');
+    } finally {
+      own.cleanup();
+    }
   });
 });
 
@@ -90,7 +126,7 @@ describe('guard rewriting rules', () => {
   });
 
   it('keeps other input fields and only guards shell calls of guarded agents', () => {
-    expect(guardDecision(call('ls') as any, context)).toEqual({ kind: 'rewrite', toolInput: { command: "/usr/bin/node /opt/cordon/bin/run.cjs control run -- bash -c ls", timeout: 5 }, reason: 'runs under cordon control run', by: 'cgroup-linux' });
+    expect(guardDecision(call('ls') as any, context)).toEqual({ kind: 'rewrite', toolInput: { command: "/usr/bin/node /opt/cordon/bin/run.cjs control run --session s -- bash -c ls", timeout: 5 }, reason: 'runs under cordon control run', by: 'cgroup-linux' });
     expect(guardDecision(call('ls', 'codex') as any, context)).toBeUndefined();
     expect(guardDecision(call('ls', 'claude-code', 'read') as any, context)).toBeUndefined();
     expect(guardDecision(call(['ls']) as any, context)).toBeUndefined();

@@ -4,6 +4,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { reduce, type SessionSummary } from '../telemetry/reduce/index.js';
 import { plural } from '../util/plural.js';
 import { cutText } from '@cordon/plugin-api';
+import type { GuardedCallRecord } from '../control/guard-join.js';
 
 /** What `cordon reduce --json` prints. */
 export interface ReduceReport {
@@ -59,13 +60,22 @@ export default class Reduce extends CordonCommand {
         const skipped = skippedLines(s);
         if (skipped) this.log(`  ${skipped}`);
         for (const c of calls) {
-          this.log(`  #${c.seq} ${c.tool_name} ${(c.duration_ms / 1000).toFixed(2)} s peak ${fmt(c.peak_memory_mb)} MiB cpu ${fmt(c.avg_cpu_pct)} % ${c.exit_status ?? ''}  ${cutText(c.command.replace(/\s+/g, ' '), 80)}`);
+          this.log(`  #${c.seq} ${c.tool_name} ${(c.duration_ms / 1000).toFixed(2)} s peak ${fmt(c.peak_memory_mb)} MiB cpu ${fmt(c.avg_cpu_pct)} % ${c.exit_status ?? ''}  ${cutText(c.command.replace(/\s+/g, ' '), 80)}${guardText(c)}`);
         }
       }
       this.log(`stored in ${result.db}`);
     }
     return { db: result.db, sessions: result.sessions.map((s) => s.summary) };
   }
+}
+
+/** ` [guard low 603 MiB, peak 12.0 MiB, stall 0 ms]` for a call run by `cordon control run`. */
+function guardText(c: GuardedCallRecord): string {
+  const g = c.guard;
+  if (!g) return '';
+  const mib = (b: number | null) => (b === null ? '-' : (b / 1048576).toFixed(1));
+  const tier = g.final_tier === g.tier ? g.tier : `${g.tier}->${g.final_tier}`;
+  return ` [guard ${tier} ${g.limit_bytes === null ? 'unlimited' : `${mib(g.limit_bytes)} MiB`}${g.enforced ? '' : ' (not enforced)'}, peak ${mib(g.peak_bytes)} MiB, stall ${g.stall_full_ms ?? '-'} ms]`;
 }
 
 function fmt(n: number | null): string {

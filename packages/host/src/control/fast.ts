@@ -6,6 +6,7 @@ import { parseHint } from './tiers.js';
 /** The flags the fast route of `cordon control run` takes. */
 export interface FastControlRunArgs {
   readonly hint?: string;
+  readonly session?: string;
   readonly json: boolean;
   readonly verbose: boolean;
   /** The command after `--`. */
@@ -14,12 +15,13 @@ export interface FastControlRunArgs {
 
 /**
  * The fast route's grammar for the arguments after `control run`: `--hint V` / `--hint=V` (a
- * valid hint), `--json`, `--verbose`, each at most once, then `--` and a non-empty command.
+ * valid hint), `--session ID` / `--session=ID`, `--json`, `--verbose`, each at most once, then `--` and a non-empty command.
  * Anything else (help, a bad hint, no `--`) returns `undefined`, and oclif parses it, so
  * refusals have one renderer.
  */
 export function parseFastControlRunArgs(args: readonly string[]): FastControlRunArgs | undefined {
   let hint: string | undefined;
+  let session: string | undefined;
   let json = false;
   let verbose = false;
   for (let i = 0; i < args.length; i++) {
@@ -28,12 +30,15 @@ export function parseFastControlRunArgs(args: readonly string[]): FastControlRun
       const argv = args.slice(i + 1);
       if (argv.length === 0) return undefined;
       if (hint !== undefined && (hint.trim() === '' || parseHint(hint).unknown.length)) return undefined;
-      return { ...(hint !== undefined ? { hint } : {}), json, verbose, argv };
+      if (session !== undefined && session === '') return undefined;
+      return { ...(hint !== undefined ? { hint } : {}), ...(session !== undefined ? { session } : {}), json, verbose, argv };
     }
     if (arg === '--json' && !json) json = true;
     else if (arg === '--verbose' && !verbose) verbose = true;
     else if (arg === '--hint' && hint === undefined && i + 1 < args.length) hint = args[++i];
     else if (arg.startsWith('--hint=') && hint === undefined) hint = arg.slice('--hint='.length);
+    else if (arg === '--session' && session === undefined && i + 1 < args.length) session = args[++i];
+    else if (arg.startsWith('--session=') && session === undefined) session = arg.slice('--session='.length);
     else return undefined;
   }
   return undefined;
@@ -50,6 +55,7 @@ export async function fastControlRun(args: FastControlRunArgs, env: NodeJS.Proce
   const outcome = await controlRun({
     argv: args.argv,
     ...(args.hint !== undefined ? { hint: args.hint } : {}),
+    ...(args.session !== undefined ? { session: args.session } : {}),
     cwd: process.cwd(),
     env,
     hooks: host.hooks,

@@ -14,6 +14,8 @@ export interface ControlRunOptions {
   readonly argv: readonly string[];
   /** `--hint`, if given (already validated by the command). */
   readonly hint?: string;
+  /** `--session`: the agent session whose tool call this is, recorded so `cordon reduce` can join the run to the call. */
+  readonly session?: string;
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   /** The host's hook table (`enforce` is fired on it). */
@@ -73,6 +75,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   const request: GuardRequest = { argv, cwd: options.cwd, ...(raw !== undefined ? { hint: raw } : {}), tier: tier.name, cpuWeight, tiers: TIERS, ramBytes, stall: stallPolicy(env), spawn };
 
   const started = performance.now();
+  const startT = Date.now();
   let result: GuardResult | undefined;
   try {
     result = await options.hooks.enforce.promise(request);
@@ -113,6 +116,8 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   }
   const record: RunRecord = {
     t: Date.now(),
+    start_t: startT,
+    session_id: options.session ?? null,
     argv: [...argv],
     command,
     cwd: options.cwd,

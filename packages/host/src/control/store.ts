@@ -59,7 +59,12 @@ export function runsFile(dataDir: string): string {
  * {@link runsFile}. Bytes, ms, epoch-ms `t`; `null` where nothing was measured (unguarded).
  */
 export interface RunRecord {
+  /** When the run ended, epoch ms. */
   readonly t: number;
+  /** When the command was started, epoch ms. */
+  readonly start_t: number;
+  /** The agent session whose tool call this run is (`--session`, written by `cordon control guard`'s rewrite); `null` for a run by hand. */
+  readonly session_id: string | null;
   readonly argv: readonly string[];
   readonly command: string;
   readonly cwd: string;

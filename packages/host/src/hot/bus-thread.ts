@@ -34,6 +34,8 @@ export interface BusJob {
   readonly parentPid?: number;
   /** Set to 1 by the thread right before it appends a marker (so the main thread never writes a second). */
   readonly writing: Int32Array;
+  /** The hook process's `process.argv`, so plugin code on the thread sees the same (a guard writes `argv[1]`, cordon's bin, into commands). */
+  readonly argv?: readonly string[];
 }
 
 /** Messages from the bus thread. */
@@ -87,7 +89,7 @@ export async function startBusThread(job: Omit<BusJob, 'writing'>, env: NodeJS.P
   (globalThis as { __cordonCodeCachePartial?: boolean }).__cordonCodeCachePartial = true;
   const writing = new Int32Array(new SharedArrayBuffer(4));
   const self = fileURLToPath(import.meta.url);
-  const workerData: BusJob = { ...job, writing };
+  const workerData: BusJob = { ...job, writing, argv: [...process.argv] };
   // stdout/stderr of the thread are the process's own: a plugin's console output must not reach the agent.
   const options = { workerData, env, stdout: true, stderr: true } as const;
   const worker: Worker = self.endsWith('.cjs')
@@ -164,6 +166,8 @@ export async function runBusWorker(): Promise<void> {
   const { parentPort, workerData } = workerThreads();
   if (!parentPort) return;
   const job = workerData as BusJob;
+  // Plugins run here as they would on the main thread: same argv (not `[worker eval]`).
+  if (job.argv) process.argv.splice(0, process.argv.length, ...job.argv);
   const env = process.env;
   const log = createFileLogger(resolvePaths(env).dataDir, 'hook', env);
   const post = (message: BusMessage): void => parentPort.postMessage(message);

@@ -39,7 +39,9 @@ export default class ControlGuard extends CordonCommand {
     for (const agent of flags.agent) {
       host.dialects.require(agent); // throws CORDON_REGISTRY_MISSING naming what is registered, exit 2
     }
-    if (!host.hooks.beforeToolCall.taps.some((t) => t.name === 'cgroup-linux:guard')) {
+    // cgroup-linux taps beforeToolCall only while an agent is guarded, so its presence is told
+    // by the plugin itself (applied), not by the tap.
+    if (!host.applied.includes('cgroup-linux')) {
       throw new CordonError(ERROR_CODES.REGISTRY_MISSING, 'the guard is part of @cordon/cgroup-linux, which is not installed (`npm run plugins:link`)');
     }
     const file = join(host.paths.configDir, GUARD_FILE);

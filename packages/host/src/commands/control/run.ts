@@ -20,13 +20,14 @@ export default class ControlRun extends CordonCommand {
     "<%= config.bin %> <%= command.id %> --hint memory:high --verbose -- sh -c 'make -j8'",
   ];
 
-  static override usage = '<%= command.id %> [--hint memory:TIER] [--json] [--verbose] -- <command> [<argument>...]';
+  static override usage = '<%= command.id %> [--hint memory:TIER] [--session ID] [--json] [--verbose] -- <command> [<argument>...]';
 
   static override strict = false;
 
   static override flags = {
     hint: Flags.string({ description: 'Resource hint, e.g. memory:low, memory:high,cpu:low (tiers low, medium, high, max); default AGENT_RESOURCE_HINT, else memory:medium' }),
     verbose: Flags.boolean({ description: 'Print one stderr line saying what was applied (or would have been)' }),
+    session: Flags.string({ description: "The agent session whose tool call this is (written by `cordon control guard`'s rewrite), so `cordon reduce` joins the run to the call" }),
   };
 
   async run(): Promise<void> {
@@ -34,6 +35,7 @@ export default class ControlRun extends CordonCommand {
     const words = argv as string[];
     const command = words[0] === '--' ? words.slice(1) : words;
     if (command.length === 0) throw new CordonError(ERROR_CODES.BAD_INPUT, 'give the command to run after --, e.g. `cordon control run -- npm test`');
+    if (flags.session !== undefined && flags.session === '') throw new CordonError(ERROR_CODES.BAD_INPUT, '--session needs a session id');
     if (flags.hint !== undefined) {
       const { unknown } = parseHint(flags.hint);
       if (unknown.length || flags.hint.trim() === '') {
@@ -46,6 +48,7 @@ export default class ControlRun extends CordonCommand {
     const outcome = await controlRun({
       argv: command,
       ...(flags.hint !== undefined ? { hint: flags.hint } : {}),
+      ...(flags.session !== undefined ? { session: flags.session } : {}),
       cwd: process.cwd(),
       env: process.env,
       hooks: host.hooks,

@@ -3,6 +3,7 @@ import { openTelemetryDb, TELEMETRY_DB_FILE } from './db/open.js';
 import { storeSession } from './db/store.js';
 import { reduceSession, type ReducedSession } from './reduce-session.js';
 import { selectSessions } from './sessions.js';
+import { joinGuardRuns, readGuardRuns } from '../../control/guard-join.js';
 
 export { reduceSession, type ReducedSession, type SessionSummary, type ToolCallRecord } from './reduce-session.js';
 export { pairCalls, unionLength, type Pairing, type PairedCall } from './pair.js';
@@ -47,5 +48,8 @@ export async function reduce(options: ReduceOptions): Promise<ReduceResult> {
   } finally {
     await db.close();
   }
-  return { db: path, sessions: reduced.map((r) => r.reduced) };
+  // Guarded calls (`cordon control guard`) are shown with the `control run` that ran them
+  // (`<data>/control/runs.jsonl` keeps those records; the database keeps the calls).
+  const runs = readGuardRuns(options.dataDir);
+  return { db: path, sessions: reduced.map(({ reduced: r }) => (runs.length ? { ...r, calls: joinGuardRuns(r.summary.session_id, r.calls, runs) } : r)) };
 }

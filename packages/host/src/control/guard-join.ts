@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { splitJsonLines } from '../io/append.js';
+import type { ToolCallRecord } from '../telemetry/reduce/reduce-session.js';
+import { runsFile, type RunRecord } from './store.js';
+
+/**
+ * What `cordon reduce` shows of the `control run` that ran a guarded tool call (issue 14: tier,
+ * limit, peak, stall, events). Bytes and ms; `null` where nothing was measured (an unguarded run
+ * on a machine without cgroup v2 records only what it would have applied).
+ */
+export interface GuardSummary {
+  readonly backend: string | null;
+  readonly enforced: boolean;
+  readonly tier: string;
+  readonly final_tier: string;
+  readonly limit_bytes: number | null;
+  readonly peak_bytes: number | null;
+  readonly stall_full_ms: number | null;
+  readonly events: Readonly<Record<string, number>>;
+  readonly exit_code: number;
+  readonly warned: boolean;
+}
+
+/** A {@link ToolCallRecord} with the guard result of the run that executed it, when there was one. */
+export type GuardedCallRecord = ToolCallRecord & { readonly guard?: GuardSummary };
+
+/** Clock slack allowed between the hook's marker times and the run's own, ms (both are this machine's wall clock). */
+const SLACK_MS = 50;
+
+/**
+ * Reads every run recorded in `<dataDir>/control/runs.jsonl` that names a session; torn or
+ * foreign lines are skipped. A missing file reads as none.
+ */
+export function readGuardRuns(dataDir: string): RunRecord[] {
+  let text: string;
+  try {
+    text = readFileSync(runsFile(dataDir), 'utf8');
+  } catch {
+    return [];
+  }
+  return splitJsonLines(text, isSessionRun).values;
+}
+
+/**
+ * Joins each call of one session with the `control run` that ran it: a run of the same session
+ * whose command (`bash -c <command>`, as `cordon control guard` rewrites it) is the call's own
+ * command and whose start and end lie inside the call's window (the hook's start marker is written
+ * before the agent runs the command, the end marker after). Each run joins at most one call, the
+ * earliest that fits. Calls without a run are returned unchanged.
+ */
+export function joinGuardRuns(sessionId: string, calls: readonly ToolCallRecord[], runs: readonly RunRecord[]): GuardedCallRecord[] {
+  const mine = runs.filter((r) => r.session_id === sessionId).sort((a, b) => a.start_t - b.start_t);
+  const used = new Set<RunRecord>();
+  return calls.map((call) => {
+    const run = mine.find(
+      (r) => !used.has(r) && r.start_t >= call.start_ts - SLACK_MS && r.t <= call.end_ts + SLACK_MS && guardedCommand(r) !== undefined && call.command === guardedCommand(r)!.slice(0, call.command.length),
+    );
+    if (!run) return call;
+    used.add(run);
+    return { ...call, guard: summary(run) };
+  });
+}
+
+/** The tool call's command inside a guarded run's argv (`bash -c <command>`), else undefined. */
+function guardedCommand(run: RunRecord): string | undefined {
+  const argv = run.argv;
+  return argv.length === 3 && argv[0] === 'bash' && argv[1] === '-c' ? argv[2] : undefined;
+}
+
+function summary(r: RunRecord): GuardSummary {
+  return {
+    backend: r.backend,
+    enforced: r.enforced,
+    tier: r.tier,
+    final_tier: r.final_tier,
+    limit_bytes: r.limit_bytes,
+    peak_bytes: r.peak_bytes,
+    stall_full_ms: r.stall_full_ms,
+    events: r.events,
+    exit_code: r.exit_code,
+    warned: r.warned,
+  };
+}
+
+function isSessionRun(value: unknown): value is RunRecord {
+  const r = value as Partial<RunRecord> | null;
+  return !!r && typeof r === 'object' && typeof r.session_id === 'string' && typeof r.start_t === 'number' && typeof r.t === 'number' && Array.isArray(r.argv);
+}
