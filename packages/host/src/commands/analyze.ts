@@ -39,7 +39,7 @@ export default class Analyze extends CordonCommand {
     rules: Flags.string({ description: 'JSON file of shell-command category rules ([{"category", "pattern", "flags"?}], first match wins) replacing the defaults' }),
     'burst-threshold': Flags.integer({ description: 'Memory above which a sample is a burst, MiB (paper: 300)', min: 1 }),
     'burst-above-baseline': Flags.boolean({ description: 'Count bursts above each session\'s baseline plus the threshold instead of above the absolute threshold' }),
-    db: Flags.string({ description: 'Telemetry database (default <data>/telemetry.sqlite3)' }),
+    db: Flags.string({ description: 'Telemetry store: an SQLite file or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3)', helpValue: 'PATH|URL' }),
   };
 
   async run(): Promise<AnalysisReport | CompareReport> {

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { makeSandbox, runCordon } from '../../../../../test/support/cli.js';
 import { pgUnavailable, startPgCluster, type PgCluster } from '../../../../../test/support/postgres.js';
 import { ERROR_CODES } from '../../../src/errors/index.js';
+import { analyze } from '../../../src/telemetry/analyze/index.js';
 import { reduce } from '../../../src/telemetry/reduce/index.js';
 import { redactUrl, resolveDbTarget } from '../../../src/telemetry/reduce/db/target.js';
 import { call, marker, samples } from './helpers.js';
@@ -89,6 +90,23 @@ describe.skipIf(unavailable)('reduce into PostgreSQL', () => {
     expect(redactUrl('postgresql://u:p%40ss@h/db?password=x')).toBe('postgresql://u:***@h/db?password=***');
     expect(resolveDbTarget(undefined, '/d/telemetry.sqlite3', { CORDON_DB: ' ' })).toBe('/d/telemetry.sqlite3');
     expect(resolveDbTarget('flag', '/d', { CORDON_DB: 'env' })).toBe('flag');
+  });
+
+  it('analyze reads the PostgreSQL store and reports exactly what it reports from SQLite', async () => {
+    const url = await cluster.createDatabase(`t${++dbCount}`);
+    for (const [s, base] of [['a', T], ['b', T + 60_000]] as const) {
+      for (let c = 0; c < 12; c++) call(data, `sess-${s}`, `k${c}`, base + c * 1000, base + c * 1000 + 600, { command: c % 4 === 0 ? 'npm test' : `git status ${c}` });
+      samples(data, `sess-${s}`, Array.from({ length: 60 }, (_, i) => ({ t: base + i * 200, mb: 200 + ((i * 37) % 150), cpu: (i * 13) % 100 })));
+      marker(data, `sess-${s}`, 'session_end', base + 13_000);
+    }
+    const fromSqlite = await analyze({ dataDir: data, all: true, env: {} });
+    const fromPg = await analyze({ dataDir: data, all: true, db: url, env: {} });
+    expect(fromPg.db).not.toContain(cluster.password);
+    expect([...fromPg.reduced].sort()).toEqual(['sess-a', 'sess-b']);
+    expect([...fromSqlite.reduced].sort()).toEqual(['sess-a', 'sess-b']);
+    const strip = (r: Record<string, unknown>) => JSON.parse(JSON.stringify({ ...r, generated_at: 0, db: 0, reduced: 0 }, (k, v) => (k === 'reduced_at' || k === 'machine' ? 0 : v)));
+    expect(fromPg.sessions.length).toBe(2);
+    expect(strip(fromPg as never)).toEqual(strip(fromSqlite as never));
   });
 
   it('8 processes on two machines write one database at once: no lost or duplicated rows', async () => {
