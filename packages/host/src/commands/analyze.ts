@@ -109,7 +109,7 @@ export default class Analyze extends CordonCommand {
 }
 
 /** `--since` as epoch ms. @throws CordonError `CORDON_BAD_INPUT` when it is not a date. */
-function parseSince(text: string): number {
+export function parseSince(text: string): number {
   const ms = Date.parse(text);
   if (!Number.isFinite(ms)) throw new CordonError(ERROR_CODES.BAD_INPUT, `--since ${JSON.stringify(text)}: not a date (use ISO 8601, e.g. 2026-11-01 or 2026-11-01T12:00Z)`, { details: { since: text } });
   return ms;
