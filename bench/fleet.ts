@@ -1,12 +1,12 @@
 /**
  * `npm run bench:fleet` (issue 20): 100 sessions × 1,000 tool calls (plus 2,000 samples each)
  * recorded as marker and sample files, then reduced by `reduce --all` into the embedded SQLite
- * file and into a PostgreSQL database of a throwaway local cluster (initdb + pg_ctl on a loopback
- * port, as test/support/postgres.ts starts it; fsync off in both, so the figures compare the
- * stores' work, not the disk). Prints, side by side, the wall time of each reduction (reading and
- * pairing the files included: the same work for both stores), the rows
- * written (sessions + calls + samples) and rows per second. The SQLite and PostgreSQL rows are
- * checked to be the same counts. Needs initdb/pg_ctl (scripts/test-prepare.sh installs them).
+ * file (WAL, as `cordon reduce` opens it) and into a PostgreSQL database of a throwaway local
+ * cluster (initdb + pg_ctl on a loopback port, as test/support/postgres.ts starts it, fsync off
+ * as a test cluster). Prints, side by side, the wall time of each reduction (reading and pairing
+ * the files included: the same work for both stores), the rows written (sessions + calls +
+ * samples) and rows per second. The PostgreSQL row count is checked against the expected total.
+ * Needs initdb/pg_ctl (scripts/test-prepare.sh installs them).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
