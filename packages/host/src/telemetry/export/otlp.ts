@@ -53,13 +53,14 @@ export function callAttributes(s: SessionRow, c: ToolCallRow): Attributes {
     'cordon.call.seq': c.seq,
     'cordon.samples': c.n_samples,
   };
-  if (c.exit_status !== null) a['cordon.exit_status'] = c.exit_status;
-  if (c.exit_code !== null) a['process.exit.code'] = c.exit_code;
-  if (c.peak_memory_mb !== null) a['cordon.memory.peak_mib'] = c.peak_memory_mb;
-  if (c.avg_memory_mb !== null) a['cordon.memory.mean_mib'] = c.avg_memory_mb;
-  if (c.avg_cpu_pct !== null) a['cordon.cpu.mean_pct'] = c.avg_cpu_pct;
-  if (c.hook_overhead_ms !== null) a['cordon.hook.overhead_ms'] = c.hook_overhead_ms;
-  return a;
+  return withKnown(a, {
+    'cordon.exit_status': c.exit_status,
+    'process.exit.code': c.exit_code,
+    'cordon.memory.peak_mib': c.peak_memory_mb,
+    'cordon.memory.mean_mib': c.avg_memory_mb,
+    'cordon.cpu.mean_pct': c.avg_cpu_pct,
+    'cordon.hook.overhead_ms': c.hook_overhead_ms,
+  });
 }
 
 /** Span attributes of a session's root span. */
@@ -71,11 +72,18 @@ export function sessionAttributes(s: SessionRow): Attributes {
     'cordon.tool_time_ms': s.tool_time_ms,
     'cordon.ended': s.ended === 1,
   };
-  if (s.agent !== null) a['gen_ai.agent.name'] = s.agent;
-  if (s.peak_memory_mb !== null) a['cordon.memory.peak_mib'] = s.peak_memory_mb;
-  if (s.avg_memory_mb !== null) a['cordon.memory.mean_mib'] = s.avg_memory_mb;
-  if (s.avg_cpu_pct !== null) a['cordon.cpu.mean_pct'] = s.avg_cpu_pct;
-  if (s.baseline_memory_mb !== null) a['cordon.memory.baseline_mib'] = s.baseline_memory_mb;
+  return withKnown(a, {
+    'gen_ai.agent.name': s.agent,
+    'cordon.memory.peak_mib': s.peak_memory_mb,
+    'cordon.memory.mean_mib': s.avg_memory_mb,
+    'cordon.cpu.mean_pct': s.avg_cpu_pct,
+    'cordon.memory.baseline_mib': s.baseline_memory_mb,
+  });
+}
+
+/** `a` plus the entries of `maybe` that are known: a null (not measured) is left out, never sent as 0. */
+function withKnown(a: Attributes, maybe: Record<string, string | number | null>): Attributes {
+  for (const [key, value] of Object.entries(maybe)) if (value !== null) a[key] = value;
   return a;
 }
 
