@@ -21,6 +21,17 @@ if ! command -v tmux >/dev/null 2>&1; then
   fi
 fi
 
+# PostgreSQL for the shared telemetry store tests (packages/host/test/telemetry/reduce/postgres.test.ts):
+# they start their own cluster with initdb + pg_ctl (as the postgres user when run as root).
+if ! command -v initdb >/dev/null 2>&1 || ! command -v pg_ctl >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  fi
+  # Debian keeps the server binaries out of PATH; link the newest version's in.
+  bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  if [ -n "$bindir" ]; then for b in initdb pg_ctl postgres; do [ -e "/usr/local/bin/$b" ] || ln -s "$bindir/$b" "/usr/local/bin/$b" 2>/dev/null || true; done; fi
+fi
+
 # Headless Chromium opens the `cordon analyze` HTML report (packages/host/test/telemetry/analyze/html.test.ts).
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null

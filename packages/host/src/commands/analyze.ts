@@ -39,7 +39,7 @@ export default class Analyze extends CordonCommand {
     rules: Flags.string({ description: 'JSON file of shell-command category rules ([{"category", "pattern", "flags"?}], first match wins) replacing the defaults' }),
     'burst-threshold': Flags.integer({ description: 'Memory above which a sample is a burst, MiB (paper: 300)', min: 1 }),
     'burst-above-baseline': Flags.boolean({ description: 'Count bursts above each session\'s baseline plus the threshold instead of above the absolute threshold' }),
-    db: Flags.string({ description: 'Telemetry database (default <data>/telemetry.sqlite3)' }),
+    db: Flags.string({ description: 'Telemetry store: an SQLite file or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3)', helpValue: 'PATH|URL' }),
   };
 
   async run(): Promise<AnalysisReport | CompareReport> {
@@ -109,7 +109,7 @@ export default class Analyze extends CordonCommand {
 }
 
 /** `--since` as epoch ms. @throws CordonError `CORDON_BAD_INPUT` when it is not a date. */
-function parseSince(text: string): number {
+export function parseSince(text: string): number {
   const ms = Date.parse(text);
   if (!Number.isFinite(ms)) throw new CordonError(ERROR_CODES.BAD_INPUT, `--since ${JSON.stringify(text)}: not a date (use ISO 8601, e.g. 2026-11-01 or 2026-11-01T12:00Z)`, { details: { since: text } });
   return ms;

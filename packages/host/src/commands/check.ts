@@ -4,6 +4,9 @@ import { policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.
 import type { AuditRecord } from '../envelope/audit/record.js';
 import { check, checkRange } from '../envelope/check.js';
 import { renderAudit } from '../envelope/render.js';
+import { CHECK_FORMATS, renderCheckFormat } from '../envelope/formats/index.js';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { writeFileAtomic } from '../io/index.js';
 
 export default class Check extends CordonCommand {
   static override summary = 'Audit the changes against the armed envelope (or a committed range with --base)';
@@ -11,17 +14,22 @@ export default class Check extends CordonCommand {
     'Exit 0 accepted, 3 rejected, 2 refused (nothing armed, bad state, lock held, git error).',
     'With --base the committed range base..head is audited without arming; the policy is .cordon.json as the base commit holds it, overridden by the flags given here.',
     'Verifiers run in the work tree, so with --base they require it to be exactly the head (checked out, no uncommitted or untracked changes; ignored files are fine).',
+    '--format github prints GitHub Actions workflow commands (an ::error annotation per violation), sarif a SARIF 2.1.0 log, junit a JUnit XML report of the verifiers; --out FILE writes the report to FILE and prints the text verdict.',
   ].join('\n');
-  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json', `<%= config.bin %> <%= command.id %> --base origin/main --allow 'src/**'`];
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json', `<%= config.bin %> <%= command.id %> --base origin/main --allow 'src/**'`, '<%= config.bin %> <%= command.id %> --base origin/main --format github', '<%= config.bin %> <%= command.id %> --format sarif --out cordon.sarif'];
   static override flags = {
     ...repoFlag,
     base: Flags.string({ description: 'Audit the committed range from this revision instead of an armed envelope (CI mode)', helpValue: 'REF' }),
     head: Flags.string({ description: 'End of the range (default HEAD)', helpValue: 'REF', dependsOn: ['base'] }),
     ...policyFlags({ dependsOn: ['base'] }),
+    format: Flags.string({ description: 'Output format for CI systems (--json stays the audit record)', options: [...CHECK_FORMATS], default: 'text' }),
+    out: Flags.string({ description: 'Write the --format report to this file instead of stdout (stdout gets the text verdict)', helpValue: 'FILE' }),
   };
 
   async run(): Promise<AuditRecord> {
     const { flags } = await this.parse(Check);
+    const format = flags.format as (typeof CHECK_FORMATS)[number];
+    if (this.jsonEnabled() && (format !== 'text' || flags.out !== undefined)) throw new CordonError(ERROR_CODES.BAD_INPUT, '--json prints the audit record; it cannot be combined with --format or --out');
     // Plugins load while git works; the audit awaits them only when it fires the `audit` hook.
     const host = this.host();
     host.catch(() => undefined);
@@ -29,8 +37,14 @@ export default class Check extends CordonCommand {
     const audit = flags.base
       ? await checkRange({ repo: flags.repo, base: flags.base, head: flags.head, flags: settingsFromFlags(flags), hooks })
       : (await check({ repo: flags.repo, hooks })).audit;
+    // The exit code is set before anything is printed: a reader that closes stdout early still sees it.
     process.exitCode = audit.passed ? 0 : 3;
-    this.log(renderAudit(audit));
+    const report = renderCheckFormat(audit, format, { toolVersion: this.config.version });
+    if (flags.out !== undefined) {
+      writeFileAtomic(flags.out, report.endsWith('\n') ? report : `${report}\n`);
+      this.log(renderAudit(audit));
+    } else if (format === 'text') this.log(report);
+    else process.stdout.write(report.endsWith('\n') ? report : `${report}\n`);
     return audit;
   }
 }

@@ -36,6 +36,8 @@ export const ERROR_CODES = Object.freeze({
   PROCESS_ERROR: 'CORDON_PROCESS_ERROR',
   /** A database could not be opened, is corrupt, or has a newer schema. */
   DB_ERROR: 'CORDON_DB_ERROR',
+  /** `cordon export --otlp`: the receiver was unreachable, refused the data or did not answer in time. The local store is only read. Exit 2. */
+  EXPORT_ERROR: 'CORDON_EXPORT_ERROR',
   /**
    * A ledger request broke a partial-compaction rule (research/pcodx-codex.md §1.5: unknown
    * session, endpoint not visible, reversed range, tool group split, overlap) or named a bad

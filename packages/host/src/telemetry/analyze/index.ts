@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { openTelemetryDb, TELEMETRY_DB_FILE } from '../reduce/db/open.js';
+import { TELEMETRY_DB_FILE } from '../reduce/db/open.js';
+import { isPostgresUrl, openTelemetryStore, resolveDbTarget } from '../reduce/db/target.js';
+import { readSessionThroughKysely } from './source-kysely.js';
 import { RUNS_DIR } from '../session-dir.js';
 import { BatchAccumulator, type BatchAnalysis } from './batch.js';
 import { compareWithPaper, type ComparisonRow } from './paper.js';
@@ -40,8 +42,10 @@ export const DEFINITIONS: Readonly<Record<string, string>> = Object.freeze({
 /** Input of {@link analyze}. */
 export interface AnalyzeRequest extends SessionFilter {
   readonly dataDir: string;
-  /** Telemetry database (default `<dataDir>/telemetry.sqlite3`). */
+  /** Telemetry store: an SQLite path or a `postgres://` URL (default `CORDON_DB`, else `<dataDir>/telemetry.sqlite3`). */
   readonly db?: string;
+  /** Environment for `CORDON_DB` (default `process.env`). */
+  readonly env?: NodeJS.ProcessEnv;
   /** Shell-command categories (default {@link DEFAULT_CATEGORY_RULES}). */
   readonly rules?: readonly CompiledRule[];
   readonly options?: Partial<AnalyzeOptions>;
@@ -77,10 +81,12 @@ export interface AnalysisReport extends BatchAnalysis {
  * filter that matches none gives an empty report instead).
  */
 export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
-  const path = req.db ?? join(req.dataDir, TELEMETRY_DB_FILE);
+  const target = resolveDbTarget(req.db, join(req.dataDir, TELEMETRY_DB_FILE), req.env ?? process.env);
   const options: AnalyzeOptions = { ...DEFAULT_ANALYZE_OPTIONS, ...req.options };
   const rules = req.rules ?? compileRules(DEFAULT_CATEGORY_RULES);
-  const db = await openTelemetryDb(path);
+  const db = await openTelemetryStore(target);
+  // What reports and messages name: for PostgreSQL the URL with its password redacted.
+  const path = db.path;
   const failed: FailedSession[] = [];
   let reduced: string[] = [];
   const filter: SessionFilter = { sessions: req.sessions, agent: req.agent, since: req.since, all: req.all };
@@ -98,21 +104,33 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
     if (rows.length === 0 && !failed.length && filter.agent === undefined && filter.since === undefined) {
       throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded sessions under ${join(req.dataDir, RUNS_DIR)} and none stored in ${path}: install hooks (cordon install-hooks) or run an agent with cordon wrap first`, { details: { db: path } });
     }
-    const { default: Database } = await import('better-sqlite3');
-    const raw = new Database(path, { readonly: true, timeout: 10_000 });
     const acc = new BatchAccumulator(rules, { ...options, chartSessions: req.chartSessions ?? 12, chartPoints: 400 });
-    try {
-      const reader = new SessionReader(raw);
-      rows.forEach((row, i) => {
+    if (isPostgresUrl(target)) {
+      // PostgreSQL: the same passes over rows read through kysely, one session at a time.
+      for (const [i, row] of rows.entries()) {
         try {
-          acc.add(reader.read(row));
+          acc.add(await readSessionThroughKysely(db.db, row));
         } catch (error) {
           failed.push({ session: row.session_id, stage: 'analyze', error: (error as Error).message });
         }
         req.onProgress?.(i + 1, rows.length);
-      });
-    } finally {
-      raw.close();
+      }
+    } else {
+      const { default: Database } = await import('better-sqlite3');
+      const raw = new Database(path, { readonly: true, timeout: 10_000 });
+      try {
+        const reader = new SessionReader(raw);
+        rows.forEach((row, i) => {
+          try {
+            acc.add(reader.read(row));
+          } catch (error) {
+            failed.push({ session: row.session_id, stage: 'analyze', error: (error as Error).message });
+          }
+          req.onProgress?.(i + 1, rows.length);
+        });
+      } finally {
+        raw.close();
+      }
     }
     const batch = acc.result();
     return {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { openTelemetryDb, TELEMETRY_DB_FILE } from './db/open.js';
+import { TELEMETRY_DB_FILE } from './db/open.js';
+import { machineName, openTelemetryStore, resolveDbTarget } from './db/target.js';
 import { storeSession } from './db/store.js';
 import { reduceSession, type ReducedSession } from './reduce-session.js';
 import { selectSessions } from './sessions.js';
@@ -11,6 +12,7 @@ export { readSamples, windowStats, type SampleLog, type WindowStats } from './sa
 export { listSessions, selectSessions, type SessionLocation } from './sessions.js';
 export { openTelemetryDb, TELEMETRY_DB_FILE, type TelemetryDb } from './db/open.js';
 export { storeSession } from './db/store.js';
+export { isPostgresUrl, machineName, openTelemetryStore, redactUrl, resolveDbTarget } from './db/target.js';
 export type { TelemetrySchema, SessionRow, ToolCallRow, SampleRow } from './db/schema.js';
 
 /** Input of {@link reduce}. */
@@ -21,13 +23,15 @@ export interface ReduceOptions {
   readonly session?: string;
   /** Every recorded session. Without `session` or `all`, the most recently active one. */
   readonly all?: boolean;
-  /** Database path (default `<dataDir>/telemetry.sqlite3`). */
+  /** Database: an SQLite path or a `postgres://` URL (default `CORDON_DB`, else `<dataDir>/telemetry.sqlite3`). */
   readonly db?: string;
+  /** Environment for `CORDON_DB` and `CORDON_MACHINE` (default `process.env`). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** Result of {@link reduce}. */
 export interface ReduceResult {
-  /** The database written. */
+  /** The database written (a PostgreSQL URL with its password redacted). */
   readonly db: string;
   readonly sessions: ReducedSession[];
 }
@@ -40,16 +44,18 @@ export interface ReduceResult {
  */
 export async function reduce(options: ReduceOptions): Promise<ReduceResult> {
   const selected = selectSessions(options.dataDir, options);
-  const path = options.db ?? join(options.dataDir, TELEMETRY_DB_FILE);
+  const env = options.env ?? process.env;
+  const target = resolveDbTarget(options.db, join(options.dataDir, TELEMETRY_DB_FILE), env);
   const reduced = selected.map((s) => ({ name: s.name, reduced: reduceSession(s.dir) }));
-  const db = await openTelemetryDb(path);
+  const db = await openTelemetryStore(target);
+  const machine = machineName(env);
   try {
-    for (const { name, reduced: r } of reduced) await storeSession(db.db, r, name);
+    for (const { name, reduced: r } of reduced) await storeSession(db.db, r, name, Date.now(), machine);
   } finally {
     await db.close();
   }
   // Guarded calls (`cordon control guard`) are shown with the `control run` that ran them
   // (`<data>/control/runs.jsonl` keeps those records; the database keeps the calls).
   const runs = readGuardRuns(options.dataDir);
-  return { db: path, sessions: reduced.map(({ reduced: r }) => (runs.length ? { ...r, calls: joinGuardRuns(r.summary.session_id, r.calls, runs) } : r)) };
+  return { db: db.path, sessions: reduced.map(({ reduced: r }) => (runs.length ? { ...r, calls: joinGuardRuns(r.summary.session_id, r.calls, runs) } : r)) };
 }

@@ -71,4 +71,12 @@ export const TELEMETRY_MIGRATIONS: Readonly<Record<string, Migration>> = Object.
         .execute();
     },
   },
+  // Issue 20: many machines write one store; every row says which machine reduced it.
+  '0002_machine': {
+    async up(db: Kysely<any>): Promise<void> {
+      for (const table of ['sessions', 'tool_calls', 'samples']) {
+        await db.schema.alterTable(table).addColumn('machine', 'text', (c) => c.notNull().defaultTo('')).execute();
+      }
+    },
+  },
 });

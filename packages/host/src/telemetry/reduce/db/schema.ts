@@ -12,6 +12,8 @@ export interface TelemetrySchema {
 /** One reduced session (the {@link SessionSummary} columns). */
 export interface SessionRow {
   session_id: string;
+  /** The machine that reduced it (host name or `CORDON_MACHINE`; '' for rows older than migration 0002). */
+  machine: string;
   /** Sanitised directory name under `<dataDir>/runs`. */
   dir_name: string;
   agent: string | null;
@@ -45,6 +47,8 @@ export interface SessionRow {
 /** One paired tool call ({@link ToolCallRecord}). */
 export interface ToolCallRow {
   session_id: string;
+  /** As {@link SessionRow.machine}. */
+  machine: string;
   seq: number;
   call_key: string;
   tool_name: string;
@@ -65,6 +69,8 @@ export interface ToolCallRow {
 /** One sample, kept for burst-shape analysis (research A.2 keeps the raw window samples). */
 export interface SampleRow {
   session_id: string;
+  /** As {@link SessionRow.machine}. */
+  machine: string;
   seq: number;
   t: number;
   mem_mb: number;

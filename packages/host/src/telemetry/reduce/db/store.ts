@@ -1,18 +1,27 @@
 import type { Kysely } from 'kysely';
 import type { ReducedSession } from '../reduce-session.js';
+import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import type { TelemetrySchema } from './schema.js';
+import { machineName } from './target.js';
 
 /** Rows per insert statement (7–16 columns each, far under SQLite's bound-parameter limit). */
 const BATCH = 500;
 
 /**
  * Stores one reduced session, replacing whatever an earlier `cordon reduce` stored for the same
- * session id, in one transaction (all or nothing), so reducing again is idempotent.
+ * session id, in one transaction (all or nothing), so reducing again is idempotent. Every row
+ * carries `machine` (default {@link machineName}). Session ids are the agents' (UUIDs), unique
+ * across machines; should another machine already hold the same id, the store refuses
+ * (`CORDON_DB_ERROR`) rather than replace that machine's rows.
  */
-export async function storeSession(db: Kysely<TelemetrySchema>, reduced: ReducedSession, dirName: string, reducedAt = Date.now()): Promise<void> {
+export async function storeSession(db: Kysely<TelemetrySchema>, reduced: ReducedSession, dirName: string, reducedAt = Date.now(), machine = machineName()): Promise<void> {
   const { summary, calls, samples } = reduced;
   const id = summary.session_id;
   await db.transaction().execute(async (trx) => {
+    const held = await trx.selectFrom('sessions').select('machine').where('session_id', '=', id).executeTakeFirst();
+    if (held && held.machine !== '' && held.machine !== machine) {
+      throw new CordonError(ERROR_CODES.DB_ERROR, `session ${JSON.stringify(id)} is already stored by machine ${JSON.stringify(held.machine)}; this machine (${JSON.stringify(machine)}) leaves it unchanged`, { details: { session_id: id, machine: held.machine } });
+    }
     await trx.deleteFrom('samples').where('session_id', '=', id).execute();
     await trx.deleteFrom('tool_calls').where('session_id', '=', id).execute();
     await trx.deleteFrom('sessions').where('session_id', '=', id).execute();
@@ -20,6 +29,7 @@ export async function storeSession(db: Kysely<TelemetrySchema>, reduced: Reduced
       .insertInto('sessions')
       .values({
         session_id: id,
+        machine,
         dir_name: dirName,
         agent: summary.agent,
         reduced_at: reducedAt,
@@ -48,12 +58,12 @@ export async function storeSession(db: Kysely<TelemetrySchema>, reduced: Reduced
       })
       .execute();
     for (let i = 0; i < calls.length; i += BATCH) {
-      await trx.insertInto('tool_calls').values(calls.slice(i, i + BATCH).map((c) => ({ ...c, session_id: id }))).execute();
+      await trx.insertInto('tool_calls').values(calls.slice(i, i + BATCH).map((c) => ({ ...c, session_id: id, machine }))).execute();
     }
     for (let i = 0; i < samples.length; i += BATCH) {
       await trx
         .insertInto('samples')
-        .values(samples.slice(i, i + BATCH).map((s, j) => ({ session_id: id, seq: i + j + 1, t: s.t, mem_mb: s.mem_mb, cpu_pct: s.cpu_pct, n_procs: s.n_procs, partial: s.partial ? 1 : 0 })))
+        .values(samples.slice(i, i + BATCH).map((s, j) => ({ session_id: id, machine, seq: i + j + 1, t: s.t, mem_mb: s.mem_mb, cpu_pct: s.cpu_pct, n_procs: s.n_procs, partial: s.partial ? 1 : 0 })))
         .execute();
     }
   });

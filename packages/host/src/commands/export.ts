@@ -1,0 +1,37 @@
+import { Flags } from '@oclif/core';
+import { CordonCommand } from '../cli/cordon-command.js';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { exportToOtlp, type ExportSummary } from '../telemetry/export/index.js';
+import { parseSince } from './analyze.js';
+
+export default class Export extends CordonCommand {
+  static override summary = 'Send reduced sessions to an OpenTelemetry collector (OTLP/HTTP): a trace per session, a span per tool call, samples as metrics';
+  static override description = [
+    'Nothing is sent unless this command is run. Sessions not reduced yet are reduced first; the store is only read otherwise.',
+    'Exit 2 when the collector is unreachable, refuses the data or does not answer within --timeout.',
+  ].join('\n');
+  static override examples = ['<%= config.bin %> <%= command.id %> --otlp http://127.0.0.1:4318', '<%= config.bin %> <%= command.id %> --otlp http://collector:4318 --since 2026-11-01'];
+  static override flags = {
+    otlp: Flags.string({ description: 'Collector base URL; traces go to URL/v1/traces, metrics to URL/v1/metrics (JSON encoding)', required: true, helpValue: 'URL' }),
+    session: Flags.string({ description: 'Export this session (id or directory name); repeatable; default: the most recently active one', multiple: true }),
+    since: Flags.string({ description: 'Export every session whose first event is at or after this date (ISO 8601)' }),
+    db: Flags.string({ description: 'Telemetry store: an SQLite file or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3)', helpValue: 'PATH|URL' }),
+    timeout: Flags.integer({ description: 'Seconds to wait for each request (default 10)', min: 1, default: 10 }),
+  };
+
+  async run(): Promise<ExportSummary & { db: string }> {
+    const { flags } = await this.parse(Export);
+    if (!/^https?:\/\//i.test(flags.otlp)) throw new CordonError(ERROR_CODES.BAD_INPUT, `--otlp ${JSON.stringify(flags.otlp)}: expected an http:// or https:// URL`);
+    const host = await this.host();
+    const result = await exportToOtlp({
+      dataDir: host.paths.dataDir,
+      url: flags.otlp,
+      sessions: flags.session,
+      since: flags.since === undefined ? undefined : parseSince(flags.since),
+      db: flags.db,
+      timeoutMs: flags.timeout * 1000,
+    });
+    this.log(`exported ${result.sessions} session(s): ${result.spans} spans, ${result.data_points} metric points to ${flags.otlp}`);
+    return result;
+  }
+}

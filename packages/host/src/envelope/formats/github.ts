@@ -1,0 +1,57 @@
+import { wellFormed } from '@cordon/plugin-api';
+import type { AuditRecord } from '../audit/record.js';
+import { pairFailedVerifiers } from './shared.js';
+import { outputTail } from '../render.js';
+import { plural } from '../../util/plural.js';
+
+/**
+ * Escapes the data (message) part of a GitHub Actions workflow command: `%`, CR and LF become
+ * `%25`, `%0D`, `%0A` (GitHub's documented syntax, "Workflow commands for GitHub Actions";
+ * the runner's `ActionCommand` unescapes exactly these). `%` goes first so an escape is not
+ * escaped again. Lone surrogates become U+FFFD so the line is valid UTF-8.
+ */
+export function escapeData(text: string): string {
+  return wellFormed(text).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/**
+ * Escapes a property value (`file=`, `title=`) of a workflow command: as {@link escapeData},
+ * plus `:` → `%3A` and `,` → `%2C`, which would otherwise end the value.
+ */
+export function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+/**
+ * One workflow command line: `::name key=value,…::data` with every value and the data escaped
+ * ({@link escapeProperty}, {@link escapeData}), so no input can end the line or start another
+ * command. Properties whose value is undefined are left out.
+ */
+export function workflowCommand(name: string, properties: Record<string, string | undefined>, data: string): string {
+  const props = Object.entries(properties)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([k, v]) => `${k}=${escapeProperty(v)}`)
+    .join(',');
+  return `::${name}${props ? ` ${props}` : ''}::${escapeData(data)}`;
+}
+
+/**
+ * `cordon check --format github` (issue 20): GitHub Actions workflow commands only, so that
+ * nothing a verifier printed can be read by the runner as a command of its own. One `::error`
+ * per violation, titled `cordon: <code>`, with `file=` when the violation is about a path; a
+ * failed verifier's message carries the end of its output ({@link outputTail}). Last, a
+ * `::notice` (accepted) or `::error` (rejected) with the verdict and the metrics.
+ */
+export function renderGithub(audit: AuditRecord): string {
+  const lines: string[] = [];
+  for (const { violation, verifier } of pairFailedVerifiers(audit)) {
+    const tail = verifier ? outputTail(verifier) : [];
+    const message = [violation.message, ...tail].join('\n');
+    lines.push(workflowCommand('error', { file: violation.path, title: `cordon: ${violation.code}` }, message));
+  }
+  const m = audit.metrics;
+  const summary = `${m.files} files, +${m.added_lines} -${m.deleted_lines} lines, ${m.binary_files} binary; baseline ${audit.baseline.slice(0, 12)}`;
+  if (audit.passed) lines.push(workflowCommand('notice', { title: 'cordon: accepted' }, `inside the envelope: ${summary}`));
+  else lines.push(workflowCommand('error', { title: 'cordon: rejected' }, `${plural(audit.violations.length, 'violation')}: ${summary}`));
+  return lines.join('\n');
+}

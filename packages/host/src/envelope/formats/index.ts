@@ -1,0 +1,31 @@
+import type { AuditRecord } from '../audit/record.js';
+import { renderAudit } from '../render.js';
+import { renderGithub } from './github.js';
+import { renderJunit } from './junit.js';
+import { renderSarif } from './sarif.js';
+
+/** The `--format` values of `cordon check` (issue 20). */
+export const CHECK_FORMATS = ['text', 'github', 'sarif', 'junit'] as const;
+/** One of {@link CHECK_FORMATS}. */
+export type CheckFormat = (typeof CHECK_FORMATS)[number];
+
+/**
+ * The audit in `format`, as the text to write (ending without a newline for `text` and
+ * `github`, whose lines go through `log`; SARIF is pretty JSON with a final newline).
+ */
+export function renderCheckFormat(audit: AuditRecord, format: CheckFormat, options: { readonly toolVersion?: string } = {}): string {
+  switch (format) {
+    case 'github':
+      return renderGithub(audit);
+    case 'sarif':
+      return `${JSON.stringify(renderSarif(audit, options), null, 2)}\n`;
+    case 'junit':
+      return renderJunit(audit);
+    default:
+      return renderAudit(audit);
+  }
+}
+
+export { escapeData, escapeProperty, renderGithub, workflowCommand } from './github.js';
+export { pathUri, renderSarif, SARIF_SCHEMA_URI } from './sarif.js';
+export { renderJunit, xmlText } from './junit.js';

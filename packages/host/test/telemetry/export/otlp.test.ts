@@ -1,0 +1,167 @@
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, runCordon, type Sandbox } from '../../../../../test/support/cli.js';
+import { call, marker, samples } from '../reduce/helpers.js';
+
+/** `cordon export --otlp` (issue 20) against a loopback OTLP/HTTP receiver decoding the JSON encoding of the OTLP protobuf messages. */
+
+const T = 1_800_000_000_000;
+let sandbox: Sandbox;
+let servers: Server[] = [];
+beforeEach(() => {
+  sandbox = makeSandbox('cordon-otlp-');
+});
+afterEach(async () => {
+  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+  sandbox.cleanup();
+});
+
+interface Received {
+  path: string;
+  contentType: string | undefined;
+  body: any;
+}
+
+/** A receiver on 127.0.0.1 that records every request; `mode` 'slow' never answers. */
+async function receiver(mode: 'ok' | 'slow' = 'ok'): Promise<{ url: string; got: Received[] }> {
+  const got: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ path: req.url ?? '', contentType: req.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      if (mode === 'slow') return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  server.on('connection', (socket) => server.once('close', () => socket.destroy()));
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, got };
+}
+
+/** OTLP JSON attribute list → plain object. */
+function attrs(list: Array<{ key: string; value: Record<string, unknown> }>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const { key, value } of list) {
+    const [kind, v] = Object.entries(value)[0]!;
+    out[key] = kind === 'intValue' ? Number(v) : v;
+  }
+  return out;
+}
+
+const nanos = (ms: number) => String(BigInt(Math.round(ms * 1000)) * 1000n);
+
+/** A real session: two shell calls (one failing), samples inside and outside them. */
+function recordSession(): void {
+  const data = sandbox.dataDir;
+  marker(data, 'sess-otlp', 'session_start', T);
+  call(data, 'sess-otlp', 'k1', T + 1000, T + 3000, { command: 'npm test', tool_name: 'Bash', tool: 'shell' });
+  call(data, 'sess-otlp', 'k2', T + 4000, T + 4500, { command: 'cat x', tool_name: 'Read', tool: 'read', exit_status: 'error', exit_code: 2 });
+  samples(data, 'sess-otlp', [
+    { t: T + 500, mb: 100, cpu: 10, procs: 1 },
+    { t: T + 1500, mb: 300, cpu: 150, procs: 3 },
+    { t: T + 2500, mb: 200, cpu: 50, procs: 2 },
+    { t: T + 4200, mb: 120, cpu: 20, procs: 1 },
+  ]);
+  marker(data, 'sess-otlp', 'session_end', T + 5000);
+}
+
+describe('cordon export --otlp', () => {
+  it('sends the session as one trace, each call as a child span, every sample as metric points', async () => {
+    recordSession();
+    const rx = await receiver();
+    const r = await runCordon(['export', '--otlp', rx.url, '--session', 'sess-otlp'], { env: { ...sandbox.env, CORDON_MACHINE: 'box-1' } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain('exported 1 session(s): 3 spans, 12 metric points');
+    const traces = rx.got.filter((g) => g.path === '/v1/traces');
+    const metrics = rx.got.filter((g) => g.path === '/v1/metrics');
+    expect(traces).toHaveLength(1);
+    expect(metrics).toHaveLength(1);
+    expect(traces[0]!.contentType).toBe('application/json');
+
+    const rs = traces[0]!.body.resourceSpans;
+    expect(rs).toHaveLength(1);
+    expect(attrs(rs[0].resource.attributes)).toMatchObject({ 'service.name': 'cordon', 'host.name': 'box-1' });
+    const spans = rs[0].scopeSpans.flatMap((s: { spans: unknown[] }) => s.spans) as any[];
+    expect(spans).toHaveLength(3);
+    const root = spans.find((s) => !s.parentSpanId)!;
+    const kids = spans.filter((s) => s.parentSpanId).sort((a, b) => Number(BigInt(a.startTimeUnixNano) - BigInt(b.startTimeUnixNano)));
+    expect(root.name).toBe('session sess-otlp');
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+    expect(kids.every((k) => k.parentSpanId === root.spanId)).toBe(true);
+    expect([root.startTimeUnixNano, root.endTimeUnixNano]).toEqual([nanos(T), nanos(T + 5000)]);
+    expect(attrs(root.attributes)).toEqual({
+      'session.id': 'sess-otlp',
+      'gen_ai.agent.name': 'claude-code',
+      'cordon.tool_calls': 2,
+      'cordon.samples': 4,
+      'cordon.tool_time_ms': 2500,
+      'cordon.ended': true,
+      'cordon.memory.peak_mib': 300,
+      'cordon.memory.mean_mib': 180,
+      'cordon.cpu.mean_pct': 57.5,
+      'cordon.memory.baseline_mib': expect.any(Number),
+    });
+    expect(kids.map((k) => k.name)).toEqual(['execute_tool Bash', 'execute_tool Read']);
+    expect([kids[0].startTimeUnixNano, kids[0].endTimeUnixNano]).toEqual([nanos(T + 1000), nanos(T + 3000)]);
+    expect(attrs(kids[0].attributes)).toEqual({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'Bash',
+      'gen_ai.tool.call.id': 'k1',
+      'session.id': 'sess-otlp',
+      'cordon.tool.canonical': 'shell',
+      'cordon.command.summary': 'npm test',
+      'cordon.call.seq': 1,
+      'cordon.samples': 2,
+      'cordon.exit_status': 'ok',
+      'cordon.memory.peak_mib': 300,
+      'cordon.memory.mean_mib': 250,
+      'cordon.cpu.mean_pct': 100,
+      'cordon.hook.overhead_ms': 40,
+    });
+    expect(kids[0].status?.code ?? 0).toBe(0);
+    expect(attrs(kids[1].attributes)).toMatchObject({ 'gen_ai.tool.name': 'Read', 'cordon.tool.canonical': 'read', 'cordon.exit_status': 'error', 'process.exit.code': 2, 'cordon.memory.peak_mib': 120, 'cordon.samples': 1 });
+    expect(kids[1].status).toMatchObject({ code: 2, message: 'error' });
+
+    const ms = metrics[0]!.body.resourceMetrics[0].scopeMetrics.flatMap((s: { metrics: unknown[] }) => s.metrics) as any[];
+    const byName = Object.fromEntries(ms.map((m) => [m.name, m]));
+    expect(Object.keys(byName).sort()).toEqual(['process.count', 'process.cpu.utilization', 'process.memory.usage']);
+    expect(byName['process.memory.usage'].unit).toBe('By');
+    const points = (name: string) => byName[name].gauge.dataPoints.map((p: any) => [p.timeUnixNano, p.asInt !== undefined ? Number(p.asInt) : p.asDouble, attrs(p.attributes)['session.id']]);
+    expect(points('process.memory.usage')).toEqual([100, 300, 200, 120].map((mb, i) => [nanos(T + [500, 1500, 2500, 4200][i]!), mb * 2 ** 20, 'sess-otlp']));
+    expect(points('process.cpu.utilization').map((p: unknown[]) => p[1])).toEqual([0.1, 1.5, 0.5, 0.2]);
+    expect(points('process.count').map((p: unknown[]) => p[1])).toEqual([1, 3, 2, 1]);
+  });
+
+  it('a receiver that is down or never answers fails the export clearly (exit 2) and leaves the local store as it was', async () => {
+    recordSession();
+    expect((await runCordon(['reduce', '--all'], { env: sandbox.env })).exitCode).toBe(0);
+    const dbPath = join(sandbox.dataDir, 'telemetry.sqlite3');
+    const count = () => {
+      const db = new Database(dbPath, { readonly: true });
+      try {
+        return db.prepare('select (select count(*) from sessions) || \'/\' || (select count(*) from tool_calls) || \'/\' || (select count(*) from samples)').pluck().get();
+      } finally {
+        db.close();
+      }
+    };
+    expect(count()).toBe('1/2/4');
+    const down = await receiver();
+    const downUrl = down.url;
+    await new Promise((r) => servers.pop()!.close(r));
+    let r = await runCordon(['export', '--otlp', downUrl, '--timeout', '2'], { env: sandbox.env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.replace(/\s+/g, " ")).toMatch(/OTLP export of spans to http:\/\/127\.0\.0\.1:\d+ failed: connect ECONNREFUSED .*; nothing local was changed Code: CORDON_EXPORT_ERROR/);
+    const slow = await receiver('slow');
+    r = await runCordon(['export', '--otlp', slow.url, '--timeout', '1'], { env: sandbox.env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.replace(/\s+/g, " ")).toMatch(/OTLP export of spans to http:\/\/127\.0\.0\.1:\d+ failed: Request timed out; nothing local was changed/);
+    expect(slow.got.length).toBeGreaterThan(0);
+    expect(count()).toBe('1/2/4');
+    expect((await runCordon(['export', '--otlp', 'ftp://x'], { env: sandbox.env })).exitCode).toBe(2);
+  });
+});
