@@ -202,6 +202,34 @@ describe.each(CASES)('$name with cordon hooks installed by install-hooks --write
     expect(end.call_key).toBe(start.call_key);
     expect(end.exit_status).toBe('ok');
   }, 180_000);
+
+  it('cordon control guard: the agent\'s shell call runs under cordon control run, and reduce joins the run to the call', async () => {
+    const sandbox = held.sandbox(makeSandbox(`cordon-e2e-guard-${agent.name}-`));
+    const workdir = sandbox.dir('work');
+    const server = held.server(await agent.start({ steps: [step.shell('echo CORDON_E2E_GUARDED'), step.text('All done.')], workdir }));
+    linkPluginRoots(sandbox.dataDir, [
+      { name: `@cordon/${agent.name}`, root: join(REPO_ROOT, 'plugins', agent.name) },
+      { name: '@cordon/cgroup-linux', root: join(REPO_ROOT, 'plugins', 'cgroup-linux') },
+    ]);
+    const session = agent.session({ origin: server.origin, home: sandbox.dir('home'), workdir, env: { ...sandbox.env, CORDON_SAMPLER: 'off' } });
+    expect((await runCordon(['install-hooks', '--agent', agent.name, '--write'], { env: session.env, cwd: workdir })).exitCode).toBe(0);
+    expect((await runCordon(['control', 'guard', '--agent', agent.name, '--write'], { env: session.env, cwd: workdir })).exitCode).toBe(0);
+    const run = await session.run();
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    const seen = server.toolResults();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.text).toContain('CORDON_E2E_GUARDED');
+    // The command ran through `cordon control run`: its record names the session and the command.
+    const runs = readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; session_id: string | null });
+    expect(runs.map((r) => r.argv)).toEqual([['bash', '-c', 'echo CORDON_E2E_GUARDED']]);
+    const { markers } = allMarkers(sandbox.dataDir);
+    const start = markers.find((m) => m.event === 'tool_start')!;
+    expect(start).toMatchObject({ decision: 'rewrite', decided_by: 'cgroup-linux', command: 'echo CORDON_E2E_GUARDED' });
+    expect(runs[0]!.session_id).toBe(start.session_id);
+    const reduced = await runCordon(['reduce', '--session', start.session_id, '--jsonl'], { env: session.env });
+    const calls = reduced.stdout.trim().split('\n').map((l) => JSON.parse(l) as { command: string; guard?: { tier: string; exit_code: number } });
+    expect(calls.find((c) => c.command === 'echo CORDON_E2E_GUARDED')?.guard).toMatchObject({ tier: 'medium', exit_code: 0 });
+  }, 180_000);
 });
 
 // Issue 11 item 1: CODEX_HOME a symlink into a dotfiles folder and codex not on PATH at install
