@@ -6,7 +6,7 @@ import { ratio, type SessionData } from './types.js';
  * - Cordon's (issue 16, research A.7): tool time is the **union** of call windows clipped to the
  *   sampled span (last − first sample), over that span; parallel calls count once.
  * - The paper's (research B.3, `compute_active_time.py`): the **sum** of call durations over the
- *   active time (first − last recorded event; here markers and samples, from the session row).
+ *   active time (first to last recorded event; here markers and samples, from the session row).
  * Times in ms.
  */
 export interface ExecutionSplit {

@@ -28,7 +28,7 @@ export const ANALYSIS_SCHEMA_VERSION = 1;
 
 /** Which definition each reported number uses (printed in every report format). */
 export const DEFINITIONS: Readonly<Record<string, string>> = Object.freeze({
-  execution: 'tool time = union of call windows clipped to the sampled span (last − first sample), over that span; the paper\'s share = Σ call durations / active time (first − last event), both reported',
+  execution: 'tool time = union of call windows clipped to the sampled span (last − first sample), over that span; the paper\'s share = Σ call durations / active time (first to last event), both reported',
   baseline: 'median of the samples outside every call window (the paper\'s framework idle memory, §3.3 Fig. 4b); the reference\'s 10th percentile of all samples is reported as baseline_p10_mb',
   peak_over_avg: 'max / mean of the session\'s samples (paper code); per call: window max / window mean over calls with mean > 0',
   spike: 'a call\'s window peak − the last sample before the call started (paper code)',

@@ -1,5 +1,6 @@
 import type { PooledAnalysis } from './batch.js';
 import { categoryShare } from './tools.js';
+import { plural } from '../../util/plural.js';
 
 /** Outcome of comparing a measured figure with the paper's band. */
 export type Verdict = 'matches' | 'lower' | 'higher' | 'no data';
@@ -42,19 +43,19 @@ export function verdict(measured: number | null, band: readonly [number, number]
  * values: Haiku and GLM); for a single figure Cordon uses ±20 % around it, said in the row.
  */
 export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
-  const s = `${p.n_samples} samples in ${p.n_sessions} sessions`;
+  const s = `${plural(p.n_samples, 'sample')} in ${plural(p.n_sessions, 'session')}`;
   const row = (r: Omit<ComparisonRow, 'verdict'>): ComparisonRow => ({ ...r, verdict: verdict(r.measured, r.band) });
   const testShare = categoryShare(p.tools, 'test');
   const shellCalls = p.tools.tools.reduce((a, t) => a + t.n, 0);
   return [
     row({
       id: 'tool-share', quantity: 'tool execution share of active time', paper_section: '§3.2, Fig. 1b', paper_figure: 'mean 36.4 % (GLM) – 42.5 % (Haiku)', band: [0.364, 0.425], unit: 'fraction',
-      measured: p.execution.mean_paper_tool_fraction, sample_count: `${p.n_calls} calls in ${p.n_sessions} sessions`,
+      measured: p.execution.mean_paper_tool_fraction, sample_count: `${plural(p.n_calls, 'call')} in ${plural(p.n_sessions, 'session')}`,
       definition: 'paper: per session Σ call durations / active time (first to last event), mean over sessions; Cordon\'s union of windows over the sampled span is in the execution table', note: NO_INIT,
     }),
     row({
       id: 'baseline', quantity: 'framework baseline memory', paper_section: '§3.3, Fig. 4b', paper_figure: '~185 MB (Haiku 183, GLM 188); band ±20 %', band: [148, 222], unit: 'MiB',
-      measured: p.memory.median_baseline_mb, sample_count: `${p.memory.n_with_baseline} sessions`,
+      measured: p.memory.median_baseline_mb, sample_count: plural(p.memory.n_with_baseline, 'session'),
       definition: 'median over sessions of the median memory outside every call window', note: `${RSS}; the native tree includes the agent's own runtime (node), larger than the paper's container idle`,
     }),
     row({
@@ -71,11 +72,11 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     }),
     row({
       id: 'retry-sessions', quantity: 'sessions with retry loops', paper_section: '§3.3', paper_figure: '85 % (Haiku, 28/33) – 97 % (GLM, 108/111) of tasks', band: [0.85, 0.97], unit: 'fraction',
-      measured: p.retry.share_sessions_with_groups, sample_count: `${p.n_sessions} sessions`, definition: '≥ 3 consecutive identical shell commands (the paper\'s code grouped any ≥ 3 consecutive Bash calls)', note: '',
+      measured: p.retry.share_sessions_with_groups, sample_count: plural(p.n_sessions, 'session'), definition: '≥ 3 consecutive identical shell commands (the paper\'s code grouped any ≥ 3 consecutive Bash calls)', note: '',
     }),
     row({
       id: 'retry-time', quantity: 'time inside retry loops', paper_section: '§3.3', paper_figure: '7.4 % (Haiku) – 20.5 % (GLM) of execution time', band: [0.074, 0.205], unit: 'fraction',
-      measured: p.retry.mean_share_of_active_time, sample_count: `${p.retry.sessions_with_groups} sessions with loops`, definition: 'Σ durations of calls in loops / active time, mean over sessions that have loops (paper code)', note: '',
+      measured: p.retry.mean_share_of_active_time, sample_count: `${plural(p.retry.sessions_with_groups, 'session')} with loops`, definition: 'Σ durations of calls in loops / active time, mean over sessions that have loops (paper code)', note: '',
     }),
     row({
       id: 'retry-unreleased', quantity: 'memory left unreleased by a retry loop (largest)', paper_section: '§3.3', paper_figure: 'up to 502 MB', band: [0, 502], unit: 'MiB',
@@ -83,7 +84,7 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     }),
     row({
       id: 'correlation', quantity: 'CPU–memory correlation (mean of per-session r)', paper_section: '§3.3', paper_figure: '−0.84 to +0.50, mean −0.39', band: [-0.84, 0.5], unit: 'r',
-      measured: p.correlation.mean, sample_count: `${p.correlation.n} sessions with ≥ 10 samples`, definition: 'Pearson r of memory and CPU over each session\'s samples', note: SAMPLING,
+      measured: p.correlation.mean, sample_count: `${plural(p.correlation.n, 'session')} with ≥ 10 samples`, definition: 'Pearson r of memory and CPU over each session\'s samples', note: SAMPLING,
     }),
     row({
       id: 'samples-in-calls', quantity: 'sampled time inside tool calls', paper_section: '§3.3, Figs. 5–6', paper_figure: '35.9 % (GLM) – 50.6 % (Haiku)', band: [0.359, 0.506], unit: 'fraction',

@@ -41,7 +41,7 @@ describe('cordon analyze', () => {
     expect(text.stdout).not.toContain('§6');
     const md = await runCordon(['analyze', '--all', '--format', 'md', '--agent', 'claude-code'], { env: sandbox.env });
     expect(md.exitCode, md.stderr).toBe(0);
-    expect(md.stdout).toContain('| tool execution share of active time | §3.2, Fig. 1b | mean 36.4 % (GLM) – 42.5 % (Haiku) | 32.1 % | 6 calls in 1 sessions | lower |');
+    expect(md.stdout).toContain('| tool execution share of active time | §3.2, Fig. 1b | mean 36.4 % (GLM) – 42.5 % (Haiku) | 32.1 % | 6 calls in 1 session | lower |');
     expect(md.stdout).toContain('| syn-a | npm test | 3 | 1.50 | 50.0 |');
     const out = join(sandbox.dir('out'), 'report.html');
     const html = await runCordon(['analyze', '--all', '--format', 'html', '--out', out], { env: sandbox.env });

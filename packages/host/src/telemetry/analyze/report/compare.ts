@@ -1,5 +1,6 @@
 import type { AnalysisReport } from '../index.js';
 import { measuredText, type Table } from './tables.js';
+import { plural } from '../../../util/plural.js';
 
 /** A labelled batch for `--compare`. */
 export interface LabelledReport {
@@ -18,7 +19,7 @@ export interface CompareReport {
 export function compareTable(a: LabelledReport, b: LabelledReport): Table {
   const rowsB = new Map(b.report.comparison.map((r) => [r.id, r]));
   return {
-    title: `Batches side by side: A = ${a.label} (${a.report.pooled.n_sessions} sessions), B = ${b.label} (${b.report.pooled.n_sessions} sessions)`,
+    title: `Batches side by side: A = ${a.label} (${plural(a.report.pooled.n_sessions, 'session')}), B = ${b.label} (${plural(b.report.pooled.n_sessions, 'session')})`,
     headers: ['quantity', 'paper', 'paper figure', 'A measured', 'A verdict', 'B measured', 'B verdict'],
     rows: a.report.comparison.map((r) => {
       const o = rowsB.get(r.id);

@@ -1,6 +1,7 @@
 import type { AnalysisReport } from '../index.js';
 import { reportCharts, type ChartSpec } from './charts.js';
 import { definitionsTable, reportTables, type Table } from './tables.js';
+import { plural } from '../../../util/plural.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -44,7 +45,7 @@ export async function renderHtml(report: AnalysisReport): Promise<string> {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>cordon analyze</title><style>${STYLE}</style></head><body>
 <h1>cordon analyze</h1>
-<p>${p.n_sessions} sessions, ${p.n_calls} tool calls, ${p.n_samples} samples. Generated ${esc(report.generated_at)} from ${esc(report.db)}. JSON schema version ${report.schema_version}.</p>
+<p>${plural(p.n_sessions, 'session')}, ${plural(p.n_calls, 'tool call')}, ${plural(p.n_samples, 'sample')}. Generated ${esc(report.generated_at)} from ${esc(report.db)}. JSON schema version ${report.schema_version}.</p>
 ${tableHtml(comparison!)}
 <h2>Charts</h2>
 ${charts.join('\n')}

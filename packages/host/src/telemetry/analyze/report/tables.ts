@@ -2,6 +2,7 @@ import { cutText } from '@cordon/plugin-api';
 import type { AnalysisReport } from '../index.js';
 import type { ComparisonRow } from '../paper.js';
 import type { GroupRow } from '../tools.js';
+import { plural } from '../../../util/plural.js';
 
 /** A titled table of display strings, rendered by the text, Markdown and HTML reports alike. */
 export interface Table {
@@ -83,13 +84,13 @@ export function reportTables(report: AnalysisReport): Table[] {
     { title: 'Pass 3: shell commands by category (pooled)', headers: ['category', 'calls', 'total s', 'share of shell', 'mean s', 'mean peak', 'max peak', 'max-peak command'], rows: groupRows(p.tools.categories) },
     {
       title: 'Pass 4: retry loops',
-      caption: `${p.retry.sessions_with_groups} of ${p.n_sessions} sessions have loops (${pct(p.retry.share_sessions_with_groups)}); mean share of active time ${pct(p.retry.mean_share_of_active_time)}; longest ${p.retry.longest}`,
+      caption: `${p.retry.sessions_with_groups} of ${plural(p.n_sessions, 'session')} have loops (${pct(p.retry.share_sessions_with_groups)}); mean share of active time ${pct(p.retry.mean_share_of_active_time)}; longest ${p.retry.longest}`,
       headers: ['session', 'command', 'runs', 'time s', 'unreleased MiB'],
       rows: retries,
     },
     {
       title: 'Pass 5: CPU–memory correlation and burst profile',
-      caption: `r over ${p.correlation.n} sessions: min ${num(p.correlation.min, 2)}, mean ${num(p.correlation.mean, 2)}, max ${num(p.correlation.max, 2)}; bursts (> ${p.bursts.threshold_mb} MiB) inside calls ${pct(p.bursts.burst_share_in_calls)} of ${p.bursts.burst_samples}; samples inside calls ${pct(p.bursts.sample_share_in_calls)}`,
+      caption: `r over ${plural(p.correlation.n, 'session')}: min ${num(p.correlation.min, 2)}, mean ${num(p.correlation.mean, 2)}, max ${num(p.correlation.max, 2)}; bursts (> ${p.bursts.threshold_mb} MiB) inside calls ${pct(p.bursts.burst_share_in_calls)} of ${p.bursts.burst_samples}; samples inside calls ${pct(p.bursts.sample_share_in_calls)}`,
       headers: ['session', 'r', 'samples in calls', 'burst samples', 'bursts in calls', 'max change MiB/s', 'median burst ms', 'mean CPU %'],
       rows: s.map((x) => [x.session_id, num(x.correlation.r, 2), pct(x.bursts.sample_share_in_calls), String(x.bursts.burst_samples), pct(x.bursts.burst_share_in_calls), num(x.bursts.max_change_mb_s), num(x.bursts.median_burst_ms, 0), num(x.avg_cpu_pct)]),
     },

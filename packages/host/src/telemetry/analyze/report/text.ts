@@ -1,8 +1,9 @@
 import type { AnalysisReport } from '../index.js';
 import { definitionsTable, reportTables, type Table } from './tables.js';
+import { plural } from '../../../util/plural.js';
 
 function header(report: AnalysisReport): string[] {
-  return [`${report.pooled.n_sessions} sessions, ${report.pooled.n_calls} calls, ${report.pooled.n_samples} samples; generated ${report.generated_at} from ${report.db}`];
+  return [`${plural(report.pooled.n_sessions, 'session')}, ${plural(report.pooled.n_calls, 'call')}, ${plural(report.pooled.n_samples, 'sample')}; generated ${report.generated_at} from ${report.db}`];
 }
 
 const mdEsc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
