@@ -354,8 +354,10 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
   }
 
   const verifying = a.runVerifiers && violations.length === 0 && a.verify.commands.length > 0;
-  // File times come from a coarse kernel clock that may trail this one by a tick: start earlier.
-  const sinceNs = BigInt(Date.now() - 1000) * 1_000_000n;
+  // File times come from the kernel's coarse clock, which trails this one by up to a tick (1-10 ms
+  // at HZ 1000-100): start a little earlier. Not a second earlier: files written just before the
+  // check (an install right before `cordon check`) would be named as the verifiers' output.
+  const sinceNs = BigInt(Date.now() - VERIFIER_CTIME_SLACK_MS) * 1_000_000n;
   const verification = verifying ? await runVerifiers(a.verify, { cwd: a.loc.root, env: a.env }) : [];
   const after = verifying && a.afterVerifiers ? await a.afterVerifiers(sinceNs) : { overlay: a.overlay };
   const notes = [...(a.notes ?? []), ...(after.note ? [after.note] : [])];
@@ -396,6 +398,9 @@ const NAMED_CHANGES = 10;
  * naming the entries, the paths below them the verifiers wrote (by ctime since `sinceNs`) and
  * the `--allow-ignored` glob that would leave them out of every audit.
  */
+/** How far before the verifiers' start a file's ctime may lie and still count as theirs, ms. */
+const VERIFIER_CTIME_SLACK_MS = 20;
+
 function verifierIgnored(root: string, changes: readonly IgnoredChange[], base: IgnoredSnapshot, policy: Policy, overlay: IgnoredOverlay | undefined, sinceNs: bigint): { overlay: IgnoredOverlay | undefined; note?: string } {
   if (changes.length === 0) return { overlay };
   const rules = compilePathRules(policy);
