@@ -7,4 +7,4 @@ export type { AtomicWriteOptions, DirSyncOps } from './atomic-write.js';
 export { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from './private-dir.js';
 export { absolute, fileKind, isInside, isSymlink, readRegularFile, readRegularFileIfExists, readRegularFileTail, resolveWithinRoot, UnsafeReadError } from './safe-read.js';
 export type { SafeReadOptions, UnsafeReadReason } from './safe-read.js';
-export { cleanPrivateTempDirs, privateTempDir, processRuns, processStartTicks } from './private-temp.js';
+export { cleanPrivateTempDirs, privateTempDir, processGroupRuns, processRuns, processStartTicks } from './private-temp.js';

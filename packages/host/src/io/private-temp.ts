@@ -20,7 +20,8 @@ export function processStartTicks(pid: number): string | null {
 
 /**
  * True when the process `pid` that started at `ticks` ({@link processStartTicks}; null = not
- * known) still runs. A pid that runs under another user (EPERM) counts as running.
+ * known) still runs. A pid that runs under another user (EPERM) counts as running. A zombie (it
+ * exited and nobody reaped it yet: an orphan under an init that does not reap) does not run.
  */
 export function processRuns(pid: number, ticks: string | null): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
@@ -29,9 +30,54 @@ export function processRuns(pid: number, ticks: string | null): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
   }
+  if (processState(pid) === 'Z') return false;
   if (ticks === null) return true;
   const now = processStartTicks(pid);
   return now === null || now === ticks;
+}
+
+/**
+ * True when process group `pgid` has a member that runs (zombies do not count). Linux reads
+ * `/proc`; elsewhere `kill(-pgid, 0)` answers.
+ */
+export function processGroupRuns(pgid: number): boolean {
+  if (!Number.isSafeInteger(pgid) || pgid <= 0) return false;
+  if (process.platform !== 'linux') {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    return false;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // After the parenthesised name: state, ppid, pgrp.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') return true;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return false;
+}
+
+/** The one-letter state of `pid` from `/proc/<pid>/stat` (`R`, `S`, `Z`, …), or null off Linux or when unreadable. */
+function processState(pid: number): string | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) || null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { processRuns } from '../../io/private-temp.js';
+import { processGroupRuns, processRuns } from '../../io/private-temp.js';
 import { processStart, isStale, readLock } from '../lock.js';
 import type { EnvelopeState } from '../state/schema.js';
 import { isAttemptRun } from './record.js';
@@ -43,14 +43,7 @@ export function orphanedAgent(state: EnvelopeState): number | undefined {
   const start = typeof run.agent_start === 'string' ? run.agent_start : null;
   if (processAlive(run.agent_pid, start)) return run.agent_pid;
   // The leader exited; the tools it started in its group may still run.
-  if (!processRuns(run.agent_pid, null)) {
-    try {
-      process.kill(-run.agent_pid, 0);
-      return run.agent_pid;
-    } catch {
-      return undefined;
-    }
-  }
+  if (!processRuns(run.agent_pid, null) && processGroupRuns(run.agent_pid)) return run.agent_pid;
   return undefined;
 }
 
