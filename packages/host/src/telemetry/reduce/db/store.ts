@@ -1,8 +1,9 @@
-import type { Kysely } from 'kysely';
+import { sql, SqliteAdapter, type Kysely } from 'kysely';
 import type { ReducedSession } from '../reduce-session.js';
 import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import type { TelemetrySchema } from './schema.js';
 import { machineName } from './target.js';
+import { writeTransaction } from '../../../ledger/transaction.js';
 
 /** Rows per insert statement (7–16 columns each, far under SQLite's bound-parameter limit). */
 const BATCH = 500;
@@ -17,7 +18,7 @@ const BATCH = 500;
 export async function storeSession(db: Kysely<TelemetrySchema>, reduced: ReducedSession, dirName: string, reducedAt = Date.now(), machine = machineName()): Promise<void> {
   const { summary, calls, samples } = reduced;
   const id = summary.session_id;
-  await db.transaction().execute(async (trx) => {
+  await writeSessionTransaction(db, id, async (trx) => {
     const held = await trx.selectFrom('sessions').select('machine').where('session_id', '=', id).executeTakeFirst();
     if (held && held.machine !== '' && held.machine !== machine) {
       throw new CordonError(ERROR_CODES.DB_ERROR, `session ${JSON.stringify(id)} is already stored by machine ${JSON.stringify(held.machine)}; this machine (${JSON.stringify(machine)}) leaves it unchanged`, { details: { session_id: id, machine: held.machine } });
@@ -66,5 +67,20 @@ export async function storeSession(db: Kysely<TelemetrySchema>, reduced: Reduced
         .values(samples.slice(i, i + BATCH).map((s, j) => ({ session_id: id, machine, seq: i + j + 1, t: s.t, mem_mb: s.mem_mb, cpu_pct: s.cpu_pct, n_procs: s.n_procs, partial: s.partial ? 1 : 0 })))
         .execute();
     }
+  });
+}
+
+/**
+ * One write transaction for the rows of session `id` that concurrent `cordon reduce` runs (the
+ * same session reduced by several processes, or machines) cannot interleave: SQLite takes its
+ * write lock up front (`BEGIN IMMEDIATE`; a deferred transaction that reads first fails with
+ * SQLITE_BUSY when another writer commits before it upgrades), PostgreSQL a transaction-scoped
+ * advisory lock on the session id (a delete-then-insert would otherwise race to a duplicate key).
+ */
+async function writeSessionTransaction<T>(db: Kysely<TelemetrySchema>, id: string, fn: (trx: Kysely<TelemetrySchema>) => Promise<T>): Promise<T> {
+  if (db.getExecutor().adapter instanceof SqliteAdapter) return writeTransaction(db, fn);
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${id}))`.execute(trx);
+    return fn(trx);
   });
 }
