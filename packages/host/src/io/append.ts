@@ -1,6 +1,8 @@
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 
-const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
+// Read-write so the torn-tail check reads the same descriptor (one open per append on the hook's
+// path); pread ignores O_APPEND. A FIFO planted at the path opens without blocking, too.
+const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
 const NEWLINE = 0x0a;
 
 /** The write {@link appendLine} makes: `writeSync(fd, buffer, offset, length)`, returning the bytes written. */
@@ -35,7 +37,7 @@ export function appendLine(path: string, line: string | Uint8Array, io: AppendIo
     let out = bytes;
     if (size > 0) {
       const last = Buffer.alloc(1);
-      if (readSyncAt(path, size - 1, last) && last[0] !== NEWLINE) out = Buffer.concat([Buffer.of(NEWLINE), bytes]);
+      if (readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== NEWLINE) out = Buffer.concat([Buffer.of(NEWLINE), bytes]);
     }
     const written = io.write(fd, out, 0, out.length);
     if (written !== out.length) {
@@ -50,19 +52,6 @@ export function appendLine(path: string, line: string | Uint8Array, io: AppendIo
     }
   } finally {
     closeSync(fd);
-  }
-}
-
-// An O_APPEND|O_WRONLY descriptor cannot be read, so the last byte comes through a read-only one.
-function readSyncAt(path: string, position: number, into: Buffer): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-    return readSync(fd, into, 0, 1, position) === 1;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
