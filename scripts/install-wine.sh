@@ -47,4 +47,19 @@ if [ ! -f "$dir/run/.koffi-$koffi_version" ]; then
   test -d "$dir/run/node_modules/@koromix/koffi-win32-x64" || unavailable "koffi's win32-x64 prebuilt did not install"
   touch "$dir/run/.koffi-$koffi_version"
 fi
+# One node.exe start in the prepared prefix: its first start is the slow one (~14 s), and a Wine
+# that cannot start node.exe at all is reported here with Wine's own errors, before any test.
+if [ ! -f "$dir/prefix/.cordon-node-ok" ]; then
+  smoke="$dir/run/smoke.txt"
+  rm -f "$smoke"
+  WINEDEBUG=-all,err+all NODE_SKIP_PLATFORM_CHECK=1 timeout 180 wine "$dir/nodewin/package/bin/node.exe" -e \
+    "require('fs').writeFileSync(process.argv[1], process.version)" "Z:${smoke//\//\\}" >"$dir/run/smoke.log" 2>&1
+  if [ "$(cat "$smoke" 2>/dev/null)" = "v$node_version" ]; then
+    touch "$dir/prefix/.cordon-node-ok"
+  else
+    echo "install-wine: node.exe did not start under Wine; what Wine printed:" >&2
+    tail -c 4000 "$dir/run/smoke.log" >&2
+  fi
+  rm -f "$smoke"
+fi
 echo "install-wine: wine, node.exe $node_version, koffi $koffi_version ready in $dir"
