@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { parseProcessTable, type ProcessRecord } from './process-table.js';
+import { parseProcessTable, type ParseOptions, type ProcessRecord } from './process-table.js';
 
 /** `SystemProcessInformation`, the information class of the whole process table. */
 const SYSTEM_PROCESS_INFORMATION = 5;
@@ -14,13 +14,14 @@ type NtQuerySystemInformation = (cls: number, buf: Buffer, len: number, ret: num
  * call per snapshot, through the `koffi` FFI package (its Windows prebuilt; loaded here only, so
  * the module is imported on win32 alone). The buffer is kept between calls and grows (to what the
  * call asks plus a quarter) when the table outgrows it.
+ * `options` go to {@link parseProcessTable} (image names for the walk past shells).
  * @throws Error naming the NTSTATUS when the call fails for another reason than the buffer size.
  */
-export function createNtSnapshot(): () => ProcessRecord[] {
+export function createNtSnapshot(options: ParseOptions = {}): () => ProcessRecord[] {
   const query = createNtQuery();
   return () => {
     const { buf, length } = query();
-    return parseProcessTable(buf, length);
+    return parseProcessTable(buf, length, options);
   };
 }
 

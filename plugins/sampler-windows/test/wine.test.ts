@@ -3,30 +3,14 @@ import { cpSync, existsSync, mkdirSync, openSync, closeSync, readFileSync, readd
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { dist, MiB, nodeExe, prepare, wineDir, wineEnv, winPath } from './wine-harness.js';
 
 // The Wine suite: the Windows node.exe runs the built sampler (TreeReader + the real
 // NtQuerySystemInformation call through koffi's Windows prebuilt) against a tree of node.exe
 // processes. Prepared by scripts/install-wine.sh (run by scripts/test-prepare.sh and again here,
-// where it is quick once done). The host's sampler loop (lock, detached start, samples.jsonl) is
-// not driven: test/wine/loop.mjs reads the tree every 250 ms and stops when the root exits.
-
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
-const wineDir = process.env.CORDON_WINE_DIR ?? join(repo, '.cache/wine');
-const dist = join(repo, 'plugins/sampler-windows/dist');
-const MiB = 1024 * 1024;
-
-/** A Linux path as Wine's Z: drive names it. */
-const winPath = (p: string): string => `Z:${p.replaceAll('/', '\\')}`;
-
-/** The environment every Wine process of the suite gets: its own prefix, err channels only. */
-const wineEnv = (): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  WINEPREFIX: join(wineDir, 'prefix'),
-  // `-all` first keeps Debian's wrapper quiet about wine32; `err+all` keeps Wine's own errors.
-  WINEDEBUG: '-all,err+all',
-  NODE_SKIP_PLATFORM_CHECK: '1',
-});
+// where it is quick once done). test/wine/loop.mjs reads the tree every 250 ms and stops when the
+// root exits; the host's own sampler (hook, lock, detached start, samples.jsonl) is driven by
+// wine-host.test.ts.
 
 interface LoopRun {
   /** loop.mjs wrote its first lines (the recorded table and the root's pid). */
@@ -51,7 +35,7 @@ async function runLoop(work: string): Promise<LoopRun> {
   const t0 = Date.now();
   let timedOut = false;
   const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-    const child = spawn('wine', [join(wineDir, 'nodewin/package/bin/node.exe'), winPath(join(work, 'loop.mjs')), winPath(work)], { stdio: ['ignore', out, out], env: wineEnv() });
+    const child = spawn('wine', [nodeExe, winPath(join(work, 'loop.mjs')), winPath(work)], { stdio: ['ignore', out, out], env: wineEnv() });
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
@@ -79,7 +63,7 @@ function describeRun(r: LoopRun): string {
 function smokeTest(): string {
   const file = join(wineDir, 'run', `smoke-${process.pid}.txt`);
   rmSync(file, { force: true });
-  const r = spawnSync('wine', [join(wineDir, 'nodewin/package/bin/node.exe'), '-e', `require('fs').writeFileSync(${JSON.stringify(winPath(file))}, process.version)`], { env: wineEnv(), encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync('wine', [nodeExe, '-e', `require('fs').writeFileSync(${JSON.stringify(winPath(file))}, process.version)`], { env: wineEnv(), encoding: 'utf8', timeout: 60_000 });
   const wrote = existsSync(file) ? readFileSync(file, 'utf8') : '(no file)';
   rmSync(file, { force: true });
   return `smoke test node.exe -e: status ${r.status} signal ${r.signal} wrote ${wrote}; stderr:\n${(r.stderr ?? '').slice(-2000)}`;
@@ -92,15 +76,6 @@ interface Reading {
   nProcs: number;
   partial: boolean;
   rootAlive: boolean;
-}
-
-/** Runs the Wine preparation; returns why Wine cannot be used here, or undefined when ready. */
-function prepare(): string | undefined {
-  const r = spawnSync('bash', [join(repo, 'scripts/install-wine.sh')], { stdio: 'inherit', env: { ...process.env, CORDON_WINE_DIR: wineDir }, timeout: 100_000 });
-  const reason = join(wineDir, 'unavailable');
-  if (existsSync(reason)) return readFileSync(reason, 'utf8').trim();
-  if (r.status !== 0) throw new Error(`scripts/install-wine.sh failed (status ${r.status}, ${r.error?.message ?? r.signal ?? ''})`);
-  return undefined;
 }
 
 describe('sampler-windows under Wine (Windows node.exe, real NtQuerySystemInformation)', () => {

@@ -23,6 +23,14 @@ export interface ProcessTreeSampler {
    * previous one). Throws when `rootPid` does not name a running process.
    */
   open(rootPid: number): TreeReader | Promise<TreeReader>;
+  /**
+   * Optional: the pid to measure for the pid a hook named, when the platform's hook cannot find
+   * the agent itself. On Windows the hook only knows its parent, which is the shell the agent ran
+   * the hook command through (`cmd.exe`, PowerShell, Git Bash) and which exits with the hook; the
+   * sampler, holding the process table, steps up past shells to the agent. Without it the named
+   * pid is measured (Linux: the hook already walked `/proc`).
+   */
+  agentRoot?(pid: number): number | Promise<number>;
 }
 
 /** A handle on one process tree, read once per tick. */

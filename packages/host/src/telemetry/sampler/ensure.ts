@@ -1,4 +1,4 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { ensurePrivateDir } from '../../io/private-dir.js';
 import { join } from 'node:path';
 import { HOST_ROOT } from '../../util/host-root.js';
@@ -30,6 +30,38 @@ export interface EnsureSamplerOptions {
   readonly dataDir?: string;
   /** Idle timeout in ms instead of `CORDON_SAMPLER_IDLE`; `Infinity` turns it off (`wrap`). */
   readonly idleMs?: number;
+  /** The platform whose rules apply (default `process.platform`; tests). */
+  readonly platform?: NodeJS.Platform;
+  /** On win32, how long the starting hook waits for the sampler's first event, ms (default {@link WIN32_START_WAIT_MS}). */
+  readonly startWaitMs?: number;
+}
+
+/**
+ * How long, at most, the hook that starts a session's sampler on Windows waits for the sampler's
+ * `start` (or `stop`) event, ms. On Windows the hook only knows its parent, the shell the agent ran
+ * it through (`cmd.exe`, PowerShell, Git Bash); the sampler finds the agent above that shell in the
+ * process table (`ProcessTreeSampler.agentRoot`), which it can do only while the shell, and so this
+ * hook, still runs. Once per session; a Node start plus one table read on Windows (1–2 s under
+ * Wine). Well inside the hook's own bound (`CORDON_HOOK_TIMEOUT_MS`, 10 s).
+ */
+export const WIN32_START_WAIT_MS = 5_000;
+
+/**
+ * Blocks (sleeping 20 ms between looks) until `sampler.jsonl` in `dir` holds an event of the
+ * sampler `pid`, or `maxMs` pass. Never throws.
+ */
+function awaitSamplerStart(dir: string, pid: number, maxMs: number): void {
+  const until = Date.now() + maxMs;
+  const needle = `"pid":${pid},`;
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  while (Date.now() < until) {
+    try {
+      if (readFileSync(join(dir, SAMPLER_FILES.events), 'utf8').includes(needle)) return;
+    } catch {
+      // Not written yet.
+    }
+    Atomics.wait(nap, 0, 0, 20);
+  }
 }
 
 /** What {@link ensureSampler} did. */
@@ -47,7 +79,9 @@ export type EnsureSamplerResult =
  * ({@link acquireSamplerLock}) removes a stale `STOP`, spawns the sampler fully detached (own
  * session via `setsid`, every stdio on /dev/null, unref'd: research hook-dialects.md §8, so no
  * agent waits for it and an agent killing the hook's process group does not kill it) and records
- * the sampler's pid in the lock. It never waits for the sampler. Throws only on I/O errors in
+ * the sampler's pid in the lock. It does not wait for the sampler, except on Windows, where the
+ * starting hook waits (at most {@link WIN32_START_WAIT_MS}, once per session) until the sampler
+ * has found the agent above the hook's shell. Throws only on I/O errors in
  * `dir`; the hot path catches and logs those.
  */
 export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResult {
@@ -82,6 +116,7 @@ export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResul
   if (pid === undefined) return { started: false, reason: 'spawn-failed' };
   const owner: LockOwner = { ...(identify(pid) ?? { pid }), role: 'sampler', generation: lock.generation, at: Date.now() };
   recordLockOwner(dir, owner);
+  if ((options.platform ?? process.platform) === 'win32') awaitSamplerStart(dir, pid, options.startWaitMs ?? WIN32_START_WAIT_MS);
   return { started: true, pid, generation: lock.generation };
 }
 

@@ -18,9 +18,9 @@ import { identify, isAlive } from './identity.js';
 import { readLockOwner, recordLockOwner } from './lock.js';
 import { runSamplerLoop, type StopReason } from './loop.js';
 
-/** One line of `sampler.jsonl`. `t` is epoch milliseconds, like markers and samples. */
+/** One line of `sampler.jsonl`. `t` is epoch milliseconds, like markers and samples. `named_pid`: the pid the hook named when the sampler measures another (on Windows the shell the hook ran under; `root_pid` is then the agent above it). */
 export type SamplerEvent =
-  | { event: 'start'; t: number; pid: number; generation: number; root_pid: number; interval_ms: number; idle_ms: number; sampler: string }
+  | { event: 'start'; t: number; pid: number; generation: number; root_pid: number; named_pid?: number; interval_ms: number; idle_ms: number; sampler: string }
   | { event: 'stop'; t: number; pid: number; generation: number; reason: StopReason | 'unsupported' | 'lock-lost'; ticks?: number; errors?: number; skipped?: number; tick_median_ms?: number; tick_p95_ms?: number; tick_max_ms?: number; self_cpu_pct?: number };
 
 /** Runs one sampler process to completion. Exported for tests; `main` below calls it. */
@@ -31,7 +31,8 @@ export async function runSamplerProcess(argv: readonly string[], env: NodeJS.Pro
     strict: true,
   });
   const dir = values.dir!;
-  const rootPid = Number(values.pid);
+  let rootPid = Number(values.pid);
+  const namedPid = rootPid;
   const intervalMs = Math.max(MIN_INTERVAL_MS, Number(values.interval) || DEFAULT_INTERVAL_MS);
   const idleMs = Number(values.idle) || DEFAULT_IDLE_MS;
   const generation = Number(values.generation) || 1;
@@ -67,13 +68,16 @@ export async function runSamplerProcess(argv: readonly string[], env: NodeJS.Pro
   try {
     const rootStart = values['root-start'] === undefined ? undefined : Number(values['root-start']);
     if (rootStart !== undefined && !isAlive({ pid: rootPid, start: rootStart })) throw new Error(`process ${rootPid} is no longer the one the hook named`);
-    reader = await (await entry.load()).open(rootPid);
+    const sampler = await entry.load();
+    // The hook may have named the shell it ran under (Windows); the sampler knows better.
+    if (sampler.agentRoot) rootPid = await sampler.agentRoot(rootPid);
+    reader = await sampler.open(rootPid);
   } catch (error) {
     log.info('root process gone before the first tick', { dir, rootPid, error: String(error) });
     event({ event: 'stop', t: now(), pid: process.pid, generation, reason: 'agent-exit', ticks: 0 });
     return 'agent-exit';
   }
-  event({ event: 'start', t: now(), pid: process.pid, generation, root_pid: rootPid, interval_ms: intervalMs, idle_ms: idleMs, sampler: entry.name });
+  event({ event: 'start', t: now(), pid: process.pid, generation, root_pid: rootPid, ...(namedPid === rootPid ? {} : { named_pid: namedPid }), interval_ms: intervalMs, idle_ms: idleMs, sampler: entry.name });
   log.debug('sampler started', { dir, rootPid, generation, sampler: entry.name });
   const cpuBefore = process.cpuUsage();
   const wallBefore = performance.now();
