@@ -6,6 +6,9 @@ export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     pool: 'forks',
+    // Most suites wait on processes they drive (real agents, qemu, Wine, git, a registry), not on
+    // the CPU: three files at a time on two cores. Vitest's default here would be one.
+    maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     disableConsoleIntercept: true,
