@@ -105,7 +105,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
     if (durable) fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
-    renameSync(temp, target);
+    renameOver(temp, target);
   } catch (error) {
     if (fd !== undefined) closeSync(fd);
     try {
@@ -117,6 +117,32 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   }
   if (durable) fsyncDirectory(dirname(target));
   return target;
+}
+
+/** Error codes a rename over a file meets on Windows while another process holds it open without `FILE_SHARE_DELETE` (a virus scanner, an indexer, an editor); they pass within moments. */
+const WINDOWS_TRANSIENT = new Set(['EPERM', 'EACCES', 'EBUSY']);
+
+/** Waits between rename attempts on Windows, ms: about 1.5 s in all. */
+const WINDOWS_RENAME_BACKOFF_MS = [10, 20, 40, 80, 160, 320, 400, 500];
+
+/**
+ * `rename(from, to)` replacing `to`. On Windows a rename over a file another process has open
+ * without `FILE_SHARE_DELETE` fails with EPERM/EACCES/EBUSY until that process lets go (Node's own
+ * opens share delete, so this is a scanner or an editor); there it is retried with a growing
+ * wait, about 1.5 s in all, before the error is thrown. Elsewhere one attempt.
+ * @param platform `process.platform` (tests pass `'win32'`); `rename` the call to make (tests).
+ */
+export function renameOver(from: string, to: string, platform: NodeJS.Platform = process.platform, rename: (from: string, to: string) => void = renameSync): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      rename(from, to);
+      return;
+    } catch (error) {
+      const wait = WINDOWS_RENAME_BACKOFF_MS[attempt];
+      if (platform !== 'win32' || wait === undefined || !WINDOWS_TRANSIENT.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
+    }
+  }
 }
 
 /** fsyncs a directory so a rename in it is durable; tolerates filesystems that refuse (see above). */

@@ -2,7 +2,7 @@
 // atomic writes that keep symlinks, whole appends, bounded non-blocking reads, owner-only dirs.
 export { appendLine, splitJsonLines } from './append.js';
 export type { AppendIo, JsonLines } from './append.js';
-export { EXCLUSIVE_CREATE, fsyncDirectory, isTempName, tempPathBeside, writeFileAtomic, writeTarget } from './atomic-write.js';
+export { EXCLUSIVE_CREATE, fsyncDirectory, isTempName, renameOver, tempPathBeside, writeFileAtomic, writeTarget } from './atomic-write.js';
 export type { AtomicWriteOptions, DirSyncOps } from './atomic-write.js';
 export { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from './private-dir.js';
 export { absolute, fileKind, isInside, isSymlink, readRegularFile, readRegularFileIfExists, readRegularFileTail, resolveWithinRoot, UnsafeReadError } from './safe-read.js';

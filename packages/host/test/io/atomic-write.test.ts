@@ -1,8 +1,8 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isTempName, tempPathBeside, writeFileAtomic, writeTarget } from '../../src/io/atomic-write.js';
+import { isTempName, renameOver, tempPathBeside, writeFileAtomic, writeTarget } from '../../src/io/atomic-write.js';
 
 const temp = () => mkdtempSync(join(tmpdir(), 'cordon-io-'));
 
@@ -83,5 +83,51 @@ describe('writeFileAtomic', () => {
       process.umask(old);
     }
     expect(statSync(join(dir, 'f')).mode & 0o777).toBe(0o640);
+  });
+});
+
+describe('renameOver: a rename over a file held open on Windows', () => {
+  const busy = (code: string) => Object.assign(new Error(`rename: ${code}`), { code });
+
+  it('on win32 retries EPERM, EACCES and EBUSY until the holder lets go, then renames', () => {
+    for (const code of ['EPERM', 'EACCES', 'EBUSY']) {
+      let calls = 0;
+      renameOver('a', 'b', 'win32', () => {
+        if (++calls < 4) throw busy(code);
+      });
+      expect(calls).toBe(4);
+    }
+  });
+
+  it('on win32 gives up after about 1.5 s of waits and throws the last error; other errors at once', () => {
+    let calls = 0;
+    const t0 = Date.now();
+    expect(() => renameOver('a', 'b', 'win32', () => {
+      calls++;
+      throw busy('EPERM');
+    })).toThrow('rename: EPERM');
+    expect(calls).toBe(9);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_000); // the waits happened
+    calls = 0;
+    expect(() => renameOver('a', 'b', 'win32', () => {
+      calls++;
+      throw busy('ENOENT');
+    })).toThrow('rename: ENOENT');
+    expect(calls).toBe(1);
+  });
+
+  it('elsewhere tries once, and really renames with the default call', () => {
+    let calls = 0;
+    expect(() => renameOver('a', 'b', 'linux', () => {
+      calls++;
+      throw busy('EPERM');
+    })).toThrow('rename: EPERM');
+    expect(calls).toBe(1);
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-rename-'));
+    writeFileSync(join(dir, 'from'), 'new');
+    writeFileSync(join(dir, 'to'), 'old');
+    renameOver(join(dir, 'from'), join(dir, 'to'));
+    expect(readFileSync(join(dir, 'to'), 'utf8')).toBe('new');
+    rmSync(dir, { recursive: true, force: true });
   });
 });
