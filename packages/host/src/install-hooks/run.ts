@@ -27,6 +27,8 @@ export interface InstallHooksOptions {
   readonly executable?: string;
   /** Environment (`HOME`, `PATH`, `CODEX_HOME`, `HERMES_HOME`; default `process.env`). */
   readonly env?: NodeJS.ProcessEnv;
+  /** The platform to write commands for (default `process.platform`; `win32`: the Windows shell forms, docs/hooks.md). */
+  readonly platform?: string;
 }
 
 /** The result for one agent. */
@@ -62,7 +64,7 @@ function contextFor(agent: string, options: InstallHooksOptions): InstallContext
   const env = options.env ?? process.env;
   return Object.freeze({
     scope: options.scope,
-    command: hookCommand(agent, options.executable, env),
+    command: hookCommand(agent, options.executable, env, options.platform ?? process.platform),
     home: env.HOME || env.USERPROFILE || homedir(),
     projectDir: resolve(options.projectDir ?? process.cwd()),
     env,
