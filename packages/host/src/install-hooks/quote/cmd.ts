@@ -5,26 +5,32 @@ import { CordonError, ERROR_CODES } from '../../errors/index.js';
  * drops the first and the last `"` and reads what is between as typed). Two parsers read the
  * line, in this order:
  *
- * 1. cmd.exe (phases from the `cmd /?` help and the documented parser behaviour): it expands
- *    `%name%` first, everywhere, inside quotes too; on a command line (not in a batch file) a name
- *    that is not defined stays as it was. Then, outside double quotes, `^` makes the next
- *    character literal and `& | < > ( )` are operators; inside double quotes all of them are
+ * 1. cmd.exe (the `cmd /?` help; the parser phases as documented by the community reference
+ *    "How does the Windows Command Interpreter parse scripts", ss64 and Stack Overflow 4094699):
+ *    it expands `%name%` first, everywhere, inside quotes too; on a command line (not in a batch
+ *    file) a name that is not defined stays as it was. Then, outside double quotes, `^` makes the
+ *    next character literal and `& | < > ( )` are operators; inside double quotes they are all
  *    literal. `!name!` is expanded only with delayed expansion on (`/v:on`, off by default).
- * 2. The program (Microsoft C runtime rules, "Parsing C command-line arguments", which Node's
- *    node.exe and most Windows programs follow): whitespace separates arguments outside `"`; a
- *    `"` starts or ends a quoted part; 2n backslashes before a `"` give n backslashes, 2n+1 give
- *    n and a literal `"`; other backslashes are literal.
+ * 2. The program (Microsoft C runtime rules, "Parsing C command-line arguments", which node.exe
+ *    and most Windows programs follow): whitespace separates arguments outside `"`; a `"` starts
+ *    or ends a quoted part, except that `""` inside a quoted part is a literal `"`; 2n
+ *    backslashes before a `"` give n backslashes, 2n+1 give n and a literal `"`; other
+ *    backslashes are literal.
  *
- * So each argument is first quoted for the program ({@link msvcQuote}), then every cmd.exe
- * metacharacter in the result, its `"` included, gets a `^` ({@link cmdArgument}): cmd.exe never
- * enters its quoted state in the arguments, removes the carets, and hands the program exactly
- * the C runtime quoting. A `%` gets a `^` too, so every `%…%` pair cmd.exe might expand has a
- * caret in its name, which no variable has, and stays as it was.
+ * So each argument is first written for the C runtime ({@link msvcArgument}), quoting only its
+ * runs of whitespace, then every cmd.exe metacharacter of the result, its `"` included, gets a
+ * `^` ({@link cmdArgument}): cmd.exe never enters its quoted state in the arguments, removes
+ * the carets, and hands the program exactly the C runtime text. Against `%` expansion each `%`
+ * is followed by a `"` in the line: the quote of the whitespace run or the `\"` of a quote that
+ * follows it, else an empty quoted part `""` that the C runtime drops. Every `%…%` pair cmd.exe
+ * could expand then has a `"` in its name (and a `^` before it), which no variable has, so it
+ * stays as it was; this holds whether cmd.exe removes carets before expanding or after (Wine's
+ * cmd.exe does it before).
  *
  * The program path is cmd.exe's own token, which it finds only when spaces in it are inside
- * real quotes, so it is written `"<path>"` ({@link cmdProgram}); a `%` in it is followed by `""`
- * (end and reopen the quotes), so a `%…%` pair starting there has `"` in its name and is not
- * expanded either, and both cmd.exe and the C runtime drop the empty quotes.
+ * real quotes, so it is written `"<path>"` ({@link cmdProgram}); each `%` in it is followed by
+ * `""` (end and reopen the quotes), so a `%…%` pair starting there has `"` in its name too, and
+ * cmd.exe and the C runtime both drop the empty quotes.
  */
 
 /** cmd.exe characters that a caret must escape outside quotes. */
@@ -35,29 +41,40 @@ function refuse(arg: string): void {
 }
 
 /**
- * `arg` quoted for the Microsoft C runtime's argument parser: unchanged when it is non-empty and
- * has no whitespace or `"`, else wrapped in `"` with each `"` escaped by a backslash and the
- * backslashes before a `"` (or the closing quote) doubled.
+ * `arg` written for the Microsoft C runtime's argument parser, with a `"` after every `%` (see
+ * the module comment): `""` for the empty argument; each run of spaces and tabs in `"…"`; each
+ * `"` as `\"`; the backslashes before a `"` doubled (plus one before a literal `"`); a `%` not
+ * followed by whitespace or `"` followed by `""`. Everything else is copied.
  */
-export function msvcQuote(arg: string): string {
-  if (arg !== '' && !/[\s"]/.test(arg)) return arg;
-  let out = '"';
+export function msvcArgument(arg: string): string {
+  if (arg === '') return '""';
+  const chars = [...arg];
+  let out = '';
   let slashes = 0;
-  for (const ch of arg) {
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!;
     if (ch === '\\') {
       slashes++;
       continue;
     }
-    out += '\\'.repeat(ch === '"' ? slashes * 2 + 1 : slashes) + ch;
+    if (ch === '"') out += '\\'.repeat(slashes * 2 + 1) + '"';
+    else if (ch === ' ' || ch === '\t') {
+      let run = ch;
+      while (chars[i + 1] === ' ' || chars[i + 1] === '\t') run += chars[++i];
+      out += '\\'.repeat(slashes * 2) + `"${run}"`;
+    } else {
+      const next = chars[i + 1];
+      out += '\\'.repeat(slashes) + ch + (ch === '%' && next !== ' ' && next !== '\t' && next !== '"' ? '""' : '');
+    }
     slashes = 0;
   }
-  return out + '\\'.repeat(slashes * 2) + '"';
+  return out + '\\'.repeat(slashes);
 }
 
-/** One argument (not the program) for a cmd.exe line: {@link msvcQuote}d, then each cmd.exe metacharacter preceded by `^`. */
+/** One argument (not the program) for a cmd.exe line: {@link msvcArgument}, then each cmd.exe metacharacter preceded by `^`. */
 export function cmdArgument(arg: string): string {
   refuse(arg);
-  return msvcQuote(arg).replace(CMD_META, '^$&');
+  return msvcArgument(arg).replace(CMD_META, '^$&');
 }
 
 /**
