@@ -32,7 +32,7 @@ function unavailable(): string | undefined {
   if (existsSync(reason)) return readFileSync(reason, 'utf8').trim();
   const onPath = (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, 'wine')));
   if (!onPath) return 'wine is not on PATH';
-  if (!existsSync(nodeExe) || !existsSync(join(wineDir, 'prefix'))) return `no prepared Wine prefix and node.exe in ${wineDir} (scripts/install-wine.sh prepares them; CORDON_WINE_DIR points elsewhere)`;
+  if (!existsSync(nodeExe) || !existsSync(join(wineDir, 'prefix'))) return `no prepared Wine prefix and node.exe in ${wineDir} (scripts/install-wine.sh prepares them there; CORDON_WINE_DIR names another directory)`;
   return undefined;
 }
 
