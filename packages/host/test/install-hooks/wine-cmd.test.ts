@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, copyFileSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -17,7 +17,11 @@ import { powershellCommand } from '../../src/install-hooks/quote/powershell.js';
 // against every Windows build.
 //
 // Uses the Wine prefix and node.exe that scripts/install-wine.sh prepares in $CORDON_WINE_DIR
-// (default <repo>/.cache/wine); this test does not prepare them. One wine process at a time.
+// (default <repo>/.cache/wine); this test does not prepare them. It runs in its own copy of the
+// prefix (hard links, except the registry files, which the wineserver rewrites in place), so it
+// has its own wineserver: the sampler's Wine suite may run at the same time in
+// the shared prefix, and ending this run's wineserver ends nothing of theirs. One wine process
+// (the harness) at a time.
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const wineDir = process.env.CORDON_WINE_DIR ?? join(repo, '.cache/wine');
@@ -36,17 +40,18 @@ function unavailable(): string | undefined {
   return undefined;
 }
 
+const wineEnv = (prefix: string): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, WINEPREFIX: prefix, WINEDEBUG: '-all', NODE_SKIP_PLATFORM_CHECK: '1' });
+
 /** Runs the Windows node.exe on `script` with `args` under Wine; resolves with its exit code. */
-function runWine(work: string, script: string, args: string[], timeoutMs: number): Promise<number | null> {
+function runWine(work: string, prefix: string, script: string, args: string[], timeoutMs: number): Promise<number | null> {
   // node.exe's stdout must be a file under Wine (on a pipe console.log throws EBADF).
   const out = openSync(join(work, 'stdout.txt'), 'w');
   return new Promise((resolve, reject) => {
     const child = spawn('wine', [nodeExe, winPath(script), ...args], {
       stdio: ['ignore', out, out],
       detached: true,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, WINEPREFIX: join(wineDir, 'prefix'), WINEDEBUG: '-all', NODE_SKIP_PLATFORM_CHECK: '1' },
+      env: wineEnv(prefix),
     });
-    // Only this run's processes are ended on a timeout (its process group), never the prefix's wineserver: others may use it.
     const timer = setTimeout(() => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
@@ -101,9 +106,17 @@ describe('cmd.exe quoting under Wine (real cmd.exe, the Windows node.exe)', () =
     rmSync(work, { recursive: true, force: true });
     const odd = join(work, "Ann O'Neil & Co (x86) 100%PATH%^!");
     const plain = join(work, 'plain');
+    const prefix = join(work, 'prefix');
     mkdirSync(odd, { recursive: true });
     mkdirSync(plain, { recursive: true });
     try {
+      const copy = spawnSync('cp', ['-al', join(wineDir, 'prefix'), prefix]);
+      if (copy.status !== 0) expect(spawnSync('cp', ['-a', join(wineDir, 'prefix'), prefix]).status, `copying the prefix: ${copy.stderr}`).toBe(0);
+      // The wineserver rewrites the registry files in place: those are real copies.
+      for (const reg of readdirSync(prefix).filter((f) => f.endsWith('.reg'))) {
+        rmSync(join(prefix, reg));
+        copyFileSync(join(wineDir, 'prefix', reg), join(prefix, reg));
+      }
       for (const dir of [odd, plain]) {
         try {
           linkSync(nodeExe, join(dir, 'node.exe'));
@@ -129,7 +142,7 @@ describe('cmd.exe quoting under Wine (real cmd.exe, the Windows node.exe)', () =
 
       writeFileSync(join(work, 'harness.cjs'), HARNESS);
       writeFileSync(join(work, 'cases.json'), JSON.stringify(cases.map(({ line, out }) => ({ line, out }))));
-      const code = await runWine(work, join(work, 'harness.cjs'), [winPath(join(work, 'cases.json')), winPath(join(work, 'results.json'))], 280_000);
+      const code = await runWine(work, prefix, join(work, 'harness.cjs'), [winPath(join(work, 'cases.json')), winPath(join(work, 'results.json'))], 280_000);
       expect(code, readFileSync(join(work, 'stdout.txt'), 'utf8')).toBe(0);
       const results = JSON.parse(readFileSync(join(work, 'results.json'), 'utf8')) as Array<{ status: number | null; error: string | null; argv: string[] | null }>;
       const log = readFileSync(join(work, 'stdout.txt'), 'utf8');
@@ -138,6 +151,9 @@ describe('cmd.exe quoting under Wine (real cmd.exe, the Windows node.exe)', () =
         expect({ line: c.line, status: results[i]!.status, error: results[i]!.error, argv: results[i]!.argv }).toEqual({ line: c.line, status: 0, error: null, argv: c.argv.slice(1) });
       });
     } finally {
+      // This run's own wineserver (and any process left in it), then its files.
+      spawnSync('wineserver', ['-k'], { env: wineEnv(prefix), timeout: 20_000 });
+      spawnSync('wineserver', ['-w'], { env: wineEnv(prefix), timeout: 20_000 });
       rmSync(work, { recursive: true, force: true });
     }
   }, 300_000);
