@@ -65,7 +65,8 @@ describe('install-hooks on Windows: the form each agent\'s shell reads', () => {
   it('Claude Code: the PowerShell form with "shell": "powershell" on every event; uninstall takes them out', async () => {
     const command = winCommand('claude-code');
     const c = ctx(command);
-    await apply(claude.installer.install(c));
+    const plan = await apply(claude.installer.install(c));
+    expect(plan.notes.join('\n')).toContain('"shell": "powershell"');
     const handlers = grouped(JSON.parse(read('.claude/settings.json')));
     expect(handlers).toHaveLength(claude.CLAUDE_EVENTS.length);
     const ps = "& 'C:\\Program Files (x86)\\nodejs\\node.exe' 'C:\\Users\\Ann O''Neil\\AppData\\Roaming\\npm\\node_modules\\@cordon\\host\\bin\\run.cjs' hook --agent claude-code";

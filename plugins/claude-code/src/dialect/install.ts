@@ -70,6 +70,7 @@ export const installer: HookInstaller = {
       added.push(event);
     }
     const notes: string[] = [];
+    if (shell) notes.push('on Windows the hooks name "shell": "powershell" (Claude Code then runs them with pwsh.exe or powershell.exe, no Git Bash needed); a Claude Code too old to know that field would run them with Git Bash, where they fail with exit 2 and block tool calls: update Claude Code before installing');
     if ((doc.value as { disableAllHooks?: unknown }).disableAllHooks === true) notes.push(`${path} sets "disableAllHooks": true, so Claude Code runs no hooks from it until that is removed`);
     return plan(path, before, doc.toString(), ctx.hookLists.summary(added, removed), notes);
   },
