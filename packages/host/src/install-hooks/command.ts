@@ -27,7 +27,7 @@ export function cordonBinPath(): string {
  * agents run on: `win32` makes installers write the Windows forms.
  */
 export function hookCommand(agent: string, executable?: string, env: NodeJS.ProcessEnv = process.env, platform: string = process.platform): HookCommand {
-  const argv = [...(executable ? [absoluteExecutable(executable, env)] : [process.execPath, cordonBinPath()]), 'hook', '--agent', agent];
+  const argv = [...(executable ? [absoluteExecutable(executable, env, platform)] : [process.execPath, cordonBinPath()]), 'hook', '--agent', agent];
   return commandFromArgv(argv, executable !== undefined, platform);
 }
 
@@ -55,14 +55,15 @@ export function commandFromArgv(argv: readonly string[], fromFlag: boolean, plat
 }
 
 /**
- * `--command` made absolute, as agent configs need it: a path is resolved against the current
- * directory, a bare name is looked up on `PATH`. Throws `CORDON_BAD_INPUT` when a bare name is
- * not found.
+ * `--command` made absolute, as agent configs need it: a path (holding `/`, or `\` on Windows) is
+ * resolved against the current directory, a bare name is looked up on `PATH` (with `PATHEXT` on
+ * Windows, so `cordon` finds `cordon.cmd`). Throws `CORDON_BAD_INPUT` when a bare name is not
+ * found.
  */
-export function absoluteExecutable(executable: string, env: NodeJS.ProcessEnv = process.env): string {
+export function absoluteExecutable(executable: string, env: NodeJS.ProcessEnv = process.env, platform: string = process.platform): string {
   if (isAbsolute(executable)) return executable;
-  if (executable.includes('/')) return resolve(executable);
-  const found = whichIn(executable, env.PATH);
+  if (executable.includes('/') || (platform === 'win32' && executable.includes('\\'))) return resolve(executable);
+  const found = whichIn(executable, env.PATH, platform, env.PATHEXT);
   if (!found) throw new CordonError(ERROR_CODES.BAD_INPUT, `--command ${executable}: not found on PATH; give an absolute path`, { details: { command: executable } });
   return found;
 }

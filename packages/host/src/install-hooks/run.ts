@@ -62,9 +62,10 @@ interface Planned {
 
 function contextFor(agent: string, options: InstallHooksOptions): InstallContext {
   const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
   return Object.freeze({
     scope: options.scope,
-    command: hookCommand(agent, options.executable, env, options.platform ?? process.platform),
+    command: hookCommand(agent, options.executable, env, platform),
     home: env.HOME || env.USERPROFILE || homedir(),
     projectDir: resolve(options.projectDir ?? process.cwd()),
     env,
@@ -73,7 +74,7 @@ function contextFor(agent: string, options: InstallHooksOptions): InstallContext
     hookLists,
     readFile: readText,
     isDirectory,
-    which: (name: string) => whichIn(name, env.PATH),
+    which: (name: string) => whichIn(name, env.PATH, platform, env.PATHEXT),
   });
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -6,8 +6,8 @@ import { parse as parseYaml } from 'yaml';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HookCommand, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
-import { commandFromArgv } from '../../src/install-hooks/command.js';
-import { isDirectory, putText, readText } from '../../src/install-hooks/files.js';
+import { commandFromArgv, hookCommand } from '../../src/install-hooks/command.js';
+import { isDirectory, putText, readText, whichIn } from '../../src/install-hooks/files.js';
 import { configFormats } from '../../src/install-hooks/formats/index.js';
 import { hookLists } from '../../src/install-hooks/hook-lists.js';
 import { cmdCommand } from '../../src/install-hooks/quote/cmd.js';
@@ -152,5 +152,26 @@ describe('install-hooks on Windows: the form each agent\'s shell reads', () => {
       for (const other of Object.keys(dialects).filter((a) => a !== agent)) expect(mod.isCordonCommand(powershellCommand([NODE, RUN, 'hook', '--agent', other])), `${agent} vs ${other}`).toBe(false);
       expect(mod.isCordonCommand("& 'C:\\tools\\guard.exe' --agent " + agent)).toBe(false);
     }
+  });
+});
+
+describe('finding executables on Windows (PATHEXT)', () => {
+  it('a bare name finds name.cmd / name.exe in PATHEXT order; elsewhere only the name itself', () => {
+    const bin = join(root, 'bin');
+    mkdirSync(bin);
+    for (const f of ['claude.cmd', 'cordon.exe', 'cordon.cmd']) {
+      writeFileSync(join(bin, f), '');
+      chmodSync(join(bin, f), 0o755);
+    }
+    expect(whichIn('claude', bin, 'win32', '.COM;.EXE;.BAT;.CMD')).toBe(join(bin, 'claude.cmd'));
+    expect(whichIn('cordon', bin, 'win32', '.COM;.EXE;.BAT;.CMD')).toBe(join(bin, 'cordon.exe'));
+    expect(whichIn('cordon', bin, 'win32', '.CMD;.EXE')).toBe(join(bin, 'cordon.cmd'));
+    expect(whichIn('claude.cmd', bin, 'win32', '.CMD')).toBe(join(bin, 'claude.cmd'));
+    expect(whichIn('claude', bin, 'win32', undefined)).toBe(join(bin, 'claude.cmd'));
+    expect(whichIn('claude', bin, 'linux', '.CMD')).toBeUndefined();
+    const c = hookCommand('codex', 'cordon', { PATH: bin, PATHEXT: '.CMD' }, 'win32');
+    expect(c.argv).toEqual([join(bin, 'cordon.cmd'), 'hook', '--agent', 'codex']);
+    expect(c.fromFlag).toBe(true);
+    expect(codex.isCordonCommand(c.powershell)).toBe(true);
   });
 });
