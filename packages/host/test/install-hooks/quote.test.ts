@@ -92,7 +92,7 @@ function parsePowerShell(text: string): string[] {
     } else {
       const end = text.indexOf(' ', i);
       const word = text.slice(i, end === -1 ? undefined : end);
-      if (/['\u2018\u2019\u201A\u201B"`$@(){};,&|<>#]/.test(word) || word === '--%') throw new Error(`bare word PowerShell would not pass as it is: ${word}`);
+      if (/['\u2018\u2019\u201A\u201B"`$@(){};,&|<>#]/.test(word) || word === '--%' || /^[0-9]/.test(word)) throw new Error(`bare word PowerShell would not pass as it is: ${word}`);
       out.push(word);
       i = end === -1 ? text.length : end;
     }
@@ -123,6 +123,8 @@ describe('PowerShell quoting', () => {
     expect(powershellArgument('--%')).toBe("'--%'");
     expect(powershellArgument('@args')).toBe("'@args'");
     expect(powershellArgument('a,b')).toBe("'a,b'");
+    expect(powershellArgument('1e3')).toBe("'1e3'");
+    expect(powershellArgument('0x10')).toBe("'0x10'");
   });
 
   it('gives back any argv it accepts, by the quoting rules', () => {

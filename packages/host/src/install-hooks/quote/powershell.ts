@@ -12,8 +12,9 @@ import { CordonError, ERROR_CODES } from '../../errors/index.js';
  *   them is doubled as well.
  * - A quoted string at the start of a statement is a value, not a command: the call operator
  *   `&` makes PowerShell run it (`& 'C:\Program Files\nodejs\node.exe' …`).
- * - Bare words made of letters, digits, `_`, `.`, `-` (not starting with `-` for the program)
- *   and path separators are passed as they are; anything else is quoted.
+ * - Bare words made of letters, digits, `_`, `.` and `-` that start with a letter or `_`
+ *   (`--agent` too), and drive-absolute paths of those characters, are passed as they are;
+ *   anything else is quoted (a word starting with a digit may be read as a number).
  *
  * PowerShell then builds the program's command line itself, quoting arguments that hold spaces
  * with `"`. Windows PowerShell 5.1 does not escape a `"` inside an argument nor double a
@@ -25,8 +26,12 @@ import { CordonError, ERROR_CODES } from '../../errors/index.js';
 /** Typographic single quotes PowerShell treats like `'` (about_Quoting_Rules). */
 const SINGLE_QUOTES = /['\u2018\u2019\u201A\u201B]/g;
 
-/** A word PowerShell passes as it is in argument mode (no quoting needed). */
-const PLAIN_ARGUMENT = /^[A-Za-z0-9_][A-Za-z0-9_.\-]*$|^--?[A-Za-z][A-Za-z0-9_\-]*$/;
+/**
+ * A word PowerShell passes as it is in argument mode (no quoting needed). It starts with a letter
+ * or `_`: a bare word that starts with a digit can be a number literal (`1e3`, `0x10`, `1kb`),
+ * which PowerShell would pass as the number's text (`1000`, `16`, `1024`).
+ */
+const PLAIN_ARGUMENT = /^[A-Za-z_][A-Za-z0-9_.\-]*$|^--?[A-Za-z][A-Za-z0-9_\-]*$/;
 
 /** A drive-absolute path PowerShell and cmd.exe both run unquoted as a command. */
 const PLAIN_PROGRAM = /^[A-Za-z]:[\\/][A-Za-z0-9_.\-\\/]*$/;
