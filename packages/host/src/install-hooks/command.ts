@@ -1,10 +1,12 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { HookCommand } from '@cordon/plugin-api';
-import { join as shellJoin } from 'shlex';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { HOST_ROOT } from '../util/host-root.js';
 import { whichIn } from './files.js';
+import { cmdCommand } from './quote/cmd.js';
+import { posixCommand } from './quote/posix.js';
+import { powershellCommand } from './quote/powershell.js';
 
 /** The `cordon` entry script of this installation, with symlinks resolved. */
 export function cordonBinPath(): string {
@@ -18,24 +20,50 @@ export function cordonBinPath(): string {
 
 /**
  * The command agents run for `agent`, absolute so it works whatever `PATH` the agent's hook shell
- * has (Codex uses a login shell, Hermes no shell at all): by default this Node binary and this
- * installation's `bin/run.cjs`, else `executable` (e.g. a global `cordon` shim), then
- * `hook --agent <agent>`. `shell` is POSIX-quoted where an argument needs it.
+ * has (Codex uses a login shell, Hermes no shell at all): by default this Node binary
+ * (`process.execPath`, `node.exe` on Windows) and this installation's `bin/run.cjs`, else
+ * `executable` (e.g. a global `cordon` shim), then `hook --agent <agent>`; in every shell form
+ * (see {@link commandFromArgv}). `platform` (default `process.platform`) is the platform the
+ * agents run on: `win32` makes installers write the Windows forms.
  */
-export function hookCommand(agent: string, executable?: string, env: NodeJS.ProcessEnv = process.env): HookCommand {
-  const argv = [...(executable ? [absoluteExecutable(executable, env)] : [process.execPath, cordonBinPath()]), 'hook', '--agent', agent];
-  return Object.freeze({ argv: Object.freeze(argv), shell: shellJoin(argv), hasSpaces: argv.some((a) => /\s/.test(a)), fromFlag: executable !== undefined });
+export function hookCommand(agent: string, executable?: string, env: NodeJS.ProcessEnv = process.env, platform: string = process.platform): HookCommand {
+  const argv = [...(executable ? [absoluteExecutable(executable, env, platform)] : [process.execPath, cordonBinPath()]), 'hook', '--agent', agent];
+  return commandFromArgv(argv, executable !== undefined, platform);
 }
 
 /**
- * `--command` made absolute, as agent configs need it: a path is resolved against the current
- * directory, a bare name is looked up on `PATH`. Throws `CORDON_BAD_INPUT` when a bare name is
- * not found.
+ * A {@link HookCommand} for `argv`: the POSIX form (`shell`), the PowerShell form and the cmd.exe
+ * form, each built by the quoting module of that shell (quote/posix.ts, quote/powershell.ts,
+ * quote/cmd.ts). The Windows forms are built only for `win32` (elsewhere they hold the POSIX
+ * form, which no installer writes there), so a Unix path that PowerShell could not take never
+ * stops an install on Linux or macOS.
+ * @throws CordonError `CORDON_BAD_INPUT` on `win32` when an element holds what the PowerShell or
+ *   cmd.exe form cannot carry (`"`, a line break, NUL, a trailing `\`).
  */
-export function absoluteExecutable(executable: string, env: NodeJS.ProcessEnv = process.env): string {
+export function commandFromArgv(argv: readonly string[], fromFlag: boolean, platform: string): HookCommand {
+  const shell = posixCommand(argv);
+  const windows = platform === 'win32';
+  return Object.freeze({
+    argv: Object.freeze([...argv]),
+    platform,
+    shell,
+    powershell: windows ? powershellCommand(argv) : shell,
+    cmd: windows ? cmdCommand(argv) : shell,
+    hasSpaces: argv.some((a) => /\s/.test(a)),
+    fromFlag,
+  });
+}
+
+/**
+ * `--command` made absolute, as agent configs need it: a path (holding `/`, or `\` on Windows) is
+ * resolved against the current directory, a bare name is looked up on `PATH` (with `PATHEXT` on
+ * Windows, so `cordon` finds `cordon.cmd`). Throws `CORDON_BAD_INPUT` when a bare name is not
+ * found.
+ */
+export function absoluteExecutable(executable: string, env: NodeJS.ProcessEnv = process.env, platform: string = process.platform): string {
   if (isAbsolute(executable)) return executable;
-  if (executable.includes('/')) return resolve(executable);
-  const found = whichIn(executable, env.PATH);
+  if (executable.includes('/') || (platform === 'win32' && executable.includes('\\'))) return resolve(executable);
+  const found = whichIn(executable, env.PATH, platform, env.PATHEXT);
   if (!found) throw new CordonError(ERROR_CODES.BAD_INPUT, `--command ${executable}: not found on PATH; give an absolute path`, { details: { command: executable } });
   return found;
 }

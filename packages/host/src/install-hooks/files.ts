@@ -41,16 +41,26 @@ export function isLink(path: string): boolean {
   }
 }
 
-/** The first executable called `name` on `pathVar` (a `PATH` value); `undefined` when none. */
-export function whichIn(name: string, pathVar: string | undefined): string | undefined {
+/**
+ * The first executable `name` in the directories of `pathVar` (`PATH`, split on this OS's
+ * delimiter); `undefined` when there is none. On Windows (`platform` `win32`) a name without one
+ * of the `pathExt` extensions (`PATHEXT`, default `.COM;.EXE;.BAT;.CMD`, compared without case) is
+ * also tried with each of them, in that order, as cmd.exe does (`claude` finds `claude.cmd`).
+ */
+export function whichIn(name: string, pathVar: string | undefined, platform: string = process.platform, pathExt: string | undefined = process.env.PATHEXT): string | undefined {
+  const exts = platform === 'win32' ? (pathExt || '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean) : [];
+  const hasExt = exts.some((e) => name.toLowerCase().endsWith(e.toLowerCase()));
+  const names = exts.length === 0 || hasExt ? [name] : [name, ...exts.map((e) => name + e.toLowerCase())];
   for (const dir of (pathVar ?? '').split(delimiter)) {
     if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not here.
+    for (const n of names) {
+      const candidate = join(dir, n);
+      try {
+        accessSync(candidate, constants.X_OK);
+        if (statSync(candidate).isFile()) return candidate;
+      } catch {
+        // Not here.
+      }
     }
   }
   return undefined;

@@ -27,6 +27,8 @@ export interface InstallHooksOptions {
   readonly executable?: string;
   /** Environment (`HOME`, `PATH`, `CODEX_HOME`, `HERMES_HOME`; default `process.env`). */
   readonly env?: NodeJS.ProcessEnv;
+  /** The platform to write commands for (default `process.platform`; `win32`: the Windows shell forms, docs/hooks.md). */
+  readonly platform?: string;
 }
 
 /** The result for one agent. */
@@ -60,9 +62,10 @@ interface Planned {
 
 function contextFor(agent: string, options: InstallHooksOptions): InstallContext {
   const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
   return Object.freeze({
     scope: options.scope,
-    command: hookCommand(agent, options.executable, env),
+    command: hookCommand(agent, options.executable, env, platform),
     home: env.HOME || env.USERPROFILE || homedir(),
     projectDir: resolve(options.projectDir ?? process.cwd()),
     env,
@@ -71,7 +74,7 @@ function contextFor(agent: string, options: InstallHooksOptions): InstallContext
     hookLists,
     readFile: readText,
     isDirectory,
-    which: (name: string) => whichIn(name, env.PATH),
+    which: (name: string) => whichIn(name, env.PATH, platform, env.PATHEXT),
   });
 }
 

@@ -87,12 +87,27 @@ export interface HookListEditor {
   summary(added: readonly string[], removed: readonly string[]): string;
 }
 
-/** The hook command in the forms agents need. */
+/**
+ * The hook command in the forms agents need. Each form is one string that the named shell turns
+ * back into exactly {@link argv}; the installer picks the form its agent's shell on
+ * {@link platform} reads (docs/hooks.md, "Windows").
+ */
 export interface HookCommand {
-  /** argv of the command, absolute paths first (`[node, /abs/bin/run.cjs, 'hook', '--agent', name]`). */
+  /** argv of the command, absolute paths first (`[node, /abs/bin/run.cjs, 'hook', '--agent', name]`; on Windows `C:\…\node.exe`). */
   readonly argv: readonly string[];
-  /** One string for agents that run it through a shell (POSIX-quoted where needed). */
+  /** The platform the command is for (`process.platform` where install-hooks runs): `win32` selects the Windows forms. */
+  readonly platform: string;
+  /** POSIX `sh` form (single-quoted where needed): `sh -c`, bash, Git Bash, and Python's `shlex.split` (Hermes). */
   readonly shell: string;
+  /**
+   * PowerShell form (`& 'C:\…\node.exe' 'C:\…\run.cjs' hook --agent codex`, bare words where every
+   * argument is plain): for `powershell -Command` / `pwsh -Command` (Claude Code with
+   * `"shell": "powershell"`, Codex and Gemini CLI on Windows). When every argument is plain it is
+   * a bare command line that cmd.exe runs the same way.
+   */
+  readonly powershell: string;
+  /** cmd.exe form, for `cmd.exe /d /s /c "<form>"` (what Node's `spawn(…, {shell: true})` runs on Windows). */
+  readonly cmd: string;
   /** True when some argument contains whitespace (Cursor splits commands on spaces without quoting). */
   readonly hasSpaces: boolean;
   /** True when the executable came from the user's `--command` (so an error about it can say so). */

@@ -15,9 +15,24 @@ export const CLAUDE_EVENTS: ReadonlyArray<{ readonly event: string; readonly mat
   { event: 'SessionEnd', timeout: 10 },
 ];
 
-/** `cordon … hook --agent claude-code`, as any install wrote it (any path to cordon, quoted or not). */
+/**
+ * `cordon … hook --agent claude-code`, as any install wrote it: POSIX-quoted or not, the PowerShell form
+ * (`& 'C:\…\node.exe' 'C:\…\run.cjs' hook --agent claude-code`) or the cmd.exe form (carets before quotes), with
+ * `cordon`, `cordon.cmd`, `cordon.exe`, `cordon.ps1` or `bin/run.cjs` before `hook`.
+ */
 export function isCordonCommand(command: unknown): boolean {
-  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.c?js)['"]?\s+hook\s+--agent[\s=]['"]?claude-code['"]?\s*$/.test(command);
+  return typeof command === 'string' && /(^|[\s/\\'"])(cordon(\.(cmd|exe|ps1))?|run\.c?js)\^?['"]?\s+hook\s+--agent[\s=]\^?['"]?claude-code\^?['"]?\s*$/.test(command);
+}
+
+/**
+ * The handler's `command` and `shell` for the platform. Elsewhere Claude Code runs a command hook
+ * with `sh -c` (the POSIX form, no `shell` field). On Windows it would run it with Git Bash when
+ * that is installed and PowerShell otherwise, so cordon names the shell: `"shell": "powershell"`
+ * (Claude Code hooks reference: it then starts `pwsh.exe`, or Windows PowerShell 5.1's
+ * `powershell.exe`) with the PowerShell form, which needs no Git Bash.
+ */
+export function claudeCommand(ctx: InstallContext): { readonly command: string; readonly shell?: 'powershell' } {
+  return ctx.command.platform === 'win32' ? { command: ctx.command.powershell, shell: 'powershell' } : { command: ctx.command.shell };
 }
 
 /** `$CLAUDE_CONFIG_DIR/settings.json` (default `~/.claude`) for user scope, `<project>/.claude/settings.json` for project scope. */
@@ -45,16 +60,17 @@ export const installer: HookInstaller = {
     const path = claudeSettingsPath(ctx);
     const before = ctx.readFile(path);
     const doc = ctx.formats.json(path, before);
-    const command = ctx.command.shell;
+    const { command, shell } = claudeCommand(ctx);
     const removed: string[] = [];
     const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command, removed });
     const added: string[] = [];
     for (const { event, matcher, timeout } of CLAUDE_EVENTS) {
       if (present.has(event)) continue;
-      doc.append(['hooks', event], { ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', command, timeout }] });
+      doc.append(['hooks', event], { ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', command, ...(shell ? { shell } : {}), timeout }] });
       added.push(event);
     }
     const notes: string[] = [];
+    if (shell) notes.push('on Windows the hooks name "shell": "powershell" (Claude Code then runs them with pwsh.exe or powershell.exe, no Git Bash needed); a Claude Code too old to know that field would run them with Git Bash, where they fail with exit 2 and block tool calls: update Claude Code before installing');
     if ((doc.value as { disableAllHooks?: unknown }).disableAllHooks === true) notes.push(`${path} sets "disableAllHooks": true, so Claude Code runs no hooks from it until that is removed`);
     return plan(path, before, doc.toString(), ctx.hookLists.summary(added, removed), notes);
   },

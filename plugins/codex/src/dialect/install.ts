@@ -21,9 +21,25 @@ const ROOT_KEYS = new Set(['description', 'hooks']);
 /** Comment above each trust table cordon writes into config.toml. */
 const TRUST_COMMENT = 'trust for the cordon hook (cordon install-hooks)';
 
-/** `cordon … hook --agent codex`, as any install wrote it. */
+/**
+ * `cordon … hook --agent codex`, as any install wrote it: POSIX-quoted or not, the PowerShell form
+ * (`& 'C:\…\node.exe' 'C:\…\run.cjs' hook --agent codex`) or the cmd.exe form (carets before quotes), with
+ * `cordon`, `cordon.cmd`, `cordon.exe`, `cordon.ps1` or `bin/run.cjs` before `hook`.
+ */
 export function isCordonCommand(command: unknown): boolean {
-  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.c?js)['"]?\s+hook\s+--agent[\s=]['"]?codex['"]?\s*$/.test(command);
+  return typeof command === 'string' && /(^|[\s/\\'"])(cordon(\.(cmd|exe|ps1))?|run\.c?js)\^?['"]?\s+hook\s+--agent[\s=]\^?['"]?codex\^?['"]?\s*$/.test(command);
+}
+
+/**
+ * The handler's command for the platform. Codex runs hook commands with the session's shell:
+ * `$SHELL -lc` on Unix; on Windows PowerShell (`pwsh`/`powershell.exe -NoProfile -Command`),
+ * and `cmd.exe /c` only where no PowerShell is found (codex-rs `build_hooks_for_config`,
+ * `shell_detect`; openai/codex issue 46454). So on Windows it gets the PowerShell form in
+ * `command` itself: Codex hashes that string for trust (a `commandWindows` would replace it
+ * before hashing anyway), and when every path is plain the form is a bare line cmd.exe reads the same.
+ */
+export function codexCommand(ctx: InstallContext): string {
+  return ctx.command.platform === 'win32' ? ctx.command.powershell : ctx.command.shell;
 }
 
 /** Error code the host knows (catalogue `BAD_INPUT`). */
@@ -178,7 +194,7 @@ function staleKeys(state: Record<string, { trusted_hash?: unknown }>, path: stri
 
 /** The handlers cordon writes, as trust identities: their hashes mark cordon's entries even where hooks.json no longer holds them. */
 function identities(ctx: InstallContext): Handler[] {
-  return CODEX_EVENTS.map(({ event, matcher, timeout }) => ({ event, group: 0, index: 0, matcher, command: ctx.command.shell, timeout, cordon: true }));
+  return CODEX_EVENTS.map(({ event, matcher, timeout }) => ({ event, group: 0, index: 0, matcher, command: codexCommand(ctx), timeout, cordon: true }));
 }
 
 function change(path: string, before: string | undefined, after: string | undefined, summary: string, cordonRemoved?: number): ConfigChange[] {
@@ -219,7 +235,7 @@ export const installer: HookInstaller = {
     const configBefore = ctx.readFile(configPath);
     const doc = ctx.formats.json(hooksPath, hooksBefore);
     const config = ctx.formats.toml(configPath, configBefore);
-    const command = ctx.command.shell;
+    const command = codexCommand(ctx);
     const before = handlers(doc.value);
     if (hooksBefore === undefined) doc.set(['description'], 'managed by cordon');
     const removed: string[] = [];

@@ -18,9 +18,13 @@ export const CURSOR_HOOKS: ReadonlyArray<{ readonly event: string; readonly time
 /** Error code the host knows (catalogue `CONFIG_EDIT`): the config cannot be written safely. */
 const CONFIG_EDIT = 'CORDON_CONFIG_EDIT';
 
-/** `cordon … hook --agent cursor`, as any install wrote it. */
+/**
+ * `cordon … hook --agent cursor`, as any install wrote it: POSIX-quoted or not, the PowerShell form
+ * (`& 'C:\…\node.exe' 'C:\…\run.cjs' hook --agent cursor`) or the cmd.exe form (carets before quotes), with
+ * `cordon`, `cordon.cmd`, `cordon.exe`, `cordon.ps1` or `bin/run.cjs` before `hook`.
+ */
 export function isCordonCommand(command: unknown): boolean {
-  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.c?js)['"]?\s+hook\s+--agent[\s=]['"]?cursor['"]?\s*$/.test(command);
+  return typeof command === 'string' && /(^|[\s/\\'"])(cordon(\.(cmd|exe|ps1))?|run\.c?js)\^?['"]?\s+hook\s+--agent[\s=]\^?['"]?cursor\^?['"]?\s*$/.test(command);
 }
 
 /** `~/.cursor/hooks.json` for user scope, `<project>/.cursor/hooks.json` for project scope. */

@@ -16,9 +16,22 @@ export const GEMINI_EVENTS: ReadonlyArray<{ readonly event: string; readonly mat
 /** Handler name cordon writes. */
 export const HOOK_NAME = 'cordon';
 
-/** `cordon … hook --agent gemini`, as any install wrote it. */
+/**
+ * `cordon … hook --agent gemini`, as any install wrote it: POSIX-quoted or not, the PowerShell form
+ * (`& 'C:\…\node.exe' 'C:\…\run.cjs' hook --agent gemini`) or the cmd.exe form (carets before quotes), with
+ * `cordon`, `cordon.cmd`, `cordon.exe`, `cordon.ps1` or `bin/run.cjs` before `hook`.
+ */
 export function isCordonCommand(command: unknown): boolean {
-  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.c?js)['"]?\s+hook\s+--agent[\s=]['"]?gemini['"]?\s*$/.test(command);
+  return typeof command === 'string' && /(^|[\s/\\'"])(cordon(\.(cmd|exe|ps1))?|run\.c?js)\^?['"]?\s+hook\s+--agent[\s=]\^?['"]?gemini\^?['"]?\s*$/.test(command);
+}
+
+/**
+ * The handler's command for the platform: Gemini CLI runs hook commands with `bash -c`, and on
+ * Windows with PowerShell (`pwsh`/`powershell.exe -NoProfile -Command`, google-gemini/gemini-cli
+ * `getShellConfiguration`), so there it gets the PowerShell form.
+ */
+export function geminiCommand(ctx: InstallContext): string {
+  return ctx.command.platform === 'win32' ? ctx.command.powershell : ctx.command.shell;
 }
 
 /** `~/.gemini/settings.json` for user scope, `<project>/.gemini/settings.json` for project scope. */
@@ -40,7 +53,7 @@ export const installer: HookInstaller = {
     const path = geminiSettingsPath(ctx);
     const before = ctx.readFile(path);
     const doc = ctx.formats.json(path, before, { comments: true });
-    const command = ctx.command.shell;
+    const command = geminiCommand(ctx);
     const removed: string[] = [];
     const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command, removed });
     const added: string[] = [];

@@ -13,9 +13,13 @@ export const HERMES_HOOKS: ReadonlyArray<{ readonly event: string; readonly time
   { event: 'on_session_finalize', timeout: 30 },
 ];
 
-/** `cordon … hook --agent hermes`, as any install wrote it. */
+/**
+ * `cordon … hook --agent hermes`, as any install wrote it: POSIX-quoted or not, the PowerShell form
+ * (`& 'C:\…\node.exe' 'C:\…\run.cjs' hook --agent hermes`) or the cmd.exe form (carets before quotes), with
+ * `cordon`, `cordon.cmd`, `cordon.exe`, `cordon.ps1` or `bin/run.cjs` before `hook`.
+ */
 export function isCordonCommand(command: unknown): boolean {
-  return typeof command === 'string' && /(^|[\s/'"])(cordon|run\.c?js)['"]?\s+hook\s+--agent[\s=]['"]?hermes['"]?\s*$/.test(command);
+  return typeof command === 'string' && /(^|[\s/\\'"])(cordon(\.(cmd|exe|ps1))?|run\.c?js)\^?['"]?\s+hook\s+--agent[\s=]\^?['"]?hermes\^?['"]?\s*$/.test(command);
 }
 
 /** `$HERMES_HOME` (default `~/.hermes`): Hermes' profile home. */
