@@ -14,13 +14,15 @@ if (argv[0] === '--repo' || argv[0]?.startsWith('--repo=')) {
   argv = [...argv.slice(n, n + 1), ...argv.slice(0, n), ...argv.slice(n + 1)];
 }
 // CORDON_HOOK_VIA_OCLIF=1 sends the hook through oclif instead (bench:hook compares the two
-// paths); CORDON_NO_FAST_ROUTE=1 sends `check` and `control run` through oclif.
+// paths); CORDON_NO_FAST_ROUTE=1 sends `check`, `control run` and `reduce` through oclif.
 if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h') && !process.env.CORDON_HOOK_VIA_OCLIF) {
   hook(argv.slice(1));
 } else if (argv[0] === 'check' && !process.env.CORDON_NO_FAST_ROUTE) {
   check(argv);
 } else if (argv[0] === 'control' && argv[1] === 'run' && !process.env.CORDON_NO_FAST_ROUTE) {
   controlRun(argv);
+} else if (argv[0] === 'reduce' && !process.env.CORDON_NO_FAST_ROUTE) {
+  reduce(argv);
 } else {
   oclif(argv);
 }
@@ -98,6 +100,27 @@ function controlRun(args) {
   const options = fast.parseFastControlRunArgs(args.slice(2));
   if (!options) oclif(args);
   else fast.fastControlRun(options);
+}
+
+// The plain `cordon reduce [--session ID|--all] [--json|--jsonl] [--db PATH|URL]` runs without
+// oclif (src/fast/reduce.ts); any other form, and any error, goes through the oclif command.
+function reduce(args) {
+  let fast;
+  try {
+    fast = loadBundle('../dist/fast/reduce.cjs');
+  } catch (error) {
+    if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('reduce.cjs')) throw error;
+    oclif(args);
+    return;
+  }
+  const options = fast.parseFastReduceArgs(args.slice(1));
+  if (!options) {
+    oclif(args);
+    return;
+  }
+  fast.fastReduce(options).then((outcome) => {
+    if (outcome === 'fallback') oclif(args);
+  });
 }
 
 /**

@@ -1,11 +1,13 @@
-// Bundles the two fast routes of `bin/run.cjs`, each with everything it imports statically, into
+// Bundles the fast routes of `bin/run.cjs`, each with everything it imports statically, into
 // one CommonJS file:
 // - `dist/hot/main.js` → `dist/hot/hook.cjs`, for `cordon hook`: agents start that process twice
 //   per tool call (`npm run bench:hook`);
 // - `dist/fast/check.js` → `dist/fast/check.cjs`, for the plain `cordon check` (`npm run
 //   bench:envelope`);
 // - `dist/control/fast.js` → `dist/control/fast.cjs`, for the plain `cordon control run … -- CMD`,
-//   which an agent may put before every shell tool call (`npm run bench:control`).
+//   which an agent may put before every shell tool call (`npm run bench:control`);
+// - `dist/fast/reduce.js` → `dist/fast/reduce.cjs`, for the plain `cordon reduce`, whose small
+//   sessions cost less than oclif's start-up (`npm run bench:reduce`).
 // One file read and compiled synchronously starts far faster than Node's asynchronous ES module
 // loader walking dozens of files.
 //
@@ -58,7 +60,9 @@ export const hookBundleOptions = bundleOptions('dist/hot/main.js', 'dist/hot/hoo
 export const checkBundleOptions = bundleOptions('dist/fast/check.js', 'dist/fast/check.cjs');
 /** esbuild options of the fast `cordon control run` bundle. */
 export const controlRunBundleOptions = bundleOptions('dist/control/fast.js', 'dist/control/fast.cjs');
+/** esbuild options of the fast `cordon reduce` bundle. */
+export const reduceBundleOptions = bundleOptions('dist/fast/reduce.js', 'dist/fast/reduce.cjs');
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await Promise.all([build(hookBundleOptions), build(checkBundleOptions), build(controlRunBundleOptions)]);
+  await Promise.all([build(hookBundleOptions), build(checkBundleOptions), build(controlRunBundleOptions), build(reduceBundleOptions)]);
 }
