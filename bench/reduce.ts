@@ -169,6 +169,7 @@ function main(): void {
       // Session 0 is the warm-up (it also creates and migrates the database).
       for (let i = 0; i <= runs; i++) {
         writeSession(join(dataDir, 'runs', sessionId(i)), sessionId(i), records);
+        writeSession(join(dataDir, 'runs', `${sessionId(i)}-ca`), `${sessionId(i)}-ca`, records);
         if (haveReference) cpSync(join(dataDir, 'runs', sessionId(i)), join(refDir, sessionId(i)), { recursive: true });
       }
       const env: NodeJS.ProcessEnv = { ...process.env, CORDON_DATA_DIR: dataDir, CORDON_CONFIG_DIR: join(sandbox, 'config'), CORDON_CACHE_DIR: join(sandbox, 'cache'), CORDON_MACHINE: 'bench' };
@@ -179,10 +180,11 @@ function main(): void {
       const cordonCheck = (stdout: string): void => {
         if (!stdout.includes(`: ${calls} calls, `)) throw new Error(`cordon reduce did not report ${calls} calls:\n${stdout.slice(0, 500)}`);
       };
+      // The two cordon rows each reduce their own copy of session i (a session not stored before).
       const variants: Variant[] = [
         { name: 'node -e 0', key: 'floor', argv: () => [process.execPath, '-e', '0'], env: withoutCa },
         { name: 'cordon reduce', key: 'cordon', argv: (i) => [process.execPath, BIN, 'reduce', '--session', sessionId(i)], env: withoutCa, check: cordonCheck },
-        { name: 'cordon reduce (CA)', key: 'cordonCa', argv: (i) => [process.execPath, BIN, 'reduce', '--session', sessionId(i)], env: withCa, check: cordonCheck },
+        { name: 'cordon reduce (CA)', key: 'cordonCa', argv: (i) => [process.execPath, BIN, 'reduce', '--session', `${sessionId(i)}-ca`], env: withCa, check: cordonCheck },
       ];
       if (haveReference) {
         variants.push({
@@ -207,14 +209,10 @@ function main(): void {
         names.set(v.key, v.name);
         bySize.set(v.key, []);
       }
-      // The two cordon rows alternate which one reduces session i, so each stores every session once.
       const out = join(sandbox, 'out.txt');
       for (let i = 0; i <= runs; i++) {
         for (const v of variants) {
-          // cordon and cordon (CA) each reduce their own session: i for one, a fresh copy for the other.
-          const session = v.key === 'cordonCa' ? copySession(dataDir, sessionId(i), `${sessionId(i)}-ca`) : sessionId(i);
-          const argv = v.key === 'cordonCa' ? [process.execPath, BIN, 'reduce', '--session', session] : v.argv(i);
-          const run = measure(v, argv, out);
+          const run = measure(v, v.argv(i), out);
           if (i > 0) bySize.get(v.key)!.push(run);
         }
       }
@@ -224,18 +222,6 @@ function main(): void {
     rmSync(sandbox, { recursive: true, force: true });
   }
   report(results, names, haveReference, pythonVersion ? `Python ${pythonVersion}` : 'no python3');
-}
-
-/** Copies session directory `from` to `to` under `<dataDir>/runs`, with the session id replaced; returns `to`. */
-function copySession(dataDir: string, from: string, to: string): string {
-  const src = join(dataDir, 'runs', from);
-  const dst = join(dataDir, 'runs', to);
-  mkdirSync(dst, { recursive: true });
-  for (const file of ['markers.jsonl', 'samples.jsonl', 'sampler.jsonl']) {
-    const text = readFileSync(join(src, file), 'utf8');
-    writeFileSync(join(dst, file), file === 'markers.jsonl' ? text.split(`"${from}`).join(`"${to}`) : text, { mode: 0o600 });
-  }
-  return to;
 }
 
 function report(results: Map<number, Map<Variant['key'], Run[]>>, names: Map<Variant['key'], string>, haveReference: boolean, pythonVersion: string): void {
