@@ -183,12 +183,13 @@ function loadBundle(relPath) {
       const target = partial ? partialFile : cacheFile;
       let temp;
       try {
-        fs.mkdirSync(dir, { recursive: true });
+        // Owner-only like everything else cordon writes (docs/telemetry.md), whatever the umask.
+        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
         // Caches of older builds of this bundle go; another process's temp file is left alone.
         for (const old of fs.readdirSync(dir)) if (old.startsWith(`${name}-`) && old.endsWith('.bin') && old !== path.basename(target)) fs.rmSync(path.join(dir, old), { force: true });
         temp = `${target}.${process.pid}.tmp`;
         // Opened before the cache is serialised: an unwritable directory costs no serialising.
-        const fd = fs.openSync(temp, 'w');
+        const fd = fs.openSync(temp, 'w', 0o600);
         try {
           fs.writeFileSync(fd, script.createCachedData());
         } finally {
