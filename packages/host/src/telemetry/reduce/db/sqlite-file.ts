@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import type { Database } from 'better-sqlite3';
+import { dirname, join } from 'node:path';
+import Sqlite, { type Database } from 'better-sqlite3';
 import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from '../../../io/index.js';
 import { enableWal } from '../../../util/sqlite-wal.js';
@@ -44,10 +44,10 @@ export async function openSqliteFile(path: string, migrations: readonly string[]
   }
   let raw: Database;
   try {
-    // `require`, not `import()`: the fast route's bundle runs from V8's code cache, where Node 20
-    // refuses a dynamic import (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING); better-sqlite3 is CommonJS.
-    const Sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
-    raw = new Sqlite(path, { timeout: 10_000 });
+    // The native addon loads here (a failure is this error, not an import error).
+    const addon = nativeBinding();
+    // An addon object is accepted as well as a path (lib/database.js); the type declarations say string.
+    raw = new Sqlite(path, { timeout: 10_000, ...(addon ? { nativeBinding: addon as string } : {}) });
   } catch (error) {
     throw dbError(path, `cannot open ${what} database ${path}: ${(error as Error).message}`, error);
   }
@@ -67,6 +67,34 @@ export async function openSqliteFile(path: string, migrations: readonly string[]
   } catch (error) {
     raw.close();
     throw error instanceof CordonError ? error : dbError(path, `cannot open ${what} database ${path}: ${(error as Error).message}`, error);
+  }
+}
+
+/**
+ * better-sqlite3's compiled addon, for its `nativeBinding` option: the path where an install
+ * builds it (`build/`, `build/Debug/` or `build/Release/` of the package, the order its
+ * `bindings` package tries first), else the addon as `bindings` finds it from the package's own
+ * root. Handing it over skips `bindings`' search from the caller's file (a stack-trace parse and a
+ * dozen stats, some 15 ms of a small `cordon reduce`), and that search cannot succeed from the
+ * fast route's bundle, which inlines better-sqlite3's JavaScript. `undefined` when better-sqlite3
+ * cannot be resolved: it then searches as usual (and its error is reported).
+ */
+function nativeBinding(): string | object | undefined {
+  let root: string;
+  try {
+    root = dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
+  } catch {
+    return undefined;
+  }
+  for (const dir of ['build', 'build/Debug', 'build/Release']) {
+    const file = join(root, dir, 'better_sqlite3.node');
+    if (existsSync(file)) return file;
+  }
+  try {
+    const bindings = createRequire(join(root, 'package.json'))('bindings') as (options: { bindings: string; module_root: string }) => object;
+    return bindings({ bindings: 'better_sqlite3.node', module_root: root });
+  } catch {
+    return undefined;
   }
 }
 
