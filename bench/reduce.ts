@@ -20,6 +20,9 @@
  *   saying why, when absent). It reads the same two files, pairs and joins the same way, and
  *   writes `toolcalls.jsonl` + `summary.json` instead of SQLite.
  *
+ * - with BENCH_BEFORE_BIN set to another build's `bin/run.cjs` (say, the commit before a change),
+ *   `cordon reduce (before)` runs that bin the same way, for before/after under the same load.
+ *
  * Each run goes through GNU time (`/usr/bin/time -f`): CPU (user + sys) and peak RSS of the
  * process; wall is timed here around it. Prints medians, the ratio to the reference, the growth
  * ratios 10k/1k and 100k/10k, and the targets: 1k ≤ 300 ms wall and ≤ 80 MiB, 100k ≤ 150 MiB.
@@ -36,6 +39,7 @@ import { formatSample } from '../packages/host/src/telemetry/sampler/sample.js';
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(REPO, 'packages/host/bin/run.cjs');
 const TIME = '/usr/bin/time';
+const BEFORE_BIN = process.env.BENCH_BEFORE_BIN ? resolve(process.env.BENCH_BEFORE_BIN) : undefined;
 const REFERENCE = resolve(process.env.CORDON_REFERENCE_DIR ?? join(REPO, '.cache/cordon-reference'));
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS) || 5);
@@ -58,7 +62,7 @@ interface Run {
 interface Variant {
   readonly name: string;
   /** Counts toward the targets and ratios (the no-CA cordon row). */
-  readonly key: 'floor' | 'cordon' | 'cordonCa' | 'python';
+  readonly key: 'floor' | 'cordon' | 'cordonCa' | 'before' | 'python';
   /** argv for session `i` of this size. */
   readonly argv: (i: number) => string[];
   readonly env: NodeJS.ProcessEnv;
@@ -170,6 +174,7 @@ function main(): void {
       for (let i = 0; i <= runs; i++) {
         writeSession(join(dataDir, 'runs', sessionId(i)), sessionId(i), records);
         writeSession(join(dataDir, 'runs', `${sessionId(i)}-ca`), `${sessionId(i)}-ca`, records);
+        if (BEFORE_BIN) writeSession(join(dataDir, 'runs', `${sessionId(i)}-before`), `${sessionId(i)}-before`, records);
         if (haveReference) cpSync(join(dataDir, 'runs', sessionId(i)), join(refDir, sessionId(i)), { recursive: true });
       }
       const env: NodeJS.ProcessEnv = { ...process.env, CORDON_DATA_DIR: dataDir, CORDON_CONFIG_DIR: join(sandbox, 'config'), CORDON_CACHE_DIR: join(sandbox, 'cache'), CORDON_MACHINE: 'bench' };
@@ -186,6 +191,7 @@ function main(): void {
         { name: 'cordon reduce', key: 'cordon', argv: (i) => [process.execPath, BIN, 'reduce', '--session', sessionId(i)], env: withoutCa, check: cordonCheck },
         { name: 'cordon reduce (CA)', key: 'cordonCa', argv: (i) => [process.execPath, BIN, 'reduce', '--session', `${sessionId(i)}-ca`], env: withCa, check: cordonCheck },
       ];
+      if (BEFORE_BIN) variants.push({ name: 'cordon reduce (before)', key: 'before', argv: (i) => [process.execPath, BEFORE_BIN, 'reduce', '--session', `${sessionId(i)}-before`], env: withoutCa, check: cordonCheck });
       if (haveReference) {
         variants.push({
           name: 'python reference',
@@ -266,6 +272,11 @@ function report(results: Map<number, Map<Variant['key'], Run[]>>, names: Map<Var
   if (large) {
     const rss = med(large, 'rssMiB');
     console.log(`target 100k records: peak RSS ${f(rss)} MiB ≤ 150 ${rss <= 150 ? 'met' : 'NOT met'}`);
+  }
+  for (const [records, bySize] of results) {
+    const base = med(bySize.get('floor'), 'wallMs');
+    const parts = (['cordon', 'before', 'python'] as const).filter((k) => bySize.has(k)).map((k) => `${names.get(k)} ${f(med(bySize.get(k), 'wallMs') - base)} ms`);
+    console.log(`wall above node -e 0 (${f(base)} ms now) at ${records} records: ${parts.join(', ')}`);
   }
   const floor = results.get(sizes[0]!)?.get('floor');
   const ca = results.get(sizes[0]!)?.get('cordonCa');
