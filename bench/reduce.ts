@@ -15,11 +15,11 @@
  * - `node -e 0`: the floor, Node's own start-up;
  * - `cordon reduce` without NODE_EXTRA_CA_CERTS (the row that counts: users do not have it) and
  *   with it (this machine sets it; Node 20 parses the file at every start);
- * - the Python reference, `python3 -m features.wrapper.cli reduce --run-dir DIR`, from a checkout
- *   of uncoalesced/cordon at CORDON_REFERENCE_DIR (default `.cache/cordon-reference`; skipped,
- *   saying why, when absent). It reads the same two files, pairs and joins the same way, and
- *   writes `toolcalls.jsonl` + `summary.json` instead of SQLite.
- *
+ * - the Python reference, `python3 -m features.wrapper.cli reduce --run-dir DIR` (the interpreter
+ *   itself, not a pyenv shim; its bytecode cached), from a checkout of uncoalesced/cordon at
+ *   CORDON_REFERENCE_DIR (default `.cache/cordon-reference`; skipped, saying why, when absent). It
+ *   reads the same two files, pairs and joins the same way, and writes `toolcalls.jsonl` +
+ *   `summary.json` instead of SQLite;
  * - with BENCH_BEFORE_BIN set to another build's `bin/run.cjs` (say, the commit before a change),
  *   `cordon reduce (before)` runs that bin the same way, for before/after under the same load.
  *
@@ -61,7 +61,7 @@ interface Run {
 
 interface Variant {
   readonly name: string;
-  /** Counts toward the targets and ratios (the no-CA cordon row). */
+  /** Which row: `cordon` (no CA variable) is the one the targets and ratios use. */
   readonly key: 'floor' | 'cordon' | 'cordonCa' | 'before' | 'python';
   /** argv for session `i` of this size. */
   readonly argv: (i: number) => string[];
@@ -234,7 +234,7 @@ function report(results: Map<number, Map<Variant['key'], Run[]>>, names: Map<Var
   const med = (runs: Run[] | undefined, k: keyof Run): number => (runs && runs.length ? median(runs.map((r) => r[k])) : NaN);
   const f = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '-');
   console.log(`cordon reduce vs the Python reference: medians per size (interleaved rounds after one warm-up), Node ${process.version}, ${pythonVersion || 'no python3'}, load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs`);
-  if (!haveReference) console.log(`(Python reference not run: no checkout of uncoalesced/cordon at ${REFERENCE}; set CORDON_REFERENCE_DIR or clone it there)`);
+  if (!haveReference) console.log(`(Python reference not run: no python3, or no checkout of uncoalesced/cordon at ${REFERENCE}: git clone https://github.com/uncoalesced/cordon ${REFERENCE}, or set CORDON_REFERENCE_DIR)`);
   console.log('');
   console.log('| records | command | runs | wall ms | CPU ms | peak RSS MiB | wall / python | CPU / python | RSS / python |');
   console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|');
