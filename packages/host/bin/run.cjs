@@ -14,13 +14,15 @@ if (argv[0] === '--repo' || argv[0]?.startsWith('--repo=')) {
   argv = [...argv.slice(n, n + 1), ...argv.slice(0, n), ...argv.slice(n + 1)];
 }
 // CORDON_HOOK_VIA_OCLIF=1 sends the hook through oclif instead (bench:hook compares the two
-// paths); CORDON_NO_FAST_ROUTE=1 sends `check` and `control run` through oclif.
+// paths); CORDON_NO_FAST_ROUTE=1 sends `check`, `control run` and `reduce` through oclif.
 if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h') && !process.env.CORDON_HOOK_VIA_OCLIF) {
   hook(argv.slice(1));
 } else if (argv[0] === 'check' && !process.env.CORDON_NO_FAST_ROUTE) {
   check(argv);
 } else if (argv[0] === 'control' && argv[1] === 'run' && !process.env.CORDON_NO_FAST_ROUTE) {
   controlRun(argv);
+} else if (argv[0] === 'reduce' && !process.env.CORDON_NO_FAST_ROUTE) {
+  reduce(argv);
 } else {
   oclif(argv);
 }
@@ -100,6 +102,27 @@ function controlRun(args) {
   else fast.fastControlRun(options);
 }
 
+// The plain `cordon reduce [--session ID|--all] [--json|--jsonl] [--db PATH|URL]` runs without
+// oclif (src/fast/reduce.ts); any other form, and any error, goes through the oclif command.
+function reduce(args) {
+  let fast;
+  try {
+    fast = loadBundle('../dist/fast/reduce.cjs');
+  } catch (error) {
+    if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('reduce.cjs')) throw error;
+    oclif(args);
+    return;
+  }
+  const options = fast.parseFastReduceArgs(args.slice(1));
+  if (!options) {
+    oclif(args);
+    return;
+  }
+  fast.fastReduce(options).then((outcome) => {
+    if (outcome === 'fallback') oclif(args);
+  });
+}
+
 /**
  * `require(relPath)` for one of the CommonJS bundles of dist/, compiled through a V8 code cache
  * kept in Cordon's cache directory: compiling the fast check's bundle, and the functions it
@@ -160,12 +183,13 @@ function loadBundle(relPath) {
       const target = partial ? partialFile : cacheFile;
       let temp;
       try {
-        fs.mkdirSync(dir, { recursive: true });
+        // Owner-only like everything else cordon writes (docs/telemetry.md), whatever the umask.
+        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
         // Caches of older builds of this bundle go; another process's temp file is left alone.
         for (const old of fs.readdirSync(dir)) if (old.startsWith(`${name}-`) && old.endsWith('.bin') && old !== path.basename(target)) fs.rmSync(path.join(dir, old), { force: true });
         temp = `${target}.${process.pid}.tmp`;
         // Opened before the cache is serialised: an unwritable directory costs no serialising.
-        const fd = fs.openSync(temp, 'w');
+        const fd = fs.openSync(temp, 'w', 0o600);
         try {
           fs.writeFileSync(fd, script.createCachedData());
         } finally {

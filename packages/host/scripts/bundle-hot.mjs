@@ -1,11 +1,13 @@
-// Bundles the two fast routes of `bin/run.cjs`, each with everything it imports statically, into
+// Bundles the fast routes of `bin/run.cjs`, each with everything it imports statically, into
 // one CommonJS file:
 // - `dist/hot/main.js` → `dist/hot/hook.cjs`, for `cordon hook`: agents start that process twice
 //   per tool call (`npm run bench:hook`);
 // - `dist/fast/check.js` → `dist/fast/check.cjs`, for the plain `cordon check` (`npm run
 //   bench:envelope`);
 // - `dist/control/fast.js` → `dist/control/fast.cjs`, for the plain `cordon control run … -- CMD`,
-//   which an agent may put before every shell tool call (`npm run bench:control`).
+//   which an agent may put before every shell tool call (`npm run bench:control`);
+// - `dist/fast/reduce.js` → `dist/fast/reduce.cjs`, for the plain `cordon reduce`, whose small
+//   sessions cost less than oclif's start-up (`npm run bench:reduce`).
 // One file read and compiled synchronously starts far faster than Node's asynchronous ES module
 // loader walking dozens of files.
 //
@@ -13,8 +15,9 @@
 //   dist/ as the modules it replaces (dist/<dir>/<file>), so their `../../` URLs still resolve.
 // - A relative dynamic `import()` stays a separate, lazily loaded module of dist/ (the ledger, the
 //   /proc reader of the sampler process): the hook never pays for parsing them.
-// - tapable and @cordon/plugin-api are inlined (the hook needs them on every call); every other
-//   package stays external and resolves from node_modules at run time as before. tapable's
+// - tapable and @cordon/plugin-api are inlined (the hook needs them on every call), and in the
+//   reduce bundle better-sqlite3's JavaScript; every other package stays external and resolves
+//   from node_modules at run time as before. tapable's
 //   `require("util")` (only for `util.deprecate` on APIs Cordon does not call) takes tapable's own
 //   browser shim, sparing the hook Node's util module.
 import { build } from 'esbuild';
@@ -24,9 +27,10 @@ import { fileURLToPath } from 'node:url';
 import { bundleBase } from '../../../scripts/bundle-options.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const INLINED = new Set(['tapable', '@cordon/plugin-api']);
+const INLINED = ['tapable', '@cordon/plugin-api'];
 const { dependencies } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
-const external = Object.keys(dependencies).filter((name) => !INLINED.has(name)).flatMap((name) => [name, `${name}/*`]);
+/** Every dependency but those `inlined` stays external. */
+const externals = (inlined) => Object.keys(dependencies).filter((name) => !inlined.includes(name)).flatMap((name) => [name, `${name}/*`]);
 
 /** Keeps relative dynamic imports out of the bundle, re-pointed from the directory of `outfile`. */
 const lazyImports = (outfile) => ({
@@ -42,12 +46,16 @@ const lazyImports = (outfile) => ({
   },
 });
 
-/** esbuild options of one bundle, paths relative to the package root. */
-function bundleOptions(entry, outfile) {
+/**
+ * esbuild options of one bundle, paths relative to the package root; `inlined` adds packages to
+ * inline, `alias` replaces the `util` shim for tapable (a bundle that inlines a package needing
+ * Node's own `util` passes `{}`).
+ */
+function bundleOptions(entry, outfile, { inlined = [], alias = { util: 'tapable/lib/util-browser.js' } } = {}) {
   return {
     ...bundleBase(root, entry, outfile),
-    external,
-    alias: { util: 'tapable/lib/util-browser.js' },
+    external: externals([...INLINED, ...inlined]),
+    alias,
     plugins: [lazyImports(resolve(root, outfile))],
   };
 }
@@ -58,7 +66,13 @@ export const hookBundleOptions = bundleOptions('dist/hot/main.js', 'dist/hot/hoo
 export const checkBundleOptions = bundleOptions('dist/fast/check.js', 'dist/fast/check.cjs');
 /** esbuild options of the fast `cordon control run` bundle. */
 export const controlRunBundleOptions = bundleOptions('dist/control/fast.js', 'dist/control/fast.cjs');
+/**
+ * esbuild options of the fast `cordon reduce` bundle. better-sqlite3's JavaScript is inlined (a
+ * dozen small modules resolved one by one cost a small reduce more than its rows; its backup
+ * method needs Node's `util`, so no shim); its native addon still loads from node_modules.
+ */
+export const reduceBundleOptions = bundleOptions('dist/fast/reduce.js', 'dist/fast/reduce.cjs', { inlined: ['better-sqlite3'], alias: {} });
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await Promise.all([build(hookBundleOptions), build(checkBundleOptions), build(controlRunBundleOptions)]);
+  await Promise.all([build(hookBundleOptions), build(checkBundleOptions), build(controlRunBundleOptions), build(reduceBundleOptions)]);
 }

@@ -2,6 +2,7 @@
 // atomic writes that keep symlinks, whole appends, bounded non-blocking reads, owner-only dirs.
 export { appendLine, splitJsonLines } from './append.js';
 export type { AppendIo, JsonLines } from './append.js';
+export { forEachLine, readJsonLines } from './read-lines.js';
 export { EXCLUSIVE_CREATE, fsyncDirectory, isTempName, renameOver, tempPathBeside, writeFileAtomic, writeTarget } from './atomic-write.js';
 export type { AtomicWriteOptions, DirSyncOps } from './atomic-write.js';
 export { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from './private-dir.js';

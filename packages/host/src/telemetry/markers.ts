@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MarkerCallFields } from '@cordon/plugin-api';
 import { sessionDir } from './session-dir.js';
-import { appendLine, splitJsonLines } from '../io/append.js';
+import { appendLine } from '../io/append.js';
+import { readJsonLines } from '../io/read-lines.js';
 import { ensurePrivateDir } from '../io/private-dir.js';
 
 /** Version of the marker line format; bumped on any incompatible change (MARKERS.md). */
@@ -83,20 +83,18 @@ export interface MarkerLog {
 }
 
 /**
- * Reads a marker file tolerantly: unparseable lines and lines of another schema version are
+ * Reads a marker file tolerantly, line by line (never whole in memory): unparseable lines and lines of another schema version are
  * reported in `badLines` and skipped, never fatal (research/cordon-resource.md A.2). A missing
  * file reads as empty.
  */
 export function readMarkers(path: string): MarkerLog {
-  let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    const { values, badLines } = readJsonLines(path, isMarker);
+    return { markers: values, badLines };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { markers: [], badLines: [] };
     throw error;
   }
-  const { values, badLines } = splitJsonLines(text, isMarker);
-  return { markers: values, badLines };
 }
 
 function isMarker(value: unknown): value is Marker {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { checkBundleOptions, hookBundleOptions } from '../../scripts/bundle-hot.mjs';
+import { checkBundleOptions, hookBundleOptions, reduceBundleOptions } from '../../scripts/bundle-hot.mjs';
 import { registerBundleOptions } from '../../../../scripts/bundle-register.mjs';
 import { REPO } from './support.js';
 
@@ -62,6 +62,19 @@ describe('the hook path', () => {
     const bundle = join(REPO, 'packages/host/dist/fast/check.cjs');
     expect(loads(bundle).other.filter((p) => p.startsWith('@oclif/'))).toEqual([]);
     expect(readFileSync(bundle, 'utf8')).toBe(await rebuilt(checkBundleOptions));
+  });
+
+  it('the plain `cordon reduce` goes to its own bundle: no oclif, kysely or pg at start (only lazy modules of dist/), and fresh', async () => {
+    const bin = readFileSync(join(REPO, 'packages/host/bin/run.cjs'), 'utf8');
+    expect(bin).toMatch(/argv\[0\] === 'reduce'[\s\S]*reduce\(argv\)/);
+    expect(bin).toContain("loadBundle('../dist/fast/reduce.cjs')");
+    const bundle = join(REPO, 'packages/host/dist/fast/reduce.cjs');
+    const { other, dynamic } = loads(bundle);
+    // better-sqlite3's JavaScript is inlined: what is left are Node's modules under their bare names.
+    expect(other.filter((p) => !['fs', 'path', 'util'].includes(p))).toEqual([]);
+    expect(dynamic.sort()).toEqual(['../telemetry/reduce/db/open.js', '../telemetry/reduce/db/store.js', '../telemetry/reduce/db/target.js']);
+    for (const spec of dynamic) expect(readFileSync(resolve(dirname(bundle), spec), 'utf8')).toContain('export');
+    expect(readFileSync(bundle, 'utf8')).toBe(await rebuilt(reduceBundleOptions));
   });
 
   it.each(DIALECT_PLUGINS)('@cordon/%s: its register bundle is the cordon:register target, loads only built-ins, and is fresh', async (name) => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { forEachLine } from '../../io/read-lines.js';
 import type { Sample } from '../sampler/sample.js';
 
 /** What {@link readSamples} found. */
@@ -10,33 +10,31 @@ export interface SampleLog {
 }
 
 /**
- * Reads `samples.jsonl` tolerantly (research/cordon-resource.md A.2: unparseable lines are
- * skipped and counted, never fatal). A line needs a finite `t` and `mem_mb`; `cpu_pct` and
- * `n_procs` default to 0, `partial` to false. A missing file reads as empty. The result is sorted
- * by `t`, since a superseded sampler's last lines may interleave with its successor's.
+ * Reads `samples.jsonl` tolerantly, line by line and never whole in memory
+ * (research/cordon-resource.md A.2: unparseable lines are skipped and counted, never fatal). A
+ * line needs a finite `t` and `mem_mb`; `cpu_pct` and `n_procs` default to 0, `partial` to false;
+ * a blank line counts as unreadable, except the empty end after a trailing newline. A missing
+ * file reads as empty. The result is sorted by `t`, since a superseded sampler's last lines may
+ * interleave with its successor's.
  */
 export function readSamples(path: string): SampleLog {
-  let text: string;
+  const samples: Sample[] = [];
+  const badLines: number[] = [];
   try {
-    text = readFileSync(path, 'utf8');
+    forEachLine(path, (line, lineNo) => {
+      try {
+        const s = JSON.parse(line) as Partial<Sample>;
+        if (s && typeof s === 'object' && Number.isFinite(s.t) && Number.isFinite(s.mem_mb)) {
+          samples.push({ t: s.t!, mem_mb: s.mem_mb!, cpu_pct: Number.isFinite(s.cpu_pct) ? s.cpu_pct! : 0, n_procs: Number.isFinite(s.n_procs) ? s.n_procs! : 0, partial: s.partial === true });
+        } else badLines.push(lineNo);
+      } catch {
+        badLines.push(lineNo);
+      }
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { samples: [], badLines: [] };
     throw error;
   }
-  const samples: Sample[] = [];
-  const badLines: number[] = [];
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  lines.forEach((line, i) => {
-    try {
-      const s = JSON.parse(line) as Partial<Sample>;
-      if (s && typeof s === 'object' && Number.isFinite(s.t) && Number.isFinite(s.mem_mb)) {
-        samples.push({ t: s.t!, mem_mb: s.mem_mb!, cpu_pct: Number.isFinite(s.cpu_pct) ? s.cpu_pct! : 0, n_procs: Number.isFinite(s.n_procs) ? s.n_procs! : 0, partial: s.partial === true });
-      } else badLines.push(i + 1);
-    } catch {
-      badLines.push(i + 1);
-    }
-  });
   samples.sort((a, b) => a.t - b.t);
   return { samples, badLines };
 }

@@ -1,5 +1,9 @@
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeSandbox, runCordon, type Sandbox } from '../../../../../test/support/cli.js';
+import { makeSandbox, runCordon, type RunResult, type Sandbox } from '../../../../../test/support/cli.js';
+import { sessionDir } from '../../../src/telemetry/session-dir.js';
 import { call, marker, samples } from './helpers.js';
 
 // `cordon reduce` through the built bin: a thin command over reduce().
@@ -54,4 +58,67 @@ describe('cordon reduce', () => {
     const exclusive = await runCordon(['reduce', '--all', '--session', 'present'], { env: sandbox.env });
     expect(exclusive.exitCode).toBe(2);
   }, 60_000);
+});
+
+describe('the fast route of cordon reduce (bin/run.cjs, without oclif)', () => {
+  /** Runs `cordon reduce args` through the fast route and through oclif (CORDON_NO_FAST_ROUTE=1). */
+  async function both(args: string[]): Promise<[RunResult, RunResult]> {
+    const fast = await runCordon(['reduce', ...args], { env: sandbox.env });
+    const oclif = await runCordon(['reduce', ...args], { env: { ...sandbox.env, CORDON_NO_FAST_ROUTE: '1' } });
+    return [fast, oclif];
+  }
+
+  it('prints what the oclif command prints, for text, --json and --jsonl (skipped lines on stderr)', async () => {
+    marker(sandbox.dataDir, 'fast-a', 'session_start', T);
+    call(sandbox.dataDir, 'fast-a', 'k1', T + 100, T + 900, { command: 'node -e "big   %s %d"' });
+    call(sandbox.dataDir, 'fast-a', 'k2', T + 1000, T + 1010, { command: 'true', exit_status: 'failed', exit_code: 1 });
+    samples(sandbox.dataDir, 'fast-a', [
+      { t: T + 250, mb: 400, cpu: 12.5 },
+      { t: T + 500, mb: 450 },
+      { t: T + 1250, mb: 100 },
+    ]);
+    // A torn sample line (a killed sampler), then a CRLF one.
+    appendFileSync(join(sessionDir(sandbox.dataDir, 'fast-a'), 'samples.jsonl'), '{"t":1800000001500,"mem_mb":\n{"t":1800000001750,"mem_mb":90}\r\n');
+    call(sandbox.dataDir, 'fast-b', 'k3', T + 5000, T + 6000, { command: 'ls' });
+    // The first reduce migrates the new database; the next runs load the bundle from the code cache.
+    for (const args of [['--all'], ['--all'], ['--session', 'fast-a', '--json'], ['--jsonl', '--all'], ['--session=fast-b', '--jsonl'], []]) {
+      const [fast, oclif] = await both(args);
+      expect(fast.exitCode, `${args.join(' ')}: ${fast.stderr}`).toBe(0);
+      expect(oclif.exitCode).toBe(0);
+      expect(fast.stdout, args.join(' ')).toBe(oclif.stdout);
+      expect(fast.stderr, args.join(' ')).toBe(oclif.stderr);
+    }
+    const [text] = await both(['--session', 'fast-a']);
+    expect(text.stdout).toContain('session fast-a (claude-code): 2 calls, 4 samples');
+    expect(text.stdout).toContain('skipped 1 unreadable sample line');
+    expect(text.stdout).toContain('node -e "big %s %d"');
+  }, 120_000);
+
+  it('runs without loading oclif, and a refusal is rendered by the oclif command (exit 2, the same message)', async () => {
+    call(sandbox.dataDir, 'fast-c', 'k', T, T + 10);
+    expect((await runCordon(['reduce'], { env: sandbox.env })).exitCode).toBe(0);
+    // Reports at exit whether @oclif/core was loaded in the process.
+    const probe = join(sandbox.root, 'probe.cjs');
+    writeFileSync(probe, `process.on('exit', () => process.stderr.write('oclif loaded: ' + Object.keys(require.cache).some((p) => p.includes('@oclif/core')) + '\\n'));\n`);
+    const env = { ...sandbox.env, NODE_OPTIONS: `--require ${probe}` };
+    const plain = await runCordon(['reduce', '--session', 'fast-c', '--jsonl'], { env });
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    expect(plain.stderr).toBe('oclif loaded: false\n');
+    const missing = await runCordon(['reduce', '--session', 'absent-session'], { env });
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain('--session "absent-session"');
+    expect(missing.stderr).toContain('oclif loaded: true');
+    const [fastMissing, oclifMissing] = await both(['--session', 'absent-session', '--json']);
+    expect(fastMissing.exitCode).toBe(2);
+    expect(fastMissing.stdout).toBe(oclifMissing.stdout);
+    // A new database file once the bundle runs from the code cache: migrating needs kysely, which
+    // the bundle cannot import() there on Node 20, so that run goes through oclif.
+    const fresh = join(sandbox.root, 'fresh', 'telemetry.sqlite3');
+    const migrated = await runCordon(['reduce', '--session', 'fast-c', '--db', fresh, '--json'], { env: sandbox.env });
+    expect(migrated.exitCode, migrated.stderr).toBe(0);
+    expect(JSON.parse(migrated.stdout)).toMatchObject({ db: fresh, sessions: [{ session_id: 'fast-c', n_toolcalls: 1 }] });
+    const db = new Database(fresh, { readonly: true });
+    expect(db.prepare('select count(*) from tool_calls').pluck().get()).toBe(1);
+    db.close();
+  }, 120_000);
 });

@@ -1,14 +1,11 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { Kysely, SqliteDialect, type Migration } from 'kysely';
-import { CordonError, ERROR_CODES } from '../../../errors/index.js';
-import { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from '../../../io/index.js';
-import { enableWal, writeTransaction } from '../../../ledger/transaction.js';
+import { CordonError } from '../../../errors/index.js';
+import { writeTransaction } from '../../../ledger/transaction.js';
+import { dbError, MIGRATION_TABLE, openSqliteFile, refuseUnknownMigrations } from './sqlite-file.js';
 import { TELEMETRY_MIGRATIONS } from './migrations.js';
 import type { TelemetrySchema } from './schema.js';
 
-/** File name of the telemetry database inside the data directory. */
-export const TELEMETRY_DB_FILE = 'telemetry.sqlite3';
+export { TELEMETRY_DB_FILE } from './names.js';
 
 /** An open telemetry database. */
 export interface TelemetryDb {
@@ -16,9 +13,6 @@ export interface TelemetryDb {
   readonly db: Kysely<TelemetrySchema>;
   close(): Promise<void>;
 }
-
-/** The 16 bytes every SQLite 3 file starts with (sqlite.org/fileformat.html §1.3). */
-const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
 /**
  * Opens (creating it 0600 and its directory 0700 when missing; an existing one the user owns is
@@ -41,49 +35,16 @@ export async function openTelemetryDb(path: string): Promise<TelemetryDb> {
  * migration name this build does not know); also when better-sqlite3 cannot load.
  */
 export async function openMigratedDb<S>(path: string, migrations: Readonly<Record<string, Migration>>, what: string): Promise<{ readonly path: string; readonly db: Kysely<S>; close(): Promise<void> }> {
-  refuseNonSqlite(path);
-  try {
-    ensurePrivateDir(dirname(path));
-    // Owner-only before SQLite creates it (its -wal and -shm take the database file's mode).
-    if (!existsSync(path)) ensurePrivateFile(path);
-  } catch (error) {
-    throw dbError(path, `cannot create ${what} database ${path}: ${(error as Error).message}`, error);
-  }
-  let raw: import('better-sqlite3').Database;
-  try {
-    const { default: Database } = await import('better-sqlite3');
-    raw = new Database(path, { timeout: 10_000 });
-  } catch (error) {
-    throw dbError(path, `cannot open ${what} database ${path}: ${(error as Error).message}`, error);
-  }
+  const { raw, pending } = await openSqliteFile(path, Object.keys(migrations), what);
   const db = new Kysely<S>({ dialect: new SqliteDialect({ database: raw }) });
   try {
-    raw.pragma('foreign_keys = ON');
-    // A committed migration holds its tables and its kysely_migration rows together, so this
-    // read sees a finished schema or none, even while another process migrates.
-    const tables = raw.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[];
-    if (tables.length > 0 && !tables.includes(MIGRATION_TABLE)) {
-      throw dbError(path, `${path} is an SQLite database but not cordon's ${what} database (no kysely_migration table); it was left unchanged`);
-    }
-    if (tables.includes(MIGRATION_TABLE)) refuseUnknownMigrations(path, what, migrations, raw.prepare(`select name from ${MIGRATION_TABLE}`).pluck().all() as string[]);
-    for (const file of [path, `${path}-wal`, `${path}-shm`]) tightenPrivateFile(file);
-    enableWal(raw, 10_000);
-    await migrate(db as Kysely<any>, path, what, migrations);
+    // Nothing pending: every migration was recorded by a committed transaction, no lock needed.
+    if (pending.length) await migrate(db as Kysely<any>, path, what, migrations);
   } catch (error) {
     await db.destroy();
     throw error instanceof CordonError ? error : dbError(path, `cannot open ${what} database ${path}: ${(error as Error).message}`, error);
   }
   return { path, db, close: () => db.destroy() };
-}
-
-/** The table kysely's `Migrator` keeps its record in; the same shape, so either can read it. */
-const MIGRATION_TABLE = 'kysely_migration';
-
-function refuseUnknownMigrations(path: string, what: string, migrations: Readonly<Record<string, Migration>>, done: readonly string[]): void {
-  const unknown = done.filter((name) => !(name in migrations));
-  if (unknown.length) {
-    throw dbError(path, `${what} database ${path} has schema migrations this cordon does not know (${unknown.join(', ')}): it was written by a newer cordon and was left unchanged`);
-  }
 }
 
 /**
@@ -103,7 +64,7 @@ async function migrate(db: Kysely<any>, path: string, what: string, migrations: 
       .addColumn('timestamp', 'varchar(255)', (c) => c.notNull())
       .execute();
     const done = (await trx.selectFrom(MIGRATION_TABLE).select('name').execute()).map((r) => r.name as string);
-    refuseUnknownMigrations(path, what, migrations, done);
+    refuseUnknownMigrations(path, what, names, done);
     for (const name of names) {
       if (done.includes(name)) continue;
       try {
@@ -114,20 +75,4 @@ async function migrate(db: Kysely<any>, path: string, what: string, migrations: 
       await trx.insertInto(MIGRATION_TABLE).values({ name, timestamp: new Date().toISOString() }).execute();
     }
   });
-}
-
-function refuseNonSqlite(path: string): void {
-  if (!existsSync(path) || statSync(path).size === 0) return;
-  const head = Buffer.alloc(SQLITE_HEADER.length);
-  const fd = openSync(path, 'r');
-  try {
-    readSync(fd, head, 0, head.length, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (!head.equals(SQLITE_HEADER)) throw dbError(path, `${path} is not an SQLite database; it was left unchanged: move it away or pass another --db`);
-}
-
-function dbError(path: string, message: string, cause?: unknown): CordonError {
-  return new CordonError(ERROR_CODES.DB_ERROR, message, { cause, details: { path } });
 }

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { openTelemetryDb, type TelemetryDb } from './open.js';
+import type { TelemetryDb } from './open.js';
 
 /** True when `target` names a PostgreSQL database (`postgres://` or `postgresql://` URL). */
 export function isPostgresUrl(target: string): boolean {
@@ -64,5 +64,8 @@ export async function openTelemetryStore(target: string): Promise<TelemetryDb> {
     const { openPostgresDb } = await import('./open-postgres.js');
     return openPostgresDb(target);
   }
+  // Loaded here, not at the top: kysely is some 260 modules, and `cordon reduce` reads this
+  // file's helpers without needing it.
+  const { openTelemetryDb } = await import('./open.js');
   return openTelemetryDb(target);
 }

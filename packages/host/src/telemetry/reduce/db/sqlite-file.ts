@@ -1,0 +1,128 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import Sqlite, { type Database } from 'better-sqlite3';
+import { CordonError, ERROR_CODES } from '../../../errors/index.js';
+import { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from '../../../io/index.js';
+import { enableWal } from '../../../util/sqlite-wal.js';
+
+/** The table kysely's `Migrator` keeps its record in; the same shape, so either can read it. */
+export const MIGRATION_TABLE = 'kysely_migration';
+
+/** The 16 bytes every SQLite 3 file starts with (sqlite.org/fileformat.html §1.3). */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/** One of cordon's SQLite files, open and checked by {@link openSqliteFile}. */
+export interface SqliteFile {
+  /** The better-sqlite3 connection (WAL, foreign keys on, 10 s busy timeout). */
+  readonly raw: Database;
+  /** Migration names not yet recorded in `kysely_migration`, in name order (all of them for a new file). */
+  readonly pending: string[];
+}
+
+/**
+ * Opens one of cordon's SQLite databases at `path` with better-sqlite3 alone (no kysely, which
+ * costs `cordon reduce` more to load than a small session costs to store), creating it 0600 and
+ * its directory 0700 when missing and making an existing one the user owns owner-only, and says
+ * which of `migrations` (names) it still lacks. Settings: WAL, foreign keys on, 10 s busy
+ * timeout, so several processes may write at once. `what` names the database in messages
+ * (`telemetry`, `control`). Applying the pending migrations is the caller's (`openMigratedDb`).
+ *
+ * @throws CordonError `CORDON_DB_ERROR` (exit 2), leaving the file unchanged, when it is not
+ * SQLite, holds other tables but no migration record, or was migrated by a newer cordon (a
+ * migration name this build does not know); also when better-sqlite3 cannot load or the file
+ * cannot be created or opened.
+ */
+export async function openSqliteFile(path: string, migrations: readonly string[], what: string): Promise<SqliteFile> {
+  refuseNonSqlite(path);
+  try {
+    ensurePrivateDir(dirname(path));
+    // Owner-only before SQLite creates it (its -wal and -shm take the database file's mode).
+    if (!existsSync(path)) ensurePrivateFile(path);
+  } catch (error) {
+    throw dbError(path, `cannot create ${what} database ${path}: ${(error as Error).message}`, error);
+  }
+  let raw: Database;
+  try {
+    // The native addon loads here (a failure is this error, not an import error).
+    const addon = nativeBinding();
+    // An addon object is accepted as well as a path (lib/database.js); the type declarations say string.
+    raw = new Sqlite(path, { timeout: 10_000, ...(addon ? { nativeBinding: addon as string } : {}) });
+  } catch (error) {
+    throw dbError(path, `cannot open ${what} database ${path}: ${(error as Error).message}`, error);
+  }
+  try {
+    raw.pragma('foreign_keys = ON');
+    // A committed migration holds its tables and its kysely_migration rows together, so this
+    // read sees a finished schema or none, even while another process migrates.
+    const tables = raw.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[];
+    if (tables.length > 0 && !tables.includes(MIGRATION_TABLE)) {
+      throw dbError(path, `${path} is an SQLite database but not cordon's ${what} database (no kysely_migration table); it was left unchanged`);
+    }
+    const done = tables.includes(MIGRATION_TABLE) ? (raw.prepare(`select name from ${MIGRATION_TABLE}`).pluck().all() as string[]) : [];
+    refuseUnknownMigrations(path, what, migrations, done);
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) tightenPrivateFile(file);
+    enableWal(raw, 10_000);
+    return { raw, pending: [...migrations].sort().filter((name) => !done.includes(name)) };
+  } catch (error) {
+    raw.close();
+    throw error instanceof CordonError ? error : dbError(path, `cannot open ${what} database ${path}: ${(error as Error).message}`, error);
+  }
+}
+
+/**
+ * better-sqlite3's compiled addon, for its `nativeBinding` option: the path where an install
+ * builds it (`build/`, `build/Debug/` or `build/Release/` of the package, the order its
+ * `bindings` package tries first), else the addon as `bindings` finds it from the package's own
+ * root. Handing it over skips `bindings`' search from the caller's file (a stack-trace parse and a
+ * dozen stats, some 15 ms of a small `cordon reduce`), and that search cannot succeed from the
+ * fast route's bundle, which inlines better-sqlite3's JavaScript. `undefined` when better-sqlite3
+ * cannot be resolved: it then searches as usual (and its error is reported).
+ */
+function nativeBinding(): string | object | undefined {
+  let root: string;
+  try {
+    root = dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
+  } catch {
+    return undefined;
+  }
+  for (const dir of ['build', 'build/Debug', 'build/Release']) {
+    const file = join(root, dir, 'better_sqlite3.node');
+    if (existsSync(file)) return file;
+  }
+  try {
+    const bindings = createRequire(join(root, 'package.json'))('bindings') as (options: { bindings: string; module_root: string }) => object;
+    return bindings({ bindings: 'better_sqlite3.node', module_root: root });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses a database that records migrations this build does not know (`done` holds a name
+ * outside `migrations`): a newer cordon wrote it.
+ * @throws CordonError `CORDON_DB_ERROR`.
+ */
+export function refuseUnknownMigrations(path: string, what: string, migrations: readonly string[], done: readonly string[]): void {
+  const unknown = done.filter((name) => !migrations.includes(name));
+  if (unknown.length) {
+    throw dbError(path, `${what} database ${path} has schema migrations this cordon does not know (${unknown.join(', ')}): it was written by a newer cordon and was left unchanged`);
+  }
+}
+
+function refuseNonSqlite(path: string): void {
+  if (!existsSync(path) || statSync(path).size === 0) return;
+  const head = Buffer.alloc(SQLITE_HEADER.length);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (!head.equals(SQLITE_HEADER)) throw dbError(path, `${path} is not an SQLite database; it was left unchanged: move it away or pass another --db`);
+}
+
+/** A `CORDON_DB_ERROR` about the database at `path` (exit 2). */
+export function dbError(path: string, message: string, cause?: unknown): CordonError {
+  return new CordonError(ERROR_CODES.DB_ERROR, message, { cause, details: { path } });
+}

@@ -1,0 +1,81 @@
+import { cutText } from '@cordon/plugin-api';
+import type { GuardedCallRecord } from '../../control/guard-join.js';
+import { plural } from '../../util/plural.js';
+import type { ReduceResult } from './reduce.js';
+import type { SessionSummary } from './reduce-session.js';
+
+/** What `cordon reduce --json` prints. */
+export interface ReduceReport {
+  /** The telemetry database written. */
+  db: string;
+  /** One summary per reduced session. */
+  sessions: SessionSummary[];
+}
+
+/** The `--json` report of `result`: the database and each session's summary. */
+export function reduceReport(result: ReduceResult): ReduceReport {
+  return { db: result.db, sessions: result.sessions.map((s) => s.summary) };
+}
+
+/**
+ * The text `cordon reduce` prints (one string per line, without newlines): per session its
+ * counts, tool time, memory, skipped lines and one line per call; then where it was stored.
+ * Shared by the oclif command and the fast route of `bin/run.cjs` so both print the same.
+ */
+export function reduceTextLines(result: ReduceResult): string[] {
+  const lines: string[] = [];
+  for (const { summary: s, calls } of result.sessions) {
+    lines.push(`session ${s.session_id}${s.agent ? ` (${s.agent})` : ''}: ${plural(s.n_toolcalls, 'call')}, ${plural(s.n_samples, 'sample')} over ${(s.span_ms / 1000).toFixed(1)} s`);
+    lines.push(
+      `  tool time ${(s.tool_time_ms / 1000).toFixed(1)} s${s.tool_time_fraction === null ? '' : ` (${(s.tool_time_fraction * 100).toFixed(1)} % of the sampled span)`}; ` +
+        `memory baseline ${fmt(s.baseline_memory_mb)} MiB, peak ${fmt(s.peak_memory_mb)} MiB`,
+    );
+    lines.push(`  unpaired starts ${s.unpaired_starts}, orphan ends ${s.orphan_ends}, denied ${s.denied_calls}, shorter than a tick ${s.short_calls}, partial samples ${s.partial_samples}`);
+    const skipped = skippedLines(s);
+    if (skipped) lines.push(`  ${skipped}`);
+    for (const c of calls) {
+      lines.push(`  #${c.seq} ${c.tool_name} ${(c.duration_ms / 1000).toFixed(2)} s peak ${fmt(c.peak_memory_mb)} MiB cpu ${fmt(c.avg_cpu_pct)} % ${c.exit_status ?? ''}  ${cutText(c.command.replace(/\s+/g, ' '), 80)}${guardText(c)}`);
+    }
+  }
+  lines.push(`stored in ${result.db}`);
+  return lines;
+}
+
+/**
+ * `--jsonl`: one JSON line per tool-call record for stdout, and for stderr one line per session
+ * whose files held unreadable lines (stdout holds only records). Each string ends with `\n`.
+ */
+export function reduceJsonl(result: ReduceResult): { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  for (const s of result.sessions) for (const call of s.calls) stdout.push(JSON.stringify(call) + '\n');
+  for (const { summary: s } of result.sessions) {
+    const skipped = skippedLines(s);
+    if (skipped) stderr.push(`cordon reduce: session ${s.session_id}: ${skipped}\n`);
+  }
+  return { stdout, stderr };
+}
+
+/** ` [guard low 603 MiB, peak 12.0 MiB, stall 0 ms]` for a call run by `cordon control run`. */
+function guardText(c: GuardedCallRecord): string {
+  const g = c.guard;
+  if (!g) return '';
+  const mib = (b: number | null) => (b === null ? '-' : (b / 1048576).toFixed(1));
+  const tier = g.final_tier === g.tier ? g.tier : `${g.tier}->${g.final_tier}`;
+  return ` [guard ${tier} ${g.limit_bytes === null ? 'unlimited' : `${mib(g.limit_bytes)} MiB`}${g.enforced ? '' : ' (not enforced)'}, peak ${mib(g.peak_bytes)} MiB, stall ${g.stall_full_ms ?? '-'} ms]`;
+}
+
+function fmt(n: number | null): string {
+  return n === null ? '-' : n.toFixed(1);
+}
+
+/**
+ * `skipped N unreadable marker lines …` for a session whose marker or sample file held lines that
+ * did not parse (a torn append after a full disk, a foreign line); `''` when there were none.
+ */
+function skippedLines(s: { bad_markers: number; bad_samples: number }): string {
+  const parts: string[] = [];
+  if (s.bad_markers > 0) parts.push(`${plural(s.bad_markers, 'unreadable marker line')} (torn by a full disk or a killed writer, or not cordon's)`);
+  if (s.bad_samples > 0) parts.push(plural(s.bad_samples, 'unreadable sample line'));
+  return parts.length ? `skipped ${parts.join(' and ')}` : '';
+}

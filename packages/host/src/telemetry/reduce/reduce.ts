@@ -1,0 +1,67 @@
+import { join } from 'node:path';
+import { joinGuardRuns, readGuardRuns } from '../../control/guard-join.js';
+import { TELEMETRY_DB_FILE } from './db/names.js';
+import { openTelemetrySqlite, storeSessionSqlite } from './db/sqlite-store.js';
+import { isPostgresUrl, machineName, resolveDbTarget } from './db/target.js';
+import { reduceSession, type ReducedSession } from './reduce-session.js';
+import { selectSessions } from './sessions.js';
+
+/** Input of {@link reduce}. */
+export interface ReduceOptions {
+  /** cordon's data directory (sessions under `runs/`). */
+  readonly dataDir: string;
+  /** One session: the agent's session id or its directory name. */
+  readonly session?: string;
+  /** Every recorded session. Without `session` or `all`, the most recently active one. */
+  readonly all?: boolean;
+  /** Database: an SQLite path or a `postgres://` URL (default `CORDON_DB`, else `<dataDir>/telemetry.sqlite3`). */
+  readonly db?: string;
+  /** Environment for `CORDON_DB` and `CORDON_MACHINE` (default `process.env`). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** Result of {@link reduce}. */
+export interface ReduceResult {
+  /** The database written (a PostgreSQL URL with its password redacted). */
+  readonly db: string;
+  readonly sessions: ReducedSession[];
+}
+
+/**
+ * `cordon reduce`: reduces the selected sessions (research/cordon-resource.md A.6) and stores each
+ * in the telemetry database, replacing its previous reduction. An SQLite file is written through
+ * better-sqlite3's prepared statements (kysely loads only to migrate a new file); a PostgreSQL
+ * store through kysely (`storeSession`).
+ * @throws CordonError `CORDON_BAD_INPUT` when no session matches, `CORDON_DB_ERROR` when the
+ * database cannot be used.
+ */
+export async function reduce(options: ReduceOptions): Promise<ReduceResult> {
+  const selected = selectSessions(options.dataDir, options);
+  const env = options.env ?? process.env;
+  const target = resolveDbTarget(options.db, join(options.dataDir, TELEMETRY_DB_FILE), env);
+  const reduced = selected.map((s) => ({ name: s.name, reduced: reduceSession(s.dir) }));
+  const machine = machineName(env);
+  let dbPath: string;
+  if (isPostgresUrl(target)) {
+    const [{ openTelemetryStore }, { storeSession }] = await Promise.all([import('./db/target.js'), import('./db/store.js')]);
+    const db = await openTelemetryStore(target);
+    dbPath = db.path;
+    try {
+      for (const { name, reduced: r } of reduced) await storeSession(db.db, r, name, Date.now(), machine);
+    } finally {
+      await db.close();
+    }
+  } else {
+    const db = await openTelemetrySqlite(target);
+    dbPath = db.path;
+    try {
+      for (const { name, reduced: r } of reduced) storeSessionSqlite(db.raw, r, name, Date.now(), machine);
+    } finally {
+      db.close();
+    }
+  }
+  // Guarded calls (`cordon control guard`) are shown with the `control run` that ran them
+  // (`<data>/control/runs.jsonl` keeps those records; the database keeps the calls).
+  const runs = readGuardRuns(options.dataDir);
+  return { db: dbPath, sessions: reduced.map(({ reduced: r }) => (runs.length ? { ...r, calls: joinGuardRuns(r.summary.session_id, r.calls, runs) } : r)) };
+}

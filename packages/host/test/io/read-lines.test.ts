@@ -1,0 +1,121 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { splitJsonLines } from '../../src/io/append.js';
+import { forEachLine, readJsonLines } from '../../src/io/read-lines.js';
+import { readSamples } from '../../src/telemetry/reduce/samples.js';
+
+// The streamed reader `cordon reduce` uses for markers and samples (issue 19): it must cut a file
+// into exactly the lines the whole-file `readFileSync(path, 'utf8').split('\n')` gave, whatever
+// falls on its 64 KiB chunk boundaries.
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cordon-read-lines-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What the reader must give: the whole file split on `\n`, without the empty end a trailing newline leaves. */
+function splitWhole(path: string): Array<[string, number]> {
+  const pieces = readFileSync(path, 'utf8').split('\n');
+  if (pieces[pieces.length - 1] === '') pieces.pop();
+  return pieces.map((line, i) => [line, i + 1]);
+}
+
+function streamed(path: string): Array<[string, number]> {
+  const out: Array<[string, number]> = [];
+  forEachLine(path, (line, n) => out.push([line, n]));
+  return out;
+}
+
+describe('forEachLine', () => {
+  it('gives a torn last line (no newline) as it is, and keeps the \\r of CRLF lines', () => {
+    const path = join(dir, 'torn.jsonl');
+    writeFileSync(path, '{"a":1}\r\n{"b":2}\r\n{"c":');
+    expect(streamed(path)).toEqual([
+      ['{"a":1}\r', 1],
+      ['{"b":2}\r', 2],
+      ['{"c":', 3],
+    ]);
+  });
+
+  it('an empty file gives no line; blank lines inside keep their numbers', () => {
+    const empty = join(dir, 'empty');
+    writeFileSync(empty, '');
+    expect(streamed(empty)).toEqual([]);
+    const blanks = join(dir, 'blanks');
+    writeFileSync(blanks, '\n\nx\n\n');
+    expect(streamed(blanks)).toEqual([
+      ['', 1],
+      ['', 2],
+      ['x', 3],
+      ['', 4],
+    ]);
+  });
+
+  it('joins a line longer than several chunks and a character split across a chunk boundary', () => {
+    const path = join(dir, 'long');
+    // 65,535 ASCII bytes, then a 4-byte emoji straddling the 64 KiB boundary, then a 200 KiB line.
+    const first = `${'a'.repeat(65_535)}😀é`;
+    const long = 'é'.repeat(100_000);
+    writeFileSync(path, `${first}\n${long}\nend`);
+    expect(streamed(path)).toEqual([
+      [first, 1],
+      [long, 2],
+      ['end', 3],
+    ]);
+  });
+
+  it('reads invalid UTF-8 as U+FFFD exactly as readFileSync does, at any chunk boundary', () => {
+    const path = join(dir, 'bad-utf8');
+    const bytes = Buffer.concat([Buffer.alloc(65_534, 0x62), Buffer.from([0xf0, 0x9f, 0x0a, 0xff, 0xc3]), Buffer.from('\nok\n'), Buffer.from([0xe2, 0x82])]);
+    writeFileSync(path, bytes);
+    expect(streamed(path)).toEqual(splitWhole(path));
+  });
+
+  it('matches split(\\n) of the whole file for any text, CRLF and blank lines included', () => {
+    const pieces = fc.constantFrom('{"t":1}', '\n', '\r\n', '', ' ', 'é', '😀', '\r', 'x'.repeat(70_000));
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 40 }), (parts) => {
+        const path = join(dir, 'prop');
+        writeFileSync(path, parts.join(''));
+        expect(streamed(path)).toEqual(splitWhole(path));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('throws ENOENT for a missing file, as readFileSync does', () => {
+    expect(() => forEachLine(join(dir, 'absent'), () => undefined)).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  });
+});
+
+describe('readJsonLines', () => {
+  const isObject = (v: unknown): v is { k: number } => typeof v === 'object' && v !== null && typeof (v as { k?: unknown }).k === 'number';
+
+  it('finds what splitJsonLines finds in the whole text: torn last line, CRLF, blank and foreign lines', () => {
+    const text = '{"k":1}\r\n\r\n   \n[1]\n{"k":2}\n{"k":3,"x":\n\n{"k":4}\r\n{"k":';
+    const path = join(dir, 'mixed.jsonl');
+    writeFileSync(path, text);
+    const streamedResult = readJsonLines(path, isObject);
+    expect(streamedResult).toEqual(splitJsonLines(text, isObject));
+    expect(streamedResult).toEqual({ values: [{ k: 1 }, { k: 2 }, { k: 4 }], badLines: [4, 6, 9] });
+  });
+});
+
+describe('readSamples (streamed)', () => {
+  it('counts a torn last line and a blank line inside as unreadable, reads CRLF lines, ignores the trailing newline', () => {
+    const path = join(dir, 'samples.jsonl');
+    writeFileSync(path, '{"t":2,"mem_mb":20,"cpu_pct":1,"n_procs":1,"partial":false}\r\n\n{"t":1,"mem_mb":10}\n{"t":3,"mem');
+    const { samples, badLines } = readSamples(path);
+    expect(samples).toEqual([
+      { t: 1, mem_mb: 10, cpu_pct: 0, n_procs: 0, partial: false },
+      { t: 2, mem_mb: 20, cpu_pct: 1, n_procs: 1, partial: false },
+    ]);
+    expect(badLines).toEqual([2, 4]);
+    writeFileSync(path, '{"t":1,"mem_mb":10}\n');
+    expect(readSamples(path).badLines).toEqual([]);
+  });
+});
