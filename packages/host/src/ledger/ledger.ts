@@ -16,13 +16,14 @@ import type {
   VisibleEntry,
 } from '@cordon/plugin-api';
 import type BetterSqlite3 from 'better-sqlite3';
-import { sql, type Compilable, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { asLedgerError, refused } from './errors.js';
 import { compactionId, generateSessionId, isValidSessionName, messageId } from './ids.js';
 import { openLedgerDatabase, type OpenDatabaseOptions } from './open.js';
-import { renderModelItems, renderText, renderWithRoles } from './render.js';
+import { SessionReads } from './reads.js';
+import { BLOCK_SEPARATOR, renderBlock, renderModelItems, renderWithRoles } from './render.js';
 import type { LedgerSchema } from './schema.js';
-import { PRESERVE_ROLES, ROLES, visibleEntries, visibleIdsFromSeqs, type LedgerState } from './state.js';
+import { PRESERVE_ROLES, renderLayout, ROLES, strongestRole, visibleIdsFromSeqs, type LedgerOutline } from './state.js';
 import { readTransaction, Rollback, writeTransaction } from './transaction.js';
 import { validateCompaction } from './validate.js';
 
@@ -40,6 +41,9 @@ export interface LedgerOpenOptions extends OpenDatabaseOptions {
   readonly beforeStore?: (plan: CompactionPlan) => Promise<CompactionPlan>;
 }
 
+/** The outline of a session that does not exist (validation refuses it before looking). */
+const EMPTY_OUTLINE: LedgerOutline = { maxSeq: 0, roleCodes: '', compactions: [] };
+
 /** Largest number of rows one INSERT carries (keeps well under SQLite's bound-parameter limit). */
 const INSERT_CHUNK = 500;
 
@@ -55,11 +59,13 @@ const INSERT_CHUNK = 500;
 export class Ledger implements LedgerHandle {
   readonly #db: Db;
   readonly #raw: BetterSqlite3.Database;
+  readonly #reads: SessionReads;
   readonly #beforeStore?: (plan: CompactionPlan) => Promise<CompactionPlan>;
 
   private constructor(readonly path: string, db: Db, raw: BetterSqlite3.Database, beforeStore?: (plan: CompactionPlan) => Promise<CompactionPlan>) {
     this.#db = db;
     this.#raw = raw;
+    this.#reads = new SessionReads(raw);
     this.#beforeStore = beforeStore;
   }
 
@@ -190,8 +196,32 @@ export class Ledger implements LedgerHandle {
     });
   }
 
+  /**
+   * The visible entries, reading only what is visible: the message rows between active
+   * compactions, and for each compaction its role from the role index (no replaced rows).
+   * Same entries as `visibleEntries` over the whole session.
+   */
   async visible(sessionId: string): Promise<VisibleEntry[]> {
-    return this.#guard(async () => visibleEntries(await this.#state(sessionId, true)));
+    return this.#guard(async () =>
+      readTransaction(this.#db, async (trx) => {
+        await requireSession(trx, sessionId);
+        const layout = renderLayout(await maxSeq(trx, sessionId), await activeCompactions(trx, sessionId));
+        let roleCodes: string | undefined;
+        const entries: VisibleEntry[] = [];
+        for (const s of layout) {
+          if (s.kind === 'compaction') {
+            roleCodes ??= this.#reads.roleCodes(sessionId);
+            const c = s.compaction;
+            entries.push({ kind: 'compaction', id: c.id, role: strongestRole(roleCodes, c.fromSeq, c.toSeq), text: c.summary, compaction: c });
+            continue;
+          }
+          for (const [id, seq, role, text, source, createdAtMs] of this.#reads.messageRows(sessionId, s.from, s.to)) {
+            entries.push({ kind: 'message', id, role, text, message: { id, seq, role, text, source, createdAtMs } });
+          }
+        }
+        return entries;
+      }),
+    );
   }
 
   async visibleIds(sessionId: string): Promise<string[]> {
@@ -204,35 +234,16 @@ export class Ledger implements LedgerHandle {
   }
 
   /**
-   * The text render without building entry objects: only visible messages are read (the gaps
-   * between active compactions), each already formatted as its block, and joined once. Same bytes as
-   * `renderText(visible())`; this is the path `show`, `turn` and the proxy take.
+   * The text render without entry objects or a string per message: each run of visible messages
+   * (between active compactions) comes back from SQLite as one string, already formatted as
+   * blocks; replaced messages are never read. Same bytes as `renderText(visible())`; this is the
+   * path `show`, `turn` and the proxy take.
    */
   async render(sessionId: string): Promise<string> {
     return this.#guard(async () =>
       readTransaction(this.#db, async (trx) => {
         await requireSession(trx, sessionId);
-        const compactions = await activeCompactions(trx, sessionId);
-        const blocks: string[] = [];
-        const gap = (from: number, to: number) => {
-          // The block is concatenated by the database (standard `||`): one string per row.
-          const query = trx
-            .selectFrom('messages')
-            .select(sql<string>`text || ${'\n<aboveturn id="'} || id || ${'"/>'}`.as('block'))
-            .where('session_id', '=', sessionId)
-            .where('seq', '>=', from)
-            .where('seq', '<=', to)
-            .orderBy('seq');
-          for (const block of rawColumn(this.#raw, query) as string[]) blocks.push(block);
-        };
-        let next = 1;
-        for (const c of compactions) {
-          if (c.fromSeq > next) gap(next, c.fromSeq - 1);
-          blocks.push(`${c.summary}\n<aboveturn id="${c.id}"/>`);
-          next = c.toSeq + 1;
-        }
-        gap(next, Number.MAX_SAFE_INTEGER);
-        return blocks.join('\n\n');
+        return this.#renderText(trx, sessionId);
       }),
     );
   }
@@ -258,8 +269,11 @@ export class Ledger implements LedgerHandle {
     return this.#guard(async () => {
       const dryRun = options.dryRun === true;
       // Validate first so taps only ever see plans that can be stored.
-      const before = await readTransaction(this.#db, async (trx) => ({ exists: (await findSession(trx, sessionId)) !== undefined, state: await this.#load(trx, sessionId, false) }));
-      const checked = validateCompaction(sessionId, before.exists, before.state, requests);
+      const before = await readTransaction(this.#db, async (trx) => {
+        const session = await findSession(trx, sessionId);
+        return { session, outline: session ? await this.#outline(trx, sessionId) : EMPTY_OUTLINE };
+      });
+      const checked = validateCompaction(sessionId, before.session !== undefined, before.outline, requests);
       let plan: CompactionPlan = {
         sessionId,
         ranges: requests.map((r) => ({ from: r.from, to: r.to, summary: r.summary })),
@@ -269,8 +283,11 @@ export class Ledger implements LedgerHandle {
 
       const run = async (trx: Db): Promise<LedgerCompactResult> => {
         const session = await findSession(trx, sessionId);
-        const state = await this.#load(trx, sessionId, dryRun);
-        // Again inside the write lock: another process may have written since.
+        // Again inside the write lock: another process may have written since. Stored messages
+        // never change, so the roles read before still hold for the same session (same
+        // correlation id, which is random per session); only messages recorded since are read.
+        const same = session !== undefined && before.session?.usage_correlation_id === session.usage_correlation_id;
+        const state = session ? await this.#outline(trx, sessionId, same ? before.outline : undefined) : EMPTY_OUTLINE;
         const ranges = validateCompaction(sessionId, session !== undefined, state, plan.ranges);
         let next = Number(session!.last_compaction_seq);
         const now = Date.now();
@@ -326,16 +343,17 @@ export class Ledger implements LedgerHandle {
         await trx.updateTable('sessions').set({ last_compaction_seq: next }).where('id', '=', sessionId).execute();
         await touch(trx, sessionId, now);
         const active = [...state.compactions.filter((c) => !superseded.has(c.id)), ...created].sort((a, b) => a.fromSeq - b.fromSeq);
-        const entries = dryRun ? visibleEntries({ messages: state.messages, compactions: active }) : undefined;
+        // A dry run's render is read inside this transaction, which sees the new rows; then it rolls back.
+        const render = dryRun ? await this.#renderText(trx, sessionId) : undefined;
         const result: LedgerCompactResult = {
           sessionId,
           stored: !dryRun,
           ranges: results,
           nMessagesReplaced: results.reduce((n, r) => n + r.nMessagesReplaced, 0),
-          visibleIds: visibleIdsFromSeqs(state.messages.length, active),
+          visibleIds: visibleIdsFromSeqs(state.maxSeq, active),
           activeCompactions: active.length,
           totalKnownMessagesReplaced: active.reduce((n, c) => n + c.nMessagesReplaced, 0),
-          ...(entries ? { render: renderText(entries) } : {}),
+          ...(render !== undefined ? { render } : {}),
         };
         if (dryRun) throw new Rollback(result);
         return result;
@@ -369,30 +387,27 @@ export class Ledger implements LedgerHandle {
     );
   }
 
-  /** One consistent snapshot of a session's messages and active compactions. */
-  async #state(sessionId: string, withText: boolean): Promise<LedgerState> {
-    return readTransaction(this.#db, async (trx) => {
-      await requireSession(trx, sessionId);
-      return this.#load(trx, sessionId, withText);
-    });
+  /**
+   * The text render of a session inside the caller's transaction: the layout of its active
+   * compactions, each run of visible messages as one SQLite string, joined once.
+   */
+  async #renderText(trx: Db, sessionId: string): Promise<string> {
+    const parts: string[] = [];
+    for (const s of renderLayout(await maxSeq(trx, sessionId), await activeCompactions(trx, sessionId))) {
+      if (s.kind === 'compaction') parts.push(renderBlock(s.compaction.summary, s.compaction.id));
+      else parts.push(this.#reads.renderRun(sessionId, s.from, s.to));
+    }
+    return parts.join(BLOCK_SEPARATOR);
   }
 
   /**
-   * Every message (with or without text) and the active compactions of a session. The message
-   * query is built by kysely and run as row arrays on the same connection (inside the caller's
-   * transaction): at 100,000 messages that is several times faster than row objects.
+   * A session's outline (roles from the role index, active compactions) inside the caller's
+   * transaction. With `known`, an outline of the same session read earlier, only the roles of
+   * messages recorded after it are read: stored messages never change.
    */
-  async #load(trx: Db, sessionId: string, withText: boolean): Promise<LedgerState> {
-    const base = trx.selectFrom('messages').where('session_id', '=', sessionId).orderBy('seq');
-    let messages: LedgerMessage[];
-    if (withText) {
-      const rows = rawRows(this.#raw, base.select(['id', 'seq', 'role', 'text', 'source', 'created_at_ms'])) as Array<[string, number, LedgerRole, string, string | null, number]>;
-      messages = rows.map(([id, seq, role, text, source, at]) => ({ id, seq, role, text, source, createdAtMs: at }));
-    } else {
-      const rows = rawRows(this.#raw, base.select(['id', 'seq', 'role'])) as Array<[string, number, LedgerRole]>;
-      messages = rows.map(([id, seq, role]) => ({ id, seq, role, text: '', source: null, createdAtMs: 0 }));
-    }
-    return { messages, compactions: await activeCompactions(trx, sessionId) };
+  async #outline(trx: Db, sessionId: string, known?: LedgerOutline): Promise<LedgerOutline> {
+    const roleCodes = known ? known.roleCodes + this.#reads.roleCodes(sessionId, known.maxSeq) : this.#reads.roleCodes(sessionId);
+    return { maxSeq: roleCodes.length, roleCodes, compactions: await activeCompactions(trx, sessionId) };
   }
 
   async #guard<T>(fn: () => Promise<T>): Promise<T> {
@@ -469,18 +484,6 @@ async function maxSeq(trx: Db, sessionId: string): Promise<number> {
 /** Active compactions of a session, sorted by their first message. */
 async function activeCompactions(trx: Db, sessionId: string): Promise<LedgerCompaction[]> {
   return (await trx.selectFrom('compactions').selectAll().where('session_id', '=', sessionId).where('superseded_by', 'is', null).orderBy('from_seq').execute()).map(toCompaction);
-}
-
-/** Runs a kysely-built one-column SELECT on the raw connection, returning just the values. */
-function rawColumn(raw: BetterSqlite3.Database, query: Compilable): unknown[] {
-  const { sql: text, parameters } = query.compile();
-  return raw.prepare(text).pluck().all(...(parameters as unknown[]));
-}
-
-/** Runs a kysely-built SELECT on the raw connection, returning rows as arrays in column order. */
-function rawRows(raw: BetterSqlite3.Database, query: Compilable): unknown[][] {
-  const { sql: text, parameters } = query.compile();
-  return raw.prepare(text).raw().all(...(parameters as unknown[])) as unknown[][];
 }
 
 function toSession(row: LedgerSchema['sessions']): LedgerSession {

@@ -70,6 +70,15 @@ export const LEDGER_MIGRATIONS: readonly LedgerMigration[] = [
       await db.schema.createIndex('compactions_session_range').on('compactions').columns(['session_id', 'from_seq', 'to_seq']).execute();
     },
   },
+  {
+    // Every role of a session in seq order without reading message text: compaction validation
+    // and the compaction roles of the render read this index only (`SessionReads.roleCodes`).
+    // About 35 bytes per message; built once when a version-1 ledger is opened.
+    version: 2,
+    async up(db) {
+      await db.schema.createIndex('messages_session_seq_role').on('messages').columns(['session_id', 'seq', 'role']).execute();
+    },
+  },
 ];
 
 /** The schema version this build writes and understands. */

@@ -8,11 +8,22 @@ import { refused } from './errors.js';
  * ends in `\n` keeps it: `text\n\n<aboveturn …/>`.
  */
 export function renderText(entries: readonly VisibleEntry[]): string {
-  return entries.map(block).join('\n\n');
+  return entries.map(block).join(BLOCK_SEPARATOR);
+}
+
+/** What goes between a block's text and its id, and after the id (the ledger's SQL builds blocks too). */
+export const ABOVETURN_OPEN = '\n<aboveturn id="';
+export const ABOVETURN_CLOSE = '"/>';
+/** Between two blocks: one blank line. */
+export const BLOCK_SEPARATOR = '\n\n';
+
+/** One block of the text render: `text\n<aboveturn id="ID"/>`. */
+export function renderBlock(text: string, id: string): string {
+  return `${text}${ABOVETURN_OPEN}${id}${ABOVETURN_CLOSE}`;
 }
 
 function block(e: VisibleEntry): string {
-  return `${e.text}\n<aboveturn id="${e.id}"/>`;
+  return renderBlock(e.text, e.id);
 }
 
 /**

@@ -44,6 +44,66 @@ export function visibleEntries(state: LedgerState): VisibleEntry[] {
   return entries;
 }
 
+/**
+ * A session without its text, enough to validate a compaction and lay out the render: sequence
+ * numbers are gap-free (`1..maxSeq`, assigned under the write lock, never deleted), so one
+ * character per message carries every role. Built from one covering-index read
+ * (`SessionReads.roleCodes`), not from message rows.
+ */
+export interface LedgerOutline {
+  /** Highest message seq (0 for an empty session); equals `roleCodes.length`. */
+  readonly maxSeq: number;
+  /** `roleCodes[seq - 1]` is {@link ROLE_CODE} of message `seq`'s role. */
+  readonly roleCodes: string;
+  /** Active compactions, sorted by `fromSeq`. */
+  readonly compactions: readonly LedgerCompaction[];
+}
+
+/** One character per role: the first letter, which the five roles do not share. */
+export const ROLE_CODE: Readonly<Record<LedgerRole, string>> = { system: 's', developer: 'd', user: 'u', assistant: 'a', tool: 't' };
+
+/** The role a {@link ROLE_CODE} character stands for. */
+export const ROLE_OF_CODE: Readonly<Record<string, LedgerRole>> = { s: 'system', d: 'developer', u: 'user', a: 'assistant', t: 'tool' };
+
+/** The outline of a loaded state (messages in seq order, seq = index + 1). */
+export function outlineOf(state: LedgerState): LedgerOutline {
+  return { maxSeq: state.messages.length, roleCodes: state.messages.map((m) => ROLE_CODE[m.role]).join(''), compactions: state.compactions };
+}
+
+/** A stretch of the render: visible messages `from..to`, or one compaction standing for its range. */
+export type LayoutSegment = { readonly kind: 'messages'; readonly from: number; readonly to: number } | { readonly kind: 'compaction'; readonly compaction: LedgerCompaction };
+
+/**
+ * The render's shape from sequence numbers alone, the same walk as {@link visibleEntries}: where
+ * an active compaction starts, it stands for its messages and the walk continues after its last
+ * one; the runs between are visible messages. A compaction that starts inside an earlier one (only
+ * in a database written elsewhere) is not shown, as in the walk. O(compactions log compactions).
+ */
+export function renderLayout(maxSeq: number, compactions: readonly LedgerCompaction[]): LayoutSegment[] {
+  const startsAt = new Map<number, LedgerCompaction>();
+  for (const c of compactions) startsAt.set(c.fromSeq, c);
+  const starts = [...startsAt.keys()].filter((s) => s >= 1 && s <= maxSeq).sort((a, b) => a - b);
+  const segments: LayoutSegment[] = [];
+  let next = 1;
+  for (const start of starts) {
+    if (start < next) continue;
+    if (start > next) segments.push({ kind: 'messages', from: next, to: start - 1 });
+    const c = startsAt.get(start)!;
+    segments.push({ kind: 'compaction', compaction: c });
+    next = Math.min(Math.max(start, c.toSeq), maxSeq) + 1;
+  }
+  if (next <= maxSeq) segments.push({ kind: 'messages', from: next, to: maxSeq });
+  return segments;
+}
+
+/** The strongest role among messages `from..to` of an outline's role codes (what a compaction shows as). */
+export function strongestRole(roleCodes: string, from: number, to: number): Exclude<LedgerRole, 'tool'> {
+  let strongest = 0;
+  const last = Math.min(to, roleCodes.length);
+  for (let seq = Math.max(from, 1); seq <= last && strongest < 3; seq++) strongest = Math.max(strongest, STRENGTH[ROLE_OF_CODE[roleCodes[seq - 1]!]!]);
+  return BY_STRENGTH[strongest]!;
+}
+
 /** Ids of {@link visibleEntries}, a mix of `msgN` and `cmpN`. */
 export function visibleIds(state: LedgerState): string[] {
   return visibleEntries(state).map((e) => e.id);

@@ -1,7 +1,7 @@
 import type { LedgerCompaction, LedgerRangeRequest } from '@cordon/plugin-api';
 import { refused } from './errors.js';
 import { messageId } from './ids.js';
-import { PRESERVE_ROLES, visibleEntries, type LedgerState } from './state.js';
+import { outlineOf, PRESERVE_ROLES, renderLayout, ROLE_CODE, type LedgerOutline, type LedgerState } from './state.js';
 
 /** One validated range, resolved to message sequence numbers. */
 export interface ResolvedRange {
@@ -16,13 +16,48 @@ export interface ResolvedRange {
   readonly warning?: string;
 }
 
-/** The active compaction hiding message id `id` (`msgN` with N inside its range), if any. */
-function coveringCompaction(state: LedgerState, id: string): LedgerCompaction | undefined {
+/** The seq a message id names (`msgN`, N ≥ 1 without leading zeros), else undefined. */
+function seqOfMessageId(id: string): number | undefined {
   const m = /^msg([1-9]\d*)$/.exec(id);
-  if (!m) return undefined;
-  const seq = Number(m[1]);
-  if (seq > state.messages.length) return undefined;
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The active compaction hiding message id `id` (`msgN` with N inside its range), if any. */
+function coveringCompaction(state: LedgerOutline, id: string): LedgerCompaction | undefined {
+  const seq = seqOfMessageId(id);
+  if (seq === undefined || seq > state.maxSeq) return undefined;
   return state.compactions.find((c) => c.fromSeq <= seq && seq <= c.toSeq);
+}
+
+/**
+ * The seq bounds of each visible id, without listing the visible messages: a `cmpN` is looked up
+ * among the compactions the render shows, a `msgN` is visible when it lies in one of the render's
+ * message runs (binary search). Same answers as a map over every visible entry.
+ */
+function visibleBounds(state: LedgerOutline): (id: string) => { from: number; to: number } | undefined {
+  const layout = renderLayout(state.maxSeq, state.compactions);
+  const shown = new Map<string, LedgerCompaction>();
+  const runs: Array<{ from: number; to: number }> = [];
+  for (const s of layout) {
+    if (s.kind === 'compaction') shown.set(s.compaction.id, s.compaction);
+    else runs.push(s);
+  }
+  return (id) => {
+    const c = shown.get(id);
+    if (c) return { from: c.fromSeq, to: c.toSeq };
+    const seq = seqOfMessageId(id);
+    if (seq === undefined) return undefined;
+    let lo = 0;
+    let hi = runs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const run = runs[mid]!;
+      if (seq < run.from) hi = mid - 1;
+      else if (seq > run.to) lo = mid + 1;
+      else return { from: seq, to: seq };
+    }
+    return undefined;
+  };
 }
 
 /**
@@ -37,22 +72,22 @@ function coveringCompaction(state: LedgerState, id: string): LedgerCompaction | 
  * covered ones are superseded: nesting). 8. A range holding system, developer or user messages
  * gets a warning, not an error.
  *
- * Returns the ranges in request order. Pure: reads only `state`.
+ * Returns the ranges in request order. Pure: reads only `session`, which is a loaded state or
+ * its outline (the ledger passes the outline: roles and compactions only, no message rows).
+ * O(messages) on typed arrays plus O(ranges × compactions).
  */
-export function validateCompaction(sessionId: string, sessionExists: boolean, state: LedgerState, requests: readonly LedgerRangeRequest[]): ResolvedRange[] {
+export function validateCompaction(sessionId: string, sessionExists: boolean, session: LedgerState | LedgerOutline, requests: readonly LedgerRangeRequest[]): ResolvedRange[] {
   if (requests.length === 0) throw refused('provide at least one compaction range');
   if (!sessionExists) throw refused(`unknown session \`${sessionId}\``, { sessionId });
-
-  const entries = visibleEntries({ messages: state.messages, compactions: state.compactions });
-  const bounds = new Map<string, { from: number; to: number }>();
-  for (const e of entries) bounds.set(e.id, e.kind === 'message' ? { from: e.message.seq, to: e.message.seq } : { from: e.compaction.fromSeq, to: e.compaction.toSeq });
+  const state = 'messages' in session ? outlineOf(session) : session;
+  const bounds = visibleBounds(state);
 
   // Step 3: each range on its own, in request order.
   const resolved = requests.map((request, index) => {
     const label = `${request.from}..${request.to}`;
     if (typeof request.summary !== 'string' || request.summary.trim() === '') throw refused(`summary must be non-empty (range ${label})`, { range: label });
-    const from = bounds.get(request.from);
-    const to = bounds.get(request.to);
+    const from = bounds(request.from);
+    const to = bounds(request.to);
     for (const [endpoint, found] of [[request.from, from], [request.to, to]] as const) {
       if (found) continue;
       const cover = coveringCompaction(state, endpoint);
@@ -116,24 +151,26 @@ export function validateCompaction(sessionId: string, sessionExists: boolean, st
 }
 
 /** The id under which message `seq` shows in the render: `msgN`, or the active compaction hiding it. */
-function visibleIdAt(state: LedgerState, seq: number): string {
+function visibleIdAt(state: LedgerOutline, seq: number): string {
   return state.compactions.find((c) => c.fromSeq <= seq && seq <= c.toSeq)?.id ?? messageId(seq);
 }
 
 /** Tool groups: for each seq inside one, the group's assistant seq (`start`) and last tool seq (`end`). */
-function toolGroups(state: LedgerState): { at(seq: number): { start: number; end: number } | undefined } {
-  const { messages } = state;
-  const startOf = new Int32Array(messages.length + 2);
-  const endOf = new Int32Array(messages.length + 2);
-  for (let i = 0; i < messages.length; i++) {
-    if (messages[i]!.role !== 'assistant' || messages[i + 1]?.role !== 'tool') continue;
+function toolGroups(state: LedgerOutline): { at(seq: number): { start: number; end: number } | undefined } {
+  const codes = state.roleCodes;
+  const n = codes.length;
+  const assistant = ROLE_CODE.assistant.charCodeAt(0);
+  const tool = ROLE_CODE.tool.charCodeAt(0);
+  const startOf = new Int32Array(n + 2);
+  const endOf = new Int32Array(n + 2);
+  // Index i holds message seq i + 1.
+  for (let i = 0; i < n; i++) {
+    if (codes.charCodeAt(i) !== assistant || codes.charCodeAt(i + 1) !== tool) continue;
     let j = i + 1;
-    while (messages[j + 1]?.role === 'tool') j++;
-    const start = messages[i]!.seq;
-    const end = messages[j]!.seq;
+    while (codes.charCodeAt(j + 1) === tool) j++;
     for (let k = i; k <= j; k++) {
-      startOf[messages[k]!.seq] = start;
-      endOf[messages[k]!.seq] = end;
+      startOf[k + 1] = i + 1;
+      endOf[k + 1] = j + 1;
     }
     i = j;
   }
@@ -141,9 +178,12 @@ function toolGroups(state: LedgerState): { at(seq: number): { start: number; end
 }
 
 /** `prefix[s]` = number of messages with seq ≤ s whose role asks for preservation. */
-function preservePrefix(state: LedgerState): Int32Array {
-  const prefix = new Int32Array(state.messages.length + 1);
-  for (const m of state.messages) prefix[m.seq] = (prefix[m.seq - 1] ?? 0) + (PRESERVE_ROLES.has(m.role) ? 1 : 0);
+function preservePrefix(state: LedgerOutline): Int32Array {
+  const codes = state.roleCodes;
+  const prefix = new Int32Array(codes.length + 1);
+  const preserved = new Uint8Array(128);
+  for (const role of PRESERVE_ROLES) preserved[ROLE_CODE[role].charCodeAt(0)] = 1;
+  for (let i = 0; i < codes.length; i++) prefix[i + 1] = prefix[i]! + preserved[codes.charCodeAt(i)]!;
   return prefix;
 }
 

@@ -1,7 +1,7 @@
 import type { LedgerCompaction, LedgerMessage, LedgerRole } from '@cordon/plugin-api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderModelItems, renderText, renderWithRoles, visibleEntries, visibleIds, visibleIdsFromSeqs } from '../../src/ledger/index.js';
+import { outlineOf, renderLayout, renderModelItems, renderText, renderWithRoles, strongestRole, visibleEntries, visibleIds, visibleIdsFromSeqs } from '../../src/ledger/index.js';
 
 const msg = (seq: number, role: LedgerRole, text: string): LedgerMessage => ({ id: `msg${seq}`, seq, role, text, source: null, createdAtMs: 0 });
 const cmp = (n: number, fromSeq: number, toSeq: number, summary: string): LedgerCompaction => ({
@@ -86,6 +86,28 @@ describe('visible ids from sequence numbers alone', () => {
         }
         expect(visibleIdsFromSeqs(n, compactions)).toEqual(visibleIds({ messages, compactions }));
       }),
+    );
+  });
+});
+
+describe('the render layout from sequence numbers and role codes', () => {
+  it('shows the entries of the message walk, with the same compaction roles, even for overlapping compactions', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom<LedgerRole>('system', 'developer', 'user', 'assistant', 'tool'), { maxLength: 40 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 42 }), fc.integer({ min: 0, max: 6 })), { maxLength: 8 }),
+        (roles, spans) => {
+          const messages = roles.map((r, i) => msg(i + 1, r, r));
+          // Sorted by start as the ledger reads them; starts may repeat or fall inside another (a database written elsewhere).
+          const compactions = spans.map(([from, len], i) => cmp(i + 1, from, from + len, `s${i}`)).sort((a, b) => a.fromSeq - b.fromSeq);
+          const state = { messages, compactions };
+          const { maxSeq, roleCodes } = outlineOf(state);
+          const fromLayout = renderLayout(maxSeq, compactions).flatMap((s) =>
+            s.kind === 'compaction' ? [[s.compaction.id, strongestRole(roleCodes, s.compaction.fromSeq, s.compaction.toSeq)]] : messages.slice(s.from - 1, s.to).map((m) => [m.id, m.role]),
+          );
+          expect(fromLayout).toEqual(visibleEntries(state).map((e) => [e.id, e.role]));
+        },
+      ),
     );
   });
 });

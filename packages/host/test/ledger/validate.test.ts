@@ -1,6 +1,7 @@
 import type { LedgerCompaction, LedgerMessage, LedgerRangeRequest, LedgerRole } from '@cordon/plugin-api';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { validateCompaction } from '../../src/ledger/index.js';
+import { outlineOf, validateCompaction, visibleEntries } from '../../src/ledger/index.js';
 
 const msg = (seq: number, role: LedgerRole): LedgerMessage => ({ id: `msg${seq}`, seq, role, text: '', source: null, createdAtMs: 0 });
 const cmp = (n: number, fromSeq: number, toSeq: number): LedgerCompaction => ({
@@ -126,5 +127,41 @@ describe('compaction validation, in the order of research §1.5', () => {
       [0, 5, 6],
       [1, 1, 2],
     ]);
+  });
+});
+
+describe('endpoint lookup without listing the visible entries', () => {
+  // validateCompaction resolves ids from the render layout (compactions and message runs); the
+  // walk over every message (visibleEntries) is the reference, overlapping compactions included.
+  it('resolves exactly the ids the walk shows, to the same bounds, and refuses the others', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom<LedgerRole>('system', 'user', 'assistant'), { maxLength: 30 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 32 }), fc.integer({ min: 0, max: 5 })), { maxLength: 6 }),
+        fc.array(fc.oneof(fc.integer({ min: 0, max: 33 }).map((n) => `msg${n}`), fc.integer({ min: 0, max: 7 }).map((n) => `cmp${n}`), fc.constantFrom('msg01', 'msg', 'x')), { minLength: 1, maxLength: 8 }),
+        (roles, spans, ids) => {
+          const compactions = spans.map(([from, len], i) => cmp(i + 1, from, from + len)).sort((a, b) => a.fromSeq - b.fromSeq);
+          const s = state(roles, compactions);
+          const bounds = new Map(visibleEntries(s).map((e) => [e.id, e.kind === 'message' ? [e.message.seq, e.message.seq] : [e.compaction.fromSeq, e.compaction.toSeq]] as const));
+          for (const id of ids) {
+            let got: [number, number] | string;
+            try {
+              const [only] = validateCompaction('s', true, outlineOf(s), [r(id, id)]);
+              got = [only!.fromSeq, only!.toSeq];
+            } catch (error) {
+              got = (error as Error).message;
+            }
+            const want = bounds.get(id);
+            if (want) {
+              // Visible: resolved to the walk's bounds unless a later step refuses it.
+              if (Array.isArray(got)) expect(got).toEqual(want);
+              else expect(got).not.toMatch(/is not visible/);
+            } else {
+              expect(got).toMatch(new RegExp(`^endpoint \`${id}\` is not visible`));
+            }
+          }
+        },
+      ),
+    );
   });
 });

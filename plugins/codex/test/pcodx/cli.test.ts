@@ -314,7 +314,7 @@ describe('cordon pcodx: prompts, refusals of the database, many processes', () =
     const before = sha(db);
     const newer = await pcodx(box, db, ['show']);
     expect(newer.exitCode).toBe(1);
-    expect(newer.stderr).toBe(`error: ledger database ${db} has schema version 99, newer than this cordon understands (1); it was left unchanged: upgrade cordon or use another --db\n`);
+    expect(newer.stderr).toBe(`error: ledger database ${db} has schema version 99, newer than this cordon understands (2); it was left unchanged: upgrade cordon or use another --db\n`);
     expect(sha(db)).toBe(before);
 
     const junk = join(box.root, 'junk.sqlite3');
