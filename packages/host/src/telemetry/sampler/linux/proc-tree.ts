@@ -77,6 +77,8 @@ const MAX_PROBES = 64;
  * the sampler's main cost (issue 19).
  */
 const IDLE_MS = 1000;
+/** Missing probed pids looked at once more on the next tick: the newest this many (see #probeNew). */
+const RETRY_NEWEST = 4;
 
 /**
  * Measures the process tree rooted at one pid by reading `/proc` directly
@@ -357,32 +359,43 @@ export class ProcTreeReader implements TreeReader {
     return fresh;
   }
 
-  /** Reads the pids allocated since the previous tick (and last tick's not-yet-visible ones). */
+  /**
+   * Reads the pids allocated since the previous tick, and last tick's missing pids once more: a pid
+   * is allocated before its process becomes visible in `/proc`, so one probed during its fork is
+   * not there yet. Only the newest {@link RETRY_NEWEST} missing pids are kept for that: a fork
+   * takes microseconds, so the one in flight when `/proc/loadavg` was read is among the last
+   * allocated, while the older missing pids of a busy machine (short-lived processes, the bulk
+   * under churn) are gone for good and checking each twice doubled the sampler's cost (issue 19).
+   */
   #probeNew(previous: number, moved: number): Fresh[] {
     const fresh: Fresh[] = [];
     const retry = this.#retry;
-    this.#retry = [];
-    const probe = (pid: number, again: boolean): void => {
-      if (this.#exclude.has(pid) || this.#members.has(pid)) return;
-      const f = this.#openFresh(pid, true);
-      if (f) fresh.push(f);
-      else if (!again) this.#retry.push(pid);
-    };
-    for (const pid of retry) probe(pid, true);
+    const missing: number[] = [];
+    for (const pid of retry) this.#probe(pid, fresh, undefined);
     for (let i = 1; i <= moved; i++) {
       let pid = previous + i;
       if (pid > this.#pidMax) pid -= this.#pidMax;
-      probe(pid, false);
+      this.#probe(pid, fresh, missing);
     }
+    this.#retry = missing.length > RETRY_NEWEST ? missing.slice(-RETRY_NEWEST) : missing;
     return fresh;
   }
 
+  /** Probes one pid: adds it to `fresh` when it is a process not met before, or to `missing` when absent. */
+  #probe(pid: number, fresh: Fresh[], missing: number[] | undefined): void {
+    if (this.#exclude.has(pid) || this.#members.has(pid)) return;
+    const f = this.#openFresh(pid, true);
+    if (f === null) return; // a thread
+    if (f) fresh.push(f);
+    else missing?.push(pid);
+  }
+
   /**
-   * Opens and reads a pid's stat; `undefined` when it does not exist or is a thread. A probed pid
+   * Opens and reads a pid's stat; `undefined` when it does not exist, `null` for a thread. A probed pid
    * (`skipThreads`) is checked for existence first: most probed pids under churn are already gone,
    * and a failed open costs an error object where `existsSync` returns false.
    */
-  #openFresh(pid: number, skipThreads: boolean): Fresh | undefined {
+  #openFresh(pid: number, skipThreads: boolean): Fresh | null | undefined {
     const path = `${this.#proc}/${pid}/stat`;
     if (skipThreads && !existsSync(path)) return undefined;
     let fd: number;
@@ -400,7 +413,7 @@ export class ProcTreeReader implements TreeReader {
     }
     if (!stat || (skipThreads && stat.exitSignal === -1)) {
       closeSync(fd);
-      return undefined;
+      return stat ? null : undefined;
     }
     return { pid, fd, stat };
   }
