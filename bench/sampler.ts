@@ -20,7 +20,7 @@
  * Environment: BENCH_SECONDS (steady-state window per phase, default 30), BENCH_WARMUP_SECONDS
  * (default 30), CORDON_INTERVAL (default 250), BENCH_CHURN_RATE (default 60).
  * Needs the built host (`npm run build`). */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,44 +143,84 @@ function cpuNs(pid: number): number {
 }
 
 /**
- * The foreign load: a detached node process (its own session and process group, so not in the
- * sampled tree and never adopted by it) that spawns `/bin/true` `rate` times a second on an
- * absolute schedule and answers `count` with how many it has spawned.
+ * The foreign load: a detached process (its own session and process group, so not in the sampled
+ * tree and never adopted by it) that spawns `/bin/true` `rate` times a second on an absolute
+ * schedule, reaps them, and answers each line on stdin with `<spawned> <ms>`: how many it has
+ * really spawned (a stall is caught up, not counted as done) and when. Python's `posix_spawn`
+ * (vfork) is used where `python3` exists: a Node `spawn` forks the whole Node process, about 5 ms
+ * of CPU each on the 2-core test machine, and could not keep 60 a second there under load.
  */
-const CHURN = `
+const CHURN_PY = `
+import os, sys, time, select
+rate = float(sys.argv[1]); t0 = time.monotonic(); n = 0
+while True:
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0: pass
+    except ChildProcessError:
+        pass
+    due = int((time.monotonic() - t0) * rate)
+    while n < due:
+        os.posix_spawn('/bin/true', ['/bin/true'], {})
+        n += 1
+    ready, _, _ = select.select([sys.stdin], [], [], max(0.001, t0 + (n + 1) / rate - time.monotonic()))
+    if ready:
+        if not sys.stdin.readline(): break
+        sys.stdout.write('%d %f\\n' % (n, time.monotonic() * 1000)); sys.stdout.flush()
+# Reap the last ones: an orphaned zombie would wait for an init that may not reap.
+while True:
+    try: os.wait()
+    except ChildProcessError: break
+`;
+const CHURN_NODE = `
 const { spawn } = require('node:child_process');
 const rate = Number(process.argv[1]);
 const origin = performance.now();
 let n = 0;
 const next = () => {
-  const now = performance.now();
-  // Fixed rate: spawn what is due, at most 5 at once after a stall.
-  let due = Math.floor(((now - origin) * rate) / 1000);
-  if (due - n > 5) n = due - 5;
+  const due = Math.floor(((performance.now() - origin) * rate) / 1000);
   while (n < due) { spawn('/bin/true', [], { stdio: 'ignore' }); n++; }
   setTimeout(next, Math.max(1, origin + ((n + 1) * 1000) / rate - performance.now()));
 };
 next();
-process.on('message', () => process.send({ n, at: performance.now() }));
+process.stdin.on('data', () => process.stdout.write(n + ' ' + performance.now() + '\\n'));
+process.stdin.on('end', () => process.exit(0));
 `;
 
 interface Churn {
   child: ChildProcess;
+  /** `python3 posix_spawn` or `node spawn`. */
+  how: string;
   count(): Promise<{ n: number; at: number }>;
 }
 
 async function startChurn(rate: number): Promise<Churn> {
-  const child = spawn(process.execPath, ['-e', CHURN, String(rate)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], detached: true });
+  const python = spawnSync('python3', ['-c', 'import os; os.posix_spawn'], { stdio: 'ignore' }).status === 0;
+  const child = python
+    ? spawn('python3', ['-c', CHURN_PY, String(rate)], { stdio: ['pipe', 'pipe', 'inherit'], detached: true })
+    : spawn(process.execPath, ['-e', CHURN_NODE, String(rate)], { stdio: ['pipe', 'pipe', 'inherit'], detached: true });
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', reject);
   });
+  let buffered = '';
+  const waiting: Array<(line: string) => void> = [];
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      waiting.shift()?.(line);
+    }
+  });
   const count = () =>
     new Promise<{ n: number; at: number }>((resolve) => {
-      child.once('message', (m) => resolve(m as { n: number; at: number }));
-      child.send('count');
+      waiting.push((line) => {
+        const [n, at] = line.split(' ').map(Number);
+        resolve({ n: n!, at: at! });
+      });
+      child.stdin!.write('\n');
     });
-  return { child, count };
+  return { child, how: python ? 'python3 posix_spawn' : 'node spawn', count };
 }
 
 /** One sampler's figures over a phase. */
@@ -284,7 +324,7 @@ async function main(): Promise<void> {
     const system = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).length;
     console.log(`sampler bench: ${TREE}-process tree (${system} processes on the system), interval ${interval} ms, ${SECONDS} s steady state per phase after ${WARMUP_MS / 1000} s warm-up (V8 tier-up)`);
     console.log(`quiet phase: ${quiet.machinePidsPerS.toFixed(1)} pids allocated per second on the machine (other users), load average ${quiet.loadavg}`);
-    console.log(`load phase: ${load.churnPerS!.toFixed(1)} foreign /bin/true spawned per second (asked ${CHURN_RATE}), ${load.machinePidsPerS.toFixed(1)} pids allocated per second on the machine in all, load average ${load.loadavg}`);
+    console.log(`load phase: ${load.churnPerS!.toFixed(1)} foreign /bin/true spawned per second (asked ${CHURN_RATE}, by ${churn!.how}), ${load.machinePidsPerS.toFixed(1)} pids allocated per second on the machine in all, load average ${load.loadavg}`);
     console.log('each phase runs two samplers side by side on the same tree: one without NODE_EXTRA_CA_CERTS (as users run it; the row that counts) and one with it');
     const row = (name: string, a: string, b: string, target: string, ratio: string) =>
       console.log(`${name.padEnd(38)} ${a.padStart(10)} ${b.padStart(10)} ${target.padStart(8)} ${ratio.padStart(12)}`);
@@ -310,6 +350,12 @@ async function main(): Promise<void> {
     console.log(ok ? 'within targets' : 'OUTSIDE TARGETS');
     await printWineRows((name, value, target, ratio) => row(name, value, '', target, ratio));
   } finally {
+    if (churn) {
+      // End of stdin stops the load; it reaps its last children and exits.
+      const exited = new Promise((resolve) => churn!.child.once('exit', resolve));
+      churn.child.stdin!.end();
+      await Promise.race([exited, sleep(2000)]);
+    }
     for (const c of [tree, churn?.child]) {
       if (!c) continue;
       try {
