@@ -251,8 +251,8 @@ interface Phase {
  * it), waits out the warm-up, measures SECONDS, stops them and reads their `stop` events.
  */
 async function phase(root: string, name: string, treePid: number, churn?: Churn): Promise<Phase> {
-  const base = { ...process.env, CORDON_DATA_DIR: join(root, 'data'), CORDON_INTERVAL: process.env.CORDON_INTERVAL ?? '250' };
-  const noCaEnv = { ...base };
+  const base: NodeJS.ProcessEnv = { ...process.env, CORDON_DATA_DIR: join(root, 'data'), CORDON_INTERVAL: process.env.CORDON_INTERVAL ?? '250' };
+  const noCaEnv: NodeJS.ProcessEnv = { ...base };
   delete noCaEnv.NODE_EXTRA_CA_CERTS;
   const variants = [
     { key: 'noCa' as const, dir: join(root, `${name}-no-ca`), env: noCaEnv },
