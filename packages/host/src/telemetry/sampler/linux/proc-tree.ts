@@ -92,7 +92,8 @@ const RETRY_NEWEST = 4;
  * the CPU it gains meanwhile is counted at its next read (nothing is lost, it shows up to `idleMs`
  * late). Its exit likewise shows up to `idleMs` late. The root is read on every tick. Before an
  * idle member decides anything (a new process names it as parent, or a new orphan is in its
- * process group) it is read first, so a dead member never vouches for a stranger.
+ * process group) or the pid counter hands its number out again, it is read first, so a dead member
+ * never vouches for a stranger nor hides one.
  *
  * Finding new members cheaply: `/proc/loadavg` names the last pid allocated. When it has not moved,
  * no process was created and nothing else is read. When it moved by at most {@link MAX_PROBES},
@@ -207,21 +208,21 @@ export class ProcTreeReader implements TreeReader {
     const lastPid = this.#readLastPid();
     const previous = this.#lastPid;
     this.#lastPid = lastPid;
-    let fresh: Fresh[];
-    const moved = lastPid === undefined || previous === undefined ? Infinity : lastPid >= previous ? lastPid - previous : lastPid + this.#pidMax - previous;
-    if (moved > this.#maxProbes || at - this.#lastFullScanAt >= this.#fullScanMs) {
-      this.#lastFullScanAt = at;
-      fresh = this.#scanAll(tick, previous, lastPid);
-    } else {
-      fresh = this.#probeNew(previous!, moved);
-    }
-
     this.#sumCpuTicks = 0;
     this.#sumRssPages = 0;
     this.#sumProcs = 0;
     this.#sumAdopted = 0;
     this.#partial = false;
     this.#rootAlive = true;
+    let fresh: Fresh[];
+    const moved = lastPid === undefined || previous === undefined ? Infinity : lastPid >= previous ? lastPid - previous : lastPid + this.#pidMax - previous;
+    if (moved > this.#maxProbes || at - this.#lastFullScanAt >= this.#fullScanMs) {
+      this.#lastFullScanAt = at;
+      fresh = this.#scanAll(tick, at, previous, lastPid);
+    } else {
+      fresh = this.#probeNew(tick, at, previous!, moved);
+    }
+
     // A fresh pid joins when its parent is a member; repeat for fresh grandchildren.
     let grew = fresh.length > 0;
     while (grew) {
@@ -330,7 +331,7 @@ export class ProcTreeReader implements TreeReader {
    * Lists `/proc`; returns the pids not met before, plus those the pid counter reached since the
    * previous tick (their number may have been recycled), each with its stat read.
    */
-  #scanAll(tick: number, previous: number | undefined, lastPid: number | undefined): Fresh[] {
+  #scanAll(tick: number, at: number, previous: number | undefined, lastPid: number | undefined): Fresh[] {
     const fresh: Fresh[] = [];
     let names: string[];
     try {
@@ -344,7 +345,10 @@ export class ProcTreeReader implements TreeReader {
       if (c < 0x30 || c > 0x39) continue;
       const pid = Number(name);
       if (this.#exclude.has(pid)) continue;
-      if (this.#members.has(pid)) continue;
+      const member = this.#members.get(pid);
+      // A member's pid the counter passed again was freed first: read the member (it will read as
+      // gone, being bound to the old process) before the number is taken for a new process.
+      if (member && !(recycled(pid) && member.readTick !== tick && !this.#refresh(member, tick, at))) continue;
       // A pid met before outside the tree is skipped, unless the counter passed it since the
       // previous tick: then the number may name a new process.
       if (this.#others.has(pid) && !recycled(pid)) {
@@ -367,14 +371,18 @@ export class ProcTreeReader implements TreeReader {
    * allocated, while the older missing pids of a busy machine (short-lived processes, the bulk
    * under churn) are gone for good and checking each twice doubled the sampler's cost (issue 19).
    */
-  #probeNew(previous: number, moved: number): Fresh[] {
+  #probeNew(tick: number, at: number, previous: number, moved: number): Fresh[] {
     const fresh: Fresh[] = [];
     const retry = this.#retry;
     const missing: number[] = [];
-    for (const pid of retry) this.#probe(pid, fresh, undefined);
+    for (const pid of retry) if (!this.#members.has(pid)) this.#probe(pid, fresh, undefined);
     for (let i = 1; i <= moved; i++) {
       let pid = previous + i;
       if (pid > this.#pidMax) pid -= this.#pidMax;
+      // The counter allocated this pid again, so a member holding it was freed first: an idle
+      // member not read since is read now (and drops, its descriptor bound to the old process).
+      const member = this.#members.get(pid);
+      if (member && (member.readTick === tick || this.#refresh(member, tick, at))) continue;
       this.#probe(pid, fresh, missing);
     }
     this.#retry = missing.length > RETRY_NEWEST ? missing.slice(-RETRY_NEWEST) : missing;
@@ -383,7 +391,7 @@ export class ProcTreeReader implements TreeReader {
 
   /** Probes one pid: adds it to `fresh` when it is a process not met before, or to `missing` when absent. */
   #probe(pid: number, fresh: Fresh[], missing: number[] | undefined): void {
-    if (this.#exclude.has(pid) || this.#members.has(pid)) return;
+    if (this.#exclude.has(pid)) return;
     const f = this.#openFresh(pid, true);
     if (f === null) return; // a thread
     if (f) fresh.push(f);
