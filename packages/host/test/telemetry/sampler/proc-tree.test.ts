@@ -90,6 +90,27 @@ describe.runIf(linux)('ProcTreeReader', () => {
     });
   }
 
+  it('finds a child by probing while foreign processes are spawned fast, and counts none of them', async () => {
+    // Foreign churn: its own session, 200 short-lived processes a second (most are gone when probed).
+    const churn = spawn(process.execPath, ['-e', "const {spawn}=require('node:child_process');setInterval(()=>{for(let i=0;i<10;i++)spawn('/bin/true',[],{stdio:'ignore'})},50)"], { stdio: 'ignore', detached: true });
+    started.push(churn);
+    const r = await root();
+    const reader = new ProcTreeReader(r.pid!, { fullScanMs: 1e9, maxProbes: 100_000 });
+    await sleep(300);
+    for (let i = 0; i < 5; i++) {
+      await sleep(100);
+      expect(reader.read().nProcs).toBe(1);
+    }
+    await r.run('exec sleep 30');
+    const reading = await until(() => reader.read(), (x) => x.nProcs === 2, 3000);
+    expect(reading.nProcs).toBe(2);
+    for (let i = 0; i < 5; i++) {
+      await sleep(100);
+      expect(reader.read().nProcs).toBe(2);
+    }
+    reader.close();
+  });
+
   it('keeps counting a child after its parent exits (sticky membership)', async () => {
     const r = await root();
     await r.run('sleep 30 & sleep 1');
@@ -159,6 +180,76 @@ describe.runIf(linux)('ProcTreeReader', () => {
     r.kill('SIGKILL');
     const reading = await until(() => reader.read(), (x) => !x.rootAlive);
     expect(reading.rootAlive).toBe(false);
+    reader.close();
+  });
+
+  it('keeps counting idle members between their reads: same processes and RSS as a reader that reads all each tick', async () => {
+    const r = await root();
+    await r.run('for i in 1 2 3 4 5; do sleep 30 & done; wait');
+    const lazy = new ProcTreeReader(r.pid!, { idleMs: 400 });
+    const eager = new ProcTreeReader(r.pid!, { idleMs: 0 });
+    await until(() => lazy.read(), (x) => x.nProcs === 7); // root, sh, 5 sleeps
+    await sleep(600); // all but the root are idle now, read once per 400 ms
+    for (let i = 0; i < 8; i++) {
+      const a = lazy.read();
+      const b = eager.read();
+      expect(a.nProcs).toBe(7);
+      expect(b.nProcs).toBe(7);
+      // The root's RSS moves a little between the two reads; the idle members' does not.
+      expect(Math.abs(a.rssBytes - b.rssBytes)).toBeLessThan(4 * MiB);
+      await sleep(60);
+    }
+    lazy.close();
+    eager.close();
+  });
+
+  it('counts all the CPU an idle member gains once it wakes', async () => {
+    const r = await root();
+    // Idle for 1.2 s, then 400 ms of CPU time (not wall time: the machine may be busy), then idle.
+    const burn = 'setTimeout(() => { const c = process.cpuUsage(); while (process.cpuUsage(c).user < 400000); }, 1200); setTimeout(() => {}, 60000)';
+    const child = await r.run(`exec ${JSON.stringify(process.execPath)} -e "${burn}"`);
+    await sleep(300); // past its start-up burst
+    const reader = new ProcTreeReader(r.pid!, { idleMs: 500 });
+    // The reader's own clock: the time just before each read() stands for the one it takes inside.
+    let counted = 0;
+    let last = performance.now();
+    reader.read(); // the reading the sum starts from (the child is idle now)
+    const c0 = cpuTicks(child) + cpuTicks(r.pid!);
+    const read = () => {
+      const now = performance.now();
+      const reading = reader.read();
+      counted += (reading.cpuPct / 100) * ((now - last) / 1000) * 100; // clock ticks at USER_HZ 100
+      last = now;
+    };
+    const cap = Date.now() + 20_000;
+    while (cpuTicks(child) - c0 < 40 && Date.now() < cap) {
+      await sleep(50);
+      read();
+    }
+    // Idle again: keep reading past idleMs so the idle re-read sees the last of the burst.
+    for (let i = 0; i < 16; i++) {
+      await sleep(100);
+      read();
+    }
+    const used = cpuTicks(child) + cpuTicks(r.pid!) - c0;
+    expect(used).toBeGreaterThanOrEqual(40); // the burst happened
+    // Nothing lost or counted twice (rounding of each reading's elapsed time aside).
+    expect(Math.abs(counted - used)).toBeLessThan(3);
+    reader.close();
+  }, 30_000);
+
+  it('joins the new child of an idle parent (the parent is read first, found alive)', async () => {
+    const r = await root();
+    const hold = `const b = Buffer.alloc(100 * 2 ** 20, 1); setInterval(() => b.length, 1000)`;
+    // The shell idles 1.5 s in \`sleep\`, then forks a 100 MiB node (\`; true\` keeps it from exec'ing).
+    await r.run(`sleep 1.5; ${JSON.stringify(process.execPath)} -e "${hold}"; true`);
+    // Idle after 800 ms and re-read every 800 ms: the fork at 1.5 s falls between two reads of the shell.
+    const reader = new ProcTreeReader(r.pid!, { idleMs: 800, fullScanMs: 1e9 });
+    const before = await until(() => reader.read(), (x) => x.nProcs === 3, 3000);
+    expect(before.nProcs).toBe(3); // root, sh, sleep
+    const after = await until(() => reader.read(), (x) => x.rssBytes - before.rssBytes > 100 * MiB, 8000);
+    expect(after.rssBytes - before.rssBytes).toBeGreaterThan(100 * MiB);
+    expect((await until(() => reader.read(), (x) => x.nProcs === 3, 3000)).nProcs).toBe(3); // root, sh, node
     reader.close();
   });
 

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import type { TreeReader, TreeReading } from '@cordon/plugin-api';
 import { classifyOwnProcess, splitCmdline, type OwnProcess } from '../own-processes.js';
 import { readKernelUnits, type KernelUnits } from './auxv.js';
@@ -6,10 +6,18 @@ import { emptyStat, parseLastPid, parseProcStat, type ProcStat } from './proc-st
 
 /** One process of the measured tree. */
 interface Member {
+  readonly pid: number;
   /** Open `/proc/<pid>/stat` descriptor (re-read with pread), or -1 when none could be kept. */
   fd: number;
   /** utime + stime at the previous reading, clock ticks. */
   cpuTicks: number;
+  /** RSS at the previous reading, pages (counted as is on ticks that skip an idle member). */
+  rssPages: number;
+  /** Tick of its latest reading (a member is read at most once per tick). */
+  readTick: number;
+  /** When it was last read, and when a reading last showed its CPU or RSS change (performance.now ms). */
+  readAt: number;
+  changedAt: number;
   /** Tick at which it joined (it is counted from its first read then, not re-read). */
   joined: number;
   /** Its last read showed a zombie: its final CPU is counted, so its disappearance loses nothing. */
@@ -48,6 +56,11 @@ export interface ProcTreeOptions {
   /** New pids probed one by one up to this many per tick (default {@link MAX_PROBES}); more and `/proc` is listed. */
   readonly maxProbes?: number;
   /**
+   * A member whose CPU and RSS have not changed for this long is idle and re-read only this often,
+   * ms (default {@link IDLE_MS}; 0 reads every member on every tick). See the class comment.
+   */
+  readonly idleMs?: number;
+  /**
    * Tells Cordon's own processes from the agent's by command line (default
    * {@link classifyOwnProcess}); `false` counts everything.
    */
@@ -58,20 +71,36 @@ export interface ProcTreeOptions {
 const STAT_BUFFER = 4096;
 /** New pids probed one by one up to this many per tick; more and `/proc` is listed instead. */
 const MAX_PROBES = 64;
+/**
+ * Idle members (CPU and RSS unchanged this long) are re-read this often, ms. One second bounds how
+ * late a woken process's CPU or an idle process's exit shows; each skipped read saves a syscall,
+ * the sampler's main cost (issue 19).
+ */
+const IDLE_MS = 1000;
+/** Missing probed pids looked at once more on the next tick: the newest this many (see #probeNew). */
+const RETRY_NEWEST = 4;
 
 /**
  * Measures the process tree rooted at one pid by reading `/proc` directly
  * (research/cordon-resource.md D.6: no `ps`, no native addon).
  *
- * Every tree member's `/proc/<pid>/stat` stays open and is re-read with one `pread` per tick (RSS
- * and utime + stime in one read). A kept descriptor is bound to the process, not the number, so a
- * recycled pid reads as gone (`ESRCH`), never as a stranger.
+ * Every tree member's `/proc/<pid>/stat` stays open and is re-read with one `pread` (RSS and utime +
+ * stime in one read). A kept descriptor is bound to the process, not the number, so a recycled pid
+ * reads as gone (`ESRCH`), never as a stranger. Each read is a syscall, and syscalls are most of
+ * the sampler's cost, so an **idle** member (CPU and RSS unchanged for `idleMs`, default 1 s) is
+ * re-read only every `idleMs`; on the ticks between it counts with its last RSS and no CPU, and
+ * the CPU it gains meanwhile is counted at its next read (nothing is lost, it shows up to `idleMs`
+ * late). Its exit likewise shows up to `idleMs` late. The root is read on every tick. Before an
+ * idle member decides anything (a new process names it as parent, or a new orphan is in its
+ * process group) or the pid counter hands its number out again, it is read first, so a dead member
+ * never vouches for a stranger nor hides one.
  *
  * Finding new members cheaply: `/proc/loadavg` names the last pid allocated. When it has not moved,
  * no process was created and nothing else is read. When it moved by at most {@link MAX_PROBES},
  * just those pids are probed (a thread's tid comes from the same counter; its `exit_signal` of -1
- * tells it apart); otherwise, and every `fullScanMs`, `/proc` is listed and pids not met before
- * are read once (only their `ppid` matters when they are outside the tree).
+ * tells it apart; a pid already gone is told by an existence check, which unlike a failed open
+ * builds no error object); otherwise, and every `fullScanMs`, `/proc` is listed and pids not met
+ * before are read once (only their `ppid` matters when they are outside the tree).
  *
  * Membership is sticky: a process counts from the first tick it is seen as a descendant until it
  * exits, even when its parent exits first and it is re-parented (an orphaned background job a tool
@@ -102,6 +131,7 @@ export class ProcTreeReader implements TreeReader {
   readonly #maxFds: number;
   readonly #fullScanMs: number;
   readonly #maxProbes: number;
+  readonly #idleMs: number;
   readonly #classify: ((argv: readonly string[]) => OwnProcess | undefined) | undefined;
   readonly #buf = Buffer.allocUnsafe(STAT_BUFFER);
   readonly #stat = emptyStat();
@@ -123,6 +153,13 @@ export class ProcTreeReader implements TreeReader {
   #rootSession = 0;
   /** Probed pids that did not exist yet (allocated, not yet visible): probed once more. */
   #retry: number[] = [];
+  /** Sums of the reading in progress (members may be read before the member pass, see #refresh). */
+  #sumCpuTicks = 0;
+  #sumRssPages = 0;
+  #sumProcs = 0;
+  #sumAdopted = 0;
+  #partial = false;
+  #rootAlive = true;
 
   /**
    * Opens the root's stat file and takes the priming reading.
@@ -135,6 +172,7 @@ export class ProcTreeReader implements TreeReader {
     this.#maxFds = options.maxOpenFds ?? 4096;
     this.#fullScanMs = options.fullScanMs ?? 5000;
     this.#maxProbes = options.maxProbes ?? MAX_PROBES;
+    this.#idleMs = options.idleMs ?? IDLE_MS;
     this.#classify = options.ownProcesses === false ? undefined : (options.ownProcesses ?? classifyOwnProcess);
     this.#rootPid = rootPid;
     this.#pidMax = readPidMax(this.#proc);
@@ -152,7 +190,8 @@ export class ProcTreeReader implements TreeReader {
     this.#openFds = 1;
     this.#rootStart = root.startTicks;
     this.#rootSession = root.session;
-    this.#members.set(rootPid, { fd: rootFd, cpuTicks: root.cpuTicks, joined: 0, zombie: false, own: undefined, cmdline: this.#classify ? this.#readCmdline(rootPid) : undefined, recheck: false, pgrp: root.pgrp, adopted: false });
+    const now = performance.now();
+    this.#members.set(rootPid, { pid: rootPid, fd: rootFd, cpuTicks: root.cpuTicks, rssPages: root.rssPages, readTick: 0, readAt: now, changedAt: now, joined: 0, zombie: false, own: undefined, cmdline: this.#classify ? this.#readCmdline(rootPid) : undefined, recheck: false, pgrp: root.pgrp, adopted: false });
     this.#groups.set(root.pgrp, 1);
     try {
       this.#loadavgFd = openSync(`${this.#proc}/loadavg`, 'r');
@@ -169,28 +208,31 @@ export class ProcTreeReader implements TreeReader {
     const lastPid = this.#readLastPid();
     const previous = this.#lastPid;
     this.#lastPid = lastPid;
+    this.#sumCpuTicks = 0;
+    this.#sumRssPages = 0;
+    this.#sumProcs = 0;
+    this.#sumAdopted = 0;
+    this.#partial = false;
+    this.#rootAlive = true;
     let fresh: Fresh[];
     const moved = lastPid === undefined || previous === undefined ? Infinity : lastPid >= previous ? lastPid - previous : lastPid + this.#pidMax - previous;
     if (moved > this.#maxProbes || at - this.#lastFullScanAt >= this.#fullScanMs) {
       this.#lastFullScanAt = at;
-      fresh = this.#scanAll(tick, previous, lastPid);
+      fresh = this.#scanAll(tick, at, previous, lastPid);
     } else {
-      fresh = this.#probeNew(previous!, moved);
+      fresh = this.#probeNew(tick, at, previous!, moved);
     }
 
-    let rssPages = 0;
-    let cpuTicks = 0;
-    let nProcs = 0;
-    let partial = false;
-    let nAdopted = 0;
     // A fresh pid joins when its parent is a member; repeat for fresh grandchildren.
     let grew = fresh.length > 0;
     while (grew) {
       grew = false;
       for (const f of fresh) {
         if (f.fd === -2) continue;
-        const parent = this.#members.get(f.stat.ppid);
-        const adopted = !parent && this.#orphanOfTree(f.stat);
+        let parent = this.#members.get(f.stat.ppid);
+        // An idle member not read this tick may have exited and its pid been reused: read it first.
+        if (parent && parent.readTick !== tick && !this.#refresh(parent, tick, at)) parent = undefined;
+        const adopted = !parent && this.#orphanOfTree(f.stat, tick, at);
         if (!parent && !adopted) continue;
         const cmdline = parent?.own === 'subtree' || !this.#classify ? undefined : this.#readCmdline(f.pid);
         const own = parent?.own === 'subtree' ? 'subtree' : this.#ownKind(cmdline);
@@ -203,16 +245,17 @@ export class ProcTreeReader implements TreeReader {
         } else {
           this.#openFds++;
         }
-        this.#members.set(f.pid, { fd, cpuTicks: f.stat.cpuTicks, joined: tick, zombie: f.stat.state === 'Z', own, cmdline, recheck, pgrp: f.stat.pgrp, adopted });
+        const s = f.stat;
+        this.#members.set(f.pid, { pid: f.pid, fd, cpuTicks: s.cpuTicks, rssPages: s.rssPages, readTick: tick, readAt: at, changedAt: at, joined: tick, zombie: s.state === 'Z', own, cmdline, recheck, pgrp: s.pgrp, adopted });
         this.#others.delete(f.pid);
         f.fd = -2; // consumed
         grew = true;
         if (own) continue;
-        this.#groups.set(f.stat.pgrp, (this.#groups.get(f.stat.pgrp) ?? 0) + 1);
-        if (adopted) nAdopted++;
-        if (tick > 1) cpuTicks += f.stat.cpuTicks;
-        rssPages += f.stat.rssPages;
-        nProcs++;
+        this.#groups.set(s.pgrp, (this.#groups.get(s.pgrp) ?? 0) + 1);
+        if (adopted) this.#sumAdopted++;
+        if (tick > 1) this.#sumCpuTicks += s.cpuTicks;
+        this.#sumRssPages += s.rssPages;
+        this.#sumProcs++;
       }
     }
     for (const f of fresh) {
@@ -220,43 +263,66 @@ export class ProcTreeReader implements TreeReader {
       closeSync(f.fd);
       this.#others.set(f.pid, tick);
     }
-    // Re-read every member found before this tick.
-    let rootAlive = true;
-    for (const [pid, member] of this.#members) {
-      if (member.joined === tick) continue;
-      const stat = member.fd >= 0 ? this.#readFd(member.fd) : this.#readPath(pid);
-      if (!stat) {
-        // Exited and reaped since the previous reading: the CPU of its last interval is lost,
-        // unless that reading already saw it as a zombie (final counters).
-        if (!member.zombie && !member.own) partial = true;
-        this.#drop(pid, member);
-        if (pid === this.#rootPid) rootAlive = false;
+    // Re-read every member not read yet this tick, but an idle one only once per idleMs.
+    for (const member of this.#members.values()) {
+      if (member.readTick === tick) continue;
+      if (member.pid !== this.#rootPid && !member.recheck && at - member.changedAt >= this.#idleMs && at - member.readAt < this.#idleMs) {
+        if (member.own) continue;
+        // Idle and read less than idleMs ago: counted as last read, its CPU gain waits for its next read.
+        if (member.adopted) this.#sumAdopted++;
+        this.#sumRssPages += member.rssPages;
+        this.#sumProcs++;
         continue;
       }
-      if (pid === this.#rootPid && (stat.state === 'Z' || stat.state === 'X')) rootAlive = false;
-      member.zombie = stat.state === 'Z';
-      if (member.recheck) {
-        member.recheck = false;
-        member.cmdline = this.#readCmdline(pid);
-        member.own = this.#ownKind(member.cmdline);
-        if (member.own) this.#leaveGroup(member.pgrp);
-      }
-      if (member.own) continue;
-      if (member.adopted) nAdopted++;
-      rssPages += stat.rssPages;
-      cpuTicks += Math.max(0, stat.cpuTicks - member.cpuTicks);
-      member.cpuTicks = stat.cpuTicks;
-      nProcs++;
+      this.#refresh(member, tick, at);
     }
     const elapsedS = (at - this.#lastAt) / 1000;
-    const cpuPct = tick > 1 && elapsedS > 0 ? (cpuTicks / this.#units.clockTicks / elapsedS) * 100 : 0;
+    const cpuPct = tick > 1 && elapsedS > 0 ? (this.#sumCpuTicks / this.#units.clockTicks / elapsedS) * 100 : 0;
     this.#lastAt = at;
-    return { rssBytes: rssPages * this.#units.pageSize, cpuPct, nProcs, partial, rootAlive, ...(nAdopted > 0 ? { adopted: nAdopted } : {}) };
+    const reading: TreeReading = { rssBytes: this.#sumRssPages * this.#units.pageSize, cpuPct, nProcs: this.#sumProcs, partial: this.#partial, rootAlive: this.#rootAlive };
+    return this.#sumAdopted > 0 ? { ...reading, adopted: this.#sumAdopted } : reading;
+  }
+
+  /**
+   * Reads one member now and adds it to this tick's sums; drops it when it has exited. Returns
+   * whether it is still a member (a zombie is: its final counters stay readable).
+   */
+  #refresh(member: Member, tick: number, at: number): boolean {
+    const pid = member.pid;
+    member.readTick = tick;
+    const stat = member.fd >= 0 ? this.#readFd(member.fd) : this.#readPath(pid);
+    if (!stat) {
+      // Exited and reaped since the previous reading: the CPU of its last interval is lost,
+      // unless that reading already saw it as a zombie (final counters).
+      if (!member.zombie && !member.own) this.#partial = true;
+      this.#drop(pid, member);
+      if (pid === this.#rootPid) this.#rootAlive = false;
+      return false;
+    }
+    if (pid === this.#rootPid && (stat.state === 'Z' || stat.state === 'X')) this.#rootAlive = false;
+    member.zombie = stat.state === 'Z';
+    member.readAt = at;
+    if (stat.cpuTicks !== member.cpuTicks || stat.rssPages !== member.rssPages) member.changedAt = at;
+    if (member.recheck) {
+      member.recheck = false;
+      member.cmdline = this.#readCmdline(pid);
+      member.own = this.#ownKind(member.cmdline);
+      if (member.own) this.#leaveGroup(member.pgrp);
+    }
+    const gained = Math.max(0, stat.cpuTicks - member.cpuTicks);
+    member.cpuTicks = stat.cpuTicks;
+    member.rssPages = stat.rssPages;
+    if (member.own) return true;
+    if (member.adopted) this.#sumAdopted++;
+    this.#sumRssPages += stat.rssPages;
+    this.#sumCpuTicks += gained;
+    this.#sumProcs++;
+    return true;
   }
 
   /** Closes every descriptor the reader holds. */
   close(): void {
-    for (const [pid, member] of this.#members) this.#drop(pid, member);
+    for (const member of [...this.#members.values()]) this.#drop(member.pid, member);
     if (this.#loadavgFd >= 0) closeSync(this.#loadavgFd);
     this.#loadavgFd = -1;
   }
@@ -265,7 +331,7 @@ export class ProcTreeReader implements TreeReader {
    * Lists `/proc`; returns the pids not met before, plus those the pid counter reached since the
    * previous tick (their number may have been recycled), each with its stat read.
    */
-  #scanAll(tick: number, previous: number | undefined, lastPid: number | undefined): Fresh[] {
+  #scanAll(tick: number, at: number, previous: number | undefined, lastPid: number | undefined): Fresh[] {
     const fresh: Fresh[] = [];
     let names: string[];
     try {
@@ -279,7 +345,10 @@ export class ProcTreeReader implements TreeReader {
       if (c < 0x30 || c > 0x39) continue;
       const pid = Number(name);
       if (this.#exclude.has(pid)) continue;
-      if (this.#members.has(pid)) continue;
+      const member = this.#members.get(pid);
+      // A member's pid the counter passed again was freed first: read the member (it will read as
+      // gone, being bound to the old process) before the number is taken for a new process.
+      if (member && !(recycled(pid) && member.readTick !== tick && !this.#refresh(member, tick, at))) continue;
       // A pid met before outside the tree is skipped, unless the counter passed it since the
       // previous tick: then the number may name a new process.
       if (this.#others.has(pid) && !recycled(pid)) {
@@ -294,31 +363,52 @@ export class ProcTreeReader implements TreeReader {
     return fresh;
   }
 
-  /** Reads the pids allocated since the previous tick (and last tick's not-yet-visible ones). */
-  #probeNew(previous: number, moved: number): Fresh[] {
+  /**
+   * Reads the pids allocated since the previous tick, and last tick's missing pids once more: a pid
+   * is allocated before its process becomes visible in `/proc`, so one probed during its fork is
+   * not there yet. Only the newest {@link RETRY_NEWEST} missing pids are kept for that: a fork
+   * takes microseconds, so the one in flight when `/proc/loadavg` was read is among the last
+   * allocated, while the older missing pids of a busy machine (short-lived processes, the bulk
+   * under churn) are gone for good and checking each twice doubled the sampler's cost (issue 19).
+   */
+  #probeNew(tick: number, at: number, previous: number, moved: number): Fresh[] {
     const fresh: Fresh[] = [];
     const retry = this.#retry;
-    this.#retry = [];
-    const probe = (pid: number, again: boolean): void => {
-      if (this.#exclude.has(pid) || this.#members.has(pid)) return;
-      const f = this.#openFresh(pid, true);
-      if (f) fresh.push(f);
-      else if (!again) this.#retry.push(pid);
-    };
-    for (const pid of retry) probe(pid, true);
+    const missing: number[] = [];
+    for (const pid of retry) if (!this.#members.has(pid)) this.#probe(pid, fresh, undefined);
     for (let i = 1; i <= moved; i++) {
       let pid = previous + i;
       if (pid > this.#pidMax) pid -= this.#pidMax;
-      probe(pid, false);
+      // The counter allocated this pid again, so a member holding it was freed first: an idle
+      // member not read since is read now (and drops, its descriptor bound to the old process).
+      const member = this.#members.get(pid);
+      if (member && (member.readTick === tick || this.#refresh(member, tick, at))) continue;
+      this.#probe(pid, fresh, missing);
     }
+    this.#retry = missing.length > RETRY_NEWEST ? missing.slice(-RETRY_NEWEST) : missing;
     return fresh;
   }
 
-  /** Opens and reads a pid's stat; `undefined` when it does not exist or is a thread. */
-  #openFresh(pid: number, skipThreads: boolean): Fresh | undefined {
+  /** Probes one pid: adds it to `fresh` when it is a process not met before, or to `missing` when absent. */
+  #probe(pid: number, fresh: Fresh[], missing: number[] | undefined): void {
+    if (this.#exclude.has(pid)) return;
+    const f = this.#openFresh(pid, true);
+    if (f === null) return; // a thread
+    if (f) fresh.push(f);
+    else missing?.push(pid);
+  }
+
+  /**
+   * Opens and reads a pid's stat; `undefined` when it does not exist, `null` for a thread. A probed pid
+   * (`skipThreads`) is checked for existence first: most probed pids under churn are already gone,
+   * and a failed open costs an error object where `existsSync` returns false.
+   */
+  #openFresh(pid: number, skipThreads: boolean): Fresh | null | undefined {
+    const path = `${this.#proc}/${pid}/stat`;
+    if (skipThreads && !existsSync(path)) return undefined;
     let fd: number;
     try {
-      fd = openSync(`${this.#proc}/${pid}/stat`, 'r');
+      fd = openSync(path, 'r');
     } catch {
       return undefined;
     }
@@ -331,7 +421,7 @@ export class ProcTreeReader implements TreeReader {
     }
     if (!stat || (skipThreads && stat.exitSignal === -1)) {
       closeSync(fd);
-      return undefined;
+      return stat ? null : undefined;
     }
     return { pid, fd, stat };
   }
@@ -353,12 +443,17 @@ export class ProcTreeReader implements TreeReader {
   /**
    * Whether a process whose parent is not a member is an orphan of the tree: in a counted
    * member's process group, started after the root, and handed to pid 1 or to a process outside
-   * the root's session (a subreaper). See the class comment.
+   * the root's session (a subreaper). See the class comment. The group's members not read this
+   * tick are read first, so the group is judged by live members.
    */
-  #orphanOfTree(stat: ProcStat): boolean {
+  #orphanOfTree(stat: ProcStat, tick: number, at: number): boolean {
     if (!this.#groups.has(stat.pgrp) || stat.startTicks < this.#rootStart) return false;
-    if (stat.ppid === 1) return true;
-    const parent = this.#readPath(stat.ppid);
+    const pgrp = stat.pgrp;
+    const ppid = stat.ppid;
+    for (const member of this.#members.values()) if (member.pgrp === pgrp && !member.own && member.readTick !== tick) this.#refresh(member, tick, at);
+    if (!this.#groups.has(pgrp)) return false;
+    if (ppid === 1) return true;
+    const parent = this.#readPath(ppid);
     return parent !== undefined && parent.session !== this.#rootSession;
   }
 
