@@ -11,8 +11,9 @@
  *     cgroup. On this machine's controller-less v2 mount (hybrid) no limit applies, but every
  *     file-system step of a real run does;
  * - as processes (BENCH_CLI_RUNS, default 15): `true`, `node -e 0` and `cordon control run -- true`
- *   (the fast route of bin/run.cjs), with and without NODE_EXTRA_CA_CERTS, which Node 20 parses at
- *   every start; these rows include Node's own start-up and are context, not the target.
+ *   (the fast route of bin/run.cjs), each without NODE_EXTRA_CA_CERTS in its env (the target row)
+ *   and with it (bench/ca-env.ts), which Node 20 parses at every start; these rows include
+ *   Node's own start-up and print their ratio to `node -e 0`.
  *
  * Prints medians, the added time (median of the per-round differences) against the target, and
  * the load average, since on a shared machine the spawns themselves dominate. Needs a build (`npm run build`).
@@ -22,6 +23,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync 
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { caFile, caModes } from './ca-env.ts';
 
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(REPO, 'packages/host/bin/run.cjs');
@@ -29,7 +31,7 @@ const RUNS = Math.max(10, Number(process.env.BENCH_RUNS) || 40);
 const CLI_RUNS = Math.max(5, Number(process.env.BENCH_CLI_RUNS) || 15);
 const WARMUP = 3;
 const TARGET_MS = 5;
-const CA_FILE = process.env.NODE_EXTRA_CA_CERTS || '/etc/ssl/certs/ca-certificates.crt';
+const CA_FILE = caFile();
 
 const { controlRun } = (await import(join(REPO, 'packages/host/dist/control/run.js'))) as typeof import('../packages/host/src/control/run.js');
 const { loadHostDirect } = (await import(join(REPO, 'packages/host/dist/bus/load-host.js'))) as typeof import('../packages/host/src/bus/load-host.js');
@@ -116,15 +118,13 @@ function cliRows(variants: Array<{ name: string; argv: string[]; env: NodeJS.Pro
   }
   return out;
 }
-const withCa = { ...env, NODE_EXTRA_CA_CERTS: CA_FILE };
-const withoutCa = { ...env };
-delete withoutCa.NODE_EXTRA_CA_CERTS;
+const modes = caModes(env);
 const cli = cliRows([
-  { name: 'true', argv: ['/bin/true'], env: withoutCa },
-  { name: 'node -e 0', argv: [process.execPath, '-e', '0'], env: withoutCa },
-  { name: 'cordon control run -- true', argv: [process.execPath, BIN, 'control', 'run', '--', 'true'], env: withoutCa },
-  { name: 'node -e 0 (CA)', argv: [process.execPath, '-e', '0'], env: withCa },
-  { name: 'cordon control run -- true (CA)', argv: [process.execPath, BIN, 'control', 'run', '--', 'true'], env: withCa },
+  { name: 'true', argv: ['/bin/true'], env: modes[0]!.env },
+  ...modes.flatMap((mode) => [
+    { name: `node -e 0, ${mode.label}`, argv: [process.execPath, '-e', '0'], env: mode.env },
+    { name: `cordon control run -- true, ${mode.label}`, argv: [process.execPath, BIN, 'control', 'run', '--', 'true'], env: mode.env },
+  ]),
 ]);
 const records = readFileSync(join(dataDir, 'control/runs.jsonl'), 'utf8').trim().split('\n');
 const enforced = records.some((l) => (JSON.parse(l) as { enforced: boolean }).enforced);
@@ -147,8 +147,15 @@ const cpuFs = cpu.cgroup.length ? median(cpu.cgroup.map((x, i) => x - cpu.direct
 console.log(`  cordon's own CPU per run (this process, user + sys): control run ${cpuAdded.toFixed(2)} ms, cgroup steps ${cpuFs.toFixed(2)} ms more than the direct spawn`);
 const total = added + (enforced ? 0 : (fsPart ?? 0));
 console.log(`added wall time${enforced ? '' : ' (control run + the cgroup file-system part)'}: ${total.toFixed(2)} ms; target ≤ ${TARGET_MS} ms: ${total <= TARGET_MS ? 'met' : 'NOT met'}`);
-console.log(`\nas processes (${CLI_RUNS} interleaved rounds, medians, ms; Node's start-up included)`);
-for (const [name, xs] of cli) console.log(`  ${name.padEnd(34)}${f(median(xs))}`);
-const cliAdded = median(cli.get('cordon control run -- true')!) - median(cli.get('true')!);
-const caCost = median(cli.get('node -e 0 (CA)')!) - median(cli.get('node -e 0')!);
-console.log(`cordon control run -- true adds ${cliAdded.toFixed(1)} ms over true (node -e 0 alone: ${(median(cli.get('node -e 0')!) - median(cli.get('true')!)).toFixed(1)} ms); NODE_EXTRA_CA_CERTS (${CA_FILE}) adds ${caCost.toFixed(1)} ms to every Node start${process.env.NODE_EXTRA_CA_CERTS ? ' and is set in this environment' : ''}`);
+console.log(`\nas processes (${CLI_RUNS} interleaved rounds, medians, ms; Node's start-up included), without NODE_EXTRA_CA_CERTS in the child env (the target row) and with it (${CA_FILE ?? 'no CA file here'})`);
+console.log(`  ${'true'.padEnd(44)}${f(median(cli.get('true')!))}`);
+for (const mode of modes) {
+  const node = median(cli.get(`node -e 0, ${mode.label}`)!);
+  const run = median(cli.get(`cordon control run -- true, ${mode.label}`)!);
+  console.log(`  ${`node -e 0, ${mode.label}`.padEnd(44)}${f(node)}`);
+  console.log(`  ${`cordon control run -- true, ${mode.label}`.padEnd(44)}${f(run)}   ratio to node -e 0 ${(run / node).toFixed(2)}${mode.target ? '' : ' (context)'}; adds ${(run - median(cli.get('true')!)).toFixed(1)} ms over true`);
+}
+if (modes.length > 1) {
+  const caCost = median(cli.get(`node -e 0, ${modes[1]!.label}`)!) - median(cli.get(`node -e 0, ${modes[0]!.label}`)!);
+  console.log(`NODE_EXTRA_CA_CERTS adds ${caCost.toFixed(1)} ms to every Node start${process.env.NODE_EXTRA_CA_CERTS ? ' and is set in this environment' : ''}`);
+}

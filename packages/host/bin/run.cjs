@@ -33,18 +33,42 @@ if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h') && !p
  * and exit 1. Here, for every command and both output streams, that error ends the output
  * quietly: later writes are dropped and the command finishes with its own exit code (issue 13
  * item 7). Any other stream error is rethrown as before.
+ *
+ * The handler is attached when the stream is first used, not here: creating `process.stdout`
+ * loads Node's whole stream stack (and `net` when it is a pipe), about 10 ms of CPU that a
+ * silent `cordon hook`, which never prints, does not pay (`npm run bench:hook`, issue 19).
  */
 function quietClosedPipes() {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error) => {
-      if (error?.code !== 'EPIPE') throw error;
-      stream.write = (_chunk, encoding, callback) => {
-        const done = typeof encoding === 'function' ? encoding : callback;
-        if (typeof done === 'function') process.nextTick(done);
-        return true;
-      };
+  for (const name of ['stdout', 'stderr']) {
+    const descriptor = Object.getOwnPropertyDescriptor(process, name);
+    if (!descriptor?.get || !descriptor.configurable) {
+      quietOnEpipe(process[name]);
+      continue;
+    }
+    Object.defineProperty(process, name, {
+      configurable: true,
+      enumerable: descriptor.enumerable,
+      get() {
+        // Node's own getter creates the stream once and returns it after; it goes back in place.
+        Object.defineProperty(process, name, descriptor);
+        const stream = descriptor.get.call(process);
+        quietOnEpipe(stream);
+        return stream;
+      },
     });
   }
+}
+
+/** Makes an EPIPE on `stream` end its output quietly (see quietClosedPipes). */
+function quietOnEpipe(stream) {
+  stream.on('error', (error) => {
+    if (error?.code !== 'EPIPE') throw error;
+    stream.write = (_chunk, encoding, callback) => {
+      const done = typeof encoding === 'function' ? encoding : callback;
+      if (typeof done === 'function') process.nextTick(done);
+      return true;
+    };
+  });
 }
 
 function hook(args) {

@@ -47,23 +47,52 @@ const lazyImports = (outfile) => ({
 });
 
 /**
+ * Puts the packages `names` into the bundle while keeping them lazy: `lazyPackage(name)`
+ * (src/util/lazy-package.ts) of a bundled name calls the bundle's own copy on first use, so the
+ * run pays neither Node's module resolution (package.json reads, stats) nor compiling several
+ * files outside the code cache (`npm run bench:envelope`, issue 19); any other name is
+ * `require`d from node_modules as before. esbuild keeps a CommonJS package behind a function
+ * it calls only on the first `require`, an ES module package behind its initialiser.
+ */
+const bundledLazyPackages = (names) => ({
+  name: 'cordon-bundled-lazy-packages',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]dist[\\/]util[\\/]lazy-package\.js$/ }, (args) => ({
+      contents: [
+        "import { createRequire } from 'node:module';",
+        `const bundled = { ${names.map((name) => `${JSON.stringify(name)}: () => require(${JSON.stringify(name)})`).join(', ')} };`,
+        'export function lazyPackage(name) {',
+        '  let loaded;',
+        '  return () => (loaded ??= Object.hasOwn(bundled, name) ? bundled[name]() : createRequire(import.meta.url)(name));',
+        '}',
+      ].join('\n'),
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }));
+  },
+});
+
+/**
  * esbuild options of one bundle, paths relative to the package root; `inlined` adds packages to
  * inline, `alias` replaces the `util` shim for tapable (a bundle that inlines a package needing
- * Node's own `util` passes `{}`).
+ * Node's own `util` passes `{}`), `lazyInlined` names the packages `lazyPackage` takes from the
+ * bundle instead of node_modules.
  */
-function bundleOptions(entry, outfile, { inlined = [], alias = { util: 'tapable/lib/util-browser.js' } } = {}) {
+function bundleOptions(entry, outfile, { inlined = [], alias = { util: 'tapable/lib/util-browser.js' }, lazyInlined = [] } = {}) {
   return {
     ...bundleBase(root, entry, outfile),
-    external: externals([...INLINED, ...inlined]),
+    external: externals([...INLINED, ...inlined, ...lazyInlined]),
     alias,
-    plugins: [lazyImports(resolve(root, outfile))],
+    plugins: [lazyImports(resolve(root, outfile)), ...(lazyInlined.length ? [bundledLazyPackages(lazyInlined)] : [])],
   };
 }
 
 /** esbuild options of the hook bundle (exported so a test can rebuild it in memory and compare). */
 export const hookBundleOptions = bundleOptions('dist/hot/main.js', 'dist/hot/hook.cjs');
 /** esbuild options of the fast `cordon check` bundle. */
-export const checkBundleOptions = bundleOptions('dist/fast/check.js', 'dist/fast/check.cjs');
+// The check matches every changed path against the envelope's globs (picomatch) and may split a
+// verifier command (shlex): both come from the bundle.
+export const checkBundleOptions = bundleOptions('dist/fast/check.js', 'dist/fast/check.cjs', { lazyInlined: ['picomatch', 'shlex'] });
 /** esbuild options of the fast `cordon control run` bundle. */
 export const controlRunBundleOptions = bundleOptions('dist/control/fast.js', 'dist/control/fast.cjs');
 /**

@@ -77,6 +77,13 @@ describe('the hook path', () => {
     expect(readFileSync(bundle, 'utf8')).toBe(await rebuilt(reduceBundleOptions));
   });
 
+  it('the check bundle carries picomatch and shlex for lazyPackage (no module resolution on the check path); the hook bundle carries neither', async () => {
+    const inputs = async (options: Record<string, unknown>) => Object.keys((await build({ ...options, write: false, metafile: true })).metafile!.inputs);
+    const check = await inputs(checkBundleOptions);
+    expect(check.filter((p) => /node_modules\/(picomatch\/lib\/picomatch|shlex\/shlex)\.js$/.test(p)).length).toBe(2);
+    expect((await inputs(hookBundleOptions)).filter((p) => /node_modules\/(picomatch|shlex)\//.test(p))).toEqual([]);
+  });
+
   it.each(DIALECT_PLUGINS)('@cordon/%s: its register bundle is the cordon:register target, loads only built-ins, and is fresh', async (name) => {
     const root = join(REPO, 'plugins', name);
     const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
