@@ -7,9 +7,10 @@ export default defineConfig({
     include: ['packages/*/test/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     pool: 'forks',
     // Most suites wait on processes they drive (real agents, qemu, Wine, git, a registry), not on
-    // the CPU: three files at a time on two cores. Vitest's default here would be one.
-    maxWorkers: 3,
-    testTimeout: 60_000,
+    // the CPU: two files at a time on two cores (Vitest's default here would be one). A test that
+    // starts the CLI a dozen times gets 120 s, as two files share the machine.
+    maxWorkers: 2,
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     disableConsoleIntercept: true,
     reporters: ['default'],

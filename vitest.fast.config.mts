@@ -2,8 +2,9 @@ import { configDefaults, defineConfig, mergeConfig } from 'vitest/config';
 import base from './vitest.config.mts';
 
 // `npm run test:fast`: the unit and in-process tests, for development. Left out: everything that
-// drives real agents, a registry, a VM, Wine or a browser, and the few suites that kill or
-// spawn processes by the hundred. `npm test` runs them all.
+// drives real agents, a registry, a VM, Wine or a browser, the few suites that kill or spawn
+// processes by the hundred, and the suites that start the built `cordon` CLI dozens of times
+// (each start is a whole Node and oclif start-up). `npm test` runs them all.
 export default mergeConfig(
   base,
   defineConfig({
@@ -19,6 +20,18 @@ export default mergeConfig(
         'packages/host/test/envelope/scale.test.ts',
         'packages/host/test/telemetry/markers-concurrency.test.ts',
         'packages/host/test/telemetry/reduce/concurrent-open.test.ts',
+        // The CLI started dozens of times per suite.
+        'plugins/codex/test/pcodx/cli.test.ts',
+        'plugins/codex/test/pcodx/bin.test.ts',
+        'plugins/aider/test/wrap.test.ts',
+        'packages/host/test/envelope/cli.test.ts',
+        'packages/host/test/envelope/reliability/hostile-files.test.ts',
+        'packages/host/test/envelope/reliability/status-in-progress.test.ts',
+        'packages/host/test/envelope/reliability/save-error.test.ts',
+        'packages/host/test/envelope/reliability/closed-pipe.test.ts',
+        'packages/host/test/install-hooks/install-hooks.test.ts',
+        'packages/host/test/install-hooks/faults.test.ts',
+        'packages/host/test/plugins/install-link.test.ts',
       ],
     },
   }),

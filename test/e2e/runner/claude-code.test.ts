@@ -169,14 +169,15 @@ describe('cordon run with the real Claude Code: outcomes and exit codes', () => 
     const marker = `cordon-timeout-${process.pid}-${Date.now()}`;
     const s = await scene([step.shell(`node -e "setTimeout(() => {}, 60000)" ${marker}`), step.text('never')]);
     allowClaudeBash(s.session);
-    const child = s.spawnCordon(['run', 'Wait forever', '--allow', 'src/**', '--timeout', '8', '--json']);
+    // 20 s: the real agent has to start and run its Bash tool first, also on a loaded machine.
+    const child = s.spawnCordon(['run', 'Wait forever', '--allow', 'src/**', '--timeout', '20', '--json']);
     const done = exited(child);
     // The agent's Bash tool really runs before the timeout ends it.
-    expect(await waitUntil(() => processesWith(marker).length > 0, 8000)).toBe(true);
+    expect(await waitUntil(() => processesWith(marker).length > 0, 20_000)).toBe(true);
     const result = await done;
     expect(result.exitCode, result.stderr).toBe(4);
     const report = json(result);
-    expect(report.run).toMatchObject({ status: 'engine_error', timed_out: true, error: 'Claude Code timed out after 8 s' });
+    expect(report.run).toMatchObject({ status: 'engine_error', timed_out: true, error: 'Claude Code timed out after 20 s' });
     expect(processesWith(marker)).toEqual([]);
     expect(isAlive(report.run.agent_pid)).toBe(false);
   });

@@ -42,9 +42,9 @@ export interface EnsureSamplerOptions {
  * it through (`cmd.exe`, PowerShell, Git Bash); the sampler finds the agent above that shell in the
  * process table (`ProcessTreeSampler.agentRoot`), which it can do only while the shell, and so this
  * hook, still runs. Once per session; a Node start plus one table read on Windows (1–2 s under
- * Wine). Well inside the hook's own bound (`CORDON_HOOK_TIMEOUT_MS`, 10 s).
+ * Wine, more on a loaded machine). Inside the hook's own bound (`CORDON_HOOK_TIMEOUT_MS`, 10 s).
  */
-export const WIN32_START_WAIT_MS = 5_000;
+export const WIN32_START_WAIT_MS = 8_000;
 
 /**
  * Blocks (sleeping 20 ms between looks) until `sampler.jsonl` in `dir` holds an event of the

@@ -150,7 +150,8 @@ describe('superviseAgent', () => {
 
 describe('ProcessTree and endTree', () => {
   it('keeps a re-parented grandchild as a member and ends it', async () => {
-    const script = agentScript('setTimeout(() => process.exit(0), 500);', { tool: true });
+    // The parent lives 3 s: long enough for the scan below to find both on a loaded machine.
+    const script = agentScript('setTimeout(() => process.exit(0), 3000);', { tool: true });
     const child = spawn(process.execPath, [script], { stdio: 'ignore' });
     const tree = new ProcessTree(process.pid);
     const pids = await waitForPids(2);
