@@ -40,11 +40,25 @@ describe('text cuts on character boundaries', () => {
   it('byte cuts of UTF-8 never end inside a character', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.nat(200), (text, n) => {
-        const out = cutUtf8Bytes(Buffer.from(text, 'utf8'), n);
-        expect(valid(out) && !out.includes('\ufffd')).toBe(true);
-        expect(text.startsWith(out)).toBe(true);
+        // The text may hold U+FFFD itself (and a lone surrogate encodes as U+FFFD): judge the cut
+        // by its bytes. Cut on a boundary, the kept bytes decode and re-encode to themselves; cut
+        // inside a character, they would come back as U+FFFD's three bytes instead.
+        const bytes = Buffer.from(text, 'utf8');
+        const out = cutUtf8Bytes(bytes, n);
+        const kept = Buffer.from(out, 'utf8');
+        expect(valid(out)).toBe(true);
+        expect(kept.equals(bytes.subarray(0, kept.length))).toBe(true);
+        expect(kept.length).toBeLessThanOrEqual(n);
+        // As long as fits: at most one character (≤ 3 bytes of it) short of the limit.
+        expect(kept.length).toBeGreaterThanOrEqual(Math.min(n, bytes.length) - 3);
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it('byte cuts keep a real U+FFFD and the U+FFFD a lone surrogate encodes to', () => {
+    expect(cutUtf8Bytes(Buffer.from('\ufffd', 'utf8'), 3)).toBe('\ufffd');
+    expect(cutUtf8Bytes(Buffer.from('a\ufffdb', 'utf8'), 3)).toBe('a');
+    expect(cutUtf8Bytes(Buffer.from('\ud800x', 'utf8'), 3)).toBe('\ufffd');
   });
 });
