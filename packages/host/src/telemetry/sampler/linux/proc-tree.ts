@@ -72,11 +72,12 @@ const STAT_BUFFER = 4096;
 /** New pids probed one by one up to this many per tick; more and `/proc` is listed instead. */
 const MAX_PROBES = 64;
 /**
- * Idle members (CPU and RSS unchanged this long) are re-read this often, ms. One second bounds how
- * late a woken process's CPU or an idle process's exit shows; each skipped read saves a syscall,
- * the sampler's main cost (issue 19).
+ * Default of {@link ProcTreeReaderOptions.idleMs}: 0, every member read on every tick. Skipping
+ * idle members (1 s was tried, issue 19) made an idle process's exit show up to a second late, so
+ * the memory of a tool process that held 300 MB and exited was attributed to the next call
+ * (test/e2e/sampler/claude.test.ts caught it); per-call attribution comes before the syscalls saved.
  */
-const IDLE_MS = 1000;
+const IDLE_MS = 0;
 /** Missing probed pids looked at once more on the next tick: the newest this many (see #probeNew). */
 const RETRY_NEWEST = 4;
 
@@ -87,10 +88,11 @@ const RETRY_NEWEST = 4;
  * Every tree member's `/proc/<pid>/stat` stays open and is re-read with one `pread` (RSS and utime +
  * stime in one read). A kept descriptor is bound to the process, not the number, so a recycled pid
  * reads as gone (`ESRCH`), never as a stranger. Each read is a syscall, and syscalls are most of
- * the sampler's cost, so an **idle** member (CPU and RSS unchanged for `idleMs`, default 1 s) is
- * re-read only every `idleMs`; on the ticks between it counts with its last RSS and no CPU, and
- * the CPU it gains meanwhile is counted at its next read (nothing is lost, it shows up to `idleMs`
- * late). Its exit likewise shows up to `idleMs` late. The root is read on every tick. Before an
+ * the sampler's cost. With `idleMs` set (off by default: {@link IDLE_MS}), an **idle** member (CPU
+ * and RSS unchanged for `idleMs`) is re-read only every `idleMs`; on the ticks between it counts
+ * with its last RSS and no CPU, and the CPU it gains meanwhile is counted at its next read (nothing
+ * is lost, it shows up to `idleMs` late). Its exit likewise shows up to `idleMs` late, which
+ * misattributes its memory to the next call. The root is read on every tick. Before an
  * idle member decides anything (a new process names it as parent, or a new orphan is in its
  * process group) or the pid counter hands its number out again, it is read first, so a dead member
  * never vouches for a stranger nor hides one.
