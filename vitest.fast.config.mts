@@ -3,7 +3,7 @@ import base from './vitest.config.mts';
 
 // `npm run test:fast`: the unit and in-process tests, for development. Left out: everything that
 // drives real agents, a registry, a VM, Wine or a browser, the few suites that kill or spawn
-// processes by the hundred, and the suites that start the built `cordon` CLI dozens of times
+// processes by the hundred, a PostgreSQL server, and the suites that start the built `cordon` CLI dozens of times
 // (each start is a whole Node and oclif start-up). `npm test` runs them all.
 export default mergeConfig(
   base,
@@ -32,6 +32,11 @@ export default mergeConfig(
         'packages/host/test/install-hooks/install-hooks.test.ts',
         'packages/host/test/install-hooks/faults.test.ts',
         'packages/host/test/plugins/install-link.test.ts',
+        'packages/host/test/envelope/fast-check.test.ts',
+        'packages/host/test/envelope/formats.test.ts',
+        'packages/host/test/telemetry/analyze/cli.test.ts',
+        // A real PostgreSQL cluster started by initdb + pg_ctl.
+        'packages/host/test/telemetry/reduce/postgres.test.ts',
       ],
     },
   }),
