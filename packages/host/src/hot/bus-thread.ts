@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
@@ -75,7 +74,7 @@ const SILENT = Object.freeze({ stdout: '', stderr: '', exitCode: 0 });
  * with ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING.
  */
 function workerThreads(): typeof import('node:worker_threads') {
-  return createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+  return process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
 }
 
 /**
@@ -88,7 +87,7 @@ export async function startBusThread(job: Omit<BusJob, 'writing'>, env: NodeJS.P
   // This process's main thread compiles only part of an ordinary run: bin/run.cjs keeps its code cache apart.
   (globalThis as { __cordonCodeCachePartial?: boolean }).__cordonCodeCachePartial = true;
   const writing = new Int32Array(new SharedArrayBuffer(4));
-  const self = fileURLToPath(import.meta.url);
+  const self = import.meta.filename ?? fileURLToPath(import.meta.url);
   const workerData: BusJob = { ...job, writing, argv: [...process.argv] };
   // stdout/stderr of the thread are the process's own: a plugin's console output must not reach the agent.
   const options = { workerData, env, stdout: true, stderr: true } as const;

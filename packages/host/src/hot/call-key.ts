@@ -1,10 +1,9 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { canonicalJson } from './summary.js';
 
 /** `node:crypto`, loaded on first use (only agents without call ids need it; it costs ~15 ms of CPU to load). */
-const crypto = (): typeof import('node:crypto') => createRequire(import.meta.url)('node:crypto');
+const crypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
 
 /**
  * The content hash that stands in for a call id when the agent sends none (Gemini): the first

@@ -22,6 +22,41 @@ export type PayloadRead =
   | { readonly ok: false; readonly problem: StdinProblem; readonly bytes: number; readonly detail?: string };
 
 /**
+ * The bytes of one payload as they arrive, from any source: keeps at most `maxBytes` (the rest is
+ * counted and dropped, so the writer is drained, never blocked) and tells when a complete JSON
+ * document is in ({@link DocumentEnd}). Every reader below feeds one of these.
+ */
+class PayloadCollector {
+  readonly #chunks: Uint8Array[] = [];
+  readonly #end = new DocumentEnd();
+  readonly #maxBytes: number;
+  /** Bytes received so far, kept or not. */
+  bytes = 0;
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /**
+   * Adds a chunk the caller will not reuse. Returns the result once the chunk completes a
+   * document that parses, or once the payload is over the limit and complete; otherwise
+   * `undefined` (read on). A writer may keep its end open after the document: issue 11 item 4.
+   */
+  push(chunk: Uint8Array): PayloadRead | undefined {
+    this.bytes += chunk.length;
+    if (this.bytes <= this.#maxBytes) this.#chunks.push(chunk);
+    if (!this.#end.push(chunk)) return undefined;
+    const read = this.end();
+    return read.ok || read.problem === 'too-large' ? read : undefined;
+  }
+
+  /** The result for everything received (end of input, or the caller gives up waiting). */
+  end(): PayloadRead {
+    return decode(Buffer.concat(this.#chunks), this.bytes, this.#maxBytes);
+  }
+}
+
+/**
  * Reads the hook payload from `stream` within a bounded time: resolves as soon as a complete
  * JSON object or array has arrived (the writer may keep the stream open: issue 11 item 4), at
  * end of input, after `timeoutMs` (an incomplete document and a stream that never closed), or
@@ -34,9 +69,7 @@ export function readPayload(stream: Readable & { isTTY?: boolean }, options: { t
   const maxBytes = options.maxBytes ?? STDIN_DEFAULTS.maxBytes;
   if (stream.isTTY) return Promise.resolve({ ok: false, problem: 'tty', bytes: 0 });
   return new Promise((resolvePromise) => {
-    const chunks: Buffer[] = [];
-    const end = new DocumentEnd();
-    let bytes = 0;
+    const payload = new PayloadCollector(maxBytes);
     let settled = false;
     const finish = (result: PayloadRead): void => {
       if (settled) return;
@@ -50,17 +83,12 @@ export function readPayload(stream: Readable & { isTTY?: boolean }, options: { t
       resolvePromise(result);
     };
     const onData = (chunk: Buffer | string): void => {
-      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      bytes += buf.length;
-      if (bytes <= maxBytes) chunks.push(buf);
-      if (end.push(buf)) {
-        const read = decode(Buffer.concat(chunks), bytes, maxBytes);
-        if (read.ok || read.problem === 'too-large') finish(read);
-      }
+      const read = payload.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      if (read) finish(read);
     };
-    const onEnd = (): void => finish(decode(Buffer.concat(chunks), bytes, maxBytes));
-    const onError = (error: Error): void => finish({ ok: false, problem: 'error', bytes, detail: error.message });
-    const timer = setTimeout(() => finish({ ok: false, problem: 'timeout', bytes }), timeoutMs);
+    const onEnd = (): void => finish(payload.end());
+    const onError = (error: Error): void => finish({ ok: false, problem: 'error', bytes: payload.bytes, detail: error.message });
+    const timer = setTimeout(() => finish({ ok: false, problem: 'timeout', bytes: payload.bytes }), timeoutMs);
     stream.on('data', onData);
     stream.once('end', onEnd);
     stream.once('error', onError);
@@ -74,8 +102,8 @@ const POLL_MS = 2;
 
 /**
  * {@link readPayload} for a file descriptor (the hook process's fd 0), with the same bounds and
- * results, avoiding `process.stdin` where it safely can: that stream loads Node's stream and
- * socket modules, about 4 ms of every tool call (`npm run bench:hook`).
+ * results, avoiding `process.stdin`: that stream loads Node's stream and socket modules, about
+ * 4 ms of every tool call on a pipe and 8 ms on a socket (`npm run bench:hook`).
  *
  * - A regular file or the null device is read synchronously (it cannot block).
  * - A pipe on Linux (what Codex and Hermes give their hooks, and `… | cordon hook`) is reopened
@@ -83,22 +111,26 @@ const POLL_MS = 2;
  *   end is untouched, and polled every {@link POLL_MS} ms until a complete document has arrived,
  *   end of input, or the time limit.
  *   (A blocking read cannot honour the limit, and a pending `fs.read` on the thread pool would
- *   keep the process from exiting.)
- * - A socket (Node-based agents get a socketpair from libuv), a terminal, or anything else goes to
- *   `fallback()`'s stream through {@link readPayload}.
+ *   keep the process from exiting: libuv joins its threads at exit.)
+ * - A socket outside Windows (Node-based agents such as Claude Code and Gemini CLI get a
+ *   socketpair from libuv) is read through libuv's own pipe handle ({@link readSocketFd}).
+ * - A terminal, a Windows pipe, or anything else goes to `fallback()`'s stream through
+ *   {@link readPayload}, as does a socket when that handle is not available.
  */
 export function readPayloadFd(fd: number, fallback: () => Readable & { isTTY?: boolean }, options: { timeoutMs?: number; maxBytes?: number } = {}): Promise<PayloadRead> {
   const timeoutMs = options.timeoutMs ?? STDIN_DEFAULTS.timeoutMs;
   const maxBytes = options.maxBytes ?? STDIN_DEFAULTS.maxBytes;
-  let kind: 'file' | 'pipe' | 'other' = 'other';
+  let kind: 'file' | 'pipe' | 'socket' | 'other' = 'other';
   try {
     const stat = fstatSync(fd);
     if (stat.isFile() || (stat.isCharacterDevice() && isNullDevice(stat.rdev))) kind = 'file';
     else if (stat.isFIFO() && process.platform === 'linux') kind = 'pipe';
+    else if (stat.isSocket() && process.platform !== 'win32') kind = 'socket';
   } catch {
     kind = 'other';
   }
   if (kind === 'file') return Promise.resolve(readSyncToEnd(fd, maxBytes));
+  if (kind === 'socket') return readSocketFd(fd, timeoutMs, maxBytes) ?? readPayload(fallback(), options);
   let pipe = -1;
   if (kind === 'pipe') {
     try {
@@ -109,11 +141,9 @@ export function readPayloadFd(fd: number, fallback: () => Readable & { isTTY?: b
   }
   if (pipe < 0) return readPayload(fallback(), options);
   return new Promise((resolvePromise) => {
-    const chunks: Buffer[] = [];
-    const end = new DocumentEnd();
+    const payload = new PayloadCollector(maxBytes);
     const buf = Buffer.allocUnsafe(FD_CHUNK);
     const deadline = Date.now() + timeoutMs;
-    let bytes = 0;
     const finish = (result: PayloadRead): void => {
       closeSync(pipe);
       resolvePromise(result);
@@ -124,23 +154,118 @@ export function readPayloadFd(fd: number, fallback: () => Readable & { isTTY?: b
         try {
           n = readSync(pipe, buf, 0, FD_CHUNK, null);
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return finish({ ok: false, problem: 'error', bytes, detail: (error as Error).message });
-          if (Date.now() >= deadline) return finish({ ok: false, problem: 'timeout', bytes });
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return finish({ ok: false, problem: 'error', bytes: payload.bytes, detail: (error as Error).message });
+          if (Date.now() >= deadline) return finish({ ok: false, problem: 'timeout', bytes: payload.bytes });
           setTimeout(poll, POLL_MS);
           return;
         }
-        if (n === 0) return finish(decode(Buffer.concat(chunks), bytes, maxBytes));
-        bytes += n;
-        // Past the limit the rest is still drained (so the agent's write never fails), not kept.
-        if (bytes <= maxBytes) chunks.push(Buffer.from(buf.subarray(0, n)));
-        if (end.push(buf.subarray(0, n))) {
-          // A complete document is used at once: the writer may never close its end.
-          const read = decode(Buffer.concat(chunks), bytes, maxBytes);
-          if (read.ok || read.problem === 'too-large') return finish(read);
-        }
+        if (n === 0) return finish(payload.end());
+        const read = payload.push(Buffer.from(buf.subarray(0, n)));
+        if (read) return finish(read);
       }
     };
     poll();
+  });
+}
+
+const ignoreRead = (): void => undefined;
+
+/** libuv's end-of-file status (`UV_EOF` in uv/errno.h, the same on every platform). */
+const UV_EOF = -4095;
+
+/** The parts of libuv's pipe handle binding {@link readSocketFd} uses (Node's `net.Socket` is built on it). */
+interface UvPipeHandle {
+  open(fd: number): number;
+  readStart(): number;
+  readStop(): number;
+  unref(): void;
+  close(): void;
+  onread: (buffer?: ArrayBuffer) => void;
+}
+
+/** Node's pipe handle class and its read-state array, or `undefined` where they cannot be had. */
+interface UvPipeBinding {
+  readonly Pipe: new (type: number) => UvPipeHandle;
+  readonly socketType: number;
+  /** Node's shared stream state: after each read, the byte count (or a libuv error) and the offset into the buffer. */
+  readonly state: Int32Array;
+  readonly bytesIndex: number;
+  readonly offsetIndex: number;
+}
+
+/**
+ * Node's `pipe_wrap` and `stream_wrap` bindings through `process.binding` (deprecated for
+ * documentation only, DEP0111; its warning, printed only under `--pending-deprecation`, is kept
+ * quiet here: the hook prints nothing). Checked shape by shape, so a Node that changed them
+ * yields `undefined` and the caller uses `process.stdin`.
+ */
+function uvPipeBinding(): UvPipeBinding | undefined {
+  const quiet = process.noDeprecation;
+  process.noDeprecation = true;
+  try {
+    const binding = (process as unknown as { binding(name: string): Record<string, unknown> }).binding;
+    const pipe = binding('pipe_wrap');
+    const stream = binding('stream_wrap');
+    const Pipe = pipe.Pipe;
+    const socketType = (pipe.constants as Record<string, unknown> | undefined)?.SOCKET;
+    const { streamBaseState: state, kReadBytesOrError: bytesIndex, kArrayBufferOffset: offsetIndex } = stream;
+    if (typeof Pipe !== 'function' || typeof socketType !== 'number' || !(state instanceof Int32Array) || typeof bytesIndex !== 'number' || typeof offsetIndex !== 'number') return undefined;
+    return { Pipe: Pipe as UvPipeBinding['Pipe'], socketType, state, bytesIndex, offsetIndex };
+  } catch {
+    return undefined;
+  } finally {
+    process.noDeprecation = quiet;
+  }
+}
+
+/**
+ * Reads a socket descriptor (Node-based agents' stdin) with libuv's pipe handle directly, which is
+ * what `process.stdin` would wrap in a `net.Socket` after loading Node's socket and stream modules
+ * (8 ms of every tool call, `npm run bench:hook`, issue 19). Same bounds and results as
+ * {@link readPayload}. When done, reading stops and the handle is released without closing the
+ * descriptor, so Node restores its blocking mode at exit as it does for `process.stdin`.
+ * Returns `undefined`, having read nothing, when the handle cannot be had or opened.
+ */
+function readSocketFd(fd: number, timeoutMs: number, maxBytes: number): Promise<PayloadRead> | undefined {
+  const uv = uvPipeBinding();
+  if (!uv) return undefined;
+  let handle: UvPipeHandle;
+  try {
+    handle = new uv.Pipe(uv.socketType);
+    if (handle.open(fd) !== 0) {
+      handle.close();
+      return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+  return new Promise((resolvePromise) => {
+    const payload = new PayloadCollector(maxBytes);
+    let settled = false;
+    const finish = (result: PayloadRead): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      // Node asserts a function here (null aborts the process): later reads, if any, are dropped.
+      handle.onread = ignoreRead;
+      handle.readStop();
+      handle.unref();
+      resolvePromise(result);
+    };
+    handle.onread = (buffer) => {
+      const n = uv.state[uv.bytesIndex]!;
+      if (n > 0 && buffer) {
+        const read = payload.push(new Uint8Array(buffer, uv.state[uv.offsetIndex]!, n));
+        if (read) finish(read);
+      } else if (n === UV_EOF) {
+        finish(payload.end());
+      } else if (n < 0) {
+        finish({ ok: false, problem: 'error', bytes: payload.bytes, detail: `socket read failed (libuv status ${n})` });
+      }
+    };
+    const timer = setTimeout(() => finish({ ok: false, problem: 'timeout', bytes: payload.bytes }), timeoutMs);
+    const started = handle.readStart();
+    if (started !== 0) finish({ ok: false, problem: 'error', bytes: 0, detail: `socket read could not start (libuv status ${started})` });
   });
 }
 

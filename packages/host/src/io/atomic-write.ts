@@ -1,9 +1,8 @@
 import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** `node:crypto`, loaded on first use: the hook's bundle includes this module and must not pay ~15 ms for it. */
-const crypto = (): typeof import('node:crypto') => createRequire(import.meta.url)('node:crypto');
+const crypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
 
 /** Filesystem calls {@link fsyncDirectory} uses; tests pass failing ones. */
 export interface DirSyncOps {

@@ -1,5 +1,5 @@
-import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { homedir } from '../util/paths.js';
 
 /** Inputs of {@link resolveLedgerPath}. */
 export interface LedgerPathOptions {

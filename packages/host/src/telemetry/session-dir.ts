@@ -1,8 +1,7 @@
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 /** `node:crypto`, loaded on first use: initialising it costs the hot path ~15 ms of CPU, and real ids never need it. */
-const crypto = (): typeof import('node:crypto') => createRequire(import.meta.url)('node:crypto');
+const crypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
 
 /** Directory under the data dir that holds one directory per agent session (research/cordon-resource.md A.2). */
 export const RUNS_DIR = 'runs';

@@ -7,7 +7,7 @@ import { linkPluginRoots, makeSandbox, runCordon, type RunResult, type Sandbox }
 import { runHook } from '../../src/hot/main.js';
 import { readMarkers } from '../../src/telemetry/markers.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
-import { AGENT_PLUGINS, FIXTURES, hookLog, hookViaShell as runHookViaShell, hookViaSocket, tapPlugin } from './support.js';
+import { AGENT_PLUGINS, FIXTURES, hookLog, hookViaShell as runHookViaShell, hookViaSocket, runNode, tapPlugin } from './support.js';
 
 // The hook as agents run it: the built `cordon hook` process. Whatever arrives on stdin, it exits
 // 0 with nothing on stdout (unless a plugin decided), logs what went wrong, and finishes in
@@ -91,6 +91,52 @@ describe('cordon hook process: every kind of stdin agents hand over', () => {
     const r = await hookViaShell(['--agent', 'codex'], `< <(head -c 5000000 /dev/zero)`, { ...sandbox.env, CORDON_HOOK_MAX_STDIN_BYTES: '1000' });
     expectSilent(r);
     expect(logLines().some((l) => l.problem === 'too-large' && l.bytes === 5_000_000)).toBe(true);
+  });
+});
+
+describe('cordon hook process: what it loads beyond Node itself (issue 19)', () => {
+  // Every module Node loads is listed in process.moduleLoadList; a preloaded probe writes it at
+  // exit. Beyond what an empty script loads, the hook may load only `vm` (its code cache): not
+  // the socket and stream modules behind process.stdin, nor node:module, node:os or crypto.
+  async function loaded(run: (env: NodeJS.ProcessEnv) => Promise<RunResult>): Promise<string[]> {
+    const dir = sandbox.dir('module-probe');
+    const out = join(dir, `modules-${Math.random().toString(36).slice(2)}.txt`);
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`);
+    const r = await run({ ...sandbox.env, NODE_OPTIONS: `--require ${probe}` });
+    expectSilent(r);
+    return readFileSync(out, 'utf8').split('\n');
+  }
+  const baseline = async (): Promise<Set<string>> => {
+    const empty = join(sandbox.dir('module-probe'), 'empty.js');
+    writeFileSync(empty, '');
+    return new Set(await loaded((env) => runNode([empty], env)));
+  };
+
+  it.each([
+    ['a socket (Claude Code, Gemini CLI)', 'socket'],
+    ['a pipe (Codex, Hermes)', 'pipe'],
+  ])('stdin %s: only vm beyond an empty script, and the payload is recorded', async (_label, kind) => {
+    const before = await baseline();
+    const text = fixture('claude-code.PreToolUse.Bash.json');
+    const file = join(sandbox.dir('stdin'), 'payload.json');
+    writeFileSync(file, text);
+    const run = (env: NodeJS.ProcessEnv): Promise<RunResult> => (kind === 'socket' ? hookViaSocket(['--agent', 'claude-code'], text, false, env) : runHookViaShell(['--agent', 'claude-code'], `< <(cat '${file}')`, env));
+    // The first call writes the plugin index and the code cache (temp names use crypto), as a
+    // user's first tool call does; every later call is what is measured.
+    expectSilent(await run(sandbox.env));
+    const modules = await loaded(run);
+    // Node's pipe handle itself is a binding, not a module: the socket reader takes it directly.
+    const bindings = kind === 'socket' ? ['Internal Binding pipe_wrap', 'Internal Binding stream_wrap'] : [];
+    expect(modules.filter((m) => !before.has(m) && !bindings.includes(m))).toEqual(['NativeModule vm']);
+    expect(readMarkers(join(sessionDir(sandbox.dataDir, JSON.parse(text).session_id), 'markers.jsonl')).markers).toHaveLength(2);
+  });
+
+  it('stdin a socket under --pending-deprecation: still silent (the pipe handle is taken quietly)', async () => {
+    const text = fixture('claude-code.PreToolUse.Bash.json');
+    const r = await hookViaSocket(['--agent', 'claude-code'], text, false, { ...sandbox.env, NODE_OPTIONS: '--pending-deprecation' });
+    expectSilent(r);
+    expect(readMarkers(join(sessionDir(sandbox.dataDir, JSON.parse(text).session_id), 'markers.jsonl')).markers).toHaveLength(1);
   });
 });
 

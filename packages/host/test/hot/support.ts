@@ -97,6 +97,11 @@ export function hookViaSocket(args: readonly string[], input: string | Buffer | 
   return collect(child).finally(() => child.stdin.destroy());
 }
 
+/** Runs `node <args>` (stdin closed) and collects what it printed, like the hook runners above. */
+export function runNode(args: readonly string[], env: NodeJS.ProcessEnv): Promise<RunResult & { ms: number }> {
+  return collect(spawn(process.execPath, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
 /** What a spawned hook printed and how it ended, once its output is closed; SIGKILL after a minute. */
 function collect(child: ChildProcess): Promise<RunResult & { ms: number }> {
   const started = Date.now();
