@@ -72,6 +72,8 @@ function quietOnEpipe(stream) {
 }
 
 function hook(args) {
+  // For the hook bundle's plugin loading (src/plugins/discover.ts): see requireCached.
+  globalThis[Symbol.for('cordon.requireCached')] = requireCached;
   // The hook bundle (scripts/bundle-hot.mjs, written by `npm run build`) loads synchronously as
   // one file; the module graph it is built from is the fallback when only `tsc -b` has run.
   let hot;
@@ -164,9 +166,20 @@ function reduce(args) {
  * `CORDON_CODE_CACHE=off` loads with plain `require`. Throws what `require` would.
  */
 function loadBundle(relPath) {
+  return requireCached(require('node:path').join(__dirname, relPath));
+}
+
+/**
+ * {@link loadBundle} for any CommonJS file by absolute path: the hook bundle loads the dialect
+ * plugin's register bundle through it (`globalThis[Symbol.for('cordon.requireCached')]`, set
+ * below), so that bundle too is compiled from a code cache instead of from source on every tool
+ * call. `cacheName` names the cache files (default: the file's base name); files that share a
+ * base name (every plugin's `register.cjs`) need distinct names, since a new cache replaces the
+ * older caches of the same name.
+ */
+function requireCached(file, cacheName) {
   const fs = require('node:fs');
   const path = require('node:path');
-  const file = path.join(__dirname, relPath);
   let stat;
   try {
     stat = fs.statSync(file);
@@ -179,7 +192,7 @@ function loadBundle(relPath) {
   // loading that public module and the ES module loader parts it pulls in (0.6 ms per hook).
   const Module = module.constructor;
   quietDefaultLoaderWarning();
-  const name = path.basename(file);
+  const name = cacheName ?? path.basename(file);
   const dir = path.join(cacheDir(), 'code-cache');
   const cacheFile = path.join(dir, `${name}-${stat.size}-${Math.trunc(stat.mtimeMs)}-${stat.ino}-${process.version}-${process.arch}.bin`);
   const partialFile = cacheFile.replace(/\.bin$/, '-partial.bin');

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CollectedPlugin } from '../bus/host.js';
 import { registerTargets } from './hook-targets.js';
@@ -74,12 +74,22 @@ const nodeModule = (): typeof import('node:module') => process.getBuiltinModule(
 const requireAbsolute = (): NodeJS.Require => (typeof require === 'function' ? require : nodeModule().createRequire(import.meta.url));
 
 /**
- * Loads a module by absolute path. `require()` first where Node loads ES modules synchronously
- * (`process.features.require_module`: Node ≥ 20.19 and ≥ 22.12): it skips the asynchronous ESM
- * loader, whose start-up the hook process would pay on every tool call. A module with top-level
+ * Set by `bin/run.cjs` for the hook process: `require` through a V8 code cache kept in Cordon's
+ * cache directory (its `requireCached`). A plugin's CommonJS register bundle then compiles from
+ * the cache, not from source, on every tool call (`npm run bench:hook`, issue 19).
+ */
+const REQUIRE_CACHED = Symbol.for('cordon.requireCached');
+
+/**
+ * Loads a module by absolute path; a `.cjs` file through the hook process's code cache when there
+ * is one ({@link REQUIRE_CACHED}, cache files named after `cacheName`). Otherwise `require()` first
+ * where Node loads ES modules synchronously (`process.features.require_module`: Node ≥ 20.19 and
+ * ≥ 22.12): it skips the asynchronous ESM loader, whose start-up the hook process would pay on every tool call. A module with top-level
  * await (`ERR_REQUIRE_ASYNC_MODULE`) or an older Node falls back to `import()`.
  */
-async function loadModule(path: string): Promise<Record<string, unknown>> {
+async function loadModule(path: string, cacheName: string): Promise<Record<string, unknown>> {
+  const cached = (globalThis as Record<symbol, unknown>)[REQUIRE_CACHED] as ((file: string, cacheName: string) => unknown) | undefined;
+  if (cached && path.endsWith('.cjs')) return cached(path, cacheName) as Record<string, unknown>;
   if ((process.features as { require_module?: boolean }).require_module) {
     try {
       return requireAbsolute()(path) as Record<string, unknown>;
@@ -100,7 +110,7 @@ export async function collectFromPackages(packages: readonly PluginPackage[]): P
   // Returned in package order; modules load synchronously where Node can (see loadModule).
   const one = async (pkg: PluginPackage, target: string, identifier: string): Promise<CollectedPlugin> => {
     try {
-      const mod = await loadModule(resolve(pkg.root, target));
+      const mod = await loadModule(resolve(pkg.root, target), `${pkg.name.replace(/[^\w.-]/g, '_')}-${basename(target)}`);
       const fn = mod[identifier];
       return { source: pkg.name, descriptor: typeof fn === 'function' ? await fn({}) : undefined };
     } catch (error) {

@@ -3,12 +3,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPluginRoots, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { makeRepo, writeFiles } from '../../../../test/support/git.js';
+import { readMarkers } from '../../src/telemetry/markers.js';
+import { sessionDir } from '../../src/telemetry/session-dir.js';
 import { resolvePaths } from '../../src/util/paths.js';
 import { tapPlugin } from './support.js';
 
-// bin/run.cjs compiles the hook and fast-check bundles through a V8 code cache in Cordon's cache
-// directory (loadBundle). The cache must be written once, then used, survive garbage, live where
-// resolvePaths() says the cache directory is, and never change what the commands print.
+// bin/run.cjs compiles the hook and fast-check bundles, and for the hook the dialect plugin's register
+// bundle, through a V8 code cache in Cordon's cache directory (loadBundle, requireCached). The cache
+// must be written once, then used, survive garbage, live where resolvePaths() says the cache
+// directory is, and never change what the commands print.
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -17,6 +20,7 @@ beforeEach(() => {
 afterEach(() => sandbox.cleanup());
 
 const payload = readFileSync(join(REPO_ROOT, '../shared/fixtures/hook-payloads/claude-code.PreToolUse.Bash.json'), 'utf8');
+const CLAUDE_PLUGIN = { name: '@cordon/claude-code', root: join(REPO_ROOT, 'plugins', 'claude-code') };
 const cacheFiles = (cacheDir: string) => {
   const dir = join(cacheDir, 'code-cache');
   return existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : [];
@@ -57,17 +61,40 @@ describe('the bundles run through a V8 code cache', () => {
   it('the hook keeps its own cache and stays silent; the cache directory is resolvePaths().cacheDir', async () => {
     const env = { ...sandbox.env };
     delete env.CORDON_CACHE_DIR; // XDG_CACHE_HOME decides, as it does for the plugin index
+    linkPluginRoots(sandbox.dataDir, [CLAUDE_PLUGIN]);
     const first = await runCordon(['hook', '--agent', 'claude-code'], { env, input: payload });
     const second = await runCordon(['hook', '--agent', 'claude-code'], { env, input: payload });
     for (const run of [first, second]) expect({ exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr }).toEqual({ exitCode: 0, stdout: '', stderr: '' });
-    const files = cacheFiles(resolvePaths(env).cacheDir);
-    expect(files.map((f) => f.split('/').pop()!.split('-')[0])).toEqual(['hook.cjs']);
+    const files = cacheFiles(resolvePaths(env).cacheDir).map((f) => f.split('/').pop()!);
+    // The dialect plugin's register bundle has its own cache, named after its package.
+    expect(files.sort()).toEqual([expect.stringMatching(/^_cordon_claude-code-register\.cjs-\d+-\d+-\d+-v[\d.]+-\w+\.bin$/), expect.stringMatching(/^hook\.cjs-/)]);
+  });
+
+  it("the dialect plugin's register bundle loads from its cache: written once, then used; a garbage cache is replaced", async () => {
+    linkPluginRoots(sandbox.dataDir, [CLAUDE_PLUGIN]);
+    const run = async (): Promise<void> => {
+      const r = await runCordon(['hook', '--agent', 'claude-code'], { env: sandbox.env, input: payload });
+      expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    };
+    const pluginCache = (): string => cacheFiles(sandbox.cacheDir).find((f) => f.split('/').pop()!.startsWith('_cordon_claude-code-register.cjs-'))!;
+    await run();
+    const file = pluginCache();
+    const written = statSync(file).mtimeMs;
+    await run();
+    expect(statSync(file).mtimeMs).toBe(written);
+    writeFileSync(file, 'not a code cache');
+    await run();
+    expect(readFileSync(file).toString()).not.toBe('not a code cache');
+    // Every call still recorded its marker through the plugin's dialect.
+    const markers = readMarkers(join(sessionDir(sandbox.dataDir, JSON.parse(payload).session_id), 'markers.jsonl')).markers;
+    expect(markers).toHaveLength(3);
   });
 
   it('a run whose plugin work ran on the bus thread leaves a partial cache, which the next ordinary run replaces', async () => {
-    const agent = { name: '@cordon/claude-code', root: join(REPO_ROOT, 'plugins', 'claude-code') };
+    const agent = CLAUDE_PLUGIN;
     const tapper = tapPlugin(sandbox.dir('plugin-tapper'), 'tapper', 'async () => undefined');
-    const names = () => cacheFiles(sandbox.cacheDir).map((f) => f.split('/').pop()!);
+    // The hook bundle's caches (the plugin's register bundle has its own, see the test above).
+    const names = () => cacheFiles(sandbox.cacheDir).map((f) => f.split('/').pop()!).filter((f) => f.startsWith('hook.cjs-'));
     // A plugin taps beforeToolCall: the plugin work runs on the thread, the main thread compiles less.
     linkPluginRoots(sandbox.dataDir, [agent, tapper]);
     for (let i = 0; i < 2; i++) expect((await runCordon(['hook', '--agent', 'claude-code'], { env: sandbox.env, input: payload })).exitCode).toBe(0);
