@@ -1,6 +1,6 @@
 import { closeSync, constants, existsSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TreeReader } from '@cordon/plugin-api';
+import type { TreeReader, TreeReading } from '@cordon/plugin-api';
 import { SAMPLER_FILES } from './files.js';
 import { lockPath } from './lock.js';
 import { formatSample } from './sample.js';
@@ -64,27 +64,46 @@ const RING = 4096;
  * through a descriptor held open, once a second and at the stop. It stops on `STOP`, on the root's
  * exit, after the idle timeout, when superseded, or on request; never because a turn ended. A tick
  * that throws is counted and skipped.
+ *
+ * Each tick is a plain timer callback, and a reader that answers synchronously (the `/proc` one) is
+ * not awaited: no promise or microtask per tick, since at 4 ticks a second the sampler's fixed
+ * cost per wake-up is a good part of its budget (bench:sampler, issue 19). A reader that returns a
+ * promise is waited for before the next tick is scheduled.
  */
-export async function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: StopReason; stats: TickStats }> {
+export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: StopReason; stats: TickStats }> {
   const { dir, reader, intervalMs, idleMs, generation, stopRequested } = options;
   const stopPath = join(dir, SAMPLER_FILES.stop);
   const nextLock = lockPath(dir, generation + 1);
   const markersPath = join(dir, SAMPLER_FILES.markers);
-  // Owner-only, never through a planted link: samples are the agent's resource use.
-  const out = openSync(join(dir, SAMPLER_FILES.samples), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
-  const ring = new Float64Array(RING);
-  let ticks = 0;
-  let errors = 0;
-  let skipped = 0;
-  let maxMs = 0;
-  const startedAt = Date.now();
-  const origin = performance.now();
-  let n = 0;
-  let nextSlowCheck = origin + SLOW_CHECK_MS;
-  let reason: StopReason | undefined;
-  let pending = '';
-  try {
-    while (!reason) {
+  return new Promise((resolve, reject) => {
+    // Owner-only, never through a planted link: samples are the agent's resource use.
+    const out = openSync(join(dir, SAMPLER_FILES.samples), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+    const ring = new Float64Array(RING);
+    let ticks = 0;
+    let errors = 0;
+    let skipped = 0;
+    let maxMs = 0;
+    const startedAt = Date.now();
+    const origin = performance.now();
+    let n = 0;
+    let nextSlowCheck = origin + SLOW_CHECK_MS;
+    let pending = '';
+
+    const finish = (reason: StopReason | undefined, error?: unknown): void => {
+      try {
+        if (pending) writeSync(out, pending);
+      } catch (e) {
+        error ??= e;
+      } finally {
+        closeSync(out);
+      }
+      if (!reason) return reject(error);
+      const kept = Array.from(ring.subarray(0, Math.min(ticks, RING))).sort((a, b) => a - b);
+      const pick = (q: number): number => (kept.length ? kept[Math.min(kept.length - 1, Math.floor(q * kept.length))]! : 0);
+      resolve({ reason, stats: { ticks, errors, skipped, medianMs: pick(0.5), p95Ms: pick(0.95), maxMs } });
+    };
+
+    const schedule = (): void => {
       n++;
       let due = origin + n * intervalMs;
       const lag = performance.now() - due;
@@ -94,45 +113,68 @@ export async function runSamplerLoop(options: SamplerLoopOptions): Promise<{ rea
         n += behind;
         due = origin + n * intervalMs;
       }
-      await sleepUntil(due);
-      if (stopRequested?.()) {
-        reason = 'signal';
-        break;
-      }
-      if (existsSync(stopPath)) {
-        reason = 'stop-file';
-        break;
-      }
-      const t0 = performance.now();
-      try {
-        const reading = await reader.read();
-        if (!reading.rootAlive) {
-          reason = 'agent-exit';
-          break;
-        }
+      setTimeout(tick, Math.max(0, due - performance.now()));
+    };
+
+    // The end of a tick once the reading is in (or failed): the slow checks, then the next tick.
+    const after = (t0: number, reading: TreeReading | undefined): void => {
+      if (reading) {
+        if (!reading.rootAlive) return finish('agent-exit');
         pending += formatSample(Date.now(), reading);
         const took = performance.now() - t0;
         ring[ticks % RING] = took;
         if (took > maxMs) maxMs = took;
         ticks++;
-      } catch {
-        errors++;
       }
       if (t0 >= nextSlowCheck) {
         nextSlowCheck = t0 + SLOW_CHECK_MS;
         if (pending) writeSync(out, pending);
         pending = '';
-        if (existsSync(nextLock)) reason = 'superseded';
-        else if (Date.now() - lastActivity(markersPath, startedAt) > idleMs) reason = 'idle';
+        if (existsSync(nextLock)) return finish('superseded');
+        if (Date.now() - lastActivity(markersPath, startedAt) > idleMs) return finish('idle');
+      }
+      schedule();
+    };
+
+    const failed = (): void => {
+      errors++;
+    };
+
+    function tick(): void {
+      try {
+        if (stopRequested?.()) return finish('signal');
+        if (existsSync(stopPath)) return finish('stop-file');
+        const t0 = performance.now();
+        let reading: TreeReading | Promise<TreeReading> | undefined;
+        try {
+          reading = reader.read();
+        } catch {
+          failed();
+        }
+        if (reading && 'then' in reading) {
+          reading.then(
+            (r) => guard(() => after(t0, r)),
+            () => guard(() => (failed(), after(t0, undefined))),
+          );
+          return;
+        }
+        after(t0, reading);
+      } catch (error) {
+        finish(undefined, error);
       }
     }
-  } finally {
-    if (pending) writeSync(out, pending);
-    closeSync(out);
-  }
-  const kept = Array.from(ring.subarray(0, Math.min(ticks, RING))).sort((a, b) => a - b);
-  const pick = (q: number): number => (kept.length ? kept[Math.min(kept.length - 1, Math.floor(q * kept.length))]! : 0);
-  return { reason, stats: { ticks, errors, skipped, medianMs: pick(0.5), p95Ms: pick(0.95), maxMs } };
+
+    // Anything thrown outside the reader (writing samples, the slow checks) ends the loop with it.
+    const guard = (step: () => void): void => {
+      try {
+        step();
+      } catch (error) {
+        finish(undefined, error);
+      }
+    };
+
+    schedule();
+  });
 }
 
 function lastActivity(markersPath: string, startedAt: number): number {
@@ -141,9 +183,4 @@ function lastActivity(markersPath: string, startedAt: number): number {
   } catch {
     return startedAt;
   }
-}
-
-function sleepUntil(due: number): Promise<void> {
-  const wait = due - performance.now();
-  return wait <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, wait));
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -83,4 +83,24 @@ describe('ProcTreeReader on a process read between fork and exec', () => {
     expect(reader.read()).toMatchObject({ nProcs: 2, rssBytes: 1500 * 4096 });
     reader.close();
   });
+
+  // /proc/loadavg names the last pid of the reader's own namespace; a /proc of another namespace
+  // (its `self` names another pid) must not be probed by those numbers.
+  for (const [name, self, found] of [
+    ['lists /proc on every tick when its `self` names another pid (another pid namespace)', '1', true],
+    ['trusts the pid counter when /proc is its own: an unmoved counter means nothing new', String(process.pid), false],
+  ] as const) {
+    it(name, () => {
+      const proc = fakeProc();
+      const agent = ['node', '/opt/agent/cli.js'];
+      symlinkSync(self, join(proc.root, 'self'));
+      writeFileSync(join(proc.root, 'loadavg'), '0.00 0.00 0.00 1/100 100\n');
+      proc.process(100, 1, 1000, agent);
+      const reader = new ProcTreeReader(100, { procRoot: proc.root, units: { pageSize: 4096, clockTicks: 100 }, exclude: [] });
+      expect(reader.read().nProcs).toBe(1);
+      proc.process(101, 100, 500, ['sleep', '30']); // the counter in loadavg does not move
+      expect(reader.read().nProcs).toBe(found ? 2 : 1);
+      reader.close();
+    });
+  }
 });

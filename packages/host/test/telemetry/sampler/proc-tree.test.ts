@@ -111,6 +111,22 @@ describe.runIf(linux)('ProcTreeReader', () => {
     reader.close();
   });
 
+  it('finds each new child at the very next reading with default options, under foreign churn', async () => {
+    // Default options: pids are found by probing (kill(pid, 0) first), the full listing is 30 s away.
+    const churn = spawn(process.execPath, ['-e', "const {spawn}=require('node:child_process');setInterval(()=>{for(let i=0;i<5;i++)spawn('/bin/true',[],{stdio:'ignore'})},50)"], { stdio: 'ignore', detached: true });
+    started.push(churn);
+    const r = await root();
+    const reader = new ProcTreeReader(r.pid!);
+    await sleep(300);
+    expect(reader.read().nProcs).toBe(1);
+    for (let i = 1; i <= 8; i++) {
+      await r.run('exec sleep 30'); // answers once spawn has returned: the child exists
+      await sleep(30 + 20 * i); // more foreign pids between the spawn and the reading
+      expect(reader.read().nProcs).toBe(1 + i);
+    }
+    reader.close();
+  });
+
   it('keeps counting a child after its parent exits (sticky membership)', async () => {
     const r = await root();
     await r.run('sleep 30 & sleep 1');

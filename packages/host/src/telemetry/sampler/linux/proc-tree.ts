@@ -1,4 +1,5 @@
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
+import { constants } from 'node:os';
 import type { TreeReader, TreeReading } from '@cordon/plugin-api';
 import { classifyOwnProcess, splitCmdline, type OwnProcess } from '../own-processes.js';
 import { readKernelUnits, type KernelUnits } from './auxv.js';
@@ -51,7 +52,7 @@ export interface ProcTreeOptions {
   readonly units?: KernelUnits;
   /** Most `/proc/<pid>/stat` descriptors kept open (default 4096); beyond it files are reopened per tick. */
   readonly maxOpenFds?: number;
-  /** Full `/proc` listing at least this often, ms (default 5000): the safety net behind pid probing. */
+  /** Full `/proc` listing at least this often, ms (default {@link FULL_SCAN_MS}): the safety net behind pid probing. */
   readonly fullScanMs?: number;
   /** New pids probed one by one up to this many per tick (default {@link MAX_PROBES}); more and `/proc` is listed. */
   readonly maxProbes?: number;
@@ -80,6 +81,35 @@ const MAX_PROBES = 64;
 const IDLE_MS = 0;
 /** Missing probed pids looked at once more on the next tick: the newest this many (see #probeNew). */
 const RETRY_NEWEST = 4;
+/**
+ * Default of {@link ProcTreeOptions.fullScanMs}: 30 s. Probing alone finds every new process (the
+ * class comment says how); the listing only backs it up against the unforeseen, and under foreign
+ * churn one costs about 2 ms (issue 19), a tenth of the sampler's budget at 5 s.
+ */
+const FULL_SCAN_MS = 30_000;
+
+/**
+ * `kill(pid, 0)` as Node's `process._kill` binding does it: 0 when the pid exists (a process or a
+ * thread), a negative errno otherwise, and no exception either way. `process.kill` wraps it but
+ * throws an Error for a missing pid, and `existsSync('/proc/<pid>')` walks procfs, which allocates
+ * and frees a dentry for a missing pid: probing with kill took half the time of `existsSync` under
+ * 60 foreign pids/s (bench:sampler, issue 19). `_kill` is undocumented (a removal was proposed in
+ * nodejs/node#31087 and dropped), so it is used only after answering as kill(2) does for this
+ * process and for a pid above pid_max; otherwise `undefined` and probes use `existsSync`.
+ */
+function killProbe(pidMax: number): ((pid: number) => boolean) | undefined {
+  const raw = (process as unknown as { _kill?: unknown })._kill;
+  if (typeof raw !== 'function') return undefined;
+  const kill = raw as (pid: number, signal: number) => unknown;
+  const ESRCH = -constants.errno.ESRCH;
+  try {
+    if (kill.call(process, process.pid, 0) !== 0 || kill.call(process, pidMax + 1, 0) !== ESRCH) return undefined;
+  } catch {
+    return undefined;
+  }
+  // EPERM (another user's process) still means the pid exists.
+  return (pid) => kill.call(process, pid, 0) !== ESRCH;
+}
 
 /**
  * Measures the process tree rooted at one pid by reading `/proc` directly
@@ -100,9 +130,13 @@ const RETRY_NEWEST = 4;
  * Finding new members cheaply: `/proc/loadavg` names the last pid allocated. When it has not moved,
  * no process was created and nothing else is read. When it moved by at most {@link MAX_PROBES},
  * just those pids are probed (a thread's tid comes from the same counter; its `exit_signal` of -1
- * tells it apart; a pid already gone is told by an existence check, which unlike a failed open
- * builds no error object); otherwise, and every `fullScanMs`, `/proc` is listed and pids not met
- * before are read once (only their `ppid` matters when they are outside the tree).
+ * tells it apart; a pid already gone is told by kill(pid, 0), see {@link killProbe}, which unlike
+ * a failed open builds no error object and unlike a path lookup leaves procfs alone); otherwise,
+ * and every `fullScanMs` (a safety net, 30 s by default), `/proc` is listed and pids not met
+ * before are read once (only their `ppid` matters when they are outside the tree). Every pid the
+ * counter handed out since the previous tick is probed, so a process that lives across a tick is
+ * found at that tick; a pid allocated but not yet visible (fork in flight) is probed again on the
+ * next tick. When `/proc` is not of this process's pid namespace, `/proc` is listed every tick.
  *
  * Membership is sticky: a process counts from the first tick it is seen as a descendant until it
  * exits, even when its parent exits first and it is re-parented (an orphaned background job a tool
@@ -142,6 +176,8 @@ export class ProcTreeReader implements TreeReader {
   readonly #others = new Map<number, number>();
   readonly #rootPid: number;
   readonly #pidMax: number;
+  /** Whether a pid exists without touching procfs (see {@link killProbe}); `undefined`: `existsSync`. */
+  readonly #exists: ((pid: number) => boolean) | undefined;
   #openFds = 0;
   #tick = 0;
   #lastAt = 0;
@@ -172,12 +208,14 @@ export class ProcTreeReader implements TreeReader {
     this.#units = options.units ?? readKernelUnits();
     this.#exclude = new Set(options.exclude ?? [process.pid]);
     this.#maxFds = options.maxOpenFds ?? 4096;
-    this.#fullScanMs = options.fullScanMs ?? 5000;
+    this.#fullScanMs = options.fullScanMs ?? FULL_SCAN_MS;
     this.#maxProbes = options.maxProbes ?? MAX_PROBES;
     this.#idleMs = options.idleMs ?? IDLE_MS;
     this.#classify = options.ownProcesses === false ? undefined : (options.ownProcesses ?? classifyOwnProcess);
     this.#rootPid = rootPid;
     this.#pidMax = readPidMax(this.#proc);
+    // kill(2) sees the pids of this process's namespace; the probes may use it only when /proc does too.
+    this.#exists = ownPidNamespace(this.#proc) ? killProbe(this.#pidMax) : undefined;
     let rootFd: number;
     try {
       rootFd = openSync(`${this.#proc}/${rootPid}/stat`, 'r');
@@ -195,8 +233,10 @@ export class ProcTreeReader implements TreeReader {
     const now = performance.now();
     this.#members.set(rootPid, { pid: rootPid, fd: rootFd, cpuTicks: root.cpuTicks, rssPages: root.rssPages, readTick: 0, readAt: now, changedAt: now, joined: 0, zombie: false, own: undefined, cmdline: this.#classify ? this.#readCmdline(rootPid) : undefined, recheck: false, pgrp: root.pgrp, adopted: false });
     this.#groups.set(root.pgrp, 1);
+    // `/proc/loadavg` names the last pid of the reader's namespace; a /proc of another namespace
+    // (a container given the host's) names other numbers, so there every tick lists /proc instead.
     try {
-      this.#loadavgFd = openSync(`${this.#proc}/loadavg`, 'r');
+      this.#loadavgFd = ownPidNamespace(this.#proc) ? openSync(`${this.#proc}/loadavg`, 'r') : -1;
     } catch {
       this.#loadavgFd = -1;
     }
@@ -402,12 +442,14 @@ export class ProcTreeReader implements TreeReader {
 
   /**
    * Opens and reads a pid's stat; `undefined` when it does not exist, `null` for a thread. A probed pid
-   * (`skipThreads`) is checked for existence first: most probed pids under churn are already gone,
-   * and a failed open costs an error object where `existsSync` returns false.
+   * (`skipThreads`) is checked for existence first (with kill(pid, 0) where {@link killProbe} allows,
+   * else `existsSync`): most probed pids under churn are already gone, and a failed open costs an
+   * error object.
    */
   #openFresh(pid: number, skipThreads: boolean): Fresh | null | undefined {
+    if (skipThreads && this.#exists && !this.#exists(pid)) return undefined;
     const path = `${this.#proc}/${pid}/stat`;
-    if (skipThreads && !existsSync(path)) return undefined;
+    if (skipThreads && !this.#exists && !existsSync(path)) return undefined;
     let fd: number;
     try {
       fd = openSync(path, 'r');
@@ -507,6 +549,19 @@ export class ProcTreeReader implements TreeReader {
     } finally {
       if (fd >= 0) closeSync(fd);
     }
+  }
+}
+
+/**
+ * Whether the procfs at `proc` shows this process's pid namespace: its `self` link names
+ * `process.pid` (proc(5)). False for a procfs of another namespace and for a directory that is not
+ * procfs (tests' fake trees).
+ */
+function ownPidNamespace(proc: string): boolean {
+  try {
+    return readlinkSync(`${proc}/self`) === String(process.pid);
+  } catch {
+    return false;
   }
 }
 
