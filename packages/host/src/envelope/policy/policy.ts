@@ -61,7 +61,7 @@ export function policyProblem(policy: unknown): string | undefined {
       if (problem) return `glob ${JSON.stringify(glob)} ${problem}`;
     }
   }
-  if ((policy.allow as unknown[]).length === 0) return 'at least one --allow glob is required';
+  if ((policy.allow as unknown[]).length === 0) return 'at least one --allow glob is required (a flag, or `allow` in .cordon.json)';
   const total = (policy.allow as unknown[]).length + (policy.deny as unknown[]).length + (policy.allow_ignored as unknown[]).length;
   if (total > MAX_PATTERNS) return `too many globs: ${total} > ${MAX_PATTERNS}`;
   if (typeof policy.allow_commits !== 'boolean') return 'policy allow_commits is not a boolean';
