@@ -57,6 +57,23 @@ class PayloadCollector {
 }
 
 /**
+ * The end of one event-driven read: returns `finish`, which settles with the first result only,
+ * after clearing the time limit and calling `stop`; after `timeoutMs` it settles as `timeout`.
+ */
+function settleOnce(resolvePromise: (result: PayloadRead) => void, timeoutMs: number, payload: PayloadCollector, stop: () => void): (result: PayloadRead) => void {
+  let settled = false;
+  const finish = (result: PayloadRead): void => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    stop();
+    resolvePromise(result);
+  };
+  const timer = setTimeout(() => finish({ ok: false, problem: 'timeout', bytes: payload.bytes }), timeoutMs);
+  return finish;
+}
+
+/**
  * Reads the hook payload from `stream` within a bounded time: resolves as soon as a complete
  * JSON object or array has arrived (the writer may keep the stream open: issue 11 item 4), at
  * end of input, after `timeoutMs` (an incomplete document and a stream that never closed), or
@@ -70,25 +87,19 @@ export function readPayload(stream: Readable & { isTTY?: boolean }, options: { t
   if (stream.isTTY) return Promise.resolve({ ok: false, problem: 'tty', bytes: 0 });
   return new Promise((resolvePromise) => {
     const payload = new PayloadCollector(maxBytes);
-    let settled = false;
-    const finish = (result: PayloadRead): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
+    const finish = settleOnce(resolvePromise, timeoutMs, payload, () => {
       stream.off('data', onData);
       stream.off('end', onEnd);
       stream.off('error', onError);
       // Stop reading; the caller exits the process, which closes the pipe.
       stream.pause();
-      resolvePromise(result);
-    };
+    });
     const onData = (chunk: Buffer | string): void => {
       const read = payload.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
       if (read) finish(read);
     };
     const onEnd = (): void => finish(payload.end());
     const onError = (error: Error): void => finish({ ok: false, problem: 'error', bytes: payload.bytes, detail: error.message });
-    const timer = setTimeout(() => finish({ ok: false, problem: 'timeout', bytes: payload.bytes }), timeoutMs);
     stream.on('data', onData);
     stream.once('end', onEnd);
     stream.once('error', onError);
@@ -241,17 +252,12 @@ function readSocketFd(fd: number, timeoutMs: number, maxBytes: number): Promise<
   }
   return new Promise((resolvePromise) => {
     const payload = new PayloadCollector(maxBytes);
-    let settled = false;
-    const finish = (result: PayloadRead): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
+    const finish = settleOnce(resolvePromise, timeoutMs, payload, () => {
       // Node asserts a function here (null aborts the process): later reads, if any, are dropped.
       handle.onread = ignoreRead;
       handle.readStop();
       handle.unref();
-      resolvePromise(result);
-    };
+    });
     handle.onread = (buffer) => {
       const n = uv.state[uv.bytesIndex]!;
       if (n > 0 && buffer) {
@@ -263,7 +269,6 @@ function readSocketFd(fd: number, timeoutMs: number, maxBytes: number): Promise<
         finish({ ok: false, problem: 'error', bytes: payload.bytes, detail: `socket read failed (libuv status ${n})` });
       }
     };
-    const timer = setTimeout(() => finish({ ok: false, problem: 'timeout', bytes: payload.bytes }), timeoutMs);
     const started = handle.readStart();
     if (started !== 0) finish({ ok: false, problem: 'error', bytes: 0, detail: `socket read could not start (libuv status ${started})` });
   });

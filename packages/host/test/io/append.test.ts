@@ -1,19 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appendLine, splitJsonLines } from '../../src/io/append.js';
+import { tempDirForTest } from '../../../../test/support/temp.js';
 
-// Every directory a test makes is removed after it (a test run leaves nothing in the temp dir).
-const made: string[] = [];
-const temp = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'cordon-append-'));
-  made.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const temp = (): string => tempDirForTest('cordon-append-');
 const isObject = (v: unknown): v is { n: number } => !!v && typeof v === 'object' && typeof (v as { n?: unknown }).n === 'number';
 
 describe('appendLine', () => {

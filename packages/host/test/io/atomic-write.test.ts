@@ -1,19 +1,11 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isTempName, renameOver, tempPathBeside, writeFileAtomic, writeTarget } from '../../src/io/atomic-write.js';
+import { tempDirForTest } from '../../../../test/support/temp.js';
 
-// Every directory a test makes is removed after it (a test run leaves nothing in the temp dir).
-const made: string[] = [];
-const temp = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'cordon-io-'));
-  made.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const temp = (): string => tempDirForTest('cordon-io-');
 
 describe('writeFileAtomic', () => {
   it('keeps an absolute symbolic link and writes its target, with the temp file beside the target', () => {

@@ -1,20 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readRegularFile, readRegularFileIfExists, UnsafeReadError } from '../../src/io/safe-read.js';
+import { tempDirForTest } from '../../../../test/support/temp.js';
 
-// Every directory a test makes is removed after it (a test run leaves nothing in the temp dir).
-const made: string[] = [];
-const temp = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'cordon-read-'));
-  made.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const temp = (): string => tempDirForTest('cordon-read-');
 
 function refusal(fn: () => unknown): UnsafeReadError {
   try {

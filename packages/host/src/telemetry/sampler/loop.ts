@@ -136,12 +136,8 @@ export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: S
       schedule();
     };
 
-    const failed = (): void => {
-      errors++;
-    };
-
     function tick(): void {
-      try {
+      guard(() => {
         if (stopRequested?.()) return finish('signal');
         if (existsSync(stopPath)) return finish('stop-file');
         const t0 = performance.now();
@@ -149,19 +145,17 @@ export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: S
         try {
           reading = reader.read();
         } catch {
-          failed();
+          errors++;
         }
         if (reading && 'then' in reading) {
           reading.then(
             (r) => guard(() => after(t0, r)),
-            () => guard(() => (failed(), after(t0, undefined))),
+            () => guard(() => (errors++, after(t0, undefined))),
           );
           return;
         }
         after(t0, reading);
-      } catch (error) {
-        finish(undefined, error);
-      }
+      });
     }
 
     // Anything thrown outside the reader (writing samples, the slow checks) ends the loop with it.
