@@ -47,34 +47,51 @@ export interface TickStats {
 }
 
 /**
- * How often the idle and superseded checks run and buffered samples are written, ms (STOP and the
- * root are checked every tick). Writing once a second instead of per tick halves the sampler's
- * fixed cost; at most this much is lost if the sampler itself is killed.
+ * How often the slow checks run (`STOP`, a newer lock generation, the idle timeout), buffered
+ * samples are written and the event loop gets a turn (signals), ms. At most this much is lost if
+ * the sampler itself is killed, and `STOP` is noticed within it.
  */
 const SLOW_CHECK_MS = 1000;
 /** Tick durations kept for the median and p95 (a ring; older ticks fall out). */
 const RING = 4096;
 
 /**
+ * Sleeps the whole thread for `ms` (futex wait through `Atomics.wait`, which Node allows on the main
+ * thread); `undefined` where shared memory is unavailable, and the loop then sleeps in timers only.
+ */
+function blockingSleep(): ((ms: number) => void) | undefined {
+  if (typeof SharedArrayBuffer !== 'function' || typeof Atomics?.wait !== 'function') return undefined;
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  return (ms) => {
+    if (ms > 0) Atomics.wait(cell, 0, 0, ms);
+  };
+}
+
+/**
  * Samples until a stop condition holds and returns why, with tick statistics.
  *
  * Ticks run on an absolute schedule, `start + n × interval` (research cordon-resource.md A.5), so
  * the rate does not drift with tick cost; a tick more than one interval late is skipped rather
- * than bunched. Each tick reads the tree and adds one line for `samples.jsonl`; lines are written
- * through a descriptor held open, once a second and at the stop. It stops on `STOP`, on the root's
- * exit, after the idle timeout, when superseded, or on request; never because a turn ended. A tick
- * that throws is counted and skipped.
+ * than bunched. Each tick reads the tree and adds one line for `samples.jsonl`. Once a second
+ * ({@link SLOW_CHECK_MS}) the lines are written through a descriptor held open and the slow checks
+ * run; the loop stops then on `STOP`, when superseded or after the idle timeout, and at any tick on
+ * the root's exit or on request. Never because a turn ended. A tick that throws is counted and
+ * skipped.
  *
- * Each tick is a plain timer callback, and a reader that answers synchronously (the `/proc` one) is
- * not awaited: no promise or microtask per tick, since at 4 ticks a second the sampler's fixed
- * cost per wake-up is a good part of its budget (bench:sampler, issue 19). A reader that returns a
- * promise is waited for before the next tick is scheduled.
+ * How it sleeps: between the ticks of one second the thread blocks in `Atomics.wait`, and only the
+ * sleep after the slow checks goes through a timer, which gives the event loop its turn (signal
+ * handlers set `stopRequested`). Waking is most of what an idle sampler costs on a virtual machine,
+ * where each wake finds caches cold: an empty timer tick cost about 250 µs of CPU against 150 µs
+ * for a futex wait, and the timer, immediate and microtask machinery was a quarter of the sampler's
+ * profile under load (bench:sampler, issue 19). A reader that answers through a promise needs the
+ * event loop, so once one does, every sleep goes through a timer.
  */
 export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: StopReason; stats: TickStats }> {
   const { dir, reader, intervalMs, idleMs, generation, stopRequested } = options;
   const stopPath = join(dir, SAMPLER_FILES.stop);
   const nextLock = lockPath(dir, generation + 1);
   const markersPath = join(dir, SAMPLER_FILES.markers);
+  let block = blockingSleep();
   return new Promise((resolve, reject) => {
     // Owner-only, never through a planted link: samples are the agent's resource use.
     const out = openSync(join(dir, SAMPLER_FILES.samples), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
@@ -87,9 +104,11 @@ export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: S
     const origin = performance.now();
     let n = 0;
     let nextSlowCheck = origin + SLOW_CHECK_MS;
+    /** The slow checks just ran: the next sleep goes through the event loop. */
+    let yieldNext = true;
     let pending = '';
 
-    const finish = (reason: StopReason | undefined, error?: unknown): void => {
+    const finish = (reason: StopReason | undefined, error?: unknown): false => {
       try {
         if (pending) writeSync(out, pending);
       } catch (e) {
@@ -97,13 +116,18 @@ export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: S
       } finally {
         closeSync(out);
       }
-      if (!reason) return reject(error);
+      if (!reason) {
+        reject(error);
+        return false;
+      }
       const kept = Array.from(ring.subarray(0, Math.min(ticks, RING))).sort((a, b) => a - b);
       const pick = (q: number): number => (kept.length ? kept[Math.min(kept.length - 1, Math.floor(q * kept.length))]! : 0);
       resolve({ reason, stats: { ticks, errors, skipped, medianMs: pick(0.5), p95Ms: pick(0.95), maxMs } });
+      return false;
     };
 
-    const schedule = (): void => {
+    /** The next tick's due time (performance.now ms), past the ticks already missed. */
+    const nextDue = (): number => {
       n++;
       let due = origin + n * intervalMs;
       const lag = performance.now() - due;
@@ -113,11 +137,18 @@ export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: S
         n += behind;
         due = origin + n * intervalMs;
       }
-      setTimeout(tick, Math.max(0, due - performance.now()));
+      return due;
     };
 
-    // The end of a tick once the reading is in (or failed): the slow checks, then the next tick.
-    const after = (t0: number, reading: TreeReading | undefined): void => {
+    /** Hands the next tick to a timer. */
+    const schedule = (): void => {
+      const due = nextDue();
+      yieldNext = false;
+      setTimeout(run, Math.max(0, due - performance.now()));
+    };
+
+    // The end of a tick once the reading is in (or failed): the slow checks. False when the loop ended.
+    const after = (t0: number, reading: TreeReading | undefined): boolean => {
       if (reading) {
         if (!reading.rootAlive) return finish('agent-exit');
         pending += formatSample(Date.now(), reading);
@@ -128,33 +159,47 @@ export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: S
       }
       if (t0 >= nextSlowCheck) {
         nextSlowCheck = t0 + SLOW_CHECK_MS;
+        yieldNext = true;
         if (pending) writeSync(out, pending);
         pending = '';
+        if (existsSync(stopPath)) return finish('stop-file');
         if (existsSync(nextLock)) return finish('superseded');
         if (Date.now() - lastActivity(markersPath, startedAt) > idleMs) return finish('idle');
       }
-      schedule();
+      return true;
     };
 
-    function tick(): void {
+    /**
+     * One tick. True when the next tick is for the caller to run; false when the loop ended or
+     * the reading is still coming (a promise, which schedules the next tick itself).
+     */
+    const tick = (): boolean => {
+      if (stopRequested?.()) return finish('signal');
+      const t0 = performance.now();
+      let reading: TreeReading | Promise<TreeReading> | undefined;
+      try {
+        reading = reader.read();
+      } catch {
+        errors++;
+      }
+      if (reading && 'then' in reading) {
+        block = undefined;
+        reading.then(
+          (r) => guard(() => after(t0, r) && schedule()),
+          () => guard(() => (errors++, after(t0, undefined) && schedule())),
+        );
+        return false;
+      }
+      return after(t0, reading);
+    };
+
+    /** Runs ticks, blocking between them, until a sleep is due on the event loop or the loop ends. */
+    function run(): void {
       guard(() => {
-        if (stopRequested?.()) return finish('signal');
-        if (existsSync(stopPath)) return finish('stop-file');
-        const t0 = performance.now();
-        let reading: TreeReading | Promise<TreeReading> | undefined;
-        try {
-          reading = reader.read();
-        } catch {
-          errors++;
+        while (tick()) {
+          if (!block || yieldNext) return schedule();
+          block(nextDue() - performance.now());
         }
-        if (reading && 'then' in reading) {
-          reading.then(
-            (r) => guard(() => after(t0, r)),
-            () => guard(() => (errors++, after(t0, undefined))),
-          );
-          return;
-        }
-        after(t0, reading);
       });
     }
 
@@ -171,9 +216,12 @@ export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: S
   });
 }
 
+/** When markers were last appended (epoch ms), or `startedAt` when later or when there are none yet. */
 function lastActivity(markersPath: string, startedAt: number): number {
   try {
-    return Math.max(startedAt, statSync(markersPath).mtimeMs);
+    // No exception for a session without markers yet: building one costs more than the stat.
+    const stat = statSync(markersPath, { throwIfNoEntry: false });
+    return stat ? Math.max(startedAt, stat.mtimeMs) : startedAt;
   } catch {
     return startedAt;
   }
