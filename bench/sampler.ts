@@ -6,8 +6,8 @@
  * - quiet phase, then load phase: the real detached sampler (started through `ensureSampler`, as
  *   the hook starts it) samples the tree at 250 ms; its median and p95 tick time come from its own
  *   `stop` event and its CPU share from its threads' `/proc/<pid>/task/<tid>/schedstat` run time
- *   (ns) over the steady-state window, measured from here. Each phase runs two samplers at once,
- *   one without NODE_EXTRA_CA_CERTS (as users run it: the row that counts) and one with it;
+ *   (ns) over the steady-state window, measured from here. Each phase runs a sampler without
+ *   NODE_EXTRA_CA_CERTS (as users run it: the row that counts), then one with it, each alone;
  * - in the load phase a detached process outside the tree spawns `/bin/true` at BENCH_CHURN_RATE
  *   per second (default 60, issue 19); the achieved rate and the machine's pid rate are printed;
  * - a reference reader that rescans every `/proc/<pid>/stat` per tick (how psutil-style samplers
@@ -17,8 +17,9 @@
  *
  * Targets (issues 5 and 19): median tick ≤ 1 ms, CPU ≤ 0.5 % of one core at 250 ms, quiet and with
  * 60 foreign pids/s.
- * Environment: BENCH_SECONDS (steady-state window per phase, default 30), BENCH_WARMUP_SECONDS
- * (default 30), CORDON_INTERVAL (default 250), BENCH_CHURN_RATE (default 60).
+ * Environment: BENCH_SECONDS (steady-state window per sampler, default 30), BENCH_WARMUP_SECONDS
+ * (default 90), CORDON_INTERVAL (default 250), BENCH_CHURN_RATE (default 60). Four samplers of
+ * 2 minutes each: about 9 minutes in all.
  * Needs the built host (`npm run build`). */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
@@ -31,12 +32,14 @@ import { printWineRows } from './sampler-wine.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS) || 30;
 /**
- * Warm-up before each window, ms (BENCH_WARMUP_SECONDS, default 30). At 4 ticks a second V8 keeps
- * optimising the sampler's hot functions for its first minute or so (about 0.6 s of compiler CPU on
- * the 2-core test machine); the window measures what follows. The self-reported row covers the
- * sampler's whole loop, warm-up included, so the start-up cost stays visible.
+ * Warm-up before each window, ms (BENCH_WARMUP_SECONDS, default 90). At 4 ticks a second V8
+ * optimises the sampler's hot functions over its first 75 s or so (`--trace-opt`: the tree reader's
+ * `read` at about 23 s, deoptimised by the first 30 s full listing and optimised again at about
+ * 75 s; about 0.13 s of compiler CPU in all on the 2-core test machine); the window measures what
+ * follows. The self-reported row covers the sampler's whole loop, warm-up included, so the
+ * start-up cost stays visible.
  */
-const WARMUP_MS = (Number(process.env.BENCH_WARMUP_SECONDS) || 30) * 1000;
+const WARMUP_MS = (Number(process.env.BENCH_WARMUP_SECONDS) || 90) * 1000;
 const TREE = 50;
 const TARGET_MEDIAN_MS = 1;
 const TARGET_CPU_PCT = 0.5;
@@ -223,7 +226,7 @@ async function startChurn(rate: number): Promise<Churn> {
   return { child, how: python ? 'python3 posix_spawn' : 'node spawn', count };
 }
 
-/** One sampler's figures over a phase. */
+/** One sampler's figures over its window. */
 interface SamplerRun {
   /** CPU over the steady-state window, % of one core (schedstat of all its threads). */
   cpuPct: number;
@@ -233,83 +236,80 @@ interface SamplerRun {
   p95: number;
   ticks: number;
   procs: number;
-}
-
-interface Phase {
-  runs: { noCa: SamplerRun; withCa: SamplerRun };
   wallS: number;
   /** Pids allocated on the whole machine per second during the window. */
   machinePidsPerS: number;
   /** `/bin/true` spawned per second by the load, when there is one. */
   churnPerS?: number;
   loadavg: string;
+}
+
+interface Phase {
+  runs: { noCa: SamplerRun; withCa: SamplerRun };
   ref: { median: number; p95: number };
 }
 
 /**
- * Starts two samplers on the tree (one without NODE_EXTRA_CA_CERTS, as users run it, one with
- * it), waits out the warm-up, measures SECONDS, stops them and reads their `stop` events.
+ * Measures one sampler alone on the tree: starts it as the hook does, waits out the warm-up,
+ * measures SECONDS, stops it and reads its `stop` event. One at a time, as a session's sampler
+ * runs: two samplers reading the same tree at the same instants slowed each other by about 40 %
+ * on the 2-core test machine (issue 19), which a user's one sampler per session never meets.
+ */
+async function measure(dir: string, env: NodeJS.ProcessEnv, treePid: number, churn?: Churn): Promise<SamplerRun> {
+  const started = ensureSampler({ dir, rootPid: treePid, env });
+  if (!started.started) throw new Error(`sampler did not start: ${JSON.stringify(started)}`);
+  for (let i = 0; i < 100 && !events(dir).some((e) => e.event === 'start'); i++) await sleep(50);
+  await sleep(WARMUP_MS);
+  const cpu0 = cpuNs(started.pid);
+  const pid0 = lastPid();
+  const churn0 = await churn?.count();
+  const wall0 = performance.now();
+  await sleep(SECONDS * 1000);
+  const cpu1 = cpuNs(started.pid);
+  const wallS = (performance.now() - wall0) / 1000;
+  const pid1 = lastPid();
+  const churn1 = await churn?.count();
+  const loadavg = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  stopSampler(dir);
+  let stop: Record<string, number | string> | undefined;
+  for (let j = 0; j < 100 && !stop; j++) {
+    await sleep(50);
+    stop = events(dir).find((e) => e.event === 'stop');
+  }
+  if (!stop) throw new Error(`sampler ${dir} did not stop`);
+  const samples = readFileSync(join(dir, 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { n_procs: number });
+  return {
+    cpuPct: ((cpu1 - cpu0) / 1e9 / wallS) * 100,
+    selfPct: Number(stop.self_cpu_pct),
+    median: Number(stop.tick_median_ms),
+    p95: Number(stop.tick_p95_ms),
+    ticks: Number(stop.ticks),
+    procs: quantiles(samples.map((s) => s.n_procs)).median,
+    wallS,
+    // After pid_max the counter wraps to 300 (the kernel's RESERVED_PIDS).
+    machinePidsPerS: (pid1 - pid0 + (pid1 < pid0 ? pidMax() - 300 : 0)) / wallS,
+    ...(churn0 && churn1 ? { churnPerS: ((churn1.n - churn0.n) * 1000) / (churn1.at - churn0.at) } : {}),
+    loadavg,
+  };
+}
+
+/**
+ * One phase: the sampler without NODE_EXTRA_CA_CERTS (as users run it: the row that counts), then
+ * the one with it, each measured alone ({@link measure}); then the reference rescan.
  */
 async function phase(root: string, name: string, treePid: number, churn?: Churn): Promise<Phase> {
   const base: NodeJS.ProcessEnv = { ...process.env, CORDON_DATA_DIR: join(root, 'data'), CORDON_INTERVAL: process.env.CORDON_INTERVAL ?? '250' };
   const noCaEnv: NodeJS.ProcessEnv = { ...base };
   delete noCaEnv.NODE_EXTRA_CA_CERTS;
-  const variants = [
-    { key: 'noCa' as const, dir: join(root, `${name}-no-ca`), env: noCaEnv },
-    { key: 'withCa' as const, dir: join(root, `${name}-with-ca`), env: base },
-  ];
-  const pids: number[] = [];
-  for (const v of variants) {
-    const started = ensureSampler({ dir: v.dir, rootPid: treePid, env: v.env });
-    if (!started.started) throw new Error(`sampler did not start: ${JSON.stringify(started)}`);
-    pids.push(started.pid);
-  }
-  for (const v of variants) for (let i = 0; i < 100 && !events(v.dir).some((e) => e.event === 'start'); i++) await sleep(50);
-  await sleep(WARMUP_MS);
-  const cpu0 = pids.map(cpuNs);
-  const pid0 = lastPid();
-  const churn0 = await churn?.count();
-  const wall0 = performance.now();
-  await sleep(SECONDS * 1000);
-  const cpu1 = pids.map(cpuNs);
-  const wallS = (performance.now() - wall0) / 1000;
-  const pid1 = lastPid();
-  const churn1 = await churn?.count();
-  const loadavg = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  for (const v of variants) stopSampler(v.dir);
-  const runs = {} as Phase['runs'];
-  for (const [i, v] of variants.entries()) {
-    let stop: Record<string, number | string> | undefined;
-    for (let j = 0; j < 100 && !stop; j++) {
-      await sleep(50);
-      stop = events(v.dir).find((e) => e.event === 'stop');
-    }
-    if (!stop) throw new Error(`sampler ${v.dir} did not stop`);
-    const samples = readFileSync(join(v.dir, 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { n_procs: number });
-    runs[v.key] = {
-      cpuPct: ((cpu1[i]! - cpu0[i]!) / 1e9 / wallS) * 100,
-      selfPct: Number(stop.self_cpu_pct),
-      median: Number(stop.tick_median_ms),
-      p95: Number(stop.tick_p95_ms),
-      ticks: Number(stop.ticks),
-      procs: quantiles(samples.map((s) => s.n_procs)).median,
-    };
-  }
+  const noCa = await measure(join(root, `${name}-no-ca`), noCaEnv, treePid, churn);
+  const withCa = await measure(join(root, `${name}-with-ca`), base, treePid, churn);
   const rescan: number[] = [];
   for (let i = 0; i < 200; i++) {
     const t0 = performance.now();
     rescanTree(treePid);
     rescan.push(performance.now() - t0);
   }
-  return {
-    runs,
-    wallS,
-    // After pid_max the counter wraps to 300 (the kernel's RESERVED_PIDS).
-    machinePidsPerS: (pid1 - pid0 + (pid1 < pid0 ? pidMax() - 300 : 0)) / wallS,
-    ...(churn0 && churn1 ? { churnPerS: ((churn1.n - churn0.n) * 1000) / (churn1.at - churn0.at) } : {}),
-    loadavg,
-    ref: quantiles(rescan),
-  };
+  return { runs: { noCa, withCa }, ref: quantiles(rescan) };
 }
 
 async function main(): Promise<void> {
@@ -322,12 +322,14 @@ async function main(): Promise<void> {
     const load = await phase(root, 'load', tree.pid!, churn);
     const interval = process.env.CORDON_INTERVAL ?? '250';
     const system = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).length;
-    console.log(`sampler bench: ${TREE}-process tree (${system} processes on the system), interval ${interval} ms, ${SECONDS} s steady state per phase after ${WARMUP_MS / 1000} s warm-up (V8 tier-up)`);
-    console.log(`quiet phase: ${quiet.machinePidsPerS.toFixed(1)} pids allocated per second on the machine (other users), load average ${quiet.loadavg}`);
-    console.log(`load phase: ${load.churnPerS!.toFixed(1)} foreign /bin/true spawned per second (asked ${CHURN_RATE}, by ${churn!.how}), ${load.machinePidsPerS.toFixed(1)} pids allocated per second on the machine in all, load average ${load.loadavg}`);
-    console.log('each phase runs two samplers side by side on the same tree: one without NODE_EXTRA_CA_CERTS (as users run it; the row that counts) and one with it');
+    console.log(`sampler bench: ${TREE}-process tree (${system} processes on the system), interval ${interval} ms, each sampler measured alone for ${SECONDS} s after ${WARMUP_MS / 1000} s of warm-up (V8 tier-up)`);
+    const q = quiet.runs.noCa;
+    const l = load.runs.noCa;
+    console.log(`quiet phase (no-CA window): ${q.machinePidsPerS.toFixed(1)} pids allocated per second on the machine (other users), load average ${q.loadavg}`);
+    console.log(`load phase (no-CA window): ${l.churnPerS!.toFixed(1)} foreign /bin/true spawned per second (asked ${CHURN_RATE}, by ${churn!.how}), ${l.machinePidsPerS.toFixed(1)} pids allocated per second on the machine in all, load average ${l.loadavg}`);
+    console.log('each phase runs the sampler without NODE_EXTRA_CA_CERTS (as users run it; the row that counts), then the one with it, one at a time');
     const row = (name: string, a: string, b: string, target: string, ratio: string) =>
-      console.log(`${name.padEnd(38)} ${a.padStart(10)} ${b.padStart(10)} ${target.padStart(8)} ${ratio.padStart(12)}`);
+      console.log(`${name.padEnd(46)} ${a.padStart(10)} ${b.padStart(10)} ${target.padStart(8)} ${ratio.padStart(12)}`);
     row('metric', 'quiet', 'load', 'target', 'load/target');
     const both = (label: string, pick: (r: SamplerRun) => number, digits: number, target?: number) => {
       for (const [key, tag] of [['noCa', 'no CA'], ['withCa', 'with CA']] as const) {
@@ -340,6 +342,7 @@ async function main(): Promise<void> {
     both('tick time, median (ms)', (r) => r.median, 3, TARGET_MEDIAN_MS);
     both('tick time, p95 (ms)', (r) => r.p95, 3);
     both('self-reported CPU incl. warm-up (%)', (r) => r.selfPct, 3);
+    both('foreign pids per second (machine)', (r) => r.machinePidsPerS, 1);
     both('ticks', (r) => r.ticks, 0);
     both('processes in the tree (median)', (r) => r.procs, 0);
     row('reference full rescan, median (ms)', quiet.ref.median.toFixed(3), load.ref.median.toFixed(3), '', '');
