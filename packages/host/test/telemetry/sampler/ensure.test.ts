@@ -66,7 +66,7 @@ describe.runIf(linux)('ensureSampler', () => {
     expect(Math.abs(sample.t - Date.now())).toBeLessThan(10_000);
   });
 
-  it('stops at the next tick after STOP, and a later call starts generation 2 after removing STOP', async () => {
+  it('stops within a second of STOP, and a later call starts generation 2 after removing STOP', async () => {
     const first = start();
     await waitFor('start', () => samplerEvents(dir).find((e) => e.event === 'start'));
     stopSampler(dir);
@@ -88,6 +88,21 @@ describe.runIf(linux)('ensureSampler', () => {
     const stop = await waitFor('stop', () => samplerEvents(dir).find((e) => e.event === 'stop'));
     expect(stop.reason).toBe('agent-exit');
     expect(stop.t - killedAt).toBeLessThanOrEqual(500);
+    await waitFor('sampler exit', () => (r.started && !running(r.pid) ? true : undefined), 2000);
+  });
+
+  it('stops on SIGTERM within about a second (it blocks between ticks), writing every sample it took', async () => {
+    const r = start();
+    await waitFor('start', () => samplerEvents(dir).find((e) => e.event === 'start'));
+    await sleep(400);
+    const sentAt = Date.now();
+    if (r.started) process.kill(r.pid, 'SIGTERM');
+    const stop = await waitFor('stop', () => samplerEvents(dir).find((e) => e.event === 'stop'), 4000);
+    expect(stop.reason).toBe('signal');
+    // The handler runs at the event loop's next turn, once a second, plus the start of a Node.
+    expect(stop.t - sentAt).toBeLessThanOrEqual(1500);
+    const lines = readFileSync(join(dir, 'samples.jsonl'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(stop.ticks);
     await waitFor('sampler exit', () => (r.started && !running(r.pid) ? true : undefined), 2000);
   });
 
