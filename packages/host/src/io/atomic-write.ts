@@ -1,5 +1,6 @@
 import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { sleepSync } from '../util/sleep-sync.js';
 
 /** `node:crypto`, loaded on first use: the hook's bundle includes this module and must not pay ~15 ms for it. */
 const crypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
@@ -139,7 +140,7 @@ export function renameOver(from: string, to: string, platform: NodeJS.Platform =
     } catch (error) {
       const wait = WINDOWS_RENAME_BACKOFF_MS[attempt];
       if (platform !== 'win32' || wait === undefined || !WINDOWS_TRANSIENT.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
+      sleepSync(wait);
     }
   }
 }

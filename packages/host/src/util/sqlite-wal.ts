@@ -1,3 +1,5 @@
+import { sleepSync } from './sleep-sync.js';
+
 /**
  * Switches the connection to WAL (`PRAGMA journal_mode = WAL`), waiting for other processes:
  * the switch needs an exclusive lock and SQLite answers SQLITE_BUSY at once, without its busy
@@ -6,7 +8,6 @@
  */
 export function enableWal(raw: { pragma(source: string): unknown }, timeoutMs: number): void {
   const deadline = Date.now() + timeoutMs;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
   for (let attempt = 0; ; attempt++) {
     try {
       raw.pragma('journal_mode = WAL');
@@ -14,7 +15,7 @@ export function enableWal(raw: { pragma(source: string): unknown }, timeoutMs: n
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
-      Atomics.wait(pause, 0, 0, Math.min(2 + attempt, 25));
+      sleepSync(Math.min(2 + attempt, 25));
     }
   }
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { ensurePrivateDir } from '../../io/private-dir.js';
 import { join } from 'node:path';
 import { HOST_ROOT } from '../../util/host-root.js';
+import { sleepSync } from '../../util/sleep-sync.js';
 import { samplerSettings } from './config.js';
 import { SAMPLER_FILES } from './files.js';
 import { identify } from './identity.js';
@@ -53,14 +54,13 @@ export const WIN32_START_WAIT_MS = 8_000;
 function awaitSamplerStart(dir: string, pid: number, maxMs: number): void {
   const until = Date.now() + maxMs;
   const needle = `"pid":${pid},`;
-  const nap = new Int32Array(new SharedArrayBuffer(4));
   while (Date.now() < until) {
     try {
       if (readFileSync(join(dir, SAMPLER_FILES.events), 'utf8').includes(needle)) return;
     } catch {
       // Not written yet.
     }
-    Atomics.wait(nap, 0, 0, 20);
+    sleepSync(20);
   }
 }
 

@@ -4,6 +4,7 @@ import type { TreeReader, TreeReading } from '@cordon/plugin-api';
 import { SAMPLER_FILES } from './files.js';
 import { lockPath } from './lock.js';
 import { formatSample } from './sample.js';
+import { sleepSync } from '../../util/sleep-sync.js';
 
 /** Why a sampler stopped. */
 export type StopReason =
@@ -56,18 +57,6 @@ const SLOW_CHECK_MS = 1000;
 const RING = 4096;
 
 /**
- * Sleeps the whole thread for `ms` (futex wait through `Atomics.wait`, which Node allows on the main
- * thread); `undefined` where shared memory is unavailable, and the loop then sleeps in timers only.
- */
-function blockingSleep(): ((ms: number) => void) | undefined {
-  if (typeof SharedArrayBuffer !== 'function' || typeof Atomics?.wait !== 'function') return undefined;
-  const cell = new Int32Array(new SharedArrayBuffer(4));
-  return (ms) => {
-    if (ms > 0) Atomics.wait(cell, 0, 0, ms);
-  };
-}
-
-/**
  * Samples until a stop condition holds and returns why, with tick statistics.
  *
  * Ticks run on an absolute schedule, `start + n × interval` (research cordon-resource.md A.5), so
@@ -91,7 +80,8 @@ export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: S
   const stopPath = join(dir, SAMPLER_FILES.stop);
   const nextLock = lockPath(dir, generation + 1);
   const markersPath = join(dir, SAMPLER_FILES.markers);
-  let block = blockingSleep();
+  /** Whether the thread may block between ticks: until a reader answers through a promise. */
+  let block = true;
   return new Promise((resolve, reject) => {
     // Owner-only, never through a planted link: samples are the agent's resource use.
     const out = openSync(join(dir, SAMPLER_FILES.samples), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
@@ -183,7 +173,7 @@ export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: S
         errors++;
       }
       if (reading && 'then' in reading) {
-        block = undefined;
+        block = false;
         reading.then(
           (r) => guard(() => after(t0, r) && schedule()),
           () => guard(() => (errors++, after(t0, undefined) && schedule())),
@@ -198,7 +188,7 @@ export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: S
       guard(() => {
         while (tick()) {
           if (!block || yieldNext) return schedule();
-          block(nextDue() - performance.now());
+          sleepSync(nextDue() - performance.now());
         }
       });
     }

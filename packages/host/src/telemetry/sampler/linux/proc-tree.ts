@@ -176,8 +176,8 @@ export class ProcTreeReader implements TreeReader {
   readonly #others = new Map<number, number>();
   readonly #rootPid: number;
   readonly #pidMax: number;
-  /** Whether a pid exists without touching procfs (see {@link killProbe}); `undefined`: `existsSync`. */
-  readonly #exists: ((pid: number) => boolean) | undefined;
+  /** Whether a pid exists: kill(pid, 0) where {@link killProbe} allows, else `existsSync` of its stat. */
+  readonly #exists: (pid: number) => boolean;
   #openFds = 0;
   #tick = 0;
   #lastAt = 0;
@@ -215,7 +215,8 @@ export class ProcTreeReader implements TreeReader {
     this.#rootPid = rootPid;
     this.#pidMax = readPidMax(this.#proc);
     // kill(2) sees the pids of this process's namespace; the probes may use it only when /proc does too.
-    this.#exists = ownPidNamespace(this.#proc) ? killProbe(this.#pidMax) : undefined;
+    const ownNamespace = ownPidNamespace(this.#proc);
+    this.#exists = (ownNamespace ? killProbe(this.#pidMax) : undefined) ?? ((pid) => existsSync(`${this.#proc}/${pid}/stat`));
     let rootFd: number;
     try {
       rootFd = openSync(`${this.#proc}/${rootPid}/stat`, 'r');
@@ -236,7 +237,7 @@ export class ProcTreeReader implements TreeReader {
     // `/proc/loadavg` names the last pid of the reader's namespace; a /proc of another namespace
     // (a container given the host's) names other numbers, so there every tick lists /proc instead.
     try {
-      this.#loadavgFd = ownPidNamespace(this.#proc) ? openSync(`${this.#proc}/loadavg`, 'r') : -1;
+      this.#loadavgFd = ownNamespace ? openSync(`${this.#proc}/loadavg`, 'r') : -1;
     } catch {
       this.#loadavgFd = -1;
     }
@@ -447,9 +448,8 @@ export class ProcTreeReader implements TreeReader {
    * error object.
    */
   #openFresh(pid: number, skipThreads: boolean): Fresh | null | undefined {
-    if (skipThreads && this.#exists && !this.#exists(pid)) return undefined;
+    if (skipThreads && !this.#exists(pid)) return undefined;
     const path = `${this.#proc}/${pid}/stat`;
-    if (skipThreads && !this.#exists && !existsSync(path)) return undefined;
     let fd: number;
     try {
       fd = openSync(path, 'r');
