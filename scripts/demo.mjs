@@ -48,20 +48,27 @@ try {
   git('config', 'user.name', 'Cordon Demo');
   git('config', 'user.email', 'demo@cordon.invalid');
   git('config', 'commit.gpgsign', 'false');
-  write('src/app.js', 'export function greet(name) {\n  return `hello ${name}`;\n}\n');
+  write('src/app.mjs', 'export function greet(name) {\n  return `hello ${name}`;\n}\n');
   write('README.md', '# demo project\n');
   git('add', '-A');
   git('commit', '-q', '-m', 'initial');
-  console.log('Committed src/app.js and README.md.');
+  console.log('Committed src/app.mjs and README.md.');
 
-  console.log('\n1. Arm an envelope: only src/** may change, at most 5 files, and src/app.js must still parse.');
-  expectExit('arm', cordon('arm', 'teach greet() to shout', '--allow', 'src/**', '--max-files', '5', '--verify', 'node --check src/app.js'), 0);
+  console.log('\n1. Arm an envelope: only src/** may change, at most 5 files, and src/app.mjs must still parse.');
+  expectExit('arm', cordon('arm', 'teach greet() to shout', '--allow', 'src/**', '--max-files', '5', '--verify', 'node --check src/app.mjs'), 0);
 
-  console.log('\n2. An in-policy change: edit src/app.js.');
-  write('src/app.js', 'export function greet(name) {\n  return `HELLO ${name.toUpperCase()}!`;\n}\n');
+  console.log('\n2. An in-policy change: edit src/app.mjs.');
+  const shouting = 'export function greet(name) {\n  return `HELLO ${name.toUpperCase()}!`;\n}\n';
+  write('src/app.mjs', shouting);
   expectExit('in-policy change accepted', cordon('check'), 0);
 
-  console.log('\n3. An out-of-policy change: also rewrite README.md, which --allow does not cover.');
+  console.log('\n3. A change inside the policy that no longer parses: the verifier rejects it.');
+  // `.mjs`, not `.js`: Node 20's `node --check` passes a `.js` file with ES module syntax unparsed.
+  write('src/app.mjs', 'export function greet(name) {\n  return `HELLO ${name.toUpperCase()}!`\n');
+  expectExit('broken change rejected', cordon('check'), 3);
+  write('src/app.mjs', shouting);
+
+  console.log('\n4. An out-of-policy change: also rewrite README.md, which --allow does not cover.');
   write('README.md', '# demo project\n\nNow shouting.\n');
   expectExit('out-of-policy change rejected', cordon('check'), 3);
 
@@ -74,5 +81,5 @@ try {
   rmSync(repo, { recursive: true, force: true });
 }
 
-console.log(ok ? '\nDemo passed: the in-policy change was accepted and the out-of-policy change rejected.' : '\nDemo FAILED.');
+console.log(ok ? '\nDemo passed: the in-policy change was accepted, the broken one and the out-of-policy one rejected.' : '\nDemo FAILED.');
 process.exit(ok ? 0 : 1);

@@ -20,4 +20,6 @@ it('npm run demo: arms, accepts the in-policy change, rejects the out-of-policy 
   expect(r.stdout).toContain('Demo passed');
   expect(r.stdout).toMatch(/\$ cordon check\n[\s\S]*accepted: /);
   expect(r.stdout).toMatch(/rejected: /);
+  // The verifier really parses the file (a `.js` file with ES module syntax would pass `node --check` on Node 20).
+  expect(r.stdout).toContain('verifier failed (exit 1): node --check src/app.mjs');
 });
