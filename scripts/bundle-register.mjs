@@ -10,14 +10,13 @@
 //
 // Packages stay external (first-party dialect plugins have none at run time); the rest of the
 // options are shared (bundle-options.mjs).
-import { build } from 'esbuild';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleBase } from './bundle-options.mjs';
+import { bundleBase, writeBundle } from './bundle-options.mjs';
 
 /** esbuild options of the register bundle of the plugin at `root` (a test rebuilds it in memory). */
 export function registerBundleOptions(root) {
   return { ...bundleBase(root, 'dist/index.js', 'dist/register.cjs'), packages: 'external' };
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await build(registerBundleOptions(process.cwd()));
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await writeBundle(registerBundleOptions(process.cwd()));

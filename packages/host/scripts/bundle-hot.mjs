@@ -20,11 +20,10 @@
 //   from node_modules at run time as before. tapable's
 //   `require("util")` (only for `util.deprecate` on APIs Cordon does not call) takes tapable's own
 //   browser shim, sparing the hook Node's util module.
-import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleBase } from '../../../scripts/bundle-options.mjs';
+import { bundleBase, writeBundle } from '../../../scripts/bundle-options.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const INLINED = ['tapable', '@cordon/plugin-api'];
@@ -59,11 +58,11 @@ const bundledLazyPackages = (names) => ({
   setup(b) {
     b.onLoad({ filter: /[\\/]dist[\\/]util[\\/]lazy-package\.js$/ }, (args) => ({
       contents: [
-        "import { createRequire } from 'node:module';",
         `const bundled = { ${names.map((name) => `${JSON.stringify(name)}: () => require(${JSON.stringify(name)})`).join(', ')} };`,
         'export function lazyPackage(name) {',
         '  let loaded;',
-        '  return () => (loaded ??= Object.hasOwn(bundled, name) ? bundled[name]() : createRequire(import.meta.url)(name));',
+        // node:module only when a package outside the bundle is asked for (1.3 ms at start-up otherwise).
+        "  return () => (loaded ??= Object.hasOwn(bundled, name) ? bundled[name]() : process.getBuiltinModule('node:module').createRequire(import.meta.url)(name));",
         '}',
       ].join('\n'),
       loader: 'js',
@@ -103,5 +102,5 @@ export const controlRunBundleOptions = bundleOptions('dist/control/fast.js', 'di
 export const reduceBundleOptions = bundleOptions('dist/fast/reduce.js', 'dist/fast/reduce.cjs', { inlined: ['better-sqlite3'], alias: {} });
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await Promise.all([build(hookBundleOptions), build(checkBundleOptions), build(controlRunBundleOptions), build(reduceBundleOptions)]);
+  await Promise.all([writeBundle(hookBundleOptions), writeBundle(checkBundleOptions), writeBundle(controlRunBundleOptions), writeBundle(reduceBundleOptions)]);
 }

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { EXCLUSIVE_CREATE, fsyncDirectory, tempPathBeside } from '../io/atomic-write.js';
 import { processRuns, processStartTicks } from '../io/private-temp.js';
 import { readRegularFile, UnsafeReadError } from '../io/safe-read.js';
+import { nodeCrypto, nodeOs } from '../util/builtins.js';
 
 /**
  * The repository lock (research/cordon-envelope.md §11; DESIGN.md "Data"): the file at
@@ -61,7 +60,7 @@ export interface LockHandle {
  * the holder. The lock is also released when this process exits normally.
  */
 export function acquireLock(path: string, command: string): LockHandle {
-  const record: LockRecord = { pid: process.pid, host: hostname(), start: processStart(process.pid), nonce: randomBytes(12).toString('hex'), command, since: new Date().toISOString() };
+  const record: LockRecord = { pid: process.pid, host: nodeOs().hostname(), start: processStart(process.pid), nonce: nodeCrypto().randomBytes(12).toString('hex'), command, since: new Date().toISOString() };
   if (!tryCreate(path, record)) {
     const holder = inspect(path);
     if (holder.kind === 'free') {
@@ -177,7 +176,7 @@ function takeOverable(state: LockState): state is Exclude<LockState, { kind: 'fr
  * runs with another start time. A holder on another host is never stale.
  */
 export function isStale(record: LockRecord): boolean {
-  if (record.host !== hostname()) return false;
+  if (record.host !== nodeOs().hostname()) return false;
   try {
     process.kill(record.pid, 0);
   } catch (error) {
@@ -216,7 +215,7 @@ function tryCreate(path: string, record: LockRecord): boolean {
 }
 
 function takeOver(path: string, judged: { readonly bytes: Buffer }): boolean {
-  const aside = `${path}.stale-${process.pid}-${randomBytes(6).toString('hex')}`;
+  const aside = `${path}.stale-${process.pid}-${nodeCrypto().randomBytes(6).toString('hex')}`;
   try {
     renameSync(path, aside);
   } catch {

@@ -10,7 +10,9 @@
  * ordinary characters (`\n`, `\t` in JSON).
  */
 
-const strict = new TextDecoder('utf-8', { fatal: true });
+// `ignoreBOM: true` keeps a leading U+FEFF: by default a TextDecoder drops it, so a file named
+// "\ufeffa" would come out as "a", and a .gitignore that starts with a BOM would lose it.
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Decodes path bytes to their lossless text form. */
 export function pathText(bytes: Uint8Array): string {
@@ -19,6 +21,17 @@ export function pathText(bytes: Uint8Array): string {
   } catch {
     return decodeEscaping(bytes);
   }
+}
+
+/**
+ * {@link pathText} of `data[start, end)`, without a Buffer for the span: for git's listings,
+ * one call per record. Valid UTF-8 decodes the same either way, and `toString` marks anything
+ * else with U+FFFD; only a name holding U+FFFD (rare: a replacement character in a file name)
+ * takes the strict route.
+ */
+export function pathTextAt(data: Buffer, start: number, end: number): string {
+  const text = data.toString('utf8', start, end);
+  return text.includes('\ufffd') ? pathText(data.subarray(start, end)) : text;
 }
 
 /** Inverse of {@link pathText}: the original bytes. */

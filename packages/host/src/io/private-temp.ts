@@ -1,6 +1,6 @@
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nodeOs } from '../util/builtins.js';
 
 /**
  * Start time of `pid` in clock ticks since boot (field 22 of `/proc/<pid>/stat`), or null when
@@ -85,7 +85,7 @@ function processState(pid: number): string | null {
  * `mkdtemp` makes it). The name carries its owner so {@link cleanPrivateTempDirs} can tell a
  * killed owner's leftover from a live one's. The caller removes it when done.
  */
-export function privateTempDir(prefix: string, base = tmpdir()): string {
+export function privateTempDir(prefix: string, base = nodeOs().tmpdir()): string {
   return mkdtempSync(join(base, `${prefix}${process.pid}-${processStartTicks(process.pid) ?? 0}-`));
 }
 
@@ -95,7 +95,7 @@ export function privateTempDir(prefix: string, base = tmpdir()): string {
  * that shape. A killed `check` leaves its private git directory (with a hard link to the index)
  * behind; the next run removes it (issue 13, "Also"). Returns the names removed; never throws.
  */
-export function cleanPrivateTempDirs(prefix: string, base = tmpdir()): string[] {
+export function cleanPrivateTempDirs(prefix: string, base = nodeOs().tmpdir()): string[] {
   const removed: string[] = [];
   let entries: string[];
   try {

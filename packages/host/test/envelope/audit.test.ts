@@ -66,6 +66,18 @@ describe('user scenarios (research §16.1)', () => {
     expect(audit.changed_files).toEqual(['src/invalid-\udcff.py']);
     expect(readFileSync(join(dir, '.cordon', 'audit.json'), 'latin1')).toContain('src/invalid-\\udcff.py');
   });
+
+  it('names that start with a byte order mark are kept whole, untracked and tracked, beside the names without it', async () => {
+    // A TextDecoder drops a leading U+FEFF unless told not to: the audit then looked for `a.txt`.
+    const dir = repo({ 'src/\ufeffb.txt': 'b\n', 'src/b.txt': 'plain\n' });
+    await armWith(dir, { allow: ['src/**'] });
+    writeFileSync(join(dir, 'src/\ufeffa.txt'), 'x\ny\nz\n');
+    writeFileSync(join(dir, 'src/\ufeffb.txt'), 'b\nb2\n');
+    const { audit } = await checkIn(dir);
+    expect(audit.violations).toEqual([]);
+    expect(audit.changed_files).toEqual(['src/\ufeffa.txt', 'src/\ufeffb.txt']);
+    expect(audit.metrics).toMatchObject({ files: 2, added_lines: 4, deleted_lines: 0, working_bytes: 6 + 5 });
+  });
 });
 
 describe('hardening (research §16.2)', () => {

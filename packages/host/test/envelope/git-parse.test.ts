@@ -28,6 +28,30 @@ describe('git record parsers (research §16.2 H16, H22)', () => {
     expect(() => new DiffParser().push(b('1\t1\tnot-in-raw'))).toThrow(/without a raw record/);
   });
 
+  it('pushSpan reads records in place, as push reads them one Buffer each', () => {
+    const records = [':100644 100644 aaaa 0000 M', 'src/a.py', ':100644 000000 aaaa 0000 D', 'gone\t\u00e9', '3\t1\tsrc/a.py', '0\t2\tgone\t\u00e9'];
+    const one = new DiffParser();
+    for (const r of records) one.push(Buffer.from(r));
+    // The same records side by side in one chunk, NUL-separated, read as spans.
+    const chunk = Buffer.from(`junk\0${records.join('\0')}\0`);
+    const spans = new DiffParser();
+    let start = 5;
+    for (let nul = chunk.indexOf(0, start); nul !== -1; nul = chunk.indexOf(0, start)) {
+      spans.pushSpan(chunk, start, nul);
+      start = nul + 1;
+    }
+    expect([...spans.finish()]).toEqual([...one.finish()]);
+    expect(spans.entries.get('gone\t\u00e9')).toMatchObject({ status: 'D', added: 0, deleted: 2 });
+  });
+
+  it('numstat counts: one binary side alone, signs, spaces and empty counts are malformed', () => {
+    for (const bad of ['-\t5\tx', '5\t-\tx', '+1\t2\tx', ' 1\t2\tx', '1 \t2\tx', '\t2\tx', '1\t\tx', '--\t-\tx', '-\t-', '12']) {
+      expect(() => parseNumstat(b(bad)), JSON.stringify(bad)).toThrow(expect.objectContaining({ code: ERROR_CODES.REPO_ERROR }));
+    }
+    expect(parseNumstat(b('007\t0\ta\tb'))).toEqual({ path: 'a\tb', added: 7, deleted: 0 });
+    expect(parseNumstat(b('123456789\t987654321\tbig'))).toEqual({ path: 'big', added: 123456789, deleted: 987654321 });
+  });
+
   it('H22: ls-files -s -v records; a tag without a path is malformed', () => {
     expect(parseIndexEntry(b('h 100644 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 0\tREADME'))).toMatchObject({ tag: 'h', mode: '100644', stage: 0, path: 'README' });
     expect(isHiddenByIndexFlag({ tag: 'h' })).toBe(true);

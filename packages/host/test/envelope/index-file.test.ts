@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -90,6 +90,20 @@ describe('hiddenPathsFromIndex', () => {
     expect(hiddenPathsFromIndex(junk, 20)).toBeUndefined();
     writeFileSync(junk, 'not an index at all, not at all');
     expect(hiddenPathsFromIndex(junk, 20)).toBeUndefined();
+  });
+
+  it('an index file of 2 GiB or more is declined (left to git ls-files -v), whatever its first bytes say', () => {
+    const { dir, git } = repo();
+    writeFileSync(join(dir, 'a'), 'a\n');
+    git('add', '-A');
+    // A sparse copy of a real index, grown past 2 GiB and 4 GiB: its header and entries are intact.
+    for (const size of [2 ** 31 + 20, 2 ** 32 + 20 + 4096]) {
+      const big = join(dir, `big-${size}`);
+      copyFileSync(join(dir, '.git/index'), big);
+      truncateSync(big, size);
+      expect(hiddenPathsFromIndex(big, 20), String(size)).toBeUndefined();
+      rmSync(big);
+    }
   });
 
   it('a sparse index (sparse directory entries) is declined', () => {

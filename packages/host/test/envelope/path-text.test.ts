@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/envelope/state/canonical-json.js';
-import { displayPath, pathBytes, pathText } from '../../src/envelope/path-text.js';
+import { displayPath, pathBytes, pathText, pathTextAt } from '../../src/envelope/path-text.js';
 
 describe('lossless path text (surrogateescape)', () => {
   it('round-trips any byte string', () => {
@@ -31,6 +31,27 @@ describe('lossless path text (surrogateescape)', () => {
     expect(pathText(Buffer.from([0xed, 0xb3, 0xbf]))).toBe('\udced\udcb3\udcbf');
     expect(JSON.stringify('invalid-' + pathText(Buffer.from([0xff])) + '.py')).toBe('"invalid-\\udcff.py"');
     expect(canonicalJson({ p: 'line\nbreak\tname-é' })).toBe('{"p":"line\\nbreak\\tname-\\u00e9"}\n');
+  });
+
+  it('keeps a leading byte order mark (a name or a .gitignore that starts with U+FEFF)', () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf, 0x61]);
+    expect(pathText(bom)).toBe('\ufeffa');
+    expect(pathBytes(pathText(bom)).equals(bom)).toBe(true);
+    expect(pathText(Buffer.from([0xef, 0xbb, 0xbf, 0xff]))).toBe('\ufeff\udcff');
+    expect(pathTextAt(Buffer.concat([Buffer.from('x\0'), bom]), 2, 6)).toBe('\ufeffa');
+  });
+
+  it('pathTextAt of a span is pathText of its bytes, U+FFFD in a name included', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 48 }), fc.nat(8), fc.nat(8), (bytes, before, after) => {
+        const data = Buffer.concat([Buffer.alloc(before, 0xff), Buffer.from(bytes), Buffer.alloc(after, 0xc3)]);
+        expect(pathTextAt(data, before, before + bytes.length)).toBe(pathText(bytes));
+      }),
+      { numRuns: 20_000 },
+    );
+    const replacement = Buffer.from('a\ufffdb');
+    expect(pathTextAt(replacement, 0, replacement.length)).toBe('a\ufffdb');
+    expect(pathTextAt(Buffer.from([0x61, 0xef, 0xbf, 0xbd, 0xff]), 0, 5)).toBe('a\ufffd\udcff');
   });
 
   it('shows control characters and escaped bytes JSON-quoted on one line', () => {

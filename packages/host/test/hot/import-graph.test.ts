@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { checkBundleOptions, hookBundleOptions, reduceBundleOptions } from '../../scripts/bundle-hot.mjs';
+import { checkBundleOptions, controlRunBundleOptions, hookBundleOptions, reduceBundleOptions } from '../../scripts/bundle-hot.mjs';
+import { bundleFiles } from '../../../../scripts/bundle-options.mjs';
 import { registerBundleOptions } from '../../../../scripts/bundle-register.mjs';
 import { REPO } from './support.js';
 
@@ -27,10 +28,10 @@ function loads(file: string): { builtins: string[]; other: string[]; dynamic: st
 }
 
 /** Rebuilds a bundle in memory and returns its JavaScript text. */
+/** The bundle text `npm run build` writes for `options`. */
 async function rebuilt(options: Record<string, unknown>): Promise<string> {
-  const result = await build({ ...options, write: false });
-  const js = result.outputFiles.find((f) => f.path.endsWith('.cjs'));
-  return js!.text;
+  const files = await bundleFiles(options);
+  return [...files].find(([path]) => path.endsWith('.cjs'))![1];
 }
 
 describe('the hook path', () => {
@@ -82,6 +83,29 @@ describe('the hook path', () => {
     const check = await inputs(checkBundleOptions);
     expect(check.filter((p) => /node_modules\/(picomatch\/lib\/picomatch|shlex\/shlex)\.js$/.test(p)).length).toBe(2);
     expect((await inputs(hookBundleOptions)).filter((p) => /node_modules\/(picomatch|shlex)\//.test(p))).toEqual([]);
+  });
+
+  // One character outside ASCII anywhere makes V8 keep a bundle as a two-byte string, slower to
+  // read and compile on every start (scripts/bundle-options.mjs asciiComments).
+  it('every bundle is ASCII, and replacing its comments kept every line and column', async () => {
+    const bundles = ['dist/hot/hook.cjs', 'dist/fast/check.cjs', 'dist/control/fast.cjs', 'dist/fast/reduce.cjs'].map((p) => join(REPO, 'packages/host', p));
+    bundles.push(...DIALECT_PLUGINS.map((name) => join(REPO, 'plugins', name, 'dist/register.cjs')));
+    for (const file of bundles) expect(readFileSync(file, 'utf8'), file).toMatch(/^[\x00-\x7f]*$/);
+    // The check bundle does carry comments with `§` in its sources: replaced one unit for one.
+    const files = await bundleFiles(checkBundleOptions);
+    const js = [...files].find(([path]) => path.endsWith('.cjs'))![1];
+    const raw = (await build({ ...checkBundleOptions, write: false })).outputFiles.find((f) => f.path.endsWith('.cjs'))!.text;
+    expect(raw).toMatch(/[^\x00-\x7f]/);
+    expect(js.length).toBe(raw.length);
+    expect(js.split('\n').map((line) => line.length)).toEqual(raw.split('\n').map((line) => line.length));
+  });
+
+  it('the fast routes load node:crypto, node:os and node:module only when they need them', () => {
+    for (const options of [hookBundleOptions, checkBundleOptions, controlRunBundleOptions]) {
+      const { builtins } = loads(options.outfile as string);
+      expect(builtins.filter((b) => ['node:crypto', 'node:module'].includes(b)), options.outfile as string).toEqual([]);
+    }
+    expect(loads(checkBundleOptions.outfile as string).builtins).not.toContain('node:os');
   });
 
   it.each(DIALECT_PLUGINS)('@cordon/%s: its register bundle is the cordon:register target, loads only built-ins, and is fresh', async (name) => {

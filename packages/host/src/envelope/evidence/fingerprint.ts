@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { pathText } from '../path-text.js';
+import { nodeCrypto } from '../../util/builtins.js';
 
 /**
  * Stat fingerprints of ignored entries and submodule work trees, taken at arm and compared at
@@ -39,7 +39,7 @@ export function treePrint(path: string | Buffer, rel: string, skip: (rel: string
   const top = statPrint(abs);
   if (top === null) return null;
   if (top !== 'd') return top;
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   let count = 0;
   const walk = (dirAbs: Buffer, dirRel: string) => {
     const names = readdirSync(dirAbs, { encoding: 'buffer' }).sort(Buffer.compare);

@@ -70,7 +70,11 @@ function walkIndex(w: IndexWindow, hashBytes: 20 | 32): IndexFacts | undefined {
   const version = w.buf.readUInt32BE(4);
   if (version < 2 || version > 4) return undefined;
   const count = w.buf.readUInt32BE(8);
-  const end = w.size - hashBytes;
+  // An index of 2 GiB or more is left to `git ls-files -v`. Below that, `| 0` makes the end a
+  // small integer: the size comes from fstat as a heap number, and arithmetic on one allocates
+  // another on every entry in a process without V8's optimising compiler (bin/run.cjs).
+  if (w.size - hashBytes > 0x7fffffff) return undefined;
+  const end = (w.size - hashBytes) | 0;
   const hidden: string[] = [];
   // Version 4 stores each name as "drop N bytes of the previous name, then this suffix": the
   // current name is kept in one reused buffer. Nothing is allocated per entry but for hidden ones.

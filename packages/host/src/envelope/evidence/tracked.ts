@@ -1,5 +1,5 @@
 import { DiffParser, type DiffEntry } from '../git/parse.js';
-import { gitRecords, type GitCallOptions, type GitInvocation } from '../git/run-git.js';
+import { gitRecordSpans, type GitCallOptions, type GitInvocation } from '../git/run-git.js';
 
 /**
  * Options every audit diff runs with (research §6.1, §20): rename detection off (both sides of a
@@ -17,7 +17,7 @@ export const DIFF_OPTIONS = ['--raw', '--numstat', '-z', '--no-abbrev', '--no-re
  */
 export async function collectTracked(inv: GitInvocation, from: string, to?: string, onPath?: (path: string) => void, options?: GitCallOptions): Promise<Map<string, DiffEntry>> {
   const parser = new DiffParser(onPath);
-  await gitRecords(inv, ['diff', ...DIFF_OPTIONS, from, ...(to ? [to] : []), '--'], (r) => parser.push(r), options);
+  await gitRecordSpans(inv, ['diff', ...DIFF_OPTIONS, from, ...(to ? [to] : []), '--'], (data, start, end) => parser.pushSpan(data, start, end), options);
   return parser.finish();
 }
 
@@ -28,7 +28,7 @@ export async function collectTracked(inv: GitInvocation, from: string, to?: stri
  */
 export async function collectStaged(inv: GitInvocation, from: string, options?: GitCallOptions): Promise<Map<string, DiffEntry>> {
   const parser = new DiffParser();
-  await gitRecords(inv, ['diff', '--cached', ...DIFF_OPTIONS, from, '--'], (r) => parser.push(r), options);
+  await gitRecordSpans(inv, ['diff', '--cached', ...DIFF_OPTIONS, from, '--'], (data, start, end) => parser.pushSpan(data, start, end), options);
   return parser.finish();
 }
 

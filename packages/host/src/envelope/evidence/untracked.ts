@@ -1,8 +1,8 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { globCoversDirectory } from '../glob.js';
-import { gitRecords, type GitCallOptions, type GitInvocation } from '../git/run-git.js';
+import { gitRecordSpans, type GitCallOptions, type GitInvocation } from '../git/run-git.js';
 import type { IgnoreAnswers } from '../git/ignore-oracle.js';
-import { pathText } from '../path-text.js';
+import { pathText, pathTextAt } from '../path-text.js';
 import type { PathRules } from '../policy/policy.js';
 import { absPath } from './fs-path.js';
 import { statPrint, treePrint } from './fingerprint.js';
@@ -177,7 +177,7 @@ async function classify(root: string, candidates: readonly string[], oracle: Ign
  */
 export async function listUntracked(inv: GitInvocation, options?: GitCallOptions): Promise<string[]> {
   const listed: string[] = [];
-  await gitRecords(inv, ['ls-files', '-z', '--others', '--directory'], (r) => listed.push(pathText(r)), options);
+  await gitRecordSpans(inv, ['ls-files', '-z', '--others', '--directory'], (data, start, end) => listed.push(pathTextAt(data, start, end)), options);
   return listed;
 }
 

@@ -1,6 +1,6 @@
 import { cutText } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { pathText } from '../path-text.js';
+import { pathText, pathTextAt } from '../path-text.js';
 
 /**
  * Parsers for git's NUL-separated machine formats. Each takes one record at a time (as
@@ -44,22 +44,31 @@ export class DiffParser {
 
   /** Feeds one NUL-terminated record (without its NUL). */
   push(record: Buffer): void {
+    this.pushSpan(record, 0, record.length);
+  }
+
+  /**
+   * {@link push} of the record `data[start, end)` (as `gitRecordSpans` hands them): the numstat
+   * section arrives in one burst after git has counted every file, and git cannot exit before it
+   * is read, so its records are parsed in place, without a Buffer or string per field.
+   */
+  pushSpan(data: Buffer, start: number, end: number): void {
     if (this.#rawHeader !== undefined) {
       const header = this.#rawHeader;
       this.#rawHeader = undefined;
-      if (record.length === 0) throw malformed('diff --raw', 'empty path');
+      if (end === start) throw malformed('diff --raw', 'empty path');
       const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([A-Z])\d*$/.exec(header);
       if (!m) throw malformed('diff --raw', header);
-      const path = pathText(record);
+      const path = pathTextAt(data, start, end);
       this.entries.set(path, { path, oldMode: m[1]!, newMode: m[2]!, newId: m[4]!, status: m[5]!, added: 0, deleted: 0, counted: false });
       this.onEntry?.(path);
       return;
     }
-    if (record[0] === 0x3a /* : */) {
-      this.#rawHeader = record.toString('latin1');
+    if (data[start] === 0x3a /* : */) {
+      this.#rawHeader = data.toString('latin1', start, end);
       return;
     }
-    const parsed = parseNumstat(record);
+    const parsed = numstatAt(data, start, end);
     const entry = this.entries.get(parsed.path);
     if (!entry) throw malformed('diff --numstat', `path without a raw record: ${parsed.path}`);
     entry.added = parsed.added;
@@ -80,17 +89,31 @@ export class DiffParser {
  * §16.2 H16: `bad`, an empty path, a non-numeric count).
  */
 export function parseNumstat(record: Buffer): { path: string; added: number | null; deleted: number | null } {
-  const t1 = record.indexOf(9);
-  const t2 = t1 === -1 ? -1 : record.indexOf(9, t1 + 1);
-  if (t1 === -1 || t2 === -1) throw malformed('diff --numstat', record.toString('latin1'));
-  const a = record.subarray(0, t1).toString('latin1');
-  const d = record.subarray(t1 + 1, t2).toString('latin1');
-  const pathBytes = record.subarray(t2 + 1);
-  if (pathBytes.length === 0) throw malformed('diff --numstat', 'empty path');
-  const path = pathText(pathBytes);
-  if (a === '-' && d === '-') return { path, added: null, deleted: null };
-  if (!/^\d+$/.test(a) || !/^\d+$/.test(d)) throw malformed('diff --numstat', record.toString('latin1'));
-  return { path, added: Number(a), deleted: Number(d) };
+  return numstatAt(record, 0, record.length);
+}
+
+/** {@link parseNumstat} of the record `data[start, end)`. */
+function numstatAt(data: Buffer, start: number, end: number): { path: string; added: number | null; deleted: number | null } {
+  const bad = () => malformed('diff --numstat', data.toString('latin1', start, end));
+  // Each count is `-` (binary) or decimal digits, ended by a tab.
+  let at = start;
+  const count = (): number | null => {
+    if (data[at] === 0x2d /* - */ && data[at + 1] === 0x09) {
+      at += 2;
+      return null;
+    }
+    const first = at;
+    let n = 0;
+    while (at < end && data[at]! >= 0x30 && data[at]! <= 0x39) n = n * 10 + (data[at++]! - 0x30);
+    if (at === first || at >= end || data[at] !== 0x09) throw bad();
+    at += 1;
+    return n;
+  };
+  const added = count();
+  const deleted = count();
+  if ((added === null) !== (deleted === null)) throw bad();
+  if (at === end) throw malformed('diff --numstat', 'empty path');
+  return { path: pathTextAt(data, at, end), added, deleted };
 }
 
 /** One record of `git ls-files -z -s -v`. */

@@ -14,7 +14,12 @@ export function canonicalBody(value: unknown): string {
 }
 
 function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
+  if (Array.isArray(value)) {
+    // An array of strings (an audit's changed_files: one per changed path) is written as it is.
+    let i = 0;
+    while (i < value.length && typeof value[i] === 'string') i++;
+    return i === value.length ? value : value.map(sortKeys);
+  }
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {

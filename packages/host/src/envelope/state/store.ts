@@ -1,5 +1,4 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import type { RepoLocation } from '../git/repo.js';
@@ -10,6 +9,7 @@ import { readRegularFile, UnsafeReadError } from '../../io/safe-read.js';
 import { hashFile, sha256 } from './exclude.js';
 import { isOwnStateName, scratchParent } from './own-dir.js';
 import { configProblem, nowIso, snapshotProblem, stateProblem, type EnvelopeConfig, type EnvelopeSnapshot, type EnvelopeState } from './schema.js';
+import { nodeCrypto } from '../../util/builtins.js';
 
 /** Name of the state directory at the work-tree root (DESIGN.md "Data"). */
 export const CORDON_DIR = '.cordon';
@@ -105,7 +105,7 @@ export function createEnvelope(loc: Pick<RepoLocation, 'root' | 'gitDir'>, confi
  * `.cordon.<kind>-<24 hex>` in the work-tree root (see {@link isScratchName}).
  */
 export function scratchName(kind: 'arm' | 'remove', inGitDir: boolean): string {
-  const id = randomBytes(12).toString('hex');
+  const id = nodeCrypto().randomBytes(12).toString('hex');
   return inGitDir ? `cordon-${kind}-${id}` : `${CORDON_DIR}.${kind}-${id}`;
 }
 

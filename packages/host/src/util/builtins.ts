@@ -1,0 +1,17 @@
+/**
+ * Node's built-in modules that the fast routes (bin/run.cjs) load on their first use rather than
+ * when a bundle starts: a static import of `node:crypto` costs the fast `cordon check` about 6 ms
+ * before it can start git, `node:os` about 1 ms (`npm run bench:envelope`). Uses
+ * `process.getBuiltinModule` (Node ≥ 20.16; `engines` asks ≥ 20.19), which returns the module
+ * object `require` would, loading it once.
+ */
+
+/** `node:crypto`, loaded on first call. */
+export function nodeCrypto(): typeof import('node:crypto') {
+  return process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
+}
+
+/** `node:os`, loaded on first call. */
+export function nodeOs(): typeof import('node:os') {
+  return process.getBuiltinModule('node:os') as typeof import('node:os');
+}
