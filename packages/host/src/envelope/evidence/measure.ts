@@ -78,16 +78,30 @@ export async function measureUntrackedYielding(root: string, items: readonly Unt
   return scan.result();
 }
 
+/** What phase 1 learnt of an item (UntrackedScanner). */
+const enum Seen {
+  Missing = 0,
+  File = 1,
+  Symlink = 2,
+  Other = 3,
+  Failed = 4,
+}
+
 /**
  * The work of {@link measureUntracked} in resumable steps: first every path is stat'ed (the
  * preflight sum), then every regular file is read. Plain methods rather than a generator: V8's
- * optimising compiler spends tens of ms on a generator this size (`node --trace-opt`).
+ * optimising compiler spends tens of ms on a generator this size (`node --trace-opt`). What the
+ * stat said is kept per item in typed arrays, not as `Stats` objects: thousands of those, alive
+ * from the first phase to the second, were copied by every garbage collection in between.
  */
 class UntrackedScanner {
   readonly #measures = new Map<string, UntrackedMeasure>();
   readonly #violations: Violation[] = [];
-  readonly #stats = new Map<string, Stats | Error | undefined>();
-  readonly #sizes = new Map<string, number>();
+  /** Per item: {@link Seen}, the size phase 1 found (bytes), the path on disk, a failed lstat's error. */
+  readonly #seen: Uint8Array;
+  readonly #sizes: Float64Array;
+  readonly #abs: (string | Buffer)[];
+  readonly #errors = new Map<number, Error>();
   #preflight = 0;
   /** Index of the next item to stat (phase 1) or, once all are stat'ed, to read (phase 2). */
   #next = 0;
@@ -103,6 +117,9 @@ class UntrackedScanner {
     private readonly read: typeof readWithinBudget,
   ) {
     this.#budget = cap;
+    this.#seen = new Uint8Array(items.length);
+    this.#sizes = new Float64Array(items.length);
+    this.#abs = new Array<string | Buffer>(items.length);
   }
 
   /** Stats or reads up to `files` paths; true when everything is measured. */
@@ -114,29 +131,39 @@ class UntrackedScanner {
         this.#startReading();
         continue;
       }
-      const item = items[this.#next++]!;
+      const at = this.#next++;
+      const item = items[at]!;
       if (item.kind === 'nested_repo') {
         if (this.#reading) this.#violations.push({ code: 'nested_repository', message: `untracked path is not a regular file or symlink (nested repository): ${displayPath(item.path)}`, path: item.path });
         continue;
       }
-      if (this.#reading ? this.#measure(item) : this.#stat(item)) done += 1;
+      if (this.#reading ? this.#measure(item, at) : this.#stat(item, at)) done += 1;
     }
     return false;
   }
 
-  /** Phase 1 for one path; true when it was stat'ed. */
-  #stat(item: UntrackedPath): boolean {
+  /** Phase 1 for item `at`; true when it was stat'ed. */
+  #stat(item: UntrackedPath, at: number): boolean {
+    const abs = absPath(this.root, item.path);
+    this.#abs[at] = abs;
     let st: Stats | undefined;
     try {
-      st = lstatSync(absPath(this.root, item.path), { throwIfNoEntry: false });
+      st = lstatSync(abs, NO_THROW);
     } catch (error) {
-      this.#stats.set(item.path, error as Error);
+      this.#seen[at] = Seen.Failed;
+      this.#errors.set(at, error as Error);
       return false;
     }
-    this.#stats.set(item.path, st);
     if (!st) return false;
-    const size = st.isSymbolicLink() ? readlinkSync(absPath(this.root, item.path), { encoding: 'buffer' }).length : st.isFile() ? st.size : 0;
-    this.#sizes.set(item.path, size);
+    let size = 0;
+    if (st.isSymbolicLink()) {
+      this.#seen[at] = Seen.Symlink;
+      size = readlinkSync(abs, { encoding: 'buffer' }).length;
+    } else if (st.isFile()) {
+      this.#seen[at] = Seen.File;
+      size = st.size;
+    } else this.#seen[at] = Seen.Other;
+    this.#sizes[at] = size;
     this.#preflight += size;
     return true;
   }
@@ -148,32 +175,28 @@ class UntrackedScanner {
     this.#stopped = this.#capExceeded;
   }
 
-  /** Phase 2 for one path; true when a file was read. */
-  #measure(item: UntrackedPath): boolean {
-    const shown = displayPath(item.path);
-    const st = this.#stats.get(item.path);
-    if (st instanceof Error) {
-      this.#violations.push({ code: 'file_unreadable', message: `cannot read untracked path: ${shown}: ${st.message}`, path: item.path });
-      return false;
-    }
-    if (!st) {
-      this.#violations.push({ code: 'file_disappeared', message: `untracked file disappeared: ${shown}`, path: item.path });
-      return false;
-    }
-    if (st.isSymbolicLink()) {
-      this.#measures.set(item.path, { bytes: this.#sizes.get(item.path) ?? 0, lines: this.#stopped ? 0 : 1, binary: false });
-      return false;
-    }
-    if (!st.isFile()) {
-      this.#violations.push({ code: 'unsupported_file_type', message: `untracked path is not a regular file or symlink: ${shown}`, path: item.path });
-      return false;
+  /** Phase 2 for item `at`; true when a file was read. */
+  #measure(item: UntrackedPath, at: number): boolean {
+    switch (this.#seen[at]) {
+      case Seen.Failed:
+        this.#violations.push({ code: 'file_unreadable', message: `cannot read untracked path: ${displayPath(item.path)}: ${this.#errors.get(at)!.message}`, path: item.path });
+        return false;
+      case Seen.Missing:
+        this.#violations.push({ code: 'file_disappeared', message: `untracked file disappeared: ${displayPath(item.path)}`, path: item.path });
+        return false;
+      case Seen.Symlink:
+        this.#measures.set(item.path, { bytes: this.#sizes[at]!, lines: this.#stopped ? 0 : 1, binary: false });
+        return false;
+      case Seen.Other:
+        this.#violations.push({ code: 'unsupported_file_type', message: `untracked path is not a regular file or symlink: ${displayPath(item.path)}`, path: item.path });
+        return false;
     }
     if (this.#stopped) {
-      this.#measures.set(item.path, { bytes: this.#sizes.get(item.path) ?? st.size, lines: 0, binary: false });
+      this.#measures.set(item.path, { bytes: this.#sizes[at]!, lines: 0, binary: false });
       return false;
     }
     try {
-      const got = this.read(absPath(this.root, item.path), this.#budget);
+      const got = this.read(this.#abs[at]!, this.#budget);
       if (got.exceeded) {
         // It grew since the preflight: what was read (budget + 1 bytes) already breaks the budget.
         this.#measures.set(item.path, { bytes: got.bytes, lines: 0, binary: false });
@@ -184,7 +207,7 @@ class UntrackedScanner {
       this.#budget -= got.bytes;
       this.#measures.set(item.path, { bytes: got.bytes, lines: got.binary ? 0 : got.lines, binary: got.binary });
     } catch (error) {
-      this.#violations.push({ code: 'file_unreadable', message: `cannot read untracked file: ${shown}: ${(error as Error).message}`, path: item.path });
+      this.#violations.push({ code: 'file_unreadable', message: `cannot read untracked file: ${displayPath(item.path)}: ${(error as Error).message}`, path: item.path });
     }
     return true;
   }
@@ -193,6 +216,9 @@ class UntrackedScanner {
     return { measures: this.#measures, preflightBytes: this.#preflight, capExceeded: this.#capExceeded, violations: this.#violations };
   }
 }
+
+/** `lstatSync` options for paths that may be gone: one object for every call. */
+const NO_THROW = { throwIfNoEntry: false } as const;
 
 /** One read buffer for every untracked file (reads are synchronous). */
 const readBuffer = Buffer.allocUnsafe(64 * 1024);
@@ -242,7 +268,7 @@ export function readWithinBudget(abs: Buffer | string, budget: number): { bytes:
 export function measureTracked(root: string, path: string): { bytes: number; violation?: Violation } {
   const abs = absPath(root, path);
   try {
-    const st = lstatSync(abs, { throwIfNoEntry: false });
+    const st = lstatSync(abs, NO_THROW);
     if (!st) return { bytes: 0 };
     if (st.isFile()) return { bytes: st.size };
     if (st.isSymbolicLink()) return { bytes: readlinkSync(abs, { encoding: 'buffer' }).length };
