@@ -1,5 +1,5 @@
 import { Command } from '@oclif/core';
-import { CordonError } from '../errors/index.js';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { loadHost } from '../bus/load-host.js';
 import type { CordonHost } from '../bus/host.js';
 import { warnPluginFailures } from './plugin-warnings.js';
@@ -7,7 +7,8 @@ import { warnPluginFailures } from './plugin-warnings.js';
 /**
  * Base of cordon's own commands: `--json` on everything that reports, a lazily loaded host whose
  * plugin failures are shown once as warnings (a broken plugin never stops an unrelated
- * command), and `CordonError`s turned into oclif errors with their exit code and stable code.
+ * command), and `CordonError`s turned into oclif errors with their exit code and stable code;
+ * oclif's own usage errors become `CORDON_BAD_INPUT` with exit 2, under --json too.
  */
 export abstract class CordonCommand extends Command {
   static override enableJsonFlag = true;
@@ -29,15 +30,32 @@ export abstract class CordonCommand extends Command {
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   }
 
-  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    if (error instanceof CordonError) {
-      // Keep the CordonError's exit code (also under --json, where oclif reads `exitCode`) and its
-      // stable code; oclif prints `Error: <message>` or, under --json, the error object.
-      // `oclif` and `exitCode` are not enumerable, so `--json` prints just {code, details, message}.
-      const wrapped = Object.assign(new Error(error.message), { code: error.code, details: error.details });
-      Object.defineProperties(wrapped, { oclif: { value: { exit: error.exit } }, exitCode: { value: error.exit } });
-      return super.catch(wrapped as never);
+  protected override async catch(error: Error & { exitCode?: number; code?: unknown; oclif?: { exit?: unknown } }): Promise<unknown> {
+    if (error instanceof CordonError) return super.catch(plainError(error.message, error.code, error.exit, error.details) as never);
+    const exit = error.oclif?.exit;
+    if (typeof exit === 'number') {
+      // `this.exit(n)`: nothing to print, only the exit code.
+      if (error.code === 'EEXIT') {
+        process.exitCode = exit;
+        throw error;
+      }
+      // oclif's own errors (a nonexistent flag, a value that fails its flag's parse, a missing
+      // argument, `this.error(…)`) are bad input. Under --json oclif would print every enumerable
+      // property of the error, a parse error's whole command configuration included (160 KB),
+      // and exit 1 since only `oclif.exit` says 2.
+      return super.catch(plainError(error.message, typeof error.code === 'string' ? error.code : ERROR_CODES.BAD_INPUT, exit) as never);
     }
     return super.catch(error);
   }
+}
+
+/**
+ * An error oclif prints as cordon's own: `Error: <message>` (and `Code: <code>`), or under --json
+ * `{"error": {code, details, message}}`, exiting with `exit` (oclif reads `exitCode` under --json
+ * and `oclif.exit` otherwise; neither is enumerable, so neither is printed).
+ */
+function plainError(message: string, code: string, exit: number, details?: unknown): Error {
+  const error = Object.assign(new Error(message), details === undefined ? { code } : { code, details });
+  Object.defineProperties(error, { oclif: { value: { exit } }, exitCode: { value: exit } });
+  return error;
 }

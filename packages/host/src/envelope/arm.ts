@@ -95,7 +95,7 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
     shown.push(...unignored.map((u) => `${displayPath(u.path)} (untracked)`));
     if (shown.length > 0) throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before Cordon is armed (commit or stash first): ${nameSome(shown)}`);
     if (index.hidden.length > 0) {
-      throw new CordonError(ERROR_CODES.REPO_ERROR, `tracked paths are hidden from the audit by git index flags: ${nameSome(index.hidden)}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``, { details: { paths: index.hidden } });
+      throw new CordonError(ERROR_CODES.REPO_ERROR, `tracked paths are hidden from the audit by git index flags: ${nameSome(index.hidden.map(displayPath))}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``, { details: { paths: index.hidden } });
     }
     const submodules: Record<string, string> = {};
     for (const path of index.gitlinks) submodules[path] = treePrint(absPath(loc.root, path), path) ?? 'missing';

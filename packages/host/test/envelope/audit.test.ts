@@ -309,6 +309,13 @@ describe('probe-derived cases (research §16.3)', () => {
     await expect(armWith(dir, { allow: ['src/**'] })).rejects.toThrow(
       'working tree must be clean before Cordon is armed (commit or stash first): src/app.py (modified), src/staged.py (added, staged), notes.txt (untracked)',
     );
+    // A name a terminal would not show as itself is quoted once, its characters escaped once.
+    write(dir, { 'odd\nname': 'x\n', '\ufeffbom.txt': 'x\n' });
+    await expect(armWith(dir, { allow: ['src/**'] })).rejects.toThrow(
+      'working tree must be clean before Cordon is armed (commit or stash first): src/app.py (modified), src/staged.py (added, staged), notes.txt (untracked), "odd\\nname" (untracked), "\\ufeffbom.txt" (untracked)',
+    );
+    unlinkSync(join(dir, 'odd\nname'));
+    unlinkSync(join(dir, '\ufeffbom.txt'));
     git(dir, 'rm', '-q', '--cached', 'src/staged.py');
     unlinkSync(join(dir, 'src/staged.py'));
     git(dir, 'checkout', '-q', '--', 'src/app.py');

@@ -143,6 +143,19 @@ describe('cordon arm / check / status / reset', () => {
       const r = await cordon(args, repo);
       expect({ args, exit: r.exitCode }).toEqual({ args, exit: 2 });
       expect((r.stderr + r.stdout).replace(/\s+/g, ' '), args.join(' ')).toMatch(message);
+      // Under --json: exit 2 too, and one short error object, whether cordon or oclif's flag
+      // parser refused (oclif alone printed its whole configuration, 160 KB, and exited 1).
+      const json = await cordon([...args, '--json'], repo);
+      expect({ args, exit: json.exitCode }).toEqual({ args, exit: 2 });
+      expect(json.stdout.length, args.join(' ')).toBeLessThan(2_000);
+      const { error } = JSON.parse(json.stdout) as { error: { code: string; message: string } };
+      expect(error.code, args.join(' ')).toMatch(/^CORDON_(BAD_INPUT|BAD_STATE)$/);
+      expect(error.message.replace(/\s+/g, ' '), args.join(' ')).toMatch(message);
+    }
+    for (const args of [['check', '--bogus'], ['status', '--bogus'], ['check', '--allow', 'keep'], ['arm']]) {
+      const json = await cordon([...args, '--json'], repo);
+      expect({ args, exit: json.exitCode }).toEqual({ args, exit: 2 });
+      expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT' });
     }
     const json = await cordon(['status', '--json'], repo);
     expect(json.exitCode).toBe(2);

@@ -59,4 +59,32 @@ describe('lossless path text (surrogateescape)', () => {
     expect(displayPath('src/line\nbreak')).toBe('"src/line\\nbreak"');
     expect(displayPath('x\udcff')).toBe('"x\\udcff"');
   });
+
+  it('quotes names holding characters a terminal does not show as themselves, escaping each', () => {
+    // A byte order mark and a zero-width space are invisible; U+202E shows `report\u202etxt.exe`
+    // as `reportexe.txt`; a no-break space looks like a space; tag characters are invisible.
+    expect(displayPath('\ufeffname.txt')).toBe('"\\ufeffname.txt"');
+    expect(displayPath('a\u200bb')).toBe('"a\\u200bb"');
+    expect(displayPath('report\u202etxt.exe')).toBe('"report\\u202etxt.exe"');
+    expect(displayPath('a\u2066b\u2069')).toBe('"a\\u2066b\\u2069"');
+    expect(displayPath('a\u00a0b')).toBe('"a\\u00a0b"');
+    expect(displayPath('del\u007f\u0085')).toBe('"del\\u007f\\u0085"');
+    expect(displayPath('line\u2028sep')).toBe('"line\\u2028sep"');
+    expect(displayPath('x\u{e0041}y')).toBe('"x\\udb40\\udc41y"');
+    expect(displayPath('say "hi"')).toBe('"say \\"hi\\""');
+    // What shows as itself stays as is: letters of any script, emoji, spaces, backslashes.
+    for (const plain of ['src/é.py', 'docs/日本語.md', '😀.txt', 'a b.txt', 'a\\b', '-x']) expect(displayPath(plain)).toBe(plain);
+  });
+
+  it('a quoted name parses back to the name, and holds nothing a terminal would not show', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 24 }), (name) => {
+        const shown = displayPath(name);
+        if (shown === name) return;
+        expect(JSON.parse(shown)).toBe(name);
+        expect(shown.slice(1, -1).replace(/\\"/g, '')).not.toMatch(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}"]|[^\S ]/u);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
 });

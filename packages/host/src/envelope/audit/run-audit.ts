@@ -128,7 +128,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
     if (hidden.length > 0) {
       early.push({
         code: 'index_flag_hidden',
-        message: `paths hidden from the audit by git index flags set after arming: ${nameSome(hidden)}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``,
+        message: `paths hidden from the audit by git index flags set after arming: ${nameSome(hidden.map(displayPath))}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``,
       });
     }
     if (head !== input.baseline && !policy.allow_commits) early.push({ code: 'head_changed', message: 'HEAD changed from the armed baseline; commits are not allowed' });
@@ -455,7 +455,7 @@ async function filterFindings(shadow: ShadowGit, snapshot: EnvelopeSnapshot, tra
     missing.set(driver, [...(missing.get(driver) ?? []), path]);
   }
   for (const [driver, paths] of missing) {
-    notes.push(`${nameSome(paths)}: filter '${driver}' was not configured when the envelope was armed, so the audit compares these files as raw bytes (a driver configured after arming never runs in an audit; configure it, then arm again)`);
+    notes.push(`${nameSome(paths.map(displayPath))}: filter '${driver}' was not configured when the envelope was armed, so the audit compares these files as raw bytes (a driver configured after arming never runs in an audit; configure it, then arm again)`);
   }
   return notes;
 }

@@ -48,8 +48,12 @@ export async function readHiddenPaths(inv: GitInvocation): Promise<string[]> {
 /** At most this many hidden paths are named in a message (research §3). */
 export const HIDDEN_NAMED = 10;
 
-/** "a, b, … (+N more)" for a list of paths. */
-export function nameSome(paths: readonly string[], limit = HIDDEN_NAMED): string {
-  const shown = paths.slice(0, limit).map((p) => JSON.stringify(p).slice(1, -1));
-  return paths.length > limit ? `${shown.join(', ')} (+${paths.length - limit} more)` : shown.join(', ');
+/**
+ * "a, b, … (+N more)" for a list of names as they are shown (callers pass each path through
+ * `displayPath`, which quotes what a terminal would not show; escaping again here printed a
+ * quoted name as `\"a\\nb\"`).
+ */
+export function nameSome(shown: readonly string[], limit = HIDDEN_NAMED): string {
+  const named = shown.slice(0, limit).join(', ');
+  return shown.length > limit ? `${named} (+${shown.length - limit} more)` : named;
 }
