@@ -106,7 +106,7 @@ describe('state files (research §4, §16.2 H01–H04, H14, T1–T3)', () => {
     writeFileSync(env.paths.state, '[1,2]\n');
     expect(() => loadEnvelope(loc)).toThrow(/state is not a JSON object/);
     writeFileSync(env.paths.state, 'garbage');
-    expect(() => loadEnvelope(loc)).toThrow(/state is not valid JSON/);
+    expect(() => loadEnvelope(loc)).toThrow(/state is not valid JSON .*\(the envelope is damaged; run `cordon reset` and arm again\)$/);
     const { unlinkSync } = await import('node:fs');
     unlinkSync(env.paths.config);
     expect(() => loadEnvelope(loc)).toThrow(/^Cordon config is missing from \.cordon\/ \(the envelope is damaged; run `cordon reset` and arm again\)$/);

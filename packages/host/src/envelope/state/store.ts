@@ -136,15 +136,15 @@ export function loadEnvelope(loc: RepoLocation): Envelope {
   if (strangers) throw foreignState(loc.root, strangers);
   const config = readJson(paths.config, 'config') as EnvelopeConfig;
   const configBad = configProblem(config);
-  if (configBad) throw badState(configBad);
+  if (configBad) throw damaged(configBad);
   const state = readJson(paths.state, 'state') as EnvelopeState;
   const stateBad = stateProblem(state);
-  if (stateBad) throw badState(stateBad);
-  if (sha256(canonicalBody(config)) !== state.config_sha256) throw badState('config.json does not match the hash recorded in state.json');
+  if (stateBad) throw damaged(stateBad);
+  if (sha256(canonicalBody(config)) !== state.config_sha256) throw damaged('config.json does not match the hash recorded in state.json');
   const snapshot = readJson(paths.snapshot, 'snapshot') as EnvelopeSnapshot;
   const snapshotBad = snapshotProblem(snapshot);
-  if (snapshotBad) throw badState(snapshotBad);
-  if (sha256(canonicalBody(snapshot)) !== state.snapshot_sha256) throw badState('snapshot.json does not match the hash recorded in state.json');
+  if (snapshotBad) throw damaged(snapshotBad);
+  if (sha256(canonicalBody(snapshot)) !== state.snapshot_sha256) throw damaged('snapshot.json does not match the hash recorded in state.json');
   if (config.repo.root !== loc.root || config.repo.git_dir !== loc.gitDir) {
     throw badState(`the envelope was armed in ${config.repo.root} (git dir ${config.repo.git_dir}), not ${loc.root} (git dir ${loc.gitDir}); run \`cordon reset\` and arm again`);
   }
@@ -215,16 +215,16 @@ export function readJson(path: string, what: string): unknown {
     text = readRegularFile(path, { maxBytes: STATE_MAX_BYTES }).toString('utf8');
   } catch (error) {
     if (error instanceof UnsafeReadError && error.reason === 'missing') {
-      throw badState(`Cordon ${what} is missing from .cordon/ (the envelope is damaged; run \`cordon reset\` and arm again)`);
+      throw damaged(`Cordon ${what} is missing from .cordon/`);
     }
     const why = error instanceof UnsafeReadError ? error.message : `${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
-    throw badState(`cannot read Cordon ${what}: ${why}`);
+    throw damaged(`cannot read Cordon ${what}: ${why}`);
   }
   try {
     return JSON.parse(text);
   } catch {
     // JSON.parse's message quotes the text; say where instead.
-    throw badState(`${what} is not valid JSON (${path}, ${text.length} characters)`);
+    throw damaged(`${what} is not valid JSON (${path}, ${text.length} characters)`);
   }
 }
 
@@ -256,4 +256,9 @@ export function foreignState(root: string, reason: string | readonly string[]): 
 
 function badState(message: string): CordonError {
   return new CordonError(ERROR_CODES.BAD_STATE, message);
+}
+
+/** {@link badState} for `.cordon/` files that cannot be used as they are, with the way out. */
+function damaged(message: string): CordonError {
+  return badState(`${message} (the envelope is damaged; run \`cordon reset\` and arm again)`);
 }
