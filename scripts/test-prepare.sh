@@ -31,6 +31,17 @@ if ! command -v initdb >/dev/null 2>&1 || ! command -v pg_ctl >/dev/null 2>&1; t
   bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
   if [ -n "$bindir" ]; then for b in initdb pg_ctl postgres; do [ -e "/usr/local/bin/$b" ] || ln -s "$bindir/$b" "/usr/local/bin/$b" 2>/dev/null || true; done; fi
 fi
+# As root the tests run initdb as the postgres user, which the package creates. The development VM
+# has been seen to come back with the binaries but without that account, and with /etc/passwd
+# readable by root only (then initdb, as postgres, cannot look itself up); either would skip the
+# suite, so the account is made and the account files get Debian's usual mode 0644.
+if [ "$(id -u)" = 0 ] && command -v initdb >/dev/null 2>&1; then
+  if ! id postgres >/dev/null 2>&1; then
+    if getent group postgres >/dev/null; then group=(-g postgres); else group=(--user-group); fi
+    useradd --system "${group[@]}" --home-dir /var/lib/postgresql --no-create-home --shell /bin/sh postgres
+  fi
+  for f in /etc/passwd /etc/group; do [ "$(stat -c %a "$f")" = 644 ] || chmod 644 "$f"; done
+fi
 
 # Headless Chromium opens the `cordon analyze` HTML report (packages/host/test/telemetry/analyze/html.test.ts).
 if ! command -v chromium >/dev/null 2>&1; then
