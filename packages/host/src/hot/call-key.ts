@@ -1,9 +1,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodeCrypto } from '../util/builtins.js';
 import { canonicalJson } from './summary.js';
-
-/** `node:crypto`, loaded on first use (only agents without call ids need it; it costs ~15 ms of CPU to load). */
-const crypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
 
 /**
  * The content hash that stands in for a call id when the agent sends none (Gemini): the first
@@ -11,7 +9,7 @@ const crypto = (): typeof import('node:crypto') => process.getBuiltinModule('nod
  * (research/cordon-resource.md A.2 "Call key"). Pre and post events of one call hash equally.
  */
 export function inputHash(sessionId: string, toolName: string, input: Readonly<Record<string, unknown>>): string {
-  return crypto().createHash('sha1').update(`${sessionId}\0${toolName}\0${canonicalJson(input)}`).digest('hex').slice(0, 16);
+  return nodeCrypto().createHash('sha1').update(`${sessionId}\0${toolName}\0${canonicalJson(input)}`).digest('hex').slice(0, 16);
 }
 
 /** Sub-directory of a session directory that holds the first-in-first-out pairing slots. */

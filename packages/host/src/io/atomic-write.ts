@@ -1,9 +1,7 @@
 import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { nodeCrypto } from '../util/builtins.js';
 import { sleepSync } from '../util/sleep-sync.js';
-
-/** `node:crypto`, loaded on first use: the hook's bundle includes this module and must not pay ~15 ms for it. */
-const crypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
 
 /** Filesystem calls {@link fsyncDirectory} uses; tests pass failing ones. */
 export interface DirSyncOps {
@@ -45,7 +43,7 @@ export interface AtomicWriteOptions {
  * nobody can plant a link under it in advance; always opened with {@link EXCLUSIVE_CREATE}.
  */
 export function tempPathBeside(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${crypto().randomBytes(12).toString('hex')}.tmp`);
+  return join(dirname(path), `.${basename(path)}.${nodeCrypto().randomBytes(12).toString('hex')}.tmp`);
 }
 
 /** True for names {@link tempPathBeside} makes (for clean-up of temp files a killed writer left). */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CollectedPlugin } from '../bus/host.js';
+import { nodeModule } from '../util/builtins.js';
 import { registerTargets } from './hook-targets.js';
 
 /** A plugin package found on disk. */
@@ -62,9 +63,6 @@ export function findPluginPackages(hostRoot: string, dataDir: string, onSkip: (w
   }
   return [...found.values()];
 }
-
-/** `node:module`, loaded on first use (0.6 ms of the hook's start-up otherwise). */
-const nodeModule = (): typeof import('node:module') => process.getBuiltinModule('node:module') as typeof import('node:module');
 
 /**
  * A `require` for modules named by absolute path. Inside one of Cordon's CommonJS bundles (the

@@ -1,7 +1,5 @@
 import { join } from 'node:path';
-
-/** `node:crypto`, loaded on first use: initialising it costs the hot path ~15 ms of CPU, and real ids never need it. */
-const crypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
+import { nodeCrypto } from '../util/builtins.js';
 
 /** Directory under the data dir that holds one directory per agent session (research/cordon-resource.md A.2). */
 export const RUNS_DIR = 'runs';
@@ -30,7 +28,7 @@ export function sanitizeSessionId(raw: unknown): string {
   if (typeof raw !== 'string' || raw === '') return UNKNOWN_SESSION;
   if (raw.length <= MAX_SESSION_DIR_LENGTH && SAFE.test(raw)) return raw;
   const cleaned = raw.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[._-]+/, '').slice(0, 80);
-  const digest = crypto().createHash('sha256').update(raw, 'utf8').digest('hex').slice(0, 12);
+  const digest = nodeCrypto().createHash('sha256').update(raw, 'utf8').digest('hex').slice(0, 12);
   return `${cleaned || 'session'}-${digest}`;
 }
 

@@ -1,3 +1,5 @@
+import { nodeModule } from './builtins.js';
+
 /**
  * A getter that `require`s the package `name` on its first call and returns the same module
  * after: for dependencies only some runs need (picomatch for globs, shlex for verifier commands),
@@ -6,6 +8,6 @@
  */
 export function lazyPackage<T>(name: string): () => T {
   let loaded: T | undefined;
-  // node:module itself is loaded on first use too (0.6 ms of start-up otherwise).
-  return () => (loaded ??= (process.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url)(name) as T);
+  // node:module itself is loaded on first use too (util/builtins.ts).
+  return () => (loaded ??= nodeModule().createRequire(import.meta.url)(name) as T);
 }

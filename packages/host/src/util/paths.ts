@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import type { CordonPaths } from '@cordon/plugin-api';
+import { nodeOs } from './builtins.js';
 
 /**
  * `os.homedir()` with `node:os` loaded on first use: callers try `HOME`/`USERPROFILE` first (as
  * libuv does), so the hook's start-up never loads the module.
  */
-export const homedir = (): string => (process.getBuiltinModule('node:os') as typeof import('node:os')).homedir();
+export const homedir = (): string => nodeOs().homedir();
 
 /**
  * Resolves cordon's per-user directories the way oclif resolves them for `dirname: cordon`
