@@ -29,7 +29,7 @@ const WARMUP = 3;
 const TARGET = 1.25;
 const SOCKET_TARGET = 1.3;
 
-const FIXTURE = resolve(REPO, '../shared/fixtures/hook-payloads/claude-code.PreToolUse.Bash.json');
+const FIXTURE = resolve(REPO, 'test/fixtures/hook-payloads/claude-code.PreToolUse.Bash.json');
 
 interface Sample {
   wallMs: number;

@@ -7,8 +7,7 @@
 #
 #   CORDON_AGENTS_DIR   where to install (default: <repo>/.cache/agents, gitignored)
 #
-# The pins are the versions shared/fixtures/hook-payloads was captured with
-# (research/hook-dialects.md, evidence legend).
+# The pins are the versions test/fixtures/hook-payloads was captured with (its README).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${CORDON_AGENTS_DIR:-$repo/.cache/agents}"

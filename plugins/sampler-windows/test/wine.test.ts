@@ -3,6 +3,7 @@ import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFi
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { HOOK_PAYLOADS } from '../../../test/support/fixtures.js';
 import { dist, MiB, nodeExe, prepare, repo, wineDir, wineEnv, winPath } from './wine-harness.js';
 
 // The Wine suites, in one file so that they run one after the other (they share a Wine prefix,
@@ -149,8 +150,6 @@ describe('sampler-windows under Wine (Windows node.exe, real NtQuerySystemInform
 // the agent's exit, and `cordon reduce` (Linux) reading what Windows wrote.
 
 const host = join(repo, 'packages/host');
-const payloads = '/work/shared/fixtures/hook-payloads';
-const sharedPayloads = existsSync(payloads) ? payloads : join(repo, '../shared/fixtures/hook-payloads');
 
 interface SamplerEvent {
   event: 'start' | 'stop';
@@ -210,7 +209,7 @@ describe('the host sampler on Windows (Windows node.exe under Wine): hook, lock,
     const data = join(work, 'data');
     rmSync(work, { recursive: true, force: true });
     mkdirSync(join(work, 'payloads'), { recursive: true });
-    for (const f of ['claude-code.PreToolUse.Bash.json', 'claude-code.PostToolUse.Bash.json', 'claude-code.SessionEnd.json']) cpSync(join(sharedPayloads, f), join(work, 'payloads', f));
+    for (const f of ['claude-code.PreToolUse.Bash.json', 'claude-code.PostToolUse.Bash.json', 'claude-code.SessionEnd.json']) cpSync(join(HOOK_PAYLOADS, f), join(work, 'payloads', f));
     cpSync(fileURLToPath(new URL('./wine/agent.cjs', import.meta.url)), join(work, 'agent.cjs'));
     dataDirWithPlugins(data);
     try {

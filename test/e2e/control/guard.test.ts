@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardDecision, hintInCommand, shellQuote } from '../../../plugins/cgroup-linux/src/guard.js';
 import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, runProcess, type Sandbox } from '../../support/cli.js';
+import { HOOK_PAYLOADS } from '../../support/fixtures.js';
 import fc from 'fast-check';
 
 // `cordon control guard`: the real `cordon hook` of Claude Code, Codex and Gemini CLI, on payloads
 // captured from those agents, rewrites shell calls to run under `cordon control run`, in each
 // agent's own rewrite field; the rewritten command then runs as the agent's shell would run it.
 
-const FIXTURES = join(REPO_ROOT, '../shared/fixtures/hook-payloads');
+const FIXTURES = HOOK_PAYLOADS;
 const payload = (name: string, command?: string): string => {
   const p = JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8')) as { tool_input: Record<string, unknown> };
   if (command !== undefined) p.tool_input = { ...p.tool_input, command };

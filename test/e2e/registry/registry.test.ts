@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runProcess, type RunResult } from '../../support/cli.js';
+import { HOOK_PAYLOADS } from '../../support/fixtures.js';
 import { startRegistry, type LocalRegistry } from '../../support/registry.js';
 
-const FIXTURES = join(REPO_ROOT, '../shared/fixtures/hook-payloads');
+const FIXTURES = HOOK_PAYLOADS;
 const WORKSPACES = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).workspaces as string[];
 
 /** Each workspace package directory with its package.json. */

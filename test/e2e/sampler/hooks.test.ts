@@ -5,12 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
 import { sessionDir } from '../../../packages/host/src/telemetry/session-dir.js';
 import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../support/cli.js';
+import { HOOK_PAYLOADS } from '../../support/fixtures.js';
 import { lockFiles, running, samplerEvents, samplerProcesses, sleep, waitFor } from '../../support/sampler.js';
 
 // The real `cordon hook` hot path starting and stopping the session sampler, with a stand-in
 // agent process (a detached node process whose pid the hooks get as CLAUDE_PID).
 
-const FIXTURES = join(import.meta.dirname, '../../../../shared/fixtures/hook-payloads');
+const FIXTURES = HOOK_PAYLOADS;
 const payload = (name: string, patch: Record<string, unknown> = {}) => JSON.stringify({ ...JSON.parse(readFileSync(join(FIXTURES, `claude-code.${name}.json`), 'utf8')), ...patch });
 
 let sandbox: Sandbox | undefined;

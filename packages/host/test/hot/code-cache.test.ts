@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPluginRoots, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { hookPayload } from '../../../../test/support/fixtures.js';
 import { makeRepo, writeFiles } from '../../../../test/support/git.js';
 import { readMarkers } from '../../src/telemetry/markers.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
@@ -19,7 +20,7 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.cleanup());
 
-const payload = readFileSync(join(REPO_ROOT, '../shared/fixtures/hook-payloads/claude-code.PreToolUse.Bash.json'), 'utf8');
+const payload = readFileSync(hookPayload('claude-code.PreToolUse.Bash'), 'utf8');
 const CLAUDE_PLUGIN = { name: '@cordon/claude-code', root: join(REPO_ROOT, 'plugins', 'claude-code') };
 const cacheFiles = (cacheDir: string) => {
   const dir = join(cacheDir, 'code-cache');

@@ -8,7 +8,7 @@ import { readMarkers } from '../../src/telemetry/markers.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
 import { fixtures, hostWithDialects, policyPlugin, tempDir } from './support.js';
 
-// Every payload captured from the real agents (shared/fixtures/hook-payloads) goes through the
+// Every payload captured from the real agents (test/fixtures/hook-payloads) goes through the
 // dialect that owns it, by --agent and by sniffing, and through the whole handler.
 
 const ALL = fixtures();

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CordonPlugin } from '@cordon/plugin-api';
 import { CORDON_BIN, type RunResult } from '../../../../test/support/cli.js';
+import { HOOK_PAYLOADS } from '../../../../test/support/fixtures.js';
 import { CordonHost } from '../../src/bus/host.js';
 import { register as claudeCode } from '../../../../plugins/claude-code/src/index.js';
 import { register as codex } from '../../../../plugins/codex/src/index.js';
@@ -15,12 +16,12 @@ import { register as hermes } from '../../../../plugins/hermes/src/index.js';
 /** The repository root. */
 export const REPO = resolve(fileURLToPath(new URL('../../../../', import.meta.url)));
 
-/** The captured payloads (shared/ sits beside the checkout, in CI too). */
-export const FIXTURES = resolve(REPO, '../shared/fixtures/hook-payloads');
+/** The payloads captured from the real agents (test/fixtures/hook-payloads). */
+export const FIXTURES = HOOK_PAYLOADS;
 
 /** Every fixture payload: `{file, agent, event, payload}`; throws if the directory is missing. */
 export function fixtures(): Array<{ file: string; agent: 'claude-code' | 'codex' | 'gemini'; event: string; variant: string; payload: Record<string, unknown> }> {
-  if (!existsSync(FIXTURES)) throw new Error(`hook payload fixtures not found at ${FIXTURES} (shared/ must sit beside the checkout)`);
+  if (!existsSync(FIXTURES)) throw new Error(`hook payload fixtures not found at ${FIXTURES}`);
   return readdirSync(FIXTURES)
     .filter((f) => f.endsWith('.json') && !f.startsWith('_'))
     .sort()
