@@ -18,10 +18,9 @@ unavailable() { echo "$1" >"$dir/unavailable"; echo "install-wine: $1 (the Wine 
 
 if ! command -v wine >/dev/null 2>&1; then
   [ "$(uname -m)" = x86_64 ] || unavailable "Wine for x64 node.exe needs an x86_64 host, this is $(uname -m)"
-  command -v apt-get >/dev/null 2>&1 || unavailable "no apt-get to install wine"
-  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo -n"
-  { $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wine wine64 >/dev/null; } \
-    || unavailable "apt-get install wine wine64 failed"
+  # shellcheck source=lib/machine.sh
+  . "$repo/scripts/lib/machine.sh"
+  apt_install install-wine --no-recommends wine wine64 || unavailable "wine and wine64 could not be installed (the reason is printed above)"
 fi
 
 if [ ! -f "$dir/nodewin/package/bin/node.exe" ]; then

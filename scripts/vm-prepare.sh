@@ -4,7 +4,7 @@
 # the cache (`apt-get download` + `dpkg-deb -x`: ~25 s, where installing linux-image-amd64 would
 # spend minutes in update-initramfs). The XZ-compressed vmlinuz is decompressed once into an ELF
 # vmlinux, which qemu boots through its PVH entry: /init starts ~20 s earlier under TCG
-# (research/test-machines.md).
+# (docs/testing.md).
 #
 #   CORDON_VM_DIR   where the kernel goes (default: <repo>/.cache/vm, gitignored)
 #
@@ -16,15 +16,13 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${CORDON_VM_DIR:-$repo/.cache/vm}"
 mkdir -p "$dir"
 
-as_root() {
-  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo "$@"; else return 1; fi
-}
+# shellcheck source=lib/machine.sh
+. "$repo/scripts/lib/machine.sh"
 
 if ! command -v qemu-system-x86_64 >/dev/null 2>&1 || [ ! -x /bin/busybox ]; then
-  if ! command -v apt-get >/dev/null 2>&1; then echo "vm-prepare: no apt-get here; the VM suite will be skipped"; exit 0; fi
-  echo "vm-prepare: installing qemu-system-x86 busybox-static"
-  if ! { as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 busybox-static >/dev/null; }; then
-    echo "vm-prepare: could not install qemu-system-x86 and busybox-static (needs root or sudo); the VM suite will be skipped"
+  # apt_install prints the real reason (no apt-get, not root, apt's own error) when it fails.
+  if ! apt_install vm-prepare --no-recommends qemu-system-x86 busybox-static; then
+    echo "vm-prepare: the VM suite will be skipped"
     exit 0
   fi
 fi

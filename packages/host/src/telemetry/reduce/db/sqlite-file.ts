@@ -71,9 +71,9 @@ export async function openSqliteFile(path: string, migrations: readonly string[]
 }
 
 /**
- * better-sqlite3's compiled addon, for its `nativeBinding` option: the path where an install
- * builds it (`build/`, `build/Debug/` or `build/Release/` of the package, the order its
- * `bindings` package tries first), else the addon as `bindings` finds it from the package's own
+ * better-sqlite3's compiled addon, for its `nativeBinding` option: one built for this Node's ABI
+ * under `lib/binding/`, else the path where an install builds it (`build/`, `build/Debug/` or
+ * `build/Release/` of the package, the order its `bindings` package tries first), else the addon as `bindings` finds it from the package's own
  * root. Handing it over skips `bindings`' search from the caller's file (a stack-trace parse and a
  * dozen stats, some 15 ms of a small `cordon reduce`), and that search cannot succeed from the
  * fast route's bundle, which inlines better-sqlite3's JavaScript. `undefined` when better-sqlite3
@@ -86,7 +86,10 @@ function nativeBinding(): string | object | undefined {
   } catch {
     return undefined;
   }
-  for (const dir of ['build', 'build/Debug', 'build/Release']) {
+  // An addon built for this Node's ABI (`lib/binding/node-v<ABI>-<platform>-<arch>`, where
+  // `bindings` also looks, and where scripts/install-node.sh puts one per tested Node) wins.
+  const own = `lib/binding/node-v${process.versions.modules}-${process.platform}-${process.arch}`;
+  for (const dir of [own, 'build', 'build/Debug', 'build/Release']) {
     const file = join(root, dir, 'better_sqlite3.node');
     if (existsSync(file)) return file;
   }
