@@ -11,6 +11,7 @@ bin="$(bash scripts/install-node.sh "$major" | tail -1)"
 # The agent CLIs the real-agent suite drives.
 bash scripts/install-agents.sh >/dev/null
 export PATH="$bin:$PATH"
-export npm_config_nodedir="$(dirname "$bin")"
+# node-gyp's own variable (it overrides a `nodedir` from .npmrc, and npm does not warn about it).
+export npm_package_config_node_gyp_nodedir="$(dirname "$bin")"
 echo "test-node: $(node --version) from $bin" >&2
 exec node node_modules/vitest/vitest.mjs run --config vitest.node.config.mts "$@"

@@ -42,7 +42,8 @@ describe('the pcodx bin delegates to `cordon pcodx`', () => {
   it('finds `cordon` on PATH when CORDON_BIN is not set', async () => {
     const binDir = box.dir('path-bin');
     const marker = join(box.root, 'used-path-cordon');
-    writeFileSync(join(binDir, 'cordon'), `#!/bin/sh\ntouch '${marker}'\nexec '${process.execPath}' '${CORDON_BIN}' "$@"\n`);
+    // A shell builtin, not touch(1): PATH holds only node's own directory (not /usr/bin under Node 22 or 24 from .cache/node).
+    writeFileSync(join(binDir, 'cordon'), `#!/bin/sh\n: > '${marker}'\nexec '${process.execPath}' '${CORDON_BIN}' "$@"\n`);
     chmodSync(join(binDir, 'cordon'), 0o755);
     const r = await pcodxBin(['init', '--session', 'p'], { env: { ...env, PATH: `${binDir}:${env.PATH}` } });
     expect([r.exitCode, r.stderr]).toEqual([0, '']);
