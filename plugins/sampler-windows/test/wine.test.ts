@@ -277,7 +277,7 @@ describe('the host sampler on Windows (Windows node.exe under Wine): hook, lock,
       expect(Math.max(...samples.map((s) => s.cpu_pct))).toBeGreaterThan(30);
 
       // `cordon reduce` on Linux reads what the Windows processes wrote.
-      const reduce = spawnSync(process.execPath, [join(host, 'bin/run.cjs'), 'reduce', '--session', 'wine-session-a', '--jsonl'], { env: { ...process.env, CORDON_DATA_DIR: data, CORDON_DB: join(work, 'telemetry.sqlite3') }, encoding: 'utf8', timeout: 60_000 });
+      const reduce = spawnSync(process.execPath, [join(host, 'bin/run.cjs'), 'reduce', '--session', 'wine-session-a', '--jsonl'], { env: { ...process.env, CORDON_DATA_DIR: data, CORDON_CACHE_DIR: join(work, 'cache'), CORDON_CONFIG_DIR: join(work, 'config'), CORDON_DB: join(work, 'telemetry.sqlite3') }, encoding: 'utf8', timeout: 60_000 });
       expect(reduce.status, reduce.stderr).toBe(0);
       const calls = reduce.stdout.trim().split('\n').map((l) => JSON.parse(l) as { tool_name: string; peak_memory_mb: number; n_samples: number });
       expect(calls).toHaveLength(1);

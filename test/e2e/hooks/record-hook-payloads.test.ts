@@ -1,7 +1,7 @@
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeSandbox, runCordon } from '../../support/cli.js';
+import { linkPlugins, makeSandbox, runCordon } from '../../support/cli.js';
 import { FakeAnthropic, FakeGemini, FakeOpenAIResponses, claudeSession, codexSession, geminiSession, holdPerTest, step, type AgentSession, type FakeModelServer, type SessionOptions, type Step } from '../../support/fake-models/index.js';
 import { HOOK_PAYLOADS } from '../../support/fixtures.js';
 
@@ -30,6 +30,7 @@ const CASES: ReadonlyArray<{ name: 'claude-code' | 'codex' | 'gemini'; prefix: s
 function captureProgram(out: string, prefix: string): string {
   return `#!${process.execPath}
 const fs = require('node:fs');
+fs.appendFileSync(${JSON.stringify(out)} + '/../capture.log', process.argv.slice(2).join(' ') + '\\n');
 const payload = JSON.parse(fs.readFileSync(0, 'utf8'));
 const input = payload.tool_input && typeof payload.tool_input === 'object' ? payload.tool_input : {};
 const command = String(input.command ?? input.cmd ?? '');
@@ -49,7 +50,8 @@ describe.runIf(RECORD).each(CASES)('capture the hook payloads of $name', (agent)
     const sandbox = held.sandbox(makeSandbox(`cordon-hook-capture-${agent.name}-`));
     const workdir = sandbox.dir('work');
     const out = sandbox.dir('captured');
-    const program = join(sandbox.root, 'capture');
+    // Named `cordon`: install-hooks recognises (and, for Codex, trusts) its own handlers by that name.
+    const program = join(sandbox.dir('capture-bin'), 'cordon');
     writeFileSync(program, captureProgram(out, agent.prefix));
     chmodSync(program, 0o755);
     const file = join(workdir, 'notes.txt');
@@ -63,6 +65,8 @@ describe.runIf(RECORD).each(CASES)('capture the hook payloads of $name', (agent)
       step.text('All done.'),
     ];
     const server = held.server(await agent.start({ steps, workdir }));
+    // install-hooks needs the agent's plugin; the capture program, not cordon, then receives the payloads.
+    linkPlugins(sandbox.dataDir, [agent.name]);
     const session = agent.session({ origin: server.origin, home: sandbox.dir('home'), workdir, env: sandbox.env });
     const install = await runCordon(['install-hooks', '--agent', agent.name, '--write', '--command', program], { env: session.env, cwd: workdir });
     expect(install.exitCode, install.stderr + install.stdout).toBe(0);
@@ -70,6 +74,8 @@ describe.runIf(RECORD).each(CASES)('capture the hook payloads of $name', (agent)
     expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
 
     const captured = readdirSync(out).sort();
+    const log = join(sandbox.root, 'capture.log');
+    expect(captured.length, `no payload captured; the program ran ${existsSync(log) ? readFileSync(log, 'utf8').split('\n').length - 1 : 0} times; agent stderr: ${run.stderr.slice(-1500)}`).toBeGreaterThan(0);
     // Every checked-in payload of this agent for an event cordon installs a hook for came again.
     const kept = readdirSync(HOOK_PAYLOADS).filter((f) => f.startsWith(`${agent.prefix}.`) && f.endsWith('.json'));
     const events = new Set(captured.map((f) => f.split('.')[1]));

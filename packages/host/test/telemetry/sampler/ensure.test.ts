@@ -18,7 +18,7 @@ const samplers: number[] = [];
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'cordon-ensure-'));
   dir = join(root, 'runs', 'session-1');
-  env = { ...process.env, CORDON_DATA_DIR: join(root, 'data'), CORDON_INTERVAL: '50' };
+  env = { ...process.env, CORDON_DATA_DIR: join(root, 'data'), CORDON_CACHE_DIR: join(root, 'cache'), CORDON_CONFIG_DIR: join(root, 'config'), CORDON_INTERVAL: '50' };
   delete env.CORDON_SAMPLER;
   agent = fakeAgent();
 });
