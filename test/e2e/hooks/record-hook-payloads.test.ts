@@ -60,7 +60,7 @@ describe.runIf(RECORD).each(CASES)('capture the hook payloads of $name', (agent)
       step.write(file, 'one\n'),
       step.read(file),
       step.edit(file, 'one', 'two'),
-      step.shell('ls /nonexistent-capture-dir', 'A command that fails'),
+      step.shell('ls /nonexistent-dir-xyz', 'A command that fails'),
       step.shell(`echo ${BLOCK}`, 'Should be blocked by hook'),
       step.text('All done.'),
     ];
