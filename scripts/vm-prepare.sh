@@ -37,7 +37,8 @@ rm -rf "$kdir" && mkdir -p "$kdir"
 pkg="$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1)"
 if [ -z "$pkg" ]; then echo "vm-prepare: apt knows no linux-image-amd64; the VM suite will be skipped"; exit 0; fi
 echo "vm-prepare: unpacking $pkg into $kdir"
-(cd "$kdir" && apt-get download -qq "$pkg" >/dev/null && dpkg-deb -x ./*.deb root && rm -f ./*.deb)
+# As root, apt would download as its _apt user, who cannot write here, and warn; root downloads it.
+(cd "$kdir" && apt-get -o APT::Sandbox::User=root download -qq "$pkg" >/dev/null && dpkg-deb -x ./*.deb root && rm -f ./*.deb)
 vmlinuz="$(ls "$kdir"/root/boot/vmlinuz-* | head -1)"
 kver="${vmlinuz##*/vmlinuz-}"
 # Decompress the kernel image: the payload starts at the XZ magic.

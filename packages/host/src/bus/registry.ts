@@ -1,5 +1,9 @@
 import type { Registrar } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { closestName } from '../util/closest-name.js';
+
+/** Short names of the first-party plugins (`cordon plugins install codex` installs `@cordon/codex`). */
+const FIRST_PARTY = ['claude-code', 'codex', 'gemini', 'cursor', 'hermes', 'aider', 'cgroup-linux', 'sampler-windows'];
 
 /** A registry entry together with the plugin that registered it. */
 export interface Registered<T> {
@@ -38,8 +42,10 @@ export class Registry<T extends { readonly name: string }> {
     const found = this.get(name);
     if (found) return found;
     const known = [...this.#entries.keys()].sort();
-    throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `${this.kind}: nothing is registered as "${name}" (registered: ${known.length ? known.join(', ') : 'none'}); install the plugin that provides it`, {
-      details: { registry: this.kind, name, known },
+    const meant = closestName(name, known);
+    const remedy = meant ? `did you mean "${meant}"?` : `install the plugin that provides it (\`cordon plugins install <name>\`; first-party: ${FIRST_PARTY.join(', ')})`;
+    throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `${this.kind}: nothing is registered as "${name}" (registered: ${known.length ? known.join(', ') : 'none'}); ${remedy}`, {
+      details: { registry: this.kind, name, known, ...(meant ? { suggestion: meant } : {}) },
     });
   }
 

@@ -6,7 +6,7 @@ import type { RunnerInput } from '../envelope/attempt/options.js';
 import type { AttemptRun } from '../envelope/attempt/record.js';
 import type { AuditRecord } from '../envelope/audit/record.js';
 import type { Phase } from '../envelope/phases.js';
-import { wrapPluginError } from '../errors/index.js';
+import { CordonError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
 
 /**
  * Flags of `cordon run` beyond the arm flags (research §2.2; issue 3). Numbers that may be
@@ -42,6 +42,13 @@ export function runnerInputFromFlags(flags: Record<string, unknown>): RunnerInpu
  * registered runners; a plugin whose `load` fails surfaces as `CORDON_PLUGIN_ERROR`.
  */
 export async function loadRunner(host: CordonHost, name: string): Promise<AgentRunner> {
+  if (!host.runners.get(name) && host.dialects.get(name)) {
+    // The agent's plugin is installed but brings no headless runner (Aider has no hook API: it is wrapped whole).
+    const how = name === 'aider' ? `: wrap it instead (\`cordon wrap -- aider --message "…"\`), then check the result with \`cordon check\`` : '';
+    throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `runners: the ${name} plugin is installed but cannot run headless attempts (runners: ${host.runners.list().map((r) => r.entry.name).join(', ') || 'none'})${how}`, {
+      details: { registry: 'runners', name, known: host.runners.list().map((r) => r.entry.name) },
+    });
+  }
   const entry = host.runners.require(name);
   const plugin = host.runners.list().find((r) => r.entry.name === name)?.plugin ?? name;
   try {

@@ -1,0 +1,89 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { makeRepo } from '../../../../test/support/git.js';
+import { closestName } from '../../src/util/closest-name.js';
+
+// What oclif CLIs give their users for free (issue 30): -h and -v, "did you mean" for a
+// mistyped command (exit 2, like every usage error), first-party short names, and a missing
+// agent named with the one the user most likely meant.
+
+let box: Sandbox;
+beforeEach(() => (box = makeSandbox('cordon-surface-')));
+afterEach(() => box.cleanup());
+
+describe('closestName', () => {
+  it('prefers a name the typed one starts or ends, else the nearest within a third of its length', () => {
+    expect(closestName('claude', ['aider', 'claude-code', 'codex'])).toBe('claude-code');
+    expect(closestName('gemini-cli', ['gemini', 'codex'])).toBe('gemini');
+    expect(closestName('chek', ['check', 'arm', 'status'])).toBe('check');
+    expect(closestName('cdoex', ['codex', 'cursor'])).toBe('codex');
+    expect(closestName('zzzzzz', ['check', 'arm'])).toBeUndefined();
+    expect(closestName('x', [])).toBeUndefined();
+  });
+});
+
+describe('the command line', () => {
+  it('-h is help on every route: the fast check, control run and reduce, the hook, and oclif', async () => {
+    for (const args of [['check', '-h'], ['control', 'run', '-h'], ['reduce', '-h'], ['hook', '-h'], ['arm', '-h']]) {
+      const r = await runCordon(args, { env: box.env });
+      expect([args.join(' '), r.exitCode, r.stderr]).toEqual([args.join(' '), 0, '']);
+      expect(r.stdout, args.join(' ')).toMatch(/^USAGE$/m);
+      expect(r.stdout, args.join(' ')).toContain(`$ cordon ${args.slice(0, -1).join(' ')}`);
+    }
+  });
+
+  it('-v and --version print the version', async () => {
+    for (const flag of ['-v', '--version']) {
+      const r = await runCordon([flag], { env: box.env });
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toMatch(/^@cordon\/host\/\d+\.\d+\.\d+ \S+ node-v\d+/);
+    }
+  });
+
+  it('a mistyped command is refused with exit 2 and the command the user meant (no terminal to ask)', async () => {
+    const cases: Array<[string[], string | undefined]> = [
+      [['chek'], 'cordon check'],
+      [['control', 'prob'], 'cordon control probe'],
+      [['instal-hooks'], 'cordon install-hooks'],
+      [['zzzzzz'], undefined],
+    ];
+    for (const [args, meant] of cases) {
+      const r = await runCordon(args, { env: box.env });
+      expect([args.join(' '), r.exitCode]).toEqual([args.join(' '), 2]);
+      const text = r.stderr.replace(/\s*\n\s*(›\s*)?/g, ' ');
+      expect(text).toContain(`\`${args.join(' ')}\` is not a cordon command.`);
+      expect(text).toContain('CORDON_BAD_INPUT');
+      if (meant) expect(text).toContain(`Did you mean \`${meant}\`?`);
+      else expect(text).not.toContain('Did you mean');
+    }
+  });
+
+  it('a typed command with control characters is shown escaped', async () => {
+    const r = await runCordon(['ch\u001b]52;c;eA==\u0007ek'], { env: box.env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).not.toContain('\u001b');
+    expect(r.stderr).toContain('\\u001b');
+  });
+
+  it('the plugins topic describes itself as a topic', async () => {
+    const r = await runCordon(['--help'], { env: box.env });
+    expect(r.stdout).not.toContain('Installs a plugin into cordon.');
+    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/plugins\s+Install, list, update and remove cordon plugins/);
+  });
+
+  it('a missing agent is named with the one the user meant; an installed agent without a runner says what to do', async () => {
+    linkPlugins(box.dataDir, ['aider', 'claude-code', 'codex', 'gemini']);
+    const repo = await makeRepo(box.dir('repo'), { 'src/a.txt': 'a\n' });
+    const claude = await runCordon(['run', 'x', '--agent', 'claude', '--allow', 'src/**'], { cwd: repo, env: box.env });
+    expect(claude.exitCode).toBe(2);
+    expect(claude.stderr.replace(/\s+/g, ' ')).toContain('did you mean "claude-code"?');
+    const aider = await runCordon(['run', 'x', '--agent', 'aider', '--allow', 'src/**'], { cwd: repo, env: box.env });
+    expect(aider.exitCode).toBe(2);
+    expect(aider.stderr.replace(/\s+/g, ' ')).toContain('cordon wrap -- aider');
+    const hooks = await runCordon(['install-hooks', '--agent', 'claude'], { env: box.env });
+    expect(hooks.exitCode).toBe(2);
+    expect(hooks.stderr.replace(/\s+/g, ' ')).toContain('did you mean "claude-code"?');
+    const unknown = await runCordon(['install-hooks', '--agent', 'windsurf'], { env: box.env });
+    expect(unknown.stderr.replace(/\s+/g, ' ')).toContain('cordon plugins install <name>');
+  });
+});
