@@ -59,6 +59,12 @@ export async function runServe(options: ServeFlags, pcodx: { ledger: LedgerHandl
     const resolved = await pcodx.ledger.resolveSession({ id: pcodx.session, mode: 'create', cwd: pcodx.cwd && resolve(pcodx.cwd) });
     session = new SessionState(resolved.id);
   }
+  // Handlers go in before anything starts: a signal that arrives while starting (or right after the
+  // banner) still stops the serve cleanly instead of killing it with the default action. `on`, not
+  // `once`, so a library's own handler never finds itself alone and re-raises the signal.
+  const signalled = new Promise<{ signal: NodeJS.Signals; upstream?: undefined }>((resolvePromise) => {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => resolvePromise({ signal }));
+  });
   const liveContextDir = process.env.PCODX_LIVE_CONTEXT_DIR || undefined;
   // A closed terminal makes writes fail (EIO/EPIPE): the serve must still stop what it started.
   process.stdout.on('error', () => undefined);
@@ -95,11 +101,7 @@ export async function runServe(options: ServeFlags, pcodx: { ledger: LedgerHandl
   out.push(`pcodx_tools=${pcodx ? 'enabled' : 'disabled'}`);
   if (session) out.push(`session_id=${session.sessionId}`);
   process.stdout.write(`${out.join('\n')}\n`);
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  const why = await new Promise<{ signal?: NodeJS.Signals; upstream?: string }>((resolvePromise) => {
-    for (const signal of signals) process.once(signal, () => resolvePromise({ signal }));
-    void running.upstreamEnded.then((how) => resolvePromise({ upstream: how }));
-  });
+  const why = await Promise.race([signalled, running.upstreamEnded.then((how) => ({ upstream: how, signal: undefined }))]);
   await running.close();
   if (why.upstream !== undefined) {
     options.log('upstream_exited', { how: why.upstream });

@@ -122,13 +122,15 @@ export async function cleanStaleServes(root: string, log: ServeLog): Promise<num
   return removed;
 }
 
-/** SIGTERM each process, SIGKILL those still the same process after 3 s; resolves when all are gone. */
+/** SIGTERM each process (a group leader: its group), SIGKILL those still the same process after 3 s; resolves when all are gone. */
 async function stopProcesses(ids: readonly ProcessId[]): Promise<void> {
   const signal = (sig: NodeJS.Signals) => {
     for (const id of ids) {
-      if (!stillRunning(id)) continue;
+      const stat = procStat(id.pid);
+      if (stat?.start !== id.start) continue;
       try {
-        process.kill(id.pid, sig);
+        // A proven group leader takes its whole group (children it started after it was recorded).
+        process.kill(stat.pgid === id.pid ? -id.pid : id.pid, sig);
       } catch {
         // Gone in between.
       }

@@ -115,13 +115,12 @@ export async function launchAppServer(options: {
     running: () => ended === undefined,
     stop,
     killNow: () => {
-      for (const id of recorded.length ? recorded : [{ pid, start: '' }]) {
-        if (recorded.length && !stillRunning(id)) continue;
-        try {
-          process.kill(id.pid, 'SIGTERM');
-        } catch {
-          // Gone.
-        }
+      if (ended !== undefined) return;
+      try {
+        // Its process group: the launcher and the native binary it starts.
+        process.kill(-pid, 'SIGTERM');
+      } catch {
+        // Gone.
       }
     },
   };

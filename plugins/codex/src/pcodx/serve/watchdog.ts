@@ -17,8 +17,11 @@ const WATCHDOG_SOURCE = `
 const { spawn } = require('node:child_process');
 const { bin, args, graceMs } = JSON.parse(process.argv[1]);
 const say = (o) => { try { process.stdout.write(JSON.stringify(o) + '\\n'); } catch {} };
-const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'ignore', 'inherit'] });
 let stopping = false;
+let child;
+const early = () => { stopping = true; };
+for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, early);
+child = spawn(bin, args, { detached: true, stdio: ['ignore', 'ignore', 'inherit'] });
 const group = (sig) => { try { process.kill(-child.pid, sig); } catch { try { child.kill(sig); } catch {} } };
 const stop = () => {
   if (stopping || child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
@@ -26,13 +29,16 @@ const stop = () => {
   group('SIGTERM');
   setTimeout(() => group('SIGKILL'), graceMs).unref();
 };
-child.once('spawn', () => say({ spawned: child.pid }));
+child.once('spawn', () => {
+  say({ spawned: child.pid });
+  if (stopping) { stopping = false; stop(); }
+});
 child.once('error', (e) => { say({ spawnError: e.message }); process.exit(127); });
 child.once('exit', (code, signal) => { say({ exited: code, signal }); process.exit(0); });
 process.stdin.on('end', stop);
 process.stdin.on('error', stop);
 process.stdin.resume();
-for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, stop);
+for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) { process.off(s, early); process.on(s, stop); }
 `;
 
 /** A watchdog-run app-server, as the serve sees it. */

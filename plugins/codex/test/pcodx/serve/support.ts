@@ -83,6 +83,8 @@ export interface ServeProcess {
   stderr(): string;
   /** SIGTERM and wait for the exit code. */
   stop(): Promise<number | null>;
+  /** Resolves with the exit code (null when a signal ended it) once the serve has exited. */
+  readonly exited: Promise<number | null>;
 }
 
 const live = new Set<ChildProcess>();
@@ -130,6 +132,7 @@ export function startServeProcess(args: readonly string[], env: NodeJS.ProcessEn
         listen: banner.listen!,
         banner,
         stderr: () => err,
+        exited,
         stop: async () => {
           child.kill('SIGTERM');
           return exited;
