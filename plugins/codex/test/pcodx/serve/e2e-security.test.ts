@@ -252,3 +252,24 @@ it('a serve and its watchdog both killed leave an orphaned app-server: the next 
   expect([existsSync(dir), existsSync(decoy)]).toEqual([false, false]);
   expect(await next.stop()).toBe(0);
 }, 180_000);
+
+it('two serves with the same PCODX_WS_FIXTURE_DIR each capture a real codex exec into a run directory of their own; neither crashes', async () => {
+  const { box, codex, bin, env: base } = await codexBox(held, 'cordon-serve-sec-');
+  const fixtures = join(box.root, 'fixtures');
+  const env = { ...base, PCODX_WS_FIXTURE_DIR: fixtures };
+  const [a, b] = [await startServeProcess(['--codex-bin', bin], env, codex.workdir), await startServeProcess(['--codex-bin', bin], env, codex.workdir)];
+  for (const [i, serve] of [a, b].entries()) {
+    const run = await runConnectLine(serve, bin, `captured ${i}`, env, codex.workdir);
+    expect(run.exitCode, `${run.stderr}\n${serve.stderr()}`).toBe(0);
+    expect(run.stdout).toContain(`ECHO captured ${i}`);
+  }
+  expect([await a.stop(), await b.stop()]).toEqual([0, 0]);
+  const runs = readdirSync(fixtures).sort();
+  expect(runs).toHaveLength(2);
+  for (const run of runs) {
+    const files = readdirSync(join(fixtures, run, 'conn-1'));
+    expect(files).toContain('000001-c2p.json');
+    expect(JSON.parse(readFileSync(join(fixtures, run, 'conn-1', '000001-c2p.json'), 'utf8')).method).toBe('initialize');
+  }
+  expect(a.stderr() + b.stderr()).not.toContain('capture_failed');
+}, 180_000);

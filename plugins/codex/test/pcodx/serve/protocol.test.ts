@@ -415,6 +415,13 @@ describe('listening', () => {
     expect(fake.upgradeHeaders.at(-1)?.authorization).toBeUndefined();
   });
 
+  it('sends the token of an app-server the user started (--upstream-auth-token-env) to it, and nothing else', async () => {
+    await start(false, { upstreamToken: 'the-app-server-token' });
+    const c = await client();
+    await c.request('i', 'initialize', {});
+    expect(fake.upgradeHeaders.at(-1)?.authorization).toBe('Bearer the-app-server-token');
+  });
+
   it('listens on a unix socket in an owner-only directory without a token', async () => {
     const sockets = join(dir, 'sockets');
     mkdirSync(sockets, { mode: 0o700 });
