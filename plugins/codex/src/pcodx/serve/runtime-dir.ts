@@ -31,6 +31,7 @@ export interface OwnerRecord {
 /** A serve's own owner-only directory `<root>/pcodx-serve/s-XXXXXX`, removed when the serve stops. */
 export class ServeDir {
   readonly #record: OwnerRecord;
+  #writes = 0;
 
   private constructor(readonly path: string) {
     const self = procStat(process.pid);
@@ -62,7 +63,8 @@ export class ServeDir {
   }
 
   #write(): void {
-    const tmp = this.file(`owner.json.${process.pid}.${Date.now()}`);
+    this.#writes += 1;
+    const tmp = this.file(`owner.json.${process.pid}.${this.#writes}`);
     writeNewPrivate(tmp, `${JSON.stringify(this.#record)}\n`);
     renameSync(tmp, this.file('owner.json'));
   }
