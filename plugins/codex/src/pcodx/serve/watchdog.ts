@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 /**
  * The watchdog between the serve and `codex app-server`: a small Node process (run with `node -e`,
- * so it needs no file of its own) that starts the app-server in its own process group and stops
+ * so it needs no file of its own, in a process group of its own) that starts the app-server in
+ * another process group of its own and stops
  * that group (SIGTERM, SIGKILL after the grace period) as soon as its stdin — a pipe whose other
  * end only the serve holds — reaches end of file, or it gets SIGINT/SIGTERM/SIGHUP. The kernel
  * closes the pipe on every kind of serve exit, SIGKILL included, which Node alone cannot watch
@@ -62,6 +63,9 @@ export function startWatched(options: { bin: string; args: readonly string[]; en
     cwd: options.cwd,
     env: options.env ?? process.env,
     stdio: ['pipe', 'pipe', 'pipe'],
+    // A process group of its own: a terminal's SIGINT/SIGHUP reach the serve's group, and the serve
+    // stops the app-server in order; the watchdog acts when the serve is gone (its pipe closes).
+    detached: true,
   });
   let tail = '';
   watchdog.stderr!.on('data', (chunk: Buffer) => {

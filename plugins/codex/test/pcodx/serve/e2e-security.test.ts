@@ -215,6 +215,21 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGKILL'] as const) {
   }, 120_000);
 }
 
+for (const signal of ['SIGINT', 'SIGHUP'] as const) {
+  it(`${signal} to the serve's whole process group (Ctrl-C, a closed terminal): a clean stop, exit 0, nothing left`, async () => {
+    const { codex, bin, env } = await codexBox(held, 'cordon-serve-sec-');
+    const serve = await startServeProcess(['--codex-bin', bin], env, codex.workdir, { detached: true });
+    const appServer = Number(serve.banner.upstream_pid);
+    const watchdog = ppidOf(appServer);
+    process.kill(-serve.child.pid!, signal);
+    expect(await serve.exited, serve.stderr()).toBe(0);
+    expect(serve.stderr()).toContain(`event=stopped signal=${signal}`);
+    await until('the app-server group to be gone', () => !groupAlive(appServer));
+    await until('the watchdog to be gone', () => !alive(watchdog));
+    expect(existsSync(serveDirOf(serve))).toBe(false);
+  }, 120_000);
+}
+
 it('the app-server dying ends the serve with exit 1 and a clear error; nothing is relayed after', async () => {
   const { codex, bin, env } = await codexBox(held, 'cordon-serve-sec-');
   const serve = await startServeProcess(['--codex-bin', bin], env, codex.workdir);

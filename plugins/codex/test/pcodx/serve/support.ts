@@ -108,9 +108,10 @@ export async function killServes(): Promise<void> {
   );
 }
 
-/** Starts `cordon pcodx serve …` and resolves once its banner (through `pcodx_tools=`/`session_id=`) is printed. */
-export function startServeProcess(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CORDON_BIN, 'pcodx', 'serve', ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `cordon pcodx serve …` (optionally `detached`: leading its own process group) and resolves once its banner (through `pcodx_tools=`/`session_id=`) is printed. */
+export function startServeProcess(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string, options: { detached?: boolean } = {}): Promise<ServeProcess> {
+  // detached: the serve leads a process group of its own, which a test can signal as a terminal does.
+  const child = spawn(process.execPath, [CORDON_BIN, 'pcodx', 'serve', ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached });
   live.add(child);
   let out = '';
   let err = '';
