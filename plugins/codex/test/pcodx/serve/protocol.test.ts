@@ -399,7 +399,7 @@ describe('listening', () => {
     await start(false);
     expect(serve!.clientHeaders.authorization).toMatch(/^Bearer [A-Za-z0-9_-]{43}$/);
     const token = serve!.clientHeaders.authorization!.slice('Bearer '.length);
-    for (const headers of [{}, { authorization: 'Bearer ' }, { authorization: `Bearer ${token.slice(0, -1)}` }, { authorization: `Bearer ${token}x` }, { authorization: token }, { authorization: `Basic ${token}` }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer ' }, { authorization: `Bearer ${token.slice(0, -1)}` }, { authorization: `Bearer ${token}x` }, { authorization: token }, { authorization: `Basic ${token}` }]) {
       expect(await upgradeStatus(serve!.listenClientUrl, headers)).toBe(401);
     }
     expect(fake.received).toEqual([]);
