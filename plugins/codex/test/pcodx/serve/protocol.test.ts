@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
+import { createServer as createHttpServer } from 'node:http';
 import { Ledger } from '../../../../../packages/host/src/ledger/index.js';
 import { startServe, type RunningServe } from '../../../src/pcodx/serve/serve.js';
 import { SessionState } from '../../../src/pcodx/serve/threads.js';
@@ -438,6 +439,27 @@ describe('listening', () => {
     const open = join(dir, 'open');
     mkdirSync(open, { mode: 0o755 });
     await expect(startServe({ listen: `unix://${join(open, 's.sock')}`, upstream: fake.url, launch: false, log: () => undefined })).rejects.toThrow(/open to group or others/);
+  });
+
+  it('relays between unix sockets: its own and that of an app-server the user started (--no-launch-upstream)', async () => {
+    const sockets = join(dir, 'sockets');
+    mkdirSync(sockets, { mode: 0o700 });
+    const upstreamPath = join(sockets, 'app.sock');
+    const http = createHttpServer();
+    const echo = new WebSocketServer({ server: http });
+    echo.on('connection', (socket) => socket.on('message', (data) => socket.send(JSON.stringify({ id: JSON.parse(data.toString()).id, result: { echoed: true } }))));
+    await new Promise<void>((r) => http.listen(upstreamPath, () => r()));
+    try {
+      serve = await startServe({ listen: `unix://${join(sockets, 'serve.sock')}`, upstream: `unix://${upstreamPath}`, launch: false, log: () => undefined });
+      expect(serve.upstreamUrl).toBe(`unix://${upstreamPath}`);
+      const c = await client();
+      expect((await c.request('u', 'initialize', {})).result).toEqual({ echoed: true });
+    } finally {
+      await serve?.close();
+      serve = undefined;
+      echo.close();
+      await new Promise((r) => http.close(r));
+    }
   });
 
   it('refuses a non-loopback --listen without --allow-remote', async () => {
