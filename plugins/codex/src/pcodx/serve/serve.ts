@@ -148,9 +148,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     connections += 1;
     const connection = connections;
     // Once the app-server this serve started is gone, its address may be taken by anyone: relay nothing.
-    if (upstreamGone !== undefined) {
-      options.log('client_refused', { connection, reason: 'the app-server has exited' });
-      socket.close(1011, 'the app-server has exited');
+    if (upstreamGone !== undefined || (appServer && !appServer.holdsListener())) {
+      const reason = upstreamGone !== undefined ? 'the app-server has exited' : 'the app-server no longer holds its listener';
+      options.log('client_refused', { connection, reason });
+      socket.close(1011, reason);
       return;
     }
     const capture = FrameCapture.forConnection(captureRun, connection, options.log);

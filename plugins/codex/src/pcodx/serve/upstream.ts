@@ -20,6 +20,11 @@ export interface AppServer {
   readonly ended: Promise<string>;
   /** True until it has ended. */
   running(): boolean;
+  /**
+   * True while it runs and (where /proc exists) still holds the listener at its address: checked
+   * again for every client connection, so a listener that changed hands is never relayed to.
+   */
+  holdsListener(): boolean;
   /** Stops it (SIGTERM to its process group, SIGKILL after 3 s) and its watchdog; resolves when both are gone. */
   stop(): Promise<void>;
   /** SIGTERM to its recorded processes at once, without waiting (for a process `exit` handler). */
@@ -113,6 +118,7 @@ export async function launchAppServer(options: {
     authorization,
     ended: watched.ended,
     running: () => ended === undefined,
+    holdsListener: () => ended === undefined && (!proc || listenerState(endpoint, pid) === 'ours'),
     stop,
     killNow: () => {
       if (ended !== undefined) return;

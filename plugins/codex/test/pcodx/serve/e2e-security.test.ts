@@ -288,3 +288,46 @@ it('two serves with the same PCODX_WS_FIXTURE_DIR each capture a real codex exec
   }
   expect(a.stderr() + b.stderr()).not.toContain('capture_failed');
 }, 180_000);
+
+it('identity is checked again for every client: once the listener changed hands, clients are refused and the new holder receives nothing', async () => {
+  const { box, codex, env } = await codexBox(held, 'cordon-serve-sec-');
+  const [flip, flipped, log, pidFile] = ['flip', 'flipped', 'taker.log', 'taker.pid'].map((n) => join(box.root, n));
+  // A fake codex that listens on its path itself, and when told (the file `flip` appears) closes its
+  // listener and lets a process outside its group take the path over, staying alive itself.
+  const fake = join(box.root, 'flipping-codex');
+  const taker = `const fs = require('node:fs'); const path = process.argv[1]; try { fs.unlinkSync(path); } catch {} require('node:net').createServer(() => fs.appendFileSync(${JSON.stringify(log)}, 'connection\\n')).listen(path, () => fs.writeFileSync(${JSON.stringify(flipped)}, ''));`;
+  writeFileSync(
+    fake,
+    [
+      `#!${process.execPath}`,
+      "const fs = require('node:fs');",
+      "const path = process.argv[process.argv.indexOf('--listen') + 1].slice('unix://'.length);",
+      "const server = require('node:net').createServer((s) => s.destroy()).listen(path);",
+      'const poll = setInterval(() => {',
+      `  if (!fs.existsSync(${JSON.stringify(flip)})) return;`,
+      '  clearInterval(poll);',
+      '  server.close(() => {',
+      `    const t = require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(taker)}, path], { detached: true, stdio: 'ignore' });`,
+      `    fs.writeFileSync(${JSON.stringify(pidFile)}, String(t.pid));`,
+      '    t.unref();',
+      '  });',
+      '}, 20);',
+      'setInterval(() => undefined, 1000);',
+      '',
+    ].join('\n'),
+  );
+  chmodSync(fake, 0o755);
+  const serve = await startServeProcess(['--codex-bin', fake], env, codex.workdir);
+  writeFileSync(flip, '');
+  await until('the listener to change hands', () => existsSync(flipped));
+  cleanups.push(() => {
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
+  const client = new WebSocket(`ws+unix:${serve.listen.slice('unix://'.length)}:/`);
+  const code = await new Promise<number>((resolve) => client.once('close', (c) => resolve(c)));
+  expect(code).toBe(1011);
+  expect(serve.stderr()).toContain('event=client_refused connection=1 reason="the app-server no longer holds its listener"');
+  expect(existsSync(log)).toBe(false);
+  expect(await serve.stop()).toBe(0);
+}, 120_000);
