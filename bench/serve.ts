@@ -1,8 +1,10 @@
 /**
  * `npm run bench:serve`: the `pcodx serve` relay (transparent mode, the code every frame goes
- * through) against a direct connection, in one run. An echo app-server stand-in and the proxy each
- * run in their own process; this process is the client. For 1 KB and 64 KB JSON-RPC frames it
- * measures
+ * through) against a direct connection, in one run, over the default transport: unix sockets on
+ * both sides (the proxy's own socket in its owner-only serve directory under a temporary
+ * `CORDON_RUNTIME_DIR`, the echo app-server stand-in on a socket in a temporary 0700 directory). The
+ * echo server and the proxy each run in their own process; this process is the client. For 1 KB
+ * and 64 KB JSON-RPC frames it measures
  * - latency: 2,000 sequential round trips (after 200 warm-up) directly and through the proxy,
  *   alternating so that load from other processes hits both alike; a
  *   round trip through the proxy relays two frames (client→upstream, echo back), so the added
@@ -14,6 +16,10 @@
  * (bench/ca-env.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import { caModes, type CaMode } from './ca-env.ts';
@@ -109,8 +115,10 @@ async function throughput(url: string, size: number): Promise<number> {
 
 /** One table: the echo server and the proxy started with `mode`'s env. Returns whether every target was met. */
 async function table(mode: CaMode): Promise<boolean> {
-  const echo = await child(['--echo'], mode.env);
-  const proxy = await child(['--proxy', echo.url], mode.env);
+  const scratch = mkdtempSync(join(tmpdir(), 'cordon-bench-serve-'));
+  const env = { ...mode.env, CORDON_RUNTIME_DIR: join(scratch, 'run') };
+  const echo = await child(['--echo', join(scratch, 'echo.sock')], env);
+  const proxy = await child(['--proxy', `unix://${join(scratch, 'echo.sock')}`], env);
   try {
     console.log(`\n${mode.label}: the echo server and the proxy started ${mode.target ? 'without' : 'with'} NODE_EXTRA_CA_CERTS${mode.target ? ' (the target row)' : ' (context)'}`);
     console.log('frame    p50 direct  p50 proxy  added/frame  target   frames/s direct  frames/s proxy  target');
@@ -131,13 +139,13 @@ async function table(mode: CaMode): Promise<boolean> {
     }
     return ok;
   } finally {
-    echo.proc.kill();
-    proxy.proc.kill();
+    await Promise.all([echo, proxy].map(({ proc }) => new Promise((r) => (proc.exitCode === null ? (proc.once('exit', r), proc.kill()) : r(undefined)))));
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
 async function main(): Promise<void> {
-  console.log(`pcodx serve relay vs direct (node ${process.version}, ${ROUND_TRIPS} round trips per latency run)`);
+  console.log(`pcodx serve relay vs direct over unix sockets, the default transport (node ${process.version}, ${ROUND_TRIPS} round trips per latency run)`);
   // The figures are taken after both processes started, so NODE_EXTRA_CA_CERTS (a start-up cost)
   // should not move them; both rows are printed to show it.
   const verdicts = new Map<CaMode, boolean>();
@@ -148,13 +156,16 @@ async function main(): Promise<void> {
 
 const role = process.argv[2];
 if (role === '--echo') {
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false, maxPayload: 64 * 1024 * 1024 });
-  server.on('listening', () => process.stdout.write(`ws://127.0.0.1:${(server.address() as { port: number }).port}\n`));
+  // The stand-in app-server: websocket echo on a unix socket, as `codex app-server --listen unix://PATH` serves.
+  const http = createServer();
+  const server = new WebSocketServer({ server: http, perMessageDeflate: false, maxPayload: 64 * 1024 * 1024 });
   server.on('connection', (socket) => socket.on('message', (data, binary) => socket.send(data, { binary })));
+  http.listen(process.argv[3]!, () => process.stdout.write(`ws+unix:${process.argv[3]}:/\n`));
 } else if (role === '--proxy') {
   const { startServe } = await import('../plugins/codex/src/pcodx/serve/serve.js');
-  const running = await startServe({ listen: 'ws://127.0.0.1:0', upstream: process.argv[3]!, launch: false, log: () => undefined });
-  process.stdout.write(`${running.listenUrl}\n`);
+  const running = await startServe({ listen: 'unix://', upstream: process.argv[3]!, launch: false, log: () => undefined });
+  process.once('SIGTERM', () => void running.close().then(() => process.exit(0)));
+  process.stdout.write(`${running.listenClientUrl}\n`);
 } else {
   await main();
 }

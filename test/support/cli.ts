@@ -83,6 +83,8 @@ export function makeSandbox(prefix = 'cordon-test-'): Sandbox {
     CORDON_DATA_DIR: dataDir,
     CORDON_CONFIG_DIR: configDir,
     CORDON_CACHE_DIR: cacheDir,
+    // Sockets and pid records of `pcodx serve` (created on use, owner-only).
+    CORDON_RUNTIME_DIR: join(root, 'run'),
     HOME: home,
     XDG_DATA_HOME: join(home, '.local/share'),
     XDG_CONFIG_HOME: join(home, '.config'),

@@ -32,23 +32,63 @@ export function writeNewPrivate(path: string, data: string): void {
   }
 }
 
+/** Logs a capture failure (the `ServeLog` shape, without importing the relay). */
+type CaptureLog = (event: string, fields?: Readonly<Record<string, string | number | boolean>>) => void;
+
 /**
  * `PCODX_WS_FIXTURE_DIR`: every text frame the proxy sees, one JSON file per frame named
  * `<000001>-<direction>.json` (directions `c2p` client→proxy, `p2s` proxy→upstream, `s2p`,
- * `p2c`), for protocol fixtures. Each connection writes into its own `conn-<n>` subdirectory.
+ * `p2c`), for protocol fixtures. Each serve writes into its own new run directory
+ * `run-<UTC time>-<pid>-<n>` (made with an exclusive mkdir, retried under the next name), each
+ * connection into `conn-<n>` inside it, so serves sharing the directory never collide. A capture
+ * never stops the proxy: a write that fails is logged once (`capture_failed`) and that
+ * connection's capture stops.
  */
 export class FrameCapture {
   #n = 0;
-  constructor(private readonly dir: string) {}
+  #failed = false;
+  private constructor(
+    private readonly dir: string,
+    private readonly log: CaptureLog,
+    private readonly connection: number,
+  ) {}
 
-  static forConnection(root: string | undefined, connection: number): FrameCapture | undefined {
-    if (!root) return undefined;
-    return new FrameCapture(privateDir(join(privateDir(root), `conn-${connection}`)));
+  /** Makes this serve's run directory under `root` (owner-only); throws when `root` is refused. */
+  static runDir(root: string): string {
+    privateDir(root);
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
+    for (let n = 1; ; n++) {
+      const dir = join(root, `run-${stamp}-${process.pid}-${n}`);
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+        chmodSync(dir, 0o700);
+        return dir;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 1000) throw error;
+      }
+    }
+  }
+
+  /** The capture of one connection, or undefined (logged) when its directory cannot be made. */
+  static forConnection(runDir: string | undefined, connection: number, log: CaptureLog): FrameCapture | undefined {
+    if (!runDir) return undefined;
+    try {
+      return new FrameCapture(privateDir(join(runDir, `conn-${connection}`)), log, connection);
+    } catch (error) {
+      log('capture_failed', { connection, message: (error as Error).message });
+      return undefined;
+    }
   }
 
   frame(direction: 'c2p' | 'p2s' | 's2p' | 'p2c', text: string): void {
+    if (this.#failed) return;
     this.#n += 1;
-    writeNewPrivate(join(this.dir, `${String(this.#n).padStart(6, '0')}-${direction}.json`), text.endsWith('\n') ? text : `${text}\n`);
+    try {
+      writeNewPrivate(join(this.dir, `${String(this.#n).padStart(6, '0')}-${direction}.json`), text.endsWith('\n') ? text : `${text}\n`);
+    } catch (error) {
+      this.#failed = true;
+      this.log('capture_failed', { connection: this.connection, message: (error as Error).message });
+    }
   }
 }
 

@@ -2,7 +2,9 @@ import type { LedgerHandle } from '@cordon/plugin-api';
 import { resolve } from 'node:path';
 import { privateDir } from './capture.js';
 import { SessionState } from './threads.js';
-import { startServe, type ServeOptions } from './serve.js';
+import { startServe, type RunningServe, type ServeOptions } from './serve.js';
+import { runtimeRoot } from './runtime-dir.js';
+import { MIN_TOKEN_LENGTH, SERVE_TOKEN_ENV } from './token.js';
 import type { ServeLog } from './relay.js';
 import { PcodxRuntimeError } from '../errors.js';
 
@@ -18,24 +20,72 @@ export const serveLog: ServeLog = (event, fields = {}) => {
   process.stderr.write(`${parts.join(' ')}\n`);
 };
 
+/** Quotes a word for a POSIX shell (single quotes; a quote inside becomes '\\''). */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
 /**
- * `cordon pcodx serve`: starts the proxy, prints the `key=value` banner on stdout, runs until
- * SIGINT or SIGTERM, then stops everything it started. With `pcodx`, the serve is bound to one
- * session for its whole life (`--session`, else the last-written one, else a new one).
+ * The exact command a user runs to reach this serve with the Codex TUI (`codex exec` takes the same
+ * flags). On TCP the token travels in {@link SERVE_TOKEN_ENV}: read from the owner-only token file
+ * when the serve made the token, else already in the user's environment. The token itself is
+ * never printed.
  */
-export async function runServe(options: Omit<ServeOptions, 'pcodx' | 'fixtureDir'>, pcodx: { ledger: LedgerHandle; session?: string; cwd?: string } | undefined): Promise<void> {
+export function connectCommand(running: Pick<RunningServe, 'listenUrl' | 'tokenFile' | 'clientHeaders'>): string {
+  const remote = `codex --remote ${shellWord(running.listenUrl)}`;
+  if (!running.clientHeaders.authorization) return remote;
+  const auth = `--remote-auth-token-env ${SERVE_TOKEN_ENV}`;
+  if (running.tokenFile) return `${SERVE_TOKEN_ENV}="$(cat ${shellWord(running.tokenFile)})" ${remote} ${auth}`;
+  return `${remote} ${auth}`;
+}
+
+/** Options of `pcodx serve` that come from flags; the rest is filled in here. */
+export type ServeFlags = Omit<ServeOptions, 'pcodx' | 'fixtureDir' | 'listenToken' | 'writeTokenFile' | 'upstreamToken' | 'runtimeDir'> & {
+  /** `--upstream-auth-token-env VAR`: the variable holding the token of an app-server the user started. */
+  readonly upstreamTokenEnv?: string;
+};
+
+/**
+ * `cordon pcodx serve`: cleans up after earlier serves, starts the proxy, prints the `key=value`
+ * banner on stdout (ending with `connect=`, the exact `codex --remote …` line), runs until SIGINT,
+ * SIGTERM or SIGHUP (a closed terminal), then stops everything it started. If the app-server it
+ * started ends first, the serve stops and fails: nothing is relayed to whatever takes its place.
+ * With `pcodx`, the serve is bound to one session for its whole life (`--session`, else the
+ * last-written one, else a new one).
+ */
+export async function runServe(options: ServeFlags, pcodx: { ledger: LedgerHandle; session?: string; cwd?: string } | undefined): Promise<void> {
   let session: SessionState | undefined;
   if (pcodx) {
     const resolved = await pcodx.ledger.resolveSession({ id: pcodx.session, mode: 'create', cwd: pcodx.cwd && resolve(pcodx.cwd) });
     session = new SessionState(resolved.id);
   }
+  // Handlers go in before anything starts: a signal that arrives while starting (or right after the
+  // banner) still stops the serve cleanly instead of killing it with the default action. `on`, not
+  // `once`, so a library's own handler never finds itself alone and re-raises the signal.
+  const signalled = new Promise<{ signal: NodeJS.Signals; upstream?: undefined }>((resolvePromise) => {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => resolvePromise({ signal }));
+  });
   const liveContextDir = process.env.PCODX_LIVE_CONTEXT_DIR || undefined;
-  let running;
+  // A closed terminal makes writes fail (EIO/EPIPE): the serve must still stop what it started.
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
+  let running: RunningServe;
   try {
     // An audit directory others could read or plant files in is refused before anything starts.
     if (pcodx && liveContextDir) privateDir(liveContextDir);
+    const listenToken = process.env[SERVE_TOKEN_ENV] || undefined;
+    if (listenToken !== undefined && listenToken.length < MIN_TOKEN_LENGTH) throw new Error(`${SERVE_TOKEN_ENV} must hold at least ${MIN_TOKEN_LENGTH} characters`);
+    let upstreamToken: string | undefined;
+    if (options.upstreamTokenEnv !== undefined) {
+      upstreamToken = process.env[options.upstreamTokenEnv] || undefined;
+      if (upstreamToken === undefined) throw new Error(`--upstream-auth-token-env ${options.upstreamTokenEnv}: that environment variable is not set`);
+    }
     running = await startServe({
       ...options,
+      listenToken,
+      writeTokenFile: true,
+      upstreamToken,
+      runtimeDir: runtimeRoot(process.env),
       fixtureDir: process.env.PCODX_WS_FIXTURE_DIR || undefined,
       pcodx: pcodx && session ? { ledger: pcodx.ledger, session, liveContextDir } : undefined,
     });
@@ -45,14 +95,17 @@ export async function runServe(options: Omit<ServeOptions, 'pcodx' | 'fixtureDir
   }
   const out = [`listen=${running.listenUrl}`, `upstream=${running.upstreamUrl}`];
   if (running.upstreamPid !== undefined) out.push(`upstream_pid=${running.upstreamPid}`);
+  if (running.tokenFile) out.push(`token_file=${running.tokenFile}`);
+  if (running.clientHeaders.authorization) out.push(`token_env=${SERVE_TOKEN_ENV}`);
+  out.push(`connect=${connectCommand(running)}`);
   out.push(`pcodx_tools=${pcodx ? 'enabled' : 'disabled'}`);
   if (session) out.push(`session_id=${session.sessionId}`);
   process.stdout.write(`${out.join('\n')}\n`);
-  await new Promise<void>((resolvePromise) => {
-    const stop = () => resolvePromise();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  const why = await Promise.race([signalled, running.upstreamEnded.then((how) => ({ upstream: how, signal: undefined }))]);
   await running.close();
-  options.log('stopped');
+  if (why.upstream !== undefined) {
+    options.log('upstream_exited', { how: why.upstream });
+    throw new PcodxRuntimeError(`the app-server this serve started (pid ${running.upstreamPid}) exited (${why.upstream}); the serve stopped rather than relay to anything else`);
+  }
+  options.log('stopped', { signal: why.signal ?? 'none' });
 }

@@ -21,13 +21,17 @@ export interface PcodxContext {
 
 /** Options of one client connection's relay. */
 export interface RelayOptions {
+  /** What the upstream connection dials (`ws+unix:PATH:/` or `ws://…`). */
   readonly upstreamUrl: string;
   /** Absent: a transparent relay. */
   readonly pcodx?: PcodxContext;
   readonly log: ServeLog;
   readonly capture?: FrameCapture;
-  /** The client's `Authorization` header, passed on to an app-server that uses ws auth. */
-  readonly authorization?: string;
+  /**
+   * `Authorization` sent to the upstream: the serve's own token for an app-server it started on
+   * TCP. The client's header is never passed on (it holds the serve's token, not the upstream's).
+   */
+  readonly upstreamAuthorization?: string;
   /** Number of the connection, for the log. */
   readonly connection: number;
 }
@@ -78,7 +82,7 @@ export class Relay {
     this.#client = client;
     this.#options = options;
     if (options.pcodx) this.#threads = new ThreadMap(options.pcodx.session);
-    this.#upstream = new WebSocket(options.upstreamUrl, { perMessageDeflate: false, maxPayload: 64 * 1024 * 1024, headers: options.authorization ? { authorization: options.authorization } : {} });
+    this.#upstream = new WebSocket(options.upstreamUrl, { perMessageDeflate: false, maxPayload: 64 * 1024 * 1024, headers: options.upstreamAuthorization ? { authorization: options.upstreamAuthorization } : {} });
     const upstreamClosed = new Promise<void>((r) => this.#upstream.once('close', () => r()));
     const clientClosed = new Promise<void>((r) => client.once('close', () => r()));
     this.closed = Promise.all([upstreamClosed, clientClosed]).then(() => undefined);

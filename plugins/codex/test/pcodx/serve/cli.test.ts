@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../../../../../test/support/cli.js';
@@ -18,15 +18,34 @@ it('refuses a non-loopback --listen without --allow-remote, and says so', async 
 });
 
 it('reports an app-server that cannot start (missing binary, early exit) as error: … with exit 1', async () => {
-  const missing = await pcodx(box, undefined, ['serve', '--listen', 'ws://127.0.0.1:0', '--upstream', 'ws://127.0.0.1:0', '--codex-bin', join(box.root, 'no-such-codex')]);
+  const missing = await pcodx(box, undefined, ['serve', '--codex-bin', join(box.root, 'no-such-codex')]);
   expect(missing.exitCode).toBe(1);
   expect(missing.stderr).toMatch(/^error: cannot start .*no-such-codex: spawn .* ENOENT\n$/);
   const failing = join(box.root, 'failing-codex');
   writeFileSync(failing, '#!/bin/sh\necho "bad flag" >&2\nexit 3\n');
   chmodSync(failing, 0o755);
-  const early = await pcodx(box, undefined, ['serve', '--listen', 'ws://127.0.0.1:0', '--upstream', 'ws://127.0.0.1:0', '--codex-bin', failing]);
+  const early = await pcodx(box, undefined, ['serve', '--codex-bin', failing]);
   expect(early.exitCode).toBe(1);
-  expect(early.stderr).toContain('app-server exited (code 3) before listening: bad flag');
+  expect(early.stderr).toMatch(/^error: .*failing-codex app-server exited \(code 3\) before listening on unix:\/\/\/.*\/app-server\.sock: bad flag\n$/);
+  // Nothing is left behind: the serve's own directory is removed.
+  expect(readdirSync(join(box.root, 'run', 'pcodx-serve'))).toEqual([]);
+});
+
+it('refuses bad addresses and a short PCODX_SERVE_TOKEN before starting anything', async () => {
+  const run = (args: string[], env: NodeJS.ProcessEnv = {}) => pcodx(box, undefined, ['serve', ...args], { env });
+  expect(await run(['--upstream', 'unix:///tmp/x.sock'])).toMatchObject({ exitCode: 1, stderr: "error: --upstream unix:///tmp/x.sock: a launched app-server listens on unix:// (a socket in the serve's own directory) or ws://IP:PORT\n" });
+  expect(await run(['--no-launch-upstream'])).toMatchObject({ exitCode: 1, stderr: 'error: --no-launch-upstream needs the address of the running app-server: --upstream unix:///PATH or ws://HOST:PORT\n' });
+  expect(await run(['--listen', 'tcp://127.0.0.1:1', '--no-launch-upstream', '--upstream', 'ws://127.0.0.1:9'])).toMatchObject({ exitCode: 1, stderr: 'error: --listen must be unix://, unix:///PATH or ws://HOST:PORT (got tcp://)\n' });
+  const short = await run(['--listen', 'ws://127.0.0.1:0', '--no-launch-upstream', '--upstream', 'ws://127.0.0.1:9'], { PCODX_SERVE_TOKEN: 'short' });
+  expect(short).toMatchObject({ exitCode: 1, stderr: 'error: PCODX_SERVE_TOKEN must hold at least 32 characters\n' });
+  const unset = await run(['--no-launch-upstream', '--upstream', 'ws://127.0.0.1:9', '--upstream-auth-token-env', 'NO_SUCH_VAR_X'], { NO_SUCH_VAR_X: '' });
+  expect(unset).toMatchObject({ exitCode: 1, stderr: 'error: --upstream-auth-token-env NO_SUCH_VAR_X: that environment variable is not set\n' });
+  // The runtime directory must be the user's alone.
+  const open = join(box.root, 'open-run');
+  mkdirSync(open, { mode: 0o755 });
+  chmodSync(open, 0o755);
+  const refused = await run(['--codex-bin', join(box.root, 'no-such-codex')], { CORDON_RUNTIME_DIR: open });
+  expect(refused).toMatchObject({ exitCode: 1, stderr: `error: ${open} is open to group or others (mode 755); use an owner-only (0700) directory\n` });
 });
 
 it('model-turn: an app-server that never answers hits --timeout-seconds, one that dies is reported; nothing is recorded or logged', async () => {

@@ -14,8 +14,11 @@ it('codex exec --remote through pcodx serve: turns are ingested, partial_compact
   const { box, server, codex, bin, db, env: base } = await codexBox(held, 'cordon-serve-e2e-');
   const live = join(box.root, 'live');
   const env = { ...base, PCODX_LIVE_CONTEXT_DIR: live };
-  const serve = await startServeProcess(['--listen', 'ws://127.0.0.1:0', '--upstream', 'ws://127.0.0.1:0', '--codex-bin', bin, '--enable-pcodx-tools', '--session', 'e2e'], env, codex.workdir);
+  // The default transport: both sockets are unix sockets in the serve's own owner-only directory.
+  const serve = await startServeProcess(['--codex-bin', bin, '--enable-pcodx-tools', '--session', 'e2e'], env, codex.workdir);
   expect(serve.banner.session_id).toBe('e2e');
+  expect(serve.listen).toMatch(/^unix:\/\/\/.*\/serve\.sock$/);
+  expect(serve.banner.connect).toBe(`codex --remote ${serve.listen}`);
   const exec = (args: string[]) => runProcess([bin, 'exec', '--remote', serve.listen, '--skip-git-repo-check', '--json', ...args], { env, cwd: codex.workdir, timeoutMs: 90_000 });
   // `codex exec --json` prints {"type":"thread.started","thread_id":…}; a remote resume needs that UUID.
   const threadOf = (stdout: string) => stdout.split('\n').map((l) => (l.startsWith('{') ? JSON.parse(l) : {})).find((e) => e.type === 'thread.started')?.thread_id as string;

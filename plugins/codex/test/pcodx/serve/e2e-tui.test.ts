@@ -33,7 +33,9 @@ it('the real Codex TUI through pcodx serve: two turns, a compaction dropping the
   // What the TUI itself writes after its first start: the model-migration notice was seen (it would
   // otherwise cover the input box at some point after start-up).
   appendFileSync(codex.userConfig, '\n[tui]\nscreen_reader_detection_done = true\n\n[notice.model_migrations]\n"gpt-5.5" = "gpt-6-sol"\n');
-  const serve = await startServeProcess(['--listen', 'ws://127.0.0.1:0', '--upstream', 'ws://127.0.0.1:0', '--codex-bin', bin, '--enable-pcodx-tools', '--session', 'tui'], env, codex.workdir);
+  // The default transport: the TUI connects over the serve's unix socket (`codex --remote unix://…`).
+  const serve = await startServeProcess(['--codex-bin', bin, '--enable-pcodx-tools', '--session', 'tui'], env, codex.workdir);
+  expect(serve.banner.connect).toBe(`codex --remote ${serve.listen}`);
   context = () => `serve log:\n${serve.stderr()}`;
   const wrapper = join(box.root, 'tui.sh');
   writeFileSync(wrapper, ['#!/bin/sh', ...Object.entries(env).map(([k, v]) => `export ${k}='${String(v).replace(/'/g, `'\\''`)}'`), `cd '${codex.workdir}'`, 'exec "$@"', ''].join('\n'));

@@ -23,6 +23,8 @@ export class FakeAppServer {
   readonly received: Received[] = [];
   /** Connections closed by the peer, by number. */
   readonly closedConnections: number[] = [];
+  /** The headers of each accepted upgrade, in order. */
+  readonly upgradeHeaders: Array<Record<string, string | string[] | undefined>> = [];
   #server!: WebSocketServer;
   #connections = 0;
   #threads = 0;
@@ -32,7 +34,10 @@ export class FakeAppServer {
     const fake = new FakeAppServer();
     fake.#server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise<void>((r) => fake.#server.once('listening', () => r()));
-    fake.#server.on('connection', (socket) => fake.#serve(socket));
+    fake.#server.on('connection', (socket, request) => {
+      fake.upgradeHeaders.push(request.headers);
+      fake.#serve(socket);
+    });
     return fake;
   }
 

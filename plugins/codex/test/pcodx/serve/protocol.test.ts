@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
+import { createServer as createHttpServer } from 'node:http';
 import { Ledger } from '../../../../../packages/host/src/ledger/index.js';
 import { startServe, type RunningServe } from '../../../src/pcodx/serve/serve.js';
 import { SessionState } from '../../../src/pcodx/serve/threads.js';
@@ -32,8 +33,9 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(pcodx: boolean): Promise<RunningServe> {
+async function start(pcodx: boolean, extra: Partial<Parameters<typeof startServe>[0]> = {}): Promise<RunningServe> {
   serve = await startServe({
+    ...extra,
     listen: 'ws://127.0.0.1:0',
     upstream: fake.url,
     launch: false,
@@ -44,7 +46,7 @@ async function start(pcodx: boolean): Promise<RunningServe> {
 }
 
 async function client(): Promise<TestClient> {
-  const c = await TestClient.connect(serve!.listenUrl);
+  const c = await TestClient.connect(serve!.listenClientUrl, serve!.clientHeaders);
   clients.push(c);
   return c;
 }
@@ -323,32 +325,150 @@ describe('failures are clean', () => {
 });
 
 describe('frame capture (PCODX_WS_FIXTURE_DIR)', () => {
-  it('writes every text frame of each direction to numbered owner-only files per connection', async () => {
+  const runDirs = (fixtures: string) => readdirSync(fixtures).filter((n) => n.startsWith('run-')).sort();
+
+  it('writes every text frame of each direction to numbered owner-only files per connection, in a run directory of its own', async () => {
     const fixtures = join(dir, 'fixtures');
     serve = await startServe({ listen: 'ws://127.0.0.1:0', upstream: fake.url, launch: false, fixtureDir: fixtures, log: () => undefined });
     const c = await client();
     await c.request('initialize', 'initialize', { clientInfo: { name: 'cap' } });
-    await waitFor(() => readdirSync(join(fixtures, 'conn-1')).length === 4);
-    const files = readdirSync(join(fixtures, 'conn-1')).sort();
+    const [run] = runDirs(fixtures);
+    expect(run).toMatch(/^run-\d{8}T\d{6}-\d+-1$/);
+    const conn = join(fixtures, run!, 'conn-1');
+    await waitFor(() => readdirSync(conn).length === 4);
+    const files = readdirSync(conn).sort();
     expect(files).toEqual(['000001-c2p.json', '000002-p2s.json', '000003-s2p.json', '000004-p2c.json']);
-    expect(statSync(fixtures).mode & 0o777).toBe(0o700);
-    for (const f of files) expect(statSync(join(fixtures, 'conn-1', f)).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(join(fixtures, 'conn-1', files[0]!), 'utf8')).method).toBe('initialize');
+    for (const d of [fixtures, join(fixtures, run!), conn]) expect(statSync(d).mode & 0o777).toBe(0o700);
+    for (const f of files) expect(statSync(join(conn, f)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(join(conn, files[0]!), 'utf8')).method).toBe('initialize');
+  });
+
+  it('a second serve (and a third) on the same fixture directory captures into its own run directory and never crashes', async () => {
+    const fixtures = join(dir, 'fixtures');
+    const serves = [];
+    for (let i = 0; i < 3; i++) serves.push(await startServe({ listen: 'ws://127.0.0.1:0', upstream: fake.url, launch: false, fixtureDir: fixtures, log: (e, f) => log.push(`${e} ${JSON.stringify(f)}`) }));
+    try {
+      for (const [i, s] of serves.entries()) {
+        const c = await TestClient.connect(s.listenClientUrl, s.clientHeaders);
+        clients.push(c);
+        expect((await c.request(`i${i}`, 'initialize', {})).result.userAgent).toBeDefined();
+      }
+      const runs = runDirs(fixtures);
+      expect(runs).toHaveLength(3);
+      for (const run of runs) await waitFor(() => readdirSync(join(fixtures, run, 'conn-1')).length === 4);
+      expect(log.filter((l) => l.startsWith('capture_failed'))).toEqual([]);
+    } finally {
+      for (const s of serves) await s.close();
+    }
+  });
+
+  it('a capture write that fails is logged once and the relay carries on', async () => {
+    const fixtures = join(dir, 'fixtures');
+    await start(false, { fixtureDir: fixtures });
+    const c = await client();
+    await c.request('a', 'initialize', {});
+    const [run] = runDirs(fixtures);
+    await waitFor(() => readdirSync(join(fixtures, run!, 'conn-1')).length === 4);
+    // A name the next frame needs is taken (as a concurrent writer would): create-new fails with EEXIST.
+    mkdirSync(join(fixtures, run!, 'conn-1', '000005-c2p.json'));
+    expect((await c.request('b', 'thread/start', {})).result.thread.id).toBeDefined();
+    expect((await c.request('c', 'thread/start', {})).result.thread.id).toBeDefined();
+    const failures = log.filter((l) => l.startsWith('capture_failed'));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toContain('EEXIST');
   });
 });
 
 describe('listening', () => {
+  /** The HTTP status an upgrade to `url` with `headers` gets (101 when it is accepted). */
+  const upgradeStatus = (url: string, headers: Record<string, string>) =>
+    new Promise<number>((resolve) => {
+      const socket = new WebSocket(url, { headers });
+      socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      socket.once('open', () => {
+        socket.close();
+        resolve(101);
+      });
+    });
+
   it('refuses upgrades with an Origin header (403)', async () => {
     await start(false);
-    const socket = new WebSocket(serve!.listenUrl, { headers: { origin: 'https://evil.example' } });
-    const status = await new Promise<number>((resolve) => socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
-    expect(status).toBe(403);
+    expect(await upgradeStatus(serve!.listenClientUrl, { ...serve!.clientHeaders, origin: 'https://evil.example' })).toBe(403);
+  });
+
+  it('a TCP listener refuses clients without its capability token (401) before relaying anything', async () => {
+    await start(false);
+    expect(serve!.clientHeaders.authorization).toMatch(/^Bearer [A-Za-z0-9_-]{43}$/);
+    const token = serve!.clientHeaders.authorization!.slice('Bearer '.length);
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer ' }, { authorization: `Bearer ${token.slice(0, -1)}` }, { authorization: `Bearer ${token}x` }, { authorization: token }, { authorization: `Basic ${token}` }]) {
+      expect(await upgradeStatus(serve!.listenClientUrl, headers)).toBe(401);
+    }
+    expect(fake.received).toEqual([]);
+    expect(await upgradeStatus(serve!.listenClientUrl, serve!.clientHeaders)).toBe(101);
+  });
+
+  it('takes the token it is given, and never passes the client\'s Authorization on to the upstream', async () => {
+    const token = 'a-token-the-user-chose-0123456789abcdef';
+    await start(false, { listenToken: token });
+    expect(serve!.clientHeaders).toEqual({ authorization: `Bearer ${token}` });
+    const c = await client();
+    await c.request('i', 'initialize', {});
+    expect(fake.upgradeHeaders.at(-1)?.authorization).toBeUndefined();
+  });
+
+  it('sends the token of an app-server the user started (--upstream-auth-token-env) to it, and nothing else', async () => {
+    await start(false, { upstreamToken: 'the-app-server-token' });
+    const c = await client();
+    await c.request('i', 'initialize', {});
+    expect(fake.upgradeHeaders.at(-1)?.authorization).toBe('Bearer the-app-server-token');
+  });
+
+  it('listens on a unix socket in an owner-only directory without a token', async () => {
+    const sockets = join(dir, 'sockets');
+    mkdirSync(sockets, { mode: 0o700 });
+    const path = join(sockets, 'serve.sock');
+    serve = await startServe({ listen: `unix://${path}`, upstream: fake.url, launch: false, log: () => undefined });
+    expect(serve.listenUrl).toBe(`unix://${path}`);
+    expect(serve.clientHeaders).toEqual({});
+    const c = await client();
+    expect((await c.request('i', 'initialize', {})).result.userAgent).toBeDefined();
+    await serve.close();
+    serve = undefined;
+    expect(() => statSync(path)).toThrow();
+    // A directory others can enter is refused.
+    const open = join(dir, 'open');
+    mkdirSync(open, { mode: 0o755 });
+    await expect(startServe({ listen: `unix://${join(open, 's.sock')}`, upstream: fake.url, launch: false, log: () => undefined })).rejects.toThrow(/open to group or others/);
+  });
+
+  it('relays between unix sockets: its own and that of an app-server the user started (--no-launch-upstream)', async () => {
+    const sockets = join(dir, 'sockets');
+    mkdirSync(sockets, { mode: 0o700 });
+    const upstreamPath = join(sockets, 'app.sock');
+    const http = createHttpServer();
+    const echo = new WebSocketServer({ server: http });
+    echo.on('connection', (socket) => socket.on('message', (data) => socket.send(JSON.stringify({ id: JSON.parse(data.toString()).id, result: { echoed: true } }))));
+    await new Promise<void>((r) => http.listen(upstreamPath, () => r()));
+    try {
+      serve = await startServe({ listen: `unix://${join(sockets, 'serve.sock')}`, upstream: `unix://${upstreamPath}`, launch: false, log: () => undefined });
+      expect(serve.upstreamUrl).toBe(`unix://${upstreamPath}`);
+      const c = await client();
+      expect((await c.request('u', 'initialize', {})).result).toEqual({ echoed: true });
+    } finally {
+      await serve?.close();
+      serve = undefined;
+      echo.close();
+      await new Promise((r) => http.close(r));
+    }
   });
 
   it('refuses a non-loopback --listen without --allow-remote', async () => {
     await expect(startServe({ listen: 'ws://0.0.0.0:0', upstream: fake.url, launch: false, log: () => undefined })).rejects.toThrow(/--allow-remote/);
     await expect(startServe({ listen: 'http://127.0.0.1:1', upstream: fake.url, launch: false, log: () => undefined })).rejects.toThrow(/ws:\/\//);
+    await expect(startServe({ listen: 'unix://relative.sock', upstream: fake.url, launch: false, log: () => undefined })).rejects.toThrow(/absolute path/);
     serve = await startServe({ listen: 'ws://0.0.0.0:0', upstream: fake.url, launch: false, allowRemote: true, log: () => undefined });
     expect(serve.listenUrl).toMatch(/^ws:\/\/0\.0\.0\.0:\d+$/);
+    // Still behind the token.
+    expect(await upgradeStatus(serve.listenUrl.replace('0.0.0.0', '127.0.0.1'), {})).toBe(401);
   });
 });

@@ -83,6 +83,8 @@ export interface ServeProcess {
   stderr(): string;
   /** SIGTERM and wait for the exit code. */
   stop(): Promise<number | null>;
+  /** Resolves with the exit code (null when a signal ended it) once the serve has exited. */
+  readonly exited: Promise<number | null>;
 }
 
 const live = new Set<ChildProcess>();
@@ -106,9 +108,10 @@ export async function killServes(): Promise<void> {
   );
 }
 
-/** Starts `cordon pcodx serve …` and resolves once its banner (through `pcodx_tools=`/`session_id=`) is printed. */
-export function startServeProcess(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CORDON_BIN, 'pcodx', 'serve', ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `cordon pcodx serve …` (optionally `detached`: leading its own process group) and resolves once its banner (through `pcodx_tools=`/`session_id=`) is printed. */
+export function startServeProcess(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string, options: { detached?: boolean } = {}): Promise<ServeProcess> {
+  // detached: the serve leads a process group of its own, which a test can signal as a terminal does.
+  const child = spawn(process.execPath, [CORDON_BIN, 'pcodx', 'serve', ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached });
   live.add(child);
   let out = '';
   let err = '';
@@ -130,6 +133,7 @@ export function startServeProcess(args: readonly string[], env: NodeJS.ProcessEn
         listen: banner.listen!,
         banner,
         stderr: () => err,
+        exited,
         stop: async () => {
           child.kill('SIGTERM');
           return exited;

@@ -7,7 +7,7 @@ import { isReservedId, PendingTable } from '../../../src/pcodx/serve/ids.js';
 import { MAX_ITEM_CHARS, TurnRecord, userTextOf } from '../../../src/pcodx/serve/ingest.js';
 import { SessionState, ThreadMap } from '../../../src/pcodx/serve/threads.js';
 import { freshThreadParams, isPcodxToolCall, isPrimaryStart, optInExperimental, withPcodxTools } from '../../../src/pcodx/serve/tools.js';
-import { isLoopback, parseWsUrl } from '../../../src/pcodx/serve/transport.js';
+import { endpointUrl, isLoopback, parseEndpoint, wsClientUrl } from '../../../src/pcodx/serve/endpoint.js';
 
 describe('classify', () => {
   it('never throws, and sorts every JSON value into exactly one kind', () => {
@@ -149,11 +149,19 @@ describe('model-turn pieces', () => {
 
 describe('addresses', () => {
   it('parses ws URLs and knows loopback', () => {
-    expect(parseWsUrl('ws://127.0.0.1:48570', 'x')).toEqual({ host: '127.0.0.1', port: 48570 });
-    expect(parseWsUrl('ws://[::1]:9/', 'x')).toEqual({ host: '::1', port: 9 });
-    expect(() => parseWsUrl('ws://127.0.0.1', 'x')).toThrow(/explicit port/);
-    expect(() => parseWsUrl('wss://127.0.0.1:1', 'x')).toThrow(/ws:\/\//);
-    expect(() => parseWsUrl('ws://127.0.0.1:1/path', 'x')).toThrow(/no path/);
+    expect(parseEndpoint('ws://127.0.0.1:48570', 'x')).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 48570 });
+    expect(parseEndpoint('ws://[::1]:9/', 'x')).toEqual({ kind: 'tcp', host: '::1', port: 9 });
+    expect(endpointUrl(parseEndpoint('ws://[::1]:9/', 'x'))).toBe('ws://[::1]:9');
+    expect(parseEndpoint('unix://', 'x')).toEqual({ kind: 'unix', path: undefined });
+    expect(parseEndpoint('unix:///run/a b/s.sock', 'x')).toEqual({ kind: 'unix', path: '/run/a b/s.sock' });
+    expect(endpointUrl({ kind: 'unix', path: '/run/s.sock' })).toBe('unix:///run/s.sock');
+    expect(wsClientUrl({ kind: 'unix', path: '/run/s.sock' })).toBe('ws+unix:/run/s.sock:/');
+    expect(() => parseEndpoint('ws://127.0.0.1', 'x')).toThrow(/explicit port/);
+    expect(() => parseEndpoint('wss://127.0.0.1:1', 'x')).toThrow(/unix:\/\/, unix:\/\/\/PATH or ws:\/\/HOST:PORT/);
+    expect(() => parseEndpoint('ws://127.0.0.1:1/path', 'x')).toThrow(/no path/);
+    expect(() => parseEndpoint('unix://rel/s.sock', 'x')).toThrow(/absolute path/);
+    expect(() => parseEndpoint('unix:///a:b.sock', 'x')).toThrow(/cannot contain ':'/);
+    expect(() => parseEndpoint(`unix:///${'d'.repeat(120)}`, 'x')).toThrow(/longer than the 107 bytes/);
     expect([isLoopback('127.0.0.1'), isLoopback('127.8.9.1'), isLoopback('::1'), isLoopback('localhost')]).toEqual([true, true, true, true]);
     expect([isLoopback('0.0.0.0'), isLoopback('10.0.0.1'), isLoopback('example.com'), isLoopback('::')]).toEqual([false, false, false, false]);
   });
