@@ -1,0 +1,150 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { readRegularFileTail } from '../io/safe-read.js';
+import { RUNS_DIR } from '../telemetry/session-dir.js';
+import { SAMPLER_FILES } from '../telemetry/sampler/files.js';
+import { highestGeneration, readLockOwner } from '../telemetry/sampler/lock.js';
+import { isAlive } from '../telemetry/sampler/identity.js';
+import type { Finding } from './report.js';
+
+/** How much of the end of a file is read: the newest lines, never the whole file. */
+const TAIL_BYTES = 64 * 1024;
+/** Session directories looked at, newest first (by the markers file's modification time). */
+const RECENT_SESSIONS = 200;
+
+/** The complete lines at the end of `path` (at most {@link TAIL_BYTES}); `undefined` when unreadable. */
+export function tailLines(path: string, maxBytes = TAIL_BYTES): string[] | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFileTail(path, { maxBytes });
+  } catch {
+    return undefined;
+  }
+  const lines = bytes.toString('utf8').split('\n');
+  // The first line may be cut by the tail window, the last is empty or torn.
+  if (bytes.length >= maxBytes) lines.shift();
+  lines.pop();
+  return lines;
+}
+
+function parse(line: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `ms` as "42 s ago", "5 min ago", "3 h ago", "2 days ago". */
+export function ago(ms: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 120) return `${s} s ago`;
+  if (s < 7200) return `${Math.round(s / 60)} min ago`;
+  if (s < 172_800) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86_400)} days ago`;
+}
+
+/** Session directories under `<dataDir>/runs`, newest markers first. */
+function recentSessions(dataDir: string): Array<{ dir: string; mtimeMs: number }> {
+  const runs = join(dataDir, RUNS_DIR);
+  let names: string[];
+  try {
+    names = readdirSync(runs);
+  } catch {
+    return [];
+  }
+  const out: Array<{ dir: string; mtimeMs: number }> = [];
+  for (const name of names) {
+    try {
+      out.push({ dir: join(runs, name), mtimeMs: statSync(join(runs, name, SAMPLER_FILES.markers)).mtimeMs });
+    } catch {
+      // No markers: not a hook session.
+    }
+  }
+  return out.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, RECENT_SESSIONS);
+}
+
+/**
+ * The last hook event seen from each agent (from the ends of the newest sessions' markers),
+ * and each agent in `expected` (hooks installed) that never reported one.
+ */
+export function activityFindings(dataDir: string, expected: readonly string[], now = Date.now()): Finding[] {
+  const last = new Map<string, { event: string; ts: number; session: string; tool?: string }>();
+  for (const { dir } of recentSessions(dataDir)) {
+    for (const line of (tailLines(join(dir, SAMPLER_FILES.markers)) ?? []).reverse()) {
+      const m = parse(line);
+      if (!m || typeof m.agent !== 'string' || typeof m.ts !== 'number' || typeof m.event !== 'string') continue;
+      const seen = last.get(m.agent);
+      if (!seen || m.ts > seen.ts) last.set(m.agent, { event: m.event, ts: m.ts, session: String(m.session_id ?? ''), ...(typeof m.tool_name === 'string' ? { tool: m.tool_name } : {}) });
+      break;
+    }
+  }
+  const findings: Finding[] = [];
+  for (const [agent, seen] of [...last].sort()) {
+    findings.push({
+      check: `activity:${agent}`,
+      status: 'info',
+      message: `last hook event: ${seen.event}${seen.tool ? ` (${seen.tool})` : ''} ${ago(seen.ts, now)}, session ${seen.session}`,
+      details: { ...seen },
+    });
+  }
+  for (const agent of expected.filter((a) => !last.has(a))) {
+    findings.push({ check: `activity:${agent}`, status: 'info', message: `no hook event from ${agent} recorded yet in ${join(dataDir, RUNS_DIR)} (start a session to check the hooks fire)` });
+  }
+  return findings;
+}
+
+/** The log's path and its newest error (or warning), from its end. */
+export function logFindings(dataDir: string, now = Date.now()): Finding[] {
+  const path = join(dataDir, 'logs', 'cordon.log');
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [{ check: 'log', status: 'ok', message: `no log yet (${path})` }];
+    return [{ check: 'log', status: 'problem', message: `cannot read the log ${path}: ${(error as NodeJS.ErrnoException).code}`, fix: `check the permissions of ${path}` }];
+  }
+  const lines = tailLines(path);
+  if (!lines) return [{ check: 'log', status: 'problem', message: `cannot read the log ${path} (not a regular file, or unreadable)`, fix: `move ${path} away; cordon starts a new one` }];
+  let bad = 0;
+  for (const line of [...lines].reverse()) {
+    const entry = parse(line);
+    if (!entry) {
+      bad++;
+      continue;
+    }
+    if (entry.level !== 'error' && entry.level !== 'warn') continue;
+    const t = Date.parse(String(entry.t));
+    const recent = Number.isFinite(t) && now - t < 24 * 3600 * 1000;
+    return [
+      {
+        check: 'log',
+        status: recent && entry.level === 'error' ? 'problem' : 'info',
+        message: `last ${entry.level} ${Number.isFinite(t) ? ago(t, now) : '(no time)'}: ${String(entry.message)}${entry.scope ? ` [${String(entry.scope)}]` : ''} (log: ${path})`,
+        ...(recent && entry.level === 'error' ? { fix: `read ${path}; \`CORDON_LOG_LEVEL=debug\` logs more` } : {}),
+        details: { path, size, entry },
+      },
+    ];
+  }
+  return [{ check: 'log', status: bad ? 'info' : 'ok', message: `no warning or error in the last ${lines.length} lines of ${path}${bad ? ` (${bad} unreadable lines)` : ''}`, details: { path, size } }];
+}
+
+/** Samplers running now: each session whose highest sampler lock is held by a live process. */
+export function samplerFindings(dataDir: string): Finding[] {
+  const running: Array<{ session: string; pid: number }> = [];
+  for (const { dir } of recentSessions(dataDir)) {
+    const generation = highestGeneration(dir);
+    if (generation <= 0) continue;
+    const owner = readLockOwner(dir, generation);
+    if (owner && owner.role === 'sampler' && isAlive(owner)) running.push({ session: dir.slice(dir.lastIndexOf('/') + 1), pid: owner.pid });
+  }
+  return [
+    {
+      check: 'samplers',
+      status: 'info',
+      message: running.length ? `${running.length} running: ${running.map((r) => `${r.session} (pid ${r.pid})`).join(', ')}` : 'none running',
+      details: { running },
+    },
+  ];
+}

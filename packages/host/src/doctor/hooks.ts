@@ -1,0 +1,134 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import type { HookInstaller, HookScope, InstallContext, InstallPlan } from '@cordon/plugin-api';
+import type { CordonHost } from '../bus/host.js';
+import { whichIn } from '../install-hooks/files.js';
+import { planHooks } from '../install-hooks/run.js';
+import { lazyPackage } from '../util/lazy-package.js';
+import type { Finding } from './report.js';
+
+const shlex = lazyPackage<{ split(command: string): string[] }>('shlex');
+
+/** The cordon hook commands for `agent` found in a config file's text (every shell form we write). */
+export function hookCommandsIn(text: string, agent: string): string[] {
+  const found = new Set<string>();
+  // A command string ends at the JSON/TOML/YAML quote that closes it; we write `… hook --agent <name>` last.
+  const pattern = new RegExp(`(?:^|["'\\s:=\\[])((?:\\\\.|[^"\\n\\\\])*?\\bhook --agent ${agent.replace(/[-]/g, '\\-')})\\b`, 'gm');
+  for (const m of text.matchAll(pattern)) found.add(m[1]!.trim().replace(/\\(["\\])/g, '$1'));
+  return [...found];
+}
+
+/**
+ * Why a hook command cannot start, or `undefined` when it can: its program (the first word) is an
+ * absolute path that is missing or not executable, or a bare name not on `PATH`; a `.cjs`/`.js`/
+ * `.mjs` script given to it (cordon's `bin/run.cjs`) is missing.
+ */
+export function brokenCommand(command: string, env: NodeJS.ProcessEnv): string | undefined {
+  let argv: string[];
+  try {
+    argv = shlex().split(command);
+  } catch {
+    return `cannot be split into words: ${command}`;
+  }
+  const [program, script] = argv;
+  if (!program) return 'is empty';
+  if (isAbsolute(program)) {
+    if (!existsSync(program)) return `runs ${program}, which does not exist`;
+    try {
+      accessSync(program, constants.X_OK);
+    } catch {
+      return `runs ${program}, which is not executable`;
+    }
+  } else if (!whichIn(program, env.PATH, process.platform, env.PATHEXT)) {
+    return `runs \`${program}\`, which is not on PATH`;
+  }
+  if (script && /\.(c|m)?js$/.test(script) && !existsSync(script)) return `runs ${script}, which does not exist (cordon moved or was uninstalled)`;
+  return undefined;
+}
+
+/** True when the uninstall plan found cordon entries to remove (the hooks are installed). */
+function installed(uninstall: InstallPlan): boolean {
+  return uninstall.changes.some((c) => (c.cordonRemoved ?? 0) > 0);
+}
+
+/**
+ * Per agent with a hook config and scope: are cordon's hooks installed and current (an install
+ * would change nothing), does each installed command still start, does the agent accept them
+ * (Codex's trust, as `codex app-server` `hooks/list` reports it; Hermes' consent allowlist).
+ * Reads only: plans are computed, never written.
+ */
+export async function hookFindings(host: CordonHost, options: { scope: HookScope; projectDir?: string; env?: NodeJS.ProcessEnv }): Promise<Finding[]> {
+  const env = options.env ?? process.env;
+  const findings: Finding[] = [];
+  const agents = host.dialects
+    .list()
+    .filter((r) => r.entry.loadInstaller)
+    .map((r) => r.entry.name);
+  for (const agent of agents) {
+    const check = `hooks:${agent}:${options.scope}`;
+    let planned: Awaited<ReturnType<typeof planHooks>>;
+    try {
+      planned = await planHooks(host, { mode: 'install', agents: [agent], scope: options.scope, projectDir: options.projectDir, env });
+    } catch (error) {
+      const message = (error as Error).message;
+      if (/skipped:/.test(message)) continue; // no hooks at this scope for this agent
+      findings.push({ check, status: 'problem', message: `cannot read the config: ${message}`, fix: 'repair or move the file it names, then run doctor again' });
+      continue;
+    }
+    const p = planned[0];
+    if (!p || p.plan.skipped !== undefined) continue;
+    const { installer, ctx, plan } = p;
+    const detected = await safely(() => installer.detect(ctx), false);
+    const removal = await safely(() => installer.uninstall(ctx), undefined);
+    const present = removal ? installed(removal) : false;
+    const install = `cordon install-hooks --agent ${agent}${options.scope === 'project' ? ' --scope project' : ''} --write`;
+    if (!present) {
+      findings.push(
+        detected
+          ? { check, status: 'problem', message: `${agent} is installed here but cordon's hooks are not in its config`, fix: install }
+          : { check, status: 'info', message: `${agent} not found here and no cordon hooks installed` },
+      );
+      continue;
+    }
+    const broken = (removal?.changes ?? []).flatMap((c) => hookCommandsIn(c.before ?? '', agent).map((command) => ({ path: c.path, why: brokenCommand(command, env) })));
+    for (const b of broken.filter((x) => x.why)) {
+      findings.push({ check, status: 'problem', message: `the hook command in ${b.path} ${b.why}`, fix: install, details: { path: b.path } });
+    }
+    if (plan.changes.length > 0) {
+      findings.push({ check, status: 'problem', message: `cordon's hooks are installed but stale: an install would change ${plan.changes.map((c) => c.path).join(', ')}`, fix: install, details: { paths: plan.changes.map((c) => c.path) } });
+    } else if (!broken.some((x) => x.why)) {
+      findings.push({ check, status: 'ok', message: 'hooks installed and current' });
+    }
+    findings.push(...(await acceptance(agent, check, installer, ctx, plan, install)));
+  }
+  return findings;
+}
+
+/** Whether the agent will run the installed hooks: Codex's trust entries, Hermes' consent. */
+async function acceptance(agent: string, check: string, installer: HookInstaller, ctx: InstallContext, plan: InstallPlan, install: string): Promise<Finding[]> {
+  const out: Finding[] = [];
+  if (installer.verify) {
+    const verified = await safely(() => installer.verify!(ctx, plan), undefined);
+    if (!verified) out.push({ check, status: 'problem', message: `could not ask ${agent} whether it accepts the hooks`, fix: install });
+    else {
+      for (const warning of verified.warnings ?? []) out.push({ check, status: 'problem', message: warning, fix: install });
+      if (verified.changes.length) out.push({ check, status: 'problem', message: `${agent} does not trust every cordon hook (it silently skips untrusted hooks)`, fix: install });
+      for (const note of verified.notes) out.push({ check, status: 'ok', message: note });
+    }
+  }
+  if (agent === 'hermes') {
+    const consented = await safely(() => installer.install({ ...ctx, accept: true }), undefined);
+    if (consented && consented.changes.length > plan.changes.length) {
+      out.push({ check, status: 'problem', message: 'Hermes has not recorded consent for cordon\'s hooks: a run without a terminal skips them', fix: `${install} --accept` });
+    }
+  }
+  return out;
+}
+
+async function safely<T, F>(run: () => Promise<T> | T, fallback: F): Promise<T | F> {
+  try {
+    return await run();
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,40 @@
+import type { HookScope } from '@cordon/plugin-api';
+import type { CordonHost } from '../bus/host.js';
+import { activityFindings, logFindings, samplerFindings } from './activity.js';
+import { hookFindings } from './hooks.js';
+import { doctorReport, type DoctorReport, type Finding } from './report.js';
+import { controlFinding, nodeFinding, pluginFindings, sqliteFinding } from './runtime.js';
+
+export { formatDoctorReport, type DoctorReport, type Finding } from './report.js';
+
+/** Options of {@link runDoctor}. */
+export interface DoctorOptions {
+  /** Scopes whose hook configs are checked (default: `user`, and `project` for `projectDir`). */
+  readonly scopes?: readonly HookScope[];
+  /** Project root for the project scope (default: cwd). */
+  readonly projectDir?: string;
+  /** Installed plugin packages and versions, as oclif lists them. */
+  readonly packages: ReadonlyArray<{ readonly name: string; readonly version: string }>;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly now?: number;
+}
+
+/**
+ * `cordon doctor` as a library call: what a user needs when "cordon isn't seeing my agent".
+ * Node and the SQLite driver, the plugins, per agent and scope the hooks (installed, current,
+ * startable, accepted by the agent), the last hook event from each agent, the log's newest error,
+ * running samplers and what `control probe` says. Reads and asks only; writes nothing.
+ */
+export async function runDoctor(host: CordonHost, options: DoctorOptions): Promise<DoctorReport> {
+  const findings: Finding[] = [nodeFinding(), await sqliteFinding(), ...pluginFindings(host, options.packages)];
+  const scopes = options.scopes ?? ['user', 'project'];
+  const hooks: Finding[] = [];
+  for (const scope of scopes) hooks.push(...(await hookFindings(host, { scope, projectDir: options.projectDir, env: options.env })));
+  findings.push(...hooks);
+  const installedAgents = [...new Set(hooks.filter((f) => f.status === 'ok' && f.message === 'hooks installed and current').map((f) => f.check.split(':')[1]!))];
+  findings.push(...activityFindings(host.paths.dataDir, installedAgents, options.now));
+  findings.push(...logFindings(host.paths.dataDir, options.now));
+  findings.push(...samplerFindings(host.paths.dataDir));
+  findings.push(await controlFinding(host));
+  return doctorReport(findings);
+}

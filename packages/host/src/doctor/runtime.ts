@@ -1,0 +1,60 @@
+import type { CordonHost } from '../bus/host.js';
+import { runProbes } from '../control/probe.js';
+import type { Finding } from './report.js';
+
+/** Node majors the suites run under (docs/testing.md); 20 is past its end of life (2026-04-30). */
+export const TESTED_NODE_MAJORS: readonly number[] = [20, 22, 24];
+
+/** The Node version and whether cordon is tested on it. */
+export function nodeFinding(version = process.version): Finding {
+  const major = Number(/^v(\d+)/.exec(version)?.[1]);
+  if (major === 20) return { check: 'node', status: 'info', message: `Node ${version}: tested, but Node 20 reached its end of life on 2026-04-30; Node 22 or 24 is recommended`, details: { version } };
+  if (TESTED_NODE_MAJORS.includes(major)) return { check: 'node', status: 'ok', message: `Node ${version} (tested)`, details: { version } };
+  return { check: 'node', status: 'info', message: `Node ${version} is not one cordon is tested on (${TESTED_NODE_MAJORS.join(', ')})`, details: { version } };
+}
+
+/** Whether better-sqlite3's native addon loads (reduce, analyze and pcodx need it). */
+export async function sqliteFinding(): Promise<Finding> {
+  try {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(':memory:');
+    const version = db.prepare('select sqlite_version() as v').get() as { v: string };
+    db.close();
+    return { check: 'sqlite', status: 'ok', message: `better-sqlite3 loads (SQLite ${version.v})` };
+  } catch (error) {
+    const first = String((error as Error).message).split('\n')[0];
+    return {
+      check: 'sqlite',
+      status: 'problem',
+      message: `better-sqlite3 cannot load its native module for Node ${process.version}: ${first}; reduce, analyze and pcodx need it`,
+      fix: 'in the directory cordon is installed in, run `npm rebuild better-sqlite3` (it compiles with python3, make and a C++ compiler when no prebuilt binary fits); for a global install: `npm install -g @cordon/host --allow-scripts=better-sqlite3` again',
+    };
+  }
+}
+
+/**
+ * Installed plugin packages with their versions (oclif's list: `packages`), and each plugin that
+ * failed to load or apply.
+ */
+export function pluginFindings(host: CordonHost, packages: ReadonlyArray<{ readonly name: string; readonly version: string }>): Finding[] {
+  const findings: Finding[] = [];
+  const listed = packages.filter((p) => p.name.startsWith('@cordon/') || host.applied.length > 0).map((p) => `${p.name}@${p.version}`);
+  const none = host.applied.length === 0;
+  findings.push({
+    check: 'plugins',
+    status: none ? 'problem' : 'ok',
+    message: none ? 'no plugin applied: cordon knows no agent' : `${host.applied.length} applied: ${listed.join(', ')}`,
+    ...(none ? { fix: 'cordon plugins install claude-code codex (the agents you use)' } : {}),
+    details: { applied: host.applied, packages },
+  });
+  for (const failure of host.failures) findings.push({ check: 'plugins', status: 'problem', message: failure.message, fix: 'update or reinstall the plugin it names (`cordon plugins install <name>`), or remove it (`cordon plugins uninstall <name>`)' });
+  return findings;
+}
+
+/** `control probe` in one line: whether guarded commands are enforced here, and if not, why. */
+export async function controlFinding(host: CordonHost): Promise<Finding> {
+  const report = await runProbes(host.probes.list());
+  return report.available
+    ? { check: 'control', status: 'ok', message: `enforcement available (${report.backend}): \`cordon control run\` runs each command in its own cgroup` }
+    : { check: 'control', status: 'info', message: `enforcement unavailable: ${report.reason}; \`cordon control run\` runs commands unguarded${report.fix ? ` (to enable: ${report.fix})` : ''}` };
+}
