@@ -11,9 +11,9 @@ import { appendUsageRecord, checkUsageLogFile, resolveUsageLogPath } from './usa
 export function createLedgerService(hooks: Pick<HookTable, 'compact'>): LedgerService {
   return Object.freeze({
     resolvePath: (options: { db?: string; env?: NodeJS.ProcessEnv } = {}) => resolveLedgerPath(options),
-    open: async (options: { db?: string; env?: NodeJS.ProcessEnv } = {}): Promise<LedgerHandle> => {
+    open: async (options: { db?: string; env?: NodeJS.ProcessEnv; create?: boolean } = {}): Promise<LedgerHandle> => {
       const { Ledger } = await import('./ledger.js');
-      return Ledger.open({ path: resolveLedgerPath(options), beforeStore: (plan) => hooks.compact.promise(plan) });
+      return Ledger.open({ path: resolveLedgerPath(options), create: options.create, beforeStore: (plan) => hooks.compact.promise(plan) });
     },
     appendUsage: (record: Readonly<Record<string, unknown>>, options: { usageLog?: string; dbPath: string; env?: NodeJS.ProcessEnv }): string => {
       const path = resolveUsageLogPath(options);
