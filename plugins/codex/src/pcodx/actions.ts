@@ -111,7 +111,7 @@ export interface LoopTarget {
  * `--cwd`, else the stored cwd, which must be absolute.
  */
 export async function resume(ledger: LedgerHandle, flags: SessionFlags & { last?: boolean; text?: string }, sink: Sink): Promise<LoopTarget> {
-  if ((flags.session !== undefined) === (flags.last === true)) throw new PcodxUsageError('pass exactly one of --session or --last to resume');
+  checkResumeSelector(flags);
   const session = await ledger.resolveSession({ id: flags.session, mode: 'existing' });
   const cwd = loopCwd(session, flags.cwd);
   if (flags.text !== undefined) {
@@ -122,6 +122,11 @@ export async function resume(ledger: LedgerHandle, flags: SessionFlags & { last?
   sink.err(visibleIdsLine(await ledger.visibleIds(session.id)));
   sink.out(await ledger.render(session.id));
   return { session, cwd };
+}
+
+/** `resume` takes exactly one of `--session` / `--last`; checked before the ledger is opened. */
+export function checkResumeSelector(flags: { readonly session?: string; readonly last?: boolean }): void {
+  if ((flags.session !== undefined) === (flags.last === true)) throw new PcodxUsageError('pass exactly one of --session or --last to resume');
 }
 
 /** `interactive` before its loop: finds or creates the session and records an optional first prompt (source `cli-interactive`). */
