@@ -134,3 +134,17 @@ describe('a ledger the reference pcodx wrote (its schema version 1)', () => {
     expect(await ledger.visibleIds('alpha')).toEqual(['msg1', 'cmp2', 'msg5', 'msg6', 'msg7']);
   });
 });
+
+describe('the reference’s sessions without a recorded write order', () => {
+  it('make --last (the last-written session) an error until a session is written, as in the reference', async () => {
+    const path = join(dir(), 'pcodx.sqlite3');
+    // Both sessions were written before the reference recorded a write order, with equal timestamps.
+    makeReferenceLedger(path, (db) => db.exec(`update sessions set updated_order = 0, created_at_ms = 1, updated_at_ms = 1; delete from session_write_order`));
+    const ledger = await L.open(path);
+    await expect(ledger.lastSession()).rejects.toMatchObject({ code: 'CORDON_LEDGER_REFUSED', message: expect.stringContaining('cannot tell which session was written last') });
+    await expect(ledger.resolveSession({ mode: 'existing' })).rejects.toMatchObject({ code: 'CORDON_LEDGER_REFUSED' });
+    expect((await ledger.resolveSession({ mode: 'existing', id: 'beta' })).id).toBe('beta');
+    await ledger.record('beta', [{ role: 'assistant', text: 'written now' }]);
+    expect((await ledger.lastSession())?.id).toBe('beta');
+  });
+});
