@@ -18,7 +18,7 @@ import type {
 import type BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { asLedgerError, refused } from './errors.js';
-import { compactionId, generateSessionId, isValidSessionName, messageId } from './ids.js';
+import { checkSessionName, compactionId, generateSessionId, messageId } from './ids.js';
 import { openLedgerDatabase, type OpenDatabaseOptions } from './open.js';
 import { SessionReads } from './reads.js';
 import { BLOCK_SEPARATOR, renderBlock, renderModelItems, renderWithRoles } from './render.js';
@@ -112,9 +112,7 @@ export class Ledger implements LedgerHandle {
 
   async resolveSession(selector: LedgerSessionSelector): Promise<LedgerSession> {
     return this.#guard(async () => {
-      if (selector.id !== undefined && !isValidSessionName(selector.id)) {
-        throw refused(`session name ${JSON.stringify(selector.id)} is not valid: use 1-200 characters without control characters`, { sessionId: selector.id });
-      }
+      if (selector.id !== undefined) checkSessionName(selector.id);
       if (selector.mode === 'existing') {
         if (selector.id !== undefined) {
           const found = await this.getSession(selector.id);

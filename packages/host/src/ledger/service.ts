@@ -1,4 +1,5 @@
 import type { HookTable, LedgerHandle, LedgerService } from '@cordon/plugin-api';
+import { checkSessionName } from './ids.js';
 import { resolveLedgerPath } from './path.js';
 import { appendUsageRecord, checkUsageLogFile, resolveUsageLogPath } from './usage-log.js';
 
@@ -20,6 +21,7 @@ export function createLedgerService(hooks: Pick<HookTable, 'compact'>): LedgerSe
       appendUsageRecord(path, options.dbPath, record);
       return path;
     },
+    checkSessionName: (name: string): void => checkSessionName(name),
     checkUsageLog: (options: { usageLog?: string; dbPath: string; env?: NodeJS.ProcessEnv }): string => {
       const path = resolveUsageLogPath(options);
       checkUsageLogFile(path, options.dbPath);

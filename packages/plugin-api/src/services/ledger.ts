@@ -223,4 +223,10 @@ export interface LedgerService {
   appendUsage(record: Readonly<Record<string, unknown>>, options: { readonly usageLog?: string; readonly dbPath: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
   /** The usage log's path after the same checks as {@link appendUsage}, writing nothing (refuse before a turn that could not be logged). */
   checkUsageLog(options: { readonly usageLog?: string; readonly dbPath: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
+  /**
+   * Refuses (`CORDON_LEDGER_REFUSED`, the same message as `resolveSession`) a session name the
+   * ledger would refuse: 1-200 characters without control characters. Opens nothing, so a
+   * command can refuse a bad `--session` before it creates a ledger.
+   */
+  checkSessionName(name: string): void;
 }

@@ -21,6 +21,9 @@ export interface SessionFlags {
 const creating = (ledger: LedgerHandle, flags: SessionFlags) => ledger.resolveSession({ id: flags.session, mode: 'create', cwd: flags.cwd && resolve(flags.cwd) });
 const existing = (ledger: LedgerHandle, flags: SessionFlags) => ledger.resolveSession({ id: flags.session, mode: 'existing' });
 
+/** Why a tool message cannot be the first of a session (the ledger's own wording). */
+export const TOOL_FIRST = 'a tool message records the result of a call: record the assistant message that made the call first (the session has no messages yet)';
+
 /** `init`: `session_id=`, `db_path=`. */
 export async function init(ledger: LedgerHandle, flags: SessionFlags, sink: Sink): Promise<LedgerSession> {
   const session = await creating(ledger, flags);
@@ -34,6 +37,8 @@ export async function init(ledger: LedgerHandle, flags: SessionFlags, sink: Sink
  * joined the compaction hiding its call), `visible_ids=`.
  */
 export async function record(ledger: LedgerHandle, flags: SessionFlags & { role: LedgerRole; text: string; source?: string }, sink: Sink): Promise<void> {
+  // A tool result cannot open a session (its call comes first): refused before the session is made.
+  if (flags.role === 'tool' && !(flags.session !== undefined ? await ledger.getSession(flags.session) : await ledger.lastSession())) throw new PcodxUsageError(TOOL_FIRST);
   const session = await creating(ledger, flags);
   const [message] = await ledger.record(session.id, [{ role: flags.role, text: flags.text, source: flags.source ?? null }]);
   const visible = await ledger.visibleIds(session.id);

@@ -75,6 +75,31 @@ describe('a refusal writes nothing', () => {
     }
   });
 
+  it('a session name or a tool message the ledger would refuse is refused before a ledger, or a session, is created', async () => {
+    const dir = join(box.root, 'missing');
+    const db = join(dir, 'pcodx.sqlite3');
+    const bad = 'bad\u0007name';
+    const toolFirst = 'error: a tool message records the result of a call: record the assistant message that made the call first (the session has no messages yet)\n';
+    const refusals: Array<[string[], string]> = [
+      [['init', '--db', db, '--session', bad], `error: session name "bad\\u0007name" is not valid: use 1-200 characters without control characters\n`],
+      [['record', '--db', db, '--session', bad, '--role', 'user', '--text', 'x'], `error: session name "bad\\u0007name" is not valid: use 1-200 characters without control characters\n`],
+      [['turn', '--db', db, '--session', '', '--text', 'x'], 'error: session name "" is not valid: use 1-200 characters without control characters\n'],
+      [['interactive', '--db', db, '--session', 'x'.repeat(201)], `error: session name "${'x'.repeat(201)}" is not valid: use 1-200 characters without control characters\n`],
+      [['record', '--db', db, '--role', 'tool', '--text', 'result'], toolFirst],
+      [['record', '--db', db, '--session', 'n', '--role', 'tool', '--text', 'result'], toolFirst],
+    ];
+    for (const [args, stderr] of refusals) {
+      const r = await cordonPcodx(args);
+      expect([r.exitCode, r.stdout, r.stderr], args.join(' ')).toEqual([1, '', stderr]);
+      expect(existsSync(dir), args.join(' ')).toBe(false);
+    }
+    // In a ledger that exists, a tool message for a session that does not creates no session.
+    expect((await cordonPcodx(['init', '--db', db, '--session', 'first'])).exitCode).toBe(0);
+    const r = await cordonPcodx(['record', '--db', db, '--session', 'second', '--role', 'tool', '--text', 'result']);
+    expect([r.exitCode, r.stderr]).toEqual([1, toolFirst]);
+    expect(tableRows(db, 'select id from sessions')).toEqual([{ id: 'first' }]);
+  });
+
   it('an empty file given to a command that needs a session stays empty (no schema, no WAL)', async () => {
     const db = join(box.root, 'empty.sqlite3');
     writeFileSync(db, '');

@@ -12,9 +12,14 @@ export default class PcodxInteractive extends PcodxCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxInteractive);
     const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: false, stdinAllowed: false });
-    await this.withLedger(flags.db, async (ledger) => {
+    await this.withLedger(
+      flags.db,
+      async (ledger) => {
       const target = await interactiveStart(ledger, { ...flags, text: input?.text }, processSink);
       await runLoop(new InteractiveLoop(ledger, target, processSink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
-    });
+      },
+      true,
+      flags.session,
+    );
   }
 }

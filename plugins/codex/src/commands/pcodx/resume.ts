@@ -19,6 +19,6 @@ export default class PcodxResume extends PcodxCommand {
     await this.withExistingLedger(flags.db, async (ledger) => {
       const target = await resume(ledger, { ...flags, text: input?.text }, processSink);
       await runLoop(new InteractiveLoop(ledger, target, processSink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
-    });
+    }, flags.session);
   }
 }
