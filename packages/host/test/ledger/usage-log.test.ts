@@ -32,6 +32,18 @@ describe('appendUsageRecord', () => {
     expect(statSync(join(dir, 'logs')).mode & 0o777).toBe(0o700);
   });
 
+  it('copies only correlation ids cordon made: any other value in pcodx_session_correlation_id is refused and nothing is written', () => {
+    const path = join(dir, 'usage.jsonl');
+    const good = `pcses-${'0123456789abcdef'.repeat(2)}`;
+    appendUsageRecord(path, db, { pcodx_session_correlation_id: good, n: 1 });
+    for (const bad of ['alice@example.com', 'pcses-alice', `pcses-${'0123456789ABCDEF'.repeat(2)}`, `${good}0`, ` ${good}`, `pcses-${'g'.repeat(32)}`, null, 42, { id: good }]) {
+      expect(() => appendUsageRecord(path, db, { pcodx_session_correlation_id: bad, n: 2 }), String(bad)).toThrow(
+        expect.objectContaining({ code: 'CORDON_USAGE_LOG_REFUSED', message: expect.stringContaining('is not a correlation id cordon made') }),
+      );
+    }
+    expect(readFileSync(path, 'utf8')).toBe(`{"pcodx_session_correlation_id":"${good}","n":1}\n`);
+  });
+
   it('ends a torn last line before appending, so the new line is whole', () => {
     const path = join(dir, 'usage.jsonl');
     writeFileSync(path, '{"a":1}\n{"torn', { mode: 0o600 });
