@@ -148,3 +148,25 @@ describe('the reference’s sessions without a recorded write order', () => {
     expect((await ledger.lastSession())?.id).toBe('beta');
   });
 });
+
+describe('rows the reference writes that cordon’s own writer would not', () => {
+  it('a model-turn’s tool transcript right after the user prompt, and a compaction ending before a late tool result, are kept as they are', async () => {
+    const path = join(dir(), 'pcodx.sqlite3');
+    makeReferenceLedger(path, (db) => {
+      const add = db.prepare(`insert into messages (id, session_id, seq, role, text, source, created_at_ms, is_human_prompt, preserve_warning) values (?, 'alpha', ?, ?, ?, 'codex-app-server:t:u', 0, ?, ?)`);
+      add.run('msg8', 8, 'user', 'what next?', 1, 1);
+      add.run('msg9', 9, 'tool', 'exec: ls', 0, 0);
+      add.run('msg10', 10, 'assistant', 'nothing', 0, 0);
+      add.run('msg11', 11, 'tool', 'late result', 0, 0);
+      db.exec(`insert into compactions (id, session_id, seq, from_msg_id, to_msg_id, from_seq, to_seq, summary, created_at_ms, n_messages_replaced) values ('cmp3', 'alpha', 3, 'msg8', 'msg10', 8, 10, 'a model turn', 0, 3)`);
+    });
+    const ledger = await L.open(path);
+    expect(await ledger.visibleIds('alpha')).toEqual(['msg1', 'cmp2', 'msg5', 'msg6', 'msg7', 'cmp3', 'msg11']);
+    expect(rows(path, `select id, role, text from messages where session_id = 'alpha' and seq >= 8 order by seq`)).toEqual([
+      { id: 'msg8', role: 'user', text: 'what next?' },
+      { id: 'msg9', role: 'tool', text: 'exec: ls' },
+      { id: 'msg10', role: 'assistant', text: 'nothing' },
+      { id: 'msg11', role: 'tool', text: 'late result' },
+    ]);
+  });
+});
