@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { displayPath } from '../envelope/path-text.js';
 import { dbError } from './errors.js';
 import { isValidSessionName } from './ids.js';
 import { PRESERVE_ROLES, ROLES } from './state.js';
@@ -41,8 +42,15 @@ const LAYOUT_SOURCES = {
   },
 } as const;
 
-/** How a row is named in a message: the table, its key, and a session name quoted with escapes. */
-const q = (text: unknown): string => JSON.stringify(String(text));
+/**
+ * A value from the file as a message shows it: always quoted, every character a terminal would
+ * not show as itself escaped (controls, bidirectional overrides, odd spaces; `displayPath`).
+ */
+const q = (value: unknown): string => {
+  const text = String(value);
+  const shown = displayPath(text);
+  return shown.startsWith('"') && shown !== text ? shown : JSON.stringify(text);
+};
 
 /**
  * Checks every row of a ledger against the invariants its writer guarantees, reading only, and

@@ -90,6 +90,11 @@ const DAMAGE: Array<[string, string, string]> = [
     'sessions row "s" has a usage correlation id that cordon did not make (expected pcses- and 32 lowercase hex digits)',
   ],
   ['an upper-case correlation id', `update sessions set usage_correlation_id = 'pcses-' || upper(substr(usage_correlation_id, 7))`, 'sessions row "s" has a usage correlation id that cordon did not make'],
+  [
+    'a session name with a bidirectional override',
+    `update sessions set id = 'x' || char(8238) || 'gpj.exe' ; update messages set session_id = 'x' || char(8238) || 'gpj.exe'; update compactions set session_id = 'x' || char(8238) || 'gpj.exe'; update messages set role = 'robot' where seq = 2`,
+    'messages row "msg2" (seq 2, role "robot") of session "x\\u202egpj.exe": its role is not one of',
+  ],
   ['a session name with a control character', `update sessions set id = 's' || char(27) || '[2J' ; update messages set session_id = 's' || char(27) || '[2J'; update compactions set session_id = 's' || char(27) || '[2J'`, 'sessions row "s\\u001b[2J" has a name that is not a valid session name'],
 ];
 
