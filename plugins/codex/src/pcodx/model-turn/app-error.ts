@@ -16,12 +16,18 @@ export function escapeControls(text: string): string {
   return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** The HTTP status an app-server error names in its `codexErrorInfo`, if any. */
-function httpStatus(info: unknown): number | undefined {
+/**
+ * The HTTP status an app-server error names in its `codexErrorInfo`: a number, `null` when the
+ * request got no HTTP answer at all (observed: `{responseStreamDisconnected: {httpStatusCode:
+ * null}}` with "Reconnecting... waiting for network" when nothing listens or there is no
+ * network), undefined when the error names none.
+ */
+function httpStatus(info: unknown): number | null | undefined {
   if (info === null || typeof info !== 'object') return undefined;
   for (const value of Object.values(info)) {
-    const status = (value as { httpStatusCode?: unknown } | null)?.httpStatusCode;
-    if (typeof status === 'number') return status;
+    if (value === null || typeof value !== 'object' || !('httpStatusCode' in value)) continue;
+    const status = (value as { httpStatusCode?: unknown }).httpStatusCode;
+    if (typeof status === 'number' || status === null) return status;
   }
   return undefined;
 }
@@ -30,7 +36,11 @@ function httpStatus(info: unknown): number | undefined {
 export interface AppServerError {
   /** `message`, then `additionalDetails` when there are any; control characters escaped. */
   readonly text: string;
-  /** Codex will not retry (`willRetry: false`), or the status is 401/403, which a retry cannot fix. */
+  /**
+   * Codex will not retry (`willRetry: false`), the status is 401/403 (which a retry cannot fix),
+   * or the request got no HTTP answer (no network, nothing listening), which Codex would wait out
+   * without end.
+   */
   readonly final: boolean;
 }
 
@@ -40,6 +50,8 @@ export function readAppServerError(params: Record<string, any>): AppServerError 
   const message = typeof error.message === 'string' && error.message !== '' ? error.message : 'an error without a message';
   const details = typeof error.additionalDetails === 'string' && error.additionalDetails !== '' ? error.additionalDetails : undefined;
   const status = httpStatus(error.codexErrorInfo);
-  const final = params.willRetry !== true || (status !== undefined && HOPELESS_STATUSES.has(status));
+  // No retry coming, a refusal no retry cures, or no answer at all: Codex then waits for the
+  // network without end (Codex 0.171 retried at 5, 15, 35 s… with its retry limits at 0).
+  const final = params.willRetry !== true || status === null || (status !== undefined && HOPELESS_STATUSES.has(status));
   return { text: escapeControls(details ? `${message} (${details})` : message), final };
 }

@@ -49,9 +49,9 @@ export interface ModelTurnResult {
  * waited for up to 5 s after `turn/completed`). The prompt and the answer (with any native tool
  * transcript, marked untrusted) are recorded in one transaction. Throws on a failed or
  * interrupted turn, a timeout, missing token usage or an app-server that dies; nothing is recorded
- * then. An app-server `error` notification that ends the turn (Codex will not retry, or the model
- * server answered 401/403: no login, a wrong key) fails it as soon as it arrives, with the
- * app-server's own message; the last such message is part of every later failure's message.
+ * then. An app-server `error` notification that ends the turn (Codex will not retry; the model
+ * server answered 401/403: no login, a wrong key; or it could not be reached at all: no network)
+ * fails it as soon as it arrives, with the app-server's own message; the last such message is part of every later failure's message.
  */
 export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurnResult> {
   const { ledger, session } = options;
@@ -66,7 +66,7 @@ export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurn
   let usageSeen: (() => void) | undefined;
   const usageArrived = new Promise<void>((r) => (usageSeen = r));
   // The app-server's own errors: the last one is kept for the message of a later failure; one
-  // that ends the turn (no retry, or a 401/403 that no retry cures) fails it at once.
+  // that ends the turn (no retry, a 401/403 no retry cures, no network) fails it at once.
   let lastError: string | undefined;
   let failNow: ((error: Error) => void) | undefined;
   const failed = new Promise<never>((_, reject) => (failNow = reject));

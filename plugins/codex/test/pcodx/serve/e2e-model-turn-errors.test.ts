@@ -1,4 +1,5 @@
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { requireAgent } from '../../../../../test/support/agents.js';
@@ -23,12 +24,12 @@ class UnauthorizedResponses extends FakeModelServer {
  * Runs `cordon pcodx model-turn` with a timeout far longer than the test's own kill deadline, so
  * only an error surfaced as it arrives lets the command end on its own.
  */
-async function modelTurnAgainst(configure: (codexHome: string, origin: string) => void, dropEnv: readonly string[] = []) {
+async function modelTurnAgainst(configure: (codexHome: string, origin: string) => void, dropEnv: readonly string[] = [], origin?: string) {
   const box = held.sandbox(makeSandbox('cordon-model-turn-err-'));
   linkCodex(box);
   const server = held.server(await UnauthorizedResponses.start());
-  const codex = codexSession({ origin: server.origin, home: box.dir('agent-home'), workdir: box.dir('work'), env: box.env });
-  configure(join(codex.home, '.codex'), server.origin);
+  const codex = codexSession({ origin: origin ?? server.origin, home: box.dir('agent-home'), workdir: box.dir('work'), env: box.env });
+  configure(join(codex.home, '.codex'), origin ?? server.origin);
   const db = join(box.root, 'pcodx.sqlite3');
   const env: NodeJS.ProcessEnv = { ...codex.env, PCODX_DB: db };
   for (const key of dropEnv) delete env[key];
@@ -64,5 +65,20 @@ it('without a Codex login (the openai provider, no key, retries on) the first 40
   expect(run.stderr.trimEnd()).not.toMatch(/[\r\u001b]/);
   expect(run.stderr.trim().split('\n')).toHaveLength(1);
   expect(server.requestCount).toBeLessThan(6);
+  expect(tableRows(db, 'select count(*) as n from messages')).toEqual([{ n: 0 }]);
+});
+
+it('without network (nothing listens at the model server’s address) the app-server’s connection error ends the turn, not the timeout', async () => {
+  // A loopback port that was just free: connections to it are refused.
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  const { run, db } = await modelTurnAgainst(() => undefined, [], `http://127.0.0.1:${port}`);
+  expect(run.signal).toBeNull();
+  expect(run.exitCode).toBe(1);
+  expect(run.stderr).toMatch(/^error: codex app-server reported: .+/);
+  expect(run.stderr).toContain('Connection failed');
+  expect(run.stderr).not.toContain('did not finish');
   expect(tableRows(db, 'select count(*) as n from messages')).toEqual([{ n: 0 }]);
 });
