@@ -1,3 +1,4 @@
+import type { LedgerHandle } from '@cordon/plugin-api';
 import { Flags } from '@oclif/core';
 import { PcodxCommand, textFlags } from '../../pcodx/command.js';
 import { checkResumeSelector, resume } from '../../pcodx/actions.js';
@@ -16,9 +17,10 @@ export default class PcodxResume extends PcodxCommand {
     // Before the ledger is opened: a refusal writes nothing.
     checkResumeSelector(flags);
     const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: false, stdinAllowed: false });
-    await this.withExistingLedger(flags.db, async (ledger) => {
+    const loop = async (ledger: LedgerHandle) => {
       const target = await resume(ledger, { ...flags, text: input?.text }, processSink);
       await runLoop(new InteractiveLoop(ledger, target, processSink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
-    }, flags.session);
+    };
+    await this.withExistingLedger(flags.db, loop, flags.session);
   }
 }
