@@ -1,5 +1,9 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { escapeControls, readAppServerError } from '../../src/pcodx/model-turn/app-error.js';
+import { StdioAppServer } from '../../src/pcodx/model-turn/stdio-rpc.js';
 
 const notice = (willRetry: boolean, info: unknown, message = 'Reconnecting... 1/5', details: string | null = 'unexpected status') => ({ error: { message, codexErrorInfo: info, additionalDetails: details }, willRetry });
 
@@ -21,5 +25,21 @@ describe('app-server error notifications (model-turn)', () => {
     expect(readAppServerError(notice(false, null, 'plain', null)).text).toBe('plain');
     expect(readAppServerError({ error: { message: '' } }).text).toBe('an error without a message');
     expect(escapeControls('tab\tkept')).toBe('tab\tkept');
+  });
+});
+
+describe('an app-server that dies', () => {
+  it('is reported with its last stderr lines, control characters (its log colours) escaped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-app-error-'));
+    try {
+      const codex = join(dir, 'coloured-codex');
+      writeFileSync(codex, "#!/bin/sh\nprintf '\\033[31mERROR\\033[0m no model\\r\\n' >&2\nexit 4\n");
+      chmodSync(codex, 0o755);
+      const server = new StdioAppServer(codex, { onNotification: () => undefined });
+      await expect(server.request('initialize', {})).rejects.toThrow(`${codex} app-server exited (4): \\u001b[31mERROR\\u001b[0m no model`);
+      await server.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

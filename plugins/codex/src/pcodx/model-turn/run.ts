@@ -51,7 +51,8 @@ export interface ModelTurnResult {
  * interrupted turn, a timeout, missing token usage or an app-server that dies; nothing is recorded
  * then. An app-server `error` notification that ends the turn (Codex will not retry; the model
  * server answered 401/403: no login, a wrong key; or it could not be reached at all: no network)
- * fails it as soon as it arrives, with the app-server's own message; the last such message is part of every later failure's message.
+ * fails it as soon as it arrives, with the app-server's own message; the last such message is
+ * part of every later failure's message.
  */
 export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurnResult> {
   const { ledger, session } = options;
