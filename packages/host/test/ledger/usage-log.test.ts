@@ -1,8 +1,8 @@
-import { chmodSync, linkSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendUsageRecord, resolveUsageLogPath } from '../../src/ledger/usage-log.js';
+import { appendUsageRecord, checkUsageLogFile, resolveUsageLogPath } from '../../src/ledger/usage-log.js';
 
 let dir: string;
 let db: string;
@@ -42,6 +42,15 @@ describe('appendUsageRecord', () => {
       );
     }
     expect(readFileSync(path, 'utf8')).toBe(`{"pcodx_session_correlation_id":"${good}","n":1}\n`);
+  });
+
+  it('checking a log that does not exist creates nothing; a path under a file is refused at the check', () => {
+    const path = join(dir, 'new', 'deeper', 'usage.jsonl');
+    expect(checkUsageLogFile(path, db)).toBe('missing');
+    expect(existsSync(join(dir, 'new'))).toBe(false);
+    expect(() => checkUsageLogFile(join(db, 'sub', 'usage.jsonl'), db)).toThrow(expect.objectContaining({ code: 'CORDON_USAGE_LOG_REFUSED', message: expect.stringContaining(`cannot be created: ${db} is not a directory`) }));
+    appendUsageRecord(path, db, { n: 1 });
+    expect(checkUsageLogFile(path, db)).toBe('exists');
   });
 
   it('ends a torn last line before appending, so the new line is whole', () => {

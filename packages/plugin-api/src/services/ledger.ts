@@ -221,7 +221,11 @@ export interface LedgerService {
    * hold no conversation text, ids or paths: the caller chooses its fields.
    */
   appendUsage(record: Readonly<Record<string, unknown>>, options: { readonly usageLog?: string; readonly dbPath: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
-  /** The usage log's path after the same checks as {@link appendUsage}, writing nothing (refuse before a turn that could not be logged). */
+  /**
+   * The usage log's path after the same checks as {@link appendUsage} (and that its missing
+   * directories could be made), writing nothing and creating no directory: refuse before a turn
+   * that could not be logged.
+   */
   checkUsageLog(options: { readonly usageLog?: string; readonly dbPath: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
   /**
    * Refuses (`CORDON_LEDGER_REFUSED`, the same message as `resolveSession`) a session name the

@@ -100,6 +100,17 @@ describe('a refusal writes nothing', () => {
     expect(tableRows(db, 'select id from sessions')).toEqual([{ id: 'first' }]);
   });
 
+  it('model-turn that fails (no codex to run) leaves no usage log and no directory for one', async () => {
+    const db = join(box.root, 'pcodx.sqlite3');
+    expect((await cordonPcodx(['init', '--db', db, '--session', 'm'])).exitCode).toBe(0);
+    const logDir = join(box.root, 'logs');
+    const r = await cordonPcodx(['model-turn', '--db', db, '--session', 'm', '--text', 'hi', '--usage-log', join(logDir, 'deep', 'usage.jsonl'), '--codex-bin', join(box.root, 'no-codex')]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('error: cannot start');
+    expect(existsSync(logDir)).toBe(false);
+    expect(tableRows(db, 'select count(*) as n from messages')).toEqual([{ n: 0 }]);
+  });
+
   it('an empty file given to a command that needs a session stays empty (no schema, no WAL)', async () => {
     const db = join(box.root, 'empty.sqlite3');
     writeFileSync(db, '');
