@@ -1,5 +1,7 @@
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -168,5 +170,40 @@ describe('rows the reference writes that cordon’s own writer would not', () =>
       { id: 'msg10', role: 'assistant', text: 'nothing' },
       { id: 'msg11', role: 'tool', text: 'late result' },
     ]);
+  });
+});
+
+describe('a process killed while it upgrades a reference ledger', () => {
+  it('leaves the file’s bytes and mode as they were; the next open recovers and upgrades it', async () => {
+    const path = join(dir(), 'pcodx.sqlite3');
+    makeReferenceLedger(path);
+    chmodSync(path, 0o640);
+    const bytes = readFileSync(path);
+    // A reader holds the file, so the upgrade writes its rollback journal and then waits to commit.
+    const reader = new Database(path, { readonly: true });
+    reader.exec('begin');
+    reader.prepare('select count(*) from messages').get();
+    const worker = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/open-worker.mjs', import.meta.url)), path, '120000'], { stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((r) => worker.once('close', (_code, signal) => r(signal)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!existsSync(`${path}-journal`)) {
+        if (Date.now() > deadline) throw new Error('the upgrade never started writing');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      worker.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+    } finally {
+      if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
+      reader.exec('rollback');
+      reader.close();
+    }
+    // Killed mid-upgrade: the database file itself is untouched (its journal is left for recovery).
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    expect(statSync(path).mode & 0o777).toBe(0o640);
+    const ledger = await L.open(path);
+    expect(await ledger.visibleIds('alpha')).toEqual(['msg1', 'cmp2', 'msg5', 'msg6', 'msg7']);
+    expect(rows(path, messagesQuery)).toHaveLength(8);
+    expect(existsSync(`${path}-journal`)).toBe(false);
   });
 });
