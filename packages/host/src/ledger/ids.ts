@@ -1,3 +1,5 @@
+import { refused } from './errors.js';
+
 /** Message ids are `msg<seq>`, compaction ids `cmp<seq>` (research/pcodx-codex.md §1.2). */
 export const messageId = (seq: number): string => `msg${seq}`;
 
@@ -13,4 +15,9 @@ export function generateSessionId(nowMs: number = Date.now(), pid: number = proc
 export function isValidSessionName(name: string): boolean {
   // eslint-disable-next-line no-control-regex
   return name.length > 0 && name.length <= 200 && !/[\u0000-\u001f\u007f]/.test(name);
+}
+
+/** Throws the ledger's refusal for a session name {@link isValidSessionName} rejects. */
+export function checkSessionName(name: string): void {
+  if (!isValidSessionName(name)) throw refused(`session name ${JSON.stringify(name)} is not valid: use 1-200 characters without control characters`, { sessionId: name });
 }

@@ -18,7 +18,7 @@ import type {
 import type BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { asLedgerError, refused } from './errors.js';
-import { compactionId, generateSessionId, isValidSessionName, messageId } from './ids.js';
+import { checkSessionName, compactionId, generateSessionId, messageId } from './ids.js';
 import { openLedgerDatabase, type OpenDatabaseOptions } from './open.js';
 import { SessionReads } from './reads.js';
 import { BLOCK_SEPARATOR, renderBlock, renderModelItems, renderWithRoles } from './render.js';
@@ -43,6 +43,9 @@ export interface LedgerOpenOptions extends OpenDatabaseOptions {
 
 /** The outline of a session that does not exist (validation refuses it before looking). */
 const EMPTY_OUTLINE: LedgerOutline = { maxSeq: 0, roleCodes: '', compactions: [] };
+
+/** The reference pcodx's `schema_meta` key: the write order it had reached when it began recording one. */
+const LEGACY_FENCE_KEY = 'session_write_order_legacy_fence';
 
 /** Largest number of rows one INSERT carries (keeps well under SQLite's bound-parameter limit). */
 const INSERT_CHUNK = 500;
@@ -88,18 +91,28 @@ export class Ledger implements LedgerHandle {
     });
   }
 
+  /**
+   * The session written last (highest write order). Refuses, as the reference pcodx does, when a
+   * ledger upgraded from the reference still holds sessions whose write order it could not tell
+   * (equal timestamps before it recorded one: `updated_order` 0) and nothing was written since
+   * its `session_write_order_legacy_fence`: any of them may be the last.
+   */
   async lastSession(): Promise<LedgerSession | undefined> {
     return this.#guard(async () => {
       const row = await this.#db.selectFrom('sessions').selectAll().orderBy('updated_order', 'desc').limit(1).executeTakeFirst();
-      return row && toSession(row);
+      if (!row) return undefined;
+      const fence = await this.#db.selectFrom('schema_meta').select('value').where('key', '=', LEGACY_FENCE_KEY).executeTakeFirst();
+      if (fence !== undefined && Number(row.updated_order) <= Number(fence.value)) {
+        const unordered = await this.#db.selectFrom('sessions').select('id').where('updated_order', '=', 0).limit(1).executeTakeFirst();
+        if (unordered) throw refused('cannot tell which session was written last: this ledger came from the reference pcodx, which recorded no write order for sessions with equal timestamps; pass --session NAME');
+      }
+      return toSession(row);
     });
   }
 
   async resolveSession(selector: LedgerSessionSelector): Promise<LedgerSession> {
     return this.#guard(async () => {
-      if (selector.id !== undefined && !isValidSessionName(selector.id)) {
-        throw refused(`session name ${JSON.stringify(selector.id)} is not valid: use 1-200 characters without control characters`, { sessionId: selector.id });
-      }
+      if (selector.id !== undefined) checkSessionName(selector.id);
       if (selector.mode === 'existing') {
         if (selector.id !== undefined) {
           const found = await this.getSession(selector.id);

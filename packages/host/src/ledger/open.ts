@@ -3,8 +3,11 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from '../io/index.js';
-import { asLedgerError, dbError } from './errors.js';
+import { asLedgerError, dbError, refused } from './errors.js';
+import { checkLedgerRows } from './integrity.js';
+import { inspectLayout } from './layout.js';
 import { LEDGER_MIGRATIONS, LEDGER_SCHEMA_VERSION } from './migrations.js';
+import { migrateReferenceLedger } from './reference.js';
 import type { LedgerSchema } from './schema.js';
 import { enableWal, writeTransaction } from './transaction.js';
 
@@ -20,6 +23,12 @@ export interface OpenDatabaseOptions {
    * ledger query: the place for per-connection setup such as temporary triggers or functions.
    */
   readonly onConnection?: (connection: BetterSqlite3.Database) => void;
+  /**
+   * False: open only a ledger that exists. A missing or empty file is refused with
+   * `CORDON_LEDGER_REFUSED` before anything is created (commands that need an existing session).
+   * Default true.
+   */
+  readonly create?: boolean;
 }
 
 /** An open ledger database: the kysely handle and the raw connection under it. */
@@ -36,38 +45,53 @@ export interface LedgerDatabase {
  *
  * Connection settings: WAL journal, `synchronous=NORMAL` (a crash of the process loses nothing
  * committed; a power cut may lose the last transactions but never corrupts), foreign keys on,
- * `busy_timeout`. Every check runs before the first write, so a file that is not SQLite, is
- * corrupt, is not a ledger or has a newer schema version is refused with `CORDON_DB_ERROR` and
- * left byte-for-byte unchanged. A better-sqlite3 built for another Node.js ABI is reported with
- * the `npm rebuild better-sqlite3` remedy.
+ * `busy_timeout`.
+ *
+ * Nothing is written before every check has passed: a file that is not SQLite, is corrupt, is
+ * not a ledger, has a newer schema version, tables that are not a ledger's, or a stored row that
+ * breaks an invariant of the writer (`checkLedgerRows`: a damaged ledger, the file and the row
+ * named) is refused with `CORDON_DB_ERROR` and left byte-for-byte unchanged, mode included. A
+ * ledger the reference pcodx wrote (its schema version 1) is rebuilt into cordon's schema in one
+ * transaction (`migrateReferenceLedger`) before its journal mode or file mode changes, so a
+ * failed rebuild leaves it as it was. With `create: false` a missing or empty file is refused
+ * with `CORDON_LEDGER_REFUSED` and nothing (no directory, no file) is created. A better-sqlite3
+ * built for another Node.js ABI is reported with the `npm rebuild better-sqlite3` remedy.
  */
 export async function openLedgerDatabase(path: string, options: OpenDatabaseOptions = {}): Promise<LedgerDatabase> {
-  checkHeader(path);
-  try {
-    ensurePrivateDir(dirname(path));
-  } catch (error) {
-    throw dbError(path, `cannot create the directory of ledger database ${path}: ${(error as Error).message}`, error);
+  const create = options.create !== false;
+  const size = checkHeader(path);
+  if (size === undefined || size === 0) {
+    if (!create) throw refused(`there is no ledger at ${path} yet (run \`pcodx init\` first); nothing was created`, { path });
   }
-  try {
-    // Owner-only before SQLite creates it (its -wal and -shm take the database file's mode).
-    if (!existsSync(path)) ensurePrivateFile(path);
-  } catch (error) {
-    throw dbError(path, `cannot create ledger database ${path}: ${(error as Error).message}`, error);
+  if (size === undefined) {
+    try {
+      ensurePrivateDir(dirname(path));
+    } catch (error) {
+      throw dbError(path, `cannot create the directory of ledger database ${path}: ${(error as Error).message}`, error);
+    }
+    try {
+      // Owner-only before SQLite creates it (its -wal and -shm take the database file's mode).
+      ensurePrivateFile(path);
+    } catch (error) {
+      throw dbError(path, `cannot create ledger database ${path}: ${(error as Error).message}`, error);
+    }
   }
-  const raw = await connect(path, options.busyTimeoutMs ?? 10_000);
+  const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+  const raw = await connect(path, busyTimeoutMs);
   try {
     raw.pragma('foreign_keys = ON');
-    const found = inspectVersion(path, raw);
-    if (found > LEDGER_SCHEMA_VERSION) {
-      throw dbError(path, `ledger database ${path} has schema version ${found}, newer than this cordon understands (${LEDGER_SCHEMA_VERSION}); it was left unchanged: upgrade cordon or use another --db`);
-    }
-    // The first write: only after the checks above. A ledger made 0644 by an older cordon
-    // becomes owner-only: it holds the whole conversation.
-    for (const file of [path, `${path}-wal`, `${path}-shm`]) tightenPrivateFile(file);
-    enableWal(raw, options.busyTimeoutMs ?? 10_000);
-    raw.pragma('synchronous = NORMAL');
+    const layout = inspectLayout(path, raw);
+    if (layout.kind === 'empty' && !create) throw refused(`there is no ledger at ${path} yet (run \`pcodx init\` first); nothing was created`, { path });
+    if (layout.kind === 'cordon') checkLedgerRows(raw, path);
     const db = new Kysely<LedgerSchema>({ dialect: new SqliteDialect({ database: raw }) });
-    if (found < LEDGER_SCHEMA_VERSION) await migrate(db, raw, path);
+    // The reference's file becomes cordon's in one transaction, before anything else changes it.
+    if (layout.kind === 'reference') await migrateReferenceLedger(db, raw, path);
+    // The first writes outside a migration, only after the checks above. A ledger made 0644 by
+    // an older cordon becomes owner-only: it holds the whole conversation.
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) tightenPrivateFile(file);
+    enableWal(raw, busyTimeoutMs);
+    raw.pragma('synchronous = NORMAL');
+    if (layout.kind !== 'reference' && (layout.kind === 'empty' || layout.version < LEDGER_SCHEMA_VERSION)) await migrate(db, raw, path);
     options.onConnection?.(raw);
     return { path, db, raw };
   } catch (error) {
@@ -76,16 +100,19 @@ export async function openLedgerDatabase(path: string, options: OpenDatabaseOpti
   }
 }
 
-/** Refuses an existing, non-empty file that does not start with the SQLite header; reads only. */
-function checkHeader(path: string): void {
-  if (!existsSync(path)) return;
+/**
+ * Refuses an existing, non-empty file that does not start with the SQLite header; reads only.
+ * Returns the file's size, or undefined when there is no file.
+ */
+function checkHeader(path: string): number | undefined {
+  if (!existsSync(path)) return undefined;
   let size: number;
   try {
     size = statSync(path).size;
   } catch (error) {
     throw dbError(path, `cannot read ledger database ${path}: ${(error as Error).message}`, error);
   }
-  if (size === 0) return;
+  if (size === 0) return 0;
   const head = Buffer.alloc(SQLITE_HEADER.length);
   let fd: number | undefined;
   try {
@@ -99,6 +126,7 @@ function checkHeader(path: string): void {
   if (!head.equals(SQLITE_HEADER)) {
     throw dbError(path, `ledger database ${path} is not an SQLite database (its first bytes are not the SQLite header); it was left unchanged: move it away or point --db / PCODX_DB at another file`);
   }
+  return size;
 }
 
 /** Loads better-sqlite3 and opens the file; turns a native-module ABI mismatch into a remedy. */
@@ -125,24 +153,6 @@ export function explainOpenFailure(path: string, error: unknown): unknown {
   const mapped = asLedgerError(path, error);
   if (mapped !== error) return mapped;
   return dbError(path, `cannot open ledger database ${path}: ${message}`, error);
-}
-
-/**
- * The schema version recorded in the file: 0 for an empty database. Refuses a database that has
- * tables but no `schema_meta` (not a ledger) or an unreadable version. Reads only.
- */
-function inspectVersion(path: string, raw: BetterSqlite3.Database): number {
-  const tables = raw.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[];
-  if (tables.length === 0) return 0;
-  if (!tables.includes('schema_meta')) {
-    throw dbError(path, `${path} is an SQLite database but not a pcodx ledger (it has no schema_meta table); it was left unchanged: point --db / PCODX_DB at another file`);
-  }
-  const value = raw.prepare(`select value from schema_meta where key = 'schema_version'`).pluck().get() as string | undefined;
-  const version = Number(value);
-  if (value === undefined || !Number.isInteger(version) || version < 1) {
-    throw dbError(path, `ledger database ${path} has no valid schema_version (found ${JSON.stringify(value ?? null)}); it was left unchanged`);
-  }
-  return version;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { HookTable, LedgerHandle, LedgerService } from '@cordon/plugin-api';
+import { checkSessionName } from './ids.js';
 import { resolveLedgerPath } from './path.js';
 import { appendUsageRecord, checkUsageLogFile, resolveUsageLogPath } from './usage-log.js';
 
@@ -11,15 +12,16 @@ import { appendUsageRecord, checkUsageLogFile, resolveUsageLogPath } from './usa
 export function createLedgerService(hooks: Pick<HookTable, 'compact'>): LedgerService {
   return Object.freeze({
     resolvePath: (options: { db?: string; env?: NodeJS.ProcessEnv } = {}) => resolveLedgerPath(options),
-    open: async (options: { db?: string; env?: NodeJS.ProcessEnv } = {}): Promise<LedgerHandle> => {
+    open: async (options: { db?: string; env?: NodeJS.ProcessEnv; create?: boolean } = {}): Promise<LedgerHandle> => {
       const { Ledger } = await import('./ledger.js');
-      return Ledger.open({ path: resolveLedgerPath(options), beforeStore: (plan) => hooks.compact.promise(plan) });
+      return Ledger.open({ path: resolveLedgerPath(options), create: options.create, beforeStore: (plan) => hooks.compact.promise(plan) });
     },
     appendUsage: (record: Readonly<Record<string, unknown>>, options: { usageLog?: string; dbPath: string; env?: NodeJS.ProcessEnv }): string => {
       const path = resolveUsageLogPath(options);
       appendUsageRecord(path, options.dbPath, record);
       return path;
     },
+    checkSessionName: (name: string): void => checkSessionName(name),
     checkUsageLog: (options: { usageLog?: string; dbPath: string; env?: NodeJS.ProcessEnv }): string => {
       const path = resolveUsageLogPath(options);
       checkUsageLogFile(path, options.dbPath);

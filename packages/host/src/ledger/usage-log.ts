@@ -1,7 +1,11 @@
-import { lstatSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { appendLine, ensurePrivateDir } from '../io/index.js';
+import { isCorrelationId } from './integrity.js';
+
+/** The usage-line field that names the session (research §1.10). */
+const CORRELATION_FIELD = 'pcodx_session_correlation_id';
 
 /** Inputs of {@link resolveUsageLogPath}. */
 export interface UsageLogPathOptions {
@@ -35,27 +39,35 @@ const refuse = (path: string, why: string) => new CordonError(ERROR_CODES.USAGE_
  * is needed), a torn last line left by a crashed writer is ended with a newline first so the new
  * line stays whole, the file is created 0600 and never opened through a symbolic link.
  *
- * Refused with `CORDON_USAGE_LOG_REFUSED` before anything is written: an existing file with any
+ * Refused with `CORDON_USAGE_LOG_REFUSED` before anything is written: a record whose
+ * `pcodx_session_correlation_id` is not a correlation id cordon made, an existing file with any
  * group or other permission bit, a symbolic link, something other than a regular file, or the
- * ledger database itself (same path, or a hard link to it). Missing parent directories are
- * created owner-only. I/O errors propagate.
+ * ledger database itself (same path, or a hard link to it), a path under a file. Missing parent
+ * directories are created owner-only. I/O errors propagate.
  */
 export function appendUsageRecord(path: string, dbPath: string, record: Readonly<Record<string, unknown>>): void {
-  checkUsageLogFile(path, dbPath);
+  // The one session identifier a line may carry is a correlation id cordon made (random, no
+  // names): anything else in that field could be a session name, a path or someone's address.
+  if (CORRELATION_FIELD in record && !isCorrelationId(record[CORRELATION_FIELD])) {
+    throw refuse(path, `got a record whose ${CORRELATION_FIELD} is not a correlation id cordon made (pcses- and 32 lowercase hex digits)`);
+  }
+  if (checkUsageLogFile(path, dbPath) === 'missing') ensurePrivateDir(dirname(path));
   appendLine(path, `${JSON.stringify(record)}\n`);
 }
 
 /**
  * The checks of {@link appendUsageRecord} without the write, so a caller can refuse before doing
- * work it could not log; creates missing parent directories owner-only.
+ * work it could not log. Writes nothing (missing parent directories are made by the append).
+ * Returns whether the log exists yet.
  */
-export function checkUsageLogFile(path: string, dbPath: string): void {
+export function checkUsageLogFile(path: string, dbPath: string): 'exists' | 'missing' {
   if (resolve(path) === resolve(dbPath)) throw refuse(path, 'is the ledger database');
   let stat;
   try {
     stat = lstatSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
   }
   if (stat) {
     if (stat.isSymbolicLink()) throw refuse(path, 'is a symbolic link');
@@ -67,7 +79,11 @@ export function checkUsageLogFile(path: string, dbPath: string): void {
     } catch (error) {
       if (error instanceof CordonError) throw error;
     }
-  } else {
-    ensurePrivateDir(dirname(path));
+    return 'exists';
   }
+  // The directories the append would make: the nearest existing ancestor must be a directory.
+  let ancestor = dirname(path);
+  while (!existsSync(ancestor) && dirname(ancestor) !== ancestor) ancestor = dirname(ancestor);
+  if (!statSync(ancestor).isDirectory()) throw refuse(path, `cannot be created: ${ancestor} is not a directory`);
+  return 'missing';
 }

@@ -1,8 +1,8 @@
-import { chmodSync, linkSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendUsageRecord, resolveUsageLogPath } from '../../src/ledger/usage-log.js';
+import { appendUsageRecord, checkUsageLogFile, resolveUsageLogPath } from '../../src/ledger/usage-log.js';
 
 let dir: string;
 let db: string;
@@ -30,6 +30,27 @@ describe('appendUsageRecord', () => {
     expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n{"b":"two"}\n');
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, 'logs')).mode & 0o777).toBe(0o700);
+  });
+
+  it('copies only correlation ids cordon made: any other value in pcodx_session_correlation_id is refused and nothing is written', () => {
+    const path = join(dir, 'usage.jsonl');
+    const good = `pcses-${'0123456789abcdef'.repeat(2)}`;
+    appendUsageRecord(path, db, { pcodx_session_correlation_id: good, n: 1 });
+    for (const bad of ['alice@example.com', 'pcses-alice', `pcses-${'0123456789ABCDEF'.repeat(2)}`, `${good}0`, ` ${good}`, `pcses-${'g'.repeat(32)}`, null, 42, { id: good }]) {
+      expect(() => appendUsageRecord(path, db, { pcodx_session_correlation_id: bad, n: 2 }), String(bad)).toThrow(
+        expect.objectContaining({ code: 'CORDON_USAGE_LOG_REFUSED', message: expect.stringContaining('is not a correlation id cordon made') }),
+      );
+    }
+    expect(readFileSync(path, 'utf8')).toBe(`{"pcodx_session_correlation_id":"${good}","n":1}\n`);
+  });
+
+  it('checking a log that does not exist creates nothing; a path under a file is refused at the check', () => {
+    const path = join(dir, 'new', 'deeper', 'usage.jsonl');
+    expect(checkUsageLogFile(path, db)).toBe('missing');
+    expect(existsSync(join(dir, 'new'))).toBe(false);
+    expect(() => checkUsageLogFile(join(db, 'sub', 'usage.jsonl'), db)).toThrow(expect.objectContaining({ code: 'CORDON_USAGE_LOG_REFUSED', message: expect.stringContaining(`cannot be created: ${db} is not a directory`) }));
+    appendUsageRecord(path, db, { n: 1 });
+    expect(checkUsageLogFile(path, db)).toBe('exists');
   });
 
   it('ends a torn last line before appending, so the new line is whole', () => {

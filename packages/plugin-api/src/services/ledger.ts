@@ -203,8 +203,14 @@ export interface LedgerService {
    * `$XDG_DATA_HOME/pcodx/pcodx.sqlite3`, else the platform default (research §1.1).
    */
   resolvePath(options?: { readonly db?: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
-  /** Opens (creating parent directories, the file and the schema as needed) the ledger. */
-  open(options?: { readonly db?: string; readonly env?: Readonly<Record<string, string | undefined>> }): Promise<LedgerHandle>;
+  /**
+   * Opens (creating parent directories, the file and the schema as needed) the ledger. With
+   * `create: false` only an existing ledger is opened: a missing or empty file is refused with
+   * `CORDON_LEDGER_REFUSED` and nothing is created. A file that is not a ledger, or whose stored
+   * rows break the ledger's invariants, is refused with `CORDON_DB_ERROR` and left unchanged; one
+   * the reference pcodx wrote (its schema version 1) is upgraded in one transaction.
+   */
+  open(options?: { readonly db?: string; readonly env?: Readonly<Record<string, string | undefined>>; readonly create?: boolean }): Promise<LedgerHandle>;
   /**
    * Appends one record as a JSON line to the pcodx usage log (research/pcodx-codex.md §1.10) and
    * returns the log's path: `usageLog` (a `--usage-log` flag), else `$PCODX_USAGE_LOG`, else
@@ -215,6 +221,16 @@ export interface LedgerService {
    * hold no conversation text, ids or paths: the caller chooses its fields.
    */
   appendUsage(record: Readonly<Record<string, unknown>>, options: { readonly usageLog?: string; readonly dbPath: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
-  /** The usage log's path after the same checks as {@link appendUsage}, writing nothing (refuse before a turn that could not be logged). */
+  /**
+   * The usage log's path after the same checks as {@link appendUsage} (and that its missing
+   * directories could be made), writing nothing and creating no directory: refuse before a turn
+   * that could not be logged.
+   */
   checkUsageLog(options: { readonly usageLog?: string; readonly dbPath: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
+  /**
+   * Refuses (`CORDON_LEDGER_REFUSED`, the same message as `resolveSession`) a session name the
+   * ledger would refuse: 1-200 characters without control characters. Opens nothing, so a
+   * command can refuse a bad `--session` before it creates a ledger.
+   */
+  checkSessionName(name: string): void;
 }

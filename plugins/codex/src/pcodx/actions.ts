@@ -21,6 +21,9 @@ export interface SessionFlags {
 const creating = (ledger: LedgerHandle, flags: SessionFlags) => ledger.resolveSession({ id: flags.session, mode: 'create', cwd: flags.cwd && resolve(flags.cwd) });
 const existing = (ledger: LedgerHandle, flags: SessionFlags) => ledger.resolveSession({ id: flags.session, mode: 'existing' });
 
+/** Why a tool message cannot be the first of a session (the ledger's own wording). */
+export const TOOL_FIRST = 'a tool message records the result of a call: record the assistant message that made the call first (the session has no messages yet)';
+
 /** `init`: `session_id=`, `db_path=`. */
 export async function init(ledger: LedgerHandle, flags: SessionFlags, sink: Sink): Promise<LedgerSession> {
   const session = await creating(ledger, flags);
@@ -34,6 +37,8 @@ export async function init(ledger: LedgerHandle, flags: SessionFlags, sink: Sink
  * joined the compaction hiding its call), `visible_ids=`.
  */
 export async function record(ledger: LedgerHandle, flags: SessionFlags & { role: LedgerRole; text: string; source?: string }, sink: Sink): Promise<void> {
+  // A tool result cannot open a session (its call comes first): refused before the session is made.
+  if (flags.role === 'tool' && !(flags.session !== undefined ? await ledger.getSession(flags.session) : await ledger.lastSession())) throw new PcodxUsageError(TOOL_FIRST);
   const session = await creating(ledger, flags);
   const [message] = await ledger.record(session.id, [{ role: flags.role, text: flags.text, source: flags.source ?? null }]);
   const visible = await ledger.visibleIds(session.id);
@@ -111,7 +116,7 @@ export interface LoopTarget {
  * `--cwd`, else the stored cwd, which must be absolute.
  */
 export async function resume(ledger: LedgerHandle, flags: SessionFlags & { last?: boolean; text?: string }, sink: Sink): Promise<LoopTarget> {
-  if ((flags.session !== undefined) === (flags.last === true)) throw new PcodxUsageError('pass exactly one of --session or --last to resume');
+  checkResumeSelector(flags);
   const session = await ledger.resolveSession({ id: flags.session, mode: 'existing' });
   const cwd = loopCwd(session, flags.cwd);
   if (flags.text !== undefined) {
@@ -122,6 +127,11 @@ export async function resume(ledger: LedgerHandle, flags: SessionFlags & { last?
   sink.err(visibleIdsLine(await ledger.visibleIds(session.id)));
   sink.out(await ledger.render(session.id));
   return { session, cwd };
+}
+
+/** `resume` takes exactly one of `--session` / `--last`; checked before the ledger is opened. */
+export function checkResumeSelector(flags: { readonly session?: string; readonly last?: boolean }): void {
+  if ((flags.session !== undefined) === (flags.last === true)) throw new PcodxUsageError('pass exactly one of --session or --last to resume');
 }
 
 /** `interactive` before its loop: finds or creates the session and records an optional first prompt (source `cli-interactive`). */

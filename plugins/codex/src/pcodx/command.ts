@@ -16,15 +16,28 @@ export abstract class PcodxCommand extends Command {
     cwd: Flags.string({ summary: 'Working directory recorded for a new session (resume: instead of the stored one).', helpGroup: 'GLOBAL' }),
   };
 
-  /** Opens the ledger named by `--db` (or the environment), runs `fn`, closes it. */
-  protected async withLedger<T>(db: string | undefined, fn: (ledger: LedgerHandle) => Promise<T>): Promise<T> {
+  /**
+   * Opens (creating it if needed) the ledger named by `--db` (or the environment), runs `fn`,
+   * closes it. A `session` name the ledger would refuse is refused first, before anything is
+   * created.
+   */
+  protected async withLedger<T>(db: string | undefined, fn: (ledger: LedgerHandle) => Promise<T>, create = true, session?: string): Promise<T> {
     const api = await hostApi();
-    const ledger = await api.services.ledger.open({ db });
+    if (session !== undefined) api.services.ledger.checkSessionName(session);
+    const ledger = await api.services.ledger.open({ db, create });
     try {
       return await fn(ledger);
     } finally {
       await ledger.close();
     }
+  }
+
+  /**
+   * {@link withLedger} for commands that need a session that exists: a missing (or empty) ledger
+   * is refused before anything is created, so such a refusal leaves no directory and no file.
+   */
+  protected async withExistingLedger<T>(db: string | undefined, fn: (ledger: LedgerHandle) => Promise<T>, session?: string): Promise<T> {
+    return this.withLedger(db, fn, false, session);
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -201,7 +201,9 @@ describe('cordon pcodx: sessions', () => {
   it('read and compact commands need a session; an unknown --session is an error', async () => {
     for (const cmd of [['show'], ['ids'], ['current-session-message-ids'], ['compact', '--from', 'msg1', '--to', 'msg1', '--summary', 's'], ['compact-many', '--range', 'msg1..msg1=s'], ['uncompact', 'cmp1']]) {
       const r = await pcodx(box, db, cmd);
-      expect([r.exitCode, r.stderr], cmd.join(' ')).toEqual([1, 'error: no session; run `pcodx init` first\n']);
+      // No ledger yet: refused before anything is created.
+      expect([r.exitCode, r.stderr], cmd.join(' ')).toEqual([1, `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`]);
+      expect(existsSync(db)).toBe(false);
     }
     ok(await pcodx(box, db, ['init', '--session', 'real']));
     const unknown = await pcodx(box, db, ['show', '--session', 'ghost']);
@@ -229,11 +231,13 @@ describe('cordon pcodx: sessions', () => {
       const r = await pcodx(box, db, ['resume', ...args]);
       expect([r.exitCode, r.stderr]).toEqual([1, 'error: pass exactly one of --session or --last to resume\n']);
     }
+    const none = await pcodx(box, db, ['resume', '--last']);
+    expect([none.exitCode, none.stderr]).toEqual([1, `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`]);
+    expect(existsSync(db)).toBe(false);
+    ok(await pcodx(box, db, ['init', '--session', 'other']));
     const ghost = await pcodx(box, db, ['resume', '--session', 'ghost']);
     expect([ghost.exitCode, ghost.stderr]).toEqual([1, 'error: unknown session `ghost`\n']);
-    const none = await pcodx(box, db, ['resume', '--last']);
-    expect([none.exitCode, none.stderr]).toEqual([1, 'error: no session; run `pcodx init` first\n']);
-    expect(tableRows(db, 'select id from sessions')).toEqual([]);
+    expect(tableRows(db, 'select id from sessions')).toEqual([{ id: 'other' }]);
 
     ok(await pcodx(box, db, ['record', '--session', 'r', '--role', 'user', '--text', 'earlier']));
     const r = await pcodx(box, db, ['resume', '--last', '--text', 'back again'], { input: '/exit\n' });

@@ -16,6 +16,6 @@ export default class PcodxCompactMany extends PcodxCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxCompactMany);
     const ranges = flags.range.map(parseRangeSpec);
-    await this.withLedger(flags.db, (ledger) => compact(ledger, { ...flags, ranges, many: true, dryRun: flags['dry-run'] }, processSink));
+    await this.withExistingLedger(flags.db, (ledger) => compact(ledger, { ...flags, ranges, many: true, dryRun: flags['dry-run'] }, processSink));
   }
 }

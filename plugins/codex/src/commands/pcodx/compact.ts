@@ -18,6 +18,6 @@ export default class PcodxCompact extends PcodxCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxCompact);
     const ranges = [{ from: flags.from, to: flags.to, summary: flags.summary }];
-    await this.withLedger(flags.db, (ledger) => compact(ledger, { ...flags, ranges, many: false, dryRun: flags['dry-run'] }, processSink));
+    await this.withExistingLedger(flags.db, (ledger) => compact(ledger, { ...flags, ranges, many: false, dryRun: flags['dry-run'] }, processSink));
   }
 }

@@ -7,6 +7,6 @@ export default class PcodxCurrentSessionMessageIds extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxCurrentSessionMessageIds);
-    await this.withLedger(flags.db, (ledger) => messageIds(ledger, flags, processSink));
+    await this.withExistingLedger(flags.db, (ledger) => messageIds(ledger, flags, processSink));
   }
 }

@@ -7,6 +7,6 @@ export default class PcodxIds extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxIds);
-    await this.withLedger(flags.db, (ledger) => ids(ledger, flags, processSink));
+    await this.withExistingLedger(flags.db, (ledger) => ids(ledger, flags, processSink));
   }
 }

@@ -8,6 +8,6 @@ export default class PcodxInit extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxInit);
-    await this.withLedger(flags.db, (ledger) => init(ledger, flags, processSink));
+    await this.withLedger(flags.db, (ledger) => init(ledger, flags, processSink), true, flags.session);
   }
 }

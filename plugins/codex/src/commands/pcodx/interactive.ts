@@ -1,3 +1,4 @@
+import type { LedgerHandle } from '@cordon/plugin-api';
 import { PcodxCommand, textFlags } from '../../pcodx/command.js';
 import { interactiveStart } from '../../pcodx/actions.js';
 import { InteractiveLoop, runLoop } from '../../pcodx/interactive.js';
@@ -12,9 +13,10 @@ export default class PcodxInteractive extends PcodxCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxInteractive);
     const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: false, stdinAllowed: false });
-    await this.withLedger(flags.db, async (ledger) => {
+    const loop = async (ledger: LedgerHandle) => {
       const target = await interactiveStart(ledger, { ...flags, text: input?.text }, processSink);
       await runLoop(new InteractiveLoop(ledger, target, processSink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
-    });
+    };
+    await this.withLedger(flags.db, loop, true, flags.session);
   }
 }

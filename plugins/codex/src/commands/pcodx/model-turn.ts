@@ -25,7 +25,7 @@ export default class PcodxModelTurn extends PcodxCommand {
     const { flags } = await this.parse(PcodxModelTurn);
     if (!flags.session) this.error('pass --session NAME: model-turn answers within one existing session', { exit: 2 });
     const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: true, stdinAllowed: true });
-    await this.withLedger(flags.db, (ledger) =>
+    await this.withExistingLedger(flags.db, (ledger) =>
       modelTurnCommand(ledger, {
         session: flags.session!,
         cwd: flags.cwd,

@@ -1,7 +1,10 @@
 import { Flags } from '@oclif/core';
 import type { LedgerRole } from '@cordon/plugin-api';
 import { PcodxCommand, textFlags } from '../../pcodx/command.js';
-import { record } from '../../pcodx/actions.js';
+import { existsSync } from 'node:fs';
+import { record, TOOL_FIRST } from '../../pcodx/actions.js';
+import { PcodxUsageError } from '../../pcodx/errors.js';
+import { hostApi } from '../../pcodx/host-api.js';
 import { processSink } from '../../pcodx/output.js';
 import { readTextInput } from '../../pcodx/text-input.js';
 
@@ -17,6 +20,8 @@ export default class PcodxRecord extends PcodxCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxRecord);
     const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: true, stdinAllowed: true });
-    await this.withLedger(flags.db, (ledger) => record(ledger, { ...flags, role: flags.role as LedgerRole, text: input!.text }, processSink));
+    // No ledger yet means no session and no call for a tool result: refused before one is created.
+    if (flags.role === 'tool' && !existsSync((await hostApi()).services.ledger.resolvePath({ db: flags.db }))) throw new PcodxUsageError(TOOL_FIRST);
+    await this.withLedger(flags.db, (ledger) => record(ledger, { ...flags, role: flags.role as LedgerRole, text: input!.text }, processSink), true, flags.session);
   }
 }

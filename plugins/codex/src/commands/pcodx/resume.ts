@@ -1,6 +1,7 @@
+import type { LedgerHandle } from '@cordon/plugin-api';
 import { Flags } from '@oclif/core';
 import { PcodxCommand, textFlags } from '../../pcodx/command.js';
-import { resume } from '../../pcodx/actions.js';
+import { checkResumeSelector, resume } from '../../pcodx/actions.js';
 import { InteractiveLoop, runLoop } from '../../pcodx/interactive.js';
 import { processSink } from '../../pcodx/output.js';
 import { readTextInput } from '../../pcodx/text-input.js';
@@ -13,10 +14,13 @@ export default class PcodxResume extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxResume);
+    // Before the ledger is opened: a refusal writes nothing.
+    checkResumeSelector(flags);
     const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: false, stdinAllowed: false });
-    await this.withLedger(flags.db, async (ledger) => {
+    const loop = async (ledger: LedgerHandle) => {
       const target = await resume(ledger, { ...flags, text: input?.text }, processSink);
       await runLoop(new InteractiveLoop(ledger, target, processSink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
-    });
+    };
+    await this.withExistingLedger(flags.db, loop, flags.session);
   }
 }

@@ -9,6 +9,6 @@ export default class PcodxShow extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxShow);
-    await this.withLedger(flags.db, (ledger) => show(ledger, flags, processSink));
+    await this.withExistingLedger(flags.db, (ledger) => show(ledger, flags, processSink));
   }
 }

@@ -12,6 +12,6 @@ export default class PcodxTurn extends PcodxCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxTurn);
     const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: true, stdinAllowed: true });
-    await this.withLedger(flags.db, (ledger) => turn(ledger, { ...flags, text: input!.text }, processSink));
+    await this.withLedger(flags.db, (ledger) => turn(ledger, { ...flags, text: input!.text }, processSink), true, flags.session);
   }
 }

@@ -11,6 +11,6 @@ export default class PcodxUncompact extends PcodxCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(PcodxUncompact);
-    await this.withLedger(flags.db, (ledger) => uncompact(ledger, { ...flags, compactionId: args.compaction }, processSink));
+    await this.withExistingLedger(flags.db, (ledger) => uncompact(ledger, { ...flags, compactionId: args.compaction }, processSink));
   }
 }

@@ -2,6 +2,7 @@ import type { LedgerHandle, LedgerMessage, LedgerSession } from '@cordon/plugin-
 import type { RpcMessage } from '../serve/frames.js';
 import { checkInjectItems } from '../serve/inject.js';
 import { TurnRecord } from '../serve/ingest.js';
+import { escapeControls, readAppServerError } from './app-error.js';
 import { StdioAppServer } from './stdio-rpc.js';
 import { codexVersion, usageRecord, type TokenUsage } from './usage.js';
 
@@ -47,7 +48,11 @@ export interface ModelTurnResult {
  * `turn/start` with the text; then the agent messages, tool items and token usage (required;
  * waited for up to 5 s after `turn/completed`). The prompt and the answer (with any native tool
  * transcript, marked untrusted) are recorded in one transaction. Throws on a failed or
- * interrupted turn, a timeout, missing token usage or an app-server that dies; nothing is recorded then.
+ * interrupted turn, a timeout, missing token usage or an app-server that dies; nothing is recorded
+ * then. An app-server `error` notification that ends the turn (Codex will not retry; the model
+ * server answered 401/403: no login, a wrong key; or it could not be reached at all: no network)
+ * fails it as soon as it arrives, with the app-server's own message; the last such message is
+ * part of every later failure's message.
  */
 export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurnResult> {
   const { ledger, session } = options;
@@ -61,22 +66,36 @@ export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurn
   const completed = new Promise<string>((r) => (finished = r));
   let usageSeen: (() => void) | undefined;
   const usageArrived = new Promise<void>((r) => (usageSeen = r));
+  // The app-server's own errors: the last one is kept for the message of a later failure; one
+  // that ends the turn (no retry, a 401/403 no retry cures, no network) fails it at once.
+  let lastError: string | undefined;
+  let failNow: ((error: Error) => void) | undefined;
+  const failed = new Promise<never>((_, reject) => (failNow = reject));
+  failed.catch(() => undefined);
   const onNotification = (message: RpcMessage) => {
     const p = message.params ?? {};
     if (threadId === undefined || p.threadId !== threadId) return;
-    if (message.method === 'item/completed') record?.addItem(p.item);
+    if (message.method === 'error') {
+      const error = readAppServerError(p);
+      lastError = error.text;
+      if (error.final) failNow?.(new Error(`codex app-server reported: ${error.text}`));
+    } else if (message.method === 'item/completed') record?.addItem(p.item);
     else if (message.method === 'thread/tokenUsage/updated' && p.tokenUsage?.last) {
       usage = { last: p.tokenUsage.last, window: typeof p.tokenUsage.modelContextWindow === 'number' ? p.tokenUsage.modelContextWindow : null };
       usageSeen?.();
     } else if (message.method === 'turn/completed') {
       if (record) record.turnId ??= p.turn?.id;
+      if (typeof p.turn?.error?.message === 'string') lastError = escapeControls(p.turn.error.message);
       finished?.(String(p.turn?.status));
     }
   };
   const server = new StdioAppServer(options.codexBin, { cwd: options.cwd, env: options.env, onNotification });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the model turn did not finish within ${Math.round(options.timeoutMs / 1000)} s`)), options.timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`the model turn did not finish within ${Math.round(options.timeoutMs / 1000)} s${lastError ? `; codex app-server last reported: ${lastError}` : ''}`)),
+      options.timeoutMs,
+    );
   });
   try {
     const work = async () => {
@@ -90,7 +109,7 @@ export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurn
       const turn = await server.request('turn/start', { threadId, input: [{ type: 'text', text: options.text, text_elements: [] }] });
       record.turnId = turn?.turn?.id;
       const status = await completed;
-      if (status !== 'completed') throw new Error(`the model turn ended with status ${status}`);
+      if (status !== 'completed') throw new Error(`the model turn ended with status ${status}${lastError ? `: ${lastError}` : ''}`);
       if (!usage) await Promise.race([usageArrived, new Promise((r) => setTimeout(r, USAGE_GRACE_MS))]);
       if (!usage) throw new Error('app-server reported no token usage for the turn');
       return init;
@@ -98,7 +117,7 @@ export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurn
     const working = work();
     // When the timeout wins, the abandoned work still rejects (the app-server is closed below); that must not surface as an unhandled rejection.
     working.catch(() => undefined);
-    const init = await Promise.race([working, timeout]);
+    const init = await Promise.race([working, timeout, failed]);
     const rows = await ledger.record(session.id, record!.rows());
     const answerRow = rows[1]!;
     return {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { RpcId, RpcMessage } from '../serve/frames.js';
+import { escapeControls } from './app-error.js';
 
 /**
  * The answer `pcodx model-turn` gives each server request (research/pcodx-codex.md §1.10): it runs
@@ -46,7 +47,8 @@ export class StdioAppServer {
       this.#pending.clear();
     };
     this.#child.once('error', (error) => fail(new Error(`cannot start ${codexBin}: ${error.message}`)));
-    this.#child.once('close', (code, signal) => fail(new Error(`${codexBin} app-server exited (${signal ?? code}): ${this.#stderr.trim().split('\n').slice(-3).join(' | ')}`)));
+    // Its last stderr lines, control characters (its log colours among them) escaped.
+    this.#child.once('close', (code, signal) => fail(new Error(`${codexBin} app-server exited (${signal ?? code}): ${escapeControls(this.#stderr.trim().split('\n').slice(-3).join(' | '))}`)));
     createInterface({ input: this.#child.stdout! }).on('line', (line) => {
       let message: RpcMessage;
       try {

@@ -1,0 +1,45 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { escapeControls, readAppServerError } from '../../src/pcodx/model-turn/app-error.js';
+import { StdioAppServer } from '../../src/pcodx/model-turn/stdio-rpc.js';
+
+const notice = (willRetry: boolean, info: unknown, message = 'Reconnecting... 1/5', details: string | null = 'unexpected status') => ({ error: { message, codexErrorInfo: info, additionalDetails: details }, willRetry });
+
+describe('app-server error notifications (model-turn)', () => {
+  it('end the turn when Codex will not retry, on 401/403, and when no HTTP answer came; a retried 429/5xx or a bare retry waits', () => {
+    expect(readAppServerError(notice(false, { httpConnectionFailed: { httpStatusCode: 500 } })).final).toBe(true);
+    expect(readAppServerError(notice(true, { responseStreamDisconnected: { httpStatusCode: 401 } })).final).toBe(true);
+    expect(readAppServerError(notice(true, { responseStreamDisconnected: { httpStatusCode: 403 } })).final).toBe(true);
+    expect(readAppServerError(notice(true, { responseStreamDisconnected: { httpStatusCode: null } })).final).toBe(true);
+    expect(readAppServerError(notice(true, { responseStreamDisconnected: { httpStatusCode: 429 } })).final).toBe(false);
+    expect(readAppServerError(notice(true, { responseStreamDisconnected: { httpStatusCode: 503 } })).final).toBe(false);
+    expect(readAppServerError(notice(true, null)).final).toBe(false);
+    expect(readAppServerError(notice(true, 'other')).final).toBe(false);
+    expect(readAppServerError({ error: {} }).final).toBe(true);
+  });
+
+  it('keep the message and its details, control characters escaped; an empty error still says something', () => {
+    expect(readAppServerError(notice(false, null, 'bad\u001b[31m', 'body\r\n{"x":1}\u009b')).text).toBe('bad\\u001b[31m (body\\u000d\\u000a{"x":1}\\u009b)');
+    expect(readAppServerError(notice(false, null, 'plain', null)).text).toBe('plain');
+    expect(readAppServerError({ error: { message: '' } }).text).toBe('an error without a message');
+    expect(escapeControls('tab\tkept')).toBe('tab\tkept');
+  });
+});
+
+describe('an app-server that dies', () => {
+  it('is reported with its last stderr lines, control characters (its log colours) escaped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-app-error-'));
+    try {
+      const codex = join(dir, 'coloured-codex');
+      writeFileSync(codex, "#!/bin/sh\nprintf '\\033[31mERROR\\033[0m no model\\r\\n' >&2\nexit 4\n");
+      chmodSync(codex, 0o755);
+      const server = new StdioAppServer(codex, { onNotification: () => undefined });
+      await expect(server.request('initialize', {})).rejects.toThrow(`${codex} app-server exited (4): \\u001b[31mERROR\\u001b[0m no model`);
+      await server.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

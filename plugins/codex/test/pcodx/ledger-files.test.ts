@@ -1,0 +1,162 @@
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT, makeSandbox, runProcess, type Sandbox } from '../../../../test/support/cli.js';
+import { makeReferenceLedger } from '../../../../packages/host/test/ledger/reference-files.js';
+import { linkCodex, pcodx, sha, tableRows } from './support.js';
+
+const PCODX_BIN = join(REPO_ROOT, 'plugins/codex/bin/pcodx.js');
+let box: Sandbox;
+beforeEach(() => {
+  box = makeSandbox('cordon-pcodx-files-');
+  linkCodex(box);
+});
+afterEach(() => box.cleanup());
+
+/** `cordon pcodx ARGS` with no PCODX_DB: only flags name the ledger. */
+const cordonPcodx = (args: string[]) => pcodx(box, undefined, args, { env: { PCODX_DB: '' } });
+/** The `pcodx` bin with the same environment. */
+const pcodxBin = (args: string[]) => runProcess([process.execPath, PCODX_BIN, ...args], { env: { ...box.env, PCODX_DB: '' } });
+
+describe('global flags before the command, as the reference writes them', () => {
+  for (const [name, run] of [
+    ['cordon pcodx', cordonPcodx],
+    ['the pcodx bin', pcodxBin],
+  ] as const) {
+    it(`${name}: \`--db D --session S init\` runs init with those flags; a spelling it cannot run is exit 2 with a message`, async () => {
+      const db = join(box.root, `${name.replace(/\W/g, '-')}`, 'pcodx.sqlite3');
+      const init = await run(['--db', db, '--session', 'S', 'init']);
+      expect([init.exitCode, init.stdout, init.stderr]).toEqual([0, `session_id=S\ndb_path=${db}\n`, '']);
+      const recorded = await run([`--db=${db}`, '--session=S', 'record', '--role', 'user', '--text', 'hello']);
+      expect([recorded.exitCode, recorded.stdout]).toEqual([0, 'session_id=S\nmessage_id=msg1\nvisible_ids=msg1\n']);
+      const show = await run(['--session', 'S', '--db', db, 'show']);
+      expect([show.exitCode, show.stdout]).toEqual([0, 'hello\n<aboveturn id="msg1"/>\n']);
+
+      const other = join(box.root, 'never', 'pcodx.sqlite3');
+      const cases: Array<[string[], string]> = [
+        [['--db', other], 'error: name a command after the global flags, e.g. pcodx --db'],
+        [['--db', other, '--session'], 'error: --session needs a value'],
+        [['--verbose', 'init'], 'error: "--verbose" is not a global flag of pcodx (those are --db, --session and --cwd)'],
+        [['--db', other, 'frobnicate'], 'error: "frobnicate" is not a pcodx command'],
+      ];
+      for (const [args, message] of cases) {
+        const r = await run(args);
+        expect([r.exitCode, r.stdout], args.join(' ')).toEqual([2, '']);
+        expect(r.stderr).toContain(message);
+      }
+      expect(existsSync(join(box.root, 'never'))).toBe(false);
+      expect(tableRows(db, 'select session_id, text from messages')).toEqual([{ session_id: 'S', text: 'hello' }]);
+    });
+  }
+});
+
+describe('a refusal writes nothing', () => {
+  it('resume without a selector, and every command that needs an existing session, create no directory and no file', async () => {
+    const dir = join(box.root, 'missing');
+    const db = join(dir, 'pcodx.sqlite3');
+    const refusals: Array<[string[], string]> = [
+      [['resume', '--db', db], 'error: pass exactly one of --session or --last to resume\n'],
+      [['resume', '--db', db, '--session', 'a', '--last'], 'error: pass exactly one of --session or --last to resume\n'],
+      [['resume', '--db', db, '--last'], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
+      [['resume', '--db', db, '--session', 'a', '--text', 'hi'], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
+      [['show', '--db', db], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
+      [['ids', '--db', db, '--session', 'a'], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
+      [['current-session-message-ids', '--db', db], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
+      [['compact', '--db', db, '--from', 'msg1', '--to', 'msg1', '--summary', 's'], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
+      [['compact-many', '--db', db, '--range', 'msg1..msg1=s'], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
+      [['uncompact', '--db', db, 'cmp1'], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
+      [['model-turn', '--db', db, '--session', 'a', '--text', 'hi', '--codex-bin', join(box.root, 'no-codex')], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
+    ];
+    for (const [args, stderr] of refusals) {
+      const r = await cordonPcodx(args);
+      expect([r.exitCode, r.stdout, r.stderr], args.join(' ')).toEqual([1, '', stderr]);
+      expect(existsSync(dir), args.join(' ')).toBe(false);
+    }
+  });
+
+  it('a session name or a tool message the ledger would refuse is refused before a ledger, or a session, is created', async () => {
+    const dir = join(box.root, 'missing');
+    const db = join(dir, 'pcodx.sqlite3');
+    const bad = 'bad\u0007name';
+    const toolFirst = 'error: a tool message records the result of a call: record the assistant message that made the call first (the session has no messages yet)\n';
+    const refusals: Array<[string[], string]> = [
+      [['init', '--db', db, '--session', bad], `error: session name "bad\\u0007name" is not valid: use 1-200 characters without control characters\n`],
+      [['record', '--db', db, '--session', bad, '--role', 'user', '--text', 'x'], `error: session name "bad\\u0007name" is not valid: use 1-200 characters without control characters\n`],
+      [['turn', '--db', db, '--session', '', '--text', 'x'], 'error: session name "" is not valid: use 1-200 characters without control characters\n'],
+      [['interactive', '--db', db, '--session', 'x'.repeat(201)], `error: session name "${'x'.repeat(201)}" is not valid: use 1-200 characters without control characters\n`],
+      [['record', '--db', db, '--role', 'tool', '--text', 'result'], toolFirst],
+      [['record', '--db', db, '--session', 'n', '--role', 'tool', '--text', 'result'], toolFirst],
+    ];
+    for (const [args, stderr] of refusals) {
+      const r = await cordonPcodx(args);
+      expect([r.exitCode, r.stdout, r.stderr], args.join(' ')).toEqual([1, '', stderr]);
+      expect(existsSync(dir), args.join(' ')).toBe(false);
+    }
+    // In a ledger that exists, a tool message for a session that does not creates no session.
+    expect((await cordonPcodx(['init', '--db', db, '--session', 'first'])).exitCode).toBe(0);
+    const r = await cordonPcodx(['record', '--db', db, '--session', 'second', '--role', 'tool', '--text', 'result']);
+    expect([r.exitCode, r.stderr]).toEqual([1, toolFirst]);
+    expect(tableRows(db, 'select id from sessions')).toEqual([{ id: 'first' }]);
+  });
+
+  it('model-turn that fails (no codex to run) leaves no usage log and no directory for one', async () => {
+    const db = join(box.root, 'pcodx.sqlite3');
+    expect((await cordonPcodx(['init', '--db', db, '--session', 'm'])).exitCode).toBe(0);
+    const logDir = join(box.root, 'logs');
+    const r = await cordonPcodx(['model-turn', '--db', db, '--session', 'm', '--text', 'hi', '--usage-log', join(logDir, 'deep', 'usage.jsonl'), '--codex-bin', join(box.root, 'no-codex')]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('error: cannot start');
+    expect(existsSync(logDir)).toBe(false);
+    expect(tableRows(db, 'select count(*) as n from messages')).toEqual([{ n: 0 }]);
+  });
+
+  it('an empty file given to a command that needs a session stays empty (no schema, no WAL)', async () => {
+    const db = join(box.root, 'empty.sqlite3');
+    writeFileSync(db, '');
+    const r = await cordonPcodx(['show', '--db', db]);
+    expect(r.exitCode).toBe(1);
+    expect(statSync(db).size).toBe(0);
+    expect(readdirSync(box.root).filter((f) => f.startsWith('empty'))).toEqual(['empty.sqlite3']);
+  });
+});
+
+describe('ledger files cordon did not write', () => {
+  it('a ledger the reference pcodx wrote works with every command after its upgrade', async () => {
+    const db = join(box.root, 'reference.sqlite3');
+    makeReferenceLedger(db);
+    const show = await cordonPcodx(['show', '--db', db, '--session', 'alpha']);
+    expect([show.exitCode, show.stderr]).toEqual([0, ""]);
+    expect(show.stdout).toContain('loader is src/config.ts\n<aboveturn id="cmp2"/>\n\nit is src/config.ts\n<aboveturn id="msg5"/>');
+    const compact = await cordonPcodx(['compact', '--db', db, '--session', 'alpha', '--from', 'msg6', '--to', 'msg7', '--summary', 'parser fixed']);
+    expect([compact.exitCode, compact.stderr]).toEqual([0, '']);
+    expect(compact.stdout).toContain('compaction_id=cmp3\n');
+    const resume = await runProcess([process.execPath, PCODX_BIN, 'resume', '--db', db, '--last'], { env: { ...box.env, PCODX_DB: '' }, input: '/exit\n' });
+    expect(resume.exitCode).toBe(0);
+    expect(resume.stderr).toContain('session_id=alpha\nvisible_ids=msg1,cmp2,msg5,cmp3\n');
+  });
+
+  it('a damaged ledger is an error naming the file and the row, and the file is left unchanged', async () => {
+    const db = join(box.root, 'reference.sqlite3');
+    makeReferenceLedger(db, (raw) => raw.prepare(`update compactions set to_seq = 999999, to_msg_id = 'msg999999', n_messages_replaced = 999998`).run());
+    const before = sha(db);
+    const r = await cordonPcodx(['show', '--db', db, '--session', 'beta']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`error: ledger database ${db} is damaged: compactions row "cmp2" of session "alpha": its range msg2..msg999999 names a message that does not exist`);
+    expect(sha(db)).toBe(before);
+  });
+
+  it('a correlation id cordon did not make never reaches the usage log: the ledger is refused before the turn', async () => {
+    const db = join(box.root, 'pcodx.sqlite3');
+    expect((await cordonPcodx(['init', '--db', db, '--session', 's'])).exitCode).toBe(0);
+    const raw = new Database(db);
+    raw.prepare(`update sessions set usage_correlation_id = 'pcses-alice@example.com'`).run();
+    raw.close();
+    const log = join(box.root, 'usage.jsonl');
+    const r = await cordonPcodx(['model-turn', '--db', db, '--session', 's', '--text', 'hi', '--usage-log', log, '--codex-bin', join(box.root, 'no-codex')]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`error: ledger database ${db} is damaged: sessions row "s" has a usage correlation id that cordon did not make`);
+    expect(r.stderr).not.toContain('alice');
+    expect(existsSync(log)).toBe(false);
+  });
+});
