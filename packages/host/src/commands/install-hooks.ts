@@ -29,10 +29,12 @@ export default class InstallHooks extends CordonCommand {
     '<%= config.bin %> <%= command.id %> --agent codex --agent gemini --write',
     '<%= config.bin %> <%= command.id %> --all --scope project --write',
     '<%= config.bin %> <%= command.id %> --agent hermes --write --accept',
+    '<%= config.bin %> <%= command.id %> --all --check',
   ];
   static override flags = {
     ...hookConfigFlags,
     accept: Flags.boolean({ description: "Hermes: also record your consent in Hermes' shell-hooks allowlist (otherwise Hermes asks on first use)" }),
+    check: Flags.boolean({ description: 'Write nothing; exit 1 when an install would change something (the diffs are printed), 0 when every config is current', exclusive: ['write'] }),
   };
 
   async run(): Promise<InstallHooksReport> {
@@ -50,6 +52,8 @@ export default class InstallHooks extends CordonCommand {
     if (!this.jsonEnabled()) printHooksReport(result, (line) => this.log(line));
     // --json keeps stdout for the document; the warnings still reach a person on stderr.
     else for (const warning of hooksWarnings(result)) process.stderr.write(`${warning}\n`);
+    // --check: a CI or a setup script asks "is everything installed and current?"
+    if (flags.check && result.agents.some((a) => a.changes.length > 0)) process.exitCode = 1;
     return result;
   }
 }

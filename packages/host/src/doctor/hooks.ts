@@ -9,12 +9,30 @@ import type { Finding } from './report.js';
 
 const shlex = lazyPackage<{ split(command: string): string[] }>('shlex');
 
-/** The cordon hook commands for `agent` found in a config file's text (every shell form we write). */
+/**
+ * The cordon hook commands for `agent` found in a config file's text, in every format we write:
+ * a JSON or TOML string (`"command": "… hook --agent codex"`, backslash escapes undone) or a YAML
+ * plain value (`command: … hook --agent hermes`). The command always ends with `hook --agent <name>`.
+ */
 export function hookCommandsIn(text: string, agent: string): string[] {
   const found = new Set<string>();
-  // A command string ends at the JSON/TOML/YAML quote that closes it; we write `… hook --agent <name>` last.
-  const pattern = new RegExp(`(?:^|["'\\s:=\\[])((?:\\\\.|[^"\\n\\\\])*?\\bhook --agent ${agent.replace(/[-]/g, '\\-')})\\b`, 'gm');
-  for (const m of text.matchAll(pattern)) found.add(m[1]!.trim().replace(/\\(["\\])/g, '$1'));
+  const tail = `hook --agent ${agent}`;
+  for (let at = text.indexOf(tail); at >= 0; at = text.indexOf(tail, at + 1)) {
+    const after = text[at + tail.length];
+    if (after !== undefined && !/["'\s,}\]]/.test(after)) continue; // `gemini-x` is another agent
+    const lineStart = text.lastIndexOf('\n', at) + 1;
+    const line = text.slice(lineStart, at + tail.length);
+    // The opening quote of a JSON/TOML string: the last `"` not escaped by a backslash.
+    let open = -1;
+    for (let i = line.length - tail.length - 1; i >= 0; i--) {
+      if (line[i] === '"' && line[i - 1] !== '\\') {
+        open = i;
+        break;
+      }
+    }
+    const raw = open >= 0 ? line.slice(open + 1) : line.replace(/^\s*(?:-\s+)?(?:[\w.-]+:\s+)?/, '');
+    found.add((open >= 0 ? raw.replace(/\\(["\\])/g, '$1') : raw).trim());
+  }
   return [...found];
 }
 
@@ -83,9 +101,11 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
     const present = removal ? installed(removal) : false;
     const install = `cordon install-hooks --agent ${agent}${options.scope === 'project' ? ' --scope project' : ''} --write`;
     if (!present) {
+      // A project without cordon's hooks is the usual case; only the user scope speaks for the agent.
+      if (options.scope === 'project') continue;
       findings.push(
         detected
-          ? { check, status: 'problem', message: `${agent} is installed here but cordon's hooks are not in its config`, fix: install }
+          ? { check, status: 'problem', message: `${agent} is installed here but cordon's hooks are not in its config`, fix: install, details: { missing: true } }
           : { check, status: 'info', message: `${agent} not found here and no cordon hooks installed` },
       );
       continue;

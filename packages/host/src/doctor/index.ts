@@ -30,7 +30,9 @@ export async function runDoctor(host: CordonHost, options: DoctorOptions): Promi
   const scopes = options.scopes ?? ['user', 'project'];
   const hooks: Finding[] = [];
   for (const scope of scopes) hooks.push(...(await hookFindings(host, { scope, projectDir: options.projectDir, env: options.env })));
-  findings.push(...hooks);
+  // Hooks in the project's config serve the agent as well as the user's would.
+  const inProject = new Set(hooks.filter((f) => f.check.endsWith(':project')).map((f) => f.check.split(':')[1]));
+  findings.push(...hooks.filter((f) => !(f.details?.missing === true && inProject.has(f.check.split(':')[1]))));
   const installedAgents = [...new Set(hooks.filter((f) => f.status === 'ok' && f.message === 'hooks installed and current').map((f) => f.check.split(':')[1]!))];
   findings.push(...activityFindings(host.paths.dataDir, installedAgents, options.now));
   findings.push(...logFindings(host.paths.dataDir, options.now));

@@ -38,12 +38,12 @@ export async function sqliteFinding(): Promise<Finding> {
  */
 export function pluginFindings(host: CordonHost, packages: ReadonlyArray<{ readonly name: string; readonly version: string }>): Finding[] {
   const findings: Finding[] = [];
-  const listed = packages.filter((p) => p.name.startsWith('@cordon/') || host.applied.length > 0).map((p) => `${p.name}@${p.version}`);
+  const listed = packages.filter((p) => p.name.startsWith('@cordon/') || !p.name.startsWith('@oclif/')).map((p) => `${p.name}@${p.version}`);
   const none = host.applied.length === 0;
   findings.push({
     check: 'plugins',
     status: none ? 'problem' : 'ok',
-    message: none ? 'no plugin applied: cordon knows no agent' : `${host.applied.length} applied: ${listed.join(', ')}`,
+    message: none ? 'no plugin applied: cordon knows no agent' : listed.join(', '),
     ...(none ? { fix: 'cordon plugins install claude-code codex (the agents you use)' } : {}),
     details: { applied: host.applied, packages },
   });

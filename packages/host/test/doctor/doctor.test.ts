@@ -1,0 +1,132 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requireAgent } from '../../../../test/support/agents.js';
+import { CORDON_BIN, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { brokenCommand, hookCommandsIn } from '../../src/doctor/hooks.js';
+import { ago } from '../../src/doctor/activity.js';
+import type { DoctorReport } from '../../src/doctor/index.js';
+
+// `cordon doctor` on configs the real `cordon install-hooks` wrote: healthy, a stale path, a Codex
+// whose trust no longer matches, a log with a fresh error (with escape sequences) and markers.
+
+let box: Sandbox;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  box = makeSandbox('cordon-doctor-');
+  linkPlugins(box.dataDir, ['claude-code', 'codex', 'gemini']);
+  mkdirSync(join(box.home, '.claude'), { recursive: true });
+  env = { ...box.env, PATH: `${dirname(process.execPath)}${delimiter}/usr/bin${delimiter}/bin` };
+});
+afterEach(() => box.cleanup());
+
+async function doctor(e = env): Promise<{ exitCode: number | null; report: DoctorReport; text: string }> {
+  const json = await runCordon(['doctor', '--json'], { env: e, cwd: box.home });
+  const text = await runCordon(['doctor'], { env: e, cwd: box.home });
+  expect(text.exitCode).toBe(json.exitCode);
+  return { exitCode: json.exitCode, report: JSON.parse(json.stdout) as DoctorReport, text: text.stdout };
+}
+
+const find = (r: DoctorReport, check: string) => r.findings.filter((f) => f.check === check);
+
+describe('cordon doctor', () => {
+  it('healthy: hooks installed by install-hooks are current, exit 0; --check agrees', async () => {
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env })).exitCode).toBe(0);
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--check'], { env })).exitCode).toBe(0);
+    const { exitCode, report, text } = await doctor();
+    expect(exitCode, text).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(find(report, 'hooks:claude-code:user')).toEqual([expect.objectContaining({ status: 'ok', message: 'hooks installed and current' })]);
+    expect(find(report, 'sqlite')[0]!.status).toBe('ok');
+    expect(find(report, 'plugins')[0]!.message).toContain('@cordon/claude-code@');
+    expect(find(report, 'activity:claude-code')[0]!.message).toContain('no hook event from claude-code recorded yet');
+    expect(text).toMatch(/^no problems found$/m);
+  });
+
+  it('an agent installed here without the hooks is a problem with its fix', async () => {
+    const { exitCode, report } = await doctor();
+    expect(exitCode).toBe(1);
+    expect(find(report, 'hooks:claude-code:user')).toEqual([expect.objectContaining({ status: 'problem', fix: 'cordon install-hooks --agent claude-code --write' })]);
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--check'], { env })).exitCode).toBe(1);
+  });
+
+  it('a stale path: the command in the config runs a cordon that moved', async () => {
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env })).exitCode).toBe(0);
+    const settings = join(box.home, '.claude/settings.json');
+    writeFileSync(settings, readFileSync(settings, 'utf8').split(CORDON_BIN).join('/opt/gone/cordon/bin/run.cjs'));
+    const { exitCode, report } = await doctor();
+    expect(exitCode).toBe(1);
+    const found = find(report, 'hooks:claude-code:user');
+    expect(found.map((f) => f.status)).toEqual(['problem', 'problem']);
+    expect(found[0]!.message).toBe(`the hook command in ${settings} runs /opt/gone/cordon/bin/run.cjs, which does not exist (cordon moved or was uninstalled)`);
+    expect(found[1]!.message).toContain('stale');
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--check'], { env })).exitCode).toBe(1);
+    // The fix it names works.
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env })).exitCode).toBe(0);
+    expect((await doctor()).exitCode).toBe(0);
+  });
+
+  it('Codex: hooks whose trust entries no longer match are untrusted (Codex skips them silently), as the real codex reports', async () => {
+    const codex = requireAgent('codex');
+    const withCodex = { ...env, PATH: `${dirname(codex.bin)}${delimiter}${env.PATH}`, CODEX_HOME: join(box.home, '.codex') };
+    mkdirSync(join(box.home, '.codex'), { recursive: true });
+    const install = await runCordon(['install-hooks', '--agent', 'codex', '--write'], { env: withCodex });
+    expect(install.exitCode, install.stderr).toBe(0);
+    const healthy = await doctor(withCodex);
+    expect(find(healthy.report, 'hooks:codex:user').map((f) => f.status)).not.toContain('problem');
+    const config = join(box.home, '.codex/config.toml');
+    writeFileSync(config, readFileSync(config, 'utf8').replace(/trusted_hash = "sha256:[0-9a-f]{8}/g, 'trusted_hash = "sha256:00000000'));
+    const { exitCode, report } = await doctor(withCodex);
+    expect(exitCode).toBe(1);
+    const problems = find(report, 'hooks:codex:user').filter((f) => f.status === 'problem');
+    expect(problems.map((f) => f.message).join('\n')).toMatch(/trust/);
+    expect(problems[0]!.fix).toBe('cordon install-hooks --agent codex --write');
+  });
+
+  it('the log: its newest error is shown escaped with the log path; the last hook event per agent', async () => {
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env })).exitCode).toBe(0);
+    mkdirSync(join(box.dataDir, 'logs'), { recursive: true });
+    const log = join(box.dataDir, 'logs/cordon.log');
+    const now = new Date().toISOString();
+    writeFileSync(log, `${JSON.stringify({ t: now, level: 'warn', scope: 'hook', message: 'older warning' })}\n{torn line\n${JSON.stringify({ t: now, level: 'error', scope: 'hook', message: 'boom \u001b]52;c;eA==\u0007' })}\n`);
+    mkdirSync(join(box.dataDir, 'runs/s-1'), { recursive: true });
+    writeFileSync(join(box.dataDir, 'runs/s-1/markers.jsonl'), `${JSON.stringify({ v: 1, event: 'tool_end', ts: Date.now() - 3 * 3600_000, session_id: 's-1', agent: 'claude-code', tool_name: 'Bash' })}\n`);
+    const { exitCode, report, text } = await doctor();
+    expect(exitCode).toBe(1);
+    const [logged] = find(report, 'log');
+    expect(logged).toMatchObject({ status: 'problem', details: { path: log } });
+    expect(logged!.message).toContain('boom');
+    expect(text).not.toContain('\u001b');
+    expect(text).toContain('\\u001b]52');
+    expect(find(report, 'activity:claude-code')[0]!.message).toBe('last hook event: tool_end (Bash) 3 h ago, session s-1');
+  });
+
+  it('a log that is not a regular file is a problem, not a crash', async () => {
+    mkdirSync(join(box.dataDir, 'logs/cordon.log'), { recursive: true });
+    const { report } = await doctor();
+    expect(find(report, 'log')[0]).toMatchObject({ status: 'problem' });
+  });
+});
+
+describe('doctor helpers', () => {
+  it('finds the hook commands of an agent in each config format', () => {
+    expect(hookCommandsIn('{"command": "\'/usr/bin/node\' \'/x/run.cjs\' hook --agent codex"}', 'codex')).toEqual(["'/usr/bin/node' '/x/run.cjs' hook --agent codex"]);
+    expect(hookCommandsIn("command: /usr/local/bin/cordon hook --agent hermes\n", 'hermes')).toEqual(['/usr/local/bin/cordon hook --agent hermes']);
+    expect(hookCommandsIn('{"command": "cordon hook --agent gemini-x"}', 'gemini')).toEqual([]);
+  });
+
+  it('says why a command cannot start', () => {
+    const path = `${dirname(process.execPath)}`;
+    expect(brokenCommand(`'${process.execPath}' '${CORDON_BIN}' hook --agent codex`, { PATH: path })).toBeUndefined();
+    expect(brokenCommand(`/nope/node x.cjs hook`, { PATH: path })).toBe('runs /nope/node, which does not exist');
+    expect(brokenCommand(`cordon-missing hook --agent codex`, { PATH: path })).toBe('runs `cordon-missing`, which is not on PATH');
+    expect(brokenCommand(`'${process.execPath}' /gone/run.cjs hook`, { PATH: path })).toBe('runs /gone/run.cjs, which does not exist (cordon moved or was uninstalled)');
+  });
+
+  it('says how long ago', () => {
+    expect(ago(0, 30_000)).toBe('30 s ago');
+    expect(ago(0, 600_000)).toBe('10 min ago');
+    expect(ago(0, 5 * 3600_000)).toBe('5 h ago');
+    expect(ago(0, 3 * 86_400_000)).toBe('3 days ago');
+  });
+});
