@@ -3,6 +3,7 @@ import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { readRegularFile, writeFileAtomic } from '../io/index.js';
+import { terminalText } from '../output/terminal.js';
 import { ANALYSIS_SCHEMA_VERSION, analyze, loadRules, type AnalysisReport, type AnalyzeRequest } from '../telemetry/analyze/index.js';
 import { compareTable, type CompareReport, type LabelledReport } from '../telemetry/analyze/report/compare.js';
 import { renderHtml } from '../telemetry/analyze/report/html.js';
@@ -92,7 +93,7 @@ export default class Analyze extends CordonCommand {
     try {
       const report = await analyze({ ...req, onProgress: bar.onProgress });
       bar.done();
-      for (const f of report.failed) this.warn(`session ${f.session} skipped: ${f.stage} failed: ${f.error}`);
+      for (const f of report.failed) this.warn(terminalText(`session ${f.session} skipped: ${f.stage} failed: ${f.error}`));
       return report;
     } catch (error) {
       bar.done();

@@ -3,11 +3,13 @@ import type { AuditRecord } from './audit/record.js';
 import type { StatusReport } from './status.js';
 import { TRUNCATION_MARKER, type VerifierResult } from './verify/run.js';
 import { cutTextEnd } from '@cordon/plugin-api';
+import { terminalLines } from '../output/terminal.js';
 
 /**
  * Human output of `cordon check` (issue 2): a one-line verdict, the metrics against their
  * limits, then one line per violation; a failed verifier's line is followed by the end of its
- * output, indented (see {@link outputTail}). Paths in violation messages are already display-safe.
+ * output, indented (see {@link outputTail}). Paths in violation messages are already display-safe;
+ * the verifier's output and plugins' messages are escaped for the terminal ({@link terminalLines}).
  */
 export function renderAudit(audit: AuditRecord): string {
   const { metrics: m, limits: l } = audit;
@@ -36,7 +38,7 @@ export function renderAudit(audit: AuditRecord): string {
     }
   }
   for (const note of audit.notes ?? []) lines.push(`note: ${note}`);
-  return lines.join('\n');
+  return terminalLines(lines.join('\n'));
 }
 
 /** Lines of a failed verifier's output shown under its violation (research §8 keeps 16 KiB per stream). */
@@ -88,6 +90,6 @@ export function renderStatus(s: StatusReport): string {
   if (s.stale_run && s.live_agent_pid !== null) lines.push(`agent still running: ${s.stale_run}`);
   else if (s.stale_run) lines.push(`stale: ${s.stale_run}; \`cordon resume\` starts a new attempt, \`cordon check\` audits what is there`);
   if (s.operation) lines.push(`in progress: ${s.operation}`);
-  return lines.join('\n');
+  return terminalLines(lines.join('\n'));
 }
 
