@@ -22,15 +22,14 @@ const LINE_START = /^(\s*)([-+=]|\d+(?=[.)]))/;
  * line stays one line; lone surrogates become U+FFFD. The HTML report escapes for HTML instead.
  */
 export function markdownText(text: string): string {
-  return terminalText(wellFormed(text))
-    .replace(INLINE, (c) => `\\${c}`)
-    .replace(LINE_START, (_all, space: string, marker: string) => (/\d/.test(marker) ? `${space}${marker}\\` : `${space}\\${marker}`));
+  return markdownCell(text).replace(LINE_START, (_all, space: string, marker: string) => (/\d/.test(marker) ? `${space}${marker}\\` : `${space}\\${marker}`));
 }
 
 /**
- * A GitHub Flavored Markdown table cell (GFM §4.10): {@link markdownText}, which escapes `|` (a
- * cell cannot be split) and keeps the cell on one line.
+ * A GitHub Flavored Markdown table cell (GFM §4.10): every {@link INLINE} character escaped (`|`
+ * among them, so a cell cannot be split), controls and line breaks as `\uXXXX` so the cell stays
+ * on one line. A cell never starts a line, so list and heading markers need no escape.
  */
 export function markdownCell(text: string): string {
-  return markdownText(text);
+  return terminalText(wellFormed(text)).replace(INLINE, (c) => `\\${c}`);
 }
