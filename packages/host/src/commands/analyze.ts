@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { readRegularFile, writeFileAtomic } from '../io/index.js';
+import { readRegularFile } from '../io/index.js';
+import { writeReport } from '../output/report-file.js';
 import { terminalText } from '../output/terminal.js';
 import { ANALYSIS_SCHEMA_VERSION, analyze, loadRules, type AnalysisReport, type AnalyzeRequest } from '../telemetry/analyze/index.js';
 import { compareTable, type CompareReport, type LabelledReport } from '../telemetry/analyze/report/compare.js';
@@ -34,7 +35,7 @@ export default class Analyze extends CordonCommand {
     all: Flags.boolean({ description: 'Every reduced session (default: the most recently active one, unless --agent or --since narrows the batch)' }),
     since: Flags.string({ description: 'Sessions whose first event is at or after this date (ISO 8601, e.g. 2026-11-01 or 2026-11-01T12:00Z)' }),
     agent: Flags.string({ description: 'Sessions of this agent (claude-code, codex, gemini, …)' }),
-    out: Flags.string({ description: 'Write the report to this file instead of stdout' }),
+    out: Flags.string({ description: 'Write the report to this file instead of stdout (- is stdout; a new file gets 0666 minus the umask, an existing one keeps its mode)' }),
     format: Flags.string({ description: 'Report format', options: [...FORMATS], default: 'text' }),
     compare: Flags.string({ description: 'Two batches side by side: each agent:NAME, since:DATE, session:ID[,ID…], all, or a JSON report file of an earlier run', multiple: true }),
     rules: Flags.string({ description: 'JSON file of shell-command category rules ([{"category", "pattern", "flags"?}], first match wins) replacing the defaults' }),
@@ -59,13 +60,13 @@ export default class Analyze extends CordonCommand {
       for (const spec of flags.compare) batches.push({ label: spec, report: await this.batch(spec, base) });
       const result: CompareReport = { schema_version: ANALYSIS_SCHEMA_VERSION, generated_at: new Date().toISOString(), batches };
       const table = compareTable(batches[0]!, batches[1]!);
-      if (!this.jsonEnabled()) this.emit(flags.out, format === 'json' ? JSON.stringify(result, null, 2) + '\n' : renderTable(table, format === 'md' ? 'md' : 'text'));
+      if (!this.jsonEnabled()) await this.emit(flags.out, format === 'json' ? JSON.stringify(result, null, 2) + '\n' : renderTable(table, format === 'md' ? 'md' : 'text'));
       return result;
     }
     const report = await this.runBatch({ ...base, sessions: flags.session, all: flags.all, agent: flags.agent, since: flags.since === undefined ? undefined : parseSince(flags.since) });
     if (!this.jsonEnabled() || flags.out) {
       const text = format === 'json' ? renderJson(report) : format === 'md' ? renderMarkdown(report) : format === 'html' ? await renderHtml(report) : renderText(report);
-      this.emit(flags.out, text);
+      await this.emit(flags.out, text);
     }
     return report;
   }
@@ -101,10 +102,10 @@ export default class Analyze extends CordonCommand {
     }
   }
 
-  private emit(out: string | undefined, text: string): void {
-    if (out) {
-      writeFileAtomic(out, text, { mode: 0o644 });
-      this.logToStderr(`wrote ${out}`);
+  private async emit(out: string | undefined, text: string): Promise<void> {
+    if (out !== undefined && out !== '-') {
+      await writeReport(out, text);
+      this.logToStderr(`wrote ${terminalText(out)}`);
     } else process.stdout.write(text);
   }
 }

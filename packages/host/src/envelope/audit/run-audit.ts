@@ -9,6 +9,7 @@ import { readIndexFacts } from '../evidence/index-file.js';
 import { nameSome, readHiddenPaths } from '../evidence/index-state.js';
 import { measureTracked, measureUntracked, measureUntrackedYielding, untrackedReadLimit, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
 import { collectStaged, collectTracked, mergeStaged } from '../evidence/tracked.js';
+import { ownReports } from '../evidence/own-reports.js';
 import { collectUntracked, coveringGlob, listUntracked, overlaySnapshot, printEntry, REMOVED_ENTRY, type IgnoredChange, type IgnoredOverlay, type IgnoredSnapshot, type UntrackedPath } from '../evidence/untracked.js';
 import { holdsIgnorePatterns, IgnoreOracle, NOTHING_IGNORED, type IgnoreAnswers } from '../git/ignore-oracle.js';
 import { GITLINK_MODE, type DiffEntry } from '../git/parse.js';
@@ -99,8 +100,13 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
     // directly, else from `git ls-files -v`.
     const overlay = verifierOverlay(input.previous);
     const ignoredBase = overlaySnapshot(snapshot.ignored, overlay);
+    // Reports cordon wrote at the user's request are not the agent's (evidence/own-reports.ts).
+    const own = ownReports(loc);
     const untrackedScan = collectUntracked({ root: loc.root, listed, oracle: armTimeOracle, snapshot: ignoredBase, rules, allowIgnored: policy.allow_ignored }).then(
-      async (listed) => ({ listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked), untrackedReadLimit(policy.limits.max_working_bytes)) }),
+      async (all) => {
+        const listed = { ...all, untracked: all.untracked.filter((u) => !own(u.path)) };
+        return { listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked), untrackedReadLimit(policy.limits.max_working_bytes)) };
+      },
     );
     // Plugins load once git is busy (finding and importing them is synchronous work).
     const hooks = startHooks(input.hooks);
