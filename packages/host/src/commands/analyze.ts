@@ -4,7 +4,7 @@ import { CordonCommand } from '../cli/cordon-command.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { readRegularFile } from '../io/index.js';
 import { writeReport } from '../output/report-file.js';
-import { terminalText } from '../output/terminal.js';
+import { displayName, terminalText } from '../output/terminal.js';
 import { ANALYSIS_SCHEMA_VERSION, analyze, loadRules, type AnalysisReport, type AnalyzeRequest } from '../telemetry/analyze/index.js';
 import { compareTable, type CompareReport, type LabelledReport } from '../telemetry/analyze/report/compare.js';
 import { renderHtml } from '../telemetry/analyze/report/html.js';
@@ -74,11 +74,7 @@ export default class Analyze extends CordonCommand {
   /** One `--compare` batch: a JSON report file, or a selection. */
   private async batch(spec: string, base: AnalyzeRequest): Promise<AnalysisReport> {
     if (existsSync(spec)) {
-      const parsed = JSON.parse(readRegularFile(spec, { maxBytes: 512 << 20, links: 'always' }).toString('utf8')) as AnalysisReport;
-      if (parsed?.schema_version !== ANALYSIS_SCHEMA_VERSION || !Array.isArray(parsed.comparison)) {
-        throw new CordonError(ERROR_CODES.BAD_INPUT, `--compare ${spec}: not a cordon analyze JSON report of schema version ${ANALYSIS_SCHEMA_VERSION}`, { details: { path: spec } });
-      }
-      return parsed;
+      return readSavedReport(spec);
     }
     const [kind, ...rest] = spec.split(':');
     const value = rest.join(':');
@@ -108,6 +104,34 @@ export default class Analyze extends CordonCommand {
       this.logToStderr(`wrote ${terminalText(out)}`);
     } else process.stdout.write(text);
   }
+}
+
+/**
+ * A saved `cordon analyze --format json` report given to `--compare`.
+ * @throws CordonError `CORDON_BAD_INPUT` (exit 2) naming the file and what was expected: a file
+ *   that is not JSON (a truncated save, the HTML or Markdown report), or JSON of another shape.
+ */
+export function readSavedReport(path: string): AnalysisReport {
+  const expected = `expected a JSON report written by \`cordon analyze --format json\` (schema version ${ANALYSIS_SCHEMA_VERSION})`;
+  const shown = `--compare ${displayName(path)}`;
+  let text: string;
+  try {
+    text = readRegularFile(path, { maxBytes: 512 << 20, links: 'always' }).toString('utf8');
+  } catch (error) {
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: cannot read it (${(error as Error).message}); ${expected}`, { details: { path } });
+  }
+  let parsed: Partial<AnalysisReport> | null;
+  try {
+    parsed = JSON.parse(text) as Partial<AnalysisReport> | null;
+  } catch (error) {
+    const what = /^\s*</.test(text) ? 'an HTML or XML document' : text.trim() === '' ? 'empty' : /^\s*[[{]/.test(text) ? `JSON cut short or damaged (${(error as Error).message})` : 'not JSON';
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: ${what}; ${expected}`, { details: { path } });
+  }
+  if (parsed === null || typeof parsed !== 'object' || parsed.schema_version !== ANALYSIS_SCHEMA_VERSION || !Array.isArray(parsed.comparison) || !Array.isArray(parsed.sessions) || typeof parsed.pooled !== 'object') {
+    const version = parsed && typeof parsed === 'object' && 'schema_version' in parsed ? ` (it has schema version ${JSON.stringify(parsed.schema_version)})` : '';
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: JSON, but not an analyze report${version}; ${expected}`, { details: { path } });
+  }
+  return parsed as AnalysisReport;
 }
 
 /** `--since` as epoch ms. @throws CordonError `CORDON_BAD_INPUT` when it is not a date. */
