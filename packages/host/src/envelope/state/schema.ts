@@ -94,7 +94,8 @@ export function snapshotProblem(value: unknown): string | undefined {
   if (!isStringMap(git.settings)) return 'snapshot git settings is invalid';
   for (const key of ['attributes_file', 'excludes_file', 'info_attributes', 'info_exclude']) if (git[key] !== null && typeof git[key] !== 'string') return `snapshot git ${key} is invalid`;
   const ignored = value.ignored;
-  if (!isPlainObject(ignored) || exactKeys(ignored, ['entries', 'gitignores']) || !isStringMap(ignored.entries) || !isStringMap(ignored.gitignores)) return 'snapshot ignored is invalid';
+  if (!isPlainObject(ignored) || exactKeys(ignored, ['entries', 'gitignores'], ['verifier_tools']) || !isStringMap(ignored.entries) || !isStringMap(ignored.gitignores)) return 'snapshot ignored is invalid';
+  if (ignored.verifier_tools !== undefined && !isStringMap(ignored.verifier_tools)) return 'snapshot ignored verifier_tools is invalid';
   if (!isStringMap(value.submodules)) return 'snapshot submodules is invalid';
   return undefined;
 }
