@@ -33,13 +33,17 @@ export function terminalText(text: string): string {
   return UNSHOWN.test(text) ? text.replace(UNSHOWN_ALL, escapeUnits) : text;
 }
 
+/** {@link UNSHOWN} but for the tab, which a report's text (a verifier's output) may hold as layout. */
+const UNSHOWN_BUT_TAB = new RegExp(`(?!\\t)(?:${UNSHOWN.source})`, 'gu');
+
 /**
- * Text of several lines made safe to print: each line as {@link terminalText}, the line breaks
- * (LF, and CR LF) kept. For whole reports whose lines hold untrusted parts.
+ * Text of several lines made safe to print: each line as {@link terminalText} except that tabs
+ * stay, the line breaks (LF, and CR LF as LF) kept. For whole reports whose lines hold untrusted
+ * parts (a verifier's output, an agent's commands).
  */
 export function terminalLines(text: string): string {
-  if (!UNSHOWN.test(text.replace(/\r?\n/g, ''))) return text;
-  return text.split(/\r?\n/).map(terminalText).join('\n');
+  const lines = text.split(/\r?\n/);
+  return lines.map((line) => line.replace(UNSHOWN_BUT_TAB, escapeUnits)).join('\n');
 }
 
 /**

