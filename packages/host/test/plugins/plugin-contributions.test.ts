@@ -50,7 +50,7 @@ describe('a plugin whose apply throws contributes nothing', () => {
   });
 
   it('through the real hook: the failed plugin is listed as failed and does not answer the call', async () => {
-    const broken = pluginPackage('broken-policy', `export async function register() { return { name: 'broken-policy', apply(api) { api.hooks.beforeToolCall.tapPromise({ name: 'deny-all', stage: api.stage.GUARD }, async () => ({ kind: 'deny', reason: 'broken plugin answered' })); throw new Error('apply exploded'); } }; }\n`);
+    const broken = pluginPackage('broken-policy', `export async function register() { return { name: 'broken-policy', apply(api) { api.hooks.beforeToolCall.tapPromise({ name: 'deny-all', stage: api.stage.GUARD }, async () => ({ kind: 'deny', reason: 'broken plugin answered' })); throw new Error('apply exploded\\u001b]0;owned\\u0007'); } }; }\n`);
     linkPluginRoots(sandbox.dataDir, [...AGENT_PLUGINS, broken]);
     const payload = JSON.stringify({ session_id: 'sf', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 't1' });
     const r = await hookViaSocket(['--agent', 'claude-code'], payload, false, sandbox.env);
@@ -58,7 +58,9 @@ describe('a plugin whose apply throws contributes nothing', () => {
     expect(r.stdout).toBe('');
     expect(readMarkers(join(sessionDir(sandbox.dataDir, 'sf'), 'markers.jsonl')).markers.map((m) => m.event)).toEqual(['tool_start']);
     const info = await runCordon(['info'], { env: sandbox.env });
-    expect(info.stdout + info.stderr).toContain('apply exploded');
+    expect(info.stdout + info.stderr).toContain('apply exploded\\u001b]0;owned\\u0007');
+    // The plugin's message reaches the terminal escaped, in info and in the warning.
+    expect(info.stdout + info.stderr).not.toContain('\u001b');
   }, 60_000);
 });
 
