@@ -94,6 +94,24 @@ describe('check --out', () => {
     expect(existsSync(join(dir, '-'))).toBe(false);
   }, 120_000);
 
+  it('an --out in a missing directory, under a file, or at a directory: exit 2 naming the path given, never the temp file', async () => {
+    const dir = repo();
+    const base = git(dir, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    const out = sandbox.dir('check-out');
+    writeFileSync(join(out, 'file'), 'x');
+    for (const [file, why] of [
+      [join(out, 'missing', 'cordon.sarif'), 'does not exist'],
+      [join(out, 'file', 'cordon.sarif'), 'is not a directory'],
+      [out, 'it is a directory'],
+    ] as const) {
+      const r = await runCordon(['check', '--base', base, '--format', 'sarif', '--out', file], { env: sandbox.env, cwd: dir });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(flat(r.stderr)).toContain(`--out ${file}: cannot write the report`);
+      expect(flat(r.stderr)).toContain(why);
+      expect(r.stderr).not.toMatch(/\.tmp/);
+    }
+  }, 120_000);
+
   it("a report written into the work tree is not the agent's change: CI (check --base) and an armed envelope", async () => {
     const dir = repo();
     const base = git(dir, ['rev-parse', 'HEAD'], sandbox.env).trim();
