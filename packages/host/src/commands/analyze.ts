@@ -64,7 +64,8 @@ export default class Analyze extends CordonCommand {
       return result;
     }
     const report = await this.runBatch({ ...base, sessions: flags.session, all: flags.all, agent: flags.agent, since: flags.since === undefined ? undefined : parseSince(flags.since) });
-    if (!this.jsonEnabled() || flags.out) {
+    // Under --json, stdout gets the JSON once: `--out -` adds nothing.
+    if (!this.jsonEnabled() || (flags.out !== undefined && flags.out !== '-')) {
       const text = format === 'json' ? renderJson(report) : format === 'md' ? renderMarkdown(report) : format === 'html' ? await renderHtml(report) : renderText(report);
       await this.emit(flags.out, text);
     }

@@ -54,6 +54,9 @@ describe('analyze --out', () => {
       expect(r.stdout).toContain('cordon analyze'.slice(0, format === 'json' ? 0 : 14));
       expect(r.stdout.length).toBeGreaterThan(500);
     }
+    // Under --json, stdout holds one JSON document.
+    const json = await runCordon(['analyze', '--all', '--json', '--out', '-'], { env: sandbox.env, cwd });
+    expect(JSON.parse(json.stdout).schema_version).toBe(1);
     expect(existsSync(join(cwd, '-'))).toBe(false);
   }, 120_000);
 
