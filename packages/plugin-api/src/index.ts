@@ -1,5 +1,5 @@
 export { STAGE } from './stage.js';
-export { cutCodePoints, cutText, cutTextEnd, cutUtf8, cutUtf8Bytes, wellFormed } from './text.js';
+export { cutCodePoints, cutText, cutTextEnd, cutTextMiddle, cutUtf8, cutUtf8Bytes, cutUtf8BytesEnd, wellFormed } from './text.js';
 export type { Stage } from './stage.js';
 export { definePlugin, cordonApi, CORDON_API, PLUGIN_API_VERSION } from './plugin.js';
 export type { CordonApi, CordonPaths, CordonPlugin, Logger } from './plugin.js';

@@ -82,3 +82,30 @@ export function cutCodePoints(text: string, maxPoints: number): { text: string; 
   }
   return units >= clean.length ? { text: clean, cut: false } : { text: clean.slice(0, units), cut: true };
 }
+
+/**
+ * The last at most `maxBytes` bytes of UTF-8 `bytes`, starting at the start of a character, as a
+ * string (bytes that were already invalid decode to U+FFFD, as `Buffer#toString` does).
+ */
+export function cutUtf8BytesEnd(bytes: Uint8Array, maxBytes: number): string {
+  let start = Math.max(0, bytes.length - maxBytes);
+  if (start > 0) {
+    const first = start;
+    while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80 && start - first < 3) start++;
+    if (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start = first; // not UTF-8 here: cut where asked
+  }
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, bytes.length - start).toString('utf8');
+}
+
+/**
+ * `text` cut to at most about `maxUnits` UTF-16 code units by leaving out its middle: the first
+ * quarter and the last three quarters of the budget are kept (the end of a test runner's output
+ * holds its summary), joined by `marker`, each cut on a code point boundary. Text that fits is
+ * returned whole (lone surrogates as U+FFFD either way).
+ */
+export function cutTextMiddle(text: string, maxUnits: number, marker = '\n…\n'): string {
+  if (text.length <= maxUnits) return wellFormed(text);
+  const budget = Math.max(0, maxUnits - marker.length);
+  const head = Math.floor(budget / 4);
+  return `${cutText(text, head)}${marker}${cutTextEnd(text, budget - head)}`;
+}

@@ -24,11 +24,28 @@ function tapOptions(plugin: string, hook: HookName, options: TapOptions): Record
  * Builds the tap-only facades handed to one plugin. Every function the plugin taps is wrapped
  * so that anything it throws reaches the caller as a `CordonPluginError` naming this plugin and
  * the hook; `call`, `promise`, `callAsync`, `intercept` and `withOptions` are not exposed.
+ * Once `withdrawn()` is true (the plugin's `apply` failed) a new tap is ignored.
  */
-export function createFacades(hooks: HookTable, plugin: string): HookFacades {
+
+/**
+ * Removes every tap `plugin` made from every hook of `hooks` (a plugin whose `apply` threw
+ * contributes nothing, issue 29). Tapable compiles a hook's call function from its `taps` on
+ * the next call; `_resetCompilation` drops the compiled one, as tapable's own `tap` does.
+ */
+export function removeTaps(hooks: HookTable, plugin: string): void {
+  for (const hook of Object.values(hooks) as unknown as Array<{ taps: Array<{ plugin?: string }>; _resetCompilation(): void }>) {
+    const kept = hook.taps.filter((t) => t.plugin !== plugin);
+    if (kept.length === hook.taps.length) continue;
+    hook.taps = kept;
+    hook._resetCompilation();
+  }
+}
+export function createFacades(hooks: HookTable, plugin: string, withdrawn: () => boolean = () => false): HookFacades {
   const facade = (hook: HookName) => {
     const target = hooks[hook] as unknown as Record<'tap' | 'tapAsync' | 'tapPromise', (o: unknown, f: unknown) => void>;
     const via = (method: 'tap' | 'tapAsync' | 'tapPromise', type: TapType) => (options: TapOptions, fn: (...args: any[]) => any) => {
+      // A plugin whose apply failed contributes nothing, also through taps it makes later.
+      if (withdrawn()) return;
       target[method](tapOptions(plugin, hook, options), wrapTap(type, fn, { mapError: (e) => wrapPluginError(plugin, hook, e) }));
     };
     return Object.freeze({

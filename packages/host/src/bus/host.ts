@@ -5,7 +5,7 @@ import { createLedgerService } from '../ledger/service.js';
 import { registerBuiltinSamplers } from '../telemetry/sampler/builtin.js';
 import { createTelemetryService } from '../telemetry/service.js';
 import { createFileLogger } from '../util/log.js';
-import { createFacades } from './facade.js';
+import { createFacades, removeTaps } from './facade.js';
 import { createHookTable } from './hook-table.js';
 import { Registry } from './registry.js';
 import { installTiming } from './timing.js';
@@ -37,6 +37,8 @@ export class CordonHost {
   readonly failures: CordonPluginError[] = [];
   /** Package that returned each applied or attempted plugin descriptor: plugin name → package name. */
   readonly #sources = new Map<string, string>();
+  /** Plugins whose `apply` failed: their taps and registrations were removed, and later ones are ignored. */
+  readonly #withdrawn = new Set<string>();
   readonly log: Logger;
 
   constructor(readonly paths: CordonPaths, readonly version: string) {
@@ -47,15 +49,16 @@ export class CordonHost {
 
   /** The api handed to `plugin`: tap-only facades, register-only registries, a scoped logger. */
   apiFor(plugin: string): CordonApi {
+    const withdrawn = () => this.#withdrawn.has(plugin);
     return Object.freeze({
       hostVersion: this.version,
       plugin,
       stage: STAGE,
-      hooks: createFacades(this.hooks, plugin),
-      dialects: this.dialects.registrarFor(plugin),
-      runners: this.runners.registrarFor(plugin),
-      samplers: this.samplers.registrarFor(plugin),
-      probes: this.probes.registrarFor(plugin),
+      hooks: createFacades(this.hooks, plugin, withdrawn),
+      dialects: this.dialects.registrarFor(plugin, withdrawn),
+      runners: this.runners.registrarFor(plugin, withdrawn),
+      samplers: this.samplers.registrarFor(plugin, withdrawn),
+      probes: this.probes.registrarFor(plugin, withdrawn),
       log: createFileLogger(this.paths.dataDir, plugin),
       paths: this.paths,
       services: Object.freeze({ matchGlob, ledger: createLedgerService(this.hooks), telemetry: createTelemetryService(this.paths.dataDir) }),
@@ -65,7 +68,8 @@ export class CordonHost {
   /**
    * Validates the collected descriptors, sorts them by plugin name and applies them one after
    * another. A plugin whose descriptor is invalid or whose `apply` throws is recorded in
-   * {@link failures} (as `CordonPluginError` with hook `register`) and skipped.
+   * {@link failures} (as `CordonPluginError` with hook `register`) and contributes nothing: the
+   * taps and registrations it made before throwing are removed, and later ones ignored.
    */
   async applyPlugins(collected: readonly CollectedPlugin[]): Promise<void> {
     const valid: CordonPlugin[] = [];
@@ -97,9 +101,17 @@ export class CordonHost {
         await plugin.apply(this.apiFor(plugin.name));
         this.applied.push(plugin.name);
       } catch (error) {
+        this.#withdraw(plugin.name);
         this.fail(wrapPluginError(plugin.name, 'register', error));
       }
     }
+  }
+
+  /** Removes what `plugin` contributed and ignores what it contributes later. */
+  #withdraw(plugin: string): void {
+    this.#withdrawn.add(plugin);
+    removeTaps(this.hooks, plugin);
+    for (const registry of [this.dialects, this.runners, this.samplers, this.probes]) registry.removePlugin(plugin);
   }
 
   /** Names of the plugins the package `source` returned descriptors for (usually one, its own name). */

@@ -54,8 +54,21 @@ export class Registry<T extends { readonly name: string }> {
     return [...this.#entries.values()].sort((a, b) => (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
   }
 
-  /** The register-only view handed to `plugin`. */
-  registrarFor(plugin: string): Registrar<T> {
-    return Object.freeze({ register: (entry: T) => this.add(entry, plugin) });
+  /** Removes every entry `plugin` registered (a plugin whose `apply` failed contributes nothing). */
+  removePlugin(plugin: string): void {
+    for (const [name, held] of this.#entries) if (held.plugin === plugin) this.#entries.delete(name);
+  }
+
+  /**
+   * The register-only view handed to `plugin`. Once `withdrawn()` is true (its `apply` failed) a
+   * registration is ignored: a failed plugin that registers later, from a timer or a promise,
+   * still contributes nothing.
+   */
+  registrarFor(plugin: string, withdrawn: () => boolean = () => false): Registrar<T> {
+    return Object.freeze({
+      register: (entry: T) => {
+        if (!withdrawn()) this.add(entry, plugin);
+      },
+    });
   }
 }

@@ -3,6 +3,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { loadHost } from '../bus/load-host.js';
 import type { CordonHost } from '../bus/host.js';
 import { warnPluginFailures } from './plugin-warnings.js';
+import { terminalLines } from '../output/terminal.js';
 
 /**
  * Base of cordon's own commands: `--json` on everything that reports, a lazily loaded host whose
@@ -31,7 +32,8 @@ export abstract class CordonCommand extends Command {
   }
 
   protected override async catch(error: Error & { exitCode?: number; code?: unknown; oclif?: { exit?: unknown } }): Promise<unknown> {
-    if (error instanceof CordonError) return super.catch(plainError(error.message, error.code, error.exit, error.details) as never);
+    // A message may quote what an agent wrote (a path, a command, a driver's error): escaped for the terminal.
+    if (error instanceof CordonError) return super.catch(plainError(terminalLines(error.message), error.code, error.exit, error.details) as never);
     const exit = error.oclif?.exit;
     if (typeof exit === 'number') {
       // `this.exit(n)`: nothing to print, only the exit code.

@@ -1,4 +1,5 @@
 import type { CordonHost } from '../bus/host.js';
+import { terminalLines } from '../output/terminal.js';
 
 /**
  * Prints each plugin that failed to register or apply as one `warning: …` line on stderr (never
@@ -6,6 +7,6 @@ import type { CordonHost } from '../bus/host.js';
  * an unrelated command. Returns `host` for chaining.
  */
 export function warnPluginFailures(host: CordonHost): CordonHost {
-  for (const failure of host.failures) process.stderr.write(`warning: ${failure.message}\n`);
+  for (const failure of host.failures) process.stderr.write(`warning: ${terminalLines(failure.message)}\n`);
   return host;
 }

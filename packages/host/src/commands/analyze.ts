@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { readRegularFile, writeFileAtomic } from '../io/index.js';
+import { readRegularFile } from '../io/index.js';
+import { writeReport } from '../output/report-file.js';
+import { displayName, terminalText } from '../output/terminal.js';
 import { ANALYSIS_SCHEMA_VERSION, analyze, loadRules, type AnalysisReport, type AnalyzeRequest } from '../telemetry/analyze/index.js';
 import { compareTable, type CompareReport, type LabelledReport } from '../telemetry/analyze/report/compare.js';
 import { renderHtml } from '../telemetry/analyze/report/html.js';
@@ -33,7 +35,7 @@ export default class Analyze extends CordonCommand {
     all: Flags.boolean({ description: 'Every reduced session (default: the most recently active one, unless --agent or --since narrows the batch)' }),
     since: Flags.string({ description: 'Sessions whose first event is at or after this date (ISO 8601, e.g. 2026-11-01 or 2026-11-01T12:00Z)' }),
     agent: Flags.string({ description: 'Sessions of this agent (claude-code, codex, gemini, …)' }),
-    out: Flags.string({ description: 'Write the report to this file instead of stdout' }),
+    out: Flags.string({ description: 'Write the report to this file instead of stdout (- is stdout; a new file gets 0666 minus the umask, an existing one keeps its mode)' }),
     format: Flags.string({ description: 'Report format', options: [...FORMATS], default: 'text' }),
     compare: Flags.string({ description: 'Two batches side by side: each agent:NAME, since:DATE, session:ID[,ID…], all, or a JSON report file of an earlier run', multiple: true }),
     rules: Flags.string({ description: 'JSON file of shell-command category rules ([{"category", "pattern", "flags"?}], first match wins) replacing the defaults' }),
@@ -58,13 +60,14 @@ export default class Analyze extends CordonCommand {
       for (const spec of flags.compare) batches.push({ label: spec, report: await this.batch(spec, base) });
       const result: CompareReport = { schema_version: ANALYSIS_SCHEMA_VERSION, generated_at: new Date().toISOString(), batches };
       const table = compareTable(batches[0]!, batches[1]!);
-      if (!this.jsonEnabled()) this.emit(flags.out, format === 'json' ? JSON.stringify(result, null, 2) + '\n' : renderTable(table, format === 'md' ? 'md' : 'text'));
+      if (!this.jsonEnabled()) await this.emit(flags.out, format === 'json' ? JSON.stringify(result, null, 2) + '\n' : renderTable(table, format === 'md' ? 'md' : 'text'));
       return result;
     }
     const report = await this.runBatch({ ...base, sessions: flags.session, all: flags.all, agent: flags.agent, since: flags.since === undefined ? undefined : parseSince(flags.since) });
-    if (!this.jsonEnabled() || flags.out) {
+    // Under --json, stdout gets the JSON once: `--out -` adds nothing.
+    if (!this.jsonEnabled() || (flags.out !== undefined && flags.out !== '-')) {
       const text = format === 'json' ? renderJson(report) : format === 'md' ? renderMarkdown(report) : format === 'html' ? await renderHtml(report) : renderText(report);
-      this.emit(flags.out, text);
+      await this.emit(flags.out, text);
     }
     return report;
   }
@@ -72,11 +75,7 @@ export default class Analyze extends CordonCommand {
   /** One `--compare` batch: a JSON report file, or a selection. */
   private async batch(spec: string, base: AnalyzeRequest): Promise<AnalysisReport> {
     if (existsSync(spec)) {
-      const parsed = JSON.parse(readRegularFile(spec, { maxBytes: 512 << 20, links: 'always' }).toString('utf8')) as AnalysisReport;
-      if (parsed?.schema_version !== ANALYSIS_SCHEMA_VERSION || !Array.isArray(parsed.comparison)) {
-        throw new CordonError(ERROR_CODES.BAD_INPUT, `--compare ${spec}: not a cordon analyze JSON report of schema version ${ANALYSIS_SCHEMA_VERSION}`, { details: { path: spec } });
-      }
-      return parsed;
+      return readSavedReport(spec);
     }
     const [kind, ...rest] = spec.split(':');
     const value = rest.join(':');
@@ -92,7 +91,7 @@ export default class Analyze extends CordonCommand {
     try {
       const report = await analyze({ ...req, onProgress: bar.onProgress });
       bar.done();
-      for (const f of report.failed) this.warn(`session ${f.session} skipped: ${f.stage} failed: ${f.error}`);
+      for (const f of report.failed) this.warn(terminalText(`session ${f.session} skipped: ${f.stage} failed: ${f.error}`));
       return report;
     } catch (error) {
       bar.done();
@@ -100,12 +99,40 @@ export default class Analyze extends CordonCommand {
     }
   }
 
-  private emit(out: string | undefined, text: string): void {
-    if (out) {
-      writeFileAtomic(out, text, { mode: 0o644 });
-      this.logToStderr(`wrote ${out}`);
+  private async emit(out: string | undefined, text: string): Promise<void> {
+    if (out !== undefined && out !== '-') {
+      await writeReport(out, text);
+      this.logToStderr(`wrote ${terminalText(out)}`);
     } else process.stdout.write(text);
   }
+}
+
+/**
+ * A saved `cordon analyze --format json` report given to `--compare`.
+ * @throws CordonError `CORDON_BAD_INPUT` (exit 2) naming the file and what was expected: a file
+ *   that is not JSON (a truncated save, the HTML or Markdown report), or JSON of another shape.
+ */
+export function readSavedReport(path: string): AnalysisReport {
+  const expected = `expected a JSON report written by \`cordon analyze --format json\` (schema version ${ANALYSIS_SCHEMA_VERSION})`;
+  const shown = `--compare ${displayName(path)}`;
+  let text: string;
+  try {
+    text = readRegularFile(path, { maxBytes: 512 << 20, links: 'always' }).toString('utf8');
+  } catch (error) {
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: cannot read it (${(error as Error).message}); ${expected}`, { details: { path } });
+  }
+  let parsed: Partial<AnalysisReport> | null;
+  try {
+    parsed = JSON.parse(text) as Partial<AnalysisReport> | null;
+  } catch (error) {
+    const what = /^\s*</.test(text) ? 'an HTML or XML document' : text.trim() === '' ? 'empty' : /^\s*[[{]/.test(text) ? `JSON cut short or damaged (${(error as Error).message})` : 'not JSON';
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: ${what}; ${expected}`, { details: { path } });
+  }
+  if (parsed === null || typeof parsed !== 'object' || parsed.schema_version !== ANALYSIS_SCHEMA_VERSION || !Array.isArray(parsed.comparison) || !Array.isArray(parsed.sessions) || typeof parsed.pooled !== 'object') {
+    const version = parsed && typeof parsed === 'object' && 'schema_version' in parsed ? ` (it has schema version ${JSON.stringify(parsed.schema_version)})` : '';
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: JSON, but not an analyze report${version}; ${expected}`, { details: { path } });
+  }
+  return parsed as AnalysisReport;
 }
 
 /** `--since` as epoch ms. @throws CordonError `CORDON_BAD_INPUT` when it is not a date. */

@@ -6,7 +6,7 @@ import { check, checkRange } from '../envelope/check.js';
 import { renderAudit } from '../envelope/render.js';
 import { CHECK_FORMATS, renderCheckFormat } from '../envelope/formats/index.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { writeFileAtomic } from '../io/index.js';
+import { writeReport } from '../output/report-file.js';
 
 export default class Check extends CordonCommand {
   static override summary = 'Audit the changes against the armed envelope (or a committed range with --base)';
@@ -14,7 +14,7 @@ export default class Check extends CordonCommand {
     'Exit 0 accepted, 3 rejected, 2 refused (nothing armed, bad state, lock held, git error).',
     'With --base the committed range base..head is audited without arming; the policy is .cordon.json as the base commit holds it, overridden by the flags given here.',
     'Verifiers run in the work tree, so with --base they require it to be exactly the head (checked out, no uncommitted or untracked changes; ignored files are fine).',
-    '--format github prints GitHub Actions workflow commands (an ::error annotation per violation), sarif a SARIF 2.1.0 log, junit a JUnit XML report of the verifiers; --out FILE writes the report to FILE and prints the text verdict.',
+    '--format github prints GitHub Actions workflow commands (an ::error annotation per violation), sarif a SARIF 2.1.0 log, junit a JUnit XML report of the verifiers; --out FILE writes the report to FILE and prints the text verdict (--out - is stdout). A report written inside the work tree is not audited by later checks while its content is what cordon wrote.',
   ].join('\n');
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json', `<%= config.bin %> <%= command.id %> --base origin/main --allow 'src/**'`, '<%= config.bin %> <%= command.id %> --base origin/main --format github', '<%= config.bin %> <%= command.id %> --format sarif --out cordon.sarif'];
   static override flags = {
@@ -40,8 +40,8 @@ export default class Check extends CordonCommand {
     // The exit code is set before anything is printed: a reader that closes stdout early still sees it.
     process.exitCode = audit.passed ? 0 : 3;
     const report = renderCheckFormat(audit, format, { toolVersion: this.config.version });
-    if (flags.out !== undefined) {
-      writeFileAtomic(flags.out, report.endsWith('\n') ? report : `${report}\n`);
+    if (flags.out !== undefined && flags.out !== '-') {
+      await writeReport(flags.out, report.endsWith('\n') ? report : `${report}\n`);
       this.log(renderAudit(audit));
     } else if (format === 'text') this.log(report);
     else process.stdout.write(report.endsWith('\n') ? report : `${report}\n`);

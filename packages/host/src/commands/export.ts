@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
-import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { parseBaseUrl, redactUrl } from '../output/url.js';
+import { terminalText } from '../output/terminal.js';
 import { exportToOtlp, type ExportSummary } from '../telemetry/export/index.js';
 import { parseSince } from './analyze.js';
 
@@ -8,7 +9,7 @@ export default class Export extends CordonCommand {
   static override summary = 'Send reduced sessions to an OpenTelemetry collector (OTLP/HTTP): a trace per session, a span per tool call, samples as metrics';
   static override description = [
     'Nothing is sent unless this command is run. Sessions not reduced yet are reduced first; the store is only read otherwise.',
-    'Exit 2 when the collector is unreachable, refuses the data or does not answer within --timeout.',
+    'Exit 2 when the URL is malformed, or the collector is unreachable, refuses the data, accepts none of it (partialSuccess) or does not answer within --timeout. What it rejected is reported. Credentials in the URL are sent as Basic authentication and never printed.',
   ].join('\n');
   static override examples = ['<%= config.bin %> <%= command.id %> --otlp http://127.0.0.1:4318', '<%= config.bin %> <%= command.id %> --otlp http://collector:4318 --since 2026-11-01'];
   static override flags = {
@@ -21,17 +22,19 @@ export default class Export extends CordonCommand {
 
   async run(): Promise<ExportSummary & { db: string }> {
     const { flags } = await this.parse(Export);
-    if (!/^https?:\/\//i.test(flags.otlp)) throw new CordonError(ERROR_CODES.BAD_INPUT, `--otlp ${JSON.stringify(flags.otlp)}: expected an http:// or https:// URL`);
+    const url = parseBaseUrl(flags.otlp, '--otlp');
     const host = await this.host();
     const result = await exportToOtlp({
       dataDir: host.paths.dataDir,
-      url: flags.otlp,
+      url: url.toString(),
       sessions: flags.session,
       since: flags.since === undefined ? undefined : parseSince(flags.since),
       db: flags.db,
       timeoutMs: flags.timeout * 1000,
     });
-    this.log(`exported ${result.sessions} session(s): ${result.spans} spans, ${result.data_points} metric points to ${flags.otlp}`);
+    const rejected = result.rejected_spans + result.rejected_data_points;
+    const partial = rejected ? `; the collector rejected ${result.rejected_spans} spans and ${result.rejected_data_points} metric points${result.rejection_messages.length ? `: ${result.rejection_messages.join('; ')}` : ''}` : '';
+    this.log(terminalText(`exported ${result.sessions} session(s): ${result.spans} spans, ${result.data_points} metric points to ${redactUrl(flags.otlp)}${partial}`));
     return result;
   }
 }

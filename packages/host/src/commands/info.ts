@@ -1,4 +1,5 @@
 import { CordonCommand } from '../cli/cordon-command.js';
+import { terminalLines, terminalText } from '../output/terminal.js';
 
 /** What `cordon info --json` returns. */
 export interface InfoReport {
@@ -33,9 +34,10 @@ export default class Info extends CordonCommand {
     this.log(`config: ${report.paths.configDir}`);
     this.log(`cache: ${report.paths.cacheDir}`);
     this.log(`plugins: ${report.plugins.applied.join(', ') || 'none'}`);
-    for (const f of report.plugins.failed) this.log(`failed: ${f.message}`);
-    for (const [kind, entries] of Object.entries(report.registries)) this.log(`${kind}: ${entries.map((e) => `${e.name} (${e.plugin})`).join(', ') || 'none'}`);
-    for (const [hook, list] of Object.entries(taps)) this.log(`taps on ${hook}: ${list.map((t) => `${t.name} (${t.plugin}, stage ${t.stage})`).join(', ') || 'none'}`);
+    // Plugins name their taps and write their error messages: escaped for the terminal.
+    for (const f of report.plugins.failed) this.log(terminalLines(`failed: ${f.message}`));
+    for (const [kind, entries] of Object.entries(report.registries)) this.log(terminalText(`${kind}: ${entries.map((e) => `${e.name} (${e.plugin})`).join(', ') || 'none'}`));
+    for (const [hook, list] of Object.entries(taps)) this.log(terminalText(`taps on ${hook}: ${list.map((t) => `${t.name} (${t.plugin}, stage ${t.stage})`).join(', ') || 'none'}`));
     return report;
   }
 }

@@ -3,6 +3,7 @@ import { absPath } from './evidence/fs-path.js';
 import { treePrint } from './evidence/fingerprint.js';
 import { nameSome, readIndexState } from './evidence/index-state.js';
 import { snapshotIgnored } from './evidence/untracked.js';
+import { printVerifierTools } from './evidence/verifier-tools.js';
 import { IgnoreOracle } from './git/ignore-oracle.js';
 import { discoverRepo, resolveCommit, type RepoLocation } from './git/repo.js';
 import { git } from './git/run-git.js';
@@ -93,6 +94,11 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
       trackedGitignores: index.gitignores,
     });
     shown.push(...unignored.map((u) => `${displayPath(u.path)} (untracked)`));
+    // Allowed is not invisible: the executables a verifier runs that --allow-ignored covers are fingerprinted.
+    if (policy.allow_ignored.length > 0) {
+      const tools = printVerifierTools(loc.root, request.settings.verify.commands, compilePathRules(policy).ignoredAllowed);
+      if (Object.keys(tools).length > 0) Object.assign(ignored, { verifier_tools: tools });
+    }
     if (shown.length > 0) throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before Cordon is armed (commit or stash first): ${nameSome(shown)}`);
     if (index.hidden.length > 0) {
       throw new CordonError(ERROR_CODES.REPO_ERROR, `tracked paths are hidden from the audit by git index flags: ${nameSome(index.hidden.map(displayPath))}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``, { details: { paths: index.hidden } });

@@ -12,6 +12,8 @@
 
 // `ignoreBOM: true` keeps a leading U+FEFF: by default a TextDecoder drops it, so a file named
 // "\ufeffa" would come out as "a", and a .gitignore that starts with a BOM would lose it.
+import { displayName } from '../output/terminal.js';
+
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Decodes path bytes to their lossless text form. */
@@ -59,32 +61,13 @@ export function hasEscapedBytes(text: string): boolean {
 }
 
 /**
- * Characters a terminal does not show as themselves: controls (C0, DEL, C1), format characters
- * (a byte order mark, zero-width joiners, the bidirectional overrides and isolates that can show
- * `txt.exe` as `exe.txt`, the invisible tag characters), line and paragraph separators, lone
- * surrogates (bytes that are not UTF-8), and every space but U+0020 (a no-break space looks like
- * one). A quote too, so that a quoted name cannot be taken for a plain one.
- */
-const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}"]|[^\S ]/u;
-const UNSHOWN_ALL = new RegExp(UNSHOWN.source, 'gu');
-
-/**
  * A path as a human reads it on one line: as is when every character shows as itself, else
  * JSON-quoted with each unshown character as a `\uXXXX` escape (`"a\nb"`, `"x\udcff"`,
  * `"\ufeffname.txt"`, `"report\u202etxt.exe"`), so no name breaks the output, hides a character
- * or reorders the line (as `git status` quotes such names).
+ * or reorders the line. The one terminal escaping of output/terminal.ts ({@link displayName}).
  */
 export function displayPath(text: string): string {
-  if (!UNSHOWN.test(text)) return text;
-  // JSON.stringify already escapes C0 controls, quotes, backslashes and lone surrogates.
-  return JSON.stringify(text).replace(UNSHOWN_ALL, (c) => (c === '"' ? c : escapeUnits(c)));
-}
-
-/** `c`'s UTF-16 code units as `\uXXXX` escapes (two for a character outside the BMP). */
-function escapeUnits(c: string): string {
-  let out = '';
-  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
-  return out;
+  return displayName(text);
 }
 
 function isLowHalfOfPair(text: string, i: number): boolean {

@@ -31,6 +31,11 @@ export interface ManagedOptions {
   readonly outputCap?: number;
   /** Bytes kept per stream in the result (default: `outputCap`, else 64 KiB). */
   readonly keepBytes?: number;
+  /**
+   * Bytes kept from the end of each stream as well (default 0): the last bytes after the first
+   * `keepBytes`, so a test runner's summary at the end survives a long output.
+   */
+  readonly keepTailBytes?: number;
   /** Receives every stdout chunk as it arrives (streaming consumers such as git parsers). */
   readonly onStdout?: (chunk: Buffer) => void;
   /** Bytes written to stdin before it is closed; default: stdin is /dev/null. */
@@ -52,6 +57,9 @@ export interface ManagedResult {
   /** The first `keepBytes` of each stream. */
   readonly stdout: Buffer;
   readonly stderr: Buffer;
+  /** The last `keepTailBytes` of each stream that came after the first `keepBytes` (empty when the stream fitted). */
+  readonly stdoutTail: Buffer;
+  readonly stderrTail: Buffer;
   /** Total bytes seen per stream (may exceed what was kept). */
   readonly stdoutBytes: number;
   readonly stderrBytes: number;
@@ -94,8 +102,8 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
       return;
     }
     if (child.pid !== undefined) options.onSpawn?.(child);
-    const out = collector(keep);
-    const err = collector(keep);
+    const out = collector(keep, options.keepTailBytes);
+    const err = collector(keep, options.keepTailBytes);
     let timedOut = false;
     let outputLimited = false;
     let outputNotClosed = false;
@@ -158,6 +166,8 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
         outputNotClosed,
         stdout: out.kept(),
         stderr: err.kept(),
+        stdoutTail: out.tail(),
+        stderrTail: err.tail(),
         stdoutBytes: out.total,
         stderrBytes: err.total,
         durationMs: performance.now() - started,
@@ -195,27 +205,46 @@ export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-function collector(keep: number) {
+/** Keeps the first `keep` bytes of a stream and the last `keepTail` bytes after them. */
+function collector(keep: number, keepTail = 0) {
   const chunks: Buffer[] = [];
   let kept = 0;
+  // The tail: chunks after the head, trimmed from the front whenever they exceed twice the limit.
+  let tail: Buffer[] = [];
+  let tailBytes = 0;
   return {
     total: 0,
     add(chunk: Buffer) {
       this.total += chunk.length;
+      let rest = chunk;
       if (kept < keep) {
         const part = chunk.length <= keep - kept ? chunk : chunk.subarray(0, keep - kept);
         chunks.push(part);
         kept += part.length;
+        rest = chunk.subarray(part.length);
+      }
+      if (keepTail > 0 && rest.length > 0) {
+        tail.push(rest);
+        tailBytes += rest.length;
+        if (tailBytes > 2 * keepTail) {
+          const joined = Buffer.concat(tail).subarray(-keepTail);
+          tail = [joined];
+          tailBytes = joined.length;
+        }
       }
     },
     kept: () => Buffer.concat(chunks),
+    tail: () => {
+      const joined = Buffer.concat(tail);
+      return joined.length > keepTail ? joined.subarray(-keepTail) : joined;
+    },
   };
 }
 
 function validateLimits(options: ManagedOptions): void {
   const bad = (what: string, value: unknown) => new CordonError(ERROR_CODES.PROCESS_ERROR, `invalid ${what}: ${String(value)}`);
   if (options.timeoutMs !== undefined && (typeof options.timeoutMs !== 'number' || !Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0)) throw bad('timeout (ms)', options.timeoutMs);
-  for (const [what, value] of [['output cap (bytes)', options.outputCap], ['kept bytes', options.keepBytes]] as const) {
+  for (const [what, value] of [['output cap (bytes)', options.outputCap], ['kept bytes', options.keepBytes], ['kept tail bytes', options.keepTailBytes]] as const) {
     if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)) throw bad(what, value);
   }
 }

@@ -1,13 +1,15 @@
 import { plural } from '../util/plural.js';
 import type { AuditRecord } from './audit/record.js';
 import type { StatusReport } from './status.js';
-import { TRUNCATION_MARKER, type VerifierResult } from './verify/run.js';
+import { OMISSION_MARKER, TRUNCATION_MARKER, type VerifierResult } from './verify/run.js';
 import { cutTextEnd } from '@cordon/plugin-api';
+import { terminalLines } from '../output/terminal.js';
 
 /**
  * Human output of `cordon check` (issue 2): a one-line verdict, the metrics against their
  * limits, then one line per violation; a failed verifier's line is followed by the end of its
- * output, indented (see {@link outputTail}). Paths in violation messages are already display-safe.
+ * output, indented (see {@link outputTail}). Paths in violation messages are already display-safe;
+ * the verifier's output and plugins' messages are escaped for the terminal ({@link terminalLines}).
  */
 export function renderAudit(audit: AuditRecord): string {
   const { metrics: m, limits: l } = audit;
@@ -36,10 +38,10 @@ export function renderAudit(audit: AuditRecord): string {
     }
   }
   for (const note of audit.notes ?? []) lines.push(`note: ${note}`);
-  return lines.join('\n');
+  return terminalLines(lines.join('\n'));
 }
 
-/** Lines of a failed verifier's output shown under its violation (research §8 keeps 16 KiB per stream). */
+/** Lines of a failed verifier's output shown under its violation (the evidence keeps the first and last 8 KiB of a stream). */
 export const TAIL_LINES = 20;
 /** Characters of that output shown at most. */
 export const TAIL_CHARS = 2000;
@@ -47,13 +49,16 @@ export const TAIL_CHARS = 2000;
 /**
  * The end of what a failed verifier printed: the last {@link TAIL_LINES} lines, at most
  * {@link TAIL_CHARS} characters, of its stderr, else its stdout, else why it could not start.
- * The evidence holds the first 16 KiB of a stream, so a cut stream says so.
+ * The evidence of a longer stream holds its first and last 8 KiB, so these lines are its real
+ * end (the summary a test runner prints last); the header says how much was left out. Records
+ * written before issue 29 hold only the first 16 KiB, and say so.
  */
 export function outputTail(result: VerifierResult): string[] {
   if (result.start_error) return [result.start_error];
   const stream = result.stderr.trim() !== '' ? result.stderr : result.stdout;
   const cut = stream.endsWith(TRUNCATION_MARKER);
-  let text = (cut ? stream.slice(0, -TRUNCATION_MARKER.length) : stream).replace(/\s+$/, '');
+  const omitted = OMISSION_MARKER.exec(stream);
+  let text = (cut ? stream.slice(0, -TRUNCATION_MARKER.length) : omitted ? stream.slice(omitted.index + omitted[0].length) : stream).replace(/\s+$/, '');
   if (text === '') return [];
   let lines = text.split(/\r?\n/);
   let dropped = lines.length > TAIL_LINES;
@@ -69,6 +74,7 @@ export function outputTail(result: VerifierResult): string[] {
   const out = text.split('\n');
   const which = result.stderr.trim() !== '' ? 'stderr' : 'stdout';
   if (cut) out.unshift(`(${which} cut at 16 KiB; the end of what was kept:)`);
+  else if (omitted) out.unshift(`(${which} longer than 16 KiB, ${omitted[1]} bytes of its middle left out; its last lines:)`);
   else if (dropped) out.unshift(`(last lines of ${which}:)`);
   return out;
 }
@@ -88,6 +94,6 @@ export function renderStatus(s: StatusReport): string {
   if (s.stale_run && s.live_agent_pid !== null) lines.push(`agent still running: ${s.stale_run}`);
   else if (s.stale_run) lines.push(`stale: ${s.stale_run}; \`cordon resume\` starts a new attempt, \`cordon check\` audits what is there`);
   if (s.operation) lines.push(`in progress: ${s.operation}`);
-  return lines.join('\n');
+  return terminalLines(lines.join('\n'));
 }
 

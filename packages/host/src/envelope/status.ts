@@ -6,6 +6,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { isStale, readLock, type LockRecord } from './lock.js';
 import { loadEnvelope, type Envelope } from './state/store.js';
 import { orphanedAgent, staleRunReason } from './attempt/stale.js';
+import { runnerSettingsProblem } from './attempt/options.js';
 
 /** What `cordon status` reports (research §13, plus the policy's globs and limits). */
 export interface StatusReport {
@@ -60,6 +61,11 @@ export async function status(repo: string = process.cwd()): Promise<StatusReport
     throw error;
   }
   const { config, state } = envelope;
+  // What `resume` refuses is not healthy: a `run` envelope whose runner settings are damaged.
+  if (config.mode !== 'manual') {
+    const runnerBad = runnerSettingsProblem(config.runner);
+    if (runnerBad) throw new CordonError(ERROR_CODES.BAD_STATE, `${runnerBad}; \`cordon resume\` would refuse this envelope: run \`cordon reset\`, then \`cordon run\` again`, { details: { problem: runnerBad } });
+  }
   const holder = liveHolder(loc.lockFile);
   return {
     mode: config.mode,

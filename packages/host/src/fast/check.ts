@@ -3,6 +3,7 @@ import { warnPluginFailures } from '../cli/plugin-warnings.js';
 import { check } from '../envelope/check.js';
 import { renderAudit } from '../envelope/render.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { terminalLines } from '../output/terminal.js';
 
 /** Options of {@link fastCheck}: the only flags the fast route takes. */
 export interface FastCheckOptions {
@@ -56,7 +57,7 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
  */
 function printError(error: CordonError, json: boolean): void {
   if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, details: error.details, message: error.message } }, null, 2)}\n`);
-  else process.stderr.write(`    Error: ${error.message}\n    Code: ${error.code}\n`);
+  else process.stderr.write(`    Error: ${terminalLines(error.message)}\n    Code: ${error.code}\n`);
 }
 
 /**

@@ -7,7 +7,7 @@ import { findAgentPid } from './agent-pid.js';
 import { claimOrdinal, hashCallKey, inputHash } from './call-key.js';
 import { chooseDialect } from './choose-dialect.js';
 import { dialectContext } from './dialect-context.js';
-import { commandSummary, errorText } from './summary.js';
+import { commandText, errorText, storedCommand } from './summary.js';
 
 /** Input of {@link handleHookPayload}. */
 export interface HandleOptions {
@@ -165,7 +165,7 @@ function toolCall(event: NativeToolBefore | NativeToolAfter, dialect: Dialect, s
     toolName: event.toolName,
     canonicalTool: canonical,
     toolInput: event.toolInput,
-    command: commandSummary(event.toolInput),
+    command: commandText(event.toolInput),
     ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
     ...(step.agentPid !== undefined ? { agentPid: step.agentPid } : {}),
     nativeEvent: event.nativeEvent,
@@ -174,7 +174,8 @@ function toolCall(event: NativeToolBefore | NativeToolAfter, dialect: Dialect, s
 }
 
 function toolFields(call: ToolCall) {
-  return { call_key: call.callKey, call_key_source: call.callKeySource, tool_name: call.toolName, tool: call.canonicalTool, command: call.command } as const;
+  // Taps got the whole command; the marker stores it cut.
+  return { call_key: call.callKey, call_key_source: call.callKeySource, tool_name: call.toolName, tool: call.canonicalTool, command: storedCommand(call.command) } as const;
 }
 
 async function before(event: NativeToolBefore, dialect: Dialect, step: Step): Promise<HookOutcome> {
@@ -217,13 +218,13 @@ async function before(event: NativeToolBefore, dialect: Dialect, step: Step): Pr
     const input = { ...event.toolInput, ...decision.toolInput };
     claimKey(dir, hash, 'end', step.log);
     const key = claimKey(dir, inputHash(event.sessionId, event.toolName, input), 'start', step.log);
-    rewritten = { ...call, callKey: key, toolInput: input, command: commandSummary(input) };
+    rewritten = { ...call, callKey: key, toolInput: input, command: commandText(input) };
   } else {
-    rewritten = { ...call, toolInput: decision.toolInput, command: commandSummary(decision.toolInput) };
+    rewritten = { ...call, toolInput: decision.toolInput, command: commandText(decision.toolInput) };
   }
   // The marker keeps the command the agent asked for; what runs instead is `rewritten_command`
   // (a guard's `cordon control run -- …` wrapper must not hide the call's own command in reports).
-  const marker = step.write({ event: 'tool_start', ...toolFields(rewritten), command: call.command, rewritten_command: rewritten.command, decision: 'rewrite', ...by });
+  const marker = step.write({ event: 'tool_start', ...toolFields(rewritten), command: storedCommand(call.command), rewritten_command: storedCommand(rewritten.command), decision: 'rewrite', ...by });
   return { stdout: reply.stdout, stderr: reply.stderr ?? '', exitCode: reply.exitCode, agent: step.agent, event, marker, decision };
 }
 

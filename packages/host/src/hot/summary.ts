@@ -5,17 +5,23 @@ import { MAX_COMMAND_CHARS, MAX_ERROR_CHARS } from '../telemetry/markers.js';
 const SUMMARY_KEYS = ['command', 'cmd', 'file_path', 'path', 'pattern', 'url', 'prompt', 'query'] as const;
 
 /**
- * A call's command summary for markers and `ToolCall.command`: the first non-empty string among
- * {@link SUMMARY_KEYS} in the input (an argv array under `command` is joined with spaces), else
- * the input's sorted-key JSON; cut to 2,000 characters.
+ * A call's whole command, as `ToolCall.command` gives it to taps: the first non-empty string
+ * among {@link SUMMARY_KEYS} in the input (an argv array under `command` is joined with spaces),
+ * else the input's sorted-key JSON. Never cut: a policy must see all of it (issue 29: padding a
+ * command past a cut must not hide `git push --force` from a tap).
  */
-export function commandSummary(input: Readonly<Record<string, unknown>>): string {
+export function commandText(input: Readonly<Record<string, unknown>>): string {
   for (const key of SUMMARY_KEYS) {
     const value = input[key];
-    if (typeof value === 'string' && value !== '') return truncate(value, MAX_COMMAND_CHARS);
-    if (key === 'command' && Array.isArray(value) && value.length && value.every((v) => typeof v === 'string')) return truncate(value.join(' '), MAX_COMMAND_CHARS);
+    if (typeof value === 'string' && value !== '') return value;
+    if (key === 'command' && Array.isArray(value) && value.length && value.every((v) => typeof v === 'string')) return value.join(' ');
   }
-  return truncate(canonicalJson(input), MAX_COMMAND_CHARS);
+  return canonicalJson(input);
+}
+
+/** A command cut to 2,000 characters for a marker (`command`, `rewritten_command`). */
+export function storedCommand(command: string): string {
+  return truncate(command, MAX_COMMAND_CHARS);
 }
 
 /** Cuts error text to 2,000 characters. */

@@ -29,6 +29,12 @@ export interface AtomicWriteOptions {
    */
   readonly mode?: number;
   /**
+   * Mode requested for a file that does not exist yet, passed to `open(2)` so the umask applies
+   * (reports: `0o666` gives 0644 under umask 022 and 0600 under 077). Ignored when `mode` is
+   * set; an existing file keeps its mode.
+   */
+  readonly createMode?: number;
+  /**
    * When `path` is a symbolic link: `'target'` (default) writes the file the link chain ends
    * at, with the temp file beside that target, so a dotfiles link stays a link and its target
    * changes; `'replace'` replaces the link itself with a regular file.
@@ -85,11 +91,14 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   const opts: AtomicWriteOptions = typeof options === 'number' ? { mode: options } : options;
   const target = opts.links === 'replace' ? resolve(path) : writeTarget(path);
   let mode = opts.mode;
+  // A new file under `createMode`: opened with it and not chmodded, so the umask decides.
+  let umasked = false;
   if (mode === undefined) {
     try {
       mode = statSync(target).mode & 0o7777;
     } catch {
-      mode = 0o600;
+      umasked = opts.createMode !== undefined;
+      mode = opts.createMode ?? 0o600;
     }
   }
   const durable = opts.durable ?? true;
@@ -97,7 +106,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   let fd: number | undefined;
   try {
     fd = openSync(temp, EXCLUSIVE_CREATE, mode);
-    fchmodSync(fd, mode);
+    if (!umasked) fchmodSync(fd, mode);
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
     if (durable) fsyncSync(fd);

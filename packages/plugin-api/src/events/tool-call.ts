@@ -25,7 +25,12 @@ export interface ToolCall {
   readonly canonicalTool: CanonicalTool;
   /** Native tool input object, unchanged (`{}` when the agent sent none or not an object). */
   readonly toolInput: Readonly<Record<string, unknown>>;
-  /** Shell command, or a one-line summary of the input, for reports; at most 2,000 characters. */
+  /**
+   * The shell command (an argv joined with spaces), else the first path, pattern, URL, prompt or
+   * query of the input, else its sorted-key JSON. Whole, never cut, so a policy sees everything
+   * the agent will run; markers and reports store at most 2,000 characters of it. Text an agent
+   * wrote: escape it before printing it.
+   */
   readonly command: string;
   /** Working directory reported by the agent. */
   readonly cwd?: string;

@@ -1,4 +1,4 @@
-import { cutText } from '@cordon/plugin-api';
+import { cutTextMiddle } from '@cordon/plugin-api';
 import type { AttemptBrief, FailedVerifier, RecoveryContext } from '@cordon/plugin-api';
 import type { AuditRecord } from '../audit/record.js';
 import type { EnvelopeConfig } from '../state/schema.js';
@@ -78,12 +78,13 @@ export function briefFor(config: EnvelopeConfig, attempt: number, maxAttempts: n
 /**
  * The recovery context of a resume (research §10.2 item 10): the previous error, the paths
  * changed right now (from the preflight audit, so they are current), and the verifiers that
- * failed in the last full audit with up to 2,000 characters of their stderr, else stdout.
+ * failed in the last full audit with up to 2,000 characters of their stderr, else stdout: its
+ * start and its end (the test runner's summary), the middle left out.
  */
 export function recoveryFor(previousAttempt: number, previousError: string | null, current: AuditRecord, lastFull: AuditRecord | null): RecoveryContext {
   const failedVerifiers: FailedVerifier[] = (lastFull?.verification ?? [])
     .filter((v) => !v.passed)
-    .map((v) => ({ command: v.command, outcome: failureReason(v), output: cutText(v.start_error ?? (v.stderr.trim() !== '' ? v.stderr : v.stdout), VERIFIER_OUTPUT_CHARS) }));
+    .map((v) => ({ command: v.command, outcome: failureReason(v), output: cutTextMiddle(v.start_error ?? (v.stderr.trim() !== '' ? v.stderr : v.stdout), VERIFIER_OUTPUT_CHARS, '\n...[middle left out]...\n') }));
   return {
     previousAttempt,
     previousError,

@@ -1,10 +1,12 @@
 import { renderAudit } from '../render.js';
+import { terminalLines } from '../../output/terminal.js';
 import { EXIT, type AttemptResult } from './attempt.js';
 import type { AttemptRun } from './record.js';
 
 /**
  * Human output of `cordon run`/`resume`: the attempt line, what the agent reported (session,
- * turns, cost, duration), the error if any, then the audit as `cordon check` prints it.
+ * turns, cost, duration), the error if any, then the audit as `cordon check` prints it; what
+ * the agent reported is escaped for the terminal.
  */
 export function renderAttempt(result: AttemptResult): string {
   const { run, state } = result;
@@ -17,7 +19,7 @@ export function renderAttempt(result: AttemptResult): string {
     // The audit of an engine error is evidence, not a verdict: never the word "accepted" (issue 12 item 4).
     lines.push(renderAudit(result.audit).replace(/^accepted: /, 'audit passed, but the attempt failed: '));
   } else lines.push(renderAudit(result.audit));
-  return lines.join('\n');
+  return terminalLines(lines.join('\n'));
 }
 
 /** `exit 0, session 9f…, 3 turns, $0.0004, 0.5 s (wall 0.9 s)` from what was recorded. */

@@ -33,6 +33,13 @@ export interface AuditRecord {
   readonly violations: readonly Violation[];
   /** Ignored entries that appeared, changed or vanished and no `--allow-ignored` glob covers. */
   readonly ignored_changes: readonly IgnoredChange[];
+  /**
+   * Verifier executables an `--allow-ignored` glob covers that appeared, changed or vanished since
+   * arm (`node_modules/.bin/tape`; evidence/verifier-tools.ts): allowed, so not violations, but
+   * reported (and named in `notes`) because a rewritten test runner can fake a pass. Envelope
+   * audits only; absent for envelopes armed before issue 29.
+   */
+  readonly allowed_ignored_changes?: readonly IgnoredChange[];
   /** One entry per verifier that ran; empty when the policy audit failed first. */
   readonly verification: readonly VerifierResult[];
   /** True when verifiers were configured but not run because the policy audit failed. */

@@ -9,6 +9,8 @@ import { readIndexFacts } from '../evidence/index-file.js';
 import { nameSome, readHiddenPaths } from '../evidence/index-state.js';
 import { measureTracked, measureUntracked, measureUntrackedYielding, untrackedReadLimit, type UntrackedMeasure, type UntrackedScan } from '../evidence/measure.js';
 import { collectStaged, collectTracked, mergeStaged } from '../evidence/tracked.js';
+import { ownReports } from '../evidence/own-reports.js';
+import { verifierToolChanges } from '../evidence/verifier-tools.js';
 import { collectUntracked, coveringGlob, listUntracked, overlaySnapshot, printEntry, REMOVED_ENTRY, type IgnoredChange, type IgnoredOverlay, type IgnoredSnapshot, type UntrackedPath } from '../evidence/untracked.js';
 import { holdsIgnorePatterns, IgnoreOracle, NOTHING_IGNORED, type IgnoreAnswers } from '../git/ignore-oracle.js';
 import { GITLINK_MODE, type DiffEntry } from '../git/parse.js';
@@ -99,8 +101,13 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
     // directly, else from `git ls-files -v`.
     const overlay = verifierOverlay(input.previous);
     const ignoredBase = overlaySnapshot(snapshot.ignored, overlay);
+    // Reports cordon wrote at the user's request are not the agent's (evidence/own-reports.ts).
+    const own = ownReports(loc);
     const untrackedScan = collectUntracked({ root: loc.root, listed, oracle: armTimeOracle, snapshot: ignoredBase, rules, allowIgnored: policy.allow_ignored }).then(
-      async (listed) => ({ listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked), untrackedReadLimit(policy.limits.max_working_bytes)) }),
+      async (all) => {
+        const listed = { ...all, untracked: all.untracked.filter((u) => !own(u.path)) };
+        return { listed, scan: await measureUntrackedYielding(loc.root, sortUntracked(listed.untracked), untrackedReadLimit(policy.limits.max_working_bytes)) };
+      },
     );
     // Plugins load once git is busy (finding and importing them is synchronous work).
     const hooks = startHooks(input.hooks);
@@ -133,6 +140,14 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
     }
     if (head !== input.baseline && !policy.allow_commits) early.push({ code: 'head_changed', message: 'HEAD changed from the armed baseline; commits are not allowed' });
     const notes = await filterFindings(shadow, snapshot, tracked, early);
+    // Allowed ignored changes to what the verifiers run: reported, not violations (evidence/verifier-tools.ts).
+    const tools = snapshot.ignored.verifier_tools;
+    const allowedChanges = tools ? verifierToolChanges(loc.root, input.verify.commands, compilePathRules(policy).ignoredAllowed, tools) : undefined;
+    if (allowedChanges?.length) {
+      notes.push(
+        `verifier executables changed under --allow-ignored since arming: ${nameSome(allowedChanges.map((c) => `${displayPath(c.path)} (${c.change})`))}; the allowed ignored globs let them change, so a verifier's verdict may not be its own (reinstall them, or arm again to trust them)`,
+      );
+    }
     return await assemble({
       mode: 'envelope',
       loc,
@@ -147,6 +162,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       submoduleChanged,
       early,
       notes,
+      ...(allowedChanges ? { allowedIgnored: allowedChanges } : {}),
       overlay,
       // What the verifiers did to ignored entries: listed again once they ran (issue 12 item 5).
       afterVerifiers: async (sinceNs) => {
@@ -229,6 +245,8 @@ interface Assembly {
   early: Violation[];
   /** Notes for the record (see `AuditRecord.notes`). */
   notes?: string[];
+  /** `AuditRecord.allowed_ignored_changes`, for envelopes that recorded verifier executables. */
+  allowedIgnored?: IgnoredChange[];
   /** The previous check's `ignored_after_verifiers` (what ignored entries were compared with). */
   overlay?: IgnoredOverlay;
   /** Runs once the verifiers ran (`sinceNs`: when they started): the overlay to record and a note. */
@@ -384,6 +402,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
     limits: policy.limits,
     violations,
     ignored_changes: ignored,
+    ...(a.allowedIgnored ? { allowed_ignored_changes: a.allowedIgnored } : {}),
     verification,
     verification_skipped: !verifying && a.verify.commands.length > 0,
     ...(notes.length > 0 ? { notes } : {}),

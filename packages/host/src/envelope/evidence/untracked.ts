@@ -42,6 +42,11 @@ export interface IgnoredSnapshot {
   readonly entries: Readonly<Record<string, string>>;
   /** Every `.gitignore` in force at arm time, path → content (lossless text): the rules checks judge by. */
   readonly gitignores: Readonly<Record<string, string>>;
+  /**
+   * Verifier executables `--allow-ignored` covers, path → fingerprint (evidence/verifier-tools.ts):
+   * reported when they change, never a violation. Absent in envelopes armed before issue 29.
+   */
+  readonly verifier_tools?: Readonly<Record<string, string>>;
 }
 
 /** The `.cordon/` directory itself is never evidence. */

@@ -8,7 +8,9 @@ import { plural } from '../../util/plural.js';
  * Escapes the data (message) part of a GitHub Actions workflow command: `%`, CR and LF become
  * `%25`, `%0D`, `%0A` (GitHub's documented syntax, "Workflow commands for GitHub Actions";
  * the runner's `ActionCommand` unescapes exactly these). `%` goes first so an escape is not
- * escaped again. Lone surrogates become U+FFFD so the line is valid UTF-8.
+ * escaped again. Lone surrogates become U+FFFD so the line is valid UTF-8. Any other text
+ * round-trips through the runner's unescaping (issue 20), controls included: no input can end
+ * the line or start another command, and the runner shows annotations as text.
  */
 export function escapeData(text: string): string {
   return wellFormed(text).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');

@@ -1,4 +1,5 @@
 import { displayPath, pathText } from '../path-text.js';
+import { ownReports } from '../evidence/own-reports.js';
 import { nameSome } from '../evidence/index-state.js';
 import { resolveCommit, type RepoLocation } from './repo.js';
 import { git, type GitInvocation } from './run-git.js';
@@ -18,12 +19,22 @@ export async function workTreeMismatch(loc: RepoLocation, inv: GitInvocation, he
   const { stdout } = await git(inv, ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignore-submodules=dirty']);
   const records = stdout.toString('latin1').split('\0').filter(Boolean);
   // A rename/copy record is followed by its source path; -z keeps `XY path` first either way.
+  const own = ownReports(loc);
   const paths: string[] = [];
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
-    paths.push(displayPath(pathText(Buffer.from(r.slice(3), 'latin1'))));
+    const path = pathText(Buffer.from(r.slice(3), 'latin1'));
+    // A report cordon wrote (`check --out cordon.sarif`) is not a change (evidence/own-reports.ts).
+    if (!(r.startsWith('??') && (own(path) || (path.endsWith('/') && (await onlyOwnBelow(inv, path, own)))))) paths.push(displayPath(path));
     if (r[0] === 'R' || r[0] === 'C') i++;
   }
   if (paths.length > 0) return `the work tree has changes that are not committed in it: ${nameSome(paths)}`;
   return undefined;
+}
+
+/** True when the untracked directory `dir` holds nothing but reports cordon wrote (`--out reports/x.sarif`). */
+async function onlyOwnBelow(inv: GitInvocation, dir: string, own: (path: string) => boolean): Promise<boolean> {
+  const { stdout } = await git(inv, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', dir]);
+  const records = stdout.toString('latin1').split('\0').filter(Boolean);
+  return records.length > 0 && records.every((r) => r.startsWith('??') && own(pathText(Buffer.from(r.slice(3), 'latin1'))));
 }

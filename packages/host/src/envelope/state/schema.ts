@@ -94,7 +94,8 @@ export function snapshotProblem(value: unknown): string | undefined {
   if (!isStringMap(git.settings)) return 'snapshot git settings is invalid';
   for (const key of ['attributes_file', 'excludes_file', 'info_attributes', 'info_exclude']) if (git[key] !== null && typeof git[key] !== 'string') return `snapshot git ${key} is invalid`;
   const ignored = value.ignored;
-  if (!isPlainObject(ignored) || exactKeys(ignored, ['entries', 'gitignores']) || !isStringMap(ignored.entries) || !isStringMap(ignored.gitignores)) return 'snapshot ignored is invalid';
+  if (!isPlainObject(ignored) || exactKeys(ignored, ['entries', 'gitignores'], ['verifier_tools']) || !isStringMap(ignored.entries) || !isStringMap(ignored.gitignores)) return 'snapshot ignored is invalid';
+  if (ignored.verifier_tools !== undefined && !isStringMap(ignored.verifier_tools)) return 'snapshot ignored verifier_tools is invalid';
   if (!isStringMap(value.submodules)) return 'snapshot submodules is invalid';
   return undefined;
 }
@@ -111,9 +112,41 @@ export function stateProblem(value: unknown): string | undefined {
   if (value.attempt > value.max_attempts) return 'state attempt exceeds max_attempts';
   for (const key of ['config_sha256', 'snapshot_sha256', 'exclude_sha256']) if (typeof value[key] !== 'string' || !SHA256.test(value[key] as string)) return `state ${key} is not a SHA-256`;
   if (value.last_error !== null && typeof value.last_error !== 'string') return 'state last_error is neither a string nor null';
-  if (value.last_audit !== null && !(isPlainObject(value.last_audit) && typeof value.last_audit.passed === 'boolean')) return 'state last_audit is malformed';
+  if (value.last_audit !== null) {
+    const audit = auditRecordProblem(value.last_audit);
+    if (audit) return `state last_audit is malformed: ${audit}`;
+  }
   if (typeof value.updated_at !== 'string' || value.updated_at === '') return 'state updated_at is empty';
   if (value.last_run !== undefined && value.last_run !== null && !isPlainObject(value.last_run)) return 'state last_run is neither an object nor null';
+  return undefined;
+}
+
+/**
+ * The first problem of a stored audit record (`state.last_audit`), or undefined: every field a
+ * command reads from it (status, check's verifier overlay, resume's recovery context) has its
+ * type, so a damaged record is refused as damaged state instead of failing later with a
+ * TypeError (issue 29).
+ */
+export function auditRecordProblem(value: unknown): string | undefined {
+  if (!isPlainObject(value)) return 'not an object';
+  if (typeof value.passed !== 'boolean') return 'passed is not a boolean';
+  if (value.mode !== 'envelope' && value.mode !== 'range') return 'mode is neither envelope nor range';
+  for (const key of ['baseline', 'current_head']) if (typeof value[key] !== 'string') return `${key} is not a string`;
+  if (typeof value.head_changed !== 'boolean') return 'head_changed is not a boolean';
+  if (!Array.isArray(value.changed_files) || !value.changed_files.every((p) => typeof p === 'string')) return 'changed_files is not a list of paths';
+  for (const key of ['metrics', 'limits']) {
+    const numbers = value[key];
+    if (!isPlainObject(numbers) || !Object.values(numbers).every((n) => typeof n === 'number')) return `${key} is not an object of numbers`;
+  }
+  if (!Array.isArray(value.violations) || !value.violations.every((v) => isPlainObject(v) && typeof v.code === 'string' && typeof v.message === 'string')) return 'violations is not a list of {code, message}';
+  if (!Array.isArray(value.ignored_changes) || !value.ignored_changes.every((c) => isPlainObject(c) && typeof c.path === 'string')) return 'ignored_changes is not a list of {path, change}';
+  const verifierOk = (v: unknown) =>
+    isPlainObject(v) && typeof v.command === 'string' && typeof v.passed === 'boolean' && typeof v.stdout === 'string' && typeof v.stderr === 'string' && typeof v.duration_ms === 'number' && (v.start_error === null || typeof v.start_error === 'string');
+  if (!Array.isArray(value.verification) || !value.verification.every(verifierOk)) return 'verification is not a list of verifier results';
+  if (typeof value.verification_skipped !== 'boolean') return 'verification_skipped is not a boolean';
+  if (value.notes !== undefined && !(Array.isArray(value.notes) && value.notes.every((n) => typeof n === 'string'))) return 'notes is not a list of strings';
+  if (value.ignored_after_verifiers !== undefined && !isStringMap(value.ignored_after_verifiers)) return 'ignored_after_verifiers is not a map of fingerprints';
+  if (value.allowed_ignored_changes !== undefined && !(Array.isArray(value.allowed_ignored_changes) && value.allowed_ignored_changes.every((c) => isPlainObject(c) && typeof c.path === 'string'))) return 'allowed_ignored_changes is not a list of {path, change}';
   return undefined;
 }
 

@@ -1,12 +1,16 @@
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { runManaged, succeeded } from '../process.js';
 import { splitCommand, type VerifySpec } from './spec.js';
-import { cutUtf8Bytes } from '@cordon/plugin-api';
+import { cutUtf8Bytes, cutUtf8BytesEnd } from '@cordon/plugin-api';
 
-/** Output kept per stream in the evidence, bytes (research §3: 16 KiB). */
+/** Output kept per stream in the evidence, bytes (research §3: 16 KiB): the first and the last half. */
 export const EVIDENCE_BYTES = 16 * 1024;
-/** Appended to evidence that was cut (research §8). */
+/** Bytes kept from the start and from the end of a longer stream (issue 29: the summary a test runner prints last survives). */
+export const EVIDENCE_HALF = EVIDENCE_BYTES / 2;
+/** Appended to evidence that was cut, by cordon before issue 29 (records of that time still hold it). */
 export const TRUNCATION_MARKER = '\n...[truncated by Cordon]';
+/** Where the middle of a longer stream was left out: `\n...[N bytes left out by Cordon]...\n`. */
+export const OMISSION_MARKER = /\n\.\.\.\[(\d+) bytes left out by Cordon\]\.\.\.\n/;
 
 /** Evidence of one verifier run (a field of the audit object, snake_case like the rest). */
 export interface VerifierResult {
@@ -22,7 +26,10 @@ export interface VerifierResult {
   readonly output_not_closed: boolean;
   /** Why it could not start (`cannot start 'x': ENOENT …`), else null. */
   readonly start_error: string | null;
-  /** First 16 KiB of each stream as UTF-8 (invalid bytes replaced), plus the marker when cut. */
+  /**
+   * Each stream as UTF-8 (invalid bytes replaced): whole up to 16 KiB, else its first and last
+   * 8 KiB joined by {@link OMISSION_MARKER}.
+   */
   readonly stdout: string;
   readonly stderr: string;
   readonly duration_ms: number;
@@ -63,7 +70,8 @@ export async function runVerifier(command: string, spec: Pick<VerifySpec, 'timeo
       env: context.env ?? process.env,
       timeoutMs: spec.timeout_seconds * 1000,
       outputCap: spec.output_cap,
-      keepBytes: EVIDENCE_BYTES,
+      keepBytes: EVIDENCE_HALF,
+      keepTailBytes: EVIDENCE_BYTES,
     });
     return {
       ...base,
@@ -74,8 +82,8 @@ export async function runVerifier(command: string, spec: Pick<VerifySpec, 'timeo
       output_limited: r.outputLimited,
       output_not_closed: r.outputNotClosed,
       start_error: null,
-      stdout: evidence(r.stdout, r.stdoutBytes),
-      stderr: evidence(r.stderr, r.stderrBytes),
+      stdout: evidence(r.stdout, r.stdoutTail, r.stdoutBytes),
+      stderr: evidence(r.stderr, r.stderrTail, r.stderrBytes),
       duration_ms: Math.round(r.durationMs),
     };
   } catch (error) {
@@ -96,7 +104,14 @@ export function failureReason(result: VerifierResult): string {
   return `exit ${result.returncode}`;
 }
 
-function evidence(kept: Buffer, total: number): string {
-  const text = cutUtf8Bytes(kept, EVIDENCE_BYTES);
-  return total > EVIDENCE_BYTES ? text + TRUNCATION_MARKER : text;
+/**
+ * The evidence of one stream: whole when it fits in {@link EVIDENCE_BYTES}, else its first and
+ * last {@link EVIDENCE_HALF} bytes, each cut on a character boundary, with the count left out.
+ */
+function evidence(head: Buffer, tail: Buffer, total: number): string {
+  if (total <= EVIDENCE_BYTES) return Buffer.concat([head, tail]).toString('utf8');
+  const first = cutUtf8Bytes(head, EVIDENCE_HALF);
+  const last = cutUtf8BytesEnd(tail, EVIDENCE_HALF);
+  const left = total - Buffer.byteLength(first, 'utf8') - Buffer.byteLength(last, 'utf8');
+  return `${first}\n...[${Math.max(0, left)} bytes left out by Cordon]...\n${last}`;
 }

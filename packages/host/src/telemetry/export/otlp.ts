@@ -1,13 +1,13 @@
 import { context, trace, SpanKind, SpanStatusCode, ValueType, type Attributes } from '@opentelemetry/api';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { cutText, wellFormed } from '@cordon/plugin-api';
+import { JsonMetricsSerializer, JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AggregationTemporality, DataPointType, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import type { SampleRow, SessionRow, TelemetrySchema, ToolCallRow } from '../reduce/db/schema.js';
 import type { Kysely } from 'kysely';
+import { redactSecrets, redactUrl } from '../../output/url.js';
 
 /** Instrumentation scope of everything cordon exports. */
 const SCOPE = { name: '@cordon/host', version: '0.1.0' };
@@ -27,11 +27,17 @@ export interface OtlpOptions {
   readonly timeoutMs?: number;
 }
 
-/** What {@link exportSessions} sent. */
+/** What {@link exportSessions} sent, and what the collector said it rejected (OTLP `partialSuccess`). */
 export interface ExportSummary {
   readonly sessions: number;
   readonly spans: number;
   readonly data_points: number;
+  /** Spans the collector rejected (`partialSuccess.rejectedSpans`, summed over requests). */
+  readonly rejected_spans: number;
+  /** Metric points the collector rejected (`partialSuccess.rejectedDataPoints`). */
+  readonly rejected_data_points: number;
+  /** The collector's `partialSuccess.errorMessage`s, each cut to 500 characters. */
+  readonly rejection_messages: readonly string[];
 }
 
 /** Reads a session's calls and samples from the store (either dialect). */
@@ -44,12 +50,13 @@ export async function loadExportSession(db: Kysely<TelemetrySchema>, session: Se
 /** Span attributes of one tool call (OpenTelemetry GenAI `execute_tool` names where they exist; `cordon.*` otherwise). */
 export function callAttributes(s: SessionRow, c: ToolCallRow): Attributes {
   const a: Attributes = {
+    // Strings are the agent's: lone surrogates would make the JSON body invalid UTF-8 for the collector.
     'gen_ai.operation.name': 'execute_tool',
-    'gen_ai.tool.name': c.tool_name,
-    'gen_ai.tool.call.id': c.call_key,
-    'session.id': s.session_id,
-    'cordon.tool.canonical': c.tool,
-    'cordon.command.summary': c.command,
+    'gen_ai.tool.name': wellFormed(c.tool_name),
+    'gen_ai.tool.call.id': wellFormed(c.call_key),
+    'session.id': wellFormed(s.session_id),
+    'cordon.tool.canonical': wellFormed(c.tool),
+    'cordon.command.summary': wellFormed(c.command),
     'cordon.call.seq': c.seq,
     'cordon.samples': c.n_samples,
   };
@@ -66,7 +73,7 @@ export function callAttributes(s: SessionRow, c: ToolCallRow): Attributes {
 /** Span attributes of a session's root span. */
 export function sessionAttributes(s: SessionRow): Attributes {
   const a: Attributes = {
-    'session.id': s.session_id,
+    'session.id': wellFormed(s.session_id),
     'cordon.tool_calls': s.n_toolcalls,
     'cordon.samples': s.n_samples,
     'cordon.tool_time_ms': s.tool_time_ms,
@@ -83,7 +90,7 @@ export function sessionAttributes(s: SessionRow): Attributes {
 
 /** `a` plus the entries of `maybe` that are known: a null (not measured) is left out, never sent as 0. */
 function withKnown(a: Attributes, maybe: Record<string, string | number | null>): Attributes {
-  for (const [key, value] of Object.entries(maybe)) if (value !== null) a[key] = value;
+  for (const [key, value] of Object.entries(maybe)) if (value !== null) a[key] = typeof value === 'string' ? wellFormed(value) : value;
   return a;
 }
 
@@ -158,44 +165,106 @@ function buildMetrics(items: readonly ExportSession[], machine: string): { metri
   };
 }
 
-function send<T>(exporter: { export(items: T, done: (r: ExportResult) => void): void; shutdown(): Promise<void> }, items: T, what: string, url: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    exporter.export(items, (result) => {
-      if (result.code === ExportResultCode.SUCCESS) resolve();
-      else reject(new CordonError(ERROR_CODES.EXPORT_ERROR, `OTLP export of ${what} to ${url} failed: ${result.error?.message ?? 'unknown error'}; nothing local was changed`, { details: { url } }));
-    });
-  });
+/** What one request's collector answered: how many items it rejected, and why. */
+interface Answer {
+  readonly rejected: number;
+  readonly message?: string;
+}
+
+/**
+ * POSTs one OTLP/HTTP JSON request (OTLP specification 1.x, "OTLP/HTTP": `Content-Type:
+ * application/json`, 200 with an `Export*ServiceResponse` body) and reads its `partialSuccess`
+ * (the SDK's exporters only log it). Every message names the URL redacted.
+ * @throws CordonError `CORDON_EXPORT_ERROR` when the collector is unreachable, answers a non-2xx
+ *   status, or does not answer within `timeoutMs`.
+ */
+async function post(url: string, body: Uint8Array, what: string, timeoutMs: number, shownBase: string, rawBase: string): Promise<Uint8Array> {
+  const fail = (why: string) => new CordonError(ERROR_CODES.EXPORT_ERROR, `OTLP export of ${what} to ${shownBase} failed: ${redactSecrets(why, rawBase)}; nothing local was changed`, { details: { url: shownBase } });
+  const parsed = new URL(url);
+  // Credentials in the URL go as HTTP Basic authentication (RFC 7617), never in the request line.
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (parsed.username || parsed.password) {
+    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64')}`;
+    parsed.username = '';
+    parsed.password = '';
+  }
+  let response: Response;
+  try {
+    response = await fetch(parsed, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+  } catch (error) {
+    const e = error as Error & { cause?: Error };
+    if (e.name === 'TimeoutError') throw fail(`no answer within ${timeoutMs} ms`);
+    throw fail(e.cause?.message ?? e.message);
+  }
+  const data = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
+  if (!response.ok) throw fail(`HTTP ${response.status}${data.length ? `: ${cutText(Buffer.from(data).toString('utf8').trim(), 300)}` : ''}`);
+  return data;
+}
+
+/** The `partialSuccess` of a response body (empty: nothing rejected). int64 counts may come as JSON strings (OTLP JSON encoding). */
+function answer(partial: { rejectedSpans?: unknown; rejectedDataPoints?: unknown; errorMessage?: unknown } | undefined): Answer {
+  if (!partial) return { rejected: 0 };
+  const count = Number(partial.rejectedSpans ?? partial.rejectedDataPoints ?? 0);
+  const message = typeof partial.errorMessage === 'string' && partial.errorMessage !== '' ? cutText(wellFormed(partial.errorMessage), 500) : undefined;
+  return { rejected: Number.isFinite(count) && count > 0 ? Math.floor(count) : 0, ...(message ? { message } : {}) };
+}
+
+function parseResponse<R>(data: Uint8Array, deserialize: (d: Uint8Array) => R): R | undefined {
+  if (data.length === 0) return undefined;
+  try {
+    return deserialize(data);
+  } catch {
+    // A 2xx with a body that is not OTLP JSON: accepted, nothing to read.
+    return undefined;
+  }
 }
 
 /**
  * `cordon export --otlp URL` (issue 20): sends each session as one trace (a root span and one
- * span per tool call, at their recorded times) and the samples as metrics, through the
- * OpenTelemetry JS SDK's OTLP/HTTP (JSON) exporters. Sessions of different machines are sent as
- * separate requests so each carries its machine as `host.name`.
- * @throws CordonError `CORDON_EXPORT_ERROR` when the receiver is unreachable, refuses, or does
- * not answer within `timeoutMs`; the local store is only read.
+ * span per tool call, at their recorded times) and the samples as metrics, OTLP/HTTP with the
+ * JSON encoding of the OpenTelemetry JS SDK's serializers. Sessions of different machines are sent
+ * as separate requests so each carries its machine as `host.name`. What the collector rejects
+ * (`partialSuccess`) is counted in the summary. Messages name the URL with credentials redacted;
+ * credentials in the URL are sent as Basic authentication.
+ * @throws CordonError `CORDON_EXPORT_ERROR` when the receiver is unreachable, refuses, does not
+ * answer within `timeoutMs`, or accepts nothing of what was sent; the local store is only read.
  */
 export async function exportSessions(items: readonly ExportSession[], options: OtlpOptions): Promise<ExportSummary> {
-  const base = options.url.replace(/\/+$/, '');
-  const timeoutMillis = options.timeoutMs ?? 10_000;
+  const rawBase = options.url.replace(/\/+$/, '');
+  const shown = redactUrl(options.url).replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? 10_000;
   const byMachine = new Map<string, ExportSession[]>();
   for (const item of items) byMachine.set(item.session.machine, [...(byMachine.get(item.session.machine) ?? []), item]);
   let spans = 0;
   let points = 0;
+  let rejectedSpans = 0;
+  let rejectedPoints = 0;
+  const messages: string[] = [];
+  const note = (a: Answer) => {
+    if (a.message && !messages.includes(a.message)) messages.push(a.message);
+    return a.rejected;
+  };
   for (const [machine, group] of byMachine) {
-    const traceExporter = new OTLPTraceExporter({ url: `${base}/v1/traces`, timeoutMillis });
-    const metricExporter = new OTLPMetricExporter({ url: `${base}/v1/metrics`, timeoutMillis });
-    try {
-      const all = group.flatMap(buildSpans);
-      if (all.length) await send(traceExporter, all, 'spans', options.url);
-      spans += all.length;
-      const m = buildMetrics(group, machine);
-      if (m.points) await send(metricExporter, m.metrics, 'metrics', options.url);
-      points += m.points;
-    } finally {
-      await traceExporter.shutdown().catch(() => undefined);
-      await metricExporter.shutdown().catch(() => undefined);
+    const all = group.flatMap(buildSpans);
+    if (all.length) {
+      const data = await post(`${rawBase}/v1/traces`, JsonTraceSerializer.serializeRequest(all) ?? new Uint8Array(), 'spans', timeoutMs, shown, options.url);
+      rejectedSpans += Math.min(all.length, note(answer(parseResponse(data, (d) => JsonTraceSerializer.deserializeResponse(d))?.partialSuccess)));
     }
+    spans += all.length;
+    const m = buildMetrics(group, machine);
+    if (m.points) {
+      const data = await post(`${rawBase}/v1/metrics`, JsonMetricsSerializer.serializeRequest(m.metrics) ?? new Uint8Array(), 'metrics', timeoutMs, shown, options.url);
+      rejectedPoints += Math.min(m.points, note(answer(parseResponse(data, (d) => JsonMetricsSerializer.deserializeResponse(d))?.partialSuccess)));
+    }
+    points += m.points;
   }
-  return { sessions: items.length, spans, data_points: points };
+  const summary: ExportSummary = { sessions: items.length, spans, data_points: points, rejected_spans: rejectedSpans, rejected_data_points: rejectedPoints, rejection_messages: messages };
+  if (spans + points > 0 && rejectedSpans + rejectedPoints >= spans + points) {
+    throw new CordonError(
+      ERROR_CODES.EXPORT_ERROR,
+      `OTLP export to ${shown}: the collector accepted nothing (rejected ${rejectedSpans} of ${spans} spans and ${rejectedPoints} of ${points} metric points${messages.length ? `: ${messages.join('; ')}` : ''}); nothing local was changed`,
+      { details: { url: shown, ...summary } },
+    );
+  }
+  return summary;
 }

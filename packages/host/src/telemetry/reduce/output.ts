@@ -1,6 +1,7 @@
 import { cutText } from '@cordon/plugin-api';
 import type { GuardedCallRecord } from '../../control/guard-join.js';
 import { plural } from '../../util/plural.js';
+import { terminalText } from '../../output/terminal.js';
 import type { ReduceResult } from './reduce.js';
 import type { SessionSummary } from './reduce-session.js';
 
@@ -21,6 +22,8 @@ export function reduceReport(result: ReduceResult): ReduceReport {
  * The text `cordon reduce` prints (one string per line, without newlines): per session its
  * counts, tool time, memory, skipped lines and one line per call; then where it was stored.
  * Shared by the oclif command and the fast route of `bin/run.cjs` so both print the same.
+ * Session ids, agent and tool names and commands are the agent's: every line is escaped for the
+ * terminal ({@link terminalText}).
  */
 export function reduceTextLines(result: ReduceResult): string[] {
   const lines: string[] = [];
@@ -38,7 +41,7 @@ export function reduceTextLines(result: ReduceResult): string[] {
     }
   }
   lines.push(`stored in ${result.db}`);
-  return lines;
+  return lines.map(terminalText);
 }
 
 /**
@@ -51,7 +54,7 @@ export function reduceJsonl(result: ReduceResult): { stdout: string[]; stderr: s
   for (const s of result.sessions) for (const call of s.calls) stdout.push(JSON.stringify(call) + '\n');
   for (const { summary: s } of result.sessions) {
     const skipped = skippedLines(s);
-    if (skipped) stderr.push(`cordon reduce: session ${s.session_id}: ${skipped}\n`);
+    if (skipped) stderr.push(`cordon reduce: session ${terminalText(s.session_id)}: ${skipped}\n`);
   }
   return { stdout, stderr };
 }

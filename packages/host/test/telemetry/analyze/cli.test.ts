@@ -66,6 +66,31 @@ describe('cordon analyze', () => {
     expect(md.stdout).toContain('| memory left unreleased by a retry loop (largest) | §3.3 | up to 502 MB | 50.0 MiB (1 loops) | matches | - (0 loops) | no data |');
   }, 120_000);
 
+  it('--compare given a truncated saved report, the HTML report or other JSON: exit 2 naming the file and what was expected', async () => {
+    const out = sandbox.dir('out');
+    const saved = join(out, 'saved.json');
+    expect((await runCordon(['analyze', '--all', '--format', 'json', '--out', saved], { env: sandbox.env })).exitCode).toBe(0);
+    const html = join(out, 'report.html');
+    expect((await runCordon(['analyze', '--all', '--format', 'html', '--out', html], { env: sandbox.env })).exitCode).toBe(0);
+    const whole = readFileSync(saved, 'utf8');
+    const files: Array<[string, string, string]> = [
+      ['truncated.json', whole.slice(0, Math.floor(whole.length / 2)), 'JSON cut short or damaged'],
+      ['report.html', readFileSync(html, 'utf8'), 'an HTML or XML document'],
+      ['other.json', JSON.stringify({ schema_version: 9, hello: 1 }), 'JSON, but not an analyze report (it has schema version 9)'],
+      ['report.md', '# cordon analyze\n', 'not JSON'],
+      ['empty.json', '', 'empty'],
+    ];
+    for (const [name, content, what] of files) {
+      const file = join(out, `bad-${name}`);
+      writeFileSync(file, content);
+      const r = await runCordon(['analyze', '--compare', 'agent:codex', file], { env: sandbox.env });
+      expect(r.exitCode, name).toBe(2);
+      expect(flat(r.stderr), name).toContain(`--compare ${file}: ${what}`);
+      expect(flat(r.stderr), name).toContain('expected a JSON report written by `cordon analyze --format json` (schema version 1)');
+      expect(r.stderr).not.toContain('SyntaxError:');
+    }
+  }, 120_000);
+
   it('exits 2 naming the input for a bad date, a bad rule file or a one-sided --compare', async () => {
     const since = await runCordon(['analyze', '--since', 'yesterday-ish'], { env: sandbox.env });
     expect(since.exitCode).toBe(2);

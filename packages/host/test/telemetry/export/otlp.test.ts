@@ -25,22 +25,25 @@ interface Received {
 }
 
 /** A receiver on 127.0.0.1 that records every request; `mode` 'slow' never answers. */
-async function receiver(mode: 'ok' | 'slow' = 'ok'): Promise<{ url: string; got: Received[] }> {
+async function receiver(mode: 'ok' | 'slow' | ((path: string) => { status: number; body: unknown }) = 'ok'): Promise<{ url: string; got: Received[]; auth: Array<string | undefined> }> {
+  const auth: Array<string | undefined> = [];
   const got: Received[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       got.push({ path: req.url ?? '', contentType: req.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      auth.push(req.headers.authorization);
       if (mode === 'slow') return;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{}');
+      const answer = mode === 'ok' ? { status: 200, body: {} } : mode(req.url ?? '');
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
     });
   });
   server.on('connection', (socket) => server.once('close', () => socket.destroy()));
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, got };
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, got, auth };
 }
 
 /** OTLP JSON attribute list → plain object. */
@@ -159,9 +162,74 @@ describe('cordon export --otlp', () => {
     const slow = await receiver('slow');
     r = await runCordon(['export', '--otlp', slow.url, '--timeout', '1'], { env: sandbox.env });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.replace(/\s+/g, " ")).toMatch(/OTLP export of spans to http:\/\/127\.0\.0\.1:\d+ failed: Request timed out; nothing local was changed/);
+    expect(r.stderr.replace(/\s+/g, " ")).toMatch(/OTLP export of spans to http:\/\/127\.0\.0\.1:\d+ failed: no answer within 1000 ms; nothing local was changed/);
     expect(slow.got.length).toBeGreaterThan(0);
     expect(count()).toBe('1/2/4');
     expect((await runCordon(['export', '--otlp', 'ftp://x'], { env: sandbox.env })).exitCode).toBe(2);
+  });
+
+  it('partialSuccess: rejected counts are reported; a collector that accepts nothing fails the export (exit 2)', async () => {
+    recordSession();
+    // Rejects every span and point (int64 counts as JSON strings, as the OTLP JSON encoding allows).
+    const none = await receiver((path) => ({ status: 200, body: { partialSuccess: path.endsWith('/traces') ? { rejectedSpans: '3', errorMessage: 'span quota exceeded' } : { rejectedDataPoints: 12, errorMessage: 'metrics disabled' } } }));
+    let r = await runCordon(['export', '--otlp', none.url], { env: sandbox.env });
+    expect(r.exitCode, r.stdout).toBe(2);
+    expect(r.stdout).not.toContain('exported');
+    expect(r.stderr.replace(/\s+/g, ' ')).toContain('the collector accepted nothing (rejected 3 of 3 spans and 12 of 12 metric points: span quota exceeded; metrics disabled)');
+    // Rejects some: exit 0, the counts in the text and in --json.
+    const some = await receiver((path) => ({ status: 200, body: path.endsWith('/traces') ? { partialSuccess: { rejectedSpans: 1, errorMessage: 'attribute too long' } } : {} }));
+    r = await runCordon(['export', '--otlp', some.url], { env: sandbox.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain('3 spans, 12 metric points');
+    expect(r.stdout).toContain('the collector rejected 1 spans and 0 metric points: attribute too long');
+    r = await runCordon(['export', '--otlp', some.url, '--json'], { env: sandbox.env });
+    expect(JSON.parse(r.stdout)).toMatchObject({ spans: 3, data_points: 12, rejected_spans: 1, rejected_data_points: 0, rejection_messages: ['attribute too long'] });
+    // An empty partialSuccess (all accepted, per the specification) and a non-OTLP 2xx body are success.
+    const empty = await receiver(() => ({ status: 200, body: { partialSuccess: {} } }));
+    r = await runCordon(['export', '--otlp', empty.url, '--json'], { env: sandbox.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ rejected_spans: 0, rejected_data_points: 0 });
+  });
+
+  it('credentials in --otlp are never printed (success, refusal, unreachable) and go as Basic authentication', async () => {
+    recordSession();
+    const ok = await receiver();
+    const withCreds = ok.url.replace('http://', 'http://alice:S3cretPW@');
+    let r = await runCordon(['export', '--otlp', withCreds], { env: sandbox.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain('S3cretPW');
+    expect(r.stdout).toContain('to http://alice:***@127.0.0.1');
+    expect(ok.auth[0]).toBe(`Basic ${Buffer.from('alice:S3cretPW').toString('base64')}`);
+    const refusing = await receiver(() => ({ status: 401, body: 'bad password S3cretPW for alice' }));
+    r = await runCordon(['export', '--otlp', refusing.url.replace('http://', 'http://alice:S3cretPW@')], { env: sandbox.env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('HTTP 401');
+    expect(r.stdout + r.stderr).not.toContain('S3cretPW');
+    const down = await receiver();
+    await new Promise((done) => servers.pop()!.close(done));
+    r = await runCordon(['export', '--otlp', `${down.url.replace('http://', 'http://bob:hunter2pw@')}/?token=T0kenValue`], { env: sandbox.env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout + r.stderr).not.toMatch(/hunter2pw|T0kenValue/);
+    r = await runCordon(['export', '--otlp', down.url.replace('http://', 'http://carol:Pa55word@')], { env: sandbox.env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.replace(/\s+/g, ' ')).toMatch(/to http:\/\/carol:\*\*\*@127\.0\.0\.1:\d+ failed/);
+    expect(r.stdout + r.stderr).not.toContain('Pa55word');
+  });
+
+  it('a malformed --otlp URL is refused with exit 2 before anything is sent', async () => {
+    recordSession();
+    for (const [url, why] of [
+      ['http://', 'names no host'],
+      ['garbage', 'expected an http:// or https:// URL'],
+      ['http:///v1', 'names no host'],
+      ['http://[::1', 'not a valid URL'],
+      ['http://host:4318/?x=1', 'takes no query or fragment'],
+      ['http://u:Secret99@', 'not a valid URL'],
+    ]) {
+      const r = await runCordon(['export', '--otlp', url!], { env: sandbox.env });
+      expect(r.exitCode, url).toBe(2);
+      expect(r.stderr.replace(/\s+/g, ' '), url).toContain(why!);
+      expect(r.stderr).not.toMatch(/Could not parse|Secret99/);
+    }
   });
 });

@@ -61,6 +61,19 @@ describe.skipIf(unavailable)('reduce into PostgreSQL', () => {
     expect(await query(url, 'select count(*)::int as n, min(machine) as machine from samples')).toEqual([{ n: 1, machine: 'ci-1' }]);
   });
 
+  it('text PostgreSQL cannot hold (NUL, lone surrogates) from an agent is stored as U+FFFD, the rest as sent', async () => {
+    const url = await cluster.createDatabase(`t${++dbCount}`);
+    const commands = ['printf "a\\0b" \u0000 end', 'broken \udcff surrogate', "printf 'x\u001b]52;c;Zm9v\u0007'"];
+    commands.forEach((command, i) => call(data, 'sess-nul', `n${i}`, T + i * 1000, T + i * 1000 + 500, { command, tool_name: i === 0 ? 'Bash\u0000' : 'Bash' }));
+    await reduce({ dataDir: data, session: 'sess-nul', db: url, env: { CORDON_MACHINE: 'ci-1' } });
+    expect((await query<{ command: string; tool_name: string }>(url, 'select command, tool_name from tool_calls order by seq')).map((r) => [r.command, r.tool_name])).toEqual([
+      ['printf "a\\0b" \ufffd end', 'Bash\ufffd'],
+      ['broken \ufffd surrogate', 'Bash'],
+      // Controls other than NUL are text PostgreSQL keeps; they are escaped where they are printed.
+      ["printf 'x\u001b]52;c;Zm9v\u0007'", 'Bash'],
+    ]);
+  });
+
   it('the machine defaults to the host name; another machine cannot replace a session it does not hold', async () => {
     const url = await cluster.createDatabase(`t${++dbCount}`);
     call(data, 'shared-id', 'k', T, T + 10);

@@ -1,9 +1,10 @@
 import type { AnalysisReport } from '../index.js';
+import { htmlText } from '../../../output/html.js';
 import { reportCharts, type ChartSpec } from './charts.js';
 import { definitionsTable, reportTables, type Table } from './tables.js';
 import { plural } from '../../../util/plural.js';
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const esc = htmlText;
 
 /**
  * Renders one chart to an SVG string with Vega-Lite → Vega → vega's headless SVG renderer (no

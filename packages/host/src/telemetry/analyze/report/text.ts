@@ -1,15 +1,16 @@
 import type { AnalysisReport } from '../index.js';
 import { definitionsTable, reportTables, type Table } from './tables.js';
 import { plural } from '../../../util/plural.js';
+import { markdownCell, markdownText } from '../../../output/markdown.js';
+import { terminalLines } from '../../../output/terminal.js';
 
 function header(report: AnalysisReport): string[] {
   return [`${plural(report.pooled.n_sessions, 'session')}, ${plural(report.pooled.n_calls, 'call')}, ${plural(report.pooled.n_samples, 'sample')}; generated ${report.generated_at} from ${report.db}`];
 }
 
-const mdEsc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function mdTable(t: Table): string[] {
-  return [`## ${t.title}`, '', ...(t.caption ? [t.caption, ''] : []), `| ${t.headers.map(mdEsc).join(' | ')} |`, `|${t.headers.map(() => ' --- ').join('|')}|`, ...t.rows.map((r) => `| ${r.map(mdEsc).join(' | ')} |`), ''];
+  return [`## ${markdownText(t.title)}`, '', ...(t.caption ? [markdownText(t.caption), ''] : []), `| ${t.headers.map(markdownCell).join(' | ')} |`, `|${t.headers.map(() => ' --- ').join('|')}|`, ...t.rows.map((r) => `| ${r.map(markdownCell).join(' | ')} |`), ''];
 }
 
 function textTable(t: Table): string[] {
@@ -20,13 +21,13 @@ function textTable(t: Table): string[] {
 
 /** One table as Markdown or aligned text (for `--compare`). */
 export function renderTable(t: Table, format: 'md' | 'text'): string {
-  return (format === 'md' ? mdTable(t) : textTable(t)).join('\n') + '\n';
+  return format === 'md' ? mdTable(t).join('\n') + '\n' : terminalLines(textTable(t).join('\n')) + '\n';
 }
 
 /** Markdown: a heading and a pipe table per {@link Table}; `|` in cells escaped. */
 export function renderMarkdown(report: AnalysisReport): string {
   const table = mdTable;
-  return ['# cordon analyze', '', ...header(report), '', ...reportTables(report).flatMap(table), ...table(definitionsTable(report))].join('\n');
+  return ['# cordon analyze', '', ...header(report).map(markdownText), '', ...reportTables(report).flatMap(table), ...table(definitionsTable(report))].join('\n');
 }
 
 /** Plain text: column-aligned tables (wide cells of definitions and notes wrap onto the next lines). */
@@ -35,7 +36,8 @@ export function renderText(report: AnalysisReport): string {
   const comparison = reportTables(report)[0]!;
   // The comparison's long columns get their own lines under each row, unclipped.
   const cmp = [comparison.title, `  ${comparison.caption}`, ...comparison.rows.flatMap((r) => [`${r[5]!.padEnd(8)} ${r[0]} (${r[1]}): measured ${r[3]} from ${r[4]}; paper ${r[2]}`, `         definition: ${r[6]}`, ...(r[7] !== '-' ? [`         differs: ${r[7]}`] : [])]), ''];
-  return ['cordon analyze', ...header(report), '', ...cmp, ...reportTables(report).slice(1).flatMap(table), ...definitionsTable(report).rows.map(([k, v]) => `${k}: ${v}`)].join('\n') + '\n';
+  // Commands, tool names and session ids are the agent's: escaped for the terminal, line by line.
+  return terminalLines(['cordon analyze', ...header(report), '', ...cmp, ...reportTables(report).slice(1).flatMap(table), ...definitionsTable(report).rows.map(([k, v]) => `${k}: ${v}`)].join('\n')) + '\n';
 }
 
 /** The JSON report: the whole {@link AnalysisReport} (with its `schema_version`), pretty printed. */

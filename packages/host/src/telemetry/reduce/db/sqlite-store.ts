@@ -3,6 +3,7 @@ import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import type { ReducedSession } from '../reduce-session.js';
 import { TELEMETRY_MIGRATIONS } from './migrations.js';
 import { openSqliteFile } from './sqlite-file.js';
+import { storableSession } from './stored-text.js';
 
 /** The telemetry SQLite file opened without kysely, by {@link openTelemetrySqlite}. */
 export interface TelemetrySqlite {
@@ -108,7 +109,8 @@ function insertRows(raw: Database, table: string, columns: readonly string[], co
  * @throws CordonError `CORDON_DB_ERROR` for another machine's session; SQLite errors propagate.
  */
 export function storeSessionSqlite(raw: Database, reduced: ReducedSession, dirName: string, reducedAt: number, machine: string): void {
-  const { summary, calls, samples } = reduced;
+  // Agent-written text PostgreSQL cannot hold (NUL, lone surrogates) becomes U+FFFD in both stores.
+  const { summary, calls, samples } = storableSession(reduced);
   const id = summary.session_id;
   raw
     .transaction(() => {

@@ -4,6 +4,7 @@ import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import type { TelemetrySchema } from './schema.js';
 import { machineName } from './target.js';
 import { writeTransaction } from '../../../ledger/transaction.js';
+import { storableSession } from './stored-text.js';
 
 /** Rows per insert statement (7–16 columns each, far under SQLite's bound-parameter limit). */
 const BATCH = 500;
@@ -16,7 +17,8 @@ const BATCH = 500;
  * (`CORDON_DB_ERROR`) rather than replace that machine's rows.
  */
 export async function storeSession(db: Kysely<TelemetrySchema>, reduced: ReducedSession, dirName: string, reducedAt = Date.now(), machine = machineName()): Promise<void> {
-  const { summary, calls, samples } = reduced;
+  // Agent-written text PostgreSQL cannot hold (NUL, lone surrogates) becomes U+FFFD in both stores.
+  const { summary, calls, samples } = storableSession(reduced);
   const id = summary.session_id;
   await writeSessionTransaction(db, id, async (trx) => {
     const held = await trx.selectFrom('sessions').select('machine').where('session_id', '=', id).executeTakeFirst();

@@ -6,33 +6,7 @@ export function isPostgresUrl(target: string): boolean {
   return /^postgres(ql)?:\/\//i.test(target);
 }
 
-/**
- * `url` with its password replaced by `***` (and any `password=` query parameter), for messages
- * and reports: credentials are never printed. A string that does not parse as a URL is cut to
- * its scheme.
- */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    for (const key of [...u.searchParams.keys()]) if (/^(password|sslpassword|sslkey)$/i.test(key)) u.searchParams.set(key, '***');
-    return u.toString();
-  } catch {
-    return `${url.split(':')[0]}://…`;
-  }
-}
-
-/** Every occurrence of `url`'s password in `text` replaced by `***` (driver errors may echo it). */
-export function redactSecrets(text: string, url: string): string {
-  let out = text.split(url).join(redactUrl(url));
-  try {
-    const password = decodeURIComponent(new URL(url).password);
-    if (password.length >= 3) out = out.split(password).join('***');
-  } catch {
-    // Not a URL: nothing more to hide.
-  }
-  return out;
-}
+export { redactSecrets, redactUrl } from '../../../output/url.js';
 
 /**
  * The machine label rows are stored under: `CORDON_MACHINE` when set and not blank, else the

@@ -1,0 +1,59 @@
+/**
+ * The one way untrusted text (a path, a command, a tool name, a verifier's output, an error
+ * message) reaches a terminal. Terminals act on control characters: ESC starts sequences that
+ * write the clipboard (OSC 52), set the window title (OSC 0/2), clear the screen (CSI 2 J) or
+ * move the cursor over earlier lines (ECMA-48 §5, xterm's "Control Sequences"); C1 controls do
+ * the same in 8-bit mode. Bidirectional overrides reorder what is shown (Unicode TR #9, the
+ * "Trojan Source" attack, CVE-2021-42574).
+ */
+
+/**
+ * Characters a terminal does not show as themselves: controls (C0, DEL, C1), format characters
+ * (a byte order mark, zero-width joiners, the bidirectional overrides and isolates that can show
+ * `txt.exe` as `exe.txt`, the invisible tag characters), line and paragraph separators, lone
+ * surrogates (bytes that are not UTF-8), and every space but U+0020 (a no-break space looks like
+ * one).
+ */
+export const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|[^\S ]/u;
+const UNSHOWN_ALL = new RegExp(UNSHOWN.source, 'gu');
+
+/** `c`'s UTF-16 code units as `\uXXXX` escapes (two for a character outside the BMP). */
+export function escapeUnits(c: string): string {
+  let out = '';
+  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return out;
+}
+
+/**
+ * One line of untrusted text made safe to print: every {@link UNSHOWN} character (a newline
+ * too) becomes its `\uXXXX` escape, so `printf 'x\e]52;c;…\a'` prints as
+ * `printf 'x\u001b]52;c;…\u0007'` and nothing reaches the terminal as a control.
+ */
+export function terminalText(text: string): string {
+  return UNSHOWN.test(text) ? text.replace(UNSHOWN_ALL, escapeUnits) : text;
+}
+
+/** {@link UNSHOWN} but for the tab, which a report's text (a verifier's output) may hold as layout. */
+const UNSHOWN_BUT_TAB = new RegExp(`(?!\\t)(?:${UNSHOWN.source})`, 'gu');
+
+/**
+ * Text of several lines made safe to print: each line as {@link terminalText} except that tabs
+ * stay, the line breaks (LF, and CR LF as LF) kept. For whole reports whose lines hold untrusted
+ * parts (a verifier's output, an agent's commands).
+ */
+export function terminalLines(text: string): string {
+  const lines = text.split(/\r?\n/);
+  return lines.map((line) => line.replace(UNSHOWN_BUT_TAB, escapeUnits)).join('\n');
+}
+
+/**
+ * A name (a path, a session id) as a human reads it on one line: as is when every character
+ * shows as itself, else JSON-quoted with each unshown character as a `\uXXXX` escape (`"a\nb"`,
+ * `"x\udcff"`, `"report\u202etxt.exe"`), as `git status` quotes such names. A quote is quoted
+ * too, so that a quoted name cannot be taken for a plain one.
+ */
+export function displayName(text: string): string {
+  if (!UNSHOWN.test(text) && !text.includes('"')) return text;
+  // JSON.stringify already escapes C0 controls, quotes, backslashes and lone surrogates.
+  return terminalText(JSON.stringify(text));
+}

@@ -1,0 +1,77 @@
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+
+/**
+ * The one way cordon prints a URL (a `--db postgres://…` store, an `--otlp` collector): with its
+ * credentials redacted. Secrets never reach a terminal, a log or a report.
+ */
+
+/** Query parameters that carry a credential (libpq's `password`, `sslpassword`, `sslkey`; tokens). */
+const SECRET_PARAMS = /^(password|passwd|pwd|sslpassword|sslkey|token|access_token|api_key|apikey|key|secret)$/i;
+
+/**
+ * `url` with its password (and user name's password half only: the user stays, as `psql` shows
+ * it) replaced by `***`, and every {@link SECRET_PARAMS} query parameter too. A string that does
+ * not parse as a URL is cut to its scheme, since it may still hold a secret.
+ */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    for (const key of [...u.searchParams.keys()]) if (SECRET_PARAMS.test(key)) u.searchParams.set(key, '***');
+    return u.toString();
+  } catch {
+    return `${url.split(':')[0]}://…`;
+  }
+}
+
+/**
+ * `text` (an error from a driver or an HTTP client, which may echo what it was given) with every
+ * occurrence of `url` redacted ({@link redactUrl}) and its password removed wherever it appears,
+ * plain or percent-encoded.
+ */
+export function redactSecrets(text: string, url: string): string {
+  let out = text.split(url).join(redactUrl(url));
+  try {
+    const u = new URL(url);
+    for (const secret of new Set([u.password, safeDecode(u.password), ...[...u.searchParams].filter(([k]) => SECRET_PARAMS.test(k)).map(([, v]) => v)])) {
+      if (secret.length >= 3) out = out.split(secret).join('***');
+    }
+  } catch {
+    // Not a URL: nothing more to hide.
+  }
+  return out;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * An `http://` or `https://` base URL given on the command line (`--otlp`), checked before
+ * anything uses it (WHATWG URL Standard parsing): it must parse, name a host, and carry no query
+ * or fragment (paths are appended to it). Trailing slashes are dropped. `http://` alone, which a
+ * naive `${url}/v1/traces` would send to a host named `v1`, is refused.
+ * @throws CordonError `CORDON_BAD_INPUT` (exit 2) naming the flag and the URL, redacted.
+ */
+export function parseBaseUrl(text: string, flag: string): URL {
+  const shown = `${flag} ${JSON.stringify(redactUrl(text))}`;
+  const bad = (why: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: ${why}`, { details: { flag, url: redactUrl(text) } });
+  if (!/^https?:\/\//i.test(text)) throw bad('expected an http:// or https:// URL');
+  const rest = text.replace(/^https?:\/\//i, '');
+  // WHATWG parsing skips extra slashes (`http:///v1` is host v1): the host must come right after `//`.
+  if (rest === '' || /^[/\\?#@]/.test(rest)) throw bad('names no host');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw bad('not a valid URL');
+  }
+  if (url.hostname === '') throw bad('names no host');
+  if (url.search || url.hash || text.includes('#')) throw bad('a base URL takes no query or fragment (cordon appends /v1/traces and /v1/metrics)');
+  url.pathname = url.pathname.replace(/\/+$/, '');
+  return url;
+}

