@@ -107,12 +107,17 @@ describe('installing from a registry', () => {
     };
     const cordon = (args: string[], input?: string) => runProcess([join(binDir, 'cordon'), ...args], { env, input, cwd: work, timeoutMs: 600_000 });
 
-    for (const p of ['@cordon/codex', '@cordon/claude-code', '@acme/cordon-plugin-acme']) {
+    // As the README's Install section says: first-party plugins by their short names.
+    for (const p of ['codex', 'claude-code', '@acme/cordon-plugin-acme']) {
       const r = ok(await cordon(['plugins', 'install', p]), `cordon plugins install ${p}`);
-      if (p === '@cordon/codex') expect(r.stdout + r.stderr).toContain(`linked its command \`pcodx\` into ${binDir}`);
+      if (p === 'codex') expect(r.stdout + r.stderr).toContain(`linked its command \`pcodx\` into ${binDir}`);
     }
     const list = ok(await cordon(['plugins']), 'cordon plugins').stdout;
     for (const p of ['@cordon/codex', '@cordon/claude-code', '@acme/cordon-plugin-acme']) expect(list).toContain(p);
+    // The README's next step: doctor sees the plugins and a working SQLite driver.
+    const doctor = JSON.parse(ok(await cordon(['doctor', '--json']), 'cordon doctor').stdout) as { ok: boolean; findings: Array<{ check: string; status: string; message: string }> };
+    expect(doctor.findings.find((f) => f.check === 'sqlite')?.status).toBe('ok');
+    expect(doctor.findings.find((f) => f.check === 'plugins')?.message).toContain('@cordon/codex@');
 
     // The plugin's bin is on PATH next to cordon and reaches the installed host.
     expect(lstatSync(join(binDir, 'pcodx')).isSymbolicLink()).toBe(true);
