@@ -41,8 +41,9 @@ export interface WrapResult {
  * passed through, records the session (research cordon-resource.md A.4; hook-dialects.md §6):
  * a `session_start` marker with the child's pid, one detached sampler on the child's tree (no
  * idle timeout: the wrapper knows the agent is alive), and on exit a `session_end` marker and
- * `STOP`. While the child runs the wrapper ignores SIGINT and SIGQUIT (the child, in the same
- * foreground process group, owns Ctrl-C) and passes SIGTERM and SIGHUP on.
+ * `STOP`. While the child runs the wrapper passes SIGTERM and SIGHUP on, and SIGINT and SIGQUIT
+ * too unless stdin is a terminal (then the child, in the same foreground process group, gets
+ * Ctrl-C from the terminal and the wrapper ignores them); see `lendTerminal`.
  *
  * With `shellShim`, `SHELL` names a launcher for the shim (`shim/shell.ts`) and the original shell
  * goes to `CORDON_SHIM_SHELL`; `wrap.json` in the session directory tells the shim the child's pid.
@@ -62,8 +63,11 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   const base = { session_id: sessionId, agent: 'aider', cwd: process.cwd() } as const;
 
   let child: ReturnType<typeof spawn>;
+  // Without a terminal the agent gets a process group of its own, so a signal sent to the
+  // wrapper's group reaches it once, forwarded (lendTerminal).
+  const ownGroup = process.stdin.isTTY !== true;
   try {
-    child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit', env });
+    child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit', env, detached: ownGroup });
   } catch (error) {
     return { sessionId, exitCode: CANNOT_START, startError: (error as Error).message };
   }
@@ -74,7 +78,7 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   if (!started.ok) return { sessionId, exitCode: CANNOT_START, startError: started.error.message };
 
   const pid = child.pid!;
-  const giveBack = lendTerminal(child);
+  const giveBack = lendTerminal(child, ownGroup);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   try {
     try {
