@@ -7,11 +7,12 @@ const SUMMARY_KEYS = ['command', 'cmd', 'file_path', 'path', 'pattern', 'url', '
 /**
  * A call's command summary for markers and `ToolCall.command`: the first non-empty string among
  * {@link SUMMARY_KEYS} in the input (an argv array under `command` is joined with spaces), else
- * the input's sorted-key JSON; cut to 2,000 characters.
+ * the input's sorted-key JSON (also for an input that is not an object: a string, array or `null`); cut to 2,000 characters.
  */
-export function commandSummary(input: Readonly<Record<string, unknown>>): string {
+export function commandSummary(input: unknown): string {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return truncate(canonicalJson(input), MAX_COMMAND_CHARS);
   for (const key of SUMMARY_KEYS) {
-    const value = input[key];
+    const value = (input as Record<string, unknown>)[key];
     if (typeof value === 'string' && value !== '') return truncate(value, MAX_COMMAND_CHARS);
     if (key === 'command' && Array.isArray(value) && value.length && value.every((v) => typeof v === 'string')) return truncate(value.join(' '), MAX_COMMAND_CHARS);
   }
