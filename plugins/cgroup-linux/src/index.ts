@@ -1,6 +1,6 @@
 import type { CordonPlugin } from '@cordon/plugin-api';
 import { enforce } from './enforce.js';
-import { guardDecision, guardedAgents, type GuardContext } from './guard.js';
+import { guardDecision, guardedAgents, type GuardContext } from './guard/decision.js';
 import { probeEntries } from './probes.js';
 
 /**
