@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alreadyGuarded, guardDecision, guardedCommand, hintInCommand, shellQuote } from '../../../plugins/cgroup-linux/src/guard/decision.js';
+import { alreadyGuarded, guardDecision, guardedCommand, hintInCommand, makeStateDir, shellQuote } from '../../../plugins/cgroup-linux/src/guard/decision.js';
 import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, runProcess, type Sandbox } from '../../support/cli.js';
 import { HOOK_PAYLOADS } from '../../support/fixtures.js';
 import { tempDirForTest } from '../../support/temp.js';
@@ -37,7 +37,11 @@ const hook = (agent: string, input: string) => runCordon(['hook', '--agent', age
 const CORDON = [process.execPath, join(REPO_ROOT, 'packages/host/bin/run.cjs')];
 const cordonPrefix = CORDON.map(shellQuote).join(' ');
 /** What the guard makes of `command` in `session` (with the hint the command sets). */
-const wrapped = (command: string, session: string) => guardedCommand(command, { cordon: CORDON, agents: new Set() }, hintInCommand(command), session);
+/** What the guard makes of `command` in `session`, with its state directory as the hook chose it (read back from `actual`). */
+const wrapped = (command: string, session: string, actual: string) => {
+  const dir = /^\{ declare -f; alias -p; \} >'?([^' ]+)\/in'? /.exec(actual)?.[1] ?? '';
+  return guardedCommand(command, { cordon: CORDON, agents: new Set() }, hintInCommand(command), session, dir);
+};
 
 describe('cordon control guard', () => {
   it('leaves calls alone until switched on, and writes nothing without --write', async () => {
@@ -57,7 +61,8 @@ describe('cordon control guard', () => {
       expect(r.exitCode, agent).toBe(0);
       const input = field(JSON.parse(r.stdout));
       const session = JSON.parse(payload(fixture)).session_id as string;
-      expect(input.command, agent).toBe(wrapped('echo hello-from-fake', session));
+      expect(input.command, agent).toBe(wrapped('echo hello-from-fake', session, input.command));
+      expect(input.command, agent).toMatch(new RegExp(`^\\{ declare -f; alias -p; \\} >${join(sandbox.dataDir, 'guard', 'call-').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\w+/in `));
       expect(input.command, agent).toContain(`${cordonPrefix} control run --session ${shellQuote(session)} -- bash -c `);
       if (agent === 'codex') expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
       const ran = await runProcess(['bash', '-c', input.command], { env: sandbox.env });
@@ -72,7 +77,7 @@ describe('cordon control guard', () => {
     const r = await hook('claude-code', payload('claude-code.PreToolUse.Bash', 'AGENT_RESOURCE_HINT=memory:low echo "$AGENT_RESOURCE_HINT"'));
     const command = JSON.parse(r.stdout).hookSpecificOutput.updatedInput.command as string;
     const session = JSON.parse(payload('claude-code.PreToolUse.Bash')).session_id as string;
-    expect(command).toBe(wrapped('AGENT_RESOURCE_HINT=memory:low echo "$AGENT_RESOURCE_HINT"', session));
+    expect(command).toBe(wrapped('AGENT_RESOURCE_HINT=memory:low echo "$AGENT_RESOURCE_HINT"', session, command));
     expect(command).toContain(`AGENT_RESOURCE_HINT=memory:low ${cordonPrefix} control run --session ${shellQuote(session)} -- bash -c `);
     const ran = await runProcess(['bash', '-c', command], { env: sandbox.env });
     expect(ran.stdout).toBe('memory:low\n');
@@ -123,7 +128,7 @@ describe('cordon reduce joins a guarded call with its control run', () => {
 describe('guard rewriting rules', () => {
   const call = (command: unknown, agent = 'claude-code', canonicalTool = 'shell') =>
     ({ agent, sessionId: 's', callKey: 'k', callKeySource: 'agent', toolName: 'Bash', canonicalTool, toolInput: { command, timeout: 5 }, command: String(command), nativeEvent: 'PreToolUse', raw: {} }) as const;
-  const context = { cordon: ['/usr/bin/node', '/opt/cordon/bin/run.cjs'], agents: new Set(['claude-code']) };
+  const context = { cordon: ['/usr/bin/node', '/opt/cordon/bin/run.cjs'], agents: new Set(['claude-code']), stateRoot: join(tempDirForTest('cordon-guard-rules-'), 'guard') };
 
   it('reads the hint forms a model writes', () => {
     expect(hintInCommand('AGENT_RESOURCE_HINT=memory:high npm test')).toBe('memory:high');
@@ -133,8 +138,13 @@ describe('guard rewriting rules', () => {
   });
 
   it('keeps other input fields and only guards shell calls of guarded agents', () => {
-    expect(guardDecision(call('ls') as any, context)).toEqual({ kind: 'rewrite', toolInput: { command: guardedCommand('ls', context, undefined, 's'), timeout: 5 }, reason: 'runs under cordon control run', by: 'cgroup-linux' });
-    expect(guardedCommand('ls', context, undefined, 's')).toContain("/usr/bin/node /opt/cordon/bin/run.cjs control run --session s -- bash -c '");
+    const decision = guardDecision(call('ls') as any, context) as { toolInput: { command: string } };
+    const dir = join(context.stateRoot, readdirSync(context.stateRoot)[0]!);
+    expect(decision).toEqual({ kind: 'rewrite', toolInput: { command: guardedCommand('ls', context, undefined, 's', dir), timeout: 5 }, reason: 'runs under cordon control run', by: 'cgroup-linux' });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(decision.toolInput.command).toContain("/usr/bin/node /opt/cordon/bin/run.cjs control run --session s -- bash -c '");
+    // Nothing the agents' own command checks refuse: no command substitution, no rm.
+    expect(decision.toolInput.command).not.toMatch(/\$\(|`|\brm\b|\brmdir\b/);
     expect(guardDecision(call('ls', 'codex') as any, context)).toBeUndefined();
     expect(guardDecision(call('ls', 'claude-code', 'read') as any, context)).toBeUndefined();
     expect(guardDecision(call(['ls']) as any, context)).toBeUndefined();
@@ -151,7 +161,7 @@ describe('guard rewriting rules', () => {
 });
 
 describe('a guarded call means what the unguarded one meant (issue 28)', () => {
-  const context = { cordon: CORDON, agents: new Set(['claude-code', 'codex', 'gemini']) };
+  const context = { cordon: CORDON, agents: new Set(['claude-code', 'codex', 'gemini']), get stateRoot() { return join(sandbox.dataDir, 'guard'); } };
   const call = (command: string, agent = 'claude-code') =>
     ({ agent, sessionId: 'sess-28', callKey: 'k', callKeySource: 'agent', toolName: 'Bash', canonicalTool: 'shell', toolInput: { command }, command, nativeEvent: 'PreToolUse', raw: {} }) as const;
   const rewrite = (command: string, agent?: string) => (guardDecision(call(command, agent) as any, context) as { toolInput: { command: string } }).toolInput.command;
@@ -278,5 +288,21 @@ describe('switching the guard on', () => {
     } finally {
       own.cleanup();
     }
+  });
+});
+
+describe('guard state directories', () => {
+  it('are private, one per call, and the ones older than an hour are removed', () => {
+    const root = join(tempDirForTest('cordon-guard-state-'), 'guard');
+    const old = makeStateDir(root);
+    const hourAgo = (Date.now() - 2 * 3_600_000) / 1000;
+    utimesSync(old, hourAgo, hourAgo);
+    const recent = makeStateDir(root);
+    const fresh = makeStateDir(root);
+    expect(fresh).not.toBe(recent);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
+    expect(statSync(root).mode & 0o777).toBe(0o700);
+    expect(statSync(fresh).mode & 0o777).toBe(0o700);
   });
 });

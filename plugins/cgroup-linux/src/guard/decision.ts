@@ -1,3 +1,4 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolCall, ToolDecision } from '@cordon/plugin-api';
 import { readText } from '../cgroup/files.js';
@@ -37,6 +38,12 @@ export interface GuardContext {
   readonly cordon: readonly string[];
   /** Agents whose calls are guarded. */
   readonly agents: ReadonlySet<string>;
+  /**
+   * Where each guarded call gets its state directory (`<dataDir>/guard`): made by the hook, so
+   * the agent's shell needs no `mktemp` (an agent refuses command substitution: Gemini CLI).
+   * Without it, {@link guardDecision} makes no rewrite.
+   */
+  readonly stateRoot?: string;
 }
 
 /**
@@ -59,33 +66,66 @@ export const GUARD_SCRIPT = [
   'set --',
   'shopt -s expand_aliases 2>/dev/null',
   '. "$__cordon_state/in" 2>/dev/null',
-  `trap 'builtin printf %s "$PWD" >"$__cordon_state/cwd" 2>/dev/null; [ -n "$__cordon_done" ] || : >"$__cordon_state/exit" 2>/dev/null' EXIT`,
+  `trap 'builtin printf "%s\\n" "$PWD" >"$__cordon_state/cwd" 2>/dev/null; [ -n "$__cordon_done" ] || : >"$__cordon_state/exit" 2>/dev/null' EXIT`,
   'eval "$__cordon_command"',
   '__cordon_status=$? __cordon_done=1',
   'exit $__cordon_status',
 ].join('\n');
 
 /**
- * Shell text run in the agent's own shell before the guarded run: a private state directory
- * (`mktemp -d`, 0700), and the shell's functions and aliases written into it (`declare -f`,
- * `alias -p`: bash and zsh; nothing in a shell without them).
+ * Shell text run in the agent's own shell before the guarded run: the shell's functions and
+ * aliases written into the call's state directory (`declare -f`, `alias -p`: bash and zsh;
+ * nothing in a shell without them). No command substitution and no `rm` anywhere around the run:
+ * the agents' own command checks refuse them (Gemini CLI blocks `$(…)`, Codex `rm -f`, Claude
+ * Code asks before a script that runs `rm`; seen with the real agents in
+ * test/e2e/hooks/real-agents.test.ts).
  */
-const BEFORE = `__cordon_state=$(mktemp -d "\${TMPDIR:-/tmp}/cordon-guard.XXXXXX" 2>/dev/null) || __cordon_state=/dev/null; { declare -f; alias -p; } >"$__cordon_state/in" 2>/dev/null; `;
+function before(dir: string): string {
+  return `{ declare -f; alias -p; } >${shellQuote(`${dir}/in`)} 2>/dev/null; `;
+}
 
 /**
- * Shell text run in the agent's own shell after the guarded run: enter the directory the command
- * ended in, so a `cd` persists where the agent keeps its shell (Claude Code), remove the state
- * directory, and end with the command's status; when the command ended its shell (`exit`), the
- * agent's shell exits with that status instead, as it would have running the command itself.
+ * Shell text run in the agent's own shell after the guarded run: when the command ended its
+ * shell (`exit`, `set -e`), the agent's shell exits with its status, as it would have running the
+ * command itself; otherwise it enters the directory the command ended in, so a `cd` persists where
+ * the agent keeps its shell (Claude Code), and ends with the command's status.
  */
-const AFTER = `; __cordon_status=$? __cordon_exit=; if [ -e "$__cordon_state/exit" ]; then __cordon_exit=1; elif [ -s "$__cordon_state/cwd" ]; then cd -- "$(cat "$__cordon_state/cwd")" 2>/dev/null; fi; rm -f "$__cordon_state/in" "$__cordon_state/cwd" "$__cordon_state/exit" 2>/dev/null; rmdir "$__cordon_state" 2>/dev/null; if [ -n "$__cordon_exit" ]; then exit $__cordon_status; fi; (exit $__cordon_status)`;
+function after(dir: string): string {
+  const file = (name: string) => shellQuote(`${dir}/${name}`);
+  return `; __cordon_status=$? __cordon_dir=; if [ -e ${file('exit')} ]; then exit $__cordon_status; fi; if IFS= read -r __cordon_dir <${file('cwd')} 2>/dev/null; then cd -- "$__cordon_dir" 2>/dev/null; fi; (exit $__cordon_status)`;
+}
 
-/** The rewritten form of `command` (see {@link guardDecision}). */
-export function guardedCommand(command: string, context: GuardContext, hint: string | undefined, session: string): string {
+/** The rewritten form of `command` (see {@link guardDecision}), with its state in `dir`. */
+export function guardedCommand(command: string, context: GuardContext, hint: string | undefined, session: string, dir: string): string {
   const prefix = context.cordon.map(shellQuote).join(' ');
   const sessionFlag = session !== '' ? ` --session ${shellQuote(session)}` : '';
   const hintAssignment = hint ? `AGENT_RESOURCE_HINT=${shellQuote(hint)} ` : '';
-  return `${BEFORE}${hintAssignment}${prefix} control run${sessionFlag} -- bash -c ${shellQuote(GUARD_SCRIPT)} ${GUARD_ARGV0} "$__cordon_state" ${shellQuote(command)}${AFTER}`;
+  return `${before(dir)}${hintAssignment}${prefix} control run${sessionFlag} -- bash -c ${shellQuote(GUARD_SCRIPT)} ${GUARD_ARGV0} ${shellQuote(dir)} ${shellQuote(command)}${after(dir)}`;
+}
+
+/** How long a call's state directory is kept: the agent's shell reads it right after the call. */
+const STATE_KEEP_MS = 3_600_000;
+
+/**
+ * Makes a fresh state directory for one guarded call under `root` (0700, a random name), and
+ * removes the ones older than an hour (the agent's shell reads its own right after the call, and
+ * removes nothing itself: see {@link before}). Returns its path.
+ */
+export function makeStateDir(root: string, now = Date.now()): string {
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  try {
+    for (const name of readdirSync(root)) {
+      const path = join(root, name);
+      try {
+        if (now - statSync(path).mtimeMs > STATE_KEEP_MS) rmSync(path, { recursive: true, force: true });
+      } catch {
+        // Gone meanwhile, or another hook's.
+      }
+    }
+  } catch {
+    // An unreadable root only keeps old directories.
+  }
+  return mkdtempSync(join(root, 'call-'));
 }
 
 /** Whether `word` names this cordon's entry (its bin script, or an installed `cordon`). */
@@ -103,13 +143,20 @@ function isCordonWord(word: string, context: GuardContext): boolean {
  *   installed `cordon`) followed by `control run`.
  */
 export function alreadyGuarded(command: string, context: GuardContext): boolean {
-  if (command.startsWith(BEFORE) && command.endsWith(AFTER)) {
-    const { words } = shellWords(command.slice(BEFORE.length, command.length - AFTER.length));
-    const inner = words[words.length - 1];
-    const hint = /^AGENT_RESOURCE_HINT=(.*)$/s.exec(words[0] ?? '')?.[1];
-    const s = words.indexOf('--session');
-    const session = s >= 0 && s + 1 < words.length ? words[s + 1]! : '';
-    if (inner !== undefined && guardedCommand(inner, context, hint, session) === command) return true;
+  // The guard's own rewrite: its state directory is the first redirection target.
+  const head = /^\{ declare -f; alias -p; \} >('(?:[^']|'\\'')*'|[\w@%+=:,./-]+) 2>\/dev\/null; /.exec(command);
+  const target = head ? shellWords(head[1]!).words[0] : undefined;
+  if (target !== undefined && target.endsWith('/in')) {
+    const dir = target.slice(0, -'/in'.length);
+    const [b, a] = [before(dir), after(dir)];
+    if (command.startsWith(b) && command.endsWith(a)) {
+      const { words } = shellWords(command.slice(b.length, command.length - a.length));
+      const inner = words[words.length - 1];
+      const hint = /^AGENT_RESOURCE_HINT=(.*)$/s.exec(words[0] ?? '')?.[1];
+      const s = words.indexOf('--session');
+      const session = s >= 0 && s + 1 < words.length ? words[s + 1]! : '';
+      if (inner !== undefined && guardedCommand(inner, context, hint, session, dir) === command) return true;
+    }
   }
   const { words, simple } = shellWords(command);
   if (!simple) return false;
@@ -128,7 +175,7 @@ export function alreadyGuarded(command: string, context: GuardContext): boolean 
  * writes it back in the agent's own rewrite field: Claude Code and Codex `updatedInput`, Gemini
  * `tool_input`, Cursor `updated_input`) to {@link guardedCommand}:
  *
- *   `<BEFORE> [AGENT_RESOURCE_HINT=H] <cordon> control run [--session S] -- bash -c <script> cordon-guard "$state" '<original>'<AFTER>`
+ *   `<before> [AGENT_RESOURCE_HINT=H] <cordon> control run [--session S] -- bash -c <script> cordon-guard <state dir> '<original>'<after>`
  *
  * The hint, when the command sets one, goes through the environment. Only the run is under
  * control; the text around it runs in the agent's own shell, so the call means what it meant
@@ -143,8 +190,8 @@ export function guardDecision(call: ToolCall, context: GuardContext): ToolDecisi
   if (call.canonicalTool !== 'shell' || !context.agents.has(call.agent)) return undefined;
   const command = call.toolInput.command;
   if (typeof command !== 'string' || command.trim() === '') return undefined;
-  if (alreadyGuarded(command, context)) return undefined;
+  if (alreadyGuarded(command, context) || context.stateRoot === undefined) return undefined;
   // The session lets `cordon reduce` join the run's record (tier, limit, peak, stall) to this call.
-  const rewritten = guardedCommand(command, context, hintInCommand(command), call.sessionId);
+  const rewritten = guardedCommand(command, context, hintInCommand(command), call.sessionId, makeStateDir(context.stateRoot));
   return { kind: 'rewrite', toolInput: { ...call.toolInput, command: rewritten }, reason: 'runs under cordon control run', by: 'cgroup-linux' };
 }
