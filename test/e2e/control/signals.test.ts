@@ -133,6 +133,17 @@ describe('odd inputs mean the same on both routes', () => {
       expect(JSON.parse(record!)).toMatchObject({ cwd: `${dir} (deleted)`, exit_code: 0 });
     });
 
+    it(`${route}: wrap in a deleted working directory runs the agent and records the directory`, async () => {
+      const dir = join(tempDirForTest('gone-wrap-'), 'cwd');
+      mkdirSync(dir);
+      const r = await runProcess(['sh', '-c', `cd ${dir} && rmdir ${dir} && exec ${NODE} ${CORDON_BIN} wrap --session gone-${route.replace(' ', '-')} -- echo hi`], { env: { ...sandbox.env, ...extra, CORDON_SAMPLER: 'off' } });
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toBe('hi\n');
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      const markers = readFileSync(join(sandbox.dataDir, 'runs', `gone-${route.replace(' ', '-')}`, 'markers.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { cwd: string });
+      expect(markers[0]!.cwd).toBe(`${dir} (deleted)`);
+    });
+
     it(`${route}: the first -- ends the options, a second one is the command`, async () => {
       const r = await runCordon(['control', 'run', '--', '--', 'echo', 'hi'], { env: { ...sandbox.env, ...extra } });
       expect(r.exitCode).toBe(127);

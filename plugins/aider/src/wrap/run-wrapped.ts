@@ -1,9 +1,26 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger, TelemetryService } from '@cordon/plugin-api';
 import { lendTerminal, shellExitCode } from '../foreground.js';
 import { writeShellLauncher } from './launcher.js';
+
+/**
+ * This process's working directory for the markers: `process.cwd()`, or, when the directory was
+ * deleted (Node throws ENOENT), the kernel's name for it (`/tmp/x (deleted)`); the agent still
+ * starts in it.
+ */
+function workingDirectoryName(): string {
+  try {
+    return process.cwd();
+  } catch {
+    try {
+      return readlinkSync('/proc/self/cwd');
+    } catch {
+      return '(deleted working directory)';
+    }
+  }
+}
 
 /** Exit code when the command cannot be started (the shells' "command not found"). */
 export const CANNOT_START = 127;
@@ -60,7 +77,7 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
     env.CORDON_SHIM_CORDON = options.cordonBin;
     env.SHELL = writeShellLauncher(join(dir, 'shim'));
   }
-  const base = { session_id: sessionId, agent: 'aider', cwd: process.cwd() } as const;
+  const base = { session_id: sessionId, agent: 'aider', cwd: workingDirectoryName() } as const;
 
   let child: ReturnType<typeof spawn>;
   // Without a terminal the agent gets a process group of its own, so a signal sent to the
