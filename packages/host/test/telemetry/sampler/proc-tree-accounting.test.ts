@@ -173,4 +173,28 @@ describe.runIf(linux)('cordon control run inside the tree', () => {
     all.close();
     reader.close();
   });
+
+  it('the real `cordon control run` around `sleep`: the call counts a few MiB, not the Node process (issue 28: 4.7 against 48.7 MiB)', async () => {
+    const data = tempDirForTest('cordon-own-real-');
+    const env = { ...process.env, CORDON_DATA_DIR: join(data, 'data'), CORDON_CONFIG_DIR: join(data, 'config'), CORDON_CACHE_DIR: join(data, 'cache'), CORDON_STATE_DIR: join(data, 'state') };
+    const bin = join(REPO, 'packages/host/bin/run.cjs');
+    const c = spawn('sh', ['-c', `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} control run -- sleep 60 & wait`], { stdio: 'ignore', detached: true, env });
+    started.push(c);
+    // Wait until the sleep runs under cordon (the tree: sh, node, sleep).
+    const all = new ProcTreeReader(c.pid!, { ownProcesses: false });
+    let everything = all.read();
+    const deadline = Date.now() + 60_000;
+    const sleeping = () => children(c.pid!).some((p) => children(p).some((q) => cmdline(q).startsWith('sleep')));
+    while (!sleeping() && Date.now() < deadline) await sleep(50);
+    await sleep(100);
+    everything = all.read();
+    const reader = new ProcTreeReader(c.pid!);
+    const agentOnly = reader.read();
+    expect(everything.nProcs).toBe(3);
+    expect(agentOnly.nProcs).toBe(2); // sh + sleep
+    expect(everything.rssBytes - agentOnly.rssBytes).toBeGreaterThan(25 * MiB); // cordon's Node process
+    expect(agentOnly.rssBytes).toBeLessThan(15 * MiB);
+    all.close();
+    reader.close();
+  });
 });
