@@ -1,4 +1,5 @@
 import type { LedgerService } from './services/ledger.js';
+import type { ProcessService } from './services/process.js';
 import type { TelemetryService } from './services/telemetry.js';
 
 /**
@@ -15,4 +16,6 @@ export interface CordonServices {
   readonly ledger: LedgerService;
   /** Markers, session directories and the session sampler (packages/host/src/telemetry/MARKERS.md). */
   readonly telemetry: TelemetryService;
+  /** Ending like a command this process ran (exit code, or the same signal). */
+  readonly process: ProcessService;
 }

@@ -88,9 +88,10 @@ describe('cordon wrap', () => {
     expect(s.peak_memory_mb - s.baseline_memory_mb).toBeGreaterThanOrEqual(180);
   }, 120_000);
 
-  it("returns the child's exit code, 128 + signal when signalled, 127 when it cannot start", async () => {
+  it("returns the child's exit code, dies of the child's signal, 127 when it cannot start", async () => {
     expect((await wrap(['--', 'sh', '-c', 'exit 3'])).exitCode).toBe(3);
-    expect((await wrap(['--', 'sh', '-c', 'kill -TERM $$'])).exitCode).toBe(143);
+    expect((await wrap(['--', 'sh', '-c', 'kill -TERM $$'])).signal).toBe('SIGTERM');
+    expect((await wrap(['--', 'sh', '-c', 'kill -QUIT $$'])).exitCode).toBe(131);
     const missing = await wrap(['--', '/nonexistent/agent-binary', '--flag']);
     expect(missing.exitCode).toBe(127);
     expect(missing.stderr).toContain('cannot start /nonexistent/agent-binary');

@@ -1,6 +1,7 @@
+import { join } from 'node:path';
 import type { CordonPlugin } from '@cordon/plugin-api';
 import { enforce } from './enforce.js';
-import { guardDecision, guardedAgents, type GuardContext } from './guard.js';
+import { guardDecision, guardedAgents, type GuardContext } from './guard/decision.js';
 import { probeEntries } from './probes.js';
 
 /**
@@ -22,7 +23,7 @@ export async function register(): Promise<CordonPlugin> {
       // work onto a worker thread (the hook's time bound), which costs about one Node start.
       const agents = guardedAgents(api.paths.configDir);
       if (agents.size === 0) return;
-      const context: GuardContext = { cordon: [process.execPath, process.argv[1] ?? 'cordon'], agents };
+      const context: GuardContext = { cordon: [process.execPath, process.argv[1] ?? 'cordon'], agents, stateRoot: join(api.paths.dataDir, 'guard') };
       api.hooks.beforeToolCall.tap('cgroup-linux:guard', (call) => guardDecision(call, context));
     },
   };

@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync, readSync, rmdirSync, mkdirSync } from 
 import { release } from 'node:os';
 import { join } from 'node:path';
 import type { ProbeContext, ProbeEntry, ProbeResult } from '@cordon/plugin-api';
-import { DELEGATE_FIX, HYBRID_FIX, hybridReason, NEEDED, type Placement } from './cgroup/detect.js';
+import { DELEGATE_FIX, HYBRID_FIX, hybridReason, NEEDED, unreadableControllers, type Placement } from './cgroup/detect.js';
 import { CONTAINER, effectiveLimit } from './cgroup/domain.js';
 import { readError, readText, words } from './cgroup/files.js';
 import { BACKEND, mb, placement, tierBytes } from './enforce.js';
@@ -47,6 +47,8 @@ export function mountProbe(where: Placement): ProbeResult {
   const { kind, v2, v1Controllers } = where.mounts;
   const data = { kind, v2_mount: v2?.mountPoint ?? null, v1_controllers: v1Controllers };
   if (!v2) return { ok: false, detail: `${MOUNT_WORDS[kind]}: cordon enforces through cgroup v2`, fix: 'boot with systemd.unified_cgroup_hierarchy=1', data };
+  const unreadable = unreadableControllers(v2.mountPoint);
+  if (unreadable) return { ok: false, detail: `${MOUNT_WORDS[kind]} at ${v2.mountPoint}, but ${unreadable.reason}`, fix: unreadable.fix, data: { ...data, error: unreadable.code } };
   const rootControllers = words(readText(join(v2.mountPoint, 'cgroup.controllers')));
   const onV1 = NEEDED.filter((c) => !rootControllers.includes(c) && v1Controllers.includes(c));
   if (kind === 'hybrid' && onV1.length) return { ok: false, detail: hybridReason(v2.mountPoint, onV1, rootControllers), fix: HYBRID_FIX, data };
@@ -59,6 +61,8 @@ export function controllersProbe(where: Placement): ProbeResult {
   const missing = NEEDED.filter((c) => !have.includes(c));
   const at = where.anchor ?? where.mounts.v2?.mountPoint ?? '(no cgroup v2)';
   const data = { at, available: have, needed: [...NEEDED], pids: have.includes('pids') };
+  const unreadable = where.anchor || where.mounts.v2 ? unreadableControllers(at) : undefined;
+  if (unreadable) return { ok: false, detail: unreadable.reason, fix: unreadable.fix, data: { ...data, error: unreadable.code } };
   if (missing.length) return { ok: false, detail: `${at} offers ${have.join(' ') || 'no controllers'}; missing ${missing.join(', ')}`, fix: where.fix ?? DELEGATE_FIX, data };
   return { ok: true, detail: `${at} offers ${have.join(' ')}${have.includes('pids') ? '' : ' (no pids)'}`, data };
 }

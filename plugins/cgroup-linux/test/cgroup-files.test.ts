@@ -1,12 +1,16 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyMounts, findPlacement, parseCgroupMounts, parseOwnCgroup } from '../src/cgroup/detect.js';
 import { parseKeyed, parseLimit, parsePressure } from '../src/cgroup/files.js';
 import { sustainedStall, tierBytes } from '../src/enforce.js';
 import { fileContains, kernelVersion, meminfo } from '../src/probes.js';
+
+const REPO = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 // The parsers behind `cordon control probe` and the cgroup backend, on the kernel's own text
 // (this machine's mountinfo, and the formats of cgroup-v2.rst / psi.rst / proc(5)).
@@ -135,5 +139,38 @@ describe('@cordon/cgroup-linux sources', () => {
       expect(text, file).not.toMatch(/from '(@cordon\/host|[./]*packages\/host)/);
       expect(text, file).not.toMatch(/^import (?!type )[^;]*'@cordon\/plugin-api'/m);
     }
+  });
+});
+
+describe('an unreadable cgroup.controllers (issue 28)', () => {
+  // Root reads any file, so the probe runs as nobody (setpriv) against a copy of the mount whose
+  // cgroup.controllers is mode 000: a real EACCES from the kernel.
+  const nobody = (script: string) =>
+    execFileSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const canSwitch = process.geteuid?.() === 0 && existsSync('/usr/bin/setpriv');
+
+  it.skipIf(!canSwitch)('names EACCES and gives no reboot advice, in the placement and in both probes', () => {
+    dir = mkdtempSync(join(tmpdir(), 'cordon-cg-eacces-'));
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, 'mountinfo'), `29 23 0:26 / ${dir} rw - cgroup2 cgroup2 rw\n`, { mode: 0o644 });
+    writeFileSync(join(dir, 'cgroup'), '0::/\n', { mode: 0o644 });
+    writeFileSync(join(dir, 'cgroup.controllers'), 'cpu memory\n', { mode: 0o000 });
+    chmodSync(join(dir, 'cgroup.controllers'), 0o000);
+    const detect = pathToFileURL(join(REPO, 'plugins/cgroup-linux/dist/cgroup/detect.js')).href;
+    const probes = pathToFileURL(join(REPO, 'plugins/cgroup-linux/dist/probes.js')).href;
+    const out = nobody(
+      `const { findPlacement } = await import(${JSON.stringify(detect)}); const { mountProbe, controllersProbe } = await import(${JSON.stringify(probes)});` +
+        `const where = findPlacement({ mountinfo: ${JSON.stringify(join(dir, 'mountinfo'))}, selfCgroup: ${JSON.stringify(join(dir, 'cgroup'))} }, 0);` +
+        `console.log(JSON.stringify({ where: { reason: where.reason, fix: where.fix }, mount: mountProbe(where), controllers: controllersProbe(where) }));`,
+    );
+    const r = JSON.parse(out) as { where: { reason: string; fix: string }; mount: { ok: boolean; detail: string; fix: string }; controllers: { ok: boolean; detail: string; fix: string } };
+    expect(r.where.reason).toContain(`cannot read ${join(dir, 'cgroup.controllers')}: EACCES`);
+    for (const text of [r.where.reason, r.where.fix, r.mount.detail, r.mount.fix, r.controllers.detail, r.controllers.fix]) {
+      expect(text).not.toMatch(/boot|reboot|no controllers/);
+    }
+    expect(r.mount).toMatchObject({ ok: false });
+    expect(r.mount.detail).toContain('EACCES');
+    expect(r.controllers).toMatchObject({ ok: false });
+    expect(r.controllers.detail).toContain('EACCES');
   });
 });

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guardDecision, hintInCommand, shellQuote } from '../../../plugins/cgroup-linux/src/guard.js';
+import { alreadyGuarded, guardDecision, guardedCommand, hintInCommand, makeStateDir, shellQuote } from '../../../plugins/cgroup-linux/src/guard/decision.js';
 import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, runProcess, type Sandbox } from '../../support/cli.js';
 import { HOOK_PAYLOADS } from '../../support/fixtures.js';
+import { tempDirForTest } from '../../support/temp.js';
 import fc from 'fast-check';
 
 // `cordon control guard`: the real `cordon hook` of Claude Code, Codex and Gemini CLI, on payloads
@@ -33,7 +34,14 @@ beforeAll(() => {
 afterAll(() => sandbox.cleanup());
 
 const hook = (agent: string, input: string) => runCordon(['hook', '--agent', agent], { env: sandbox.env, input });
-const cordonPrefix = `${shellQuote(process.execPath)} ${shellQuote(join(REPO_ROOT, 'packages/host/bin/run.cjs'))}`;
+const CORDON = [process.execPath, join(REPO_ROOT, 'packages/host/bin/run.cjs')];
+const cordonPrefix = CORDON.map(shellQuote).join(' ');
+/** What the guard makes of `command` in `session` (with the hint the command sets). */
+/** What the guard makes of `command` in `session`, with its state directory as the hook chose it (read back from `actual`). */
+const wrapped = (command: string, session: string, actual: string) => {
+  const dir = /^\{ declare -f; alias -p; \} >'?([^' ]+)\/in'? /.exec(actual)?.[1] ?? '';
+  return guardedCommand(command, { cordon: CORDON, agents: new Set() }, hintInCommand(command), session, dir);
+};
 
 describe('cordon control guard', () => {
   it('leaves calls alone until switched on, and writes nothing without --write', async () => {
@@ -53,21 +61,24 @@ describe('cordon control guard', () => {
       expect(r.exitCode, agent).toBe(0);
       const input = field(JSON.parse(r.stdout));
       const session = JSON.parse(payload(fixture)).session_id as string;
-      expect(input.command, agent).toBe(`${cordonPrefix} control run --session ${shellQuote(session)} -- bash -c 'echo hello-from-fake'`);
+      expect(input.command, agent).toBe(wrapped('echo hello-from-fake', session, input.command));
+      expect(input.command, agent).toMatch(new RegExp(`^\\{ declare -f; alias -p; \\} >${join(sandbox.dataDir, 'guard', 'call-').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\w+/in `));
+      expect(input.command, agent).toContain(`${cordonPrefix} control run --session ${shellQuote(session)} -- bash -c `);
       if (agent === 'codex') expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
       const ran = await runProcess(['bash', '-c', input.command], { env: sandbox.env });
       expect(ran.stdout, agent).toBe('hello-from-fake\n');
       expect(ran.exitCode).toBe(0);
     }
     const runs = readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8').trim().split('\n');
-    expect(runs.slice(-3).map((l) => JSON.parse(l).argv)).toEqual(Array(3).fill(['bash', '-c', 'echo hello-from-fake']));
+    expect(runs.slice(-3).map((l) => JSON.parse(l).argv.at(-1))).toEqual(Array(3).fill('echo hello-from-fake'));
   });
 
   it('passes the hint the command starts with, and does not wrap twice or touch other tools', async () => {
     const r = await hook('claude-code', payload('claude-code.PreToolUse.Bash', 'AGENT_RESOURCE_HINT=memory:low echo "$AGENT_RESOURCE_HINT"'));
     const command = JSON.parse(r.stdout).hookSpecificOutput.updatedInput.command as string;
     const session = JSON.parse(payload('claude-code.PreToolUse.Bash')).session_id as string;
-    expect(command).toBe(`AGENT_RESOURCE_HINT=memory:low ${cordonPrefix} control run --session ${shellQuote(session)} -- bash -c 'AGENT_RESOURCE_HINT=memory:low echo "$AGENT_RESOURCE_HINT"'`);
+    expect(command).toBe(wrapped('AGENT_RESOURCE_HINT=memory:low echo "$AGENT_RESOURCE_HINT"', session, command));
+    expect(command).toContain(`AGENT_RESOURCE_HINT=memory:low ${cordonPrefix} control run --session ${shellQuote(session)} -- bash -c `);
     const ran = await runProcess(['bash', '-c', command], { env: sandbox.env });
     expect(ran.stdout).toBe('memory:low\n');
     const record = JSON.parse(readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8').trim().split('\n').at(-1)!);
@@ -117,7 +128,7 @@ describe('cordon reduce joins a guarded call with its control run', () => {
 describe('guard rewriting rules', () => {
   const call = (command: unknown, agent = 'claude-code', canonicalTool = 'shell') =>
     ({ agent, sessionId: 's', callKey: 'k', callKeySource: 'agent', toolName: 'Bash', canonicalTool, toolInput: { command, timeout: 5 }, command: String(command), nativeEvent: 'PreToolUse', raw: {} }) as const;
-  const context = { cordon: ['/usr/bin/node', '/opt/cordon/bin/run.cjs'], agents: new Set(['claude-code']) };
+  const context = { cordon: ['/usr/bin/node', '/opt/cordon/bin/run.cjs'], agents: new Set(['claude-code']), stateRoot: join(tempDirForTest('cordon-guard-rules-'), 'guard') };
 
   it('reads the hint forms a model writes', () => {
     expect(hintInCommand('AGENT_RESOURCE_HINT=memory:high npm test')).toBe('memory:high');
@@ -127,7 +138,13 @@ describe('guard rewriting rules', () => {
   });
 
   it('keeps other input fields and only guards shell calls of guarded agents', () => {
-    expect(guardDecision(call('ls') as any, context)).toEqual({ kind: 'rewrite', toolInput: { command: "/usr/bin/node /opt/cordon/bin/run.cjs control run --session s -- bash -c ls", timeout: 5 }, reason: 'runs under cordon control run', by: 'cgroup-linux' });
+    const decision = guardDecision(call('ls') as any, context) as { toolInput: { command: string } };
+    const dir = join(context.stateRoot, readdirSync(context.stateRoot)[0]!);
+    expect(decision).toEqual({ kind: 'rewrite', toolInput: { command: guardedCommand('ls', context, undefined, 's', dir), timeout: 5 }, reason: 'runs under cordon control run', by: 'cgroup-linux' });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(decision.toolInput.command).toContain("/usr/bin/node /opt/cordon/bin/run.cjs control run --session s -- bash -c '");
+    // Nothing the agents' own command checks refuse: no command substitution, no rm.
+    expect(decision.toolInput.command).not.toMatch(/\$\(|`|\brm\b|\brmdir\b/);
     expect(guardDecision(call('ls', 'codex') as any, context)).toBeUndefined();
     expect(guardDecision(call('ls', 'claude-code', 'read') as any, context)).toBeUndefined();
     expect(guardDecision(call(['ls']) as any, context)).toBeUndefined();
@@ -140,5 +157,152 @@ describe('guard rewriting rules', () => {
       const r = await runProcess(['sh', '-c', `printf %s ${shellQuote(s)}`]);
       expect(r.stdout).toBe(s);
     }
+  });
+});
+
+describe('a guarded call means what the unguarded one meant (issue 28)', () => {
+  const context = { cordon: CORDON, agents: new Set(['claude-code', 'codex', 'gemini']), get stateRoot() { return join(sandbox.dataDir, 'guard'); } };
+  const call = (command: string, agent = 'claude-code') =>
+    ({ agent, sessionId: 'sess-28', callKey: 'k', callKeySource: 'agent', toolName: 'Bash', canonicalTool: 'shell', toolInput: { command }, command, nativeEvent: 'PreToolUse', raw: {} }) as const;
+  const rewrite = (command: string, agent?: string) => (guardDecision(call(command, agent) as any, context) as { toolInput: { command: string } }).toolInput.command;
+
+  /**
+   * Runs `commands` one after another in one bash, as Claude Code runs its Bash calls: in a shell
+   * whose functions and aliases come from a snapshot, each call evaluated in it, the working
+   * directory read after each (its docs: "the working directory persists across commands").
+   * Prints `<status> <pwd>` after each call.
+   */
+  const agentShell = (cwd: string, commands: string[]) => {
+    const steps = commands.map((c) => `eval ${shellQuote(c)}; echo "status=$? pwd=$(pwd -P)"`).join('\n');
+    const snapshot = `greet() { echo "hello from a function, $1"; }\nalias ll='echo alias-ran'\nshopt -s expand_aliases\n`;
+    return runProcess(['bash', '-c', `cd ${shellQuote(cwd)}\n${snapshot}${steps}`], { env: sandbox.env });
+  };
+
+  it('a cd persists into the next call; statuses, failures and exit inside the command end as they do unguarded', async () => {
+    const project = tempDirForTest('cordon-guard-cwd-');
+    mkdirSync(join(project, 'sub', 'deeper', 'deepest'), { recursive: true });
+    const real = realpathSync(project);
+    const sequences = [
+      ['cd sub', 'pwd', 'cd deeper && false', 'pwd', 'cd deepest; exit 3', 'pwd'],
+      ['cd sub/deeper && ls', 'cd .. && pwd', 'set -e; false; echo not-reached', 'pwd'],
+      ['cd nowhere', 'pwd', 'exit', 'pwd'],
+    ];
+    for (const steps of sequences) {
+      const guarded = await agentShell(project, steps.map((c) => rewrite(c)));
+      const plain = await agentShell(project, steps);
+      expect(guarded.stdout, steps.join(' / ')).toBe(plain.stdout);
+      expect(guarded.exitCode, steps.join(' / ')).toBe(plain.exitCode);
+    }
+    const first = await agentShell(project, sequences[0]!.map((c) => rewrite(c)));
+    expect(first.stdout.split('\n').filter(Boolean)).toEqual([`status=0 pwd=${real}/sub`, `${real}/sub`, `status=0 pwd=${real}/sub`, `status=1 pwd=${real}/sub/deeper`, `${real}/sub/deeper`, `status=0 pwd=${real}/sub/deeper`]);
+    expect(first.exitCode).toBe(3);
+  });
+
+  it("the agent shell's functions and aliases work in the guarded command", async () => {
+    const r = await agentShell(tempDirForTest('cordon-guard-fn-'), [rewrite('greet guarded'), rewrite('ll')]);
+    expect(r.stdout).toContain('hello from a function, guarded\n');
+    expect(r.stdout).toContain('alias-ran\n');
+  });
+
+  it('a virtualenv activated in a call holds for that call; exported variables do not persist, as unguarded in Claude Code', async () => {
+    const project = tempDirForTest('cordon-guard-venv-');
+    mkdirSync(join(project, 'venv', 'bin'), { recursive: true });
+    writeFileSync(join(project, 'venv/bin/activate'), `export VIRTUAL_ENV=${shellQuote(join(project, 'venv'))}\nexport PATH="$VIRTUAL_ENV/bin:$PATH"\n`);
+    writeFileSync(join(project, 'venv/bin/python-in-venv'), '#!/bin/sh\necho venv-python\n', { mode: 0o755 });
+    const r = await agentShell(project, [rewrite('source venv/bin/activate && python-in-venv && echo "$VIRTUAL_ENV"'), rewrite('export FOO=bar'), rewrite('echo "foo=${FOO:-unset}"')]);
+    expect(r.stdout).toContain('venv-python\n');
+    expect(r.stdout).toContain(`${join(project, 'venv')}\n`);
+    expect(r.stdout).toContain('foo=unset\n');
+  });
+
+  it('decides by structure whether a command already runs under control run', () => {
+    const prefix = cordonPrefix;
+    // Not wrapped again: one simple command naming cordon control run, or the guard's own rewrite.
+    for (const command of [`${prefix} control run -- ls`, `AGENT_RESOURCE_HINT=memory:low ${prefix} control run --hint memory:low -- pytest -x`, `cordon control run -- make`, rewrite('npm test'), rewrite('AGENT_RESOURCE_HINT=memory:high make -j8')]) {
+      expect(alreadyGuarded(command, context), command).toBe(true);
+      expect(guardDecision(call(command) as any, context), command).toBeUndefined();
+    }
+    // Wrapped: the text is there, but something runs outside control run.
+    for (const command of [
+      `echo '${prefix} control run -- x' && npm test`,
+      `true; ${prefix} control run -- ls`,
+      `${prefix} control run -- ls && make -j8`,
+      `${prefix} control run -- echo $(make -j8)`,
+      `${prefix} control run -- echo "\`make\`"`,
+      `${prefix} control run -- ls > out.txt`,
+      `${prefix} control run -- ls | sort`,
+      `echo ${prefix} control run -- ls`,
+      `${rewrite('ls')}; make`,
+      `${prefix} control run -- sh -c 'unterminated`,
+    ]) {
+      expect(alreadyGuarded(command, context), command).toBe(false);
+      expect(rewrite(command), command).toContain(shellQuote(command));
+    }
+  });
+
+  it('wraps the same way for every agent, each call being its own process where the agent does not keep a shell (Codex, Gemini CLI)', async () => {
+    const dir = tempDirForTest('cordon-guard-codex-');
+    mkdirSync(join(dir, 'sub'));
+    for (const agent of ['codex', 'gemini']) {
+      // Codex runs `bash -lc <command>` per call, Gemini CLI `bash -c <command>`: nothing carries over, guarded or not.
+      const r = await runProcess(['bash', '-c', rewrite('cd sub && pwd && greet x 2>/dev/null; echo done', agent)], { env: sandbox.env, cwd: dir });
+      expect(r.stdout).toBe(`${realpathSync(dir)}/sub\ndone\n`);
+    }
+  });
+});
+
+describe('switching the guard on', () => {
+  it('honours a guard written into control.json by hand while the plugin index exists', async () => {
+    const own = makeSandbox('cordon-guard-index-');
+    try {
+      linkPluginRoots(own.dataDir, ['cgroup-linux', 'claude-code'].map((name) => ({ name: `@cordon/${name}`, root: join(REPO_ROOT, 'plugins', name) })));
+      const env = { ...own.env, CORDON_SAMPLER: 'off' };
+      // A first hook builds the plugin index while nothing is guarded.
+      expect((await runCordon(['hook', '--agent', 'claude-code'], { env, input: payload('claude-code.PreToolUse.Bash') })).stdout).toBe('');
+      expect(existsSync(join(own.cacheDir, 'plugin-index.json'))).toBe(true);
+      mkdirSync(own.configDir, { recursive: true });
+      writeFileSync(join(own.configDir, 'control.json'), JSON.stringify({ guard: { 'claude-code': true } }));
+      const r = await runCordon(['hook', '--agent', 'claude-code'], { env, input: payload('claude-code.PreToolUse.Bash') });
+      expect(JSON.parse(r.stdout).hookSpecificOutput.updatedInput.command).toContain('control run --session');
+      // And switched off by hand again.
+      writeFileSync(join(own.configDir, 'control.json'), JSON.stringify({ guard: {} }));
+      expect((await runCordon(['hook', '--agent', 'claude-code'], { env, input: payload('claude-code.PreToolUse.Bash') })).stdout).toBe('');
+    } finally {
+      own.cleanup();
+    }
+  });
+
+  it('says so at --write when control probe finds nothing that can enforce', async () => {
+    const own = makeSandbox('cordon-guard-probe-');
+    try {
+      linkPluginRoots(own.dataDir, ['cgroup-linux', 'claude-code'].map((name) => ({ name: `@cordon/${name}`, root: join(REPO_ROOT, 'plugins', name) })));
+      const probe = JSON.parse((await runCordon(['control', 'probe', '--json'], { env: own.env })).stdout) as { available: boolean; reason: string | null };
+      const w = await runCordon(['control', 'guard', '--agent', 'claude-code', '--write', '--json'], { env: own.env });
+      expect(w.exitCode).toBe(0);
+      expect(JSON.parse(w.stdout)).toMatchObject({ guarded: ['claude-code'], written: true, enforceable: probe.available, reason: probe.reason });
+      if (probe.available) expect(w.stderr).toBe('');
+      else expect(w.stderr).toContain(`nothing can be enforced on this machine (${probe.reason}): guarded calls will run unguarded`);
+      // Switching every agent off says nothing about enforcement.
+      const off = await runCordon(['control', 'guard', '--agent', 'claude-code', '--off', '--write'], { env: own.env });
+      expect(off.stderr).toBe('');
+    } finally {
+      own.cleanup();
+    }
+  });
+});
+
+describe('guard state directories', () => {
+  it('are private, one per call, and the ones older than an hour are removed', () => {
+    const root = join(tempDirForTest('cordon-guard-state-'), 'guard');
+    const old = makeStateDir(root);
+    const hourAgo = (Date.now() - 2 * 3_600_000) / 1000;
+    utimesSync(old, hourAgo, hourAgo);
+    const recent = makeStateDir(root);
+    const fresh = makeStateDir(root);
+    expect(fresh).not.toBe(recent);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
+    expect(statSync(root).mode & 0o777).toBe(0o700);
+    expect(statSync(fresh).mode & 0o777).toBe(0o700);
   });
 });

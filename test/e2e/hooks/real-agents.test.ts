@@ -221,7 +221,8 @@ describe.each(CASES)('$name with cordon hooks installed by install-hooks --write
     expect(seen[0]!.text).toContain('CORDON_E2E_GUARDED');
     // The command ran through `cordon control run`: its record names the session and the command.
     const runs = readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; session_id: string | null });
-    expect(runs.map((r) => r.argv)).toEqual([['bash', '-c', 'echo CORDON_E2E_GUARDED']]);
+    // `bash -c <guard script> cordon-guard <state dir> <command>` (docs/control.md, the guard per agent).
+    expect(runs.map((r) => [r.argv[0], r.argv[1], r.argv[3], r.argv.at(-1)])).toEqual([['bash', '-c', 'cordon-guard', 'echo CORDON_E2E_GUARDED']]);
     const { markers } = allMarkers(sandbox.dataDir);
     const start = markers.find((m) => m.event === 'tool_start')!;
     expect(start).toMatchObject({ decision: 'rewrite', decided_by: 'cgroup-linux', command: 'echo CORDON_E2E_GUARDED' });
@@ -230,6 +231,31 @@ describe.each(CASES)('$name with cordon hooks installed by install-hooks --write
     const calls = reduced.stdout.trim().split('\n').map((l) => JSON.parse(l) as { command: string; guard?: { tier: string; exit_code: number } });
     expect(calls.find((c) => c.command === 'echo CORDON_E2E_GUARDED')?.guard).toMatchObject({ tier: 'medium', exit_code: 0 });
   }, 180_000);
+
+  // Issue 28: Claude Code keeps the working directory between Bash calls; a guarded `cd` must too.
+  it.runIf(agent.name === 'claude-code')('cordon control guard: a cd in one guarded call holds in the next, as unguarded', async () => {
+    const results: string[][] = [];
+    for (const guarded of [false, true]) {
+      const sandbox = held.sandbox(makeSandbox(`cordon-e2e-guard-cd-${guarded}-`));
+      const workdir = sandbox.dir('work');
+      const server = held.server(await agent.start({ steps: [step.shell('mkdir -p sub && cd sub'), step.shell('pwd'), step.text('All done.')], workdir }));
+      linkPluginRoots(sandbox.dataDir, [
+        { name: `@cordon/${agent.name}`, root: join(REPO_ROOT, 'plugins', agent.name) },
+        { name: '@cordon/cgroup-linux', root: join(REPO_ROOT, 'plugins', 'cgroup-linux') },
+      ]);
+      const session = agent.session({ origin: server.origin, home: sandbox.dir('home'), workdir, env: { ...sandbox.env, CORDON_SAMPLER: 'off' } });
+      expect((await runCordon(['install-hooks', '--agent', agent.name, '--write'], { env: session.env, cwd: workdir })).exitCode).toBe(0);
+      if (guarded) expect((await runCordon(['control', 'guard', '--agent', agent.name, '--write'], { env: session.env, cwd: workdir })).exitCode).toBe(0);
+      const run = await session.run();
+      expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+      const seen = server.toolResults();
+      expect(seen).toHaveLength(2);
+      expect(seen[1]!.text).toContain(`${realpathSync(workdir)}/sub`);
+      if (guarded) expect(readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+      results.push(seen.map((r) => r.text.replaceAll(realpathSync(workdir), '<work>')));
+    }
+    expect(results[1]).toEqual(results[0]);
+  }, 360_000);
 });
 
 // Issue 11 item 1: CODEX_HOME a symlink into a dotfiles folder and codex not on PATH at install

@@ -1,3 +1,4 @@
+import { endLike } from '../process/end-like.js';
 import { PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type DialectEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry } from '@cordon/plugin-api';
 import { matchGlob } from '../envelope/glob.js';
 import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
@@ -61,7 +62,7 @@ export class CordonHost {
       probes: this.probes.registrarFor(plugin, withdrawn),
       log: createFileLogger(this.paths.dataDir, plugin),
       paths: this.paths,
-      services: Object.freeze({ matchGlob, ledger: createLedgerService(this.hooks), telemetry: createTelemetryService(this.paths.dataDir) }),
+      services: Object.freeze({ matchGlob, ledger: createLedgerService(this.hooks), telemetry: createTelemetryService(this.paths.dataDir), process: Object.freeze({ endLike }) }),
     });
   }
 

@@ -71,7 +71,7 @@ export function planHostLoad(env: NodeJS.ProcessEnv = process.env): HostLoadPlan
   const skipped: Array<{ what: string; error: string }> = [];
   const packages = findPluginPackages(HOST_ROOT, paths.dataDir, (what, error) => skipped.push({ what, error: String(error) }));
   const indexed = env.CORDON_PLUGIN_INDEX !== 'off';
-  const key = indexed ? pluginIndexKey(version, packages) : '';
+  const key = indexed ? pluginIndexKey(version, packages, paths.configDir) : '';
   const index = indexed ? readPluginIndex(paths.cacheDir, key) : undefined;
   return { paths, version, packages, key, ...(index ? { index } : {}), skipped };
 }

@@ -1,6 +1,7 @@
 import { loadHostDirect } from '../bus/load-host.js';
 import { warnPluginFailures } from '../cli/plugin-warnings.js';
-import { controlRun } from './run.js';
+import { endLike } from '../process/end-like.js';
+import { controlRun, printRecord, workingDirectory } from './run.js';
 import { parseHint } from './tiers.js';
 
 /** The flags the fast route of `cordon control run` takes. */
@@ -56,13 +57,14 @@ export async function fastControlRun(args: FastControlRunArgs, env: NodeJS.Proce
     argv: args.argv,
     ...(args.hint !== undefined ? { hint: args.hint } : {}),
     ...(args.session !== undefined ? { session: args.session } : {}),
-    cwd: process.cwd(),
+    cwd: workingDirectory(),
     env,
+    json: args.json,
     hooks: host.hooks,
     dataDir: host.paths.dataDir,
     log: host.log,
     verbose: args.verbose,
   });
-  if (args.json) process.stdout.write(`${JSON.stringify(outcome.record)}\n`);
-  process.exitCode = outcome.exitCode;
+  if (args.json) printRecord(outcome);
+  endLike({ code: outcome.record.signal ? null : outcome.exitCode, signal: outcome.record.signal });
 }

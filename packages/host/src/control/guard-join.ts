@@ -43,7 +43,7 @@ export function readGuardRuns(dataDir: string): RunRecord[] {
 
 /**
  * Joins each call of one session with the `control run` that ran it: a run of the same session
- * whose command (`bash -c <command>`, as `cordon control guard` rewrites it) is the call's own
+ * whose command (the one `cordon control guard`'s rewrite passes to `bash -c`) is the call's own
  * command and whose start and end lie inside the call's window (the hook's start marker is written
  * before the agent runs the command, the end marker after). Each run joins at most one call, the
  * earliest that fits. Calls without a run are returned unchanged.
@@ -61,10 +61,16 @@ export function joinGuardRuns(sessionId: string, calls: readonly ToolCallRecord[
   });
 }
 
-/** The tool call's command inside a guarded run's argv (`bash -c <command>`), else undefined. */
+/**
+ * The tool call's command inside a guarded run's argv: `bash -c <script> cordon-guard <state>
+ * <command>` (the guard's rewrite since issue 28, which keeps the agent shell's functions and
+ * working directory), or `bash -c <command>` (before it); else undefined.
+ */
 function guardedCommand(run: RunRecord): string | undefined {
   const argv = run.argv;
-  return argv.length === 3 && argv[0] === 'bash' && argv[1] === '-c' ? argv[2] : undefined;
+  if (argv[0] !== 'bash' || argv[1] !== '-c') return undefined;
+  if (argv.length === 6 && argv[3] === 'cordon-guard') return argv[5];
+  return argv.length === 3 ? argv[2] : undefined;
 }
 
 function summary(r: RunRecord): GuardSummary {

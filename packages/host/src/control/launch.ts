@@ -6,6 +6,9 @@ import type { GuardChild, GuardExit, GuardSpawnOptions } from '@cordon/plugin-ap
 /** Signals cordon passes on to the command while it runs. */
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
 
+/** How long cordon keeps relaying a command's stdout after it exited (bytes still in the pipe), ms. */
+const RELAY_GRACE_MS = 200;
+
 /** A command's status the way shells report it: its exit code, or 128 + the signal's number. */
 export function shellStatus(code: number | null, signal: string | null): number {
   return code ?? 128 + (signal ? (constants.signals[signal as NodeJS.Signals] ?? 0) : 0);
@@ -14,40 +17,91 @@ export function shellStatus(code: number | null, signal: string | null): number 
 /** Input of {@link spawnPassThrough}. */
 export interface PassThroughOptions extends GuardSpawnOptions {
   readonly argv: readonly string[];
-  readonly cwd: string;
+  /** Working directory; `undefined` keeps this process's (also when it was deleted and has no name any more). */
+  readonly cwd: string | undefined;
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * Copy the command's stdout through this process instead of handing it the descriptor, to
+   * learn whether its output ended with a newline ({@link PassThroughChild.stdoutEndsLine}); used
+   * by `--json`, whose record must start on a line of its own.
+   */
+  readonly relayStdout?: boolean;
+}
+
+/** A started command, plus what the host alone needs. */
+export interface PassThroughChild extends GuardChild {
+  /** With `relayStdout`: whether the command's stdout was empty or ended with `\n` (resolves after its last byte); else always true. */
+  readonly stdoutEndsLine: Promise<boolean>;
 }
 
 /**
  * Starts `[...prefix, ...argv]` with stdin, stdout and stderr inherited (the bytes never pass
- * through cordon) and forwards SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to cordon; SIGINT and
- * SIGQUIT too unless stdin is a terminal (then the terminal already sends them to the command,
- * which shares cordon's foreground process group, and forwarding would deliver them twice;
- * cordon ignores them and waits for the command).
+ * through cordon, unless `relayStdout`) and passes signals sent to cordon on, so that each reaches
+ * the command once:
+ *
+ * - stdin is a terminal: the command stays in cordon's process group, the terminal's foreground
+ *   group, so it can read the terminal and gets Ctrl-C and Ctrl-\ from the terminal itself;
+ *   cordon ignores SIGINT and SIGQUIT meanwhile (forwarding them would deliver them twice) and
+ *   forwards SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 to the command.
+ * - otherwise (an agent's shell tool, a pipeline, a service): the command gets a process group
+ *   (a session) of its own, so a signal sent to cordon's process group reaches cordon alone, and
+ *   cordon forwards all six signals to the command's group, once (research: a SIGTERM handler ran
+ *   twice when the command shared the group). The cost: a SIGKILL, which nobody can forward, no
+ *   longer reaches the command through cordon's group.
+ *
  * The handlers come off when the command exits. With `reportFd`, fd 3 is a pipe whose bytes
  * become {@link GuardChild.report}.
  *
  * Rejects with the spawn error (`ENOENT`, `EACCES` …) when the command cannot start.
  */
-export function spawnPassThrough(options: PassThroughOptions): Promise<GuardChild> {
+export function spawnPassThrough(options: PassThroughOptions): Promise<PassThroughChild> {
   const argv = [...(options.prefix ?? []), ...options.argv];
-  const stdio: StdioOptions = options.reportFd ? ['inherit', 'inherit', 'inherit', 'pipe'] : 'inherit';
-  const child = spawn(argv[0]!, argv.slice(1), { stdio, cwd: options.cwd, env: options.env });
+  const out = options.relayStdout ? 'pipe' : 'inherit';
+  const stdio: StdioOptions = options.reportFd ? ['inherit', out, 'inherit', 'pipe'] : ['inherit', out, 'inherit'];
+  const terminal = process.stdin.isTTY === true;
+  const child = spawn(argv[0]!, argv.slice(1), { stdio, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env: options.env, detached: !terminal });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('spawn', () => {
       child.off('error', reject);
-      const terminal = process.stdin.isTTY === true;
+      const pid = child.pid!;
       const handlers = FORWARDED.map((signal) => {
-        // On a terminal cordon still catches SIGINT and SIGQUIT, so Ctrl-C ends the command and
-        // cordon then reports its status, instead of ending cordon first.
         const fromTerminal = terminal && (signal === 'SIGINT' || signal === 'SIGQUIT');
         const forward = (): void => {
-          if (!fromTerminal) child.kill(signal);
+          if (fromTerminal) return;
+          try {
+            // Its own group when detached: the whole tree the command started gets it, as the
+            // caller's group would have.
+            process.kill(terminal ? pid : -pid, signal);
+          } catch {
+            // Already gone.
+          }
         };
         process.on(signal, forward);
         return [signal, forward] as const;
       });
+      let stdoutEndsLine = Promise.resolve(true);
+      if (child.stdout) {
+        const stdout = child.stdout;
+        stdoutEndsLine = new Promise((done) => {
+          let last = 0x0a;
+          stdout.on('data', (chunk: Buffer) => {
+            if (chunk.length) last = chunk[chunk.length - 1]!;
+            process.stdout.write(chunk);
+          });
+          stdout.once('close', () => done(last === 0x0a));
+          // A background job the command left behind may hold its stdout open: once the command
+          // has exited, cordon waits briefly for the rest, then stops relaying (that job's later
+          // writes fail with EPIPE) rather than wait for the job.
+          child.once('exit', () => {
+            const late = setTimeout(() => {
+              done(last === 0x0a);
+              stdout.destroy();
+            }, RELAY_GRACE_MS);
+            stdout.once('close', () => clearTimeout(late));
+          });
+        });
+      }
       const exit = new Promise<GuardExit>((done) => {
         child.once('exit', (code, signal) => {
           for (const [s, f] of handlers) process.off(s, f);
@@ -65,7 +119,7 @@ export function spawnPassThrough(options: PassThroughOptions): Promise<GuardChil
           pipe.once('error', () => done(text));
         });
       }
-      resolve({ pid: child.pid!, report, exit });
+      resolve({ pid, report, exit, stdoutEndsLine });
     });
   });
 }

@@ -1,6 +1,7 @@
+import { readlinkSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import type { GuardChild, GuardRequest, GuardResult, GuardSpawnOptions, HookTable, Logger } from '@cordon/plugin-api';
-import { spawnPassThrough } from './launch.js';
+import { spawnPassThrough, type PassThroughChild } from './launch.js';
 import { noteText, normaliseCommand, shouldWarn, stallMs } from './note.js';
 import { countWarning, recordRun, type RunRecord } from './store.js';
 import { limitOf, mb, parseHint, stallPolicy, tierNamed, TIERS } from './tiers.js';
@@ -16,8 +17,15 @@ export interface ControlRunOptions {
   readonly hint?: string;
   /** `--session`: the agent session whose tool call this is, recorded so `cordon reduce` can join the run to the call. */
   readonly session?: string;
-  readonly cwd: string;
+  /**
+   * Working directory; `undefined` when this process's own has no name any more (deleted): the
+   * command then starts in it all the same, and the record names it as the kernel does
+   * (`/proc/self/cwd`, e.g. `/tmp/x (deleted)`).
+   */
+  readonly cwd: string | undefined;
   readonly env: NodeJS.ProcessEnv;
+  /** `--json`: the command's stdout is relayed so the record can start on a line of its own ({@link ControlRunOutcome.stdoutEndsLine}). */
+  readonly json?: boolean;
   /** The host's hook table (`enforce` is fired on it). */
   readonly hooks: Pick<HookTable, 'enforce'>;
   readonly dataDir: string;
@@ -35,6 +43,8 @@ export interface ControlRunOutcome {
   readonly record: RunRecord;
   /** The note written to stderr, if any. */
   readonly note?: string;
+  /** Whether the command's stdout ended with a newline (or was empty); false means write one before the `--json` record. */
+  readonly stdoutEndsLine: boolean;
 }
 
 /**
@@ -60,19 +70,20 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   const cpuWeight = tierNamed(hint.cpu)!.cpuWeight;
   const ramBytes = totalmem();
 
-  let child: GuardChild | undefined;
+  let child: PassThroughChild | undefined;
   let startError: Error | undefined;
   const spawn = async (spawnOptions: GuardSpawnOptions = {}): Promise<GuardChild> => {
     if (child || startError) throw new Error('GuardRequest.spawn was called twice');
     try {
-      child = await spawnPassThrough({ ...spawnOptions, argv, cwd: options.cwd, env: childEnv });
+      child = await spawnPassThrough({ ...spawnOptions, argv, cwd: options.cwd, env: childEnv, relayStdout: options.json === true });
       return child;
     } catch (error) {
       startError = error as Error;
       throw error;
     }
   };
-  const request: GuardRequest = { argv, cwd: options.cwd, ...(raw !== undefined ? { hint: raw } : {}), tier: tier.name, cpuWeight, tiers: TIERS, ramBytes, stall: stallPolicy(env), spawn };
+  const cwd = options.cwd ?? currentDirectoryName();
+  const request: GuardRequest = { argv, cwd, ...(raw !== undefined ? { hint: raw } : {}), tier: tier.name, cpuWeight, tiers: TIERS, ramBytes, stall: stallPolicy(env), spawn };
 
   const started = performance.now();
   const startT = Date.now();
@@ -120,7 +131,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     session_id: options.session ?? null,
     argv: [...argv],
     command,
-    cwd: options.cwd,
+    cwd,
     hint: raw ?? null,
     backend: result?.backend ?? null,
     enforced: result?.enforced ?? false,
@@ -152,5 +163,35 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   } catch (error) {
     log.error('control run: the run could not be recorded', { error: String(error) });
   }
-  return { exitCode, record, ...(note ? { note } : {}) };
+  const stdoutEndsLine = child ? await child.stdoutEndsLine : true;
+  return { exitCode, record, stdoutEndsLine, ...(note ? { note } : {}) };
+}
+
+/**
+ * Writes the run record of `--json` to stdout as one line of its own, after the command's output
+ * (a newline first when that output did not end with one).
+ */
+export function printRecord(outcome: ControlRunOutcome): void {
+  process.stdout.write(`${outcome.stdoutEndsLine ? '' : '\n'}${JSON.stringify(outcome.record)}\n`);
+}
+
+/**
+ * This process's working directory, for the process's own use: `process.cwd()`, or `undefined`
+ * when the directory was deleted (Node throws `ENOENT` from uv_cwd; the process is still in it).
+ */
+export function workingDirectory(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The kernel's name for a working directory that has none any more (`/tmp/x (deleted)`), for records. */
+function currentDirectoryName(): string {
+  try {
+    return readlinkSync('/proc/self/cwd');
+  } catch {
+    return '(deleted working directory)';
+  }
 }

@@ -7,9 +7,17 @@ import { canonicalJson } from './summary.js';
  * The content hash that stands in for a call id when the agent sends none (Gemini): the first
  * 16 hex characters of SHA-1 over `session NUL tool NUL sorted-key JSON of input`
  * (research/cordon-resource.md A.2 "Call key"). Pre and post events of one call hash equally.
+ * `input` is the value as sent: an object, or a string, array or `null` (each serialises
+ * differently from any object); a missing input hashes as the text `absent`.
  */
-export function inputHash(sessionId: string, toolName: string, input: Readonly<Record<string, unknown>>): string {
-  return nodeCrypto().createHash('sha1').update(`${sessionId}\0${toolName}\0${canonicalJson(input)}`).digest('hex').slice(0, 16);
+export function inputHash(sessionId: string, toolName: string, input: unknown): string {
+  const text = input === undefined ? 'absent' : canonicalJson(input);
+  return nodeCrypto().createHash('sha1').update(`${sessionId}\0${toolName}\0${text}`).digest('hex').slice(0, 16);
+}
+
+/** What a native tool event's call key hashes: the input as sent when it was not an object, else the object. */
+export function keyedInput(event: { readonly toolInput: Readonly<Record<string, unknown>>; readonly rawToolInput?: unknown }): unknown {
+  return 'rawToolInput' in event ? event.rawToolInput : event.toolInput;
 }
 
 /** Sub-directory of a session directory that holds the first-in-first-out pairing slots. */

@@ -4,7 +4,7 @@ import { appendMarker, type Marker, type MarkerEvent, MARKER_SCHEMA_VERSION } fr
 import { sessionDir } from '../telemetry/session-dir.js';
 import { epochMs, sinceStartMs } from '../util/clock.js';
 import { findAgentPid } from './agent-pid.js';
-import { claimOrdinal, hashCallKey, inputHash } from './call-key.js';
+import { claimOrdinal, hashCallKey, inputHash, keyedInput } from './call-key.js';
 import { chooseDialect } from './choose-dialect.js';
 import { dialectContext } from './dialect-context.js';
 import { commandText, errorText, storedCommand } from './summary.js';
@@ -165,7 +165,7 @@ function toolCall(event: NativeToolBefore | NativeToolAfter, dialect: Dialect, s
     toolName: event.toolName,
     canonicalTool: canonical,
     toolInput: event.toolInput,
-    command: commandText(event.toolInput),
+    command: commandText('rawToolInput' in event && event.rawToolInput !== undefined ? event.rawToolInput : event.toolInput),
     ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
     ...(step.agentPid !== undefined ? { agentPid: step.agentPid } : {}),
     nativeEvent: event.nativeEvent,
@@ -180,7 +180,7 @@ function toolFields(call: ToolCall) {
 
 async function before(event: NativeToolBefore, dialect: Dialect, step: Step): Promise<HookOutcome> {
   const dir = sessionDir(step.dataDir, event.sessionId);
-  const hash = event.callId === undefined ? inputHash(event.sessionId, event.toolName, event.toolInput) : undefined;
+  const hash = event.callId === undefined ? inputHash(event.sessionId, event.toolName, keyedInput(event)) : undefined;
   let callKey = event.callId ?? '';
   if (hash !== undefined) callKey = claimKey(dir, hash, 'start', step.log);
   const call = toolCall(event, dialect, step, callKey);
@@ -230,7 +230,7 @@ async function before(event: NativeToolBefore, dialect: Dialect, step: Step): Pr
 
 async function after(event: NativeToolAfter, dialect: Dialect, step: Step): Promise<HookOutcome> {
   let callKey = event.callId ?? '';
-  if (event.callId === undefined) callKey = claimKey(sessionDir(step.dataDir, event.sessionId), inputHash(event.sessionId, event.toolName, event.toolInput), 'end', step.log);
+  if (event.callId === undefined) callKey = claimKey(sessionDir(step.dataDir, event.sessionId), inputHash(event.sessionId, event.toolName, keyedInput(event)), 'end', step.log);
   const call = toolCall(event, dialect, step, callKey);
   let result: ToolResult = {
     call,

@@ -7,12 +7,14 @@ const SUMMARY_KEYS = ['command', 'cmd', 'file_path', 'path', 'pattern', 'url', '
 /**
  * A call's whole command, as `ToolCall.command` gives it to taps: the first non-empty string
  * among {@link SUMMARY_KEYS} in the input (an argv array under `command` is joined with spaces),
- * else the input's sorted-key JSON. Never cut: a policy must see all of it (issue 29: padding a
- * command past a cut must not hide `git push --force` from a tap).
+ * else the input's sorted-key JSON (also for an input that is not an object: a string, array or
+ * `null`, as Gemini CLI may send). Never cut: a policy must see all of it (padding a command past
+ * a cut must not hide `git push --force` from a tap); markers store it cut ({@link storedCommand}).
  */
-export function commandText(input: Readonly<Record<string, unknown>>): string {
+export function commandText(input: unknown): string {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return canonicalJson(input);
   for (const key of SUMMARY_KEYS) {
-    const value = input[key];
+    const value = (input as Record<string, unknown>)[key];
     if (typeof value === 'string' && value !== '') return value;
     if (key === 'command' && Array.isArray(value) && value.length && value.every((v) => typeof v === 'string')) return value.join(' ');
   }

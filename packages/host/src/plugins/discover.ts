@@ -12,7 +12,7 @@ export interface PluginPackage {
   /** Absolute package root. */
   readonly root: string;
   /** Parsed package.json. */
-  readonly pjson: { name?: string; oclif?: { hooks?: Record<string, unknown> } };
+  readonly pjson: { name?: string; oclif?: { hooks?: Record<string, unknown> }; cordon?: { registerReads?: unknown } };
 }
 
 function readJson(path: string): any {

@@ -44,12 +44,26 @@ const PLUGIN_INDEX_VERSION = 2;
 const FILE = 'plugin-index.json';
 
 /**
+ * The settings files a package's registration reads: `cordon.registerReads` in its package.json,
+ * names relative to the config directory (e.g. `["control.json"]` for @cordon/cgroup-linux, whose
+ * `beforeToolCall` tap exists only while `control.json` guards an agent). Anything but a plain
+ * file name is ignored.
+ */
+export function registerReads(pkg: PluginPackage): string[] {
+  const reads = pkg.pjson.cordon?.registerReads;
+  if (!Array.isArray(reads)) return [];
+  return reads.filter((r): r is string => typeof r === 'string' && /^[\w.-]+$/.test(r) && r !== '.' && r !== '..');
+}
+
+/**
  * The identity of a plugin set: the host version, then for each package (in discovery order) its
- * name, root, and the size and mtime of its package.json and of every `cordon:register` module.
- * Installing, linking, unlinking, upgrading or rebuilding a plugin's registration changes it.
+ * name, root, and the size and mtime of its package.json, of every `cordon:register` module and of
+ * every settings file its registration reads ({@link registerReads}, under `configDir`).
+ * Installing, linking, unlinking, upgrading or rebuilding a plugin's registration changes it, and
+ * so does editing such a settings file by hand (a guard switched on by writing `control.json`).
  * A file that cannot be stat'ed contributes `missing`, so the key still changes when it appears.
  */
-export function pluginIndexKey(hostVersion: string, packages: readonly PluginPackage[]): string {
+export function pluginIndexKey(hostVersion: string, packages: readonly PluginPackage[], configDir?: string): string {
   const stamp = (path: string): string => {
     try {
       const s = statSync(path);
@@ -62,6 +76,7 @@ export function pluginIndexKey(hostVersion: string, packages: readonly PluginPac
   for (const pkg of packages) {
     parts.push(pkg.name, pkg.root, stamp(join(pkg.root, 'package.json')));
     for (const { target } of registerTargets(pkg.pjson)) parts.push(target, stamp(resolve(pkg.root, target)));
+    if (configDir !== undefined) for (const name of registerReads(pkg)) parts.push(`config:${name}`, stamp(join(configDir, name)));
   }
   return parts.join('\n');
 }

@@ -97,6 +97,13 @@ export function readMarkers(path: string): MarkerLog {
   }
 }
 
+/**
+ * A marker line cordon can use: schema version 1, an `event`, and a `ts` that is a finite number
+ * (epoch ms). A line without a usable `ts` cannot be placed in time, so pairing it would make an
+ * unpaired start or an orphan end out of a damaged line: it counts as a bad line instead.
+ */
 function isMarker(value: unknown): value is Marker {
-  return !!value && typeof value === 'object' && (value as Marker).v === MARKER_SCHEMA_VERSION && typeof (value as Marker).event === 'string';
+  if (!value || typeof value !== 'object') return false;
+  const m = value as Marker;
+  return m.v === MARKER_SCHEMA_VERSION && typeof m.event === 'string' && typeof m.ts === 'number' && Number.isFinite(m.ts);
 }

@@ -39,6 +39,12 @@ interface NativeTool extends NativeBase {
   readonly toolName: string;
   /** Native tool input; `{}` when missing or not an object. */
   readonly toolInput: Readonly<Record<string, unknown>>;
+  /**
+   * The input as sent when it is not an object (a string, an array, `null`; `undefined` when the
+   * field was missing): the host hashes this, not the `{}` stand-in, for the call key of an agent
+   * without call ids, so different calls do not share a key. Omitted when the input is an object.
+   */
+  readonly rawToolInput?: unknown;
   /** The agent's call id, when it sends one (Gemini does not). Kept as sent, newlines included. */
   readonly callId?: string;
 }

@@ -57,7 +57,9 @@ export interface TreeReading {
   readonly nProcs: number;
   /**
    * True when a process of the tree vanished before it could be read: it exited (and was reaped)
-   * since the previous reading, so the CPU of its last interval is missing from this one.
+   * since the previous reading, so the CPU of its last interval is missing from this one; or when
+   * processes could not be looked at for lack of file descriptors (EMFILE/ENFILE under an
+   * open-files limit), so some may be missing from the counts.
    */
   readonly partial: boolean;
   /**

@@ -40,6 +40,7 @@ export default class Wrap extends Command {
       log: api.log,
     });
     if (result.startError !== undefined) process.stderr.write(`cordon wrap: cannot start ${command[0]}: ${result.startError}\n`);
-    if (result.exitCode !== 0) this.exit(result.exitCode);
+    // Dies of the agent's signal (a Ctrl-C ends a shell loop of wrapped steps), else its exit code.
+    api.services.process.endLike({ code: result.signal ? null : result.exitCode, signal: result.signal ?? null });
   }
 }

@@ -1,9 +1,26 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger, TelemetryService } from '@cordon/plugin-api';
 import { lendTerminal, shellExitCode } from '../foreground.js';
 import { writeShellLauncher } from './launcher.js';
+
+/**
+ * This process's working directory for the markers: `process.cwd()`, or, when the directory was
+ * deleted (Node throws ENOENT), the kernel's name for it (`/tmp/x (deleted)`); the agent still
+ * starts in it.
+ */
+function workingDirectoryName(): string {
+  try {
+    return process.cwd();
+  } catch {
+    try {
+      return readlinkSync('/proc/self/cwd');
+    } catch {
+      return '(deleted working directory)';
+    }
+  }
+}
 
 /** Exit code when the command cannot be started (the shells' "command not found"). */
 export const CANNOT_START = 127;
@@ -41,8 +58,9 @@ export interface WrapResult {
  * passed through, records the session (research cordon-resource.md A.4; hook-dialects.md §6):
  * a `session_start` marker with the child's pid, one detached sampler on the child's tree (no
  * idle timeout: the wrapper knows the agent is alive), and on exit a `session_end` marker and
- * `STOP`. While the child runs the wrapper ignores SIGINT and SIGQUIT (the child, in the same
- * foreground process group, owns Ctrl-C) and passes SIGTERM and SIGHUP on.
+ * `STOP`. While the child runs the wrapper passes SIGTERM and SIGHUP on, and SIGINT and SIGQUIT
+ * too unless stdin is a terminal (then the child, in the same foreground process group, gets
+ * Ctrl-C from the terminal and the wrapper ignores them); see `lendTerminal`.
  *
  * With `shellShim`, `SHELL` names a launcher for the shim (`shim/shell.ts`) and the original shell
  * goes to `CORDON_SHIM_SHELL`; `wrap.json` in the session directory tells the shim the child's pid.
@@ -59,11 +77,14 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
     env.CORDON_SHIM_CORDON = options.cordonBin;
     env.SHELL = writeShellLauncher(join(dir, 'shim'));
   }
-  const base = { session_id: sessionId, agent: 'aider', cwd: process.cwd() } as const;
+  const base = { session_id: sessionId, agent: 'aider', cwd: workingDirectoryName() } as const;
 
   let child: ReturnType<typeof spawn>;
+  // Without a terminal the agent gets a process group of its own, so a signal sent to the
+  // wrapper's group reaches it once, forwarded (lendTerminal).
+  const ownGroup = process.stdin.isTTY !== true;
   try {
-    child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit', env });
+    child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit', env, detached: ownGroup });
   } catch (error) {
     return { sessionId, exitCode: CANNOT_START, startError: (error as Error).message };
   }
@@ -74,7 +95,7 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   if (!started.ok) return { sessionId, exitCode: CANNOT_START, startError: started.error.message };
 
   const pid = child.pid!;
-  const giveBack = lendTerminal(child);
+  const giveBack = lendTerminal(child, ownGroup);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   try {
     try {

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readText, words } from './files.js';
+import { readError, readText, words } from './files.js';
 
 /**
  * How cgroups are mounted (research C.3): `v2` (unified: cgroup2 only), `hybrid` (cgroup2 beside
@@ -101,6 +101,18 @@ export function hybridReason(mountPoint: string, onV1: readonly string[], v2Cont
   return `hybrid cgroup v1/v2: ${onV1.join(' and ')} ${onV1.length > 1 ? 'are' : 'is'} bound to cgroup v1; cgroup v2 at ${mountPoint} offers ${v2Controllers.join(' ') || 'no controllers'}`;
 }
 
+/**
+ * Why `<dir>/cgroup.controllers` may not be read, with what to do about it; `undefined` when it
+ * reads or is missing. EACCES/EPERM means this user (or a sandbox: a container, an LSM policy) may not look
+ * at the cgroup tree, which no reboot changes.
+ */
+export function unreadableControllers(dir: string): { reason: string; fix: string; code: string } | undefined {
+  const file = join(dir, 'cgroup.controllers');
+  const code = readError(file);
+  if (code !== 'EACCES' && code !== 'EPERM') return undefined; // a missing file reads as no controllers, as before
+  return { code, reason: `cannot read ${file}: ${code} (permission denied), so the controllers cgroup v2 offers here are unknown`, fix: `let this user read ${file} (in a container: mount the cgroup file system readable, e.g. --cgroupns=private with a delegated cgroup), or run cordon where it can` };
+}
+
 /** Paths of the kernel files read, so tests can point at a copy. */
 export interface KernelPaths {
   readonly mountinfo: string;
@@ -158,6 +170,11 @@ export function findPlacement(paths: KernelPaths = REAL, uid: number = process.g
   }
   const rootControllers = words(readText(join(mountPoint, 'cgroup.controllers')));
   const controllers = anchor ? words(readText(join(anchor, 'cgroup.controllers'))) : rootControllers;
+  // A file that cannot be read says nothing about the controllers: name the error, not "none".
+  for (const dir of new Set([mountPoint, ...(anchor ? [anchor] : [])])) {
+    const unreadable = unreadableControllers(dir);
+    if (unreadable) return { ...base, ...(ownDir ? { ownDir } : {}), ...(anchor ? { anchor } : {}), controllers, reason: unreadable.reason, fix: unreadable.fix };
+  }
   const missing = NEEDED.filter((c) => !controllers.includes(c));
   const result = { ...base, ...(ownDir ? { ownDir } : {}), ...(anchor ? { anchor } : {}), controllers };
   const onV1 = NEEDED.filter((c) => !rootControllers.includes(c) && mounts.v1Controllers.includes(c));

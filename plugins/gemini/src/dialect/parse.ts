@@ -35,7 +35,9 @@ export function parseGeminiPayload(p: Readonly<Record<string, unknown>>, { obj, 
   const lifecycle = Object.hasOwn(LIFECYCLE, nativeEvent) ? LIFECYCLE[nativeEvent] : undefined;
   if (lifecycle) return { kind: lifecycle, ...common };
   if (nativeEvent !== 'BeforeTool' && nativeEvent !== 'AfterTool') return undefined;
-  const tool = { ...common, toolName: str(p, 'tool_name') ?? '', toolInput: obj(p, 'tool_input') ?? {} };
+  const input = obj(p, 'tool_input');
+  // A tool_input that is not an object (a string, an array, null, or none) is kept as sent for the call key: `{}` would give different calls one key.
+  const tool = { ...common, toolName: str(p, 'tool_name') ?? '', toolInput: input ?? {}, ...(input === undefined ? { rawToolInput: Object.hasOwn(p, 'tool_input') ? p.tool_input : undefined } : {}) };
   if (nativeEvent === 'BeforeTool') return { kind: 'tool.before', ...tool };
   const response = obj(p, 'tool_response') ?? {};
   const error = errorOf(response);

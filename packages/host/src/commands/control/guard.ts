@@ -3,6 +3,7 @@ import { Flags } from '@oclif/core';
 import { CordonCommand } from '../../cli/cordon-command.js';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { ensurePrivateDir, readRegularFileIfExists, writeFileAtomic } from '../../io/index.js';
+import { runProbes } from '../../control/probe.js';
 import { dropPluginIndex } from '../../plugins/plugin-index.js';
 
 /** The settings file the `beforeToolCall` guard of @cordon/cgroup-linux reads. */
@@ -14,6 +15,10 @@ export interface GuardReport {
   /** Agents guarded after this command (written only with --write). */
   readonly guarded: string[];
   readonly written: boolean;
+  /** Whether `cordon control probe` finds a backend that can enforce here; guarded calls run unguarded (and are recorded) when not. */
+  readonly enforceable: boolean;
+  /** `cordon control probe`'s reason when nothing can be enforced. */
+  readonly reason: string | null;
 }
 
 export default class ControlGuard extends CordonCommand {
@@ -68,6 +73,13 @@ export default class ControlGuard extends CordonCommand {
       dropPluginIndex(host.paths.cacheDir);
     }
     this.log(`${flags.write ? 'wrote' : 'would write'} ${file}: guarded agents ${guarded.join(', ') || 'none'}${flags.write ? '' : ' (dry run; add --write)'}`);
-    return { file, guarded, written: flags.write };
+    // Guarding where nothing can be enforced only adds a wrapper: say so (stderr), with probe's reason.
+    const probe = await runProbes(host.probes.list());
+    if (!probe.available && guarded.length) {
+      process.stderr.write(
+        `cordon control guard: nothing can be enforced on this machine (${probe.reason}): guarded calls will run unguarded, and be recorded, until \`cordon control probe\` says otherwise${probe.fix ? `; to enable: ${probe.fix}` : ''}\n`,
+      );
+    }
+    return { file, guarded, written: flags.write, enforceable: probe.available, reason: probe.reason };
   }
 }

@@ -59,6 +59,20 @@ export interface PooledAnalysis {
   };
   /** Mean of per-session mean CPU, % of one core. */
   readonly mean_avg_cpu_pct: number | null;
+  /** The AgentSight rows' figures (arXiv 2508.02736 §5.1, §5.2.2, §5.2.3). */
+  readonly agentsight: {
+    /** Σ (hook time + sampler CPU) / Σ wall time over sessions that recorded a cost. */
+    readonly own_cost_share: number | null;
+    readonly own_cost_ms: number;
+    readonly wall_ms: number;
+    readonly n_with_cost: number;
+    /** Sessions with at least one failing loop / sessions with calls. */
+    readonly share_sessions_with_failing_loops: number | null;
+    readonly failing_loops: number;
+    readonly longest_failing_loop: number;
+    /** Sessions whose wall time overlaps another session's in the batch (concurrent agents). */
+    readonly concurrent_sessions: number;
+  };
 }
 
 /** Chart data kept for the first sessions of a batch (HTML report). */
@@ -199,6 +213,40 @@ function pool(sessions: readonly SessionAnalysis[], tools: ToolTables, durations
       median_burst_ms: median(durations),
     },
     mean_avg_cpu_pct: mean(nums((s) => s.avg_cpu_pct)),
+    agentsight: agentsightFigures(sessions),
+  };
+}
+
+function agentsightFigures(sessions: readonly SessionAnalysis[]): PooledAnalysis['agentsight'] {
+  const costed = sessions.filter((s) => s.own_cost.share !== null);
+  const own = costed.reduce((a, s) => a + (s.own_cost.hook_ms ?? 0) + (s.own_cost.sampler_cpu_ms ?? 0), 0);
+  const wall = costed.reduce((a, s) => a + s.own_cost.wall_ms, 0);
+  const withCalls = sessions.filter((s) => s.n_calls > 0);
+  const failing = sessions.filter((s) => s.failing_loops.n > 0);
+  // Sessions running at the same time as another one of the batch (sorted sweep over [first, first + wall]).
+  const spans = sessions.filter((s) => s.first_ts !== null).map((s) => [s.first_ts!, s.first_ts! + s.own_cost.wall_ms] as const).sort((a, b) => a[0] - b[0]);
+  const overlapping = new Set<number>();
+  let reach = -Infinity;
+  let reacher = -1;
+  spans.forEach(([a, b], i) => {
+    if (a < reach) {
+      overlapping.add(i);
+      overlapping.add(reacher);
+    }
+    if (b > reach) {
+      reach = b;
+      reacher = i;
+    }
+  });
+  return {
+    own_cost_share: wall > 0 ? own / wall : null,
+    own_cost_ms: own,
+    wall_ms: wall,
+    n_with_cost: costed.length,
+    share_sessions_with_failing_loops: withCalls.length ? failing.length / withCalls.length : null,
+    failing_loops: sessions.reduce((a, s) => a + s.failing_loops.n, 0),
+    longest_failing_loop: sessions.reduce((a, s) => Math.max(a, s.failing_loops.longest), 0),
+    concurrent_sessions: overlapping.size,
   };
 }
 

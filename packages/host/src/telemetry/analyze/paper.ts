@@ -5,11 +5,22 @@ import { plural } from '../../util/plural.js';
 /** Outcome of comparing a measured figure with the paper's band. */
 export type Verdict = 'matches' | 'lower' | 'higher' | 'no data';
 
-/** One measured-versus-paper row (AgentCgroup §3; research B.2 numbers, B.3 definitions). */
+/** The papers the report answers to. */
+export const PAPERS = {
+  AgentCgroup: 'AgentCgroup: Understanding and Controlling OS Resources of AI Agents (arXiv 2602.09345)',
+  AgentSight: 'AgentSight: System-Level Observability for AI Agents Using eBPF (arXiv 2508.02736)',
+} as const;
+
+/** One measured-versus-paper row (AgentCgroup §3 and AgentSight §5). */
 export interface ComparisonRow {
   readonly id: string;
+  /** Which paper the row answers to ({@link PAPERS}). */
+  readonly paper: keyof typeof PAPERS;
   readonly quantity: string;
-  /** Where the paper states it: AgentCgroup §3.x (the characterization; §6 is the enforcement evaluation). */
+  /**
+   * Where the paper states it: AgentCgroup §3.x (the characterization; §6 is the enforcement
+   * evaluation), or `AgentSight §5.x` for the AgentSight rows.
+   */
   readonly paper_section: string;
   /** The paper's figure as it states it. */
   readonly paper_figure: string;
@@ -44,7 +55,8 @@ export function verdict(measured: number | null, band: readonly [number, number]
  */
 export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
   const s = `${plural(p.n_samples, 'sample')} in ${plural(p.n_sessions, 'session')}`;
-  const row = (r: Omit<ComparisonRow, 'verdict'>): ComparisonRow => ({ ...r, verdict: verdict(r.measured, r.band) });
+  const row = (r: Omit<ComparisonRow, 'verdict' | 'paper'> & { paper?: ComparisonRow['paper'] }): ComparisonRow => ({ paper: 'AgentCgroup', ...r, verdict: verdict(r.measured, r.band) });
+  const as = p.agentsight;
   const testShare = categoryShare(p.tools, 'test');
   const shellCalls = p.tools.tools.reduce((a, t) => a + t.n, 0);
   return [
@@ -105,6 +117,28 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     row({
       id: 'avg-cpu', quantity: 'average CPU', paper_section: '§3.3', paper_figure: '7.6 % (GLM) – 13.2 % (Haiku) of one core', band: [7.6, 13.2], unit: '%',
       measured: p.mean_avg_cpu_pct, sample_count: s, definition: 'mean over sessions of each session\'s mean CPU (100 = one core)', note: 'CPU of the agent\'s process tree only (the paper: the whole container)',
+    }),
+    // AgentSight (arXiv 2508.02736): the same verdict rule; its §5 numbers.
+    row({
+      id: 'agentsight-overhead', paper: 'AgentSight', quantity: "cordon's own cost (hook time + sampler CPU) against session wall time", paper_section: 'AgentSight §5.1, Table 1',
+      paper_figure: '< 3 % end to end (mean 2.9 %: +3.4 %, +4.9 %, +0.4 % over three Claude Code tasks)', band: [0, 0.03], unit: 'fraction',
+      measured: as.own_cost_share, sample_count: `${plural(as.n_with_cost, 'session')}, ${(as.own_cost_ms / 1000).toFixed(1)} s of ${(as.wall_ms / 1000).toFixed(1)} s`,
+      definition: "Σ over sessions of (every hook's own wall time, hook_overhead_ms, + the samplers' own CPU) / Σ session wall time (first to last event)",
+      note: "AgentSight measured the agent's end-to-end slowdown with and without its eBPF tracer; this is cordon's measured cost, an upper bound on its share of the slowdown (hooks are waited for; the sampler only competes for CPU)",
+    }),
+    row({
+      id: 'agentsight-retry', paper: 'AgentSight', quantity: 'sessions with a failing retry loop (one identical failing shell command, ≥ 3 cycles in a row)', paper_section: 'AgentSight §5.2.2',
+      paper_figure: 'an identical failing command retried; alert after 3 full cycles (4,800 tokens spent by then)', band: [Number.MIN_VALUE, 1], unit: 'fraction',
+      measured: as.share_sessions_with_failing_loops, sample_count: `${plural(as.failing_loops, 'failing loop')}, longest ${as.longest_failing_loop} cycles, in ${plural(p.n_sessions, 'session')}`,
+      definition: "≥ 3 (the retry-loop minimum) consecutive shell calls with the same command, each failed (exit status failed or a non-zero exit code), over sessions with calls; matches when the case occurs at all (the paper reports one case, not a rate)",
+      note: "AgentSight judged loops from the model's traffic and the process trace; cordon from tool-call markers (`cordon control run` also escalates its note from a command's third limit warning)",
+    }),
+    row({
+      id: 'agentsight-blocking', paper: 'AgentSight', quantity: 'time one agent is blocked by another (multi-agent)', paper_section: 'AgentSight §5.2.3',
+      paper_figure: '3 agents, 12,847 events: agent B blocked 34 % of its wall time on file-lock contention (23 retry cycles)', band: [0.34, 0.34], unit: 'fraction',
+      measured: null, sample_count: `${as.concurrent_sessions} of ${plural(p.n_sessions, 'session')} ran concurrently with another`,
+      definition: 'not measured: cordon records neither file locks nor which process waits on which, so blocking cannot be told from running; only whether sessions overlapped in time is counted',
+      note: 'AgentSight traces file and lock syscalls with eBPF; cordon samples process-tree memory and CPU',
     }),
   ];
 }

@@ -1,3 +1,4 @@
+import { failingLoops, ownCost, type FailingLoops, type OwnCost } from './agentsight.js';
 import { burstProfile, type BurstProfile } from './bursts.js';
 import { cpuMemoryCorrelation, type Correlation } from './correlation.js';
 import { executionSplit, type ExecutionSplit } from './execution.js';
@@ -30,6 +31,10 @@ export interface SessionAnalysis {
   readonly retry: RetryLoops;
   readonly correlation: Correlation;
   readonly bursts: BurstProfile;
+  /** Cordon's own cost against the session's wall time (AgentSight §5.1). */
+  readonly own_cost: OwnCost;
+  /** Runs of one identical failing shell command (AgentSight §5.2.2). */
+  readonly failing_loops: FailingLoops;
 }
 
 /** What {@link analyzeSession} returns besides the analysis: the pieces the batch pools. */
@@ -62,6 +67,8 @@ export function analyzeSession(d: SessionData, rules: readonly CompiledRule[], o
       retry: retryLoops(d, options.minRetryRun, execution.active_ms, execution.tool_sum_ms),
       correlation: cpuMemoryCorrelation(d, options.minCorrelationSamples),
       bursts: burstProfile(d, threshold),
+      own_cost: ownCost(d),
+      failing_loops: failingLoops(d, options.minRetryRun),
     },
   };
 }

@@ -88,6 +88,16 @@ export interface SessionSummary {
   readonly sampler_starts: number;
   /** Why each sampler stopped, in order (`stop-file`, `agent-exit`, `idle`, …). */
   readonly sampler_stop_reasons: string[];
+  /**
+   * Cordon's hook time: Σ `hook_overhead_ms` over every marker (each hook's wall time from its
+   * start to its marker write, which the agent waits for), ms.
+   */
+  readonly hook_ms: number;
+  /**
+   * The samplers' own CPU (user + system), ms, from their `stop` events (`self_cpu_ms`, else
+   * `self_cpu_pct` over the time from the matching `start`); `null` when no sampler stopped yet.
+   */
+  readonly sampler_cpu_ms: number | null;
 }
 
 /** A reduced session. */
@@ -171,18 +181,48 @@ export function reduceSession(dir: string): ReducedSession {
     avg_cpu_pct: samples.length ? round(samples.reduce((a, s) => a + s.cpu_pct, 0) / samples.length, 2) : null,
     sampler_starts: events.filter((e) => e.event === 'start').length,
     sampler_stop_reasons: events.filter((e) => e.event === 'stop').map((e) => String(e.reason)),
+    hook_ms: round(markers.reduce((a, m) => a + (typeof m.hook_overhead_ms === 'number' && Number.isFinite(m.hook_overhead_ms) && m.hook_overhead_ms >= 0 ? m.hook_overhead_ms : 0), 0), 3),
+    sampler_cpu_ms: samplerCpuMs(events),
   };
   return { summary, calls, samples };
 }
 
-function readSamplerEvents(path: string): Array<{ event?: string; reason?: string }> {
+/** Σ of the samplers' own CPU over their `stop` events, ms; `null` without a stop that tells it. */
+function samplerCpuMs(events: ReadonlyArray<SamplerEvent>): number | null {
+  let total: number | null = null;
+  for (const e of events) {
+    if (e.event !== 'stop') continue;
+    let ms: number | undefined;
+    if (typeof e.self_cpu_ms === 'number' && Number.isFinite(e.self_cpu_ms)) ms = e.self_cpu_ms;
+    else if (typeof e.self_cpu_pct === 'number' && typeof e.t === 'number') {
+      // Older samplers logged only a percentage: over the time since their own start event.
+      const start = events.find((s) => s.event === 'start' && s.pid === e.pid && s.generation === e.generation);
+      if (start && typeof start.t === 'number') ms = (e.self_cpu_pct / 100) * (e.t - start.t);
+    }
+    if (ms !== undefined && ms >= 0) total = (total ?? 0) + ms;
+  }
+  return total === null ? null : round(total, 3);
+}
+
+/** A line of `sampler.jsonl` as far as reduce reads it. */
+interface SamplerEvent {
+  event?: string;
+  reason?: string;
+  t?: number;
+  pid?: number;
+  generation?: number;
+  self_cpu_ms?: number;
+  self_cpu_pct?: number;
+}
+
+function readSamplerEvents(path: string): SamplerEvent[] {
   try {
     return readFileSync(path, 'utf8')
       .split('\n')
       .filter(Boolean)
       .flatMap((line) => {
         try {
-          return [JSON.parse(line) as { event?: string; reason?: string }];
+          return [JSON.parse(line) as SamplerEvent];
         } catch {
           return [];
         }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { TreeReader, TreeReading } from '@cordon/plugin-api';
 import { SAMPLER_FILES } from './files.js';
 import { lockPath } from './lock.js';
+import { OpenCalls } from './open-calls.js';
 import { formatSample } from './sample.js';
 import { sleepSync } from '../../util/sleep-sync.js';
 
@@ -27,7 +28,7 @@ export interface SamplerLoopOptions {
   readonly reader: TreeReader;
   /** Tick interval, ms. */
   readonly intervalMs: number;
-  /** Idle timeout, ms: stop when `markers.jsonl` (or the start, if later) is older than this. */
+  /** Idle timeout, ms: stop when `markers.jsonl` (or the start, if later) is older than this and no tool call is open. */
   readonly idleMs: number;
   /** This sampler's lock generation (it stops when generation + 1 appears). */
   readonly generation: number;
@@ -63,7 +64,8 @@ const RING = 4096;
  * the rate does not drift with tick cost; a tick more than one interval late is skipped rather
  * than bunched. Each tick reads the tree and adds one line for `samples.jsonl`. Once a second
  * ({@link SLOW_CHECK_MS}) the lines are written through a descriptor held open and the slow checks
- * run; the loop stops then on `STOP`, when superseded or after the idle timeout, and at any tick on
+ * run; the loop stops then on `STOP`, when superseded or after the idle timeout (never while a tool
+ * call is open), and at any tick on
  * the root's exit or on request. Never because a turn ended. A tick that throws is counted and
  * skipped.
  *
@@ -80,6 +82,7 @@ export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: S
   const stopPath = join(dir, SAMPLER_FILES.stop);
   const nextLock = lockPath(dir, generation + 1);
   const markersPath = join(dir, SAMPLER_FILES.markers);
+  const openCalls = new OpenCalls(markersPath);
   /** Whether the thread may block between ticks: until a reader answers through a promise. */
   let block = true;
   return new Promise((resolve, reject) => {
@@ -154,7 +157,8 @@ export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: S
         pending = '';
         if (existsSync(stopPath)) return finish('stop-file');
         if (existsSync(nextLock)) return finish('superseded');
-        if (Date.now() - lastActivity(markersPath, startedAt) > idleMs) return finish('idle');
+        // A call still running is not idle, however long it writes no marker (OpenCalls).
+        if (Date.now() - lastActivity(markersPath, startedAt) > idleMs && !openCalls.any()) return finish('idle');
       }
       return true;
     };

@@ -7,8 +7,10 @@
  *   hook …`; the older `run.js`, or a global `cordon hook …` shim), or that command inside a `sh -c "…"` wrapper.
  *   Nothing it starts is the agent's work, so its whole subtree is left out.
  * - `'self'`: the shell shim of `cordon wrap --shell-shim` (`<node> <…>/shim/shell.js`, or its
- *   `cordon-shell` launcher script before it execs Node). The shim itself is left out, but the real
- *   shell it starts runs the agent's command, so its children still count.
+ *   `cordon-shell` launcher script before it execs Node), and `cordon control run` (`<node>
+ *   <…>/bin/run.cjs control run …`, what `control guard` rewrites each shell call to). The process
+ *   itself is left out, but the command it starts is the agent's, so its children still count
+ *   (issue 28: a guarded `sleep 4` showed 48.7 MiB, the control run Node process, against 4.7 MiB).
  */
 export type OwnProcess = 'subtree' | 'self';
 
@@ -36,6 +38,7 @@ export function classifyOwnProcess(argv: readonly string[]): OwnProcess | undefi
     // `<node> <entry> hook …` (node may be absent when the entry is exec'd through its shebang).
     if (i <= 1 && isCordonEntry(arg) && argv[i + 1] === 'hook') return 'subtree';
     if (i <= 1 && (arg.endsWith('/shim/shell.js') || basename(arg) === 'cordon-shell')) return 'self';
+    if (i <= 1 && isCordonEntry(arg) && argv[i + 1] === 'control' && argv[i + 2] === 'run') return 'self';
   }
   if (SHELLS.has(basename(argv[0]!))) {
     const c = argv.indexOf('-c');

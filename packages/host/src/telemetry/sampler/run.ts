@@ -21,7 +21,7 @@ import { runSamplerLoop, type StopReason } from './loop.js';
 /** One line of `sampler.jsonl`. `t` is epoch milliseconds, like markers and samples. `named_pid`: the pid the hook named when the sampler measures another (on Windows the shell the hook ran under; `root_pid` is then the agent above it). */
 export type SamplerEvent =
   | { event: 'start'; t: number; pid: number; generation: number; root_pid: number; named_pid?: number; interval_ms: number; idle_ms: number; sampler: string }
-  | { event: 'stop'; t: number; pid: number; generation: number; reason: StopReason | 'unsupported' | 'lock-lost'; ticks?: number; errors?: number; skipped?: number; tick_median_ms?: number; tick_p95_ms?: number; tick_max_ms?: number; self_cpu_pct?: number };
+  | { event: 'stop'; t: number; pid: number; generation: number; reason: StopReason | 'unsupported' | 'lock-lost'; ticks?: number; errors?: number; skipped?: number; tick_median_ms?: number; tick_p95_ms?: number; tick_max_ms?: number; self_cpu_pct?: number; self_cpu_ms?: number };
 
 /** Runs one sampler process to completion. Exported for tests; `main` below calls it. */
 export async function runSamplerProcess(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<StopReason | 'unsupported' | 'lock-lost'> {
@@ -99,6 +99,8 @@ export async function runSamplerProcess(argv: readonly string[], env: NodeJS.Pro
     tick_p95_ms: round(stats.p95Ms),
     tick_max_ms: round(stats.maxMs),
     self_cpu_pct: wallMs > 0 ? round(((cpu.user + cpu.system) / 1000 / wallMs) * 100) : 0,
+    // The sampler's own CPU, user + system, ms: cordon's measured cost (`cordon analyze`'s AgentSight overhead row).
+    self_cpu_ms: round((cpu.user + cpu.system) / 1000),
   });
   log.debug('sampler stopped', { dir, reason, ...stats });
   return reason;

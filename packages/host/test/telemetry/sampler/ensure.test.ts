@@ -123,6 +123,21 @@ describe.runIf(linux)('ensureSampler', () => {
     expect((await waitFor('stop', () => samplerEvents(dir).find((e) => e.event === 'stop'), 6000)).reason).toBe('idle');
   });
 
+  it('never stops for idle while a tool call is open, and idles out once it ends (issue 28)', async () => {
+    mkdirSync(dir, { recursive: true });
+    const marker = (event: string, key: string) => JSON.stringify({ v: 1, event, ts: Date.now(), session_id: 's', agent: 'claude-code', native_event: 'x', call_key: key, tool_name: 'Bash' });
+    // Another call that started and ended: only the open one keeps the sampler going.
+    writeFileSync(join(dir, 'markers.jsonl'), `${marker('tool_start', 'done')}\n${marker('tool_end', 'done')}\n${marker('tool_start', 'long')}\n`);
+    start({ CORDON_SAMPLER_IDLE: '0.3' });
+    await waitFor('start', () => samplerEvents(dir).find((e) => e.event === 'start'));
+    // Far past the idle timeout with no new marker: the samples keep coming.
+    const countSamples = () => (existsSync(join(dir, 'samples.jsonl')) ? readFileSync(join(dir, 'samples.jsonl'), 'utf8').trim().split('\n').length : 0);
+    await waitFor('samples well past the idle timeout', () => (countSamples() >= 3000 / 100 ? true : undefined), 30_000);
+    expect(samplerEvents(dir).some((e) => e.event === 'stop')).toBe(false);
+    writeFileSync(join(dir, 'markers.jsonl'), `${marker('tool_end', 'long')}\n`, { flag: 'a' });
+    expect((await waitFor('stop', () => samplerEvents(dir).find((e) => e.event === 'stop'), 10_000)).reason).toBe('idle');
+  });
+
   it('steps aside when a newer generation appears', async () => {
     start();
     await waitFor('start', () => samplerEvents(dir).find((e) => e.event === 'start'));

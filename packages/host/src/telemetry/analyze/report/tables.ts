@@ -45,7 +45,7 @@ export function measuredText(r: Pick<ComparisonRow, 'measured' | 'unit'>): strin
 /** The comparison table. */
 export function comparisonTable(report: AnalysisReport): Table {
   return {
-    title: 'Measured versus the AgentCgroup paper (§3, characterization)',
+    title: 'Measured versus the AgentCgroup paper (§3, characterization) and the AgentSight paper (§5, evaluation)',
     caption: 'verdict: matches inside the paper\'s band, lower / higher outside it, no data when not measurable',
     headers: ['quantity', 'paper', 'paper figure', 'measured', 'from', 'verdict', 'definition', 'structural difference'],
     rows: report.comparison.map((r) => [r.quantity, r.paper_section, r.paper_figure, measuredText(r), r.sample_count, r.verdict, r.definition, r.note || '-']),

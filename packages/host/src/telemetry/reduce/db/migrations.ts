@@ -79,4 +79,11 @@ export const TELEMETRY_MIGRATIONS: Readonly<Record<string, Migration>> = Object.
       }
     },
   },
+  // Issue 28: cordon's own measured cost per session (the AgentSight overhead row of `cordon analyze`).
+  '0003_cordon_cost': {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.alterTable('sessions').addColumn('hook_ms', 'double precision').execute();
+      await db.schema.alterTable('sessions').addColumn('sampler_cpu_ms', 'double precision').execute();
+    },
+  },
 });

@@ -42,6 +42,10 @@ export interface SessionRow {
   sampler_starts: number;
   /** JSON array of stop reasons. */
   sampler_stop_reasons: string;
+  /** Σ `hook_overhead_ms` over the session's markers (`null` for rows older than migration 0003). */
+  hook_ms: number | null;
+  /** The session's samplers' own CPU, user + system, ms (`null` when unknown or for older rows). */
+  sampler_cpu_ms: number | null;
 }
 
 /** One paired tool call ({@link ToolCallRecord}). */

@@ -58,6 +58,8 @@ export async function storeSession(db: Kysely<TelemetrySchema>, reduced: Reduced
         avg_cpu_pct: summary.avg_cpu_pct,
         sampler_starts: summary.sampler_starts,
         sampler_stop_reasons: JSON.stringify(summary.sampler_stop_reasons),
+        hook_ms: summary.hook_ms,
+        sampler_cpu_ms: summary.sampler_cpu_ms,
       })
       .execute();
     for (let i = 0; i < calls.length; i += BATCH) {

@@ -13,6 +13,12 @@ export interface ProcStat {
   session: number;
   /** Fields 14 + 15 `utime + stime`, in clock ticks (USER_HZ). */
   cpuTicks: number;
+  /**
+   * Fields 16 + 17 `cutime + cstime`: CPU of the children this process has waited for (and of
+   * theirs), clock ticks. It grows when a child is reaped, by that child's utime + stime +
+   * cutime + cstime (proc(5); kernel `wait_task_zombie`).
+   */
+  childTicks: number;
   /** Field 22 `starttime`: clock ticks after boot (CLOCK_BOOTTIME, like `/proc/uptime`). */
   startTicks: number;
   /** Field 24 `rss`: resident pages. */
@@ -44,13 +50,14 @@ export function parseProcStat(buf: Uint8Array, length: number, out: ProcStat = e
   // Field numbers are 1-based as in proc(5); `state` is field 3.
   let field = 3;
   let utime = 0;
+  let cutime = 0;
   const last = withExitSignal ? 38 : 24;
   out.exitSignal = 0;
   while (i < length && field < last) {
     while (i < length && buf[i] !== SPACE) i++;
     i++;
     field++;
-    if (field !== 4 && field !== 5 && field !== 6 && field !== 14 && field !== 15 && field !== 22 && field !== 24 && field !== 38) continue;
+    if (field !== 4 && field !== 5 && field !== 6 && field !== 14 && field !== 15 && field !== 16 && field !== 17 && field !== 22 && field !== 24 && field !== 38) continue;
     let value = 0;
     let negative = false;
     if (buf[i] === 0x2d) {
@@ -69,6 +76,8 @@ export function parseProcStat(buf: Uint8Array, length: number, out: ProcStat = e
     else if (field === 6) out.session = value;
     else if (field === 14) utime = value;
     else if (field === 15) out.cpuTicks = utime + value;
+    else if (field === 16) cutime = value;
+    else if (field === 17) out.childTicks = cutime + value;
     else if (field === 22) out.startTicks = value;
     else if (field === 24) out.rssPages = value;
     else out.exitSignal = value;
@@ -78,7 +87,7 @@ export function parseProcStat(buf: Uint8Array, length: number, out: ProcStat = e
 
 /** A zeroed {@link ProcStat}. */
 export function emptyStat(): ProcStat {
-  return { state: '', ppid: 0, pgrp: 0, session: 0, cpuTicks: 0, startTicks: 0, rssPages: 0, exitSignal: 0 };
+  return { state: '', ppid: 0, pgrp: 0, session: 0, cpuTicks: 0, childTicks: 0, startTicks: 0, rssPages: 0, exitSignal: 0 };
 }
 
 /**

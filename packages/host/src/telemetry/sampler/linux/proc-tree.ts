@@ -12,6 +12,15 @@ interface Member {
   fd: number;
   /** utime + stime at the previous reading, clock ticks. */
   cpuTicks: number;
+  /** cutime + cstime (its reaped children's CPU) at the previous reading, clock ticks. */
+  childTicks: number;
+  /**
+   * Ticks of reaped members already counted (each one's last reading) that its `childTicks`
+   * will show again: taken off its next child-CPU gain, so nothing counts twice.
+   */
+  credit: number;
+  /** Its parent when it joined. */
+  ppid: number;
   /** RSS at the previous reading, pages (counted as is on ticks that skip an idle member). */
   rssPages: number;
   /** Tick of its latest reading (a member is read at most once per tick). */
@@ -35,6 +44,11 @@ interface Member {
   adopted: boolean;
 }
 
+/** A member's total CPU as last read: its own and its reaped children's, clock ticks. */
+function totalTicks(member: Member): number {
+  return member.cpuTicks + member.childTicks;
+}
+
 /** A process met for the first time this tick. */
 interface Fresh {
   pid: number;
@@ -50,7 +64,10 @@ export interface ProcTreeOptions {
   readonly exclude?: readonly number[];
   /** Kernel units; read from `/proc/self/auxv` when omitted. */
   readonly units?: KernelUnits;
-  /** Most `/proc/<pid>/stat` descriptors kept open (default 4096); beyond it files are reopened per tick. */
+  /**
+   * Most `/proc/<pid>/stat` descriptors kept open (default 4096, lowered to fit the open-files
+   * limit, {@link fdBudget}); beyond it files are reopened per tick.
+   */
   readonly maxOpenFds?: number;
   /** Full `/proc` listing at least this often, ms (default {@link FULL_SCAN_MS}): the safety net behind pid probing. */
   readonly fullScanMs?: number;
@@ -179,6 +196,8 @@ export class ProcTreeReader implements TreeReader {
   /** Whether a pid exists: kill(pid, 0) where {@link killProbe} allows, else `existsSync` of its stat. */
   readonly #exists: (pid: number) => boolean;
   #openFds = 0;
+  /** Descriptors held by this tick's fresh pids, not yet kept or closed. */
+  #freshFds = 0;
   #tick = 0;
   #lastAt = 0;
   #lastFullScanAt = -Infinity;
@@ -198,6 +217,8 @@ export class ProcTreeReader implements TreeReader {
   #sumAdopted = 0;
   #partial = false;
   #rootAlive = true;
+  /** The last {@link #readPath} failed for lack of a descriptor (EMFILE/ENFILE), not because the process is gone. */
+  #noDescriptor = false;
 
   /**
    * Opens the root's stat file and takes the priming reading.
@@ -207,7 +228,7 @@ export class ProcTreeReader implements TreeReader {
     this.#proc = options.procRoot ?? '/proc';
     this.#units = options.units ?? readKernelUnits();
     this.#exclude = new Set(options.exclude ?? [process.pid]);
-    this.#maxFds = options.maxOpenFds ?? 4096;
+    this.#maxFds = options.maxOpenFds ?? fdBudget();
     this.#fullScanMs = options.fullScanMs ?? FULL_SCAN_MS;
     this.#maxProbes = options.maxProbes ?? MAX_PROBES;
     this.#idleMs = options.idleMs ?? IDLE_MS;
@@ -232,7 +253,7 @@ export class ProcTreeReader implements TreeReader {
     this.#rootStart = root.startTicks;
     this.#rootSession = root.session;
     const now = performance.now();
-    this.#members.set(rootPid, { pid: rootPid, fd: rootFd, cpuTicks: root.cpuTicks, rssPages: root.rssPages, readTick: 0, readAt: now, changedAt: now, joined: 0, zombie: false, own: undefined, cmdline: this.#classify ? this.#readCmdline(rootPid) : undefined, recheck: false, pgrp: root.pgrp, adopted: false });
+    this.#members.set(rootPid, { pid: rootPid, fd: rootFd, cpuTicks: root.cpuTicks, childTicks: root.childTicks, credit: 0, ppid: root.ppid, rssPages: root.rssPages, readTick: 0, readAt: now, changedAt: now, joined: 0, zombie: false, own: undefined, cmdline: this.#classify ? this.#readCmdline(rootPid) : undefined, recheck: false, pgrp: root.pgrp, adopted: false });
     this.#groups.set(root.pgrp, 1);
     // `/proc/loadavg` names the last pid of the reader's namespace; a /proc of another namespace
     // (a container given the host's) names other numbers, so there every tick lists /proc instead.
@@ -282,28 +303,33 @@ export class ProcTreeReader implements TreeReader {
         // Still the parent's image (read between fork and exec): look again once it has exec'd.
         const recheck = !own && cmdline !== undefined && cmdline === parent?.cmdline;
         let fd = f.fd;
-        if (this.#openFds >= this.#maxFds) {
+        if (fd >= 0) this.#freshFds--;
+        if (fd >= 0 && this.#openFds >= this.#maxFds) {
           closeSync(fd);
           fd = -1;
-        } else {
+        } else if (fd >= 0) {
           this.#openFds++;
         }
         const s = f.stat;
-        this.#members.set(f.pid, { pid: f.pid, fd, cpuTicks: s.cpuTicks, rssPages: s.rssPages, readTick: tick, readAt: at, changedAt: at, joined: tick, zombie: s.state === 'Z', own, cmdline, recheck, pgrp: s.pgrp, adopted });
+        this.#members.set(f.pid, { pid: f.pid, fd, cpuTicks: s.cpuTicks, childTicks: s.childTicks, credit: 0, ppid: s.ppid, rssPages: s.rssPages, readTick: tick, readAt: at, changedAt: at, joined: tick, zombie: s.state === 'Z', own, cmdline, recheck, pgrp: s.pgrp, adopted });
         this.#others.delete(f.pid);
         f.fd = -2; // consumed
         grew = true;
         if (own) continue;
         this.#groups.set(s.pgrp, (this.#groups.get(s.pgrp) ?? 0) + 1);
         if (adopted) this.#sumAdopted++;
-        if (tick > 1) this.#sumCpuTicks += s.cpuTicks;
+        // All the CPU it used, its reaped children's included (a burst before it was seen is not lost).
+        if (tick > 1) this.#sumCpuTicks += s.cpuTicks + s.childTicks;
         this.#sumRssPages += s.rssPages;
         this.#sumProcs++;
       }
     }
     for (const f of fresh) {
       if (f.fd === -2) continue;
-      closeSync(f.fd);
+      if (f.fd >= 0) {
+        closeSync(f.fd);
+        this.#freshFds--;
+      }
       this.#others.set(f.pid, tick);
     }
     // Re-read every member not read yet this tick, but an idle one only once per idleMs.
@@ -333,7 +359,24 @@ export class ProcTreeReader implements TreeReader {
   #refresh(member: Member, tick: number, at: number): boolean {
     const pid = member.pid;
     member.readTick = tick;
-    const stat = member.fd >= 0 ? this.#readFd(member.fd) : this.#readPath(pid);
+    this.#noDescriptor = false;
+    let stat = member.fd >= 0 ? this.#readFd(member.fd) : this.#readPath(pid);
+    if (stat && stat.childTicks > member.childTicks && this.#hasUnreadChild(pid, tick)) {
+      // It reaped a child: the members among its children are read first (a reaped one drops and
+      // credits its counted CPU to this member), then this member again (the stat buffer is shared).
+      this.#refreshChildren(pid, tick, at);
+      member.readTick = tick;
+      stat = member.fd >= 0 ? this.#readFd(member.fd) : this.#readPath(pid);
+    }
+    if (!stat && this.#noDescriptor) {
+      // Not readable for lack of a descriptor: still a member, counted as last read, the sample partial.
+      this.#noDescriptor = false;
+      if (member.own) return true;
+      if (member.adopted) this.#sumAdopted++;
+      this.#sumRssPages += member.rssPages;
+      this.#sumProcs++;
+      return true;
+    }
     if (!stat) {
       // Exited and reaped since the previous reading: the CPU of its last interval is lost,
       // unless that reading already saw it as a zombie (final counters).
@@ -353,12 +396,20 @@ export class ProcTreeReader implements TreeReader {
       if (member.own) this.#leaveGroup(member.pgrp);
     }
     const gained = Math.max(0, stat.cpuTicks - member.cpuTicks);
+    // Reaped children's CPU (cutime + cstime), less what was counted while they were members.
+    // Children of the root and of Cordon's own processes are not counted this way: the root's
+    // are the hook processes the agent starts, which are Cordon's cost, not the agent's.
+    let childGain = Math.max(0, stat.childTicks - member.childTicks);
+    const used = Math.min(member.credit, childGain);
+    member.credit -= used;
+    childGain -= used;
     member.cpuTicks = stat.cpuTicks;
+    member.childTicks = stat.childTicks;
     member.rssPages = stat.rssPages;
     if (member.own) return true;
     if (member.adopted) this.#sumAdopted++;
     this.#sumRssPages += stat.rssPages;
-    this.#sumCpuTicks += gained;
+    this.#sumCpuTicks += gained + (pid === this.#rootPid ? 0 : childGain);
     this.#sumProcs++;
     return true;
   }
@@ -453,7 +504,13 @@ export class ProcTreeReader implements TreeReader {
     let fd: number;
     try {
       fd = openSync(path, 'r');
-    } catch {
+    } catch (error) {
+      // Out of descriptors: the process may exist and be the tree's, so the sample is partial,
+      // and the next tick lists /proc again to find it.
+      if (outOfDescriptors(error)) {
+        this.#partial = true;
+        this.#lastFullScanAt = -Infinity;
+      }
       return undefined;
     }
     let stat: ProcStat | undefined;
@@ -467,6 +524,13 @@ export class ProcTreeReader implements TreeReader {
       closeSync(fd);
       return stat ? null : undefined;
     }
+    // Within the descriptor budget the descriptor is kept for the member it may become; past it
+    // (a listing meets every process of the machine) the stat is kept and the file closed.
+    if (this.#openFds + this.#freshFds >= this.#maxFds) {
+      closeSync(fd);
+      return { pid, fd: -1, stat };
+    }
+    this.#freshFds++;
     return { pid, fd, stat };
   }
 
@@ -501,6 +565,17 @@ export class ProcTreeReader implements TreeReader {
     return parent !== undefined && parent.session !== this.#rootSession;
   }
 
+  /** Whether a member whose parent is `pid` has not been read this tick. */
+  #hasUnreadChild(pid: number, tick: number): boolean {
+    for (const m of this.#members.values()) if (m.ppid === pid && m.readTick !== tick && m.pid !== pid) return true;
+    return false;
+  }
+
+  /** Reads (and counts) the members whose parent is `pid` that were not read this tick. */
+  #refreshChildren(pid: number, tick: number, at: number): void {
+    for (const m of [...this.#members.values()]) if (m.ppid === pid && m.readTick !== tick && m.pid !== pid) this.#refresh(m, tick, at);
+  }
+
   #leaveGroup(pgrp: number): void {
     const left = (this.#groups.get(pgrp) ?? 1) - 1;
     if (left > 0) this.#groups.set(pgrp, left);
@@ -509,6 +584,10 @@ export class ProcTreeReader implements TreeReader {
 
   #drop(pid: number, member: Member): void {
     if (!member.own) this.#leaveGroup(member.pgrp);
+    // Its parent's cutime + cstime will show its whole CPU once it is reaped: what was counted
+    // (a member), or what must not be (one of Cordon's own), is credited against that.
+    const parent = this.#members.get(member.ppid);
+    if (parent && parent !== member) parent.credit += totalTicks(member);
     if (member.fd >= 0) {
       try {
         closeSync(member.fd);
@@ -541,10 +620,15 @@ export class ProcTreeReader implements TreeReader {
 
   #readPath(pid: number): ProcStat | undefined {
     let fd = -1;
+    this.#noDescriptor = false;
     try {
       fd = openSync(`${this.#proc}/${pid}/stat`, 'r');
       return this.#readFd(fd);
-    } catch {
+    } catch (error) {
+      if (outOfDescriptors(error)) {
+        this.#partial = true;
+        this.#noDescriptor = true;
+      }
       return undefined;
     } finally {
       if (fd >= 0) closeSync(fd);
@@ -562,6 +646,31 @@ function ownPidNamespace(proc: string): boolean {
     return readlinkSync(`${proc}/self`) === String(process.pid);
   } catch {
     return false;
+  }
+}
+
+/** EMFILE (this process's limit) or ENFILE (the system's): a process could not be looked at. */
+function outOfDescriptors(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EMFILE' || code === 'ENFILE';
+}
+
+/** Descriptors left for everything but the kept stat files (samples, lock, log, loadavg, the one opened to probe a pid). */
+const FD_RESERVE = 32;
+
+/**
+ * How many `/proc/<pid>/stat` descriptors the reader may keep: 4096, or fewer when this process's
+ * open-files limit (`Max open files` soft limit in `/proc/self/limits`, proc(5)) leaves less,
+ * minus {@link FD_RESERVE}. Members beyond it are read by path each tick, so under `ulimit -n 256`
+ * every process is still counted (issue 28: 236 of 401 were, silently).
+ */
+export function fdBudget(limitsPath = '/proc/self/limits'): number {
+  try {
+    const m = /^Max open files\s+(\d+|unlimited)\s/m.exec(readFileSync(limitsPath, 'utf8'));
+    if (!m || m[1] === 'unlimited') return 4096;
+    return Math.max(0, Math.min(4096, Number(m[1]) - FD_RESERVE));
+  } catch {
+    return 4096;
   }
 }
 
