@@ -148,8 +148,9 @@ try {
       'd=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup)',
       'mkdir -p $d/inner/deeper',
       'sh -c "echo \\$\\$ > $d/inner/deeper/cgroup.procs && exec sleep 300" &',
-      'nohup sleep 301 >/dev/null 2>&1 &',
-      'until grep -q . $d/inner/deeper/cgroup.procs; do sleep 0.1; done',
+      // busybox has no nohup applet: the host's coreutils one, through the read-only host root.
+      '/hostroot/usr/bin/nohup sleep 301 >/dev/null 2>&1 &',
+      'until grep -q . $d/inner/deeper/cgroup.procs && ps | grep -q "[s]leep 301"; do sleep 0.1; done',
       'echo made',
     ].join('\n');
     await runCase('nested', ['sh', '-c', script]);
