@@ -40,15 +40,18 @@ export function placement(): Placement {
 }
 
 /**
- * The `enforce` tap: runs the request's command in its own cgroup v2 under `<anchor>/cordon`
- * (memory.high and cpu.weight of the tier, memory.oom.group=1, never memory.max), samples it
- * every `stall.pollMs` (memory.current for the peak fallback, memory.pressure for the stall
- * policy, cgroup.events for freezes), raises memory.high one tier after a sustained full stall,
- * and after the command exits reads memory.peak, memory.events, the PSI totals and cpu.stat, then
- * removes the cgroup (thawing it, and killing what the command left running, first).
+ * The `enforce` tap: runs the request's command in its own cgroup v2 under `<anchor>/cordon`,
+ * the anchor being cordon's own (the agent's) cgroup (detect.ts; `placement` in the result says
+ * which kind), with memory.high and cpu.weight of the tier, memory.oom.group=1, never memory.max.
+ * Samples it every `stall.pollMs` (memory.current for the peak fallback, memory.pressure, or
+ * memory.events where PSI cannot be read, for the stall policy (throttle.ts), cgroup.events for
+ * freezes), raises memory.high one tier after a sustained stall, and after the command exits
+ * reads memory.peak, memory.events, the PSI totals and cpu.stat, then removes the cgroup and any
+ * sub-cgroups (thawing it, and ending what the command left running, named in `ended`, first).
  *
- * Returns `undefined` (cordon runs the command unguarded) when this machine cannot enforce or
- * the cgroup cannot be prepared; the reason goes to the log.
+ * Returns `undefined` (cordon runs the command unguarded, in its own cgroup, so still under the
+ * agent's limits) when this machine cannot enforce or the cgroup cannot be prepared; the reason
+ * goes to the log.
  */
 export async function enforce(request: GuardRequest, log: Logger): Promise<GuardResult | undefined> {
   const where = placement();
