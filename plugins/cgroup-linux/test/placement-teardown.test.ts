@@ -1,9 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findPlacement } from '../src/cgroup/detect.js';
 import { cleanupLeftovers, effectiveLimit, processStart, removeSubtree, subtreeDeepestFirst } from '../src/cgroup/domain.js';
+import { commandLine } from '../src/enforce.js';
 import { ThrottleMeter, type ThrottleSample } from '../src/throttle.js';
 
 // Where a call's cgroup goes and how it is removed (issue 28), on directory trees shaped like
@@ -104,6 +106,19 @@ describe('removing a call cgroup with sub-cgroups of its own', () => {
     expect(kept).toEqual([busy]);
     expect(existsSync(join(busy, 'inner'))).toBe(true);
     expect(existsSync(join(live, 'inner'))).toBe(true);
+  });
+});
+
+describe('naming an ended process', () => {
+  it('reads its command line with control characters escaped, and says ? for a pid that is gone', async () => {
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)', 'dev\u001b[31mserver\u0007'], { stdio: 'ignore' });
+    await new Promise((r) => child.once('spawn', r));
+    try {
+      expect(commandLine(child.pid!)).toBe(`${process.execPath} -e setTimeout(() => {}, 20000) dev\\x1b[31mserver\\x07`);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(commandLine(2 ** 22 + 1)).toBe('?');
   });
 });
 
