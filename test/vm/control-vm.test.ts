@@ -21,7 +21,18 @@ interface Case {
   leftover: string[];
 }
 let boot: BootResult;
-let results: { cases: Record<string, any>; error?: string; started: number; ended: number; swapon?: number; swap_probe?: unknown; done?: boolean };
+let results: {
+  cases: Record<string, any>;
+  error?: string;
+  started: number;
+  ended: number;
+  swapon?: number;
+  swap_probe?: unknown;
+  done?: boolean;
+  psiHideError?: string;
+  psiReadableAfter?: boolean;
+  measure?: Record<string, any>;
+};
 const c = (name: string): Case => results.cases[name] as Case;
 
 describe.skipIf(unavailable !== undefined)('cordon control on a real cgroup v2 kernel (qemu)', () => {
@@ -78,7 +89,7 @@ describe.skipIf(unavailable !== undefined)('cordon control on a real cgroup v2 k
     expect(note).not.toContain('retrying');
     console.log(`memory:low note: ${note}`);
     expect(low.stderr.split('\n')[0]).toBe(
-      `[cordon] cgroup ${r.domain}: memory.high=${r.limit_bytes} (memory:low of ${Math.round(r.ram_bytes / MiB)} MB), cpu.weight=25, memory.oom.group=1`,
+      `[cordon] cgroup ${r.domain} (root-cgroup): memory.high=${r.limit_bytes} (memory:low of ${Math.round(r.ram_bytes / MiB)} MB), cpu.weight=25, memory.oom.group=1`,
     );
   });
 
@@ -129,7 +140,7 @@ describe.skipIf(unavailable !== undefined)('cordon control on a real cgroup v2 k
   });
 
   it('removes every call cgroup, also after cordon was SIGKILLed (the next run cleans up)', () => {
-    for (const name of ['low_1', 'low_2', 'low_3', 'max', 'oom', 'freeze', 'after_sigkill']) expect(c(name).leftover, name).toEqual([]);
+    for (const name of ['low_1', 'low_2', 'low_3', 'max', 'oom', 'freeze', 'nested', 'nopsi', 'after_sigkill']) expect(c(name).leftover, name).toEqual([]);
     const k = results.cases.sigkill;
     expect(k.afterKill).toContain(k.killed);
     expect(k.afterNext).toEqual([]);
@@ -146,5 +157,80 @@ describe.skipIf(unavailable !== undefined)('cordon control on a real cgroup v2 k
     expect(s.record!.events.high).toBeGreaterThan(0);
     console.log(`with swap: ${s.record!.escalations.length} escalation(s), stall ${s.record!.stall_full_ms} ms, wall ${s.record!.wall_ms} ms`);
     expect(results.swap_probe).toMatchObject({ ok: true, detail: expect.stringMatching(/^512 MB swap: /) });
+  });
+
+  it('a root call stays under the agent cgroup: 250 MB is OOM-killed under memory.max=150M with cordon as without', () => {
+    const a = results.cases.agent;
+    // Without cordon: the shell exec'd dd, which the kernel's OOM killer ended.
+    expect(a.without).toMatchObject({ code: null, signal: 'SIGKILL' });
+    const r = a.with.record;
+    expect(a.with.code, a.with.stderr).toBe(137);
+    expect(r).toMatchObject({ enforced: true, exit_code: 137, placement: 'agent-cgroup-leaf', removed: true, ram_bytes: 150 * MiB, tier: 'max' });
+    expect(r.domain).toMatch(/^\/sys\/fs\/cgroup\/agent\/cordon\/run-/);
+    expect(r.events.oom_kill).toBeGreaterThan(0);
+    expect(a.with.stderr).toMatch(/It was killed by the OOM killer/);
+    // cordon moved itself (the agent's cgroup's only process) into cordon-leaf; no call cgroup is left.
+    expect(a.below.sort()).toEqual(['cordon', 'cordon-leaf']);
+  });
+
+  it('in a cgroup namespace the memory.max of the container is the RAM base of control run', () => {
+    const k = results.cases.container;
+    expect(k.code, `${k.stdout}\n${k.stderr}`).toBe(0);
+    expect(k.cgroup).toBe('0::/\n');
+    expect(k.mountinfo).toMatch(/ \/ \/sys\/fs\/cgroup .* - cgroup2 /);
+    const r = k.record;
+    expect(r).toMatchObject({ enforced: true, placement: 'agent-cgroup-leaf', ram_bytes: 200 * MiB, limit_bytes: Math.floor(0.35 * 200 * MiB), removed: true });
+    expect(r.domain).toMatch(/^\/sys\/fs\/cgroup\/cordon\/run-/);
+    expect(r.limit_bytes).toBeLessThan(200 * MiB); // memory:high fits inside the container
+    expect(k.below.sort()).toEqual(['cordon', 'cordon-leaf']);
+  });
+
+  it('a command that makes sub-cgroups and leaves processes behind: the subtree is removed and the ended processes are named', () => {
+    const n = c('nested');
+    const r = n.record!;
+    expect(n.code).toBe(0);
+    expect(r.removed).toBe(true);
+    expect(results.cases.nested.staleGone).toBe(true); // a SIGKILLed run's leftover with sub-cgroups
+    expect(results.cases.nested.below).toEqual([]);
+    const commands = r.ended.map((p: any) => p.command).sort();
+    expect(commands).toEqual(['sleep 300', 'sleep 301']);
+    for (const p of r.ended) expect(p.pid).toBeGreaterThan(1);
+    const note = n.stderr.trim().split('\n').at(-1)!;
+    console.log(`ended note: ${note}`);
+    expect(note).toMatch(/^\[cordon\] When this tool call ended, cordon ended 2 processes it had left running: \d+ \(sleep 30[01]\), \d+ \(sleep 30[01]\)\./);
+    expect(r.warned).toBe(false);
+  });
+
+  it('without PSI a call throttled far over memory.high gets the note and the escalation from memory.events', () => {
+    expect(results.psiHideError).toBeUndefined();
+    expect(results.psiReadableAfter).toBe(false);
+    const n = c('nopsi');
+    const r = n.record!;
+    expect(n.code).toBe(0);
+    expect(r).toMatchObject({ stall_source: 'memory.events', stall_full_ms: null, warned: true });
+    expect(r.events.high).toBeGreaterThan(0);
+    expect(r.throttled_ms).toBeGreaterThan(0);
+    expect(r.escalations.length).toBeGreaterThan(0);
+    expect(r.escalations.every((e: any) => e.cause === 'memory.events')).toBe(true);
+    const note = n.stderr.trim().split('\n').at(-1)!;
+    console.log(`no-PSI note: ${note}`);
+    expect(note).toContain(`It was throttled over its memory limit for about ${(r.throttled_ms / 1000).toFixed(1)} s`);
+    expect(note).toContain(`memory.events high ${r.events.high}, no PSI here`);
+    expect(note).toContain('After sustained throttling over memory.high cordon raised memory.high to memory:medium');
+  });
+
+  it('memory.high without swap: one large read finishes after a few capped penalties; small writes crawl (measured, printed)', () => {
+    const { dd, tmpfs } = results.measure!;
+    const line = (m: any) => `exit ${m.code ?? m.signal}, ${(m.wallMs / 1000).toFixed(1)} s, memory.events high ${m.high}, PSI full ${(m.fullStallMs / 1000).toFixed(1)} s`;
+    console.log(`memory.high=24M, no swap, no cordon: dd bs=300M count=1: ${line(dd)}; timeline [ms, memory.current, high]: ${JSON.stringify(dd.timeline)}`);
+    console.log(`memory.high=24M, 1 MB writes to tmpfs: ${line(tmpfs)}, wrote ${(tmpfs.written / MiB).toFixed(1)} MB in the window`);
+    // The single read finished on its own (no escalation here) after being throttled.
+    expect(dd.code).toBe(0);
+    expect(dd.high).toBeGreaterThan(0);
+    expect(dd.fullStallMs).toBeGreaterThan(0);
+    // The writer was still crawling when the window closed: far from its 300 MB.
+    expect(tmpfs.signal).toBe('SIGKILL');
+    expect(tmpfs.written).toBeLessThan(100 * MiB);
+    expect(tmpfs.high).toBeGreaterThan(0);
   });
 });

@@ -8,7 +8,7 @@
 // the CLI runs twice: `cordon control probe --json` (overlapping the first cases) and the
 // `cordon control run` that is SIGKILLed mid-call.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [repo, share] = process.argv.slice(2);
@@ -52,6 +52,33 @@ function cordon(args) {
   return { child, done };
 }
 
+/** Runs a shell script (busybox sh) with the cordon environment; `done` resolves {code, signal, stdout, stderr}. */
+function shell(script) {
+  const child = spawn('sh', ['-c', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b) => (stdout += b));
+  child.stderr.on('data', (b) => (stderr += b));
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+}
+/** The last line of `text` that parses as JSON, or undefined. */
+function lastJson(text) {
+  for (const line of text.trim().split('\n').reverse()) {
+    try {
+      return JSON.parse(line);
+    } catch {
+      // not the record
+    }
+  }
+  return undefined;
+}
+/** Every cgroup directory below `dir` (relative paths). */
+function cgroupsBelow(dir, prefix = '') {
+  let out = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) out = [...out, `${prefix}${e.name}`, ...cgroupsBelow(join(dir, e.name), `${prefix}${e.name}/`)];
+  return out;
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function waitFor(what, test, ms = 60_000) {
   for (const end = Date.now() + ms; Date.now() < end; await sleep(50)) if (test()) return true;
@@ -61,6 +88,7 @@ async function waitFor(what, test, ms = 60_000) {
 const events = (dir) => readFileSync(join(CONTAINER, dir, 'cgroup.events'), 'utf8');
 
 const { controlRun } = await import(join(repo, 'packages/host/dist/control/run.js'));
+const { parseKeyed, writeValue } = await import(join(repo, 'plugins/cgroup-linux/dist/cgroup/files.js'));
 const { loadHostDirect } = await import(join(repo, 'packages/host/dist/bus/load-host.js'));
 
 let host;
@@ -109,6 +137,43 @@ try {
     results.cases.freeze.output = readFileSync('/tmp/freeze.out', 'utf8');
   }
 
+  // Leaked cgroups and silent kills (issue 28): a leftover run cgroup with sub-cgroups of its own
+  // (its owner pid 999999 never existed) is removed by the next run; a command that makes
+  // sub-cgroups under its own cgroup, puts a process in one and leaves another in the background
+  // with nohup gets its whole subtree removed, and the record and note name what was ended.
+  {
+    const stale = join(CONTAINER, 'run-999999-1-stale0');
+    mkdirSync(join(stale, 'inner', 'deeper'), { recursive: true });
+    const script = [
+      'd=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup)',
+      'mkdir -p $d/inner/deeper',
+      'sh -c "echo \\$\\$ > $d/inner/deeper/cgroup.procs && exec sleep 300" &',
+      // busybox has no nohup applet: the host's coreutils one, through the read-only host root.
+      '/hostroot/usr/bin/nohup sleep 301 >/dev/null 2>&1 &',
+      'until grep -q . $d/inner/deeper/cgroup.procs && ps | grep -q "[s]leep 301"; do sleep 0.1; done',
+      'echo made',
+    ].join('\n');
+    await runCase('nested', ['sh', '-c', script]);
+    results.cases.nested.staleGone = !existsSync(stale);
+    results.cases.nested.below = cgroupsBelow(CONTAINER);
+    save();
+  }
+
+  // No PSI (issue 28): the harness switches PSI off for the call's cgroup as soon as it appears
+  // (cgroup.pressure 0 hides memory.pressure, Linux 6.1+), as `psi=0` on the kernel command line
+  // would for every cgroup; the throttled call still gets the note and the escalation, from
+  // memory.events.
+  {
+    let dir;
+    const hide = waitFor('the call cgroup', () => (dir = runDirs()[0]) !== undefined).then(() => {
+      results.psiHideError = writeValue(join(CONTAINER, dir, 'cgroup.pressure'), '0');
+      results.psiReadableAfter = existsSync(join(CONTAINER, dir, 'memory.pressure'));
+    });
+    await runCase('nopsi', ALLOC, 'memory:low');
+    await hide;
+    save();
+  }
+
   await probe;
 
   // SIGKILL: the CLI dies mid-call; its cgroup stays until the command ends, and the next run removes it.
@@ -124,6 +189,78 @@ try {
     const afterKill = runDirs();
     const next = await runCase('after_sigkill', ['true']);
     results.cases.sigkill = { killed: dir, memoryHigh: during, afterKill, afterNext: next.leftover };
+    save();
+  }
+
+  // Root calls stay under the agent's limits (issue 28): an "agent" cgroup with memory.max=150M
+  // stands in for `systemd-run -p MemoryMax=150M`; 250 MB is OOM-killed there without cordon and
+  // with `cordon control run` as root from inside it.
+  {
+    const AGENT = join(CG, 'agent');
+    mkdirSync(AGENT);
+    writeFileSync(join(AGENT, 'memory.max'), String(150 * 2 ** 20));
+    const dd = 'dd if=/dev/zero of=/dev/null bs=250M count=1';
+    log('case agent: 250 MB in a memory.max=150M cgroup, without and with cordon');
+    const without = await shell(`echo $$ > ${AGENT}/cgroup.procs && exec ${dd}`);
+    const withCordon = await shell(`echo $$ > ${AGENT}/cgroup.procs && exec node ${bin} control run --json --hint memory:max -- ${dd}`);
+    results.cases.agent = { without, with: { ...withCordon, record: lastJson(withCordon.stdout) }, below: cgroupsBelow(AGENT) };
+    log(`case agent: without cordon exit ${without.code}, with cordon exit ${withCordon.code}`);
+    save();
+  }
+
+  // Container limits (issue 28): a cgroup namespace whose root carries memory.max=200M, cgroup2
+  // mounted inside (util-linux unshare from the host; busybox's has no -C): ram_bytes, and so
+  // every tier, is the container's limit, not the host's MemTotal (the probe's tier table uses
+  // the same effectiveLimit).
+  {
+    const CTR = join(CG, 'ctr');
+    mkdirSync(CTR);
+    writeFileSync(join(CTR, 'memory.max'), String(200 * 2 ** 20));
+    log('case container: control run in a cgroup namespace with memory.max=200M');
+    const inner = [
+      'umount /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup || exit 99',
+      'grep cgroup2 /proc/self/mountinfo > /tmp/ctr-mountinfo; cat /proc/self/cgroup > /tmp/ctr-cgroup',
+      `exec node ${bin} control run --json --hint memory:high -- true`,
+    ].join('; ');
+    const run = await shell(`echo $$ > ${CTR}/cgroup.procs && exec /hostroot/usr/bin/unshare -C -m sh -c '${inner}'`);
+    const read = (f) => (existsSync(f) ? readFileSync(f, 'utf8') : '');
+    results.cases.container = { ...run, record: lastJson(run.stdout), mountinfo: read('/tmp/ctr-mountinfo'), cgroup: read('/tmp/ctr-cgroup'), below: cgroupsBelow(CTR) };
+    log(`case container: exit ${run.code}`);
+    save();
+  }
+
+  // What memory.high does without swap and without cordon's escalation (issue 28, docs/control.md):
+  // a cgroup with memory.high=24M; one 300 MB read into a fresh buffer (dd bs=300M), then 1 MB
+  // writes to tmpfs (shmem, which cannot be reclaimed without swap) for an 8 s window.
+  {
+    const M = join(CG, 'measure');
+    mkdirSync(M);
+    writeFileSync(join(M, 'memory.high'), String(24 * 2 ** 20));
+    const measureOne = async (script, windowMs) => {
+      const t = performance.now();
+      const child = spawn('sh', ['-c', `echo $$ > ${M}/cgroup.procs && exec ${script}`], { stdio: 'ignore' });
+      const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+      const timeline = [];
+      let exit;
+      const stop = setTimeout(() => child.kill('SIGKILL'), windowMs);
+      exited.then((e) => (exit = e));
+      while (exit === undefined) {
+        timeline.push([Math.round(performance.now() - t), Number(readFileSync(join(M, 'memory.current'), 'utf8')), parseKeyed(readFileSync(join(M, 'memory.events'), 'utf8')).high]);
+        await sleep(500);
+      }
+      clearTimeout(stop);
+      const full = Number(/^full .*total=(\d+)/m.exec(readFileSync(join(M, 'memory.pressure'), 'utf8'))[1]);
+      return { ...exit, wallMs: Math.round(performance.now() - t), high: parseKeyed(readFileSync(join(M, 'memory.events'), 'utf8')).high, fullStallMs: Math.round(full / 1000), timeline };
+    };
+    log('measure: dd bs=300M count=1 under memory.high=24M, no cordon');
+    const dd = await measureOne('dd if=/dev/zero of=/dev/null bs=300M count=1', 120_000);
+    const before = parseKeyed(readFileSync(join(M, 'memory.events'), 'utf8')).high;
+    log('measure: 1 MB writes to tmpfs under memory.high=24M for 8 s');
+    const tmpfs = await measureOne('dd if=/dev/zero of=/tmp/fill bs=1M count=300', 8_000);
+    const written = existsSync('/tmp/fill') ? statSync('/tmp/fill').size : 0;
+    await shell('rm -f /tmp/fill');
+    results.measure = { dd, tmpfs: { ...tmpfs, high: tmpfs.high - before, written } };
+    log(`measure: dd ${JSON.stringify({ ...dd, timeline: undefined })}; tmpfs wrote ${written} bytes in ${tmpfs.wallMs} ms`);
     save();
   }
 

@@ -26,7 +26,7 @@ export type { MarkerCallFields, TelemetryMarkerEvent, TelemetryMarkerInput, Tele
 export type { CanonicalTool, ToolCall, ToolDecision, ToolResult, ToolStatus } from './events/tool-call.js';
 export type { AuditContext, Violation } from './events/audit.js';
 export type { CompactionPlan, CompactionRange } from './events/compact.js';
-export type { GuardChild, GuardEscalation, GuardExit, GuardRequest, GuardResult, GuardSpawnOptions, GuardTier, PressureTotals, StallPolicy, TierName } from './events/enforce.js';
+export type { EndedProcess, GuardChild, GuardEscalation, GuardPlacement, GuardExit, GuardRequest, GuardResult, GuardSpawnOptions, GuardTier, PressureTotals, StallPolicy, TierName } from './events/enforce.js';
 export type { Registrar } from './registries/registrar.js';
 export type { Dialect, DialectContext, DialectEntry, HookEventKind, HookReply, NativeEvent, NativeLifecycle, NativeToolAfter, NativeToolBefore, PayloadReaders, ProcessInfo, ResultOutcome } from './registries/dialect.js';
 export type { ConfigChange, ConfigDocument, ConfigFormats, ConfigPath, HookCommand, HookInstaller, HookListEditor, HookListLayout, HookScope, RemoveCommandsOptions, InstallContext, InstallPlan, TomlDocument } from './registries/hook-installer.js';

@@ -1,10 +1,13 @@
-import { mkdirSync, rmdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { GuardEscalation, GuardRequest, GuardResult, GuardTier, Logger, TierName } from '@cordon/plugin-api';
+import type { EndedProcess, GuardEscalation, GuardRequest, GuardResult, GuardTier, Logger, TierName } from '@cordon/plugin-api';
 import { findPlacement, type Placement } from './cgroup/detect.js';
-import { callName, cleanupLeftovers, effectiveLimit, prepareContainer, unpopulated } from './cgroup/domain.js';
+import { callName, cleanupLeftovers, effectiveLimit, prepareContainer, removeSubtree, subtreeDeepestFirst, unpopulated } from './cgroup/domain.js';
 import { parseKeyed, parseLimit, parsePressure, readText, words, writeValue } from './cgroup/files.js';
+import { ThrottleMeter } from './throttle.js';
+
+export { sustainedStall } from './throttle.js';
 
 /** Backend name in results and records. */
 export const BACKEND = 'cgroup-linux';
@@ -37,31 +40,18 @@ export function placement(): Placement {
 }
 
 /**
- * Decides whether a sustained full memory stall happened: the `full` total (µs) grew by at least
- * `fraction` of the elapsed time over samples spanning at least `windowMs`. `samples` are
- * `[ms, fullUs]` pairs, oldest first.
- */
-export function sustainedStall(samples: ReadonlyArray<readonly [number, number]>, windowMs: number, fraction: number): boolean {
-  const last = samples[samples.length - 1];
-  if (!last) return false;
-  // The newest sample at least a window old; older ones are not needed.
-  let first: readonly [number, number] | undefined;
-  for (const s of samples) if (last[0] - s[0] >= windowMs) first = s;
-  if (!first) return false;
-  const elapsedUs = (last[0] - first[0]) * 1000;
-  return last[1] - first[1] >= fraction * elapsedUs;
-}
-
-/**
- * The `enforce` tap: runs the request's command in its own cgroup v2 under `<anchor>/cordon`
- * (memory.high and cpu.weight of the tier, memory.oom.group=1, never memory.max), samples it
- * every `stall.pollMs` (memory.current for the peak fallback, memory.pressure for the stall
- * policy, cgroup.events for freezes), raises memory.high one tier after a sustained full stall,
- * and after the command exits reads memory.peak, memory.events, the PSI totals and cpu.stat, then
- * removes the cgroup (thawing it, and killing what the command left running, first).
+ * The `enforce` tap: runs the request's command in its own cgroup v2 under `<anchor>/cordon`,
+ * the anchor being cordon's own (the agent's) cgroup (detect.ts; `placement` in the result says
+ * which kind), with memory.high and cpu.weight of the tier, memory.oom.group=1, never memory.max.
+ * Samples it every `stall.pollMs` (memory.current for the peak fallback, memory.pressure, or
+ * memory.events where PSI cannot be read, for the stall policy (throttle.ts), cgroup.events for
+ * freezes), raises memory.high one tier after a sustained stall, and after the command exits
+ * reads memory.peak, memory.events, the PSI totals and cpu.stat, then removes the cgroup and any
+ * sub-cgroups (thawing it, and ending what the command left running, named in `ended`, first).
  *
- * Returns `undefined` (cordon runs the command unguarded) when this machine cannot enforce or
- * the cgroup cannot be prepared; the reason goes to the log.
+ * Returns `undefined` (cordon runs the command unguarded, in its own cgroup, so still under the
+ * agent's limits) when this machine cannot enforce or the cgroup cannot be prepared; the reason
+ * goes to the log.
  */
 export async function enforce(request: GuardRequest, log: Logger): Promise<GuardResult | undefined> {
   const where = placement();
@@ -75,7 +65,10 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
     return undefined;
   }
   const { container } = prepared;
-  const leftovers = cleanupLeftovers(container);
+  // Which placement the call got (issue 28): the hierarchy's root, or the agent's own cgroup,
+  // whose processes may first have been moved into cordon-leaf (the no-internal-process rule).
+  const placementKind = where.anchorKind === 'root-cgroup' ? 'root-cgroup' : prepared.movedToLeaf ? 'agent-cgroup-leaf' : 'agent-cgroup';
+  const leftovers = await cleanupLeftovers(container);
   if (leftovers.removed.length || leftovers.kept.length) log.info('cgroup-linux: leftover cgroups', { ...leftovers });
 
   const parentLimit = effectiveLimit(container, where.mounts.v2.mountPoint);
@@ -101,7 +94,7 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
   set('cpu.weight', String(request.cpuWeight));
   set('memory.oom.group', '1');
   notes.push(
-    `cgroup ${dir}: memory.high=${limitBytes === null ? 'max' : limitBytes} (memory:${tier.name} of ${mb(ramBytes)} MB${parentLimit !== null && parentLimit < request.ramBytes ? ', the parent limit' : ''}), cpu.weight=${request.cpuWeight}, memory.oom.group=1`,
+    `cgroup ${dir} (${placementKind}): memory.high=${limitBytes === null ? 'max' : limitBytes} (memory:${tier.name} of ${mb(ramBytes)} MB${parentLimit !== null && parentLimit < request.ramBytes ? ', the parent limit' : ''}), cpu.weight=${request.cpuWeight}, memory.oom.group=1`,
   );
 
   const started = performance.now();
@@ -112,6 +105,7 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
     await teardown(dir, log);
     throw error;
   }
+  const placementInfo = { kind: placementKind, anchor: where.anchor };
 
   // Sampling while the command runs.
   let peakCurrent = 0;
@@ -119,8 +113,9 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
   let frozenMs = 0;
   let frozenSince: number | undefined;
   let current = tier;
+  let highBytes = limitBytes;
   const escalations: GuardEscalation[] = [];
-  let stall: Array<readonly [number, number]> = [];
+  const meter = new ThrottleMeter(1 + Math.ceil((request.stall.windowMs * 2) / request.stall.pollMs));
   const sample = (): void => {
     const now = performance.now();
     const cur = parseLimit(readText(join(dir, 'memory.current')));
@@ -133,18 +128,22 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
       frozenMs += now - frozenSince;
       frozenSince = undefined;
     }
-    const full = parsePressure(readText(join(dir, 'memory.pressure')))?.fullUs;
-    if (full === undefined || frozen) return;
-    stall.push([now, full]);
-    if (stall.length > 1 + Math.ceil((request.stall.windowMs * 2) / request.stall.pollMs)) stall.shift();
+    if (frozen) {
+      meter.skip(now);
+      return;
+    }
+    const highEvents = parseKeyed(readText(join(dir, 'memory.events'))).high ?? 0;
+    const fullUs = parsePressure(readText(join(dir, 'memory.pressure')))?.fullUs ?? null;
+    meter.add({ atMs: now, fullUs, highEvents, currentBytes: cur, highBytes });
     const up = nextTier(request.tiers, current.name);
-    if (up && sustainedStall(stall, request.stall.windowMs, request.stall.fullFraction)) {
+    if (up && meter.sustained(request.stall.windowMs, request.stall.fullFraction)) {
       const bytes = tierBytes(up, ramBytes);
       set('memory.high', bytes === null ? 'max' : String(bytes));
-      escalations.push({ atMs: Math.round(now - started), from: current.name, to: up.name, limitBytes: bytes });
-      log.info('cgroup-linux: sustained full memory stall; memory.high raised one tier', { dir, from: current.name, to: up.name, bytes });
+      escalations.push({ atMs: Math.round(now - started), from: current.name, to: up.name, limitBytes: bytes, cause: meter.source });
+      log.info('cgroup-linux: sustained memory stall; memory.high raised one tier', { dir, from: current.name, to: up.name, bytes, cause: meter.source });
       current = up;
-      stall = [[now, full]];
+      highBytes = bytes;
+      meter.restart();
     }
   };
   const timer = setInterval(sample, request.stall.pollMs);
@@ -155,6 +154,7 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
   if (frozenSince !== undefined) frozenMs += ended - frozenSince;
 
   const peak = parseLimit(readText(join(dir, 'memory.peak')));
+  const memoryPressure = parsePressure(readText(join(dir, 'memory.pressure')));
   const result = {
     backend: BACKEND,
     domain: dir,
@@ -166,7 +166,10 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
     peakBytes: peak ?? (peakCurrent || null),
     peakSource: peak !== null ? ('memory.peak' as const) : peakCurrent ? ('memory.current' as const) : null,
     events: parseKeyed(readText(join(dir, 'memory.events'))),
-    memoryPressure: parsePressure(readText(join(dir, 'memory.pressure'))),
+    memoryPressure,
+    stallSource: memoryPressure !== null && meter.source === 'memory.pressure' ? ('memory.pressure' as const) : ('memory.events' as const),
+    throttledMs: Math.round(meter.throttledMs),
+    placement: placementInfo,
     cpuPressure: parsePressure(readText(join(dir, 'cpu.pressure'))),
     cpuStat: parseKeyed(readText(join(dir, 'cpu.stat'))),
     frozenCount,
@@ -174,45 +177,65 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
     escalations,
     wallMs: Math.round(ended - started),
   };
-  const removed = await teardown(dir, log);
+  const { removed, ended: leftRunning } = await teardown(dir, log);
+  if (leftRunning.length) notes.push(`ended ${leftRunning.length} process${leftRunning.length > 1 ? 'es' : ''} the command left running: ${leftRunning.map((p) => `${p.pid} ${p.command}`).join('; ')}`);
   if (report !== 'j') {
     // The launcher could not join: the command did not run (research: never outside the cgroup).
     notes.push(`could not move the command into ${dir}; it did not run`);
-    return { ...result, enforced: false, exitCode: 126, notes, removed };
+    return { ...result, enforced: false, exitCode: 126, notes, removed, ended: leftRunning };
   }
-  return { ...result, enforced: true, exitCode: exit.exitCode, ...(exit.signal ? { signal: exit.signal } : {}), notes, removed };
+  return { ...result, enforced: true, exitCode: exit.exitCode, ...(exit.signal ? { signal: exit.signal } : {}), notes, removed, ended: leftRunning };
+}
+
+/** Longest command line kept per ended process. */
+const COMMAND_CHARS = 200;
+
+/**
+ * The command line of process `pid` (`/proc/<pid>/cmdline`, arguments joined by spaces), else
+ * `[comm]`, else `?`; control characters shown as `\xNN` (an agent's text may hold any byte),
+ * cut to {@link COMMAND_CHARS}.
+ */
+export function commandLine(pid: number): string {
+  const args = (readText(`/proc/${pid}/cmdline`) ?? '').split('\0').filter(Boolean);
+  const comm = readText(`/proc/${pid}/comm`)?.trim();
+  const text = args.length ? args.join(' ') : comm ? `[${comm}]` : '?';
+  const safe = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return safe.length > COMMAND_CHARS ? `${safe.slice(0, COMMAND_CHARS - 1)}…` : safe;
+}
+
+/** Every pid in `dir` and the cgroups below it. */
+function subtreePids(dir: string): number[] {
+  return [dir, ...subtreeDeepestFirst(dir)].flatMap((d) => words(readText(join(d, 'cgroup.procs'))).map(Number));
 }
 
 /**
- * Removes a call's cgroup once its whole group has exited: thaws it if frozen, kills what the
- * command left behind (`cgroup.kill`, else SIGKILL per pid before 5.14), waits up to 2 s for
- * `populated 0`, then `rmdir`s with retries. Returns whether the directory is gone.
+ * Removes a call's cgroup once the command has exited: thaws it if frozen, names and kills what
+ * the command left running anywhere in the subtree (`cgroup.kill`, which covers descendants,
+ * else SIGKILL per pid before 5.14), waits up to 2 s for `populated 0`, then removes the
+ * subtree deepest first (sub-cgroups the command made itself, e.g. a nested runtime). Returns
+ * whether the directory is gone and the processes that were ended (pid and command line).
  */
-export async function teardown(dir: string, log: Logger): Promise<boolean> {
+export async function teardown(dir: string, log: Logger): Promise<{ removed: boolean; ended: EndedProcess[] }> {
   if (/^frozen 1$/m.test(readText(join(dir, 'cgroup.events')) ?? '')) writeValue(join(dir, 'cgroup.freeze'), '0');
+  const ended: EndedProcess[] = [];
   if (!unpopulated(dir)) {
+    const pids = subtreePids(dir);
+    for (const pid of pids) ended.push({ pid, command: commandLine(pid) });
     if (writeValue(join(dir, 'cgroup.kill'), '1')) {
-      for (const pid of words(readText(join(dir, 'cgroup.procs')))) {
+      for (const pid of pids) {
         try {
-          process.kill(Number(pid), 'SIGKILL');
+          process.kill(pid, 'SIGKILL');
         } catch {
           // Gone already.
         }
       }
     }
     for (let waited = 0; waited < 2000 && !unpopulated(dir); waited += 10) await sleep(10);
+    if (ended.length) log.info('cgroup-linux: ended processes the command left running', { dir, ended });
   }
-  for (let attempt = 0; attempt < 20; attempt++) {
-    try {
-      rmdirSync(dir);
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
-      await sleep(50);
-    }
-  }
-  log.warn('cgroup-linux: could not remove the call cgroup; a later run removes it', { dir });
-  return false;
+  const removed = await removeSubtree(dir);
+  if (!removed) log.warn('cgroup-linux: could not remove the call cgroup; a later run removes it', { dir });
+  return { removed, ended };
 }
 
 /** Bytes as whole MB (MiB, as the seed prints them: 2.5 % of 16 GiB is "410 MB"). */

@@ -1,4 +1,4 @@
-import type { GuardResult } from '@cordon/plugin-api';
+import type { EndedProcess, GuardResult } from '@cordon/plugin-api';
 import { mb, nextTierName } from './tiers.js';
 
 /** Stall below this never warns (the paper's per-allocation stalls are tens of ms; research A.10). */
@@ -8,9 +8,17 @@ export const STALL_SHARE = 0.05;
 /** From this warning on for the same command the note says retrying unchanged will not help. */
 export const ESCALATE_AT = 3;
 
-/** Memory `full` stall of a result in ms (0 without PSI). */
+/** True when the result's stall figures come from `memory.events` (no PSI). */
+function withoutPsi(result: GuardResult): boolean {
+  return result.stallSource === 'memory.events' || (result.memoryPressure === null && result.throttledMs !== undefined);
+}
+
+/**
+ * Memory stall of a result in ms: PSI's `full` total, or, where PSI cannot be read, the time the
+ * backend saw the call held over memory.high (`memory.events` high growing, `throttledMs`).
+ */
 export function stallMs(result: GuardResult): number {
-  return (result.memoryPressure?.fullUs ?? 0) / 1000;
+  return withoutPsi(result) ? (result.throttledMs ?? 0) : (result.memoryPressure?.fullUs ?? 0) / 1000;
 }
 
 /**
@@ -40,10 +48,13 @@ export function noteText(result: GuardResult, warningNumber: number): string {
   const stall = stallMs(result);
   if (stall >= 50) {
     const pct = result.wallMs > 0 ? Math.min(100, (100 * stall) / result.wallMs) : 0;
-    parts.push(`It stalled on memory for ${s1(stall)} s (${pct.toFixed(0)} % of its ${s1(result.wallMs)} s runtime).`);
+    if (withoutPsi(result)) {
+      parts.push(`It was throttled over its memory limit for about ${s1(stall)} s (${pct.toFixed(0)} % of its ${s1(result.wallMs)} s runtime; memory.events high ${result.events.high ?? 0}, no PSI here).`);
+    } else parts.push(`It stalled on memory for ${s1(stall)} s (${pct.toFixed(0)} % of its ${s1(result.wallMs)} s runtime).`);
   }
   for (const e of result.escalations) {
-    parts.push(`After a sustained full stall cordon raised memory.high to memory:${e.to}${e.limitBytes === null ? ' (no limit)' : ` (${mb(e.limitBytes)} MB)`} at ${s1(e.atMs)} s.`);
+    const why = e.cause === 'memory.events' ? 'sustained throttling over memory.high' : 'a sustained full stall';
+    parts.push(`After ${why} cordon raised memory.high to memory:${e.to}${e.limitBytes === null ? ' (no limit)' : ` (${mb(e.limitBytes)} MB)`} at ${s1(e.atMs)} s.`);
   }
   if (result.frozenCount > 0) parts.push(`It was frozen for ${s1(result.frozenMs)} s and resumed, not killed.`);
   const kills = result.events.oom_kill ?? 0;
@@ -58,6 +69,19 @@ export function noteText(result: GuardResult, warningNumber: number): string {
       : `Narrow the command (fewer files, tests or parallel jobs) or set AGENT_RESOURCE_HINT=memory:${next}.`,
   );
   return parts.join(' ');
+}
+
+/**
+ * The sentence that tells the agent which processes cordon ended when the call finished (issue
+ * 28): a guarded call's cgroup is removed with the call, so what it started in the background
+ * (`nohup … &`, a dev server) does not outlive it. Names up to five processes by pid and command
+ * line (already escaped by the backend), and says what to do instead. One line.
+ */
+export function endedText(ended: readonly EndedProcess[]): string {
+  const shown = ended.slice(0, 5).map((p) => `${p.pid} (${p.command})`);
+  const more = ended.length > shown.length ? ` and ${ended.length - shown.length} more` : '';
+  const n = ended.length === 1 ? '1 process' : `${ended.length} processes`;
+  return `When this tool call ended, cordon ended ${n} it had left running: ${shown.join(', ')}${more}. Processes started in the background do not outlive a guarded call; start long-running ones (servers, watchers) outside it, e.g. with the agent's own background-task feature.`;
 }
 
 /** The command as warnings are counted: argv joined by single spaces, runs of white space collapsed, trimmed. */

@@ -2,7 +2,7 @@ import { readlinkSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import type { GuardChild, GuardRequest, GuardResult, GuardSpawnOptions, HookTable, Logger } from '@cordon/plugin-api';
 import { spawnPassThrough, type PassThroughChild } from './launch.js';
-import { noteText, normaliseCommand, shouldWarn, stallMs } from './note.js';
+import { endedText, noteText, normaliseCommand, shouldWarn, stallMs } from './note.js';
 import { countWarning, recordRun, type RunRecord } from './store.js';
 import { limitOf, mb, parseHint, stallPolicy, tierNamed, TIERS } from './tiers.js';
 
@@ -116,15 +116,19 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   const command = normaliseCommand(argv);
   let note: string | undefined;
   let warningNumber: number | null = null;
-  if (result && shouldWarn(result)) {
+  const warned = result !== undefined && shouldWarn(result);
+  if (result && warned) {
     try {
       warningNumber = await countWarning(options.dataDir, command);
     } catch (error) {
       log.error('control run: the warning count could not be stored', { error: String(error) });
     }
     note = noteText(result, warningNumber ?? 1);
-    stderr.write(`${note}\n`);
   }
+  // Processes the call left running were ended with it: the agent is told in the same line.
+  const ended = result?.ended ?? [];
+  if (ended.length) note = note ? `${note} ${endedText(ended)}` : `[cordon] ${endedText(ended)}`;
+  if (note) stderr.write(`${note}\n`);
   const record: RunRecord = {
     t: Date.now(),
     start_t: startT,
@@ -136,6 +140,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     backend: result?.backend ?? null,
     enforced: result?.enforced ?? false,
     domain: result?.domain ?? null,
+    placement: result?.placement?.kind ?? null,
     tier: tier.name,
     final_tier: result?.finalTier ?? tier.name,
     limit_bytes: result ? result.limitBytes : limitOf(tier, ramBytes),
@@ -143,7 +148,9 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     cpu_weight: cpuWeight,
     peak_bytes: result?.peakBytes ?? null,
     peak_source: result?.peakSource ?? null,
-    stall_full_ms: result?.memoryPressure ? stallMs(result) : null,
+    stall_full_ms: result?.memoryPressure ? result.memoryPressure.fullUs / 1000 : null,
+    stall_source: result?.stallSource ?? null,
+    throttled_ms: result?.throttledMs ?? null,
     stall_some_ms: result?.memoryPressure ? result.memoryPressure.someUs / 1000 : null,
     cpu_stall_some_ms: result?.cpuPressure ? result.cpuPressure.someUs / 1000 : null,
     events: result?.events ?? {},
@@ -155,7 +162,8 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     exit_code: exitCode,
     signal,
     removed: result?.removed ?? null,
-    warned: note !== undefined,
+    ended: ended.map((p) => ({ pid: p.pid, command: p.command })),
+    warned,
     warning_number: warningNumber,
   };
   try {

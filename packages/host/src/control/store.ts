@@ -72,6 +72,8 @@ export interface RunRecord {
   readonly backend: string | null;
   readonly enforced: boolean;
   readonly domain: string | null;
+  /** Where the domain was placed (`root-cgroup`, `agent-cgroup`, `agent-cgroup-leaf`; see GuardPlacement), `null` unguarded. */
+  readonly placement: string | null;
   readonly tier: string;
   readonly final_tier: string;
   readonly limit_bytes: number | null;
@@ -79,7 +81,12 @@ export interface RunRecord {
   readonly cpu_weight: number;
   readonly peak_bytes: number | null;
   readonly peak_source: string | null;
+  /** PSI memory `full` stall, ms; `null` without PSI (or unguarded). */
   readonly stall_full_ms: number | null;
+  /** What the note and the stall policy went by: `memory.pressure` (PSI) or `memory.events` (no PSI). */
+  readonly stall_source: string | null;
+  /** Time held over memory.high by the `memory.events` estimate, ms. */
+  readonly throttled_ms: number | null;
   readonly stall_some_ms: number | null;
   readonly cpu_stall_some_ms: number | null;
   readonly events: Readonly<Record<string, number>>;
@@ -91,6 +98,8 @@ export interface RunRecord {
   readonly exit_code: number;
   readonly signal: string | null;
   readonly removed: boolean | null;
+  /** Processes the command left running that cordon ended with the call (pid, command line). */
+  readonly ended: ReadonlyArray<{ readonly pid: number; readonly command: string }>;
   readonly warned: boolean;
   readonly warning_number: number | null;
 }

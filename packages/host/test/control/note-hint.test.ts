@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { GuardResult } from '@cordon/plugin-api';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { noteText, normaliseCommand, shouldWarn } from '../../src/control/note.js';
+import { endedText, noteText, normaliseCommand, shouldWarn, stallMs } from '../../src/control/note.js';
 import { countWarning } from '../../src/control/store.js';
 import { limitOf, nextTierName, parseHint, stallPolicy, TIERS } from '../../src/control/tiers.js';
 
@@ -97,6 +97,30 @@ describe('note', () => {
     expect(noteText(result({ memoryPressure: { someUs: 0, fullUs: 40_000 } }), 1)).not.toContain('stalled');
     expect(noteText(result({ frozenCount: 1, frozenMs: 1500 }), 1)).toContain('It was frozen for 1.5 s and resumed, not killed.');
     expect(noteText(result({ tier: 'max', finalTier: 'max', limitBytes: null, events: { oom_kill: 2 } }), 1)).toMatch(/memory:max \(no memory limit\)\. It was killed by the OOM killer \(memory\.events oom_kill 2\).*it already ran without a memory limit/);
+  });
+
+  it('without PSI goes by the memory.events estimate: warns, says so, and names the cause of each raise (issue 28)', () => {
+    // The VM's no-PSI run: memory.pressure unreadable, memory.events high 34, held over memory.high 2.8 s of 5.4 s.
+    const noPsi = result({ memoryPressure: null, stallSource: 'memory.events', throttledMs: 2800, wallMs: 5400, events: { high: 34 },
+      escalations: [{ atMs: 1700, from: 'low', to: 'medium', limitBytes: 96 * MiB, cause: 'memory.events' }], finalTier: 'medium' });
+    expect(stallMs(noPsi)).toBe(2800);
+    expect(shouldWarn(noPsi)).toBe(true);
+    const text = noteText(noPsi, 1);
+    expect(text).toContain('It was throttled over its memory limit for about 2.8 s (52 % of its 5.4 s runtime; memory.events high 34, no PSI here).');
+    expect(text).toContain('After sustained throttling over memory.high cordon raised memory.high to memory:medium (96 MB) at 1.7 s.');
+    expect(text).not.toContain('stalled on memory');
+    // Without PSI and never held over the limit: no note.
+    expect(shouldWarn(result({ memoryPressure: null, stallSource: 'memory.events', throttledMs: 0 }))).toBe(false);
+    // With PSI the estimate is not used.
+    expect(stallMs(result({ memoryPressure: { someUs: 0, fullUs: 100_000 }, stallSource: 'memory.pressure', throttledMs: 9000 }))).toBe(100);
+  });
+
+  it('names the processes ended with the call, at most five, in one line (issue 28)', () => {
+    const one = endedText([{ pid: 4242, command: 'nohup npm run dev' }]);
+    expect(one).toMatch(/^When this tool call ended, cordon ended 1 process it had left running: 4242 \(nohup npm run dev\)\. /);
+    const many = endedText(Array.from({ length: 7 }, (_, i) => ({ pid: 100 + i, command: `sleep ${i}` })));
+    expect(many).toContain('cordon ended 7 processes it had left running: 100 (sleep 0), 101 (sleep 1), 102 (sleep 2), 103 (sleep 3), 104 (sleep 4) and 2 more.');
+    expect(many).not.toContain('\n');
   });
 
   it('counts commands by their normalised text', () => {

@@ -100,6 +100,28 @@ export interface GuardEscalation {
   readonly to: TierName;
   /** The new `memory.high` in bytes, `null` = `max`. */
   readonly limitBytes: number | null;
+  /** What showed the stall: PSI (`memory.pressure` full) or, without PSI, `memory.events` high with `memory.current` over memory.high. */
+  readonly cause?: 'memory.pressure' | 'memory.events';
+}
+
+/** A process the command left running that was ended when the command exited. */
+export interface EndedProcess {
+  readonly pid: number;
+  /** Its command line (arguments joined by spaces; control characters escaped as `\xNN`; cut to 200 characters). */
+  readonly command: string;
+}
+
+/** Where a backend placed a call's domain. */
+export interface GuardPlacement {
+  /**
+   * `root-cgroup`: under the hierarchy's root (cordon runs there); `agent-cgroup`: under
+   * cordon's own cgroup, the agent's, so every limit on it and its ancestors applies;
+   * `agent-cgroup-leaf`: the same after moving the agent's processes into a `cordon-leaf` child
+   * (cgroup v2's no-internal-process rule).
+   */
+  readonly kind: string;
+  /** The cgroup the per-call domains were created under (`<anchor>/cordon/run-…`). */
+  readonly anchor: string;
 }
 
 /** PSI totals of one cgroup pressure file, µs (research C.2). */
@@ -137,6 +159,14 @@ export interface GuardResult {
   readonly events: Readonly<Record<string, number>>;
   /** `memory.pressure` and `cpu.pressure` totals, null when PSI is unreadable. */
   readonly memoryPressure: PressureTotals | null;
+  /** What the stall policy and the note go by: PSI, or `memory.events` when PSI cannot be read. */
+  readonly stallSource?: 'memory.pressure' | 'memory.events';
+  /** Time the domain was held over memory.high by the `memory.events` estimate, ms (the note's figure without PSI). */
+  readonly throttledMs?: number;
+  /** Where the domain was placed. */
+  readonly placement?: GuardPlacement;
+  /** Processes the command left running that were ended when it exited (empty when none). */
+  readonly ended?: readonly EndedProcess[];
   readonly cpuPressure: PressureTotals | null;
   /** `cpu.stat` (usage_usec, user_usec, system_usec, nr_throttled …). */
   readonly cpuStat: Readonly<Record<string, number>>;

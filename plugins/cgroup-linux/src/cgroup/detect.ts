@@ -1,5 +1,5 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { readError, readText, words } from './files.js';
 
 /**
@@ -74,11 +74,18 @@ export interface Placement {
   /** The directory of this process's own cgroup, when it lies under the v2 mount. */
   readonly ownDir?: string;
   /**
-   * The cgroup cordon manages (`<anchor>/cordon` holds the per-call children): the v2 mount's
-   * root for root, else the highest ancestor of the own cgroup this user owns and may write
-   * (a delegated subtree). `undefined` when there is none.
+   * The cgroup cordon manages (`<anchor>/cordon` holds the per-call children): cordon's own
+   * cgroup, which is the agent's (cordon runs as the agent's child), or its parent when the own
+   * cgroup is the `cordon-leaf` an earlier run moved the agent into. For a normal user it must be
+   * delegated to them. `undefined` when there is none.
    */
   readonly anchor?: string;
+  /**
+   * What the anchor is: `root-cgroup` (cordon runs in the hierarchy's true root, which has no
+   * limits and is exempt from the no-internal-process rule) or `agent-cgroup` (cordon's own
+   * cgroup: per-call cgroups inherit every limit set on it and its ancestors).
+   */
+  readonly anchorKind?: 'root-cgroup' | 'agent-cgroup';
   /** Controllers the anchor offers (its `cgroup.controllers`). */
   readonly controllers: readonly string[];
   /** Why cordon cannot enforce here, or `undefined` when it can (pending the create test). */
@@ -139,11 +146,24 @@ function delegated(dir: string, uid: number): boolean {
   }
 }
 
+/** Name of the leaf cordon moves the anchor's processes into (domain.ts LEAF; repeated here to keep detect.ts free of domain.ts). */
+const LEAF_NAME = 'cordon-leaf';
+
+/**
+ * True when `dir` is the true root of the cgroup hierarchy: it has no `cgroup.type`, a file that
+ * exists on non-root cgroups only (cgroup-v2.rst "Core Interface Files"). The root of a cgroup
+ * namespace or of a bind-mounted subtree is a non-root cgroup and has one.
+ */
+export function isHierarchyRoot(dir: string): boolean {
+  return !existsSync(join(dir, 'cgroup.type')) && existsSync(join(dir, 'cgroup.procs'));
+}
+
 /**
  * Finds where cordon would create per-call cgroups on this machine and why it cannot (research
- * C.3, C.5): the mount kind, the v2 mount, the own cgroup, the anchor (root: the mount's root;
- * otherwise the highest delegated ancestor of the own cgroup) and the controllers it offers.
- * Reads files only; creates nothing.
+ * C.3, C.5): the mount kind, the v2 mount, the own cgroup, the anchor and the controllers it
+ * offers. The anchor is cordon's own cgroup, for root too, so every call stays under the limits
+ * the agent runs with (AgentCgroup, arXiv 2602.09345 §5: tool calls are per-call children of
+ * the agent's cgroup); a normal user needs it delegated. Reads files only; creates nothing.
  */
 export function findPlacement(paths: KernelPaths = REAL, uid: number = process.geteuid?.() ?? -1): Placement {
   const mounts = classifyMounts(parseCgroupMounts(readText(paths.mountinfo) ?? ''));
@@ -159,14 +179,14 @@ export function findPlacement(paths: KernelPaths = REAL, uid: number = process.g
     ownDir = join(mountPoint, root === '/' ? own : own.slice(root.length)).replace(/(.)\/+$/, '$1');
   }
   let anchor: string | undefined;
-  if (uid === 0) anchor = mountPoint;
-  else if (ownDir) {
-    for (let dir = ownDir; dir.startsWith(mountPoint) && dir !== mountPoint; dir = dirname(dir)) {
-      // A process may only move between cgroups it can write up to their common ancestor, so
-      // the delegated run must start at the own cgroup.
-      if (!delegated(dir, uid)) break;
-      anchor = dir;
-    }
+  let anchorKind: Placement['anchorKind'];
+  // The leaf an earlier run moved the agent into is not the agent's cgroup: its parent is.
+  const agentDir = ownDir && basename(ownDir) === LEAF_NAME && ownDir !== mountPoint ? dirname(ownDir) : ownDir;
+  if (agentDir && (uid === 0 || delegated(agentDir, uid))) {
+    // A process may only move between cgroups it can write up to their common ancestor (the own
+    // cgroup here), so a normal user needs exactly the own cgroup delegated.
+    anchor = agentDir;
+    anchorKind = isHierarchyRoot(agentDir) ? 'root-cgroup' : 'agent-cgroup';
   }
   const rootControllers = words(readText(join(mountPoint, 'cgroup.controllers')));
   const controllers = anchor ? words(readText(join(anchor, 'cgroup.controllers'))) : rootControllers;
@@ -176,9 +196,10 @@ export function findPlacement(paths: KernelPaths = REAL, uid: number = process.g
     if (unreadable) return { ...base, ...(ownDir ? { ownDir } : {}), ...(anchor ? { anchor } : {}), controllers, reason: unreadable.reason, fix: unreadable.fix };
   }
   const missing = NEEDED.filter((c) => !controllers.includes(c));
-  const result = { ...base, ...(ownDir ? { ownDir } : {}), ...(anchor ? { anchor } : {}), controllers };
+  const result = { ...base, ...(ownDir ? { ownDir } : {}), ...(anchor ? { anchor, anchorKind } : {}), controllers };
   const onV1 = NEEDED.filter((c) => !rootControllers.includes(c) && mounts.v1Controllers.includes(c));
   if (mounts.kind === 'hybrid' && onV1.length) return { ...result, reason: hybridReason(mountPoint, onV1, rootControllers), fix: HYBRID_FIX };
+  if (!anchor && !ownDir) return { ...result, reason: `cordon's own cgroup (${own ?? 'unknown'}) is not visible under the cgroup2 mount ${mountPoint}`, fix: 'mount cgroup2 so that it shows the process\'s own cgroup (in a container: its own cgroup namespace)' };
   if (!anchor) return { ...result, reason: `cordon's cgroup ${ownDir ?? '(unknown)'} is not delegated to this user (uid ${uid})`, fix: DELEGATE_FIX };
   if (missing.length) {
     return { ...result, reason: `the ${missing.join(' and ')} controller${missing.length > 1 ? 's are' : ' is'} not available in ${anchor} (cgroup.controllers: ${controllers.join(' ') || 'none'})`, fix: DELEGATE_FIX };

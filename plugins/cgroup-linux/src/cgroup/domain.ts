@@ -1,4 +1,5 @@
 import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join } from 'node:path';
 import { NEEDED } from './detect.js';
 import { parseLimit, readText, words, writeValue } from './files.js';
@@ -8,8 +9,11 @@ export const CONTAINER = 'cordon';
 /** Leaf that receives the anchor's own processes when controllers must be enabled there (no-internal-process rule, research C.1). */
 export const LEAF = 'cordon-leaf';
 
-/** A prepared container, or why it could not be prepared. */
-export type Prepared = { ok: true; container: string } | { ok: false; reason: string };
+/**
+ * A prepared container, or why it could not be prepared. `movedToLeaf`: the anchor's own
+ * processes were moved into `<anchor>/cordon-leaf` first (no-internal-process rule).
+ */
+export type Prepared = { ok: true; container: string; movedToLeaf: boolean } | { ok: false; reason: string };
 
 function enable(dir: string, wanted: readonly string[]): string | undefined {
   const have = words(readText(join(dir, 'cgroup.subtree_control')));
@@ -28,7 +32,9 @@ function enable(dir: string, wanted: readonly string[]): string | undefined {
  */
 export function prepareContainer(anchor: string): Prepared {
   let error = enable(anchor, NEEDED);
-  if (error === 'EBUSY') {
+  let movedToLeaf = false;
+  // A process may fork into the anchor between the move and the write: a few rounds.
+  for (let round = 0; error === 'EBUSY' && round < 3; round++) {
     const leaf = join(anchor, LEAF);
     try {
       mkdirSync(leaf, { recursive: true });
@@ -36,6 +42,7 @@ export function prepareContainer(anchor: string): Prepared {
       return { ok: false, reason: `cannot create ${leaf}: ${(e as NodeJS.ErrnoException).code}` };
     }
     for (const pid of words(readText(join(anchor, 'cgroup.procs')))) writeValue(join(leaf, 'cgroup.procs'), pid);
+    movedToLeaf = true;
     error = enable(anchor, NEEDED);
   }
   if (error) return { ok: false, reason: `cannot enable ${NEEDED.join(' and ')} in ${anchor}/cgroup.subtree_control: ${error}` };
@@ -47,7 +54,7 @@ export function prepareContainer(anchor: string): Prepared {
   }
   error = enable(container, NEEDED);
   if (error) return { ok: false, reason: `cannot enable ${NEEDED.join(' and ')} in ${container}/cgroup.subtree_control: ${error}` };
-  return { ok: true, container };
+  return { ok: true, container, movedToLeaf };
 }
 
 /** Start time of process `pid` in clock ticks since boot (`/proc/<pid>/stat` field 22), or `undefined` when it is gone. */
@@ -78,11 +85,55 @@ export function unpopulated(dir: string): boolean {
 }
 
 /**
- * Removes per-call cgroups under `container` whose cordon process is gone (SIGKILLed before its
- * teardown) and that are empty. A leftover that still holds processes is left alone (they run
- * on; a later run removes it once they have exited) and returned in `kept`.
+ * The cgroups below `dir` (not `dir` itself), deepest first: children before their parent, so
+ * `rmdir` in this order can remove the whole subtree (cgroup-v2.rst: a cgroup with children
+ * cannot be removed). Only directories count (a cgroup's interface files are files).
  */
-export function cleanupLeftovers(container: string): { removed: string[]; kept: string[] } {
+export function subtreeDeepestFirst(dir: string): string[] {
+  const out: string[] = [];
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    if (!e.isDirectory()) continue;
+    const child = join(dir, e.name);
+    out.push(...subtreeDeepestFirst(child), child);
+  }
+  return out;
+}
+
+/**
+ * Removes `dir` and every cgroup below it, deepest first, retrying each `rmdir` for up to
+ * `retryMs` (a cgroup whose last process just exited can report EBUSY for a moment). Returns
+ * whether `dir` is gone. Kills nothing: call it on an unpopulated subtree.
+ */
+export async function removeSubtree(dir: string, retryMs = 1000): Promise<boolean> {
+  for (const d of [...subtreeDeepestFirst(dir), dir]) {
+    for (let waited = 0; ; waited += 50) {
+      try {
+        rmdirSync(d);
+        break;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') break;
+        if (waited >= retryMs) return false;
+        await sleep(50);
+      }
+    }
+  }
+  return true;
+}
+
+/**
+ * Removes per-call cgroups under `container` whose cordon process is gone (SIGKILLed before its
+ * teardown) and that are empty, with any cgroups the command made below them (deepest first). A
+ * leftover that still holds processes anywhere in its subtree is left alone (they run on; a
+ * later run removes it once they have exited) and returned in `kept`.
+ */
+export async function cleanupLeftovers(container: string): Promise<{ removed: string[]; kept: string[] }> {
   const removed: string[] = [];
   const kept: string[] = [];
   let names: string[];
@@ -98,28 +149,29 @@ export function cleanupLeftovers(container: string): { removed: string[]; kept: 
       kept.push(dir);
       continue;
     }
-    try {
-      rmdirSync(dir);
-      removed.push(dir);
-    } catch {
-      kept.push(dir);
-    }
+    if (await removeSubtree(dir, 0)) removed.push(dir);
+    else kept.push(dir);
   }
   return { removed, kept };
 }
 
 /**
- * The lowest `memory.max` or `memory.high` set on `dir` or any ancestor up to (excluding) the
+ * The lowest `memory.max` or `memory.high` set on `dir` or any ancestor up to and including the
  * mount point `top`, in bytes; `null` when none is set. A per-call cgroup can never use more than
- * this, so tiers are fractions of it when it is below MemTotal.
+ * this, so tiers are fractions of it when it is below MemTotal. The mount point counts: in a
+ * container with its own cgroup namespace, or with a bind-mounted subtree, it is the container's
+ * cgroup and carries the container's limit (the true root cgroup has no `memory.max`,
+ * cgroup-v2.rst "Memory Interface Files": non-root only). Ancestors above the mount cannot be
+ * read from inside and are not counted.
  */
 export function effectiveLimit(dir: string, top: string): number | null {
   let low: number | null = null;
-  for (let d = dir; d.startsWith(top) && d !== top; d = dirname(d)) {
+  for (let d = dir; d === top || d.startsWith(`${top === '/' ? '' : top}/`); d = dirname(d)) {
     for (const file of ['memory.max', 'memory.high']) {
       const v = parseLimit(readText(join(d, file)));
       if (v !== null && (low === null || v < low)) low = v;
     }
+    if (d === top) break;
   }
   return low;
 }
