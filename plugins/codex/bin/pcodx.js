@@ -48,11 +48,38 @@ if (!cordon) {
 
 // `pcodx-model-turn` (bin/pcodx-model-turn.js) names its subcommand here before importing this file.
 const subcommand = globalThis[Symbol.for('@cordon/codex.pcodx-subcommand')];
-const args = ['pcodx', ...(typeof subcommand === 'string' ? [subcommand] : []), ...process.argv.slice(2)];
+const own = process.argv.slice(2);
+// `pcodx --version` is this package's version (cordon's own is `cordon --version`).
+if (own.length === 1 && (own[0] === '--version' || own[0] === '-v')) {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`${pkg.name}/${pkg.version} (pcodx runs \`cordon pcodx\` of ${cordon})\n`);
+  process.exit(0);
+}
+const args = ['pcodx', ...(typeof subcommand === 'string' ? [subcommand] : []), ...own];
+// Help is cordon's, written for `cordon pcodx …`: shown as this bin's own (`pcodx …`).
+const help = own.some((a) => a === '--help' || a === '-h') || own[0] === 'help' || own.length === 0;
+const stdio = help ? ['inherit', 'pipe', 'inherit'] : 'inherit';
 const script = /\.[cm]?js$/i.test(cordon);
 const child = script
-  ? spawn(process.execPath, [cordon, ...args], { stdio: 'inherit' })
-  : spawn(cordon, args, { stdio: 'inherit', shell: windows && /\.(cmd|bat)$/i.test(cordon) });
+  ? spawn(process.execPath, [cordon, ...args], { stdio })
+  : spawn(cordon, args, { stdio, shell: windows && /\.(cmd|bat)$/i.test(cordon) });
+if (help) {
+  // A reader that stops early (`pcodx --help | head`) ends the output quietly.
+  process.stdout.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error;
+    child.stdout.destroy();
+  });
+  child.stdout.setEncoding('utf8');
+  let pending = '';
+  const rewrite = (text) => text.replace(/(^|[\s$`])cordon pcodx(?=[\s`]|$)/gm, '$1pcodx');
+  child.stdout.on('data', (chunk) => {
+    const text = pending + chunk;
+    const cut = text.lastIndexOf('\n') + 1;
+    pending = text.slice(cut);
+    process.stdout.write(rewrite(text.slice(0, cut)));
+  });
+  child.stdout.on('end', () => process.stdout.write(rewrite(pending)));
+}
 
 const forward = (signal) => () => child.kill(signal);
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward(signal));

@@ -58,6 +58,14 @@ describe('the command line', () => {
     }
   });
 
+  it('a command a first-party plugin adds names the plugin to install', async () => {
+    for (const [args, plugin] of [[['pcodx', 'show'], 'codex'], [['wrap', '--', 'aider'], 'aider']] as const) {
+      const r = await runCordon([...args], { env: box.env });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr.replace(/\s*\n\s*(›\s*)?/g, ' ')).toContain(`It comes with the @cordon/${plugin} plugin: \`cordon plugins install ${plugin}\`.`);
+    }
+  });
+
   it('a typed command with control characters is shown escaped', async () => {
     const r = await runCordon(['ch\u001b]52;c;eA==\u0007ek'], { env: box.env });
     expect(r.exitCode).toBe(2);

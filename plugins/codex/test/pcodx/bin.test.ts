@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, REPO_ROOT, makeSandbox, runCordon, runProcess, type Sandbox } from '../../../../test/support/cli.js';
@@ -37,6 +37,21 @@ describe('the pcodx bin delegates to `cordon pcodx`', () => {
     const usage = await pcodxBin(['record', '--role', 'robot', '--text', 'x'], { env: e });
     expect(usage.exitCode).toBe(2);
     expect(tableRows(db, 'select text from messages order by seq')).toEqual([{ text: 'through the bin' }, { text: 'hi' }]);
+  });
+
+  it('--version is this package\'s version and --help speaks of `pcodx`, not `cordon pcodx`', async () => {
+    const e = { ...env, CORDON_BIN };
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'plugins/codex/package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const v = await pcodxBin([flag], { env: e });
+      expect([v.exitCode, v.stdout]).toEqual([0, `@cordon/codex/${pkg.version} (pcodx runs \`cordon pcodx\` of ${CORDON_BIN})\n`]);
+    }
+    for (const args of [['--help'], ['show', '--help'], ['compact', '-h']]) {
+      const h = await pcodxBin(args, { env: e });
+      expect(h.exitCode, args.join(' ')).toBe(0);
+      expect(h.stdout, args.join(' ')).toMatch(/\$ pcodx /);
+      expect(h.stdout, args.join(' ')).not.toContain('cordon pcodx');
+    }
   });
 
   it('finds `cordon` on PATH when CORDON_BIN is not set', async () => {
