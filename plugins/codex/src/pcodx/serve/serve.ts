@@ -1,4 +1,5 @@
 import { FrameCapture, writeNewPrivate } from './capture.js';
+import { MAX_FRAME_BYTES } from './frames.js';
 import { endpointUrl, isLoopback, MAX_UNIX_PATH_BYTES, parseEndpoint, wsClientUrl, type Endpoint } from './endpoint.js';
 import { Relay, type PcodxContext, type ServeLog } from './relay.js';
 import { cleanStaleServes, runtimeRoot, ServeDir, socketParent, UPSTREAM_SOCKET } from './runtime-dir.js';
@@ -7,7 +8,7 @@ import { freePort, listenWs, type Listener } from './transport.js';
 import { launchAppServer, type AppServer } from './upstream.js';
 
 /** The largest frame relayed in either direction. */
-const MAX_PAYLOAD = 64 * 1024 * 1024;
+const MAX_PAYLOAD = MAX_FRAME_BYTES;
 
 /** Options of {@link startServe} (the flags of `cordon pcodx serve`). */
 export interface ServeOptions {

@@ -5,7 +5,7 @@ import { codexVersion, usageRecord } from '../../../src/pcodx/model-turn/usage.j
 import { classify, idKey } from '../../../src/pcodx/serve/frames.js';
 import { isReservedId, PendingTable } from '../../../src/pcodx/serve/ids.js';
 import { MAX_ITEM_CHARS, TurnRecord, userTextOf } from '../../../src/pcodx/serve/ingest.js';
-import { SessionState, ThreadMap } from '../../../src/pcodx/serve/threads.js';
+import { ThreadMap } from '../../../src/pcodx/serve/threads.js';
 import { freshThreadParams, isPcodxToolCall, isPrimaryStart, optInExperimental, withPcodxTools } from '../../../src/pcodx/serve/tools.js';
 import { endpointUrl, isLoopback, parseEndpoint, wsClientUrl } from '../../../src/pcodx/serve/endpoint.js';
 
@@ -45,14 +45,14 @@ describe('id namespaces', () => {
 
 describe('thread map', () => {
   it('rewrites fresh upstream ids back to the client id, deeply, and nothing else', () => {
-    const session = new SessionState('S');
-    const map = new ThreadMap(session);
-    const t = map.add('client-thread', {}, true);
-    expect(map.isStale(t)).toBe(false);
-    session.compacted();
-    expect(map.isStale(t)).toBe(true);
-    map.moveTo(t, 'fresh-thread');
-    expect(map.isStale(t)).toBe(false);
+    const map = new ThreadMap();
+    const t = map.add('client-thread', 'S', {}, ['msg1']);
+    expect(map.isStale(t, ['msg1'])).toBe(false);
+    // Any other ledger state is stale: a compaction, an uncompaction, a message recorded elsewhere.
+    expect([map.isStale(t, ['cmp1']), map.isStale(t, []), map.isStale(t, ['msg1', 'msg2'])]).toEqual([true, true, true]);
+    map.moveTo(t, 'fresh-thread', ['cmp1']);
+    expect(map.isStale(t, ['cmp1'])).toBe(false);
+    expect(map.isStale(map.add('resumed', 'S', {}, undefined), [])).toBe(true);
     const m = { method: 'x', params: { threadId: 'fresh-thread', nested: [{ id: 'fresh-thread' }, 'fresh-thread-2'], other: 'client-thread' } };
     expect(map.toClient(m)).toEqual({ method: 'x', params: { threadId: 'client-thread', nested: [{ id: 'client-thread' }, 'fresh-thread-2'], other: 'client-thread' } });
     expect(map.byUpstream('fresh-thread')).toBe(t);
