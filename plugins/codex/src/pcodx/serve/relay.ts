@@ -365,7 +365,8 @@ export class Relay {
       }
     } else if (method === 'thread/resume') {
       sessionId = await sessionOfThread(ledger, session.sessionId, threadId);
-      imported = (await importResumedTurns(ledger, sessionId, threadId, thread)).length;
+      const readTurns = async () => (await this.#call('thread/read', { threadId, includeTurns: true }))?.thread;
+      imported = (await importResumedTurns(ledger, sessionId, threadId, thread, readTurns)).length;
     } else {
       const source = data.params?.threadId;
       const from = threads.get(source)?.sessionId ?? (typeof source === 'string' ? await sessionOfThread(ledger, session.sessionId, source) : session.sessionId);

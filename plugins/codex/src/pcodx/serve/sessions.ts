@@ -47,16 +47,25 @@ export async function forkSession(ledger: LedgerHandle, fromSession: string, thr
 }
 
 /**
- * The completed turns of a `thread/resume` response as ledger rows, when the session holds nothing
- * yet: a conversation started without pcodx keeps its history once the serve routes it to a fresh
- * thread seeded from the ledger. A session with any entry is left alone (its turns were ingested
- * as they ran; importing again would duplicate them). Returns the ids recorded.
+ * The completed turns of a resumed thread as ledger rows, when the session holds nothing yet: a
+ * conversation started without pcodx keeps its history once the serve routes it to a fresh thread
+ * seeded from the ledger. The turns come from the `thread/resume` response (`thread.turns`) or,
+ * when the client asked for none there (`codex exec` resumes with `excludeTurns: true`), from
+ * `readTurns` (the app-server's `thread/read` with `includeTurns`). A session with any entry is
+ * left alone (its turns were ingested as they ran; importing again would duplicate them).
+ * Returns the ids recorded.
  */
-export async function importResumedTurns(ledger: LedgerHandle, sessionId: string, clientThreadId: string, thread: unknown): Promise<string[]> {
-  const turns = thread !== null && typeof thread === 'object' && Array.isArray((thread as { turns?: unknown }).turns) ? ((thread as { turns: unknown[] }).turns) : [];
+export async function importResumedTurns(ledger: LedgerHandle, sessionId: string, clientThreadId: string, thread: unknown, readTurns: () => Promise<unknown>): Promise<string[]> {
+  if ((await ledger.visibleIds(sessionId)).length > 0) return [];
+  let turns = turnsOf(thread);
+  if (turns.length === 0) turns = turnsOf(await readTurns());
   const rows = turns.flatMap((t) => turnRecordOf(clientThreadId, t)?.rows() ?? []);
   if (rows.length === 0 || (await ledger.visibleIds(sessionId)).length > 0) return [];
   return (await ledger.record(sessionId, rows)).map((m) => m.id);
+}
+
+function turnsOf(thread: unknown): unknown[] {
+  return thread !== null && typeof thread === 'object' && Array.isArray((thread as { turns?: unknown }).turns) ? (thread as { turns: unknown[] }).turns : [];
 }
 
 /**

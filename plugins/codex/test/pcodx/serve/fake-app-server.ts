@@ -107,12 +107,13 @@ export class FakeAppServer {
           return send({ method: 'thread/started', params: { thread } });
         }
         case 'thread/resume':
-          return reply({ thread: { ...this.resumeThread, id: p.threadId, ephemeral: false } });
+          // excludeTurns (as `codex exec` resumes): the turns only come from thread/read.
+          return reply({ thread: { ...this.resumeThread, ...(p.excludeTurns ? { turns: [] } : {}), id: p.threadId, ephemeral: false } });
         case 'thread/inject_items':
         case 'thread/unsubscribe':
           return reply({});
         case 'thread/read':
-          return reply({ thread: { id: p.threadId } });
+          return reply({ thread: { ...(p.includeTurns ? this.resumeThread : {}), id: p.threadId } });
         case 'turn/steer': {
           steers.get(p.threadId)?.push((p.input ?? []).map((i: any) => i.text ?? '').join('\n'));
           return steers.has(p.threadId) ? reply({ turnId: p.expectedTurnId }) : send({ id: message.id, error: { code: -32600, message: 'no active turn to steer' } });

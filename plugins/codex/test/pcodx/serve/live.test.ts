@@ -110,7 +110,9 @@ it('a conversation started elsewhere and resumed gets a fresh thread with the pc
   };
   await start();
   const c = await client();
-  const resumed = (await c.request('r', 'thread/resume', { threadId: 'thread-plain' })).result.thread.id;
+  // As `codex exec` resumes: no turns in the response, so the serve reads them (thread/read includeTurns).
+  const resumed = (await c.request('r', 'thread/resume', { threadId: 'thread-plain', excludeTurns: true })).result.thread.id;
+  expect(fake.calls('thread/read').at(-1).params).toEqual({ threadId: 'thread-plain', includeTurns: true });
   expect(await texts('S')).toEqual(['user:OLD_question', 'assistant:OLD_answer']);
   await turn(c, resumed, 'hello');
   const fresh = fake.calls('thread/start').at(-1).params;
