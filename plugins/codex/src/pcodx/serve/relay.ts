@@ -285,7 +285,7 @@ export class Relay {
       }
       if (this.#clientGone) {
         // Nobody can answer it: an error lets the turn go on (or end) instead of waiting forever.
-        this.#sendUp(JSON.stringify(errorFrame(frame.message.id, RPC_ERRORS.upstreamGone, 'the client that started this turn disconnected')), false);
+        this.#sendUp(errorFrame(frame.message.id, RPC_ERRORS.upstreamGone, 'the client that started this turn disconnected'), false);
         return;
       }
       this.#serverPending.add(frame.message.id, frame.message.method, undefined);

@@ -259,3 +259,18 @@ it('relays a thread/resume response above 64 MiB (frames up to 128 MiB both ways
   const response = await socketClient.request('big-turn', 'turn/start', { threadId: thread, input: [{ type: 'text', text }] });
   expect(response.result.turn.id).toBeDefined();
 }, 60_000);
+
+it('an approval the app-server asks for after the client left is answered with an error, and the turn is still ingested', async () => {
+  await start();
+  const c = await client();
+  const thread = await startThread(c);
+  await c.request('t-approve', 'turn/start', { threadId: thread, input: [{ type: 'text', text: 'HOLD then APPROVE' }] });
+  await waitFor(() => fake.heldTurns === 1);
+  c.close();
+  await waitFor(() => log.some((l) => l.startsWith('client_closed') && l.includes('"turns_in_flight":1')));
+  fake.release();
+  await waitFor(() => fake.closedConnections.includes(1));
+  const answer = fake.received.find((r) => r.message.id === 0 && r.message.method === undefined)!.message;
+  expect(answer.error.message).toContain('disconnected');
+  expect((await texts('S')).map((t) => t.split('\n')[0])).toEqual(['user:HOLD then APPROVE', 'assistant:decision: undefined']);
+});

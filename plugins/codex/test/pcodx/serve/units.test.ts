@@ -1,3 +1,4 @@
+import { forkSessionId } from '../../../src/pcodx/serve/sessions.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { answerServerRequest } from '../../../src/pcodx/model-turn/stdio-rpc.js';
@@ -164,5 +165,16 @@ describe('addresses', () => {
     expect(() => parseEndpoint(`unix:///${'d'.repeat(120)}`, 'x')).toThrow(/longer than the 107 bytes/);
     expect([isLoopback('127.0.0.1'), isLoopback('127.8.9.1'), isLoopback('::1'), isLoopback('localhost')]).toEqual([true, true, true, true]);
     expect([isLoopback('0.0.0.0'), isLoopback('10.0.0.1'), isLoopback('example.com'), isLoopback('::')]).toEqual([false, false, false, false]);
+  });
+});
+
+describe('fork sessions', () => {
+  it('names a fork after its thread, under the root session, within 200 characters', () => {
+    expect(forkSessionId('demo', 'th-1')).toBe('demo~fork-th-1');
+    // A fork of a fork hangs off the root, not off the first fork.
+    expect(forkSessionId('demo~fork-th-1', 'th-2')).toBe('demo~fork-th-2');
+    const long = forkSessionId('s'.repeat(300), '01a2325f-ba0e-7a61-8b2a-ec361ac977a3');
+    expect(long.length).toBe(200);
+    expect(long.endsWith('~fork-01a2325f-ba0e-7a61-8b2a-ec361ac977a3')).toBe(true);
   });
 });
