@@ -274,3 +274,19 @@ it('an approval the app-server asks for after the client left is answered with a
   expect(answer.error.message).toContain('disconnected');
   expect((await texts('S')).map((t) => t.split('\n')[0])).toEqual(['user:HOLD then APPROVE', 'assistant:decision: undefined']);
 });
+
+it('turns still unsaved when the serve stops are recorded then if the ledger is free again', async () => {
+  await start();
+  const c = await client();
+  const thread = await startThread(c);
+  const locker = new Database(db);
+  locker.exec('begin immediate');
+  const done = await turn(c, thread, 'SAVED_at_stop');
+  expect(done.params.turn.status).toBe('failed');
+  locker.exec('rollback');
+  locker.close();
+  await serve!.close();
+  serve = undefined;
+  expect((await texts('S')).map((t) => t.split('\n')[0])).toEqual(['user:SAVED_at_stop', 'assistant:answer: SAVED_at_stop']);
+  expect(log.some((l) => l.startsWith('unsaved_turns_lost'))).toBe(false);
+});
