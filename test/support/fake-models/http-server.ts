@@ -18,8 +18,8 @@ export type Answer =
   | { readonly status: number; readonly json: unknown; readonly headers?: Record<string, string> }
   | { readonly status: 200; readonly sse: readonly string[]; readonly headers?: Record<string, string> };
 
-/** A protocol: turns a recorded request into an answer. */
-export type Handler = (request: RecordedRequest) => Answer;
+/** A protocol: turns a recorded request into an answer (a promise holds the answer back until it settles). */
+export type Handler = (request: RecordedRequest) => Answer | Promise<Answer>;
 
 /** Largest request body read, in bytes (agents send whole transcripts; 32 MiB is plenty). */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -87,7 +87,7 @@ export class FakeModelServer {
       size += chunk.length;
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    req.on('end', () => {
+    req.on('end', async () => {
       this.requestCount += 1;
       const text = Buffer.concat(chunks).toString('utf8');
       let body: unknown;
@@ -103,7 +103,7 @@ export class FakeModelServer {
         answer = { status: 500, json: { error: { message: `fake ${this.protocol} server: request limit reached` } } };
       } else {
         try {
-          answer = handler(recorded);
+          answer = await handler(recorded);
         } catch (error) {
           answer = { status: 500, json: { error: { message: `fake ${this.protocol} server: ${String(error)}` } } };
         }

@@ -5,6 +5,13 @@
  * `{id, error: {code, message}}`.
  */
 
+/**
+ * The largest frame the serve accepts, in bytes, on both sides: 128 MiB, the limit Codex raised its
+ * own remote client to so that large `thread/resume` responses fit
+ * (https://github.com/openai/codex/pull/19920, fixing openai/codex#19837).
+ */
+export const MAX_FRAME_BYTES = 128 * 1024 * 1024;
+
 /** A request or response id: the protocol allows numbers and strings. */
 export type RpcId = string | number;
 

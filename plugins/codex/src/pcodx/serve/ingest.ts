@@ -18,6 +18,7 @@ export class TurnRecord {
   readonly #answers: string[] = [];
   readonly #transcript: string[] = [];
   readonly #receipts: string[] = [];
+  readonly #steers: string[] = [];
 
   constructor(
     /** The client's thread id (the durable one), used in the rows' `source`. */
@@ -39,13 +40,19 @@ export class TurnRecord {
     this.#transcript.push(`${it.type}: ${cut(JSON.stringify(item), MAX_ITEM_CHARS)}`);
   }
 
+  /** Adds the text of a `turn/steer` the app-server accepted during this turn (a user message, in order). */
+  addSteer(text: string): void {
+    this.#steers.push(text);
+  }
+
   /** Adds the receipt of a pcodx tool call answered in this turn. */
   addReceipt(receipt: string): void {
     this.#receipts.push(receipt);
   }
 
   /**
-   * The two rows of the turn, recorded in one transaction: the user row, then one assistant row
+   * The rows of the turn, recorded in one transaction: the user row, a user row per accepted
+   * `turn/steer` (in the order they were accepted), then one assistant row
    * holding the final answer, the native tool transcript (in a block marked untrusted: tool output
    * may carry text written by anyone) and the pcodx receipts. Sources are
    * `codex-app-server:<thread>:<turn>`, the assistant's with `:untrusted` appended.
@@ -58,6 +65,7 @@ export class TurnRecord {
     if (this.#receipts.length) parts.push(['<pcodx-receipts>', ...this.#receipts, '</pcodx-receipts>'].join('\n'));
     return [
       { role: 'user', text: this.userText, source },
+      ...this.#steers.map((text) => ({ role: 'user' as const, text, source: `${source}:steer` })),
       { role: 'assistant', text: parts.length ? parts.join('\n\n') : '(the turn ended without an answer)', source: `${source}:untrusted` },
     ];
   }
@@ -79,4 +87,23 @@ function cut(text: string, max: number): string {
   if (text.length <= max) return text;
   const points = Array.from(text);
   return points.length <= max ? text : `${points.slice(0, max).join('')}…[${points.length - max} more characters cut]`;
+}
+
+/**
+ * A completed turn of a `thread/resume` or `thread/read` response (`thread.turns[]`: `{id, status,
+ * items}`) as a {@link TurnRecord}: the `userMessage` items are the user's text (the first one;
+ * later ones were steers), the rest go through {@link TurnRecord.addItem}. Undefined for a turn
+ * that did not complete or holds no user message.
+ */
+export function turnRecordOf(clientThreadId: string, turn: unknown): TurnRecord | undefined {
+  if (turn === null || typeof turn !== 'object') return undefined;
+  const t = turn as { id?: unknown; status?: unknown; items?: unknown };
+  if (t.status !== 'completed' || !Array.isArray(t.items)) return undefined;
+  const users = t.items.filter((i: any) => i?.type === 'userMessage');
+  if (users.length === 0) return undefined;
+  const record = new TurnRecord(clientThreadId, userTextOf((users[0] as any).content));
+  if (typeof t.id === 'string') record.turnId = t.id;
+  for (const steer of users.slice(1)) record.addSteer(userTextOf((steer as any).content));
+  for (const item of t.items) record.addItem(item);
+  return record;
 }

@@ -1,10 +1,12 @@
 import type { LedgerHandle } from '@cordon/plugin-api';
 import WebSocket, { type RawData } from 'ws';
 import { recordLiveContext, type FrameCapture } from './capture.js';
-import { classify, errorFrame, RPC_ERRORS, type Classified, type RpcId, type RpcMessage } from './frames.js';
+import { classify, errorFrame, MAX_FRAME_BYTES, RPC_ERRORS, type Classified, type RpcId, type RpcMessage } from './frames.js';
 import { isReservedId, PendingTable, ProxyIds } from './ids.js';
 import { TurnRecord, userTextOf } from './ingest.js';
 import { SessionState, ThreadMap, TURN_SCOPED_METHODS, type MappedThread } from './threads.js';
+import { forkSession, importResumedTurns, recordInstructions, sessionOfThread } from './sessions.js';
+import type { LedgerRecordInput } from '@cordon/plugin-api';
 import { answerToolCall, freshThreadParams, isPcodxToolCall, isPrimaryStart, optInExperimental, withPcodxInstructionsOnly, withPcodxTools } from './tools.js';
 import { checkInjectItems } from './inject.js';
 
@@ -42,7 +44,19 @@ interface ClientRequestData {
   freshParams?: Record<string, unknown>;
   /** A `turn/start` being ingested. */
   turn?: TurnRecord;
+  /** The client's params of a primary start/resume/fork. */
+  params?: Record<string, any>;
+  /** The client's own developer instructions of a primary `thread/start`. */
+  instructions?: string;
+  /** A `turn/steer` on a mapped thread: recorded with its turn once accepted. */
+  steer?: { readonly upstreamId: string; readonly text: string };
 }
+
+/** Waits between ingestion attempts, in ms: three attempts in all (each may itself wait out the ledger's busy timeout). */
+export const INGEST_RETRY_DELAYS_MS: readonly number[] = [500, 2000];
+
+/** How long a relay whose client left keeps its upstream connection for the turns still running, in ms. */
+const ORPHAN_TURN_LIMIT_MS = 30 * 60 * 1000;
 
 /**
  * The relay between one client websocket and its own upstream app-server connection.
@@ -70,8 +84,10 @@ export class Relay {
   readonly #internal = new Map<string, { resolve: (result: any) => void; reject: (error: Error) => void }>();
   readonly #ids = new ProxyIds();
   readonly #threads?: ThreadMap;
-  /** Upstream thread id → the turn running on it. */
-  readonly #turns = new Map<string, TurnRecord>();
+  /** Upstream thread id → the turn running on it and the ledger session it goes to. */
+  readonly #turns = new Map<string, { readonly record: TurnRecord; readonly thread: MappedThread }>();
+  /** Set when the client left while turns were still running: the upstream stays until they are ingested. */
+  #clientGone = false;
   readonly #early: Array<{ data: RawData | string; binary: boolean }> = [];
   #chain: Promise<void> = Promise.resolve();
   #upstreamGone = false;
@@ -81,8 +97,8 @@ export class Relay {
   constructor(client: WebSocket, options: RelayOptions) {
     this.#client = client;
     this.#options = options;
-    if (options.pcodx) this.#threads = new ThreadMap(options.pcodx.session);
-    this.#upstream = new WebSocket(options.upstreamUrl, { perMessageDeflate: false, maxPayload: 64 * 1024 * 1024, headers: options.upstreamAuthorization ? { authorization: options.upstreamAuthorization } : {} });
+    if (options.pcodx) this.#threads = new ThreadMap();
+    this.#upstream = new WebSocket(options.upstreamUrl, { perMessageDeflate: false, maxPayload: MAX_FRAME_BYTES, headers: options.upstreamAuthorization ? { authorization: options.upstreamAuthorization } : {} });
     const upstreamClosed = new Promise<void>((r) => this.#upstream.once('close', () => r()));
     const clientClosed = new Promise<void>((r) => client.once('close', () => r()));
     this.closed = Promise.all([upstreamClosed, clientClosed]).then(() => undefined);
@@ -145,14 +161,30 @@ export class Relay {
     } else if (method === 'thread/start' && isPrimaryStart(message.params)) {
       out = { ...message, params: withPcodxTools(message.params) };
       data.freshParams = freshThreadParams(method, out.params);
+      data.params = message.params ?? {};
+      const own = message.params?.developerInstructions;
+      if (typeof own === 'string' && own.trim() !== '') data.instructions = own;
     } else if ((method === 'thread/resume' || method === 'thread/fork') && isPrimaryStart(message.params)) {
       out = { ...message, params: withPcodxInstructionsOnly(message.params) };
       data.freshParams = freshThreadParams(method, out.params);
+      data.params = message.params ?? {};
     } else if (TURN_SCOPED_METHODS.has(method)) {
       const thread = this.#threads!.get(message.params?.threadId);
       if (thread) {
+        if (method === 'turn/steer') data.steer = { upstreamId: thread.upstreamId, text: userTextOf(message.params?.input) };
         if (method === 'turn/start') {
-          if (this.#threads!.isStale(thread)) {
+          const { ledger } = this.#options.pcodx!;
+          // Turns whose ingestion failed go in first, so the ledger keeps the conversation's order.
+          await this.#flushUnsaved(thread.sessionId);
+          // The ledger is the truth: any process may have compacted, uncompacted or recorded since.
+          let stale = true;
+          try {
+            stale = this.#threads!.isStale(thread, await ledger.visibleIds(thread.sessionId));
+          } catch (error) {
+            this.#options.log('ledger_read_failed', { connection: this.#options.connection, message: (error as Error).message });
+            stale = false;
+          }
+          if (stale) {
             try {
               await this.#freshThread(thread);
             } catch (error) {
@@ -162,7 +194,7 @@ export class Relay {
             }
           }
           data.turn = new TurnRecord(thread.clientId, userTextOf(message.params?.input));
-          this.#turns.set(thread.upstreamId, data.turn);
+          this.#turns.set(thread.upstreamId, { record: data.turn, thread });
         }
         if (thread.upstreamId !== thread.clientId) out = { ...message, params: { ...message.params, threadId: thread.upstreamId } };
       }
@@ -172,17 +204,19 @@ export class Relay {
 
   /** Starts a fresh ephemeral upstream thread for `thread`, seeded with the ledger's model items. */
   async #freshThread(thread: MappedThread): Promise<void> {
-    const { ledger, session, liveContextDir } = this.#options.pcodx!;
-    const items = await ledger.modelItems(session.sessionId);
+    const { ledger, liveContextDir } = this.#options.pcodx!;
+    // Ids first: a write landing between the two reads makes the next turn reseed again (never miss it).
+    const ids = await ledger.visibleIds(thread.sessionId);
+    const items = await ledger.modelItems(thread.sessionId);
     checkInjectItems(items);
     const started = await this.#call('thread/start', thread.freshParams);
     const upstreamId = started?.thread?.id;
     if (typeof upstreamId !== 'string') throw new Error('thread/start returned no thread id');
     if (items.length) await this.#call('thread/inject_items', { threadId: upstreamId, items });
-    this.#threads!.moveTo(thread, upstreamId);
+    this.#threads!.moveTo(thread, upstreamId, ids);
     const bytes = Buffer.byteLength(JSON.stringify(items));
     const fields: Record<string, string | number> = { connection: this.#options.connection, injected_items: items.length, injected_json_bytes: bytes };
-    if (liveContextDir) fields.live_context_file = recordLiveContext(liveContextDir, { sessionId: session.sessionId, clientThreadId: thread.clientId, upstreamThreadId: upstreamId, items });
+    if (liveContextDir) fields.live_context_file = recordLiveContext(liveContextDir, { sessionId: thread.sessionId, clientThreadId: thread.clientId, upstreamThreadId: upstreamId, items });
     this.#options.log('fresh_thread', fields);
   }
 
@@ -230,36 +264,55 @@ export class Relay {
   }
 
   async #pcodxUpstream(frame: Exclude<Classified, { kind: 'invalid' }>, text: string, data: RawData): Promise<void> {
-    const { ledger, session } = this.#options.pcodx!;
     const threads = this.#threads!;
     const message = frame.message;
     if (frame.kind === 'response') {
       const entry = this.#clientPending.take(frame.message.id);
       const threadId = message.result?.thread?.id;
       if (entry?.data?.freshParams && typeof threadId === 'string') {
-        const inSync = (await ledger.visibleIds(session.sessionId)).length === 0;
-        threads.add(threadId, entry.data.freshParams, inSync);
-        this.#options.log('thread_mapped', { connection: this.#options.connection, method: entry.method, in_sync: inSync });
+        try {
+          await this.#mapThread(entry.method, entry.data, threadId, message.result.thread);
+        } catch (error) {
+          this.#options.log('thread_map_failed', { connection: this.#options.connection, method: entry.method, message: (error as Error).message });
+        }
       }
       const turnId = message.result?.turn?.id;
       if (entry?.data?.turn && typeof turnId === 'string') entry.data.turn.turnId ??= turnId;
+      if (entry?.data?.steer && !message.error) this.#turns.get(entry.data.steer.upstreamId)?.record.addSteer(entry.data.steer.text);
     } else if (frame.kind === 'request') {
       if (isPcodxToolCall(frame.message.method, message.params) && threads.byUpstream(message.params.threadId)) {
         return this.#answerTool(frame.message.id, message.params);
+      }
+      if (this.#clientGone) {
+        // Nobody can answer it: an error lets the turn go on (or end) instead of waiting forever.
+        this.#sendUp(errorFrame(frame.message.id, RPC_ERRORS.upstreamGone, 'the client that started this turn disconnected'), false);
+        return;
       }
       this.#serverPending.add(frame.message.id, frame.message.method, undefined);
     } else {
       const method = frame.message.method;
       const params = message.params ?? {};
       if (method === 'thread/started' && threads.isFresh(params.thread?.id)) return;
-      const record = this.#turns.get(params.threadId);
-      if (record) {
+      const running = this.#turns.get(params.threadId);
+      if (running) {
+        const { record } = running;
         if (method === 'turn/started') record.turnId ??= params.turn?.id;
         if (method === 'item/completed' && (record.turnId === undefined || record.turnId === params.turnId)) record.addItem(params.item);
         if (method === 'turn/completed' && (record.turnId === undefined || record.turnId === params.turn?.id)) {
           record.turnId ??= params.turn?.id;
           this.#turns.delete(params.threadId);
-          await this.#ingest(record, String(params.turn?.status));
+          const failure = await this.#ingest(running.record, running.thread, String(params.turn?.status));
+          if (failure !== undefined) {
+            // Not a silent normal completion: Codex's own error notification, then the turn marked failed.
+            const error = { message: failure, codexErrorInfo: null, additionalDetails: null };
+            const clientThreadId = record.clientThreadId;
+            this.#sendClient(JSON.stringify({ method: 'error', params: { error, willRetry: false, threadId: clientThreadId, turnId: record.turnId } }), false);
+            const failed = threads.toClient({ ...message, params: { ...params, turn: { ...params.turn, status: 'failed', error } } });
+            this.#sendClient(JSON.stringify(failed), false);
+            return this.#afterTurn();
+          }
+          this.#sendClient(threads.mentionsFresh(text) ? JSON.stringify(threads.toClient(message)) : data, false);
+          return this.#afterTurn();
         }
       }
     }
@@ -267,15 +320,14 @@ export class Relay {
   }
 
   async #answerTool(id: RpcId, params: any): Promise<void> {
-    const { ledger, session } = this.#options.pcodx!;
+    const { ledger } = this.#options.pcodx!;
+    const thread = this.#threads!.byUpstream(params.threadId)!;
     let result;
     try {
-      const answer = await answerToolCall(ledger, session.sessionId, params);
+      // The thread's next turn/start sees the compaction in the ledger like any other.
+      const answer = await answerToolCall(ledger, thread.sessionId, params);
       result = answer.response;
-      if (answer.compacted) {
-        session.compacted();
-        this.#turns.get(params.threadId)?.addReceipt(answer.compacted.receipt);
-      }
+      if (answer.compacted) this.#turns.get(params.threadId)?.record.addReceipt(answer.compacted.receipt);
       this.#options.log('pcodx_tool', { connection: this.#options.connection, tool: String(params.tool), success: result.success, compacted: answer.compacted !== undefined });
     } catch (error) {
       this.#options.log('pcodx_tool_failed', { connection: this.#options.connection, tool: String(params.tool), message: (error as Error).message });
@@ -284,17 +336,104 @@ export class Relay {
     this.#sendUp(JSON.stringify({ id, result }), false);
   }
 
-  async #ingest(record: TurnRecord, status: string): Promise<void> {
+  /**
+   * Maps a primary thread the client started, resumed or forked (the upstream's response is in):
+   * - start: the serve's session; in step with the ledger only when the session is empty. The
+   *   client's own developer instructions are stored with the session (fresh threads get them from
+   *   the ledger, so they leave the fresh thread's params).
+   * - resume: the thread's fork session when it has one, else the serve's; a session still empty
+   *   takes the resumed thread's completed turns (a conversation started without pcodx). Never in
+   *   step: dynamic tools exist only on `thread/start`, so its first turn runs on a fresh thread
+   *   that has the pcodx tools.
+   * - fork: a new session of its own holding the source's history at the fork; never in step.
+   */
+  async #mapThread(method: string, data: ClientRequestData, threadId: string, thread: unknown): Promise<void> {
     const { ledger, session } = this.#options.pcodx!;
+    const threads = this.#threads!;
+    const freshParams = data.freshParams!;
+    const cwd = typeof data.params?.cwd === 'string' ? data.params.cwd : undefined;
+    let sessionId = session.sessionId;
+    let expected: readonly string[] | undefined;
+    let imported = 0;
+    if (method === 'thread/start') {
+      const before = await ledger.visibleIds(sessionId);
+      expected = before.length === 0 ? [] : undefined;
+      if (data.instructions !== undefined) {
+        const added = await recordInstructions(ledger, sessionId, threadId, data.instructions);
+        if (expected !== undefined) expected = [...expected, ...added];
+        freshParams.developerInstructions = withPcodxInstructionsOnly({}).developerInstructions;
+      }
+    } else if (method === 'thread/resume') {
+      sessionId = await sessionOfThread(ledger, session.sessionId, threadId);
+      const readTurns = async () => (await this.#call('thread/read', { threadId, includeTurns: true }))?.thread;
+      imported = (await importResumedTurns(ledger, sessionId, threadId, thread, readTurns)).length;
+    } else {
+      const source = data.params?.threadId;
+      const from = threads.get(source)?.sessionId ?? (typeof source === 'string' ? await sessionOfThread(ledger, session.sessionId, source) : session.sessionId);
+      sessionId = await forkSession(ledger, from, threadId, cwd);
+    }
+    threads.add(threadId, sessionId, freshParams, expected);
+    const fields: Record<string, string | number | boolean> = { connection: this.#options.connection, method, in_sync: expected !== undefined, own_session: sessionId !== session.sessionId };
+    if (imported) fields.imported_messages = imported;
+    this.#options.log('thread_mapped', fields);
+  }
+
+  /**
+   * Records a finished turn (completed turns only) after any turns of its session still unsaved,
+   * trying {@link INGEST_RETRY_DELAYS_MS}.length + 1 times. On failure the rows are kept (in order)
+   * to be written before the session's next turn, and the reason is returned for the client.
+   */
+  async #ingest(record: TurnRecord, thread: MappedThread, status: string): Promise<string | undefined> {
+    const sessionId = thread.sessionId;
     if (status !== 'completed') {
       this.#options.log('turn_not_ingested', { connection: this.#options.connection, status });
-      return;
+      return undefined;
     }
-    try {
-      const rows = await ledger.record(session.sessionId, record.rows());
-      this.#options.log('turn_ingested', { connection: this.#options.connection, messages: rows.map((r) => r.id).join(',') });
-    } catch (error) {
-      this.#options.log('ingest_failed', { connection: this.#options.connection, message: (error as Error).message });
+    const rows = record.rows();
+    let last: Error | undefined;
+    for (let attempt = 0; attempt <= INGEST_RETRY_DELAYS_MS.length; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, INGEST_RETRY_DELAYS_MS[attempt - 1]));
+      try {
+        if (!(await this.#flushUnsaved(sessionId))) throw last ?? new Error('earlier turns could not be recorded');
+        const stored = await this.#options.pcodx!.ledger.record(sessionId, rows);
+        // The upstream history now holds these rows too; a write by anyone else in between still shows.
+        if (thread.expected !== undefined) thread.expected = [...thread.expected, ...stored.map((r) => r.id)];
+        this.#options.log('turn_ingested', { connection: this.#options.connection, messages: stored.map((r) => r.id).join(','), attempts: attempt + 1 });
+        return undefined;
+      } catch (error) {
+        last = error as Error;
+        this.#options.log('ingest_failed', { connection: this.#options.connection, attempt: attempt + 1, message: last.message });
+      }
+    }
+    const unsaved = this.#options.pcodx!.session.unsaved;
+    unsaved.set(sessionId, [...(unsaved.get(sessionId) ?? []), rows]);
+    this.#options.log('turn_kept_unsaved', { connection: this.#options.connection, unsaved_turns: unsaved.get(sessionId)!.length });
+    return `pcodx could not record this turn in the ledger (${last?.message ?? 'unknown error'}); it is kept and will be recorded before the next turn of this session`;
+  }
+
+  /** Records the session's unsaved turns, oldest first; false when one still fails (it and later ones are kept). */
+  async #flushUnsaved(sessionId: string): Promise<boolean> {
+    const unsaved = this.#options.pcodx!.session.unsaved;
+    const queue: Array<readonly LedgerRecordInput[]> = unsaved.get(sessionId) ?? [];
+    while (queue.length) {
+      try {
+        const stored = await this.#options.pcodx!.ledger.record(sessionId, queue[0]!);
+        queue.shift();
+        this.#options.log('unsaved_turn_ingested', { connection: this.#options.connection, messages: stored.map((r) => r.id).join(','), unsaved_turns: queue.length });
+      } catch (error) {
+        this.#options.log('ingest_failed', { connection: this.#options.connection, unsaved_turns: queue.length, message: (error as Error).message });
+        return false;
+      }
+    }
+    unsaved.delete(sessionId);
+    return true;
+  }
+
+  /** Once the client has left, the upstream connection goes when its last running turn is ingested. */
+  #afterTurn(): void {
+    if (this.#clientGone && this.#turns.size === 0) {
+      this.#options.log('orphan_turns_done', { connection: this.#options.connection });
+      this.#upstream.close(1000);
     }
   }
 
@@ -318,6 +457,13 @@ export class Relay {
   #clientClosed(): void {
     const inFlight = this.#turns.size;
     this.#options.log('client_closed', { connection: this.#options.connection, turns_in_flight: inFlight });
+    if (inFlight > 0 && this.#options.pcodx && this.#upstream.readyState === WebSocket.OPEN) {
+      // The app-server finishes those turns; they are ingested as if the client were there, then
+      // the upstream connection goes (or after ORPHAN_TURN_LIMIT_MS whatever happens).
+      this.#clientGone = true;
+      setTimeout(() => this.#upstream.close(1000), ORPHAN_TURN_LIMIT_MS).unref();
+      return;
+    }
     this.#turns.clear();
     if (this.#upstream.readyState === WebSocket.CONNECTING) this.#upstream.terminate();
     else this.#upstream.close(1000);

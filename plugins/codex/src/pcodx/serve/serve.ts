@@ -1,4 +1,5 @@
 import { FrameCapture, writeNewPrivate } from './capture.js';
+import { MAX_FRAME_BYTES } from './frames.js';
 import { endpointUrl, isLoopback, MAX_UNIX_PATH_BYTES, parseEndpoint, wsClientUrl, type Endpoint } from './endpoint.js';
 import { Relay, type PcodxContext, type ServeLog } from './relay.js';
 import { cleanStaleServes, runtimeRoot, ServeDir, socketParent, UPSTREAM_SOCKET } from './runtime-dir.js';
@@ -7,7 +8,7 @@ import { freePort, listenWs, type Listener } from './transport.js';
 import { launchAppServer, type AppServer } from './upstream.js';
 
 /** The largest frame relayed in either direction. */
-const MAX_PAYLOAD = 64 * 1024 * 1024;
+const MAX_PAYLOAD = MAX_FRAME_BYTES;
 
 /** Options of {@link startServe} (the flags of `cordon pcodx serve`). */
 export interface ServeOptions {
@@ -175,9 +176,29 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
       listener = undefined;
       await open?.close();
       await Promise.race([Promise.all([...relays].map((r) => r.closed)), new Promise((r) => setTimeout(r, 2000))]);
+      if (options.pcodx) await saveUnsaved(options.pcodx, options.log);
       await cleanup();
     },
   };
+}
+
+/**
+ * One last try to record the turns whose ingestion failed, oldest first per session; what still
+ * fails is logged (`event=unsaved_turns_lost`, counts only) since the serve cannot keep it.
+ */
+async function saveUnsaved(pcodx: PcodxContext, log: ServeLog): Promise<void> {
+  for (const [sessionId, queue] of pcodx.session.unsaved) {
+    while (queue.length) {
+      try {
+        await pcodx.ledger.record(sessionId, queue[0]!);
+        queue.shift();
+      } catch (error) {
+        log('unsaved_turns_lost', { turns: queue.length, message: (error as Error).message });
+        break;
+      }
+    }
+    if (queue.length === 0) pcodx.session.unsaved.delete(sessionId);
+  }
 }
 
 /** A socket path in the serve's directory, refused when it would not fit a unix socket address. */

@@ -1,3 +1,4 @@
+import type { LedgerRecordInput } from '@cordon/plugin-api';
 import type { RpcMessage } from './frames.js';
 
 /**
@@ -9,37 +10,36 @@ import type { RpcMessage } from './frames.js';
 export const TURN_SCOPED_METHODS: ReadonlySet<string> = new Set(['turn/start', 'turn/steer', 'turn/interrupt']);
 
 /**
- * The compaction state every connection of one serve shares: the pcodx session it is bound to and
- * a generation that goes up with each successful compaction. A thread whose upstream history was
- * seeded at an older generation is stale.
+ * What every connection of one serve shares: the pcodx session it is bound to, and the turns whose
+ * ingestion failed (kept in order to be written before anything else of their session).
+ *
+ * Whether a live thread is in step with the ledger is never tracked here: any process may change
+ * the ledger (`cordon pcodx compact` from another terminal, another serve), so each `turn/start`
+ * compares the ledger's visible ids with those the thread's upstream history holds
+ * ({@link MappedThread.expected}).
  */
 export class SessionState {
-  #generation = 0;
+  /** Turns not yet in the ledger, per ledger session, oldest first. */
+  readonly unsaved = new Map<string, Array<readonly LedgerRecordInput[]>>();
   constructor(readonly sessionId: string) {}
-
-  get generation(): number {
-    return this.#generation;
-  }
-
-  /** Called after a successful `partial_compact`: every mapped thread becomes stale. */
-  compacted(): void {
-    this.#generation += 1;
-  }
 }
 
 /** One client-visible primary thread and where its turns go upstream. */
 export interface MappedThread {
   /** The id the client knows (the durable upstream thread it started, resumed or forked). */
   readonly clientId: string;
+  /** The ledger session the thread's turns go to (the serve's, or a fork's own). */
+  readonly sessionId: string;
   /** Where turn-scoped requests go now: the durable thread, or the latest fresh ephemeral one. */
   upstreamId: string;
   /** `thread/start` params for a fresh thread (pcodx tools and instructions included). */
   readonly freshParams: Record<string, unknown>;
   /**
-   * The session generation the upstream history matches, or -1 when it matches none (a resumed
-   * or forked thread, or a new thread in a session with history): its next turn needs a fresh thread.
+   * The ledger's visible ids the upstream history matches, or undefined when it matches no ledger
+   * state (a resumed or forked thread, or a new thread in a session with history). A thread whose
+   * ledger shows anything else at its next `turn/start` runs that turn on a fresh thread.
    */
-  seeded: number;
+  expected: readonly string[] | undefined;
 }
 
 /**
@@ -52,11 +52,9 @@ export class ThreadMap {
   /** Fresh upstream id → client id, for the way back. */
   readonly #back = new Map<string, string>();
 
-  constructor(private readonly session: SessionState) {}
-
-  /** Maps a primary thread the client just started, resumed or forked. */
-  add(clientId: string, freshParams: Record<string, unknown>, inSync: boolean): MappedThread {
-    const thread: MappedThread = { clientId, upstreamId: clientId, freshParams, seeded: inSync ? this.session.generation : -1 };
+  /** Maps a primary thread the client just started, resumed or forked; `expected`: see {@link MappedThread.expected}. */
+  add(clientId: string, sessionId: string, freshParams: Record<string, unknown>, expected: readonly string[] | undefined): MappedThread {
+    const thread: MappedThread = { clientId, sessionId, upstreamId: clientId, freshParams, expected };
     this.#byClient.set(clientId, thread);
     return thread;
   }
@@ -65,15 +63,16 @@ export class ThreadMap {
     return typeof clientId === 'string' ? this.#byClient.get(clientId) : undefined;
   }
 
-  /** True when the thread's next turn must run on a fresh upstream thread. */
-  isStale(thread: MappedThread): boolean {
-    return thread.seeded !== this.session.generation;
+  /** True when the thread's upstream history is not the ledger's `visibleIds` now: its next turn must run on a fresh thread. */
+  isStale(thread: MappedThread, visibleIds: readonly string[]): boolean {
+    const expected = thread.expected;
+    return expected === undefined || expected.length !== visibleIds.length || expected.some((id, i) => id !== visibleIds[i]);
   }
 
-  /** Points the thread's turns at a freshly seeded upstream thread. */
-  moveTo(thread: MappedThread, upstreamId: string): void {
+  /** Points the thread's turns at a fresh upstream thread seeded with the ledger entries `seededIds`. */
+  moveTo(thread: MappedThread, upstreamId: string, seededIds: readonly string[]): void {
     thread.upstreamId = upstreamId;
-    thread.seeded = this.session.generation;
+    thread.expected = seededIds;
     this.#back.set(upstreamId, thread.clientId);
   }
 

@@ -15,6 +15,8 @@ export interface Received {
  *   and completes once the client answers;
  * - `APPROVE`: sends `item/commandExecution/requestApproval` and puts the decision in the answer;
  * - `HANG`: never completes; `CRASH`: drops the connection after the `turn/start` response;
+ * - `HOLD`: completes once {@link release} is called (accepting `turn/steer` meanwhile: the
+ *   answer lists the steers);
  * - anything else: `item/completed` agentMessage `answer: <text>` and `turn/completed`.
  *
  * Unknown methods get -32601. Every message received is kept in {@link received}.
@@ -29,6 +31,19 @@ export class FakeAppServer {
   #connections = 0;
   #threads = 0;
   #turns = 0;
+  #held: Array<() => void> = [];
+  /** What `thread/resume` answers with as its `thread` (besides the id), e.g. `turns` or a huge history. */
+  resumeThread: Record<string, unknown> = {};
+
+  /** Lets every `HOLD` turn complete. */
+  release(): void {
+    for (const go of this.#held.splice(0)) go();
+  }
+
+  /** Number of `HOLD` turns waiting. */
+  get heldTurns(): number {
+    return this.#held.length;
+  }
 
   static async start(): Promise<FakeAppServer> {
     const fake = new FakeAppServer();
@@ -60,6 +75,8 @@ export class FakeAppServer {
     const connection = ++this.#connections;
     let serverIds = 0;
     const waiting = new Map<number, (reply: any) => void>();
+    /** Threads with a HOLD turn running → the steers received. */
+    const steers = new Map<string, string[]>();
     const send = (m: unknown) => socket.readyState === WebSocket.OPEN && socket.send(JSON.stringify(m));
     const ask = (method: string, params: unknown) =>
       new Promise<any>((resolve) => {
@@ -90,12 +107,17 @@ export class FakeAppServer {
           return send({ method: 'thread/started', params: { thread } });
         }
         case 'thread/resume':
-          return reply({ thread: { id: p.threadId, ephemeral: false } });
+          // excludeTurns (as `codex exec` resumes): the turns only come from thread/read.
+          return reply({ thread: { ...this.resumeThread, ...(p.excludeTurns ? { turns: [] } : {}), id: p.threadId, ephemeral: false } });
         case 'thread/inject_items':
         case 'thread/unsubscribe':
           return reply({});
         case 'thread/read':
-          return reply({ thread: { id: p.threadId } });
+          return reply({ thread: { ...(p.includeTurns ? this.resumeThread : {}), id: p.threadId } });
+        case 'turn/steer': {
+          steers.get(p.threadId)?.push((p.input ?? []).map((i: any) => i.text ?? '').join('\n'));
+          return steers.has(p.threadId) ? reply({ turnId: p.expectedTurnId }) : send({ id: message.id, error: { code: -32600, message: 'no active turn to steer' } });
+        }
         case 'turn/start': {
           const threadId = p.threadId;
           const turnId = `turn-${++this.#turns}`;
@@ -103,9 +125,15 @@ export class FakeAppServer {
           reply({ turn: { id: turnId, status: 'inProgress', items: [] } });
           if (text.includes('CRASH')) return socket.terminate();
           if (text.includes('HANG')) return;
+          if (text.includes('HOLD')) {
+            steers.set(threadId, []);
+            await new Promise<void>((r) => this.#held.push(r));
+          }
+          const steered = steers.get(threadId) ?? [];
+          steers.delete(threadId);
           send({ method: 'turn/started', params: { threadId, turn: { id: turnId, status: 'inProgress' } } });
           send({ method: 'item/completed', params: { threadId, turnId, item: { type: 'userMessage', id: 'u', content: [] } } });
-          let answer = `answer: ${text}`;
+          let answer = `answer: ${text}${steered.length ? ` steered: ${steered.join(' | ')}` : ''}`;
           const tool = /TOOL (\S+) (\{.*\})/s.exec(text);
           if (tool) {
             const result = await ask('item/tool/call', { threadId, turnId, callId: 'call-1', namespace: null, tool: tool[1], arguments: JSON.parse(tool[2]!) });

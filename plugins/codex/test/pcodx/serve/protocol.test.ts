@@ -294,19 +294,33 @@ describe('failures are clean', () => {
     expect(log).toContain('upstream_closed');
   });
 
-  it('closes the upstream connection of a client that disconnects mid-turn and ingests nothing of that turn', async () => {
+  it('a client that disconnects mid-turn: the app-server finishes the turn, it is ingested, then the upstream connection goes', async () => {
     await start(true);
     const c = await client();
     const threadId = await primaryThread(c, 'f');
-    await c.request(50, 'turn/start', { threadId, input: [{ type: 'text', text: 'HANG forever' }] });
+    await c.request(50, 'turn/start', { threadId, input: [{ type: 'text', text: 'HOLD until released' }] });
+    await waitFor(() => fake.heldTurns === 1);
     c.close();
+    await waitFor(() => log.some((l) => l.startsWith('client_closed') && l.includes('"turns_in_flight":1')));
+    // The upstream connection stays for the running turn.
+    expect(fake.closedConnections).toEqual([]);
+    fake.release();
     await waitFor(() => fake.closedConnections.includes(1));
-    expect(await ledger.visibleIds('S')).toEqual([]);
-    expect(log.some((l) => l.startsWith('client_closed') && l.includes('"turns_in_flight":1'))).toBe(true);
+    expect(await ledger.visibleIds('S')).toEqual(['msg1', 'msg2']);
+    expect(log.some((l) => l.startsWith('orphan_turns_done'))).toBe(true);
     const d = await client();
     const t2 = await primaryThread(d, 'g');
     await turn(d, 51, t2, 'still works');
-    expect(await ledger.visibleIds('S')).toEqual(['msg1', 'msg2']);
+    expect(await ledger.visibleIds('S')).toEqual(['msg1', 'msg2', 'msg3', 'msg4']);
+  });
+
+  it('a client that disconnects with nothing running closes its upstream connection at once', async () => {
+    await start(true);
+    const c = await client();
+    await primaryThread(c, 'h');
+    c.close();
+    await waitFor(() => fake.closedConnections.includes(1));
+    expect(log.some((l) => l.startsWith('client_closed') && l.includes('"turns_in_flight":0'))).toBe(true);
   });
 
   it('serves two clients at once, each over its own upstream connection, ingesting both', async () => {

@@ -27,10 +27,12 @@ const sse = (data: { type: string }) => `event: ${data.type}\ndata: ${JSON.strin
  * holding `CALL_TOOL <name> <json>` makes the model call that function (once: a request whose
  * last item is the call's output gets `TOOL_RESULT_SEEN`); anything else is echoed with
  * `SENTINEL_PRESENT` or `SENTINEL_ABSENT` after it, telling whether any input text held a sentinel
- * (`SENTINEL_` then a lowercase letter or digit).
+ * (`SENTINEL_` then a lowercase letter or digit). A last user text holding `HOLD_MODEL` is answered
+ * only once {@link release} is called ({@link held} counts the requests waiting).
  */
 export class PromptDrivenResponses extends FakeModelServer {
   #n = 0;
+  #held: Array<() => void> = [];
   private constructor() {
     super('openai-responses', (request) => this.#answer(request), { steps: [], maxRecorded: 500 });
   }
@@ -39,13 +41,24 @@ export class PromptDrivenResponses extends FakeModelServer {
     return new PromptDrivenResponses().listen();
   }
 
+  /** Answers every request held by `HOLD_MODEL`. */
+  release(): void {
+    for (const go of this.#held.splice(0)) go();
+  }
+
+  /** Number of model requests held by `HOLD_MODEL`. */
+  get held(): number {
+    return this.#held.length;
+  }
+
   /** The model requests (POST …/responses) in order. */
   modelRequests(): RecordedRequest[] {
     return this.requests.filter((r) => r.method === 'POST' && /\/responses(\?|$)/.test(r.url));
   }
 
-  #answer(request: RecordedRequest) {
-    if (request.method !== 'POST' || !/\/responses(\?|$)/.test(request.url)) return { status: 404, json: { error: { message: 'no route' } } };
+  async #answer(request: RecordedRequest) {
+    if (request.method !== 'POST' || !/\/responses(\?|$)/.test(request.url)) return { status: 404 as const, json: { error: { message: 'no route' } } };
+    if (lastUserText(request.body).includes('HOLD_MODEL')) await new Promise<void>((r) => this.#held.push(r));
     const n = ++this.#n;
     const body = request.body ?? {};
     const input: any[] = Array.isArray(body.input) ? body.input : [];

@@ -1,3 +1,4 @@
+import { forkSessionId } from '../../../src/pcodx/serve/sessions.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { answerServerRequest } from '../../../src/pcodx/model-turn/stdio-rpc.js';
@@ -5,7 +6,7 @@ import { codexVersion, usageRecord } from '../../../src/pcodx/model-turn/usage.j
 import { classify, idKey } from '../../../src/pcodx/serve/frames.js';
 import { isReservedId, PendingTable } from '../../../src/pcodx/serve/ids.js';
 import { MAX_ITEM_CHARS, TurnRecord, userTextOf } from '../../../src/pcodx/serve/ingest.js';
-import { SessionState, ThreadMap } from '../../../src/pcodx/serve/threads.js';
+import { ThreadMap } from '../../../src/pcodx/serve/threads.js';
 import { freshThreadParams, isPcodxToolCall, isPrimaryStart, optInExperimental, withPcodxTools } from '../../../src/pcodx/serve/tools.js';
 import { endpointUrl, isLoopback, parseEndpoint, wsClientUrl } from '../../../src/pcodx/serve/endpoint.js';
 
@@ -45,14 +46,14 @@ describe('id namespaces', () => {
 
 describe('thread map', () => {
   it('rewrites fresh upstream ids back to the client id, deeply, and nothing else', () => {
-    const session = new SessionState('S');
-    const map = new ThreadMap(session);
-    const t = map.add('client-thread', {}, true);
-    expect(map.isStale(t)).toBe(false);
-    session.compacted();
-    expect(map.isStale(t)).toBe(true);
-    map.moveTo(t, 'fresh-thread');
-    expect(map.isStale(t)).toBe(false);
+    const map = new ThreadMap();
+    const t = map.add('client-thread', 'S', {}, ['msg1']);
+    expect(map.isStale(t, ['msg1'])).toBe(false);
+    // Any other ledger state is stale: a compaction, an uncompaction, a message recorded elsewhere.
+    expect([map.isStale(t, ['cmp1']), map.isStale(t, []), map.isStale(t, ['msg1', 'msg2'])]).toEqual([true, true, true]);
+    map.moveTo(t, 'fresh-thread', ['cmp1']);
+    expect(map.isStale(t, ['cmp1'])).toBe(false);
+    expect(map.isStale(map.add('resumed', 'S', {}, undefined), [])).toBe(true);
     const m = { method: 'x', params: { threadId: 'fresh-thread', nested: [{ id: 'fresh-thread' }, 'fresh-thread-2'], other: 'client-thread' } };
     expect(map.toClient(m)).toEqual({ method: 'x', params: { threadId: 'client-thread', nested: [{ id: 'client-thread' }, 'fresh-thread-2'], other: 'client-thread' } });
     expect(map.byUpstream('fresh-thread')).toBe(t);
@@ -164,5 +165,16 @@ describe('addresses', () => {
     expect(() => parseEndpoint(`unix:///${'d'.repeat(120)}`, 'x')).toThrow(/longer than the 107 bytes/);
     expect([isLoopback('127.0.0.1'), isLoopback('127.8.9.1'), isLoopback('::1'), isLoopback('localhost')]).toEqual([true, true, true, true]);
     expect([isLoopback('0.0.0.0'), isLoopback('10.0.0.1'), isLoopback('example.com'), isLoopback('::')]).toEqual([false, false, false, false]);
+  });
+});
+
+describe('fork sessions', () => {
+  it('names a fork after its thread, under the root session, within 200 characters', () => {
+    expect(forkSessionId('demo', 'th-1')).toBe('demo~fork-th-1');
+    // A fork of a fork hangs off the root, not off the first fork.
+    expect(forkSessionId('demo~fork-th-1', 'th-2')).toBe('demo~fork-th-2');
+    const long = forkSessionId('s'.repeat(300), '01a2325f-ba0e-7a61-8b2a-ec361ac977a3');
+    expect(long.length).toBe(200);
+    expect(long.endsWith('~fork-01a2325f-ba0e-7a61-8b2a-ec361ac977a3')).toBe(true);
   });
 });
