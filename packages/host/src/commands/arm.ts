@@ -1,3 +1,4 @@
+import { displayPath } from '../envelope/path-text.js';
 import { Args } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { attemptsFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
@@ -30,7 +31,8 @@ export default class Arm extends CordonCommand {
     const settings = resolveSettings(readPolicyFile(loc.root), settingsFromFlags(flags));
     const envelope = await arm({ label: args.label, settings }, { repo: loc.root });
     const { config } = envelope;
-    this.log(`armed: ${config.policy.allow.join(' ')} at ${config.baseline.slice(0, 12)} (${config.verify.commands.length} verifier${config.verify.commands.length === 1 ? '' : 's'}); run \`cordon check\` when the change is done`);
+    const deny = config.policy.deny.length ? `, deny ${config.policy.deny.map(displayPath).join(' ')}` : '';
+    this.log(`armed: allow ${config.policy.allow.map(displayPath).join(' ')}${deny} at ${config.baseline.slice(0, 12)} (${config.verify.commands.length} verifier${config.verify.commands.length === 1 ? '' : 's'}); run \`cordon check\` when the change is done`);
     return { phase: 'armed', mode: config.mode, baseline: config.baseline, root: config.repo.root };
   }
 }

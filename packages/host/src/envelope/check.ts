@@ -134,10 +134,12 @@ export async function checkRange(options: RangeOptions): Promise<AuditRecord> {
     const headName = options.head ?? 'HEAD';
     const reason = await headMismatch(loc, head);
     if (reason) {
-      const fromFile = !options.flags?.verify?.length ? ` (the verifiers come from ${POLICY_FILE} in the base commit)` : '';
+      // Verifiers from the flags can be left out; those of the base's policy file cannot (a change
+      // must not be able to skip its own checks), so only checking out the head is offered then.
+      const instead = options.flags?.verify?.length ? ', or drop --verify' : ` (the verifiers come from ${POLICY_FILE} in the base commit and always run)`;
       throw new CordonError(
         ERROR_CODES.REPO_ERROR,
-        `verifiers run in the work tree, which is not the audited head ${headName}: ${reason}; check out ${headName} with a clean work tree (commit, stash or remove the changes), or drop --verify${fromFile}`,
+        `verifiers run in the work tree, which is not the audited head ${headName}: ${reason}; check out ${headName} with a clean work tree (commit, stash or remove the changes)${instead}`,
         { details: { head, reason } },
       );
     }

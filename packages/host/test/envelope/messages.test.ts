@@ -1,0 +1,39 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { git, makeRepo, writeFiles } from '../../../../test/support/git.js';
+
+// What the envelope commands tell a person: arm echoes the whole policy it fixed (deny globs
+// included, odd names escaped), and a refusal only offers what the user can do.
+
+let sandbox: Sandbox;
+beforeEach(() => (sandbox = makeSandbox('cordon-messages-')));
+afterEach(() => sandbox.cleanup());
+const cordon = (args: string[], cwd: string) => runCordon(args, { env: sandbox.env, cwd });
+
+describe('envelope messages', () => {
+  it('arm echoes the allow and deny globs it fixed', async () => {
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/a.txt': 'a\n' }, sandbox.env);
+    const r = await cordon(['arm', 'x', '--allow', 'src/**', '--allow', 'docs/**', '--deny', 'src/secrets/**', '--deny', 'src/\u001b[2Jx'], repo);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^armed: allow src\/\*\* docs\/\*\*, deny src\/secrets\/\*\* "src\/\\u001b\[2Jx" at [0-9a-f]{12} \(0 verifiers\)/);
+    expect(r.stdout).not.toContain('\u001b');
+    const plain = makeRepo(sandbox.dir('plain'), { 'src/a.txt': 'a\n' }, sandbox.env);
+    const p = await cordon(['arm', 'x', '--allow', 'src/**'], plain);
+    expect(p.stdout).toMatch(/^armed: allow src\/\*\* at [0-9a-f]{12} \(0 verifiers\)/);
+  });
+
+  it('check --base with verifiers from the base\'s .cordon.json does not offer to drop them', async () => {
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'a\n', '.cordon.json': '{"allow": ["src/**"], "verify": ["grep -qx good src/app.py"]}\n' }, sandbox.env);
+    const base = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    writeFiles(repo, { 'src/app.py': 'good\n' });
+    git(repo, ['commit', '-qam', 'good'], sandbox.env);
+    const good = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    git(repo, ['checkout', '-q', base], sandbox.env);
+    const r = await cordon(['check', '--base', base, '--head', good], repo);
+    expect(r.exitCode).toBe(2);
+    const said = r.stderr.replace(/\s+/g, ' ');
+    expect(said).toContain(`check out ${good} with a clean work tree`);
+    expect(said).toContain('(the verifiers come from .cordon.json in the base commit and always run)');
+    expect(said).not.toContain('drop --verify');
+  });
+});
