@@ -26,7 +26,7 @@ export function samplerEvents(dir: string): SamplerEventLine[] {
 }
 
 /** {@link waitForCondition} (test/support/wait.ts) in the argument order the sampler suites use: polls until `pick()` returns something, or throws naming `what` after `ms`. */
-export function waitFor<T>(what: string, pick: () => T | undefined, ms = 10_000): Promise<T> {
+export function waitFor<T>(what: string, pick: () => T | undefined, ms = 30_000): Promise<T> {
   return waitForCondition(pick, { what, timeoutMs: ms });
 }
 
