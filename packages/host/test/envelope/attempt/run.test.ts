@@ -6,6 +6,7 @@ import { resumeEnvelope } from '../../../src/envelope/attempt/resume.js';
 import { processRuns } from '../../../src/io/private-temp.js';
 import { runEnvelope } from '../../../src/envelope/attempt/run.js';
 import { repo } from '../support.js';
+import { waitFor } from '../../../../../test/support/wait.js';
 
 // The library under `cordon run`/`resume` with a scripted stand-in agent (a Node script the
 // runner launches). The real agents are driven in test/e2e/runner; here the paths only a
@@ -42,7 +43,7 @@ describe('runEnvelope / resumeEnvelope (library)', () => {
     const marker = join(dir, 'verifier-started');
     const verifier = `node -e "require('fs').writeFileSync('${marker}', String(process.pid)); setTimeout(() => {}, 60000)"`;
     const running = runEnvelope({ task: 'edit', agent: 'script', runner: scriptRunner("require('fs').writeFileSync('src/app.py', 'x\\n')"), settings: { allow: ['src/**'], verify: [verifier, verifier] } }, { repo: dir });
-    for (let i = 0; i < 400 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 25));
+    await waitFor(() => existsSync(marker), { what: 'the verifier to start', timeoutMs: 60_000 });
     const verifierPid = Number(readFileSync(marker, 'utf8'));
     process.kill(process.pid, 'SIGTERM');
     const result = await running;
