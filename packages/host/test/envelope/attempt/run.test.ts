@@ -79,7 +79,13 @@ describe('runEnvelope / resumeEnvelope (library)', () => {
 
   it('a state.json the agent corrupted is refused (exit 2) and replaced by cordon’s own, phase interrupted', async () => {
     const dir = repo();
-    const running = runEnvelope({ task: 'vandalise', agent: 'script', runner: scriptRunner("require('fs').writeFileSync('.cordon/state.json', 'garbage')"), settings: { allow: ['src/**'] } }, { repo: dir });
+    // The agent vandalises the state once cordon has recorded it as running (cordon writes the state
+    // when the agent has spawned; on a loaded machine the agent may start before that write).
+    const vandal = `const fs = require('fs'); const end = Date.now() + 60000; const t = setInterval(() => {
+      let state; try { state = JSON.parse(fs.readFileSync('.cordon/state.json', 'utf8')); } catch { state = undefined; }
+      if ((state && state.last_run && state.last_run.agent_pid === process.pid) || Date.now() > end) { clearInterval(t); fs.writeFileSync('.cordon/state.json', 'garbage'); }
+    }, 20);`;
+    const running = runEnvelope({ task: 'vandalise', agent: 'script', runner: scriptRunner(vandal), settings: { allow: ['src/**'] } }, { repo: dir });
     await expect(running).rejects.toMatchObject({ code: 'CORDON_BAD_STATE', exit: 2, message: expect.stringMatching(/^state is not valid JSON/) });
     const state = JSON.parse(readFileSync(join(dir, '.cordon/state.json'), 'utf8'));
     expect(state).toMatchObject({ phase: 'interrupted', attempt: 1, last_error: expect.stringMatching(/^cordon stopped attempt 1: state is not valid JSON/) });
