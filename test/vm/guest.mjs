@@ -122,8 +122,9 @@ try {
     await waitFor('the call cgroup', () => (dir = runDirs()[0]) !== undefined && /populated 1/.test(events(dir)));
     const during = readFileSync(join(CONTAINER, dir, 'memory.high'), 'utf8').trim();
     run.child.kill('SIGKILL');
-    await run.done;
+    // Released at once: the command holds the dead CLI's output pipes, so `done` waits for it.
     writeFileSync('/tmp/release', '');
+    await run.done;
     await waitFor('the orphaned command to end', () => /populated 0/.test(events(dir)));
     const afterKill = runDirs();
     const next = await runCase('after_sigkill', ['true']);
