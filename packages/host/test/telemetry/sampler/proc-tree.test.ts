@@ -413,3 +413,37 @@ function findProcess(match: (argv: string[], stat: { rssMiB: number }) => boolea
   }
   return undefined;
 }
+
+describe('adoption never takes the root’s own ancestors', () => {
+  /** A procfs stand-in with the fields adoption reads: ppid, pgrp, session, start time (proc(5) fields 4, 5, 6, 22). */
+  function fakeProc(entries: Array<{ pid: number; ppid: number; pgrp: number; session: number; start: number; rssPages: number }>): string {
+    const root = mkdtempSync(join(tmpdir(), 'cordon-fake-proc-'));
+    tempDirs.push(root);
+    for (const e of entries) {
+      mkdirSync(join(root, String(e.pid)), { recursive: true });
+      const fields = Array.from({ length: 52 }, () => '0');
+      [fields[0], fields[1], fields[2], fields[3], fields[4], fields[5], fields[21], fields[23]] = [String(e.pid), '(p)', 'S', String(e.ppid), String(e.pgrp), String(e.session), String(e.start), String(e.rssPages)];
+      writeFileSync(join(root, String(e.pid), 'stat'), fields.join(' ') + '\n');
+      writeFileSync(join(root, String(e.pid), 'cmdline'), 'p\0');
+    }
+    return root;
+  }
+
+  it('a launcher that started the root in the same clock tick is not adopted, nor the job it started itself', () => {
+    // L (session and group 50, its parent in another session) starts the root R in the same tick,
+    // then a job of its own; R's orphaned job (parent pid 1) is adopted through the group.
+    const proc = fakeProc([
+      { pid: 10, ppid: 1, pgrp: 10, session: 10, start: 500, rssPages: 100 },
+      { pid: 50, ppid: 10, pgrp: 50, session: 50, start: 1000, rssPages: 100 }, // L
+      { pid: 100, ppid: 50, pgrp: 50, session: 50, start: 1000, rssPages: 1000 }, // R, the root
+      { pid: 101, ppid: 1, pgrp: 50, session: 50, start: 1001, rssPages: 3000 }, // R's orphaned job
+      { pid: 102, ppid: 50, pgrp: 50, session: 50, start: 1002, rssPages: 5000 }, // L's own job
+    ]);
+    const reader = new ProcTreeReader(100, { procRoot: proc, units: { pageSize: 4096, clockTicks: 100 }, fullScanMs: 0, exclude: [] });
+    try {
+      expect(reader.read()).toMatchObject({ nProcs: 2, adopted: 1, rssBytes: 4000 * 4096 });
+    } finally {
+      reader.close();
+    }
+  });
+});
