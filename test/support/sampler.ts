@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sleep, waitFor as waitForCondition } from './wait.js';
 
 // Helpers for the sampler suites (packages/host/test/telemetry/sampler and test/e2e/sampler):
 // what a session directory and /proc say about the per-session sampler.
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep };
 
 /** One line of a session's `sampler.jsonl`. */
 export interface SamplerEventLine {
@@ -24,15 +25,9 @@ export function samplerEvents(dir: string): SamplerEventLine[] {
   return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SamplerEventLine);
 }
 
-/** Polls every 25 ms until `pick()` returns something, or throws after `ms`. */
-export async function waitFor<T>(what: string, pick: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = pick();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(25);
-  }
+/** {@link waitForCondition} (test/support/wait.ts) in the argument order the sampler suites use: polls until `pick()` returns something, or throws naming `what` after `ms`. */
+export function waitFor<T>(what: string, pick: () => T | undefined, ms = 30_000): Promise<T> {
+  return waitForCondition(pick, { what, timeoutMs: ms });
 }
 
 /** Whether `pid` runs (zombies count as gone). */

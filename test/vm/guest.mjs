@@ -123,7 +123,8 @@ try {
   await runCase('oom', ALLOC, 'memory:max');
   writeFileSync(join(CONTAINER, 'memory.max'), 'max');
 
-  // Freeze: the harness freezes the call's cgroup for 1.5 s, then thaws it.
+  // Freeze: the harness freezes the call's cgroup for 1.5 s (the duration the record must show),
+  // then thaws it; the call lasts until the harness says it has thawed it (a minute at most).
   {
     let dir;
     const spot = waitFor('the call cgroup', () => (dir = runDirs()[0]) !== undefined && /populated 1/.test(events(dir))).then(async () => {
@@ -131,8 +132,9 @@ try {
       await waitFor('frozen', () => /frozen 1/.test(events(dir)));
       await sleep(1500);
       writeFileSync(join(CONTAINER, dir, 'cgroup.freeze'), '0');
+      writeFileSync('/tmp/thawed', '');
     });
-    await runCase('freeze', ['sh', '-c', 'sleep 2; echo done > /tmp/freeze.out']);
+    await runCase('freeze', ['sh', '-c', 'i=0; until [ -e /tmp/thawed ] || [ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done; echo done > /tmp/freeze.out']);
     await spot;
     results.cases.freeze.output = readFileSync('/tmp/freeze.out', 'utf8');
   }
@@ -178,12 +180,15 @@ try {
 
   // SIGKILL: the CLI dies mid-call; its cgroup stays until the command ends, and the next run removes it.
   {
-    log('case sigkill: cordon control run -- sleep 3, then SIGKILL');
-    const run = cordon(['control', 'run', '--', 'sleep', '3']);
+    // The command lasts until the harness has killed the CLI and releases it (a minute at most).
+    log('case sigkill: cordon control run -- a command waiting for /tmp/release, then SIGKILL');
+    const run = cordon(['control', 'run', '--', 'sh', '-c', 'i=0; until [ -e /tmp/release ] || [ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done']);
     let dir;
     await waitFor('the call cgroup', () => (dir = runDirs()[0]) !== undefined && /populated 1/.test(events(dir)));
     const during = readFileSync(join(CONTAINER, dir, 'memory.high'), 'utf8').trim();
     run.child.kill('SIGKILL');
+    // Released at once: the command holds the dead CLI's output pipes, so `done` waits for it.
+    writeFileSync('/tmp/release', '');
     await run.done;
     await waitFor('the orphaned command to end', () => /populated 0/.test(events(dir)));
     const afterKill = runDirs();

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
 import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, type Sandbox } from '../../../test/support/cli.js';
+import { waitFor } from '../../../test/support/wait.js';
 
 // `cordon wrap` through the built bin, with @cordon/aider linked into the data dir.
 
@@ -24,29 +25,43 @@ const wrap = (args: string[], input?: string) => runCordon(['wrap', ...args], { 
 const sessionDir = (id: string) => join(sandbox.dataDir, 'runs', id);
 const events = (id: string) => readFileSync(join(sessionDir(id), 'sampler.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 
-async function waitForStop(id: string): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      const stop = events(id).find((e) => e.event === 'stop');
-      if (stop) return stop;
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('sampler never stopped');
+function waitForStop(id: string): Promise<Record<string, unknown>> {
+  return waitFor(() => events(id).find((e) => e.event === 'stop'), { what: `the sampler of ${id} to stop`, timeoutMs: 60_000 });
+}
+
+/**
+ * A shell command for a wrapped script: waits until the session's sampler has written a sample
+ * of at least `mb` MiB (`$CORDON_WRAP_DIR/samples.jsonl`, which wrap hands its command), or a
+ * first sample when `mb` is 0; gives up after 60 s (the test's assertions then say what is missing).
+ */
+function untilSampled(mb: number): string {
+  const file = join(sandbox.root, 'until-sampled.cjs');
+  writeFileSync(
+    file,
+    `const fs = require('node:fs');
+const path = process.env.CORDON_WRAP_DIR + '/samples.jsonl';
+const want = Number(process.argv[2]);
+const end = Date.now() + 60_000;
+const peak = () => { try { return Math.max(-1, ...fs.readFileSync(path, 'utf8').split('\\n').filter(Boolean).map((l) => JSON.parse(l).mem_mb)); } catch { return -1; } };
+const poll = () => (peak() >= want || Date.now() > end ? process.exit(0) : setTimeout(poll, 20));
+poll();
+`,
+  );
+  return `${NODE} ${file} ${mb}`;
 }
 
 describe('cordon wrap', () => {
   it('measures a background job whose shell exits at once (issue 12 item 8): plain &, nohup, and a 10 ms interval', async () => {
     // The interpreter itself, not a version-manager shim that forks for a second before it execs.
     const python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
-    // As in the issue (300 MiB held 3 s, the outer shell outlives it), except that the outer
-    // shell waits for the allocation to finish instead of a fixed 4 s: a busy machine may take
-    // seconds to fault in 300 MiB.
+    // As in the issue (300 MiB held while the outer shell outlives it), except that nothing lasts a
+    // fixed time: the job holds its memory until the outer shell, once the sampler has recorded
+    // it, removes \`ready\` (2 minutes at most); a busy machine may take seconds to fault in 300 MiB.
     const ready = join(sandbox.root, 'ready');
-    const job = `${python} -c \\"b=bytearray(300<<20); open('${ready}', 'w').close(); import time; time.sleep(3)\\"`;
-    const wait = `until [ -e ${ready} ]; do sleep 0.1; done; sleep 2; rm -f ${ready}`;
+    const hold = join(sandbox.root, 'hold.py');
+    writeFileSync(hold, `import os, sys, time\nb = bytearray(300 << 20)\nopen(sys.argv[1], 'w').close()\nend = time.time() + 120\nwhile os.path.exists(sys.argv[1]) and time.time() < end:\n    time.sleep(0.05)\n`);
+    const job = `${python} ${hold} ${ready}`;
+    const wait = `until [ -e ${ready} ]; do sleep 0.1; done; ${untilSampled(300)}; rm -f ${ready}`;
     const cases = [
       { id: 'bg-amp', script: `sh -c "${job} &"; ${wait}`, env: {} },
       { id: 'bg-nohup', script: `sh -c "nohup ${job} >/dev/null 2>&1 &"; ${wait}`, env: {} },
@@ -65,7 +80,8 @@ describe('cordon wrap', () => {
   }, 180_000);
 
   it("records a session with the child's peak: markers with its pid, one sampler, reduce sees the allocation", async () => {
-    const script = `sleep 1; ${NODE} -e "const b = Buffer.alloc(200 * 2 ** 20, 1); setTimeout(() => console.log('held', b.length), 1500)"; sleep 0.5`;
+    // A first sample (the baseline), then 200 MiB held until the sampler has recorded them.
+    const script = `${untilSampled(0)}; ${NODE} -e "const b = Buffer.alloc(200 * 2 ** 20, 1); require('node:child_process').execSync(process.argv[1]); console.log('held', b.length)" '${untilSampled(200)}'; sleep 0.5`;
     const run = await wrap(['--session', 'wrapped-1', '--', 'sh', '-c', script]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toContain(`held ${200 * 2 ** 20}`); // the terminal (here: pipes) passes through

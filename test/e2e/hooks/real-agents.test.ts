@@ -7,6 +7,7 @@ import { readMarkers, type Marker } from '../../../packages/host/src/telemetry/m
 import { SAMPLER_FILES } from '../../../packages/host/src/telemetry/sampler/files.js';
 import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon } from '../../support/cli.js';
 import { FakeAnthropic, FakeGemini, FakeOpenAIResponses, claudeSession, codexSession, geminiSession, holdPerTest, step, type AgentSession, type FakeModelServer, type SeenToolResult, type SessionOptions, type Step } from '../../support/fake-models/index.js';
+import { waitFor } from '../../support/wait.js';
 
 // The real Claude Code, Codex and Gemini CLI, with hooks installed by `cordon install-hooks
 // --write` into isolated homes, each play one scripted session against a fake model server:
@@ -79,18 +80,18 @@ function allMarkers(dataDir: string): { markers: Marker[]; badLines: number } {
   return { markers, badLines };
 }
 
-/** The session's sampler events once its last sampler has stopped (polls up to 15 s; a live sampler would race the cleanup). */
-async function samplerStopped(dir: string): Promise<Array<{ event: string; pid?: number }>> {
+/** The session's sampler events once its last sampler has stopped (polls up to 60 s; a live sampler would race the cleanup). */
+function samplerStopped(dir: string): Promise<Array<{ event: string; pid?: number }>> {
   const file = join(dir, SAMPLER_FILES.events);
   let events: Array<{ event: string; pid?: number }> = [];
-  for (let i = 0; i < 150; i++) {
-    events = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
-    const starts = events.filter((e) => e.event === 'start').length;
-    const stops = events.filter((e) => e.event === 'stop').length;
-    if (starts > 0 && stops >= starts) return events;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the sampler of ${dir} did not stop: ${JSON.stringify(events)}`);
+  return waitFor(
+    () => {
+      events = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+      const starts = events.filter((e) => e.event === 'start').length;
+      return starts > 0 && events.filter((e) => e.event === 'stop').length >= starts ? events : undefined;
+    },
+    { what: () => `the sampler of ${dir} to stop: ${JSON.stringify(events)}`, timeoutMs: 60_000, intervalMs: 100 },
+  );
 }
 
 describe.each(CASES)('$name with cordon hooks installed by install-hooks --write', (agent) => {

@@ -5,6 +5,7 @@ import { reduceSession } from '../../../packages/host/src/telemetry/reduce/index
 import { SAMPLER_FILES } from '../../../packages/host/src/telemetry/sampler/files.js';
 import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon } from '../../support/cli.js';
 import { FakeAnthropic, FakeGemini, FakeOpenAIResponses, claudeSession, codexSession, geminiSession, holdPerTest, step, type AgentSession, type FakeModelServer, type SessionOptions, type Step } from '../../support/fake-models/index.js';
+import { waitFor } from '../../support/wait.js';
 
 // Records the fixture batch of `cordon analyze` (test/fixtures/analyze/<agent>.json): the real
 // Claude Code, Codex and Gemini CLI, hooks installed by `install-hooks --write`, the real session
@@ -26,13 +27,14 @@ const CASES: ReadonlyArray<{ name: 'claude-code' | 'codex' | 'gemini'; start: (o
 
 async function samplerStopped(dir: string): Promise<void> {
   const file = join(dir, SAMPLER_FILES.events);
-  for (let i = 0; i < 150; i++) {
-    const events = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string }) : [];
-    const starts = events.filter((e) => e.event === 'start').length;
-    if (starts > 0 && events.filter((e) => e.event === 'stop').length >= starts) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the sampler of ${dir} did not stop`);
+  await waitFor(
+    () => {
+      const events = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string }) : [];
+      const starts = events.filter((e) => e.event === 'start').length;
+      return starts > 0 && events.filter((e) => e.event === 'stop').length >= starts;
+    },
+    { what: `the sampler of ${dir} to stop`, timeoutMs: 60_000, intervalMs: 100 },
+  );
 }
 
 describe.runIf(RECORD).each(CASES)('record the analyze fixture of $name', (agent) => {

@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, renameSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { waitFor } from '../../../../test/support/wait.js';
 
 /**
  * A large real repository for the scale test and `npm run bench:envelope` (issue 2: 100,000
@@ -63,8 +64,12 @@ export async function buildBigRepo(dir: string, shape: BigRepoShape = { files: 1
   child.stdin.end();
   await done;
   git('reset', '-q', '--hard', 'main');
-  // Refresh the index a second later, as any later git command would, so no entry stays racy.
-  await new Promise((r) => setTimeout(r, 1100));
+  // Refresh the index once the file-system clock has passed the second the checkout wrote it in,
+  // as any later git command would, so no entry stays racy (git compares whole seconds).
+  const index = join(dir, '.git', 'index');
+  const probe = join(dir, '.git', 'cordon-clock-probe');
+  await waitFor(() => (writeFileSync(probe, ''), Math.floor(statSync(probe).mtimeMs / 1000) > Math.floor(statSync(index).mtimeMs / 1000)), { what: 'the file-system clock to pass the second of the checkout' });
+  rmSync(probe);
   git('update-index', '-q', '--refresh');
 }
 

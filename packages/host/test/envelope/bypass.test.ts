@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors/index.js';
+import { waitFor } from '../../../../test/support/wait.js';
 import { armWith, checkIn, codes, git, repo, tempDir, TEST_HOME, write } from './support.js';
 
 /**
@@ -159,9 +160,12 @@ describe('ignored entries (issue 2: snapshot at arm, --allow-ignored)', () => {
     const dir = repo({ 'src/app.py': 'a\n', '.gitignore': '.env\n' });
     write(dir, { '.env': 'SECRET=1\n' });
     await armWith(dir, { allow: ['src/**'] });
-    await new Promise((r) => setTimeout(r, 20));
+    // The file system's clock must have moved past the armed ctime (its timestamps may be coarse).
+    const armedCtime = statSync(join(dir, '.env')).ctimeMs;
+    const probe = join(tempDir('clock'), 'probe');
+    await waitFor(() => (writeFileSync(probe, ''), statSync(probe).ctimeMs > armedCtime), { what: 'the file-system clock to pass the armed ctime' });
     write(dir, { '.env': 'SECRET=2\n' });
-    const { utimesSync, statSync } = await import('node:fs');
+    const { utimesSync } = await import('node:fs');
     const before = statSync(join(dir, 'src/app.py'));
     utimesSync(join(dir, '.env'), before.atime, before.mtime);
     expect(codes(await checkIn(dir))).toEqual(['ignored_changed']);

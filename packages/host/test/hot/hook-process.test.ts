@@ -7,7 +7,7 @@ import { linkPluginRoots, makeSandbox, runCordon, type RunResult, type Sandbox }
 import { runHook } from '../../src/hot/main.js';
 import { readMarkers } from '../../src/telemetry/markers.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
-import { AGENT_PLUGINS, FIXTURES, hookLog, hookViaShell as runHookViaShell, hookViaSocket, runNode, tapPlugin } from './support.js';
+import { AGENT_PLUGINS, FIXTURES, hookLog, hookViaShell as runHookViaShell, hookViaSocket, PATIENT_HOOK_ENV, runNode, tapPlugin } from './support.js';
 
 // The hook as agents run it: the built `cordon hook` process. Whatever arrives on stdin, it exits
 // 0 with nothing on stdout (unless a plugin decided), logs what went wrong, and finishes in
@@ -43,6 +43,9 @@ beforeEach(() => {
   sandbox = makeSandbox('cordon-hook-process-');
   // These hooks have no real agent above them: no session sampler for the test runner.
   sandbox.env.CORDON_SAMPLER = 'off';
+  // Every run here is asserted on: no bound may fire because the machine is busy (tests of the
+  // bounds set their own).
+  Object.assign(sandbox.env, PATIENT_HOOK_ENV);
   link();
 });
 afterEach(() => sandbox.cleanup());
@@ -80,10 +83,14 @@ describe('cordon hook process: every kind of stdin agents hand over', () => {
   });
 
   it('a pipe that never closes: gives up after CORDON_HOOK_STDIN_TIMEOUT_MS and exits 0', async () => {
-    // The writer outlives the hook by far; its stderr is not the test's, so only the hook is awaited.
-    const r = await hookViaShell(['--agent', 'codex'], '< <(sleep 10 2>/dev/null)', { ...sandbox.env, CORDON_HOOK_STDIN_TIMEOUT_MS: '400' });
+    // The writer keeps the pipe open until the hook has logged its time-out (at most two minutes):
+    // a hook that waited for the end of input instead would be killed after a minute (a signal,
+    // no exit 0), or, after the writer's cap, log an empty payload, not a time-out. Its stderr is
+    // not the test's, so only the hook is awaited.
+    const log = join(sandbox.dataDir, 'logs', 'cordon.log');
+    const writer = `< <(i=0; until grep -qs '"problem":"timeout"' '${log}' || [ $i -ge 2400 ]; do sleep 0.05; i=$((i+1)); done)`;
+    const r = await hookViaShell(['--agent', 'codex'], writer, { ...sandbox.env, CORDON_HOOK_STDIN_TIMEOUT_MS: '400' });
     expectSilent(r);
-    expect(r.ms).toBeLessThan(15_000);
     expect(logLines().some((l) => l.problem === 'timeout')).toBe(true);
   });
 
@@ -116,20 +123,28 @@ describe('cordon hook process: what it loads beyond Node itself (issue 19)', () 
   it.each([
     ['a socket (Claude Code, Gemini CLI)', 'socket'],
     ['a pipe (Codex, Hermes)', 'pipe'],
+    ['a pipe written late (the hook polls it empty first)', 'late-pipe'],
   ])('stdin %s: only vm beyond an empty script, and the payload is recorded', async (_label, kind) => {
     const before = await baseline();
     const text = fixture('claude-code.PreToolUse.Bash.json');
     const file = join(sandbox.dir('stdin'), 'payload.json');
     writeFileSync(file, text);
-    const run = (env: NodeJS.ProcessEnv): Promise<RunResult> => (kind === 'socket' ? hookViaSocket(['--agent', 'claude-code'], text, false, env) : runHookViaShell(['--agent', 'claude-code'], `< <(cat '${file}')`, env));
-    // The first call writes the plugin index and the code cache (temp names use crypto), as a
-    // user's first tool call does; every later call is what is measured.
+    // (The late writer's 0.3 s only makes an empty first read likely; the result holds either way.)
+    const stdin = kind === 'late-pipe' ? `< <(sleep 0.3; cat '${file}')` : `< <(cat '${file}')`;
+    const run = (env: NodeJS.ProcessEnv): Promise<RunResult> => (kind === 'socket' ? hookViaSocket(['--agent', 'claude-code'], text, false, env) : runHookViaShell(['--agent', 'claude-code'], stdin, env));
+    // The first call loads every plugin and writes the plugin index and the code caches (the
+    // index's temp name and the Codex plugin use crypto: 36 modules), as a user's first tool call
+    // does; every later call is what is measured. So the first call must have done all of it,
+    // which the patient bounds (sandbox.env) let it do on a loaded machine, and which is checked.
     expectSilent(await run(sandbox.env));
+    const session = JSON.parse(text).session_id;
+    expect(readMarkers(join(sessionDir(sandbox.dataDir, session), 'markers.jsonl')).markers, 'the first call recorded its payload').toHaveLength(1);
+    expect(existsSync(join(sandbox.cacheDir, 'plugin-index.json')), 'the first call wrote the plugin index').toBe(true);
     const modules = await loaded(run);
     // Node's pipe handle itself is a binding, not a module: the socket reader takes it directly.
     const bindings = kind === 'socket' ? ['Internal Binding pipe_wrap', 'Internal Binding stream_wrap'] : [];
     expect(modules.filter((m) => !before.has(m) && !bindings.includes(m))).toEqual(['NativeModule vm']);
-    expect(readMarkers(join(sessionDir(sandbox.dataDir, JSON.parse(text).session_id), 'markers.jsonl')).markers).toHaveLength(2);
+    expect(readMarkers(join(sessionDir(sandbox.dataDir, session), 'markers.jsonl')).markers).toHaveLength(2);
   });
 
   it('stdin a socket under --pending-deprecation: still silent (the pipe handle is taken quietly)', async () => {
@@ -156,9 +171,9 @@ describe('cordon hook process: bad input never breaks the agent', () => {
   });
 
   it('stdin that never closes: gives up after CORDON_HOOK_STDIN_TIMEOUT_MS and exits 0', async () => {
+    // Stdin stays open until the hook ends (or is killed after a minute: a signal, no exit 0).
     const r = await hook(['--agent', 'codex'], undefined, { ...sandbox.env, CORDON_HOOK_STDIN_TIMEOUT_MS: '400' });
     expectSilent(r);
-    expect(r.ms).toBeLessThan(30_000);
     expect(logLines().some((l) => l.problem === 'timeout')).toBe(true);
   });
 

@@ -70,6 +70,14 @@ export function tapPlugin(dir: string, name: string, body: string, hook: 'before
   return { name, root: dir };
 }
 
+/**
+ * Hook bounds far above anything a loaded machine needs, for a test that asserts what a hook run
+ * recorded or loaded: with the defaults (3 s for stdin, 10 s in all) a starved hook gives up by
+ * design, records nothing, and a later call then does the work the test thought was done.
+ * (A test of the bounds themselves sets its own.)
+ */
+export const PATIENT_HOOK_ENV = Object.freeze({ CORDON_HOOK_STDIN_TIMEOUT_MS: '120000', CORDON_HOOK_TIMEOUT_MS: '120000' });
+
 /** The entries of `<dataDir>/logs/cordon.log`, parsed; `[]` when there is none. */
 export function hookLog(dataDir: string): Array<Record<string, unknown>> {
   const file = join(dataDir, 'logs', 'cordon.log');

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../../test/support/wait.js';
 import { ledgers, tempDir } from './helpers.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -28,21 +29,14 @@ function start(script: string, args: string[]): { child: ChildProcess; done: Pro
   return { child, done };
 }
 
-async function until(check: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('several processes on one ledger file', () => {
   it('8 processes opening a fresh file and recording into one session at once lose nothing and get unique, gap-free ids', async () => {
     const path = join(tmp.dir, 'shared.sqlite3');
     const go = join(tmp.dir, 'go');
     const perWorker = 40;
     const workers = Array.from({ length: 8 }, (_, i) => start('record-worker.mjs', [path, 'crowd', `w${i}`, String(perWorker), go]));
-    await new Promise((r) => setTimeout(r, 300));
+    // The start signal once all 8 have opened the file and wait (the most contention).
+    await waitFor(() => readdirSync(tmp.dir).filter((n) => n.startsWith('go.ready.')).length === 8, { what: '8 workers at the start line', timeoutMs: 60_000 });
     writeFileSync(go, '');
     const results = await Promise.all(workers.map((w) => w.done));
     for (const r of results) expect(r.code, r.stderr).toBe(0);
@@ -76,7 +70,7 @@ describe('several processes on one ledger file', () => {
     ];
     const marker = join(tmp.dir, 'paused');
     const run = start('compact-pause.mjs', [path, 's', marker, JSON.stringify(ranges)]);
-    await until(() => existsSync(marker), 30_000);
+    await waitFor(() => existsSync(marker), { what: 'the compaction to pause inside its transaction', timeoutMs: 60_000 });
     // It is now inside the transaction with cmp1 inserted and cmp2, cmp3 still to come.
     run.child.kill('SIGKILL');
     const end = await run.done;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, linkPlugins, makeSandbox, runProcess, type Sandbox } from '../../../../test/support/cli.js';
+import { waitFor } from '../../../../test/support/wait.js';
 import { ensurePrivateFile, tightenPrivateFile } from '../../src/io/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import { openTelemetryDb } from '../../src/telemetry/reduce/db/open.js';
@@ -42,12 +43,16 @@ describe('file modes under umask 022', () => {
     const env = { ...box.env, CORDON_CACHE_DIR: cache, XDG_DATA_HOME: xdg, CORDON_LOG_LEVEL: 'debug', CORDON_INTERVAL: '50' };
     delete env.PCODX_DB;
 
-    const wrapped = await cordon022(['wrap', '--shell-shim', '--session', 'modes', '--', 'sh', '-c', 'sleep 1'], env);
-    expect(wrapped.exitCode, wrapped.stderr).toBe(0);
     const runDir = join(box.dataDir, 'runs', 'modes');
+    // The wrapped command lasts until the sampler has written a sample (the file is then non-empty),
+    // however long a loaded machine takes; it gives up after 60 s and the mode check below says so.
+    // (wrap hands its command the session directory as CORDON_WRAP_DIR.)
+    const untilSampled = 'i=0; while [ ! -s "$CORDON_WRAP_DIR/samples.jsonl" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done';
+    const wrapped = await cordon022(['wrap', '--shell-shim', '--session', 'modes', '--', 'sh', '-c', untilSampled], env);
+    expect(wrapped.exitCode, wrapped.stderr).toBe(0);
     // The sampler writes its stop event after wrap returns.
     const events = join(runDir, 'sampler.jsonl');
-    for (let i = 0; i < 400 && !(existsSync(events) && readFileSync(events, 'utf8').includes('"stop"')); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => existsSync(events) && readFileSync(events, 'utf8').includes('"stop"'), { what: `the sampler's stop event in ${events}`, timeoutMs: 60_000 });
     const reduced = await cordon022(['reduce', '--session', 'modes', '--json'], env);
     expect(reduced.exitCode, reduced.stderr).toBe(0);
 
@@ -57,8 +62,7 @@ describe('file modes under umask 022', () => {
     let out = '';
     child.stdout.on('data', (b) => (out += b));
     child.stdin.write('a secret conversation\n');
-    for (let i = 0; i < 600 && !out.includes('<aboveturn id="msg1"/>'); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(out).toContain('<aboveturn id="msg1"/>');
+    await waitFor(() => out.includes('<aboveturn id="msg1"/>'), { what: () => `pcodx's first turn marker in its output: ${JSON.stringify(out)}`, timeoutMs: 60_000 });
     const companions = [`${ledgerPath}-wal`, `${ledgerPath}-shm`];
     for (const f of companions) expect(existsSync(f), f).toBe(true);
     const whileOpen = Object.fromEntries(companions.map((f) => [f, mode(f)]));

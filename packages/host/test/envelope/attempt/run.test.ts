@@ -6,6 +6,7 @@ import { resumeEnvelope } from '../../../src/envelope/attempt/resume.js';
 import { processRuns } from '../../../src/io/private-temp.js';
 import { runEnvelope } from '../../../src/envelope/attempt/run.js';
 import { repo } from '../support.js';
+import { waitFor } from '../../../../../test/support/wait.js';
 
 // The library under `cordon run`/`resume` with a scripted stand-in agent (a Node script the
 // runner launches). The real agents are driven in test/e2e/runner; here the paths only a
@@ -42,7 +43,7 @@ describe('runEnvelope / resumeEnvelope (library)', () => {
     const marker = join(dir, 'verifier-started');
     const verifier = `node -e "require('fs').writeFileSync('${marker}', String(process.pid)); setTimeout(() => {}, 60000)"`;
     const running = runEnvelope({ task: 'edit', agent: 'script', runner: scriptRunner("require('fs').writeFileSync('src/app.py', 'x\\n')"), settings: { allow: ['src/**'], verify: [verifier, verifier] } }, { repo: dir });
-    for (let i = 0; i < 400 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 25));
+    await waitFor(() => existsSync(marker), { what: 'the verifier to start', timeoutMs: 60_000 });
     const verifierPid = Number(readFileSync(marker, 'utf8'));
     process.kill(process.pid, 'SIGTERM');
     const result = await running;
@@ -78,7 +79,13 @@ describe('runEnvelope / resumeEnvelope (library)', () => {
 
   it('a state.json the agent corrupted is refused (exit 2) and replaced by cordon’s own, phase interrupted', async () => {
     const dir = repo();
-    const running = runEnvelope({ task: 'vandalise', agent: 'script', runner: scriptRunner("require('fs').writeFileSync('.cordon/state.json', 'garbage')"), settings: { allow: ['src/**'] } }, { repo: dir });
+    // The agent vandalises the state once cordon has recorded it as running (cordon writes the state
+    // when the agent has spawned; on a loaded machine the agent may start before that write).
+    const vandal = `const fs = require('fs'); const end = Date.now() + 60000; const t = setInterval(() => {
+      let state; try { state = JSON.parse(fs.readFileSync('.cordon/state.json', 'utf8')); } catch { state = undefined; }
+      if ((state && state.last_run && state.last_run.agent_pid === process.pid) || Date.now() > end) { clearInterval(t); fs.writeFileSync('.cordon/state.json', 'garbage'); }
+    }, 20);`;
+    const running = runEnvelope({ task: 'vandalise', agent: 'script', runner: scriptRunner(vandal), settings: { allow: ['src/**'] } }, { repo: dir });
     await expect(running).rejects.toMatchObject({ code: 'CORDON_BAD_STATE', exit: 2, message: expect.stringMatching(/^state is not valid JSON/) });
     const state = JSON.parse(readFileSync(join(dir, '.cordon/state.json'), 'utf8'));
     expect(state).toMatchObject({ phase: 'interrupted', attempt: 1, last_error: expect.stringMatching(/^cordon stopped attempt 1: state is not valid JSON/) });

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InterruptTrap, signalExitCode } from '../../../src/envelope/attempt/signals.js';
 import { endTree, superviseAgent, type SuperviseOptions } from '../../../src/envelope/attempt/supervise.js';
 import { parseStat, ProcessTree } from '../../../src/envelope/attempt/tree.js';
+import { waitFor } from '../../../../../test/support/wait.js';
 
 // The supervisor with small Node scripts standing in for an agent (the real agents run in
 // test/e2e/runner). Each script can start a "tool": a grandchild in a session of its own, the
@@ -44,15 +45,14 @@ function alive(pid: number): boolean {
   return stat !== undefined && stat.state !== 'Z';
 }
 
-/** A script that records its pid, optionally starts a setsid "tool" that records its own pid and lives 60 s, then runs `body`. */
-function agentScript(body: string, options: { tool?: boolean; ignoreTerm?: boolean } = {}): string {
+/** A script that records its pid, optionally starts a setsid "tool" that lives 60 s and records the tool's pid (once spawned: it exists), then runs `body`. */
+function agentScript(body: string, options: { tool?: boolean } = {}): string {
   const file = join(dir, 'agent.cjs');
   writeFileSync(
     file,
     `const fs = require('node:fs'); const { spawn } = require('node:child_process');
 fs.appendFileSync(${JSON.stringify(join(dir, 'pids'))}, process.pid + '\\n');
-${options.ignoreTerm ? "process.on('SIGTERM', () => {});" : ''}
-${options.tool ? `spawn(process.execPath, ['-e', "require('node:fs').appendFileSync(${JSON.stringify(join(dir, 'pids')).replace(/"/g, '\\"')}, process.pid + '\\\\n'); setTimeout(() => {}, 60000)"], { detached: true, stdio: 'ignore' }).unref();` : ''}
+${options.tool ? `const tool = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { detached: true, stdio: 'ignore' }); tool.unref(); fs.appendFileSync(${JSON.stringify(join(dir, 'pids'))}, tool.pid + '\\n');` : ''}
 ${body}
 `,
   );
@@ -64,8 +64,13 @@ function options(script: string, over: Partial<SuperviseOptions> = {}): Supervis
 }
 
 async function waitForPids(n: number): Promise<number[]> {
-  for (let i = 0; i < 200 && pidsIn(dir).length < n; i++) await new Promise((r) => setTimeout(r, 25));
-  return pidsIn(dir);
+  return waitFor(() => (pidsIn(dir).length >= n ? pidsIn(dir) : undefined), { what: `${n} pids in ${dir}/pids` });
+}
+
+/** Waits until the supervisor's `tree` holds the agent and its tool (its scans run every 250 ms). */
+async function treeHoldsAgentAndTool(tree: ProcessTree): Promise<void> {
+  const pids = await waitForPids(2);
+  await waitFor(() => pids.every((pid) => tree.alive().some((m) => m.pid === pid)), { what: `the supervisor's tree to hold the agent and its tool (${pids.join(', ')})` });
 }
 
 describe('parseStat', () => {
@@ -95,7 +100,9 @@ describe('superviseAgent', () => {
   });
 
   it('timeout: the agent and its tool in another session are both ended', async () => {
-    const exit = await superviseAgent(options(agentScript('setTimeout(() => {}, 60000);', { tool: true }), { timeoutMs: 1500 }));
+    // A window: the agent must have started and spawned its tool before the time-out (5 s, as a
+    // loaded machine may take a second or two to start a Node).
+    const exit = await superviseAgent(options(agentScript('setTimeout(() => {}, 60000);', { tool: true }), { timeoutMs: 5000 }));
     expect(exit.timedOut).toBe(true);
     expect(exit.exitCode).toBeNull();
     const pids = pidsIn(dir);
@@ -104,7 +111,10 @@ describe('superviseAgent', () => {
   });
 
   it('an agent that ignores SIGTERM gets SIGKILL after the grace', async () => {
-    const exit = await superviseAgent(options(agentScript('setInterval(() => {}, 1000);', { ignoreTerm: true }), { timeoutMs: 500 }));
+    // A shell agent: it ignores TERM from its first command, milliseconds after it starts, well
+    // inside the 2 s before the time-out (a Node agent would need its whole start-up first).
+    const pids = join(dir, 'pids');
+    const exit = await superviseAgent(options('', { argv: ['sh', '-c', `trap '' TERM; echo $$ >> '${pids}'; while :; do sleep 1; done`], timeoutMs: 2000 }));
     expect(exit).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
     expect(alive(pidsIn(dir)[0]!)).toBe(false);
   });
@@ -116,16 +126,22 @@ describe('superviseAgent', () => {
   });
 
   it('a tool the agent left running after it exited is killed and counted', async () => {
-    const exit = await superviseAgent(options(agentScript("setTimeout(() => process.exit(0), 700);", { tool: true })));
+    // The agent exits once the supervisor has seen its tool (the test then writes `go`).
+    const go = join(dir, 'go');
+    const tree = new ProcessTree(process.pid);
+    const running = superviseAgent(options(agentScript(`setInterval(() => fs.existsSync(${JSON.stringify(go)}) && process.exit(0), 20);`, { tool: true }), { tree }));
+    await treeHoldsAgentAndTool(tree);
+    writeFileSync(go, '');
+    const exit = await running;
     expect(exit.exitCode).toBe(0);
     expect(exit.leftovers).toBe(1);
     for (const pid of pidsIn(dir)) expect(alive(pid)).toBe(false);
   });
 
   it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)('%s to cordon ends the whole tree and reports the interruption', async (signal) => {
-    const running = superviseAgent(options(agentScript('setTimeout(() => {}, 60000);', { tool: true })));
-    await waitForPids(2);
-    await new Promise((r) => setTimeout(r, 300)); // one tree scan
+    const tree = new ProcessTree(process.pid);
+    const running = superviseAgent(options(agentScript('setTimeout(() => {}, 60000);', { tool: true }), { tree }));
+    await treeHoldsAgentAndTool(tree);
     process.kill(process.pid, signal);
     const exit = await running;
     expect(exit.interrupted).toBe(true);
@@ -150,14 +166,17 @@ describe('superviseAgent', () => {
 
 describe('ProcessTree and endTree', () => {
   it('keeps a re-parented grandchild as a member and ends it', async () => {
-    // The parent lives 3 s: long enough for the scan below to find both on a loaded machine.
-    const script = agentScript('setTimeout(() => process.exit(0), 3000);', { tool: true });
+    // The parent exits once the scan below has found both (the test then writes `go`).
+    const go = join(dir, 'go');
+    const script = agentScript(`setInterval(() => fs.existsSync(${JSON.stringify(go)}) && process.exit(0), 20);`, { tool: true });
     const child = spawn(process.execPath, [script], { stdio: 'ignore' });
+    const exited = new Promise((r) => child.once('exit', r));
     const tree = new ProcessTree(process.pid);
     const pids = await waitForPids(2);
     tree.scan();
     expect(tree.alive().map((m) => m.pid).sort()).toEqual([...pids].sort());
-    await new Promise((r) => child.once('exit', r));
+    writeFileSync(go, '');
+    await exited;
     tree.scan(); // the tool's parent is gone; it is still ours
     expect(tree.alive().map((m) => m.pid)).toEqual([pids[1]]);
     expect(await endTree(tree)).toBe(1);

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LEDGER_SCHEMA_VERSION } from '../../../src/ledger/index.js';
 import { makeSandbox, runCordon, type Sandbox } from '../../../../../test/support/cli.js';
+import { waitFor } from '../../../../../test/support/wait.js';
 import { call, marker } from './helpers.js';
 import { TELEMETRY_MIGRATIONS } from '../../../src/telemetry/reduce/db/migrations.js';
 
@@ -50,7 +51,8 @@ describe('concurrent first use of the telemetry database', () => {
       const go = join(box.root, 'go');
       const paths = Array.from({ length: 20 }, (_, i) => join(box.root, `db${i}`, 'x.sqlite3'));
       const workers = Array.from({ length: 10 }, () => run([WORKER, kind, go, ...paths]));
-      await new Promise((r) => setTimeout(r, 500));
+      // The start signal once all 10 wait for it (the most contention).
+      await waitFor(() => readdirSync(box.root).filter((n) => n.startsWith('go.ready.')).length === 10, { what: '10 workers at the start line', timeoutMs: 60_000 });
       writeFileSync(go, '');
       const results = await Promise.all(workers);
       for (const r of results) expect(r.code, r.stderr).toBe(0);

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -148,8 +148,10 @@ describe('reduce into SQLite', () => {
 
   it('reduces the most recently active session by default and every session with all', async () => {
     call(data, 'old', 'k', T, T + 10);
-    await new Promise((r) => setTimeout(r, 20));
     call(data, 'new', 'k', T, T + 10);
+    // Activity is the files' mtime: 'old' was last written an hour ago (set, not waited for).
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(join(sessionDir(data, 'old'), 'markers.jsonl'), hourAgo, hourAgo);
     expect((await reduce({ dataDir: data })).sessions.map((s) => s.summary.session_id)).toEqual(['new']);
     expect((await reduce({ dataDir: data, all: true })).sessions.map((s) => s.summary.session_id).sort()).toEqual(['new', 'old']);
   });

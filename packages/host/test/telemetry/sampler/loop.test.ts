@@ -56,45 +56,49 @@ describe('runSamplerLoop', () => {
 
     it(`stops at the first slow check after STOP appears (within a second), with every sample written (${kind})`, async () => {
       const dir = sessionDir();
-      let stopAt = 0;
       const reader = scripted([2], async, (n) => {
-        if (n === 5) {
-          writeFileSync(join(dir, SAMPLER_FILES.stop), '');
-          stopAt = performance.now();
-        }
+        if (n === 5) writeFileSync(join(dir, SAMPLER_FILES.stop), '');
       });
       const { reason, stats } = await runSamplerLoop({ dir, reader, intervalMs: 20, idleMs: 60_000, generation: 1 });
       expect(reason).toBe('stop-file');
-      // Ticks 1–5 are before STOP; the slow check comes at most a second (50 ticks of 20 ms) later.
+      // Ticks 1–5 are before STOP; the slow check comes at most a second (50 ticks of 20 ms) later
+      // (counted in ticks: a loaded machine only makes fewer of them fit in that second).
       expect(stats.ticks).toBeGreaterThan(5);
       expect(stats.ticks).toBeLessThanOrEqual(5 + 51);
-      expect(performance.now() - stopAt).toBeLessThan(1000 + 500);
       expect(samples(dir)).toHaveLength(stats.ticks);
     });
   }
 
   it('blocks between the ticks of a second for a synchronous reader, and leaves the event loop free for one that answers through a promise', async () => {
-    const turns = async (async: boolean): Promise<{ turns: number; ticks: number }> => {
+    const turns = async (async: boolean): Promise<{ turns: number; ticks: number; gaps: number }> => {
       const dir = sessionDir();
       let reads = 0;
       let turns = 0;
+      // Which gaps between ticks (named by the reads before them) the other timer ran in.
+      const gaps = new Set<number>();
       // A timer elsewhere in the process: it runs only when the loop gives the event loop a turn.
-      const other = setInterval(() => turns++, 1);
+      const other = setInterval(() => {
+        turns++;
+        gaps.add(reads);
+      }, 1);
       try {
         const { stats } = await runSamplerLoop({ dir, reader: scripted([1], async, (n) => (reads = n)), intervalMs: 20, idleMs: 60_000, generation: 1, stopRequested: () => reads >= 60 });
-        return { turns, ticks: stats.ticks };
+        return { turns, ticks: stats.ticks, gaps: gaps.size };
       } finally {
         clearInterval(other);
       }
     };
     // About 1.2 s of 20 ms ticks. Blocking, the 1 ms timer runs only during the two sleeps that go
     // through a timer (the first, and the one after the slow checks at 1 s): about 40 times.
-    // Through promises it runs during every sleep: about 1,200 times.
+    // Through promises it runs during every sleep: about 1,200 times on a quiet machine, and in
+    // every gap between two ticks however busy the machine (a late wake-up runs the 1 ms timer
+    // before the loop's own 20 ms one), which is what is counted.
     const blocking = await turns(false);
     expect(blocking.ticks).toBeGreaterThanOrEqual(59);
     expect(blocking.turns).toBeLessThan(150);
+    expect(blocking.gaps).toBeLessThanOrEqual(5);
     const free = await turns(true);
-    expect(free.turns).toBeGreaterThan(300);
+    expect(free.gaps).toBeGreaterThanOrEqual(55);
   });
 
   it('stops on request before reading again', async () => {

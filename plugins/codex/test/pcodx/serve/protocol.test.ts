@@ -9,6 +9,7 @@ import { startServe, type RunningServe } from '../../../src/pcodx/serve/serve.js
 import { SessionState } from '../../../src/pcodx/serve/threads.js';
 import { PCODX_TOOLS } from '../../../src/pcodx/tools/definitions.js';
 import { FakeAppServer, TestClient } from './fake-app-server.js';
+import { waitFor as waitForCondition } from '../../../../../test/support/wait.js';
 
 let dir: string;
 let fake: FakeAppServer;
@@ -65,10 +66,7 @@ const turn = async (c: TestClient, id: string | number, threadId: string, text: 
   return { response, done };
 };
 
-const waitFor = async (check: () => boolean) => {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check()).toBe(true);
-};
+const waitFor = (check: () => boolean): Promise<true> => waitForCondition(() => check(), { what: check.toString() });
 
 describe('transparent relay', () => {
   it('passes initialize and thread/start unchanged and relays answers and notifications', async () => {

@@ -161,7 +161,8 @@ function killProbe(pidMax: number): ((pid: number) => boolean) | undefined {
  *
  * Orphans met for the first time (`sh -c 'job &'` whose shell exited before any tick saw the job)
  * are **adopted** through their process group: a new process joins when it is in the process group
- * of a counted member, started after the root, and its parent is pid 1 or outside the root's
+ * of a counted member, started after the root (never one of the root's ancestors, which may share
+ * its start tick), and its parent is pid 1 or outside the root's
  * session (the init or subreaper orphans are handed to). A process whose parent is a live process
  * of the root's session outside the tree (a pipeline sibling, a job the same script started) is
  * not adopted. Adopted processes are counted and reported in `adopted`, since their attribution
@@ -208,6 +209,8 @@ export class ProcTreeReader implements TreeReader {
   /** The root's start time (clock ticks after boot) and session id. */
   #rootStart = 0;
   #rootSession = 0;
+  /** The root's ancestors when the reader opened (pid → start time): never adopted, though one may share the root's start tick. */
+  readonly #rootAncestors = new Map<number, number>();
   /** Probed pids that did not exist yet (allocated, not yet visible): probed once more. */
   #retry: number[] = [];
   /** Sums of the reading in progress (members may be read before the member pass, see #refresh). */
@@ -255,6 +258,13 @@ export class ProcTreeReader implements TreeReader {
     const now = performance.now();
     this.#members.set(rootPid, { pid: rootPid, fd: rootFd, cpuTicks: root.cpuTicks, childTicks: root.childTicks, credit: 0, ppid: root.ppid, rssPages: root.rssPages, readTick: 0, readAt: now, changedAt: now, joined: 0, zombie: false, own: undefined, cmdline: this.#classify ? this.#readCmdline(rootPid) : undefined, recheck: false, pgrp: root.pgrp, adopted: false });
     this.#groups.set(root.pgrp, 1);
+    // (After every use of `root`: reading another stat file reuses its object.)
+    for (let pid = root.ppid, n = 0; pid > 1 && n < 64; n++) {
+      const stat = this.#readPath(pid);
+      if (!stat) break;
+      this.#rootAncestors.set(pid, stat.startTicks);
+      pid = stat.ppid;
+    }
     // `/proc/loadavg` names the last pid of the reader's namespace; a /proc of another namespace
     // (a container given the host's) names other numbers, so there every tick lists /proc instead.
     try {
@@ -296,7 +306,7 @@ export class ProcTreeReader implements TreeReader {
         let parent = this.#members.get(f.stat.ppid);
         // An idle member not read this tick may have exited and its pid been reused: read it first.
         if (parent && parent.readTick !== tick && !this.#refresh(parent, tick, at)) parent = undefined;
-        const adopted = !parent && this.#orphanOfTree(f.stat, tick, at);
+        const adopted = !parent && this.#rootAncestors.get(f.pid) !== f.stat.startTicks && this.#orphanOfTree(f.stat, tick, at);
         if (!parent && !adopted) continue;
         const cmdline = parent?.own === 'subtree' || !this.#classify ? undefined : this.#readCmdline(f.pid);
         const own = parent?.own === 'subtree' ? 'subtree' : this.#ownKind(cmdline);
