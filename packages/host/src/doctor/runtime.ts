@@ -1,6 +1,7 @@
 import type { CordonHost } from '../bus/host.js';
 import { runProbes } from '../control/probe.js';
 import type { Finding } from './report.js';
+import { sqliteDriverProblem } from '../util/sqlite-driver.js';
 
 /** Node majors the suites run under (docs/testing.md); 20 is past its end of life (2026-04-30). */
 export const TESTED_NODE_MAJORS: readonly number[] = [20, 22, 24];
@@ -22,13 +23,9 @@ export async function sqliteFinding(): Promise<Finding> {
     db.close();
     return { check: 'sqlite', status: 'ok', message: `better-sqlite3 loads (SQLite ${version.v})` };
   } catch (error) {
-    const first = String((error as Error).message).split('\n')[0];
-    return {
-      check: 'sqlite',
-      status: 'problem',
-      message: `better-sqlite3 cannot load its native module for Node ${process.version}: ${first}; reduce, analyze and pcodx need it`,
-      fix: 'in the directory cordon is installed in, run `npm rebuild better-sqlite3` (it compiles with python3, make and a C++ compiler when no prebuilt binary fits); for a global install: `npm install -g @cordon/host --allow-scripts=better-sqlite3` again',
-    };
+    const problem = sqliteDriverProblem(error) ?? `better-sqlite3 cannot load: ${String((error as Error).message).split('\n')[0]}`;
+    const [message, fix] = problem.split('; run ');
+    return { check: 'sqlite', status: 'problem', message: `${message} (reduce, analyze and pcodx need it)`, fix: fix ? `run ${fix}` : 'reinstall cordon: `npm install -g @cordon/host --allow-scripts=better-sqlite3`' };
   }
 }
 

@@ -10,6 +10,7 @@ import { LEDGER_MIGRATIONS, LEDGER_SCHEMA_VERSION } from './migrations.js';
 import { migrateReferenceLedger } from './reference.js';
 import type { LedgerSchema } from './schema.js';
 import { enableWal, writeTransaction } from './transaction.js';
+import { sqliteDriverProblem } from '../util/sqlite-driver.js';
 
 /** The 16 bytes every SQLite 3 database file starts with (sqlite.org/fileformat.html §1.3). */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
@@ -146,10 +147,8 @@ async function connect(path: string, busyTimeoutMs: number): Promise<BetterSqlit
  */
 export function explainOpenFailure(path: string, error: unknown): unknown {
   const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: unknown } | null)?.code;
-  if (/NODE_MODULE_VERSION|was compiled against a different Node\.js version/.test(message) || code === 'ERR_DLOPEN_FAILED') {
-    return dbError(path, `better-sqlite3 cannot load its native module for Node.js ${process.version} (${message.split('\n')[0]}); run \`npm rebuild better-sqlite3\` in the cordon installation`, error);
-  }
+  const driver = sqliteDriverProblem(error);
+  if (driver) return dbError(path, `cannot open ledger database ${path}: ${driver}`, error);
   const mapped = asLedgerError(path, error);
   if (mapped !== error) return mapped;
   return dbError(path, `cannot open ledger database ${path}: ${message}`, error);

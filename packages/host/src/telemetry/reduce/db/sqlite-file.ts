@@ -5,6 +5,7 @@ import Sqlite, { type Database } from 'better-sqlite3';
 import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from '../../../io/index.js';
 import { enableWal } from '../../../util/sqlite-wal.js';
+import { sqliteDriverProblem } from '../../../util/sqlite-driver.js';
 
 /** The table kysely's `Migrator` keeps its record in; the same shape, so either can read it. */
 export const MIGRATION_TABLE = 'kysely_migration';
@@ -49,7 +50,7 @@ export async function openSqliteFile(path: string, migrations: readonly string[]
     // An addon object is accepted as well as a path (lib/database.js); the type declarations say string.
     raw = new Sqlite(path, { timeout: 10_000, ...(addon ? { nativeBinding: addon as string } : {}) });
   } catch (error) {
-    throw dbError(path, `cannot open ${what} database ${path}: ${(error as Error).message}`, error);
+    throw dbError(path, `cannot open ${what} database ${path}: ${sqliteDriverProblem(error) ?? (error as Error).message}`, error);
   }
   try {
     raw.pragma('foreign_keys = ON');
