@@ -37,7 +37,7 @@ export function reduceTextLines(result: ReduceResult): string[] {
     const skipped = skippedLines(s);
     if (skipped) lines.push(`  ${skipped}`);
     for (const c of calls) {
-      lines.push(`  #${c.seq} ${c.tool_name} ${(c.duration_ms / 1000).toFixed(2)} s peak ${fmt(c.peak_memory_mb)} MiB cpu ${fmt(c.avg_cpu_pct)} % ${c.exit_status ?? ''}  ${cutText(c.command.replace(/\s+/g, ' '), 80)}${guardText(c)}`);
+      lines.push(`  #${c.seq} ${c.tool_name} ${(c.duration_ms / 1000).toFixed(2)} s peak ${fmt(c.peak_memory_mb)} MiB cpu ${fmt(c.avg_cpu_pct)} % ${exitText(c)}  ${cutText(c.command.replace(/\s+/g, ' '), 80)}${guardText(c)}`);
     }
   }
   lines.push(`stored in ${result.db}`);
@@ -66,6 +66,13 @@ function guardText(c: GuardedCallRecord): string {
   const mib = (b: number | null) => (b === null ? '-' : (b / 1048576).toFixed(1));
   const tier = g.final_tier === g.tier ? g.tier : `${g.tier}->${g.final_tier}`;
   return ` [guard ${tier} ${g.limit_bytes === null ? 'unlimited' : `${mib(g.limit_bytes)} MiB`}${g.enforced ? '' : ' (not enforced)'}, peak ${mib(g.peak_bytes)} MiB, stall ${g.stall_full_ms ?? '-'} ms]`;
+}
+
+/** How a call ended: `ok`, `failed exit 2`, `denied`, `unknown`; `exit 0` where only the code is known. */
+function exitText(c: { exit_status?: string | null; exit_code?: number | null }): string {
+  const code = typeof c.exit_code === 'number' ? `exit ${c.exit_code}` : '';
+  if (!c.exit_status) return code || 'unknown';
+  return code && c.exit_status !== 'ok' ? `${c.exit_status} ${code}` : c.exit_status;
 }
 
 function fmt(n: number | null): string {

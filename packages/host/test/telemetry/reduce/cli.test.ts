@@ -47,6 +47,18 @@ describe('cordon reduce', () => {
     expect(human.stdout).toContain('shorter than a tick 1');
   }, 60_000);
 
+  it('the text names how each call ended: ok, or failed with its exit code', async () => {
+    call(sandbox.dataDir, 'exits', 'k1', T + 100, T + 900, { command: 'npm test', exit_status: 'failed', exit_code: 1 });
+    call(sandbox.dataDir, 'exits', 'k2', T + 1000, T + 1010, { command: 'true', exit_status: 'ok', exit_code: 0 });
+    for (const args of [['reduce', '--session', 'exits'], ['reduce', '--session', 'exits', '--db', join(sandbox.root, 'other.sqlite3')]]) {
+      const human = await runCordon(args, { env: sandbox.env });
+      expect(human.exitCode, human.stderr).toBe(0);
+      const lines = human.stdout.split('\n');
+      expect(lines.find((l) => l.includes('npm test'))).toMatch(/ % failed exit 1 {2}npm test$/);
+      expect(lines.find((l) => l.endsWith('  true'))).toMatch(/ % ok {2}true$/);
+    }
+  }, 60_000);
+
   it('exits 2 naming the input for an unknown session or conflicting flags', async () => {
     call(sandbox.dataDir, 'present', 'k', T, T + 10);
     const missing = await runCordon(['reduce', '--session', 'absent-session'], { env: sandbox.env });
