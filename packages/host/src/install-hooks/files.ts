@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, rmSync, rmdirSync, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { writeFileAtomic, writeTarget } from '../io/atomic-write.js';
@@ -74,14 +74,29 @@ export function whichIn(name: string, pathVar: string | undefined, platform: str
  * deleted (the caller decides deletion; see run.ts). An existing file keeps its mode; a new one
  * is 0600 (agents' configs can hold keys).
  */
-export function putText(path: string, text: string | undefined): void {
+export function putText(path: string, text: string | undefined): string[] {
   if (text === undefined) {
     rmSync(path, { force: true });
-    return;
+    return [];
   }
   const target = writeTarget(path);
-  makeParents(dirname(target));
+  const created = makeParents(dirname(target));
   writeFileAtomic(target, text);
+  return created;
+}
+
+/**
+ * Removes the directories of `dirs` (as {@link putText} returned them, outermost first) that are
+ * empty, deepest first; one that holds anything is kept, and so are the ones above it.
+ */
+export function removeEmptyDirs(dirs: readonly string[]): void {
+  for (const dir of [...dirs].reverse()) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      return;
+    }
+  }
 }
 
 /**
@@ -89,11 +104,13 @@ export function putText(path: string, text: string | undefined): void {
  * on a path it can never create (a dangling link into `/proc`) Node's recursive mkdir retries
  * forever; here the first failing level throws.
  */
-function makeParents(dir: string): void {
+function makeParents(dir: string): string[] {
   const missing: string[] = [];
   for (let current = dir; !existsSync(current); current = dirname(current)) {
     missing.push(current);
     if (dirname(current) === current) break;
   }
-  for (const level of missing.reverse()) mkdirSync(level);
+  missing.reverse();
+  for (const level of missing) mkdirSync(level);
+  return missing;
 }

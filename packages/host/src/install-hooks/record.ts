@@ -15,6 +15,8 @@ export interface InstallRecordEntry {
   readonly original: string | null;
   /** SHA-256 (hex) of what cordon last wrote; a file whose content no longer hashes to this was changed by someone else. */
   readonly written: string;
+  /** Directories install created for the file (outermost first), removed by uninstall when it deletes the file and they are empty. */
+  readonly createdDirs?: readonly string[];
 }
 
 /** The record: absolute config path → entry. Lives in `<dataDir>/install-hooks.json`, 0600 (originals can hold keys). */
@@ -30,7 +32,13 @@ export function textHash(text: string): string {
 
 function isEntry(value: unknown): value is InstallRecordEntry {
   const v = value as InstallRecordEntry | null;
-  return !!v && typeof v.agent === 'string' && (v.original === null || typeof v.original === 'string') && typeof v.written === 'string';
+  return (
+    !!v &&
+    typeof v.agent === 'string' &&
+    (v.original === null || typeof v.original === 'string') &&
+    typeof v.written === 'string' &&
+    (v.createdDirs === undefined || (Array.isArray(v.createdDirs) && v.createdDirs.every((d) => typeof d === 'string')))
+  );
 }
 
 /** Reads the record; an absent or unreadable one is empty (uninstall then only removes cordon's entries and never deletes a file). */
@@ -57,9 +65,11 @@ export function writeInstallRecord(dataDir: string, record: InstallRecord): void
  * still holds what cordon last wrote) keeps the first original; otherwise `before` becomes the
  * original (uninstall checks that it holds nothing of cordon's before restoring it).
  */
-export function recordInstallWrite(previous: InstallRecordEntry | undefined, agent: string, before: string | undefined, after: string): InstallRecordEntry {
-  if (previous && before !== undefined && textHash(before) === previous.written) return { ...previous, written: textHash(after) };
-  return { agent, original: before ?? null, written: textHash(after) };
+export function recordInstallWrite(previous: InstallRecordEntry | undefined, agent: string, before: string | undefined, after: string, createdDirs: readonly string[] = []): InstallRecordEntry {
+  const dirs = [...(previous?.createdDirs ?? []), ...createdDirs];
+  const withDirs = dirs.length ? { createdDirs: dirs } : {};
+  if (previous && before !== undefined && textHash(before) === previous.written) return { ...previous, written: textHash(after), ...withDirs };
+  return { agent, original: before ?? null, written: textHash(after), ...withDirs };
 }
 
 /** True when `current` (the file's text now; `undefined` when gone) is what cordon last wrote per `entry`. */

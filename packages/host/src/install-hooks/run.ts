@@ -5,7 +5,7 @@ import type { CordonHost } from '../bus/host.js';
 import { CordonError, ERROR_CODES, wrapPluginError, type ErrorCode } from '../errors/index.js';
 import { hookCommand } from './command.js';
 import { changeDiff } from './diff.js';
-import { isDirectory, isLink, putText, readText, whichIn } from './files.js';
+import { isDirectory, isLink, putText, readText, removeEmptyDirs, whichIn } from './files.js';
 import { readInstallRecord, recordInstallWrite, untouchedSince, writeInstallRecord, type InstallRecord } from './record.js';
 import { configFormats } from './formats/index.js';
 import { hookLists } from './hook-lists.js';
@@ -189,6 +189,8 @@ async function exactUninstall(entry: Planned, record: InstallRecord): Promise<In
 interface Written {
   readonly path: string;
   readonly before: string | undefined;
+  /** Directories the write created (outermost first), removed again on a roll-back. */
+  readonly created?: readonly string[];
 }
 
 /**
@@ -202,6 +204,7 @@ function rollBack(journal: Written[], failed: string, error: unknown, what = `co
   for (const w of [...journal].reverse()) {
     try {
       putText(w.path, w.before);
+      if (w.before === undefined) removeEmptyDirs(w.created ?? []);
       restored.push(w.path);
     } catch (again) {
       stuck.push(`${w.path} (${(again as Error).message})`);
@@ -236,14 +239,19 @@ export async function runInstallHooks(host: CordonHost, options: InstallHooksOpt
 
   const journal: Written[] = [];
   const apply = (agent: string, change: ConfigChange): void => {
+    let created: string[] = [];
     try {
-      putText(change.path, change.after);
+      created = putText(change.path, change.after);
     } catch (error) {
       rollBack(journal, change.path, error);
     }
-    journal.push({ path: change.path, before: change.before });
-    if (options.mode === 'uninstall') delete record[change.path];
-    else record[change.path] = recordInstallWrite(record[change.path], agent, change.before, change.after!);
+    journal.push({ path: change.path, before: change.before, created });
+    if (options.mode === 'uninstall') {
+      // A config dir install made only for this file (~/.gemini, ~/.cursor) goes with it: an
+      // empty one would make the next `install-hooks --all` take the agent for installed.
+      if (change.after === undefined) removeEmptyDirs(record[change.path]?.createdDirs ?? []);
+      delete record[change.path];
+    } else record[change.path] = recordInstallWrite(record[change.path], agent, change.before, change.after!, created);
   };
   for (const { agent, plan } of planned) for (const change of plan.changes) apply(agent, change);
   const merged = new Map<string, InstallPlan>();

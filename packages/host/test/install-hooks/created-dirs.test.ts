@@ -1,0 +1,45 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+
+// uninstall-hooks takes away the config directories install-hooks created for its files
+// (~/.gemini, ~/.cursor, ~/.hermes), so `install-hooks --all` does not take an agent that was
+// never installed for one that is; a directory that holds anything else stays.
+
+let box: Sandbox;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  box = makeSandbox('cordon-created-dirs-');
+  linkPlugins(box.dataDir, ['gemini', 'cursor', 'hermes', 'claude-code']);
+  // No agent binary on PATH: only config directories make an agent "installed here".
+  env = { ...box.env, PATH: `${dirname(process.execPath)}${delimiter}/usr/bin${delimiter}/bin`, HERMES_HOME: join(box.home, '.hermes') };
+});
+afterEach(() => box.cleanup());
+
+const agentsIn = (stdout: string) => [...stdout.matchAll(/^== (\S+) \(user\)$/gm)].map((m) => m[1]);
+
+describe('directories install-hooks created', () => {
+  it('are removed by uninstall-hooks when empty, so --all no longer finds those agents', async () => {
+    for (const agent of ['gemini', 'cursor', 'hermes']) {
+      const r = await runCordon(['install-hooks', '--agent', agent, '--write'], { env });
+      expect(r.exitCode, r.stderr).toBe(0);
+    }
+    for (const dir of ['.gemini', '.cursor', '.hermes']) expect(existsSync(join(box.home, dir)), dir).toBe(true);
+    expect(agentsIn((await runCordon(['install-hooks', '--all'], { env })).stdout).sort()).toEqual(['cursor', 'gemini', 'hermes']);
+    const un = await runCordon(['uninstall-hooks', '--agent', 'gemini', '--agent', 'cursor', '--agent', 'hermes', '--write'], { env });
+    expect(un.exitCode, un.stderr).toBe(0);
+    for (const dir of ['.gemini', '.cursor', '.hermes']) expect(existsSync(join(box.home, dir)), dir).toBe(false);
+    expect(agentsIn((await runCordon(['install-hooks', '--all'], { env })).stdout)).toEqual([]);
+  });
+
+  it('a created directory the agent or the user wrote into, and one that existed before, stay', async () => {
+    mkdirSync(join(box.home, '.cursor'));
+    for (const agent of ['gemini', 'cursor']) expect((await runCordon(['install-hooks', '--agent', agent, '--write'], { env })).exitCode).toBe(0);
+    writeFileSync(join(box.home, '.gemini', 'oauth_creds.json'), '{}');
+    expect((await runCordon(['uninstall-hooks', '--agent', 'gemini', '--agent', 'cursor', '--write'], { env })).exitCode).toBe(0);
+    expect(existsSync(join(box.home, '.gemini', 'oauth_creds.json'))).toBe(true);
+    expect(existsSync(join(box.home, '.gemini', 'settings.json'))).toBe(false);
+    expect(existsSync(join(box.home, '.cursor'))).toBe(true);
+  });
+});
