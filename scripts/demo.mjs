@@ -17,7 +17,12 @@ if (!existsSync(join(root, 'packages', 'host', 'dist', 'commands', 'check.js')) 
   execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
 }
 
-const repo = mkdtempSync(join(tmpdir(), 'cordon-demo-'));
+const scratch = mkdtempSync(join(tmpdir(), 'cordon-demo-'));
+const repo = join(scratch, 'repo');
+mkdirSync(repo);
+// The demo's cordon keeps its data, config and caches in the scratch directory too: it leaves
+// nothing behind in the user's ~/.local/share/cordon or ~/.cache/cordon.
+const env = { ...process.env, CORDON_DATA_DIR: join(scratch, 'data'), CORDON_CONFIG_DIR: join(scratch, 'config'), CORDON_CACHE_DIR: join(scratch, 'cache') };
 const git = (...args) => execFileSync('git', args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
 const write = (path, text) => {
   mkdirSync(dirname(join(repo, path)), { recursive: true });
@@ -28,7 +33,7 @@ const shown = (args) => args.map((a) => (/^[\w./=-]+$/.test(a) ? a : `'${a}'`)).
 /** Runs cordon, prints the command and its real output, returns the exit code. */
 function cordon(...args) {
   console.log(`\n$ cordon ${shown(args)}`);
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: repo, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: repo, env, encoding: 'utf8' });
   const out = `${r.stdout}${r.stderr}`.trimEnd();
   if (out) console.log(out.replace(/^/gm, '  '));
   console.log(`  (exit ${r.status})`);
@@ -78,7 +83,7 @@ try {
   ok = false;
   console.error(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
 } finally {
-  rmSync(repo, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
 }
 
 console.log(ok ? '\nDemo passed: the in-policy change was accepted, the broken one and the out-of-policy one rejected.' : '\nDemo FAILED.');

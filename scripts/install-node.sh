@@ -52,6 +52,11 @@ fi
 
 abi="$("$dir/bin/node" -p process.versions.modules)"
 cached="$dir/better_sqlite3-$sqlite_version.node"
+# A cached addon built against the wrong headers (another ABI) is thrown away, not reused.
+if [ -f "$cached" ] && ! "$dir/bin/node" -e 'process.dlopen({ exports: {} }, process.argv[1])' "$cached" 2>/dev/null; then
+  echo "install-node: $cached does not load under Node $version; building it again" >&2
+  rm -f "$cached"
+fi
 if [ ! -f "$cached" ]; then
   echo "install-node: compiling better-sqlite3 $sqlite_version for Node $version (ABI $abi) from local headers (about 70 s)" >&2
   # npm's own node-gyp, run by the target Node; the package is copied so node_modules keeps its build.
@@ -62,7 +67,10 @@ if [ ! -f "$cached" ]; then
   trap 'rm -rf "$work"' EXIT
   cp -R "$sqlite/." "$work/"
   rm -rf "$work/build" "$work/lib/binding"
-  (cd "$work" && "$dir/bin/node" "$gyp" rebuild --release --nodedir="$dir" --jobs=max >"$work/gyp.log" 2>&1) \
+  # node-gyp lets npm_config_nodedir / npm_package_config_node_gyp_nodedir from the environment
+  # (npm exports a .npmrc `nodedir` to every script) override --nodedir: set the one it reads last.
+  (cd "$work" && env -u npm_config_nodedir -u NPM_CONFIG_NODEDIR npm_package_config_node_gyp_nodedir="$dir" \
+    "$dir/bin/node" "$gyp" rebuild --release --nodedir="$dir" --jobs=max >"$work/gyp.log" 2>&1) \
     || { tail -30 "$work/gyp.log" >&2; echo "install-node: better-sqlite3 did not compile for Node $version" >&2; exit 1; }
   cp "$work/build/Release/better_sqlite3.node" "$cached.tmp" && mv "$cached.tmp" "$cached"
 fi

@@ -32,6 +32,15 @@ export function hookCommand(agent: string, executable?: string, env: NodeJS.Proc
 }
 
 /**
+ * The command written into a project's config (`--scope project`), a file teams commit: the bare
+ * `cordon hook --agent <agent>`, found on `PATH` on each machine, since this machine's absolute
+ * Node and cordon paths would not exist on a teammate's.
+ */
+export function portableHookCommand(agent: string, platform: string = process.platform): HookCommand {
+  return commandFromArgv(['cordon', 'hook', '--agent', agent], true, platform);
+}
+
+/**
  * A {@link HookCommand} for `argv`: the POSIX form (`shell`), the PowerShell form and the cmd.exe
  * form, each built by the quoting module of that shell (quote/posix.ts, quote/powershell.ts,
  * quote/cmd.ts). The Windows forms are built only for `win32` (elsewhere they hold the POSIX

@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import type { ConfigChange, HookInstaller, HookScope, InstallContext, InstallPlan } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
 import { CordonError, ERROR_CODES, wrapPluginError, type ErrorCode } from '../errors/index.js';
-import { hookCommand } from './command.js';
+import { hookCommand, portableHookCommand } from './command.js';
+import { projectWarnings } from './project.js';
 import { changeDiff } from './diff.js';
 import { isDirectory, isLink, putText, readText, removeEmptyDirs, whichIn } from './files.js';
 import { readInstallRecord, recordInstallWrite, untouchedSince, writeInstallRecord, type InstallRecord } from './record.js';
@@ -65,7 +66,7 @@ function contextFor(agent: string, options: InstallHooksOptions): InstallContext
   const platform = options.platform ?? process.platform;
   return Object.freeze({
     scope: options.scope,
-    command: hookCommand(agent, options.executable, env, platform),
+    command: options.scope === 'project' && options.executable === undefined ? portableHookCommand(agent, platform) : hookCommand(agent, options.executable, env, platform),
     home: env.HOME || env.USERPROFILE || homedir(),
     projectDir: resolve(options.projectDir ?? process.cwd()),
     env,
@@ -120,12 +121,13 @@ export async function planHooks(host: CordonHost, options: InstallHooksOptions):
     const ctx = contextFor(agent, options);
     try {
       if (options.agents === 'all' && !(await installer.detect(ctx))) continue;
-      const plan = options.mode === 'install' ? await installer.install(ctx) : await installer.uninstall(ctx);
+      const plan: InstallPlan = options.mode === 'install' ? await installer.install(ctx) : await installer.uninstall(ctx);
       // A named agent that has no hooks at this scope is a usage error, not a no-op.
       if (plan.skipped !== undefined && options.agents !== 'all') {
         throw new CordonError(ERROR_CODES.BAD_INPUT, `${agent} skipped: ${plan.skipped}`, { details: { agent, scope: options.scope } });
       }
-      planned.push({ agent, installer, ctx, plan });
+      const shared = options.mode === 'install' && options.scope === 'project' && plan.skipped === undefined ? projectWarnings(plan.changes.map((c) => c.path), ctx.projectDir, ctx.command) : [];
+      planned.push({ agent, installer, ctx, plan: shared.length ? { ...plan, warnings: [...(plan.warnings ?? []), ...shared] } : plan });
     } catch (error) {
       throw installerError(agent, error);
     }
