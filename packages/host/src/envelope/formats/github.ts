@@ -52,7 +52,7 @@ export function renderGithub(audit: AuditRecord): string {
     lines.push(workflowCommand('error', { file: violation.path, title: `cordon: ${violation.code}` }, message));
   }
   const m = audit.metrics;
-  const summary = `${m.files} files, +${m.added_lines} -${m.deleted_lines} lines, ${m.binary_files} binary; baseline ${audit.baseline.slice(0, 12)}`;
+  const summary = `${plural(m.files, 'file')}, +${m.added_lines} -${m.deleted_lines} lines, ${m.binary_files} binary; baseline ${audit.baseline.slice(0, 12)}`;
   if (audit.passed) lines.push(workflowCommand('notice', { title: 'cordon: accepted' }, `inside the envelope: ${summary}`));
   else lines.push(workflowCommand('error', { title: 'cordon: rejected' }, `${plural(audit.violations.length, 'violation')}: ${summary}`));
   return lines.join('\n');

@@ -97,8 +97,10 @@ export function startWatched(options: { bin: string; args: readonly string[]; en
       }
       if (typeof event.spawned === 'number') resolvePid(event.spawned);
       else if (event.spawnError !== undefined) {
-        rejectPid(new Error(`cannot start ${options.bin}: ${event.spawnError}`));
-        resolveEnded(`cannot start ${options.bin}: ${event.spawnError}`);
+        // A missing codex is the usual case: say how to get it, as `cordon run` does.
+        const missing = /ENOENT/.test(event.spawnError) ? `: it is not installed or not on PATH; install it (npm install -g @openai/codex) or pass --codex-bin PATH` : `: ${event.spawnError}`;
+        rejectPid(new Error(`cannot start ${options.bin}${missing}`));
+        resolveEnded(`cannot start ${options.bin}${missing}`);
       } else if ('exited' in event) resolveEnded(event.signal ? `signal ${event.signal}` : `code ${event.exited}`);
     }
   });
