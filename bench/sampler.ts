@@ -11,7 +11,7 @@
  * - in the load phase a detached process outside the tree spawns `/bin/true` at BENCH_CHURN_RATE
  *   per second (default 60, issue 19); the achieved rate and the machine's pid rate are printed;
  * - a reference reader that rescans every `/proc/<pid>/stat` per tick (how psutil-style samplers
- *   find children, research cordon-resource.md A.5) is timed in this process on the same tree;
+ *   find children, uncoalesced/cordon) is timed in this process on the same tree;
  * - the Windows reader (@cordon/sampler-windows) timed under Wine on its own 50-process tree
  *   (bench/sampler-wine.ts), labelled as Wine.
  *

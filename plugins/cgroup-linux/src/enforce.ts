@@ -15,7 +15,7 @@ export const BACKEND = 'cgroup-linux';
 /**
  * The launcher the command starts through: it writes its own pid into the call's `cgroup.procs`
  * (passed as `$0`), reports on fd 3 that it joined, closes fd 3 and `exec`s the command, so every
- * instruction of the command runs inside the cgroup (research C.1: join at spawn, not later). A
+ * instruction of the command runs inside the cgroup (kernel docs, admin-guide/cgroup-v2.rst: join at spawn, not later). A
  * failed join exits 253 without running the command. No native code.
  */
 export const LAUNCHER = 'echo $$ 2>/dev/null >"$0" || exit 253; printf j >&3; exec 3>&- "$@"';

@@ -42,7 +42,7 @@ export interface ArmOptions {
 }
 
 /**
- * Arms an envelope (research §5, hardened per issue 2 "Integrity"), under the repository lock:
+ * Arms an envelope (BEKO2210/SkillQuarry's cordon, hardened per issue 2 "Integrity"), under the repository lock:
  *
  * 0. finish what a killed cordon left half done (`finishInterrupted`);
  * 1. refuse when `.cordon/` exists (a foreign one with `CORDON_STATE_FOREIGN`), HEAD is unborn, the tree is not clean

@@ -21,7 +21,7 @@ function readJson(path: string): any {
 
 /**
  * Finds the plugin packages oclif would load, without importing `@oclif/core` (the hot path's
- * budget: research/aesthetics.md §6.4): the host's core plugins (`oclif.plugins` resolved from
+ * budget: the hot-path measurements in docs/hooks.md): the host's core plugins (`oclif.plugins` resolved from
  * the host root), then the user-installed (`<dataDir>/node_modules/<name>`) and linked (`root`)
  * entries of `<dataDir>/package.json`. As in oclif, a user or linked plugin replaces a core
  * plugin of the same name. Unreadable entries are skipped; `onSkip` hears why.

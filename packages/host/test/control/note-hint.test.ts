@@ -10,7 +10,7 @@ import { countWarning } from '../../src/control/store.js';
 import { limitOf, nextTierName, parseHint, stallPolicy, TIERS } from '../../src/control/tiers.js';
 
 // The hint grammar, the tier table, when the note is written and what it says, and the warning
-// count kept in a real SQLite file across processes (issue 14; research A.10, A.12.1).
+// count kept in a real SQLite file across processes (issue 14; the tier table of uncoalesced/cordon).
 
 const MiB = 2 ** 20;
 

@@ -21,7 +21,7 @@ function bait(marker: string): string {
 
 const untrackedByGit = (dir: string) => git(dir, 'ls-files', '--others', '--exclude-standard').split('\n').filter(Boolean);
 
-describe('research §18.1 bypasses are closed', () => {
+describe('docs/envelopes.md bypasses are closed', () => {
   it('1. a self-ignoring new directory (evil/.gitignore = "*") is still seen', async () => {
     const dir = repo();
     await armWith(dir, { allow: ['src/**'] });

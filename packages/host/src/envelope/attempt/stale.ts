@@ -6,7 +6,7 @@ import { isAttemptRun } from './record.js';
 
 /**
  * Why phase `running` is stale, or undefined when it is not (issue 3; the reference could not
- * tell, research §18.2 item 7). `run`/`resume` hold the lock for the whole attempt and record
+ * tell, docs/envelopes.md). `run`/`resume` hold the lock for the whole attempt and record
  * their own pid and start identity in `last_run`, so a `running` phase is live only while that
  * process still runs; without a `last_run` the lock decides (held by a live `run`/`resume`).
  * When the cordon process is gone but its agent still runs (cordon was SIGKILLed and could not

@@ -60,7 +60,7 @@ const RING = 4096;
 /**
  * Samples until a stop condition holds and returns why, with tick statistics.
  *
- * Ticks run on an absolute schedule, `start + n × interval` (research cordon-resource.md A.5), so
+ * Ticks run on an absolute schedule, `start + n × interval` (uncoalesced/cordon), so
  * the rate does not drift with tick cost; a tick more than one interval late is skipped rather
  * than bunched. Each tick reads the tree and adds one line for `samples.jsonl`. Once a second
  * ({@link SLOW_CHECK_MS}) the lines are written through a descriptor held open and the slow checks

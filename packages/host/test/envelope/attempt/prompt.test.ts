@@ -15,7 +15,7 @@ const brief: AttemptBrief = {
   maxAttempts: 3,
 };
 
-describe('the attempt prompt (research §10.2, our wording)', () => {
+describe('the attempt prompt (BEKO2210/SkillQuarry's cordon, our wording)', () => {
   it('states everything, in order, exactly', () => {
     expect(renderBrief(brief)).toBe(
       [
