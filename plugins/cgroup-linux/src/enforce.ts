@@ -180,7 +180,7 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
   const { removed, ended: leftRunning } = await teardown(dir, log);
   if (leftRunning.length) notes.push(`ended ${leftRunning.length} process${leftRunning.length > 1 ? 'es' : ''} the command left running: ${leftRunning.map((p) => `${p.pid} ${p.command}`).join('; ')}`);
   if (report !== 'j') {
-    // The launcher could not join: the command did not run (research: never outside the cgroup).
+    // The launcher could not join: the command did not run (kernel cgroup-v2.rst: join at spawn, never run outside).
     notes.push(`could not move the command into ${dir}; it did not run`);
     return { ...result, enforced: false, exitCode: 126, notes, removed, ended: leftRunning };
   }

@@ -23,8 +23,8 @@ import {
 } from './support.js';
 
 // `cordon run` / `cordon resume` driving the real Claude Code 2.1.332 (scripts/agents.json)
-// against the fake Anthropic server: the reference's scenarios S2–S4 and R1–R8 (research
-// cordon-envelope.md §16) and the faults of §18.2, fixed. Every edit below is made by Claude
+// against the fake Anthropic server: the reference's scenarios S2–S4 and R1–R8 of
+// BEKO2210/SkillQuarry's cordon, and the faults docs/envelopes.md lists, fixed. Every edit below is made by Claude
 // Code's own Write/Edit/Bash tools in a real repository.
 
 const held = holdPerTest(killSpawned);

@@ -10,7 +10,7 @@ import { nodeCrypto, nodeOs } from '../util/builtins.js';
  * The repository lock (BEKO2210/SkillQuarry's cordon; DESIGN.md "Data"): the file at
  * `git rev-parse --git-path cordon.lock` (per work tree), never waited on.
  *
- * Node has no `flock`, so the lock is a file that exists only while held (§20 "Node
+ * Node has no `flock`, so the lock is a file that exists only while held ("Node
  * specifics"). It is created complete and exclusively: the owner record is written to a temp
  * file (created exclusively under an unpredictable name that carries the creator's pid, and
  * fsynced) that is then hard-linked to the lock path (`link` fails when the path exists), so a

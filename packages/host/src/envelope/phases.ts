@@ -8,7 +8,7 @@
  * resume preflight bad -> rejected
  * ```
  *
- * `agent_finished`, which the reference declares but never persists (§18.3 item 18), is not a
+ * `agent_finished`, which the reference declares but never persists, is not a
  * phase here. `run`/`resume` (issue 3) use {@link beginAttempt} and {@link finishAttempt}.
  */
 export const PHASES = ['armed', 'running', 'accepted', 'rejected', 'engine_error', 'interrupted'] as const;
@@ -29,13 +29,13 @@ export interface PhaseState {
   readonly last_error: string | null;
 }
 
-/** Phase after a `check`: accepted exactly when the audit passed (any earlier phase is overwritten, §12). */
+/** Phase after a `check`: accepted exactly when the audit passed (any earlier phase is overwritten). */
 export function phaseAfterCheck(passed: boolean): Phase {
   return passed ? 'accepted' : 'rejected';
 }
 
 /**
- * Why a new agent attempt may not start, or undefined (BEKO2210/SkillQuarry's cordon step 1, §10.4): an accepted
+ * Why a new agent attempt may not start, or undefined (BEKO2210/SkillQuarry's cordon step 1): an accepted
  * envelope is done; the attempt ceiling holds (`attempt >= max_attempts`).
  */
 export function attemptRefusal(state: PhaseState): string | undefined {

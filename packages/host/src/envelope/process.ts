@@ -3,7 +3,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 
 /**
  * Managed child processes, shared by git, verifiers and (later) agent runners
- * (BEKO2210/SkillQuarry's cordon, with the Node specifics of §20):
+ * (BEKO2210/SkillQuarry's cordon, with Node's specifics):
  *
  * - started by argv, never through a shell; stdin is /dev/null;
  * - on POSIX in a new session and process group (`detached`), so a timeout or an output

@@ -36,7 +36,7 @@ export interface StatusReport {
 
 /**
  * `cordon status`: validates the whole envelope (BEKO2210/SkillQuarry's cordon) and summarises it. Takes no
- * lock, so it works while a `run` holds one and then shows phase `running` (§11); a command
+ * lock, so it works while a `run` holds one and then shows phase `running`; a command
  * holding the lock is named in `operation`. Every state change cordon makes is atomic (the
  * envelope appears whole at arm, state files are renamed into place), so status sees the last
  * complete state. When the state cannot be loaded while a live cordon process holds the lock

@@ -12,7 +12,7 @@ export interface ResolvedRange {
   readonly toSeq: number;
   /** Active compactions lying wholly inside the range; the new compaction covers them (nesting). */
   readonly supersedes: readonly LedgerCompaction[];
-  /** Research §1.5 step 8, when the range holds system, developer or user messages. */
+  /** The Rust pcodx's rule (SichangHe/partial_compact_codex), when the range holds system, developer or user messages. */
   readonly warning?: string;
 }
 

@@ -5,7 +5,7 @@ import { ERROR_CODES } from '../../src/errors/index.js';
 import { armWith, checkIn, codes, git, repo, tempDir, TEST_HOME, write } from './support.js';
 
 /**
- * Research §18.1 (audit bypasses of the reference) and issue 2 "Integrity". Each test first
+ * Audit bypasses of the reference (docs/envelopes.md) and issue 2 "Integrity". Each test first
  * shows plain git being fooled by the agent's move (so the bait is real), then shows cordon's
  * verdict unchanged by it. The "never executes" tests plant programs in config the agent
  * controls and check they never ran during arm or check.

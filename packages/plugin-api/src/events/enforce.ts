@@ -1,6 +1,6 @@
 /**
- * The enforcement event: run one command under resource limits (uncoalesced/cordon,
- * A.10, C.1; issue 14). `cordon control run` fires the `enforce` hook with a {@link GuardRequest};
+ * The enforcement event: run one command under resource limits (uncoalesced/cordon's
+ * `control run` and tier table; kernel cgroup-v2.rst). `cordon control run` fires the `enforce` hook with a {@link GuardRequest};
  * the first backend able to enforce here (cgroup v2 on Linux: `@cordon/cgroup-linux`) runs the
  * command through {@link GuardRequest.spawn} and answers with a {@link GuardResult}. No answer
  * means the command runs unguarded. The host owns the process plumbing (stdio pass-through,

@@ -38,7 +38,7 @@ export interface FailedVerifier {
   readonly output: string;
 }
 
-/** What a resumed attempt is told about the attempts before it (BEKO2210/SkillQuarry's cordon§10.4). */
+/** What a resumed attempt is told about the attempts before it (BEKO2210/SkillQuarry's cordon). */
 export interface RecoveryContext {
   /** The previous attempt's number. */
   readonly previousAttempt: number;

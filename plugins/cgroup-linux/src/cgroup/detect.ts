@@ -159,8 +159,8 @@ export function isHierarchyRoot(dir: string): boolean {
 }
 
 /**
- * Finds where cordon would create per-call cgroups on this machine and why it cannot (research
- * C.3, C.5): the mount kind, the v2 mount, the own cgroup, the anchor and the controllers it
+ * Finds where cordon would create per-call cgroups on this machine and why it cannot (kernel
+ * docs, cgroup-v2.rst: hybrid hosts, "Delegation"): the mount kind, the v2 mount, the own cgroup, the anchor and the controllers it
  * offers. The anchor is cordon's own cgroup, for root too, so every call stays under the limits
  * the agent runs with (AgentCgroup, arXiv 2602.09345 §5: tool calls are per-call children of
  * the agent's cgroup); a normal user needs it delegated. Reads files only; creates nothing.

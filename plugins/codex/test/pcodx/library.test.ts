@@ -139,7 +139,7 @@ describe('--text / --text-file', () => {
     expect(await readTextInput({}, { required: false, stdinAllowed: false })).toBeUndefined();
   });
 
-  it('refuses what §1.6 refuses', async () => {
+  it('refuses what the Rust pcodx refuses', async () => {
     await expect(readTextInput({ text: 'a', textFile: 'b' }, { required: false, stdinAllowed: true })).rejects.toThrow('pass only one of --text or --text-file');
     await expect(readTextInput({}, { required: true, stdinAllowed: true })).rejects.toThrow('pass --text TEXT or --text-file PATH');
     await expect(readTextInput({ text: '' }, { required: true, stdinAllowed: true })).rejects.toThrow('text is empty');

@@ -52,7 +52,7 @@ export interface AttemptResult {
 }
 
 /**
- * One agent attempt inside an armed envelope (BEKO2210/SkillQuarry's cordon, with the faults of §18.2 fixed):
+ * One agent attempt inside an armed envelope (BEKO2210/SkillQuarry's cordon, with the faults envelopes.md lists fixed):
  *
  * 1. refuse an accepted envelope or a reached ceiling (`CORDON_BAD_STATE`, exit 2);
  * 2. attempt + 1, phase `running` and a `last_run` naming this process, persisted before the

@@ -5,7 +5,7 @@ import { pathText } from '../path-text.js';
 
 /** What the audit needs from the index (one streamed `git ls-files -z -s -v`). */
 export interface IndexState {
-  /** Paths carrying assume-unchanged or skip-worktree (BEKO2210/SkillQuarry's cordon step 4, §6.5 item 1). */
+  /** Paths carrying assume-unchanged or skip-worktree (BEKO2210/SkillQuarry's cordon step 4). */
   readonly hidden: string[];
   /** Submodule (gitlink) paths. */
   readonly gitlinks: string[];

@@ -8,7 +8,7 @@ import { absPath } from './fs-path.js';
 import { statPrint, treePrint } from './fingerprint.js';
 
 /**
- * Untracked and ignored paths (issue 2 "Integrity"; docs/envelopes.md§20).
+ * Untracked and ignored paths (issue 2 "Integrity"; docs/envelopes.md).
  *
  * Arming records every ignored entry git reports (`ls-files --others --ignored
  * --exclude-standard --directory`) with a stat fingerprint. Checking lists untracked paths

@@ -85,8 +85,8 @@ export class DiffParser {
 
 /**
  * Parses one `--numstat -z` record without renames: `<added>\t<deleted>\t<path>`; `-\t-\t` marks
- * a binary file (added/deleted null). Throws `CORDON_REPO_ERROR` for anything else (research
- * §16.2 H16: `bad`, an empty path, a non-numeric count).
+ * a binary file (added/deleted null). Throws `CORDON_REPO_ERROR` for anything else
+ * (`bad`, an empty path, a non-numeric count).
  */
 export function parseNumstat(record: Buffer): { path: string; added: number | null; deleted: number | null } {
   return numstatAt(record, 0, record.length);

@@ -14,8 +14,8 @@ import { git, gitRecords, type GitInvocation } from './run-git.js';
  * The git configuration and rule files as they were when the envelope was armed. Every audit
  * git command reads these instead of the live ones, so nothing the agent changes afterwards
  * (`.git/config`, `~/.gitconfig`, `core.excludesFile`, `core.attributesFile`, `info/exclude`,
- * `info/attributes`) changes what the audit sees (issue 2 "Integrity"; docs/envelopes.md items
- * 2–4, §20 "Harden at arm time"). File contents are stored in their lossless text form.
+ * `info/attributes`) changes what the audit sees (issue 2 "Integrity"; docs/envelopes.md: harden
+ * at arm time). File contents are stored in their lossless text form.
  */
 export interface GitRules {
   /**

@@ -41,7 +41,7 @@ export interface ToolCallRecord {
   readonly hook_overhead_ms: number | null;
 }
 
-/** Reduction counters and session-level numbers (uncoalesced/cordon `summary.json`, A.7 baseline). */
+/** Reduction counters and session-level numbers (uncoalesced/cordon `summary.json` and baseline). */
 export interface SessionSummary {
   /** The agent's session id as the markers carry it (the directory name when there are none). */
   readonly session_id: string;

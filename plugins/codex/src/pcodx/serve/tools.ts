@@ -42,7 +42,7 @@ export function withPcodxTools(params: unknown): Record<string, unknown> {
   return p;
 }
 
-/** `thread/resume` / `thread/fork` params with the instructions appended (tools stay those of the thread's start, §2.3). */
+/** `thread/resume` / `thread/fork` params with the instructions appended (tools stay those of the thread's start). */
 export function withPcodxInstructionsOnly(params: unknown): Record<string, unknown> {
   const p = isObject(params) ? { ...params } : {};
   p.developerInstructions = withInstructions(p.developerInstructions);
@@ -59,7 +59,7 @@ const SHARED_START_FIELDS = ['model', 'modelProvider', 'serviceTier', 'cwd', 'ap
 
 /**
  * The params of a fresh upstream thread: `ephemeral: true`, `historyMode: null` (an ephemeral
- * paginated thread is refused for forks, §2.3), `threadSource: "user"`. From a primary start: its
+ * paginated thread is refused for forks), `threadSource: "user"`. From a primary start: its
  * (already augmented) params; from a resume or fork: the shared fields plus the pcodx tools.
  */
 export function freshThreadParams(method: string, params: Record<string, unknown>): Record<string, unknown> {
@@ -74,7 +74,7 @@ export function freshThreadParams(method: string, params: Record<string, unknown
   return { ...base, ephemeral: true, historyMode: null, threadSource: 'user' };
 }
 
-/** True for an `item/tool/call` the proxy answers: no namespace and one of the three pcodx names (§4). */
+/** True for an `item/tool/call` the proxy answers: no namespace and one of the three pcodx names. */
 export function isPcodxToolCall(method: string, params: unknown): boolean {
   return method === 'item/tool/call' && isObject(params) && (params.namespace === undefined || params.namespace === null) && PCODX_NAMES.has(String(params.tool));
 }
