@@ -5,10 +5,10 @@
  *   file modified, one deleted, one added): `cordon check` side by side with the Python reference
  *   (`python3 -m cordon check`; `CORDON_BENCH_REFERENCE` names the reference's `src/` directory,
  *   BEKO2210/SkillQuarry's cordon says where it lives) and the bare git commands. Here Node's
- *   start-up is most of cordon's time. Target (issue 19): ≤ 1.0× the reference at 20 files;
+ *   start-up is most of cordon's time. Target: ≤ 1.0× the reference at 20 files;
  * - `cordon check` on a repository of 100,000 tracked files (`CORDON_BENCH_FILES`) with 5,000
  *   changed, added, deleted and renamed files, side by side with the bare git commands the audit
- *   has to run. Target ≤ 1.2× (issue 19; issue 2 asked ≤ 1.5). Also cordon's peak RSS.
+ *   has to run. Target ≤ 1.2× (first ≤ 1.5). Also cordon's peak RSS.
  *
  * Every cordon run happens twice per round, without `NODE_EXTRA_CA_CERTS` in its env (the target
  * row: users do not have it) and with it (bench/ca-env.ts); the reference and git are not Node.
@@ -207,7 +207,7 @@ async function smallPart(): Promise<void> {
   }
 }
 
-/** The 100,000-file part (issue 2's scale). */
+/** The 100,000-file part. */
 async function bigPart(): Promise<void> {
   if (!existsSync(complete)) {
     rmSync(cacheRoot, { recursive: true, force: true });

@@ -65,7 +65,7 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
     return undefined;
   }
   const { container } = prepared;
-  // Which placement the call got (issue 28): the hierarchy's root, or the agent's own cgroup,
+  // Which placement the call got: the hierarchy's root, or the agent's own cgroup,
   // whose processes may first have been moved into cordon-leaf (the no-internal-process rule).
   const placementKind = where.anchorKind === 'root-cgroup' ? 'root-cgroup' : prepared.movedToLeaf ? 'agent-cgroup-leaf' : 'agent-cgroup';
   const leftovers = await cleanupLeftovers(container);

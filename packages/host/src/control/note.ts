@@ -22,7 +22,7 @@ export function stallMs(result: GuardResult): number {
 }
 
 /**
- * Whether a run warrants the note (issue 14; the tier table of uncoalesced/cordon): always after an OOM kill or a
+ * Whether a run warrants the note (the tier table of uncoalesced/cordon): always after an OOM kill or a
  * freeze, else when the memory stall exceeded max(200 ms, 5 % of the runtime). Never for a run
  * that was not enforced (nothing was measured).
  */

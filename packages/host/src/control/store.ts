@@ -55,7 +55,7 @@ export function runsFile(dataDir: string): string {
 }
 
 /**
- * One run as recorded (issue 14: tier, limit, peak, stall, events, exit), one JSON line in
+ * One run as recorded (tier, limit, peak, stall, events, exit), one JSON line in
  * {@link runsFile}. Bytes, ms, epoch-ms `t`; `null` where nothing was measured (unguarded).
  */
 export interface RunRecord {

@@ -1,7 +1,7 @@
 import type { GuardTier, StallPolicy, TierName } from '@cordon/plugin-api';
 
 /**
- * The tier ladder (the tier table of uncoalesced/cordon, the seed's table; issue 14): `memory.high`
+ * The tier ladder (the tier table of uncoalesced/cordon): `memory.high`
  * as a share of RAM (MemTotal, or the parent cgroup's lower limit) and `cpu.weight`. `max` is
  * unlimited. Never `memory.max`.
  */

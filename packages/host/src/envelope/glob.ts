@@ -6,7 +6,7 @@ import { lazyPackage } from '../util/lazy-package.js';
 const picomatch = lazyPackage<typeof picomatchModule>('picomatch');
 
 /**
- * Envelope globs (BEKO2210/SkillQuarry's cordon, decided in issue 2 §2):
+ * Envelope globs (BEKO2210/SkillQuarry's cordon's, made stricter; docs/envelopes.md):
  *
  * - A glob is matched against the whole repo-relative path, `/`-separated, case-sensitive.
  * - `*` matches any run of characters except `/` (possibly empty); dotfiles are not special.
@@ -40,7 +40,7 @@ export const MAX_GLOB_LENGTH = 512;
 
 /**
  * Why `glob` is not a valid envelope glob, or `undefined` when it is. Rules (BEKO2210/SkillQuarry's cordon,
- * issue 2): non-empty, at most {@link MAX_GLOB_LENGTH} characters, no NUL, not absolute-ish
+ * tightened): non-empty, at most {@link MAX_GLOB_LENGTH} characters, no NUL, not absolute-ish
  * (`/x`, `./x`), no `.` or `..` segment, no empty segment (`a//b`, `a/`: git paths never have
  * one, so such a glob could never match), no backslash (there is no escape character).
  */

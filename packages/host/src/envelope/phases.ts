@@ -9,7 +9,7 @@
  * ```
  *
  * `agent_finished`, which the reference declares but never persists, is not a
- * phase here. `run`/`resume` (issue 3) use {@link beginAttempt} and {@link finishAttempt}.
+ * phase here. `run`/`resume` use {@link beginAttempt} and {@link finishAttempt}.
  */
 export const PHASES = ['armed', 'running', 'accepted', 'rejected', 'engine_error', 'interrupted'] as const;
 

@@ -7,7 +7,7 @@ import { DEFAULT_VERIFY_OUTPUT_CAP, DEFAULT_VERIFY_TIMEOUT_SECONDS, verifySpecPr
 
 /**
  * Envelope settings as a user gives them: `cordon arm`/`check --base` flags or the optional
- * `.cordon.json` at the repository root (issue 2). Every field is optional; {@link resolveSettings}
+ * `.cordon.json` at the repository root. Every field is optional; {@link resolveSettings}
  * layers them (flags over file over defaults) and validates the result.
  */
 export interface SettingsInput {
@@ -135,7 +135,7 @@ export const POLICY_FILE_MAX_BYTES = 1024 * 1024;
 /**
  * Reads `<root>/.cordon.json` if present (undefined when absent); errors as {@link parsePolicyFile}.
  * The file is committed by whoever controls the repository, so it is read with
- * `readRegularFile` (issue 13 item 11): a symbolic link is followed only when it stays inside the
+ * `readRegularFile`: a symbolic link is followed only when it stays inside the
  * work tree, only a regular file of at most {@link POLICY_FILE_MAX_BYTES} is read, nothing blocks,
  * and a refusal (`CORDON_BAD_INPUT`, exit 2) names the path and why, never the file's content.
  */

@@ -26,9 +26,9 @@ export interface StatusReport {
   readonly verify: readonly string[];
   readonly created_at: string;
   readonly updated_at: string;
-  /** Why phase `running` is stale (the cordon process that ran the attempt is gone), else null (issue 3). */
+  /** Why phase `running` is stale (the cordon process that ran the attempt is gone), else null. */
   readonly stale_run: string | null;
-  /** The pid of the agent of a killed `cordon run` that still runs (issue 13 item 16), else null. */
+  /** The pid of the agent of a killed `cordon run` that still runs, else null. */
   readonly live_agent_pid: number | null;
   /** The cordon command holding the repository lock right now (`check, pid 123 on host, since …`), else null. */
   readonly operation: string | null;
@@ -41,7 +41,7 @@ export interface StatusReport {
  * envelope appears whole at arm, state files are renamed into place), so status sees the last
  * complete state. When the state cannot be loaded while a live cordon process holds the lock
  * (an `arm` still building it), status names that process instead of calling the envelope
- * damaged (issue 13 item 4): `CORDON_LOCK_HELD`, exit 2.
+ * damaged: `CORDON_LOCK_HELD`, exit 2.
  * Throws `CORDON_BAD_STATE` (exit 2) when nothing is armed or the state is corrupt.
  */
 export async function status(repo: string = process.cwd()): Promise<StatusReport> {

@@ -52,7 +52,7 @@ function positive(value: string | undefined, fallback: number): number {
  * worker thread
  * (`bus-thread.ts`), so that the bound holds even over a tap that never yields: at the bound
  * the thread is stopped, the call's marker is written with `plugin_failure` naming the plugin,
- * and the hook exits 0 (issue 13 item 15). Otherwise everything runs on the main thread, as it
+ * and the hook exits 0. Otherwise everything runs on the main thread, as it
  * also does with `CORDON_HOOK_THREAD=off` (faster; a tap that never yields then defeats the bound).
  */
 export async function runHook(argv: readonly string[], io: { stdin: (Readable & { isTTY?: boolean }) | number; env: NodeJS.ProcessEnv; parentPid?: number }): Promise<HookExit> {

@@ -74,7 +74,7 @@ const requireAbsolute = (): NodeJS.Require => (typeof require === 'function' ? r
 /**
  * Set by `bin/run.cjs` for the hook process: `require` through a V8 code cache kept in Cordon's
  * cache directory (its `requireCached`). A plugin's CommonJS register bundle then compiles from
- * the cache, not from source, on every tool call (`npm run bench:hook`, issue 19).
+ * the cache, not from source, on every tool call (`npm run bench:hook`).
  */
 const REQUIRE_CACHED = Symbol.for('cordon.requireCached');
 

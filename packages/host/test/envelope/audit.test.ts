@@ -207,7 +207,7 @@ describe('hardening (BEKO2210/SkillQuarry's cordon)', () => {
     expect(messages.some((m) => m.startsWith('cannot stat changed path: src/a/b.py: ELOOP'))).toBe(true);
   });
 
-  it('H28: reading stops at the working-byte budget, with no violation of its own (issue 13 item 6)', () => {
+  it('H28: reading stops at the working-byte budget, with no violation of its own', () => {
     const dir = tempDir();
     write(dir, { 'f64': 'x'.repeat(64), 'f65': 'x'.repeat(65) });
     const within = measureUntracked(dir, [{ path: 'f64', kind: 'path' }], 64);

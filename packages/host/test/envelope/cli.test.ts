@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { git, makeRepo, writeFiles } from '../../../../test/support/git.js';
 
-/** The built `cordon` bin on real repositories (BEKO2210/SkillQuarry's cordon's scenarios; issue 2 §2). */
+/** The built `cordon` bin on real repositories (the scenarios of BEKO2210/SkillQuarry's cordon). */
 
 let sandbox: Sandbox;
 let children: Array<{ kill(signal?: NodeJS.Signals): boolean }> = [];

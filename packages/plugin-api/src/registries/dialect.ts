@@ -103,14 +103,14 @@ export interface PayloadReaders {
    * Codex's `transcript_path`) as UTF-8 text, or `undefined` when it is missing, not a regular
    * file, or unreadable. Never blocks and never reads without bound: the file is opened
    * non-blocking and only a regular file is read (a FIFO, `/dev/zero` or a directory reads as
-   * `undefined`), so a payload cannot stall the hook (issue 13 item 1). A dialect reads every
+   * `undefined`), so a payload cannot stall the hook. A dialect reads every
    * file a payload names through this, never with `node:fs` directly.
    */
   readonly fileTail: (path: string, maxBytes: number) => string | undefined;
   /**
    * What a structured tool result says about failure, for tools that are not shells (MCP tools
    * and the like), or `undefined` when it says nothing (plain text, no result): the dialect then
-   * records `unknown` unless the agent's event itself tells (issue 11 item 6). `result` may be
+   * records `unknown` unless the agent's event itself tells. `result` may be
    * an object or the JSON text of one. Failed: `isError: true` (MCP `CallToolResult`),
    * `is_error: true`, `success: false`, or a non-empty `error`; `error` is then that error's
    * text, else the result's MCP `content` text, else absent. Ok: `isError: false`,

@@ -1,6 +1,6 @@
 /**
- * Headless agent launchers for `cordon run` / `cordon resume` (BEKO2210/SkillQuarry's cordon;
- * issue 3). The host owns the attempt: the lock, the phases, the process group, the timeout, the
+ * Headless agent launchers for `cordon run` / `cordon resume` (BEKO2210/SkillQuarry's cordon).
+ * The host owns the attempt: the lock, the phases, the process group, the timeout, the
  * output cap, the audit and the exit code. A runner only knows its agent's command line: which
  * arguments start one non-interactive attempt, how the prompt reaches the agent, and how to read
  * the agent's own report of how the attempt went.

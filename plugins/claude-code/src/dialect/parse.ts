@@ -16,8 +16,7 @@ const EXIT_CODE = /^Exit code (\d+)\b/;
  * Normalises a Claude Code hook payload (Claude Code's hooks reference): `PreToolUse` → `tool.before`;
  * `PostToolUse` → `tool.after` ok (a shell call that fires it exited 0: non-zero exits fire
  * `PostToolUseFailure` instead, live-observed; a failing non-shell tool does too), unless its
- * `tool_response` is a structured result stating failure (MCP `isError: true`: failed, issue 11
- * item 6); `PostToolUseFailure` → `tool.after` failed with
+ * `tool_response` is a structured result stating failure (MCP `isError: true`: failed); `PostToolUseFailure` → `tool.after` failed with
  * its `error` and the exit code it names. Other events cordon does not record give `undefined`.
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */

@@ -34,7 +34,7 @@ export function isCordonCommand(command: unknown): boolean {
  * The handler's command for the platform. Codex runs hook commands with the session's shell:
  * `$SHELL -lc` on Unix; on Windows PowerShell (`pwsh`/`powershell.exe -NoProfile -Command`),
  * and `cmd.exe /c` only where no PowerShell is found (codex-rs `build_hooks_for_config`,
- * `shell_detect`; openai/codex issue 46454). So on Windows it gets the PowerShell form in
+ * `shell_detect`; openai/codex#46454). So on Windows it gets the PowerShell form in
  * `command` itself: Codex hashes that string for trust (a `commandWindows` would replace it
  * before hashing anyway), and when every path is plain the form is a bare line cmd.exe reads the same.
  */

@@ -23,8 +23,7 @@ const ROLLOUT_WAIT_MS = 25;
  * exit code is read from the text when Codex put one there (`apply_patch`: `Exit code: N`), else
  * for shell calls (whose response is bare output) from the rollout transcript (through the
  * host's non-blocking `fileTail`). Any other tool (MCP `mcp__…`, `view_image`, …) is failed or ok
- * when its response is a structured result that says so (an MCP result's `isError`, issue 11
- * item 6). Whatever cannot be told is `unknown`, never guessed.
+ * when its response is a structured result that says so (an MCP result's `isError`). Whatever cannot be told is `unknown`, never guessed.
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
 export async function parseCodexPayload(p: Readonly<Record<string, unknown>>, { obj, str, fileTail, resultOutcome }: PayloadReaders): Promise<NativeEvent | undefined> {

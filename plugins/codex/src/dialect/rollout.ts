@@ -10,7 +10,7 @@ export const ROLLOUT_TAIL_BYTES = 256 * 1024;
  * only the output text (Codex's hooks docs), so this is the one place the exit code
  * is written down. The path comes from the payload, so the file is read only through the host's
  * `fileTail` (non-blocking, regular files only: a FIFO or `/dev/zero` there cannot stall the
- * hook, issue 13 item 1), and only its last {@link ROLLOUT_TAIL_BYTES}; `undefined` when the
+ * hook), and only its last {@link ROLLOUT_TAIL_BYTES}; `undefined` when the
  * file, the line or the field is missing. Never throws.
  */
 export function exitCodeFromRollout(fileTail: PayloadReaders['fileTail'], path: string, callId: string): number | undefined {

@@ -110,7 +110,7 @@ describe('pcodx tool calls (the Rust pcodx, SichangHe/partial_compact_codex)', (
     expect(block!.split('\n\n').at(-1)).toBe(`${'🧪'.repeat(2000)}[...truncated]`);
   });
 
-  it('cuts on a character boundary and stores valid UTF-8 for any text (issue 11 item 8)', async () => {
+  it('cuts on a character boundary and stores valid UTF-8 for any text', async () => {
     // Example: 1,999 letters then emoji, so a UTF-16 cut at 2,000 would land inside a pair; and a lone surrogate.
     const cases = [`${'a'.repeat(1999)}${'🧪'.repeat(5)}`, `x\ud800y${'é'.repeat(2100)}`];
     for (const [i, summary] of cases.entries()) {

@@ -23,8 +23,8 @@ function exitCodeIn(output: unknown): number | undefined {
  * Normalises a Cursor hook payload (Cursor's hooks docs). Tool events key the session as
  * `conversation_id` (lifecycle events as `session_id`); call ids may contain a newline and are
  * kept as sent. `postToolUseFailure` is a failure of the call; `postToolUse`'s `tool_output` is a
- * JSON string, whose exit code, when it has one, decides, as does an MCP result's `isError`
- * (issue 11 item 6); otherwise the event itself says the call succeeded. The `before*`/`after*Execution` events
+ * JSON string, whose exit code, when it has one, decides, as does an MCP result's `isError`;
+ * otherwise the event itself says the call succeeded. The `before*`/`after*Execution` events
  * duplicate the tool events and are not recorded (cordon installs the tool events only).
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */

@@ -16,7 +16,7 @@ const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn
  * The outcome a post_tool_call `extra.result` states. Hermes' tools return a JSON object text
  * and report a failure in it (`error`, `success: false`, a non-zero exit code), so an object
  * without any of them is ok; plain text, a non-object or no result at all cannot be told and is
- * `unknown` (issue 11 item 6).
+ * `unknown`.
  */
 function outcome(result: unknown): { status: 'ok' | 'failed' | 'unknown'; exitCode?: number; error?: string } {
   let value = result;

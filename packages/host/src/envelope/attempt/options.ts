@@ -103,7 +103,7 @@ function bad(message: string): CordonError {
 }
 
 /**
- * Finds the agent's executable before anything is armed or counted (issue 12 item 4): a
+ * Finds the agent's executable before anything is armed or counted: a
  * `binary` holding a `/` is a path (relative to `cwd`, where the agent starts), anything else is
  * looked up in `PATH` of `env` as `execvp` would. Returns the file found. Throws
  * `CORDON_PROCESS_ERROR` (exit 2) naming the binary, where it was looked for, and how to install

@@ -6,7 +6,7 @@ import type { AgentReport } from '@cordon/plugin-api';
  * - `running`: persisted before the agent starts (BEKO2210/SkillQuarry's cordon step 2);
  * - `finished`: the agent exited 0 inside its limits and reported success, so the audit decides;
  * - `engine_error`: it could not start, timed out, overflowed its output cap, was killed, exited
- *   non-zero, or reported an error itself (issue 3: Claude's `is_error` even on exit 0);
+ *   non-zero, or reported an error itself (Claude's `is_error` even on exit 0);
  * - `interrupted`: cordon got SIGINT/SIGTERM/SIGHUP, or failed itself, and ended the attempt.
  */
 export type AttemptStatus = 'running' | 'finished' | 'engine_error' | 'interrupted';

@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
 
-/** The signals that end an attempt early (issue 3): Ctrl-C, a CI cancellation, a closed terminal. */
+/** The signals that end an attempt early: Ctrl-C, a CI cancellation, a closed terminal. */
 export const INTERRUPT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**

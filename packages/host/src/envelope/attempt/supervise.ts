@@ -60,7 +60,7 @@ export interface AgentExit {
  * the whole attempt tree with {@link endTree}; after the agent exits, any process of its tree
  * still alive (a background job, a tool left behind) is ended the same way and counted. A
  * binary that cannot start resolves with `startError` instead of throwing, so the caller records
- * an engine error (issue 3); other failures reject.
+ * an engine error; other failures reject.
  */
 export async function superviseAgent(options: SuperviseOptions): Promise<AgentExit> {
   const { tree, trap } = options;

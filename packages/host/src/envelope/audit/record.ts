@@ -37,7 +37,7 @@ export interface AuditRecord {
    * Verifier executables an `--allow-ignored` glob covers that appeared, changed or vanished since
    * arm (`node_modules/.bin/tape`; evidence/verifier-tools.ts): allowed, so not violations, but
    * reported (and named in `notes`) because a rewritten test runner can fake a pass. Envelope
-   * audits only; absent for envelopes armed before issue 29.
+   * audits only; absent for envelopes armed by an older cordon.
    */
   readonly allowed_ignored_changes?: readonly IgnoredChange[];
   /** One entry per verifier that ran; empty when the policy audit failed first. */
@@ -52,7 +52,7 @@ export interface AuditRecord {
   /**
    * Ignored entries as the verifiers cordon ran left them, carried from check to check (the
    * previous record's, updated by this check's verifiers): the next check compares ignored
-   * entries with these instead of the arm-time fingerprints (issue 12 item 5). Absent when no
+   * entries with these instead of the arm-time fingerprints. Absent when no
    * verifier ever changed an ignored entry.
    */
   readonly ignored_after_verifiers?: IgnoredOverlay;

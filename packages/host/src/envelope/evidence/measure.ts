@@ -20,7 +20,7 @@ export const UNTRACKED_READ_FLOOR = 64 * 1024 * 1024;
  * How many untracked bytes an audit reads to count lines and binary files: the working-byte
  * budget, or {@link UNTRACKED_READ_FLOOR} when that is smaller (so a small budget still gets
  * every budget reported). Past it the untracked sizes alone exceed the working-byte budget,
- * which rejects the change; the limit itself rejects nothing (issue 13 item 6).
+ * which rejects the change; the limit itself rejects nothing.
  */
 export function untrackedReadLimit(maxWorkingBytes: number): number {
   return Math.max(maxWorkingBytes, UNTRACKED_READ_FLOOR);
@@ -51,7 +51,7 @@ export interface UntrackedScan {
 
 /**
  * Measures `items` (sorted by the caller) reading at most `cap` bytes in total, where `cap` is
- * {@link untrackedReadLimit} of the envelope's working-byte budget (issue 13 item 6: the user's
+ * {@link untrackedReadLimit} of the envelope's working-byte budget (the user's
  * budgets decide; the limit only bounds the reading). A preflight sums their sizes (BEKO2210/SkillQuarry's cordon); over `cap` nothing is read,
  * since the working-byte budget already fails on the sizes alone ({@link UntrackedScan.capExceeded});
  * otherwise each regular file is read (64 KiB at a time) through a shared budget, and a file that

@@ -24,7 +24,7 @@ export async function collectTracked(inv: GitInvocation, from: string, to?: stri
 /**
  * Changes between `from` (a commit) and the index (`git diff --cached`): what the next `git
  * commit` would take. Needed beside {@link collectTracked}, whose work-tree diff cannot see a
- * change that exists only in the index — staged, then the work tree restored (issue 12 item 2).
+ * change that exists only in the index — staged, then the work tree restored.
  */
 export async function collectStaged(inv: GitInvocation, from: string, options?: GitCallOptions): Promise<Map<string, DiffEntry>> {
   const parser = new DiffParser();

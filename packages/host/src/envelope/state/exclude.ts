@@ -16,7 +16,7 @@ export const EXCLUDE_MAX_BYTES = 16 * 1024 * 1024;
  * info/exclude`) unless a line equal to it exists, adding a newline first when the file lacks a
  * trailing one (BEKO2210/SkillQuarry's cordon). The file keeps its mode (the reference turned it into 0600); a missing file is created 0644 as git creates it. When `info/exclude` is a
  * symbolic link (a shared exclude file), the line lands in the file the link names, written
- * atomically beside that target, and the link stays (issue 13 item 12). Returns the SHA-256 of
+ * atomically beside that target, and the link stays. Returns the SHA-256 of
  * the file afterwards. Throws `CORDON_REPO_ERROR` (exit 2) naming the file (and the link's target)
  * when it cannot be read or written: not a regular file, a dangling link whose target directory
  * is missing, a read-only target.

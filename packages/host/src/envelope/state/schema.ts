@@ -28,7 +28,7 @@ export interface EnvelopeConfig {
   readonly repo: { readonly root: string; readonly git_dir: string };
 }
 
-/** `.cordon/snapshot.json`: what arming saw besides the baseline commit (issue 2 "Integrity"). */
+/** `.cordon/snapshot.json`: what arming saw besides the baseline commit. */
 export interface EnvelopeSnapshot {
   readonly schema_version: 1;
   /** Arm-time git settings and rule files. */
@@ -125,7 +125,7 @@ export function stateProblem(value: unknown): string | undefined {
  * The first problem of a stored audit record (`state.last_audit`), or undefined: every field a
  * command reads from it (status, check's verifier overlay, resume's recovery context) has its
  * type, so a damaged record is refused as damaged state instead of failing later with a
- * TypeError (issue 29).
+ * TypeError.
  */
 export function auditRecordProblem(value: unknown): string | undefined {
   if (!isPlainObject(value)) return 'not an object';

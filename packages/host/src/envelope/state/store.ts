@@ -43,8 +43,8 @@ export interface Envelope {
 }
 
 /**
- * Writes a new envelope (BEKO2210/SkillQuarry's cordon) so that it appears whole or not at all (issue 13 items
- * 3 and 4): config, snapshot and state (which gets the hashes of the other two) are written as
+ * Writes a new envelope (BEKO2210/SkillQuarry's cordon) so that it appears whole or not at all:
+ * config, snapshot and state (which gets the hashes of the other two) are written as
  * canonical JSON, mode 0600, into a private scratch directory beside the work tree
  * (`<git dir>/cordon-arm-<random>`, or `<root>/.cordon.arm-<random>` when the git directory is
  * on another file system), fsynced, and the directory is renamed to `.cordon/` in one step. A
@@ -204,8 +204,8 @@ export const STATE_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
  * `path` parsed as JSON, read with `readRegularFile` (no link followed, no FIFO or device, at most
- * {@link STATE_MAX_BYTES}), since the audited agent can replace any file under `.cordon/` (issue 13
- * item 11). Throws `CORDON_BAD_STATE` naming `what` (config, state, …) and the path when the file is
+ * {@link STATE_MAX_BYTES}), since the audited agent can replace any file under `.cordon/`.
+ * Throws `CORDON_BAD_STATE` naming `what` (config, state, …) and the path when the file is
  * missing, not a regular file, too large, unreadable or not JSON; the message never holds the
  * file's content.
  */
@@ -242,7 +242,7 @@ export function foreignNames(dir: string): string[] | undefined {
 }
 
 /**
- * The refusal for a `.cordon/` that is not Cordon's (issue 13 item 2): what makes it foreign,
+ * The refusal for a `.cordon/` that is not Cordon's: what makes it foreign,
  * that nothing in it was touched, and the way out.
  */
 export function foreignState(root: string, reason: string | readonly string[]): CordonError {

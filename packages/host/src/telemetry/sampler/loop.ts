@@ -74,7 +74,7 @@ const RING = 4096;
  * handlers set `stopRequested`). Waking is most of what an idle sampler costs on a virtual machine,
  * where each wake finds caches cold: an empty timer tick cost about 250 µs of CPU against 150 µs
  * for a futex wait, and the timer, immediate and microtask machinery was a quarter of the sampler's
- * profile under load (bench:sampler, issue 19). A reader that answers through a promise needs the
+ * profile under load (bench:sampler). A reader that answers through a promise needs the
  * event loop, so once one does, every sleep goes through a timer.
  */
 export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: StopReason; stats: TickStats }> {
