@@ -56,7 +56,7 @@ describe('cordon run with the real Claude Code: reference scenarios (BEKO2210/Sk
     expect(report).toMatchObject({ phase: 'accepted', attempt: 1, max_attempts: 3, exit_code: 0 });
     expect(report.audit).toMatchObject({ passed: true, changed_files: ['src/app.py', 'src/new.py'], violations: [] });
     expect(report.audit.verification).toHaveLength(1);
-    // The agent's own result: session, turns, cost, duration (issue 3).
+    // The agent's own result: session, turns, cost, duration.
     const run = report.run;
     expect(run).toMatchObject({ attempt: 1, agent: 'claude-code', status: 'finished', exit_code: 0, agent_status: 'success', turns: 3, message: 'Done: the app says bye.', prompt_delivery: 'stdin', error: null });
     expect(run.session_id).toMatch(UUID);

@@ -3,7 +3,7 @@ import { mkdirSync, renameSync, rmSync, writeFileSync, appendFileSync } from 'no
 import { dirname, join } from 'node:path';
 
 /**
- * A large real repository for the scale test and `npm run bench:envelope` (issue 2: 100,000
+ * A large real repository for the scale test and `npm run bench:envelope` (100,000
  * tracked files, 5,000 changed, added, deleted and renamed files). The commit is streamed into
  * `git fast-import` (much faster than `git add` of 100,000 files), then checked out.
  */
