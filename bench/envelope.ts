@@ -4,7 +4,7 @@
  * - small repositories (`CORDON_BENCH_SMALL`, default `20,1000` tracked files) with 3 changes (one
  *   file modified, one deleted, one added): `cordon check` side by side with the Python reference
  *   (`python3 -m cordon check`; `CORDON_BENCH_REFERENCE` names the reference's `src/` directory,
- *   BEKO2210/SkillQuarry's cordon says where it lives) and the bare git commands. Here Node's
+ *   the BEKO2210/SkillQuarry cordon says where it lives) and the bare git commands. Here Node's
  *   start-up is most of cordon's time. Target: ≤ 1.0× the reference at 20 files;
  * - `cordon check` on a repository of 100,000 tracked files (`CORDON_BENCH_FILES`) with 5,000
  *   changed, added, deleted and renamed files, side by side with the bare git commands the audit
@@ -142,7 +142,7 @@ const pad = (text: string, n: number) => text.padEnd(n);
  * alternating rounds after one warm-up.
  */
 async function smallPart(): Promise<void> {
-  if (!REFERENCE) console.log('Python reference: not measured (set CORDON_BENCH_REFERENCE to its src/ directory: BEKO2210/SkillQuarry skills/security/cordon/src, BEKO2210/SkillQuarry's cordon)');
+  if (!REFERENCE) console.log('Python reference: not measured (set CORDON_BENCH_REFERENCE to its src/ directory: BEKO2210/SkillQuarry skills/security/cordon/src, the BEKO2210/SkillQuarry cordon)');
   else if (!existsSync(join(REFERENCE, 'cordon', 'core.py'))) throw new Error(`CORDON_BENCH_REFERENCE=${REFERENCE}: no cordon/core.py there`);
   for (const files of SMALL) {
     const root = join(benchRoot, `envelope-small-${files}-v1`);

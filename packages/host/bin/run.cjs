@@ -8,7 +8,7 @@
 quietClosedPipes();
 let argv = process.argv.slice(2);
 // `cordon --repo PATH <command> …`: oclif takes argv[0] as the command id, so a leading global
-// --repo moves behind the command id (BEKO2210/SkillQuarry's cordon).
+// --repo moves behind the command id (the BEKO2210/SkillQuarry cordon).
 if (argv[0] === '--repo' || argv[0]?.startsWith('--repo=')) {
   const n = argv[0] === '--repo' ? 2 : 1;
   argv = [...argv.slice(n, n + 1), ...argv.slice(0, n), ...argv.slice(n + 1)];

@@ -4,7 +4,7 @@ import type { TelemetryService } from './services/telemetry.js';
 
 /**
  * Runtime helpers the host lends to plugins through `api.services`, so plugins never import
- * host code (an installed plugin cannot resolve `@cordon/host`: an installed plugin cannot resolve @cordon/host: docs/plugins.md).
+ * host code (an installed plugin cannot resolve `@cordon/host`: docs/plugins.md).
  */
 export interface CordonServices {
   /**

@@ -11,7 +11,7 @@ export interface SeenToolResult {
   readonly text: string;
 }
 
-/** Claude Code's tool call for a step (Claude Code's hooks reference). */
+/** Claude Code's tool call for a step (the Claude Code hooks reference). */
 function toolUse(options: ScriptOptions, s: Exclude<Step, { kind: 'text' }>): { name: string; input: Record<string, unknown> } {
   switch (s.kind) {
     case 'shell':

@@ -35,7 +35,7 @@ export interface CheckResult {
 }
 
 /**
- * `cordon check` on an armed envelope (BEKO2210/SkillQuarry's cordon): under the lock, finishes what a killed
+ * `cordon check` on an armed envelope (the BEKO2210/SkillQuarry cordon): under the lock, finishes what a killed
  * cordon left half done, loads and validates the state, refuses while the agent of a killed
  * `cordon run` still runs, audits, and persists phase `accepted`/`rejected`, `last_audit` and
  * `audit.json`. Throws `CordonError` (exit 2) for refusals, `CORDON_STATE_WRITE` when the verdict

@@ -6,7 +6,7 @@ import { lazyPackage } from '../util/lazy-package.js';
 const picomatch = lazyPackage<typeof picomatchModule>('picomatch');
 
 /**
- * Envelope globs (BEKO2210/SkillQuarry's cordon's, made stricter; docs/envelopes.md):
+ * Envelope globs (the BEKO2210/SkillQuarry cordon's, made stricter; docs/envelopes.md):
  *
  * - A glob is matched against the whole repo-relative path, `/`-separated, case-sensitive.
  * - `*` matches any run of characters except `/` (possibly empty); dotfiles are not special.
@@ -35,11 +35,11 @@ export const GLOB_OPTIONS: picomatchModule.PicomatchOptions = Object.freeze({
   windows: false,
 } as picomatchModule.PicomatchOptions);
 
-/** Longest glob accepted, in characters (BEKO2210/SkillQuarry's cordon). */
+/** Longest glob accepted, in characters (the BEKO2210/SkillQuarry cordon). */
 export const MAX_GLOB_LENGTH = 512;
 
 /**
- * Why `glob` is not a valid envelope glob, or `undefined` when it is. Rules (BEKO2210/SkillQuarry's cordon,
+ * Why `glob` is not a valid envelope glob, or `undefined` when it is. Rules (the BEKO2210/SkillQuarry cordon,
  * tightened): non-empty, at most {@link MAX_GLOB_LENGTH} characters, no NUL, not absolute-ish
  * (`/x`, `./x`), no `.` or `..` segment, no empty segment (`a//b`, `a/`: git paths never have
  * one, so such a glob could never match), no backslash (there is no escape character).

@@ -1,5 +1,5 @@
 /**
- * Envelope phases and the transitions between them (BEKO2210/SkillQuarry's cordon):
+ * Envelope phases and the transitions between them (the BEKO2210/SkillQuarry cordon):
  *
  * ```
  * arm                  -> armed
@@ -35,7 +35,7 @@ export function phaseAfterCheck(passed: boolean): Phase {
 }
 
 /**
- * Why a new agent attempt may not start, or undefined (BEKO2210/SkillQuarry's cordon step 1): an accepted
+ * Why a new agent attempt may not start, or undefined (the BEKO2210/SkillQuarry cordon step 1): an accepted
  * envelope is done; the attempt ceiling holds (`attempt >= max_attempts`).
  */
 export function attemptRefusal(state: PhaseState): string | undefined {
@@ -45,7 +45,7 @@ export function attemptRefusal(state: PhaseState): string | undefined {
 }
 
 /**
- * The state to persist *before* an agent attempt starts (BEKO2210/SkillQuarry's cordon step 2): attempt + 1,
+ * The state to persist *before* an agent attempt starts (the BEKO2210/SkillQuarry cordon step 2): attempt + 1,
  * phase `running`. Throws `Error` with {@link attemptRefusal}'s reason when refused.
  */
 export function beginAttempt<S extends PhaseState>(state: S): S {
@@ -61,7 +61,7 @@ export type AttemptOutcome =
   | { readonly kind: 'interrupted'; readonly reason: string };
 
 /**
- * The state after an attempt and its audit (BEKO2210/SkillQuarry's cordon steps 5–7): an engine error stays
+ * The state after an attempt and its audit (the BEKO2210/SkillQuarry cordon steps 5–7): an engine error stays
  * `engine_error` even when the audit passed; an interruption is `interrupted`; otherwise the
  * audit decides, and a rejection records its violations joined with "; ".
  */

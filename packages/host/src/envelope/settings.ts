@@ -35,7 +35,7 @@ export interface EnvelopeSettings {
   readonly max_attempts: number;
 }
 
-/** Default `--max-attempts` (BEKO2210/SkillQuarry's cordon). */
+/** Default `--max-attempts` (the BEKO2210/SkillQuarry cordon). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
 
 /** Name of the optional policy file at the repository root. */
@@ -156,7 +156,7 @@ export function readPolicyFile(root: string): SettingsInput | undefined {
 
 /**
  * Layers `inputs` (later wins, field by field: pass the file first, then the flags) over the
- * reference's defaults (BEKO2210/SkillQuarry's cordon) and validates the result (globs, limits, verifiers,
+ * reference's defaults (the BEKO2210/SkillQuarry cordon) and validates the result (globs, limits, verifiers,
  * attempts). Throws `CORDON_BAD_INPUT` (exit 2) with the first problem.
  */
 export function resolveSettings(...inputs: ReadonlyArray<SettingsInput | undefined>): EnvelopeSettings {
@@ -186,7 +186,7 @@ export function resolveSettings(...inputs: ReadonlyArray<SettingsInput | undefin
   return { policy, verify, max_attempts: attempts };
 }
 
-/** Validates and trims a label; throws `CORDON_BAD_INPUT` (BEKO2210/SkillQuarry's cordon). */
+/** Validates and trims a label; throws `CORDON_BAD_INPUT` (the BEKO2210/SkillQuarry cordon). */
 export function checkLabel(label: string): string {
   const problem = labelProblem(label);
   if (problem) throw bad(problem);

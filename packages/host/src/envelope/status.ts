@@ -8,7 +8,7 @@ import { loadEnvelope, type Envelope } from './state/store.js';
 import { orphanedAgent, staleRunReason } from './attempt/stale.js';
 import { runnerSettingsProblem } from './attempt/options.js';
 
-/** What `cordon status` reports (BEKO2210/SkillQuarry's cordon, plus the policy's globs and limits). */
+/** What `cordon status` reports (the BEKO2210/SkillQuarry cordon, plus the policy's globs and limits). */
 export interface StatusReport {
   readonly mode: string;
   readonly label: string;
@@ -35,7 +35,7 @@ export interface StatusReport {
 }
 
 /**
- * `cordon status`: validates the whole envelope (BEKO2210/SkillQuarry's cordon) and summarises it. Takes no
+ * `cordon status`: validates the whole envelope (the BEKO2210/SkillQuarry cordon) and summarises it. Takes no
  * lock, so it works while a `run` holds one and then shows phase `running`; a command
  * holding the lock is named in `operation`. Every state change cordon makes is atomic (the
  * envelope appears whole at arm, state files are renamed into place), so status sees the last

@@ -30,7 +30,7 @@ const MAX_ORDINAL = 100_000;
  * Claims the next first-in-first-out ordinal of `hash` for `phase`, race-free across concurrent
  * hook processes: slot `n` is the file `<sessionDir>/pairing/<hash>.<phase>.<n>` created with
  * `O_EXCL`, and the first `n` whose creation succeeds is this call's. The n-th start of a
- * (session, tool, input) triple thereby pairs with its n-th end (the agents' hook docs; docs/references.md, canonical names).
+ * (session, tool, input) triple thereby pairs with its n-th end (the agent hook docs; docs/references.md, canonical names).
  */
 export function claimOrdinal(sessionDir: string, hash: string, phase: 'start' | 'end'): number {
   const dir = join(sessionDir, PAIRING_DIR);

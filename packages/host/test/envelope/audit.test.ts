@@ -11,7 +11,7 @@ import { armWith, checkIn, codes, commitAll, git, repo, tempDir, write } from '.
 
 const REFERENCE_LIMITS = { maxFiles: 10, maxAddedLines: 100, maxDeletedLines: 100, maxWorkingBytes: 100_000, maxBinaryFiles: 1 };
 
-describe('user scenarios (BEKO2210/SkillQuarry's cordon)', () => {
+describe('user scenarios (the BEKO2210/SkillQuarry cordon)', () => {
   it('S1: manual arm, edit an allowed file, check passes and status says accepted', async () => {
     const dir = repo();
     await armWith(dir, { allow: ['src/**'], ...REFERENCE_LIMITS });
@@ -80,7 +80,7 @@ describe('user scenarios (BEKO2210/SkillQuarry's cordon)', () => {
   });
 });
 
-describe('hardening (BEKO2210/SkillQuarry's cordon)', () => {
+describe('hardening (the BEKO2210/SkillQuarry cordon)', () => {
   it('H05a: NUL bytes in a tracked file count it as binary with no lines', async () => {
     const dir = repo();
     await armWith(dir, { allow: ['src/**'] });
@@ -228,7 +228,7 @@ describe('hardening (BEKO2210/SkillQuarry's cordon)', () => {
   });
 });
 
-describe('probe-derived cases (BEKO2210/SkillQuarry's cordon)', () => {
+describe('probe-derived cases (the BEKO2210/SkillQuarry cordon)', () => {
   it('chmod +x on an allowed tracked file: one file, no lines', async () => {
     const dir = repo();
     await armWith(dir, { allow: ['src/**'] });

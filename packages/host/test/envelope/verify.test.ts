@@ -6,7 +6,7 @@ import { tempDir, write } from './support.js';
 
 const spec = (commands: string[], extra: { timeout_seconds?: number; output_cap?: number } = {}) => ({ commands, timeout_seconds: 300, output_cap: 4 * 1024 * 1024, ...extra });
 
-describe('verifiers (BEKO2210/SkillQuarry's cordon V6–V7)', () => {
+describe('verifiers (the BEKO2210/SkillQuarry cordon V6–V7)', () => {
   it('V6: refuses unbalanced quotes, blank commands, an empty executable, 4,097 characters and 9 commands', () => {
     expect(() => splitCommand("'")).toThrow(/No closing quotation/);
     expect(() => splitCommand('   ')).toThrow(/blank/);

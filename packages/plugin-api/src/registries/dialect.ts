@@ -20,20 +20,20 @@ export interface DialectEntry {
   readonly loadInstaller?: () => Promise<HookInstaller>;
 }
 
-/** Canonical hook event kinds (the agents' hook docs; docs/references.md, canonical names). `turn.end` is `Stop`: never a session end. */
+/** Canonical hook event kinds (the agent hook docs; docs/references.md, canonical names). `turn.end` is `Stop`: never a session end. */
 export type HookEventKind = 'tool.before' | 'tool.after' | 'session.start' | 'session.end' | 'turn.start' | 'turn.end';
 
 /** Fields every normalised event has. */
 interface NativeBase {
   /** The agent's own event name (`PreToolUse`, `AfterTool`, `post_tool_call`). */
   readonly nativeEvent: string;
-  /** The agent's session id as sent; `''` when missing (the agents' hook docs; docs/references.md, canonical names row). */
+  /** The agent's session id as sent; `''` when missing (the agent hook docs; docs/references.md, canonical names row). */
   readonly sessionId: string;
   /** Working directory the agent reported. */
   readonly cwd?: string;
 }
 
-/** Tool fields of tool events (the agents' hook docs; docs/references.md, canonical names). */
+/** Tool fields of tool events (the agent hook docs; docs/references.md, canonical names). */
 interface NativeTool extends NativeBase {
   /** Native tool name. */
   readonly toolName: string;
@@ -151,25 +151,25 @@ export interface Dialect {
   /** Agent name. */
   readonly name: string;
   /**
-   * Normalises a native payload (the agents' hook docs; docs/references.md, canonical names). Returns `undefined` for events cordon does
+   * Normalises a native payload (the agent hook docs; docs/references.md, canonical names). Returns `undefined` for events cordon does
    * not record (e.g. `PreCompact`). Never throws on odd input: wrong types read as absent.
    * May be async (Codex reads its rollout transcript for exit codes).
    */
   parse(payload: Readonly<Record<string, unknown>>, ctx: DialectContext): NativeEvent | undefined | Promise<NativeEvent | undefined>;
   /**
-   * Canonical family of a native tool (the agents' hook docs; docs/references.md, canonical names); unknown names are `other`. The input is
+   * Canonical family of a native tool (the agent hook docs; docs/references.md, canonical names); unknown names are `other`. The input is
    * there for tools whose family depends on it (Codex's `apply_patch` adds or edits files).
    */
   canonicalTool(toolName: string, toolInput: Readonly<Record<string, unknown>>): CanonicalTool;
-  /** Writes a `beforeToolCall` decision in the agent's own format (the agents' hook docs; docs/references.md, canonical names). */
+  /** Writes a `beforeToolCall` decision in the agent's own format (the agent hook docs; docs/references.md, canonical names). */
   reply(decision: ToolDecision, call: ToolCall): HookReply;
   /**
    * Environment variable that names the agent's pid directly (`CLAUDE_PID`), checked before the
-   * ancestry walk (the agents' hook docs; docs/references.md, finding the agent's pid).
+   * ancestry walk (the agent hook docs; docs/references.md, finding the agent pid).
    */
   readonly agentPidEnv?: string;
   /**
-   * Whether a process of the hook's ancestry is the agent (the agents' hook docs; docs/references.md, finding the agent's pid: the first non-shell
+   * Whether a process of the hook's ancestry is the agent (the agent hook docs; docs/references.md, finding the agent pid: the first non-shell
    * ancestor whose exe or command line matches). The host walks from the parent upward, skipping
    * shells, and stops at the first match.
    */

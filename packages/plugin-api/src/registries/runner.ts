@@ -1,5 +1,5 @@
 /**
- * Headless agent launchers for `cordon run` / `cordon resume` (BEKO2210/SkillQuarry's cordon).
+ * Headless agent launchers for `cordon run` / `cordon resume` (the BEKO2210/SkillQuarry cordon).
  * The host owns the attempt: the lock, the phases, the process group, the timeout, the
  * output cap, the audit and the exit code. A runner only knows its agent's command line: which
  * arguments start one non-interactive attempt, how the prompt reaches the agent, and how to read
@@ -14,7 +14,7 @@ export interface RunnerEntry {
   readonly load: () => Promise<AgentRunner>;
 }
 
-/** The envelope's numeric limits as the prompt states them (BEKO2210/SkillQuarry's cordon; all inclusive). */
+/** The envelope's numeric limits as the prompt states them (the BEKO2210/SkillQuarry cordon; all inclusive). */
 export interface BriefLimits {
   /** Changed paths. */
   readonly max_files: number;
@@ -22,13 +22,13 @@ export interface BriefLimits {
   readonly max_added_lines: number;
   /** Deleted lines. */
   readonly max_deleted_lines: number;
-  /** Summed on-disk size of the changed files, bytes (BEKO2210/SkillQuarry's cordon). */
+  /** Summed on-disk size of the changed files, bytes (the BEKO2210/SkillQuarry cordon). */
   readonly max_working_bytes: number;
   /** Binary files. */
   readonly max_binary_files: number;
 }
 
-/** One verifier that failed in the previous audit, for the recovery context (BEKO2210/SkillQuarry's cordon). */
+/** One verifier that failed in the previous audit, for the recovery context (the BEKO2210/SkillQuarry cordon). */
 export interface FailedVerifier {
   /** The `--verify` string as given. */
   readonly command: string;
@@ -38,7 +38,7 @@ export interface FailedVerifier {
   readonly output: string;
 }
 
-/** What a resumed attempt is told about the attempts before it (BEKO2210/SkillQuarry's cordon). */
+/** What a resumed attempt is told about the attempts before it (the BEKO2210/SkillQuarry cordon). */
 export interface RecoveryContext {
   /** The previous attempt's number. */
   readonly previousAttempt: number;
@@ -52,7 +52,7 @@ export interface RecoveryContext {
   readonly failedVerifiers: readonly FailedVerifier[];
 }
 
-/** Everything the prompt of one attempt must state (BEKO2210/SkillQuarry's cordon), agent-neutral. */
+/** Everything the prompt of one attempt must state (the BEKO2210/SkillQuarry cordon), agent-neutral. */
 export interface AttemptBrief {
   /** The task, as armed (the envelope's label). */
   readonly task: string;

@@ -1,6 +1,6 @@
 import type { NativeEvent, PayloadReaders } from '@cordon/plugin-api';
 
-/** Claude Code lifecycle events cordon records (Claude Code's hooks reference). `Stop` is a turn end. */
+/** Claude Code lifecycle events cordon records (the Claude Code hooks reference). `Stop` is a turn end. */
 const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn.start' | 'turn.end'>> = {
   SessionStart: 'session.start',
   SessionEnd: 'session.end',
@@ -9,11 +9,11 @@ const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn
   StopFailure: 'turn.end',
 };
 
-/** `Exit code 2\n…` at the start of a PostToolUseFailure `error` (Claude Code's hooks reference, fixture PostToolUseFailure.Bash-failing-command). */
+/** `Exit code 2\n…` at the start of a PostToolUseFailure `error` (the Claude Code hooks reference, fixture PostToolUseFailure.Bash-failing-command). */
 const EXIT_CODE = /^Exit code (\d+)\b/;
 
 /**
- * Normalises a Claude Code hook payload (Claude Code's hooks reference): `PreToolUse` → `tool.before`;
+ * Normalises a Claude Code hook payload (the Claude Code hooks reference): `PreToolUse` → `tool.before`;
  * `PostToolUse` → `tool.after` ok (a shell call that fires it exited 0: non-zero exits fire
  * `PostToolUseFailure` instead, live-observed; a failing non-shell tool does too), unless its
  * `tool_response` is a structured result stating failure (MCP `isError: true`: failed); `PostToolUseFailure` → `tool.after` failed with

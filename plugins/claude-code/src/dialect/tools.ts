@@ -1,6 +1,6 @@
 import type { CanonicalTool } from '@cordon/plugin-api';
 
-/** Claude Code tool names and their canonical families (Claude Code's hooks reference). */
+/** Claude Code tool names and their canonical families (the Claude Code hooks reference). */
 const TOOLS: Readonly<Record<string, CanonicalTool>> = {
   Bash: 'shell',
   BashOutput: 'shell',

@@ -5,7 +5,7 @@ import { listHooks } from './app-server.js';
 import { trustHash, trustKey } from './trust.js';
 
 /**
- * What cordon registers in Codex (Codex's hooks docs): the tool events with
+ * What cordon registers in Codex (the Codex hooks docs): the tool events with
  * matcher `*`, and the session events. Timeouts are seconds; Codex clamps SessionEnd to 3 s.
  */
 export const CODEX_EVENTS: ReadonlyArray<{ readonly event: string; readonly matcher?: string; readonly timeout: number }> = [
@@ -15,7 +15,7 @@ export const CODEX_EVENTS: ReadonlyArray<{ readonly event: string; readonly matc
   { event: 'SessionEnd', timeout: 3 },
 ];
 
-/** Root keys Codex accepts in hooks.json; any other key makes it reject the whole file (Codex's hooks docs, live). */
+/** Root keys Codex accepts in hooks.json; any other key makes it reject the whole file (the Codex hooks docs, live). */
 const ROOT_KEYS = new Set(['description', 'hooks']);
 
 /** Comment above each trust table cordon writes into config.toml. */
@@ -101,7 +101,7 @@ export function keyFile(key: string): string | undefined {
   return m?.[1];
 }
 
-/** The user config.toml: the only layer that can hold hook trust (Codex's hooks docs). */
+/** The user config.toml: the only layer that can hold hook trust (the Codex hooks docs). */
 export function codexConfigPath(ctx: InstallContext): string {
   return join(codexHome(ctx), 'config.toml');
 }
@@ -248,7 +248,7 @@ export const installer: HookInstaller = {
     }
     retrust(config, hooksPath, before, handlers(doc.value), identities(ctx));
     const notes = notesFor(ctx, doc, config);
-    // The hashes follow Codex's own rule (Codex's hooks docs); only a codex binary can confirm them.
+    // The hashes follow Codex's own rule (the Codex hooks docs); only a codex binary can confirm them.
     const warnings = codexBin(ctx) ? [] : [UNCONFIRMED];
     return {
       changes: [...change(hooksPath, hooksBefore, doc.toString(), ctx.hookLists.summary(added, removed)), ...change(configPath, configBefore, config.toString(), 'trust the cordon hooks ([hooks.state] trusted_hash)')],

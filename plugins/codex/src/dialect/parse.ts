@@ -2,7 +2,7 @@ import type { NativeEvent, PayloadReaders } from '@cordon/plugin-api';
 import { exitCodeFromRollout } from './rollout.js';
 import { canonicalTool } from './tools.js';
 
-/** Codex lifecycle events cordon records (Codex's hooks docs). `Stop` ends a turn, not the session. */
+/** Codex lifecycle events cordon records (the Codex hooks docs). `Stop` ends a turn, not the session. */
 const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn.start' | 'turn.end'>> = {
   SessionStart: 'session.start',
   SessionEnd: 'session.end',
@@ -18,7 +18,7 @@ const ROLLOUT_TRIES = 4;
 const ROLLOUT_WAIT_MS = 25;
 
 /**
- * Normalises a Codex hook payload (Codex's hooks docs). Codex has no failure event: a failing call
+ * Normalises a Codex hook payload (the Codex hooks docs). Codex has no failure event: a failing call
  * still fires `PostToolUse`, whose `tool_response` is the output text without an exit code. The
  * exit code is read from the text when Codex put one there (`apply_patch`: `Exit code: N`), else
  * for shell calls (whose response is bare output) from the rollout transcript (through the

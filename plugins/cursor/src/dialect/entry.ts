@@ -1,6 +1,6 @@
 import type { DialectEntry } from '@cordon/plugin-api';
 
-/** Cursor's camelCase hook events (Cursor's hooks docs). */
+/** Cursor's camelCase hook events (the Cursor hooks docs). */
 export const CURSOR_EVENTS = new Set([
   'sessionStart',
   'sessionEnd',

@@ -1,6 +1,6 @@
 import type { DialectEntry } from '@cordon/plugin-api';
 
-/** Event names only Gemini CLI sends (Gemini CLI's hooks reference). */
+/** Event names only Gemini CLI sends (the Gemini CLI hooks reference). */
 const GEMINI_ONLY = new Set(['BeforeTool', 'AfterTool', 'BeforeAgent', 'AfterAgent', 'BeforeModel', 'AfterModel', 'BeforeToolSelection', 'PreCompress']);
 
 /**

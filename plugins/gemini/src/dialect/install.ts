@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
 
 /**
- * What cordon registers in Gemini CLI (Gemini CLI's hooks reference): BeforeTool
+ * What cordon registers in Gemini CLI (the Gemini CLI hooks reference): BeforeTool
  * and AfterTool for every tool, SessionStart and SessionEnd; timeouts in **milliseconds**; every
  * handler named `cordon` so users can list it or disable it (`hooksConfig.disabled`).
  */

@@ -1,7 +1,7 @@
 import type { NativeEvent, PayloadReaders } from '@cordon/plugin-api';
 
 /**
- * Hermes lifecycle events cordon records (Hermes' hooks docs). The session ends
+ * Hermes lifecycle events cordon records (the Hermes hooks docs). The session ends
  * at `on_session_finalize`; `on_session_end` fires after every `run_conversation()`, so it is a
  * turn end, as is `post_llm_call`'s counterpart `pre_llm_call` a turn start.
  */
@@ -39,7 +39,7 @@ function outcome(result: unknown): { status: 'ok' | 'failed' | 'unknown'; exitCo
 }
 
 /**
- * Normalises a Hermes Agent shell-hook payload (Hermes' hooks docs, `agent/shell_hooks.py`): the call id,
+ * Normalises a Hermes Agent shell-hook payload (the Hermes hooks docs, `agent/shell_hooks.py`): the call id,
  * the result (a JSON string) and the duration are nested under `extra`; a result carrying `error`,
  * `success: false` or a non-zero exit code is a failure, one that is not a JSON object `unknown`.
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).

@@ -7,7 +7,7 @@ import type { AgentExit } from './supervise.js';
 export type AgentVerdict = { readonly kind: 'finished' } | { readonly kind: 'engine_error'; readonly reason: string } | { readonly kind: 'interrupted'; readonly reason: string };
 
 /**
- * Classifies an attempt (BEKO2210/SkillQuarry's cordon step 5, with the faults envelopes.md lists fixed), first match wins:
+ * Classifies an attempt (the BEKO2210/SkillQuarry cordon step 5, with the faults envelopes.md lists fixed), first match wins:
  *
  * | what happened | verdict | reason |
  * |---|---|---|

@@ -1,5 +1,5 @@
 /**
- * Agent attempts inside an envelope: `cordon run` and `cordon resume` (BEKO2210/SkillQuarry's cordon, with the faults
+ * Agent attempts inside an envelope: `cordon run` and `cordon resume` (the BEKO2210/SkillQuarry cordon, with the faults
  * docs/envelopes.md lists fixed). The runner of each agent comes from the `runners` registry
  * (plugin-api registries/runner.ts); everything agent-neutral lives here.
  */

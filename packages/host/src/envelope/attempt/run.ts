@@ -32,7 +32,7 @@ export interface AttemptOptions {
 }
 
 /**
- * `cordon run` (BEKO2210/SkillQuarry's cordon): validates every input first, the agent's executable
+ * `cordon run` (the BEKO2210/SkillQuarry cordon): validates every input first, the agent's executable
  * included (`findAgentBinary`; exit 2, nothing written),
  * then takes the repository lock and holds it continuously while it arms an envelope whose mode
  * is the agent, runs attempt 1 and audits it. Refuses when an envelope exists already, like

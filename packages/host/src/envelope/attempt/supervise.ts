@@ -5,7 +5,7 @@ import type { InterruptTrap } from './signals.js';
 import { SCAN_INTERVAL_MS, type ProcessTree } from './tree.js';
 
 /**
- * TERM → KILL grace when an attempt is ended, ms. Longer than the 0.4 s of BEKO2210/SkillQuarry's cordon because an
+ * TERM → KILL grace when an attempt is ended, ms. Longer than the 0.4 s of the BEKO2210/SkillQuarry cordon because an
  * agent given SIGTERM ends its own tool processes first (Claude Code does, in well under a second);
  * whatever is left after the grace gets SIGKILL.
  */

@@ -3,7 +3,7 @@ import type { IgnoredChange, IgnoredOverlay } from '../evidence/untracked.js';
 import type { Limits } from '../policy/policy.js';
 import type { VerifierResult } from '../verify/run.js';
 
-/** What the audit measured (BEKO2210/SkillQuarry's cordon). Units: files, lines, bytes. */
+/** What the audit measured (the BEKO2210/SkillQuarry cordon). Units: files, lines, bytes. */
 export interface Metrics {
   readonly files: number;
   readonly added_lines: number;
@@ -14,7 +14,7 @@ export interface Metrics {
 
 /**
  * The audit object `cordon check --json` prints and `.cordon/audit.json` and `state.last_audit`
- * store (BEKO2210/SkillQuarry's cordon, extended). Paths are in their lossless text form (path-text.ts):
+ * store (the BEKO2210/SkillQuarry cordon, extended). Paths are in their lossless text form (path-text.ts):
  * bytes that are not UTF-8 appear as `\udcXX` escapes.
  */
 export interface AuditRecord {

@@ -64,7 +64,7 @@ export interface EnvelopeAuditInput {
 }
 
 /**
- * Audits the work tree of an armed envelope against its baseline (BEKO2210/SkillQuarry's cordon):
+ * Audits the work tree of an armed envelope against its baseline (the BEKO2210/SkillQuarry cordon):
  * tracked changes (work tree and index, commits since arming included), untracked files judged
  * by the arm-time ignore rules, ignored entries against the arm-time snapshot, submodule work
  * trees, index flags, then budgets, then the `audit` hook, then — only when nothing was
@@ -342,7 +342,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
       added += entry.added;
       deleted += entry.deleted;
     }
-    // Deleted paths are looked at too: one replaced by a directory is an unsupported change (BEKO2210/SkillQuarry's cordon).
+    // Deleted paths are looked at too: one replaced by a directory is an unsupported change (the BEKO2210/SkillQuarry cordon).
     if (!byPath.has(entry.path)) {
       const m = a.trackedBytes(entry.path);
       bytes.set(entry.path, m.bytes);

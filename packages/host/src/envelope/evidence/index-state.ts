@@ -5,7 +5,7 @@ import { pathText } from '../path-text.js';
 
 /** What the audit needs from the index (one streamed `git ls-files -z -s -v`). */
 export interface IndexState {
-  /** Paths carrying assume-unchanged or skip-worktree (BEKO2210/SkillQuarry's cordon step 4). */
+  /** Paths carrying assume-unchanged or skip-worktree (the BEKO2210/SkillQuarry cordon step 4). */
   readonly hidden: string[];
   /** Submodule (gitlink) paths. */
   readonly gitlinks: string[];
@@ -45,7 +45,7 @@ export async function readHiddenPaths(inv: GitInvocation): Promise<string[]> {
   return hidden;
 }
 
-/** At most this many hidden paths are named in a message (BEKO2210/SkillQuarry's cordon). */
+/** At most this many hidden paths are named in a message (the BEKO2210/SkillQuarry cordon). */
 export const HIDDEN_NAMED = 10;
 
 /**

@@ -128,7 +128,7 @@ export interface IndexEntry {
 
 /**
  * Parses one `git ls-files -z -s -v` record: `<tag> <mode> <id> <stage>\t<path>`. Throws
- * `CORDON_REPO_ERROR` when malformed (BEKO2210/SkillQuarry's cordon H22: a tag with no path).
+ * `CORDON_REPO_ERROR` when malformed (the BEKO2210/SkillQuarry cordon H22: a tag with no path).
  */
 export function parseIndexEntry(record: Buffer): IndexEntry {
   const tab = record.indexOf(9);

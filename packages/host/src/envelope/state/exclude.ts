@@ -14,7 +14,7 @@ export const EXCLUDE_MAX_BYTES = 16 * 1024 * 1024;
 /**
  * Registers {@link EXCLUDE_LINE} in the repository's `info/exclude` (`git rev-parse --git-path
  * info/exclude`) unless a line equal to it exists, adding a newline first when the file lacks a
- * trailing one (BEKO2210/SkillQuarry's cordon). The file keeps its mode (the reference turned it into 0600); a missing file is created 0644 as git creates it. When `info/exclude` is a
+ * trailing one (the BEKO2210/SkillQuarry cordon). The file keeps its mode (the reference turned it into 0600); a missing file is created 0644 as git creates it. When `info/exclude` is a
  * symbolic link (a shared exclude file), the line lands in the file the link names, written
  * atomically beside that target, and the link stays. Returns the SHA-256 of
  * the file afterwards. Throws `CORDON_REPO_ERROR` (exit 2) naming the file (and the link's target)
@@ -69,7 +69,7 @@ function excludeError(path: string, target: string, verb: string, error: unknown
   return new CordonError(ERROR_CODES.REPO_ERROR, `cannot ${verb} ${path}${via}, where Cordon registers ${EXCLUDE_LINE}: ${why}`, { cause: error, details: { path, target } });
 }
 
-/** SHA-256 (hex) of `info/exclude` as {@link readExclude} reads it; a missing or unreadable file is a state error (BEKO2210/SkillQuarry's cordon H04). */
+/** SHA-256 (hex) of `info/exclude` as {@link readExclude} reads it; a missing or unreadable file is a state error (the BEKO2210/SkillQuarry cordon H04). */
 export function hashFile(path: string): string {
   try {
     return sha256(readRegularFile(path, { maxBytes: EXCLUDE_MAX_BYTES, links: 'always' }));

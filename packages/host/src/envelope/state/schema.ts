@@ -9,7 +9,7 @@ import type { AuditRecord } from '../audit/record.js';
 /** Version of every `.cordon/*.json` file this code reads and writes. */
 export const SCHEMA_VERSION = 1;
 
-/** `.cordon/config.json`: written once, at arm (BEKO2210/SkillQuarry's cordon, plus `policy.allow_ignored`, `verify`, `runner`, `repo`). */
+/** `.cordon/config.json`: written once, at arm (the BEKO2210/SkillQuarry cordon, plus `policy.allow_ignored`, `verify`, `runner`, `repo`). */
 export interface EnvelopeConfig {
   readonly schema_version: 1;
   /** `manual` for `cordon arm`; a runner name (e.g. `claude-code`) for `cordon run`. */
@@ -39,7 +39,7 @@ export interface EnvelopeSnapshot {
   readonly submodules: Readonly<Record<string, string>>;
 }
 
-/** `.cordon/state.json`: rewritten on every transition (BEKO2210/SkillQuarry's cordon). */
+/** `.cordon/state.json`: rewritten on every transition (the BEKO2210/SkillQuarry cordon). */
 export interface EnvelopeState {
   readonly schema_version: 1;
   readonly phase: Phase;
@@ -62,7 +62,7 @@ export interface EnvelopeState {
 const SHA256 = /^[0-9a-f]{64}$/;
 const MODE = /^[a-z][a-z0-9-]{0,63}$/;
 
-/** The first problem of a parsed config.json, or undefined (BEKO2210/SkillQuarry's cordon). */
+/** The first problem of a parsed config.json, or undefined (the BEKO2210/SkillQuarry cordon). */
 export function configProblem(value: unknown): string | undefined {
   if (!isPlainObject(value)) return 'config is not a JSON object';
   const keys = exactKeys(value, ['baseline', 'created_at', 'label', 'mode', 'policy', 'repo', 'runner', 'schema_version', 'verify']);
@@ -100,7 +100,7 @@ export function snapshotProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-/** The first problem of a parsed state.json, or undefined (BEKO2210/SkillQuarry's cordon T3). */
+/** The first problem of a parsed state.json, or undefined (the BEKO2210/SkillQuarry cordon T3). */
 export function stateProblem(value: unknown): string | undefined {
   if (!isPlainObject(value)) return 'state is not a JSON object';
   const keys = exactKeys(value, ['attempt', 'config_sha256', 'exclude_sha256', 'last_audit', 'last_error', 'max_attempts', 'phase', 'schema_version', 'snapshot_sha256', 'updated_at'], ['last_run']);

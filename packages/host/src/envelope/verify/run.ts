@@ -3,7 +3,7 @@ import { runManaged, succeeded } from '../process.js';
 import { splitCommand, type VerifySpec } from './spec.js';
 import { cutUtf8Bytes, cutUtf8BytesEnd } from '@cordon/plugin-api';
 
-/** Output kept per stream in the evidence, bytes (BEKO2210/SkillQuarry's cordon: 16 KiB): the first and the last half. */
+/** Output kept per stream in the evidence, bytes (the BEKO2210/SkillQuarry cordon: 16 KiB): the first and the last half. */
 export const EVIDENCE_BYTES = 16 * 1024;
 /** Bytes kept from the start and from the end of a longer stream (the summary a test runner prints last survives). */
 export const EVIDENCE_HALF = EVIDENCE_BYTES / 2;
@@ -37,14 +37,14 @@ export interface VerifierResult {
 
 /** Where verifiers run. */
 export interface VerifierContext {
-  /** Repository root: every verifier's cwd (BEKO2210/SkillQuarry's cordon). */
+  /** Repository root: every verifier's cwd (the BEKO2210/SkillQuarry cordon). */
   readonly cwd: string;
-  /** The caller's environment, passed unchanged (BEKO2210/SkillQuarry's cordon). */
+  /** The caller's environment, passed unchanged (the BEKO2210/SkillQuarry cordon). */
   readonly env?: NodeJS.ProcessEnv;
 }
 
 /**
- * Runs every verifier of `spec` in order, all of them even after a failure (BEKO2210/SkillQuarry's cordon), each
+ * Runs every verifier of `spec` in order, all of them even after a failure (the BEKO2210/SkillQuarry cordon), each
  * split with {@link splitCommand}, without a shell, stdin /dev/null, in its own process group
  * under `timeout_seconds` and `output_cap` (the whole group is killed on either). A verifier
  * that cannot start is a failed result, not an error. Throws only on an invalid spec.

@@ -34,7 +34,7 @@ export interface AnalyzeOptions {
   readonly minCorrelationSamples: number;
 }
 
-/** Defaults of {@link AnalyzeOptions}, each the paper's analysis-code value (AgentCgroup's analysis code, eunomia-bpf/agentcgroup). */
+/** Defaults of {@link AnalyzeOptions}, each the paper's analysis-code value (the AgentCgroup analysis code, eunomia-bpf/agentcgroup). */
 export const DEFAULT_ANALYZE_OPTIONS: AnalyzeOptions = Object.freeze({ burstThresholdMb: 300, burstAboveBaseline: false, minRetryRun: 3, minCorrelationSamples: 10 });
 
 /** `a / b`, or `null` when `b` is 0 or either side is missing. */

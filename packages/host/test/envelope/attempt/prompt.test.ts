@@ -15,7 +15,7 @@ const brief: AttemptBrief = {
   maxAttempts: 3,
 };
 
-describe('the attempt prompt (BEKO2210/SkillQuarry's cordon, our wording)', () => {
+describe('the attempt prompt (the BEKO2210/SkillQuarry cordon, our wording)', () => {
   it('states everything, in order, exactly', () => {
     expect(renderBrief(brief)).toBe(
       [

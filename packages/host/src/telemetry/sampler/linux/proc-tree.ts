@@ -130,7 +130,7 @@ function killProbe(pidMax: number): ((pid: number) => boolean) | undefined {
 
 /**
  * Measures the process tree rooted at one pid by reading `/proc` directly
- * (wmic is gone from Windows 11 24H2 (pidusage#183): no `ps`, no native addon).
+ * (no `ps`, no native addon).
  *
  * Every tree member's `/proc/<pid>/stat` stays open and is re-read with one `pread` (RSS and utime +
  * stime in one read). A kept descriptor is bound to the process, not the number, so a recycled pid
