@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { linkPlugins, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { linkPlugins, makeSandbox, REPO_ROOT, runCordon, runProcess, type Sandbox } from '../../../../test/support/cli.js';
 import { git, makeRepo, writeFiles } from '../../../../test/support/git.js';
 import { writeSyntheticBatch } from '../telemetry/analyze/synthetic.js';
 // @ts-expect-error: a plain .mjs script without declarations
@@ -43,10 +43,12 @@ describe('the schemas themselves', () => {
     }
   }, 60_000);
 
-  it('the package ships them', () => {
-    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'packages/host/package.json'), 'utf8')) as { files: string[] };
-    expect(pkg.files).toContain('schemas');
-  });
+  it('the package ships them: npm pack lists every schema', async () => {
+    const r = await runProcess(['npm', 'pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: join(REPO_ROOT, 'packages/host'), env: sandbox.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const [info] = JSON.parse(r.stdout) as Array<{ files: Array<{ path: string }> }>;
+    expect(info!.files.map((f) => f.path).filter((p) => p.startsWith('schemas/')).sort()).toEqual(schemaFiles.map((f) => `schemas/${f}`));
+  }, 60_000);
 });
 
 describe('every --json output that carries schema_version has a schema', () => {
