@@ -3,7 +3,7 @@
 // never describe a field the code does not have. `.cordon.json`'s schema is written by hand
 // (schemas/cordon-settings.schema.json): the file's keys are the flag names, not a type's.
 //
-// Run: `node packages/host/scripts/json-schemas.mjs` (or `--check`: exit 1 when a committed schema
+// Run: `npm run schemas -w @cordon/host` (or the script with `--check`: exit 1 when a committed schema
 // differs from what the types give). ts-json-schema-generator emits draft-07; the only draft-07
 // keyword it uses that 2020-12 renamed is `definitions` (now `$defs`), so that is rewritten.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -63,7 +63,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     if (check) {
       let old = '';
       try { old = readFileSync(target, 'utf8'); } catch {}
-      if (old !== text) { stale++; console.error(`${entry.file} is stale: run node packages/host/scripts/json-schemas.mjs`); }
+      if (old !== text) { stale++; console.error(`${entry.file} is stale: run npm run schemas -w @cordon/host`); }
     } else writeFileSync(target, text);
   }
   process.exitCode = stale ? 1 : 0;

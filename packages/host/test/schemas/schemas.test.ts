@@ -39,7 +39,7 @@ describe('the schemas themselves', () => {
 
   it('the generated schemas are what the TypeScript types of the outputs give today', () => {
     for (const entry of GENERATED as { file: string }[]) {
-      expect(generate(entry), `${entry.file} is stale: run node packages/host/scripts/json-schemas.mjs`).toBe(readFileSync(join(SCHEMAS, entry.file), 'utf8'));
+      expect(generate(entry), `${entry.file} is stale: run npm run schemas -w @cordon/host`).toBe(readFileSync(join(SCHEMAS, entry.file), 'utf8'));
     }
   }, 60_000);
 
