@@ -1,6 +1,6 @@
 /**
  * The two child environments every bench that starts Node processes measures in, side by side in
- * one run (issue 19: each ratio is printed with and without the variable). Node 20 reads and parses the file
+ * one run (each ratio is printed with and without the variable). Node 20 reads and parses the file
  * named by `NODE_EXTRA_CA_CERTS` at every start, 50–100 ms of CPU on this machine; users do not
  * have the variable, so the row without it is the one a target is judged on.
  */

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:control`: the wall time `cordon control run` adds over spawning the same command
- * directly (issue 14; target ≤ 5 ms with cgroup creation and removal), in one run, interleaved:
+ * directly (target ≤ 5 ms with cgroup creation and removal), in one run, interleaved:
  *
  * - in-process, BENCH_RUNS (default 40, after 3 warm-ups) rounds of
  *   - `direct`: spawn `true` and wait for it;

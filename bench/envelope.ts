@@ -4,11 +4,11 @@
  * - small repositories (`CORDON_BENCH_SMALL`, default `20,1000` tracked files) with 3 changes (one
  *   file modified, one deleted, one added): `cordon check` side by side with the Python reference
  *   (`python3 -m cordon check`; `CORDON_BENCH_REFERENCE` names the reference's `src/` directory,
- *   research cordon-envelope.md §0 says where it lives) and the bare git commands. Here Node's
- *   start-up is most of cordon's time. Target (issue 19): ≤ 1.0× the reference at 20 files;
+ *   the BEKO2210/SkillQuarry cordon says where it lives) and the bare git commands. Here Node's
+ *   start-up is most of cordon's time. Target: ≤ 1.0× the reference at 20 files;
  * - `cordon check` on a repository of 100,000 tracked files (`CORDON_BENCH_FILES`) with 5,000
  *   changed, added, deleted and renamed files, side by side with the bare git commands the audit
- *   has to run. Target ≤ 1.2× (issue 19; issue 2 asked ≤ 1.5). Also cordon's peak RSS.
+ *   has to run. Target ≤ 1.2× (first ≤ 1.5). Also cordon's peak RSS.
  *
  * Every cordon run happens twice per round, without `NODE_EXTRA_CA_CERTS` in its env (the target
  * row: users do not have it) and with it (bench/ca-env.ts); the reference and git are not Node.
@@ -142,7 +142,7 @@ const pad = (text: string, n: number) => text.padEnd(n);
  * alternating rounds after one warm-up.
  */
 async function smallPart(): Promise<void> {
-  if (!REFERENCE) console.log('Python reference: not measured (set CORDON_BENCH_REFERENCE to its src/ directory: BEKO2210/SkillQuarry skills/security/cordon/src, research cordon-envelope.md §0)');
+  if (!REFERENCE) console.log('Python reference: not measured (set CORDON_BENCH_REFERENCE to its src/ directory: BEKO2210/SkillQuarry skills/security/cordon/src, the BEKO2210/SkillQuarry cordon)');
   else if (!existsSync(join(REFERENCE, 'cordon', 'core.py'))) throw new Error(`CORDON_BENCH_REFERENCE=${REFERENCE}: no cordon/core.py there`);
   for (const files of SMALL) {
     const root = join(benchRoot, `envelope-small-${files}-v1`);
@@ -207,7 +207,7 @@ async function smallPart(): Promise<void> {
   }
 }
 
-/** The 100,000-file part (issue 2's scale). */
+/** The 100,000-file part. */
 async function bigPart(): Promise<void> {
   if (!existsSync(complete)) {
     rmSync(cacheRoot, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fleet` (issue 20): 100 sessions × 1,000 tool calls (plus 2,000 samples each)
+ * `npm run bench:fleet`: 100 sessions × 1,000 tool calls (plus 2,000 samples each)
  * recorded as marker and sample files, then reduced by `reduce --all` into the embedded SQLite
  * file (WAL, as `cordon reduce` opens it) and into a PostgreSQL database of a throwaway local
  * cluster (initdb + pg_ctl on a loopback port, as test/support/postgres.ts starts it, fsync off

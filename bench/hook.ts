@@ -12,7 +12,7 @@
  * payload on a socket, as Node-based agents hand it over. The first warm-up writes the plugin
  * index (a user's first tool call does the same). Every command runs twice per round, without
  * `NODE_EXTRA_CA_CERTS` in its env and with it (bench/ca-env.ts); the row without it is the
- * target row. Targets (issue 4, research aesthetics.md §6.4; issue 19): hot path wall ratio
+ * target row. Targets (the hot-path measurements in docs/hooks.md): hot path wall ratio
  * ≤ 1.25, socket ratio ≤ 1.3. Needs a build (`npm run build`).
  */
 import { spawnSync } from 'node:child_process';

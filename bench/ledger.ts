@@ -14,7 +14,7 @@
  * Every time is wall time; CPU time (user + system) of the same runs is printed below it, because
  * on a loaded machine wall time grows with the load and CPU time does not.
  *
- * Targets (issue 19): render and compact-many linear in the session's size (100k/10k ratio ≤ 11),
+ * Targets: render and compact-many linear in the session's size (100k/10k ratio ≤ 11),
  * render ≤ 200 ms and compact-many ≤ 300 ms at 100k messages, and the compacted render never
  * slower than the uncompacted one. Each is printed beside the measured number with met / NOT met.
  */
@@ -30,7 +30,7 @@ const RANGES = 100;
 const RENDERS = 5;
 const COMPACTS = 3;
 
-/** Targets of issue 19. */
+/** Targets: 100k-record render and compaction times (ms) and the 100k/10k growth ratio. */
 const TARGET = { renderMs100k: 200, compactMs100k: 300, growth: 11 } as const;
 
 /** A timed run: wall and CPU (user + system) time of this process, in ms. */
@@ -127,7 +127,7 @@ try {
   const line = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(cols[0]!) : i < cols.length ? c.padStart(cols[i]!) : `   ${c}`)).join(''));
 
   console.log(`ledger benchmark (real SQLite files, WAL, synchronous=NORMAL; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} CPUs)\n`);
-  line(['metric', '10k', '100k', '100k/10k', 'target (issue 19)']);
+  line(['metric', '10k', '100k', '100k/10k', 'target']);
   line([`record in batches of ${BATCH}`, ms(small.recordMs), ms(big.recordMs), growth(small.recordMs, big.recordMs).toFixed(2), '']);
   line(['  throughput (msg/s)', (small.batched / (small.recordMs / 1000)).toFixed(0), (big.batched / (big.recordMs / 1000)).toFixed(0), '', '']);
   line(['record one at a time (ms/record)', small.perRecordMs.toFixed(3), big.perRecordMs.toFixed(3), growth(small.perRecordMs, big.perRecordMs).toFixed(2), '']);

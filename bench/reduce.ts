@@ -1,7 +1,7 @@
 /**
  * `npm run bench:reduce`: what one `cordon reduce` costs at 1k, 10k and 100k records (markers +
  * samples of one session, half each), side by side with the Python reference reducer
- * (uncoalesced/cordon, research/cordon-resource.md A.6) on the same files, in one run (issue 19).
+ * (uncoalesced/cordon) on the same files, in one run.
  *
  * Each size gets real session directories written in the hook's and the sampler's formats
  * (`markers.jsonl` lines as `appendMarker` writes them, `samples.jsonl` lines from the sampler's

@@ -5,7 +5,7 @@
  * and reports the tick times. Wine's process table holds only Wine's own processes (tens, not the
  * hundreds of a real Windows box), and Wine's NT calls go through wineserver, so the figure is a
  * Wine figure, not a Windows one (the reference quotes a 6.82 ms median tick on a Windows dev box,
- * research cordon-resource.md A.5). Needs `scripts/install-wine.sh` run first (test preparation)
+ * uncoalesced/cordon). Needs `scripts/install-wine.sh` run first (test preparation)
  * and the built plugin; prints why the row is missing otherwise.
  */
 import { spawn } from 'node:child_process';

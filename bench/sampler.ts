@@ -9,9 +9,9 @@
  *   (ns) over the steady-state window, measured from here. Each phase runs a sampler without
  *   NODE_EXTRA_CA_CERTS (as users run it: the row that counts), then one with it, each alone;
  * - in the load phase a detached process outside the tree spawns `/bin/true` at BENCH_CHURN_RATE
- *   per second (default 60, issue 19); the achieved rate and the machine's pid rate are printed;
+ *   per second (default 60); the achieved rate and the machine's pid rate are printed;
  * - a reference reader that rescans every `/proc/<pid>/stat` per tick (how psutil-style samplers
- *   find children, research cordon-resource.md A.5) is timed in this process on the same tree;
+ *   find children, uncoalesced/cordon) is timed in this process on the same tree;
  * - the Windows reader (@cordon/sampler-windows) timed under Wine on its own 50-process tree
  *   (bench/sampler-wine.ts), labelled as Wine.
  *
@@ -43,7 +43,7 @@ const WARMUP_MS = (Number(process.env.BENCH_WARMUP_SECONDS) || 90) * 1000;
 const TREE = 50;
 const TARGET_MEDIAN_MS = 1;
 const TARGET_CPU_PCT = 0.5;
-/** Foreign processes spawned per second in the load phase (issue 19: other agents spawned 60–70 pids/s). */
+/** Foreign processes spawned per second in the load phase (other agents spawned 60–70 pids/s). */
 const CHURN_RATE = Number(process.env.BENCH_CHURN_RATE) || 60;
 
 if (process.platform !== 'linux') {
@@ -253,7 +253,7 @@ interface Phase {
  * Measures one sampler alone on the tree: starts it as the hook does, waits out the warm-up,
  * measures SECONDS, stops it and reads its `stop` event. One at a time, as a session's sampler
  * runs: two samplers reading the same tree at the same instants slowed each other by about 40 %
- * on the 2-core test machine (issue 19), which a user's one sampler per session never meets.
+ * on the 2-core test machine, which a user's one sampler per session never meets.
  */
 async function measure(dir: string, env: NodeJS.ProcessEnv, treePid: number, churn?: Churn): Promise<SamplerRun> {
   const started = ensureSampler({ dir, rootPid: treePid, env });

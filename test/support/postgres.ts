@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
-/** A throwaway PostgreSQL cluster on a loopback port (issue 20 tests). */
+/** A throwaway PostgreSQL cluster on a loopback port (for the PostgreSQL store's tests). */
 export interface PgCluster {
   /** `postgres://cordon:<password>@127.0.0.1:<port>/` plus the database name. */
   url(database?: string): string;

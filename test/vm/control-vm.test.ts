@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { formatProbeReport } from '../../packages/host/src/control/probe.js';
 import { bootOnce, vmUnavailable, type BootResult } from './machine.js';
 
-// `cordon control` on a real cgroup v2 kernel (issue 14): one qemu boot runs every case
+// `cordon control` on a real cgroup v2 kernel: one qemu boot runs every case
 // (test/vm/guest.mjs) against the built project, then these tests judge what it wrote.
 // Skipped, with the reason printed, only where qemu or the kernel cannot be had
 // (scripts/vm-prepare.sh, run by `npm test`'s preparation, installs them).

@@ -139,7 +139,7 @@ try {
     results.cases.freeze.output = readFileSync('/tmp/freeze.out', 'utf8');
   }
 
-  // Leaked cgroups and silent kills (issue 28): a leftover run cgroup with sub-cgroups of its own
+  // Leaked cgroups and silent kills: a leftover run cgroup with sub-cgroups of its own
   // (its owner pid 999999 never existed) is removed by the next run; a command that makes
   // sub-cgroups under its own cgroup, puts a process in one and leaves another in the background
   // with nohup gets its whole subtree removed, and the record and note name what was ended.
@@ -161,7 +161,7 @@ try {
     save();
   }
 
-  // No PSI (issue 28): the harness switches PSI off for the call's cgroup as soon as it appears
+  // No PSI: the harness switches PSI off for the call's cgroup as soon as it appears
   // (cgroup.pressure 0 hides memory.pressure, Linux 6.1+), as `psi=0` on the kernel command line
   // would for every cgroup; the throttled call still gets the note and the escalation, from
   // memory.events.
@@ -197,7 +197,7 @@ try {
     save();
   }
 
-  // Root calls stay under the agent's limits (issue 28): an "agent" cgroup with memory.max=150M
+  // Root calls stay under the agent's limits: an "agent" cgroup with memory.max=150M
   // stands in for `systemd-run -p MemoryMax=150M`; 250 MB is OOM-killed there without cordon and
   // with `cordon control run` as root from inside it.
   {
@@ -213,7 +213,7 @@ try {
     save();
   }
 
-  // Container limits (issue 28): a cgroup namespace whose root carries memory.max=200M, cgroup2
+  // Container limits: a cgroup namespace whose root carries memory.max=200M, cgroup2
   // mounted inside (util-linux unshare from the host; busybox's has no -C): ram_bytes, and so
   // every tier, is the container's limit, not the host's MemTotal (the probe's tier table uses
   // the same effectiveLimit).
@@ -234,7 +234,7 @@ try {
     save();
   }
 
-  // What memory.high does without swap and without cordon's escalation (issue 28, docs/control.md):
+  // What memory.high does without swap and without cordon's escalation (docs/control.md):
   // a cgroup with memory.high=24M; one 300 MB read into a fresh buffer (dd bs=300M), then 1 MB
   // writes to tmpfs (shmem, which cannot be reclaimed without swap) for an 8 s window.
   {

@@ -8,7 +8,7 @@
 quietClosedPipes();
 let argv = process.argv.slice(2);
 // `cordon --repo PATH <command> …`: oclif takes argv[0] as the command id, so a leading global
-// --repo moves behind the command id (research/cordon-envelope.md §2).
+// --repo moves behind the command id (the BEKO2210/SkillQuarry cordon).
 if (argv[0] === '--repo' || argv[0]?.startsWith('--repo=')) {
   const n = argv[0] === '--repo' ? 2 : 1;
   argv = [...argv.slice(n, n + 1), ...argv.slice(0, n), ...argv.slice(n + 1)];
@@ -31,12 +31,11 @@ if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h') && !p
  * A reader that closes its end early (`cordon check --json | head -c 10`) makes the next write
  * fail with EPIPE, emitted as an 'error' event that would crash the process with a stack trace
  * and exit 1. Here, for every command and both output streams, that error ends the output
- * quietly: later writes are dropped and the command finishes with its own exit code (issue 13
- * item 7). Any other stream error is rethrown as before.
+ * quietly: later writes are dropped and the command finishes with its own exit code. Any other stream error is rethrown as before.
  *
  * The handler is attached when the stream is first used, not here: creating `process.stdout`
  * loads Node's whole stream stack (and `net` when it is a pipe), about 10 ms of CPU that a
- * silent `cordon hook`, which never prints, does not pay (`npm run bench:hook`, issue 19).
+ * silent `cordon hook`, which never prints, does not pay (`npm run bench:hook`).
  */
 function quietClosedPipes() {
   for (const name of ['stdout', 'stderr']) {

@@ -49,7 +49,7 @@ const lazyImports = (outfile) => ({
  * Puts the packages `names` into the bundle while keeping them lazy: `lazyPackage(name)`
  * (src/util/lazy-package.ts) of a bundled name calls the bundle's own copy on first use, so the
  * run pays neither Node's module resolution (package.json reads, stats) nor compiling several
- * files outside the code cache (`npm run bench:envelope`, issue 19); any other name is
+ * files outside the code cache (`npm run bench:envelope`); any other name is
  * `require`d from node_modules as before. esbuild keeps a CommonJS package behind a function
  * it calls only on the first `require`, an ES module package behind its initialiser.
  */

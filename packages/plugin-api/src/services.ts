@@ -4,7 +4,7 @@ import type { TelemetryService } from './services/telemetry.js';
 
 /**
  * Runtime helpers the host lends to plugins through `api.services`, so plugins never import
- * host code (an installed plugin cannot resolve `@cordon/host`: research/aesthetics.md §5.4).
+ * host code (an installed plugin cannot resolve `@cordon/host`: docs/plugins.md).
  */
 export interface CordonServices {
   /**
@@ -12,7 +12,7 @@ export interface CordonServices {
    * (`*` never crosses `/`, `**` does, `?` is one non-`/` character, case-sensitive).
    */
   readonly matchGlob: (glob: string, path: string) => boolean;
-  /** The partial-compaction ledger (research/pcodx-codex.md §1); compactions fire the host `compact` hook. */
+  /** The partial-compaction ledger (the Rust pcodx, SichangHe/partial_compact_codex); compactions fire the host `compact` hook. */
   readonly ledger: LedgerService;
   /** Markers, session directories and the session sampler (packages/host/src/telemetry/MARKERS.md). */
   readonly telemetry: TelemetryService;

@@ -69,7 +69,7 @@ export function cutUtf8Bytes(bytes: Uint8Array, maxBytes: number): string {
 /**
  * `text` cut to at most `maxPoints` Unicode code points (a surrogate pair counts once), with
  * lone surrogates replaced by U+FFFD first; `cut` tells whether anything was dropped. For limits
- * stated in characters, as Codex's (Rust) summary limit is (research/pcodx-codex.md §1.8).
+ * stated in characters, as Codex's (Rust) summary limit is (the Rust pcodx, SichangHe/partial_compact_codex).
  * @param maxPoints a non-negative integer.
  */
 export function cutCodePoints(text: string, maxPoints: number): { text: string; cut: boolean } {

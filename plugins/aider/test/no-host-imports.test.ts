@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// An installed plugin cannot resolve host code (research/aesthetics.md §5.4): everything it needs
+// An installed plugin cannot resolve host code (docs/plugins.md): everything it needs
 // comes through `api.services.telemetry` or by spawning `cordon hook`.
 
 function files(dir: string): string[] {

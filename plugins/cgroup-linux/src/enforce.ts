@@ -15,7 +15,7 @@ export const BACKEND = 'cgroup-linux';
 /**
  * The launcher the command starts through: it writes its own pid into the call's `cgroup.procs`
  * (passed as `$0`), reports on fd 3 that it joined, closes fd 3 and `exec`s the command, so every
- * instruction of the command runs inside the cgroup (research C.1: join at spawn, not later). A
+ * instruction of the command runs inside the cgroup (kernel docs, admin-guide/cgroup-v2.rst: join at spawn, not later). A
  * failed join exits 253 without running the command. No native code.
  */
 export const LAUNCHER = 'echo $$ 2>/dev/null >"$0" || exit 253; printf j >&3; exec 3>&- "$@"';
@@ -65,7 +65,7 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
     return undefined;
   }
   const { container } = prepared;
-  // Which placement the call got (issue 28): the hierarchy's root, or the agent's own cgroup,
+  // Which placement the call got: the hierarchy's root, or the agent's own cgroup,
   // whose processes may first have been moved into cordon-leaf (the no-internal-process rule).
   const placementKind = where.anchorKind === 'root-cgroup' ? 'root-cgroup' : prepared.movedToLeaf ? 'agent-cgroup-leaf' : 'agent-cgroup';
   const leftovers = await cleanupLeftovers(container);
@@ -180,7 +180,7 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
   const { removed, ended: leftRunning } = await teardown(dir, log);
   if (leftRunning.length) notes.push(`ended ${leftRunning.length} process${leftRunning.length > 1 ? 'es' : ''} the command left running: ${leftRunning.map((p) => `${p.pid} ${p.command}`).join('; ')}`);
   if (report !== 'j') {
-    // The launcher could not join: the command did not run (research: never outside the cgroup).
+    // The launcher could not join: the command did not run (kernel cgroup-v2.rst: join at spawn, never run outside).
     notes.push(`could not move the command into ${dir}; it did not run`);
     return { ...result, enforced: false, exitCode: 126, notes, removed, ended: leftRunning };
   }

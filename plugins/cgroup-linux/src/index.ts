@@ -8,7 +8,7 @@ import { probeEntries } from './probes.js';
  * The `cordon:register` oclif hook of @cordon/cgroup-linux: returns the plugin descriptor. It
  * registers the probes behind `cordon control probe` (mount kind, controllers, delegation, PSI,
  * memory.peak, sched_ext, memcg_bpf_ops, swap, the tier table), taps `enforce`, answering only
- * where cgroup v2 with memory and cpu can be used (research/cordon-resource.md A.8, A.9, C), and
+ * where cgroup v2 with memory and cpu can be used (uncoalesced/cordon), and
  * taps `beforeToolCall` to guard the shell calls of agents `cordon control guard` switched on.
  */
 export async function register(): Promise<CordonPlugin> {

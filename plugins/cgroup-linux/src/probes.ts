@@ -20,7 +20,7 @@ function atLeast(v: [number, number] | undefined, major: number, minor: number):
 /**
  * True when the file holds `needle` (streamed in 1 MiB chunks; the kernel's BTF is 5–10 MB). A
  * BTF string table holds every type name, so this finds `memcg_bpf_ops` when the RFC patches are
- * in the kernel (research C.6). Throws what opening the file throws.
+ * in the kernel (the memcg_bpf_ops RFC series on the bpf list). Throws what opening the file throws.
  */
 export function fileContains(path: string, needle: string): boolean {
   const want = Buffer.from(needle);
@@ -88,7 +88,7 @@ export function delegationProbe(where: Placement): ProbeResult {
   return { ok: true, detail: `creates and removes cgroups ${who} under ${where.anchor} (per-call cgroups go to ${data.container})`, data };
 }
 
-/** The PSI probe (research C.2): system files, and the per-cgroup file where cordon works. */
+/** The PSI probe (kernel docs, accounting/psi.rst): system files, and the per-cgroup file where cordon works. */
 export function psiProbe(where: Placement): ProbeResult {
   const system = ['memory', 'cpu', 'io'].map((r) => [r, readError(`/proc/pressure/${r}`)] as const);
   const bad = system.filter(([, e]) => e);
@@ -121,7 +121,7 @@ export function peakProbe(where: Placement): ProbeResult {
   };
 }
 
-/** The sched_ext probe (research C.4). */
+/** The sched_ext probe (kernel docs, scheduler/sched-ext.rst). */
 export function schedExtProbe(): ProbeResult {
   const v = kernelVersion();
   if (existsSync('/sys/kernel/sched_ext')) {
@@ -133,7 +133,7 @@ export function schedExtProbe(): ProbeResult {
   return { ok: false, detail: `no sched_ext: ${why}`, data: { state: null } };
 }
 
-/** The memcg_bpf_ops probe (research C.6: an RFC, not upstream). */
+/** The memcg_bpf_ops probe (the memcg_bpf_ops RFC series on the bpf list: an RFC, not upstream). */
 export function memcgBpfProbe(btf = '/sys/kernel/btf/vmlinux'): ProbeResult {
   try {
     const found = fileContains(btf, 'memcg_bpf_ops');

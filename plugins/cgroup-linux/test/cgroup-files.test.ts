@@ -142,7 +142,7 @@ describe('@cordon/cgroup-linux sources', () => {
   });
 });
 
-describe('an unreadable cgroup.controllers (issue 28)', () => {
+describe('an unreadable cgroup.controllers', () => {
   // Root reads any file, so the probe runs as nobody (setpriv) against a copy of the mount whose
   // cgroup.controllers is mode 000: a real EACCES from the kernel.
   const nobody = (script: string) =>

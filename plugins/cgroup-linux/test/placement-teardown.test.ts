@@ -8,7 +8,7 @@ import { cleanupLeftovers, effectiveLimit, processStart, removeSubtree, subtreeD
 import { commandLine } from '../src/enforce.js';
 import { ThrottleMeter, type ThrottleSample } from '../src/throttle.js';
 
-// Where a call's cgroup goes and how it is removed (issue 28), on directory trees shaped like
+// Where a call's cgroup goes and how it is removed, on directory trees shaped like
 // cgroupfs (the VM suite, test/vm, runs the same on a real kernel), and the throttle meter that
 // replaces PSI where it cannot be read.
 

@@ -10,7 +10,7 @@ import type { CordonHost } from '../../../packages/host/src/bus/host.js';
 import { dialect } from '../src/dialect/index.js';
 
 // No Cursor binary can be installed here: these payloads follow the formats in
-// research/hook-dialects.md §4 (Cursor docs, entireio/mulmoterminal captures).
+// the Cursor hooks docs (Cursor docs, entireio/mulmoterminal captures).
 
 const CONVERSATION = '4f1c2a7e-0d3b-4c1e-9a55-7c2b1e0f9d11';
 const common = { conversation_id: CONVERSATION, generation_id: 'gen-1', model: 'claude-4.5-sonnet', cursor_version: '2.4.21', workspace_roots: ['/home/u/proj'], user_email: 'u@example.com', transcript_path: null };

@@ -10,7 +10,7 @@ import type { CordonHost } from '../../../packages/host/src/bus/host.js';
 import { dialect } from '../src/dialect/index.js';
 
 // Hermes cannot be installed here (PyPI only): these payloads follow agent/shell_hooks.py as
-// research/hook-dialects.md §5 describes it: ids, results and durations nested under `extra`.
+// the Hermes hooks docs describes it: ids, results and durations nested under `extra`.
 
 const SESSION = 'sess_20261130_abc123';
 const base = { session_id: SESSION, cwd: '/home/u/proj', profile: 'default' };

@@ -3,7 +3,7 @@ import type { ProcessRecord } from './process-table.js';
 /**
  * Image names of the shells agents run hook commands through on Windows, lower case: Claude Code
  * runs them with Git Bash (`bash.exe`, `sh.exe`) or PowerShell, Codex and Gemini CLI through
- * `cmd.exe` or PowerShell (research/hook-dialects.md; the agents' Windows docs).
+ * `cmd.exe` or PowerShell (the agent hook docs (docs/references.md) the agents' Windows docs).
  */
 export const WINDOWS_SHELLS: ReadonlySet<string> = new Set(['cmd.exe', 'powershell.exe', 'pwsh.exe', 'bash.exe', 'sh.exe', 'dash.exe', 'zsh.exe']);
 

@@ -21,7 +21,7 @@ interface Member {
 
 /**
  * Measures the process tree rooted at one pid from whole-table snapshots (one
- * `NtQuerySystemInformation` call per tick; research/cordon-resource.md A.5, D.6: no `wmic`, no
+ * `NtQuerySystemInformation` call per tick; uncoalesced/cordon: no `wmic`, no
  * PowerShell, no per-process handle).
  *
  * Windows keeps no live parent link: `InheritedFromUniqueProcessId` is the creator's pid at

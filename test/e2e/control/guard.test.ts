@@ -160,7 +160,7 @@ describe('guard rewriting rules', () => {
   });
 });
 
-describe('a guarded call means what the unguarded one meant (issue 28)', () => {
+describe('a guarded call means what the unguarded one meant', () => {
   const context = { cordon: CORDON, agents: new Set(['claude-code', 'codex', 'gemini']), get stateRoot() { return join(sandbox.dataDir, 'guard'); } };
   const call = (command: string, agent = 'claude-code') =>
     ({ agent, sessionId: 'sess-28', callKey: 'k', callKeySource: 'agent', toolName: 'Bash', canonicalTool: 'shell', toolInput: { command }, command, nativeEvent: 'PreToolUse', raw: {} }) as const;

@@ -29,7 +29,7 @@ interface AgentCase {
   readonly tools: readonly string[];
   /** The agent's call id for step `i`, or `undefined` when the agent has none (keys are hashes). */
   readonly callId: (i: number) => string | undefined;
-  /** What the model is told about the denied call, in the agent's own words (research hook-dialects.md §7.4). */
+  /** What the model is told about the denied call, in the agent's own words (the agent hook docs; docs/references.md, canonical names). */
   readonly denied: RegExp;
   /** Native session start / end event names. */
   readonly sessionEvents: readonly [string, string];

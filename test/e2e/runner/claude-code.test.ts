@@ -23,8 +23,8 @@ import {
 } from './support.js';
 
 // `cordon run` / `cordon resume` driving the real Claude Code 2.1.332 (scripts/agents.json)
-// against the fake Anthropic server: the reference's scenarios S2–S4 and R1–R8 (research
-// cordon-envelope.md §16) and the faults of §18.2, fixed. Every edit below is made by Claude
+// against the fake Anthropic server: the reference's scenarios S2–S4 and R1–R8 of
+// the BEKO2210/SkillQuarry cordon, and the faults docs/envelopes.md lists, fixed. Every edit below is made by Claude
 // Code's own Write/Edit/Bash tools in a real repository.
 
 const held = holdPerTest(killSpawned);
@@ -47,7 +47,7 @@ const expectApp = (word: string) => `node -e "const t = require('fs').readFileSy
 const API_403 = { status: 403, type: 'permission_error', message: 'fake key has no access' } as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-describe('cordon run with the real Claude Code: reference scenarios (research §16.1)', () => {
+describe('cordon run with the real Claude Code: reference scenarios (the BEKO2210/SkillQuarry cordon)', () => {
   it('S2: a multi-step change that a verifier accepts: exit 0; the agent’s own report is recorded', async () => {
     const s = await scene([step.edit('src/app.py', 'hello', 'bye'), step.write('src/new.py', 'VALUE = 1\n'), step.text('Done: the app says bye.')]);
     const result = await s.cordon(['run', 'Make the app say bye and add src/new.py', '--allow', 'src/**', '--verify', expectApp('bye'), '--json']);
@@ -56,7 +56,7 @@ describe('cordon run with the real Claude Code: reference scenarios (research §
     expect(report).toMatchObject({ phase: 'accepted', attempt: 1, max_attempts: 3, exit_code: 0 });
     expect(report.audit).toMatchObject({ passed: true, changed_files: ['src/app.py', 'src/new.py'], violations: [] });
     expect(report.audit.verification).toHaveLength(1);
-    // The agent's own result: session, turns, cost, duration (issue 3).
+    // The agent's own result: session, turns, cost, duration.
     const run = report.run;
     expect(run).toMatchObject({ attempt: 1, agent: 'claude-code', status: 'finished', exit_code: 0, agent_status: 'success', turns: 3, message: 'Done: the app says bye.', prompt_delivery: 'stdin', error: null });
     expect(run.session_id).toMatch(UUID);
@@ -64,7 +64,7 @@ describe('cordon run with the real Claude Code: reference scenarios (research §
     expect(run.duration_ms).toBeGreaterThan(0);
     expect(run.args).toEqual(['-p', '--output-format', 'json', '--no-session-persistence', '--max-turns', '30', '--permission-mode', 'acceptEdits']);
     expect(readState(s.repo)).toMatchObject({ phase: 'accepted', attempt: 1, last_error: null, last_run: { session_id: run.session_id, turns: 3, cost_usd: run.cost_usd } });
-    // What the model was told (research §10.2): task, globs, budgets, commit rule, independent audit, attempt.
+    // What the model was told (the BEKO2210/SkillQuarry cordon): task, globs, budgets, commit rule, independent audit, attempt.
     const [prompt] = promptsSeen(s.server);
     expect(prompt).toBeDefined();
     expect(prompt).toBe(readAttempt(s.repo, 1).prompt);
@@ -85,7 +85,7 @@ describe('cordon run with the real Claude Code: reference scenarios (research §
     expect(r1.phase).toBe('engine_error');
     expect(r1.run).toMatchObject({ status: 'engine_error', exit_code: 1, agent_status: 'api_error' });
     expect(r1.run.error).toMatch(/^Claude Code exited 1: api_error: Failed to authenticate\. API Error: 403 fake key has no access/);
-    // The audit still ran, verifiers included (research §10.3 step 6).
+    // The audit still ran, verifiers included (the BEKO2210/SkillQuarry cordon step 6).
     expect(r1.audit.passed).toBe(false);
     expect(r1.audit.verification[0].stderr).toContain('expected FINAL in src/app.py, found: print("PARTIAL")');
 

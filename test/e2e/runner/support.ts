@@ -22,7 +22,7 @@ export interface Scene {
   useServer(server: FakeModelServer): void;
 }
 
-/** The reference's demo repository (research §16.1): `src/app.py` and a README. */
+/** The reference's demo repository (the BEKO2210/SkillQuarry cordon): `src/app.py` and a README. */
 export const DEMO_FILES = { 'src/app.py': 'print("hello")\n', 'README.md': '# demo\n' };
 
 type SessionFactory = typeof claudeSession;

@@ -11,7 +11,7 @@ export interface SeenToolResult {
   readonly text: string;
 }
 
-/** Claude Code's tool call for a step (research/hook-dialects.md §1.3, §7.3). */
+/** Claude Code's tool call for a step (the Claude Code hooks reference). */
 function toolUse(options: ScriptOptions, s: Exclude<Step, { kind: 'text' }>): { name: string; input: Record<string, unknown> } {
   switch (s.kind) {
     case 'shell':

@@ -2,7 +2,7 @@ import { FakeModelServer, type Answer, type RecordedRequest } from './http-serve
 import { absPath, stepAt, type ScriptOptions, type Step } from './script.js';
 import type { SeenToolResult } from './anthropic.js';
 
-/** Gemini CLI's function call for a step (research/hook-dialects.md §3.3, §7.3). */
+/** Gemini CLI's function call for a step (the Gemini CLI hooks reference). */
 function functionCall(options: ScriptOptions, s: Exclude<Step, { kind: 'text' }>): { name: string; args: Record<string, unknown> } {
   switch (s.kind) {
     case 'shell':

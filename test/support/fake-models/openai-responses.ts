@@ -41,7 +41,7 @@ function patchCall(tools: OfferedTool[], patch: string): Call {
 
 const lines = (text: string): string[] => text.replace(/\n$/, '').split('\n');
 
-/** Codex's call for a step (research/hook-dialects.md §2.3, §7.3; apply_patch grammar of codex-rs). */
+/** Codex's call for a step (the Codex hooks docs; apply_patch grammar of codex-rs). */
 function callFor(tools: OfferedTool[], options: ScriptOptions, s: Exclude<Step, { kind: 'text' }>): Call {
   switch (s.kind) {
     case 'shell':

@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 
 /**
  * One scripted model turn. Each fake server translates the agent-neutral kinds into its agent's
- * native tool call (research/hook-dialects.md §7.3):
+ * native tool call (the agent hook docs; docs/references.md, canonical names):
  *
  * | kind | Claude Code | Codex (`codex exec`) | Gemini CLI |
  * |---|---|---|---|

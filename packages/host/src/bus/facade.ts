@@ -29,7 +29,7 @@ function tapOptions(plugin: string, hook: HookName, options: TapOptions): Record
 
 /**
  * Removes every tap `plugin` made from every hook of `hooks` (a plugin whose `apply` threw
- * contributes nothing, issue 29). Tapable compiles a hook's call function from its `taps` on
+ * contributes nothing). Tapable compiles a hook's call function from its `taps` on
  * the next call; `_resetCompilation` drops the compiled one, as tapable's own `tap` does.
  */
 export function removeTaps(hooks: HookTable, plugin: string): void {

@@ -1,6 +1,6 @@
 import type { HookTable } from '@cordon/plugin-api';
 // The three hook classes only: tapable's index loads all of its thirteen modules, which the hook
-// process (started on every tool call) would pay for on each run (research aesthetics.md §6.4).
+// process (started on every tool call) would pay for on each run (the hot-path measurements in docs/hooks.md).
 // Typed in tapable-lib.d.ts; static imports so the hook bundle inlines them.
 import AsyncSeriesBailHook from 'tapable/lib/AsyncSeriesBailHook.js';
 import AsyncSeriesHook from 'tapable/lib/AsyncSeriesHook.js';

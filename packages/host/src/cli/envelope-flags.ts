@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import type { SettingsInput } from '../envelope/settings.js';
 
 /**
- * Flags shared by the envelope commands (issue 2 §2). Policy flags carry no oclif defaults:
+ * Flags shared by the envelope commands. Policy flags carry no oclif defaults:
  * an absent flag lets `.cordon.json` (then the reference's defaults) decide, which
  * `resolveSettings` does.
  */

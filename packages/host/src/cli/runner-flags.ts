@@ -9,7 +9,7 @@ import type { Phase } from '../envelope/phases.js';
 import { CordonError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
 
 /**
- * Flags of `cordon run` beyond the arm flags (research §2.2; issue 3). Numbers that may be
+ * Flags of `cordon run` beyond the arm flags (the BEKO2210/SkillQuarry cordon). Numbers that may be
  * fractional are strings here and validated by `resolveRunnerSettings`, which names the flag.
  */
 export const runnerFlags = {

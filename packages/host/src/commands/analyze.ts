@@ -52,7 +52,7 @@ export default class Analyze extends CordonCommand {
       dataDir: host.paths.dataDir,
       db: flags.db,
       rules: flags.rules ? loadRules(flags.rules) : undefined,
-      options: { ...(flags['burst-threshold'] ? { burstThresholdMb: flags['burst-threshold'] } : {}), burstAboveBaseline: flags['burst-above-baseline'] },
+      options: { ...(flags['burst-threshold'] ? { burstThresholdMb: flags['burst-threshold'] } : {}), ...(flags['burst-above-baseline'] === undefined ? {} : { burstAboveBaseline: flags['burst-above-baseline'] }) },
     };
     if (flags.compare) {
       if (flags.compare.length !== 2) throw new CordonError(ERROR_CODES.BAD_INPUT, `--compare takes two batches (A B), got ${flags.compare.length}`, { details: { compare: flags.compare } });

@@ -39,7 +39,7 @@ export default class Hook extends Command {
   }
 
   protected override async catch(): Promise<void> {
-    // A hook must never block a tool call by accident (oclif's errors exit 2: research aesthetics.md §6.5).
+    // A hook must never block a tool call by accident (oclif's errors exit 2: the agent hook docs: exit 2 blocks a call).
     process.exitCode = 0;
   }
 }

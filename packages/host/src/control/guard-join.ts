@@ -4,7 +4,7 @@ import type { ToolCallRecord } from '../telemetry/reduce/reduce-session.js';
 import { runsFile, type RunRecord } from './store.js';
 
 /**
- * What `cordon reduce` shows of the `control run` that ran a guarded tool call (issue 14: tier,
+ * What `cordon reduce` shows of the `control run` that ran a guarded tool call (tier,
  * limit, peak, stall, events). Bytes and ms; `null` where nothing was measured (an unguarded run
  * on a machine without cgroup v2 records only what it would have applied).
  */
@@ -63,7 +63,7 @@ export function joinGuardRuns(sessionId: string, calls: readonly ToolCallRecord[
 
 /**
  * The tool call's command inside a guarded run's argv: `bash -c <script> cordon-guard <state>
- * <command>` (the guard's rewrite since issue 28, which keeps the agent shell's functions and
+ * <command>` (the guard's current rewrite, which keeps the agent shell's functions and
  * working directory), or `bash -c <command>` (before it); else undefined.
  */
 function guardedCommand(run: RunRecord): string | undefined {

@@ -45,8 +45,8 @@ export interface PassThroughChild extends GuardChild {
  *   forwards SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 to the command.
  * - otherwise (an agent's shell tool, a pipeline, a service): the command gets a process group
  *   (a session) of its own, so a signal sent to cordon's process group reaches cordon alone, and
- *   cordon forwards all six signals to the command's group, once (research: a SIGTERM handler ran
- *   twice when the command shared the group). The cost: a SIGKILL, which nobody can forward, no
+ *   cordon forwards all six signals to the command's group, once (a command sharing cordon's group
+ *   would see a SIGTERM twice). The cost: a SIGKILL, which nobody can forward, no
  *   longer reaches the command through cordon's group.
  *
  * The handlers come off when the command exits. With `reportFd`, fd 3 is a pipe whose bytes

@@ -1,7 +1,7 @@
 import type { EndedProcess, GuardResult } from '@cordon/plugin-api';
 import { mb, nextTierName } from './tiers.js';
 
-/** Stall below this never warns (the paper's per-allocation stalls are tens of ms; research A.10). */
+/** Stall below this never warns (the paper's per-allocation stalls are tens of ms; the tier table of uncoalesced/cordon). */
 export const STALL_FLOOR_MS = 200;
 /** Share of the runtime a stall must exceed to warn. */
 export const STALL_SHARE = 0.05;
@@ -22,7 +22,7 @@ export function stallMs(result: GuardResult): number {
 }
 
 /**
- * Whether a run warrants the note (issue 14; research A.10): always after an OOM kill or a
+ * Whether a run warrants the note (the tier table of uncoalesced/cordon): always after an OOM kill or a
  * freeze, else when the memory stall exceeded max(200 ms, 5 % of the runtime). Never for a run
  * that was not enforced (nothing was measured).
  */
@@ -35,7 +35,7 @@ export function shouldWarn(result: GuardResult): boolean {
 const s1 = (ms: number): string => (ms / 1000).toFixed(1);
 
 /**
- * The note appended to stderr after the command's own output (research A.10, the seed's
+ * The note appended to stderr after the command's own output (the tier table of uncoalesced/cordon, the seed's
  * content): peak MB against the tier and its limit, the stall in seconds and percent of the
  * runtime, a freeze, OOM kills, the stall policy's raises, from the third warning for the same
  * command that retrying unchanged will probably not help, and the advice. One line.

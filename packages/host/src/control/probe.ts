@@ -27,7 +27,7 @@ export interface ProbeReport {
 const NO_BACKEND = 'no enforcement backend is installed (on Linux: @cordon/cgroup-linux, `npm run plugins:link`)';
 
 /**
- * Runs every registered probe (issue 14: plugins add probes through `api.probes`, the host owns
+ * Runs every registered probe (plugins add probes through `api.probes`, the host owns
  * the printing), in `order` then name order, one after another (some create and remove a test
  * cgroup). A probe that throws despite its contract is reported as failed. Enforcement is
  * available when some backend has gate probes and all of them passed; otherwise the reason is

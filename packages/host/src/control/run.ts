@@ -48,7 +48,7 @@ export interface ControlRunOutcome {
 }
 
 /**
- * `cordon control run` (issue 14; research A.9): builds a typed {@link GuardRequest} from the
+ * `cordon control run` (uncoalesced/cordon): builds a typed {@link GuardRequest} from the
  * hint (`--hint`, else `AGENT_RESOURCE_HINT`, else `memory:medium`; a `--hint` is also put into
  * the command's environment unless the variable is set), fires `enforce`, and, when no backend
  * answers, runs the command unguarded with the same pass-through and logs what would have

@@ -29,8 +29,8 @@ export const CONTROL_MIGRATIONS: Readonly<Record<string, Migration>> = Object.fr
 /**
  * Counts one more limit warning for `command` in `<dataDir>/control.sqlite3` and returns the new
  * count (1 for the first). One upsert statement, so concurrent `control run`s in other
- * processes never lose a count (the seed kept it per process and never escalated; research
- * A.12.1). Throws `CORDON_DB_ERROR` when the database cannot be opened.
+ * processes never lose a count (the seed kept it per process and never escalated: a gap in
+ * uncoalesced/cordon). Throws `CORDON_DB_ERROR` when the database cannot be opened.
  */
 export async function countWarning(dataDir: string, command: string, now: number = Date.now()): Promise<number> {
   // Loaded only when a run warns: the fast route of `control run` never pays for SQLite otherwise.
@@ -55,7 +55,7 @@ export function runsFile(dataDir: string): string {
 }
 
 /**
- * One run as recorded (issue 14: tier, limit, peak, stall, events, exit), one JSON line in
+ * One run as recorded (tier, limit, peak, stall, events, exit), one JSON line in
  * {@link runsFile}. Bytes, ms, epoch-ms `t`; `null` where nothing was measured (unguarded).
  */
 export interface RunRecord {

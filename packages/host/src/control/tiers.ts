@@ -1,7 +1,7 @@
 import type { GuardTier, StallPolicy, TierName } from '@cordon/plugin-api';
 
 /**
- * The tier ladder (research/cordon-resource.md A.10, the seed's table; issue 14): `memory.high`
+ * The tier ladder (the tier table of uncoalesced/cordon): `memory.high`
  * as a share of RAM (MemTotal, or the parent cgroup's lower limit) and `cpu.weight`. `max` is
  * unlimited. Never `memory.max`.
  */
@@ -38,7 +38,7 @@ export interface ParsedHint {
 const MEMORY_KEYS = new Set(['memory', 'mem', 'ram']);
 
 /**
- * Parses an `AGENT_RESOURCE_HINT`-style hint (research A.10, forgiving because a model writes
+ * Parses an `AGENT_RESOURCE_HINT`-style hint (the tier table of uncoalesced/cordon, forgiving because a model writes
  * it): tokens split on `,`, `;` and whitespace; `key:value` with keys `memory|mem|ram` and
  * `cpu`; a bare value is a memory tier; values `low|medium|high|max`, case-insensitive. Unknown
  * tokens are returned in `unknown` and skipped; the last valid token of a kind wins.

@@ -25,7 +25,7 @@ export interface ArmRequest {
   readonly label: string;
   /** Resolved policy, verifiers and attempt ceiling (see `resolveSettings`). */
   readonly settings: EnvelopeSettings;
-  /** `manual` (default) or the runner name for `run` (issue 3). */
+  /** `manual` (default) or the runner name for `run`. */
   readonly mode?: string;
   /** Runner options stored for `run`/`resume`, or null (default). */
   readonly runner?: Readonly<Record<string, unknown>> | null;
@@ -42,7 +42,7 @@ export interface ArmOptions {
 }
 
 /**
- * Arms an envelope (research §5, hardened per issue 2 "Integrity"), under the repository lock:
+ * Arms an envelope (the BEKO2210/SkillQuarry cordon, hardened: docs/envelopes.md), under the repository lock:
  *
  * 0. finish what a killed cordon left half done (`finishInterrupted`);
  * 1. refuse when `.cordon/` exists (a foreign one with `CORDON_STATE_FOREIGN`), HEAD is unborn, the tree is not clean

@@ -35,7 +35,7 @@ export interface CheckResult {
 }
 
 /**
- * `cordon check` on an armed envelope (research §6, §12): under the lock, finishes what a killed
+ * `cordon check` on an armed envelope (the BEKO2210/SkillQuarry cordon): under the lock, finishes what a killed
  * cordon left half done, loads and validates the state, refuses while the agent of a killed
  * `cordon run` still runs, audits, and persists phase `accepted`/`rejected`, `last_audit` and
  * `audit.json`. Throws `CordonError` (exit 2) for refusals, `CORDON_STATE_WRITE` when the verdict
@@ -84,7 +84,7 @@ export async function checkLocked(loc: RepoLocation, options: Pick<CheckOptions,
 
 /**
  * Runs `save` (the writes that persist a verdict) and turns any error of it into
- * `CORDON_STATE_WRITE` (exit 2; issue 13 item 8): the message names the state directory, the
+ * `CORDON_STATE_WRITE` (exit 2): the message names the state directory, the
  * verdict that could not be saved and the system error. The audit (and its verifiers) already ran
  * and is not run again; `details.audit` holds it.
  */
@@ -117,7 +117,7 @@ export interface RangeOptions {
 }
 
 /**
- * `cordon check --base REF [--head REF]` (issue 2, CI mode): audits the committed range without
+ * `cordon check --base REF [--head REF]` (CI mode): audits the committed range without
  * arming. The policy is `.cordon.json` as it is in the *base* commit (so a change cannot loosen
  * its own audit), overridden by `flags`. No state is read or written. Verifiers run in the work
  * tree, so when there are any the work tree must be exactly `head` (HEAD at it, no tracked

@@ -2,11 +2,11 @@ import type picomatchModule from 'picomatch';
 import { lazyPackage } from '../util/lazy-package.js';
 
 // Loaded on first use: the host lends matchGlob to every plugin, so this module is imported by the
-// hook process on every tool call, which never matches a glob (research aesthetics.md §6.4).
+// hook process on every tool call, which never matches a glob (the hot-path measurements in docs/hooks.md).
 const picomatch = lazyPackage<typeof picomatchModule>('picomatch');
 
 /**
- * Envelope globs (research/cordon-envelope.md §7, decided in issue 2 §2):
+ * Envelope globs (the BEKO2210/SkillQuarry cordon's, made stricter; docs/envelopes.md):
  *
  * - A glob is matched against the whole repo-relative path, `/`-separated, case-sensitive.
  * - `*` matches any run of characters except `/` (possibly empty); dotfiles are not special.
@@ -35,12 +35,12 @@ export const GLOB_OPTIONS: picomatchModule.PicomatchOptions = Object.freeze({
   windows: false,
 } as picomatchModule.PicomatchOptions);
 
-/** Longest glob accepted, in characters (research §3). */
+/** Longest glob accepted, in characters (the BEKO2210/SkillQuarry cordon). */
 export const MAX_GLOB_LENGTH = 512;
 
 /**
- * Why `glob` is not a valid envelope glob, or `undefined` when it is. Rules (research §3,
- * issue 2): non-empty, at most {@link MAX_GLOB_LENGTH} characters, no NUL, not absolute-ish
+ * Why `glob` is not a valid envelope glob, or `undefined` when it is. Rules (the BEKO2210/SkillQuarry cordon,
+ * tightened): non-empty, at most {@link MAX_GLOB_LENGTH} characters, no NUL, not absolute-ish
  * (`/x`, `./x`), no `.` or `..` segment, no empty segment (`a//b`, `a/`: git paths never have
  * one, so such a glob could never match), no backslash (there is no escape character).
  */

@@ -1,6 +1,6 @@
 /**
  * Change envelopes as a plain library (DESIGN.md "src/envelope/"): the oclif commands
- * `arm`/`check`/`status`/`reset` and the `run`/`resume` helper (issue 3) sit on top of this.
+ * `arm`/`check`/`status`/`reset` and the `run`/`resume` helper sit on top of this.
  * See README.md in this folder for the map.
  */
 export { arm, type ArmOptions, type ArmRequest } from './arm.js';

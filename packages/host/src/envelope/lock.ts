@@ -7,14 +7,14 @@ import { readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 import { nodeCrypto, nodeOs } from '../util/builtins.js';
 
 /**
- * The repository lock (research/cordon-envelope.md §11; DESIGN.md "Data"): the file at
+ * The repository lock (the BEKO2210/SkillQuarry cordon; DESIGN.md "Data"): the file at
  * `git rev-parse --git-path cordon.lock` (per work tree), never waited on.
  *
- * Node has no `flock`, so the lock is a file that exists only while held (§20 "Node
+ * Node has no `flock`, so the lock is a file that exists only while held ("Node
  * specifics"). It is created complete and exclusively: the owner record is written to a temp
  * file (created exclusively under an unpredictable name that carries the creator's pid, and
  * fsynced) that is then hard-linked to the lock path (`link` fails when the path exists), so a
- * lock is durable and whole before anyone can see it (issue 13 item 14). The record
+ * lock is durable and whole before anyone can see it. The record
  * names the holder: `{pid, host, start, nonce, command, since}`, where `start` is the process's
  * boot id and start time on Linux (so a recycled pid is not mistaken for the holder).
  *

@@ -1,6 +1,6 @@
 /**
  * Lossless text form of git path bytes ("surrogateescape", PEP 383, the reference's encoding;
- * research/cordon-envelope.md §4.1 and §6.2).
+ * the BEKO2210/SkillQuarry cordon).
  *
  * Git paths are bytes. Cordon shows them as JavaScript strings: every well-formed UTF-8
  * sequence becomes its character, and every other byte `b` (always ≥ 0x80) becomes the lone

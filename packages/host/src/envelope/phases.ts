@@ -1,5 +1,5 @@
 /**
- * Envelope phases and the transitions between them (research/cordon-envelope.md §12):
+ * Envelope phases and the transitions between them (the BEKO2210/SkillQuarry cordon):
  *
  * ```
  * arm                  -> armed
@@ -8,8 +8,8 @@
  * resume preflight bad -> rejected
  * ```
  *
- * `agent_finished`, which the reference declares but never persists (§18.3 item 18), is not a
- * phase here. `run`/`resume` (issue 3) use {@link beginAttempt} and {@link finishAttempt}.
+ * `agent_finished`, which the reference declares but never persists, is not a
+ * phase here. `run`/`resume` use {@link beginAttempt} and {@link finishAttempt}.
  */
 export const PHASES = ['armed', 'running', 'accepted', 'rejected', 'engine_error', 'interrupted'] as const;
 
@@ -29,13 +29,13 @@ export interface PhaseState {
   readonly last_error: string | null;
 }
 
-/** Phase after a `check`: accepted exactly when the audit passed (any earlier phase is overwritten, §12). */
+/** Phase after a `check`: accepted exactly when the audit passed (any earlier phase is overwritten). */
 export function phaseAfterCheck(passed: boolean): Phase {
   return passed ? 'accepted' : 'rejected';
 }
 
 /**
- * Why a new agent attempt may not start, or undefined (research §10.3 step 1, §10.4): an accepted
+ * Why a new agent attempt may not start, or undefined (the BEKO2210/SkillQuarry cordon step 1): an accepted
  * envelope is done; the attempt ceiling holds (`attempt >= max_attempts`).
  */
 export function attemptRefusal(state: PhaseState): string | undefined {
@@ -45,7 +45,7 @@ export function attemptRefusal(state: PhaseState): string | undefined {
 }
 
 /**
- * The state to persist *before* an agent attempt starts (research §10.3 step 2): attempt + 1,
+ * The state to persist *before* an agent attempt starts (the BEKO2210/SkillQuarry cordon step 2): attempt + 1,
  * phase `running`. Throws `Error` with {@link attemptRefusal}'s reason when refused.
  */
 export function beginAttempt<S extends PhaseState>(state: S): S {
@@ -61,7 +61,7 @@ export type AttemptOutcome =
   | { readonly kind: 'interrupted'; readonly reason: string };
 
 /**
- * The state after an attempt and its audit (research §10.3 steps 5–7): an engine error stays
+ * The state after an attempt and its audit (the BEKO2210/SkillQuarry cordon steps 5–7): an engine error stays
  * `engine_error` even when the audit passed; an interruption is `interrupted`; otherwise the
  * audit decides, and a rejection records its violations joined with "; ".
  */

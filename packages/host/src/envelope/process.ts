@@ -3,7 +3,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 
 /**
  * Managed child processes, shared by git, verifiers and (later) agent runners
- * (research/cordon-envelope.md §9, with the Node specifics of §20):
+ * (the BEKO2210/SkillQuarry cordon, with Node's specifics):
  *
  * - started by argv, never through a shell; stdin is /dev/null;
  * - on POSIX in a new session and process group (`detached`), so a timeout or an output
@@ -14,9 +14,9 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
  *   holds them), the group is killed and the result says `outputNotClosed`.
  */
 
-/** TERM → KILL grace when killing a process group, in ms (research §3: 0.4 s). */
+/** TERM → KILL grace when killing a process group, in ms (the BEKO2210/SkillQuarry cordon: 0.4 s). */
 export const KILL_GRACE_MS = 400;
-/** How long the pipes may stay open after the child exited, in ms (research §9: 1 s). */
+/** How long the pipes may stay open after the child exited, in ms (the BEKO2210/SkillQuarry cordon: 1 s). */
 export const CLOSE_WAIT_MS = 1000;
 
 /** Options of {@link runManaged}. */

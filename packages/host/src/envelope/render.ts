@@ -6,7 +6,7 @@ import { cutTextEnd } from '@cordon/plugin-api';
 import { terminalLines } from '../output/terminal.js';
 
 /**
- * Human output of `cordon check` (issue 2): a one-line verdict, the metrics against their
+ * Human output of `cordon check`: a one-line verdict, the metrics against their
  * limits, then one line per violation; a failed verifier's line is followed by the end of its
  * output, indented (see {@link outputTail}). Paths in violation messages are already display-safe;
  * the verifier's output and plugins' messages are escaped for the terminal ({@link terminalLines}).
@@ -51,7 +51,7 @@ export const TAIL_CHARS = 2000;
  * {@link TAIL_CHARS} characters, of its stderr, else its stdout, else why it could not start.
  * The evidence of a longer stream holds its first and last 8 KiB, so these lines are its real
  * end (the summary a test runner prints last); the header says how much was left out. Records
- * written before issue 29 hold only the first 16 KiB, and say so.
+ * written by an older cordon hold only the first 16 KiB, and say so.
  */
 export function outputTail(result: VerifierResult): string[] {
   if (result.start_error) return [result.start_error];

@@ -5,7 +5,7 @@ import { finishInterrupted } from './state/recover.js';
 import { CORDON_DIR, envelopePaths, foreignState, removeEnvelope } from './state/store.js';
 
 /**
- * `cordon reset` (research §13): under the lock, finishes what a killed cordon left half done
+ * `cordon reset` (the BEKO2210/SkillQuarry cordon): under the lock, finishes what a killed cordon left half done
  * (a killed reset's deletion included: `finishInterrupted`), then removes `.cordon/` when it is
  * Cordon's own (`stateDirOwner`: only names Cordon writes, nothing git tracks). Never validates
  * the state (a corrupt envelope can always be reset), never touches source files, the

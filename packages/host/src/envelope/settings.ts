@@ -7,7 +7,7 @@ import { DEFAULT_VERIFY_OUTPUT_CAP, DEFAULT_VERIFY_TIMEOUT_SECONDS, verifySpecPr
 
 /**
  * Envelope settings as a user gives them: `cordon arm`/`check --base` flags or the optional
- * `.cordon.json` at the repository root (issue 2). Every field is optional; {@link resolveSettings}
+ * `.cordon.json` at the repository root. Every field is optional; {@link resolveSettings}
  * layers them (flags over file over defaults) and validates the result.
  */
 export interface SettingsInput {
@@ -35,7 +35,7 @@ export interface EnvelopeSettings {
   readonly max_attempts: number;
 }
 
-/** Default `--max-attempts` (research §2.1). */
+/** Default `--max-attempts` (the BEKO2210/SkillQuarry cordon). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
 
 /** Name of the optional policy file at the repository root. */
@@ -135,7 +135,7 @@ export const POLICY_FILE_MAX_BYTES = 1024 * 1024;
 /**
  * Reads `<root>/.cordon.json` if present (undefined when absent); errors as {@link parsePolicyFile}.
  * The file is committed by whoever controls the repository, so it is read with
- * `readRegularFile` (issue 13 item 11): a symbolic link is followed only when it stays inside the
+ * `readRegularFile`: a symbolic link is followed only when it stays inside the
  * work tree, only a regular file of at most {@link POLICY_FILE_MAX_BYTES} is read, nothing blocks,
  * and a refusal (`CORDON_BAD_INPUT`, exit 2) names the path and why, never the file's content.
  */
@@ -156,7 +156,7 @@ export function readPolicyFile(root: string): SettingsInput | undefined {
 
 /**
  * Layers `inputs` (later wins, field by field: pass the file first, then the flags) over the
- * reference's defaults (research §2.1) and validates the result (globs, limits, verifiers,
+ * reference's defaults (the BEKO2210/SkillQuarry cordon) and validates the result (globs, limits, verifiers,
  * attempts). Throws `CORDON_BAD_INPUT` (exit 2) with the first problem.
  */
 export function resolveSettings(...inputs: ReadonlyArray<SettingsInput | undefined>): EnvelopeSettings {
@@ -186,7 +186,7 @@ export function resolveSettings(...inputs: ReadonlyArray<SettingsInput | undefin
   return { policy, verify, max_attempts: attempts };
 }
 
-/** Validates and trims a label; throws `CORDON_BAD_INPUT` (research §3). */
+/** Validates and trims a label; throws `CORDON_BAD_INPUT` (the BEKO2210/SkillQuarry cordon). */
 export function checkLabel(label: string): string {
   const problem = labelProblem(label);
   if (problem) throw bad(problem);

@@ -8,7 +8,7 @@ import { loadEnvelope, type Envelope } from './state/store.js';
 import { orphanedAgent, staleRunReason } from './attempt/stale.js';
 import { runnerSettingsProblem } from './attempt/options.js';
 
-/** What `cordon status` reports (research §13, plus the policy's globs and limits). */
+/** What `cordon status` reports (the BEKO2210/SkillQuarry cordon, plus the policy's globs and limits). */
 export interface StatusReport {
   readonly mode: string;
   readonly label: string;
@@ -26,22 +26,22 @@ export interface StatusReport {
   readonly verify: readonly string[];
   readonly created_at: string;
   readonly updated_at: string;
-  /** Why phase `running` is stale (the cordon process that ran the attempt is gone), else null (issue 3). */
+  /** Why phase `running` is stale (the cordon process that ran the attempt is gone), else null. */
   readonly stale_run: string | null;
-  /** The pid of the agent of a killed `cordon run` that still runs (issue 13 item 16), else null. */
+  /** The pid of the agent of a killed `cordon run` that still runs, else null. */
   readonly live_agent_pid: number | null;
   /** The cordon command holding the repository lock right now (`check, pid 123 on host, since …`), else null. */
   readonly operation: string | null;
 }
 
 /**
- * `cordon status`: validates the whole envelope (research §4.5) and summarises it. Takes no
- * lock, so it works while a `run` holds one and then shows phase `running` (§11); a command
+ * `cordon status`: validates the whole envelope (the BEKO2210/SkillQuarry cordon) and summarises it. Takes no
+ * lock, so it works while a `run` holds one and then shows phase `running`; a command
  * holding the lock is named in `operation`. Every state change cordon makes is atomic (the
  * envelope appears whole at arm, state files are renamed into place), so status sees the last
  * complete state. When the state cannot be loaded while a live cordon process holds the lock
  * (an `arm` still building it), status names that process instead of calling the envelope
- * damaged (issue 13 item 4): `CORDON_LOCK_HELD`, exit 2.
+ * damaged: `CORDON_LOCK_HELD`, exit 2.
  * Throws `CORDON_BAD_STATE` (exit 2) when nothing is armed or the state is corrupt.
  */
 export async function status(repo: string = process.cwd()): Promise<StatusReport> {

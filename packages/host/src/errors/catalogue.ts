@@ -39,7 +39,7 @@ export const ERROR_CODES = Object.freeze({
   /** `cordon export --otlp`: the receiver was unreachable, refused the data or did not answer in time. The local store is only read. Exit 2. */
   EXPORT_ERROR: 'CORDON_EXPORT_ERROR',
   /**
-   * A ledger request broke a partial-compaction rule (research/pcodx-codex.md §1.5: unknown
+   * A ledger request broke a partial-compaction rule (the Rust pcodx, SichangHe/partial_compact_codex: unknown
    * session, endpoint not visible, reversed range, tool group split, overlap) or named a bad
    * role, text or session name. Nothing was written.
    */
@@ -57,7 +57,7 @@ export const ERROR_CODES = Object.freeze({
   HOOKS_WRITE_FAILED: 'CORDON_HOOKS_WRITE_FAILED',
   /**
    * The pcodx usage log cannot be written safely: it is open to group or others, a symbolic link,
-   * not a regular file, or the ledger database itself (research/pcodx-codex.md §1.10). Nothing was written.
+   * not a regular file, or the ledger database itself (the Rust pcodx, SichangHe/partial_compact_codex). Nothing was written.
    */
   USAGE_LOG_REFUSED: 'CORDON_USAGE_LOG_REFUSED',
   /** Something cordon did not expect; a bug. */

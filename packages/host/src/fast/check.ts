@@ -41,7 +41,7 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
     return 'done';
   } catch (error) {
     // The verifiers ran and only saving the verdict failed: running the command again through
-    // oclif would run them a second time (issue 13 item 8), so this error is printed here.
+    // oclif would run them a second time, so this error is printed here.
     if (error instanceof CordonError && error.code === ERROR_CODES.STATE_WRITE) {
       process.exitCode = error.exit;
       printError(error, options.json);

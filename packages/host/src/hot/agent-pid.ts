@@ -2,7 +2,7 @@ import { closeSync, openSync, readlinkSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Dialect, ProcessInfo } from '@cordon/plugin-api';
 
-/** Launchers between an agent and its hook that are never the agent (research hook-dialects.md §8.1). */
+/** Launchers between an agent and its hook that are never the agent (the agent hook docs; docs/references.md, finding the agent pid). */
 const SHELLS = new Set(['sh', 'dash', 'bash', 'zsh', 'fish', 'ksh', 'mksh', 'busybox', 'env', 'timeout', 'nice', 'nohup', 'setsid', 'stdbuf', 'script']);
 
 /** How far up the walk goes: observed depths are 1 (Codex, Gemini, Hermes) and 2 (Claude via dash). */
@@ -75,7 +75,7 @@ export function isShell(proc: ProcessInfo): boolean {
 }
 
 /**
- * The agent's pid for a hook process (research hook-dialects.md §8.1):
+ * The agent's pid for a hook process (the agent hook docs; docs/references.md, finding the agent pid):
  * 1. the dialect's pid variable (`CLAUDE_PID`) when it holds a positive integer;
  * 2. on Linux, the walk from the parent upward through `/proc`, stepping past shells, to the first
  *    process the dialect recognises (`isAgentProcess`), at most 8 levels;

@@ -12,7 +12,7 @@ import { handleHookPayload, type HandleStep, type HookOutcome } from './handle.j
 
 /**
  * The hook's plugin work on a thread of its own, so that the hook's time bound holds whatever a
- * plugin does (issue 13 item 15). A busy main thread runs no timers: a `beforeToolCall` tap that
+ * plugin does. A busy main thread runs no timers: a `beforeToolCall` tap that
  * loops synchronously would keep the hook past `CORDON_HOOK_TIMEOUT_MS`. On a worker thread the
  * main thread stays free, and at the bound it stops the thread with `worker.terminate()` (V8's
  * TerminateExecution ends a busy loop as well as a pending promise), writes the marker the call

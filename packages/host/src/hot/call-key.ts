@@ -6,7 +6,7 @@ import { canonicalJson } from './summary.js';
 /**
  * The content hash that stands in for a call id when the agent sends none (Gemini): the first
  * 16 hex characters of SHA-1 over `session NUL tool NUL sorted-key JSON of input`
- * (research/cordon-resource.md A.2 "Call key"). Pre and post events of one call hash equally.
+ * (uncoalesced/cordon). Pre and post events of one call hash equally.
  * `input` is the value as sent: an object, or a string, array or `null` (each serialises
  * differently from any object); a missing input hashes as the text `absent`.
  */
@@ -30,7 +30,7 @@ const MAX_ORDINAL = 100_000;
  * Claims the next first-in-first-out ordinal of `hash` for `phase`, race-free across concurrent
  * hook processes: slot `n` is the file `<sessionDir>/pairing/<hash>.<phase>.<n>` created with
  * `O_EXCL`, and the first `n` whose creation succeeds is this call's. The n-th start of a
- * (session, tool, input) triple thereby pairs with its n-th end (research hook-dialects.md §8.9).
+ * (session, tool, input) triple thereby pairs with its n-th end (the agent hook docs; docs/references.md, canonical names).
  */
 export function claimOrdinal(sessionDir: string, hash: string, phase: 'start' | 'end'): number {
   const dir = join(sessionDir, PAIRING_DIR);

@@ -214,7 +214,7 @@ async function before(event: NativeToolBefore, dialect: Dialect, step: Step): Pr
   }
   let rewritten = call;
   if (hash !== undefined) {
-    // The after event carries the rewritten input, so the start is keyed on it (research §3.4: Gemini merges it).
+    // The after event carries the rewritten input, so the start is keyed on it (the Gemini CLI hooks reference: Gemini merges it).
     const input = { ...event.toolInput, ...decision.toolInput };
     claimKey(dir, hash, 'end', step.log);
     const key = claimKey(dir, inputHash(event.sessionId, event.toolName, input), 'start', step.log);

@@ -42,7 +42,7 @@ function positive(value: string | undefined, fallback: number): number {
  * and size), loads the host and its plugins without oclif, and handles the payload. Returns what
  * to print and the exit code; never rejects. Everything that goes wrong is logged to
  * `<data>/logs/cordon.log` and yields exit 0 with empty stdout, so the agent is never broken
- * (DESIGN.md "The hot path"; research aesthetics.md §6.5). `CORDON_DISABLE=1` makes it a no-op
+ * (DESIGN.md "The hot path"; the agent hook docs: exit 2 blocks a call). `CORDON_DISABLE=1` makes it a no-op
  * that does not even read stdin. Bounds: `CORDON_HOOK_STDIN_TIMEOUT_MS` (default 3,000),
  * `CORDON_HOOK_MAX_STDIN_BYTES` (64 MiB), `CORDON_HOOK_TIMEOUT_MS` (10,000) for the whole run.
  *
@@ -52,7 +52,7 @@ function positive(value: string | undefined, fallback: number): number {
  * worker thread
  * (`bus-thread.ts`), so that the bound holds even over a tap that never yields: at the bound
  * the thread is stopped, the call's marker is written with `plugin_failure` naming the plugin,
- * and the hook exits 0 (issue 13 item 15). Otherwise everything runs on the main thread, as it
+ * and the hook exits 0. Otherwise everything runs on the main thread, as it
  * also does with `CORDON_HOOK_THREAD=off` (faster; a tap that never yields then defeats the bound).
  */
 export async function runHook(argv: readonly string[], io: { stdin: (Readable & { isTTY?: boolean }) | number; env: NodeJS.ProcessEnv; parentPid?: number }): Promise<HookExit> {

@@ -12,7 +12,7 @@ const CLOSE_BRACKET = 0x5d;
 
 /**
  * Finds the end of one JSON object or array arriving in chunks of UTF-8 bytes, so a payload can
- * be used as soon as it has arrived even when the writer keeps stdin open (issue 11 item 4).
+ * be used as soon as it has arrived even when the writer keeps stdin open.
  * Tracks only nesting depth and string/escape state (multi-byte UTF-8 never holds an ASCII byte,
  * so bytes are enough); it does not validate: the caller parses what it says is complete.
  * Leading whitespace and a UTF-8 BOM are skipped; a document that starts with anything other
@@ -104,7 +104,7 @@ function escapeControl(c: string): string {
 }
 
 /**
- * `JSON.parse(text)`, tolerating what agents actually send (issue 11 item 3): Claude Code has
+ * `JSON.parse(text)`, tolerating what agents actually send: Claude Code has
  * been seen to put raw TAB and newline bytes inside JSON strings (a heredoc in
  * `tool_input.command`), which RFC 8259 §7 forbids. When, and only when, the strict parse fails,
  * every raw U+0000–U+001F inside a string token is replaced by its escape and the text is parsed

@@ -40,7 +40,7 @@ class PayloadCollector {
   /**
    * Adds a chunk the caller will not reuse. Returns the result once the chunk completes a
    * document that parses, or once the payload is over the limit and complete; otherwise
-   * `undefined` (read on). A writer may keep its end open after the document: issue 11 item 4.
+   * `undefined` (read on). A writer may keep its end open after the document.
    */
   push(chunk: Uint8Array): PayloadRead | undefined {
     this.bytes += chunk.length;
@@ -75,7 +75,7 @@ function settleOnce(resolvePromise: (result: PayloadRead) => void, timeoutMs: nu
 
 /**
  * Reads the hook payload from `stream` within a bounded time: resolves as soon as a complete
- * JSON object or array has arrived (the writer may keep the stream open: issue 11 item 4), at
+ * JSON object or array has arrived (the writer may keep the stream open), at
  * end of input, after `timeoutMs` (an incomplete document and a stream that never closed), or
  * on a stream error; bytes past `maxBytes` are drained and discarded. Invalid UTF-8 decodes to
  * U+FFFD; a leading BOM is dropped; raw control characters inside strings are tolerated
@@ -232,7 +232,7 @@ function uvPipeBinding(): UvPipeBinding | undefined {
 /**
  * Reads a socket descriptor (Node-based agents' stdin) with libuv's pipe handle directly, which is
  * what `process.stdin` would wrap in a `net.Socket` after loading Node's socket and stream modules
- * (8 ms of every tool call, `npm run bench:hook`, issue 19). Same bounds and results as
+ * (8 ms of every tool call, `npm run bench:hook`). Same bounds and results as
  * {@link readPayload}. When done, reading stops and the handle is released without closing the
  * descriptor, so Node restores its blocking mode at exit as it does for `process.stdin`.
  * Returns `undefined`, having read nothing, when the handle cannot be had or opened.

@@ -1,7 +1,7 @@
 import { cutText } from '@cordon/plugin-api';
 import { MAX_COMMAND_CHARS, MAX_ERROR_CHARS } from '../telemetry/markers.js';
 
-/** Input keys tried, in order, for a one-line summary (research/cordon-resource.md A.2 "Command summary", plus Codex's `cmd`). */
+/** Input keys tried, in order, for a one-line summary (uncoalesced/cordon, plus Codex's `cmd`). */
 const SUMMARY_KEYS = ['command', 'cmd', 'file_path', 'path', 'pattern', 'url', 'prompt', 'query'] as const;
 
 /**

@@ -17,7 +17,7 @@ function handlersOf(entry: unknown, layout: HookListLayout): unknown[] {
 
 /**
  * True when an entry's matcher lets every tool (and every session source) through: absent, `""`
- * or `"*"` — the agents agree on these (research hook-dialects.md §1.1, §2.1, §3.1, §5).
+ * or `"*"` — the agents agree on these (the Claude Code hooks reference).
  */
 export function coversEverything(entry: unknown): boolean {
   const matcher = (entry as { matcher?: unknown } | null)?.matcher;

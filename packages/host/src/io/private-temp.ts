@@ -93,7 +93,7 @@ export function privateTempDir(prefix: string, base = nodeOs().tmpdir()): string
  * Removes `<tmp>/<prefix><pid>-<ticks>-XXXXXX` directories ({@link privateTempDir}) whose owner
  * no longer runs: only real directories (not links) owned by this user, only names of exactly
  * that shape. A killed `check` leaves its private git directory (with a hard link to the index)
- * behind; the next run removes it (issue 13, "Also"). Returns the names removed; never throws.
+ * behind; the next run removes it. Returns the names removed; never throws.
  */
 export function cleanPrivateTempDirs(prefix: string, base = nodeOs().tmpdir()): string[] {
   const removed: string[] = [];

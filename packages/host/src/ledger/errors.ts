@@ -1,6 +1,6 @@
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 
-/** A request the ledger refuses under its rules (research/pcodx-codex.md §1.5); nothing was written. */
+/** A request the ledger refuses under its rules (the Rust pcodx, SichangHe/partial_compact_codex); nothing was written. */
 export function refused(message: string, details: Record<string, unknown> = {}): CordonError {
   return new CordonError(ERROR_CODES.LEDGER_REFUSED, message, { exit: 1, details });
 }

@@ -1,12 +1,12 @@
 import { refused } from './errors.js';
 
-/** Message ids are `msg<seq>`, compaction ids `cmp<seq>` (research/pcodx-codex.md §1.2). */
+/** Message ids are `msg<seq>`, compaction ids `cmp<seq>` (the Rust pcodx, SichangHe/partial_compact_codex). */
 export const messageId = (seq: number): string => `msg${seq}`;
 
 /** See {@link messageId}. */
 export const compactionId = (seq: number): string => `cmp${seq}`;
 
-/** A new session name: `ses<hex ms>-<pid>` (research §1.2). */
+/** A new session name: `ses<hex ms>-<pid>` (the Rust pcodx, SichangHe/partial_compact_codex). */
 export function generateSessionId(nowMs: number = Date.now(), pid: number = process.pid): string {
   return `ses${nowMs.toString(16)}-${pid}`;
 }

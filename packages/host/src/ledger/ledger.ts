@@ -51,7 +51,7 @@ const LEGACY_FENCE_KEY = 'session_write_order_legacy_fence';
 const INSERT_CHUNK = 500;
 
 /**
- * The partial-compaction ledger over one SQLite file (research/pcodx-codex.md §1): sessions,
+ * The partial-compaction ledger over one SQLite file (the Rust pcodx, SichangHe/partial_compact_codex): sessions,
  * messages stored byte-exact and never changed, compactions that replace visible ranges by
  * summaries, the render, and the write order behind `--last`. Every write is one `BEGIN
  * IMMEDIATE` transaction, so concurrent processes get unique, gap-free `msgN` ids and a
@@ -171,7 +171,7 @@ export class Ledger implements LedgerHandle {
         await requireSession(trx, sessionId);
         const last = await trx.selectFrom('messages').select(['seq', 'role']).where('session_id', '=', sessionId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
         const lastSeq = Number(last?.seq ?? 0);
-        // A tool result needs its call before it (research §1.5: tool groups); without call ids,
+        // A tool result needs its call before it (the Rust pcodx, SichangHe/partial_compact_codex: tool groups); without call ids,
         // "its call" is the assistant message that opens the run of tool messages it ends.
         let previous = last?.role as LedgerRole | undefined;
         for (const m of messages) {
@@ -462,7 +462,7 @@ function nextWriteOrder() {
   return sql<number>`(select coalesce(max(updated_order), 0) + 1 from sessions)`;
 }
 
-/** Records a write to the session: `updated_at_ms` and the ledger-wide write order (research §1.2). */
+/** Records a write to the session: `updated_at_ms` and the ledger-wide write order (the Rust pcodx, SichangHe/partial_compact_codex). */
 async function touch(trx: Db, sessionId: string, now: number): Promise<void> {
   await trx.updateTable('sessions').set({ updated_at_ms: now, updated_order: nextWriteOrder() }).where('id', '=', sessionId).execute();
 }

@@ -143,7 +143,7 @@ async function connect(path: string, busyTimeoutMs: number): Promise<BetterSqlit
 /**
  * The error to show when better-sqlite3 cannot load or open `path`. A native module compiled for
  * another Node.js (`NODE_MODULE_VERSION x … requires y`, or `ERR_DLOPEN_FAILED`) gets the
- * `npm rebuild better-sqlite3` remedy (research/aesthetics.md §6.6).
+ * `npm rebuild better-sqlite3` remedy (better-sqlite3 ABI errors).
  */
 export function explainOpenFailure(path: string, error: unknown): unknown {
   const message = error instanceof Error ? error.message : String(error);

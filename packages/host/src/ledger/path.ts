@@ -12,7 +12,7 @@ export interface LedgerPathOptions {
 }
 
 /**
- * Where the ledger database lives (research/pcodx-codex.md §1.1), first match wins:
+ * Where the ledger database lives (the Rust pcodx, SichangHe/partial_compact_codex), first match wins:
  * `db` (the `--db` flag), `$PCODX_DB`, `$XDG_DATA_HOME/pcodx/pcodx.sqlite3` (only when
  * XDG_DATA_HOME is absolute, as the XDG spec requires), `%LOCALAPPDATA%\pcodx\pcodx.sqlite3` on
  * Windows, else `~/.local/share/pcodx/pcodx.sqlite3`. Returns an absolute path; creates nothing.

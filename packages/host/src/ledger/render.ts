@@ -2,7 +2,7 @@ import type { LedgerModelItem, VisibleEntry } from '@cordon/plugin-api';
 import { refused } from './errors.js';
 
 /**
- * The text render (research/pcodx-codex.md §1.3), byte-exact: each visible entry is its text (a
+ * The text render (the Rust pcodx, SichangHe/partial_compact_codex), byte-exact: each visible entry is its text (a
  * message's exact text or a compaction's summary), a newline, and `<aboveturn id="ID"/>`; blocks
  * are joined by one blank line; no roles; no trailing newline (printers add one). A text that
  * ends in `\n` keeps it: `text\n\n<aboveturn …/>`.
@@ -38,7 +38,7 @@ export function renderWithRoles(entries: readonly VisibleEntry[]): string {
 }
 
 /**
- * The role-aware render for model input (research §1.3 "model render"): one Responses API
+ * The role-aware render for model input (the Rust pcodx, SichangHe/partial_compact_codex): one Responses API
  * `message` item per visible entry, text as in {@link renderText}'s block, `output_text` for
  * assistant and `input_text` otherwise. A compaction takes the strongest role it covers. A
  * visible `tool` row is refused (`CORDON_LEDGER_REFUSED`): a raw tool output item needs the call

@@ -1,5 +1,5 @@
 /**
- * Table shapes of the ledger database as kysely sees them (research/pcodx-codex.md §1.2, plus
+ * Table shapes of the ledger database as kysely sees them (the Rust pcodx, SichangHe/partial_compact_codex, plus
  * `sessions.last_compaction_seq` and `compactions.superseded_by`, which make `uncompact` an undo
  * whose ids are never reused). Integers are JavaScript numbers; times are Unix epoch ms.
  */
@@ -33,7 +33,7 @@ export interface MessagesTable {
   created_at_ms: number;
   /** 1 when role is user. */
   is_human_prompt: number;
-  /** 1 when role is system, developer or user (research §1.5 step 8). */
+  /** 1 when role is system, developer or user (the Rust pcodx, SichangHe/partial_compact_codex step 8). */
   preserve_warning: number;
 }
 

@@ -4,7 +4,7 @@ import { resolveLedgerPath } from './path.js';
 import { appendUsageRecord, checkUsageLogFile, resolveUsageLogPath } from './usage-log.js';
 
 /**
- * The ledger as lent to plugins (`api.services.ledger`): paths resolve as research §1.1 says, and
+ * The ledger as lent to plugins (`api.services.ledger`): paths resolve as the Rust pcodx, SichangHe/partial_compact_codex says, and
  * every compaction goes through the host's `compact` hook before it is stored. kysely and
  * better-sqlite3 load only when a ledger is opened, so the hot path (which builds the same api)
  * never pays for them.

@@ -3,10 +3,10 @@ import type { LedgerCompaction, LedgerMessage, LedgerRole, VisibleEntry } from '
 /** The roles a message may have, in the order the schema's CHECK lists them. */
 export const ROLES: readonly LedgerRole[] = ['system', 'developer', 'user', 'assistant', 'tool'];
 
-/** Roles whose messages a summary must take care to preserve (research §1.5 step 8). */
+/** Roles whose messages a summary must take care to preserve (the Rust pcodx, SichangHe/partial_compact_codex step 8). */
 export const PRESERVE_ROLES: ReadonlySet<LedgerRole> = new Set(['system', 'developer', 'user']);
 
-/** Rank used to pick a compaction's role: the strongest role it covers (research §1.3). */
+/** Rank used to pick a compaction's role: the strongest role it covers (the Rust pcodx, SichangHe/partial_compact_codex). */
 const STRENGTH: Record<LedgerRole, number> = { system: 3, developer: 2, user: 1, assistant: 0, tool: 0 };
 const BY_STRENGTH = ['assistant', 'user', 'developer', 'system'] as const;
 
@@ -20,7 +20,7 @@ export interface LedgerState {
 }
 
 /**
- * The model-visible view (research §1.3): walk messages in seq order; where an active compaction
+ * The model-visible view (the Rust pcodx, SichangHe/partial_compact_codex): walk messages in seq order; where an active compaction
  * starts, emit it and continue after its last message; otherwise emit the message. O(messages).
  */
 export function visibleEntries(state: LedgerState): VisibleEntry[] {

@@ -4,7 +4,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { appendLine, ensurePrivateDir } from '../io/index.js';
 import { isCorrelationId } from './integrity.js';
 
-/** The usage-line field that names the session (research §1.10). */
+/** The usage-line field that names the session (the Rust pcodx, SichangHe/partial_compact_codex). */
 const CORRELATION_FIELD = 'pcodx_session_correlation_id';
 
 /** Inputs of {@link resolveUsageLogPath}. */
@@ -19,7 +19,7 @@ export interface UsageLogPathOptions {
 }
 
 /**
- * Where the pcodx usage log lives (research/pcodx-codex.md §1.10): `--usage-log`, else
+ * Where the pcodx usage log lives (the Rust pcodx, SichangHe/partial_compact_codex): `--usage-log`, else
  * `$PCODX_USAGE_LOG`, else the database path with its extension replaced by `.usage.jsonl`.
  */
 export function resolveUsageLogPath(options: UsageLogPathOptions): string {
@@ -34,7 +34,7 @@ export function resolveUsageLogPath(options: UsageLogPathOptions): string {
 const refuse = (path: string, why: string) => new CordonError(ERROR_CODES.USAGE_LOG_REFUSED, `usage log ${path} ${why}; nothing was written`, { exit: 1, details: { path } });
 
 /**
- * Appends one usage record as a compact JSON line (research §1.10 "File safety"), through the io
+ * Appends one usage record as a compact JSON line (the Rust pcodx, SichangHe/partial_compact_codex), through the io
  * layer's `appendLine`: one `O_APPEND` write (concurrent writers never interleave, so no lock file
  * is needed), a torn last line left by a crashed writer is ended with a newline first so the new
  * line stays whole, the file is created 0600 and never opened through a symbolic link.

@@ -12,7 +12,7 @@ export interface ResolvedRange {
   readonly toSeq: number;
   /** Active compactions lying wholly inside the range; the new compaction covers them (nesting). */
   readonly supersedes: readonly LedgerCompaction[];
-  /** Research §1.5 step 8, when the range holds system, developer or user messages. */
+  /** The Rust pcodx's rule (SichangHe/partial_compact_codex), when the range holds system, developer or user messages. */
   readonly warning?: string;
 }
 
@@ -62,7 +62,7 @@ function visibleBounds(state: LedgerOutline): (id: string) => { from: number; to
 
 /**
  * Checks a compaction request against one session's state, in the order of
- * research/pcodx-codex.md §1.5 (the first failing rule is reported; `CORDON_LEDGER_REFUSED`):
+ * the Rust pcodx, SichangHe/partial_compact_codex (the first failing rule is reported; `CORDON_LEDGER_REFUSED`):
  *
  * 1. at least one range; 2. the session exists; 3. per range in request order: a non-blank
  * summary, both endpoints among the current visible ids (`msg` or `cmp`; a `cmp` start resolves

@@ -21,7 +21,7 @@ function readJson(path: string): any {
 
 /**
  * Finds the plugin packages oclif would load, without importing `@oclif/core` (the hot path's
- * budget: research/aesthetics.md §6.4): the host's core plugins (`oclif.plugins` resolved from
+ * budget: the hot-path measurements in docs/hooks.md): the host's core plugins (`oclif.plugins` resolved from
  * the host root), then the user-installed (`<dataDir>/node_modules/<name>`) and linked (`root`)
  * entries of `<dataDir>/package.json`. As in oclif, a user or linked plugin replaces a core
  * plugin of the same name. Unreadable entries are skipped; `onSkip` hears why.
@@ -74,7 +74,7 @@ const requireAbsolute = (): NodeJS.Require => (typeof require === 'function' ? r
 /**
  * Set by `bin/run.cjs` for the hook process: `require` through a V8 code cache kept in Cordon's
  * cache directory (its `requireCached`). A plugin's CommonJS register bundle then compiles from
- * the cache, not from source, on every tool call (`npm run bench:hook`, issue 19).
+ * the cache, not from source, on every tool call (`npm run bench:hook`).
  */
 const REQUIRE_CACHED = Symbol.for('cordon.requireCached');
 

@@ -11,7 +11,7 @@ export const MARKER_SCHEMA_VERSION = 1;
 /** File name of a session's marker log inside its session directory. */
 export const MARKERS_FILE = 'markers.jsonl';
 
-/** Longest `command` summary kept, in characters (research/cordon-resource.md A.2). */
+/** Longest `command` summary kept, in characters (uncoalesced/cordon). */
 export const MAX_COMMAND_CHARS = 2000;
 
 /** Longest `error` text kept, in characters. */
@@ -84,7 +84,7 @@ export interface MarkerLog {
 
 /**
  * Reads a marker file tolerantly, line by line (never whole in memory): unparseable lines and lines of another schema version are
- * reported in `badLines` and skipped, never fatal (research/cordon-resource.md A.2). A missing
+ * reported in `badLines` and skipped, never fatal (uncoalesced/cordon). A missing
  * file reads as empty.
  */
 export function readMarkers(path: string): MarkerLog {

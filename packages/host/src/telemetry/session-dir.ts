@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { nodeCrypto } from '../util/builtins.js';
 
-/** Directory under the data dir that holds one directory per agent session (research/cordon-resource.md A.2). */
+/** Directory under the data dir that holds one directory per agent session (uncoalesced/cordon). */
 export const RUNS_DIR = 'runs';
 
 /** Name used when a payload carries no usable session id (the reference's `unknown-session`). */
@@ -18,7 +18,7 @@ const SAFE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  *
  * - An id made only of `[A-Za-z0-9._-]`, starting with a letter or digit, at most
  *   {@link MAX_SESSION_DIR_LENGTH} characters, is kept as is (every real id seen: UUIDs,
- *   Hermes' `sess_…`, research/hook-dialects.md §1.3–§5).
+ *   Hermes' `sess_…`, the Claude Code hooks reference).
  * - Anything else (`/`, `..`, NUL, newlines as in Cursor ids, over-long ids) has every unsafe
  *   character replaced by `_`, is cut to 80 characters and gets `-<12 hex of sha256(id)>`
  *   appended, so two different raw ids never share a directory and `../x` cannot escape.

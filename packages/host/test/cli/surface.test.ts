@@ -3,7 +3,7 @@ import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../t
 import { makeRepo } from '../../../../test/support/git.js';
 import { closestName } from '../../src/util/closest-name.js';
 
-// What oclif CLIs give their users for free (issue 30): -h and -v, "did you mean" for a
+// What oclif CLIs give their users for free: -h and -v, "did you mean" for a
 // mistyped command (exit 2, like every usage error), first-party short names, and a missing
 // agent named with the one the user most likely meant.
 

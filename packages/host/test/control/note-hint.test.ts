@@ -10,7 +10,7 @@ import { countWarning } from '../../src/control/store.js';
 import { limitOf, nextTierName, parseHint, stallPolicy, TIERS } from '../../src/control/tiers.js';
 
 // The hint grammar, the tier table, when the note is written and what it says, and the warning
-// count kept in a real SQLite file across processes (issue 14; research A.10, A.12.1).
+// count kept in a real SQLite file across processes (the tier table of uncoalesced/cordon).
 
 const MiB = 2 ** 20;
 
@@ -99,7 +99,7 @@ describe('note', () => {
     expect(noteText(result({ tier: 'max', finalTier: 'max', limitBytes: null, events: { oom_kill: 2 } }), 1)).toMatch(/memory:max \(no memory limit\)\. It was killed by the OOM killer \(memory\.events oom_kill 2\).*it already ran without a memory limit/);
   });
 
-  it('without PSI goes by the memory.events estimate: warns, says so, and names the cause of each raise (issue 28)', () => {
+  it('without PSI goes by the memory.events estimate: warns, says so, and names the cause of each raise', () => {
     // The VM's no-PSI run: memory.pressure unreadable, memory.events high 34, held over memory.high 2.8 s of 5.4 s.
     const noPsi = result({ memoryPressure: null, stallSource: 'memory.events', throttledMs: 2800, wallMs: 5400, events: { high: 34 },
       escalations: [{ atMs: 1700, from: 'low', to: 'medium', limitBytes: 96 * MiB, cause: 'memory.events' }], finalTier: 'medium' });
@@ -115,7 +115,7 @@ describe('note', () => {
     expect(stallMs(result({ memoryPressure: { someUs: 0, fullUs: 100_000 }, stallSource: 'memory.pressure', throttledMs: 9000 }))).toBe(100);
   });
 
-  it('names the processes ended with the call, at most five, in one line (issue 28)', () => {
+  it('names the processes ended with the call, at most five, in one line', () => {
     const one = endedText([{ pid: 4242, command: 'nohup npm run dev' }]);
     expect(one).toMatch(/^When this tool call ended, cordon ended 1 process it had left running: 4242 \(nohup npm run dev\)\. /);
     const many = endedText(Array.from({ length: 7 }, (_, i) => ({ pid: 100 + i, command: `sleep ${i}` })));

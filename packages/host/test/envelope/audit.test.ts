@@ -11,7 +11,7 @@ import { armWith, checkIn, codes, commitAll, git, repo, tempDir, write } from '.
 
 const REFERENCE_LIMITS = { maxFiles: 10, maxAddedLines: 100, maxDeletedLines: 100, maxWorkingBytes: 100_000, maxBinaryFiles: 1 };
 
-describe('user scenarios (research §16.1)', () => {
+describe('user scenarios (the BEKO2210/SkillQuarry cordon)', () => {
   it('S1: manual arm, edit an allowed file, check passes and status says accepted', async () => {
     const dir = repo();
     await armWith(dir, { allow: ['src/**'], ...REFERENCE_LIMITS });
@@ -80,7 +80,7 @@ describe('user scenarios (research §16.1)', () => {
   });
 });
 
-describe('hardening (research §16.2)', () => {
+describe('hardening (the BEKO2210/SkillQuarry cordon)', () => {
   it('H05a: NUL bytes in a tracked file count it as binary with no lines', async () => {
     const dir = repo();
     await armWith(dir, { allow: ['src/**'] });
@@ -207,7 +207,7 @@ describe('hardening (research §16.2)', () => {
     expect(messages.some((m) => m.startsWith('cannot stat changed path: src/a/b.py: ELOOP'))).toBe(true);
   });
 
-  it('H28: reading stops at the working-byte budget, with no violation of its own (issue 13 item 6)', () => {
+  it('H28: reading stops at the working-byte budget, with no violation of its own', () => {
     const dir = tempDir();
     write(dir, { 'f64': 'x'.repeat(64), 'f65': 'x'.repeat(65) });
     const within = measureUntracked(dir, [{ path: 'f64', kind: 'path' }], 64);
@@ -228,7 +228,7 @@ describe('hardening (research §16.2)', () => {
   });
 });
 
-describe('probe-derived cases (research §16.3)', () => {
+describe('probe-derived cases (the BEKO2210/SkillQuarry cordon)', () => {
   it('chmod +x on an allowed tracked file: one file, no lines', async () => {
     const dir = repo();
     await armWith(dir, { allow: ['src/**'] });

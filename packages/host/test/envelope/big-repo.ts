@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { waitFor } from '../../../../test/support/wait.js';
 
 /**
- * A large real repository for the scale test and `npm run bench:envelope` (issue 2: 100,000
+ * A large real repository for the scale test and `npm run bench:envelope` (100,000
  * tracked files, 5,000 changed, added, deleted and renamed files). The commit is streamed into
  * `git fast-import` (much faster than `git add` of 100,000 files), then checked out.
  */

@@ -6,7 +6,7 @@ import { waitFor } from '../../../../test/support/wait.js';
 import { armWith, checkIn, codes, git, repo, tempDir, TEST_HOME, write } from './support.js';
 
 /**
- * Research §18.1 (audit bypasses of the reference) and issue 2 "Integrity". Each test first
+ * Audit bypasses of the reference (docs/envelopes.md) and the integrity rules cordon adds. Each test first
  * shows plain git being fooled by the agent's move (so the bait is real), then shows cordon's
  * verdict unchanged by it. The "never executes" tests plant programs in config the agent
  * controls and check they never ran during arm or check.
@@ -22,7 +22,7 @@ function bait(marker: string): string {
 
 const untrackedByGit = (dir: string) => git(dir, 'ls-files', '--others', '--exclude-standard').split('\n').filter(Boolean);
 
-describe('research §18.1 bypasses are closed', () => {
+describe('docs/envelopes.md bypasses are closed', () => {
   it('1. a self-ignoring new directory (evil/.gitignore = "*") is still seen', async () => {
     const dir = repo();
     await armWith(dir, { allow: ['src/**'] });
@@ -236,7 +236,7 @@ describe('the audit never runs code the agent could have configured', () => {
     const filterRan = join(tempDir(), 'filter');
     git(dir, 'config', 'core.fsmonitor', bait(marker));
     git(dir, 'config', 'diff.external', bait(marker));
-    // The user's own clean filter, configured before arming: compared as git compares (issue 12 item 3).
+    // The user's own clean filter, configured before arming: compared as git compares.
     git(dir, 'config', 'filter.own.clean', bait(filterRan));
     const { utimesSync } = await import('node:fs');
     utimesSync(join(dir, 'src/app.py'), new Date(), new Date(Date.now() + 5000)); // stat-dirty: git re-cleans it

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { git, makeRepo, writeFiles } from '../../../../test/support/git.js';
 
-/** The built `cordon` bin on real repositories (research §15, §16.2 C1; issue 2 §2). */
+/** The built `cordon` bin on real repositories (the scenarios of the BEKO2210/SkillQuarry cordon). */
 
 let sandbox: Sandbox;
 let children: Array<{ kill(signal?: NodeJS.Signals): boolean }> = [];

@@ -9,7 +9,7 @@ import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/c
 import { git, makeRepo, writeFiles } from '../../../../test/support/git.js';
 import { escapeData, escapeProperty, pathUri, workflowCommand, xmlText } from '../../src/envelope/formats/index.js';
 
-/** `cordon check --format github|sarif|junit` (issue 20) on real repositories through the built bin. */
+/** `cordon check --format github|sarif|junit` on real repositories through the built bin. */
 
 const schema = JSON.parse(readFileSync(new URL('../fixtures/sarif/sarif-schema-2.1.0.json', import.meta.url), 'utf8'));
 const ajv = new Ajv({ allErrors: true, strict: false, // The schema's `language` pattern has a stray `]`, legal only without the u flag.

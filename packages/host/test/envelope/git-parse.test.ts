@@ -8,7 +8,7 @@ import { tempDir, write } from './support.js';
 
 const b = (s: string | number[]) => (typeof s === 'string' ? Buffer.from(s, 'latin1') : Buffer.from(s));
 
-describe('git record parsers (research §16.2 H16, H22)', () => {
+describe('git record parsers (the BEKO2210/SkillQuarry cordon H16, H22)', () => {
   it('H16: numstat records, binary records, and malformed ones', () => {
     expect(parseNumstat(b('1\t2\ta'))).toEqual({ path: 'a', added: 1, deleted: 2 });
     expect(parseNumstat(b('-\t-\tb.bin'))).toEqual({ path: 'b.bin', added: null, deleted: null });
@@ -62,7 +62,7 @@ describe('git record parsers (research §16.2 H16, H22)', () => {
   });
 });
 
-describe('git runner (research §16.2 H15)', () => {
+describe('git runner (the BEKO2210/SkillQuarry cordon H15)', () => {
   /** A stand-in git that misbehaves on purpose. */
   function fakeGit(script: string): string {
     const dir = tempDir('fakegit');

@@ -9,7 +9,7 @@ import { armWith, checkIn, codes, git, repo, TEST_HOME, write } from './support.
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}\n`).join('');
 
-describe('settings that fold or hide names never hide a path (issue 12 item 1)', () => {
+describe('settings that fold or hide names never hide a path', () => {
   it('core.ignorecase=true on a case-sensitive file system: SRC/A.TXT and readme.md are seen (the example)', async () => {
     const dir = repo({ 'src/a.txt': 'a\n', 'README.md': '# demo\n' });
     git(dir, 'config', 'core.ignorecase', 'true');
@@ -113,7 +113,7 @@ describe('settings that fold or hide names never hide a path (issue 12 item 1)',
   });
 });
 
-describe('a change that exists only in the index is audited (issue 12 item 2)', () => {
+describe('a change that exists only in the index is audited', () => {
   it('staged out-of-policy change, work tree restored from HEAD: rejected (the example)', async () => {
     const dir = repo({ 'src/a.txt': 'a\n', 'README.md': '# demo\n' });
     await armWith(dir, { allow: ['src/**'] });
@@ -172,7 +172,7 @@ describe('a change that exists only in the index is audited (issue 12 item 2)', 
   });
 });
 
-describe('no hidden scan cap: the budgets decide (issue 13 item 6)', () => {
+describe('no hidden scan cap: the budgets decide', () => {
   const big = (path: string, bytes: number) => {
     const chunk = Buffer.alloc(1 << 20, 'abcdefghijklmnopqrstuvwxyz0123456789012345678901234567890123456\n');
     const fd = openSync(path, 'w');
@@ -204,7 +204,7 @@ describe('no hidden scan cap: the budgets decide (issue 13 item 6)', () => {
   });
 });
 
-describe('clean/smudge filters: compared as git compares them, with arm-time drivers only (issue 12 item 3)', () => {
+describe('clean/smudge filters: compared as git compares them, with arm-time drivers only', () => {
   /** A repository whose `*.dat` files go through driver `up` (`clean` = `command`), with assets/big.dat committed. */
   function filtered(command: string): string {
     const dir = repo({ 'src/a.txt': 'a\n' });
@@ -286,7 +286,7 @@ describe('clean/smudge filters: compared as git compares them, with arm-time dri
   });
 });
 
-describe('verifier output in ignored paths (issue 12 item 5)', () => {
+describe('verifier output in ignored paths', () => {
   const cacheWriter = (path: string) => `sh -c "mkdir -p $(dirname ${path}) && date +%s%N > ${path}"`;
 
   it('a verifier writing an ignored cache: the next identical check passes, and the record names what it wrote (the example)', async () => {

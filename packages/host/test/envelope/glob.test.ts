@@ -73,7 +73,7 @@ describe('envelope globs', () => {
     );
   });
 
-  it('follow the documented table (research §7, decided semantics)', () => {
+  it('follow the documented table (the BEKO2210/SkillQuarry cordon, decided semantics)', () => {
     const table: Array<[string, string, boolean]> = [
       ['src/**', 'src/a/b', true],
       ['src/**', 'src', false],

@@ -138,7 +138,7 @@ describe('hiddenPathsFromIndex', () => {
   });
 });
 
-describe('readIndexFacts: the cache-tree root (issue 12 item 2)', () => {
+describe('readIndexFacts: the cache-tree root', () => {
   it.each([
     [2, 'sha1'],
     [3, 'sha1'],

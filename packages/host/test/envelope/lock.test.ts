@@ -21,7 +21,7 @@ async function deadPid(): Promise<number> {
   return child.pid!;
 }
 
-describe('repository lock (research §11, §16.2 T4, R7)', () => {
+describe('repository lock (the BEKO2210/SkillQuarry cordon T4, R7)', () => {
   it('lives at git rev-parse --git-path cordon.lock, holds the owner and is removed on release', async () => {
     const dir = repo();
     const loc = await discoverRepo(dir);

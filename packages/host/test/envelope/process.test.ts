@@ -24,7 +24,7 @@ function alive(pid: number): boolean {
   }
 }
 
-describe('managed child processes (research §9, §16.2 P1–P7, H07, H08)', () => {
+describe('managed child processes (the BEKO2210/SkillQuarry cordon P1–P7, H07, H08)', () => {
   it('P1: captures both streams and the exit code', async () => {
     const r = await runManaged(sh('printf out; printf err >&2; exit 5'), opts());
     expect(r.stdout.toString()).toBe('out');

@@ -6,7 +6,7 @@ import { armWith, tempDir } from './support.js';
 
 /**
  * Issue 2: "a repository with 100,000 tracked files and 5,000 changed, added, deleted and
- * renamed files must arm and check" (the reference could not even arm one: research §18.3
+ * renamed files must arm and check" (the reference could not even arm one: docs/envelopes.md
  * item 16). Timing is `npm run bench:envelope`'s job; this proves it works and counts right.
  */
 describe('scale', () => {

@@ -5,7 +5,7 @@ import { repo } from './support.js';
 
 const bad = (fn: () => unknown, message: RegExp) => expect(fn).toThrow(expect.objectContaining({ code: ERROR_CODES.BAD_INPUT, message: expect.stringMatching(message) }));
 
-describe('settings, policy and arm input validation (research §3, §16.2 H09, V2, V5)', () => {
+describe('settings, policy and arm input validation (the BEKO2210/SkillQuarry cordon H09, V2, V5)', () => {
   it('defaults are the reference defaults', () => {
     expect(resolveSettings({ allow: ['src/**'] })).toEqual({
       policy: { allow: ['src/**'], deny: [], allow_ignored: [], allow_commits: false, limits: DEFAULT_LIMITS },

@@ -92,7 +92,7 @@ describe('ignore rules', () => {
       expect(commands).not.toContain('check-ignore');
     });
 
-    it('the index diff runs only when the index is not exactly the baseline tree (issue 12 item 2)', async () => {
+    it('the index diff runs only when the index is not exactly the baseline tree', async () => {
       const dir = repo({ 'src/a.txt': 'a\n', 'README.md': 'r\n' });
       await armWith(dir, { allow: ['src/**'] });
       write(dir, { 'src/a.txt': 'b\n' });

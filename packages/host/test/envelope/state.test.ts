@@ -12,7 +12,7 @@ import { armWith, repo, tempDir } from './support.js';
 
 const errno = (code: string) => Object.assign(new Error(code), { code });
 
-describe('state files (research §4, §16.2 H01–H04, H14, T1–T3)', () => {
+describe('state files (the BEKO2210/SkillQuarry cordon H01–H04, H14, T1–T3)', () => {
   it('H01: canonical JSON sorts keys, has no whitespace and ends in one newline', () => {
     expect(canonicalJson({ b: 2, a: 1 })).toBe('{"a":1,"b":2}\n');
     expect(canonicalJson({ z: { y: [3, { d: 1, c: 2 }] }, a: null })).toBe('{"a":null,"z":{"y":[3,{"c":2,"d":1}]}}\n');

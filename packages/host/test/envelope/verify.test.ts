@@ -6,7 +6,7 @@ import { tempDir, write } from './support.js';
 
 const spec = (commands: string[], extra: { timeout_seconds?: number; output_cap?: number } = {}) => ({ commands, timeout_seconds: 300, output_cap: 4 * 1024 * 1024, ...extra });
 
-describe('verifiers (research §8, §16.2 V6–V7)', () => {
+describe('verifiers (the BEKO2210/SkillQuarry cordon V6–V7)', () => {
   it('V6: refuses unbalanced quotes, blank commands, an empty executable, 4,097 characters and 9 commands', () => {
     expect(() => splitCommand("'")).toThrow(/No closing quotation/);
     expect(() => splitCommand('   ')).toThrow(/blank/);
@@ -61,7 +61,7 @@ describe('verifiers (research §8, §16.2 V6–V7)', () => {
     expect(failureReason(loud!)).toBe('output limit');
     const [long] = await runVerifiers(spec(['node -e "process.stdout.write(\'y\'.repeat(20000))"'], { output_cap: 30_000 }), { cwd });
     expect(long!.passed).toBe(true);
-    // The first and the last 8 KiB, the middle counted (issue 29).
+    // The first and the last 8 KiB, the middle counted.
     expect(long!.stdout).toBe(`${'y'.repeat(8192)}\n...[${20000 - 16384} bytes left out by Cordon]...\n${'y'.repeat(8192)}`);
     expect(long!.stdout.includes(TRUNCATION_MARKER)).toBe(false);
   });

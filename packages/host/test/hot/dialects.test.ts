@@ -13,7 +13,7 @@ import { FIXTURES, REPO, tempDir } from './support.js';
 
 const call = (agent: string, toolName: string): ToolCall => ({ agent, sessionId: 's', callKey: 'k', callKeySource: 'agent', toolName, canonicalTool: 'shell', toolInput: { command: 'ls' }, command: 'ls', nativeEvent: 'PreToolUse', raw: {} });
 
-describe('decisions in each agent\'s own format (research hook-dialects.md §7.4)', () => {
+describe('decisions in each agent\'s own format (the agent hook docs; docs/references.md, canonical names)', () => {
   it('Claude Code and Codex: hookSpecificOutput.permissionDecision / updatedInput', () => {
     for (const d of [claude, codex]) {
       expect(d.reply({ kind: 'deny', reason: 'no' }, call(d.name, 'Bash'))).toEqual({ stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no' } }), exitCode: 0 });
@@ -30,7 +30,7 @@ describe('decisions in each agent\'s own format (research hook-dialects.md §7.4
 });
 
 describe('canonical tools', () => {
-  it('maps each agent\'s names (research §7.3)', () => {
+  it('maps each agent\'s names (the agent hook docs; docs/references.md, canonical names)', () => {
     expect(['Bash', 'Read', 'Write', 'Edit', 'Grep', 'WebFetch', 'Agent', 'mcp__github__search', 'TodoWrite'].map((t) => claude.canonicalTool(t, {}))).toEqual(['shell', 'read', 'write', 'edit', 'search', 'web', 'subagent', 'mcp', 'other']);
     expect(['run_shell_command', 'read_file', 'write_file', 'replace', 'grep_search', 'google_web_search', 'mcp_github_search'].map((t) => gemini.canonicalTool(t, {}))).toEqual(['shell', 'read', 'write', 'edit', 'search', 'web', 'mcp']);
     expect(codex.canonicalTool('Bash', {})).toBe('shell');
@@ -73,7 +73,7 @@ describe('agent processes', () => {
     ['claude-code', claude],
     ['codex', codex],
     ['gemini-cli', gemini],
-  ] as Array<[string, Dialect]>)('%s: the walk over the captured ancestry stops at the agent (research §8.1)', (name, dialect) => {
+  ] as Array<[string, Dialect]>)('%s: the walk over the captured ancestry stops at the agent (the agent hook docs; docs/references.md, finding the agent pid)', (name, dialect) => {
     const chain: ProcessInfo[] = context[name].ancestry_until_agent.map(proc);
     const agent = chain.find((p) => !isShell(p) && dialect.isAgentProcess(p));
     // Claude: past the dash shell to the native claude; Codex: the native binary, not the node launcher; Gemini: the worker.

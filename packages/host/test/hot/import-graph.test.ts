@@ -7,7 +7,7 @@ import { bundleFiles } from '../../../../scripts/bundle-options.mjs';
 import { registerBundleOptions } from '../../../../scripts/bundle-register.mjs';
 import { REPO } from './support.js';
 
-// What the hook process loads on every tool call (research aesthetics.md §6.4: importing
+// What the hook process loads on every tool call (the hot-path measurements in docs/hooks.md: importing
 // @oclif/core alone costs more than 100 ms): bin/run.cjs requires the hook bundle, which requires
 // nothing but Node's built-in modules, and the dialect plugins' register bundles, likewise.
 // Both bundles must be what `npm run build` would write from the current dist/ (not stale).

@@ -29,7 +29,7 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.cleanup());
 
-describe('issue 11 item 2: symlinked config files stay links; their targets are edited', () => {
+describe('symlinked config files stay links; their targets are edited', () => {
   const configs: Record<string, { agent: string; text: string }> = {
     '.claude/settings.json': { agent: 'claude-code', text: '{\n  "model": "opus"\n}\n' },
     '.gemini/settings.json': { agent: 'gemini', text: '{\n  // mine\n  "ui": { "theme": "GitHub" }\n}\n' },
@@ -101,7 +101,7 @@ describe('issue 11 item 2: symlinked config files stay links; their targets are 
   });
 });
 
-describe('issue 13 item 5: temp files are never predictable and never opened through a link', () => {
+describe('temp files are never predictable and never opened through a link', () => {
   it('links planted under every name the old code could use (one per pid) leave their target untouched', async () => {
     const victim = join(sandbox.dir('victim'), 'bashrc');
     writeFileSync(victim, '# the user\'s bashrc\n');
@@ -133,7 +133,7 @@ describe('issue 13 item 5: temp files are never predictable and never opened thr
   }, 120_000);
 });
 
-describe('issue 11 item 5: de-duplication keeps cordon covering every tool and lists each removal', () => {
+describe('de-duplication keeps cordon covering every tool and lists each removal', () => {
   it('Claude: the "*" group stays, the copy in the user\'s "Bash" group goes (the user\'s own handler stays), in dry run and summary', async () => {
     const settings = {
       hooks: {
@@ -201,7 +201,7 @@ describe('issue 11 item 5: de-duplication keeps cordon covering every tool and l
   });
 });
 
-describe('issue 11 item 7: Hermes config.yaml kept byte for byte', () => {
+describe('Hermes config.yaml kept byte for byte', () => {
   const cases: Record<string, string> = {
     'the example: spaces before a comment, CRLF, no blank line added': 'model:\r\n  default: x   # c\r\nhooks:\r\n  pre_tool_call:\r\n    - command: ~/guard.sh     # mine\r\nhooks_auto_accept: false\r\n',
     'a user\'s empty hooks map': 'model: x   # c\nhooks: {}\n',
@@ -235,7 +235,7 @@ describe('issue 11 item 7: Hermes config.yaml kept byte for byte', () => {
   });
 });
 
-describe('issue 13 item 13: uninstall removes only what install added', () => {
+describe('uninstall removes only what install added', () => {
   const existing: Record<string, { agent: string; path: string; text: string }> = {
     'Claude {}': { agent: 'claude-code', path: '.claude/settings.json', text: '{}' },
     'Gemini {}': { agent: 'gemini', path: '.gemini/settings.json', text: '{}\n' },
@@ -278,7 +278,7 @@ describe('issue 13 item 13: uninstall removes only what install added', () => {
   });
 });
 
-describe('issue 13 item 17: a multi-agent install writes every file or none', () => {
+describe('a multi-agent install writes every file or none', () => {
   const frozen: string[] = [];
   /** Makes `dir` refuse new files whoever runs the test: chmod 0500, or for root (who ignores modes) the immutable attribute. */
   const unwritableDir = (dir: string) => {
@@ -332,7 +332,7 @@ describe('issue 13 item 17: a multi-agent install writes every file or none', ()
   });
 });
 
-describe('issue 11 item 1: Codex trust keys are the ones Codex computes, however CODEX_HOME is spelled', () => {
+describe('Codex trust keys are the ones Codex computes, however CODEX_HOME is spelled', () => {
   const KEYS = ['pre_tool_use:0:0', 'post_tool_use:0:0', 'session_start:0:0', 'session_end:0:0'];
   const stateKeys = (path: string) => Object.keys((parseToml(readFileSync(path, 'utf8')) as any).hooks?.state ?? {}).sort();
 

@@ -7,7 +7,7 @@ import { splitJsonLines } from '../../src/io/append.js';
 import { forEachLine, readJsonLines } from '../../src/io/read-lines.js';
 import { readSamples } from '../../src/telemetry/reduce/samples.js';
 
-// The streamed reader `cordon reduce` uses for markers and samples (issue 19): it must cut a file
+// The streamed reader `cordon reduce` uses for markers and samples: it must cut a file
 // into exactly the lines the whole-file `readFileSync(path, 'utf8').split('\n')` gave, whatever
 // falls on its 64 KiB chunk boundaries.
 

@@ -25,7 +25,7 @@ function rows(path: string, table: string): unknown[] {
   }
 }
 
-describe('ledger location (research §1.1)', () => {
+describe('ledger location (the Rust pcodx, SichangHe/partial_compact_codex)', () => {
   it('prefers --db, then PCODX_DB, then $XDG_DATA_HOME/pcodx, then the platform default', () => {
     const env = { PCODX_DB: '/e/x.db', XDG_DATA_HOME: '/xdg', HOME: '/home/u' };
     expect(resolveLedgerPath({ db: 'rel/flag.db', env, cwd: '/work' })).toBe('/work/rel/flag.db');

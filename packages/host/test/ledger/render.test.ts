@@ -16,7 +16,7 @@ const cmp = (n: number, fromSeq: number, toSeq: number, summary: string): Ledger
   createdAtMs: 0,
 });
 
-describe('visible entries and render (research §1.3)', () => {
+describe('visible entries and render (the Rust pcodx, SichangHe/partial_compact_codex)', () => {
   it('renders the reference example [cmp1, msg3] byte for byte', () => {
     const state = { messages: [msg(1, 'user', 'old ask'), msg(2, 'assistant', 'old work'), msg(3, 'assistant', 'current result')], compactions: [cmp(1, 1, 2, 'summary of stale work')] };
     expect(visibleIds(state)).toEqual(['cmp1', 'msg3']);

@@ -34,7 +34,7 @@ describe('api.services.ledger', () => {
     return host;
   }
 
-  it('resolves paths as research §1.1 says and fires the host compact hook before storing', async () => {
+  it('resolves paths as the Rust pcodx, SichangHe/partial_compact_codex says and fires the host compact hook before storing', async () => {
     const host = await hostWithTaps();
     const service = host.apiFor('codex').services.ledger;
     const db = join(tmp.dir, 'x', 'l.sqlite3');

@@ -13,7 +13,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('resolveUsageLogPath (research §1.10)', () => {
+describe('resolveUsageLogPath (the Rust pcodx, SichangHe/partial_compact_codex)', () => {
   it('takes --usage-log, then $PCODX_USAGE_LOG, then the db path with .usage.jsonl', () => {
     expect(resolveUsageLogPath({ usageLog: 'u.jsonl', dbPath: db, env: { PCODX_USAGE_LOG: '/x/e.jsonl' }, cwd: dir })).toBe(join(dir, 'u.jsonl'));
     expect(resolveUsageLogPath({ dbPath: db, env: { PCODX_USAGE_LOG: '/x/e.jsonl' } })).toBe('/x/e.jsonl');

@@ -30,7 +30,7 @@ function refusal(fn: () => unknown): string {
   throw new Error('expected a refusal');
 }
 
-describe('compaction validation, in the order of research §1.5', () => {
+describe('compaction validation, in the order of the Rust pcodx, SichangHe/partial_compact_codex', () => {
   const six = state([A, A, A, A, A, A]);
 
   it('1. refuses an empty request before looking at the session', () => {

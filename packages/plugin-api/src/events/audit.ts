@@ -1,6 +1,6 @@
 /**
  * The envelope audit event: fired on `audit` while `cordon check` gathers evidence, so plugins
- * can add violations of their own (research/cordon-envelope.md §6).
+ * can add violations of their own (the BEKO2210/SkillQuarry cordon).
  */
 
 /** One reason an envelope rejects the result. */

@@ -1,6 +1,6 @@
 /**
  * The partial-compaction event: fired on `compact` with the plan before it is stored
- * (research/pcodx-codex.md §1.5). A tap returns an amended plan, or throws to refuse it.
+ * (the Rust pcodx, SichangHe/partial_compact_codex). A tap returns an amended plan, or throws to refuse it.
  */
 
 /** One range of visible entries to be replaced by a summary. */

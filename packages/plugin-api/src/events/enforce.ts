@@ -1,6 +1,6 @@
 /**
- * The enforcement event: run one command under resource limits (research/cordon-resource.md A.9,
- * A.10, C.1; issue 14). `cordon control run` fires the `enforce` hook with a {@link GuardRequest};
+ * The enforcement event: run one command under resource limits (uncoalesced/cordon's
+ * `control run` and tier table; kernel cgroup-v2.rst). `cordon control run` fires the `enforce` hook with a {@link GuardRequest};
  * the first backend able to enforce here (cgroup v2 on Linux: `@cordon/cgroup-linux`) runs the
  * command through {@link GuardRequest.spawn} and answers with a {@link GuardResult}. No answer
  * means the command runs unguarded. The host owns the process plumbing (stdio pass-through,
@@ -10,7 +10,7 @@
 /** Memory tier names of `AGENT_RESOURCE_HINT`, in escalation order. */
 export type TierName = 'low' | 'medium' | 'high' | 'max';
 
-/** One rung of the tier ladder (the seed's table, research A.10). */
+/** One rung of the tier ladder (the seed's table, the tier table of uncoalesced/cordon). */
 export interface GuardTier {
   readonly name: TierName;
   /** `memory.high` as a fraction of the RAM base (0.025 = 2.5 %); `null` = unlimited (`max`). */
@@ -124,7 +124,7 @@ export interface GuardPlacement {
   readonly anchor: string;
 }
 
-/** PSI totals of one cgroup pressure file, µs (research C.2). */
+/** PSI totals of one cgroup pressure file, µs (kernel docs, accounting/psi.rst). */
 export interface PressureTotals {
   readonly someUs: number;
   readonly fullUs: number;

@@ -1,9 +1,9 @@
 /**
  * Canonical tool-call events: what every agent dialect's payload becomes before the host fires
- * `beforeToolCall` / `afterToolCall` (alias tables: research/hook-dialects.md §7).
+ * `beforeToolCall` / `afterToolCall` (alias tables: the agent hook docs; docs/references.md, canonical names).
  */
 
-/** Agent-neutral tool family (research/hook-dialects.md §7.3). */
+/** Agent-neutral tool family (the agent hook docs; docs/references.md, canonical names). */
 export type CanonicalTool = 'shell' | 'read' | 'write' | 'edit' | 'search' | 'web' | 'subagent' | 'mcp' | 'other';
 
 /** A tool call about to run, as fired on `beforeToolCall`. */
@@ -44,7 +44,7 @@ export interface ToolCall {
 
 /**
  * What a `beforeToolCall` tap may answer. The first non-`undefined` answer wins (bail hook);
- * the dialect writes it back in the agent's own format (research/hook-dialects.md §7.4).
+ * the dialect writes it back in the agent's own format (the agent hook docs; docs/references.md, canonical names).
  * A `rewrite` carries the complete new input object.
  */
 export type ToolDecision =

@@ -20,20 +20,20 @@ export interface DialectEntry {
   readonly loadInstaller?: () => Promise<HookInstaller>;
 }
 
-/** Canonical hook event kinds (research/hook-dialects.md §7.1). `turn.end` is `Stop`: never a session end. */
+/** Canonical hook event kinds (the agent hook docs; docs/references.md, canonical names). `turn.end` is `Stop`: never a session end. */
 export type HookEventKind = 'tool.before' | 'tool.after' | 'session.start' | 'session.end' | 'turn.start' | 'turn.end';
 
 /** Fields every normalised event has. */
 interface NativeBase {
   /** The agent's own event name (`PreToolUse`, `AfterTool`, `post_tool_call`). */
   readonly nativeEvent: string;
-  /** The agent's session id as sent; `''` when missing (research §7.2 "session id" row). */
+  /** The agent's session id as sent; `''` when missing (the agent hook docs; docs/references.md, canonical names row). */
   readonly sessionId: string;
   /** Working directory the agent reported. */
   readonly cwd?: string;
 }
 
-/** Tool fields of tool events (research §7.2). */
+/** Tool fields of tool events (the agent hook docs; docs/references.md, canonical names). */
 interface NativeTool extends NativeBase {
   /** Native tool name. */
   readonly toolName: string;
@@ -103,14 +103,14 @@ export interface PayloadReaders {
    * Codex's `transcript_path`) as UTF-8 text, or `undefined` when it is missing, not a regular
    * file, or unreadable. Never blocks and never reads without bound: the file is opened
    * non-blocking and only a regular file is read (a FIFO, `/dev/zero` or a directory reads as
-   * `undefined`), so a payload cannot stall the hook (issue 13 item 1). A dialect reads every
+   * `undefined`), so a payload cannot stall the hook. A dialect reads every
    * file a payload names through this, never with `node:fs` directly.
    */
   readonly fileTail: (path: string, maxBytes: number) => string | undefined;
   /**
    * What a structured tool result says about failure, for tools that are not shells (MCP tools
    * and the like), or `undefined` when it says nothing (plain text, no result): the dialect then
-   * records `unknown` unless the agent's event itself tells (issue 11 item 6). `result` may be
+   * records `unknown` unless the agent's event itself tells. `result` may be
    * an object or the JSON text of one. Failed: `isError: true` (MCP `CallToolResult`),
    * `is_error: true`, `success: false`, or a non-empty `error`; `error` is then that error's
    * text, else the result's MCP `content` text, else absent. Ok: `isError: false`,
@@ -151,25 +151,25 @@ export interface Dialect {
   /** Agent name. */
   readonly name: string;
   /**
-   * Normalises a native payload (research §7.1, §7.2). Returns `undefined` for events cordon does
+   * Normalises a native payload (the agent hook docs; docs/references.md, canonical names). Returns `undefined` for events cordon does
    * not record (e.g. `PreCompact`). Never throws on odd input: wrong types read as absent.
    * May be async (Codex reads its rollout transcript for exit codes).
    */
   parse(payload: Readonly<Record<string, unknown>>, ctx: DialectContext): NativeEvent | undefined | Promise<NativeEvent | undefined>;
   /**
-   * Canonical family of a native tool (research §7.3); unknown names are `other`. The input is
+   * Canonical family of a native tool (the agent hook docs; docs/references.md, canonical names); unknown names are `other`. The input is
    * there for tools whose family depends on it (Codex's `apply_patch` adds or edits files).
    */
   canonicalTool(toolName: string, toolInput: Readonly<Record<string, unknown>>): CanonicalTool;
-  /** Writes a `beforeToolCall` decision in the agent's own format (research §7.4). */
+  /** Writes a `beforeToolCall` decision in the agent's own format (the agent hook docs; docs/references.md, canonical names). */
   reply(decision: ToolDecision, call: ToolCall): HookReply;
   /**
    * Environment variable that names the agent's pid directly (`CLAUDE_PID`), checked before the
-   * ancestry walk (research §8.1).
+   * ancestry walk (the agent hook docs; docs/references.md, finding the agent pid).
    */
   readonly agentPidEnv?: string;
   /**
-   * Whether a process of the hook's ancestry is the agent (research §8.1: the first non-shell
+   * Whether a process of the hook's ancestry is the agent (the agent hook docs; docs/references.md, finding the agent pid: the first non-shell
    * ancestor whose exe or command line matches). The host walks from the parent upward, skipping
    * shells, and stops at the first match.
    */

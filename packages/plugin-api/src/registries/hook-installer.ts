@@ -1,7 +1,7 @@
 /**
  * The per-agent config writer behind `cordon install-hooks` / `uninstall-hooks`. A dialect's
- * installer knows where its agent reads hooks from and what an entry looks like (research
- * hook-dialects.md §1–§6, §8); the host owns flags, diffs, writing, and the format-preserving
+ * installer knows where its agent reads hooks from and what an entry looks like (the agents' hook
+ * docs, docs/references.md); the host owns flags, diffs, writing, and the format-preserving
  * editors it lends through {@link InstallContext.formats}, so an installer needs no parser of
  * its own and a file that does not parse is refused by the host's editor, untouched.
  */
@@ -49,8 +49,8 @@ export interface InstallContext {
 }
 
 /**
- * How an agent lays out the lists of its `hooks` map (`{ <event>: [entry, …] }`, research
- * hook-dialects.md §1.1, §2.1, §3.1, §4, §5): `grouped` entries are matcher groups
+ * How an agent lays out the lists of its `hooks` map (`{ <event>: [entry, …] }`, as the
+ * agents' hook docs describe): `grouped` entries are matcher groups
  * `{matcher?, hooks: [{command, …}, …]}` (Claude Code, Codex, Gemini CLI); `flat` entries are the
  * handlers `{command, …}` themselves (Cursor, Hermes).
  */

@@ -1,7 +1,7 @@
 import type { GuardTier } from '../events/enforce.js';
 
 /**
- * A capability check shown by `cordon control probe` (research/cordon-resource.md A.8; issue 14).
+ * A capability check shown by `cordon control probe` (uncoalesced/cordon).
  * Plugins register probes through `api.probes`; the host runs them all, in {@link order} then
  * name order, and owns the printing and the exit code: enforcement is available when some
  * backend has gate probes and every one of them is ok.

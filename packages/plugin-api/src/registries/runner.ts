@@ -1,6 +1,6 @@
 /**
- * Headless agent launchers for `cordon run` / `cordon resume` (research/cordon-envelope.md §10;
- * issue 3). The host owns the attempt: the lock, the phases, the process group, the timeout, the
+ * Headless agent launchers for `cordon run` / `cordon resume` (the BEKO2210/SkillQuarry cordon).
+ * The host owns the attempt: the lock, the phases, the process group, the timeout, the
  * output cap, the audit and the exit code. A runner only knows its agent's command line: which
  * arguments start one non-interactive attempt, how the prompt reaches the agent, and how to read
  * the agent's own report of how the attempt went.
@@ -14,7 +14,7 @@ export interface RunnerEntry {
   readonly load: () => Promise<AgentRunner>;
 }
 
-/** The envelope's numeric limits as the prompt states them (research §2.1; all inclusive). */
+/** The envelope's numeric limits as the prompt states them (the BEKO2210/SkillQuarry cordon; all inclusive). */
 export interface BriefLimits {
   /** Changed paths. */
   readonly max_files: number;
@@ -22,13 +22,13 @@ export interface BriefLimits {
   readonly max_added_lines: number;
   /** Deleted lines. */
   readonly max_deleted_lines: number;
-  /** Summed on-disk size of the changed files, bytes (research §6.3). */
+  /** Summed on-disk size of the changed files, bytes (the BEKO2210/SkillQuarry cordon). */
   readonly max_working_bytes: number;
   /** Binary files. */
   readonly max_binary_files: number;
 }
 
-/** One verifier that failed in the previous audit, for the recovery context (research §10.2 item 10). */
+/** One verifier that failed in the previous audit, for the recovery context (the BEKO2210/SkillQuarry cordon). */
 export interface FailedVerifier {
   /** The `--verify` string as given. */
   readonly command: string;
@@ -38,7 +38,7 @@ export interface FailedVerifier {
   readonly output: string;
 }
 
-/** What a resumed attempt is told about the attempts before it (research §10.2 item 10, §10.4). */
+/** What a resumed attempt is told about the attempts before it (the BEKO2210/SkillQuarry cordon). */
 export interface RecoveryContext {
   /** The previous attempt's number. */
   readonly previousAttempt: number;
@@ -52,7 +52,7 @@ export interface RecoveryContext {
   readonly failedVerifiers: readonly FailedVerifier[];
 }
 
-/** Everything the prompt of one attempt must state (research §10.2), agent-neutral. */
+/** Everything the prompt of one attempt must state (the BEKO2210/SkillQuarry cordon), agent-neutral. */
 export interface AttemptBrief {
   /** The task, as armed (the envelope's label). */
   readonly task: string;
@@ -115,7 +115,7 @@ export interface LaunchPlan {
   readonly args: readonly string[];
   /**
    * Text written to the agent's stdin before it is closed. Agents that read their prompt there get
-   * it this way, so it never shows in `ps` (research §18.2 item 19). Undefined: stdin is /dev/null.
+   * it this way, so it never shows in `ps` (docs/envelopes.md). Undefined: stdin is /dev/null.
    */
   readonly stdin?: string;
   /** Variables added to the inherited environment. */

@@ -1,5 +1,5 @@
 /**
- * A per-platform process-tree sampler (research/cordon-resource.md A.5, D.6).
+ * A per-platform process-tree sampler (uncoalesced/cordon).
  *
  * The host owns everything around a sampler: the once-per-session start (lock + detached
  * spawn), the absolute tick schedule, the stop conditions and the `samples.jsonl` writer. A

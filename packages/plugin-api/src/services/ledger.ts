@@ -1,17 +1,17 @@
 /**
  * The partial-compaction ledger as lent to plugins (`api.services.ledger`). The host owns the
- * storage (kysely over better-sqlite3, research/pcodx-codex.md §1.2); plugins such as the
+ * storage (kysely over better-sqlite3, the Rust pcodx, SichangHe/partial_compact_codex); plugins such as the
  * `cordon pcodx` commands and the Codex proxy only see these shapes.
  *
  * Errors thrown by every method are host `CordonError`s; plugins tell them apart by `code`:
  * - `CORDON_LEDGER_REFUSED`: the request broke a ledger rule (unknown session, endpoint not
- *   visible, reversed range, tool group split, overlap; research §1.5). Nothing was written.
+ *   visible, reversed range, tool group split, overlap; the Rust pcodx, SichangHe/partial_compact_codex). Nothing was written.
  * - `CORDON_PLUGIN_ERROR`: a tap on the host `compact` hook refused the plan. Nothing was written.
  * - `CORDON_DB_ERROR`: the database could not be opened or written (corrupt file, newer schema,
  *   native module built for another Node.js). Nothing was written.
  */
 
-/** Who said a message (research §1.2 `messages.role`). */
+/** Who said a message (the Rust pcodx, SichangHe/partial_compact_codex `messages.role`). */
 export type LedgerRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
 /** One conversation in the ledger. Times are Unix epoch milliseconds. */
@@ -63,7 +63,7 @@ export interface LedgerCompaction {
   readonly createdAtMs: number;
 }
 
-/** One entry of the model-visible view (research §1.3): a message, or a compaction in its place. */
+/** One entry of the model-visible view (the Rust pcodx, SichangHe/partial_compact_codex): a message, or a compaction in its place. */
 export type VisibleEntry =
   | { readonly kind: 'message'; readonly id: string; readonly role: LedgerRole; readonly text: string; readonly message: LedgerMessage }
   | {
@@ -109,7 +109,7 @@ export interface LedgerCompactedRange {
   readonly nMessagesReplaced: number;
   /** Earlier compactions this one covers (they stay on record and return on `uncompact`). */
   readonly supersedes: readonly string[];
-  /** Set when the range holds system, developer or user messages (research §1.5 step 8). */
+  /** Set when the range holds system, developer or user messages (the Rust pcodx, SichangHe/partial_compact_codex step 8). */
   readonly warning?: string;
 }
 
@@ -127,7 +127,7 @@ export interface LedgerCompactResult {
   readonly activeCompactions: number;
   /** Sum of `nMessagesReplaced` over the active compactions after the operation. */
   readonly totalKnownMessagesReplaced: number;
-  /** The render after the operation (research §1.3); present under `dryRun` only. */
+  /** The render after the operation (the Rust pcodx, SichangHe/partial_compact_codex); present under `dryRun` only. */
   readonly render?: string;
 }
 
@@ -142,7 +142,7 @@ export interface LedgerUncompactResult {
   readonly visibleIds: readonly string[];
 }
 
-/** How a command finds its session (research §1.6). */
+/** How a command finds its session (the Rust pcodx, SichangHe/partial_compact_codex). */
 export interface LedgerSessionSelector {
   /** An explicit session name (`--session`). */
   readonly id?: string;
@@ -172,11 +172,11 @@ export interface LedgerHandle {
    * call is hidden in a compaction joins that compaction (`attachedTo`).
    */
   record(sessionId: string, messages: readonly LedgerRecordInput[]): Promise<LedgerMessage[]>;
-  /** The visible entries (research §1.3), in order. */
+  /** The visible entries (the Rust pcodx, SichangHe/partial_compact_codex), in order. */
   visible(sessionId: string): Promise<VisibleEntry[]>;
   /** Just the ids of {@link visible}, without reading any text. */
   visibleIds(sessionId: string): Promise<string[]>;
-  /** The exact text render of research §1.3 (no trailing newline). */
+  /** The exact text render of the Rust pcodx, SichangHe/partial_compact_codex (no trailing newline). */
   render(sessionId: string): Promise<string>;
   /** The render with a role line above each block, for people (`show --roles`). */
   renderWithRoles(sessionId: string): Promise<string>;
@@ -185,7 +185,7 @@ export interface LedgerHandle {
   /** Active compactions in sequence order. */
   compactions(sessionId: string): Promise<LedgerCompaction[]>;
   /**
-   * Validates the ranges (research §1.5), fires the host `compact` hook with the plan (a tap may
+   * Validates the ranges (the Rust pcodx, SichangHe/partial_compact_codex), fires the host `compact` hook with the plan (a tap may
    * amend or refuse it), re-validates and stores every range in one transaction: all or none.
    * With `dryRun` nothing is stored and the result shows what would be; the hook still fires,
    * so the preview includes what taps make of the plan.
@@ -200,7 +200,7 @@ export interface LedgerHandle {
 export interface LedgerService {
   /**
    * The database path: `db` (a `--db` flag), else `$PCODX_DB`, else
-   * `$XDG_DATA_HOME/pcodx/pcodx.sqlite3`, else the platform default (research §1.1).
+   * `$XDG_DATA_HOME/pcodx/pcodx.sqlite3`, else the platform default (the Rust pcodx, SichangHe/partial_compact_codex).
    */
   resolvePath(options?: { readonly db?: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
   /**
@@ -212,7 +212,7 @@ export interface LedgerService {
    */
   open(options?: { readonly db?: string; readonly env?: Readonly<Record<string, string | undefined>>; readonly create?: boolean }): Promise<LedgerHandle>;
   /**
-   * Appends one record as a JSON line to the pcodx usage log (research/pcodx-codex.md §1.10) and
+   * Appends one record as a JSON line to the pcodx usage log (the Rust pcodx, SichangHe/partial_compact_codex) and
    * returns the log's path: `usageLog` (a `--usage-log` flag), else `$PCODX_USAGE_LOG`, else
    * `dbPath` with its extension replaced by `.usage.jsonl`. The file is created 0600; a file open
    * to group or others, a symbolic link, a non-regular file or the database itself is refused

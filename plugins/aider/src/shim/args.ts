@@ -5,7 +5,7 @@
  * (and bash/zsh alike): options come first, possibly clustered (`-lc`, `-ic`); with `c` among
  * them the first operand is the command string. Aider runs `$SHELL -c <cmd>` through Python's
  * `subprocess(shell=True, executable=$SHELL)` and `$SHELL -i -c <cmd>` through pexpect
- * (research hook-dialects.md §6).
+ * (Aider has no hooks: docs/references.md#aider).
  */
 export interface ShellCommand {
   /** Index of the command string in the arguments. */

@@ -55,7 +55,7 @@ export interface WrapResult {
 
 /**
  * `cordon wrap`: runs an agent that has no hooks (Aider) as a direct child with the terminal
- * passed through, records the session (research cordon-resource.md A.4; hook-dialects.md §6):
+ * passed through, records the session (uncoalesced/cordon; Aider has no hooks):
  * a `session_start` marker with the child's pid, one detached sampler on the child's tree (no
  * idle timeout: the wrapper knows the agent is alive), and on exit a `session_end` marker and
  * `STOP`. While the child runs the wrapper passes SIGTERM and SIGHUP on, and SIGINT and SIGQUIT

@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { readError, readText, words } from './files.js';
 
 /**
- * How cgroups are mounted (research C.3): `v2` (unified: cgroup2 only), `hybrid` (cgroup2 beside
+ * How cgroups are mounted (kernel docs, admin-guide/cgroup-v2.rst): `v2` (unified: cgroup2 only), `hybrid` (cgroup2 beside
  * v1 hierarchies that hold controllers, e.g. systemd's `/sys/fs/cgroup/unified`), `v1` (legacy,
  * no cgroup2), `none`.
  */
@@ -54,7 +54,7 @@ export interface MountSummary {
   readonly v1Controllers: readonly string[];
 }
 
-/** Classifies a host's cgroup mounts (research C.3). A v1 mount without controllers (`name=systemd`) does not make a host hybrid. */
+/** Classifies a host's cgroup mounts (kernel docs, admin-guide/cgroup-v2.rst). A v1 mount without controllers (`name=systemd`) does not make a host hybrid. */
 export function classifyMounts(mounts: readonly CgroupMount[]): MountSummary {
   const v2 = mounts.find((m) => m.fstype === 'cgroup2');
   const v1Controllers = [...new Set(mounts.filter((m) => m.fstype === 'cgroup').flatMap((m) => m.controllers))].sort();
@@ -97,7 +97,7 @@ export interface Placement {
 /** Controllers a per-call cgroup needs. */
 export const NEEDED = ['memory', 'cpu'] as const;
 
-/** How to get a delegated subtree as a normal user (research C.5). */
+/** How to get a delegated subtree as a normal user (kernel docs, cgroup-v2.rst "Delegation"). */
 export const DELEGATE_FIX = 'run the agent (or the command) under `systemd-run --user --scope -p Delegate=yes -- …`, or run cordon as root';
 
 /** How to leave a hybrid setup. */
@@ -159,8 +159,8 @@ export function isHierarchyRoot(dir: string): boolean {
 }
 
 /**
- * Finds where cordon would create per-call cgroups on this machine and why it cannot (research
- * C.3, C.5): the mount kind, the v2 mount, the own cgroup, the anchor and the controllers it
+ * Finds where cordon would create per-call cgroups on this machine and why it cannot (kernel
+ * docs, cgroup-v2.rst: hybrid hosts, "Delegation"): the mount kind, the v2 mount, the own cgroup, the anchor and the controllers it
  * offers. The anchor is cordon's own cgroup, for root too, so every call stays under the limits
  * the agent runs with (AgentCgroup, arXiv 2602.09345 §5: tool calls are per-call children of
  * the agent's cgroup); a normal user needs it delegated. Reads files only; creates nothing.

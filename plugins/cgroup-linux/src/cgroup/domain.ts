@@ -6,7 +6,7 @@ import { parseLimit, readText, words, writeValue } from './files.js';
 
 /** Name of the cgroup under the anchor that holds cordon's per-call cgroups. */
 export const CONTAINER = 'cordon';
-/** Leaf that receives the anchor's own processes when controllers must be enabled there (no-internal-process rule, research C.1). */
+/** Leaf that receives the anchor's own processes when controllers must be enabled there (no-internal-process rule, kernel docs, admin-guide/cgroup-v2.rst). */
 export const LEAF = 'cordon-leaf';
 
 /**

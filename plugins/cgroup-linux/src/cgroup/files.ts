@@ -47,7 +47,7 @@ export function parseKeyed(text: string | undefined): Record<string, number> {
 }
 
 /**
- * Parses a PSI file (research C.2: `some avg10=X avg60=Y avg300=Z total=T`, and a `full` line)
+ * Parses a PSI file (kernel docs, accounting/psi.rst: `some avg10=X avg60=Y avg300=Z total=T`, and a `full` line)
  * into the two `total` values in µs. A missing `full` line (system `cpu` before 5.13) reads 0;
  * text without a `some` line gives `null`.
  */

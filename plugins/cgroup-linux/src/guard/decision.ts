@@ -134,8 +134,8 @@ function isCordonWord(word: string, context: GuardContext): boolean {
 }
 
 /**
- * Whether `command` already runs under `cordon control run`, decided by its structure (issue 28:
- * a command merely containing the text `<cordon> control run ` was left unwrapped):
+ * Whether `command` already runs under `cordon control run`, decided by its structure
+ * (a command merely containing the text `<cordon> control run ` was left unwrapped):
  * - it is exactly what {@link guardedCommand} makes of the command it carries (parsed out and
  *   wrapped again, text for text), or
  * - it is one simple command ({@link shellWords}: no operator, no command substitution) whose
@@ -169,8 +169,8 @@ export function alreadyGuarded(command: string, context: GuardContext): boolean 
 }
 
 /**
- * The `beforeToolCall` answer that makes a shell tool call run under `cordon control run`
- * (issue 14): for an agent `cordon control guard --write` switched on, a `shell` call whose input
+ * The `beforeToolCall` answer that makes a shell tool call run under `cordon control run`:
+ * for an agent `cordon control guard --write` switched on, a `shell` call whose input
  * holds a string `command` gets that field rewritten (every other input field kept; the dialect
  * writes it back in the agent's own rewrite field: Claude Code and Codex `updatedInput`, Gemini
  * `tool_input`, Cursor `updated_input`) to {@link guardedCommand}:
@@ -179,7 +179,7 @@ export function alreadyGuarded(command: string, context: GuardContext): boolean 
  *
  * The hint, when the command sets one, goes through the environment. Only the run is under
  * control; the text around it runs in the agent's own shell, so the call means what it meant
- * unguarded (issue 28): the command sees the functions and aliases of the agent's shell (Claude
+ * unguarded: the command sees the functions and aliases of the agent's shell (Claude
  * Code's shell snapshot, a login shell's profile), and the directory it ends in becomes the
  * shell's, which persists where the agent keeps its shell between calls (Claude Code: "the
  * working directory persists across commands"; exported variables do not, guarded or not).

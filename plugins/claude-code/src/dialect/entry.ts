@@ -1,6 +1,6 @@
 import type { DialectEntry } from '@cordon/plugin-api';
 
-/** Event names only Claude Code sends (research hook-dialects.md §1.2; Codex shares the common ones). */
+/** Event names only Claude Code sends (the Claude Code hooks reference; Codex shares the common ones). */
 const CLAUDE_ONLY = new Set(['PostToolUseFailure', 'PostToolBatch', 'StopFailure', 'Notification', 'PreCompact', 'PostCompact', 'SubagentStop', 'PermissionDenied']);
 
 /**

@@ -3,7 +3,7 @@ import { parseClaudePayload } from './parse.js';
 import { canonicalTool } from './tools.js';
 
 /**
- * Writes a decision the way Claude Code reads PreToolUse output (research hook-dialects.md §1.4,
+ * Writes a decision the way Claude Code reads PreToolUse output (the Claude Code hooks reference,
  * live): exit 0 with `hookSpecificOutput.permissionDecision: "deny"` and a reason, which the
  * model sees as `PreToolUse:<tool> hook error: <reason>`; a rewrite is `updatedInput` with no
  * permission decision, so Claude's own permission flow still applies to the new input.
@@ -17,7 +17,7 @@ export function replyClaude(decision: ToolDecision, _call: ToolCall): HookReply 
 }
 
 /**
- * The agent process (research §1.5, §8.1): the native `claude` binary (`…/claude-code/bin/claude.exe`
+ * The agent process (the agent hook docs; docs/references.md, finding the agent pid): the native `claude` binary (`…/claude-code/bin/claude.exe`
  * or a platform package's `claude`), or a `node …/cli.js` of older npm builds.
  */
 export function isClaudeProcess(proc: ProcessInfo): boolean {

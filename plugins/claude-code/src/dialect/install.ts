@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import type { HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
 
 /**
- * What cordon registers in Claude Code (research hook-dialects.md §1.1–§1.2, cordon-resource.md
- * A.12 #2): the tool events with matcher `*` (PostToolUseFailure too: a failing tool fires it
+ * What cordon registers in Claude Code (the Claude Code hooks reference; uncoalesced/cordon
+ * missed PostToolUseFailure): the tool events with matcher `*` (PostToolUseFailure too: a failing tool fires it
  * instead of PostToolUse), and the session events. Timeouts are seconds; a larger SessionEnd
  * timeout also raises Claude's short SessionEnd budget (1.5 s by default).
  */

@@ -1,6 +1,6 @@
 import type { NativeEvent, PayloadReaders } from '@cordon/plugin-api';
 
-/** Claude Code lifecycle events cordon records (research hook-dialects.md §1.2, §7.1). `Stop` is a turn end. */
+/** Claude Code lifecycle events cordon records (the Claude Code hooks reference). `Stop` is a turn end. */
 const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn.start' | 'turn.end'>> = {
   SessionStart: 'session.start',
   SessionEnd: 'session.end',
@@ -9,15 +9,14 @@ const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn
   StopFailure: 'turn.end',
 };
 
-/** `Exit code 2\n…` at the start of a PostToolUseFailure `error` (research §1.3, fixture PostToolUseFailure.Bash-failing-command). */
+/** `Exit code 2\n…` at the start of a PostToolUseFailure `error` (the Claude Code hooks reference, fixture PostToolUseFailure.Bash-failing-command). */
 const EXIT_CODE = /^Exit code (\d+)\b/;
 
 /**
- * Normalises a Claude Code hook payload (research §1.3): `PreToolUse` → `tool.before`;
+ * Normalises a Claude Code hook payload (the Claude Code hooks reference): `PreToolUse` → `tool.before`;
  * `PostToolUse` → `tool.after` ok (a shell call that fires it exited 0: non-zero exits fire
  * `PostToolUseFailure` instead, live-observed; a failing non-shell tool does too), unless its
- * `tool_response` is a structured result stating failure (MCP `isError: true`: failed, issue 11
- * item 6); `PostToolUseFailure` → `tool.after` failed with
+ * `tool_response` is a structured result stating failure (MCP `isError: true`: failed); `PostToolUseFailure` → `tool.after` failed with
  * its `error` and the exit code it names. Other events cordon does not record give `undefined`.
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */

@@ -1,6 +1,6 @@
 import type { CanonicalTool } from '@cordon/plugin-api';
 
-/** Claude Code tool names and their canonical families (research hook-dialects.md §1.3, §7.3). */
+/** Claude Code tool names and their canonical families (the Claude Code hooks reference). */
 const TOOLS: Readonly<Record<string, CanonicalTool>> = {
   Bash: 'shell',
   BashOutput: 'shell',

@@ -4,11 +4,11 @@ import { parseClaudeResult } from './parse.js';
 /** Effort levels `claude --help` lists for `--effort` (Claude Code 2.1.332). */
 export const CLAUDE_EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 
-/** Default `--max-turns` (research/cordon-envelope.md §2.2: 30). */
+/** Default `--max-turns` (the BEKO2210/SkillQuarry cordon: 30). */
 export const DEFAULT_MAX_TURNS = 30;
 
 /**
- * Arguments of one headless attempt (research §10.1, with the prompt moved to stdin):
+ * Arguments of one headless attempt (the BEKO2210/SkillQuarry cordon, with the prompt moved to stdin):
  *
  * ```
  * claude -p --output-format json --no-session-persistence --max-turns <N>

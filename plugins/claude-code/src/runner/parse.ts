@@ -7,7 +7,7 @@ import type { AgentOutput, AgentReport } from '@cordon/plugin-api';
  * api_error_status?}`.
  *
  * The attempt failed, by the agent's own account, when `is_error` is true or `subtype` names an
- * error (`error_max_turns`, `error_max_budget_usd`, `error_during_execution`): research §18.2
+ * error (`error_max_turns`, `error_max_budget_usd`, `error_during_execution`): docs/envelopes.md
  * item 9; an API error comes as `is_error: true` with subtype `success` and the message in
  * `result`, which some versions exit 0 with (anthropics/claude-code#79500). Stdout without a
  * result object is `ok: false` ("printed no result object").

@@ -12,7 +12,7 @@ const fixture = (name: string): AgentOutput => JSON.parse(readFileSync(join(impo
 
 const none: RunnerLimits = { maxTurns: null, maxBudgetUsd: null, model: null, effort: null };
 
-describe('claude -p arguments (research §10.1)', () => {
+describe('claude -p arguments (the BEKO2210/SkillQuarry cordon)', () => {
   it('minimal: no budget, model or effort flags (H10); the prompt is not an argument', () => {
     expect(claudeArgs({ prompt: 'TASK-TEXT', limits: { ...none, maxTurns: 30 }, cwd: '/r' })).toEqual([
       '-p', '--output-format', 'json', '--no-session-persistence', '--max-turns', '30', '--permission-mode', 'acceptEdits',

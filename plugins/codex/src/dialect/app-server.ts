@@ -16,7 +16,7 @@ export interface ListedHook {
 /**
  * Asks a real Codex which hooks it sees and how it hashes them: starts `codex app-server` on
  * stdio (JSON-RPC, one message per line), sends `initialize`, `initialized` and
- * `hooks/list {cwds}` (research hook-dialects.md §2.1), and stops the server. Rejects on a
+ * `hooks/list {cwds}` (the Codex hooks docs), and stops the server. Rejects on a
  * JSON-RPC error, an early exit, or after `timeoutMs` (default 20 s).
  */
 export function listHooks(codexBin: string, options: { env: Readonly<Record<string, string | undefined>>; cwd: string; timeoutMs?: number }): Promise<ListedHook[]> {

@@ -2,7 +2,7 @@ import type { DialectEntry } from '@cordon/plugin-api';
 
 /**
  * Confidence that a payload is Codex's: fields only it sends (`turn_id`, `model` beside
- * PascalCase events, a `sessions/…/rollout-*.jsonl` transcript, research hook-dialects.md §2.3)
+ * PascalCase events, a `sessions/…/rollout-*.jsonl` transcript, the Codex hooks docs)
  * before the inherited environment (`CODEX_HOME`, `CODEX_MANAGED_BY_NPM`).
  */
 export function sniffCodex(p: Readonly<Record<string, unknown>>, env: Readonly<Record<string, string | undefined>>): number {

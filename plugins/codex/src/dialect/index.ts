@@ -3,7 +3,7 @@ import { parseCodexPayload } from './parse.js';
 import { canonicalTool } from './tools.js';
 
 /**
- * Writes a decision the way Codex reads PreToolUse output (research hook-dialects.md §2.4, live):
+ * Writes a decision the way Codex reads PreToolUse output (the Codex hooks docs, live):
  * exit 0 with `hookSpecificOutput.permissionDecision: "deny"` and a reason, which the model sees
  * as `Command blocked by PreToolUse hook: <reason>. Command: <cmd>`. A rewrite is `updatedInput`,
  * which Codex accepts only beside `permissionDecision: "allow"` (codex-cli 0.171.0 rejects it
@@ -19,7 +19,7 @@ export function replyCodex(decision: ToolDecision, _call: ToolCall): HookReply {
 }
 
 /**
- * The agent process (research §2.5, §8.1): the native `codex` binary that runs the hook through
+ * The agent process (the agent hook docs; docs/references.md, finding the agent pid): the native `codex` binary that runs the hook through
  * `$SHELL -lc`; the npm `node …/bin/codex.js` wrapper above it is only the launcher.
  */
 export function isCodexProcess(proc: ProcessInfo): boolean {

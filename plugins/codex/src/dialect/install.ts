@@ -5,7 +5,7 @@ import { listHooks } from './app-server.js';
 import { trustHash, trustKey } from './trust.js';
 
 /**
- * What cordon registers in Codex (research hook-dialects.md §2.1–§2.2): the tool events with
+ * What cordon registers in Codex (the Codex hooks docs): the tool events with
  * matcher `*`, and the session events. Timeouts are seconds; Codex clamps SessionEnd to 3 s.
  */
 export const CODEX_EVENTS: ReadonlyArray<{ readonly event: string; readonly matcher?: string; readonly timeout: number }> = [
@@ -15,7 +15,7 @@ export const CODEX_EVENTS: ReadonlyArray<{ readonly event: string; readonly matc
   { event: 'SessionEnd', timeout: 3 },
 ];
 
-/** Root keys Codex accepts in hooks.json; any other key makes it reject the whole file (research §2.1, live). */
+/** Root keys Codex accepts in hooks.json; any other key makes it reject the whole file (the Codex hooks docs, live). */
 const ROOT_KEYS = new Set(['description', 'hooks']);
 
 /** Comment above each trust table cordon writes into config.toml. */
@@ -34,7 +34,7 @@ export function isCordonCommand(command: unknown): boolean {
  * The handler's command for the platform. Codex runs hook commands with the session's shell:
  * `$SHELL -lc` on Unix; on Windows PowerShell (`pwsh`/`powershell.exe -NoProfile -Command`),
  * and `cmd.exe /c` only where no PowerShell is found (codex-rs `build_hooks_for_config`,
- * `shell_detect`; openai/codex issue 46454). So on Windows it gets the PowerShell form in
+ * `shell_detect`; openai/codex#46454). So on Windows it gets the PowerShell form in
  * `command` itself: Codex hashes that string for trust (a `commandWindows` would replace it
  * before hashing anyway), and when every path is plain the form is a bare line cmd.exe reads the same.
  */
@@ -101,7 +101,7 @@ export function keyFile(key: string): string | undefined {
   return m?.[1];
 }
 
-/** The user config.toml: the only layer that can hold hook trust (research §2.1). */
+/** The user config.toml: the only layer that can hold hook trust (the Codex hooks docs). */
 export function codexConfigPath(ctx: InstallContext): string {
   return join(codexHome(ctx), 'config.toml');
 }
@@ -248,7 +248,7 @@ export const installer: HookInstaller = {
     }
     retrust(config, hooksPath, before, handlers(doc.value), identities(ctx));
     const notes = notesFor(ctx, doc, config);
-    // The hashes follow Codex's own rule (research hook-dialects.md §2.1); only a codex binary can confirm them.
+    // The hashes follow Codex's own rule (the Codex hooks docs); only a codex binary can confirm them.
     const warnings = codexBin(ctx) ? [] : [UNCONFIRMED];
     return {
       changes: [...change(hooksPath, hooksBefore, doc.toString(), ctx.hookLists.summary(added, removed)), ...change(configPath, configBefore, config.toString(), 'trust the cordon hooks ([hooks.state] trusted_hash)')],

@@ -2,7 +2,7 @@ import type { NativeEvent, PayloadReaders } from '@cordon/plugin-api';
 import { exitCodeFromRollout } from './rollout.js';
 import { canonicalTool } from './tools.js';
 
-/** Codex lifecycle events cordon records (research hook-dialects.md §2.2, §7.1). `Stop` ends a turn, not the session. */
+/** Codex lifecycle events cordon records (the Codex hooks docs). `Stop` ends a turn, not the session. */
 const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn.start' | 'turn.end'>> = {
   SessionStart: 'session.start',
   SessionEnd: 'session.end',
@@ -18,13 +18,12 @@ const ROLLOUT_TRIES = 4;
 const ROLLOUT_WAIT_MS = 25;
 
 /**
- * Normalises a Codex hook payload (research §2.3). Codex has no failure event: a failing call
+ * Normalises a Codex hook payload (the Codex hooks docs). Codex has no failure event: a failing call
  * still fires `PostToolUse`, whose `tool_response` is the output text without an exit code. The
  * exit code is read from the text when Codex put one there (`apply_patch`: `Exit code: N`), else
  * for shell calls (whose response is bare output) from the rollout transcript (through the
  * host's non-blocking `fileTail`). Any other tool (MCP `mcp__…`, `view_image`, …) is failed or ok
- * when its response is a structured result that says so (an MCP result's `isError`, issue 11
- * item 6). Whatever cannot be told is `unknown`, never guessed.
+ * when its response is a structured result that says so (an MCP result's `isError`). Whatever cannot be told is `unknown`, never guessed.
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
 export async function parseCodexPayload(p: Readonly<Record<string, unknown>>, { obj, str, fileTail, resultOutcome }: PayloadReaders): Promise<NativeEvent | undefined> {

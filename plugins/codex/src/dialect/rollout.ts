@@ -7,10 +7,10 @@ export const ROLLOUT_TAIL_BYTES = 256 * 1024;
  * The exit code Codex recorded for shell call `callId` in its rollout transcript
  * (`transcript_path`, JSON lines): the `event_msg` `item_completed` whose item `id` is the call
  * id carries `exit_code` (observed with codex-cli 0.171.0). Codex's hook payload itself carries
- * only the output text (research hook-dialects.md §2.3), so this is the one place the exit code
+ * only the output text (the Codex hooks docs), so this is the one place the exit code
  * is written down. The path comes from the payload, so the file is read only through the host's
  * `fileTail` (non-blocking, regular files only: a FIFO or `/dev/zero` there cannot stall the
- * hook, issue 13 item 1), and only its last {@link ROLLOUT_TAIL_BYTES}; `undefined` when the
+ * hook), and only its last {@link ROLLOUT_TAIL_BYTES}; `undefined` when the
  * file, the line or the field is missing. Never throws.
  */
 export function exitCodeFromRollout(fileTail: PayloadReaders['fileTail'], path: string, callId: string): number | undefined {

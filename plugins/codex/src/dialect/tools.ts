@@ -1,7 +1,7 @@
 import type { CanonicalTool } from '@cordon/plugin-api';
 
 /**
- * Canonical family of a Codex tool as its hooks name it (research hook-dialects.md §2.3, §7.3):
+ * Canonical family of a Codex tool as its hooks name it (the Codex hooks docs):
  * every shell tool (`exec_command`, `shell`, `shell_command`) arrives as `Bash`; `apply_patch`
  * is a write when the patch only adds files and an edit otherwise; MCP tools are `mcp__…`.
  */

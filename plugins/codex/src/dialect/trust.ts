@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** Codex's event labels, used in trust keys and hashes (research hook-dialects.md §2.1). */
+/** Codex's event labels, used in trust keys and hashes (the Codex hooks docs). */
 export const EVENT_LABELS: Readonly<Record<string, string>> = {
   PreToolUse: 'pre_tool_use',
   PermissionRequest: 'permission_request',
@@ -15,7 +15,7 @@ export const EVENT_LABELS: Readonly<Record<string, string>> = {
   Stop: 'stop',
 };
 
-/** Default handler timeout, seconds; SessionEnd handlers are clamped to 3 s (research §2.1, live). */
+/** Default handler timeout, seconds; SessionEnd handlers are clamped to 3 s (the Codex hooks docs, live). */
 const DEFAULT_TIMEOUT_S = 600;
 const SESSION_END_MAX_S = 3;
 
@@ -45,7 +45,7 @@ export function trustKey(configPath: string, event: string, group: number, handl
 }
 
 /**
- * The `trusted_hash` Codex expects for a handler (research §2.1; matched `hooks/list`'s
+ * The `trusted_hash` Codex expects for a handler (the Codex hooks docs; matched `hooks/list`'s
  * `currentHash` of codex-cli 0.171.0): `sha256:` + SHA-256 of the sorted-key, compact JSON of
  * `{event_name, matcher?, hooks: [{type, command, timeout, async, statusMessage?}]}`, where
  * timeout is the effective seconds (default 600, at least 1, SessionEnd at most 3).

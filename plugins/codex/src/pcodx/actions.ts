@@ -5,7 +5,7 @@ import { messageIdsHelper } from './message-ids.js';
 import { compactLines, compactManyLines, uncompactLines, visibleIdsLine, type Sink } from './output.js';
 
 /**
- * The pcodx commands as plain functions over an open ledger (research/pcodx-codex.md §1.6); the
+ * The pcodx commands as plain functions over an open ledger (the Rust pcodx, SichangHe/partial_compact_codex); the
  * oclif classes only parse flags and call these. Errors are `PcodxUsageError` or the ledger's
  * `CORDON_*` errors; nothing is printed for a failed action.
  */
@@ -90,7 +90,7 @@ export async function ids(ledger: LedgerHandle, flags: SessionFlags, sink: Sink)
   for (const id of await ledger.visibleIds(session.id)) sink.out(id);
 }
 
-/** `current-session-message-ids`: the helper text of research §1.4. */
+/** `current-session-message-ids`: the helper text of the Rust pcodx, SichangHe/partial_compact_codex. */
 export async function messageIds(ledger: LedgerHandle, flags: SessionFlags, sink: Sink): Promise<void> {
   const session = await existing(ledger, flags);
   sink.out(messageIdsHelper(await ledger.visibleIds(session.id)).replace(/\n$/, ''));

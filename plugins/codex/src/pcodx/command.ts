@@ -6,7 +6,7 @@ import { hostApi } from './host-api.js';
 /**
  * Base of the `cordon pcodx` commands: the global `--db`, `--session` and `--cwd` flags, the
  * ledger opened through the host api and closed afterwards, and errors printed as
- * `error: <message>` on stderr with exit code 1 (research/pcodx-codex.md §1.6). Flag-parsing
+ * `error: <message>` on stderr with exit code 1 (the Rust pcodx, SichangHe/partial_compact_codex). Flag-parsing
  * mistakes keep oclif's own message and exit code 2.
  */
 export abstract class PcodxCommand extends Command {

@@ -22,7 +22,7 @@ export class PcodxRuntimeError extends Error {
 /** Codes whose errors are the user's to fix: the CLI prints `error: …` and exits 1; the interactive loop goes on. */
 const USER_CODES = new Set(['PCODX_USAGE', 'CORDON_LEDGER_REFUSED', 'CORDON_PLUGIN_ERROR']);
 
-/** True for an error the interactive loop reports and survives (research §1.6: IO and SQL errors abort). */
+/** True for an error the interactive loop reports and survives (the Rust pcodx, SichangHe/partial_compact_codex: IO and SQL errors abort). */
 export function isUserError(error: unknown): boolean {
   return USER_CODES.has(String((error as { code?: unknown } | null)?.code));
 }

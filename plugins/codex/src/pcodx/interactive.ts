@@ -8,7 +8,7 @@ import { messageIdsHelper } from './message-ids.js';
 import { compactLines, uncompactLines, visibleIdsLine, type Sink } from './output.js';
 import { decode } from './text-input.js';
 
-/** The prompt, shown only when stdout is a terminal (research §1.6). */
+/** The prompt, shown only when stdout is a terminal (the Rust pcodx, SichangHe/partial_compact_codex). */
 export const LOOP_PROMPT = 'pcodx> ';
 
 const HELP = [
@@ -45,7 +45,7 @@ export const COMMANDS: ReadonlySet<string> = new Set([
 
 /**
  * Splits off the first token: it ends at the first whitespace character, and only that one
- * character is consumed, so the rest (leading spaces included) is kept exactly (research §1.6).
+ * character is consumed, so the rest (leading spaces included) is kept exactly (the Rust pcodx, SichangHe/partial_compact_codex).
  */
 export function splitFirst(text: string): [string, string | undefined] {
   const at = text.search(/\s/);
@@ -53,7 +53,7 @@ export function splitFirst(text: string): [string, string | undefined] {
 }
 
 /**
- * One interactive session over a ledger (research/pcodx-codex.md §1.6 "Interactive loop").
+ * One interactive session over a ledger (the Rust pcodx, SichangHe/partial_compact_codex).
  * Handles one input line; returns `'exit'` after `/exit` or `/quit`. Rule violations and usage
  * mistakes print `error: …` on stderr and the loop goes on; database errors are thrown (abort).
  */

@@ -1,6 +1,6 @@
 import { fillPrompt } from './prompts/fill.js';
 
-/** Ids per line in the helper (research/pcodx-codex.md §1.4). */
+/** Ids per line in the helper (the Rust pcodx, SichangHe/partial_compact_codex). */
 const PER_LINE = 8;
 /** Above this many ids only the head and the tail are listed. */
 const MAX_LISTED = 96;
@@ -8,7 +8,7 @@ const HEAD = 16;
 const TAIL = 80;
 
 /**
- * The id lines of the current-session-message-ids helper (research §1.4): `- ` then up to 8
+ * The id lines of the current-session-message-ids helper (the Rust pcodx, SichangHe/partial_compact_codex): `- ` then up to 8
  * ids joined by `, `; above 96 ids, the first 16, a line saying how many were left out, and the
  * last 80; one line saying so when there are none.
  */

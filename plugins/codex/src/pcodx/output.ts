@@ -19,11 +19,11 @@ export function memorySink(): Sink & { readonly stdout: string[]; readonly stder
   return { stdout, stderr, out: (l) => void stdout.push(l), err: (l) => void stderr.push(l) };
 }
 
-/** `visible_ids=a,b,c` (research §1.6). */
+/** `visible_ids=a,b,c` (the Rust pcodx, SichangHe/partial_compact_codex). */
 export const visibleIdsLine = (ids: readonly string[]): string => `visible_ids=${ids.join(',')}`;
 
 /**
- * The `key=value` lines of a one-range compaction (research §1.6 `compact`): `compaction_id`,
+ * The `key=value` lines of a one-range compaction (the Rust pcodx, SichangHe/partial_compact_codex `compact`): `compaction_id`,
  * `n_messages_replaced`, an optional `warning`, `visible_ids`; `stored=false` closes a dry run.
  */
 export function compactLines(result: LedgerCompactResult): string[] {
@@ -39,7 +39,7 @@ export function compactLines(result: LedgerCompactResult): string[] {
 }
 
 /**
- * The lines of `compact-many` (research §1.6): counts, one `compaction=cmpN FROM..TO` per range
+ * The lines of `compact-many` (the Rust pcodx, SichangHe/partial_compact_codex): counts, one `compaction=cmpN FROM..TO` per range
  * in request order, `warning[cmpN]=…` lines, `visible_ids`; `stored=false` closes a dry run.
  */
 export function compactManyLines(result: LedgerCompactResult): string[] {

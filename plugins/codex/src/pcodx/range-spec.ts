@@ -2,7 +2,7 @@ import type { LedgerRangeRequest } from '@cordon/plugin-api';
 import { PcodxUsageError } from './errors.js';
 
 /**
- * Parses one `compact-many --range` value, `FROM..TO=SUMMARY` (research/pcodx-codex.md §1.6):
+ * Parses one `compact-many --range` value, `FROM..TO=SUMMARY` (the Rust pcodx, SichangHe/partial_compact_codex):
  * split at the first `=` (so summaries may hold `=` and `..`), then the bounds at the first `..`.
  * Endpoints are trimmed (ids hold no spaces); the summary is kept exactly.
  */

@@ -8,7 +8,7 @@ export interface TextFlags {
   readonly textFile?: string;
 }
 
-/** How a command takes text (research/pcodx-codex.md §1.6 "Text input"). */
+/** How a command takes text (the Rust pcodx, SichangHe/partial_compact_codex). */
 export interface TextRules {
   /** Neither flag is an error when true; otherwise the result is undefined. */
   readonly required: boolean;

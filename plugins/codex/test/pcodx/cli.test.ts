@@ -17,7 +17,7 @@ afterEach(() => box.cleanup());
 const ok = (r: { exitCode: number | null; stderr: string }) => expect(r.exitCode, r.stderr).toBe(0);
 
 describe('cordon pcodx: recording and rendering', () => {
-  it('init, record, turn, show and ids print the exact lines and bytes of research §1.6', async () => {
+  it('init, record, turn, show and ids print the exact lines and bytes of the Rust pcodx, SichangHe/partial_compact_codex', async () => {
     const init = await pcodx(box, db, ['init', '--session', 'demo']);
     ok(init);
     expect(init.stdout).toBe(`session_id=demo\ndb_path=${db}\n`);

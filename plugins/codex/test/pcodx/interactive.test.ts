@@ -77,7 +77,7 @@ describe('cordon pcodx interactive through piped stdin', () => {
     ]);
   });
 
-  it('a line starting with / that is not a command is a user turn; // escapes a command name (issue 12 item 7)', async () => {
+  it('a line starting with / that is not a command is a user turn; // escapes a command name', async () => {
     const turns = ['/usr/bin/python is missing, fix it', '/tmp is full', '/etc/hosts', '/bogus arg', '/helpme', '/ids2', '/', '/ ', '/record-files x y'];
     const lines = [...turns, '//help', '//exit now', '///triple', '/ids', '/exit'];
     const r = await pcodx(box, db, ['interactive', '--session', 'i'], { input: `${lines.join('\n')}\n` });

@@ -10,7 +10,7 @@ import { parseRangeSpec } from '../../src/pcodx/range-spec.js';
 import { splitFirst } from '../../src/pcodx/interactive.js';
 import { readTextInput } from '../../src/pcodx/text-input.js';
 
-describe('compact-many --range syntax (research §1.6)', () => {
+describe('compact-many --range syntax (the Rust pcodx, SichangHe/partial_compact_codex)', () => {
   it('splits at the first = and then the first ..; summaries keep later = and ..', () => {
     expect(parseRangeSpec('msg1..msg4=done')).toEqual({ from: 'msg1', to: 'msg4', summary: 'done' });
     expect(parseRangeSpec('cmp2..msg9=a=b..c==')).toEqual({ from: 'cmp2', to: 'msg9', summary: 'a=b..c==' });
@@ -27,7 +27,7 @@ describe('compact-many --range syntax (research §1.6)', () => {
   });
 });
 
-describe('current-session-message-ids helper (research §1.4)', () => {
+describe('current-session-message-ids helper (the Rust pcodx, SichangHe/partial_compact_codex)', () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => `msg${i + 1}`);
 
   it('lists 8 ids a line with "- " and ", "', () => {
@@ -54,7 +54,7 @@ describe('current-session-message-ids helper (research §1.4)', () => {
   });
 });
 
-describe('prompt fragments (research §1.11)', () => {
+describe('prompt fragments (the Rust pcodx, SichangHe/partial_compact_codex)', () => {
   const values: Record<string, string> = {
     INSTRUCTION_POINTER: instructionPointer(),
     MESSAGE_ID_LINES: '- msg1, cmp2',
@@ -139,7 +139,7 @@ describe('--text / --text-file', () => {
     expect(await readTextInput({}, { required: false, stdinAllowed: false })).toBeUndefined();
   });
 
-  it('refuses what §1.6 refuses', async () => {
+  it('refuses what the Rust pcodx refuses', async () => {
     await expect(readTextInput({ text: 'a', textFile: 'b' }, { required: false, stdinAllowed: true })).rejects.toThrow('pass only one of --text or --text-file');
     await expect(readTextInput({}, { required: true, stdinAllowed: true })).rejects.toThrow('pass --text TEXT or --text-file PATH');
     await expect(readTextInput({ text: '' }, { required: true, stdinAllowed: true })).rejects.toThrow('text is empty');

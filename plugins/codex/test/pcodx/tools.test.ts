@@ -30,7 +30,7 @@ afterEach(async () => {
 
 const json = async (args: unknown) => JSON.parse(await partialCompact(ledger, 'S', args)) as Record<string, unknown>;
 
-describe('pcodx dynamic tools (research §1.7)', () => {
+describe('pcodx dynamic tools (the Rust pcodx, SichangHe/partial_compact_codex)', () => {
   it('defines three function tools with descriptions from the fragments and a strict ranges schema', () => {
     const specs = pcodxToolSpecs();
     expect(specs.map((s) => [s.type, s.name])).toEqual([
@@ -57,7 +57,7 @@ describe('pcodx dynamic tools (research §1.7)', () => {
   });
 });
 
-describe('pcodx tool calls (research §1.8)', () => {
+describe('pcodx tool calls (the Rust pcodx, SichangHe/partial_compact_codex)', () => {
   it('answers the instructions and ids tools, and refuses unknown tools', async () => {
     expect(await runPcodxTool(ledger, 'S', PCODX_TOOLS.instructions, {})).toBe(PROMPT_FRAGMENTS['partial-compact-instruction.md'].trim());
     expect(await runPcodxTool(ledger, 'S', PCODX_TOOLS.messageIds, {})).toContain('- msg1, msg2, msg3, msg4, msg5\n');
@@ -110,7 +110,7 @@ describe('pcodx tool calls (research §1.8)', () => {
     expect(block!.split('\n\n').at(-1)).toBe(`${'🧪'.repeat(2000)}[...truncated]`);
   });
 
-  it('cuts on a character boundary and stores valid UTF-8 for any text (issue 11 item 8)', async () => {
+  it('cuts on a character boundary and stores valid UTF-8 for any text', async () => {
     // Example: 1,999 letters then emoji, so a UTF-16 cut at 2,000 would land inside a pair; and a lone surrogate.
     const cases = [`${'a'.repeat(1999)}${'🧪'.repeat(5)}`, `x\ud800y${'é'.repeat(2100)}`];
     for (const [i, summary] of cases.entries()) {

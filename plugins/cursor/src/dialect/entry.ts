@@ -1,6 +1,6 @@
 import type { DialectEntry } from '@cordon/plugin-api';
 
-/** Cursor's camelCase hook events (research hook-dialects.md §4). */
+/** Cursor's camelCase hook events (the Cursor hooks docs). */
 export const CURSOR_EVENTS = new Set([
   'sessionStart',
   'sessionEnd',

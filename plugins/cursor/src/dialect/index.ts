@@ -3,7 +3,7 @@ import { parseCursorPayload } from './parse.js';
 import { canonicalTool } from './tools.js';
 
 /**
- * Writes a decision the way Cursor reads preToolUse output (research hook-dialects.md §4, §7.4):
+ * Writes a decision the way Cursor reads preToolUse output (the Cursor hooks docs):
  * `{"permission":"deny","agent_message":…,"user_message":…}` with exit 0; a rewrite is
  * `updated_input` without a permission, so Cursor's own approval flow still applies.
  */
@@ -13,7 +13,7 @@ export function replyCursor(decision: ToolDecision, _call: ToolCall): HookReply 
 }
 
 /**
- * The agent process (research §4, §8.1, not verified live): `cursor-agent` (also installed as
+ * The agent process (the agent hook docs; docs/references.md, finding the agent pid, not verified live): `cursor-agent` (also installed as
  * `agent`), a Node app under `~/.local/share/cursor-agent/versions/…`.
  */
 export function isCursorProcess(proc: ProcessInfo): boolean {

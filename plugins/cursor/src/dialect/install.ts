@@ -3,7 +3,7 @@ import type { HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-
 import { CURSOR_EVENTS } from './entry.js';
 
 /**
- * What cordon registers in Cursor's native hooks.json (research hook-dialects.md §4, §8.7): flat
+ * What cordon registers in Cursor's native hooks.json (the Cursor hooks docs): flat
  * entries (no matcher) for the tool events, the failure event and the session events. Every one
  * is an event Cursor documents: one unknown event name voids the whole file.
  */
@@ -39,7 +39,7 @@ export const installer: HookInstaller = {
 
   install(ctx): InstallPlan {
     const path = cursorHooksPath(ctx);
-    // Cursor splits the command on whitespace without quoting, and a URL in it voids the file (research §4).
+    // Cursor splits the command on whitespace without quoting, and a URL in it voids the file (the Cursor hooks docs).
     if (ctx.command.hasSpaces || ctx.command.argv.some((a) => /:\/\//.test(a))) {
       const fix = ctx.command.fromFlag
         ? `the --command path ${ctx.command.argv[0]} contains ${ctx.command.hasSpaces ? 'a space' : 'a URL'}; give a path without ${ctx.command.hasSpaces ? 'spaces' : 'one'}`

@@ -1,7 +1,7 @@
 import type { NativeEvent, PayloadReaders } from '@cordon/plugin-api';
 
 /**
- * Cursor lifecycle events cordon records (research hook-dialects.md §4, §7.1). `stop` ends a
+ * Cursor lifecycle events cordon records (the Cursor hooks docs). `stop` ends a
  * turn, `beforeSubmitPrompt` starts one (both fire in the TUI only).
  */
 const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn.start' | 'turn.end'>> = {
@@ -20,11 +20,11 @@ function exitCodeIn(output: unknown): number | undefined {
 }
 
 /**
- * Normalises a Cursor hook payload (research §4). Tool events key the session as
+ * Normalises a Cursor hook payload (the Cursor hooks docs). Tool events key the session as
  * `conversation_id` (lifecycle events as `session_id`); call ids may contain a newline and are
  * kept as sent. `postToolUseFailure` is a failure of the call; `postToolUse`'s `tool_output` is a
- * JSON string, whose exit code, when it has one, decides, as does an MCP result's `isError`
- * (issue 11 item 6); otherwise the event itself says the call succeeded. The `before*`/`after*Execution` events
+ * JSON string, whose exit code, when it has one, decides, as does an MCP result's `isError`;
+ * otherwise the event itself says the call succeeded. The `before*`/`after*Execution` events
  * duplicate the tool events and are not recorded (cordon installs the tool events only).
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */

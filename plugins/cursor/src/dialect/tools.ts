@@ -1,6 +1,6 @@
 import type { CanonicalTool } from '@cordon/plugin-api';
 
-/** Cursor tool names and their canonical families (research hook-dialects.md §4, §7.3). */
+/** Cursor tool names and their canonical families (the Cursor hooks docs). */
 const TOOLS: Readonly<Record<string, CanonicalTool>> = {
   Shell: 'shell',
   Read: 'read',

@@ -1,6 +1,6 @@
 import type { DialectEntry } from '@cordon/plugin-api';
 
-/** Event names only Gemini CLI sends (research hook-dialects.md §3.2). */
+/** Event names only Gemini CLI sends (the Gemini CLI hooks reference). */
 const GEMINI_ONLY = new Set(['BeforeTool', 'AfterTool', 'BeforeAgent', 'AfterAgent', 'BeforeModel', 'AfterModel', 'BeforeToolSelection', 'PreCompress']);
 
 /**

@@ -3,7 +3,7 @@ import { parseGeminiPayload } from './parse.js';
 import { canonicalTool } from './tools.js';
 
 /**
- * Writes a decision the way Gemini CLI reads BeforeTool output (research hook-dialects.md §3.4,
+ * Writes a decision the way Gemini CLI reads BeforeTool output (the Gemini CLI hooks reference,
  * live): `{"decision":"deny","reason":…}` on stdout with exit 0, which the model sees as
  * `Tool execution blocked: <reason>`; a rewrite is `hookSpecificOutput.tool_input`, which Gemini
  * merges into the call's input.
@@ -14,7 +14,7 @@ export function replyGemini(decision: ToolDecision, _call: ToolCall): HookReply 
 }
 
 /**
- * The agent process (research §3.5, §8.1): the relaunched worker `node … @google/gemini-cli/…/gemini.js`
+ * The agent process (the agent hook docs; docs/references.md, finding the agent pid): the relaunched worker `node … @google/gemini-cli/…/gemini.js`
  * that spawns hooks through `bash -c`, or a native `gemini` executable.
  */
 export function isGeminiProcess(proc: ProcessInfo): boolean {

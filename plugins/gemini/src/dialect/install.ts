@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
 
 /**
- * What cordon registers in Gemini CLI (research hook-dialects.md §3.1–§3.2, §8.6): BeforeTool
+ * What cordon registers in Gemini CLI (the Gemini CLI hooks reference): BeforeTool
  * and AfterTool for every tool, SessionStart and SessionEnd; timeouts in **milliseconds**; every
  * handler named `cordon` so users can list it or disable it (`hooksConfig.disabled`).
  */

@@ -1,7 +1,7 @@
 import type { NativeEvent, PayloadReaders } from '@cordon/plugin-api';
 import { canonicalTool } from './tools.js';
 
-/** Gemini CLI lifecycle events cordon records (research hook-dialects.md §3.2, §7.1). `AfterAgent` ends a turn. */
+/** Gemini CLI lifecycle events cordon records (the Gemini CLI hooks reference). `AfterAgent` ends a turn. */
 const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn.start' | 'turn.end'>> = {
   SessionStart: 'session.start',
   SessionEnd: 'session.end',
@@ -21,7 +21,7 @@ function errorOf(response: Record<string, unknown>): string | undefined {
 }
 
 /**
- * Normalises a Gemini CLI hook payload (research §3.3). There is no call id: the host pairs
+ * Normalises a Gemini CLI hook payload (the Gemini CLI hooks reference). There is no call id: the host pairs
  * `BeforeTool` and `AfterTool` first-in-first-out on (session, tool, input). A failing shell call
  * still fires `AfterTool`; its exit code is the `Exit Code: N` line of `llmContent` (absent when
  * it exited 0). A response `error` makes any call a failure (Gemini sets it on every failed

@@ -1,6 +1,6 @@
 import type { CanonicalTool } from '@cordon/plugin-api';
 
-/** Gemini CLI tool names and their canonical families (research hook-dialects.md §3.3, §7.3). */
+/** Gemini CLI tool names and their canonical families (the Gemini CLI hooks reference). */
 const TOOLS: Readonly<Record<string, CanonicalTool>> = {
   run_shell_command: 'shell',
   list_background_processes: 'shell',

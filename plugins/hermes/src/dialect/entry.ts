@@ -1,6 +1,6 @@
 import type { DialectEntry } from '@cordon/plugin-api';
 
-/** Hermes' snake_case hook events (research hook-dialects.md §5). */
+/** Hermes' snake_case hook events (the Hermes hooks docs). */
 const HERMES_EVENTS = new Set(['pre_tool_call', 'post_tool_call', 'pre_llm_call', 'post_llm_call', 'on_session_start', 'on_session_end', 'on_session_finalize', 'on_session_reset', 'subagent_start', 'subagent_stop', 'pre_verify']);
 
 /** Confidence that a payload is Hermes': its snake_case events, or the `extra` + `profile` pair only it sends. */

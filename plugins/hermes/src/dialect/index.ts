@@ -3,7 +3,7 @@ import { parseHermesPayload } from './parse.js';
 import { canonicalTool } from './tools.js';
 
 /**
- * Writes a decision the way Hermes reads pre_tool_call output (research hook-dialects.md §5):
+ * Writes a decision the way Hermes reads pre_tool_call output (the Hermes hooks docs):
  * `{"decision":"block","reason":…}` (the model sees the reason as the tool error) or
  * `{"decision":"modify","tool_input":…}`, with exit 0.
  */
@@ -13,7 +13,7 @@ export function replyHermes(decision: ToolDecision, _call: ToolCall): HookReply 
 }
 
 /**
- * The agent process (research §5, §8.1, from source): Hermes starts hooks without a shell, so the
+ * The agent process (the agent hook docs; docs/references.md, finding the agent pid, from source): Hermes starts hooks without a shell, so the
  * parent is the Hermes Python process (`hermes` console script, or `python … hermes …`).
  */
 export function isHermesProcess(proc: ProcessInfo): boolean {

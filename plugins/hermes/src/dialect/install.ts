@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { ConfigChange, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
 
 /**
- * What cordon registers in Hermes (research hook-dialects.md §5, §8.8): the tool events and the
+ * What cordon registers in Hermes (the Hermes hooks docs): the tool events and the
  * session boundaries, where the session ends at `on_session_finalize` (`on_session_end` fires
  * after every turn). Timeouts are seconds (Hermes clamps them to 300).
  */
@@ -71,7 +71,7 @@ function consentNote(ctx: InstallContext): string {
   ].join(' ');
 }
 
-/** Why `--scope project` does nothing for Hermes (research hook-dialects.md §5: hooks live only in a profile's config.yaml). */
+/** Why `--scope project` does nothing for Hermes (the Hermes hooks docs: hooks live only in a profile's config.yaml). */
 const NO_PROJECT_HOOKS = 'Hermes has no project-level hooks (only per-profile config.yaml); use --scope user';
 
 /** Hermes' config.yaml writer (comments kept) and, with --accept, its consent allowlist. */

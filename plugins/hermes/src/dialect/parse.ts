@@ -1,7 +1,7 @@
 import type { NativeEvent, PayloadReaders } from '@cordon/plugin-api';
 
 /**
- * Hermes lifecycle events cordon records (research hook-dialects.md §5, §7.1). The session ends
+ * Hermes lifecycle events cordon records (the Hermes hooks docs). The session ends
  * at `on_session_finalize`; `on_session_end` fires after every `run_conversation()`, so it is a
  * turn end, as is `post_llm_call`'s counterpart `pre_llm_call` a turn start.
  */
@@ -16,7 +16,7 @@ const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn
  * The outcome a post_tool_call `extra.result` states. Hermes' tools return a JSON object text
  * and report a failure in it (`error`, `success: false`, a non-zero exit code), so an object
  * without any of them is ok; plain text, a non-object or no result at all cannot be told and is
- * `unknown` (issue 11 item 6).
+ * `unknown`.
  */
 function outcome(result: unknown): { status: 'ok' | 'failed' | 'unknown'; exitCode?: number; error?: string } {
   let value = result;
@@ -39,7 +39,7 @@ function outcome(result: unknown): { status: 'ok' | 'failed' | 'unknown'; exitCo
 }
 
 /**
- * Normalises a Hermes Agent shell-hook payload (research §5, `agent/shell_hooks.py`): the call id,
+ * Normalises a Hermes Agent shell-hook payload (the Hermes hooks docs, `agent/shell_hooks.py`): the call id,
  * the result (a JSON string) and the duration are nested under `extra`; a result carrying `error`,
  * `success: false` or a non-zero exit code is a failure, one that is not a JSON object `unknown`.
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).

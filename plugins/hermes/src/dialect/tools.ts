@@ -1,6 +1,6 @@
 import type { CanonicalTool } from '@cordon/plugin-api';
 
-/** Hermes Agent tool names and their canonical families (research hook-dialects.md §5, §7.3). */
+/** Hermes Agent tool names and their canonical families (the Hermes hooks docs). */
 const TOOLS: Readonly<Record<string, CanonicalTool>> = {
   terminal: 'shell',
   process: 'shell',

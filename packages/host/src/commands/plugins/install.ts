@@ -10,7 +10,7 @@ const OclifInstall = commands['plugins:install'] as unknown as typeof Command & 
  * install leaves the plugin set as it was. oclif's installer, on failure, uninstalls the name it
  * tried, which also drops a linked plugin of that name; this command saves the data dir's
  * `package.json` and the installed package directories of the names given first, and puts them
- * back when the install throws (issue 12 item 9). The root plugin's command wins over
+ * back when the install throws. The root plugin's command wins over
  * `@oclif/plugin-plugins`' one of the same id (oclif's `determinePriority`).
  */
 export default class PluginsInstall extends OclifInstall {

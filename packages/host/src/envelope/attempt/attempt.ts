@@ -20,7 +20,7 @@ import { signalExitCode, type InterruptTrap } from './signals.js';
 import { endTree, superviseAgent, type AgentExit } from './supervise.js';
 import { ProcessTree } from './tree.js';
 
-/** Exit codes of `run`/`resume` (research §15; DESIGN.md "Exit codes"): 4 wins over 3 wins over 0. */
+/** Exit codes of `run`/`resume` (the BEKO2210/SkillQuarry cordon; DESIGN.md "Exit codes"): 4 wins over 3 wins over 0. */
 export const EXIT = Object.freeze({ ACCEPTED: 0, REFUSED: 2, REJECTED: 3, ENGINE_ERROR: 4 });
 
 /** What one attempt needs; the caller holds the lock for its whole duration. */
@@ -52,7 +52,7 @@ export interface AttemptResult {
 }
 
 /**
- * One agent attempt inside an armed envelope (research §10.3, with the faults of §18.2 fixed):
+ * One agent attempt inside an armed envelope (the BEKO2210/SkillQuarry cordon, with the faults envelopes.md lists fixed):
  *
  * 1. refuse an accepted envelope or a reached ceiling (`CORDON_BAD_STATE`, exit 2);
  * 2. attempt + 1, phase `running` and a `last_run` naming this process, persisted before the
@@ -146,7 +146,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     };
     if (verdict.kind === 'interrupted') return await interrupted(input, state, run, keep, ended);
 
-    // The agent could have tampered with cordon's own state or the exclude file (research §10.3 step 4).
+    // The agent could have tampered with cordon's own state or the exclude file (the BEKO2210/SkillQuarry cordon step 4).
     auditing = true;
     const current = loadEnvelope(loc);
     const { config, snapshot } = current;

@@ -7,7 +7,7 @@ import type { AgentExit } from './supervise.js';
 export type AgentVerdict = { readonly kind: 'finished' } | { readonly kind: 'engine_error'; readonly reason: string } | { readonly kind: 'interrupted'; readonly reason: string };
 
 /**
- * Classifies an attempt (research §10.3 step 5, with the faults of §18.2 fixed), first match wins:
+ * Classifies an attempt (the BEKO2210/SkillQuarry cordon step 5, with the faults envelopes.md lists fixed), first match wins:
  *
  * | what happened | verdict | reason |
  * |---|---|---|
@@ -21,7 +21,7 @@ export type AgentVerdict = { readonly kind: 'finished' } | { readonly kind: 'eng
  * | exit 0 and a good report | finished | — |
  *
  * So an API error Claude Code reports with `is_error: true` is an engine error even when the
- * process exits 0 (issue 3, anthropics/claude-code#79500). Reasons keep 2,000 characters.
+ * process exits 0 (anthropics/claude-code#79500). Reasons keep 2,000 characters.
  */
 export function classifyAttempt(title: string, exit: AgentExit, report: AgentReport | undefined, interruptedBy: NodeJS.Signals | undefined, timeoutSeconds: number, outputCap: number): AgentVerdict {
   if (interruptedBy) return { kind: 'interrupted', reason: `interrupted by ${interruptedBy}` };

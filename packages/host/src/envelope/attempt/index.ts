@@ -1,6 +1,6 @@
 /**
- * Agent attempts inside an envelope: `cordon run` and `cordon resume` (issue 3; research
- * cordon-envelope.md §9–§15, §18.2). The runner of each agent comes from the `runners` registry
+ * Agent attempts inside an envelope: `cordon run` and `cordon resume` (the BEKO2210/SkillQuarry cordon, with the faults
+ * docs/envelopes.md lists fixed). The runner of each agent comes from the `runners` registry
  * (plugin-api registries/runner.ts); everything agent-neutral lives here.
  */
 export { runEnvelope, type RunRequest, type AttemptOptions } from './run.js';

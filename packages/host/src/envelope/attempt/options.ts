@@ -4,9 +4,9 @@ import type { AgentRunner, RunnerLimits } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { exactKeys, isPlainObject } from '../policy/policy.js';
 
-/** Default wall-clock limit of one attempt, seconds (research §2.2: 1,800). */
+/** Default wall-clock limit of one attempt, seconds (the BEKO2210/SkillQuarry cordon: 1,800). */
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
-/** Default bytes of output per stream before the attempt is an engine error (research §3: 4 MiB). */
+/** Default bytes of output per stream before the attempt is an engine error (the BEKO2210/SkillQuarry cordon: 4 MiB). */
 export const DEFAULT_AGENT_OUTPUT_CAP = 4 * 1024 * 1024;
 
 /**
@@ -38,7 +38,7 @@ export interface RunnerInput {
 }
 
 /**
- * Validates `input` against what `runner` supports and fills the defaults (research §2.2, §3:
+ * Validates `input` against what `runner` supports and fills the defaults (the BEKO2210/SkillQuarry cordon:
  * timeout and budget finite and positive, defect C8; effort from the agent's own list). A flag
  * the agent cannot honour is refused rather than silently dropped. Throws `CORDON_BAD_INPUT`
  * (exit 2) naming the flag.
@@ -103,7 +103,7 @@ function bad(message: string): CordonError {
 }
 
 /**
- * Finds the agent's executable before anything is armed or counted (issue 12 item 4): a
+ * Finds the agent's executable before anything is armed or counted: a
  * `binary` holding a `/` is a path (relative to `cwd`, where the agent starts), anything else is
  * looked up in `PATH` of `env` as `execvp` would. Returns the file found. Throws
  * `CORDON_PROCESS_ERROR` (exit 2) naming the binary, where it was looked for, and how to install

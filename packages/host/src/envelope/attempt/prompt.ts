@@ -6,11 +6,11 @@ import { failureReason } from '../verify/run.js';
 
 /** Changed paths listed in the recovery context before "(+N more)". */
 export const RECOVERY_PATHS = 50;
-/** Characters of a failed verifier's output in the recovery context (research §10.2: 2,000). */
+/** Characters of a failed verifier's output in the recovery context (the BEKO2210/SkillQuarry cordon: 2,000). */
 export const VERIFIER_OUTPUT_CHARS = 2000;
 
 /**
- * The agent-neutral prompt of one attempt (research §10.2, in our own words). In order: that
+ * The agent-neutral prompt of one attempt (the BEKO2210/SkillQuarry cordon, in our own words). In order: that
  * the work happens inside an envelope, the task, the allowed and denied globs, every budget,
  * the commit rule (matching `--allow-commits`, defect C10), what not to touch, that cordon
  * audits and verifies on its own so a claim of success proves nothing, the attempt number, and
@@ -76,7 +76,7 @@ export function briefFor(config: EnvelopeConfig, attempt: number, maxAttempts: n
 }
 
 /**
- * The recovery context of a resume (research §10.2 item 10): the previous error, the paths
+ * The recovery context of a resume (the BEKO2210/SkillQuarry cordon): the previous error, the paths
  * changed right now (from the preflight audit, so they are current), and the verifiers that
  * failed in the last full audit with up to 2,000 characters of their stderr, else stdout: its
  * start and its end (the test runner's summary), the middle left out.

@@ -3,10 +3,10 @@ import type { AgentReport } from '@cordon/plugin-api';
 
 /**
  * How one agent attempt ended, as cordon saw it:
- * - `running`: persisted before the agent starts (research §10.3 step 2);
+ * - `running`: persisted before the agent starts (the BEKO2210/SkillQuarry cordon step 2);
  * - `finished`: the agent exited 0 inside its limits and reported success, so the audit decides;
  * - `engine_error`: it could not start, timed out, overflowed its output cap, was killed, exited
- *   non-zero, or reported an error itself (issue 3: Claude's `is_error` even on exit 0);
+ *   non-zero, or reported an error itself (Claude's `is_error` even on exit 0);
  * - `interrupted`: cordon got SIGINT/SIGTERM/SIGHUP, or failed itself, and ended the attempt.
  */
 export type AttemptStatus = 'running' | 'finished' | 'engine_error' | 'interrupted';
@@ -66,7 +66,7 @@ export type AttemptRun = {
   readonly stderr_tail: string | null;
 };
 
-/** Characters kept of the agent's message and stderr (research §10.3: 2,000 of stderr). */
+/** Characters kept of the agent's message and stderr (the BEKO2210/SkillQuarry cordon: 2,000 of stderr). */
 export const EXCERPT_CHARS = 2000;
 
 /** The record persisted before the agent starts. */

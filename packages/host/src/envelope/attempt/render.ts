@@ -16,7 +16,7 @@ export function renderAttempt(result: AttemptResult): string {
   if (run.leftover_processes > 0) lines.push(`  killed ${run.leftover_processes} process${run.leftover_processes === 1 ? '' : 'es'} the agent left running`);
   if (!result.audit) lines.push('audit: not run (the attempt was interrupted)');
   else if (state.phase === 'engine_error' || result.exitCode === EXIT.ENGINE_ERROR) {
-    // The audit of an engine error is evidence, not a verdict: never the word "accepted" (issue 12 item 4).
+    // The audit of an engine error is evidence, not a verdict: never the word "accepted".
     lines.push(renderAudit(result.audit).replace(/^accepted: /, 'audit passed, but the attempt failed: '));
   } else lines.push(renderAudit(result.audit));
   return terminalLines(lines.join('\n'));

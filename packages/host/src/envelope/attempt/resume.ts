@@ -21,7 +21,7 @@ export interface ResumeOptions extends AttemptOptions {
 }
 
 /**
- * `cordon resume` (research §10.4): a fresh agent attempt with recovery context, under the lock.
+ * `cordon resume` (the BEKO2210/SkillQuarry cordon): a fresh agent attempt with recovery context, under the lock.
  * Refuses with exit 2 (`CORDON_BAD_STATE`), in this order, when: nothing is armed or the state
  * is corrupt; the agent of a killed `cordon run` still runs; the envelope is manual; its runner settings are invalid; it is accepted; the
  * attempt ceiling is reached; the agent's executable cannot be found (`CORDON_PROCESS_ERROR`); or the preflight — a policy audit of the current partial changes,

@@ -32,10 +32,10 @@ export interface AttemptOptions {
 }
 
 /**
- * `cordon run` (research §2.2, §10.3): validates every input first, the agent's executable
+ * `cordon run` (the BEKO2210/SkillQuarry cordon): validates every input first, the agent's executable
  * included (`findAgentBinary`; exit 2, nothing written),
  * then takes the repository lock and holds it continuously while it arms an envelope whose mode
- * is the agent, runs attempt 1 and audits it (§11). Refuses when an envelope exists already, like
+ * is the agent, runs attempt 1 and audits it. Refuses when an envelope exists already, like
  * `arm`. Resolves with the attempt's result (exit 0/3/4, or 128 + n when a signal interrupted
  * it, in which case the agent's processes were ended before the lock was released; a signal
  * during arming interrupts attempt 1 before its agent starts).

@@ -1,13 +1,13 @@
 import { constants } from 'node:os';
 
-/** The signals that end an attempt early (issue 3): Ctrl-C, a CI cancellation, a closed terminal. */
+/** The signals that end an attempt early: Ctrl-C, a CI cancellation, a closed terminal. */
 export const INTERRUPT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
  * Catches {@link INTERRUPT_SIGNALS} while `run`/`resume` hold the lock, so cordon, not the
  * default handler, decides what happens: the attempt's process tree is ended, phase
  * `interrupted` is persisted, and only then is the lock released (the reference recorded
- * `interrupted` but left Claude running, research §18.2 item 6). Later signals while that
+ * `interrupted` but left Claude running, docs/envelopes.md). Later signals while that
  * cleanup runs are absorbed. Call {@link InterruptTrap.dispose} when the locked section ends.
  */
 export class InterruptTrap {

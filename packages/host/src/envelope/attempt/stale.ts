@@ -5,12 +5,12 @@ import type { EnvelopeState } from '../state/schema.js';
 import { isAttemptRun } from './record.js';
 
 /**
- * Why phase `running` is stale, or undefined when it is not (issue 3; the reference could not
- * tell, research §18.2 item 7). `run`/`resume` hold the lock for the whole attempt and record
+ * Why phase `running` is stale, or undefined when it is not (the reference could not
+ * tell, docs/envelopes.md). `run`/`resume` hold the lock for the whole attempt and record
  * their own pid and start identity in `last_run`, so a `running` phase is live only while that
  * process still runs; without a `last_run` the lock decides (held by a live `run`/`resume`).
  * When the cordon process is gone but its agent still runs (cordon was SIGKILLed and could not
- * stop it: issue 13 item 16), the reason says so. `status` (which takes no lock) reports this;
+ * stop it), the reason says so. `status` (which takes no lock) reports this;
  * `resume`, holding the lock, records it.
  */
 export function staleRunReason(state: EnvelopeState, lockFile: string): string | undefined {

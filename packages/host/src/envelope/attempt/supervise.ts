@@ -5,7 +5,7 @@ import type { InterruptTrap } from './signals.js';
 import { SCAN_INTERVAL_MS, type ProcessTree } from './tree.js';
 
 /**
- * TERM → KILL grace when an attempt is ended, ms. Longer than the 0.4 s of research §3 because an
+ * TERM → KILL grace when an attempt is ended, ms. Longer than the 0.4 s of the BEKO2210/SkillQuarry cordon because an
  * agent given SIGTERM ends its own tool processes first (Claude Code does, in well under a second);
  * whatever is left after the grace gets SIGKILL.
  */
@@ -60,7 +60,7 @@ export interface AgentExit {
  * the whole attempt tree with {@link endTree}; after the agent exits, any process of its tree
  * still alive (a background job, a tool left behind) is ended the same way and counted. A
  * binary that cannot start resolves with `startError` instead of throwing, so the caller records
- * an engine error (issue 3); other failures reject.
+ * an engine error; other failures reject.
  */
 export async function superviseAgent(options: SuperviseOptions): Promise<AgentExit> {
   const { tree, trap } = options;

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
  * ends all of them. The agent leads its own process group, but agents start tools in groups and
  * sessions of their own (Claude Code runs every Bash call under a fresh `setsid` bash), so a
  * group kill alone can orphan a tool that keeps editing the repository once the agent is gone
- * (research §18.2 item 6).
+ * (docs/envelopes.md).
  *
  * Membership is sticky: every descendant of the root seen by a {@link ProcessTree.scan} stays a
  * member, identified by pid *and* start time, until it is gone, even after its parent dies and

@@ -2,7 +2,7 @@ import type { Violation } from '@cordon/plugin-api';
 import type { Limits } from '../policy/policy.js';
 import type { Metrics } from './record.js';
 
-/** Budget checks in the reference's order (research §6.5 item 6): metric, limit key, message stem. */
+/** Budget checks in the reference's order (the BEKO2210/SkillQuarry cordon): metric, limit key, message stem. */
 const BUDGETS = [
   ['files', 'max_files', 'file budget exceeded'],
   ['added_lines', 'max_added_lines', 'added-line budget exceeded'],
@@ -13,7 +13,7 @@ const BUDGETS = [
 
 /**
  * One violation per exceeded budget, `"<stem>: <actual> > <limit>"`, code `<limit key>_exceeded`.
- * Budgets are inclusive: a metric equal to its limit passes (research §6.5, H26).
+ * Budgets are inclusive: a metric equal to its limit passes (the BEKO2210/SkillQuarry cordon, H26).
  */
 export function budgetViolations(metrics: Metrics, limits: Limits): Violation[] {
   const out: Violation[] = [];

@@ -3,7 +3,7 @@ import type { IgnoredChange, IgnoredOverlay } from '../evidence/untracked.js';
 import type { Limits } from '../policy/policy.js';
 import type { VerifierResult } from '../verify/run.js';
 
-/** What the audit measured (research §6.3). Units: files, lines, bytes. */
+/** What the audit measured (the BEKO2210/SkillQuarry cordon). Units: files, lines, bytes. */
 export interface Metrics {
   readonly files: number;
   readonly added_lines: number;
@@ -14,7 +14,7 @@ export interface Metrics {
 
 /**
  * The audit object `cordon check --json` prints and `.cordon/audit.json` and `state.last_audit`
- * store (research §6.6, extended). Paths are in their lossless text form (path-text.ts):
+ * store (the BEKO2210/SkillQuarry cordon, extended). Paths are in their lossless text form (path-text.ts):
  * bytes that are not UTF-8 appear as `\udcXX` escapes.
  */
 export interface AuditRecord {
@@ -37,7 +37,7 @@ export interface AuditRecord {
    * Verifier executables an `--allow-ignored` glob covers that appeared, changed or vanished since
    * arm (`node_modules/.bin/tape`; evidence/verifier-tools.ts): allowed, so not violations, but
    * reported (and named in `notes`) because a rewritten test runner can fake a pass. Envelope
-   * audits only; absent for envelopes armed before issue 29.
+   * audits only; absent for envelopes armed by an older cordon.
    */
   readonly allowed_ignored_changes?: readonly IgnoredChange[];
   /** One entry per verifier that ran; empty when the policy audit failed first. */
@@ -52,7 +52,7 @@ export interface AuditRecord {
   /**
    * Ignored entries as the verifiers cordon ran left them, carried from check to check (the
    * previous record's, updated by this check's verifiers): the next check compares ignored
-   * entries with these instead of the arm-time fingerprints (issue 12 item 5). Absent when no
+   * entries with these instead of the arm-time fingerprints. Absent when no
    * verifier ever changed an ignored entry.
    */
   readonly ignored_after_verifiers?: IgnoredOverlay;

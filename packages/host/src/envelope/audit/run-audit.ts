@@ -64,7 +64,7 @@ export interface EnvelopeAuditInput {
 }
 
 /**
- * Audits the work tree of an armed envelope against its baseline (research §6; issue 2 §2):
+ * Audits the work tree of an armed envelope against its baseline (the BEKO2210/SkillQuarry cordon):
  * tracked changes (work tree and index, commits since arming included), untracked files judged
  * by the arm-time ignore rules, ignored entries against the arm-time snapshot, submodule work
  * trees, index flags, then budgets, then the `audit` hook, then — only when nothing was
@@ -164,7 +164,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       notes,
       ...(allowedChanges ? { allowedIgnored: allowedChanges } : {}),
       overlay,
-      // What the verifiers did to ignored entries: listed again once they ran (issue 12 item 5).
+      // What the verifiers did to ignored entries: listed again once they ran.
       afterVerifiers: async (sinceNs) => {
         const after = await collectUntracked({ root: loc.root, listed: listUntracked(shadow.inv), oracle: armTimeOracle, snapshot: ignoredBase, rules, allowIgnored: policy.allow_ignored });
         return verifierIgnored(loc.root, after.ignored, ignoredBase, policy, overlay, sinceNs);
@@ -195,7 +195,7 @@ export interface RangeAuditInput {
 }
 
 /**
- * Audits the committed range `base..head` without an armed envelope (issue 2: CI mode):
+ * Audits the committed range `base..head` without an armed envelope (CI mode):
  * the tree diff only (no work tree, untracked or ignored paths, no index flags), sizes from the
  * `head` blobs. Verifiers run in the current work tree when the policy audit is clean; callers
  * make sure that tree is `head` (`checkRange` refuses otherwise: git/work-tree-at.ts).
@@ -342,7 +342,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
       added += entry.added;
       deleted += entry.deleted;
     }
-    // Deleted paths are looked at too: one replaced by a directory is an unsupported change (research §16.3).
+    // Deleted paths are looked at too: one replaced by a directory is an unsupported change (the BEKO2210/SkillQuarry cordon).
     if (!byPath.has(entry.path)) {
       const m = a.trackedBytes(entry.path);
       bytes.set(entry.path, m.bytes);
@@ -452,7 +452,7 @@ function verifierIgnored(root: string, changes: readonly IgnoredChange[], base: 
 }
 
 /**
- * What the audit says about clean/smudge filters (issue 12 item 3; git/filters.ts): an arm-time
+ * What the audit says about clean/smudge filters (git/filters.ts): an arm-time
  * driver whose program or named files changed since arming is not run and is a violation
  * (pushed onto `violations`); one whose program was missing at arm, and changed paths whose
  * `filter` attribute names a driver the audit does not run, get a note. Returns the notes.

@@ -4,7 +4,7 @@ import { nodeCrypto } from '../../util/builtins.js';
 
 /**
  * Stat fingerprints of ignored entries and submodule work trees, taken at arm and compared at
- * check (issue 2: "new or changed ignored entries are violations"). A file's fingerprint holds
+ * check ("new or changed ignored entries are violations"). A file's fingerprint holds
  * its type, mode, size, mtime, ctime (ns) and inode: the ctime cannot be set back by a process,
  * so rewriting content and restoring the mtime still shows (git's own racy-clean reasoning).
  * A directory's fingerprint is a SHA-256 over the sorted fingerprints of everything below it,

@@ -5,7 +5,7 @@ import { pathText } from '../path-text.js';
 
 /** What the audit needs from the index (one streamed `git ls-files -z -s -v`). */
 export interface IndexState {
-  /** Paths carrying assume-unchanged or skip-worktree (research §5 step 4, §6.5 item 1). */
+  /** Paths carrying assume-unchanged or skip-worktree (the BEKO2210/SkillQuarry cordon step 4). */
   readonly hidden: string[];
   /** Submodule (gitlink) paths. */
   readonly gitlinks: string[];
@@ -15,7 +15,7 @@ export interface IndexState {
 
 /**
  * Streams the index once; memory grows with the number of flagged, gitlink and `.gitignore`
- * entries only, so a 100,000-file index is fine (research §18.3 item 16).
+ * entries only, so a 100,000-file index is fine (docs/envelopes.md).
  */
 export async function readIndexState(inv: GitInvocation): Promise<IndexState> {
   const state: IndexState = { hidden: [], gitlinks: [], gitignores: [] };
@@ -45,7 +45,7 @@ export async function readHiddenPaths(inv: GitInvocation): Promise<string[]> {
   return hidden;
 }
 
-/** At most this many hidden paths are named in a message (research §3). */
+/** At most this many hidden paths are named in a message (the BEKO2210/SkillQuarry cordon). */
 export const HIDDEN_NAMED = 10;
 
 /**

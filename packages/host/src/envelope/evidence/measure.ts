@@ -5,13 +5,13 @@ import { absPath } from './fs-path.js';
 import type { UntrackedPath } from './untracked.js';
 
 /**
- * Measuring changed paths on disk (research/cordon-envelope.md §6.3–§6.4): bytes, and for
+ * Measuring changed paths on disk (the BEKO2210/SkillQuarry cordon): bytes, and for
  * untracked files lines and the binary verdict (a NUL anywhere). Symlinks count by their target
  * string and are never followed.
  */
 
 /**
- * Untracked bytes an audit reads at least before it stops counting lines (64 MiB, research §3).
+ * Untracked bytes an audit reads at least before it stops counting lines (64 MiB, the BEKO2210/SkillQuarry cordon).
  * Never a reason to reject: see {@link untrackedReadLimit}.
  */
 export const UNTRACKED_READ_FLOOR = 64 * 1024 * 1024;
@@ -20,7 +20,7 @@ export const UNTRACKED_READ_FLOOR = 64 * 1024 * 1024;
  * How many untracked bytes an audit reads to count lines and binary files: the working-byte
  * budget, or {@link UNTRACKED_READ_FLOOR} when that is smaller (so a small budget still gets
  * every budget reported). Past it the untracked sizes alone exceed the working-byte budget,
- * which rejects the change; the limit itself rejects nothing (issue 13 item 6).
+ * which rejects the change; the limit itself rejects nothing.
  */
 export function untrackedReadLimit(maxWorkingBytes: number): number {
   return Math.max(maxWorkingBytes, UNTRACKED_READ_FLOOR);
@@ -51,12 +51,12 @@ export interface UntrackedScan {
 
 /**
  * Measures `items` (sorted by the caller) reading at most `cap` bytes in total, where `cap` is
- * {@link untrackedReadLimit} of the envelope's working-byte budget (issue 13 item 6: the user's
- * budgets decide; the limit only bounds the reading). A preflight sums their sizes (research §6.4); over `cap` nothing is read,
+ * {@link untrackedReadLimit} of the envelope's working-byte budget (the user's
+ * budgets decide; the limit only bounds the reading). A preflight sums their sizes (the BEKO2210/SkillQuarry cordon); over `cap` nothing is read,
  * since the working-byte budget already fails on the sizes alone ({@link UntrackedScan.capExceeded});
  * otherwise each regular file is read (64 KiB at a time) through a shared budget, and a file that
  * grew past it stops the scan the same way. Problems (vanished, not a regular file or symlink,
- * unreadable) become violations. `read` is the reader (tests pass a failing one: research §16.2 H30).
+ * unreadable) become violations. `read` is the reader (tests pass a failing one: the BEKO2210/SkillQuarry cordon H30).
  */
 export function measureUntracked(root: string, items: readonly UntrackedPath[], cap: number, read: typeof readWithinBudget = readWithinBudget): UntrackedScan {
   const scan = new UntrackedScanner(root, items, cap, read);
@@ -224,7 +224,7 @@ const NO_THROW = { throwIfNoEntry: false } as const;
 const readBuffer = Buffer.allocUnsafe(64 * 1024);
 
 /**
- * Reads the regular file `abs` consuming at most `budget + 1` bytes (research §6.4, H29):
+ * Reads the regular file `abs` consuming at most `budget + 1` bytes (the BEKO2210/SkillQuarry cordon, H29):
  * `lines` = number of `\n`, plus 1 when the content is non-empty and does not end in `\n`;
  * `binary` = a NUL anywhere; `exceeded` when the file held more than `budget` bytes.
  * Throws `RangeError` for a negative or non-integer budget.
@@ -261,7 +261,7 @@ export function readWithinBudget(abs: Buffer | string, budget: number): { bytes:
 }
 
 /**
- * Current size of a tracked changed path (research §6.3): regular file → its size; symlink →
+ * Current size of a tracked changed path (the BEKO2210/SkillQuarry cordon): regular file → its size; symlink →
  * target length; missing → 0 (a deletion). A directory (a submodule, a file replaced by a
  * directory) or any other type, or a failing `lstat`, is a violation.
  */

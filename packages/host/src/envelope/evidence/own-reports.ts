@@ -6,7 +6,7 @@ import { discoverRepo, type RepoLocation } from '../git/repo.js';
 
 /**
  * Reports cordon wrote at the user's request (`check --format sarif --out cordon.sarif`,
- * `analyze --out report.md`) inside a work tree are not the agent's change (issue 29): the next
+ * `analyze --out report.md`) inside a work tree are not the agent's change: the next
  * `check` would audit them (with an armed envelope: an untracked file, counted and judged by the
  * policy; in CI: an untracked file that makes `check --base` refuse to run verifiers). Each one
  * is recorded in the work tree's git directory, `<git-dir>/cordon-reports.json`, as its path and

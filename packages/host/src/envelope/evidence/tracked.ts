@@ -2,7 +2,7 @@ import { DiffParser, type DiffEntry } from '../git/parse.js';
 import { gitRecordSpans, type GitCallOptions, type GitInvocation } from '../git/run-git.js';
 
 /**
- * Options every audit diff runs with (research §6.1, §20): rename detection off (both sides of a
+ * Options every audit diff runs with (the BEKO2210/SkillQuarry cordon): rename detection off (both sides of a
  * rename count), no external diff, no textconv, a fixed algorithm, submodules compared by commit
  * only (asking a submodule whether it is dirty would run git with the submodule's own config;
  * cordon fingerprints submodule work trees instead), paths relative to the root.
@@ -12,7 +12,7 @@ export const DIFF_OPTIONS = ['--raw', '--numstat', '-z', '--no-abbrev', '--no-re
 /**
  * Tracked changes between `from` (a commit) and the work tree, or `to` (a commit) when given.
  * The work-tree form covers staged and unstaged edits, intent-to-add files and anything
- * committed since `from` (research §6.1 "Diff shape"). `onPath` hears each changed path as
+ * committed since `from` (the BEKO2210/SkillQuarry cordon). `onPath` hears each changed path as
  * git names it, while git still counts lines (git prints every `--raw` record first).
  */
 export async function collectTracked(inv: GitInvocation, from: string, to?: string, onPath?: (path: string) => void, options?: GitCallOptions): Promise<Map<string, DiffEntry>> {
@@ -24,7 +24,7 @@ export async function collectTracked(inv: GitInvocation, from: string, to?: stri
 /**
  * Changes between `from` (a commit) and the index (`git diff --cached`): what the next `git
  * commit` would take. Needed beside {@link collectTracked}, whose work-tree diff cannot see a
- * change that exists only in the index — staged, then the work tree restored (issue 12 item 2).
+ * change that exists only in the index — staged, then the work tree restored.
  */
 export async function collectStaged(inv: GitInvocation, from: string, options?: GitCallOptions): Promise<Map<string, DiffEntry>> {
   const parser = new DiffParser();

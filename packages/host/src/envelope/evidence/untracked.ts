@@ -8,7 +8,7 @@ import { absPath } from './fs-path.js';
 import { statPrint, treePrint } from './fingerprint.js';
 
 /**
- * Untracked and ignored paths (issue 2 "Integrity"; research §18.1 items 1–5, §20).
+ * Untracked and ignored paths (docs/envelopes.md).
  *
  * Arming records every ignored entry git reports (`ls-files --others --ignored
  * --exclude-standard --directory`) with a stat fingerprint. Checking lists untracked paths
@@ -44,7 +44,7 @@ export interface IgnoredSnapshot {
   readonly gitignores: Readonly<Record<string, string>>;
   /**
    * Verifier executables `--allow-ignored` covers, path → fingerprint (evidence/verifier-tools.ts):
-   * reported when they change, never a violation. Absent in envelopes armed before issue 29.
+   * reported when they change, never a violation. Absent in envelopes armed by an older cordon.
    */
   readonly verifier_tools?: Readonly<Record<string, string>>;
 }
@@ -257,7 +257,7 @@ function underAny(path: string, dirs: readonly string[]): boolean {
 export const REMOVED_ENTRY = 'removed';
 
 /**
- * Ignored entries as the verifiers of a check left them (issue 12 item 5): entry (directories end
+ * Ignored entries as the verifiers of a check left them: entry (directories end
  * in `/`) → fingerprint, or {@link REMOVED_ENTRY}. Laid over the arm-time entries, it is what the
  * next check compares with, so verifier output is not blamed on the agent.
  */

@@ -6,7 +6,7 @@ import { statPrint } from './fingerprint.js';
 import type { IgnoredChange } from './untracked.js';
 
 /**
- * Ignored files a verifier runs that `--allow-ignored` lets change (issue 29: "allowed is not
+ * Ignored files a verifier runs that `--allow-ignored` lets change ("allowed is not
  * invisible"). With the typical `--allow-ignored 'node_modules/**'` an agent can rewrite
  * `node_modules/.bin/tape` to print success, and the audit, which does not compare allowed
  * ignored paths, would accept a broken change. Arming therefore fingerprints the executables a

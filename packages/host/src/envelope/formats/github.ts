@@ -9,7 +9,7 @@ import { plural } from '../../util/plural.js';
  * `%25`, `%0D`, `%0A` (GitHub's documented syntax, "Workflow commands for GitHub Actions";
  * the runner's `ActionCommand` unescapes exactly these). `%` goes first so an escape is not
  * escaped again. Lone surrogates become U+FFFD so the line is valid UTF-8. Any other text
- * round-trips through the runner's unescaping (issue 20), controls included: no input can end
+ * round-trips through the runner's unescaping, controls included: no input can end
  * the line or start another command, and the runner shows annotations as text.
  */
 export function escapeData(text: string): string {
@@ -38,7 +38,7 @@ export function workflowCommand(name: string, properties: Record<string, string 
 }
 
 /**
- * `cordon check --format github` (issue 20): GitHub Actions workflow commands only, so that
+ * `cordon check --format github`: GitHub Actions workflow commands only, so that
  * nothing a verifier printed can be read by the runner as a command of its own. One `::error`
  * per violation, titled `cordon: <code>`, with `file=` when the violation is about a path; a
  * failed verifier's message carries the end of its output ({@link outputTail}). Last, a

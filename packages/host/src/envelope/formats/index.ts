@@ -4,7 +4,7 @@ import { renderGithub } from './github.js';
 import { renderJunit } from './junit.js';
 import { renderSarif } from './sarif.js';
 
-/** The `--format` values of `cordon check` (issue 20). */
+/** The `--format` values of `cordon check`. */
 export const CHECK_FORMATS = ['text', 'github', 'sarif', 'junit'] as const;
 /** One of {@link CHECK_FORMATS}. */
 export type CheckFormat = (typeof CHECK_FORMATS)[number];

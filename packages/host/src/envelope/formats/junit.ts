@@ -25,7 +25,7 @@ export function xmlText(text: string): string {
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
 /**
- * `cordon check --format junit` (issue 20): a JUnit XML report (the Ant/Surefire shape CI
+ * `cordon check --format junit`: a JUnit XML report (the Ant/Surefire shape CI
  * systems read) with one suite `cordon verifiers`, one `testcase` per verifier that ran (name =
  * the command, time in seconds) and, for a failed one, a `failure` whose message is the reason
  * (`exit 1`, `timeout`, …) and whose text is the end of its output ({@link outputTail}). When

@@ -44,7 +44,7 @@ export function pathUri(path: string): string {
 }
 
 /**
- * `cordon check --format sarif` (issue 20): a SARIF 2.1.0 log with one run of the tool
+ * `cordon check --format sarif`: a SARIF 2.1.0 log with one run of the tool
  * `cordon`. Each violation is a result of level `error` whose rule is its code (listed under
  * `tool.driver.rules`); a violation about a path has one location, relative to `%SRCROOT%`
  * (the repository root); budget and verifier violations have none. A failed verifier's

@@ -10,7 +10,7 @@ const shlex = lazyPackage<typeof shlexModule>('shlex');
 
 /**
  * Clean/smudge filter drivers (gitattributes(5) "filter"; Git LFS, git-crypt, nbstripout) carried
- * from arm time into the audit's private git directory (issue 12 item 3).
+ * from arm time into the audit's private git directory.
  *
  * Git compares a filtered file through its clean filter, so an audit without the driver sees the
  * raw work-tree bytes: `arm` refuses a tree `git status` calls clean and a mere `touch` becomes a

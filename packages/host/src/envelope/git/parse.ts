@@ -85,8 +85,8 @@ export class DiffParser {
 
 /**
  * Parses one `--numstat -z` record without renames: `<added>\t<deleted>\t<path>`; `-\t-\t` marks
- * a binary file (added/deleted null). Throws `CORDON_REPO_ERROR` for anything else (research
- * §16.2 H16: `bad`, an empty path, a non-numeric count).
+ * a binary file (added/deleted null). Throws `CORDON_REPO_ERROR` for anything else
+ * (`bad`, an empty path, a non-numeric count).
  */
 export function parseNumstat(record: Buffer): { path: string; added: number | null; deleted: number | null } {
   return numstatAt(record, 0, record.length);
@@ -128,7 +128,7 @@ export interface IndexEntry {
 
 /**
  * Parses one `git ls-files -z -s -v` record: `<tag> <mode> <id> <stage>\t<path>`. Throws
- * `CORDON_REPO_ERROR` when malformed (research §16.2 H22: a tag with no path).
+ * `CORDON_REPO_ERROR` when malformed (the BEKO2210/SkillQuarry cordon H22: a tag with no path).
  */
 export function parseIndexEntry(record: Buffer): IndexEntry {
   const tab = record.indexOf(9);

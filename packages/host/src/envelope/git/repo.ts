@@ -19,7 +19,7 @@ export interface RepoLocation {
   readonly excludeFile: string;
   /** `--git-path info/attributes`. */
   readonly attributesFile: string;
-  /** `--git-path cordon.lock` (per work tree: research §11). */
+  /** `--git-path cordon.lock` (per work tree: the BEKO2210/SkillQuarry cordon). */
   readonly lockFile: string;
   /** git executable used for every command. */
   readonly gitBinary: string;
@@ -48,7 +48,7 @@ export function baseGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.Process
 }
 
 /**
- * Finds the repository containing `path` (any directory inside the work tree; research §2
+ * Finds the repository containing `path` (any directory inside the work tree; the BEKO2210/SkillQuarry cordon
  * `--repo`). Uses the caller's global and system git config, as plain git would, but no `GIT_*`
  * environment. Throws `CORDON_REPO_ERROR` (exit 2) `<dir> is not inside a git work tree` (git's
  * message appended) when `path` is not inside a work tree, and `CORDON_BAD_INPUT` when `path` does not exist.

@@ -42,7 +42,7 @@ export async function git(inv: GitInvocation, args: readonly string[], options: 
 
 /**
  * Runs `git <args>` whose stdout is NUL-terminated records (`-z`) and hands each record to
- * `onRecord` as it streams in, so output size never matters (issue 2: "no size ceiling").
+ * `onRecord` as it streams in, so output size never matters ("no size ceiling").
  * The Buffer passed to `onRecord` is only valid during the call; copy what you keep.
  * Errors as in {@link git}; a trailing record without its NUL is an error too.
  */

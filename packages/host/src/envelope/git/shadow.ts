@@ -14,8 +14,8 @@ import { git, gitRecords, type GitInvocation } from './run-git.js';
  * The git configuration and rule files as they were when the envelope was armed. Every audit
  * git command reads these instead of the live ones, so nothing the agent changes afterwards
  * (`.git/config`, `~/.gitconfig`, `core.excludesFile`, `core.attributesFile`, `info/exclude`,
- * `info/attributes`) changes what the audit sees (issue 2 "Integrity"; research §18.1 items
- * 2–4, §20 "Harden at arm time"). File contents are stored in their lossless text form.
+ * `info/attributes`) changes what the audit sees (docs/envelopes.md: harden
+ * at arm time). File contents are stored in their lossless text form.
  */
 export interface GitRules {
   /**
@@ -34,8 +34,8 @@ export interface GitRules {
 }
 
 /**
- * Settings carried from the user's configuration, and what each may do to a listing (issue 12
- * item 1: no carried setting may let a path the file system holds go unseen):
+ * Settings carried from the user's configuration, and what each may do to a listing (no
+ * carried setting may let a path the file system holds go unseen):
  *
  * - `core.filemode`, `core.symlinks`: how a file's mode and a symlink are read; a path is still
  *   listed and its content compared.

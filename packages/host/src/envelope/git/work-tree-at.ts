@@ -10,7 +10,7 @@ import { git, type GitInvocation } from './run-git.js';
  * through `inv`, a shadow git directory whose HEAD is `head`) must list nothing — no staged or
  * unstaged tracked change and no untracked file that is not ignored. Untracked files count
  * because a verifier sees them (an untracked test or config file can change its verdict);
- * ignored files (build output, dependencies) are allowed, as at arm time (research §5).
+ * ignored files (build output, dependencies) are allowed, as at arm time (the BEKO2210/SkillQuarry cordon).
  * Throws `CORDON_REPO_ERROR` when git fails.
  */
 export async function workTreeMismatch(loc: RepoLocation, inv: GitInvocation, head: string): Promise<string | undefined> {

@@ -2,13 +2,13 @@ import { compileGlob, globProblem } from '../glob.js';
 
 /**
  * Numeric budgets of an envelope. All inclusive: a value equal to its limit passes
- * (research/cordon-envelope.md §6.5). Units: files, lines, bytes.
+ * (the BEKO2210/SkillQuarry cordon). Units: files, lines, bytes.
  */
 export interface Limits {
   readonly max_files: number;
   readonly max_added_lines: number;
   readonly max_deleted_lines: number;
-  /** Sum of the current on-disk sizes of the changed paths that exist (research §6.3), bytes. */
+  /** Sum of the current on-disk sizes of the changed paths that exist (the BEKO2210/SkillQuarry cordon), bytes. */
   readonly max_working_bytes: number;
   readonly max_binary_files: number;
 }
@@ -26,7 +26,7 @@ export interface Policy {
   readonly limits: Limits;
 }
 
-/** The reference's defaults (research §2.1). */
+/** The reference's defaults (the BEKO2210/SkillQuarry cordon). */
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   max_files: 25,
   max_added_lines: 2000,
@@ -35,16 +35,16 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   max_binary_files: 2,
 });
 
-/** At most this many globs in allow + deny + allow_ignored together (research §3). */
+/** At most this many globs in allow + deny + allow_ignored together (the BEKO2210/SkillQuarry cordon). */
 export const MAX_PATTERNS = 256;
-/** Longest label, in characters (research §3). */
+/** Longest label, in characters (the BEKO2210/SkillQuarry cordon). */
 export const MAX_LABEL_LENGTH = 16_384;
 
 export const LIMIT_KEYS = ['max_files', 'max_added_lines', 'max_deleted_lines', 'max_working_bytes', 'max_binary_files'] as const;
 
 /**
  * The first problem with `policy`, phrased to follow "policy …", or undefined. Checks the exact
- * shape (stored policies are re-validated on every load: research §4.5, §16.2 V4), the glob
+ * shape (stored policies are re-validated on every load: the BEKO2210/SkillQuarry cordon V4), the glob
  * rules of glob.ts, the pattern cap and that limits are non-negative safe integers (V2).
  */
 export function policyProblem(policy: unknown): string | undefined {
@@ -101,7 +101,7 @@ export interface PathRules {
 const ALLOWED: PathDecision = Object.freeze({ allowed: true });
 const NOT_ALLOWED: PathDecision = Object.freeze({ allowed: false });
 
-/** Compiles `policy`'s globs. Deny is evaluated first and wins (research §7). */
+/** Compiles `policy`'s globs. Deny is evaluated first and wins (the BEKO2210/SkillQuarry cordon). */
 export function compilePathRules(policy: Pick<Policy, 'allow' | 'deny' | 'allow_ignored'>): PathRules {
   const allow = policy.allow.map((g) => compileGlob(g));
   const denyGlobs = policy.deny;

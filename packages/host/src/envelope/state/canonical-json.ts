@@ -1,5 +1,5 @@
 /**
- * Canonical JSON for `.cordon/` files (research/cordon-envelope.md §4.1): object keys sorted by
+ * Canonical JSON for `.cordon/` files (the BEKO2210/SkillQuarry cordon): object keys sorted by
  * code unit, no whitespace, every character outside printable ASCII written as a `\uXXXX`
  * escape (lone surrogates from non-UTF-8 path bytes included), one trailing newline. Equal
  * values give equal bytes, so hashes of these files are stable.

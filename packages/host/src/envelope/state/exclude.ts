@@ -14,10 +14,9 @@ export const EXCLUDE_MAX_BYTES = 16 * 1024 * 1024;
 /**
  * Registers {@link EXCLUDE_LINE} in the repository's `info/exclude` (`git rev-parse --git-path
  * info/exclude`) unless a line equal to it exists, adding a newline first when the file lacks a
- * trailing one (research §4.1). The file keeps its mode (the reference turned it into 0600:
- * §18.3 item 17); a missing file is created 0644 as git creates it. When `info/exclude` is a
+ * trailing one (the BEKO2210/SkillQuarry cordon). The file keeps its mode (the reference turned it into 0600); a missing file is created 0644 as git creates it. When `info/exclude` is a
  * symbolic link (a shared exclude file), the line lands in the file the link names, written
- * atomically beside that target, and the link stays (issue 13 item 12). Returns the SHA-256 of
+ * atomically beside that target, and the link stays. Returns the SHA-256 of
  * the file afterwards. Throws `CORDON_REPO_ERROR` (exit 2) naming the file (and the link's target)
  * when it cannot be read or written: not a regular file, a dangling link whose target directory
  * is missing, a read-only target.
@@ -70,7 +69,7 @@ function excludeError(path: string, target: string, verb: string, error: unknown
   return new CordonError(ERROR_CODES.REPO_ERROR, `cannot ${verb} ${path}${via}, where Cordon registers ${EXCLUDE_LINE}: ${why}`, { cause: error, details: { path, target } });
 }
 
-/** SHA-256 (hex) of `info/exclude` as {@link readExclude} reads it; a missing or unreadable file is a state error (research §16.2 H04). */
+/** SHA-256 (hex) of `info/exclude` as {@link readExclude} reads it; a missing or unreadable file is a state error (the BEKO2210/SkillQuarry cordon H04). */
 export function hashFile(path: string): string {
   try {
     return sha256(readRegularFile(path, { maxBytes: EXCLUDE_MAX_BYTES, links: 'always' }));

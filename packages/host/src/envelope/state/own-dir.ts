@@ -25,7 +25,7 @@ export type StateDirOwner =
 const NAMED = 5;
 
 /**
- * Recognises cordon's own state directory by what it holds (issue 13 item 2): it is a real
+ * Recognises cordon's own state directory by what it holds: it is a real
  * directory (not a link), every entry is a regular file with a name cordon writes
  * ({@link isOwnStateName}), and git tracks nothing under it (`git ls-files` on `repoPath`,
  * the directory's path relative to the work tree, when given). A directory that fails any of

@@ -12,7 +12,7 @@ export const PRIVATE_TEMP_PREFIXES = ['cordon-git-', 'cordon-rules-'] as const;
 
 /**
  * Finishes or rolls back whatever a killed cordon left half done, before a locked command
- * (`arm`, `check`, `reset`, `run`, `resume`) goes on (issue 13 item 3 and "Also"). The caller
+ * (`arm`, `check`, `reset`, `run`, `resume`) goes on. The caller
  * holds the repository lock, so every writer of these files is gone:
  *
  * - a killed `reset` (`.cordon/` already renamed to a scratch directory): the deletion is finished;

@@ -9,7 +9,7 @@ import type { AuditRecord } from '../audit/record.js';
 /** Version of every `.cordon/*.json` file this code reads and writes. */
 export const SCHEMA_VERSION = 1;
 
-/** `.cordon/config.json`: written once, at arm (research §4.2, plus `policy.allow_ignored`, `verify`, `runner`, `repo`). */
+/** `.cordon/config.json`: written once, at arm (the BEKO2210/SkillQuarry cordon, plus `policy.allow_ignored`, `verify`, `runner`, `repo`). */
 export interface EnvelopeConfig {
   readonly schema_version: 1;
   /** `manual` for `cordon arm`; a runner name (e.g. `claude-code`) for `cordon run`. */
@@ -28,7 +28,7 @@ export interface EnvelopeConfig {
   readonly repo: { readonly root: string; readonly git_dir: string };
 }
 
-/** `.cordon/snapshot.json`: what arming saw besides the baseline commit (issue 2 "Integrity"). */
+/** `.cordon/snapshot.json`: what arming saw besides the baseline commit. */
 export interface EnvelopeSnapshot {
   readonly schema_version: 1;
   /** Arm-time git settings and rule files. */
@@ -39,7 +39,7 @@ export interface EnvelopeSnapshot {
   readonly submodules: Readonly<Record<string, string>>;
 }
 
-/** `.cordon/state.json`: rewritten on every transition (research §4.3). */
+/** `.cordon/state.json`: rewritten on every transition (the BEKO2210/SkillQuarry cordon). */
 export interface EnvelopeState {
   readonly schema_version: 1;
   readonly phase: Phase;
@@ -62,7 +62,7 @@ export interface EnvelopeState {
 const SHA256 = /^[0-9a-f]{64}$/;
 const MODE = /^[a-z][a-z0-9-]{0,63}$/;
 
-/** The first problem of a parsed config.json, or undefined (research §4.5). */
+/** The first problem of a parsed config.json, or undefined (the BEKO2210/SkillQuarry cordon). */
 export function configProblem(value: unknown): string | undefined {
   if (!isPlainObject(value)) return 'config is not a JSON object';
   const keys = exactKeys(value, ['baseline', 'created_at', 'label', 'mode', 'policy', 'repo', 'runner', 'schema_version', 'verify']);
@@ -100,7 +100,7 @@ export function snapshotProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-/** The first problem of a parsed state.json, or undefined (research §4.5, §16.2 T3). */
+/** The first problem of a parsed state.json, or undefined (the BEKO2210/SkillQuarry cordon T3). */
 export function stateProblem(value: unknown): string | undefined {
   if (!isPlainObject(value)) return 'state is not a JSON object';
   const keys = exactKeys(value, ['attempt', 'config_sha256', 'exclude_sha256', 'last_audit', 'last_error', 'max_attempts', 'phase', 'schema_version', 'snapshot_sha256', 'updated_at'], ['last_run']);
@@ -125,7 +125,7 @@ export function stateProblem(value: unknown): string | undefined {
  * The first problem of a stored audit record (`state.last_audit`), or undefined: every field a
  * command reads from it (status, check's verifier overlay, resume's recovery context) has its
  * type, so a damaged record is refused as damaged state instead of failing later with a
- * TypeError (issue 29).
+ * TypeError.
  */
 export function auditRecordProblem(value: unknown): string | undefined {
   if (!isPlainObject(value)) return 'not an object';

@@ -43,8 +43,8 @@ export interface Envelope {
 }
 
 /**
- * Writes a new envelope (research §4.1) so that it appears whole or not at all (issue 13 items
- * 3 and 4): config, snapshot and state (which gets the hashes of the other two) are written as
+ * Writes a new envelope (the BEKO2210/SkillQuarry cordon) so that it appears whole or not at all:
+ * config, snapshot and state (which gets the hashes of the other two) are written as
  * canonical JSON, mode 0600, into a private scratch directory beside the work tree
  * (`<git dir>/cordon-arm-<random>`, or `<root>/.cordon.arm-<random>` when the git directory is
  * on another file system), fsynced, and the directory is renamed to `.cordon/` in one step. A
@@ -117,13 +117,13 @@ export function isScratchName(name: string, inGitDir: boolean): boolean {
   return inGitDir ? /^cordon-(arm|remove)-[0-9a-f]{24}$/.test(name) : /^\.cordon\.(arm-[0-9a-f]{24}|remove-[0-9a-f]{24}|remove-[0-9]+-[0-9]+)$/.test(name);
 }
 
-/** The "already armed" refusal (research §5 step 2). */
+/** The "already armed" refusal (the BEKO2210/SkillQuarry cordon step 2). */
 export function alreadyArmed(): CordonError {
   return new CordonError(ERROR_CODES.BAD_STATE, 'Cordon is already armed; run `cordon reset` to discard the envelope first');
 }
 
 /**
- * Loads and validates the envelope of `loc` (research §4.5): every file present, parseable,
+ * Loads and validates the envelope of `loc` (the BEKO2210/SkillQuarry cordon): every file present, parseable,
  * of exactly the expected shape and version; the config and snapshot hashes match the state;
  * `info/exclude` is unchanged since arming; the envelope was armed in this work tree. Every
  * failure is `CORDON_BAD_STATE` (exit 2) naming the problem (`nothing is armed in <root> …`
@@ -165,13 +165,13 @@ export function saveState(root: string, state: EnvelopeState): EnvelopeState {
   return next;
 }
 
-/** Writes `.cordon/audit.json` (research §4.4). */
+/** Writes `.cordon/audit.json` (the BEKO2210/SkillQuarry cordon). */
 export function saveAudit(root: string, audit: AuditRecord): void {
   writeFileAtomic(envelopePaths(root).audit, canonicalJson(audit));
 }
 
 /**
- * Removes `.cordon/` (research §13), which the caller has recognised as cordon's own
+ * Removes `.cordon/` (the BEKO2210/SkillQuarry cordon), which the caller has recognised as cordon's own
  * (`stateDirOwner`): renames it to a scratch directory (in the git dir when it is on the same
  * file system, else `.cordon.remove-<random>` in the root), fsyncs, deletes that, fsyncs again.
  * The rename is the commit point: once it happened nothing is armed, and the next locked
@@ -204,8 +204,8 @@ export const STATE_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
  * `path` parsed as JSON, read with `readRegularFile` (no link followed, no FIFO or device, at most
- * {@link STATE_MAX_BYTES}), since the audited agent can replace any file under `.cordon/` (issue 13
- * item 11). Throws `CORDON_BAD_STATE` naming `what` (config, state, …) and the path when the file is
+ * {@link STATE_MAX_BYTES}), since the audited agent can replace any file under `.cordon/`.
+ * Throws `CORDON_BAD_STATE` naming `what` (config, state, …) and the path when the file is
  * missing, not a regular file, too large, unreadable or not JSON; the message never holds the
  * file's content.
  */
@@ -242,7 +242,7 @@ export function foreignNames(dir: string): string[] | undefined {
 }
 
 /**
- * The refusal for a `.cordon/` that is not Cordon's (issue 13 item 2): what makes it foreign,
+ * The refusal for a `.cordon/` that is not Cordon's: what makes it foreign,
  * that nothing in it was touched, and the way out.
  */
 export function foreignState(root: string, reason: string | readonly string[]): CordonError {

@@ -3,11 +3,11 @@ import { runManaged, succeeded } from '../process.js';
 import { splitCommand, type VerifySpec } from './spec.js';
 import { cutUtf8Bytes, cutUtf8BytesEnd } from '@cordon/plugin-api';
 
-/** Output kept per stream in the evidence, bytes (research §3: 16 KiB): the first and the last half. */
+/** Output kept per stream in the evidence, bytes (the BEKO2210/SkillQuarry cordon: 16 KiB): the first and the last half. */
 export const EVIDENCE_BYTES = 16 * 1024;
-/** Bytes kept from the start and from the end of a longer stream (issue 29: the summary a test runner prints last survives). */
+/** Bytes kept from the start and from the end of a longer stream (the summary a test runner prints last survives). */
 export const EVIDENCE_HALF = EVIDENCE_BYTES / 2;
-/** Appended to evidence that was cut, by cordon before issue 29 (records of that time still hold it). */
+/** Appended to evidence that was cut, by older cordon versions (records of that time still hold it). */
 export const TRUNCATION_MARKER = '\n...[truncated by Cordon]';
 /** Where the middle of a longer stream was left out: `\n...[N bytes left out by Cordon]...\n`. */
 export const OMISSION_MARKER = /\n\.\.\.\[(\d+) bytes left out by Cordon\]\.\.\.\n/;
@@ -37,17 +37,17 @@ export interface VerifierResult {
 
 /** Where verifiers run. */
 export interface VerifierContext {
-  /** Repository root: every verifier's cwd (research §8). */
+  /** Repository root: every verifier's cwd (the BEKO2210/SkillQuarry cordon). */
   readonly cwd: string;
-  /** The caller's environment, passed unchanged (research §8). */
+  /** The caller's environment, passed unchanged (the BEKO2210/SkillQuarry cordon). */
   readonly env?: NodeJS.ProcessEnv;
 }
 
 /**
- * Runs every verifier of `spec` in order, all of them even after a failure (research §8), each
+ * Runs every verifier of `spec` in order, all of them even after a failure (the BEKO2210/SkillQuarry cordon), each
  * split with {@link splitCommand}, without a shell, stdin /dev/null, in its own process group
  * under `timeout_seconds` and `output_cap` (the whole group is killed on either). A verifier
- * that cannot start is a failed result, not an error (issue 2). Throws only on an invalid spec.
+ * that cannot start is a failed result, not an error. Throws only on an invalid spec.
  */
 export async function runVerifiers(spec: VerifySpec, context: VerifierContext): Promise<VerifierResult[]> {
   const results: VerifierResult[] = [];

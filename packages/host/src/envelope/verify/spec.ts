@@ -16,19 +16,19 @@ export interface VerifySpec {
   readonly output_cap: number;
 }
 
-/** At most this many verifiers (research §3). */
+/** At most this many verifiers (the BEKO2210/SkillQuarry cordon). */
 export const MAX_VERIFIERS = 8;
-/** Longest verifier command, in characters (research §3). */
+/** Longest verifier command, in characters (the BEKO2210/SkillQuarry cordon). */
 export const MAX_VERIFIER_LENGTH = 4096;
-/** Default verifier timeout, seconds (research §3: 300 s). */
+/** Default verifier timeout, seconds (the BEKO2210/SkillQuarry cordon: 300 s). */
 export const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
-/** Default verifier output cap per stream, bytes (research §3: 4 MiB). */
+/** Default verifier output cap per stream, bytes (the BEKO2210/SkillQuarry cordon: 4 MiB). */
 export const DEFAULT_VERIFY_OUTPUT_CAP = 4 * 1024 * 1024;
 
 /**
  * Splits one verifier command into argv with POSIX shell-word rules (the `shlex` package:
  * quotes and backslash escapes; `#` is not a comment; no expansion, no operators, so
- * `true && false` is `true` with two arguments: research §8). Throws `Error` naming the command
+ * `true && false` is `true` with two arguments: the BEKO2210/SkillQuarry cordon). Throws `Error` naming the command
  * when it is blank, too long, has unbalanced quotes, splits to an empty executable, or starts
  * with an environment assignment (`FOO=1 npm test`: suggests `env FOO=1 npm test`).
  */

@@ -109,7 +109,7 @@ function setIn(value: Record<string, unknown>, path: readonly string[], leaf: Re
  * other byte alone. After each edit the text is parsed again and compared with the expected
  * data (the original plus exactly that edit); any difference refuses the edit instead of writing
  * a file the agent would read differently (`CORDON_CONFIG_EDIT`). Used for Codex's
- * `[hooks.state."<key>"]` trust entries (research hook-dialects.md §2.1).
+ * `[hooks.state."<key>"]` trust entries (the Codex hooks docs).
  */
 export function tomlDocument(path: string, text: string | undefined): TomlDocument {
   let current = text ?? '';

@@ -12,7 +12,7 @@ export interface SessionRef {
   readonly seq?: number;
 }
 
-/** Figures pooled over the batch (research A.7 "dataset aggregation", paper code B.3). */
+/** Figures pooled over the batch (uncoalesced/cordon, the AgentCgroup analysis code). */
 export interface PooledAnalysis {
   readonly n_sessions: number;
   readonly n_samples: number;

@@ -1,7 +1,7 @@
 import { insideWindows, mergedWindows, median, type SessionData } from './types.js';
 
 /**
- * Burst profile of one session (research A.7 #6 with the paper code's definitions, B.3):
+ * Burst profile of one session (uncoalesced/cordon's, with the definitions of the AgentCgroup analysis code):
  * a sample is a memory burst when its memory exceeds `threshold_mb` **absolute** (paper: 300 MB);
  * "in a call" when its time lies in any call window. Counts are kept so the batch pools them over
  * all samples, as the paper's percentages are.

@@ -10,7 +10,7 @@ export interface Correlation {
 /**
  * Pass 5: Pearson correlation of memory (MiB) and CPU (% of one core) over one session's samples,
  * computed with centred sums in two passes (no cancellation on long, flat series). Sessions with
- * fewer than `minSamples` samples get none (paper code: 10; research B.3).
+ * fewer than `minSamples` samples get none (paper code: 10; the AgentCgroup analysis code, eunomia-bpf/agentcgroup).
  */
 export function cpuMemoryCorrelation(d: SessionData, minSamples: number): Correlation {
   const n = d.mem.length;

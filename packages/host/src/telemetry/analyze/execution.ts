@@ -3,9 +3,9 @@ import { ratio, type SessionData } from './types.js';
 
 /**
  * Pass 1, execution split of one session. Two definitions side by side:
- * - Cordon's (issue 16, research A.7): tool time is the **union** of call windows clipped to the
+ * - Cordon's (uncoalesced/cordon): tool time is the **union** of call windows clipped to the
  *   sampled span (last − first sample), over that span; parallel calls count once.
- * - The paper's (research B.3, `compute_active_time.py`): the **sum** of call durations over the
+ * - The paper's (the AgentCgroup analysis code, eunomia-bpf/agentcgroup, `compute_active_time.py`): the **sum** of call durations over the
  *   active time (first to last recorded event; here markers and samples, from the session row).
  * Times in ms.
  */

@@ -12,9 +12,9 @@ export interface CallRef {
  * Pass 2, memory profile of one session (MiB). Definitions:
  * - `baseline_mb`: the paper's framework baseline (§3.3, Fig. 4b: the agent's memory when no tool
  *   runs, ~185 MB): the **median of the samples outside every call window**; `null` when every
- *   sample is inside a call. The reference's p10 of all samples (research A.7) is kept as
+ *   sample is inside a call. The reference's p10 of all samples (uncoalesced/cordon) is kept as
  *   `baseline_p10_mb` for comparison.
- * - peak / average: max / mean of all samples (paper code, research B.3).
+ * - peak / average: max / mean of all samples (paper code, the AgentCgroup analysis code, eunomia-bpf/agentcgroup).
  * - per call: peak / average of the call's own window, over calls whose average is > 0, and the
  *   paper's per-call spike: the call's peak minus the last sample before the call started.
  */

@@ -22,10 +22,10 @@ export interface RetryGroup {
 }
 
 /**
- * Pass 4 result of one session. Rule (issue 16; the paper's text "the same test command"): calls
+ * Pass 4 result of one session. Rule (the paper's text "the same test command"): calls
  * are taken in start order; a group is ≥ `minRun` consecutive calls of canonical tool `shell`
  * with byte-identical command, and any other call ends a run. (The paper's code grouped any ≥ 3
- * consecutive Bash calls without comparing commands: research B.3.)
+ * consecutive Bash calls without comparing commands: the AgentCgroup analysis code, eunomia-bpf/agentcgroup.)
  */
 export interface RetryLoops {
   readonly groups: RetryGroup[];

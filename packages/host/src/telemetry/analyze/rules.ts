@@ -24,7 +24,7 @@ export const OTHER_CATEGORY = 'other';
 const SEG = String.raw`(?:^|[;&|(]\s*)`;
 
 /**
- * The default table (research A.7's categories, with `python` widened to `interpreter`), in
+ * The default table (uncoalesced/cordon's categories, with `python` widened to `interpreter`), in
  * match order: test runners, package installs, builds, version control, interpreters running
  * code, file-system inspection. Anything else is `other`. Override with a JSON file (`--rules`):
  * either an array of rules or `{"rules": [...]}`, replacing this table.

@@ -7,7 +7,7 @@ const PAGE = 50_000;
 
 /**
  * Reads one session's calls and samples through kysely, for stores the raw better-sqlite3
- * reader (`SessionReader`) cannot open, i.e. PostgreSQL (issue 20). Same result: calls by
+ * reader (`SessionReader`) cannot open, i.e. PostgreSQL. Same result: calls by
  * `start_ts`, `seq`; samples by `seq` into typed arrays, paged on the `(session_id, seq)` key.
  */
 export async function readSessionThroughKysely(db: Kysely<TelemetrySchema>, row: SessionRow): Promise<SessionData> {

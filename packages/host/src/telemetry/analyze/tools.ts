@@ -30,7 +30,7 @@ export interface GroupRow extends GroupTotals {
  * Pass 3 accumulator: per native tool name (`Bash`, `run_shell_command`, …) and per shell-command
  * category (calls whose canonical tool is `shell`), plus the shell share of all tool time
  * (canonical tool, so it compares across agents). Shares are of Σ call durations, as in the
- * paper's Fig. 2 (research A.7, B.2 #8–9).
+ * paper's Fig. 2 (uncoalesced/cordon).
  */
 export class ToolBreakdown {
   readonly tools = new Map<string, GroupTotals>();

@@ -24,7 +24,7 @@ export interface AnalyzeOptions {
   readonly burstThresholdMb: number;
   /**
    * Measure bursts above each session's baseline (`baseline_mb + burstThresholdMb`) instead of
-   * above the absolute threshold: the reference's definition (research A.7 #6), for trees whose
+   * above the absolute threshold: the reference's definition (uncoalesced/cordon), for trees whose
    * idle RSS already exceeds the paper's container idle.
    */
   readonly burstAboveBaseline: boolean;
@@ -34,7 +34,7 @@ export interface AnalyzeOptions {
   readonly minCorrelationSamples: number;
 }
 
-/** Defaults of {@link AnalyzeOptions}, each the paper's analysis-code value (research B.3). */
+/** Defaults of {@link AnalyzeOptions}, each the paper's analysis-code value (the AgentCgroup analysis code, eunomia-bpf/agentcgroup). */
 export const DEFAULT_ANALYZE_OPTIONS: AnalyzeOptions = Object.freeze({ burstThresholdMb: 300, burstAboveBaseline: false, minRetryRun: 3, minCorrelationSamples: 10 });
 
 /** `a / b`, or `null` when `b` is 0 or either side is missing. */

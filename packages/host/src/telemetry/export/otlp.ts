@@ -220,7 +220,7 @@ function parseResponse<R>(data: Uint8Array, deserialize: (d: Uint8Array) => R): 
 }
 
 /**
- * `cordon export --otlp URL` (issue 20): sends each session as one trace (a root span and one
+ * `cordon export --otlp URL`: sends each session as one trace (a root span and one
  * span per tool call, at their recorded times) and the samples as metrics, OTLP/HTTP with the
  * JSON encoding of the OpenTelemetry JS SDK's serializers. Sessions of different machines are sent
  * as separate requests so each carries its machine as `host.name`. What the collector rejects

@@ -17,7 +17,7 @@ export interface Pairing {
 }
 
 /**
- * Pairs tool markers (research/cordon-resource.md A.6): markers are taken in `ts` order; each
+ * Pairs tool markers (uncoalesced/cordon): markers are taken in `ts` order; each
  * `tool_start` is pushed on a stack per `call_key`, and a `tool_end` pops the most recent start
  * with the same key. Other events are ignored (`tool_denied` has neither a start nor an end).
  */
@@ -45,7 +45,7 @@ export function pairCalls(markers: readonly Marker[]): Pairing {
 
 /**
  * Total length of the union of `[start, end]` intervals (overlaps merged, so parallel calls cannot
- * push the tool-time fraction over 1: research A.6), in the intervals' unit.
+ * push the tool-time fraction over 1: uncoalesced/cordon), in the intervals' unit.
  */
 export function unionLength(intervals: ReadonlyArray<readonly [number, number]>): number {
   const sorted = [...intervals].filter(([a, b]) => b >= a).sort((x, y) => x[0] - y[0]);

@@ -7,7 +7,7 @@ import { pairCalls, unionLength } from './pair.js';
 import { readSamples, windowStats } from './samples.js';
 
 /**
- * One paired tool call with the samples of its window (research/cordon-resource.md A.2
+ * One paired tool call with the samples of its window (uncoalesced/cordon
  * ToolCallRecord; times are epoch ms like the markers, memory MiB, CPU % of one core).
  * Memory and CPU are `null` for a call with no sample in its window (shorter than a tick).
  */
@@ -41,7 +41,7 @@ export interface ToolCallRecord {
   readonly hook_overhead_ms: number | null;
 }
 
-/** Reduction counters and session-level numbers (research A.2 `summary.json`, A.7 baseline). */
+/** Reduction counters and session-level numbers (uncoalesced/cordon `summary.json` and baseline). */
 export interface SessionSummary {
   /** The agent's session id as the markers carry it (the directory name when there are none). */
   readonly session_id: string;
@@ -79,7 +79,7 @@ export interface SessionSummary {
    * time spent in tools (never above 1). `null` when the span is 0.
    */
   readonly tool_time_fraction: number | null;
-  /** 10th percentile of all samples' `mem_mb` (index ⌊0.1·n⌋ of the sorted values; research A.7). */
+  /** 10th percentile of all samples' `mem_mb` (index ⌊0.1·n⌋ of the sorted values; uncoalesced/cordon). */
   readonly baseline_memory_mb: number | null;
   readonly peak_memory_mb: number | null;
   readonly avg_memory_mb: number | null;

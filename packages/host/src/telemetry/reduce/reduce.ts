@@ -28,7 +28,7 @@ export interface ReduceResult {
 }
 
 /**
- * `cordon reduce`: reduces the selected sessions (research/cordon-resource.md A.6) and stores each
+ * `cordon reduce`: reduces the selected sessions (uncoalesced/cordon) and stores each
  * in the telemetry database, replacing its previous reduction. An SQLite file is written through
  * better-sqlite3's prepared statements (kysely loads only to migrate a new file); a PostgreSQL
  * store through kysely (`storeSession`).

@@ -11,7 +11,7 @@ export interface SampleLog {
 
 /**
  * Reads `samples.jsonl` tolerantly, line by line and never whole in memory
- * (research/cordon-resource.md A.2: unparseable lines are skipped and counted, never fatal). A
+ * (uncoalesced/cordon: unparseable lines are skipped and counted, never fatal). A
  * line needs a finite `t` and `mem_mb`; `cpu_pct` and `n_procs` default to 0, `partial` to false;
  * a blank line counts as unreadable, except the empty end after a trailing newline. A missing
  * file reads as empty. The result is sorted by `t`, since a superseded sampler's last lines may
@@ -75,9 +75,9 @@ export interface WindowStats {
 }
 
 /**
- * Stats of the samples with `start <= t <= end` (both ends inclusive, research A.6), times in
+ * Stats of the samples with `start <= t <= end` (both ends inclusive, uncoalesced/cordon), times in
  * epoch ms. A window with no sample (a call shorter than a tick) has `n = 0` and no values, not
- * zeros (research A.12 #12: a 0 peak would drag means down).
+ * zeros (a gap in uncoalesced/cordon: a 0 peak would drag means down).
  */
 export function windowStats(samples: readonly Sample[], start: number, end: number): WindowStats {
   const from = lowerBound(samples, start);

@@ -1,6 +1,6 @@
 /** Sampler settings read from the environment. */
 export interface SamplerSettings {
-  /** Tick interval in ms: `CORDON_INTERVAL`, default 250, floor 10 (research cordon-resource.md A.5). */
+  /** Tick interval in ms: `CORDON_INTERVAL`, default 250, floor 10 (uncoalesced/cordon). */
   readonly intervalMs: number;
   /** Stop after this many ms without a new marker: `CORDON_SAMPLER_IDLE` (seconds), default 1800 s. */
   readonly idleMs: number;
@@ -8,7 +8,7 @@ export interface SamplerSettings {
   readonly sampler?: string;
 }
 
-/** Default tick interval, ms: 4 to 8 samples per 1 to 2 s burst, where 1 s aliases (research A.5). */
+/** Default tick interval, ms: 4 to 8 samples per 1 to 2 s burst, where 1 s aliases (uncoalesced/cordon). */
 export const DEFAULT_INTERVAL_MS = 250;
 /** Smallest interval accepted, ms. */
 export const MIN_INTERVAL_MS = 10;

@@ -77,7 +77,7 @@ export type EnsureSamplerResult =
  * Cost on the hook path when a sampler runs: one directory listing, one small file read and one
  * `/proc/<pid>/stat` read. When none runs, the one caller that wins the lock
  * ({@link acquireSamplerLock}) removes a stale `STOP`, spawns the sampler fully detached (own
- * session via `setsid`, every stdio on /dev/null, unref'd: research hook-dialects.md §8, so no
+ * session via `setsid`, every stdio on /dev/null, unref'd: the agent hook docs; docs/references.md, never hold the hook open; so no
  * agent waits for it and an agent killing the hook's process group does not kill it) and records
  * the sampler's pid in the lock. It does not wait for the sampler, except on Windows, where the
  * starting hook waits (at most {@link WIN32_START_WAIT_MS}, once per session) until the sampler
@@ -123,7 +123,7 @@ export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResul
 /**
  * Asks the session's sampler to stop by creating `STOP` in `dir` (session end; `wrap` when its
  * child exits). The sampler sees it at its next tick. Never called on a turn end (`Stop`), which
- * fires after every turn (research cordon-resource.md A.12 #3).
+ * fires after every turn (a gap in uncoalesced/cordon).
  */
 export function stopSampler(dir: string): void {
   if (!existsSync(dir)) return;

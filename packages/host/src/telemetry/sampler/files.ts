@@ -2,7 +2,7 @@ import { MARKERS_FILE } from '../markers.js';
 
 /**
  * Files the sampler reads and writes in a session directory, beside the markers
- * (research/cordon-resource.md A.2).
+ * (uncoalesced/cordon).
  */
 export const SAMPLER_FILES = Object.freeze({
   /** One sample per tick, JSON lines, appended by the sampler. */

@@ -53,8 +53,8 @@ export function readLockOwner(dir: string, generation: number): LockOwner | unde
 }
 
 /**
- * Takes the session's sampler lock for `self`, or reports the live owner (research
- * cordon-resource.md A.12 #5: exclusive creation plus a liveness check, never check-then-spawn).
+ * Takes the session's sampler lock for `self`, or reports the live owner (a gap
+ * in uncoalesced/cordon, fixed: exclusive creation plus a liveness check, never check-then-spawn).
  *
  * Locks are numbered generations that are only ever created, never broken or deleted: only the
  * highest can be alive, because generation N+1 is created only after N's owner was seen dead, and

@@ -60,7 +60,7 @@ const RING = 4096;
 /**
  * Samples until a stop condition holds and returns why, with tick statistics.
  *
- * Ticks run on an absolute schedule, `start + n × interval` (research cordon-resource.md A.5), so
+ * Ticks run on an absolute schedule, `start + n × interval` (uncoalesced/cordon), so
  * the rate does not drift with tick cost; a tick more than one interval late is skipped rather
  * than bunched. Each tick reads the tree and adds one line for `samples.jsonl`. Once a second
  * ({@link SLOW_CHECK_MS}) the lines are written through a descriptor held open and the slow checks
@@ -74,7 +74,7 @@ const RING = 4096;
  * handlers set `stopRequested`). Waking is most of what an idle sampler costs on a virtual machine,
  * where each wake finds caches cold: an empty timer tick cost about 250 µs of CPU against 150 µs
  * for a futex wait, and the timer, immediate and microtask machinery was a quarter of the sampler's
- * profile under load (bench:sampler, issue 19). A reader that answers through a promise needs the
+ * profile under load (bench:sampler). A reader that answers through a promise needs the
  * event loop, so once one does, every sleep goes through a timer.
  */
 export function runSamplerLoop(options: SamplerLoopOptions): Promise<{ reason: StopReason; stats: TickStats }> {

@@ -6,7 +6,7 @@ import { pairCalls } from '../reduce/pair.js';
  * Whether a session's `markers.jsonl` holds a tool call that started and has not ended (a
  * `tool_start` no `tool_end` paired, the pairing `cordon reduce` uses). A session with an open
  * call is never idle: a long test suite writes no marker until it ends, and stopping the sampler
- * meanwhile lost its samples (issue 28: a 200 MiB peak recorded as 16 MiB).
+ * meanwhile lost its samples (a 200 MiB peak recorded as 16 MiB).
  *
  * The answer is kept per file size and mtime, so an idle sampler reads the file again only after
  * a new marker; a missing or unreadable file has no open call.

@@ -10,7 +10,7 @@
  *   `cordon-shell` launcher script before it execs Node), and `cordon control run` (`<node>
  *   <…>/bin/run.cjs control run …`, what `control guard` rewrites each shell call to). The process
  *   itself is left out, but the command it starts is the agent's, so its children still count
- *   (issue 28: a guarded `sleep 4` showed 48.7 MiB, the control run Node process, against 4.7 MiB).
+ *   (a guarded `sleep 4` showed 48.7 MiB, the control run Node process, against 4.7 MiB).
  */
 export type OwnProcess = 'subtree' | 'self';
 

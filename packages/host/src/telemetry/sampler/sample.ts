@@ -1,7 +1,7 @@
 import type { TreeReading } from '@cordon/plugin-api';
 
 /**
- * One line of `samples.jsonl` (research/cordon-resource.md A.2; field names kept, but `t` is in
+ * One line of `samples.jsonl` (uncoalesced/cordon; field names kept, but `t` is in
  * epoch milliseconds like the markers' `ts`, MARKERS.md, so one unit serves the whole directory).
  */
 export interface Sample {

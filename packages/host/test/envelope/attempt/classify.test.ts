@@ -7,7 +7,7 @@ const exit = (over: Partial<AgentExit> = {}): AgentExit => ({ started: true, sta
 const ok: AgentReport = { ok: true, status: 'success' };
 const classify = (e: AgentExit, report: AgentReport | undefined = ok, signal?: NodeJS.Signals) => classifyAttempt('Claude Code', e, report, signal, 30, 4194304);
 
-describe('classifying an attempt (research §10.3 step 5, issue 3)', () => {
+describe('classifying an attempt (the BEKO2210/SkillQuarry cordon step 5)', () => {
   it('exit 0 with a good report is finished: the audit decides', () => {
     expect(classify(exit())).toEqual({ kind: 'finished' });
   });

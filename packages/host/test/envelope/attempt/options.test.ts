@@ -6,7 +6,7 @@ const base = { prompt: (_: unknown, s: string) => s, launch: () => ({ args: [] }
 const claude: AgentRunner = { ...base, title: 'Claude Code', binary: 'claude', supports: { maxTurns: { default: 30 }, maxBudgetUsd: true, model: true, effort: ['low', 'high'] } };
 const codex: AgentRunner = { ...base, title: 'Codex', binary: 'codex', supports: { maxTurns: false, maxBudgetUsd: false, model: true, effort: [] } };
 
-describe('runner settings (research §2.2, §3; defect C8)', () => {
+describe('runner settings (the BEKO2210/SkillQuarry cordon; defect C8)', () => {
   it('defaults: the runner binary, 1800 s, 4 MiB, its default turns', () => {
     expect(resolveRunnerSettings(claude, {})).toEqual({ binary: 'claude', timeout_seconds: 1800, output_cap: 4194304, max_turns: 30, max_budget_usd: null, model: null, effort: null });
     expect(resolveRunnerSettings(codex, {}).max_turns).toBeNull();

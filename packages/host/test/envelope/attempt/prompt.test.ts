@@ -15,7 +15,7 @@ const brief: AttemptBrief = {
   maxAttempts: 3,
 };
 
-describe('the attempt prompt (research §10.2, our wording)', () => {
+describe('the attempt prompt (the BEKO2210/SkillQuarry cordon, our wording)', () => {
   it('states everything, in order, exactly', () => {
     expect(renderBrief(brief)).toBe(
       [
@@ -110,7 +110,7 @@ describe('recoveryFor', () => {
     expect(r.changedPaths).toHaveLength(RECOVERY_PATHS);
     expect(r.changedCount).toBe(RECOVERY_PATHS + 7);
     expect(r.failedVerifiers.map((v) => [v.command, v.outcome])).toEqual([['b', 'exit 1'], ['c', 'exit 1'], ['d', 'timeout'], ['e', 'cannot start']]);
-    // The start and the end are kept, the middle left out (issue 29), within the 2,000 characters.
+    // The start and the end are kept, the middle left out, within the 2,000 characters.
     expect(r.failedVerifiers[0]!.output).toBe(`${'E'.repeat(493)}\n...[middle left out]...\n${'E'.repeat(1482)}`);
     expect(r.failedVerifiers[1]!.output).toBe('only stdout');
     expect(r.failedVerifiers[3]!.output).toBe("cannot start 'e': ENOENT");

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, runCordon, type Sandbox } from '../../../../../test/support/cli.js';
 import { call, marker, samples } from '../reduce/helpers.js';
 
-/** `cordon export --otlp` (issue 20) against a loopback OTLP/HTTP receiver decoding the JSON encoding of the OTLP protobuf messages. */
+/** `cordon export --otlp` against a loopback OTLP/HTTP receiver decoding the JSON encoding of the OTLP protobuf messages. */
 
 const T = 1_800_000_000_000;
 let sandbox: Sandbox;

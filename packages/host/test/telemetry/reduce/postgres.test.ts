@@ -11,7 +11,7 @@ import { reduce } from '../../../src/telemetry/reduce/index.js';
 import { redactUrl, resolveDbTarget } from '../../../src/telemetry/reduce/db/target.js';
 import { call, marker, samples } from './helpers.js';
 
-/** The telemetry store in a real PostgreSQL cluster (issue 20), beside the SQLite suite. */
+/** The telemetry store in a real PostgreSQL cluster, beside the SQLite suite. */
 
 const T = 1_800_000_000_000;
 const unavailable = pgUnavailable();

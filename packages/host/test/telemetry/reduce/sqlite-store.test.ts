@@ -9,8 +9,8 @@ import { TELEMETRY_MIGRATIONS } from '../../../src/telemetry/reduce/db/migration
 import { sessionDir } from '../../../src/telemetry/session-dir.js';
 import { call, marker, samples } from './helpers.js';
 
-// `cordon reduce` stores SQLite rows through better-sqlite3's prepared multi-row inserts
-// (issue 19); kysely's `storeSession` stays for PostgreSQL and `analyze`. Both must write the
+// `cordon reduce` stores SQLite rows through better-sqlite3's prepared multi-row inserts;
+// kysely's `storeSession` stays for PostgreSQL and `analyze`. Both must write the
 // same rows, value for value and type for type.
 
 let root: string;

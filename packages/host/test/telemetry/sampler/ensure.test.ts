@@ -58,7 +58,7 @@ describe.runIf(linux)('ensureSampler', () => {
     expect(start()).toEqual({ started: false, reason: 'running', pid: first.pid, generation: 1 });
     const startEvent = await waitFor('start event', () => samplerEvents(dir).find((e) => e.event === 'start'));
     expect(startEvent).toMatchObject({ pid: first.pid, generation: 1, root_pid: agent!.pid, interval_ms: 50, sampler: 'linux-proc' });
-    // Own session (setsid) and every stdio on /dev/null (research hook-dialects.md §8).
+    // Own session (setsid) and every stdio on /dev/null (the agent hook docs; docs/references.md, never hold the hook open).
     const stat = readFileSync(`/proc/${first.pid}/stat`, 'latin1');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     expect(Number(fields[3])).toBe(first.pid); // field 6 `session`

@@ -93,7 +93,7 @@ describe.runIf(linux)('CPU of processes that exit between ticks', () => {
     const real = totalCpuS(worker!);
     reader.close();
     expect(real).toBeGreaterThan(0.5);
-    // Without the reaped-children times the samples held a small fraction of it (issue 28: 1.16 of 6.88 s).
+    // Without the reaped-children times the samples held a small fraction of it (1.16 of 6.88 s).
     expect(counted).toBeGreaterThan(real * 0.85);
     expect(counted).toBeLessThan(real * 1.15 + 0.05);
   });
@@ -174,7 +174,7 @@ describe.runIf(linux)('cordon control run inside the tree', () => {
     reader.close();
   });
 
-  it('the real `cordon control run` around `sleep`: the call counts a few MiB, not the Node process (issue 28: 4.7 against 48.7 MiB)', async () => {
+  it('the real `cordon control run` around `sleep`: the call counts a few MiB, not the Node process (4.7 against 48.7 MiB)', async () => {
     const data = tempDirForTest('cordon-own-real-');
     const env = { ...process.env, CORDON_DATA_DIR: join(data, 'data'), CORDON_CONFIG_DIR: join(data, 'config'), CORDON_CACHE_DIR: join(data, 'cache'), CORDON_STATE_DIR: join(data, 'state') };
     const bin = join(REPO, 'packages/host/bin/run.cjs');

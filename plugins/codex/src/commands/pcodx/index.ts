@@ -1,7 +1,7 @@
 import { Command, loadHelpClass } from '@oclif/core';
 import { isReportable } from '../../pcodx/errors.js';
 
-/** The global flags the reference pcodx takes before its command (research/pcodx-codex.md §1.6), each with a value. */
+/** The global flags the reference pcodx takes before its command (the Rust pcodx, SichangHe/partial_compact_codex), each with a value. */
 const GLOBAL_FLAGS = new Set(['--db', '--session', '--cwd']);
 
 /**

@@ -19,7 +19,7 @@ export interface ModelTurnFlags {
 }
 
 /**
- * `cordon pcodx model-turn` (research/pcodx-codex.md §1.10): the session must exist; the usage log
+ * `cordon pcodx model-turn` (the Rust pcodx, SichangHe/partial_compact_codex): the session must exist; the usage log
  * is checked before the turn (a log open to group or others is refused with nothing run); the
  * turn runs; the rows are recorded; the usage line is appended. Output: the answer on stdout and
  * `key=value` lines on stderr, or one JSON object with `json`.

@@ -6,16 +6,16 @@ import { escapeControls, readAppServerError } from './app-error.js';
 import { StdioAppServer } from './stdio-rpc.js';
 import { codexVersion, usageRecord, type TokenUsage } from './usage.js';
 
-/** The client name sent at `initialize` (research §1.10). */
+/** The client name sent at `initialize` (the Rust pcodx, SichangHe/partial_compact_codex). */
 export const MODEL_TURN_CLIENT = 'pcodx_model_context_controller';
 
-/** The developer instructions of the fresh thread (research §1.10, in our words). */
+/** The developer instructions of the fresh thread (the Rust pcodx, SichangHe/partial_compact_codex, in our words). */
 export const MODEL_TURN_INSTRUCTIONS =
   'The items injected before the current user message are the earlier state of this conversation, taken from the pcodx ledger. ' +
   'Each ends with an <aboveturn id="…"/> tag: msg… and cmp… ids are stable names of those entries, and cmp… entries are summaries that already replaced older messages (compaction has already happened). ' +
   'Answer the current user message.';
 
-/** How long to wait for token usage after `turn/completed` (research §1.10). */
+/** How long to wait for token usage after `turn/completed` (the Rust pcodx, SichangHe/partial_compact_codex). */
 const USAGE_GRACE_MS = 5000;
 
 /** Options of {@link runModelTurn}. */
@@ -37,12 +37,12 @@ export interface ModelTurnResult {
   readonly answer: string;
   /** The user row and the assistant row, as stored. */
   readonly rows: readonly LedgerMessage[];
-  /** The usage line to append (research §1.10 fields). */
+  /** The usage line to append (the Rust pcodx, SichangHe/partial_compact_codex fields). */
   readonly usage: Record<string, unknown>;
 }
 
 /**
- * One answering-model turn (research/pcodx-codex.md §1.10) over `codex app-server --listen
+ * One answering-model turn (the Rust pcodx, SichangHe/partial_compact_codex) over `codex app-server --listen
  * stdio://`: `initialize` (experimentalApi), a fresh ephemeral read-only thread with the
  * instructions above, `thread/inject_items` of the session's model items (skipped when empty),
  * `turn/start` with the text; then the agent messages, tool items and token usage (required;

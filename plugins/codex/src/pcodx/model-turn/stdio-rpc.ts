@@ -4,7 +4,7 @@ import type { RpcId, RpcMessage } from '../serve/frames.js';
 import { escapeControls } from './app-error.js';
 
 /**
- * The answer `pcodx model-turn` gives each server request (research/pcodx-codex.md §1.10): it runs
+ * The answer `pcodx model-turn` gives each server request (the Rust pcodx, SichangHe/partial_compact_codex): it runs
  * unattended, so command and file approvals are declined, permission requests get an empty grant
  * for the turn, and anything else (user input, elicitation, dynamic tools it never offered) is a
  * -32601 error.

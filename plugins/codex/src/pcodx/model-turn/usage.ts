@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 export const CONTEXT_STRATEGY = 'fresh_ephemeral_thread_plus_thread/inject_items';
 export const KV_CACHE_STATUS = 'fresh_app_server_thread; active_thread_kv_reuse_not_claimed';
 
-/** `tokenUsage.last` of `thread/tokenUsage/updated` (research §2.4). */
+/** `tokenUsage.last` of `thread/tokenUsage/updated` (the Codex app-server protocol, docs/references.md#codex-app-server-protocol). */
 export interface TokenUsage {
   readonly inputTokens: number;
   readonly cachedInputTokens: number;
@@ -15,7 +15,7 @@ export interface TokenUsage {
 }
 
 /**
- * The Codex version in an `initialize` `userAgent` (research §1.10): the text before the first
+ * The Codex version in an `initialize` `userAgent` (the Rust pcodx, SichangHe/partial_compact_codex): the text before the first
  * space, after its first `/`, when it is a plain `x.y.z`; else null. 0.171's agent begins with
  * the client's name (`pcodx_model_context_controller/0.171.0 (…)`), so no prefix allow-list.
  */
@@ -48,7 +48,7 @@ export interface UsageInputs {
 }
 
 /**
- * One usage line (research §1.10 field set). Counts and versions only: no conversation text, no
+ * One usage line (the Rust pcodx, SichangHe/partial_compact_codex field set). Counts and versions only: no conversation text, no
  * session name or thread id (the session appears as its random `pcses-…` correlation id), no paths.
  */
 export function usageRecord(inputs: UsageInputs): Record<string, unknown> {

@@ -1,6 +1,6 @@
 /**
  * pcodx prompt fragments, in our own words, one per idea that the shared prompt set of
- * agent_partial_compact_common describes (research/pcodx-codex.md §1.11). Names match that set's
+ * agent_partial_compact_common describes (the Rust pcodx, SichangHe/partial_compact_codex). Names match that set's
  * file names so `cordon pcodx prompts NAME` finds the same things; placeholders are the same
  * `{{NAME}}` markers, filled by `fillPrompt`.
  */

@@ -1,5 +1,5 @@
 /**
- * JSON-RPC messages as the Codex app-server speaks them (research/pcodx-codex.md §2.1): one
+ * JSON-RPC messages as the Codex app-server speaks them (the Codex app-server protocol, docs/references.md#codex-app-server-protocol): one
  * message per text frame, no `"jsonrpc"` field, ids that are numbers or strings. A request is
  * `{id, method, params?}`, a notification `{method, params?}`, a response `{id, result}` or
  * `{id, error: {code, message}}`.

@@ -1,7 +1,7 @@
 import { idKey, type RpcId } from './frames.js';
 
 /**
- * The three id namespaces one client connection meets (research/pcodx-codex.md §2.1):
+ * The three id namespaces one client connection meets (the Codex app-server protocol, docs/references.md#codex-app-server-protocol):
  *
  * 1. **client requests** keep the client's own ids upstream (numbers, `"initialize"`, UUIDs …);
  *    the proxy only remembers which are pending, so it can answer them when the upstream dies;

@@ -3,7 +3,7 @@ import type { LedgerModelItem } from '@cordon/plugin-api';
 const ROLES = new Set(['system', 'developer', 'user', 'assistant']);
 
 /**
- * Checks items before `thread/inject_items` (which validates nothing, research §2.5): each must be
+ * Checks items before `thread/inject_items` (which validates nothing, the Codex app-server protocol, docs/references.md#codex-app-server-protocol): each must be
  * a `message` with a known role and a non-empty list of `input_text`/`output_text` parts holding
  * strings (`output_text` only for the assistant). Throws naming the first bad item.
  */

@@ -67,7 +67,7 @@ const ORPHAN_TURN_LIMIT_MS = 30 * 60 * 1000;
  * never reach the upstream; malformed upstream frames holding `"id"` are logged and dropped
  * (upstream frames without it pass unparsed).
  *
- * With pcodx (research/pcodx-codex.md §4 point 2): `initialize` opts into `experimentalApi`;
+ * With pcodx (docs/pcodx.md point 2): `initialize` opts into `experimentalApi`;
  * primary `thread/start` gets the pcodx tools and instructions, resume/fork the instructions;
  * pcodx `item/tool/call`s are answered from the ledger and never forwarded; each completed
  * turn of a primary thread is ingested (one transaction); after a compaction the next

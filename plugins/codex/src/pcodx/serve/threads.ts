@@ -2,10 +2,10 @@ import type { LedgerRecordInput } from '@cordon/plugin-api';
 import type { RpcMessage } from './frames.js';
 
 /**
- * Client requests whose `threadId` names the thread a turn runs on (research/pcodx-codex.md §4
+ * Client requests whose `threadId` names the thread a turn runs on (docs/pcodx.md
  * point 2): only these are sent to the fresh upstream thread. Everything else (`thread/read`,
  * `thread/name/set`, `thread/turns/list`, `thread/items/list`, `thread/unsubscribe` …) stays on
- * the durable thread, because ephemeral threads reject those calls (§2.3).
+ * the durable thread, because ephemeral threads reject those calls (Codex app-server protocol).
  */
 export const TURN_SCOPED_METHODS: ReadonlySet<string> = new Set(['turn/start', 'turn/steer', 'turn/interrupt']);
 

@@ -5,11 +5,11 @@ import { runPcodxTool, toolResponse, type ToolCallResponse } from '../tools/call
 /** The names of the tools the proxy answers itself. */
 const PCODX_NAMES: ReadonlySet<string> = new Set(Object.values(PCODX_TOOLS));
 
-/** The line the serve adds to the developer instructions (research §1.7, the TS proof's extra line). */
+/** The line the serve adds to the developer instructions (the Rust pcodx, SichangHe/partial_compact_codex, the TS proof's extra line). */
 export const FRESH_THREAD_NOTE = 'After a successful partial_compact, the next turn starts on a fresh thread seeded with the compacted render.';
 
 /**
- * `initialize` params with `capabilities.experimentalApi` set (research §2.2): dynamic tools are
+ * `initialize` params with `capabilities.experimentalApi` set (the Codex app-server protocol, docs/references.md#codex-app-server-protocol): dynamic tools are
  * experimental, so without the opt-in app-server rejects them. `capabilities` may be null or
  * missing; everything else is kept.
  */
@@ -20,7 +20,7 @@ export function optInExperimental(params: unknown): Record<string, unknown> {
 }
 
 /**
- * True for a client `thread/start` that opens a primary conversation (research §2.3): not
+ * True for a client `thread/start` that opens a primary conversation (the Codex app-server protocol, docs/references.md#codex-app-server-protocol): not
  * ephemeral, and `threadSource` null/absent or `"user"`. The TUI's title thread is neither.
  */
 export function isPrimaryStart(params: unknown): boolean {
@@ -42,7 +42,7 @@ export function withPcodxTools(params: unknown): Record<string, unknown> {
   return p;
 }
 
-/** `thread/resume` / `thread/fork` params with the instructions appended (tools stay those of the thread's start, §2.3). */
+/** `thread/resume` / `thread/fork` params with the instructions appended (tools stay those of the thread's start). */
 export function withPcodxInstructionsOnly(params: unknown): Record<string, unknown> {
   const p = isObject(params) ? { ...params } : {};
   p.developerInstructions = withInstructions(p.developerInstructions);
@@ -59,7 +59,7 @@ const SHARED_START_FIELDS = ['model', 'modelProvider', 'serviceTier', 'cwd', 'ap
 
 /**
  * The params of a fresh upstream thread: `ephemeral: true`, `historyMode: null` (an ephemeral
- * paginated thread is refused for forks, §2.3), `threadSource: "user"`. From a primary start: its
+ * paginated thread is refused for forks), `threadSource: "user"`. From a primary start: its
  * (already augmented) params; from a resume or fork: the shared fields plus the pcodx tools.
  */
 export function freshThreadParams(method: string, params: Record<string, unknown>): Record<string, unknown> {
@@ -74,7 +74,7 @@ export function freshThreadParams(method: string, params: Record<string, unknown
   return { ...base, ephemeral: true, historyMode: null, threadSource: 'user' };
 }
 
-/** True for an `item/tool/call` the proxy answers: no namespace and one of the three pcodx names (§4). */
+/** True for an `item/tool/call` the proxy answers: no namespace and one of the three pcodx names. */
 export function isPcodxToolCall(method: string, params: unknown): boolean {
   return method === 'item/tool/call' && isObject(params) && (params.namespace === undefined || params.namespace === null) && PCODX_NAMES.has(String(params.tool));
 }
@@ -88,7 +88,7 @@ export interface ToolAnswer {
 
 /**
  * Runs a pcodx tool call through the same validation and `compact` hook as the CLI
- * (`runPcodxTool`) and wraps the result for app-server (research §1.8). A successful
+ * (`runPcodxTool`) and wraps the result for app-server (the Rust pcodx, SichangHe/partial_compact_codex). A successful
  * `partial_compact` also yields a one-line receipt for the ingested turn. Database errors are
  * thrown.
  */

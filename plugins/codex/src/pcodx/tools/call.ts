@@ -4,11 +4,11 @@ import { messageIdsHelper } from '../message-ids.js';
 import { PROMPT_FRAGMENTS } from '../prompts/fragments.js';
 import { PCODX_TOOLS } from './definitions.js';
 
-/** Longest summary a tool call may store, in Unicode code points (research §1.8 step 6). */
+/** Longest summary a tool call may store, in Unicode code points (the Rust pcodx, SichangHe/partial_compact_codex step 6). */
 export const MAX_TOOL_SUMMARY = 2000;
 const TRUNCATION_MARK = '[...truncated]';
 
-/** What answers an app-server `item/tool/call` (research §1.8 "Result returned to app-server"). */
+/** What answers an app-server `item/tool/call` (the Rust pcodx, SichangHe/partial_compact_codex). */
 export interface ToolCallResponse {
   readonly contentItems: ReadonlyArray<{ readonly type: 'inputText'; readonly text: string }>;
   readonly success: boolean;
@@ -57,7 +57,7 @@ interface RawRange {
 const filled = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
 /**
- * `partial_compact` (research §1.8, OpenCode-compatible arguments
+ * `partial_compact` (the Rust pcodx, SichangHe/partial_compact_codex, OpenCode-compatible arguments
  * `{ranges:[{from_message_id,to_message_id,summary}]}`, as an object or a JSON string), in this
  * order: unparsable JSON; ranges with every field empty are dropped and none left is an error;
  * an incomplete range; `target_session_id` and `session_id` that differ; a selector naming

@@ -1,14 +1,14 @@
 import { PROMPT_FRAGMENTS } from '../prompts/fragments.js';
 import { fillPrompt, instructionPointer } from '../prompts/fill.js';
 
-/** The three tool names a pcodx-aware Codex thread gets (research/pcodx-codex.md §1.7). */
+/** The three tool names a pcodx-aware Codex thread gets (the Rust pcodx, SichangHe/partial_compact_codex). */
 export const PCODX_TOOLS = Object.freeze({
   instructions: 'partial_compact_instructions',
   messageIds: 'partial_compact_current_session_message_ids',
   compact: 'partial_compact',
 } as const);
 
-/** A Codex app-server dynamic tool of type `function` (research §2.3 "Tool spec shape"). */
+/** A Codex app-server dynamic tool of type `function` (the Codex app-server protocol, docs/references.md#codex-app-server-protocol). */
 export interface DynamicFunctionTool {
   readonly type: 'function';
   readonly name: string;
@@ -20,7 +20,7 @@ const text = (name: keyof typeof PROMPT_FRAGMENTS) => PROMPT_FRAGMENTS[name].tri
 const noArguments = { type: 'object', properties: {}, additionalProperties: false };
 
 /**
- * The dynamic tool specs for `thread/start.dynamicTools` (research §1.7): two argument-less
+ * The dynamic tool specs for `thread/start.dynamicTools` (the Rust pcodx, SichangHe/partial_compact_codex): two argument-less
  * tools and `partial_compact`, whose `ranges` items need `from_message_id`, `to_message_id` and
  * `summary` (strings, no other keys). Descriptions come from the prompt fragments.
  */
@@ -62,7 +62,7 @@ export function pcodxToolSpecs(): DynamicFunctionTool[] {
 const BLOCK_HEAD = 'PCODX partial compaction is available through the dynamic tools partial_compact, partial_compact_current_session_message_ids and partial_compact_instructions.';
 
 /**
- * Appends the pcodx block to a thread's developer instructions (research §1.7): the existing
+ * Appends the pcodx block to a thread's developer instructions (the Rust pcodx, SichangHe/partial_compact_codex): the existing
  * text, a blank line, then the block (the instruction fragment and how to use visible ids).
  * Returns `existing` unchanged when the block is already in it.
  */

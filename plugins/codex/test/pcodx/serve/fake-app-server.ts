@@ -7,7 +7,7 @@ export interface Received {
 }
 
 /**
- * A scripted stand-in for `codex app-server --listen ws://` (research/pcodx-codex.md §2): it
+ * A scripted stand-in for `codex app-server --listen ws://` (the Codex app-server protocol, docs/references.md#codex-app-server-protocol): it
  * answers `initialize`, `thread/start|resume|fork`, `thread/inject_items`, `thread/read` and
  * `turn/start`, and plays a turn from the prompt text:
  *

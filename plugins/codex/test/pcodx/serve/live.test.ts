@@ -10,7 +10,7 @@ import { MAX_FRAME_BYTES } from '../../../src/pcodx/serve/frames.js';
 import { PCODX_TOOLS } from '../../../src/pcodx/tools/definitions.js';
 import { FakeAppServer, TestClient } from './fake-app-server.js';
 
-// "The live thread sees what the ledger says" (issue 27 §2) against the scripted app-server; the
+// "The live thread sees what the ledger says" against the scripted app-server; the
 // same behaviours with the real Codex are in e2e-live.test.ts.
 
 let dir: string;

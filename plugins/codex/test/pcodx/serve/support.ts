@@ -23,7 +23,7 @@ function lastUserText(body: any): string {
 const sse = (data: { type: string }) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /**
- * A fake Responses server driven by the prompt (research/pcodx-codex.md §3.3): a last user text
+ * A fake Responses server driven by the prompt (the Responses API stream Codex reads, as the fake model servers in test/support/fake-models speak it): a last user text
  * holding `CALL_TOOL <name> <json>` makes the model call that function (once: a request whose
  * last item is the call's output gets `TOOL_RESULT_SEEN`); anything else is echoed with
  * `SENTINEL_PRESENT` or `SENTINEL_ABSENT` after it, telling whether any input text held a sentinel

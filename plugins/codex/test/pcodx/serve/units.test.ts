@@ -20,7 +20,7 @@ describe('classify', () => {
     );
   });
 
-  it('classifies the protocol shapes of research §2.1', () => {
+  it('classifies the protocol shapes of the Codex app-server protocol, docs/references.md#codex-app-server-protocol', () => {
     expect(classify('{"id":0,"method":"item/tool/call","params":{}}').kind).toBe('request');
     expect(classify('{"method":"initialized"}').kind).toBe('notification');
     expect(classify('{"id":"initialize","result":{}}').kind).toBe('response');

@@ -6,7 +6,7 @@ import type { TelemetrySchema } from './schema.js';
 import { redactSecrets, redactUrl } from './target.js';
 
 /**
- * Opens the telemetry store in the PostgreSQL database `url` names (issue 20) through kysely's
+ * Opens the telemetry store in the PostgreSQL database `url` names through kysely's
  * PostgreSQL dialect and a `pg` pool, and brings its schema to the latest of
  * {@link TELEMETRY_MIGRATIONS} (kysely's `Migrator` serialises concurrent migrators with a
  * transaction-level advisory lock, so many machines may start at once). Whatever the URL leaves

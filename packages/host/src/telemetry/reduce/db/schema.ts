@@ -70,7 +70,7 @@ export interface ToolCallRow {
   hook_overhead_ms: number | null;
 }
 
-/** One sample, kept for burst-shape analysis (research A.2 keeps the raw window samples). */
+/** One sample, kept for burst-shape analysis (uncoalesced/cordon keeps the raw window samples). */
 export interface SampleRow {
   session_id: string;
   /** As {@link SessionRow.machine}. */

@@ -10,7 +10,7 @@ export { redactSecrets, redactUrl } from '../../../output/url.js';
 
 /**
  * The machine label rows are stored under: `CORDON_MACHINE` when set and not blank, else the
- * host name (issue 20: many machines write one database).
+ * host name (many machines write one database).
  */
 export function machineName(env: NodeJS.ProcessEnv = process.env): string {
   const label = env.CORDON_MACHINE?.trim();

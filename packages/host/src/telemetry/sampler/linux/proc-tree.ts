@@ -91,7 +91,7 @@ const STAT_BUFFER = 4096;
 const MAX_PROBES = 64;
 /**
  * Default of {@link ProcTreeReaderOptions.idleMs}: 0, every member read on every tick. Skipping
- * idle members (1 s was tried, issue 19) made an idle process's exit show up to a second late, so
+ * idle members (1 s was tried) made an idle process's exit show up to a second late, so
  * the memory of a tool process that held 300 MB and exited was attributed to the next call
  * (test/e2e/sampler/claude.test.ts caught it); per-call attribution comes before the syscalls saved.
  */
@@ -101,7 +101,7 @@ const RETRY_NEWEST = 4;
 /**
  * Default of {@link ProcTreeOptions.fullScanMs}: 30 s. Probing alone finds every new process (the
  * class comment says how); the listing only backs it up against the unforeseen, and under foreign
- * churn one costs about 2 ms (issue 19), a tenth of the sampler's budget at 5 s.
+ * churn one costs about 2 ms, a tenth of the sampler's budget at 5 s.
  */
 const FULL_SCAN_MS = 30_000;
 
@@ -110,7 +110,7 @@ const FULL_SCAN_MS = 30_000;
  * thread), a negative errno otherwise, and no exception either way. `process.kill` wraps it but
  * throws an Error for a missing pid, and `existsSync('/proc/<pid>')` walks procfs, which allocates
  * and frees a dentry for a missing pid: probing with kill took half the time of `existsSync` under
- * 60 foreign pids/s (bench:sampler, issue 19). `_kill` is undocumented (a removal was proposed in
+ * 60 foreign pids/s (bench:sampler). `_kill` is undocumented (a removal was proposed in
  * nodejs/node#31087 and dropped), so it is used only after answering as kill(2) does for this
  * process and for a pid above pid_max; otherwise `undefined` and probes use `existsSync`.
  */
@@ -130,7 +130,7 @@ function killProbe(pidMax: number): ((pid: number) => boolean) | undefined {
 
 /**
  * Measures the process tree rooted at one pid by reading `/proc` directly
- * (research/cordon-resource.md D.6: no `ps`, no native addon).
+ * (no `ps`, no native addon).
  *
  * Every tree member's `/proc/<pid>/stat` stays open and is re-read with one `pread` (RSS and utime +
  * stime in one read). A kept descriptor is bound to the process, not the number, so a recycled pid
@@ -473,7 +473,7 @@ export class ProcTreeReader implements TreeReader {
    * not there yet. Only the newest {@link RETRY_NEWEST} missing pids are kept for that: a fork
    * takes microseconds, so the one in flight when `/proc/loadavg` was read is among the last
    * allocated, while the older missing pids of a busy machine (short-lived processes, the bulk
-   * under churn) are gone for good and checking each twice doubled the sampler's cost (issue 19).
+   * under churn) are gone for good and checking each twice doubled the sampler's cost.
    */
   #probeNew(tick: number, at: number, previous: number, moved: number): Fresh[] {
     const fresh: Fresh[] = [];
@@ -672,7 +672,7 @@ const FD_RESERVE = 32;
  * How many `/proc/<pid>/stat` descriptors the reader may keep: 4096, or fewer when this process's
  * open-files limit (`Max open files` soft limit in `/proc/self/limits`, proc(5)) leaves less,
  * minus {@link FD_RESERVE}. Members beyond it are read by path each tick, so under `ulimit -n 256`
- * every process is still counted (issue 28: 236 of 401 were, silently).
+ * every process is still counted (236 of 401 once were, silently).
  */
 export function fdBudget(limitsPath = '/proc/self/limits'): number {
   try {
