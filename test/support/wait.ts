@@ -1,4 +1,4 @@
-// Waiting in tests: for a condition, never for a time that happens to be enough (issue 26).
+// Waiting in tests: for a condition, never for a time that happens to be enough (docs/testing.md).
 // A loaded machine stretches every duration; a poll with a generous deadline only gets slower.
 
 /** Resolves after `ms` milliseconds. For load, for a duration being measured, or for a window in which something must NOT happen: never as a wait for a condition (use {@link waitFor}). */

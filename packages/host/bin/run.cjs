@@ -3,7 +3,7 @@
 // The `cordon` executable. CommonJS on purpose: `cordon hook` runs twice per tool call of every
 // agent, and an ES module entry costs several ms more to start (`npm run bench:hook`).
 //
-// `cordon hook …` goes to the hot path before @oclif/core is loaded (DESIGN.md "The hot path");
+// `cordon hook …` goes to the hot path before @oclif/core is loaded (docs/ARCHITECTURE.md "The hot paths");
 // `cordon hook --help` and everything else go to oclif.
 quietClosedPipes();
 let argv = process.argv.slice(2);

@@ -5,7 +5,7 @@ import type { GuardRequest, GuardResult } from './events/enforce.js';
 import type { ToolCall, ToolDecision, ToolResult } from './events/tool-call.js';
 
 /**
- * The host's hook table (design: DESIGN.md "The hook bus"). The host owns the callable hooks;
+ * The host's hook table (docs/ARCHITECTURE.md "The hook bus"). The host owns the callable hooks;
  * plugins only ever see {@link HookFacades}.
  */
 export interface HookTable {

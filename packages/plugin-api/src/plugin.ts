@@ -15,7 +15,7 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** Per-user directories (DESIGN.md "Data"). */
+/** Per-user directories (docs/ARCHITECTURE.md "Data"). */
 export interface CordonPaths {
   /** `$CORDON_DATA_DIR`, else `$XDG_DATA_HOME/cordon`, else the platform default. */
   readonly dataDir: string;

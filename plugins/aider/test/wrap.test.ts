@@ -51,7 +51,7 @@ poll();
 }
 
 describe('cordon wrap', () => {
-  it('measures a background job whose shell exits at once (issue 12 item 8): plain &, nohup, and a 10 ms interval', async () => {
+  it('measures a background job whose shell exits at once: plain &, nohup, and a 10 ms interval', async () => {
     // The interpreter itself, not a version-manager shim that forks for a second before it execs.
     const python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
     // As in the issue (300 MiB held while the outer shell outlives it), except that nothing lasts a

@@ -7,7 +7,7 @@ import AsyncSeriesHook from 'tapable/lib/AsyncSeriesHook.js';
 import AsyncSeriesWaterfallHook from 'tapable/lib/AsyncSeriesWaterfallHook.js';
 
 /**
- * Creates the host's frozen hook table (DESIGN.md "The hook bus"; webpack's `Compiler.hooks`).
+ * Creates the host's frozen hook table (docs/ARCHITECTURE.md "The hook bus"; webpack's `Compiler.hooks`).
  * Argument names are what tapable prints in its own errors.
  */
 export function createHookTable(): HookTable {

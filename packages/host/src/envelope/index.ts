@@ -1,5 +1,5 @@
 /**
- * Change envelopes as a plain library (DESIGN.md "src/envelope/"): the oclif commands
+ * Change envelopes as a plain library (docs/ARCHITECTURE.md "Layout"): the oclif commands
  * `arm`/`check`/`status`/`reset` and the `run`/`resume` helper sit on top of this.
  * See README.md in this folder for the map.
  */

@@ -7,7 +7,7 @@ import { readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 import { nodeCrypto, nodeOs } from '../util/builtins.js';
 
 /**
- * The repository lock (the BEKO2210/SkillQuarry cordon; DESIGN.md "Data"): the file at
+ * The repository lock (the BEKO2210/SkillQuarry cordon; docs/ARCHITECTURE.md "Data"): the file at
  * `git rev-parse --git-path cordon.lock` (per work tree), never waited on.
  *
  * Node has no `flock`, so the lock is a file that exists only while held ("Node

@@ -2,7 +2,7 @@ import { ERROR_CODES, type ErrorCode } from './catalogue.js';
 
 /**
  * Base class of every error cordon raises on purpose. `exit` is the process exit code a command
- * should end with (DESIGN.md "Exit codes"); `details` is printed under `--json`.
+ * should end with (docs/reference.md "Exit codes"); `details` is printed under `--json`.
  */
 export class CordonError extends Error {
   readonly code: ErrorCode;

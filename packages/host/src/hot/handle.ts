@@ -68,7 +68,7 @@ const MARKER_EVENTS: Record<NativeEvent['kind'], MarkerEvent> = {
 };
 
 /**
- * Handles one parsed hook payload (DESIGN.md "The hot path"): picks the dialect, normalises the
+ * Handles one parsed hook payload (docs/ARCHITECTURE.md "The hot paths"): picks the dialect, normalises the
  * payload, fires `beforeToolCall` / `afterToolCall` with canonical events, appends one marker
  * (MARKERS.md) and returns the reply in the agent's own format. Never throws: a plugin, dialect
  * or disk failure is logged and the outcome falls back to exit 0 with empty stdout (fail open).

@@ -42,7 +42,7 @@ function positive(value: string | undefined, fallback: number): number {
  * and size), loads the host and its plugins without oclif, and handles the payload. Returns what
  * to print and the exit code; never rejects. Everything that goes wrong is logged to
  * `<data>/logs/cordon.log` and yields exit 0 with empty stdout, so the agent is never broken
- * (DESIGN.md "The hot path"; the agent hook docs: exit 2 blocks a call). `CORDON_DISABLE=1` makes it a no-op
+ * (docs/ARCHITECTURE.md "The hot paths"; the agent hook docs: exit 2 blocks a call). `CORDON_DISABLE=1` makes it a no-op
  * that does not even read stdin. Bounds: `CORDON_HOOK_STDIN_TIMEOUT_MS` (default 3,000),
  * `CORDON_HOOK_MAX_STDIN_BYTES` (64 MiB), `CORDON_HOOK_TIMEOUT_MS` (10,000) for the whole run.
  *

@@ -36,7 +36,7 @@ export interface LedgerOpenOptions extends OpenDatabaseOptions {
   /**
    * Called with each compaction plan after validation and before storing: returns the plan to
    * store (possibly amended; it is validated again) or throws to refuse it. The host passes
-   * `hooks.compact.promise` here (DESIGN.md "The hook bus").
+   * `hooks.compact.promise` here (docs/ARCHITECTURE.md "The hook bus").
    */
   readonly beforeStore?: (plan: CompactionPlan) => Promise<CompactionPlan>;
 }

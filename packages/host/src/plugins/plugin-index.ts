@@ -30,7 +30,7 @@ export interface IndexedPackage {
 /**
  * `<cacheDir>/plugin-index.json`: which package registers which dialect and taps which hook,
  * learnt from a full load and valid while {@link pluginIndexKey} is unchanged. It lets the hot
- * path load only the dialect it needs (DESIGN.md "The hot path"), as oclif's manifest lets oclif
+ * path load only the dialect it needs (docs/ARCHITECTURE.md "The hot paths"), as oclif's manifest lets oclif
  * skip loading every command.
  */
 export interface PluginIndex {

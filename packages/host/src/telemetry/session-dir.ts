@@ -13,7 +13,7 @@ export const MAX_SESSION_DIR_LENGTH = 96;
 const SAFE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /**
- * Turns an agent's session id into a safe, stable directory name (DESIGN.md "Data": ids from
+ * Turns an agent's session id into a safe, stable directory name (docs/ARCHITECTURE.md "Data": ids from
  * payloads are sanitised before they name anything on disk).
  *
  * - An id made only of `[A-Za-z0-9._-]`, starting with a letter or digit, at most

@@ -135,7 +135,7 @@ describe('docs/envelopes.md bypasses are closed', () => {
   });
 });
 
-describe('ignored entries (issue 2: snapshot at arm, --allow-ignored)', () => {
+describe('ignored entries (snapshot at arm, --allow-ignored)', () => {
   it('new, changed and removed ignored entries are violations', async () => {
     const dir = repo({ 'src/app.py': 'a\n', '.gitignore': '*.log\nnode_modules/\n.env\n' });
     write(dir, { 'node_modules/pkg/index.js': 'x\n', '.env': 'SECRET=1\n' });

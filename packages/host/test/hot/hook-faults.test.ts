@@ -55,7 +55,7 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.cleanup());
 
-describe('issue 11 item 3: raw control characters inside payload strings', () => {
+describe('raw control characters inside payload strings', () => {
   // The issue's example, with a real TAB byte inside tool_input.command.
   const example = '{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"printf \'a\tb\'"},"tool_use_id":"t1","cwd":"/w"}';
 
@@ -102,7 +102,7 @@ describe('issue 11 item 3: raw control characters inside payload strings', () =>
   });
 });
 
-describe('issue 11 item 4: a complete payload while the agent keeps stdin open', () => {
+describe('a complete payload while the agent keeps stdin open', () => {
   const payload = { session_id: 'open-1', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo "} { ] [ \\" \\\\"' }, tool_use_id: 'c1' };
 
   it('a socket kept open: the payload is used at once (not after the stdin timeout) and recorded', async () => {
@@ -143,7 +143,7 @@ describe('issue 11 item 4: a complete payload while the agent keeps stdin open',
   });
 });
 
-describe('issue 13 item 1: a path the payload names never blocks the hook', () => {
+describe('a path the payload names never blocks the hook', () => {
   const post = (transcript: string) => JSON.stringify({ session_id: 's', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c1', tool_response: 'x', transcript_path: transcript, cwd: '/tmp' });
 
   it('the example: transcript_path a FIFO nobody writes; exits by itself, 0, nothing printed, the call recorded unknown', async () => {
@@ -174,7 +174,7 @@ describe('issue 13 item 1: a path the payload names never blocks the hook', () =
   });
 });
 
-describe('issue 13 item 15: a plugin tap that never yields cannot defeat the time bound', () => {
+describe('a plugin tap that never yields cannot defeat the time bound', () => {
   const pre = JSON.stringify({ session_id: 'busy', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'b1', cwd: '/w' });
   const postPayload = JSON.stringify({ session_id: 'busy', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'b1', tool_response: {}, cwd: '/w' });
 

@@ -101,7 +101,7 @@ describe('cordon hook process: every kind of stdin agents hand over', () => {
   });
 });
 
-describe('cordon hook process: what it loads beyond Node itself (issue 19)', () => {
+describe('cordon hook process: what it loads beyond Node itself', () => {
   // Every module Node loads is listed in process.moduleLoadList; a preloaded probe writes it at
   // exit. Beyond what an empty script loads, the hook may load only `vm` (its code cache): not
   // the socket and stream modules behind process.stdin, nor node:module, node:os or crypto.

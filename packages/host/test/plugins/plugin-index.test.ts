@@ -6,7 +6,7 @@ import { loadHostDirect } from '../../src/bus/load-host.js';
 import type { PluginIndex } from '../../src/plugins/plugin-index.js';
 
 // The plugin index lets `cordon hook --agent X` load only the package registering dialect X and
-// the packages tapping the hooks the hot path fires (DESIGN.md "The hot path"), learnt from a full
+// the packages tapping the hooks the hot path fires (docs/ARCHITECTURE.md "The hot paths"), learnt from a full
 // load and invalidated when the plugin set or a registration module changes.
 
 let sandbox: Sandbox;

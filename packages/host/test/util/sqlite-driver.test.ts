@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { sqliteDriverProblem } from '../../src/util/sqlite-driver.js';
 
 // A better-sqlite3 that cannot load is named in one line with what to run, not `bindings`' list
-// of the dozen paths it tried (issue 30).
+// of the dozen paths it tried.
 const require = createRequire(join(import.meta.dirname, '../../package.json'));
 
 describe('sqliteDriverProblem', () => {

@@ -20,7 +20,7 @@ import { signalExitCode, type InterruptTrap } from './signals.js';
 import { endTree, superviseAgent, type AgentExit } from './supervise.js';
 import { ProcessTree } from './tree.js';
 
-/** Exit codes of `run`/`resume` (the BEKO2210/SkillQuarry cordon; DESIGN.md "Exit codes"): 4 wins over 3 wins over 0. */
+/** Exit codes of `run`/`resume` (the BEKO2210/SkillQuarry cordon; docs/reference.md "Exit codes"): 4 wins over 3 wins over 0. */
 export const EXIT = Object.freeze({ ACCEPTED: 0, REFUSED: 2, REJECTED: 3, ENGINE_ERROR: 4 });
 
 /** What one attempt needs; the caller holds the lock for its whole duration. */

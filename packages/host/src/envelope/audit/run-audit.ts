@@ -50,7 +50,7 @@ export interface EnvelopeAuditInput {
   readonly head?: Promise<string>;
   /** The diff and untracked listing, when the caller started them already (start-git.ts). */
   readonly started?: StartedGit;
-  /** Fires `audit` so plugins can add violations (DESIGN.md "The hook bus"). */
+  /** Fires `audit` so plugins can add violations (docs/ARCHITECTURE.md "The hook bus"). */
   readonly hooks?: AuditHooksSource;
   /** Run verifiers when the policy audit is clean (default true; `resume`'s preflight passes false). */
   readonly runVerifiers?: boolean;

@@ -11,7 +11,7 @@ import { isOwnStateName, scratchParent } from './own-dir.js';
 import { configProblem, nowIso, snapshotProblem, stateProblem, type EnvelopeConfig, type EnvelopeSnapshot, type EnvelopeState } from './schema.js';
 import { nodeCrypto } from '../../util/builtins.js';
 
-/** Name of the state directory at the work-tree root (DESIGN.md "Data"). */
+/** Name of the state directory at the work-tree root (docs/ARCHITECTURE.md "Data"). */
 export const CORDON_DIR = '.cordon';
 
 /** Files of one envelope. */

@@ -132,7 +132,7 @@ describe.runIf(linux)('ensureSampler', () => {
     expect((await waitFor('stop', () => samplerEvents(dir).find((e) => e.event === 'stop'))).reason).toBe('idle');
   });
 
-  it('never stops for idle while a tool call is open, and idles out once it ends (issue 28)', async () => {
+  it('never stops for idle while a tool call is open, and idles out once it ends', async () => {
     mkdirSync(dir, { recursive: true });
     const marker = (event: string, key: string) => JSON.stringify({ v: 1, event, ts: Date.now(), session_id: 's', agent: 'claude-code', native_event: 'x', call_key: key, tool_name: 'Bash' });
     // Another call that started and ended: only the open one keeps the sampler going.

@@ -359,7 +359,7 @@ describe.runIf(linux)('ProcTreeReader', () => {
   });
 });
 
-describe.runIf(linux)('orphaned background jobs (issue 12 item 8)', () => {
+describe.runIf(linux)('orphaned background jobs', () => {
   it('counts a job whose shell exited before the first tick (adopted through its process group), not a sibling job of the same script', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cordon-orphan-'));
     tempDirs.push(dir);

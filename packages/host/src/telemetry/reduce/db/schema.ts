@@ -1,7 +1,7 @@
 /**
  * Tables of the telemetry database (`<dataDir>/telemetry.sqlite3`), as kysely sees them. Times
  * are epoch ms (double), memory MiB, CPU % of one core; booleans are 0/1 integers so the schema
- * stays portable to PostgreSQL (DESIGN.md "Data").
+ * stays portable to PostgreSQL (docs/ARCHITECTURE.md "Data").
  */
 export interface TelemetrySchema {
   sessions: SessionRow;
