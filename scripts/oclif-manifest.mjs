@@ -1,6 +1,6 @@
 // `npm run manifest` of every package: `oclif manifest` in the package's directory, without the
 // oclif dev CLI's "update available" notice (it asks the registry on each of the nine builds and
-// says nothing about Cordon; the pinned major is on purpose, DEVELOPERS.md lists the pins).
+// says nothing about Cordon; the pinned major is on purpose: newer majors need Node 22).
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
