@@ -1,10 +1,11 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProcTreeReader } from '../../../src/telemetry/sampler/linux/proc-tree.js';
 import { tempDirForTest } from '../../../../../test/support/temp.js';
+import { waitFor } from '../../../../../test/support/wait.js';
 
 // Issue 28: the CPU of processes that live less than a tick is counted through their parents'
 // reaped-children times, without counting twice what was seen; under an open-files limit every
@@ -154,16 +155,14 @@ describe.runIf(linux)('cordon control run inside the tree', () => {
     const entry = join(dir, 'host/bin/run.cjs');
     mkdirSync(join(dir, 'host/bin'), { recursive: true });
     // A stand-in for `<node> <…>/bin/run.cjs control run -- <command>`: holds 120 MiB itself and starts a command holding 60 MiB.
-    const hold = (n: number) => `const b = Buffer.alloc(${n} * 2 ** 20, 1); setInterval(() => b.length, 1000);`;
-    writeFileSync(entry, `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(hold(60))}], { stdio: 'ignore' });\n${hold(120)}\n`);
+    // Each process says when its memory is touched, so the reading below waits for that, not for a total.
+    const hold = (n: number, ready: string) => `const b = Buffer.alloc(${n} * 2 ** 20, 1); require('node:fs').writeFileSync(${JSON.stringify(ready)}, ''); setInterval(() => b.length, 1000);`;
+    const ready = [join(dir, 'command-ready'), join(dir, 'control-ready')];
+    writeFileSync(entry, `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(hold(60, ready[0]!))}], { stdio: 'ignore' });\n${hold(120, ready[1]!)}\n`);
     const root = tree(`${JSON.stringify(process.execPath)} ${JSON.stringify(entry)} control run -- sleep 1 & wait`);
     const all = new ProcTreeReader(root.pid!, { ownProcesses: false });
-    let everything = all.read();
-    const deadline = Date.now() + 30_000;
-    while (!(everything.nProcs >= 3 && everything.rssBytes > 180 * MiB) && Date.now() < deadline) {
-      await sleep(100);
-      everything = all.read();
-    }
+    await waitFor(() => ready.every((f) => existsSync(f)), { what: 'both processes holding their memory', timeoutMs: 60_000 });
+    const everything = all.read();
     const reader = new ProcTreeReader(root.pid!);
     const agentOnly = reader.read();
     expect(everything.rssBytes).toBeGreaterThan(180 * MiB);
