@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -210,6 +211,29 @@ describe('install-hooks per agent', () => {
     // Codex trust always goes to the user config.toml; the note says the project must be trusted.
     expect(read('.codex/config.toml')).toContain(`[hooks.state."${join(project, '.codex/hooks.json')}:pre_tool_use:0:0"]`);
     expect(r.json.agents.find((a: any) => a.agent === 'codex').notes.join(' ')).toContain('trusted project');
+  });
+
+  it('project scope writes a portable `cordon hook` (no machine paths) and warns about files git tracks and a cordon missing from PATH', async () => {
+    execFileSync('git', ['init', '-q'], { cwd: project });
+    write({ '.claude/settings.json': '{}\n' }, project);
+    execFileSync('git', ['add', '.claude/settings.json'], { cwd: project });
+    const r = await cordon(['install-hooks', '--agent', 'claude-code', '--agent', 'gemini', '--scope', 'project', '--write']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    for (const path of ['.claude/settings.json', '.gemini/settings.json']) {
+      const text = read(path, project);
+      expect(text, path).toMatch(/"cordon hook --agent (claude-code|gemini)"/);
+      expect(text, path).not.toContain(process.execPath);
+      expect(text, path).not.toContain(CORDON_BIN);
+    }
+    const claude = r.json.agents.find((a: any) => a.agent === 'claude-code');
+    expect(claude.warnings.join('\n')).toContain(`${join(project, '.claude/settings.json')} is tracked by git: once committed, everyone working in this project runs \`cordon hook\``);
+    // No `cordon` on this test's PATH: said once per agent; the untracked .gemini file is not called tracked.
+    expect(claude.warnings.join('\n')).toContain('there is none on this PATH');
+    const gemini = r.json.agents.find((a: any) => a.agent === 'gemini');
+    expect(gemini.warnings.join('\n')).not.toContain('tracked by git');
+    // An explicit --command is the user's choice, written as given (made absolute).
+    const explicit = await cordon(['install-hooks', '--agent', 'gemini', '--scope', 'project', '--command', 'node']);
+    expect(explicit.json.agents[0].changes[0].diff).toContain(`${process.execPath} hook --agent gemini`);
   });
 
   it('Hermes named at project scope: refused with exit 2 (no project-level hooks), never "already installed"', async () => {
