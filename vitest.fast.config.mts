@@ -5,6 +5,24 @@ import base from './vitest.config.mts';
 // drives real agents, a registry, a VM, Wine or a browser, the few suites that kill or spawn
 // processes by the hundred, a PostgreSQL server, and the suites that start the built `cordon` CLI dozens of times
 // (each start is a whole Node and oclif start-up). `npm test` runs them all.
+/** Suites that start the built `cordon` CLI dozens of times (each start is a whole Node and oclif start-up). */
+export const CLI_SUITES = [
+  'plugins/codex/test/pcodx/cli.test.ts',
+  'plugins/codex/test/pcodx/bin.test.ts',
+  'plugins/aider/test/wrap.test.ts',
+  'packages/host/test/envelope/cli.test.ts',
+  'packages/host/test/envelope/reliability/hostile-files.test.ts',
+  'packages/host/test/envelope/reliability/status-in-progress.test.ts',
+  'packages/host/test/envelope/reliability/save-error.test.ts',
+  'packages/host/test/envelope/reliability/closed-pipe.test.ts',
+  'packages/host/test/install-hooks/install-hooks.test.ts',
+  'packages/host/test/install-hooks/faults.test.ts',
+  'packages/host/test/plugins/install-link.test.ts',
+  'packages/host/test/envelope/fast-check.test.ts',
+  'packages/host/test/envelope/formats.test.ts',
+  'packages/host/test/telemetry/analyze/cli.test.ts',
+];
+
 export default mergeConfig(
   base,
   defineConfig({
@@ -20,21 +38,7 @@ export default mergeConfig(
         'packages/host/test/envelope/scale.test.ts',
         'packages/host/test/telemetry/markers-concurrency.test.ts',
         'packages/host/test/telemetry/reduce/concurrent-open.test.ts',
-        // The CLI started dozens of times per suite.
-        'plugins/codex/test/pcodx/cli.test.ts',
-        'plugins/codex/test/pcodx/bin.test.ts',
-        'plugins/aider/test/wrap.test.ts',
-        'packages/host/test/envelope/cli.test.ts',
-        'packages/host/test/envelope/reliability/hostile-files.test.ts',
-        'packages/host/test/envelope/reliability/status-in-progress.test.ts',
-        'packages/host/test/envelope/reliability/save-error.test.ts',
-        'packages/host/test/envelope/reliability/closed-pipe.test.ts',
-        'packages/host/test/install-hooks/install-hooks.test.ts',
-        'packages/host/test/install-hooks/faults.test.ts',
-        'packages/host/test/plugins/install-link.test.ts',
-        'packages/host/test/envelope/fast-check.test.ts',
-        'packages/host/test/envelope/formats.test.ts',
-        'packages/host/test/telemetry/analyze/cli.test.ts',
+        ...CLI_SUITES,
         // A real PostgreSQL cluster started by initdb + pg_ctl.
         'packages/host/test/telemetry/reduce/postgres.test.ts',
       ],

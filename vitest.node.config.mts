@@ -1,28 +1,15 @@
 import { readdirSync } from 'node:fs';
 import { configDefaults, defineConfig, mergeConfig } from 'vitest/config';
 import base from './vitest.config.mts';
-import fast from './vitest.fast.config.mts';
+import fast, { CLI_SUITES } from './vitest.fast.config.mts';
 
 // `npm run test:node22` / `test:node24` (scripts/test-node.sh): the suites run again under each
 // Node version users run, besides the machine's own Node that `npm test` uses: everything
 // `test:fast` runs, the suites that start the built CLI dozens of times, and the real agents'
 // hook suite. Left out, as in test:fast: the VM, Wine, the registry, the browser and PostgreSQL.
 const AGAIN = new Set([
-  // The CLI started dozens of times per suite (listed in vitest.fast.config.mts).
-  'plugins/codex/test/pcodx/cli.test.ts',
-  'plugins/codex/test/pcodx/bin.test.ts',
-  'plugins/aider/test/wrap.test.ts',
-  'packages/host/test/envelope/cli.test.ts',
-  'packages/host/test/envelope/reliability/hostile-files.test.ts',
-  'packages/host/test/envelope/reliability/status-in-progress.test.ts',
-  'packages/host/test/envelope/reliability/save-error.test.ts',
-  'packages/host/test/envelope/reliability/closed-pipe.test.ts',
-  'packages/host/test/install-hooks/install-hooks.test.ts',
-  'packages/host/test/install-hooks/faults.test.ts',
-  'packages/host/test/plugins/install-link.test.ts',
-  'packages/host/test/envelope/fast-check.test.ts',
-  'packages/host/test/envelope/formats.test.ts',
-  'packages/host/test/telemetry/analyze/cli.test.ts',
+  // The CLI started dozens of times per suite.
+  ...CLI_SUITES,
   // The real Claude Code, Codex and Gemini CLI (from .cache/agents) against fake model servers.
   'test/e2e/hooks/real-agents.test.ts',
   // The quickstart's demo.

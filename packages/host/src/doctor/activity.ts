@@ -1,6 +1,7 @@
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRegularFileTail } from '../io/safe-read.js';
+import { listSessions } from '../telemetry/reduce/sessions.js';
 import { RUNS_DIR } from '../telemetry/session-dir.js';
 import { SAMPLER_FILES } from '../telemetry/sampler/files.js';
 import { highestGeneration, readLockOwner } from '../telemetry/sampler/lock.js';
@@ -45,24 +46,9 @@ export function ago(ms: number, now = Date.now()): string {
   return `${Math.round(s / 86_400)} days ago`;
 }
 
-/** Session directories under `<dataDir>/runs`, newest markers first. */
-function recentSessions(dataDir: string): Array<{ dir: string; mtimeMs: number }> {
-  const runs = join(dataDir, RUNS_DIR);
-  let names: string[];
-  try {
-    names = readdirSync(runs);
-  } catch {
-    return [];
-  }
-  const out: Array<{ dir: string; mtimeMs: number }> = [];
-  for (const name of names) {
-    try {
-      out.push({ dir: join(runs, name), mtimeMs: statSync(join(runs, name, SAMPLER_FILES.markers)).mtimeMs });
-    } catch {
-      // No markers: not a hook session.
-    }
-  }
-  return out.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, RECENT_SESSIONS);
+/** Session directories, most recently active first (at most {@link RECENT_SESSIONS}). */
+function recentSessions(dataDir: string): Array<{ dir: string }> {
+  return listSessions(dataDir).slice(0, RECENT_SESSIONS);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { displayPath } from '../envelope/path-text.js';
 import { dbError } from './errors.js';
+import type { CompactionsTable } from './schema.js';
 import { isValidSessionName } from './ids.js';
 import { PRESERVE_ROLES, ROLES } from './state.js';
 
@@ -15,19 +16,8 @@ export function isCorrelationId(id: unknown): id is string {
   return typeof id === 'string' && CORRELATION_ID_PATTERN.test(id);
 }
 
-/** One compaction row as the check reads it. */
-interface CompactionRow {
-  session_id: string;
-  id: string;
-  seq: number;
-  from_msg_id: string;
-  to_msg_id: string;
-  from_seq: number;
-  to_seq: number;
-  summary: string;
-  n_messages_replaced: number;
-  superseded_by: string | null;
-}
+/** One compaction row as the check reads it: every column but the creation time. */
+type CompactionRow = Omit<CompactionsTable, 'created_at_ms'>;
 
 /**
  * Where {@link checkLedgerRows} reads sessions and compactions. A file the reference pcodx wrote
