@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import type { HookScope } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
 import { activityFindings, logFindings, samplerFindings } from './activity.js';
@@ -27,7 +29,11 @@ export interface DoctorOptions {
  */
 export async function runDoctor(host: CordonHost, options: DoctorOptions): Promise<DoctorReport> {
   const findings: Finding[] = [nodeFinding(), await sqliteFinding(), ...pluginFindings(host, options.packages)];
-  const scopes = options.scopes ?? ['user', 'project'];
+  // In the home directory a project's `.claude/settings.json` is the user's own file: one scope.
+  const env = options.env ?? process.env;
+  const project = resolve(options.projectDir ?? process.cwd());
+  const atHome = project === resolve(env.HOME || env.USERPROFILE || homedir());
+  const scopes = options.scopes ?? (atHome ? ['user'] : ['user', 'project']);
   const hooks: Finding[] = [];
   for (const scope of scopes) hooks.push(...(await hookFindings(host, { scope, projectDir: options.projectDir, env: options.env })));
   // Hooks in the project's config serve the agent as well as the user's would.

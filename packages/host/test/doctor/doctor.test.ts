@@ -83,6 +83,18 @@ describe('cordon doctor', () => {
     expect(problems[0]!.fix).toBe('cordon install-hooks --agent codex --write');
   });
 
+  it('project scope: the portable `cordon hook` is a problem while no cordon is on PATH, fine once one is', async () => {
+    const project = box.dir('project');
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--scope', 'project', '--write'], { env, cwd: project })).exitCode).toBe(0);
+    const run = async (e: NodeJS.ProcessEnv) => JSON.parse((await runCordon(['doctor', '--json'], { env: e, cwd: project })).stdout) as DoctorReport;
+    const missing = find(await run(env), 'hooks:claude-code:project');
+    expect(missing[0]).toMatchObject({ status: 'problem', message: `the hook command in ${join(project, '.claude/settings.json')} runs \`cordon\`, which is not on PATH` });
+    const bin = box.dir('bin');
+    writeFileSync(join(bin, 'cordon'), `#!/bin/sh\nexec '${process.execPath}' '${CORDON_BIN}' "$@"\n`, { mode: 0o755 });
+    const found = find(await run({ ...env, PATH: `${bin}${delimiter}${env.PATH}` }), 'hooks:claude-code:project');
+    expect(found).toEqual([expect.objectContaining({ status: 'ok', message: 'hooks installed and current' })]);
+  });
+
   it('the log: its newest error is shown escaped with the log path; the last hook event per agent', async () => {
     expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env })).exitCode).toBe(0);
     mkdirSync(join(box.dataDir, 'logs'), { recursive: true });
