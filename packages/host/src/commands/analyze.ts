@@ -47,6 +47,8 @@ export default class Analyze extends CordonCommand {
   async run(): Promise<AnalysisReport | CompareReport> {
     const { flags } = await this.parse(Analyze);
     const host = await this.host();
+    // The rule of every command with --format (check's too): --json is its own output.
+    if (this.jsonEnabled() && flags.format !== 'text' && flags.format !== 'json') throw new CordonError(ERROR_CODES.BAD_INPUT, `--json prints the analysis as JSON; it cannot be combined with --format ${flags.format}`);
     const format = this.jsonEnabled() ? 'json' : (flags.format as (typeof FORMATS)[number]);
     const base: AnalyzeRequest = {
       dataDir: host.paths.dataDir,

@@ -114,6 +114,12 @@ describe('cordon analyze', () => {
     const one = await runCordon(['analyze', '--compare', 'agent:codex'], { env: sandbox.env });
     expect(one.exitCode).toBe(2);
     expect(flat(one.stderr)).toContain('--compare takes two batches');
+    // --json is its own output, as for `check --json --format sarif`: no other format beside it.
+    for (const format of ['md', 'html']) {
+      const both = await runCordon(['analyze', '--json', '--format', format], { env: sandbox.env });
+      expect(both.exitCode).toBe(2);
+      expect(JSON.parse(both.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', message: `--json prints the analysis as JSON; it cannot be combined with --format ${format}` });
+    }
   }, 120_000);
 
   it('--rules replaces the category table', async () => {
