@@ -55,14 +55,19 @@ export function verdict(measured: number | null, band: readonly [number, number]
  */
 export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
   const s = `${plural(p.n_samples, 'sample')} in ${plural(p.n_sessions, 'session')}`;
-  const row = (r: Omit<ComparisonRow, 'verdict' | 'paper'> & { paper?: ComparisonRow['paper'] }): ComparisonRow => ({ paper: 'AgentCgroup', ...r, verdict: verdict(r.measured, r.band) });
+  // `basis`: how many calls (or sessions) the figure rests on; with none there is no figure, only
+  // a 0 that would read as a measurement ("0.0 % from 0 calls" is "no data").
+  const row = ({ basis, ...r }: Omit<ComparisonRow, 'verdict' | 'paper'> & { paper?: ComparisonRow['paper']; basis?: number }): ComparisonRow => {
+    const measured = basis === 0 ? null : r.measured;
+    return { paper: 'AgentCgroup', ...r, measured, verdict: verdict(measured, r.band) };
+  };
   const as = p.agentsight;
   const testShare = categoryShare(p.tools, 'test');
   const shellCalls = p.tools.tools.reduce((a, t) => a + t.n, 0);
   return [
     row({
       id: 'tool-share', quantity: 'tool execution share of active time', paper_section: '§3.2, Fig. 1b', paper_figure: 'mean 36.4 % (GLM) – 42.5 % (Haiku)', band: [0.364, 0.425], unit: 'fraction',
-      measured: p.execution.mean_paper_tool_fraction, sample_count: `${plural(p.n_calls, 'call')} in ${plural(p.n_sessions, 'session')}`,
+      measured: p.execution.mean_paper_tool_fraction, basis: p.n_calls, sample_count: `${plural(p.n_calls, 'call')} in ${plural(p.n_sessions, 'session')}`,
       definition: 'paper: per session Σ call durations / active time (first to last event), mean over sessions; Cordon\'s union of windows over the sampled span is in the execution table', note: NO_INIT,
     }),
     row({
@@ -76,11 +81,11 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     }),
     row({
       id: 'shell-share', quantity: 'shell (Bash) share of tool time', paper_section: '§3.2, Fig. 2a', paper_figure: '47.8 % (Haiku) – 98.1 % (GLM)', band: [0.478, 0.981], unit: 'fraction',
-      measured: p.tools.shell_share, sample_count: `${shellCalls} calls`, definition: 'Σ durations of canonical shell calls / Σ durations of all calls, pooled', note: '',
+      measured: p.tools.shell_share, basis: shellCalls, sample_count: `${shellCalls} calls`, definition: 'Σ durations of canonical shell calls / Σ durations of all calls, pooled', note: '',
     }),
     row({
       id: 'test-share', quantity: 'test share of shell time', paper_section: '§3.2, Fig. 2b', paper_figure: '43.7 % (GLM) – 72.9 % (Haiku)', band: [0.437, 0.729], unit: 'fraction',
-      measured: testShare, sample_count: `${p.tools.categories.reduce((a, c) => a + c.n, 0)} shell calls`, definition: 'Σ durations of shell calls the rule table puts in "test" / Σ shell durations, pooled', note: 'categories come from Cordon\'s rule table (overridable with --rules), not the paper\'s',
+      measured: testShare, basis: p.tools.categories.reduce((a, c) => a + c.n, 0), sample_count: `${p.tools.categories.reduce((a, c) => a + c.n, 0)} shell calls`, definition: 'Σ durations of shell calls the rule table puts in "test" / Σ shell durations, pooled', note: 'categories come from Cordon\'s rule table (overridable with --rules), not the paper\'s',
     }),
     row({
       id: 'retry-sessions', quantity: 'sessions with retry loops', paper_section: '§3.3', paper_figure: '85 % (Haiku, 28/33) – 97 % (GLM, 108/111) of tasks', band: [0.85, 0.97], unit: 'fraction',

@@ -195,6 +195,24 @@ describe('verdicts and rules', () => {
     expect(new Set(empty.map((r) => r.verdict))).toEqual(new Set(['no data']));
   });
 
+  it('a session without calls: shares over calls are no data, not a measured 0 %', () => {
+    const base = {
+      n_sessions: 1, n_samples: 40, n_calls: 0,
+      execution: { mean_tool_fraction: 0, mean_paper_tool_fraction: 0, pooled_tool_fraction: 0, n_with_span: 1 },
+      memory: { median_baseline_mb: 180, n_with_baseline: 1, max_peak: null, mean_peak_over_avg: null, max_peak_over_avg: null, largest_call: null, largest_spike: null },
+      tools: { total_ms: 0, shell_ms: 0, shell_share: 0, tools: [], categories: [] },
+      retry: { sessions_with_groups: 0, share_sessions_with_groups: 0, n_groups: 0, longest: 0, mean_share_of_active_time: null, mean_share_of_tool_time: null, max_unreleased: null },
+      correlation: { n: 0, min: null, max: null, mean: null },
+      bursts: { threshold_mb: 300, above_baseline: false, n_samples: 40, samples_in_calls: 0, burst_samples: 0, burst_samples_in_calls: 0, sample_share_in_calls: 0, burst_share_in_calls: null, max_change: null, n_bursts: 0, median_burst_ms: null },
+      mean_avg_cpu_pct: 5,
+      agentsight: { own_cost_share: null, own_cost_ms: 0, wall_ms: 0, n_with_cost: 0, share_sessions_with_failing_loops: null, failing_loops: 0, longest_failing_loop: 0, concurrent_sessions: 0 },
+    };
+    const rows = Object.fromEntries(compareWithPaper(base).map((r) => [r.id, r]));
+    for (const id of ['tool-share', 'shell-share', 'test-share']) expect([id, rows[id]!.verdict, rows[id]!.measured]).toEqual([id, 'no data', null]);
+    // Figures that rest on samples, not calls, are still measured.
+    expect(rows['baseline']!.verdict).toBe('matches');
+  });
+
   it('verdict: inside the band matches (ends included), below is lower, above is higher', () => {
     fc.assert(
       fc.property(fc.double({ noNaN: true, min: -1e6, max: 1e6 }), fc.double({ noNaN: true, min: -1e6, max: 1e6 }), fc.double({ noNaN: true, min: -1e6, max: 1e6 }), (x, p, q) => {
