@@ -79,6 +79,18 @@ describe('the command line', () => {
     expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/plugins\s+Install, list, update and remove cordon plugins/);
   });
 
+  it('plugins --json lists name, version, type, directory and commands of each plugin, not oclif\'s internals', async () => {
+    linkPlugins(box.dataDir, ['codex', 'claude-code']);
+    const r = await runCordon(['plugins', '--json'], { env: box.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const listed = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
+    expect(r.stdout.length).toBeLessThan(20_000);
+    const codex = listed.find((p) => p.name === '@cordon/codex')!;
+    expect(Object.keys(codex).sort()).toEqual(['commands', 'name', 'root', 'type', 'version']);
+    expect(codex).toMatchObject({ type: 'link', commands: expect.arrayContaining(['pcodx show', 'pcodx serve']) });
+    for (const p of listed) expect(Object.keys(p)).not.toContain('options');
+  });
+
   it('a missing agent is named with the one the user meant; an installed agent without a runner says what to do', async () => {
     linkPlugins(box.dataDir, ['aider', 'claude-code', 'codex', 'gemini']);
     const repo = await makeRepo(box.dir('repo'), { 'src/a.txt': 'a\n' });

@@ -15,7 +15,9 @@ const OclifInstall = commands['plugins:install'] as unknown as typeof Command & 
  */
 export default class PluginsInstall extends OclifInstall {
   override async run(): Promise<void> {
-    const names = this.argv.filter((a) => !a.startsWith('-')).flatMap((a) => packageNameOf(a) ?? []);
+    // A first-party short name (`codex`) is its package (`@cordon/codex`), as oclif's aliases say.
+    const aliases = (this.config.pjson.oclif as { aliases?: Record<string, string | null> }).aliases ?? {};
+    const names = this.argv.filter((a) => !a.startsWith('-')).flatMap((a) => packageNameOf(aliases[a] ?? a) ?? []);
     const snapshot = snapshotPluginSet(this.config.dataDir, names);
     try {
       await OclifInstall.prototype.run.call(this);

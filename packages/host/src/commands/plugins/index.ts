@@ -1,0 +1,39 @@
+import type { Command } from '@oclif/core';
+import { commands } from '@oclif/plugin-plugins';
+
+// Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
+const OclifPlugins = commands.plugins as unknown as typeof Command & { prototype: { run(): Promise<unknown> } };
+
+/** One installed plugin as `cordon plugins --json` prints it. */
+export interface PluginListing {
+  readonly name: string;
+  readonly version: string;
+  /** `core` (ships with cordon), `user` (`plugins install`), `link` (`plugins link`), `jit`. */
+  readonly type: string;
+  /** The package's directory. */
+  readonly root?: string;
+  /** The commands it adds, as typed (`pcodx show`). */
+  readonly commands: readonly string[];
+}
+
+/**
+ * `cordon plugins`: oclif's listing, except that `--json` prints what a user or a script wants
+ * to know of each plugin (name, version, type, directory, commands) instead of oclif's internal
+ * plugin objects (about 270 KB of manifests, hooks and options). The root plugin's command wins
+ * over `@oclif/plugin-plugins`' one of the same id (oclif's `determinePriority`).
+ */
+export default class Plugins extends OclifPlugins {
+  static override summary = 'List installed plugins';
+
+  override async run(): Promise<PluginListing[]> {
+    const listed = (await OclifPlugins.prototype.run.call(this)) as Array<{ name: string; version: string; type: string; root?: string; commandIDs?: string[] }>;
+    const separator = this.config.topicSeparator;
+    return listed.map((p) => ({
+      name: p.name,
+      version: p.version,
+      type: p.type,
+      ...(p.root ? { root: p.root } : {}),
+      commands: (p.commandIDs ?? []).map((id) => id.replaceAll(':', separator)).sort(),
+    }));
+  }
+}
