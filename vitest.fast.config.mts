@@ -9,6 +9,7 @@ import base from './vitest.config.mts';
 export const CLI_SUITES = [
   'plugins/codex/test/pcodx/cli.test.ts',
   'plugins/codex/test/pcodx/bin.test.ts',
+  'plugins/codex/test/pcodx/json.test.ts',
   'plugins/aider/test/wrap.test.ts',
   'packages/host/test/envelope/cli.test.ts',
   'packages/host/test/envelope/reliability/hostile-files.test.ts',

@@ -58,7 +58,7 @@ export async function turn(ledger: LedgerHandle, flags: SessionFlags & { text: s
   sink.err(`session_id=${session.id}`);
   sink.err(`prompt_message_id=${message!.id}`);
   sink.err('future_context_source=pcodx-render');
-  sink.out(await ledger.render(session.id));
+  textOut(sink, await ledger.render(session.id));
 }
 
 /**
@@ -74,7 +74,7 @@ export async function compact(ledger: LedgerHandle, flags: SessionFlags & { rang
     return;
   }
   for (const line of lines) sink.err(line);
-  sink.out(result.render ?? '');
+  textOut(sink, result.render ?? '');
 }
 
 /** `uncompact cmpN`: undoes one compaction. */
@@ -93,13 +93,13 @@ export async function ids(ledger: LedgerHandle, flags: SessionFlags, sink: Sink)
 /** `current-session-message-ids`: the helper text of the Rust pcodx, SichangHe/partial_compact_codex. */
 export async function messageIds(ledger: LedgerHandle, flags: SessionFlags, sink: Sink): Promise<void> {
   const session = await existing(ledger, flags);
-  sink.out(messageIdsHelper(await ledger.visibleIds(session.id)).replace(/\n$/, ''));
+  textOut(sink, messageIdsHelper(await ledger.visibleIds(session.id)).replace(/\n$/, ''));
 }
 
 /** `show`: the render, or with `roles` the render with a role line above each block. */
 export async function show(ledger: LedgerHandle, flags: SessionFlags & { roles?: boolean }, sink: Sink): Promise<void> {
   const session = await existing(ledger, flags);
-  sink.out(flags.roles ? await ledger.renderWithRoles(session.id) : await ledger.render(session.id));
+  textOut(sink, flags.roles ? await ledger.renderWithRoles(session.id) : await ledger.render(session.id));
 }
 
 /** The session and working directory an interactive loop runs in. */
@@ -125,7 +125,7 @@ export async function resume(ledger: LedgerHandle, flags: SessionFlags & { last?
   }
   sink.err(`session_id=${session.id}`);
   sink.err(visibleIdsLine(await ledger.visibleIds(session.id)));
-  sink.out(await ledger.render(session.id));
+  textOut(sink, await ledger.render(session.id));
   return { session, cwd };
 }
 
@@ -149,4 +149,10 @@ function loopCwd(session: LedgerSession, override: string | undefined): string {
   if (override !== undefined) return resolve(override);
   if (!isAbsolute(session.cwd)) throw new PcodxUsageError(`session \`${session.id}\` has a relative cwd \`${session.cwd}\`; pass --cwd DIR`);
   return session.cwd;
+}
+
+/** Prints a text block (a render): as a block where the sink keeps them apart (`--json`), else a line. */
+function textOut(sink: Sink, block: string): void {
+  if (sink.text) sink.text(block);
+  else sink.out(block);
 }

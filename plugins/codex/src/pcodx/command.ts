@@ -2,6 +2,12 @@ import { Command, Flags } from '@oclif/core';
 import type { LedgerHandle } from '@cordon/plugin-api';
 import { isReportable } from './errors.js';
 import { hostApi } from './host-api.js';
+import { jsonSink, processSink, type Sink } from './output.js';
+
+/** `--json` of the pcodx commands that print data (not the interactive loops or serve). */
+export const jsonFlag = {
+  json: Flags.boolean({ summary: 'Print one JSON object instead of lines: each key=value as a field (repeated keys as arrays), a render as "render", other lines as "lines"; errors as {"error": {"message"}}.' }),
+};
 
 /**
  * Base of the `cordon pcodx` commands: the global `--db`, `--session` and `--cwd` flags, the
@@ -40,9 +46,24 @@ export abstract class PcodxCommand extends Command {
     return this.withLedger(db, fn, false, session);
   }
 
+  #json?: ReturnType<typeof jsonSink>;
+
+  /** Where the command's action prints: the process streams, or under `--json` a collector. */
+  protected sink(json: boolean | undefined): Sink {
+    if (!json) return processSink;
+    this.#json = jsonSink();
+    return this.#json;
+  }
+
+  /** Under `--json`, prints what the action printed as one object (call once it has finished). */
+  protected printJson(): void {
+    if (this.#json) process.stdout.write(`${JSON.stringify(this.#json.document(), null, 2)}\n`);
+  }
+
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     if (!isReportable(error)) return super.catch(error);
-    process.stderr.write(`error: ${error.message}\n`);
+    if (this.#json) process.stdout.write(`${JSON.stringify({ error: { message: error.message } }, null, 2)}\n`);
+    else process.stderr.write(`error: ${error.message}\n`);
     process.exitCode = 1;
     return undefined;
   }

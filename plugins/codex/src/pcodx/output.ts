@@ -4,6 +4,8 @@ import type { LedgerCompactResult, LedgerUncompactResult } from '@cordon/plugin-
 export interface Sink {
   out(line: string): void;
   err(line: string): void;
+  /** A block of text that is not `key=value` data (a render); on stdout like {@link out}. */
+  text?(block: string): void;
 }
 
 /** A sink on the process streams (writes are synchronous on Linux pipes, files and TTYs). */
@@ -11,6 +13,45 @@ export const processSink: Sink = {
   out: (line) => void process.stdout.write(`${line}\n`),
   err: (line) => void process.stderr.write(`${line}\n`),
 };
+
+/** Keys a command prints once per item (`compaction=cmp2 msg3..msg4`): always an array under `--json`. */
+const LISTED = new Set(['compaction']);
+
+/** A `key=value` line a pcodx command prints (`warning[cmp3]=…` is key `warning`, item `cmp3`). */
+const FIELD = /^([a-z][a-z_]*)(?:\[([^\]\n]+)\])?=(.*)$/;
+
+/**
+ * A sink for `--json`: every `key=value` line (stdout or stderr) becomes a field (a whole number
+ * as a number, a `…_ids` list as an array), a key printed more than once an array
+ * (`compaction`), `key[item]=` lines an object (`warning`: `{cmp3: …}`);
+ * a render is `render`, other stdout lines (the ids of `pcodx ids`) are `lines`. `document()` is
+ * the object to print once the command is done.
+ */
+export function jsonSink(): Sink & { document(): Record<string, unknown> } {
+  const fields: Record<string, unknown> = {};
+  const lines: string[] = [];
+  let render: string | undefined;
+  const field = (line: string): boolean => {
+    const m = FIELD.exec(line);
+    if (!m) return false;
+    const [, key, item, raw] = m as unknown as [string, string, string | undefined, string];
+    // Counts as numbers, id lists as arrays; everything else as printed.
+    const value: unknown = /^(0|[1-9]\d{0,15})$/.test(raw) ? Number(raw) : key.endsWith('_ids') ? (raw === '' ? [] : raw.split(',')) : raw;
+    if (item !== undefined) {
+      const bag = (fields[key] ??= {}) as Record<string, unknown>;
+      bag[item] = value;
+    } else if (LISTED.has(key)) fields[key] = [...((fields[key] as unknown[] | undefined) ?? []), value];
+    else if (key in fields) fields[key] = [...(Array.isArray(fields[key]) && !key.endsWith('_ids') ? (fields[key] as unknown[]) : [fields[key]]), value];
+    else fields[key] = value;
+    return true;
+  };
+  return {
+    out: (line) => void (field(line) || lines.push(line)),
+    err: (line) => void field(line),
+    text: (block) => void (render = block),
+    document: () => ({ ...fields, ...(render !== undefined ? { render } : {}), ...(lines.length ? { lines } : {}) }),
+  };
+}
 
 /** A sink that keeps lines in memory (tests, and callers that want the text). */
 export function memorySink(): Sink & { readonly stdout: string[]; readonly stderr: string[] } {

@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
-import { PcodxCommand } from '../../pcodx/command.js';
+import { jsonFlag, PcodxCommand } from '../../pcodx/command.js';
 import { compact } from '../../pcodx/actions.js';
-import { processSink } from '../../pcodx/output.js';
 import { parseRangeSpec } from '../../pcodx/range-spec.js';
 
 export default class PcodxCompactMany extends PcodxCommand {
@@ -9,13 +8,16 @@ export default class PcodxCompactMany extends PcodxCommand {
   static override description = 'Each --range is FROM..TO=SUMMARY, split at the first = and then the first .. (summaries may contain both).';
   static override examples = ['<%= config.bin %> <%= command.id %> --range "msg1..msg4=set-up done" --range "msg7..msg9=tests pass"'];
   static override flags = {
+    ...jsonFlag,
     range: Flags.string({ summary: 'FROM..TO=SUMMARY; repeat for more ranges.', multiple: true, required: true }),
     'dry-run': Flags.boolean({ summary: 'Print the resulting render without storing anything.' }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxCompactMany);
+    const sink = this.sink(flags.json);
     const ranges = flags.range.map(parseRangeSpec);
-    await this.withExistingLedger(flags.db, (ledger) => compact(ledger, { ...flags, ranges, many: true, dryRun: flags['dry-run'] }, processSink));
+    await this.withExistingLedger(flags.db, (ledger) => compact(ledger, { ...flags, ranges, many: true, dryRun: flags['dry-run'] }, sink));
+    this.printJson();
   }
 }

@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
-import { PcodxCommand } from '../../pcodx/command.js';
+import { jsonFlag, PcodxCommand } from '../../pcodx/command.js';
 import { compact } from '../../pcodx/actions.js';
-import { processSink } from '../../pcodx/output.js';
 
 export default class PcodxCompact extends PcodxCommand {
   static override summary = 'Replace one range of visible entries by a summary';
@@ -9,6 +8,7 @@ export default class PcodxCompact extends PcodxCommand {
     'Endpoints are visible ids (msgN, or cmpN to fold an earlier compaction in), inclusive. With --dry-run nothing is stored: the key=value lines go to stderr and the render that would result to stdout.';
   static override examples = ['<%= config.bin %> <%= command.id %> --from msg1 --to msg4 --summary "explored the repo; config loader is src/config.ts"'];
   static override flags = {
+    ...jsonFlag,
     from: Flags.string({ summary: 'First visible id of the range.', required: true }),
     to: Flags.string({ summary: 'Last visible id of the range (may equal --from).', required: true }),
     summary: Flags.string({ summary: 'Text that stands in for the range.', required: true }),
@@ -17,7 +17,9 @@ export default class PcodxCompact extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxCompact);
+    const sink = this.sink(flags.json);
     const ranges = [{ from: flags.from, to: flags.to, summary: flags.summary }];
-    await this.withExistingLedger(flags.db, (ledger) => compact(ledger, { ...flags, ranges, many: false, dryRun: flags['dry-run'] }, processSink));
+    await this.withExistingLedger(flags.db, (ledger) => compact(ledger, { ...flags, ranges, many: false, dryRun: flags['dry-run'] }, sink));
+    this.printJson();
   }
 }

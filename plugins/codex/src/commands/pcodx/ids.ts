@@ -1,12 +1,14 @@
-import { PcodxCommand } from '../../pcodx/command.js';
+import { jsonFlag, PcodxCommand } from '../../pcodx/command.js';
 import { ids } from '../../pcodx/actions.js';
-import { processSink } from '../../pcodx/output.js';
 
 export default class PcodxIds extends PcodxCommand {
   static override summary = 'Print session_id= and then the visible ids, one per line';
+  static override flags = { ...jsonFlag };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxIds);
-    await this.withExistingLedger(flags.db, (ledger) => ids(ledger, flags, processSink));
+    const sink = this.sink(flags.json);
+    await this.withExistingLedger(flags.db, (ledger) => ids(ledger, flags, sink));
+    this.printJson();
   }
 }

@@ -1,13 +1,15 @@
-import { PcodxCommand } from '../../pcodx/command.js';
+import { jsonFlag, PcodxCommand } from '../../pcodx/command.js';
 import { init } from '../../pcodx/actions.js';
-import { processSink } from '../../pcodx/output.js';
 
 export default class PcodxInit extends PcodxCommand {
   static override summary = 'Open (creating if needed) the ledger and a session; print session_id= and db_path=';
+  static override flags = { ...jsonFlag };
   static override examples = ['<%= config.bin %> <%= command.id %> --session demo'];
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxInit);
-    await this.withLedger(flags.db, (ledger) => init(ledger, flags, processSink), true, flags.session);
+    const sink = this.sink(flags.json);
+    await this.withLedger(flags.db, (ledger) => init(ledger, flags, sink), true, flags.session);
+    this.printJson();
   }
 }

@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
+import { linkCodex, pcodx } from './support.js';
+
+// `--json` on every pcodx command that prints data (one output contract with the host's
+// commands): one object on stdout, the same facts as the key=value lines, errors as
+// {"error": {"message"}} with the same exit code.
+
+let box: Sandbox;
+let db: string;
+beforeEach(() => {
+  box = makeSandbox('cordon-pcodx-json-');
+  linkCodex(box);
+  db = join(box.root, 'pcodx.sqlite3');
+});
+afterEach(() => box.cleanup());
+
+async function json(args: string[], exit = 0): Promise<Record<string, unknown>> {
+  const r = await pcodx(box, db, [...args, '--json']);
+  expect([args.join(' '), r.exitCode], r.stderr).toEqual([args.join(' '), exit]);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
+describe('pcodx --json', () => {
+  it('init, record, turn, compact, compact-many, uncompact, ids, show and current-session-message-ids print one object each', async () => {
+    expect(await json(['init', '--session', 'j'])).toEqual({ session_id: 'j', db_path: db });
+    for (const text of ['one', 'two key=value', 'three']) await json(['record', '--role', 'user', '--text', text]);
+    expect(await json(['record', '--role', 'assistant', '--text', 'four'])).toEqual({ session_id: 'j', message_id: 'msg4', visible_ids: ['msg1', 'msg2', 'msg3', 'msg4'] });
+    const turn = await json(['turn', '--text', 'five']);
+    expect(turn).toMatchObject({ session_id: 'j', prompt_message_id: 'msg5', future_context_source: 'pcodx-render' });
+    // The render is one string; a message holding `key=value` stays in it, not a field.
+    expect(turn.render).toContain('two key=value\n<aboveturn id="msg2"/>');
+    expect(turn).not.toHaveProperty('key');
+    const one = await json(['compact', '--from', 'msg1', '--to', 'msg2', '--summary', 'first two']);
+    expect(one).toMatchObject({ session_id: 'j', compaction_id: 'cmp1', n_messages_replaced: 2, visible_ids: ['cmp1', 'msg3', 'msg4', 'msg5'] });
+    expect(typeof one.warning).toBe('string');
+    const many = await json(['compact-many', '--range', 'msg3..msg3=third', '--range', 'msg4..msg4=fourth']);
+    expect(many).toMatchObject({ n_ranges_compacted: 2, n_messages_replaced: 2, compaction: ['cmp2 msg3..msg3', 'cmp3 msg4..msg4'], visible_ids: ['cmp1', 'cmp2', 'cmp3', 'msg5'] });
+    expect(Object.keys(many.warning as object)).toEqual(['cmp2']);
+    expect(await json(['uncompact', 'cmp3'])).toMatchObject({ session_id: 'j', visible_ids: ['cmp1', 'cmp2', 'msg4', 'msg5'] });
+    expect(await json(['ids'])).toEqual({ session_id: 'j', lines: ['cmp1', 'cmp2', 'msg4', 'msg5'] });
+    const show = await json(['show']);
+    expect(Object.keys(show)).toEqual(['render']);
+    expect(show.render).toMatch(/^first two\n<aboveturn id="cmp1"\/>/);
+    expect(Object.keys(await json(['current-session-message-ids']))).toEqual(['render']);
+    const dry = await json(['compact', '--from', 'msg4', '--to', 'msg5', '--summary', 'x', '--dry-run']);
+    expect(dry).toMatchObject({ stored: 'false', compaction_id: 'cmp4' });
+    expect(dry.render).toMatch(/<aboveturn id="cmp4"\/>$/);
+  });
+
+  it('errors are an object too, with the exit code of the line form', async () => {
+    await json(['init', '--session', 'j']);
+    expect(await json(['show', '--session', 'nope'], 1)).toEqual({ error: { message: 'unknown session `nope`' } });
+    expect(await json(['uncompact', 'cmp9'], 1)).toMatchObject({ error: { message: expect.stringContaining('cmp9') } });
+  });
+});
