@@ -3,6 +3,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { loadHost } from '../bus/load-host.js';
 import type { CordonHost } from '../bus/host.js';
 import { warnPluginFailures } from './plugin-warnings.js';
+import { clearStatus } from '../output/status.js';
 import { terminalLines } from '../output/terminal.js';
 
 /**
@@ -32,6 +33,8 @@ export abstract class CordonCommand extends Command {
   }
 
   protected override async catch(error: Error & { exitCode?: number; code?: unknown; oclif?: { exit?: unknown } }): Promise<unknown> {
+    // A status line still drawn (a step that threw) goes before the error is printed.
+    clearStatus();
     // A message may quote what an agent wrote (a path, a command, a driver's error): escaped for the terminal.
     if (error instanceof CordonError) return super.catch(plainError(terminalLines(error.message), error.code, error.exit, error.details) as never);
     const exit = error.oclif?.exit;

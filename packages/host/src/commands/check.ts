@@ -7,6 +7,7 @@ import { renderAudit } from '../envelope/render.js';
 import { CHECK_FORMATS, renderCheckFormat } from '../envelope/formats/index.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { writeReport } from '../output/report-file.js';
+import { enableStatus } from '../output/status.js';
 
 export default class Check extends CordonCommand {
   static override summary = 'Audit the changes against the armed envelope (or a committed range with --base)';
@@ -28,6 +29,7 @@ export default class Check extends CordonCommand {
 
   async run(): Promise<AuditRecord> {
     const { flags } = await this.parse(Check);
+    enableStatus({ json: this.jsonEnabled() });
     const format = flags.format as (typeof CHECK_FORMATS)[number];
     if (this.jsonEnabled() && (format !== 'text' || flags.out !== undefined)) throw new CordonError(ERROR_CODES.BAD_INPUT, '--json prints the audit record; it cannot be combined with --format or --out');
     // Plugins load while git works; the audit awaits them only when it fires the `audit` hook.

@@ -4,6 +4,7 @@ import { parseBaseUrl, redactUrl } from '../output/url.js';
 import { terminalText } from '../output/terminal.js';
 import { exportToOtlp, type ExportSummary } from '../telemetry/export/index.js';
 import { parseSince } from './analyze.js';
+import { clearStatus, enableStatus, setStatus } from '../output/status.js';
 
 export default class Export extends CordonCommand {
   static override summary = 'Send reduced sessions to an OpenTelemetry collector (OTLP/HTTP): a trace per session, a span per tool call, samples as metrics';
@@ -24,6 +25,7 @@ export default class Export extends CordonCommand {
     const { flags } = await this.parse(Export);
     const url = parseBaseUrl(flags.otlp, '--otlp');
     const host = await this.host();
+    if (enableStatus({ json: this.jsonEnabled() })) setStatus(`cordon export: sending to ${redactUrl(flags.otlp)}`);
     const result = await exportToOtlp({
       dataDir: host.paths.dataDir,
       url: url.toString(),
@@ -32,6 +34,7 @@ export default class Export extends CordonCommand {
       db: flags.db,
       timeoutMs: flags.timeout * 1000,
     });
+    clearStatus();
     const rejected = result.rejected_spans + result.rejected_data_points;
     const partial = rejected ? `; the collector rejected ${result.rejected_spans} spans and ${result.rejected_data_points} metric points${result.rejection_messages.length ? `: ${result.rejection_messages.join('; ')}` : ''}` : '';
     this.log(terminalText(`exported ${result.sessions} session(s): ${result.spans} spans, ${result.data_points} metric points to ${redactUrl(flags.otlp)}${partial}`));

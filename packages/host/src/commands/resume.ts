@@ -3,6 +3,7 @@ import { repoFlag } from '../cli/envelope-flags.js';
 import { attemptReport, loadRunner, type AttemptReport } from '../cli/runner-flags.js';
 import { renderAttempt } from '../envelope/attempt/render.js';
 import { resumeEnvelope } from '../envelope/attempt/resume.js';
+import { enableStatus } from '../output/status.js';
 
 export default class Resume extends CordonCommand {
   static override summary = 'Run a fresh agent attempt in the envelope armed by `cordon run`, with recovery context';
@@ -16,6 +17,7 @@ export default class Resume extends CordonCommand {
 
   async run(): Promise<AttemptReport> {
     const { flags } = await this.parse(Resume);
+    enableStatus({ json: this.jsonEnabled() });
     const host = await this.host();
     const result = await resumeEnvelope({ repo: flags.repo, hooks: host.hooks, loadRunner: (name) => loadRunner(host, name) });
     this.log(renderAttempt(result));

@@ -4,6 +4,7 @@ import { attemptsFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/e
 import { attemptReport, loadRunner, runnerFlags, runnerInputFromFlags, type AttemptReport } from '../cli/runner-flags.js';
 import { renderAttempt } from '../envelope/attempt/render.js';
 import { runEnvelope } from '../envelope/attempt/run.js';
+import { enableStatus } from '../output/status.js';
 
 export default class Run extends CordonCommand {
   static override summary = 'Arm an envelope and run one headless agent attempt inside it, then audit';
@@ -21,6 +22,7 @@ export default class Run extends CordonCommand {
 
   async run(): Promise<AttemptReport> {
     const { args, flags } = await this.parse(Run);
+    enableStatus({ json: this.jsonEnabled() });
     const host = await this.host();
     const runner = await loadRunner(host, flags.agent);
     const result = await runEnvelope(

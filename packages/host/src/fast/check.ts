@@ -4,6 +4,7 @@ import { check } from '../envelope/check.js';
 import { renderAudit } from '../envelope/render.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { terminalLines } from '../output/terminal.js';
+import { enableStatus } from '../output/status.js';
 
 /** Options of {@link fastCheck}: the only flags the fast route takes. */
 export interface FastCheckOptions {
@@ -33,6 +34,7 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
   // The audit calls this once its git commands run (finding and importing plugins is
   // synchronous work the diff should not wait for) and awaits it only to fire `audit`.
   const hooks = async () => warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['audit'] } })).hooks;
+  enableStatus({ json: options.json });
   try {
     const { audit } = await check({ repo: options.repo, hooks, env });
     // The verdict's exit code first: a reader that closes the pipe early must not change it.

@@ -19,6 +19,7 @@ import { EXCERPT_CHARS, reportFields, startedRun, type AttemptRun } from './reco
 import { signalExitCode, type InterruptTrap } from './signals.js';
 import { endTree, superviseAgent, type AgentExit } from './supervise.js';
 import { ProcessTree } from './tree.js';
+import { clearStatus, setStatus } from '../../output/status.js';
 
 /** Exit codes of `run`/`resume` (the BEKO2210/SkillQuarry cordon; docs/reference.md "Exit codes"): 4 wins over 3 wins over 0. */
 export const EXIT = Object.freeze({ ACCEPTED: 0, REFUSED: 2, REJECTED: 3, ENGINE_ERROR: 4 });
@@ -112,6 +113,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       tree.signalAll('SIGKILL', (m) => !before.has(`${m.pid}:${m.start}`));
     }, 50).unref();
   });
+  setStatus(`cordon ${n > 1 ? 'resume' : 'run'}: ${runner.title} attempt ${n}/${began.max_attempts} running in ${loc.root}`);
   try {
     const exit = await superviseAgent({
       argv: [settings.binary, ...plan.args],
@@ -128,6 +130,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       },
     });
     const report = exit.started ? readReport(runner, exit) : undefined;
+    clearStatus();
     const verdict = classifyAttempt(runner.title, exit, report, trap.signal, settings.timeout_seconds, settings.output_cap);
     run = {
       ...run,

@@ -2,6 +2,7 @@ import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { runManaged, succeeded } from '../process.js';
 import { splitCommand, type VerifySpec } from './spec.js';
 import { cutUtf8Bytes, cutUtf8BytesEnd } from '@cordon/plugin-api';
+import { clearStatus, setStatus } from '../../output/status.js';
 
 /** Output kept per stream in the evidence, bytes (the BEKO2210/SkillQuarry cordon: 16 KiB): the first and the last half. */
 export const EVIDENCE_BYTES = 16 * 1024;
@@ -51,7 +52,14 @@ export interface VerifierContext {
  */
 export async function runVerifiers(spec: VerifySpec, context: VerifierContext): Promise<VerifierResult[]> {
   const results: VerifierResult[] = [];
-  for (const command of spec.commands) results.push(await runVerifier(command, spec, context));
+  try {
+    for (const [i, command] of spec.commands.entries()) {
+      setStatus(`cordon check: verifier ${i + 1}/${spec.commands.length} running: ${command}`);
+      results.push(await runVerifier(command, spec, context));
+    }
+  } finally {
+    clearStatus();
+  }
   return results;
 }
 

@@ -1,0 +1,66 @@
+import { terminalText } from './terminal.js';
+
+/**
+ * One status line at the bottom of a terminal while a long step runs (`cordon run` waiting for its
+ * agent, `cordon check` running verifiers, `cordon export` sending): what is happening and for how
+ * long, redrawn once a second and cleared when the step ends. A command switches it on with
+ * {@link enableStatus} only when stderr is a terminal and it does not print `--json`: piped or
+ * machine-read output never gets a control character. Libraries call {@link setStatus} and
+ * {@link clearStatus} freely; while the line is off they cost nothing.
+ */
+interface StatusState {
+  stream: NodeJS.WriteStream;
+  text: string | undefined;
+  since: number;
+  timer: NodeJS.Timeout | undefined;
+  drawn: boolean;
+}
+
+let state: StatusState | undefined;
+
+/** Turns the status line on for `stream` (default stderr) when it is a terminal and `json` is false. Returns whether it is on. */
+export function enableStatus(options: { json?: boolean; stream?: NodeJS.WriteStream } = {}): boolean {
+  const stream = options.stream ?? process.stderr;
+  if (options.json || !stream.isTTY || process.env.CORDON_NO_PROGRESS) return false;
+  state = { stream, text: undefined, since: 0, timer: undefined, drawn: false };
+  return true;
+}
+
+/** `12 s`, `3 min 04 s`, `1 h 02 min`. */
+export function elapsedText(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+function draw(): void {
+  if (!state || state.text === undefined) return;
+  const line = `${state.text} · ${elapsedText(Date.now() - state.since)}`;
+  const width = Math.max(20, (state.stream.columns ?? 80) - 1);
+  state.stream.write(`\r\x1b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
+  state.drawn = true;
+}
+
+/** Shows `text` (escaped for the terminal: it may hold a verifier's command) with the time since this call. */
+export function setStatus(text: string): void {
+  if (!state) return;
+  state.text = terminalText(text);
+  state.since = Date.now();
+  draw();
+  if (!state.timer) {
+    state.timer = setInterval(draw, 1000);
+    // The line never keeps the process alive.
+    state.timer.unref();
+  }
+}
+
+/** Clears the line (before the command prints its result). */
+export function clearStatus(): void {
+  if (!state) return;
+  if (state.timer) clearInterval(state.timer);
+  state.timer = undefined;
+  state.text = undefined;
+  if (state.drawn) state.stream.write('\r\x1b[2K');
+  state.drawn = false;
+}
