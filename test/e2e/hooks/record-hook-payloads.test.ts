@@ -50,7 +50,7 @@ describe.runIf(RECORD).each(CASES)('capture the hook payloads of $name', (agent)
     const sandbox = held.sandbox(makeSandbox(`cordon-hook-capture-${agent.name}-`));
     const workdir = sandbox.dir('work');
     const out = sandbox.dir('captured');
-    // Named `cordon`: install-hooks recognises (and, for Codex, trusts) its own handlers by that name.
+    // Named like the real command, so the configs read as they do for users.
     const program = join(sandbox.dir('capture-bin'), 'cordon');
     writeFileSync(program, captureProgram(out, agent.prefix));
     chmodSync(program, 0o755);

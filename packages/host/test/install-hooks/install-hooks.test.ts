@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
@@ -327,5 +327,21 @@ describe('install-hooks per agent', () => {
     expect(ours.every((h) => h.trustStatus === 'trusted')).toBe(true);
     // The user's own hook keeps the trust it had (cordon's group went after it).
     expect(listed.find((h) => h.command === '/usr/local/bin/codex-guard')?.trustStatus).toBe('trusted');
+  }, 60_000);
+
+  it('Codex: a --command of any name (a wrapper script) is trusted too, and a second install adds nothing', async () => {
+    const codex = requireAgent('codex');
+    const withCodex = { PATH: `${dirname(codex.bin)}${delimiter}${env.PATH}` };
+    const wrapper = join(home, 'bin', 'my-hook-wrapper');
+    mkdirSync(dirname(wrapper), { recursive: true });
+    writeFileSync(wrapper, `#!/bin/sh\nexec '${process.execPath}' '${CORDON_BIN}' "$@"\n`, { mode: 0o755 });
+    const r = await cordon(['install-hooks', '--agent', 'codex', '--write', '--command', wrapper], withCodex);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json.agents[0].warnings).toEqual([]);
+    expect(r.json.agents[0].notes.join(' ')).toMatch(/4 cordon hook\(s\) listed, 4 trusted/);
+    const again = await cordon(['install-hooks', '--agent', 'codex', '--write', '--command', wrapper], withCodex);
+    expect(again.json.agents[0].changes).toEqual([]);
+    const listed = await listHooks(codex.bin, { env: { ...env, ...withCodex }, cwd: project });
+    expect(listed.filter((h) => h.command === `${wrapper} hook --agent codex`).map((h) => h.trustStatus)).toEqual(['trusted', 'trusted', 'trusted', 'trusted']);
   }, 60_000);
 });

@@ -31,6 +31,15 @@ export function isCordonCommand(command: unknown): boolean {
 }
 
 /**
+ * Whether a handler's command is cordon's: any form {@link isCordonCommand} knows, or exactly the
+ * command this install writes (`--command` may name an executable of any name, a wrapper script).
+ */
+function oursFor(ctx: InstallContext): (command: unknown) => boolean {
+  const written = codexCommand(ctx);
+  return (command) => command === written || isCordonCommand(command);
+}
+
+/**
  * The handler's command for the platform. Codex runs hook commands with the session's shell:
  * `$SHELL -lc` on Unix; on Windows PowerShell (`pwsh`/`powershell.exe -NoProfile -Command`),
  * and `cmd.exe /c` only where no PowerShell is found (codex-rs `build_hooks_for_config`,
@@ -119,7 +128,7 @@ interface Handler {
 }
 
 /** Every command handler of a hooks.json value, with its position. */
-function handlers(value: unknown): Handler[] {
+function handlers(value: unknown, isOurs: (command: unknown) => boolean = isCordonCommand): Handler[] {
   const out: Handler[] = [];
   const hooks = (value as { hooks?: unknown })?.hooks;
   if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return out;
@@ -129,7 +138,7 @@ function handlers(value: unknown): Handler[] {
       const list = Array.isArray(group?.hooks) ? group.hooks : [];
       list.forEach((h: any, i: number) => {
         if (typeof h?.command !== 'string') return;
-        out.push({ event, group: g, index: i, matcher: group?.matcher, command: h.command, timeout: h.timeout, async: h.async, statusMessage: h.statusMessage, cordon: isCordonCommand(h.command) });
+        out.push({ event, group: g, index: i, matcher: group?.matcher, command: h.command, timeout: h.timeout, async: h.async, statusMessage: h.statusMessage, cordon: isOurs(h.command) });
       });
     });
   }
@@ -236,17 +245,17 @@ export const installer: HookInstaller = {
     const doc = ctx.formats.json(hooksPath, hooksBefore);
     const config = ctx.formats.toml(configPath, configBefore);
     const command = codexCommand(ctx);
-    const before = handlers(doc.value);
+    const before = handlers(doc.value, oursFor(ctx));
     if (hooksBefore === undefined) doc.set(['description'], 'managed by cordon');
     const removed: string[] = [];
-    const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command, removed });
+    const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: oursFor(ctx), keep: command, removed });
     const added: string[] = [];
     for (const { event, matcher, timeout } of CODEX_EVENTS) {
       if (present.has(event)) continue;
       doc.append(['hooks', event], { ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', command, timeout }] });
       added.push(event);
     }
-    retrust(config, hooksPath, before, handlers(doc.value), identities(ctx));
+    retrust(config, hooksPath, before, handlers(doc.value, oursFor(ctx)), identities(ctx));
     const notes = notesFor(ctx, doc, config);
     // The hashes follow Codex's own rule (the Codex hooks docs); only a codex binary can confirm them.
     const warnings = codexBin(ctx) ? [] : [UNCONFIRMED];
@@ -264,11 +273,11 @@ export const installer: HookInstaller = {
     const configBefore = ctx.readFile(configPath);
     const doc = ctx.formats.json(hooksPath, hooksBefore);
     const config = ctx.formats.toml(configPath, configBefore);
-    const before = handlers(doc.value);
+    const before = handlers(doc.value, oursFor(ctx));
     const removed: string[] = [];
-    ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, removed });
+    ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: oursFor(ctx), removed });
     // Trust entries go even when hooks.json is gone or no longer holds cordon (their hashes mark them).
-    const trustRemoved = retrust(config, hooksPath, before, handlers(doc.value), identities(ctx));
+    const trustRemoved = retrust(config, hooksPath, before, handlers(doc.value, oursFor(ctx)), identities(ctx));
     // Whether a file goes (install created it) or gets its original bytes back is the host's call (its install record).
     return {
       changes: [
@@ -296,7 +305,8 @@ export const installer: HookInstaller = {
       return { changes: [], notes: [], warnings: [`could not check the trust entries with codex app-server (${(error as Error).message}); they were computed by Codex's rule but not confirmed, so Codex may skip the hooks: run install-hooks --write again once \`codex app-server\` works`] };
     }
     const hooksPath = codexHooksPath(ctx);
-    const ours = listed.filter((h) => isCordonCommand(h.command) && typeof h.currentHash === 'string' && (h.sourcePath === undefined || realFile(h.sourcePath) === realFile(hooksPath)));
+    const isOurs = oursFor(ctx);
+    const ours = listed.filter((h) => isOurs(h.command) && typeof h.currentHash === 'string' && (h.sourcePath === undefined || realFile(h.sourcePath) === realFile(hooksPath)));
     const configPath = codexConfigPath(ctx);
     const before = ctx.readFile(configPath);
     const config = ctx.formats.toml(configPath, before);
