@@ -67,7 +67,27 @@ describe('the HTML report in headless Chromium', () => {
     }
     const byId = Object.fromEntries(charts.map((c) => [c.id, c]));
     // Timeline: shaded call windows (rect), memory and CPU lines, labels and points of the biggest calls.
-    expect(byId['timeline-syn-a']!.kinds).toEqual(['mark-line', 'mark-rect', 'mark-symbol', 'mark-text']);
+    expect(byId['timeline-syn-a']!.kinds).toEqual(['mark-line', 'mark-rect', 'mark-rule', 'mark-symbol', 'mark-text']);
+    // Labels sit above both lines (memory and CPU), never across them.
+    for (const id of ['timeline-syn-a', 'timeline-syn-b']) {
+      const geometry = await page.evaluate((chart) => {
+        const fig = document.querySelector(`figure[data-chart="${chart}"]`)!;
+        const box = (e: Element) => (e as SVGGraphicsElement).getBoundingClientRect();
+        return {
+          labels: [...fig.querySelectorAll('.mark-text.role-mark text')].map((t) => ({ text: t.textContent, bottom: box(t).bottom, top: box(t).top })),
+          lineTop: Math.min(...[...fig.querySelectorAll('.mark-line.role-mark path')].map((l) => box(l).top)),
+        };
+      }, id);
+      expect(geometry.labels.length, id).toBeGreaterThan(0);
+      for (const l of geometry.labels) expect(l.bottom, `${id}: ${l.text}`).toBeLessThanOrEqual(geometry.lineTop);
+      const sorted = [...geometry.labels].sort((a, b) => a.top - b.top);
+      for (let i = 1; i < sorted.length; i++) expect(sorted[i]!.top, `${id}: labels overlap`).toBeGreaterThanOrEqual(sorted[i - 1]!.bottom - 1);
+    }
+    // The histogram counts calls: whole-number ticks only.
+    const ticks = await page.locator('figure[data-chart="call-peaks"] .role-axis-label text').allTextContents();
+    const countTicks = ticks.filter((t) => /^-?\d+(\.\d+)?$/.test(t.replace(/,/g, '')));
+    expect(countTicks.length).toBeGreaterThan(0);
+    for (const t of countTicks) expect(t, 'a tick of the call count').not.toMatch(/\./);
     expect(byId['timeline-syn-a']!.drawn).toBeGreaterThanOrEqual(6 + 2 + 3 + 3);
     expect(byId.tools!.kinds).toEqual(['mark-rect']);
     expect(byId.tools!.drawn).toBe(4); // 2 tools × 2 bar charts

@@ -14,6 +14,8 @@ export interface ChartSpec {
 const WIDTH = 760;
 /** How many of a session's calls get a label (the ones with the largest peaks). */
 const LABELLED_CALLS = 3;
+/** Each timeline axis ends at this many times its largest value: the band above holds the labels. */
+const HEADROOM = 1.08 + LABELLED_CALLS * 0.1 + 0.04;
 
 /** Memory and CPU timeline of one session, call windows shaded, the biggest calls labelled. */
 export function sessionTimeline(c: SessionChart): ChartSpec {
@@ -21,14 +23,17 @@ export function sessionTimeline(c: SessionChart): ChartSpec {
   const points = c.timeline.t.map((t, i) => ({ s: (t - t0) / 1000, mem: c.timeline.mem_mb[i]!, cpu: c.timeline.cpu_pct[i]! }));
   const windows = c.calls.map((k) => ({ from: (k.start_ts - t0) / 1000, to: (k.end_ts - t0) / 1000, tool: k.tool_name, command: k.command.slice(0, 80) }));
   const maxMem = Math.max(1, ...c.timeline.mem_mb);
-  // Labels stack upwards by rank so neighbouring big calls do not print over each other.
+  const maxCpu = Math.max(1, ...c.timeline.cpu_pct);
+  // Labels sit in a band above every line (both scales end at HEADROOM × their maximum, so the
+  // lines stay in the lower 70 %), one row per rank: they can cross neither line nor each other.
+  // A thin rule joins each label to its peak.
   const labels = [...c.calls]
     .filter((k) => k.peak_mb !== null)
     .sort((a, b) => b.peak_mb! - a.peak_mb!)
     .slice(0, LABELLED_CALLS)
-    .map((k, rank) => ({ s: (k.start_ts - t0) / 1000, mem: k.peak_mb!, label_mem: k.peak_mb! + rank * 0.08 * maxMem, label: `#${k.seq} ${k.tool_name} ${k.command.replace(/\s+/g, ' ').slice(0, 40)} (${k.peak_mb!.toFixed(0)} MiB)` }));
+    .map((k, rank) => ({ s: (k.start_ts - t0) / 1000, mem: k.peak_mb!, label_mem: maxMem * (1.08 + rank * 0.1), label: `#${k.seq} ${k.tool_name} ${k.command.replace(/\s+/g, ' ').slice(0, 40)} (${k.peak_mb!.toFixed(0)} MiB)` }));
   const x = { field: 's', type: 'quantitative', title: 'seconds since the first sample' };
-  const memY = { type: 'quantitative', title: 'memory MiB (RSS of the tree)', axis: { titleColor: '#3b6fb6' } };
+  const memY = { type: 'quantitative', title: 'memory MiB (RSS of the tree)', axis: { titleColor: '#3b6fb6' }, scale: { domain: [0, maxMem * HEADROOM], nice: false } };
   return {
     id: `timeline-${c.session_id}`,
     title: `Session ${c.session_id}: memory and CPU, tool calls shaded`,
@@ -42,10 +47,11 @@ export function sessionTimeline(c: SessionChart): ChartSpec {
             { data: { values: windows }, mark: { type: 'rect', opacity: 0.18, color: '#e8a33d' }, encoding: { x: { field: 'from', type: 'quantitative', title: x.title }, x2: { field: 'to' }, tooltip: [{ field: 'tool' }, { field: 'command' }] } },
             { data: { values: points }, mark: { type: 'line', color: '#3b6fb6', interpolate: 'step-after' }, encoding: { x, y: { field: 'mem', ...memY } } },
             { data: { values: labels }, mark: { type: 'point', filled: true, color: '#222' }, encoding: { x: { field: 's', type: 'quantitative' }, y: { field: 'mem', ...memY } } },
-            { data: { values: labels }, mark: { type: 'text', align: 'left', dx: 4, dy: -6, fontSize: 10 }, encoding: { x: { field: 's', type: 'quantitative' }, y: { field: 'label_mem', ...memY }, text: { field: 'label' } } },
+            { data: { values: labels }, mark: { type: 'rule', color: '#999', strokeDash: [2, 2] }, encoding: { x: { field: 's', type: 'quantitative' }, y: { field: 'mem', ...memY }, y2: { field: 'label_mem' } } },
+            { data: { values: labels }, mark: { type: 'text', align: 'left', baseline: 'middle', dx: 4, fontSize: 10 }, encoding: { x: { field: 's', type: 'quantitative' }, y: { field: 'label_mem', ...memY }, text: { field: 'label' } } },
           ],
         },
-        { data: { values: points }, mark: { type: 'line', color: '#c0392b', strokeDash: [4, 3], interpolate: 'step-after' }, encoding: { x, y: { field: 'cpu', type: 'quantitative', title: 'CPU % of one core', axis: { titleColor: '#c0392b' } } } },
+        { data: { values: points }, mark: { type: 'line', color: '#c0392b', strokeDash: [4, 3], interpolate: 'step-after' }, encoding: { x, y: { field: 'cpu', type: 'quantitative', title: 'CPU % of one core', axis: { titleColor: '#c0392b' }, scale: { domain: [0, maxCpu * HEADROOM], nice: false } } } },
       ],
       resolve: { scale: { y: 'independent' } },
     },
@@ -79,7 +85,12 @@ export function peakHistogram(report: AnalysisReport): ChartSpec {
       height: 180,
       data: { values: report.charts.call_peak_histogram },
       mark: { type: 'bar', color: '#16a085', binSpacing: 1 },
-      encoding: { x: { field: 'from_mb', type: 'quantitative', bin: { binned: true }, title: 'call peak MiB' }, x2: { field: 'to_mb' }, y: { field: 'count', type: 'quantitative', title: 'calls' } },
+      encoding: {
+        x: { field: 'from_mb', type: 'quantitative', bin: { binned: true }, title: 'call peak MiB' },
+        x2: { field: 'to_mb' },
+        // Counts of calls: whole-number ticks only.
+        y: { field: 'count', type: 'quantitative', title: 'calls', axis: { tickMinStep: 1, format: 'd' } },
+      },
     },
   };
 }
