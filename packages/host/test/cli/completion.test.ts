@@ -1,30 +1,25 @@
-import { spawnSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, makeSandbox, runProcess, type Sandbox } from '../../../../test/support/cli.js';
+import { privateTmux } from '../../../../test/support/tmux.js';
 
 // Shell completion (bundled @oclif/plugin-autocomplete) in a real bash, typed through tmux: the
 // setup line `cordon autocomplete script bash` prints goes into the user's .bashrc, then
 // <TAB> completes command names, topic subcommands and flags.
 
 let box: Sandbox;
-let socket: string;
-beforeEach(() => {
-  box = makeSandbox('cordon-completion-');
-  socket = `cordon-completion-${process.pid}`;
-});
+const tmux = privateTmux('cordon-completion');
+beforeEach(() => (box = makeSandbox('cordon-completion-')));
 afterEach(() => {
-  spawnSync('tmux', ['-L', socket, 'kill-server']);
+  tmux.kill();
   box.cleanup();
 });
-
-const tmux = (args: string[], env?: NodeJS.ProcessEnv) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', env: env ?? process.env, timeout: 10_000 });
 
 async function screenShows(pattern: RegExp, what: string): Promise<string> {
   let screen = '';
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
-    screen = tmux(['capture-pane', '-p', '-J', '-t', 'sh']).stdout;
+    screen = tmux.screen('sh');
     if (pattern.test(screen)) return screen;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -46,18 +41,18 @@ describe('cordon completion in bash', () => {
     // The completion cache is built on first use of `cordon autocomplete`.
     expect((await runProcess(['cordon', 'autocomplete', '--refresh-cache'], { env })).exitCode).toBe(0);
 
-    expect(tmux(['new-session', '-d', '-s', 'sh', '-x', '200', '-y', '50', 'bash', '--rcfile', join(box.home, '.bashrc'), '-i'], env).status).toBe(0);
+    expect(tmux.run(['new-session', '-d', '-s', 'sh', '-x', '200', '-y', '50', 'bash', '--rcfile', join(box.home, '.bashrc'), '-i'], env).status).toBe(0);
     await screenShows(/ready\$ $/m, 'bash start');
-    tmux(['send-keys', '-t', 'sh', '-l', 'cordon chec']);
-    tmux(['send-keys', '-t', 'sh', 'Tab']);
+    tmux.run(['send-keys', '-t', 'sh', '-l', 'cordon chec']);
+    tmux.run(['send-keys', '-t', 'sh', 'Tab']);
     await screenShows(/ready\$ cordon check $/m, 'command name');
-    tmux(['send-keys', '-t', 'sh', 'C-u']);
-    tmux(['send-keys', '-t', 'sh', '-l', 'cordon control pro']);
-    tmux(['send-keys', '-t', 'sh', 'Tab']);
+    tmux.run(['send-keys', '-t', 'sh', 'C-u']);
+    tmux.run(['send-keys', '-t', 'sh', '-l', 'cordon control pro']);
+    tmux.run(['send-keys', '-t', 'sh', 'Tab']);
     await screenShows(/ready\$ cordon control probe $/m, 'topic command');
-    tmux(['send-keys', '-t', 'sh', 'C-u']);
-    tmux(['send-keys', '-t', 'sh', '-l', 'cordon install-hooks --wr']);
-    tmux(['send-keys', '-t', 'sh', 'Tab']);
+    tmux.run(['send-keys', '-t', 'sh', 'C-u']);
+    tmux.run(['send-keys', '-t', 'sh', '-l', 'cordon install-hooks --wr']);
+    tmux.run(['send-keys', '-t', 'sh', 'Tab']);
     await screenShows(/ready\$ cordon install-hooks --write $/m, 'flag');
   }, 180_000);
 });

@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { makeRepo, writeFiles } from '../../../../test/support/git.js';
+import { privateTmux } from '../../../../test/support/tmux.js';
 import { waitFor } from '../../../../test/support/wait.js';
 import { elapsedText } from '../../src/output/status.js';
 
@@ -9,18 +9,13 @@ import { elapsedText } from '../../src/output/status.js';
 // cleared before the result); piped or under --json nothing extra is printed. Through tmux.
 
 let box: Sandbox;
-let socket: string;
-beforeEach(() => {
-  box = makeSandbox('cordon-progress-');
-  socket = `cordon-progress-${process.pid}`;
-});
+const tmux = privateTmux('cordon-progress');
+beforeEach(() => (box = makeSandbox('cordon-progress-')));
 afterEach(() => {
-  spawnSync('tmux', ['-L', socket, 'kill-server']);
+  tmux.kill();
   box.cleanup();
 });
-
-const tmux = (args: string[], env?: NodeJS.ProcessEnv) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', env: env ?? process.env, timeout: 10_000 });
-const screen = () => tmux(['capture-pane', '-p', '-J', '-t', 'p']).stdout;
+const screen = () => tmux.screen('p');
 
 describe('status line', () => {
   it('check on a terminal shows the verifier running and its time, then only the verdict; piped there is none', async () => {
@@ -30,7 +25,7 @@ describe('status line', () => {
     expect((await runCordon(['arm', 'x', '--allow', 'src/**', '--verify', verify], { cwd: repo, env: box.env })).exitCode).toBe(0);
     writeFiles(repo, { 'src/a.txt': 'b\n' });
     const env = { ...box.env, TERM: 'xterm' };
-    expect(tmux(['new-session', '-d', '-s', 'p', '-x', '200', '-y', '20', '-c', repo, 'sh', '-c', `'${process.execPath}' '${CORDON_BIN}' check; echo EXIT=$?; sleep 600`], env).status).toBe(0);
+    expect(tmux.run(['new-session', '-d', '-s', 'p', '-x', '200', '-y', '20', '-c', repo, 'sh', '-c', `'${process.execPath}' '${CORDON_BIN}' check; echo EXIT=$?; sleep 600`], env).status).toBe(0);
     await waitFor(() => /cordon check: verifier 1\/1 running: sh -c .* · \d+ s/.test(screen()), { what: 'the status line', timeoutMs: 60_000 });
     await waitFor(() => / · [1-9]\d* s/.test(screen()), { what: 'the elapsed time ticking', timeoutMs: 60_000 });
     writeFiles(box.root, { release: '' });
