@@ -116,6 +116,20 @@ describe('cordon wrap', () => {
     expect(none.stderr).toContain('give the command to run after --');
   }, 120_000);
 
+  it('--json: one record on a line of its own after the command\'s output, also when that output ends without a newline', async () => {
+    const open = await wrap(['--json', '--session', 'json-open', '--', 'printf', 'no newline']);
+    expect(open.exitCode, open.stderr).toBe(0);
+    const [text, record, rest] = open.stdout.split('\n');
+    expect([text, rest]).toEqual(['no newline', '']);
+    expect(JSON.parse(record!)).toEqual({ session_id: 'json-open', session_dir: sessionDir('json-open'), child_pid: expect.any(Number), exit_code: 0, signal: null });
+    const failed = await wrap(['--json', '--session', 'json-fail', '--', 'sh', '-c', 'echo hi; exit 3']);
+    expect(failed.exitCode).toBe(3);
+    expect(failed.stdout.split('\n').slice(0, 2)).toEqual(['hi', expect.stringContaining('"exit_code":3')]);
+    const missing = await wrap(['--json', '--session', 'json-missing', '--', 'no-such-agent-binary']);
+    expect(missing.exitCode).toBe(127);
+    expect(JSON.parse(missing.stdout.trim())).toMatchObject({ session_id: 'json-missing', exit_code: 127, start_error: expect.stringContaining('ENOENT') });
+  });
+
   it('passes stdin through to the child', async () => {
     const run = await wrap(['--', 'sh', '-c', 'read line; echo "got=$line"'], 'hello\n');
     expect(run.stdout).toContain('got=hello');

@@ -24,6 +24,7 @@ export default class Wrap extends Command {
   static override flags = {
     'shell-shim': Flags.boolean({ description: 'Set SHELL to a cordon shim so each shell command the agent runs gets tool markers' }),
     session: Flags.string({ description: 'Session id to record under (default wrap-<unix seconds>-<pid>)' }),
+    json: Flags.boolean({ description: "After the command, print one JSON record on a line of its own: session_id, session_dir, child_pid, exit_code, signal (the command's stdout is relayed through cordon, not a terminal)" }),
   };
 
   async run(): Promise<void> {
@@ -38,8 +39,13 @@ export default class Wrap extends Command {
       shellShim: flags['shell-shim'],
       cordonBin: process.argv[1]!,
       log: api.log,
+      relayStdout: flags.json,
     });
     if (result.startError !== undefined) process.stderr.write(`cordon wrap: cannot start ${command[0]}: ${result.startError}\n`);
+    if (flags.json) {
+      const record = { session_id: result.sessionId, session_dir: result.sessionDir ?? null, child_pid: result.childPid ?? null, exit_code: result.exitCode, signal: result.signal ?? null, ...(result.startError !== undefined ? { start_error: result.startError } : {}) };
+      process.stdout.write(`${result.openLine ? '\n' : ''}${JSON.stringify(record)}\n`);
+    }
     // Dies of the agent's signal (a Ctrl-C ends a shell loop of wrapped steps), else its exit code.
     api.services.process.endLike({ code: result.signal ? null : result.exitCode, signal: result.signal ?? null });
   }

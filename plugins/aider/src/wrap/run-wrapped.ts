@@ -40,6 +40,11 @@ export interface WrapOptions {
   /** Environment of the child (default `process.env`). */
   readonly env?: NodeJS.ProcessEnv;
   readonly log?: Logger;
+  /**
+   * `--json`: the child's stdout is relayed through the wrapper (so its last byte is known and the
+   * record can start on a line of its own) instead of inherited; stdin and stderr stay inherited.
+   */
+  readonly relayStdout?: boolean;
 }
 
 /** How the wrapped command ended. */
@@ -51,6 +56,10 @@ export interface WrapResult {
   readonly childPid?: number;
   /** Why it could not start (ENOENT, EACCES …). */
   readonly startError?: string;
+  /** The session's directory (markers, samples). */
+  readonly sessionDir?: string;
+  /** With `relayStdout`: whether the child's output ended without a newline. */
+  readonly openLine?: boolean;
 }
 
 /**
@@ -84,7 +93,7 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   // wrapper's group reaches it once, forwarded (lendTerminal).
   const ownGroup = process.stdin.isTTY !== true;
   try {
-    child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit', env, detached: ownGroup });
+    child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', options.relayStdout ? 'pipe' : 'inherit', 'inherit'], env, detached: ownGroup });
   } catch (error) {
     return { sessionId, exitCode: CANNOT_START, startError: (error as Error).message };
   }
@@ -95,6 +104,16 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   if (!started.ok) return { sessionId, exitCode: CANNOT_START, startError: started.error.message };
 
   const pid = child.pid!;
+  let last = 0x0a;
+  const relayed = options.relayStdout
+    ? new Promise<void>((resolve) => {
+        child.stdout!.on('data', (chunk: Buffer) => {
+          last = chunk[chunk.length - 1]!;
+          process.stdout.write(chunk);
+        });
+        child.stdout!.once('close', () => resolve());
+      })
+    : Promise.resolve();
   const giveBack = lendTerminal(child, ownGroup);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   try {
@@ -108,6 +127,9 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
       options.log?.error('wrap: could not record the session start', { sessionId, error: String(error) });
     }
     const { code, signal } = await exited;
+    // A background job may hold the pipe open: relay what comes within a moment, then stop.
+    await Promise.race([relayed, new Promise((r) => setTimeout(r, 200).unref())]);
+    child.stdout?.destroy();
     const exitCode = shellExitCode(code, signal);
     try {
       telemetry.appendMarker({ ...base, event: 'session_end', native_event: 'wrap-exit', agent_pid: pid, exit_code: exitCode, exit_status: exitCode === 0 ? 'ok' : 'failed' });
@@ -115,7 +137,7 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
     } catch (error) {
       options.log?.error('wrap: could not record the session end', { sessionId, error: String(error) });
     }
-    return { sessionId, exitCode, childPid: pid, ...(signal ? { signal } : {}) };
+    return { sessionId, exitCode, childPid: pid, sessionDir: dir, ...(signal ? { signal } : {}), ...(options.relayStdout ? { openLine: last !== 0x0a } : {}) };
   } finally {
     giveBack();
   }
