@@ -49,6 +49,14 @@ describe('pcodx --json', () => {
     expect(dry.render).toMatch(/<aboveturn id="cmp4"\/>$/);
   });
 
+  it('prompts --json: the fragment names, or one fragment\'s text', async () => {
+    const list = await json(['prompts']);
+    expect(list.fragments).toContain('partial-compact-instruction.md');
+    const one = await json(['prompts', 'partial-compact-instruction.md']);
+    expect(one).toMatchObject({ name: 'partial-compact-instruction.md', text: expect.any(String) });
+    expect(await json(['prompts', 'nope.md'], 1)).toEqual({ error: { message: 'unknown prompt `nope.md`' } });
+  });
+
   it('errors are an object too, with the exit code of the line form', async () => {
     await json(['init', '--session', 'j']);
     expect(await json(['show', '--session', 'nope'], 1)).toEqual({ error: { message: 'unknown session `nope`' } });

@@ -1,4 +1,4 @@
-import { Args, Command } from '@oclif/core';
+import { Args, Command, Flags } from '@oclif/core';
 import { PcodxUsageError } from '../../pcodx/errors.js';
 import { PROMPT_FRAGMENTS } from '../../pcodx/prompts/fragments.js';
 import { isPromptName } from '../../pcodx/prompts/fill.js';
@@ -7,20 +7,26 @@ export default class PcodxPrompts extends Command {
   static override summary = 'List the pcodx prompt fragments, or print one as it is (placeholders unfilled)';
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> partial-compact-instruction.md'];
   static override args = { name: Args.string({ description: 'A fragment name from the list.' }) };
+  static override flags = { json: Flags.boolean({ summary: 'Print {"fragments": [names]} or {"name", "text"} as JSON.' }) };
+
+  #json = false;
 
   async run(): Promise<void> {
-    const { args } = await this.parse(PcodxPrompts);
+    const { args, flags } = await this.parse(PcodxPrompts);
+    this.#json = flags.json;
+    const names = Object.keys(PROMPT_FRAGMENTS).sort();
     if (args.name === undefined) {
-      for (const name of Object.keys(PROMPT_FRAGMENTS).sort()) process.stdout.write(`${name}\n`);
+      process.stdout.write(flags.json ? `${JSON.stringify({ fragments: names }, null, 2)}\n` : names.map((n) => `${n}\n`).join(''));
       return;
     }
     if (!isPromptName(args.name)) throw new PcodxUsageError(`unknown prompt \`${args.name}\``);
-    process.stdout.write(PROMPT_FRAGMENTS[args.name]);
+    process.stdout.write(flags.json ? `${JSON.stringify({ name: args.name, text: PROMPT_FRAGMENTS[args.name] }, null, 2)}\n` : PROMPT_FRAGMENTS[args.name]);
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     if (!(error instanceof PcodxUsageError)) return super.catch(error);
-    process.stderr.write(`error: ${error.message}\n`);
+    if (this.#json) process.stdout.write(`${JSON.stringify({ error: { message: error.message } }, null, 2)}\n`);
+    else process.stderr.write(`error: ${error.message}\n`);
     process.exitCode = 1;
     return undefined;
   }
