@@ -112,12 +112,12 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
     }
     const broken = (removal?.changes ?? []).flatMap((c) => hookCommandsIn(c.before ?? '', agent).map((command) => ({ path: c.path, why: brokenCommand(command, env) })));
     for (const b of broken.filter((x) => x.why)) {
-      findings.push({ check, status: 'problem', message: `the hook command in ${b.path} ${b.why}`, fix: install, details: { path: b.path } });
+      findings.push({ check, status: 'problem', message: `the hook command in ${b.path} ${b.why}`, fix: install, details: { path: b.path, installed: true } });
     }
     if (plan.changes.length > 0) {
-      findings.push({ check, status: 'problem', message: `cordon's hooks are installed but stale: an install would change ${plan.changes.map((c) => c.path).join(', ')}`, fix: install, details: { paths: plan.changes.map((c) => c.path) } });
+      findings.push({ check, status: 'problem', message: `cordon's hooks are installed but stale: an install would change ${plan.changes.map((c) => c.path).join(', ')}`, fix: install, details: { paths: plan.changes.map((c) => c.path), installed: true } });
     } else if (!broken.some((x) => x.why)) {
-      findings.push({ check, status: 'ok', message: 'hooks installed and current' });
+      findings.push({ check, status: 'ok', message: 'hooks installed and current', details: { installed: true } });
     }
     findings.push(...(await acceptance(agent, check, installer, ctx, plan, install)));
   }

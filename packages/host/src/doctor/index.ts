@@ -39,7 +39,8 @@ export async function runDoctor(host: CordonHost, options: DoctorOptions): Promi
   // Hooks in the project's config serve the agent as well as the user's would.
   const inProject = new Set(hooks.filter((f) => f.check.endsWith(':project')).map((f) => f.check.split(':')[1]));
   findings.push(...hooks.filter((f) => !(f.details?.missing === true && inProject.has(f.check.split(':')[1]))));
-  const installedAgents = [...new Set(hooks.filter((f) => f.status === 'ok' && f.message === 'hooks installed and current').map((f) => f.check.split(':')[1]!))];
+  // Agents whose config holds cordon's hooks (current or not): a hook event is expected from them.
+  const installedAgents = [...new Set(hooks.filter((f) => f.details?.installed === true).map((f) => f.check.split(':')[1]!))];
   findings.push(...activityFindings(host.paths.dataDir, installedAgents, options.now));
   findings.push(...logFindings(host.paths.dataDir, options.now));
   findings.push(...samplerFindings(host.paths.dataDir));

@@ -1,4 +1,4 @@
-import { displayPath } from '../envelope/path-text.js';
+import { terminalText } from '../output/terminal.js';
 
 /**
  * One finding of `cordon doctor`. `problem` findings make the command exit 1 and carry a `fix`;
@@ -34,14 +34,14 @@ const MARK: Readonly<Record<Finding['status'], string>> = { ok: 'ok', info: '--'
 /**
  * The report as text: one line per finding (`ok`, `--` for information, `!!` for a problem) with
  * its fix indented below, then a verdict line. Text from configs and logs is shown escaped
- * (`displayPath`), so a hostile log line cannot drive the terminal.
+ * (`terminalText`), so a hostile log line cannot drive the terminal.
  */
 export function formatDoctorReport(report: DoctorReport): string[] {
   const width = Math.max(0, ...report.findings.map((f) => f.check.length));
   const lines: string[] = [];
   for (const f of report.findings) {
-    lines.push(`${MARK[f.status]} ${f.check.padEnd(width)}  ${displayPath(f.message)}`);
-    if (f.fix) lines.push(`   ${' '.repeat(width)}  fix: ${displayPath(f.fix)}`);
+    lines.push(`${MARK[f.status]} ${f.check.padEnd(width)}  ${terminalText(f.message)}`);
+    if (f.fix) lines.push(`   ${' '.repeat(width)}  fix: ${terminalText(f.fix)}`);
   }
   const problems = report.findings.filter((f) => f.status === 'problem').length;
   lines.push(problems ? `${problems} problem${problems === 1 ? '' : 's'} found` : 'no problems found');

@@ -35,7 +35,7 @@ export async function sqliteFinding(): Promise<Finding> {
  */
 export function pluginFindings(host: CordonHost, packages: ReadonlyArray<{ readonly name: string; readonly version: string }>): Finding[] {
   const findings: Finding[] = [];
-  const listed = packages.filter((p) => p.name.startsWith('@cordon/') || !p.name.startsWith('@oclif/')).map((p) => `${p.name}@${p.version}`);
+  const listed = packages.filter((p) => !p.name.startsWith('@oclif/')).map((p) => `${p.name}@${p.version}`);
   const none = host.applied.length === 0;
   findings.push({
     check: 'plugins',

@@ -165,12 +165,18 @@ function toolCall(event: NativeToolBefore | NativeToolAfter, dialect: Dialect, s
     toolName: event.toolName,
     canonicalTool: canonical,
     toolInput: event.toolInput,
-    command: commandText('rawToolInput' in event && event.rawToolInput !== undefined ? event.rawToolInput : event.toolInput),
+    command: commandText(shownInput(event)),
     ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
     ...(step.agentPid !== undefined ? { agentPid: step.agentPid } : {}),
     nativeEvent: event.nativeEvent,
     raw: step.payload,
   };
+}
+
+/** The input a call's command is read from: as sent when it was not an object (a string, an array, `null`), else the object. */
+function shownInput(event: Parameters<typeof keyedInput>[0]): unknown {
+  const input = keyedInput(event);
+  return input === undefined ? event.toolInput : input;
 }
 
 function toolFields(call: ToolCall) {

@@ -78,21 +78,31 @@ async function countedCpu(reader: ProcTreeReader, done: () => boolean): Promise<
   }
 }
 
+/**
+ * Starts `script` as a tree whose first child is a worker shell, samples the tree until the worker
+ * has `exec`ed its final `sleep`, and returns the CPU the samples counted and the worker's real
+ * CPU (its own plus its reaped children's), seconds.
+ */
+async function workerCpu(script: string): Promise<{ counted: number; real: number }> {
+  const root = tree(script);
+  let worker: number | undefined;
+  while (worker === undefined) {
+    await sleep(10);
+    worker = children(root.pid!)[0];
+  }
+  const reader = new ProcTreeReader(root.pid!);
+  const counted = await countedCpu(reader, () => cmdline(worker!).startsWith('sleep'));
+  await sleep(150);
+  const real = totalCpuS(worker!);
+  reader.close();
+  return { counted, real };
+}
+
 describe.runIf(linux)('CPU of processes that exit between ticks', () => {
   it('is counted through the parent that reaped them (a build of many short compiler runs)', async () => {
     // A worker shell (a member, seen at the first tick) runs 40 short CPU-bound children, each
     // gone well within a tick, then sleeps: its cutime + cstime then hold all their CPU.
-    const root = tree(`sh -c 'i=0; while [ $i -lt 40 ]; do awk "BEGIN{for(j=0;j<1500000;j++)s+=j}"; i=$((i+1)); done; exec sleep 60' & wait`);
-    let worker: number | undefined;
-    while (worker === undefined) {
-      await sleep(10);
-      worker = children(root.pid!)[0];
-    }
-    const reader = new ProcTreeReader(root.pid!);
-    const counted = await countedCpu(reader, () => cmdline(worker!).startsWith('sleep'));
-    await sleep(150);
-    const real = totalCpuS(worker!);
-    reader.close();
+    const { counted, real } = await workerCpu(`sh -c 'i=0; while [ $i -lt 40 ]; do awk "BEGIN{for(j=0;j<1500000;j++)s+=j}"; i=$((i+1)); done; exec sleep 60' & wait`);
     expect(real).toBeGreaterThan(0.5);
     // Without the reaped-children times the samples held a small fraction of it (1.16 of 6.88 s).
     expect(counted).toBeGreaterThan(real * 0.85);
@@ -102,17 +112,7 @@ describe.runIf(linux)('CPU of processes that exit between ticks', () => {
   it('does not count twice the CPU of a child seen while it ran and reaped afterwards', async () => {
     // A child burning CPU across several ticks (a member while it runs), then reaped by the worker.
     const burn = `${JSON.stringify(process.execPath)} -e "const t=process.cpuUsage(); while((process.cpuUsage(t).user)<900000){}"`;
-    const root = tree(`sh -c '${burn}; ${burn}; exec sleep 60' & wait`);
-    let worker: number | undefined;
-    while (worker === undefined) {
-      await sleep(10);
-      worker = children(root.pid!)[0];
-    }
-    const reader = new ProcTreeReader(root.pid!);
-    const counted = await countedCpu(reader, () => cmdline(worker!).startsWith('sleep'));
-    await sleep(150);
-    const real = totalCpuS(worker!);
-    reader.close();
+    const { counted, real } = await workerCpu(`sh -c '${burn}; ${burn}; exec sleep 60' & wait`);
     expect(real).toBeGreaterThan(1.5);
     expect(counted).toBeGreaterThan(real * 0.85);
     expect(counted).toBeLessThan(real * 1.15 + 0.05);
