@@ -22,6 +22,14 @@ export const CLI_SUITES = [
   'packages/host/test/envelope/fast-check.test.ts',
   'packages/host/test/envelope/formats.test.ts',
   'packages/host/test/telemetry/analyze/cli.test.ts',
+  'packages/host/test/envelope/messages.test.ts',
+  'packages/host/test/install-hooks/created-dirs.test.ts',
+  'packages/host/test/cli/surface.test.ts',
+  'packages/host/test/cli/progress.test.ts',
+  'packages/host/test/cli/completion.test.ts',
+  // doctor asks the real codex (from .cache/agents, which test:fast does not prepare).
+  'packages/host/test/doctor/doctor.test.ts',
+  'packages/host/test/schemas/schemas.test.ts',
 ];
 
 export default mergeConfig(
