@@ -17,6 +17,9 @@ import { tapPlugin } from './support.js';
 let sandbox: Sandbox;
 beforeEach(() => {
   sandbox = makeSandbox('cordon-code-cache-');
+  // No session sampler: the hook would start one that keeps writing into the data directory
+  // while the sandbox is removed (ENOTEMPTY); these tests are about the code caches only.
+  sandbox.env.CORDON_SAMPLER = 'off';
 });
 afterEach(() => sandbox.cleanup());
 
