@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stopSamplersUnder } from './samplers.js';
 
 /** Absolute root of the monorepo checkout. */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -99,7 +100,10 @@ export function makeSandbox(prefix = 'cordon-test-'): Sandbox {
   // children run the built CLI as users do.
   for (const key of ['CORDON_DISABLE', 'NODE_ENV', 'VITEST', 'VITEST_POOL_ID', 'VITEST_WORKER_ID']) delete env[key];
   // Retries: an agent's last writes (e.g. Codex into ~/.codex) may land while the tree is removed.
-  const cleanup = () => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  const cleanup = () => {
+    stopSamplersUnder(root);
+    rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  };
   return { root, dataDir, configDir, cacheDir, home, env, dir: sub, cleanup };
 }
 
