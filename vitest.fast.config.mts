@@ -42,7 +42,7 @@ export default mergeConfig(
         'plugins/codex/test/pcodx/serve/e2e-*.test.ts',
         'plugins/sampler-windows/test/wine.test.ts',
         'packages/host/test/install-hooks/wine-cmd.test.ts',
-        'packages/host/test/telemetry/analyze/html.test.ts',
+        'plugins/charts/test/html.test.ts',
         'packages/host/test/envelope/reliability/kill-every-step.test.ts',
         'packages/host/test/envelope/scale.test.ts',
         'packages/host/test/telemetry/markers-concurrency.test.ts',

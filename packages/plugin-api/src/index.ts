@@ -33,3 +33,5 @@ export type { ConfigChange, ConfigDocument, ConfigFormats, ConfigPath, HookComma
 export type { AgentOutput, AgentReport, AgentRunner, AttemptBrief, BriefLimits, FailedVerifier, LaunchPlan, LaunchRequest, RecoveryContext, RunnerEntry, RunnerLimits, RunnerSupport } from './registries/runner.js';
 export type { Platform, ProcessTreeSampler, SamplerEntry, TreeReader, TreeReading } from './registries/sampler.js';
 export type { ProbeContext, ProbeEntry, ProbeResult } from './registries/probe.js';
+export type { ExportOptions, ExportSession, ExporterEntry, ExportSummary, StoredSample, StoredSession, StoredToolCall } from './registries/exporter.js';
+export type { ChartRendererEntry } from './registries/chart.js';

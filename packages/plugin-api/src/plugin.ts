@@ -1,5 +1,7 @@
 import type { HookFacades } from './hooks.js';
+import type { ChartRendererEntry } from './registries/chart.js';
 import type { DialectEntry } from './registries/dialect.js';
+import type { ExporterEntry } from './registries/exporter.js';
 import type { ProbeEntry } from './registries/probe.js';
 import type { Registrar } from './registries/registrar.js';
 import type { RunnerEntry } from './registries/runner.js';
@@ -43,6 +45,10 @@ export interface CordonApi {
   readonly samplers: Registrar<SamplerEntry>;
   /** Capability probes for `cordon control probe`. */
   readonly probes: Registrar<ProbeEntry>;
+  /** Session exporters for `cordon export`, keyed by format (`otlp`). */
+  readonly exporters: Registrar<ExporterEntry>;
+  /** SVG renderers for the charts of `cordon analyze --format html`. */
+  readonly charts: Registrar<ChartRendererEntry>;
   /** Logger whose lines carry the plugin name. */
   readonly log: Logger;
   /** Per-user directories. */

@@ -2,6 +2,8 @@
 // checkout (its `prepack` builds it), published to a local verdaccio on 127.0.0.1, `@cordon/host`
 // installed globally into a temporary prefix, plugins installed with `cordon plugins install`,
 // and a third-party adapter (examples/acme-adapter) built against the published plugin API only.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -73,7 +75,7 @@ describe('npm pack of every workspace package', () => {
 
 describe('installing from a registry', () => {
   it('npm install -g @cordon/host, plugins install/update/uninstall, a hook call, pcodx, and a third-party adapter', async () => {
-    for (const name of ['@cordon/plugin-api', '@cordon/host', '@cordon/codex', '@cordon/claude-code']) ok(await registry.publish(tarballs.get(name)!), `publish ${name}`);
+    for (const name of ['@cordon/plugin-api', '@cordon/host', '@cordon/codex', '@cordon/claude-code', '@cordon/otlp']) ok(await registry.publish(tarballs.get(name)!), `publish ${name}`);
 
     // The third-party adapter: a separate package built against the published plugin API only,
     // type-checked with skipLibCheck off.
@@ -146,9 +148,38 @@ describe('installing from a registry', () => {
     const calls = ok(await cordon(['reduce', '--session', 'acme-s1', '--jsonl']), 'reduce acme --jsonl').stdout.trim().split('\n').map((l) => JSON.parse(l) as { command: string; exit_status: string });
     expect(calls.map((c) => [c.command, c.exit_status])).toEqual([['ls -la', 'failed']]);
 
+    // The OpenTelemetry SDK is not in the CLI: export says what to install, then works with it.
+    const hostModules = join(prefix, 'lib/node_modules/@cordon/host/node_modules');
+    expect(existsSync(join(hostModules, '@opentelemetry')) || existsSync(join(hostModules, 'vega'))).toBe(false);
+    const receiver = await otlpReceiver();
+    try {
+      const refused = await cordon(['export', '--otlp', receiver.url, '--session', 'acme-s1']);
+      expect(refused.exitCode, refused.stderr).toBe(2);
+      expect(refused.stderr.replace(/\s+/g, ' ')).toContain('cordon plugins install otlp');
+      ok(await cordon(['plugins', 'install', 'otlp']), 'cordon plugins install otlp');
+      const exported = ok(await cordon(['export', '--otlp', receiver.url, '--session', 'acme-s1']), 'cordon export --otlp');
+      expect(exported.stdout).toContain('exported 1 session(s): 2 spans');
+      expect(receiver.paths).toContain('/v1/traces');
+    } finally {
+      await receiver.close();
+    }
+
     ok(await cordon(['plugins', 'update']), 'cordon plugins update');
     ok(await cordon(['plugins', 'uninstall', '@cordon/codex']), 'cordon plugins uninstall');
     expect(ok(await cordon(['plugins']), 'cordon plugins').stdout).not.toContain('@cordon/codex');
     expect(existsSync(join(binDir, 'pcodx'))).toBe(false);
   }, 1_800_000);
 });
+
+/** A local OTLP/HTTP receiver that accepts everything and records the request paths. */
+async function otlpReceiver(): Promise<{ url: string; paths: string[]; close: () => Promise<void> }> {
+  const paths: string[] = [];
+  const server = createServer((req, res) => {
+    paths.push(req.url ?? '');
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, paths, close: () => new Promise((done) => server.close(() => done())) };
+}

@@ -370,7 +370,7 @@ describe('cordon run / resume with the real Claude Code: refusals (R1, R3, R5, R
   it('bad input is refused with exit 2 before anything is written', async () => {
     const s = await scene([]);
     const cases: Array<[string[], string]> = [
-      [['run', 'x', '--allow', 'src/**', '--agent', 'nope'], 'runners: nothing is registered as "nope" (registered: claude-code, codex, gemini)'],
+      [['run', 'x', '--allow', 'src/**', '--agent', 'nope'], 'no headless agent runner named "nope" is installed (installed: claude-code, codex, gemini)'],
       [['run', 'x', '--allow', 'src/**', '--agent', 'codex', '--max-turns', '3'], '--max-turns: Codex has no turn limit'],
       [['run', 'x', '--allow', 'src/**', '--effort', 'turbo'], '--effort must be one of low, medium, high, xhigh, max for Claude Code (got "turbo")'],
       [['run', 'x', '--allow', 'src/**', '--timeout', 'soon'], '--timeout must be a positive number of seconds (got NaN)'],

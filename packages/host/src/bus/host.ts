@@ -1,5 +1,5 @@
 import { endLike } from '../process/end-like.js';
-import { PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type DialectEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry } from '@cordon/plugin-api';
+import { PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type ChartRendererEntry, type DialectEntry, type ExporterEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry } from '@cordon/plugin-api';
 import { matchGlob } from '../envelope/glob.js';
 import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
 import { createLedgerService } from '../ledger/service.js';
@@ -28,10 +28,12 @@ export interface CollectedPlugin {
 export class CordonHost {
   /** The callable hooks (the host fires them; plugins only see facades). */
   readonly hooks: HookTable = createHookTable();
-  readonly dialects = new Registry<DialectEntry>('dialects');
-  readonly runners = new Registry<RunnerEntry>('runners');
-  readonly samplers = new Registry<SamplerEntry>('samplers');
-  readonly probes = new Registry<ProbeEntry>('probes');
+  readonly dialects = new Registry<DialectEntry>('dialects', 'agent dialect');
+  readonly runners = new Registry<RunnerEntry>('runners', 'headless agent runner');
+  readonly samplers = new Registry<SamplerEntry>('samplers', 'process-tree sampler');
+  readonly probes = new Registry<ProbeEntry>('probes', 'capability probe');
+  readonly exporters = new Registry<ExporterEntry>('exporters', 'session exporter');
+  readonly charts = new Registry<ChartRendererEntry>('charts', 'chart renderer');
   /** Plugins applied successfully, in apply order. */
   readonly applied: string[] = [];
   /** Plugins that failed to register or apply; the rest of the host keeps working. */
@@ -60,6 +62,8 @@ export class CordonHost {
       runners: this.runners.registrarFor(plugin, withdrawn),
       samplers: this.samplers.registrarFor(plugin, withdrawn),
       probes: this.probes.registrarFor(plugin, withdrawn),
+      exporters: this.exporters.registrarFor(plugin, withdrawn),
+      charts: this.charts.registrarFor(plugin, withdrawn),
       log: createFileLogger(this.paths.dataDir, plugin),
       paths: this.paths,
       services: Object.freeze({ matchGlob, ledger: createLedgerService(this.hooks), telemetry: createTelemetryService(this.paths.dataDir), process: Object.freeze({ endLike }) }),
@@ -112,7 +116,7 @@ export class CordonHost {
   #withdraw(plugin: string): void {
     this.#withdrawn.add(plugin);
     removeTaps(this.hooks, plugin);
-    for (const registry of [this.dialects, this.runners, this.samplers, this.probes]) registry.removePlugin(plugin);
+    for (const registry of [this.dialects, this.runners, this.samplers, this.probes, this.exporters, this.charts]) registry.removePlugin(plugin);
   }
 
   /** Names of the plugins the package `source` returned descriptors for (usually one, its own name). */

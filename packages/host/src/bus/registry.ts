@@ -3,7 +3,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { closestName } from '../util/closest-name.js';
 
 /** Short names of the first-party plugins (`cordon plugins install codex` installs `@cordon/codex`). */
-const FIRST_PARTY = ['claude-code', 'codex', 'gemini', 'cursor', 'hermes', 'aider', 'cgroup-linux', 'sampler-windows'];
+const FIRST_PARTY = ['claude-code', 'codex', 'gemini', 'cursor', 'hermes', 'aider', 'cgroup-linux', 'sampler-windows', 'otlp', 'charts'];
 
 /** A registry entry together with the plugin that registered it. */
 export interface Registered<T> {
@@ -18,8 +18,14 @@ export interface Registered<T> {
 export class Registry<T extends { readonly name: string }> {
   readonly #entries = new Map<string, Registered<T>>();
 
-  /** @param kind registry name used in errors, e.g. `dialects`. */
-  constructor(readonly kind: string) {}
+  /**
+   * @param kind registry name, e.g. `dialects` (error details, logs).
+   * @param noun what one entry is, in a user's words, for messages: `agent dialect`.
+   */
+  constructor(
+    readonly kind: string,
+    readonly noun: string = kind,
+  ) {}
 
   /** Adds an entry; throws `CORDON_REGISTRY_DUPLICATE` when another plugin has the name. */
   add(entry: T, plugin: string): void {
@@ -44,7 +50,7 @@ export class Registry<T extends { readonly name: string }> {
     const known = [...this.#entries.keys()].sort();
     const meant = closestName(name, known);
     const remedy = meant ? `did you mean "${meant}"?` : `install the plugin that provides it (\`cordon plugins install <name>\`; first-party: ${FIRST_PARTY.join(', ')})`;
-    throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `${this.kind}: nothing is registered as "${name}" (registered: ${known.length ? known.join(', ') : 'none'}); ${remedy}`, {
+    throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `no ${this.noun} named "${name}" is installed (installed: ${known.length ? known.join(', ') : 'none'}); ${remedy}`, {
       details: { registry: this.kind, name, known, ...(meant ? { suggestion: meant } : {}) },
     });
   }

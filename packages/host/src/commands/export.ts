@@ -2,14 +2,15 @@ import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { parseBaseUrl, redactUrl } from '../output/url.js';
 import { terminalText } from '../output/terminal.js';
-import { exportToOtlp, type ExportSummary } from '../telemetry/export/index.js';
+import { exportSessions, type ExportSummary } from '../telemetry/export/index.js';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { parseSince } from './analyze.js';
 import { clearStatus, enableStatus, setStatus } from '../output/status.js';
 
 export default class Export extends CordonCommand {
   static override summary = 'Send reduced sessions to an OpenTelemetry collector (OTLP/HTTP): a trace per session, a span per tool call, samples as metrics';
   static override description = [
-    'Nothing is sent unless this command is run. Sessions not reduced yet are reduced first; the store is only read otherwise.',
+    'Needs the @cordon/otlp plugin (cordon plugins install otlp). Nothing is sent unless this command is run. Sessions not reduced yet are reduced first; the store is only read otherwise.',
     'Exit 2 when the URL is malformed, or the collector is unreachable, refuses the data, accepts none of it (partialSuccess) or does not answer within --timeout. What it rejected is reported. Credentials in the URL are sent as Basic authentication and never printed.',
   ].join('\n');
   static override examples = ['<%= config.bin %> <%= command.id %> --otlp http://127.0.0.1:4318', '<%= config.bin %> <%= command.id %> --otlp http://collector:4318 --since 2026-11-01'];
@@ -25,8 +26,15 @@ export default class Export extends CordonCommand {
     const { flags } = await this.parse(Export);
     const url = parseBaseUrl(flags.otlp, '--otlp');
     const host = await this.host();
+    const exporter = host.exporters.get('otlp');
+    if (!exporter) {
+      throw new CordonError(ERROR_CODES.REGISTRY_MISSING, 'cordon export --otlp needs the @cordon/otlp plugin (it carries the OpenTelemetry SDK, which the CLI does not): cordon plugins install otlp', {
+        details: { registry: 'exporters', name: 'otlp', plugin: '@cordon/otlp' },
+      });
+    }
     if (enableStatus({ json: this.jsonEnabled() })) setStatus(`cordon export: sending to ${redactUrl(flags.otlp)}`);
-    const result = await exportToOtlp({
+    const result = await exportSessions({
+      exporter,
       dataDir: host.paths.dataDir,
       url: url.toString(),
       sessions: flags.session,

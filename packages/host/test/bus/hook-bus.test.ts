@@ -129,7 +129,7 @@ describe('errors at the hook boundary', () => {
     const reg = (n: string) => ({ source: n, descriptor: plugin(n, (api) => api.runners.register({ name: 'claude-code', load: async () => undefined })) });
     await host.applyPlugins([reg('first'), reg('second')]);
     expect(host.failures[0]!.message).toMatch(/runners: "claude-code" is registered by plugin "first" already; plugin "second"/);
-    expect(() => host.runners.require('gemini')).toThrow(/nothing is registered as "gemini" \(registered: claude-code\)/);
+    expect(() => host.runners.require('gemini')).toThrow(/no headless agent runner named "gemini" is installed \(installed: claude-code\)/);
   });
 });
 

@@ -47,9 +47,11 @@ describe('the command line', () => {
       [['instal-hooks'], 'cordon install-hooks'],
       [['zzzzzz'], undefined],
     ];
-    for (const [args, meant] of cases) {
-      const r = await runCordon(args, { env: box.env });
-      expect([args.join(' '), r.exitCode]).toEqual([args.join(' '), 2]);
+    // Asking for help on the typo reads the same: `chek -h`, `help chek`.
+    const typed = cases.flatMap(([args, meant]) => [[args, args, meant], [[...args, '-h'], args, meant], [['help', ...args], args, meant]] as const);
+    for (const [argv, args, meant] of typed) {
+      const r = await runCordon([...argv], { env: box.env });
+      expect([argv.join(' '), r.exitCode]).toEqual([argv.join(' '), 2]);
       const text = r.stderr.replace(/\s*\n\s*(›\s*)?/g, ' ');
       expect(text).toContain(`\`${args.join(' ')}\` is not a cordon command.`);
       expect(text).toContain('CORDON_BAD_INPUT');
@@ -59,7 +61,7 @@ describe('the command line', () => {
   });
 
   it('a command a first-party plugin adds names the plugin to install', async () => {
-    for (const [args, plugin] of [[['pcodx', 'show'], 'codex'], [['wrap', '--', 'aider'], 'aider']] as const) {
+    for (const [args, plugin] of [[['pcodx', 'show'], 'codex'], [['wrap', '--', 'aider'], 'aider'], [['help', 'pcodx'], 'codex'], [['wrap', '-h'], 'aider']] as const) {
       const r = await runCordon([...args], { env: box.env });
       expect(r.exitCode).toBe(2);
       expect(r.stderr.replace(/\s*\n\s*(›\s*)?/g, ' ')).toContain(`It comes with the @cordon/${plugin} plugin: \`cordon plugins install ${plugin}\`.`);

@@ -1,16 +1,21 @@
 import { join } from 'node:path';
+import type { ExporterEntry, ExportSession, ExportSummary } from '@cordon/plugin-api';
+import type { Kysely } from 'kysely';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { redactSecrets, redactUrl } from '../../output/url.js';
 import { TELEMETRY_DB_FILE } from '../reduce/db/open.js';
+import type { SessionRow, TelemetrySchema } from '../reduce/db/schema.js';
 import { openTelemetryStore, resolveDbTarget } from '../reduce/db/target.js';
 import { reducePending, selectStored } from '../analyze/source.js';
-import { exportSessions, loadExportSession, type ExportSummary } from './otlp.js';
 
-export * from './otlp.js';
+export type { ExportSession, ExportSummary };
 
-/** Input of {@link exportToOtlp}. */
+/** Input of {@link exportSessions}. */
 export interface ExportRequest {
   readonly dataDir: string;
-  /** Collector base URL (`http://host:4318`). */
+  /** The exporter that encodes and sends (`host.exporters.get('otlp')`, from @cordon/otlp). */
+  readonly exporter: ExporterEntry;
+  /** Receiver base URL (`http://host:4318`); may carry credentials. */
   readonly url: string;
   /** Session ids or directory names; with `since` unset and no sessions, the most recent session. */
   readonly sessions?: readonly string[];
@@ -19,16 +24,25 @@ export interface ExportRequest {
   /** Store (default `CORDON_DB`, else `<dataDir>/telemetry.sqlite3`). */
   readonly db?: string;
   readonly env?: NodeJS.ProcessEnv;
+  /** Per request, ms (default 10,000). */
   readonly timeoutMs?: number;
 }
 
+/** Reads a session's calls and samples from the store (either dialect), in recorded order. */
+export async function loadExportSession(db: Kysely<TelemetrySchema>, session: SessionRow): Promise<ExportSession> {
+  const calls = await db.selectFrom('tool_calls').selectAll().where('session_id', '=', session.session_id).orderBy('seq').execute();
+  const samples = await db.selectFrom('samples').select(['t', 'mem_mb', 'cpu_pct', 'n_procs']).where('session_id', '=', session.session_id).orderBy('seq').execute();
+  return { session, calls, samples };
+}
+
 /**
- * `cordon export --otlp`: reduces sessions not yet stored, selects the requested ones from the
- * store and sends them ({@link exportSessions}).
+ * `cordon export`: reduces sessions not yet stored, selects the requested ones from the store
+ * and hands them to the exporter. The store is only read.
  * @throws CordonError `CORDON_BAD_INPUT` when a named session is unknown or nothing is stored;
- * `CORDON_EXPORT_ERROR` when the receiver fails; `CORDON_DB_ERROR` for the store.
+ * `CORDON_EXPORT_ERROR` when the exporter fails (its message, with the URL's secrets redacted);
+ * `CORDON_DB_ERROR` for the store.
  */
-export async function exportToOtlp(req: ExportRequest): Promise<ExportSummary & { readonly db: string }> {
+export async function exportSessions(req: ExportRequest): Promise<ExportSummary & { readonly db: string }> {
   const target = resolveDbTarget(req.db, join(req.dataDir, TELEMETRY_DB_FILE), req.env ?? process.env);
   const db = await openTelemetryStore(target);
   try {
@@ -37,9 +51,18 @@ export async function exportToOtlp(req: ExportRequest): Promise<ExportSummary & 
     const missing = (req.sessions ?? []).filter((id) => !rows.some((r) => r.session_id === id || r.dir_name === id));
     if (missing.length) throw new CordonError(ERROR_CODES.BAD_INPUT, `--session ${missing.map((m) => JSON.stringify(m)).join(', ')}: no recorded session of that id in ${db.path}`, { details: { sessions: missing } });
     if (rows.length === 0 && req.since === undefined) throw new CordonError(ERROR_CODES.BAD_INPUT, `no sessions stored in ${db.path}`);
-    const items = [];
+    const items: ExportSession[] = [];
     for (const row of rows) items.push(await loadExportSession(db.db, row));
-    return { db: db.path, ...(await exportSessions(items, { url: req.url, timeoutMs: req.timeoutMs })) };
+    const shownUrl = redactUrl(req.url).replace(/\/+$/, '');
+    // Only a URL with secrets changes text (redactSecrets also spells the URL the way URL does).
+    const secret = redactUrl(req.url) !== new URL(req.url).toString();
+    const redact = (text: string) => (secret ? redactSecrets(text, req.url.replace(/\/+$/, '')) : text);
+    try {
+      return { db: db.path, ...(await req.exporter.export(items, { url: req.url, shownUrl, timeoutMs: req.timeoutMs ?? 10_000, redact })) };
+    } catch (error) {
+      // The exporter's own message, redacted again: a plugin's error must not leak the URL's secrets.
+      throw new CordonError(ERROR_CODES.EXPORT_ERROR, redact(error instanceof Error ? error.message : String(error)), { details: { url: shownUrl, exporter: req.exporter.name } });
+    }
   } finally {
     await db.close();
   }

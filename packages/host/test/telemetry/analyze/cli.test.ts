@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeSandbox, runCordon, type Sandbox } from '../../../../../test/support/cli.js';
+import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../../test/support/cli.js';
 import { writeSyntheticBatch } from './synthetic.js';
 
 // `cordon analyze` through the built bin over the synthetic batch plus one session whose
@@ -13,6 +13,8 @@ const flat = (s: string) => s.replace(/\s+/g, ' ');
 let sandbox: Sandbox;
 beforeEach(() => {
   sandbox = makeSandbox('cordon-analyze-cli-');
+  // The HTML report's charts come from @cordon/charts.
+  linkPlugins(sandbox.dataDir, ['charts']);
   writeSyntheticBatch(sandbox.dataDir);
   mkdirSync(join(sandbox.dataDir, 'runs', 'broken-session', 'markers.jsonl'), { recursive: true });
 });

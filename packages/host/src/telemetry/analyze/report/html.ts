@@ -1,25 +1,13 @@
 import type { AnalysisReport } from '../index.js';
 import { htmlText } from '../../../output/html.js';
-import { reportCharts, type ChartSpec } from './charts.js';
+import { reportCharts } from './charts.js';
 import { definitionsTable, reportTables, type Table } from './tables.js';
 import { plural } from '../../../util/plural.js';
 
 const esc = htmlText;
 
-/**
- * Renders one chart to an SVG string with Vega-Lite → Vega → vega's headless SVG renderer (no
- * browser, no canvas; text widths are estimated). Loaded lazily: only the HTML format pays for it.
- */
-export async function renderChartSvg(chart: ChartSpec): Promise<string> {
-  const [vega, vl] = await Promise.all([import('vega'), import('vega-lite')]);
-  const compiled = vl.compile({ $schema: 'https://vega.github.io/schema/vega-lite/v6.json', ...chart.spec, config: { font: 'sans-serif', view: { stroke: null } } } as never).spec;
-  const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
-}
+/** Draws one chart's Vega-Lite spec as an `<svg>` string (a `charts` renderer, e.g. @cordon/charts). */
+export type DrawChart = (spec: Readonly<Record<string, unknown>>) => Promise<string>;
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#222;padding:0 16px}
 h1{font-size:22px}h2{font-size:17px;margin-top:28px}table{border-collapse:collapse;margin:8px 0;font-size:12.5px}
@@ -34,12 +22,12 @@ function tableHtml(t: Table): string {
 
 /**
  * The HTML report: one self-contained file (inline CSS, charts as inline SVG, no script, no
- * external URL), so it opens offline and under any content policy.
+ * external URL), so it opens offline and under any content policy. `draw` renders the charts.
  */
-export async function renderHtml(report: AnalysisReport): Promise<string> {
+export async function renderHtml(report: AnalysisReport, draw: DrawChart): Promise<string> {
   const charts: string[] = [];
   for (const chart of reportCharts(report)) {
-    charts.push(`<figure class="chart" data-chart="${esc(chart.id)}"><figcaption><b>${esc(chart.title)}</b></figcaption>${await renderChartSvg(chart)}</figure>`);
+    charts.push(`<figure class="chart" data-chart="${esc(chart.id)}"><figcaption><b>${esc(chart.title)}</b></figcaption>${await draw(chart.spec)}</figure>`);
   }
   const [comparison, ...rest] = reportTables(report);
   const p = report.pooled;

@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeSandbox, runCordon, type Sandbox } from '../../../../../test/support/cli.js';
-import { call, marker, samples } from '../reduce/helpers.js';
+import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../test/support/cli.js';
+import { call, marker, samples } from '../../../packages/host/test/telemetry/reduce/helpers.js';
 
 /** `cordon export --otlp` against a loopback OTLP/HTTP receiver decoding the JSON encoding of the OTLP protobuf messages. */
 
@@ -12,6 +12,7 @@ let sandbox: Sandbox;
 let servers: Server[] = [];
 beforeEach(() => {
   sandbox = makeSandbox('cordon-otlp-');
+  linkPlugins(sandbox.dataDir, ['otlp']);
 });
 afterEach(async () => {
   for (const s of servers.splice(0)) await new Promise((r) => s.close(r));

@@ -1,51 +1,12 @@
 import { context, trace, SpanKind, SpanStatusCode, ValueType, type Attributes } from '@opentelemetry/api';
-import { cutText, wellFormed } from '@cordon/plugin-api';
 import { JsonMetricsSerializer, JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AggregationTemporality, DataPointType, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import type { SampleRow, SessionRow, TelemetrySchema, ToolCallRow } from '../reduce/db/schema.js';
-import type { Kysely } from 'kysely';
-import { redactSecrets, redactUrl } from '../../output/url.js';
+import { cutText, wellFormed, type ExportOptions, type ExportSession, type ExportSummary, type StoredSession as SessionRow, type StoredToolCall as ToolCallRow } from '@cordon/plugin-api';
 
 /** Instrumentation scope of everything cordon exports. */
-const SCOPE = { name: '@cordon/host', version: '0.1.0' };
-
-/** One stored session with its calls and samples, as {@link exportSessions} sends it. */
-export interface ExportSession {
-  readonly session: SessionRow;
-  readonly calls: readonly ToolCallRow[];
-  readonly samples: readonly Pick<SampleRow, 't' | 'mem_mb' | 'cpu_pct' | 'n_procs'>[];
-}
-
-/** Options of {@link exportSessions}. */
-export interface OtlpOptions {
-  /** The collector's base URL (`http://host:4318`); traces go to `/v1/traces`, metrics to `/v1/metrics`. */
-  readonly url: string;
-  /** Per request, ms (default 10,000). */
-  readonly timeoutMs?: number;
-}
-
-/** What {@link exportSessions} sent, and what the collector said it rejected (OTLP `partialSuccess`). */
-export interface ExportSummary {
-  readonly sessions: number;
-  readonly spans: number;
-  readonly data_points: number;
-  /** Spans the collector rejected (`partialSuccess.rejectedSpans`, summed over requests). */
-  readonly rejected_spans: number;
-  /** Metric points the collector rejected (`partialSuccess.rejectedDataPoints`). */
-  readonly rejected_data_points: number;
-  /** The collector's `partialSuccess.errorMessage`s, each cut to 500 characters. */
-  readonly rejection_messages: readonly string[];
-}
-
-/** Reads a session's calls and samples from the store (either dialect). */
-export async function loadExportSession(db: Kysely<TelemetrySchema>, session: SessionRow): Promise<ExportSession> {
-  const calls = await db.selectFrom('tool_calls').selectAll().where('session_id', '=', session.session_id).orderBy('seq').execute();
-  const samples = await db.selectFrom('samples').select(['t', 'mem_mb', 'cpu_pct', 'n_procs']).where('session_id', '=', session.session_id).orderBy('seq').execute();
-  return { session, calls, samples };
-}
+const SCOPE = { name: '@cordon/otlp', version: '0.1.0' };
 
 /** Span attributes of one tool call (OpenTelemetry GenAI `execute_tool` names where they exist; `cordon.*` otherwise). */
 export function callAttributes(s: SessionRow, c: ToolCallRow): Attributes {
@@ -175,11 +136,12 @@ interface Answer {
  * POSTs one OTLP/HTTP JSON request (OTLP specification 1.x, "OTLP/HTTP": `Content-Type:
  * application/json`, 200 with an `Export*ServiceResponse` body) and reads its `partialSuccess`
  * (the SDK's exporters only log it). Every message names the URL redacted.
- * @throws CordonError `CORDON_EXPORT_ERROR` when the collector is unreachable, answers a non-2xx
- *   status, or does not answer within `timeoutMs`.
+ * @throws Error when the collector is unreachable, answers a non-2xx status, or does not answer
+ *   within `timeoutMs` (the host reports it as `CORDON_EXPORT_ERROR`).
  */
-async function post(url: string, body: Uint8Array, what: string, timeoutMs: number, shownBase: string, rawBase: string): Promise<Uint8Array> {
-  const fail = (why: string) => new CordonError(ERROR_CODES.EXPORT_ERROR, `OTLP export of ${what} to ${shownBase} failed: ${redactSecrets(why, rawBase)}; nothing local was changed`, { details: { url: shownBase } });
+async function post(url: string, body: Uint8Array, what: string, options: ExportOptions): Promise<Uint8Array> {
+  const { timeoutMs } = options;
+  const fail = (why: string) => new Error(`OTLP export of ${what} to ${options.shownUrl} failed: ${options.redact(why)}; nothing local was changed`);
   const parsed = new URL(url);
   // Credentials in the URL go as HTTP Basic authentication (RFC 7617), never in the request line.
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -226,13 +188,12 @@ function parseResponse<R>(data: Uint8Array, deserialize: (d: Uint8Array) => R): 
  * as separate requests so each carries its machine as `host.name`. What the collector rejects
  * (`partialSuccess`) is counted in the summary. Messages name the URL with credentials redacted;
  * credentials in the URL are sent as Basic authentication.
- * @throws CordonError `CORDON_EXPORT_ERROR` when the receiver is unreachable, refuses, does not
- * answer within `timeoutMs`, or accepts nothing of what was sent; the local store is only read.
+ * @throws Error when the receiver is unreachable, refuses, does not answer within `timeoutMs`, or
+ * accepts nothing of what was sent (the host reports it as `CORDON_EXPORT_ERROR`).
  */
-export async function exportSessions(items: readonly ExportSession[], options: OtlpOptions): Promise<ExportSummary> {
+export async function exportSessions(items: readonly ExportSession[], options: ExportOptions): Promise<ExportSummary> {
   const rawBase = options.url.replace(/\/+$/, '');
-  const shown = redactUrl(options.url).replace(/\/+$/, '');
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const shown = options.shownUrl;
   const byMachine = new Map<string, ExportSession[]>();
   for (const item of items) byMachine.set(item.session.machine, [...(byMachine.get(item.session.machine) ?? []), item]);
   let spans = 0;
@@ -247,23 +208,21 @@ export async function exportSessions(items: readonly ExportSession[], options: O
   for (const [machine, group] of byMachine) {
     const all = group.flatMap(buildSpans);
     if (all.length) {
-      const data = await post(`${rawBase}/v1/traces`, JsonTraceSerializer.serializeRequest(all) ?? new Uint8Array(), 'spans', timeoutMs, shown, options.url);
+      const data = await post(`${rawBase}/v1/traces`, JsonTraceSerializer.serializeRequest(all) ?? new Uint8Array(), 'spans', options);
       rejectedSpans += Math.min(all.length, note(answer(parseResponse(data, (d) => JsonTraceSerializer.deserializeResponse(d))?.partialSuccess)));
     }
     spans += all.length;
     const m = buildMetrics(group, machine);
     if (m.points) {
-      const data = await post(`${rawBase}/v1/metrics`, JsonMetricsSerializer.serializeRequest(m.metrics) ?? new Uint8Array(), 'metrics', timeoutMs, shown, options.url);
+      const data = await post(`${rawBase}/v1/metrics`, JsonMetricsSerializer.serializeRequest(m.metrics) ?? new Uint8Array(), 'metrics', options);
       rejectedPoints += Math.min(m.points, note(answer(parseResponse(data, (d) => JsonMetricsSerializer.deserializeResponse(d))?.partialSuccess)));
     }
     points += m.points;
   }
   const summary: ExportSummary = { sessions: items.length, spans, data_points: points, rejected_spans: rejectedSpans, rejected_data_points: rejectedPoints, rejection_messages: messages };
   if (spans + points > 0 && rejectedSpans + rejectedPoints >= spans + points) {
-    throw new CordonError(
-      ERROR_CODES.EXPORT_ERROR,
+    throw new Error(
       `OTLP export to ${shown}: the collector accepted nothing (rejected ${rejectedSpans} of ${spans} spans and ${rejectedPoints} of ${points} metric points${messages.length ? `: ${messages.join('; ')}` : ''}); nothing local was changed`,
-      { details: { url: shown, ...summary } },
     );
   }
   return summary;

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyze } from '../../../src/telemetry/analyze/index.js';
-import { renderHtml } from '../../../src/telemetry/analyze/report/html.js';
-import { writeSyntheticBatch } from './synthetic.js';
+import { analyze } from '../../../packages/host/src/telemetry/analyze/index.js';
+import { renderHtml } from '../../../packages/host/src/telemetry/analyze/report/html.js';
+import { writeSyntheticBatch } from '../../../packages/host/test/telemetry/analyze/synthetic.js';
+import { renderSvg } from '../src/render.js';
 
 // The HTML report of the synthetic batch opened in real headless Chromium (Debian's `chromium`,
 // installed by scripts/test-prepare.sh): no console errors, no request leaves the page, and every
@@ -36,7 +37,7 @@ describe('the HTML report in headless Chromium', () => {
     writeSyntheticBatch(data);
     const report = await analyze({ dataDir: data, all: true });
     const file = join(dir, 'report.html');
-    writeFileSync(file, await renderHtml(report));
+    writeFileSync(file, await renderHtml(report, renderSvg));
     const page = await browser.newPage();
     const errors: string[] = [];
     const requests: string[] = [];
