@@ -242,7 +242,7 @@ describe('probe-derived cases (the BEKO2210/SkillQuarry cordon)', () => {
     await armWith(dir, { allow: ['src/**'] });
     unlinkSync(join(dir, 'README.md'));
     const { audit } = await checkIn(dir);
-    expect(audit.violations[0]!.message).toBe('path outside policy: README.md (matches no --allow glob)');
+    expect(audit.violations[0]!.message).toBe('path outside policy: README.md (matches no allow glob)');
     expect(audit.metrics).toMatchObject({ files: 1, deleted_lines: 2, working_bytes: 0 });
   });
 

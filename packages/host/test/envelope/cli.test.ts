@@ -53,7 +53,7 @@ describe('cordon arm / check / status / reset', () => {
     expect(r.exitCode).toBe(3);
     const out = r.stdout.trimEnd().split('\n');
     expect(out[0]).toMatch(/^rejected: 2 violations/);
-    expect(out.filter((l) => l.startsWith('violation: '))).toEqual(['violation: path outside policy: README.md (matches no --allow glob)', 'violation: path outside policy: docs/x.md (matches no --allow glob)']);
+    expect(out.filter((l) => l.startsWith('violation: '))).toEqual(['violation: path outside policy: README.md (matches no allow glob)', 'violation: path outside policy: docs/x.md (matches no allow glob)']);
   });
 
   it('human output of a failed verifier: the end of its stderr (else stdout), indented under the violation', async () => {
@@ -226,6 +226,16 @@ describe('cordon arm / check / status / reset', () => {
 });
 
 describe('.cordon.json and CI mode (check --base)', () => {
+  it('a path denied by .cordon.json is reported with its deny glob, not as a --deny flag', async () => {
+    const repo = newRepo({ 'src/app.py': 'a\n', '.cordon.json': JSON.stringify({ allow: ['src/**'], deny: ['src/secret*'] }) });
+    expect((await cordon(['arm', 'from file'], repo)).exitCode).toBe(0);
+    writeFileSync(join(repo, 'src/secret.txt'), 'x\n');
+    const r = await cordon(['check'], repo);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout + r.stderr).toContain('path outside policy: src/secret.txt (matches the deny glob src/secret*)');
+    expect(r.stdout + r.stderr).not.toContain('--deny');
+  });
+
   it('arm reads .cordon.json; flags override it; a bad file is named', async () => {
     const repo = newRepo({ 'src/app.py': 'a\n', 'README.md': 'r\n', '.cordon.json': JSON.stringify({ allow: ['src/**'], 'max-added-lines': 1, verify: ['true'] }) });
     expect((await cordon(['arm', 'from file'], repo)).exitCode).toBe(0);

@@ -302,7 +302,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
     const path = changed[i]!;
     const decision = rules.decide(path.endsWith('/') ? path.slice(0, -1) : path);
     if (!decision.allowed) {
-      const why = decision.deniedBy !== undefined ? `matches --deny ${decision.deniedBy}` : 'matches no --allow glob';
+      const why = decision.deniedBy !== undefined ? `matches the deny glob ${decision.deniedBy}` : 'matches no allow glob';
       violations.push({ code: 'path_outside_policy', message: `path outside policy: ${displayPath(path)} (${why})`, path });
     }
     if (path === '.gitattributes' || path.endsWith('/.gitattributes')) {
