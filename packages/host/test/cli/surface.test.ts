@@ -91,6 +91,10 @@ describe('the command line', () => {
     expect(Object.keys(codex).sort()).toEqual(['commands', 'name', 'root', 'type', 'version']);
     expect(codex).toMatchObject({ type: 'link', commands: expect.arrayContaining(['pcodx show', 'pcodx serve']) });
     for (const p of listed) expect(Object.keys(p)).not.toContain('options');
+    // Each command once, under the plugin whose command runs (cordon's own `plugins`, `plugins install`).
+    const all = listed.flatMap((p) => p.commands as string[]);
+    expect(all.length).toBe(new Set(all).size);
+    expect(listed.find((p) => p.name === '@cordon/host')!.commands).toEqual(expect.arrayContaining(['plugins', 'plugins install']));
   });
 
   it('a missing agent is named with the one the user meant; an installed agent without a runner says what to do', async () => {

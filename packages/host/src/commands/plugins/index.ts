@@ -28,12 +28,15 @@ export default class Plugins extends OclifPlugins {
   override async run(): Promise<PluginListing[]> {
     const listed = (await OclifPlugins.prototype.run.call(this)) as Array<{ name: string; version: string; type: string; root?: string; commandIDs?: string[] }>;
     const separator = this.config.topicSeparator;
+    // A command id is listed under the plugin whose command runs, once: cordon's own `plugins`
+    // and `plugins install` replace oclif's, which still declares them.
+    const runs = (plugin: string, id: string) => (this.config.findCommand(id)?.pluginName ?? plugin) === plugin;
     return listed.map((p) => ({
       name: p.name,
       version: p.version,
       type: p.type,
       ...(p.root ? { root: p.root } : {}),
-      commands: (p.commandIDs ?? []).map((id) => id.replaceAll(':', separator)).sort(),
+      commands: (p.commandIDs ?? []).filter((id) => runs(p.name, id)).map((id) => id.replaceAll(':', separator)).sort(),
     }));
   }
 }
