@@ -130,6 +130,13 @@ describe('cordon wrap', () => {
     expect(JSON.parse(missing.stdout.trim())).toMatchObject({ session_id: 'json-missing', exit_code: 127, start_error: expect.stringContaining('ENOENT') });
   });
 
+  it('runs the command exactly as typed after --: repeated words, flags and a second -- stay where they are', async () => {
+    const positional = await wrap(['--', 'sh', '-c', 'echo "[$0|$1|$2]"', 'sh', 'sh', '-c']);
+    expect([positional.exitCode, positional.stdout]).toEqual([0, '[sh|sh|-c]\n']);
+    const flags = await wrap(['--session', 'literal-1', '--', 'printf', '%s,', '--', '--json', '--session', 'x']);
+    expect([flags.exitCode, flags.stdout]).toEqual([0, '--,--json,--session,x,']);
+  });
+
   it('passes stdin through to the child', async () => {
     const run = await wrap(['--', 'sh', '-c', 'read line; echo "got=$line"'], 'hello\n');
     expect(run.stdout).toContain('got=hello');

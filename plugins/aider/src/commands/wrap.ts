@@ -28,8 +28,10 @@ export default class Wrap extends Command {
   };
 
   async run(): Promise<void> {
-    const { flags, argv } = await this.parse(Wrap);
-    const command = (argv as string[])[0] === '--' ? (argv as string[]).slice(1) : (argv as string[]);
+    const { flags, raw } = await this.parse(Wrap);
+    // The command exactly as typed after `--`: oclif's non-strict `argv` reorders repeated words
+    // (`sh -c 'echo "$@"' sh a b` came back as `sh sh -c …`), its raw tokens keep the order.
+    const command = raw.filter((token) => token.type === 'arg').map((token) => token.input);
     if (command.length === 0) this.error('give the command to run after --, e.g. `cordon wrap -- aider`', { exit: 2, code: 'CORDON_BAD_INPUT' });
     const api = await hostApi();
     const result = await runWrapped({
