@@ -46,10 +46,9 @@ describe.skipIf(unavailable !== undefined)('cordon control on a real cgroup v2 k
     if (results.error) console.log(`guest error: ${results.error}`);
   }, 240_000);
 
-  it('runs in one boot within the 4 minute budget', () => {
+  it('runs every guest case in one boot (qemu is stopped at 230 s, so a stuck guest fails here, not by timing)', () => {
     expect(results.error).toBeUndefined();
     expect(results.done).toBe(true);
-    expect(boot.wallMs).toBeLessThan(240_000);
   });
 
   it('probe: available, pure cgroup v2, the tier table over the VM RAM', () => {
