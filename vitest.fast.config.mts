@@ -27,6 +27,8 @@ export const CLI_SUITES = [
   'packages/host/test/cli/surface.test.ts',
   'packages/host/test/cli/progress.test.ts',
   'packages/host/test/cli/completion.test.ts',
+  // tmux, which only `npm test` installs.
+  'plugins/codex/test/pcodx/interactive.test.ts',
   // doctor asks the real codex (from .cache/agents, which test:fast does not prepare).
   'packages/host/test/doctor/doctor.test.ts',
   'packages/host/test/schemas/schemas.test.ts',

@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
+import { privateTmux } from '../../../../test/support/tmux.js';
 import { linkCodex, pcodx, tableRows } from './support.js';
 
 let box: Sandbox;
@@ -98,21 +98,15 @@ describe('cordon pcodx interactive through piped stdin', () => {
   });
 });
 
-/** tmux on a private socket, so tests never touch a user's tmux server. */
-function tmux(socket: string, args: string[], env?: NodeJS.ProcessEnv): { status: number | null; stdout: string } {
-  const r = spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', env: env ?? process.env, timeout: 10_000 });
-  return { status: r.status, stdout: r.stdout ?? '' };
-}
-
 describe('cordon pcodx interactive in a real pseudo-terminal (tmux)', () => {
-  const socket = `cordon-pcodx-${process.pid}`;
-  afterEach(() => void tmux(socket, ['kill-server']));
+  const tmux = privateTmux('cordon-pcodx');
+  afterEach(() => tmux.kill());
 
   async function screenWith(text: string, ms = 30_000): Promise<string> {
     const deadline = Date.now() + ms;
     let screen = '';
     while (Date.now() < deadline) {
-      screen = tmux(socket, ['capture-pane', '-p', '-J', '-S', '-200', '-t', 'pcodx']).stdout;
+      screen = tmux.run(['capture-pane', '-p', '-J', '-S', '-200', '-t', 'pcodx']).stdout;
       if (screen.includes(text)) return screen;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -121,30 +115,30 @@ describe('cordon pcodx interactive in a real pseudo-terminal (tmux)', () => {
 
   it('shows the pcodx> prompt, records typed text verbatim, renders, and leaves on /exit', async () => {
     const env = { ...box.env, PCODX_DB: db };
-    const started = tmux(socket, ['new-session', '-d', '-s', 'pcodx', '-x', '160', '-y', '60', process.execPath, CORDON_BIN, 'pcodx', 'interactive', '--session', 'tty'], env);
+    const started = tmux.run(['new-session', '-d', '-s', 'pcodx', '-x', '160', '-y', '60', process.execPath, CORDON_BIN, 'pcodx', 'interactive', '--session', 'tty'], env);
     expect(started.status).toBe(0);
     expect(await screenWith('pcodx> ')).toContain('session_id=tty');
 
-    tmux(socket, ['send-keys', '-t', 'pcodx', '-l', '  typed on a tty  ']);
-    tmux(socket, ['send-keys', '-t', 'pcodx', 'Enter']);
+    tmux.run(['send-keys', '-t', 'pcodx', '-l', '  typed on a tty  ']);
+    tmux.run(['send-keys', '-t', 'pcodx', 'Enter']);
     const afterTurn = await screenWith('<aboveturn id="msg1"/>');
     expect(afterTurn).toContain('prompt_message_id=msg1');
     expect(afterTurn).toContain('future_context_source=pcodx-render');
     expect(tableRows(db, 'select text, source from messages')).toEqual([{ text: '  typed on a tty  ', source: 'cli-interactive' }]);
 
-    tmux(socket, ['send-keys', '-t', 'pcodx', '-l', '/record assistant noted']);
-    tmux(socket, ['send-keys', '-t', 'pcodx', 'Enter']);
+    tmux.run(['send-keys', '-t', 'pcodx', '-l', '/record assistant noted']);
+    tmux.run(['send-keys', '-t', 'pcodx', 'Enter']);
     // A fresh prompt follows every answer (capture-pane drops the prompt's trailing space).
     await screenWith('visible_ids=msg1,msg2\npcodx>');
 
-    tmux(socket, ['send-keys', '-t', 'pcodx', '-l', '/usr/bin/python is missing, fix it']);
-    tmux(socket, ['send-keys', '-t', 'pcodx', 'Enter']);
+    tmux.run(['send-keys', '-t', 'pcodx', '-l', '/usr/bin/python is missing, fix it']);
+    tmux.run(['send-keys', '-t', 'pcodx', 'Enter']);
     expect(await screenWith('<aboveturn id="msg3"/>')).toContain('prompt_message_id=msg3');
 
-    tmux(socket, ['send-keys', '-t', 'pcodx', '-l', '/exit']);
-    tmux(socket, ['send-keys', '-t', 'pcodx', 'Enter']);
+    tmux.run(['send-keys', '-t', 'pcodx', '-l', '/exit']);
+    tmux.run(['send-keys', '-t', 'pcodx', 'Enter']);
     const deadline = Date.now() + 30_000;
-    while (tmux(socket, ['has-session', '-t', 'pcodx']).status === 0) {
+    while (tmux.run(['has-session', '-t', 'pcodx']).status === 0) {
       if (Date.now() > deadline) throw new Error('pcodx interactive did not exit on /exit');
       await new Promise((r) => setTimeout(r, 100));
     }
