@@ -20,14 +20,16 @@ interface AgentCase {
   readonly session: (o: SessionOptions) => AgentSession;
   /** How many tool results a request body carries, in this agent's API. */
   readonly results: (body: unknown) => number;
+  /** How the feedback reaches the model (in the request body's JSON), as observed with the pinned agent. */
+  readonly shape: RegExp;
 }
 
 const count = (pattern: RegExp) => (body: unknown) => (JSON.stringify(body).match(pattern) ?? []).length;
 
 const CASES: readonly AgentCase[] = [
-  { name: 'claude-code', start: (o) => FakeAnthropic.start(o), session: claudeSession, results: count(/"type":"tool_result"/g) },
-  { name: 'codex', start: (o) => FakeOpenAIResponses.start(o), session: codexSession, results: count(/"type":"function_call_output"/g) },
-  { name: 'gemini', start: (o) => FakeGemini.start(o), session: geminiSession, results: count(/"functionResponse":/g) },
+  { name: 'claude-code', start: (o) => FakeAnthropic.start(o), session: claudeSession, results: count(/"type":"tool_result"/g), shape: /"role":"system","content":\[\{"type":"text","text":"PostToolUseFailure:Bash hook additional context: \[cordon\] This exact command has now failed 3 times/ },
+  { name: 'codex', start: (o) => FakeOpenAIResponses.start(o), session: codexSession, results: count(/"type":"(function_call_output|custom_tool_call_output)"/g), shape: /"role":"developer","content":\[\{"type":"input_text","text":"\[cordon\] This exact command has now failed 3 times/ },
+  { name: 'gemini', start: (o) => FakeGemini.start(o), session: geminiSession, results: count(/"functionResponse":/g), shape: /Exit Code: 1[^"]*<hook_context>\[cordon\] This exact command has now failed 3 times/ },
 ];
 
 const held = holdPerTest();
@@ -73,6 +75,8 @@ describe.each(CASES)('$name: the loop breaker', (agent) => {
     expect(seen.filter((t) => t.results <= 3 && t.feedback), JSON.stringify(seen)).toEqual([]);
     expect(seen.filter((t) => t.results === 4).map((t) => t.feedback)).toContain(true);
     expect(seen.filter((t) => t.results === 5).every((t) => t.feedback)).toBe(true);
+    // Claude Code: a system message of hook context; Codex: a developer message; Gemini CLI: appended to the function response.
+    expect(JSON.stringify(turns.find((r) => agent.results(r.body) === 4)!.body)).toMatch(agent.shape);
 
     const ends = markers.filter((m) => m.event === 'tool_end' && m.tool === 'shell');
     expect(ends.map((m) => m.exit_status)).toEqual(['failed', 'failed', 'failed', 'failed']);
