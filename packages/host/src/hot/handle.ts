@@ -274,20 +274,18 @@ async function after(event: NativeToolAfter, dialect: Dialect, step: Step): Prom
   let reply: HookReply | undefined;
   if (feedback.length && dialect.replyAfter) {
     try {
-      reply = dialect.replyAfter(
-        feedback.map((f) => f.text).join('\n\n'),
-        result,
-      );
+      reply = dialect.replyAfter(feedback.map((f) => f.text).join('\n\n'), result);
     } catch (error) {
       step.log.error('dialect could not write the after-call feedback; the agent gets none', { agent: step.agent, error: describe(error) });
     }
   }
-  const given = reply !== undefined && reply.stdout !== '';
+  // A dialect may answer an empty reply for an event that cannot carry text: nothing was given then.
+  const given = reply !== undefined && reply.stdout !== '' ? reply : undefined;
   const loopFields = given && loop ? { loop_failures: loop.failures, ...(loop.repeat ? { loop_repeat: true } : {}) } : {};
   const byFields = given ? { feedback_by: feedback.map((f) => f.by ?? 'unknown') } : {};
   const marker = step.write({ ...endFields(result), ...failure, ...loopFields, ...byFields });
-  if (!given || !reply) return { ...SILENT, agent: step.agent, event, marker };
-  return { stdout: reply.stdout, stderr: reply.stderr ?? '', exitCode: reply.exitCode, agent: step.agent, event, marker };
+  if (!given) return { ...SILENT, agent: step.agent, event, marker };
+  return { stdout: given.stdout, stderr: given.stderr ?? '', exitCode: given.exitCode, agent: step.agent, event, marker };
 }
 
 /** The well-formed feedback entries a tap left on a result (non-empty `text`); anything else is logged and dropped. */
