@@ -35,14 +35,26 @@ export interface FailureCount {
  */
 export function countFailures(command: string, earlier: Iterable<EarlierEnd>): FailureCount {
   const key = normaliseShellCommand(command);
+  const letters = wordLetters(command);
   let failures = 1;
   for (const m of earlier) {
     if (m.event !== 'tool_end' || m.tool !== 'shell' || typeof m.command !== 'string') continue;
-    if (normaliseShellCommand(m.command) !== key) continue;
+    // Cheap test first: commands with other letters cannot normalise alike.
+    if (wordLetters(m.command) !== letters || normaliseShellCommand(m.command) !== key) continue;
     if (m.exit_status !== 'failed') break;
     const counted = m.loop_failures;
     if (typeof counted === 'number' && Number.isInteger(counted) && counted > 0) return { failures: failures + counted, answeredBefore: true };
     failures++;
   }
   return { failures, answeredBefore: false };
+}
+
+/**
+ * A command without its white space, quotes and backslashes. Splitting into words only removes
+ * those (unquoted white space, quoting, escapes), so two commands with the same words have the
+ * same letters: a difference here spares the shlex split. (A bash `$'…'` string, whose escapes
+ * shlex decodes, is the exception: it only ever counts as another command, never as the same.)
+ */
+function wordLetters(command: string): string {
+  return command.replace(/[\s'"\\]/g, '');
 }
