@@ -1,4 +1,4 @@
-import type { Dialect, HookReply, Logger, NativeEvent, NativeToolAfter, NativeToolBefore, ToolCall, ToolDecision, ToolFeedback, ToolResult } from '@cordon/plugin-api';
+import { cutText, type Dialect, type HookReply, type Logger, type NativeEvent, type NativeToolAfter, type NativeToolBefore, type ToolCall, type ToolDecision, type ToolFeedback, type ToolResult } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
 import { appendMarker, type Marker, type MarkerEvent, MARKER_SCHEMA_VERSION } from '../telemetry/markers.js';
 import { sessionDir } from '../telemetry/session-dir.js';
@@ -56,6 +56,9 @@ export interface HookOutcome {
 
 /** What a caller of `write` supplies; the common fields (time, session, agent, pids, overhead) are added. */
 type MarkerFields = Omit<Marker, 'v' | 'ts' | 'session_id' | 'agent' | 'native_event' | 'hook_overhead_ms' | 'hook_pid' | 'agent_pid'>;
+
+/** Longest after-call feedback handed to an agent, in characters: it all goes into the model's context. */
+export const MAX_FEEDBACK_CHARS = 8000;
 
 const SILENT: Pick<HookOutcome, 'stdout' | 'stderr' | 'exitCode'> = Object.freeze({ stdout: '', stderr: '', exitCode: 0 });
 
@@ -274,7 +277,7 @@ async function after(event: NativeToolAfter, dialect: Dialect, step: Step): Prom
   let reply: HookReply | undefined;
   if (feedback.length && dialect.replyAfter) {
     try {
-      reply = dialect.replyAfter(feedback.map((f) => f.text).join('\n\n'), result);
+      reply = dialect.replyAfter(cutText(feedback.map((f) => f.text).join('\n\n'), MAX_FEEDBACK_CHARS), result);
     } catch (error) {
       step.log.error('dialect could not write the after-call feedback; the agent gets none', { agent: step.agent, error: describe(error) });
     }

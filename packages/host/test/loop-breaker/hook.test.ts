@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { CordonPlugin } from '@cordon/plugin-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CordonHost } from '../../src/bus/host.js';
-import { handleHookPayload } from '../../src/hot/handle.js';
+import { handleHookPayload, MAX_FEEDBACK_CHARS } from '../../src/hot/handle.js';
 import { loopFeedbackText } from '../../src/loop-breaker/index.js';
 import { readMarkers } from '../../src/telemetry/markers.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
@@ -110,6 +110,16 @@ describe('after-call feedback from a plugin tap', () => {
     const third = await handleHookPayload(c('f', 'false', 3), { host, agent: 'claude-code', env: {} });
     expect(JSON.parse(third.stdout).hookSpecificOutput.additionalContext).toBe(`The linter found 2 problems.\n\n${loopFeedbackText(3)}`);
     expect(third.marker).toMatchObject({ loop_failures: 3, feedback_by: ['test-feedback', 'cordon'] });
+  });
+
+  it('feedback over 8,000 characters is cut (on a character boundary)', async () => {
+    tmp = tempDir('cordon-feedback-');
+    const host = await hostWithDialects(tmp.dir, [tapping([{ text: '\u{1F600}'.repeat(5000), by: 'test-feedback' }])]);
+    const out = await handleHookPayload(OK_CLAUDE('long', 'true', 0), { host, agent: 'claude-code', env: {} });
+    const text: string = JSON.parse(out.stdout).hookSpecificOutput.additionalContext;
+    expect(text.length).toBeLessThanOrEqual(MAX_FEEDBACK_CHARS);
+    expect(text.length).toBeGreaterThan(7000);
+    expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
   });
 
   it('malformed feedback is dropped (logged), the call goes on silently', async () => {
