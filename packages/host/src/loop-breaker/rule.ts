@@ -34,13 +34,16 @@ export interface FailureCount {
  * 2,000 characters).
  */
 export function countFailures(command: string, earlier: Iterable<EarlierEnd>): FailureCount {
-  const key = normaliseShellCommand(command);
   const letters = wordLetters(command);
+  // Split (shlex) only once a marker's command has the same letters: a first failure never loads it.
+  let key: string | undefined;
   let failures = 1;
   for (const m of earlier) {
     if (m.event !== 'tool_end' || m.tool !== 'shell' || typeof m.command !== 'string') continue;
     // Cheap test first: commands with other letters cannot normalise alike.
-    if (wordLetters(m.command) !== letters || normaliseShellCommand(m.command) !== key) continue;
+    if (wordLetters(m.command) !== letters) continue;
+    key ??= normaliseShellCommand(command);
+    if (normaliseShellCommand(m.command) !== key) continue;
     if (m.exit_status !== 'failed') break;
     const counted = m.loop_failures;
     if (typeof counted === 'number' && Number.isInteger(counted) && counted > 0) return { failures: failures + counted, answeredBefore: true };
