@@ -23,7 +23,7 @@ export type {
 } from './services/ledger.js';
 export type { ProcessService } from './services/process.js';
 export type { MarkerCallFields, TelemetryMarkerEvent, TelemetryMarkerInput, TelemetrySamplerStart, TelemetryService } from './services/telemetry.js';
-export type { CanonicalTool, ToolCall, ToolDecision, ToolResult, ToolStatus } from './events/tool-call.js';
+export type { CanonicalTool, ToolCall, ToolDecision, ToolFeedback, ToolResult, ToolStatus } from './events/tool-call.js';
 export type { AuditContext, Violation } from './events/audit.js';
 export type { CompactionPlan, CompactionRange } from './events/compact.js';
 export type { EndedProcess, GuardChild, GuardEscalation, GuardPlacement, GuardExit, GuardRequest, GuardResult, GuardSpawnOptions, GuardTier, PressureTotals, StallPolicy, TierName } from './events/enforce.js';

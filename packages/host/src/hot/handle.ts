@@ -1,4 +1,4 @@
-import type { Dialect, HookReply, Logger, NativeEvent, NativeToolAfter, NativeToolBefore, ToolCall, ToolDecision, ToolResult } from '@cordon/plugin-api';
+import { cutText, type Dialect, type HookReply, type Logger, type NativeEvent, type NativeToolAfter, type NativeToolBefore, type ToolCall, type ToolDecision, type ToolFeedback, type ToolResult } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
 import { appendMarker, type Marker, type MarkerEvent, MARKER_SCHEMA_VERSION } from '../telemetry/markers.js';
 import { sessionDir } from '../telemetry/session-dir.js';
@@ -7,6 +7,7 @@ import { findAgentPid } from './agent-pid.js';
 import { claimOrdinal, hashCallKey, inputHash, keyedInput } from './call-key.js';
 import { chooseDialect } from './choose-dialect.js';
 import { dialectContext } from './dialect-context.js';
+import { loopBreak } from '../loop-breaker/index.js';
 import { commandText, errorText, storedCommand } from './summary.js';
 
 /** Input of {@link handleHookPayload}. */
@@ -36,7 +37,7 @@ export type HandleStep = { readonly kind: 'taps'; readonly hook: 'beforeToolCall
 
 /** What the hook process should do, and what it recorded. */
 export interface HookOutcome {
-  /** Written to stdout; `''` unless returning a decision. */
+  /** Written to stdout; `''` unless returning a decision or after-call feedback. */
   readonly stdout: string;
   readonly stderr: string;
   /** 0 unless a dialect blocks by exit code. */
@@ -55,6 +56,9 @@ export interface HookOutcome {
 
 /** What a caller of `write` supplies; the common fields (time, session, agent, pids, overhead) are added. */
 type MarkerFields = Omit<Marker, 'v' | 'ts' | 'session_id' | 'agent' | 'native_event' | 'hook_overhead_ms' | 'hook_pid' | 'agent_pid'>;
+
+/** Longest after-call feedback handed to an agent, in characters: it all goes into the model's context. */
+export const MAX_FEEDBACK_CHARS = 8000;
 
 const SILENT: Pick<HookOutcome, 'stdout' | 'stderr' | 'exitCode'> = Object.freeze({ stdout: '', stderr: '', exitCode: 0 });
 
@@ -130,7 +134,7 @@ export async function handleHookPayload(payload: Readonly<Record<string, unknown
   };
 
   const taps = (hook: 'beforeToolCall' | 'afterToolCall', fields: MarkerFields): void => options.progress?.({ kind: 'taps', hook, fallback: build(fields) });
-  const step: Step = { host, log, agent, agentPid, dataDir, payload, write, taps };
+  const step: Step = { host, log, agent, agentPid, dataDir, env, payload, write, taps };
   if (event.kind === 'tool.before') return before(event, dialect, step);
   if (event.kind === 'tool.after') return after(event, dialect, step);
   const marker = write({ event: MARKER_EVENTS[event.kind] });
@@ -143,6 +147,7 @@ interface Step {
   readonly agent: string;
   readonly agentPid?: number;
   readonly dataDir: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
   readonly payload: Readonly<Record<string, unknown>>;
   readonly write: (fields: MarkerFields) => Marker | undefined;
   /** Announces a tool hook's taps with the marker written if they decide nothing ({@link HandleOptions.progress}). */
@@ -262,8 +267,44 @@ async function after(event: NativeToolAfter, dialect: Dialect, step: Step): Prom
     failure = pluginOf(error);
     step.log.error('afterToolCall tap failed', { agent: step.agent, call_key: callKey, error: describe(error), ...failure });
   }
-  const marker = step.write({ ...endFields(result), ...failure });
-  return { ...SILENT, agent: step.agent, event, marker };
+  const feedback = validFeedback(result.feedback, step.log);
+  let loop: ReturnType<typeof loopBreak>;
+  // Only where the agent can read after-call text: elsewhere the breaker has nothing to say it with.
+  if (dialect.replyAfter) {
+    loop = loopBreak(result, storedCommand(call.command), { dataDir: step.dataDir, configDir: step.host.paths.configDir, env: step.env, log: step.log });
+    if (loop) feedback.push({ text: loop.text, by: 'cordon' });
+  }
+  let reply: HookReply | undefined;
+  if (feedback.length && dialect.replyAfter) {
+    try {
+      reply = dialect.replyAfter(cutText(feedback.map((f) => f.text).join('\n\n'), MAX_FEEDBACK_CHARS), result);
+    } catch (error) {
+      step.log.error('dialect could not write the after-call feedback; the agent gets none', { agent: step.agent, error: describe(error) });
+    }
+  }
+  // A dialect may answer an empty reply for an event that cannot carry text: nothing was given then.
+  const given = reply !== undefined && reply.stdout !== '' ? reply : undefined;
+  const loopFields = given && loop ? { loop_failures: loop.failures, ...(loop.repeat ? { loop_repeat: true } : {}) } : {};
+  const byFields = given ? { feedback_by: feedback.map((f) => f.by ?? 'unknown') } : {};
+  const marker = step.write({ ...endFields(result), ...failure, ...loopFields, ...byFields });
+  if (!given) return { ...SILENT, agent: step.agent, event, marker };
+  return { stdout: given.stdout, stderr: given.stderr ?? '', exitCode: given.exitCode, agent: step.agent, event, marker };
+}
+
+/** The well-formed feedback entries a tap left on a result (non-empty `text`); anything else is logged and dropped. */
+function validFeedback(value: unknown, log: Logger): ToolFeedback[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    log.error('afterToolCall feedback is not a list; ignored', { value: describe(value) });
+    return [];
+  }
+  const out: ToolFeedback[] = [];
+  for (const f of value) {
+    const entry = f as Partial<ToolFeedback> | null;
+    if (entry && typeof entry.text === 'string' && entry.text.trim() !== '') out.push({ text: entry.text, ...(typeof entry.by === 'string' ? { by: entry.by } : {}) });
+    else log.error('afterToolCall feedback entry without text; ignored', { value: describe(f) });
+  }
+  return out;
 }
 
 /** Claims a FIFO key; on a disk failure falls back to the bare hash (pairing then degrades, the hook goes on). */

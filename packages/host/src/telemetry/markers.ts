@@ -48,6 +48,16 @@ export interface Marker extends MarkerCallFields {
    * or ran past the hook's time bound and was stopped); the call went on undecided.
    */
   readonly plugin_failure?: string;
+  /**
+   * `tool_end` of a failed shell call on which the loop breaker answered the agent: how many times
+   * in a row the call's normalised command has failed in the session, this call included
+   * (docs/hooks.md "The loop breaker").
+   */
+  readonly loop_failures?: number;
+  /** With `loop_failures`: the breaker had already answered an earlier failure of the same run (not a new loop). */
+  readonly loop_repeat?: boolean;
+  /** `tool_end`: who added after-call feedback the agent was given (plugin names, `cordon` for the loop breaker). */
+  readonly feedback_by?: readonly string[];
   /** Wall time from the hook process's start (`process.uptime()`) to just before this write, ms. */
   readonly hook_overhead_ms: number;
   /** The hook process's own pid. */

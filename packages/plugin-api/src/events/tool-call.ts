@@ -71,4 +71,24 @@ export interface ToolResult {
   readonly error?: string;
   /** Free-form annotations added by taps. */
   readonly annotations?: Readonly<Record<string, unknown>>;
+  /**
+   * Text for the model about this call, added by taps (and by the host's loop breaker): a tap
+   * returns the result with its entry appended. The host joins the entries (blank line between)
+   * and the dialect hands them to the agent in the agent's own after-call format
+   * ({@link ToolFeedback}); an agent whose hook cannot feed text back gets none.
+   */
+  readonly feedback?: readonly ToolFeedback[];
+}
+
+/**
+ * One piece of after-call feedback: plain text the model reads next to the call's result (Claude
+ * Code and Codex `hookSpecificOutput.additionalContext`, Gemini CLI's AfterTool
+ * `additionalContext`, Cursor's postToolUse `additional_context`; docs/hooks.md "After-call
+ * feedback"). It informs, it does not refuse: the call already ran.
+ */
+export interface ToolFeedback {
+  /** What the model is told; one or a few sentences. Must not be empty. */
+  readonly text: string;
+  /** Plugin (or `cordon` for the host itself) that added it, for the log and markers. */
+  readonly by?: string;
 }

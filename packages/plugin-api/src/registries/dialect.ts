@@ -1,4 +1,4 @@
-import type { CanonicalTool, ToolCall, ToolDecision, ToolStatus } from '../events/tool-call.js';
+import type { CanonicalTool, ToolCall, ToolDecision, ToolResult, ToolStatus } from '../events/tool-call.js';
 import type { HookInstaller } from './hook-installer.js';
 
 /**
@@ -163,6 +163,14 @@ export interface Dialect {
   canonicalTool(toolName: string, toolInput: Readonly<Record<string, unknown>>): CanonicalTool;
   /** Writes a `beforeToolCall` decision in the agent's own format (the agent hook docs; docs/references.md, canonical names). */
   reply(decision: ToolDecision, call: ToolCall): HookReply;
+  /**
+   * Writes after-call feedback (`text`: the {@link ToolResult.feedback} entries joined) in the
+   * reply the agent reads after a tool call (its PostToolUse / AfterTool output), so the model
+   * sees it with the call's result. Absent when the agent's after-call hook cannot feed text to
+   * the model; may return `undefined` for an event that cannot carry it. Must not throw on any
+   * result the dialect's own `parse` produced.
+   */
+  replyAfter?(text: string, result: ToolResult): HookReply | undefined;
   /**
    * Environment variable that names the agent's pid directly (`CLAUDE_PID`), checked before the
    * ancestry walk (the agent hook docs; docs/references.md, finding the agent pid).

@@ -46,6 +46,8 @@ export interface StoredSession {
   hook_ms: number | null;
   /** The session's samplers' own CPU, user + system, ms (`null` when unknown or for older rows). */
   sampler_cpu_ms: number | null;
+  /** Loops the loop breaker broke in the session (`null` for rows older than migration 0004). */
+  loops_broken: number | null;
 }
 
 /** One paired tool call (a row of `tool_calls`). */

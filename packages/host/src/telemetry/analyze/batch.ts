@@ -70,6 +70,10 @@ export interface PooledAnalysis {
     readonly share_sessions_with_failing_loops: number | null;
     readonly failing_loops: number;
     readonly longest_failing_loop: number;
+    /** Σ of the sessions' `loops_broken` (sessions reduced before the count was stored add nothing). */
+    readonly loops_broken: number;
+    /** Sessions in which the loop breaker broke at least one loop. */
+    readonly sessions_with_loops_broken: number;
     /** Sessions whose wall time overlaps another session's in the batch (concurrent agents). */
     readonly concurrent_sessions: number;
   };
@@ -246,6 +250,8 @@ function agentsightFigures(sessions: readonly SessionAnalysis[]): PooledAnalysis
     share_sessions_with_failing_loops: withCalls.length ? failing.length / withCalls.length : null,
     failing_loops: sessions.reduce((a, s) => a + s.failing_loops.n, 0),
     longest_failing_loop: sessions.reduce((a, s) => Math.max(a, s.failing_loops.longest), 0),
+    loops_broken: sessions.reduce((a, s) => a + (s.loops_broken ?? 0), 0),
+    sessions_with_loops_broken: sessions.filter((s) => (s.loops_broken ?? 0) > 0).length,
     concurrent_sessions: overlapping.size,
   };
 }

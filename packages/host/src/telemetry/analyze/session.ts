@@ -35,6 +35,12 @@ export interface SessionAnalysis {
   readonly own_cost: OwnCost;
   /** Runs of one identical failing shell command (AgentSight §5.2.2). */
   readonly failing_loops: FailingLoops;
+  /**
+   * Loops the hook's loop breaker broke: runs of one failing shell command on which it told the
+   * agent that repeating it will probably not help (docs/hooks.md "The loop breaker"); `null` for
+   * a session reduced before cordon stored the count.
+   */
+  readonly loops_broken: number | null;
 }
 
 /** What {@link analyzeSession} returns besides the analysis: the pieces the batch pools. */
@@ -69,6 +75,7 @@ export function analyzeSession(d: SessionData, rules: readonly CompiledRule[], o
       bursts: burstProfile(d, threshold),
       own_cost: ownCost(d),
       failing_loops: failingLoops(d, options.minRetryRun),
+      loops_broken: d.session.loops_broken ?? null,
     },
   };
 }

@@ -98,6 +98,11 @@ export interface SessionSummary {
    * `self_cpu_pct` over the time from the matching `start`); `null` when no sampler stopped yet.
    */
   readonly sampler_cpu_ms: number | null;
+  /**
+   * Loops the loop breaker broke: `tool_end` markers on which it answered the agent for a new run
+   * of failures (`loop_failures` without `loop_repeat`; docs/hooks.md "The loop breaker").
+   */
+  readonly loops_broken: number;
 }
 
 /** A reduced session. */
@@ -183,6 +188,7 @@ export function reduceSession(dir: string): ReducedSession {
     sampler_stop_reasons: events.filter((e) => e.event === 'stop').map((e) => String(e.reason)),
     hook_ms: round(markers.reduce((a, m) => a + (typeof m.hook_overhead_ms === 'number' && Number.isFinite(m.hook_overhead_ms) && m.hook_overhead_ms >= 0 ? m.hook_overhead_ms : 0), 0), 3),
     sampler_cpu_ms: samplerCpuMs(events),
+    loops_broken: markers.filter((m) => m.event === 'tool_end' && typeof m.loop_failures === 'number' && m.loop_repeat !== true).length,
   };
   return { summary, calls, samples };
 }

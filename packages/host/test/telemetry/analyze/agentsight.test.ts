@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze, type AnalysisReport } from '../../../src/telemetry/analyze/index.js';
+import { renderHtml } from '../../../src/telemetry/analyze/report/html.js';
+import { renderJson, renderMarkdown, renderText } from '../../../src/telemetry/analyze/report/text.js';
 import { sessionDir } from '../../../src/telemetry/session-dir.js';
 import { call, marker, samples } from '../reduce/helpers.js';
 import { T, T2, writeSyntheticBatch } from './synthetic.js';
@@ -37,7 +39,9 @@ beforeAll(async () => {
   const C = T + 2000;
   marker(data, 'syn-c', 'session_start', C);
   const failed = { exit_status: 'failed', exit_code: 2 } as const;
-  for (let i = 0; i < 4; i++) call(data, 'syn-c', `m${i}`, C + 100 + i * 200, C + 200 + i * 200, { command: 'make', ...failed });
+  // The hook's loop breaker answered the third and fourth failure of `make`: one loop broken.
+  const answered = [{}, {}, { loop_failures: 3 }, { loop_failures: 4, loop_repeat: true }];
+  for (let i = 0; i < 4; i++) call(data, 'syn-c', `m${i}`, C + 100 + i * 200, C + 200 + i * 200, { command: 'make', ...failed, ...answered[i] });
   call(data, 'syn-c', 'l', C + 1000, C + 1100, { command: 'ls' });
   call(data, 'syn-c', 'p1', C + 1200, C + 1300, { command: 'pytest', ...failed });
   call(data, 'syn-c', 'p2', C + 1400, C + 1500, { command: 'pytest', ...failed });
@@ -71,6 +75,16 @@ describe('AgentSight rows', () => {
     // syn-a's `npm test` ×3 passed: a retry loop, not a failing one.
     expect(report.sessions.find((s) => s.session_id === 'syn-a')!.failing_loops).toEqual({ n: 0, longest: 0, time_ms: 0 });
     expect(row('agentsight-retry')).toMatchObject({ paper_section: 'AgentSight §5.2.2', measured: 1 / 3, verdict: 'matches', sample_count: '1 failing loop, longest 4 cycles, in 3 sessions' });
+  });
+
+  it('loops broken by the hook, per session and pooled, in every report format', async () => {
+    expect(Object.fromEntries(report.sessions.map((s) => [s.session_id, s.loops_broken]))).toEqual({ 'syn-a': 0, 'syn-b': 0, 'syn-c': 1 });
+    expect(report.pooled.agentsight).toMatchObject({ loops_broken: 1, sessions_with_loops_broken: 1 });
+    expect(JSON.parse(renderJson(report)).sessions.find((x: { session_id: string }) => x.session_id === 'syn-c').loops_broken).toBe(1);
+    expect(renderText(report)).toMatch(/Failing loops \(AgentSight §5\.2\.2\) and the loops the hook broke[\s\S]*the loop breaker broke 1 loop in 1 session[\s\S]*syn-c +1 +4 +0\.40 +1\n/);
+    expect(renderMarkdown(report)).toContain('| syn-c | 1 | 4 | 0.40 | 1 |');
+    // The table is under test, not the charts: an empty drawing stands in for @cordon/charts.
+    expect(await renderHtml(report, async () => '<svg></svg>')).toMatch(/<td>syn-c<\/td><td>1<\/td><td>4<\/td><td>0\.40<\/td><td>1<\/td>/);
   });
 
   it('multi-agent blocking is not measurable: no data, with the concurrent sessions counted', () => {

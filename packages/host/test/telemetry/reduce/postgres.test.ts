@@ -8,6 +8,7 @@ import { pgUnavailable, startPgCluster, type PgCluster } from '../../../../../te
 import { ERROR_CODES } from '../../../src/errors/index.js';
 import { analyze } from '../../../src/telemetry/analyze/index.js';
 import { reduce } from '../../../src/telemetry/reduce/index.js';
+import { TELEMETRY_MIGRATIONS } from '../../../src/telemetry/reduce/db/migrations.js';
 import { redactUrl, resolveDbTarget } from '../../../src/telemetry/reduce/db/target.js';
 import { call, marker, samples } from './helpers.js';
 
@@ -50,7 +51,7 @@ describe.skipIf(unavailable)('reduce into PostgreSQL', () => {
     expect(first.db).not.toContain(cluster.password);
     call(data, 'sess-1', 'k2', T + 1100, T + 1200);
     await reduce({ dataDir: data, session: 'sess-1', env: { CORDON_DB: url, CORDON_MACHINE: 'ci-1' } });
-    expect((await query<{ name: string }>(url, 'select name from kysely_migration order by name')).map((r) => r.name)).toEqual(['0001_sessions_tool_calls_samples', '0002_machine', '0003_cordon_cost']);
+    expect((await query<{ name: string }>(url, 'select name from kysely_migration order by name')).map((r) => r.name)).toEqual(['0001_sessions_tool_calls_samples', '0002_machine', '0003_cordon_cost', '0004_loop_breaker']);
     expect(await query(url, 'select seq, call_key, peak_memory_mb, n_samples, machine from tool_calls order by seq')).toEqual([
       { seq: 1, call_key: 'k1', peak_memory_mb: 300, n_samples: 1, machine: 'ci-1' },
       { seq: 2, call_key: 'k2', peak_memory_mb: null, n_samples: 0, machine: 'ci-1' },
@@ -151,7 +152,7 @@ describe.skipIf(unavailable)('reduce into PostgreSQL', () => {
       expect(await query(url, 'select count(*)::int as n, count(distinct (session_id, seq))::int as d from tool_calls')).toEqual([{ n: 8 * SESSIONS * CALLS, d: 8 * SESSIONS * CALLS }]);
       expect(await query(url, 'select count(*)::int as n from samples')).toEqual([{ n: 8 * SESSIONS * 50 }]);
       expect(await query(url, `select count(*)::int as n from tool_calls t join sessions s using (session_id) where t.machine <> s.machine or s.session_id not like t.machine || '-%'`)).toEqual([{ n: 0 }]);
-      expect((await query<{ name: string }>(url, 'select name from kysely_migration')).length).toBe(3);
+      expect((await query<{ name: string }>(url, 'select name from kysely_migration')).length).toBe(Object.keys(TELEMETRY_MIGRATIONS).length);
     } finally {
       sandbox.cleanup();
     }

@@ -126,7 +126,7 @@ describe('reduce into SQLite', () => {
     await reduce({ dataDir: data, session: 'sess-1' });
     const db = new Database(first.db, { readonly: true });
     try {
-      expect(db.prepare('select name from kysely_migration').pluck().all()).toEqual(['0001_sessions_tool_calls_samples', '0002_machine', '0003_cordon_cost']);
+      expect(db.prepare('select name from kysely_migration').pluck().all()).toEqual(['0001_sessions_tool_calls_samples', '0002_machine', '0003_cordon_cost', '0004_loop_breaker']);
       expect(db.prepare('select seq, call_key, peak_memory_mb, n_samples from tool_calls order by seq').all()).toEqual([
         { seq: 1, call_key: 'k1', peak_memory_mb: 300, n_samples: 1 },
         { seq: 2, call_key: 'k2', peak_memory_mb: null, n_samples: 0 },

@@ -89,6 +89,12 @@ export function reportTables(report: AnalysisReport): Table[] {
       rows: retries,
     },
     {
+      title: 'Failing loops (AgentSight §5.2.2) and the loops the hook broke',
+      caption: `${plural(p.agentsight.failing_loops, 'failing loop')} (one failing command ≥ ${report.options.minRetryRun} times in a row); the loop breaker broke ${plural(p.agentsight.loops_broken, 'loop')} in ${plural(p.agentsight.sessions_with_loops_broken, 'session')}`,
+      headers: ['session', 'failing loops', 'longest', 'time s', 'loops broken'],
+      rows: s.map((x) => [x.session_id, String(x.failing_loops.n), String(x.failing_loops.longest), sec(x.failing_loops.time_ms), x.loops_broken === null ? '-' : String(x.loops_broken)]),
+    },
+    {
       title: 'Pass 5: CPU–memory correlation and burst profile',
       caption: `r over ${plural(p.correlation.n, 'session')}: min ${num(p.correlation.min, 2)}, mean ${num(p.correlation.mean, 2)}, max ${num(p.correlation.max, 2)}; bursts (> ${p.bursts.threshold_mb} MiB) inside calls ${pct(p.bursts.burst_share_in_calls)} of ${p.bursts.burst_samples}; samples inside calls ${pct(p.bursts.sample_share_in_calls)}`,
       headers: ['session', 'r', 'samples in calls', 'burst samples', 'bursts in calls', 'max change MiB/s', 'median burst ms', 'mean CPU %'],

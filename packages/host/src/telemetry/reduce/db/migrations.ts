@@ -86,4 +86,10 @@ export const TELEMETRY_MIGRATIONS: Readonly<Record<string, Migration>> = Object.
       await db.schema.alterTable('sessions').addColumn('sampler_cpu_ms', 'double precision').execute();
     },
   },
+  // Issue 31: the loops the hook's loop breaker broke, per session (`cordon analyze`).
+  '0004_loop_breaker': {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.alterTable('sessions').addColumn('loops_broken', 'integer').execute();
+    },
+  },
 });

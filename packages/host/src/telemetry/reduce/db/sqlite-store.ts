@@ -66,6 +66,7 @@ const SESSION_COLUMNS = [
   'sampler_stop_reasons',
   'hook_ms',
   'sampler_cpu_ms',
+  'loops_broken',
 ] as const;
 const CALL_COLUMNS = ['session_id', 'machine', 'seq', 'call_key', 'tool_name', 'tool', 'command', 'start_ts', 'end_ts', 'duration_ms', 'peak_memory_mb', 'avg_memory_mb', 'avg_cpu_pct', 'n_samples', 'exit_status', 'exit_code', 'hook_overhead_ms'] as const;
 const SAMPLE_COLUMNS = ['session_id', 'machine', 'seq', 't', 'mem_mb', 'cpu_pct', 'n_procs', 'partial'] as const;
@@ -152,6 +153,7 @@ export function storeSessionSqlite(raw: Database, reduced: ReducedSession, dirNa
         JSON.stringify(s.sampler_stop_reasons),
         s.hook_ms,
         s.sampler_cpu_ms,
+        s.loops_broken,
       ]);
       insertRows(raw, 'tool_calls', CALL_COLUMNS, calls.length, (i, v) => {
         const c = calls[i]!;

@@ -60,6 +60,7 @@ export async function storeSession(db: Kysely<TelemetrySchema>, reduced: Reduced
         sampler_stop_reasons: JSON.stringify(summary.sampler_stop_reasons),
         hook_ms: summary.hook_ms,
         sampler_cpu_ms: summary.sampler_cpu_ms,
+        loops_broken: summary.loops_broken,
       })
       .execute();
     for (let i = 0; i < calls.length; i += BATCH) {
