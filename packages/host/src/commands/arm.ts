@@ -1,7 +1,7 @@
 import { displayPath } from '../envelope/path-text.js';
 import { Args } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
-import { attemptsFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
+import { attemptsFlag, liveFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
 import { arm } from '../envelope/arm.js';
 import { discoverRepo } from '../envelope/git/repo.js';
 import { readPolicyFile, resolveSettings } from '../envelope/settings.js';
@@ -23,7 +23,7 @@ export default class Arm extends CordonCommand {
     `<%= config.bin %> <%= command.id %> "docs only" --allow 'docs/**' --max-files 5 --json`,
   ];
   static override args = { label: Args.string({ required: true, description: 'What the change is for (trimmed; at most 16,384 characters)' }) };
-  static override flags = { ...repoFlag, ...policyFlags(), ...attemptsFlag };
+  static override flags = { ...repoFlag, ...policyFlags(), ...attemptsFlag, ...liveFlag };
 
   async run(): Promise<ArmReport> {
     const { args, flags } = await this.parse(Arm);

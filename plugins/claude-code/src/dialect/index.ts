@@ -1,6 +1,7 @@
 import type { Dialect, HookReply, ProcessInfo, ToolCall, ToolDecision } from '@cordon/plugin-api';
 import { parseClaudePayload } from './parse.js';
 import { canonicalTool } from './tools.js';
+import { writeTargets } from './writes.js';
 
 /**
  * Writes a decision the way Claude Code reads PreToolUse output (the Claude Code hooks reference,
@@ -32,6 +33,7 @@ export const dialect: Dialect = {
   parse: (payload, ctx) => parseClaudePayload(payload, ctx.read),
   canonicalTool: (name) => canonicalTool(name),
   reply: replyClaude,
+  writeTargets,
   agentPidEnv: 'CLAUDE_PID',
   isAgentProcess: isClaudeProcess,
 };

@@ -1,6 +1,7 @@
 import type { Dialect, HookReply, ProcessInfo, ToolCall, ToolDecision } from '@cordon/plugin-api';
 import { parseCodexPayload } from './parse.js';
 import { canonicalTool } from './tools.js';
+import { writeTargets } from './writes.js';
 
 /**
  * Writes a decision the way Codex reads PreToolUse output (the Codex hooks docs, live):
@@ -33,5 +34,6 @@ export const dialect: Dialect = {
   parse: (payload, ctx) => parseCodexPayload(payload, ctx.read),
   canonicalTool,
   reply: replyCodex,
+  writeTargets,
   isAgentProcess: isCodexProcess,
 };

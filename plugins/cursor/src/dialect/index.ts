@@ -1,6 +1,7 @@
 import type { Dialect, HookReply, ProcessInfo, ToolCall, ToolDecision } from '@cordon/plugin-api';
 import { parseCursorPayload } from './parse.js';
 import { canonicalTool } from './tools.js';
+import { writeTargets } from './writes.js';
 
 /**
  * Writes a decision the way Cursor reads preToolUse output (the Cursor hooks docs):
@@ -28,5 +29,6 @@ export const dialect: Dialect = {
   parse: (payload, ctx) => parseCursorPayload(payload, ctx.read),
   canonicalTool: (name) => canonicalTool(name),
   reply: replyCursor,
+  writeTargets,
   isAgentProcess: isCursorProcess,
 };

@@ -1,6 +1,7 @@
 import type { Dialect, HookReply, ProcessInfo, ToolCall, ToolDecision } from '@cordon/plugin-api';
 import { parseGeminiPayload } from './parse.js';
 import { canonicalTool } from './tools.js';
+import { writeTargets } from './writes.js';
 
 /**
  * Writes a decision the way Gemini CLI reads BeforeTool output (the Gemini CLI hooks reference,
@@ -29,5 +30,6 @@ export const dialect: Dialect = {
   parse: (payload, ctx) => parseGeminiPayload(payload, ctx.read),
   canonicalTool: (name) => canonicalTool(name),
   reply: replyGemini,
+  writeTargets,
   isAgentProcess: isGeminiProcess,
 };
