@@ -1,4 +1,4 @@
-import { relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { isInside } from '../../io/safe-read.js';
 import { displayPath } from '../path-text.js';
 import { CORDON_DIR } from '../state/dir-name.js';
@@ -39,7 +39,8 @@ export interface JudgeContext {
 export function judgeWrite(target: string, context: JudgeContext): WriteJudgement {
   const { root } = context;
   const named = resolve(context.cwd, target);
-  const landed = resolveWrite(named);
+  // Unnormalised: a `..` after a link goes up from where the link leads, as in the kernel.
+  const landed = resolveWrite(isAbsolute(target) ? target : `${context.cwd}/${target}`);
   const namedInside = isInside(root, named);
   if (landed.loop) return { allowed: false, target, rule: 'symlink-escape', why: 'its symbolic links loop' };
   if (!isInside(root, landed.path)) {
