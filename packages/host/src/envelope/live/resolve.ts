@@ -1,5 +1,5 @@
-import { lstatSync, readlinkSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /** Most symbolic links followed for one path, as Linux's `MAXSYMLINKS` (path_resolution(7)). */
 export const MAX_LINK_HOPS = 40;
@@ -12,9 +12,11 @@ export const MAX_LINK_HOPS = 40;
  * followed too: writing through it creates its target. From the first component that does not
  * exist on, the rest is joined lexically (nothing there can be a link). `loop: true` when more
  * than {@link MAX_LINK_HOPS} links were met (the kernel's `ELOOP`). Reads only `lstat`s and
- * `readlink`s, one per existing component.
+ * `readlink`s, one per existing component. On Windows the path is normalised first and its
+ * longest existing prefix resolved by the system (`realpathSync.native`).
  */
 export function resolveWrite(path: string): { readonly path: string; readonly loop: false } | { readonly loop: true } {
+  if (process.platform === 'win32') return { path: realPrefix(resolve(path)), loop: false };
   let rest = path.split('/').filter((part) => part !== '');
   let current = '/';
   let hops = 0;
@@ -45,4 +47,23 @@ export function resolveWrite(path: string): { readonly path: string; readonly lo
     rest = [...target.split('/').filter((part) => part !== ''), ...rest];
   }
   return { path: current, loop: false };
+}
+
+/**
+ * Windows: `path` (absolute, normalised) with its longest existing prefix replaced by that
+ * prefix's real path (links and junctions followed by the system), the rest appended as named.
+ */
+function realPrefix(path: string): string {
+  const missing: string[] = [];
+  let current = path;
+  for (;;) {
+    try {
+      return join(realpathSync.native(current), ...missing.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return path;
+      missing.push(basename(current));
+      current = parent;
+    }
+  }
 }
