@@ -174,3 +174,19 @@ describe('a deny names every refused target, the rule and the allowed globs', ()
     expect(reason).toContain('\\u001b');
   });
 });
+
+describe('arm --live says which agents can be refused a write', () => {
+  it('names the dialects with writeTargets as refusing and Aider (no write tool a hook sees) as not', async () => {
+    const { liveCoverage, liveCoverageText } = await import('../../src/envelope/live/coverage.js');
+    const { aiderDialectEntry } = await import('../../../../plugins/aider/src/dialect/entry.js');
+    const { claudeCodeDialect } = await import('../../../../plugins/claude-code/src/dialect/entry.js');
+    const { cursorDialect } = await import('../../../../plugins/cursor/src/dialect/entry.js');
+    const broken = { name: 'broken', load: () => Promise.reject(new Error('no')) };
+    const coverage = await liveCoverage([aiderDialectEntry, claudeCodeDialect, cursorDialect, broken]);
+    expect(coverage).toEqual({ refusing: ['claude-code', 'cursor'], notRefusing: ['aider', 'broken'] });
+    const text = liveCoverageText(coverage);
+    expect(text).toContain('refused before it happens for claude-code, cursor');
+    expect(text).toContain('no hook can refuse a write for aider, broken, so only `cordon check` judges those writes');
+    expect(text).toContain('shell commands are not judged live');
+  });
+});

@@ -27,6 +27,6 @@ export async function liveCoverage(entries: readonly DialectEntry[]): Promise<Li
 /** `arm`'s line about the live envelope (docs/envelopes.md "The live envelope"). */
 export function liveCoverageText(coverage: LiveCoverage): string {
   const refused = coverage.refusing.length > 0 ? `a file write outside the policy is refused before it happens for ${coverage.refusing.join(', ')} (with their hooks installed: \`cordon install-hooks\`)` : 'no installed agent plugin can refuse a write before it happens';
-  const not = coverage.notRefusing.length > 0 ? `; ${coverage.notRefusing.join(', ')} cannot be refused a write by its hook, so only \`cordon check\` judges its writes` : '';
+  const not = coverage.notRefusing.length > 0 ? `; no hook can refuse a write for ${coverage.notRefusing.join(', ')}, so only \`cordon check\` judges those writes` : '';
   return `live: ${refused}${not}; shell commands are not judged live (\`cordon check\` audits what they did)`;
 }
