@@ -130,6 +130,13 @@ describe('the armed live envelope is found without git', () => {
     await armWith(root, { allow: ['src/**'] });
     expect(findWorkTree(join(root, 'src'))).toEqual({ root, armed: true });
     expect(readLiveEnvelope(root)).toBeUndefined();
+    // The stored flag is part of the validated config: check and status refuse a non-boolean.
+    const { configProblem } = await import('../../src/envelope/state/schema.js');
+    const config = JSON.parse((await import('node:fs')).readFileSync(join(root, '.cordon/config.json'), 'utf8'));
+    expect(config.live).toBeUndefined();
+    expect(configProblem(config)).toBeUndefined();
+    expect(configProblem({ ...config, live: true })).toBeUndefined();
+    expect(configProblem({ ...config, live: 'yes' })).toBe('config live is not a boolean');
     const plain = realpathSync(tempDir('plain'));
     expect(findWorkTree(plain)?.root).not.toBe(plain);
   });
