@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { patchTargets } from '../src/dialect/patch.js';
+import { canonicalTool } from '../src/dialect/tools.js';
 import { writeTargets } from '../src/dialect/writes.js';
 
 describe('patchTargets (the Codex apply_patch envelope)', () => {
@@ -38,5 +39,14 @@ describe('patchTargets (the Codex apply_patch envelope)', () => {
     expect(writeTargets('apply_patch', { command: '*** Begin Patch\n*** Add File: x\n+1\n*** End Patch' })).toEqual(['x']);
     expect(writeTargets('apply_patch', { input: '*** Begin Patch\n*** Delete File: y\n*** End Patch' })).toEqual(['y']);
     expect(writeTargets('Bash', { command: '*** Add File: x' })).toBeUndefined();
+  });
+});
+
+describe('canonicalTool of apply_patch reads the same headers', () => {
+  it('is a write when the patch only adds files, an edit otherwise', () => {
+    expect(canonicalTool('apply_patch', { command: '*** Begin Patch\n*** Add File: a\n+1\n*** Add File: b\n+2\n*** End Patch' })).toBe('write');
+    expect(canonicalTool('apply_patch', { command: '*** Begin Patch\n*** Add File: a\n+1\n*** Delete File: b\n*** End Patch' })).toBe('edit');
+    expect(canonicalTool('apply_patch', { input: '*** Begin Patch\n*** Update File: a\n*** Move to: b\n@@\n-x\n+y\n*** End Patch' })).toBe('edit');
+    expect(canonicalTool('apply_patch', { command: 'not a patch' })).toBe('edit');
   });
 });

@@ -12,20 +12,33 @@
  * Codex's parser trims its marker lines. A text that is no patch yields no path.
  */
 export function patchTargets(patch: string): string[] {
-  const targets: string[] = [];
+  return patchHeaders(patch).map((h) => h.path);
+}
+
+/** What a patch header does to its file. */
+export type PatchOperation = 'add' | 'delete' | 'update' | 'move';
+
+/** The file headers of a patch in order (see {@link patchTargets}: the same lines, with what each does). */
+export function patchHeaders(patch: string): Array<{ readonly op: PatchOperation; readonly path: string }> {
+  const headers: Array<{ op: PatchOperation; path: string }> = [];
   for (const raw of patch.split('\n')) {
     if (!raw.startsWith('*** ')) continue;
     const line = raw.trimEnd();
-    const marker = MARKERS.find((m) => line.startsWith(m));
+    const marker = MARKERS.find(([prefix]) => line.startsWith(prefix));
     if (!marker) continue;
-    const path = line.slice(marker.length).trim();
-    if (path !== '') targets.push(path);
+    const path = line.slice(marker[0].length).trim();
+    if (path !== '') headers.push({ op: marker[1], path });
   }
-  return targets;
+  return headers;
 }
 
 /** The hunk headers that name a file (the Codex apply_patch grammar). */
-const MARKERS = ['*** Add File: ', '*** Delete File: ', '*** Update File: ', '*** Move to: '] as const;
+const MARKERS: ReadonlyArray<readonly [string, PatchOperation]> = [
+  ['*** Add File: ', 'add'],
+  ['*** Delete File: ', 'delete'],
+  ['*** Update File: ', 'update'],
+  ['*** Move to: ', 'move'],
+];
 
 /** The patch text of an `apply_patch` call: `command` as Codex's hooks send it, or `input` (the freeform tool's field). */
 export function patchText(toolInput: Readonly<Record<string, unknown>>): string {
