@@ -98,6 +98,20 @@ describe('the live envelope judges a write as check judges the change it makes',
   });
 });
 
+describe('an --allow-ignored path is left to check, which alone can tell whether git ignores it', () => {
+  it('lets an ignored, --allow-ignored write through, and check accepts it; an ignored path outside every glob is refused, and check rejects it', async () => {
+    const root = realpathSync(repo({ 'src/app.py': 'print(1)\n', '.gitignore': 'build/\ncache/\n' }));
+    await armWith(root, { allow: ['src/**'], allowIgnored: ['build/**'], live: true });
+    const envelope = readLiveEnvelope(root)!;
+    const built = await judgeAndCheck(root, envelope, 'build/out.js');
+    expect(built.judgement).toMatchObject({ allowed: true, path: 'build/out.js' });
+    expect(built.passed).toBe(true);
+    const cached = await judgeAndCheck(root, envelope, 'cache/x');
+    expect(cached.judgement).toMatchObject({ allowed: false, rule: 'policy' });
+    expect(cached.violations).toContain('ignored_new');
+  });
+});
+
 describe('the live envelope refuses what check cannot see or what escapes the repository', () => {
   it('refuses a write through a symlink that leads out of the repository', async () => {
     const { root, outside, envelope } = await armedRepo();

@@ -34,7 +34,9 @@ export interface JudgeContext {
  * (`resolveWrite`: every link on the way followed), and the repo-relative path it lands on, with
  * `/` separators, goes through the policy's own `decide` and `check`'s `.gitattributes` rule.
  * Refused before that: a target outside the work tree, one that a symbolic link leads out of it
- * (or whose links loop), one inside `.cordon/`. `path` is the repo-relative path judged.
+ * (or whose links loop), one inside `.cordon/`. A path an `--allow-ignored` glob matches is
+ * allowed: `check` accepts it when git ignores it, which needs git to tell. `path` is the
+ * repo-relative path judged.
  */
 export function judgeWrite(target: string, context: JudgeContext): WriteJudgement {
   const { root } = context;
@@ -50,6 +52,9 @@ export function judgeWrite(target: string, context: JudgeContext): WriteJudgemen
   }
   const path = relative(root, landed.path).split(sep).join('/');
   if (path === CORDON_DIR || path.startsWith(`${CORDON_DIR}/`)) return { allowed: false, target, rule: 'state-dir', why: `${CORDON_DIR}/ holds the armed envelope, which no tool call may change`, path };
+  // An --allow-ignored path may be written when git ignores it, which only git can tell: the live
+  // envelope refuses only what `check` certainly rejects, so it lets this one through to `check`.
+  if (context.rules.ignoredAllowed(path)) return { allowed: true, target, path };
   const decision = context.rules.decide(path);
   if (!decision.allowed) return { allowed: false, target, rule: 'policy', why: `path outside policy: ${path === '' ? '(the repository root)' : displayPath(path)} (${refusalWhy(decision)})`, path };
   if (isAttributesPath(path)) return { allowed: false, target, rule: 'attributes', why: '.gitattributes cannot change inside an envelope (attributes decide how git counts changes)', path };
