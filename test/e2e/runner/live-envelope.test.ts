@@ -1,10 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
 import { FakeAnthropic, FakeGemini, FakeOpenAIResponses, holdPerTest, step, type FakeModelServer, type ScriptOptions, type SeenToolResult } from '../../support/fake-models/index.js';
 import { json, killSpawned, makeRepoSandbox, makeScene, type Scene } from './support.js';
-import { readdirSync } from 'node:fs';
 
 // The live envelope with the real Claude Code, Codex and Gemini CLI against fake model servers,
 // their hooks installed by `cordon install-hooks --write`: the model first writes outside the
@@ -104,5 +103,38 @@ describe.each(CASES)('the live envelope with the real $agent', (c) => {
     expect(json(result)).toMatchObject({ phase: 'accepted', audit: { passed: true, changed_files: ['src/app.py'] } });
     expect(s.server.toolResults()[0]!.text).toContain(REFUSAL);
     expect(existsSync(join(s.repo, OUTSIDE))).toBe(false);
+  }, 180_000);
+});
+
+describe('the live envelope judges every file of a real Codex apply_patch', () => {
+  it('refuses a patch that moves an allowed file out of the policy and deletes another, naming both; the next patch inside the policy runs', async () => {
+    const codex = CASES.find((c) => c.agent === 'codex')!;
+    const made = makeRepoSandbox('cordon-live-codex-patch-');
+    held.sandbox(made.sandbox);
+    const patch = (lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch', ''].join('\n');
+    const steps = [
+      step.native('apply_patch', { input: patch(['*** Update File: src/app.py', '*** Move to: docs/app.py', '@@', '-print("hello")', '+print("moved")', '*** Delete File: README.md']) }),
+      step.native('apply_patch', { input: patch(['*** Update File: src/app.py', '@@', '-print("hello")', '+print("bye")', '*** Add File: src/extra.py', '+X = 1']) }),
+      step.text('Done.'),
+    ];
+    const server = held.server(await codex.start({ workdir: made.repo, steps }));
+    const s = makeScene('codex', made.sandbox, made.repo, server);
+    expect((await s.cordon(['install-hooks', '--agent', 'codex', '--write'])).exitCode).toBe(0);
+    expect((await s.cordon(['arm', 'patch', '--allow', 'src/**', '--live'])).exitCode).toBe(0);
+    const run = await s.session.run('Change the app');
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    const seen = server.toolResults();
+    expect(seen).toHaveLength(2);
+    expect(seen[0]!.text).toMatch(codex.refused);
+    expect(seen[0]!.text).toContain('docs/app.py: path outside policy: docs/app.py (matches no --allow glob)');
+    expect(seen[0]!.text).toContain('README.md: path outside policy: README.md (matches no --allow glob)');
+    expect(seen[0]!.text).not.toContain('src/app.py:');
+    expect(seen[1]!.text).not.toContain(REFUSAL);
+    expect(readFileSync(join(s.repo, 'README.md'), 'utf8')).toBe('# demo\n');
+    expect(existsSync(join(s.repo, 'docs/app.py'))).toBe(false);
+    expect(readFileSync(join(s.repo, 'src/app.py'), 'utf8')).toBe('print("bye")\n');
+    const check = await s.cordon(['check', '--json']);
+    expect(check.exitCode, check.stderr + check.stdout).toBe(0);
+    expect(json(check).changed_files).toEqual(['src/app.py', 'src/extra.py']);
   }, 180_000);
 });
