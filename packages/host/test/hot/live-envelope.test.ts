@@ -1,11 +1,12 @@
-import { realpathSync, writeFileSync } from 'node:fs';
+import { readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '@cordon/plugin-api';
 import type { CordonHost } from '../../src/bus/host.js';
 import { handleHookPayload } from '../../src/hot/handle.js';
 import { armWith, repo } from '../envelope/support.js';
-import { hostWithDialects, policyPlugin, tempDir } from './support.js';
+import { linkPluginRoots, makeSandbox } from '../../../../test/support/cli.js';
+import { AGENT_PLUGINS, hookViaSocket, hostWithDialects, PATIENT_HOOK_ENV, policyPlugin, tapPlugin, tempDir } from './support.js';
 
 // The live envelope in the hook, for each of the five dialects: a write outside the armed policy
 // is denied in the agent's own format, a write inside it and every other call are left alone,
@@ -88,4 +89,28 @@ describe('the live envelope costs a call that writes no file nothing', () => {
     const nowhere = await handleHookPayload({ ...WRITES['claude-code']!('README.md'), cwd: tmp.dir, tool_input: { file_path: join(tmp.dir, 'x') } }, { host, agent: 'claude-code', env: {} });
     expect(nowhere.stdout).toBe('');
   });
+});
+
+describe('the built hook process', () => {
+  it('denies on the main thread, loading picomatch from its own bundle through the code cache, and on the plugin thread alike', async () => {
+    const sandbox = makeSandbox('cordon-live-process-');
+    try {
+      linkPluginRoots(sandbox.dataDir, AGENT_PLUGINS);
+      const env = { ...sandbox.env, ...PATIENT_HOOK_ENV };
+      const payload = JSON.stringify(WRITES['claude-code']!('README.md'));
+      const main = await hookViaSocket(['--agent', 'claude-code'], payload, false, env);
+      expect(main.exitCode).toBe(0);
+      expect(JSON.parse(main.stdout).hookSpecificOutput.permissionDecisionReason).toContain('path outside policy: README.md (matches no --allow glob)');
+      expect(readdirSync(join(sandbox.cacheDir, 'code-cache')).some((f) => f.startsWith('picomatch.cjs-'))).toBe(true);
+      // A plugin tapping a tool hook moves the work onto the bus thread (hot/bus-thread.ts).
+      linkPluginRoots(sandbox.dataDir, [...AGENT_PLUGINS, tapPlugin(sandbox.dir('plugin-after'), 'after-tap', 'async (r) => r', 'afterToolCall')]);
+      const threaded = await hookViaSocket(['--agent', 'claude-code'], payload, false, env);
+      expect(threaded.exitCode).toBe(0);
+      expect(JSON.parse(threaded.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+      const allowed = await hookViaSocket(['--agent', 'claude-code'], JSON.stringify(WRITES['claude-code']!('src/ok.py')), false, env);
+      expect(allowed.stdout).toBe('');
+    } finally {
+      sandbox.cleanup();
+    }
+  }, 120_000);
 });
