@@ -5,7 +5,9 @@
  * - `cordon hook --agent claude-code` on a real captured PreToolUse payload, the way agents run it
  *   (`bin/run.cjs` routes it to the hot path before oclif loads), with the five agent plugins linked;
  * - the same hook through the full oclif path (`CORDON_HOOK_VIA_OCLIF=1`: the real oclif `hook`
- *   command), for comparison.
+ *   command), for comparison;
+ * - the hot path on a `Write` into a repository armed with `cordon arm --live` (the live envelope
+ *   finds the work tree, reads `.cordon/config.json`, compiles the globs and judges the path).
  * Each run is timed inside bash (`$EPOCHREALTIME` around the command, `times` for the CPU the
  * command used, user + sys), so neither includes this script, with the payload on a pipe. Prints
  * medians of wall and CPU ms and their ratios to `node -e 0`; then the wall-time ratio with the
@@ -13,7 +15,7 @@
  * index (a user's first tool call does the same). Every command runs twice per round, without
  * `NODE_EXTRA_CA_CERTS` in its env and with it (bench/ca-env.ts); the row without it is the
  * target row. Targets (the hot-path measurements in docs/hooks.md): hot path wall ratio
- * ≤ 1.25, socket ratio ≤ 1.3. Needs a build (`npm run build`).
+ * ≤ 1.25, socket ratio ≤ 1.3, a write with a live envelope armed ≤ 1.3. Needs a build (`npm run build`).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +32,33 @@ const TARGET = 1.25;
 const SOCKET_TARGET = 1.3;
 
 const FIXTURE = resolve(REPO, 'test/fixtures/hook-payloads/claude-code.PreToolUse.Bash.json');
+/** The row of a file write judged by the live envelope (docs/envelopes.md "The live envelope"). */
+const LIVE_ROW = 'cordon hook, Write, live envelope armed';
+const LIVE_TARGET = 1.3;
+
+/**
+ * A real repository under `dir` armed with `cordon arm --live --allow 'src/**'`, and the file
+ * holding a Claude Code PreToolUse payload of a `Write` into `src/` (allowed: the hook judges it,
+ * writes the marker and lets it run, the usual case). Returns the payload file's path.
+ */
+function liveEnvelopeWrite(dir: string, env: NodeJS.ProcessEnv): string {
+  const repo = join(dir, 'repo');
+  const git = (...args: string[]) => {
+    const r = spawnSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@cordon.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: repo, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  };
+  spawnSync('mkdir', ['-p', join(repo, 'src')]);
+  writeFileSync(join(repo, 'src/app.ts'), 'export {};\n');
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'bench');
+  const armed = spawnSync(process.execPath, [BIN, 'arm', 'bench', '--allow', 'src/**', '--deny', 'src/secret/**', '--live'], { cwd: repo, env, encoding: 'utf8' });
+  if (armed.status !== 0) throw new Error(`cordon arm --live failed: ${armed.stderr}`);
+  const file = join(dir, 'write-payload.json');
+  const payload = { session_id: 'bench-live', hook_event_name: 'PreToolUse', cwd: repo, tool_name: 'Write', tool_input: { file_path: join(repo, 'src/new.ts'), content: 'export const x = 1;\n' }, tool_use_id: 'toolu_bench_live' };
+  writeFileSync(file, JSON.stringify(payload));
+  return file;
+}
 
 interface Sample {
   wallMs: number;
@@ -100,12 +129,14 @@ function main(): void {
     writeFileSync(empty, '');
     const env: NodeJS.ProcessEnv = { ...process.env, CORDON_DATA_DIR: data, CORDON_CONFIG_DIR: join(dir, 'config'), CORDON_CACHE_DIR: join(dir, 'cache'), CORDON_SAMPLER: 'off' };
     for (const key of ['CORDON_DISABLE', 'CORDON_HOOK_VIA_OCLIF', 'NODE_OPTIONS']) delete env[key];
+    const writeStdin = liveEnvelopeWrite(dir, env);
     // Every command twice, without NODE_EXTRA_CA_CERTS (the target row) and with it, all interleaved.
     const modes = caModes(env);
     const variants: Variant[] = modes.flatMap((mode) => [
       { name: 'node -e 0', mode, argv: [process.execPath, '-e', '0'], env: mode.env, stdin: empty, samples: [] },
       { name: 'cordon hook (hot path)', mode, argv: [process.execPath, BIN, 'hook', '--agent', 'claude-code'], env: mode.env, stdin, samples: [] },
       { name: 'cordon hook (full oclif path)', mode, argv: [process.execPath, BIN, 'hook', '--agent', 'claude-code'], env: { ...mode.env, CORDON_HOOK_VIA_OCLIF: '1' }, stdin, samples: [] },
+      { name: LIVE_ROW, mode, argv: [process.execPath, BIN, 'hook', '--agent', 'claude-code'], env: mode.env, stdin: writeStdin, samples: [] },
     ]);
     for (let i = 0; i < WARMUP; i++) for (const v of variants) measure(v);
     for (let i = 0; i < RUNS; i++) for (const v of variants) v.samples.push(measure(v));
@@ -114,7 +145,7 @@ function main(): void {
     // hook then reads through process.stdin (hot/stdin.ts says why), which costs a few ms more.
     const input = readFileSync(stdin);
     const socket = new Map<Variant, number[]>();
-    const socketVariants = variants.filter((v) => v.name !== 'cordon hook (full oclif path)');
+    const socketVariants = variants.filter((v) => v.name !== 'cordon hook (full oclif path)' && v.name !== LIVE_ROW);
     for (const v of socketVariants) socket.set(v, []);
     for (let i = 0; i < RUNS; i++) for (const v of socketVariants) socket.get(v)!.push(measureSocket(v, input));
 
@@ -140,8 +171,11 @@ function main(): void {
       const socketHot = median(socket.get(hot)!);
       const socketRatio = socketHot / socketBase;
       const met = (x: number, target: number) => (mode.target ? (x <= target ? ' met' : ' NOT met') : ' context');
+      const live = rows.find((v) => v.name === LIVE_ROW)!;
+      const liveRatio = median(live.samples.map((s) => s.wallMs)) / baseWall;
       verdicts.push(
         `${mode.label.padEnd(15)} hot path wall ratio ${ratio.toFixed(2)} (target ≤ ${TARGET}:${met(ratio, TARGET)}); ` +
+          `a Write with a live envelope armed ${liveRatio.toFixed(2)} (target ≤ ${LIVE_TARGET}:${met(liveRatio, LIVE_TARGET)}); ` +
           `stdin a socket: node -e 0 ${socketBase.toFixed(1)} ms, hot path ${socketHot.toFixed(1)} ms, ratio ${socketRatio.toFixed(2)} (target ≤ ${SOCKET_TARGET}:${met(socketRatio, SOCKET_TARGET)})`,
       );
     }

@@ -21,6 +21,7 @@
 //   `require("util")` (only for `util.deprecate` on APIs Cordon does not call) takes tapable's own
 //   browser shim, sparing the hook Node's util module.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleBase, writeBundle } from '../../../scripts/bundle-options.mjs';
@@ -72,22 +73,62 @@ const bundledLazyPackages = (names) => ({
 });
 
 /**
+ * Makes `lazyPackage(name)` of the names in `files` (package name -> bundle file beside the
+ * outfile) load that bundle through bin/run.cjs's code cache (`requireCached`) on first use, and
+ * any other name (or that one, when the file or `requireCached` is missing) from node_modules: a
+ * package only some calls need stays out of the bundle every call reads, yet compiles from the code
+ * cache when it is needed (the hook: picomatch, for a write the live envelope judges).
+ */
+const separateLazyPackages = (files) => ({
+  name: 'cordon-separate-lazy-packages',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]dist[\\/]util[\\/]lazy-package\.js$/ }, (args) => ({
+      contents: [
+        `const files = ${JSON.stringify(files)};`,
+        'export function lazyPackage(name) {',
+        '  let loaded;',
+        '  return () => (loaded ??= load(name));',
+        '}',
+        'function load(name) {',
+        "  const cached = globalThis[Symbol.for('cordon.requireCached')];",
+        "  if (Object.hasOwn(files, name) && typeof cached === 'function') {",
+        '    try {',
+        "      return cached(process.getBuiltinModule('node:path').join(import.meta.dirname, files[name]));",
+        '    } catch {',
+        '      // a build without the file: node_modules below',
+        '    }',
+        '  }',
+        "  return process.getBuiltinModule('node:module').createRequire(import.meta.url)(name);",
+        '}',
+      ].join('\n'),
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }));
+  },
+});
+
+/**
  * esbuild options of one bundle, paths relative to the package root; `inlined` adds packages to
  * inline, `alias` replaces the `util` shim for tapable (a bundle that inlines a package needing
  * Node's own `util` passes `{}`), `lazyInlined` names the packages `lazyPackage` takes from the
  * bundle instead of node_modules.
  */
-function bundleOptions(entry, outfile, { inlined = [], alias = { util: 'tapable/lib/util-browser.js' }, lazyInlined = [] } = {}) {
+function bundleOptions(entry, outfile, { inlined = [], alias = { util: 'tapable/lib/util-browser.js' }, lazyInlined = [], lazyFiles = {} } = {}) {
+  const lazy = lazyInlined.length ? [bundledLazyPackages(lazyInlined)] : Object.keys(lazyFiles).length ? [separateLazyPackages(lazyFiles)] : [];
   return {
     ...bundleBase(root, entry, outfile),
     external: externals([...INLINED, ...inlined, ...lazyInlined]),
     alias,
-    plugins: [lazyImports(resolve(root, outfile)), ...(lazyInlined.length ? [bundledLazyPackages(lazyInlined)] : [])],
+    plugins: [lazyImports(resolve(root, outfile)), ...lazy],
   };
 }
 
 /** esbuild options of the hook bundle (exported so a test can rebuild it in memory and compare). */
-export const hookBundleOptions = bundleOptions('dist/hot/main.js', 'dist/hot/hook.cjs');
+// A file write judged by the live envelope matches the armed globs (picomatch): from its own
+// bundle beside this one, through the code cache, so every other call reads no byte of it.
+export const hookBundleOptions = bundleOptions('dist/hot/main.js', 'dist/hot/hook.cjs', { lazyFiles: { picomatch: 'picomatch.cjs' } });
+/** esbuild options of `dist/hot/picomatch.cjs`: picomatch alone, as the hook loads it on a judged write. */
+export const picomatchBundleOptions = bundleBase(root, createRequire(resolve(root, 'package.json')).resolve('picomatch'), 'dist/hot/picomatch.cjs');
 /** esbuild options of the fast `cordon check` bundle. */
 // The check matches every changed path against the envelope's globs (picomatch) and may split a
 // verifier command (shlex): both come from the bundle.
@@ -102,5 +143,5 @@ export const controlRunBundleOptions = bundleOptions('dist/control/fast.js', 'di
 export const reduceBundleOptions = bundleOptions('dist/fast/reduce.js', 'dist/fast/reduce.cjs', { inlined: ['better-sqlite3'], alias: {} });
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await Promise.all([writeBundle(hookBundleOptions), writeBundle(checkBundleOptions), writeBundle(controlRunBundleOptions), writeBundle(reduceBundleOptions)]);
+  await Promise.all([writeBundle(hookBundleOptions), writeBundle(picomatchBundleOptions), writeBundle(checkBundleOptions), writeBundle(controlRunBundleOptions), writeBundle(reduceBundleOptions)]);
 }

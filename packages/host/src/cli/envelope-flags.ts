@@ -41,6 +41,11 @@ export const attemptsFlag = {
   'max-attempts': Flags.integer({ min: 1, description: 'Agent attempts allowed by run/resume (default 3)', helpValue: 'N' }),
 };
 
+/** `--live` (arm only; `run` always has it on): the hook refuses writes outside the policy before they happen. */
+export const liveFlag = {
+  live: Flags.boolean({ description: 'Live envelope: agents whose hooks cordon answers are refused a file write outside the policy before it happens (also "live": true in .cordon.json)' }),
+};
+
 /** Turns parsed policy flags into a {@link SettingsInput} (absent flags stay undefined). */
 export function settingsFromFlags(flags: Record<string, unknown>): SettingsInput {
   const list = (k: string) => flags[k] as string[] | undefined;
@@ -59,6 +64,7 @@ export function settingsFromFlags(flags: Record<string, unknown>): SettingsInput
     verifyTimeout: flags['verify-timeout'] === undefined ? undefined : seconds(flags['verify-timeout'] as string),
     verifyOutputCap: num('verify-output-cap'),
     maxAttempts: num('max-attempts'),
+    live: flags.live ? true : undefined,
   };
 }
 

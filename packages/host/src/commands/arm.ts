@@ -1,9 +1,11 @@
 import { displayPath } from '../envelope/path-text.js';
 import { Args } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
-import { attemptsFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
+import { attemptsFlag, liveFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
 import { arm } from '../envelope/arm.js';
 import { discoverRepo } from '../envelope/git/repo.js';
+import { liveCoverage, liveCoverageText } from '../envelope/live/coverage.js';
+import { terminalText } from '../output/terminal.js';
 import { readPolicyFile, resolveSettings } from '../envelope/settings.js';
 
 /** What `cordon arm --json` prints. */
@@ -12,6 +14,10 @@ export interface ArmReport {
   mode: string;
   baseline: string;
   root: string;
+  /** Whether the live envelope is on (`--live` or `"live": true`). */
+  live: boolean;
+  /** With `live`: the agents whose hooks refuse a write outside the policy, and those whose hooks cannot. */
+  live_agents?: { refusing: readonly string[]; not_refusing: readonly string[] };
 }
 
 export default class Arm extends CordonCommand {
@@ -23,7 +29,7 @@ export default class Arm extends CordonCommand {
     `<%= config.bin %> <%= command.id %> "docs only" --allow 'docs/**' --max-files 5 --json`,
   ];
   static override args = { label: Args.string({ required: true, description: 'What the change is for (trimmed; at most 16,384 characters)' }) };
-  static override flags = { ...repoFlag, ...policyFlags(), ...attemptsFlag };
+  static override flags = { ...repoFlag, ...policyFlags(), ...attemptsFlag, ...liveFlag };
 
   async run(): Promise<ArmReport> {
     const { args, flags } = await this.parse(Arm);
@@ -33,6 +39,9 @@ export default class Arm extends CordonCommand {
     const { config } = envelope;
     const deny = config.policy.deny.length ? `, deny ${config.policy.deny.map(displayPath).join(' ')}` : '';
     this.log(`armed: allow ${config.policy.allow.map(displayPath).join(' ')}${deny} at ${config.baseline.slice(0, 12)} (${config.verify.commands.length} verifier${config.verify.commands.length === 1 ? '' : 's'}); run \`cordon check\` when the change is done`);
-    return { phase: 'armed', mode: config.mode, baseline: config.baseline, root: config.repo.root };
+    if (!config.live) return { phase: 'armed', mode: config.mode, baseline: config.baseline, root: config.repo.root, live: false };
+    const coverage = await liveCoverage((await this.host()).dialects.list().map((r) => r.entry));
+    this.log(terminalText(liveCoverageText(coverage)));
+    return { phase: 'armed', mode: config.mode, baseline: config.baseline, root: config.repo.root, live: true, live_agents: { refusing: coverage.refusing, not_refusing: coverage.notRefusing } };
   }
 }

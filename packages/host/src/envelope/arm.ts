@@ -122,6 +122,7 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
     verify: request.settings.verify,
     runner: request.runner ?? null,
     repo: { root: loc.root, git_dir: loc.gitDir },
+    ...(request.settings.live ? { live: true } : {}),
   };
   return createEnvelope(loc, config, finalSnapshot, { max_attempts: request.settings.max_attempts, exclude_sha256 });
 }

@@ -26,6 +26,8 @@ export interface SettingsInput {
   /** Bytes per verifier output stream. */
   readonly verifyOutputCap?: number;
   readonly maxAttempts?: number;
+  /** Turn the live envelope on (`--live`, `"live": true`): the hook refuses writes outside the policy before they happen. */
+  readonly live?: boolean;
 }
 
 /** Resolved, validated settings. */
@@ -33,6 +35,8 @@ export interface EnvelopeSettings {
   readonly policy: Policy;
   readonly verify: VerifySpec;
   readonly max_attempts: number;
+  /** Whether the live envelope is on (default off for `cordon arm`; `cordon run` turns it on). */
+  readonly live: boolean;
 }
 
 /** Default `--max-attempts` (the BEKO2210/SkillQuarry cordon). */
@@ -59,6 +63,7 @@ const FILE_KEYS: Readonly<Record<string, { field: keyof SettingsInput; kind: 'li
   'verify-timeout': { field: 'verifyTimeout', kind: 'seconds' },
   'verify-output-cap': { field: 'verifyOutputCap', kind: 'positive' },
   'max-attempts': { field: 'maxAttempts', kind: 'positive' },
+  live: { field: 'live', kind: 'bool' },
 };
 
 /**
@@ -183,7 +188,7 @@ export function resolveSettings(...inputs: ReadonlyArray<SettingsInput | undefin
   if (verifyBad) throw bad(verifyBad);
   const attempts = m.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   if (!Number.isSafeInteger(attempts) || attempts < 1) throw bad('--max-attempts must be an integer >= 1');
-  return { policy, verify, max_attempts: attempts };
+  return { policy, verify, max_attempts: attempts, live: m.live ?? false };
 }
 
 /** Validates and trims a label; throws `CORDON_BAD_INPUT` (the BEKO2210/SkillQuarry cordon). */

@@ -24,6 +24,8 @@ export interface StatusReport {
   readonly allow_commits: boolean;
   readonly limits: Limits;
   readonly verify: readonly string[];
+  /** Whether the live envelope is on: `cordon hook` refuses writes outside the policy before they happen. */
+  readonly live: boolean;
   readonly created_at: string;
   readonly updated_at: string;
   /** Why phase `running` is stale (the cordon process that ran the attempt is gone), else null. */
@@ -82,6 +84,7 @@ export async function status(repo: string = process.cwd()): Promise<StatusReport
     allow_commits: config.policy.allow_commits,
     limits: config.policy.limits,
     verify: config.verify.commands,
+    live: config.live === true,
     created_at: config.created_at,
     updated_at: state.updated_at,
     stale_run: staleRunReason(state, loc.lockFile) ?? null,

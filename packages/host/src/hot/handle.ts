@@ -8,6 +8,7 @@ import { claimOrdinal, hashCallKey, inputHash, keyedInput } from './call-key.js'
 import { chooseDialect } from './choose-dialect.js';
 import { dialectContext } from './dialect-context.js';
 import { loopBreak } from '../loop-breaker/index.js';
+import { liveEnvelopeDecision } from './live-envelope.js';
 import { commandText, errorText, storedCommand } from './summary.js';
 
 /** Input of {@link handleHookPayload}. */
@@ -73,7 +74,8 @@ const MARKER_EVENTS: Record<NativeEvent['kind'], MarkerEvent> = {
 
 /**
  * Handles one parsed hook payload (docs/ARCHITECTURE.md "The hot paths"): picks the dialect, normalises the
- * payload, fires `beforeToolCall` / `afterToolCall` with canonical events, appends one marker
+ * payload, answers a write outside an armed live envelope (`live-envelope.ts`), fires
+ * `beforeToolCall` / `afterToolCall` with canonical events, appends one marker
  * (MARKERS.md) and returns the reply in the agent's own format. Never throws: a plugin, dialect
  * or disk failure is logged and the outcome falls back to exit 0 with empty stdout (fail open).
  */
@@ -195,14 +197,17 @@ async function before(event: NativeToolBefore, dialect: Dialect, step: Step): Pr
   let callKey = event.callId ?? '';
   if (hash !== undefined) callKey = claimKey(dir, hash, 'start', step.log);
   const call = toolCall(event, dialect, step, callKey);
-  let decision: ToolDecision | undefined;
   let failure: { plugin_failure: string } | undefined;
-  step.taps('beforeToolCall', { event: 'tool_start', ...toolFields(call) });
-  try {
-    decision = validDecision(await step.host.hooks.beforeToolCall.promise(call), step.log);
-  } catch (error) {
-    failure = pluginOf(error);
-    step.log.error('beforeToolCall tap failed; the call proceeds', { agent: step.agent, call_key: callKey, error: describe(error), ...failure });
+  // The live envelope answers first (a write outside the armed policy never reaches a plugin's rewrite).
+  let decision: ToolDecision | undefined = liveEnvelopeDecision(dialect, event, step.log);
+  if (!decision) {
+    step.taps('beforeToolCall', { event: 'tool_start', ...toolFields(call) });
+    try {
+      decision = validDecision(await step.host.hooks.beforeToolCall.promise(call), step.log);
+    } catch (error) {
+      failure = pluginOf(error);
+      step.log.error('beforeToolCall tap failed; the call proceeds', { agent: step.agent, call_key: callKey, error: describe(error), ...failure });
+    }
   }
   if (!decision) {
     const marker = step.write({ event: 'tool_start', ...toolFields(call), ...failure });

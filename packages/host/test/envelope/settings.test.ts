@@ -11,7 +11,10 @@ describe('settings, policy and arm input validation (the BEKO2210/SkillQuarry co
       policy: { allow: ['src/**'], deny: [], allow_ignored: [], allow_commits: false, limits: DEFAULT_LIMITS },
       verify: { commands: [], timeout_seconds: 300, output_cap: 4 * 1024 * 1024 },
       max_attempts: 3,
+      live: false,
     });
+    expect(resolveSettings(parsePolicyFile('{"allow": ["src/**"], "live": true}', '.cordon.json')).live).toBe(true);
+    expect(resolveSettings(parsePolicyFile('{"allow": ["src/**"], "live": true}', '.cordon.json'), { live: undefined }).live).toBe(true);
     expect(DEFAULT_LIMITS).toEqual({ max_files: 25, max_added_lines: 2000, max_deleted_lines: 1000, max_working_bytes: 2097152, max_binary_files: 2 });
   });
 
@@ -41,6 +44,7 @@ describe('settings, policy and arm input validation (the BEKO2210/SkillQuarry co
     bad(() => parsePolicyFile('{"verify-timeout": 0}', '.cordon.json'), /"verify-timeout" must be a positive number/);
     bad(() => parsePolicyFile('{"max-attempts": 0}', '.cordon.json'), /"max-attempts" must be a positive integer/);
     bad(() => parsePolicyFile('{"allow-commits": "yes"}', '.cordon.json'), /"allow-commits" must be true or false/);
+    bad(() => parsePolicyFile('{"live": 1}', '.cordon.json'), /"live" must be true or false/);
     bad(() => parsePolicyFile('{"max_files": 3}', '.cordon.json'), /unknown key "max_files"/);
     expect(parsePolicyFile('{"$schema": "x", "//": "comment", "allow": ["a"]}', 'f')).toEqual({ allow: ['a'] });
   });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { checkBundleOptions, controlRunBundleOptions, hookBundleOptions, reduceBundleOptions } from '../../scripts/bundle-hot.mjs';
+import { checkBundleOptions, controlRunBundleOptions, hookBundleOptions, picomatchBundleOptions, reduceBundleOptions } from '../../scripts/bundle-hot.mjs';
 import { bundleFiles } from '../../../../scripts/bundle-options.mjs';
 import { registerBundleOptions } from '../../../../scripts/bundle-register.mjs';
 import { REPO } from './support.js';
@@ -78,17 +78,24 @@ describe('the hook path', () => {
     expect(readFileSync(bundle, 'utf8')).toBe(await rebuilt(reduceBundleOptions));
   });
 
-  it('the check bundle carries picomatch and shlex for lazyPackage (no module resolution on the check path); the hook bundle carries neither', async () => {
+  it('the check bundle carries picomatch and shlex for lazyPackage (no module resolution on the check path); the hook bundle neither, it loads picomatch from its own fresh bundle beside it', async () => {
     const inputs = async (options: Record<string, unknown>) => Object.keys((await build({ ...options, write: false, metafile: true })).metafile!.inputs);
     const check = await inputs(checkBundleOptions);
     expect(check.filter((p) => /node_modules\/(picomatch\/lib\/picomatch|shlex\/shlex)\.js$/.test(p)).length).toBe(2);
     expect((await inputs(hookBundleOptions)).filter((p) => /node_modules\/(picomatch|shlex)\//.test(p))).toEqual([]);
+    // A write judged by the live envelope: picomatch from dist/hot/picomatch.cjs through the code cache (requireCached).
+    const hookText = readFileSync(join(REPO, 'packages/host/dist/hot/hook.cjs'), 'utf8');
+    expect(hookText).toContain('var files = { "picomatch": "picomatch.cjs" };');
+    const picomatchBundle = join(REPO, 'packages/host/dist/hot/picomatch.cjs');
+    expect(readFileSync(picomatchBundle, 'utf8')).toBe(await rebuilt(picomatchBundleOptions));
+    const { other } = loads(picomatchBundle);
+    expect(other).toEqual([]);
   });
 
   // One character outside ASCII anywhere makes V8 keep a bundle as a two-byte string, slower to
   // read and compile on every start (scripts/bundle-options.mjs asciiComments).
   it('every bundle is ASCII, and replacing its comments kept every line and column', async () => {
-    const bundles = ['dist/hot/hook.cjs', 'dist/fast/check.cjs', 'dist/control/fast.cjs', 'dist/fast/reduce.cjs'].map((p) => join(REPO, 'packages/host', p));
+    const bundles = ['dist/hot/hook.cjs', 'dist/hot/picomatch.cjs', 'dist/fast/check.cjs', 'dist/control/fast.cjs', 'dist/fast/reduce.cjs'].map((p) => join(REPO, 'packages/host', p));
     bundles.push(...DIALECT_PLUGINS.map((name) => join(REPO, 'plugins', name, 'dist/register.cjs')));
     for (const file of bundles) expect(readFileSync(file, 'utf8'), file).toMatch(/^[\x00-\x7f]*$/);
     // The check bundle does carry comments with `§` in its sources: replaced one unit for one.

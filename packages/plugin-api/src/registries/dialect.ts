@@ -172,6 +172,16 @@ export interface Dialect {
    */
   replyAfter?(text: string, result: ToolResult): HookReply | undefined;
   /**
+   * The files a tool call is about to write, as its input names them (absolute, or relative to
+   * the call's working directory), or `undefined` when the tool writes no file. The host judges
+   * them against an armed live envelope (docs/envelopes.md "The live envelope") and denies the
+   * call through {@link reply} when one is outside the policy. Must decide by `toolName` first
+   * and do no I/O: it runs on every `tool.before` event, and a call that writes no file must cost
+   * nothing. A write tool whose input names no file returns `[]`. Optional: a dialect without it
+   * has no live envelope.
+   */
+  writeTargets?(toolName: string, toolInput: Readonly<Record<string, unknown>>): readonly string[] | undefined;
+  /**
    * Environment variable that names the agent's pid directly (`CLAUDE_PID`), checked before the
    * ancestry walk (the agent hook docs; docs/references.md, finding the agent pid).
    */

@@ -2,6 +2,7 @@ import type { Dialect, HookReply, ProcessInfo, ToolCall, ToolDecision } from '@c
 import { parseClaudePayload } from './parse.js';
 import { canonicalTool } from './tools.js';
 import { replyAfterClaude } from './after.js';
+import { writeTargets } from './writes.js';
 
 /**
  * Writes a decision the way Claude Code reads PreToolUse output (the Claude Code hooks reference,
@@ -34,6 +35,7 @@ export const dialect: Dialect = {
   canonicalTool: (name) => canonicalTool(name),
   reply: replyClaude,
   replyAfter: replyAfterClaude,
+  writeTargets,
   agentPidEnv: 'CLAUDE_PID',
   isAgentProcess: isClaudeProcess,
 };

@@ -2,6 +2,7 @@ import type { Dialect, HookReply, ProcessInfo, ToolCall, ToolDecision } from '@c
 import { parseCodexPayload } from './parse.js';
 import { canonicalTool } from './tools.js';
 import { replyAfterCodex } from './after.js';
+import { writeTargets } from './writes.js';
 
 /**
  * Writes a decision the way Codex reads PreToolUse output (the Codex hooks docs, live):
@@ -35,5 +36,6 @@ export const dialect: Dialect = {
   canonicalTool,
   reply: replyCodex,
   replyAfter: replyAfterCodex,
+  writeTargets,
   isAgentProcess: isCodexProcess,
 };

@@ -1,4 +1,5 @@
 import type { CanonicalTool } from '@cordon/plugin-api';
+import { patchHeaders, patchText } from './patch.js';
 
 /**
  * Canonical family of a Codex tool as its hooks name it (the Codex hooks docs):
@@ -8,9 +9,8 @@ import type { CanonicalTool } from '@cordon/plugin-api';
 export function canonicalTool(toolName: string, toolInput: Readonly<Record<string, unknown>>): CanonicalTool {
   if (toolName === 'Bash' || toolName === 'exec_command' || toolName === 'shell' || toolName === 'shell_command' || toolName === 'local_shell') return 'shell';
   if (toolName === 'apply_patch') {
-    const patch = typeof toolInput.command === 'string' ? toolInput.command : typeof toolInput.input === 'string' ? toolInput.input : '';
-    const ops = patch.match(/^\*\*\* (Add|Update|Delete) File:/gm) ?? [];
-    return ops.length > 0 && ops.every((op) => op.startsWith('*** Add')) ? 'write' : 'edit';
+    const headers = patchHeaders(patchText(toolInput));
+    return headers.length > 0 && headers.every((h) => h.op === 'add') ? 'write' : 'edit';
   }
   if (toolName.startsWith('mcp__')) return 'mcp';
   if (toolName === 'web_search' || toolName === 'web_fetch') return 'web';

@@ -2,6 +2,7 @@ import type { Dialect, HookReply, ProcessInfo, ToolCall, ToolDecision } from '@c
 import { parseCursorPayload } from './parse.js';
 import { canonicalTool } from './tools.js';
 import { replyAfterCursor } from './after.js';
+import { writeTargets } from './writes.js';
 
 /**
  * Writes a decision the way Cursor reads preToolUse output (the Cursor hooks docs):
@@ -30,5 +31,6 @@ export const dialect: Dialect = {
   canonicalTool: (name) => canonicalTool(name),
   reply: replyCursor,
   replyAfter: replyAfterCursor,
+  writeTargets,
   isAgentProcess: isCursorProcess,
 };

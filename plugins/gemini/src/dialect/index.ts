@@ -2,6 +2,7 @@ import type { Dialect, HookReply, ProcessInfo, ToolCall, ToolDecision } from '@c
 import { parseGeminiPayload } from './parse.js';
 import { canonicalTool } from './tools.js';
 import { replyAfterGemini } from './after.js';
+import { writeTargets } from './writes.js';
 
 /**
  * Writes a decision the way Gemini CLI reads BeforeTool output (the Gemini CLI hooks reference,
@@ -31,5 +32,6 @@ export const dialect: Dialect = {
   canonicalTool: (name) => canonicalTool(name),
   reply: replyGemini,
   replyAfter: replyAfterGemini,
+  writeTargets,
   isAgentProcess: isGeminiProcess,
 };

@@ -1,6 +1,7 @@
 import type { Dialect, HookReply, ProcessInfo, ToolCall, ToolDecision } from '@cordon/plugin-api';
 import { parseHermesPayload } from './parse.js';
 import { canonicalTool } from './tools.js';
+import { writeTargets } from './writes.js';
 
 /**
  * Writes a decision the way Hermes reads pre_tool_call output (the Hermes hooks docs):
@@ -28,5 +29,6 @@ export const dialect: Dialect = {
   parse: (payload, ctx) => parseHermesPayload(payload, ctx.read),
   canonicalTool: (name) => canonicalTool(name),
   reply: replyHermes,
+  writeTargets,
   isAgentProcess: isHermesProcess,
 };

@@ -49,7 +49,8 @@ export async function runEnvelope(request: RunRequest, options: AttemptOptions =
   const lock = acquireLock(loc.lockFile, 'run');
   const trap = new InterruptTrap();
   try {
-    const envelope = await arm({ label, settings: envelopeSettings, mode: request.agent, runner: { ...settings } }, { repo: loc.root, lock, env: options.env });
+    // A run's attempts always have the live envelope on: the agent hears of an out-of-policy write when it makes it.
+    const envelope = await arm({ label, settings: { ...envelopeSettings, live: true }, mode: request.agent, runner: { ...settings } }, { repo: loc.root, lock, env: options.env });
     return await runAttempt({ loc, envelope, agent: request.agent, runner: request.runner, settings, hooks: options.hooks, env: options.env, trap });
   } finally {
     lock.release();

@@ -19,7 +19,7 @@ import { git } from '../git/run-git.js';
 import { BASELINE_TREE_KEY, createShadowGit, readGitRules, type ShadowGit } from '../git/shadow.js';
 import { FILTER_ATTRIBUTES_KEY, filterAttributes } from '../git/filters.js';
 import { displayPath, pathBytes } from '../path-text.js';
-import { compilePathRules, type Policy } from '../policy/policy.js';
+import { compilePathRules, isAttributesPath, refusalWhy, type Policy } from '../policy/policy.js';
 import type { EnvelopeSnapshot } from '../state/schema.js';
 import { failureReason, runVerifiers } from '../verify/run.js';
 import type { VerifySpec } from '../verify/spec.js';
@@ -302,10 +302,9 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
     const path = changed[i]!;
     const decision = rules.decide(path.endsWith('/') ? path.slice(0, -1) : path);
     if (!decision.allowed) {
-      const why = decision.deniedBy !== undefined ? `matches the deny glob ${decision.deniedBy}` : 'matches no allow glob';
-      violations.push({ code: 'path_outside_policy', message: `path outside policy: ${displayPath(path)} (${why})`, path });
+      violations.push({ code: 'path_outside_policy', message: `path outside policy: ${displayPath(path)} (${refusalWhy(decision)})`, path });
     }
-    if (path === '.gitattributes' || path.endsWith('/.gitattributes')) {
+    if (isAttributesPath(path)) {
       attributes.push({ code: 'attributes_changed', message: `.gitattributes changed; attributes decide how git counts changes, so they cannot change inside an envelope: ${displayPath(path)}`, path });
     }
   }

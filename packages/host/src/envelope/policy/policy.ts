@@ -98,6 +98,22 @@ export interface PathRules {
   ignoredAllowed(path: string): boolean;
 }
 
+/**
+ * Why `check` and the live envelope refuse a path `decide` did not allow, in the words of both
+ * (`matches the deny glob src/secrets/**`, `matches no allow glob`): one phrase for the two judges.
+ */
+export function refusalWhy(decision: Extract<PathDecision, { allowed: false }>): string {
+  return decision.deniedBy !== undefined ? `matches the deny glob ${decision.deniedBy}` : 'matches no allow glob';
+}
+
+/**
+ * True for a `.gitattributes` file at any depth: `check` rejects every change to one (attributes
+ * decide how git counts changes), so the live envelope refuses writing one too.
+ */
+export function isAttributesPath(path: string): boolean {
+  return path === '.gitattributes' || path.endsWith('/.gitattributes');
+}
+
 const ALLOWED: PathDecision = Object.freeze({ allowed: true });
 const NOT_ALLOWED: PathDecision = Object.freeze({ allowed: false });
 

@@ -26,6 +26,12 @@ export interface EnvelopeConfig {
   readonly runner: Readonly<Record<string, unknown>> | null;
   /** Where the envelope was armed; a check elsewhere (a moved tree, a redirected `core.worktree`) is refused. */
   readonly repo: { readonly root: string; readonly git_dir: string };
+  /**
+   * Whether `cordon hook` refuses an agent's file writes outside the policy before they happen
+   * (the live envelope, docs/envelopes.md): `cordon run` and `cordon arm --live` set it; absent
+   * (envelopes armed before it existed) means off.
+   */
+  readonly live?: boolean;
 }
 
 /** `.cordon/snapshot.json`: what arming saw besides the baseline commit. */
@@ -65,8 +71,9 @@ const MODE = /^[a-z][a-z0-9-]{0,63}$/;
 /** The first problem of a parsed config.json, or undefined (the BEKO2210/SkillQuarry cordon). */
 export function configProblem(value: unknown): string | undefined {
   if (!isPlainObject(value)) return 'config is not a JSON object';
-  const keys = exactKeys(value, ['baseline', 'created_at', 'label', 'mode', 'policy', 'repo', 'runner', 'schema_version', 'verify']);
+  const keys = exactKeys(value, ['baseline', 'created_at', 'label', 'mode', 'policy', 'repo', 'runner', 'schema_version', 'verify'], ['live']);
   if (keys) return `config ${keys}`;
+  if (value.live !== undefined && typeof value.live !== 'boolean') return 'config live is not a boolean';
   if (value.schema_version !== SCHEMA_VERSION) return `config schema_version is not ${SCHEMA_VERSION}`;
   if (typeof value.mode !== 'string' || !MODE.test(value.mode)) return 'config mode is invalid';
   const label = labelProblem(value.label);

@@ -10,9 +10,9 @@ import { hashFile, sha256 } from './exclude.js';
 import { isOwnStateName, scratchParent } from './own-dir.js';
 import { configProblem, nowIso, snapshotProblem, stateProblem, type EnvelopeConfig, type EnvelopeSnapshot, type EnvelopeState } from './schema.js';
 import { nodeCrypto } from '../../util/builtins.js';
+import { CORDON_DIR } from './dir-name.js';
 
-/** Name of the state directory at the work-tree root (docs/ARCHITECTURE.md "Data"). */
-export const CORDON_DIR = '.cordon';
+export { CORDON_DIR };
 
 /** Files of one envelope. */
 export interface EnvelopePaths {

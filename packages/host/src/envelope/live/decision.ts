@@ -1,0 +1,41 @@
+import type { ToolDecision } from '@cordon/plugin-api';
+import { displayPath } from '../path-text.js';
+import { compilePathRules, type Policy } from '../policy/policy.js';
+import { judgeWrite, type WriteJudgement } from './judge.js';
+
+/** `decided_by` of the live envelope's denials in markers. */
+export const LIVE_ENVELOPE_BY = 'cordon:live-envelope';
+
+/** Refused targets named in one reason; the rest are counted. */
+const NAMED = 5;
+
+/**
+ * The `beforeToolCall` answer of the live envelope for a call that writes `targets` (as the tool
+ * names them; relative ones against `cwd`, which must be the call's working directory with its
+ * links resolved): a deny when any target is refused by {@link judgeWrite}, else undefined. The
+ * reason is for the model's next attempt: each refused target with the rule that refused it, then
+ * what the envelope allows (its `--allow` globs, its `--deny` globs) and that `.cordon/` and
+ * paths outside the repository are never writable.
+ */
+export function liveWriteDecision(targets: readonly string[], envelope: { readonly root: string; readonly policy: Policy }, cwd: string): ToolDecision | undefined {
+  if (targets.length === 0) return undefined;
+  const rules = compilePathRules(envelope.policy);
+  const refused: Array<Extract<WriteJudgement, { allowed: false }>> = [];
+  for (const target of targets) {
+    const judgement = judgeWrite(target, { root: envelope.root, cwd, rules });
+    if (!judgement.allowed) refused.push(judgement);
+  }
+  if (refused.length === 0) return undefined;
+  return { kind: 'deny', reason: liveReason(refused, envelope.policy), by: LIVE_ENVELOPE_BY };
+}
+
+/** The text of a live-envelope deny (see {@link liveWriteDecision}); paths shown with `displayPath`. */
+export function liveReason(refused: ReadonlyArray<Extract<WriteJudgement, { allowed: false }>>, policy: Pick<Policy, 'allow' | 'deny'>): string {
+  const lines = refused.slice(0, NAMED).map((r) => `${displayPath(r.target)}: ${r.why}`);
+  if (refused.length > NAMED) lines.push(`and ${refused.length - NAMED} more`);
+  const deny = policy.deny.length > 0 ? `, except paths matching ${policy.deny.map(displayPath).join(', ')} (--deny)` : '';
+  return [
+    `Cordon's live envelope refused this write (nothing was written): ${lines.join('; ')}.`,
+    `The envelope armed for this repository allows writing only repository paths matching ${policy.allow.map(displayPath).join(', ')} (--allow)${deny}; never inside .cordon/ or outside the repository. Write inside the allowed paths instead.`,
+  ].join(' ');
+}

@@ -1,0 +1,69 @@
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+
+/** Most symbolic links followed for one path, as Linux's `MAXSYMLINKS` (path_resolution(7)). */
+export const MAX_LINK_HOPS = 40;
+
+/**
+ * Where a write to the absolute `path` lands, resolved the way the kernel resolves it
+ * (path_resolution(7)): component by component from `/`, each symbolic link replaced by its
+ * target (relative to the link's directory) before the next component is read, so `a/link/../x`
+ * goes where the link leads and not where a lexical `resolve` would put it. A dangling link is
+ * followed too: writing through it creates its target. From the first component that does not
+ * exist on, the rest is joined lexically (nothing there can be a link). `loop: true` when more
+ * than {@link MAX_LINK_HOPS} links were met (the kernel's `ELOOP`). Reads only `lstat`s and
+ * `readlink`s, one per existing component. On Windows the path is normalised first and its
+ * longest existing prefix resolved by the system (`realpathSync.native`).
+ */
+export function resolveWrite(path: string): { readonly path: string; readonly loop: false } | { readonly loop: true } {
+  if (process.platform === 'win32') return { path: realPrefix(resolve(path)), loop: false };
+  let rest = path.split('/').filter((part) => part !== '');
+  let current = '/';
+  let hops = 0;
+  while (rest.length > 0) {
+    const name = rest[0]!;
+    rest = rest.slice(1);
+    if (name === '.') continue;
+    if (name === '..') {
+      current = dirname(current);
+      continue;
+    }
+    const next = join(current, name);
+    let stat;
+    try {
+      stat = lstatSync(next, { throwIfNoEntry: false });
+    } catch {
+      // ENOTDIR, EACCES: the write fails there too; judge the path as named.
+      stat = undefined;
+    }
+    if (stat === undefined) return { path: resolve(next, ...rest), loop: false };
+    if (!stat.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    if (++hops > MAX_LINK_HOPS) return { loop: true };
+    const target = readlinkSync(next);
+    if (target.startsWith('/')) current = '/';
+    rest = [...target.split('/').filter((part) => part !== ''), ...rest];
+  }
+  return { path: current, loop: false };
+}
+
+/**
+ * Windows: `path` (absolute, normalised) with its longest existing prefix replaced by that
+ * prefix's real path (links and junctions followed by the system), the rest appended as named.
+ */
+function realPrefix(path: string): string {
+  const missing: string[] = [];
+  let current = path;
+  for (;;) {
+    try {
+      return join(realpathSync.native(current), ...missing.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return path;
+      missing.push(basename(current));
+      current = parent;
+    }
+  }
+}

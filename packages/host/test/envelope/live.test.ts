@@ -1,0 +1,213 @@
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { check } from '../../src/envelope/check.js';
+import { findWorkTree, readLiveEnvelope, type LiveEnvelope } from '../../src/envelope/live/armed.js';
+import { LIVE_ENVELOPE_BY, liveWriteDecision } from '../../src/envelope/live/decision.js';
+import { judgeWrite } from '../../src/envelope/live/judge.js';
+import { compilePathRules } from '../../src/envelope/policy/policy.js';
+import { patchTargets } from '../../../../plugins/codex/src/dialect/patch.js';
+import { armWith, commitAll, repo, tempDir } from './support.js';
+
+const POLICY = { allow: ['src/**', '.gitattributes', 'docs/link/**'], deny: ['src/secret/**'], live: true } as const;
+
+/** A real repository armed live with {@link POLICY}, with committed links: in-repo both ways, out of it, dangling, looping. */
+async function armedRepo(): Promise<{ root: string; outside: string; envelope: LiveEnvelope }> {
+  const root = realpathSync(repo({ 'src/app.py': 'print(1)\n', 'docs/readme.md': '# d\n' }));
+  const outside = realpathSync(tempDir('outside'));
+  symlinkSync(outside, join(root, 'src/out'));
+  symlinkSync('../docs', join(root, 'src/to-docs'));
+  symlinkSync('../src', join(root, 'docs/link'));
+  symlinkSync(join(outside, 'created-by-dangling'), join(root, 'src/dangling'));
+  symlinkSync('loop-b', join(root, 'src/loop-a'));
+  symlinkSync('loop-a', join(root, 'src/loop-b'));
+  commitAll(root, 'links');
+  await armWith(root, POLICY);
+  const tree = findWorkTree(join(root, 'src'));
+  expect(tree).toEqual({ root, armed: true });
+  const envelope = readLiveEnvelope(root);
+  expect(envelope).toBeDefined();
+  return { root, outside, envelope: envelope! };
+}
+
+/** The live judgement of `target` (relative to `cwd`) and what `check` says once the file is written there. */
+async function judgeAndCheck(root: string, envelope: LiveEnvelope, target: string, cwd = root) {
+  const judgement = judgeWrite(target, { root, cwd, rules: compilePathRules(envelope.policy) });
+  const path = join(cwd, target);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, 'written\n');
+  const result = await check({ repo: root });
+  return { judgement, passed: result.audit.passed, violations: result.audit.violations.map((v) => v.code) };
+}
+
+describe('the live envelope judges a write as check judges the change it makes', () => {
+  it('allows a path inside --allow, and check accepts the written file', async () => {
+    const { root, envelope } = await armedRepo();
+    const { judgement, passed } = await judgeAndCheck(root, envelope, 'src/new.py');
+    expect(judgement).toMatchObject({ allowed: true, path: 'src/new.py' });
+    expect(passed).toBe(true);
+  });
+
+  it('refuses a path outside every --allow, naming the glob rule as check does', async () => {
+    const { root, envelope } = await armedRepo();
+    const { judgement, passed, violations } = await judgeAndCheck(root, envelope, 'docs/new.md');
+    expect(judgement).toMatchObject({ allowed: false, rule: 'policy', path: 'docs/new.md', why: 'path outside policy: docs/new.md (matches no allow glob)' });
+    expect(passed).toBe(false);
+    expect(violations).toContain('path_outside_policy');
+  });
+
+  it('refuses a path under a --deny glob even inside --allow', async () => {
+    const { root, envelope } = await armedRepo();
+    const { judgement, passed } = await judgeAndCheck(root, envelope, 'src/secret/key.pem');
+    expect(judgement).toMatchObject({ allowed: false, rule: 'policy', why: 'path outside policy: src/secret/key.pem (matches the deny glob src/secret/**)' });
+    expect(passed).toBe(false);
+  });
+
+  it('refuses a relative path that leaves the allowed tree from a subdirectory cwd', async () => {
+    const { root, envelope } = await armedRepo();
+    const { judgement, passed } = await judgeAndCheck(root, envelope, '../docs/other.md', join(root, 'src'));
+    expect(judgement).toMatchObject({ allowed: false, rule: 'policy', path: 'docs/other.md' });
+    expect(passed).toBe(false);
+  });
+
+  it('refuses .gitattributes even when a glob allows it (check rejects every attributes change)', async () => {
+    const { root, envelope } = await armedRepo();
+    const { judgement, violations } = await judgeAndCheck(root, envelope, '.gitattributes');
+    expect(judgement).toMatchObject({ allowed: false, rule: 'attributes' });
+    expect(violations).toContain('attributes_changed');
+  });
+
+  it('judges where a link inside the repository leads: through src/to-docs the write lands in docs/ and is refused', async () => {
+    const { root, envelope } = await armedRepo();
+    const { judgement, passed } = await judgeAndCheck(root, envelope, 'src/to-docs/through.md');
+    expect(judgement).toMatchObject({ allowed: false, rule: 'policy', path: 'docs/through.md' });
+    expect(passed).toBe(false);
+  });
+
+  it('allows a write that a link leads into the allowed tree (docs/link → src), and check agrees', async () => {
+    const { root, envelope } = await armedRepo();
+    const { judgement, passed } = await judgeAndCheck(root, envelope, 'docs/link/via-link.py');
+    expect(judgement).toMatchObject({ allowed: true, path: 'src/via-link.py' });
+    expect(passed).toBe(true);
+  });
+
+  it('resolves .. after a link as the kernel does (src/to-docs/../x is docs/../x = x at the root)', async () => {
+    const { root, envelope } = await armedRepo();
+    const judgement = judgeWrite('src/to-docs/../top.txt', { root, cwd: root, rules: compilePathRules(envelope.policy) });
+    expect(judgement).toMatchObject({ allowed: false, rule: 'policy', path: 'top.txt' });
+  });
+});
+
+describe('an --allow-ignored path is left to check, which alone can tell whether git ignores it', () => {
+  it('lets an ignored, --allow-ignored write through, and check accepts it; an ignored path outside every glob is refused, and check rejects it', async () => {
+    const root = realpathSync(repo({ 'src/app.py': 'print(1)\n', '.gitignore': 'build/\ncache/\n' }));
+    await armWith(root, { allow: ['src/**'], allowIgnored: ['build/**'], live: true });
+    const envelope = readLiveEnvelope(root)!;
+    const built = await judgeAndCheck(root, envelope, 'build/out.js');
+    expect(built.judgement).toMatchObject({ allowed: true, path: 'build/out.js' });
+    expect(built.passed).toBe(true);
+    const cached = await judgeAndCheck(root, envelope, 'cache/x');
+    expect(cached.judgement).toMatchObject({ allowed: false, rule: 'policy' });
+    expect(cached.violations).toContain('ignored_new');
+  });
+});
+
+describe('the live envelope refuses what check cannot see or what escapes the repository', () => {
+  it('refuses a write through a symlink that leads out of the repository', async () => {
+    const { root, outside, envelope } = await armedRepo();
+    const rules = compilePathRules(envelope.policy);
+    expect(judgeWrite('src/out/x.py', { root, cwd: root, rules })).toMatchObject({ allowed: false, rule: 'symlink-escape', why: `a symbolic link on its way leads out of the repository, to ${join(outside, 'x.py')}` });
+    // A dangling link: writing through it would create its target outside the repository.
+    expect(judgeWrite(join(root, 'src/dangling'), { root, cwd: root, rules })).toMatchObject({ allowed: false, rule: 'symlink-escape' });
+    expect(judgeWrite('src/loop-a', { root, cwd: root, rules })).toMatchObject({ allowed: false, rule: 'symlink-escape', why: 'its symbolic links loop' });
+  });
+
+  it('refuses a path outside the repository, absolute or relative', async () => {
+    const { root, outside, envelope } = await armedRepo();
+    const rules = compilePathRules(envelope.policy);
+    expect(judgeWrite(join(outside, 'a.txt'), { root, cwd: root, rules })).toMatchObject({ allowed: false, rule: 'outside-repository' });
+    expect(judgeWrite('../../elsewhere.txt', { root, cwd: join(root, 'src'), rules })).toMatchObject({ allowed: false, rule: 'outside-repository' });
+  });
+
+  it('refuses .cordon/ whatever the globs say', async () => {
+    const { root } = await armedRepo();
+    const rules = compilePathRules({ allow: ['**'], deny: [], allow_ignored: [] });
+    for (const target of ['.cordon/state.json', '.cordon', 'src/../.cordon/config.json']) {
+      expect(judgeWrite(target, { root, cwd: root, rules })).toMatchObject({ allowed: false, rule: 'state-dir' });
+    }
+  });
+});
+
+describe('the armed live envelope is found without git', () => {
+  it('is undefined for an envelope armed without live, and outside every work tree', async () => {
+    const root = realpathSync(repo());
+    await armWith(root, { allow: ['src/**'] });
+    expect(findWorkTree(join(root, 'src'))).toEqual({ root, armed: true });
+    expect(readLiveEnvelope(root)).toBeUndefined();
+    // The stored flag is part of the validated config: check and status refuse a non-boolean.
+    const { configProblem } = await import('../../src/envelope/state/schema.js');
+    const config = JSON.parse((await import('node:fs')).readFileSync(join(root, '.cordon/config.json'), 'utf8'));
+    expect(config.live).toBeUndefined();
+    expect(configProblem(config)).toBeUndefined();
+    expect(configProblem({ ...config, live: true })).toBeUndefined();
+    expect(configProblem({ ...config, live: 'yes' })).toBe('config live is not a boolean');
+    const plain = realpathSync(tempDir('plain'));
+    expect(findWorkTree(plain)?.root).not.toBe(plain);
+  });
+
+  it('stops at the nearest .git: a repository inside an armed one is not armed', async () => {
+    const { root } = await armedRepo();
+    const inner = join(root, 'src/inner');
+    mkdirSync(join(inner, '.git'), { recursive: true });
+    expect(findWorkTree(inner)).toEqual({ root: inner, armed: false });
+  });
+
+  it('ignores an envelope armed in another place (a moved tree) and refuses a damaged policy', async () => {
+    const { root } = await armedRepo();
+    const config = join(root, '.cordon/config.json');
+    const text = (await import('node:fs')).readFileSync(config, 'utf8');
+    writeFileSync(config, text.replace(JSON.stringify(root), JSON.stringify('/elsewhere')));
+    expect(readLiveEnvelope(root)).toBeUndefined();
+    writeFileSync(config, text.replace('"allow":["src/**"', '"allow":["/abs"'));
+    expect(() => readLiveEnvelope(root)).toThrow(/must be relative/);
+  });
+});
+
+describe('a deny names every refused target, the rule and the allowed globs', () => {
+  it('judges every file of a Codex patch: an allowed update moved out of the policy is refused', async () => {
+    const { root, envelope } = await armedRepo();
+    const patch = ['*** Begin Patch', '*** Update File: src/app.py', '*** Move to: docs/app.py', '@@', '-print(1)', '+print(2)', '*** Add File: src/ok.py', '+x', '*** Delete File: src/secret/old.pem', '*** End Patch'].join('\n');
+    const decision = liveWriteDecision(patchTargets(patch), envelope, root);
+    expect(decision).toMatchObject({ kind: 'deny', by: LIVE_ENVELOPE_BY });
+    const reason = decision!.kind === 'deny' ? decision!.reason : '';
+    expect(reason).toContain('docs/app.py: path outside policy: docs/app.py (matches no allow glob)');
+    expect(reason).toContain('src/secret/old.pem: path outside policy: src/secret/old.pem (matches the deny glob src/secret/**)');
+    expect(reason).not.toContain('src/ok.py:');
+    expect(reason).toContain('matching src/**, .gitattributes, docs/link/** (--allow), except paths matching src/secret/** (--deny)');
+    expect(liveWriteDecision(['src/ok.py', join(root, 'src/also.py')], envelope, root)).toBeUndefined();
+  });
+
+  it('escapes a target name that holds control characters', async () => {
+    const { root, envelope } = await armedRepo();
+    const decision = liveWriteDecision(['docs/\u001b[31mred\n.md'], envelope, root);
+    const reason = decision!.kind === 'deny' ? decision!.reason : '';
+    expect(reason).not.toMatch(/[\u0000-\u001f]/);
+    expect(reason).toContain('\\u001b');
+  });
+});
+
+describe('arm --live says which agents can be refused a write', () => {
+  it('names the dialects with writeTargets as refusing and Aider (no write tool a hook sees) as not', async () => {
+    const { liveCoverage, liveCoverageText } = await import('../../src/envelope/live/coverage.js');
+    const { aiderDialectEntry } = await import('../../../../plugins/aider/src/dialect/entry.js');
+    const { claudeCodeDialect } = await import('../../../../plugins/claude-code/src/dialect/entry.js');
+    const { cursorDialect } = await import('../../../../plugins/cursor/src/dialect/entry.js');
+    const broken = { name: 'broken', load: () => Promise.reject(new Error('no')) };
+    const coverage = await liveCoverage([aiderDialectEntry, claudeCodeDialect, cursorDialect, broken]);
+    expect(coverage).toEqual({ refusing: ['claude-code', 'cursor'], notRefusing: ['aider', 'broken'] });
+    const text = liveCoverageText(coverage);
+    expect(text).toContain('refused before it happens for claude-code, cursor');
+    expect(text).toContain('no hook can refuse a write for aider, broken, so only `cordon check` judges those writes');
+    expect(text).toContain('shell commands are not judged live');
+  });
+});

@@ -1,0 +1,140 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
+import { FakeAnthropic, FakeGemini, FakeOpenAIResponses, holdPerTest, step, type FakeModelServer, type ScriptOptions, type SeenToolResult } from '../../support/fake-models/index.js';
+import { json, killSpawned, makeRepoSandbox, makeScene, type Scene } from './support.js';
+
+// The live envelope with the real Claude Code, Codex and Gemini CLI against fake model servers,
+// their hooks installed by `cordon install-hooks --write`: the model first writes outside the
+// policy (docs/notes.md with --allow 'src/**'), is refused with the reason in its own format,
+// then writes inside it. With the envelope live, `cordon check` accepts (exit 0): the refused
+// file was never written. The same script with an envelope armed without --live is rejected (exit 3).
+
+const held = holdPerTest(killSpawned);
+
+type Server = FakeModelServer & { toolResults(): SeenToolResult[] };
+
+interface Case {
+  readonly agent: 'claude-code' | 'codex' | 'gemini';
+  readonly start: (o: ScriptOptions) => Promise<Server>;
+  /** What the model is told about a refused call, before the reason (the agent hook docs; docs/references.md). */
+  readonly refused: RegExp;
+}
+
+const CASES: readonly Case[] = [
+  { agent: 'claude-code', start: (o) => FakeAnthropic.start(o), refused: /^PreToolUse:Write hook error: / },
+  { agent: 'codex', start: (o) => FakeOpenAIResponses.start(o), refused: /^Command blocked by PreToolUse hook: / },
+  { agent: 'gemini', start: (o) => FakeGemini.start(o), refused: /^Tool execution blocked: / },
+];
+
+const OUTSIDE = join('docs', 'notes.md');
+const INSIDE = join('src', 'app.py');
+const STEPS = [step.write(OUTSIDE, 'out of bounds\n'), step.write(INSIDE, 'print("bye")\n'), step.text('Done.')];
+const REFUSAL = "Cordon's live envelope refused this write (nothing was written): ";
+
+async function scene(c: Case): Promise<Scene & { server: Server }> {
+  const made = makeRepoSandbox(`cordon-live-${c.agent}-`);
+  held.sandbox(made.sandbox);
+  const server = held.server(await c.start({ workdir: made.repo, steps: STEPS }));
+  const s = makeScene(c.agent, made.sandbox, made.repo, server);
+  const install = await s.cordon(['install-hooks', '--agent', c.agent, '--write']);
+  expect(install.exitCode, install.stderr + install.stdout).toBe(0);
+  return Object.assign(s, { server });
+}
+
+/** Every marker of the sandbox's data dir. */
+function markersOf(dataDir: string) {
+  const runs = join(dataDir, 'runs');
+  return existsSync(runs) ? readdirSync(runs).flatMap((dir) => readMarkers(join(runs, dir, 'markers.jsonl')).markers) : [];
+}
+
+describe.each(CASES)('the live envelope with the real $agent', (c) => {
+  it('arm --live: the out-of-policy write is refused with the rule and the globs, the model writes inside, check accepts (exit 0)', async () => {
+    const s = await scene(c);
+    const armed = await s.cordon(['arm', 'Make the app say bye', '--allow', 'src/**', '--live']);
+    expect(armed.exitCode, armed.stderr + armed.stdout).toBe(0);
+    expect(armed.stdout).toMatch(/^live: a file write outside the policy is refused before it happens for claude-code, codex, gemini\b/m);
+    expect((await s.cordon(['status'])).stdout).toMatch(/^live: on\b/m);
+
+    const run = await s.session.run('Make the app say bye');
+    expect(run.timedOut).toBe(false);
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+
+    // The model's next request carried the refusal, in the agent's own words, naming the rule and the allowed globs.
+    const seen = s.server.toolResults();
+    expect(seen).toHaveLength(2);
+    expect(seen[0]!.text).toMatch(c.refused);
+    expect(seen[0]!.text).toContain(REFUSAL);
+    expect(seen[0]!.text).toContain('path outside policy: docs/notes.md (matches no allow glob)');
+    expect(seen[0]!.text).toContain('matching src/** (--allow)');
+    expect(seen[1]!.text).not.toContain(REFUSAL);
+    expect(existsSync(join(s.repo, OUTSIDE))).toBe(false);
+    expect(readFileSync(join(s.repo, INSIDE), 'utf8')).toBe('print("bye")\n');
+
+    const denied = markersOf(s.sandbox.dataDir).filter((m) => m.event === 'tool_denied');
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({ decision: 'deny', decided_by: 'cordon:live-envelope', agent: c.agent });
+
+    const check = await s.cordon(['check', '--json']);
+    expect(check.exitCode, check.stderr + check.stdout).toBe(0);
+    expect(json(check)).toMatchObject({ passed: true, changed_files: ['src/app.py'] });
+  }, 180_000);
+
+  it('armed without --live the same script writes outside the policy and check rejects it (exit 3)', async () => {
+    const s = await scene(c);
+    const armed = await s.cordon(['arm', 'Make the app say bye', '--allow', 'src/**']);
+    expect(armed.exitCode, armed.stderr + armed.stdout).toBe(0);
+    expect(armed.stdout).not.toContain('live:');
+    expect((await s.cordon(['status'])).stdout).toMatch(/^live: off\b/m);
+    const run = await s.session.run('Make the app say bye');
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    expect(s.server.toolResults().map((r) => r.text).join('\n')).not.toContain(REFUSAL);
+    expect(readFileSync(join(s.repo, OUTSIDE), 'utf8')).toBe('out of bounds\n');
+    const check = await s.cordon(['check', '--json']);
+    expect(check.exitCode, check.stderr + check.stdout).toBe(3);
+    expect(json(check).violations.map((v: { message: string }) => v.message)).toEqual([expect.stringMatching(/^path outside policy: docs\/notes\.md \(matches no --allow glob\)/)]);
+  }, 180_000);
+
+  it('cordon run has the live envelope on: the attempt is accepted (exit 0) after the refused write', async () => {
+    const s = await scene(c);
+    const result = await s.cordon(['run', 'Make the app say bye', '--agent', c.agent, '--allow', 'src/**', '--json']);
+    expect(result.exitCode, result.stderr + result.stdout).toBe(0);
+    expect(json(result)).toMatchObject({ phase: 'accepted', audit: { passed: true, changed_files: ['src/app.py'] } });
+    expect(s.server.toolResults()[0]!.text).toContain(REFUSAL);
+    expect(existsSync(join(s.repo, OUTSIDE))).toBe(false);
+  }, 180_000);
+});
+
+describe('the live envelope judges every file of a real Codex apply_patch', () => {
+  it('refuses a patch that moves an allowed file out of the policy and deletes another, naming both; the next patch inside the policy runs', async () => {
+    const codex = CASES.find((c) => c.agent === 'codex')!;
+    const made = makeRepoSandbox('cordon-live-codex-patch-');
+    held.sandbox(made.sandbox);
+    const patch = (lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch', ''].join('\n');
+    const steps = [
+      step.native('apply_patch', { input: patch(['*** Update File: src/app.py', '*** Move to: docs/app.py', '@@', '-print("hello")', '+print("moved")', '*** Delete File: README.md']) }),
+      step.native('apply_patch', { input: patch(['*** Update File: src/app.py', '@@', '-print("hello")', '+print("bye")', '*** Add File: src/extra.py', '+X = 1']) }),
+      step.text('Done.'),
+    ];
+    const server = held.server(await codex.start({ workdir: made.repo, steps }));
+    const s = makeScene('codex', made.sandbox, made.repo, server);
+    expect((await s.cordon(['install-hooks', '--agent', 'codex', '--write'])).exitCode).toBe(0);
+    expect((await s.cordon(['arm', 'patch', '--allow', 'src/**', '--live'])).exitCode).toBe(0);
+    const run = await s.session.run('Change the app');
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    const seen = server.toolResults();
+    expect(seen).toHaveLength(2);
+    expect(seen[0]!.text).toMatch(codex.refused);
+    expect(seen[0]!.text).toContain('docs/app.py: path outside policy: docs/app.py (matches no allow glob)');
+    expect(seen[0]!.text).toContain('README.md: path outside policy: README.md (matches no allow glob)');
+    expect(seen[0]!.text).not.toContain('src/app.py:');
+    expect(seen[1]!.text).not.toContain(REFUSAL);
+    expect(readFileSync(join(s.repo, 'README.md'), 'utf8')).toBe('# demo\n');
+    expect(existsSync(join(s.repo, 'docs/app.py'))).toBe(false);
+    expect(readFileSync(join(s.repo, 'src/app.py'), 'utf8')).toBe('print("bye")\n');
+    const check = await s.cordon(['check', '--json']);
+    expect(check.exitCode, check.stderr + check.stdout).toBe(0);
+    expect(json(check).changed_files).toEqual(['src/app.py', 'src/extra.py']);
+  }, 180_000);
+});
