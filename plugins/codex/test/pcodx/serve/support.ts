@@ -43,7 +43,8 @@ export class PromptDrivenResponses extends FakeModelServer {
   #n = 0;
   #held: Array<() => void> = [];
   private constructor() {
-    super('openai-responses', (request) => this.#answer(request), { steps: [], maxRecorded: 500 });
+    // Bodies up to 128 MiB: a resumed long history reaches the model whole (e2e-large-resume).
+    super('openai-responses', (request) => this.#answer(request), { steps: [], maxRecorded: 500, maxBodyBytes: 128 * 1024 * 1024 });
   }
 
   static start(): Promise<PromptDrivenResponses> {
