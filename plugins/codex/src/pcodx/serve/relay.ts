@@ -231,10 +231,11 @@ export class Relay {
     const upstreamId = started?.thread?.id;
     if (typeof upstreamId !== 'string') throw new Error('thread/start returned no thread id');
     // In batches, each within one frame the app-server reads (an item larger than that goes alone, in fragments).
-    for (const batch of injectBatches(items, INJECT_BATCH_BYTES)) await this.#call('thread/inject_items', { threadId: upstreamId, items: batch });
+    const batches = injectBatches(items, INJECT_BATCH_BYTES);
+    for (const batch of batches) await this.#call('thread/inject_items', { threadId: upstreamId, items: batch });
     this.#threads!.moveTo(thread, upstreamId, ids);
     const bytes = Buffer.byteLength(JSON.stringify(items));
-    const fields: Record<string, string | number> = { connection: this.#options.connection, injected_items: items.length, injected_json_bytes: bytes };
+    const fields: Record<string, string | number> = { connection: this.#options.connection, injected_items: items.length, injected_json_bytes: bytes, inject_calls: batches.length };
     if (liveContextDir) fields.live_context_file = recordLiveContext(liveContextDir, { sessionId: thread.sessionId, clientThreadId: thread.clientId, upstreamThreadId: upstreamId, items });
     this.#options.log('fresh_thread', fields);
   }

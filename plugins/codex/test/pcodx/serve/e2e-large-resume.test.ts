@@ -166,7 +166,8 @@ it('through `pcodx serve --enable-pcodx-tools`, `codex exec --remote … resume`
   // The turn ran on a fresh thread seeded with all of it (six items, 75 MB, in inject calls the
   // app-server could read): Codex sent that history, in order, to be compacted (it passes the
   // configured limit), then the turn's own request.
-  expect(serve.stderr()).toMatch(/event=fresh_thread .*injected_items=6 /);
+  // Six calls: each long answer alone (in two frames of at most 16 MiB), each prompt in a call of its own between them.
+  expect(serve.stderr()).toMatch(/event=fresh_thread .*injected_items=6 .*inject_calls=6/);
   expect(Number(/injected_json_bytes=(\d+)/.exec(serve.stderr())![1])).toBeGreaterThan(64 * MIB);
   const requests = server.modelRequests().slice(before);
   const seeded = requests.find((r) => texts(r).some((t) => t.length >= ANSWER_BYTES))!;
