@@ -12,7 +12,9 @@ import { codexBox, killServes, startServeProcess } from './support.js';
 // openai/codex#19837: `codex --remote … resume` of a long saved session failed once one response
 // frame of the history passed the websocket limit (Codex raised its client's to 128 MiB in
 // openai/codex#19920). Here the real Codex 0.171 (TUI and app-server) resumes a saved session whose
-// history is about 71.5 MiB through `cordon pcodx serve` on its default transport.
+// history is about 71.5 MiB through `cordon pcodx serve` on its default transport, transparent and
+// with `--enable-pcodx-tools`; what the serve sends the app-server stays within that reader's limits
+// (frames of 16 MiB, messages of 64 MiB; src/pcodx/serve/fragments.ts).
 
 const held = holdPerTest();
 const tmux = privateTmux('cordon-serve-large');
@@ -25,7 +27,7 @@ afterEach(async () => {
 });
 
 const MIB = 1024 * 1024;
-/** Bytes of each long answer: three of them make a history above 64 MiB, and each stays under the fake's 32 MiB request body when Codex sends it to be compacted. */
+/** Bytes of each long answer: three of them make a history above 64 MiB (about 71.5 MiB); Codex compacts between them, so no request of the build-up holds more than one. */
 const ANSWER_BYTES = 25_000_000;
 
 /** The first `bytes` bytes of a file (the captured frames of a long history are tens of MB). */
