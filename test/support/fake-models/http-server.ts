@@ -21,7 +21,7 @@ export type Answer =
 /** A protocol: turns a recorded request into an answer (a promise holds the answer back until it settles). */
 export type Handler = (request: RecordedRequest) => Answer | Promise<Answer>;
 
-/** Largest request body read, in bytes (agents send whole transcripts; 32 MiB is plenty). */
+/** Default largest request body read, in bytes (agents send whole transcripts; 32 MiB is plenty). */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /**
@@ -85,7 +85,7 @@ export class FakeModelServer {
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= (this.#options.maxBodyBytes ?? MAX_BODY_BYTES)) chunks.push(chunk);
     });
     req.on('end', async () => {
       this.requestCount += 1;

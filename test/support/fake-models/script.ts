@@ -43,6 +43,8 @@ export interface ScriptOptions {
   readonly maxRequests?: number;
   /** Requests kept in `requests` (default 100; later ones are counted, not kept). */
   readonly maxRecorded?: number;
+  /** Largest request body read, in bytes (default 32 MiB; the rest of a larger body is dropped unread). */
+  readonly maxBodyBytes?: number;
 }
 
 /**

@@ -6,9 +6,10 @@
  */
 
 /**
- * The largest frame the serve accepts, in bytes, on both sides: 128 MiB, the limit Codex raised its
+ * The largest message the serve reads, in bytes, on both sides: 128 MiB, the limit Codex raised its
  * own remote client to so that large `thread/resume` responses fit
- * (https://github.com/openai/codex/pull/19920, fixing openai/codex#19837).
+ * (https://github.com/openai/codex/pull/19920, fixing openai/codex#19837). What it sends to the
+ * app-server is bound by that reader's smaller limits (fragments.ts).
  */
 export const MAX_FRAME_BYTES = 128 * 1024 * 1024;
 

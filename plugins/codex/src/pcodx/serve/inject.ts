@@ -18,3 +18,26 @@ export function checkInjectItems(items: readonly LedgerModelItem[]): void {
     if (!ok) throw new Error(`injected item ${i} is not a well-formed message item`);
   });
 }
+
+/**
+ * Splits items into batches for successive `thread/inject_items` calls (each appends its items, in
+ * order, to the thread's history): a batch holds as many items as fit in `maxBytes` of JSON; an item
+ * larger than that goes in a batch of its own. Empty input gives no batches.
+ */
+export function injectBatches<T>(items: readonly T[], maxBytes: number): T[][] {
+  const batches: T[][] = [];
+  let batch: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = Buffer.byteLength(JSON.stringify(item)) + 1;
+    if (batch.length > 0 && bytes + size > maxBytes) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(item);
+    bytes += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}

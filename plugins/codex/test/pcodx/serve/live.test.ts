@@ -239,7 +239,7 @@ it('thread/fork gives the fork a ledger session of its own; a compaction on the 
   expect(lastInjected()).not.toContain('ORIG_only');
 });
 
-it('relays a thread/resume response above 64 MiB (frames up to 128 MiB both ways)', async () => {
+it('relays a thread/resume response above 64 MiB (frames up to 128 MiB to the client); client messages reach the upstream in frames of at most 16 MiB, and up to 64 MiB', async () => {
   expect(MAX_FRAME_BYTES).toBe(128 * 1024 * 1024);
   // A history of 70 MiB in one response, as a long saved session gives.
   const big = 'x'.repeat(1024 * 1024);
@@ -250,14 +250,22 @@ it('relays a thread/resume response above 64 MiB (frames up to 128 MiB both ways
   const resumed = await socketClient.request('r', 'thread/resume', { threadId: 'thread-big' });
   expect(resumed.result.thread.turns).toHaveLength(70);
   expect(socketClient.raw.at(-1)!.length).toBeGreaterThan(64 * 1024 * 1024);
-  // And a client frame of 70 MiB reaches the upstream.
-  const text = 'y'.repeat(70 * 1024 * 1024);
+  // A client message of 20 MiB reaches the upstream whole (sent as frames of at most 16 MiB, what
+  // the Codex app-server reads; e2e-large-resume.test.ts shows it with the real one).
   const thread = await (async () => {
     await socketClient.request('i', 'initialize', {});
     return (await socketClient.request('s', 'thread/start', {})).result.thread.id;
   })();
+  const text = 'y'.repeat(20 * 1024 * 1024);
   const response = await socketClient.request('big-turn', 'turn/start', { threadId: thread, input: [{ type: 'text', text }] });
   expect(response.result.turn.id).toBeDefined();
+  expect(fake.received.find((r) => r.message.id === 'big-turn')!.message.params.input[0].text).toBe(text);
+  // One above 64 MiB (more than the app-server reads in a message) is answered by the proxy and
+  // never sent; the connection stays.
+  const tooLarge = await socketClient.request('huge-turn', 'turn/start', { threadId: thread, input: [{ type: 'text', text: 'z'.repeat(65 * 1024 * 1024) }] });
+  expect(tooLarge.error).toMatchObject({ code: -32600, message: expect.stringContaining('request too large') });
+  expect(fake.received.some((r) => r.message.id === 'huge-turn')).toBe(false);
+  expect((await socketClient.request('after', 'thread/start', {})).result.thread.id).toBeDefined();
 }, 60_000);
 
 it('an approval the app-server asks for after the client left is answered with an error, and the turn is still ingested', async () => {

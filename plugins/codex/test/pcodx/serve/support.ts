@@ -20,6 +20,12 @@ function lastUserText(body: any): string {
   return '';
 }
 
+/** `bytes` ASCII bytes of filler marked with the request number (`LONG_<n> …`): no JSON escaping, so a frame holding it grows by exactly that much. */
+function longText(bytes: number, n: number): string {
+  const unit = `LONG_${n} lorem ipsum dolor sit amet. `;
+  return unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes);
+}
+
 const sse = (data: { type: string }) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /**
@@ -27,14 +33,18 @@ const sse = (data: { type: string }) => `event: ${data.type}\ndata: ${JSON.strin
  * holding `CALL_TOOL <name> <json>` makes the model call that function (once: a request whose
  * last item is the call's output gets `TOOL_RESULT_SEEN`); anything else is echoed with
  * `SENTINEL_PRESENT` or `SENTINEL_ABSENT` after it, telling whether any input text held a sentinel
- * (`SENTINEL_` then a lowercase letter or digit). A last user text holding `HOLD_MODEL` is answered
+ * (`SENTINEL_` then a lowercase letter or digit). A last user text holding `LONG_REPLY <bytes>` gets
+ * an answer of that many bytes, its usage counting a token per 4 bytes (as a model reports a long
+ * output; Codex compacts the history before its next turn once usage passes
+ * `model_auto_compact_token_limit`). A last user text holding `HOLD_MODEL` is answered
  * only once {@link release} is called ({@link held} counts the requests waiting).
  */
 export class PromptDrivenResponses extends FakeModelServer {
   #n = 0;
   #held: Array<() => void> = [];
   private constructor() {
-    super('openai-responses', (request) => this.#answer(request), { steps: [], maxRecorded: 500 });
+    // Bodies up to 128 MiB: a resumed long history reaches the model whole (e2e-large-resume).
+    super('openai-responses', (request) => this.#answer(request), { steps: [], maxRecorded: 500, maxBodyBytes: 128 * 1024 * 1024 });
   }
 
   static start(): Promise<PromptDrivenResponses> {
@@ -65,17 +75,19 @@ export class PromptDrivenResponses extends FakeModelServer {
     const last = input[input.length - 1];
     const userText = lastUserText(body);
     const call = /CALL_TOOL (\S+) (\{.*\})\s*$/s.exec(userText);
+    const long = /LONG_REPLY (\d+)/.exec(userText);
     // Sentinels are SENTINEL_ + lowercase letters or digits, so the verdict words never count.
     const sentinel = /SENTINEL_[a-z0-9]/.test(JSON.stringify(input));
     let item: Record<string, unknown>;
     if (call && last?.type !== 'function_call_output') {
       item = { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name: call[1], arguments: call[2], status: 'completed' };
     } else {
-      const text = last?.type === 'function_call_output' ? `TOOL_RESULT_SEEN: ${String(last.output).slice(0, 300)}` : `ECHO ${userText.slice(0, 200)} ${sentinel ? 'SENTINEL_PRESENT' : 'SENTINEL_ABSENT'}`;
+      const text = long ? longText(Number(long[1]), n) : last?.type === 'function_call_output' ? `TOOL_RESULT_SEEN: ${String(last.output).slice(0, 300)}` : `ECHO ${userText.slice(0, 200)} ${sentinel ? 'SENTINEL_PRESENT' : 'SENTINEL_ABSENT'}`;
       item = { type: 'message', id: `msg_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
     }
     const id = `resp_${n}`;
-    const usage = { input_tokens: 100 + n, input_tokens_details: { cached_tokens: 40 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 107 + n };
+    const output = long ? Math.ceil(Number(long[1]) / 4) : 7;
+    const usage = { input_tokens: 100 + n, input_tokens_details: { cached_tokens: 40 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 100 + n + output };
     return {
       status: 200 as const,
       sse: [

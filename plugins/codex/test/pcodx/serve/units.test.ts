@@ -9,6 +9,8 @@ import { MAX_ITEM_CHARS, TurnRecord, userTextOf } from '../../../src/pcodx/serve
 import { ThreadMap } from '../../../src/pcodx/serve/threads.js';
 import { freshThreadParams, isPcodxToolCall, isPrimaryStart, optInExperimental, withPcodxTools } from '../../../src/pcodx/serve/tools.js';
 import { endpointUrl, isLoopback, parseEndpoint, wsClientUrl } from '../../../src/pcodx/serve/endpoint.js';
+import { byteLengthOf, fragmentsOf, messageBytes } from '../../../src/pcodx/serve/fragments.js';
+import { injectBatches } from '../../../src/pcodx/serve/inject.js';
 
 describe('classify', () => {
   it('never throws, and sorts every JSON value into exactly one kind', () => {
@@ -176,5 +178,57 @@ describe('fork sessions', () => {
     const long = forkSessionId('s'.repeat(300), '01a2325f-ba0e-7a61-8b2a-ec361ac977a3');
     expect(long.length).toBe(200);
     expect(long.endsWith('~fork-01a2325f-ba0e-7a61-8b2a-ec361ac977a3')).toBe(true);
+  });
+});
+
+describe('large messages to the app-server', () => {
+  it('fragments rejoin to the message, each within the limit, never cutting a UTF-8 character of a text', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), fc.integer({ min: 4, max: 40 }), (text, max) => {
+        const bytes = Buffer.from(text, 'utf8');
+        const pieces = fragmentsOf(bytes, max, true);
+        expect(Buffer.concat(pieces).equals(bytes)).toBe(true);
+        for (const piece of pieces) {
+          expect(piece.length).toBeLessThanOrEqual(max);
+          // Each piece is whole characters: decoding it alone loses nothing.
+          expect(Buffer.from(piece.toString('utf8'), 'utf8').equals(piece)).toBe(true);
+        }
+      }),
+    );
+  });
+
+  it('a message within the limit is one piece; binary data is cut at the limit exactly', () => {
+    expect(fragmentsOf(Buffer.from('abc'), 4, true)).toHaveLength(1);
+    expect(fragmentsOf(Buffer.from('é'.repeat(4)), 4, true).map((p) => p.toString())).toEqual(['éé', 'éé']);
+    expect(fragmentsOf(Buffer.from('aé€😀'), 4, true).map((p) => p.toString())).toEqual(['aé', '€', '😀']);
+    expect(fragmentsOf(Buffer.alloc(10), 4, false).map((p) => p.length)).toEqual([4, 4, 2]);
+  });
+
+  it('sizes every shape ws hands over, without changing it', () => {
+    expect(byteLengthOf('é')).toBe(2);
+    expect(byteLengthOf(Buffer.from('abc'))).toBe(3);
+    expect(byteLengthOf([Buffer.from('ab'), Buffer.from('c')])).toBe(3);
+    expect(byteLengthOf(new ArrayBuffer(5))).toBe(5);
+    expect(messageBytes([Buffer.from('ab'), Buffer.from('c')]).toString()).toBe('abc');
+  });
+
+  it('inject batches keep the order, stay within the budget, and put an item above it alone', () => {
+    const items = ['a'.repeat(10), 'b'.repeat(10), 'c'.repeat(100), 'd'.repeat(10)];
+    // Each short item is 13 bytes of JSON with its separator.
+    const batches = injectBatches(items, 20);
+    expect(batches).toEqual([[items[0]], [items[1]], [items[2]], [items[3]]]);
+    expect(injectBatches(items, 40)).toEqual([[items[0], items[1]], [items[2]], [items[3]]]);
+    expect(injectBatches([], 40)).toEqual([]);
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 50 }), { maxLength: 30 }), fc.integer({ min: 1, max: 120 }), (list, max) => {
+        const out = injectBatches(list, max);
+        expect(out.flat()).toEqual(list);
+        for (const batch of out) {
+          expect(batch.length).toBeGreaterThan(0);
+          const bytes = batch.reduce((n, item) => n + Buffer.byteLength(JSON.stringify(item)) + 1, 0);
+          if (batch.length > 1) expect(bytes).toBeLessThanOrEqual(max);
+        }
+      }),
+    );
   });
 });
