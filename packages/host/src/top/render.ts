@@ -35,7 +35,7 @@ const FIXED: readonly Column[] = [
   { id: 'up', heading: 'UP', width: 9, right: true, priority: 2 },
   { id: 'mem', heading: 'MEM', width: 7, right: true, priority: 4 },
   { id: 'cpu', heading: 'CPU%', width: 6, right: true, priority: 4 },
-  { id: 'peak', heading: 'PEAK', width: 7, right: true, priority: 3 },
+  { id: 'peak', heading: 'PEAK', width: 8, right: true, priority: 3 },
 ];
 
 /** Columns left at least for the current call and the directory before fixed columns are dropped. */
@@ -53,6 +53,9 @@ function shortPath(path: string | null, home: string): string {
   return path;
 }
 
+/** A sampler's stop reason (`sampler.jsonl`) in at most six columns, to fit beside "sampler stopped: ". */
+const STOP_REASONS: Readonly<Record<string, string>> = Object.freeze({ idle: 'idle', 'stop-file': 'STOP', signal: 'signal', superseded: 'new', 'agent-exit': 'exit', unsupported: 'n/a', 'lock-lost': 'lock' });
+
 /** What the sampler columns show when there is no fresh sample. */
 function samplerNote(s: TopSession): string | undefined {
   switch (s.sampler.state) {
@@ -61,9 +64,9 @@ function samplerNote(s: TopSession): string | undefined {
     case 'starting':
       return 'sampler starting';
     case 'stopped':
-      return `sampler stopped${s.sampler.reason ? ` (${s.sampler.reason})` : ''}`;
+      return `sampler stopped${s.sampler.reason ? `: ${STOP_REASONS[s.sampler.reason] ?? s.sampler.reason}` : ''}`;
     case 'died':
-      return 'sampler stopped (died)';
+      return 'sampler died';
     case 'none':
       return 'no sampler';
   }

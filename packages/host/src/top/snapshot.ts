@@ -9,7 +9,7 @@ import { readSamplerView, type SamplerState } from './sampler-state.js';
 import { sortSessions, type TopSortKey } from './sort.js';
 
 /** Version of {@link TopSnapshot}; bumped when a field is removed or changes meaning. */
-export const TOP_SCHEMA_VERSION = 1;
+export const TOP_SCHEMA_VERSION = 1 as const;
 
 /** Ended calls kept per session by default. */
 export const DEFAULT_LAST_CALLS = 3;
@@ -21,9 +21,9 @@ export interface TopSnapshot {
   readonly at: number;
   /** The data directory whose `runs/` was read. */
   readonly data_dir: string;
-  /** The order of {@link sessions}. */
+  /** The order of `sessions`. */
   readonly sort: TopSortKey;
-  /** One entry per running session, in {@link sort} order. */
+  /** One entry per running session, in `sort` order. */
   readonly sessions: TopSession[];
 }
 
@@ -47,7 +47,7 @@ export interface TopSession {
   readonly agent_pid: number | null;
   /** The session's first marker, epoch ms (else the sampler's start). */
   readonly started_at: number | null;
-  /** {@link at} minus {@link started_at}, ms. */
+  /** `at` minus `started_at`, ms. */
   readonly running_ms: number | null;
   /** The newest marker, epoch ms. */
   readonly last_marker_at: number | null;
@@ -159,7 +159,7 @@ export class TopReader {
 
   /** One snapshot, sorted by `sort`, taken at `now` (epoch ms). Never throws for a session's files. */
   snapshot(sort: TopSortKey, now = Date.now()): TopSnapshot {
-    return { schema_version: 1, at: now, data_dir: this.#dataDir, sort, sessions: sortSessions(this.read(now), sort) };
+    return { schema_version: TOP_SCHEMA_VERSION, at: now, data_dir: this.#dataDir, sort, sessions: sortSessions(this.read(now), sort) };
   }
 
   /** The running sessions, unsorted. */
