@@ -183,8 +183,11 @@ export class TopReader {
         seen.add(name);
       }
     }
+    // Forget what belongs to sessions that ended (markers, peaks) or whose directory is gone.
+    const listed = new Set(names);
     for (const key of this.#markers.keys()) if (!seen.has(key)) this.#markers.delete(key);
     for (const key of this.#peaks.keys()) if (!seen.has(key)) this.#peaks.delete(key);
+    for (const key of this.#ended.keys()) if (!listed.has(key)) this.#ended.delete(key);
     return sessions;
   }
 
