@@ -37,7 +37,8 @@ function shows(pattern: RegExp, what: string): Promise<string> {
 
 /** Starts `cordon top` in a tmux window of 150×30 after a line of its own, saving `stty -g` before and after. */
 function startTop(): void {
-  const stty = (name: string) => `stty -g > '${join(box.root, name)}'`;
+  // Written whole under a temporary name, then renamed: the test never reads it half written.
+  const stty = (name: string) => `stty -g > '${join(box.root, name)}.tmp' && mv '${join(box.root, name)}.tmp' '${join(box.root, name)}'`;
   const script = `echo BEFORE-TOP; ${stty('stty.before')}; '${process.execPath}' '${CORDON_BIN}' top; echo EXIT=$?; ${stty('stty.after')}; sleep 600`;
   expect(tmux.run(['new-session', '-d', '-s', 't', '-x', '150', '-y', '30', 'sh', '-c', script], env).status).toBe(0);
 }
