@@ -113,6 +113,21 @@ describe.runIf(process.platform === 'linux')('cordon top --once and --json', () 
     await waitFor(async () => (await topJson()).sessions.length === 0, { what: 'the session gone with its agent' });
   });
 
+  it('what an agent sent is escaped on the terminal and kept as sent in --json', async () => {
+    const command = 'echo \u001b]52;c;cHduZWQ=\u0007 \u202etxt.exe \u001b[2J';
+    const cwd = '/srv/\u001b]0;title\u0007/日本';
+    const s = session('gemini', 'cli-hostile', cwd);
+    expect(await s.event('start', { command })).toBe(0);
+    const snapshot = await allSampled(['cli-hostile']);
+    expect(snapshot.sessions[0]).toMatchObject({ cwd, current_call: { command } });
+    const lines = await topOnce();
+    for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    const text = lines.join('\n');
+    expect(text).toContain('/srv/\\u001b]0;title\\u0007/日本');
+    expect(text).toContain('run_shell_command 0:');
+    expect(text).toContain('echo \\u001b]52;c;cHduZWQ=\\u0007 \\u202etxt.exe \\u001b[2J');
+  });
+
   it('bad input: an unknown sort key exits 2 naming the flag', async () => {
     const r = await runCordon(['top', '--sort', 'size'], { env: sandbox.env });
     expect(r.exitCode).toBe(2);
