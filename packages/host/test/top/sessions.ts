@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { CORDON_BIN } from '../../../../test/support/cli.js';
 import { hookPayload } from '../../../../test/support/fixtures.js';
-import { killGroup, running, samplerProcesses } from '../../../../test/support/sampler.js';
+import { killGroup, samplerProcesses } from '../../../../test/support/sampler.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
 
 // Real sessions for the `cordon top` suites: a stand-in agent process that runs `cordon hook` as
@@ -105,4 +105,3 @@ export function stopAll(sessions: readonly FakeSession[]): void {
   }
 }
 
-export { running };
