@@ -16,7 +16,7 @@ export default class Top extends CordonCommand {
     'Ctrl-C quits. --once prints one snapshot (also when stdout is not a terminal), --json one as JSON.',
     'Reads only the ends of the files the hook and the sampler write (never a whole file), takes no lock, sends',
     'no signal and writes nothing: the sessions it watches pay nothing. Exit 0.',
-  ].join('\n');
+  ].join(' ');
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --sort mem', '<%= config.bin %> <%= command.id %> --once', '<%= config.bin %> <%= command.id %> --json'];
   static override flags = {
     sort: Flags.string({ description: 'Sort by: cpu, mem (highest first), time (longest-running session first), call (longest current call first), cwd (A to Z)', options: [...TOP_SORT_KEYS], default: 'cpu' }),
