@@ -44,8 +44,8 @@ function startTop(): void {
 }
 
 /** After top quit: the normal screen is back (the line before it, no frame) and the terminal's settings are those before. */
-async function restored(): Promise<void> {
-  const after = await shows(/EXIT=0/, 'top exited 0');
+async function restored(exit = 0): Promise<void> {
+  const after = await shows(new RegExp(`EXIT=${exit}`), `top exited ${exit}`);
   expect(after).toContain('BEFORE-TOP');
   expect(after).not.toContain('cordon top ·');
   await waitFor(() => existsSync(join(box.root, 'stty.after')), { what: 'stty -g after top' });
@@ -92,6 +92,16 @@ describe.runIf(process.platform === 'linux')('cordon top in a terminal', () => {
 
     tmux.run(['send-keys', '-t', 't', 'q']);
     await restored();
+  });
+
+  it('SIGTERM ends it with 143 after restoring the terminal', async () => {
+    startTop();
+    await shows(/cordon top · 0 sessions/, 'the view');
+    const shell = Number(tmux.run(['list-panes', '-t', 't', '-F', '#{pane_pid}']).stdout.trim());
+    const top = Number(readFileSync(`/proc/${shell}/task/${shell}/children`, 'utf8').trim().split(' ')[0]);
+    expect(readFileSync(`/proc/${top}/cmdline`, 'utf8')).toContain('\0top');
+    process.kill(top, 'SIGTERM');
+    await restored(143);
   });
 
   it('Ctrl-C quits and restores too', async () => {
