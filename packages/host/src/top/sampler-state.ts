@@ -1,12 +1,33 @@
 import { join } from 'node:path';
-import { readRegularFileWindow } from '../io/safe-read.js';
+import { readRegularFile, readRegularFileWindow } from '../io/safe-read.js';
 import { SAMPLER_FILES } from '../telemetry/sampler/files.js';
 import { isAlive } from '../telemetry/sampler/identity.js';
-import { highestGeneration, readLockOwner } from '../telemetry/sampler/lock.js';
+import { highestGeneration, lockPath, type LockOwner } from '../telemetry/sampler/lock.js';
 import { numberField, parseObject, stringField, windowLines } from './lines.js';
 
 /** How much of the end of `sampler.jsonl` is read, bytes (a start or stop event is under 400 bytes). */
 export const SAMPLER_EVENTS_TAIL_BYTES = 8 * 1024;
+
+/** The largest lock file read, bytes (the sampler writes about 100). */
+const LOCK_MAX_BYTES = 4096;
+
+/**
+ * Generation `generation`'s lock owner, read as `src/io` reads a file someone else may have
+ * written (no link followed, regular files only, at most {@link LOCK_MAX_BYTES}); `undefined` when
+ * missing, refused or not a lock.
+ */
+function readOwner(dir: string, generation: number): Pick<LockOwner, 'pid' | 'start' | 'role'> | undefined {
+  try {
+    const value = parseObject(readRegularFile(lockPath(dir, generation), { maxBytes: LOCK_MAX_BYTES }).toString('utf8'));
+    const pid = numberField(value?.pid);
+    const start = numberField(value?.start);
+    const role = value?.role === 'sampler' || value?.role === 'hook' ? value.role : undefined;
+    if (pid === undefined || !Number.isInteger(pid) || pid <= 0 || role === undefined) return undefined;
+    return start === undefined ? { pid, role } : { pid, start, role };
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The state of a session's sampler:
@@ -31,13 +52,13 @@ export interface SamplerView {
 
 /**
  * Reads a session's sampler state from its lock files (`sampler.lock.<generation>`, a directory
- * listing and one small file) and the end of `sampler.jsonl`; liveness from `/proc` (pid and
+ * listing and one small file, bounded) and the end of `sampler.jsonl`; liveness from `/proc` (pid and
  * start time, `isAlive`). Reads only: no lock is taken, no file written, no signal sent.
  */
 export function readSamplerView(dir: string): SamplerView {
   const generation = highestGeneration(dir);
-  const owner = generation > 0 ? readLockOwner(dir, generation) : undefined;
-  const alive = owner !== undefined && owner.pid > 0 && isAlive(owner);
+  const owner = generation > 0 ? readOwner(dir, generation) : undefined;
+  const alive = owner !== undefined && isAlive(owner);
   let last: Record<string, unknown> | undefined;
   let root: SamplerView['root'] = null;
   try {
