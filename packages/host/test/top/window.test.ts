@@ -1,4 +1,5 @@
-import { appendFileSync, closeSync, openSync, readFileSync, truncateSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDirForTest } from '../../../../test/support/temp.js';
@@ -6,7 +7,7 @@ import { columns } from '../../src/top/columns.js';
 import { readMarkersView, MARKERS_TAIL_BYTES } from '../../src/top/markers-tail.js';
 import { renderTop } from '../../src/top/render.js';
 import { PeakTracker, PEAK_WINDOW_BYTES } from '../../src/top/samples-tail.js';
-import type { TopSession, TopSnapshot } from '../../src/top/snapshot.js';
+import { readTopSnapshot, type TopSession, type TopSnapshot } from '../../src/top/snapshot.js';
 
 // `cordon top`'s windows on files far larger than they read (sparse files: the holes cost no disk),
 // and its rendering of untrusted text within a width. The same reader on sessions written by the
@@ -61,6 +62,37 @@ describe.runIf(process.platform === 'linux')('what top reads is bounded by its w
     // A call older than the window: the peak says which part of the call it covers.
     const old = new PeakTracker(path, 2);
     expect(old.update()).toEqual({ mem_mb: 99, from: 10 });
+  });
+});
+
+describe.runIf(process.platform === 'linux')('hostile session directories never block or mislead the reader', () => {
+  it('FIFOs, links to devices and to huge files, a lock that is not one: skipped, and a live session beside them still read', () => {
+    const data = tempDirForTest('cordon-top-hostile-');
+    const runs = join(data, 'runs');
+    const dir = (name: string): string => {
+      const d = join(runs, name);
+      mkdirSync(d, { recursive: true });
+      return d;
+    };
+    execFileSync('mkfifo', [join(dir('fifo-markers'), 'markers.jsonl')]);
+    symlinkSync('/dev/zero', join(dir('zero-markers'), 'markers.jsonl'));
+    const huge = join(data, 'huge');
+    writeFileSync(huge, '');
+    truncateSync(huge, 1024 * 1024 * 1024);
+    symlinkSync(huge, join(dir('huge-link'), 'markers.jsonl'));
+    // A session of this (running) process, whose sampler files are hostile.
+    const live = dir('live');
+    const marker = { v: 1, event: 'tool_start', ts: Date.now(), session_id: 'live', agent: 'claude-code', native_event: 'PreToolUse', hook_overhead_ms: 1, hook_pid: 1, agent_pid: process.pid, call_key: 'k', tool_name: 'Bash', command: 'make' };
+    writeFileSync(join(live, 'markers.jsonl'), `${JSON.stringify(marker)}\n`);
+    execFileSync('mkfifo', [join(live, 'sampler.lock.1')]);
+    execFileSync('mkfifo', [join(live, 'samples.jsonl')]);
+    symlinkSync('/dev/zero', join(live, 'sampler.jsonl'));
+    symlinkSync('/etc/passwd', join(runs, 'linked-session'));
+    const before = bytesRead();
+    const snapshot = readTopSnapshot({ dataDir: data, sort: 'cpu' });
+    expect(bytesRead() - before).toBeLessThan(256 * 1024);
+    expect(snapshot.sessions.map((s) => s.session_id)).toEqual(['live']);
+    expect(snapshot.sessions[0]).toMatchObject({ agent_pid: process.pid, sampler: { state: 'died' }, now: null, current_call: { command: 'make', peak_mem_mb: null } });
   });
 });
 
