@@ -81,8 +81,10 @@ const EMPTY: MarkersView = { sessionId: undefined, agent: undefined, cwd: undefi
  * in the agent's own prompt, a hook that timed out) is not shown as running forever. A call that
  * started before the window (more than {@link MARKERS_TAIL_BYTES} of markers ago) is not seen.
  * @param lastCalls how many ended calls to keep.
+ * @param firstAt the first marker's time when the caller knows it already (it read this file's
+ *   head before: appends never change it); else the head is read.
  */
-export function readMarkersView(path: string, lastCalls: number): MarkersView {
+export function readMarkersView(path: string, lastCalls: number, firstAt?: number): MarkersView {
   let markers: Marker[];
   let badLines = 0;
   try {
@@ -125,7 +127,7 @@ export function readMarkersView(path: string, lastCalls: number): MarkersView {
     cwd,
     agentPid,
     lastAt: newest?.ts,
-    firstAt: readFirstMarkerTs(path) ?? ordered[0]?.ts,
+    firstAt: firstAt ?? readFirstMarkerTs(path) ?? ordered[0]?.ts,
     ended: newest?.event === 'session_end',
     open,
     endedCalls: ends.slice(0, Math.max(0, lastCalls)),

@@ -201,7 +201,9 @@ export class TopReader {
     const sampler = readSamplerView(dir);
     let cached = this.#markers.get(name);
     if (!cached || cached.stamp !== markersStamp) {
-      cached = { stamp: markersStamp, view: readMarkersView(markersPath, this.#lastCalls) };
+      // The same file (inode) grown by appends keeps its first marker: its head is not read again.
+      const sameFile = cached !== undefined && cached.stamp.split(':')[0] === markersStamp.split(':')[0];
+      cached = { stamp: markersStamp, view: readMarkersView(markersPath, this.#lastCalls, sameFile ? cached!.view.firstAt : undefined) };
       this.#markers.set(name, cached);
     }
     const markers = cached.view;
