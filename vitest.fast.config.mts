@@ -32,6 +32,10 @@ export const CLI_SUITES = [
   // doctor asks the real codex (from .cache/agents, which test:fast does not prepare).
   'packages/host/test/doctor/doctor.test.ts',
   'packages/host/test/schemas/schemas.test.ts',
+  // cordon top on real sessions (stand-in agents running the hook, detached samplers), and in tmux.
+  'packages/host/test/top/reader.test.ts',
+  'packages/host/test/top/cli.test.ts',
+  'packages/host/test/top/live.test.ts',
 ];
 
 export default mergeConfig(

@@ -18,6 +18,7 @@ export const GENERATED = [
   { file: 'analyze.schema.json', path: 'src/telemetry/analyze/index.ts', type: 'AnalysisReport', title: 'cordon analyze --json (--format json)' },
   { file: 'analyze-compare.schema.json', path: 'src/telemetry/analyze/report/compare.ts', type: 'CompareReport', title: 'cordon analyze --compare A B --json' },
   { file: 'doctor.schema.json', path: 'src/doctor/report.ts', type: 'DoctorReport', title: 'cordon doctor --json' },
+  { file: 'top.schema.json', path: 'src/top/snapshot.ts', type: 'TopSnapshot', title: 'cordon top --json' },
 ];
 
 /** Rewrites `$ref`s from draft-07 `#/definitions/…` to 2020-12 `#/$defs/…` (property names are left alone). */

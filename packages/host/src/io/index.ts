@@ -6,6 +6,6 @@ export { forEachLine, readJsonLines } from './read-lines.js';
 export { EXCLUSIVE_CREATE, fsyncDirectory, isTempName, renameOver, tempPathBeside, writeFileAtomic, writeTarget } from './atomic-write.js';
 export type { AtomicWriteOptions, DirSyncOps } from './atomic-write.js';
 export { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from './private-dir.js';
-export { absolute, fileKind, isInside, isSymlink, readRegularFile, readRegularFileIfExists, readRegularFileTail, resolveWithinRoot, UnsafeReadError } from './safe-read.js';
-export type { SafeReadOptions, UnsafeReadReason } from './safe-read.js';
+export { absolute, fileKind, isInside, isSymlink, readRegularFile, readRegularFileHead, readRegularFileIfExists, readRegularFileTail, readRegularFileWindow, resolveWithinRoot, UnsafeReadError } from './safe-read.js';
+export type { FileWindow, SafeReadOptions, UnsafeReadReason } from './safe-read.js';
 export { cleanPrivateTempDirs, privateTempDir, processGroupRuns, processRuns, processStartTicks } from './private-temp.js';

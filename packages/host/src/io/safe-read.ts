@@ -84,13 +84,63 @@ export function readRegularFile(path: string, options: SafeReadOptions): Buffer 
  *   errors propagate.
  */
 export function readRegularFileTail(path: string, options: SafeReadOptions): Buffer {
+  return readRegularFileWindow(path, options).bytes;
+}
+
+/** What {@link readRegularFileWindow} read: the bytes and where they lie in the file. */
+export interface FileWindow {
+  /** The bytes read: the file from {@link start} to its end (as far as it reached when read). */
+  readonly bytes: Buffer;
+  /** Offset of the first byte read, bytes from the start of the file. */
+  readonly start: number;
+  /** The file's size when it was opened (`fstat`), bytes. */
+  readonly size: number;
+  /** Inode number and device: together they tell a file replaced under the same name. */
+  readonly ino: number;
+  readonly dev: number;
+}
+
+/**
+ * The end of a regular file from offset `from` (default 0), but never more than its last
+ * `options.maxBytes` bytes: bytes `max(from, size - maxBytes)` to `size`, opened exactly as
+ * {@link readRegularFile} opens it. For readers that follow a growing file (each call reads only
+ * what was appended since the last one, and at most `maxBytes` of it), and for bounded tails.
+ * Costs one open, one `fstat` and the reads of at most `maxBytes` bytes, whatever the file's size.
+ * @throws {UnsafeReadError} `missing`, `symlink`, `outside-root` or `not-regular`; other I/O
+ *   errors propagate.
+ */
+export function readRegularFileWindow(path: string, options: SafeReadOptions & { readonly from?: number }): FileWindow {
   const { fd, stat } = openRegularFile(path, options);
   try {
-    const length = Math.min(stat.size, options.maxBytes);
+    const start = Math.min(stat.size, Math.max(options.from ?? 0, stat.size - Math.max(0, options.maxBytes)));
+    const length = stat.size - start;
     const buffer = Buffer.allocUnsafe(length);
     let done = 0;
     while (done < length) {
-      const n = readSync(fd, buffer, done, length - done, stat.size - length + done);
+      const n = readSync(fd, buffer, done, length - done, start + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return { bytes: buffer.subarray(0, done), start, size: stat.size, ino: stat.ino, dev: stat.dev };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The first at most `options.maxBytes` bytes of a regular file, opened exactly as
+ * {@link readRegularFile} opens it; a larger file is not refused, only its head is read (the first
+ * line of a log). The last bytes returned may be the middle of a line or of a UTF-8 character.
+ * @throws {UnsafeReadError} `missing`, `symlink`, `outside-root` or `not-regular`; other I/O
+ *   errors propagate.
+ */
+export function readRegularFileHead(path: string, options: SafeReadOptions): Buffer {
+  const { fd, stat } = openRegularFile(path, options);
+  try {
+    const buffer = Buffer.allocUnsafe(Math.min(stat.size, Math.max(0, options.maxBytes)));
+    let done = 0;
+    while (done < buffer.length) {
+      const n = readSync(fd, buffer, done, buffer.length - done, done);
       if (n === 0) break;
       done += n;
     }

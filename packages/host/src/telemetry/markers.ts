@@ -112,7 +112,7 @@ export function readMarkers(path: string): MarkerLog {
  * (epoch ms). A line without a usable `ts` cannot be placed in time, so pairing it would make an
  * unpaired start or an orphan end out of a damaged line: it counts as a bad line instead.
  */
-function isMarker(value: unknown): value is Marker {
+export function isMarker(value: unknown): value is Marker {
   if (!value || typeof value !== 'object') return false;
   const m = value as Marker;
   return m.v === MARKER_SCHEMA_VERSION && typeof m.event === 'string' && typeof m.ts === 'number' && Number.isFinite(m.ts);

@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRegularFile, readRegularFileIfExists, UnsafeReadError } from '../../src/io/safe-read.js';
+import { readRegularFile, readRegularFileHead, readRegularFileIfExists, readRegularFileWindow, UnsafeReadError } from '../../src/io/safe-read.js';
 import { tempDirForTest } from '../../../../test/support/temp.js';
 
 const temp = (): string => tempDirForTest('cordon-read-');
@@ -67,5 +67,34 @@ describe('readRegularFile', () => {
     const dir = temp();
     expect(refusal(() => readRegularFile(join(dir, 'nope'), { maxBytes: 1 })).reason).toBe('missing');
     expect(readRegularFileIfExists(join(dir, 'nope'), { maxBytes: 1 })).toBeUndefined();
+  });
+});
+
+describe('readRegularFileWindow and readRegularFileHead (cordon top follows files by their ends)', () => {
+  it('reads from an offset to the end, never more than maxBytes, and says where the bytes lie', () => {
+    const dir = temp();
+    const path = join(dir, 'f');
+    writeFileSync(path, '0123456789');
+    expect(readRegularFileWindow(path, { maxBytes: 4 })).toMatchObject({ start: 6, size: 10 });
+    expect(readRegularFileWindow(path, { maxBytes: 4 }).bytes.toString()).toBe('6789');
+    expect(readRegularFileWindow(path, { maxBytes: 100, from: 7 }).bytes.toString()).toBe('789');
+    // From past the end (the file was replaced by a shorter one): nothing, at the end.
+    expect(readRegularFileWindow(path, { maxBytes: 100, from: 50 })).toMatchObject({ start: 10, size: 10 });
+    // More appended than maxBytes since `from`: the last maxBytes only.
+    expect(readRegularFileWindow(path, { maxBytes: 3, from: 2 }).bytes.toString()).toBe('789');
+    expect(readRegularFileHead(path, { maxBytes: 3 }).toString()).toBe('012');
+    expect(readRegularFileHead(path, { maxBytes: 100 }).toString()).toBe('0123456789');
+  });
+
+  it('refuses links, FIFOs and directories as readRegularFile does', () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'target'), 'secret');
+    symlinkSync(join(dir, 'target'), join(dir, 'link'));
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    expect(refusal(() => readRegularFileWindow(join(dir, 'link'), { maxBytes: 10 })).reason).toBe('symlink');
+    expect(refusal(() => readRegularFileHead(join(dir, 'link'), { maxBytes: 10 })).reason).toBe('symlink');
+    expect(refusal(() => readRegularFileWindow(join(dir, 'fifo'), { maxBytes: 10 })).reason).toBe('not-regular');
+    expect(refusal(() => readRegularFileHead(dir, { maxBytes: 10 })).reason).toBe('not-regular');
+    expect(refusal(() => readRegularFileWindow(join(dir, 'missing'), { maxBytes: 10 })).reason).toBe('missing');
   });
 });

@@ -33,7 +33,7 @@ afterEach(() => sandbox.cleanup());
 
 describe('the schemas themselves', () => {
   it('every schema is draft 2020-12 and compiles in ajv strict mode', () => {
-    expect(schemaFiles).toEqual(['analyze-compare.schema.json', 'analyze.schema.json', 'cordon-settings.schema.json', 'doctor.schema.json']);
+    expect(schemaFiles).toEqual(['analyze-compare.schema.json', 'analyze.schema.json', 'cordon-settings.schema.json', 'doctor.schema.json', 'top.schema.json']);
     for (const f of schemaFiles) expect(JSON.parse(readFileSync(join(SCHEMAS, f), 'utf8')).$schema, f).toBe('https://json-schema.org/draft/2020-12/schema');
   });
 
@@ -60,6 +60,7 @@ describe('every --json output that carries schema_version has a schema', () => {
     'packages/host/src/commands/analyze.ts': 'analyze-compare.schema.json',
     'packages/host/src/telemetry/analyze/index.ts': 'analyze.schema.json',
     'packages/host/src/doctor/report.ts': 'doctor.schema.json',
+    'packages/host/src/top/snapshot.ts': 'top.schema.json',
     'packages/host/src/envelope/arm.ts': 'not an output: .cordon/config.json and snapshot.json, state files checked on every load',
     'packages/host/src/envelope/state/store.ts': 'not an output: .cordon/state.json, checked on every load',
     'plugins/codex/src/pcodx/model-turn/usage.ts': 'not an output: a line of the pcodx usage log (docs/pcodx.md)',
@@ -113,6 +114,12 @@ describe('real outputs of the built CLI', () => {
     const both = await runCordon(['analyze', '--compare', a, a, '--json'], { env: sandbox.env });
     expect(both.exitCode, both.stderr).toBe(0);
     expectValid('analyze-compare.schema.json', JSON.parse(both.stdout));
+  }, 60_000);
+
+  it('cordon top --json with no session (sessions with the real hook and sampler: test/top/cli.test.ts)', async () => {
+    const r = await runCordon(['top', '--json'], { env: sandbox.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expectValid('top.schema.json', JSON.parse(r.stdout));
   }, 60_000);
 
   it('a report missing a field or with an extra one does not validate', async () => {

@@ -1,0 +1,113 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CORDON_BIN, linkPlugins, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
+import { privateTmux } from '../../../../test/support/tmux.js';
+import { waitFor } from '../../../../test/support/wait.js';
+import { startFakeSession, stopAll, type FakeSession } from './sessions.js';
+
+// The live `cordon top` in a real terminal (tmux): it draws on the alternate screen, shows
+// sessions as they start (no sessions, one, several) and a sampler that died, re-sorts on a key,
+// quits on q and on Ctrl-C, and leaves the screen and the terminal's settings as it found them.
+
+let box: Sandbox;
+let env: NodeJS.ProcessEnv;
+let sessions: FakeSession[] = [];
+const tmux = privateTmux('cordon-top');
+beforeEach(() => {
+  box = makeSandbox('cordon-top-live-');
+  linkPlugins(box.dataDir, ['claude-code', 'codex']);
+  env = { ...box.env, CORDON_INTERVAL: '100', TERM: 'xterm' };
+});
+afterEach(() => {
+  tmux.kill();
+  stopAll(sessions);
+  sessions = [];
+  box.cleanup();
+});
+const screen = (): string => tmux.screen('t');
+
+/** Waits until the screen matches `pattern`; returns the screen. */
+function shows(pattern: RegExp, what: string): Promise<string> {
+  return waitFor(() => {
+    const text = screen();
+    return pattern.test(text) ? text : undefined;
+  }, { what: () => `${what}; the screen:\n${screen()}`, timeoutMs: 60_000 });
+}
+
+/** Starts `cordon top` in a tmux window of 150×30 after a line of its own, saving `stty -g` before and after. */
+function startTop(): void {
+  // Written whole under a temporary name, then renamed: the test never reads it half written.
+  const stty = (name: string) => `stty -g > '${join(box.root, name)}.tmp' && mv '${join(box.root, name)}.tmp' '${join(box.root, name)}'`;
+  const script = `echo BEFORE-TOP; ${stty('stty.before')}; '${process.execPath}' '${CORDON_BIN}' top; echo EXIT=$?; ${stty('stty.after')}; sleep 600`;
+  expect(tmux.run(['new-session', '-d', '-s', 't', '-x', '150', '-y', '30', 'sh', '-c', script], env).status).toBe(0);
+}
+
+/** After top quit: the normal screen is back (the line before it, no frame) and the terminal's settings are those before. */
+async function restored(exit = 0): Promise<void> {
+  const after = await shows(new RegExp(`EXIT=${exit}`), `top exited ${exit}`);
+  expect(after).toContain('BEFORE-TOP');
+  expect(after).not.toContain('cordon top ·');
+  await waitFor(() => existsSync(join(box.root, 'stty.after')), { what: 'stty -g after top' });
+  expect(readFileSync(join(box.root, 'stty.after'), 'utf8')).toBe(readFileSync(join(box.root, 'stty.before'), 'utf8'));
+}
+
+function session(agent: 'claude-code' | 'codex', id: string, cwd: string): FakeSession {
+  const s = startFakeSession({ agent, sessionId: id, env, dataDir: box.dataDir, cwd });
+  sessions.push(s);
+  return s;
+}
+
+describe.runIf(process.platform === 'linux')('cordon top in a terminal', () => {
+  it('no sessions, then one, then several as they start; a sampler that died; sorting keys; q quits and restores', async () => {
+    startTop();
+    await shows(/cordon top · 0 sessions · sorted by CPU · \d\d:\d\d:\d\d · sort: c m t d p · q quits/, 'the empty view');
+    expect(screen()).toContain('no agent session running');
+    expect(screen()).not.toContain('BEFORE-TOP'); // the alternate screen
+
+    // A session started after top: the next refresh shows it, with its call and numbers.
+    const first = session('claude-code', 'live-first', '/srv/zz');
+    expect(await first.event('start', { command: 'npm test' })).toBe(0);
+    await shows(/cordon top · 1 session ·[^]*claude-code +live-first +\/srv\/zz +\d+:\d\d +[\d.]+[MG] +[\d.]+ +[\d.]+[MG] +Bash \d+:\d\d npm test/, 'the first session with a sample');
+
+    const second = session('codex', 'live-second', '/srv/aa');
+    expect(await second.event('start', { command: 'cargo build' })).toBe(0);
+    await shows(/cordon top · 2 sessions ·[^]*codex +live-second +\/srv\/aa +\d+:\d\d +[\d.]+[MG]/, 'the second session with a sample');
+
+    // The first session's sampler killed: its row says so at the next refresh.
+    const pid = Number(JSON.parse(readFileSync(join(first.dir, 'sampler.lock.1'), 'utf8')).pid);
+    process.kill(pid, 'SIGKILL');
+    await shows(/live-first +\/srv\/zz +\d+:\d\d sampler died +Bash/, 'the dead sampler');
+
+    // Keys re-sort: running time puts the first session first, the directory the second.
+    tmux.run(['send-keys', '-t', 't', 't']);
+    await shows(/sorted by running time[^]*live-first[^]*live-second/, 'sorted by running time');
+    tmux.run(['send-keys', '-t', 't', 'p']);
+    await shows(/sorted by directory[^]*live-second[^]*live-first/, 'sorted by directory');
+
+    // A narrower terminal: redrawn at once, the session id and running time make room, no line wraps.
+    expect(tmux.run(['resize-window', '-t', 't', '-x', '70']).status).toBe(0);
+    const narrow = await shows(/^AGENT +CWD +MEM +CPU% +PEAK +CALL/m, 'the narrow layout');
+    for (const line of narrow.split('\n')) expect(line.trimEnd().length, line).toBeLessThan(70);
+
+    tmux.run(['send-keys', '-t', 't', 'q']);
+    await restored();
+  });
+
+  it('SIGTERM ends it with 143 after restoring the terminal', async () => {
+    startTop();
+    await shows(/cordon top · 0 sessions/, 'the view');
+    const shell = Number(tmux.run(['list-panes', '-t', 't', '-F', '#{pane_pid}']).stdout.trim());
+    const top = Number(readFileSync(`/proc/${shell}/task/${shell}/children`, 'utf8').trim().split(' ')[0]);
+    expect(readFileSync(`/proc/${top}/cmdline`, 'utf8')).toContain('\0top');
+    process.kill(top, 'SIGTERM');
+    await restored(143);
+  });
+
+  it('Ctrl-C quits and restores too', async () => {
+    startTop();
+    await shows(/cordon top · 0 sessions/, 'the view');
+    tmux.run(['send-keys', '-t', 't', 'C-c']);
+    await restored();
+  });
+});
