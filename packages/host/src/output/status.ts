@@ -11,6 +11,8 @@ import { terminalText } from './terminal.js';
 interface StatusState {
   stream: NodeJS.WriteStream;
   text: string | undefined;
+  /** Asked at each redraw for what follows the elapsed time (an agent's current tool call). */
+  detail: (() => string | undefined) | undefined;
   since: number;
   timer: NodeJS.Timeout | undefined;
   drawn: boolean;
@@ -22,7 +24,7 @@ let state: StatusState | undefined;
 export function enableStatus(options: { json?: boolean; stream?: NodeJS.WriteStream } = {}): boolean {
   const stream = options.stream ?? process.stderr;
   if (options.json || !stream.isTTY || process.env.CORDON_NO_PROGRESS) return false;
-  state = { stream, text: undefined, since: 0, timer: undefined, drawn: false };
+  state = { stream, text: undefined, detail: undefined, since: 0, timer: undefined, drawn: false };
   return true;
 }
 
@@ -36,16 +38,27 @@ export function elapsedText(ms: number): string {
 
 function draw(): void {
   if (!state || state.text === undefined) return;
-  const line = `${state.text} · ${elapsedText(Date.now() - state.since)}`;
+  let detail: string | undefined;
+  try {
+    detail = state.detail?.();
+  } catch {
+    detail = undefined;
+  }
+  const line = `${state.text} · ${elapsedText(Date.now() - state.since)}${detail ? ` · ${terminalText(detail)}` : ''}`;
   const width = Math.max(20, (state.stream.columns ?? 80) - 1);
   state.stream.write(`\r\x1b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
   state.drawn = true;
 }
 
-/** Shows `text` (escaped for the terminal: it may hold a verifier's command) with the time since this call. */
-export function setStatus(text: string): void {
+/**
+ * Shows `text` (escaped for the terminal: it may hold a verifier's command) with the time since
+ * this call and, when given, what `detail` answers at each redraw (escaped too; it must be cheap
+ * and is never trusted not to throw).
+ */
+export function setStatus(text: string, detail?: () => string | undefined): void {
   if (!state) return;
   state.text = terminalText(text);
+  state.detail = detail;
   state.since = Date.now();
   draw();
   if (!state.timer) {
@@ -61,6 +74,7 @@ export function clearStatus(): void {
   if (state.timer) clearInterval(state.timer);
   state.timer = undefined;
   state.text = undefined;
+  state.detail = undefined;
   if (state.drawn) state.stream.write('\r\x1b[2K');
   state.drawn = false;
 }

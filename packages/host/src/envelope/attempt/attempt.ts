@@ -20,6 +20,8 @@ import { signalExitCode, type InterruptTrap } from './signals.js';
 import { endTree, superviseAgent, type AgentExit } from './supervise.js';
 import { ProcessTree } from './tree.js';
 import { clearStatus, setStatus } from '../../output/status.js';
+import { resolvePaths } from '../../util/paths.js';
+import { AttemptProgress } from './progress.js';
 
 /** Exit codes of `run`/`resume` (the BEKO2210/SkillQuarry cordon; docs/reference.md "Exit codes"): 4 wins over 3 wins over 0. */
 export const EXIT = Object.freeze({ ACCEPTED: 0, REFUSED: 2, REJECTED: 3, ENGINE_ERROR: 4 });
@@ -113,7 +115,9 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       tree.signalAll('SIGKILL', (m) => !before.has(`${m.pid}:${m.start}`));
     }, 50).unref();
   });
-  setStatus(`cordon ${n > 1 ? 'resume' : 'run'}: ${runner.title} attempt ${n}/${began.max_attempts} running in ${loc.root}`);
+  // What the agent does now, from the markers its hooks write (nothing without hooks).
+  const progress = new AttemptProgress(resolvePaths(env).dataDir, loc.root, Date.now());
+  setStatus(`cordon ${n > 1 ? 'resume' : 'run'}: ${runner.title} attempt ${n}/${began.max_attempts} running in ${loc.root}`, () => progress.text());
   try {
     const exit = await superviseAgent({
       argv: [settings.binary, ...plan.args],
