@@ -10,6 +10,8 @@ import { LEDGER_MIGRATIONS, LEDGER_SCHEMA_VERSION } from './migrations.js';
 import { migrateReferenceLedger } from './reference.js';
 import type { LedgerSchema } from './schema.js';
 import { enableWal, writeTransaction } from './transaction.js';
+import { lazyPackage } from '../util/lazy-package.js';
+import { sqliteNativeBinding } from '../util/sqlite-binding.js';
 import { sqliteDriverProblem } from '../util/sqlite-driver.js';
 
 /** The 16 bytes every SQLite 3 database file starts with (sqlite.org/fileformat.html §1.3). */
@@ -130,11 +132,19 @@ function checkHeader(path: string): number | undefined {
   return size;
 }
 
+/**
+ * better-sqlite3, `require`d on first use: a CommonJS package, so no `import()` (which a bundle
+ * run from V8's code cache cannot do on Node 20: the fast `cordon pcodx` route).
+ */
+const betterSqlite3 = lazyPackage<typeof BetterSqlite3>('better-sqlite3');
+
 /** Loads better-sqlite3 and opens the file; turns a native-module ABI mismatch into a remedy. */
 async function connect(path: string, busyTimeoutMs: number): Promise<BetterSqlite3.Database> {
   try {
-    const { default: Database } = await import('better-sqlite3');
-    return new Database(path, { timeout: busyTimeoutMs });
+    const Database = betterSqlite3();
+    // The addon found directly (see sqliteNativeBinding); an addon object is accepted as well as a path.
+    const addon = sqliteNativeBinding();
+    return new Database(path, { timeout: busyTimeoutMs, ...(addon ? { nativeBinding: addon as string } : {}) });
   } catch (error) {
     throw explainOpenFailure(path, error);
   }
