@@ -61,6 +61,9 @@ function loadModule(file: string, cacheName: string): unknown {
   return (typeof require === 'function' ? require : nodeModule().createRequire(import.meta.url))(file);
 }
 
+/** SQLite's page cache of a fast command's ledger connection, KiB (see `OpenDatabaseOptions.cacheSizeKiB`). */
+const ONE_SHOT_CACHE_KIB = 2048;
+
 /**
  * The api a fast command gets: the host's version and the ledger service, whose `Ledger` class
  * comes from this bundle (it cannot `import()` one). No plugin is loaded, so no `compact` tap
@@ -72,7 +75,7 @@ function fastCommandApi(): FastCommandApi {
       throw new CordonError(ERROR_CODES.INTERNAL, 'a compaction cannot run on the fast command route (no plugin host to fire the compact hook)');
     },
   };
-  return { hostVersion: hostVersion(), services: { ledger: createLedgerService({ compact }, async () => Ledger) } };
+  return { hostVersion: hostVersion(), services: { ledger: createLedgerService({ compact }, async () => Ledger, { cacheSizeKiB: ONE_SHOT_CACHE_KIB }) } };
 }
 
 function hostVersion(): string {

@@ -22,6 +22,13 @@ export interface OpenDatabaseOptions {
   /** How long a statement waits for another process's write lock, in ms (default 10,000). */
   readonly busyTimeoutMs?: number;
   /**
+   * SQLite's page cache for this connection, in KiB (default: better-sqlite3's 16 MiB). A
+   * one-shot reader (`pcodx show` on the fast route) passes a small one: the row check and the
+   * render each pass over the file once, so a large cache only fills memory (14 MiB more peak
+   * RSS at 100,000 messages) without saving a read.
+   */
+  readonly cacheSizeKiB?: number;
+  /**
    * Called with the raw better-sqlite3 connection once it is open and migrated, before any
    * ledger query: the place for per-connection setup such as temporary triggers or functions.
    */
@@ -82,6 +89,8 @@ export async function openLedgerDatabase(path: string, options: OpenDatabaseOpti
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
   const raw = await connect(path, busyTimeoutMs);
   try {
+    // Only a whole number of KiB reaches the pragma (it takes no bound parameter).
+    if (options.cacheSizeKiB !== undefined) raw.pragma(`cache_size = -${Math.max(1, Math.trunc(options.cacheSizeKiB))}`);
     raw.pragma('foreign_keys = ON');
     const layout = inspectLayout(path, raw);
     if (layout.kind === 'empty' && !create) throw refused(`there is no ledger at ${path} yet (run \`pcodx init\` first); nothing was created`, { path });

@@ -68,6 +68,7 @@ export const runFastCommand: RunFastCommand = async (id, args, api) => {
     out: (line) => ((printed = true), output.sink.out(line)),
     err: (line) => ((printed = true), output.sink.err(line)),
     ...(output.sink.text ? { text: (block: string) => output.sink.text!(block) } : {}),
+    ...(output.sink.write ? { write: (text: string) => ((printed = true), output.sink.write!(text)) } : {}),
   };
   try {
     await COMMANDS[id]!.run(async () => api, flags as ReadFlags & Record<string, string | boolean>, sink);
