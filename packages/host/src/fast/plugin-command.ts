@@ -1,9 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { FastCommandApi, RunFastCommand } from '@cordon/plugin-api';
-import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { Ledger } from '../ledger/ledger.js';
-import { createLedgerService } from '../ledger/service.js';
 import { findPluginPackages, type PluginPackage } from '../plugins/discover.js';
 import { nodeModule } from '../util/builtins.js';
 import { HOST_ROOT } from '../util/host-root.js';
@@ -28,13 +24,16 @@ export async function fastPluginCommand(args: readonly string[], env: NodeJS.Pro
   const pkg = declaringPackage(findPluginPackages(HOST_ROOT, resolvePaths(env).dataDir), id);
   if (!pkg) return 'fallback';
   let run: RunFastCommand | undefined;
+  let api: FastCommandApi;
   try {
     run = (loadModule(pkg.file, `${pkg.name.replace(/[^a-z0-9-]/gi, '_')}-fast.cjs`) as { runFastCommand?: RunFastCommand }).runFastCommand;
+    // The ledger's own bundle (src/fast/ledger-api.ts), only now that a plugin runs the command.
+    api = (loadModule(join(HOST_ROOT, 'dist', 'fast', 'ledger-api.cjs'), 'ledger-api.cjs') as { fastCommandApi: () => FastCommandApi }).fastCommandApi();
   } catch {
     return 'fallback';
   }
   if (typeof run !== 'function') return 'fallback';
-  return run(id, args.slice(2), fastCommandApi());
+  return run(id, args.slice(2), api);
 }
 
 /** The plugin package that declares `id` in `cordon.fastCommands`, with its module's absolute path (inside the package). */
@@ -59,25 +58,4 @@ function loadModule(file: string, cacheName: string): unknown {
   if (cached) return cached(file, cacheName);
   // Inside the bundle, its own `require`; in the ES module build, one from createRequire.
   return (typeof require === 'function' ? require : nodeModule().createRequire(import.meta.url))(file);
-}
-
-/** SQLite's page cache of a fast command's ledger connection, KiB (see `OpenDatabaseOptions.cacheSizeKiB`). */
-const ONE_SHOT_CACHE_KIB = 2048;
-
-/**
- * The api a fast command gets: the host's version and the ledger service, whose `Ledger` class
- * comes from this bundle (it cannot `import()` one). No plugin is loaded, so no `compact` tap
- * could run: a compaction is refused here, and the commands that compact take the oclif route.
- */
-function fastCommandApi(): FastCommandApi {
-  const compact = {
-    promise: async (): Promise<never> => {
-      throw new CordonError(ERROR_CODES.INTERNAL, 'a compaction cannot run on the fast command route (no plugin host to fire the compact hook)');
-    },
-  };
-  return { hostVersion: hostVersion(), services: { ledger: createLedgerService({ compact }, async () => Ledger, { cacheSizeKiB: ONE_SHOT_CACHE_KIB }) } };
-}
-
-function hostVersion(): string {
-  return String((JSON.parse(readFileSync(join(HOST_ROOT, 'package.json'), 'utf8')) as { version?: unknown }).version);
 }
