@@ -57,24 +57,26 @@ export function parseFastArgs(id: string, args: readonly string[]): Record<strin
 /**
  * Runs `pcodx show|ids|turn` from the fast route (see `RunFastCommand` of the plugin api).
  * A failure the user can act on is printed as the oclif route prints it (`error: …`, exit 1);
- * any other failure before anything was printed hands the command to oclif, which reports it.
+ * any other failure hands the command to oclif, which reports it, unless the action had already
+ * reported something (printed it, or collected it under `--json`): running it again would repeat
+ * that, and a `turn` reports only after its prompt is recorded.
  */
 export const runFastCommand: RunFastCommand = async (id, args, api) => {
   const flags = parseFastArgs(id, args);
   if (!flags) return 'fallback';
   const output = commandOutput(flags.json === true);
-  let printed = false;
+  let reported = false;
   const sink: Sink = {
-    out: (line) => ((printed = true), output.sink.out(line)),
-    err: (line) => ((printed = true), output.sink.err(line)),
-    ...(output.sink.text ? { text: (block: string) => output.sink.text!(block) } : {}),
-    ...(output.sink.write ? { write: (text: string) => ((printed = true), output.sink.write!(text)) } : {}),
+    out: (line) => ((reported = true), output.sink.out(line)),
+    err: (line) => ((reported = true), output.sink.err(line)),
+    ...(output.sink.text ? { text: (block: string) => ((reported = true), output.sink.text!(block)) } : {}),
+    ...(output.sink.write ? { write: (text: string) => ((reported = true), output.sink.write!(text)) } : {}),
   };
   try {
     await COMMANDS[id]!.run(async () => api, flags as ReadFlags & Record<string, string | boolean>, sink);
   } catch (error) {
     if (output.fail(error)) return 'done';
-    if (!printed) return 'fallback';
+    if (!reported) return 'fallback';
     throw error;
   }
   output.finish();
