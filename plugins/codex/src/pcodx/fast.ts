@@ -30,7 +30,7 @@ const COMMANDS: Readonly<Record<string, FastCommand>> = {
 /**
  * The flags of `args` for command `id`, or undefined (oclif then parses and reports) for any
  * other form: help, an unknown flag or argument, a flag given twice, a value missing, empty or
- * starting with `-`, `--`. `--name VALUE` and `--name=VALUE` are both taken, as oclif takes them.
+ * starting with `-` (but `-` itself), `--`. `--name VALUE` and `--name=VALUE` are both taken, as oclif takes them.
  */
 export function parseFastArgs(id: string, args: readonly string[]): Record<string, string | boolean> | undefined {
   const command = COMMANDS[id];
@@ -48,7 +48,8 @@ export function parseFastArgs(id: string, args: readonly string[]): Record<strin
     }
     if (!command.strings.includes(name)) return undefined;
     const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
-    if (value === undefined || value === '' || value.startsWith('-')) return undefined;
+    // `-` alone is a value (`--text-file -`: stdin); any other leading `-` may be a flag: oclif's to judge.
+    if (value === undefined || value === '' || (value.startsWith('-') && value !== '-')) return undefined;
     flags[name] = value;
   }
   return flags;

@@ -11,6 +11,7 @@ describe('parseFastArgs', () => {
     // Both text flags pass here: the command's own rule refuses the pair, on either route.
     expect(parseFastArgs('pcodx:turn', ['--text', 'fix it', '--text-file=notes.md'])).toEqual({ text: 'fix it', 'text-file': 'notes.md' });
     expect(parseFastArgs('pcodx:turn', ['--text-file', 'prompt.md', '--session', 's'])).toEqual({ 'text-file': 'prompt.md', session: 's' });
+    expect(parseFastArgs('pcodx:turn', ['--text-file', '-'])).toEqual({ 'text-file': '-' });
   });
 
   it('hands every other form to oclif', () => {
