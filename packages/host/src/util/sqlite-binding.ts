@@ -5,11 +5,12 @@ import { nodeModule } from './builtins.js';
 /**
  * better-sqlite3's compiled addon, for its `nativeBinding` option: one built for this Node's ABI
  * under `lib/binding/`, else the path where an install builds it (`build/`, `build/Debug/` or
- * `build/Release/` of the package, the order its `bindings` package tries first), else the addon as `bindings` finds it from the package's own
- * root. Handing it over skips `bindings`' search from the caller's file (a stack-trace parse and a
- * dozen stats, some 15 ms of a small `cordon reduce`), and that search cannot succeed from the
- * fast routes' bundles, which inline better-sqlite3's JavaScript (`cordon reduce`, `cordon pcodx show`). `undefined` when better-sqlite3
- * cannot be resolved: it then searches as usual (and its error is reported).
+ * `build/Release/` of the package, the order its `bindings` package tries first), else the addon
+ * as `bindings` finds it from the package's own root. Handing it over skips `bindings`' search
+ * from the caller's file (a stack-trace parse and a dozen stats, some 15 ms of a small `cordon
+ * reduce`), and that search cannot succeed from the fast routes' bundles, which inline
+ * better-sqlite3's JavaScript (`cordon reduce`, `cordon pcodx show`). `undefined` when
+ * better-sqlite3 cannot be resolved: it then searches as usual (and its error is reported).
  */
 export function sqliteNativeBinding(): string | object | undefined {
   let root: string;
