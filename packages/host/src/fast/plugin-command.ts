@@ -20,8 +20,11 @@ import { resolvePaths } from '../util/paths.js';
  */
 export async function fastPluginCommand(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<'done' | 'fallback'> {
   if (env.CORDON_CONTENT_TYPE !== undefined || args.length < 2) return 'fallback';
-  const id = `${args[0]}:${args[1]}`;
-  const pkg = declaringPackage(findPluginPackages(HOST_ROOT, resolvePaths(env).dataDir), id);
+  const packages = findPluginPackages(HOST_ROOT, resolvePaths(env).dataDir);
+  // `topic command …`, else the topic's own command (`pcodx --db D show`: flags before the command).
+  let id = `${args[0]}:${args[1]}`;
+  let pkg = declaringPackage(packages, id);
+  if (!pkg && args[1]!.startsWith('-')) pkg = declaringPackage(packages, (id = args[0]!));
   if (!pkg) return 'fallback';
   let run: RunFastCommand | undefined;
   let api: FastCommandApi;
@@ -33,7 +36,7 @@ export async function fastPluginCommand(args: readonly string[], env: NodeJS.Pro
     return 'fallback';
   }
   if (typeof run !== 'function') return 'fallback';
-  return run(id, args.slice(2), api);
+  return run(id, args.slice(id.split(':').length), api);
 }
 
 /** The plugin package that declares `id` in `cordon.fastCommands`, with its module's absolute path (inside the package). */

@@ -100,7 +100,7 @@ describe('the hook path', () => {
   it('@cordon/codex: its fast command module is the one its package.json declares, loads only built-ins, and is fresh', async () => {
     const root = join(REPO, 'plugins/codex');
     const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-    expect(pjson.cordon.fastCommands).toEqual({ module: './dist/pcodx/fast.cjs', commands: ['pcodx:show', 'pcodx:ids', 'pcodx:turn'] });
+    expect(pjson.cordon.fastCommands).toEqual({ module: './dist/pcodx/fast.cjs', commands: ['pcodx', 'pcodx:show', 'pcodx:ids', 'pcodx:turn'] });
     const options = fastCommandBundleOptions(root)!;
     const { other, dynamic } = loads(join(root, 'dist/pcodx/fast.cjs'));
     expect(other).toEqual([]);

@@ -1,5 +1,6 @@
 import type { FastCommandApi, RunFastCommand } from '@cordon/plugin-api';
 import { commandOutput } from './command-output.js';
+import { splitLeadingFlags } from './leading-flags.js';
 import type { Sink } from './output.js';
 import { runIds, runShow, runTurn, type ReadFlags } from './read-commands.js';
 
@@ -56,13 +57,27 @@ export function parseFastArgs(id: string, args: readonly string[]): Record<strin
 }
 
 /**
+ * The command a fast run names: `pcodx:show` and its arguments as given, or for `pcodx` itself
+ * (the topic, declared too) the reference's spelling with global flags first, `pcodx --db D show`,
+ * read as the topic command reads it (`leading-flags.ts`). Undefined for anything else.
+ */
+function commandOf(id: string, args: readonly string[]): { id: string; args: readonly string[] } | undefined {
+  if (id !== 'pcodx') return { id, args };
+  const split = splitLeadingFlags(args);
+  return split.kind === 'run' ? { id: `pcodx:${split.command}`, args: split.argv } : undefined;
+}
+
+/**
  * Runs `pcodx show|ids|turn` from the fast route (see `RunFastCommand` of the plugin api).
  * A failure the user can act on is printed as the oclif route prints it (`error: …`, exit 1);
  * any other failure hands the command to oclif, which reports it, unless the action had already
  * reported something (printed it, or collected it under `--json`): running it again would repeat
  * that, and a `turn` reports only after its prompt is recorded.
  */
-export const runFastCommand: RunFastCommand = async (id, args, api) => {
+export const runFastCommand: RunFastCommand = async (topicOrCommand, given, api) => {
+  const command = commandOf(topicOrCommand, given);
+  if (!command) return 'fallback';
+  const { id, args } = command;
   const flags = parseFastArgs(id, args);
   if (!flags) return 'fallback';
   const output = commandOutput(flags.json === true);

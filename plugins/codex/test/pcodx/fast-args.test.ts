@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFastArgs } from '../../src/pcodx/fast.js';
+import { parseFastArgs, runFastCommand } from '../../src/pcodx/fast.js';
 
 // The flags the fast route of `pcodx show|ids|turn` takes itself; everything else is oclif's to
 // parse and report (fast-route.test.ts runs both routes on real ledgers).
@@ -12,6 +12,15 @@ describe('parseFastArgs', () => {
     expect(parseFastArgs('pcodx:turn', ['--text', 'fix it', '--text-file=notes.md'])).toEqual({ text: 'fix it', 'text-file': 'notes.md' });
     expect(parseFastArgs('pcodx:turn', ['--text-file', 'prompt.md', '--session', 's'])).toEqual({ 'text-file': 'prompt.md', session: 's' });
     expect(parseFastArgs('pcodx:turn', ['--text-file', '-'])).toEqual({ 'text-file': '-' });
+  });
+
+  it('the topic itself takes only the reference spelling of a command this route runs; anything else goes to oclif untouched', async () => {
+    // No api is ever asked for: each of these is handed back before the ledger is opened.
+    const api = new Proxy({}, { get: () => { throw new Error('the api was used'); } }) as never;
+    for (const args of [['--db', 'x'], ['--verbose', 'show'], ['--db', 'x', 'init'], ['--db', 'x', 'show', '--bogus'], ['--help'], []]) {
+      expect(await runFastCommand('pcodx', args, api), args.join(' ')).toBe('fallback');
+    }
+    expect(await runFastCommand('pcodx:compact', ['--from', 'msg1'], api)).toBe('fallback');
   });
 
   it('hands every other form to oclif', () => {

@@ -75,6 +75,10 @@ describe('pcodx show, ids and turn print the same through the fast route and thr
       expect(r.exitCode, form.join(' ')).toBe(0);
     }
     expect(fastCaches().length).toBeGreaterThanOrEqual(2);
+    // The reference's spelling, global flags first (the topic command moves them after the command).
+    for (const form of [['--db', db, 'show'], [`--db=${db}`, '--session', 'other', 'ids', '--json'], ['--session=main', '--db', db, 'show', '--roles']]) {
+      expect((await same(form)).exitCode, form.join(' ')).toBe(0);
+    }
     // The render itself: the compaction in place of msg2..msg4, no trailing blank line.
     const show = await run(['show', `--db=${db}`]);
     expect(show.stdout).toBe(['be brief\n<aboveturn id="msg1"/>', 'the parser was fixed\n(two lines)\n<aboveturn id="cmp1"/>', 'done: 日本語 ✓\n<aboveturn id="msg5"/>', 'thanks\n<aboveturn id="msg6"/>'].join('\n\n') + '\n');
@@ -195,6 +199,8 @@ describe('errors are the same through both routes', () => {
     }
     // A flag given twice is oclif's to judge, whatever it decides.
     await same(['ids', '--json', '--json', '--db', db]);
+    // Global flags first with no command, a flag that is not global, a command this route does not run.
+    for (const form of [['--db', db], ['--verbose', 'show'], ['--db', db, 'frobnicate'], ['--db', db, 'compact', '--from', 'msg1', '--to', 'msg1', '--summary', 's', '--dry-run']]) await same(form);
   });
 
   it('without the codex plugin, `cordon pcodx show` is not a command, on either route', async () => {
