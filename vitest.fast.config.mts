@@ -10,6 +10,7 @@ export const CLI_SUITES = [
   'plugins/codex/test/pcodx/cli.test.ts',
   'plugins/codex/test/pcodx/bin.test.ts',
   'plugins/codex/test/pcodx/json.test.ts',
+  'plugins/codex/test/pcodx/fast-route.test.ts',
   'plugins/aider/test/wrap.test.ts',
   'packages/host/test/envelope/cli.test.ts',
   'packages/host/test/envelope/reliability/hostile-files.test.ts',

@@ -14,6 +14,11 @@
  * Every time is wall time; CPU time (user + system) of the same runs is printed below it, because
  * on a loaded machine wall time grows with the load and CPU time does not.
  *
+ * Then the cold-process rows (`ledger-cold.ts`): `cordon pcodx show`, `ids` and `turn` as new
+ * processes at 1k, 10k and 100k messages against `node -e 0`, with and without
+ * NODE_EXTRA_CA_CERTS. `BENCH_COLD=only` runs just those; `BENCH_COLD_SIZES=1000,…` and
+ * `BENCH_RUNS` set their sizes and rounds.
+ *
  * Targets: render and compact-many linear in the session's size (100k/10k ratio ≤ 11),
  * render ≤ 200 ms and compact-many ≤ 300 ms at 100k messages, and the compacted render never
  * slower than the uncompacted one. Each is printed beside the measured number with met / NOT met.
@@ -22,6 +27,8 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ledger } from '../packages/host/src/ledger/index.js';
+import { coldProcessRows } from './ledger-cold.ts';
+import { benchText } from './ledger-text.ts';
 
 const SIZES = [10_000, 100_000] as const;
 const BATCH = 500;
@@ -68,8 +75,7 @@ function median(runs: readonly Timing[]): Timing {
   return { wallMs: mid(runs.map((r) => r.wallMs)), cpuMs: mid(runs.map((r) => r.cpuMs)) };
 }
 
-/** A conversation-like text: 60–260 bytes, some multi-line. */
-const text = (i: number) => `message ${i}: ${'lorem ipsum dolor sit amet '.repeat(2 + (i % 9))}${i % 5 === 0 ? '\nsecond line\n' : ''}`;
+const text = benchText;
 
 /** Renders once (the first render of this connection), then `RENDERS` times: both timings and the render's size in bytes. */
 async function renders(ledger: Ledger, session: string): Promise<{ first: Timing; timing: Timing; bytes: number }> {
@@ -117,6 +123,14 @@ async function measure(size: number, dir: string): Promise<Row> {
 
 const dir = mkdtempSync(join(tmpdir(), 'cordon-bench-ledger-'));
 try {
+  if (process.env.BENCH_COLD !== 'only') await inProcessRows(dir);
+  await coldProcessRows(dir);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The in-process rows: record, compact-many and render at 10k and 100k, printed with their targets. */
+async function inProcessRows(dir: string): Promise<void> {
   const rows: Row[] = [];
   for (const size of SIZES) rows.push(await measure(size, dir));
   const [small, big] = rows as [Row, Row];
@@ -164,6 +178,4 @@ try {
     vs(small) <= 1 &&
     vs(big) <= 1;
   console.log(`\nall targets (wall time): ${verdict(met)}; record per message ≈ 1 (100k/10k) means linear record cost`);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
 }

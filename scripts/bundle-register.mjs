@@ -10,6 +10,7 @@
 //
 // Packages stay external (first-party dialect plugins have none at run time); the rest of the
 // options are shared (bundle-options.mjs).
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleBase, writeBundle } from './bundle-options.mjs';
@@ -19,4 +20,21 @@ export function registerBundleOptions(root) {
   return { ...bundleBase(root, 'dist/index.js', 'dist/register.cjs'), packages: 'external' };
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await writeBundle(registerBundleOptions(process.cwd()));
+/**
+ * esbuild options of the fast command module the plugin at `root` declares in its package.json
+ * (`cordon.fastCommands.module`, a `.cjs` file under dist/ bundled from the `.js` beside it), or
+ * undefined when it declares none. The host loads it for those commands before oclif (its
+ * `src/fast/plugin-command.ts`); oclif's commands import the same modules unbundled.
+ */
+export function fastCommandBundleOptions(root) {
+  const module = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).cordon?.fastCommands?.module;
+  if (typeof module !== 'string' || !module.endsWith('.cjs')) return undefined;
+  return { ...bundleBase(root, module.replace(/\.cjs$/, '.js'), module), packages: 'external' };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = process.cwd();
+  await writeBundle(registerBundleOptions(root));
+  const fast = fastCommandBundleOptions(root);
+  if (fast) await writeBundle(fast);
+}

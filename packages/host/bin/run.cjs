@@ -14,7 +14,7 @@ if (argv[0] === '--repo' || argv[0]?.startsWith('--repo=')) {
   argv = [...argv.slice(n, n + 1), ...argv.slice(0, n), ...argv.slice(n + 1)];
 }
 // CORDON_HOOK_VIA_OCLIF=1 sends the hook through oclif instead (bench:hook compares the two
-// paths); CORDON_NO_FAST_ROUTE=1 sends `check`, `control run` and `reduce` through oclif.
+// paths); CORDON_NO_FAST_ROUTE=1 sends `check`, `control run`, `reduce` and `pcodx` through oclif.
 if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h') && !process.env.CORDON_HOOK_VIA_OCLIF) {
   hook(argv.slice(1));
 } else if (argv[0] === 'check' && !process.env.CORDON_NO_FAST_ROUTE) {
@@ -23,6 +23,8 @@ if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h') && !p
   controlRun(argv);
 } else if (argv[0] === 'reduce' && !process.env.CORDON_NO_FAST_ROUTE) {
   reduce(argv);
+} else if (argv[0] === 'pcodx' && !process.env.CORDON_NO_FAST_ROUTE) {
+  pluginCommand(argv);
 } else {
   oclif(argv);
 }
@@ -144,6 +146,25 @@ function reduce(args) {
     return;
   }
   fast.fastReduce(options).then((outcome) => {
+    if (outcome === 'fallback') oclif(args);
+  });
+}
+
+// `cordon pcodx show|ids|turn …`: the codex plugin runs them without oclif and the plugin host
+// when it declares them (src/fast/plugin-command.ts); every other pcodx command, any form the
+// plugin does not take, and a plugin that is not installed go through oclif.
+function pluginCommand(args) {
+  // For the plugin's fast command module: see requireCached.
+  globalThis[Symbol.for('cordon.requireCached')] = requireCached;
+  let fast;
+  try {
+    fast = loadBundle('../dist/fast/plugin-command.cjs');
+  } catch (error) {
+    if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('plugin-command.cjs')) throw error;
+    oclif(args);
+    return;
+  }
+  fast.fastPluginCommand(args).then((outcome) => {
     if (outcome === 'fallback') oclif(args);
   });
 }

@@ -7,7 +7,10 @@
 // - `dist/control/fast.js` → `dist/control/fast.cjs`, for the plain `cordon control run … -- CMD`,
 //   which an agent may put before every shell tool call (`npm run bench:control`);
 // - `dist/fast/reduce.js` → `dist/fast/reduce.cjs`, for the plain `cordon reduce`, whose small
-//   sessions cost less than oclif's start-up (`npm run bench:reduce`).
+//   sessions cost less than oclif's start-up (`npm run bench:reduce`);
+// - `dist/fast/plugin-command.js` → `dist/fast/plugin-command.cjs`, for plugin commands that
+//   only read or record in the ledger (`cordon pcodx show|ids|turn`, `npm run bench:ledger`), and
+//   `dist/fast/ledger-api.js` → `dist/fast/ledger-api.cjs`, the ledger it hands them.
 // One file read and compiled synchronously starts far faster than Node's asynchronous ES module
 // loader walking dozens of files.
 //
@@ -142,6 +145,20 @@ export const controlRunBundleOptions = bundleOptions('dist/control/fast.js', 'di
  */
 export const reduceBundleOptions = bundleOptions('dist/fast/reduce.js', 'dist/fast/reduce.cjs', { inlined: ['better-sqlite3'], alias: {} });
 
+/**
+ * esbuild options of the fast route of plugin commands (`cordon pcodx show|ids|turn`): finding the
+ * plugin that declares the command, small, since every `cordon pcodx …` loads it.
+ */
+export const pluginCommandBundleOptions = bundleOptions('dist/fast/plugin-command.js', 'dist/fast/plugin-command.cjs');
+/**
+ * esbuild options of the ledger api that route hands a plugin, loaded only when a plugin runs the
+ * command. The ledger is inlined with kysely (its CommonJS build) and better-sqlite3's
+ * JavaScript, which `lazyPackage` takes from the bundle: a bundle run from the code cache cannot
+ * `import()` them, and one file compiled from the cache starts faster than their modules
+ * resolved one by one.
+ */
+export const ledgerApiBundleOptions = bundleOptions('dist/fast/ledger-api.js', 'dist/fast/ledger-api.cjs', { inlined: ['kysely'], alias: {}, lazyInlined: ['better-sqlite3'] });
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await Promise.all([writeBundle(hookBundleOptions), writeBundle(picomatchBundleOptions), writeBundle(checkBundleOptions), writeBundle(controlRunBundleOptions), writeBundle(reduceBundleOptions)]);
+  await Promise.all([writeBundle(hookBundleOptions), writeBundle(picomatchBundleOptions), writeBundle(checkBundleOptions), writeBundle(controlRunBundleOptions), writeBundle(reduceBundleOptions), writeBundle(pluginCommandBundleOptions), writeBundle(ledgerApiBundleOptions)]);
 }

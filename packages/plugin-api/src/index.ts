@@ -5,6 +5,7 @@ export { definePlugin, cordonApi, CORDON_API, PLUGIN_API_VERSION } from './plugi
 export type { CordonApi, CordonPaths, CordonPlugin, Logger } from './plugin.js';
 export type { HookFacades, HookName, HookTable, TapOnly } from './hooks.js';
 export type { CordonServices } from './services.js';
+export type { FastCommandApi, RunFastCommand } from './fast-command.js';
 export type {
   LedgerCompactedRange,
   LedgerCompaction,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type {
   CompactionPlan,
@@ -17,6 +16,7 @@ import type {
 } from '@cordon/plugin-api';
 import type BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
+import { nodeCrypto } from '../util/builtins.js';
 import { asLedgerError, refused } from './errors.js';
 import { checkSessionName, compactionId, generateSessionId, messageId } from './ids.js';
 import { openLedgerDatabase, type OpenDatabaseOptions } from './open.js';
@@ -46,6 +46,13 @@ const EMPTY_OUTLINE: LedgerOutline = { maxSeq: 0, roleCodes: '', compactions: []
 
 /** The reference pcodx's `schema_meta` key: the write order it had reached when it began recording one. */
 const LEGACY_FENCE_KEY = 'session_write_order_legacy_fence';
+
+/**
+ * Most messages in one piece of a streamed render (`renderTo`): about 400 KiB of conversation-like
+ * text, so a printed render is held a piece at a time, while the pieces stay few enough that
+ * their queries cost nothing next to the text (100 for 100,000 messages).
+ */
+const RENDER_PIECE_MESSAGES = 2_000;
 
 /** Largest number of rows one INSERT carries (keeps well under SQLite's bound-parameter limit). */
 const INSERT_CHUNK = 500;
@@ -143,7 +150,7 @@ export class Ledger implements LedgerHandle {
               created_at_ms: now,
               updated_at_ms: now,
               updated_order: nextWriteOrder(),
-              usage_correlation_id: `pcses-${randomBytes(16).toString('hex')}`,
+              usage_correlation_id: `pcses-${nodeCrypto().randomBytes(16).toString('hex')}`,
               upstream_session_id: null,
               kv_cache_boundary: 'future_turn_only',
               last_compaction_seq: 0,
@@ -248,15 +255,27 @@ export class Ledger implements LedgerHandle {
 
   /**
    * The text render without entry objects or a string per message: each run of visible messages
-   * (between active compactions) comes back from SQLite as one string, already formatted as
-   * blocks; replaced messages are never read. Same bytes as `renderText(visible())`; this is the
-   * path `show`, `turn` and the proxy take.
+   * (between active compactions) comes back from SQLite as strings already formatted as blocks;
+   * replaced messages are never read. Same bytes as `renderText(visible())`; this is the path
+   * `show`, `turn` and the proxy take. The pieces of {@link renderTo}, joined.
    */
   async render(sessionId: string): Promise<string> {
+    const pieces: string[] = [];
+    await this.renderTo(sessionId, (piece) => void pieces.push(piece));
+    return pieces.join('');
+  }
+
+  /**
+   * {@link render} handed to `write` in order, in pieces of at most {@link RENDER_PIECE_MESSAGES}
+   * messages (a few hundred KiB) or one compaction block, all read in one snapshot: a caller that
+   * writes them out as they come (`pcodx show`) never holds the whole render. An unknown session
+   * is refused (`CORDON_LEDGER_REFUSED`) before anything is written.
+   */
+  async renderTo(sessionId: string, write: (piece: string) => void): Promise<void> {
     return this.#guard(async () =>
       readTransaction(this.#db, async (trx) => {
         await requireSession(trx, sessionId);
-        return this.#renderText(trx, sessionId);
+        await this.#renderPieces(trx, sessionId, write);
       }),
     );
   }
@@ -402,15 +421,27 @@ export class Ledger implements LedgerHandle {
 
   /**
    * The text render of a session inside the caller's transaction: the layout of its active
-   * compactions, each run of visible messages as one SQLite string, joined once.
+   * compactions, each run of visible messages read as strings of up to
+   * {@link RENDER_PIECE_MESSAGES} blocks, handed to `write` in order with the blank lines between
+   * blocks (the separator travels at the start of every piece but the first).
    */
-  async #renderText(trx: Db, sessionId: string): Promise<string> {
-    const parts: string[] = [];
+  async #renderPieces(trx: Db, sessionId: string, write: (piece: string) => void): Promise<void> {
+    let first = true;
+    const put = (piece: string): void => {
+      write(first ? piece : BLOCK_SEPARATOR + piece);
+      first = false;
+    };
     for (const s of renderLayout(await maxSeq(trx, sessionId), await activeCompactions(trx, sessionId))) {
-      if (s.kind === 'compaction') parts.push(renderBlock(s.compaction.summary, s.compaction.id));
-      else parts.push(this.#reads.renderRun(sessionId, s.from, s.to));
+      if (s.kind === 'compaction') put(renderBlock(s.compaction.summary, s.compaction.id));
+      else for (let from = s.from; from <= s.to; from += RENDER_PIECE_MESSAGES) put(this.#reads.renderRun(sessionId, from, Math.min(s.to, from + RENDER_PIECE_MESSAGES - 1)));
     }
-    return parts.join(BLOCK_SEPARATOR);
+  }
+
+  /** {@link #renderPieces} joined: the whole render as one string (dry runs of `compact`). */
+  async #renderText(trx: Db, sessionId: string): Promise<string> {
+    const pieces: string[] = [];
+    await this.#renderPieces(trx, sessionId, (piece) => void pieces.push(piece));
+    return pieces.join('');
   }
 
   /**

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { checkBundleOptions, controlRunBundleOptions, hookBundleOptions, picomatchBundleOptions, reduceBundleOptions } from '../../scripts/bundle-hot.mjs';
+import { checkBundleOptions, controlRunBundleOptions, hookBundleOptions, ledgerApiBundleOptions, picomatchBundleOptions, pluginCommandBundleOptions, reduceBundleOptions } from '../../scripts/bundle-hot.mjs';
 import { bundleFiles } from '../../../../scripts/bundle-options.mjs';
-import { registerBundleOptions } from '../../../../scripts/bundle-register.mjs';
+import { fastCommandBundleOptions, registerBundleOptions } from '../../../../scripts/bundle-register.mjs';
 import { REPO } from './support.js';
 
 // What the hook process loads on every tool call (the hot-path measurements in docs/hooks.md: importing
@@ -78,6 +78,36 @@ describe('the hook path', () => {
     expect(readFileSync(bundle, 'utf8')).toBe(await rebuilt(reduceBundleOptions));
   });
 
+  it('`cordon pcodx …` goes to the plugin-command bundle, which loads no ledger code; the ledger api bundle inlines kysely and better-sqlite3 (nothing to import()); both fresh', async () => {
+    const bin = readFileSync(join(REPO, 'packages/host/bin/run.cjs'), 'utf8');
+    expect(bin).toMatch(/argv\[0\] === 'pcodx'[\s\S]*pluginCommand\(argv\)/);
+    expect(bin).toContain("loadBundle('../dist/fast/plugin-command.cjs')");
+    const lookup = join(REPO, 'packages/host/dist/fast/plugin-command.cjs');
+    expect(loads(lookup)).toEqual({ builtins: expect.any(Array), other: [], dynamic: [] });
+    // Every pcodx command loads the lookup on its way to oclif: it stays small.
+    expect(readFileSync(lookup, 'utf8').length).toBeLessThan(40_000);
+    expect(readFileSync(lookup, 'utf8')).toBe(await rebuilt(pluginCommandBundleOptions));
+    const api = join(REPO, 'packages/host/dist/fast/ledger-api.cjs');
+    const { other, builtins, dynamic } = loads(api);
+    expect(other.filter((p) => !['fs', 'path', 'util'].includes(p))).toEqual([]);
+    // The ledger service's default loader; the fast route hands it the bundled Ledger instead.
+    expect(dynamic).toEqual(['../ledger/ledger.js']);
+    expect(builtins.filter((b) => ['node:crypto', 'node:module', 'node:os'].includes(b))).toEqual([]);
+    expect(readFileSync(api, 'utf8')).toContain('/node_modules/kysely/dist/');
+    expect(readFileSync(api, 'utf8')).toBe(await rebuilt(ledgerApiBundleOptions));
+  });
+
+  it('@cordon/codex: its fast command module is the one its package.json declares, loads only built-ins, and is fresh', async () => {
+    const root = join(REPO, 'plugins/codex');
+    const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    expect(pjson.cordon.fastCommands).toEqual({ module: './dist/pcodx/fast.cjs', commands: ['pcodx', 'pcodx:show', 'pcodx:ids', 'pcodx:turn'] });
+    const options = fastCommandBundleOptions(root)!;
+    const { other, dynamic } = loads(join(root, 'dist/pcodx/fast.cjs'));
+    expect(other).toEqual([]);
+    expect(dynamic).toEqual([]);
+    expect(readFileSync(join(root, 'dist/pcodx/fast.cjs'), 'utf8')).toBe(await rebuilt(options));
+  });
+
   it('the check bundle carries picomatch and shlex for lazyPackage (no module resolution on the check path); the hook bundle neither, it loads picomatch from its own fresh bundle beside it', async () => {
     const inputs = async (options: Record<string, unknown>) => Object.keys((await build({ ...options, write: false, metafile: true })).metafile!.inputs);
     const check = await inputs(checkBundleOptions);
@@ -95,8 +125,8 @@ describe('the hook path', () => {
   // One character outside ASCII anywhere makes V8 keep a bundle as a two-byte string, slower to
   // read and compile on every start (scripts/bundle-options.mjs asciiComments).
   it('every bundle is ASCII, and replacing its comments kept every line and column', async () => {
-    const bundles = ['dist/hot/hook.cjs', 'dist/hot/picomatch.cjs', 'dist/fast/check.cjs', 'dist/control/fast.cjs', 'dist/fast/reduce.cjs'].map((p) => join(REPO, 'packages/host', p));
-    bundles.push(...DIALECT_PLUGINS.map((name) => join(REPO, 'plugins', name, 'dist/register.cjs')));
+    const bundles = ['dist/hot/hook.cjs', 'dist/hot/picomatch.cjs', 'dist/fast/check.cjs', 'dist/control/fast.cjs', 'dist/fast/reduce.cjs', 'dist/fast/plugin-command.cjs', 'dist/fast/ledger-api.cjs'].map((p) => join(REPO, 'packages/host', p));
+    bundles.push(...DIALECT_PLUGINS.map((name) => join(REPO, 'plugins', name, 'dist/register.cjs')), join(REPO, 'plugins/codex/dist/pcodx/fast.cjs'));
     for (const file of bundles) expect(readFileSync(file, 'utf8'), file).toMatch(/^[\x00-\x7f]*$/);
     // The check bundle does carry comments with `§` in its sources: replaced one unit for one.
     const files = await bundleFiles(checkBundleOptions);

@@ -84,6 +84,34 @@ describe('render and visible entries on a real file', () => {
     expect(await ledger.render('s')).toBe('a\u0000b\n<aboveturn id="msg1"/>\n\n<aboveturn id="msg9"/>\n<aboveturn id="msg2"/>');
   });
 
+  it('renderTo hands over the render in pieces of at most 2,000 messages, in order, with the same bytes as render()', async () => {
+    const path = join(dir(), 'l.sqlite3');
+    const ledger = await L.open(path);
+    await ledger.resolveSession({ mode: 'create', id: 's' });
+    const texts = Array.from({ length: 5_003 }, (_, i) => (i % 11 === 0 ? `m${i + 1}\n` : `m${i + 1} é`));
+    for (let i = 0; i < texts.length; i += 500) await ledger.record('s', texts.slice(i, i + 500).map((text, k) => ({ role: (i + k) % 2 ? ('assistant' as const) : ('user' as const), text })));
+    // One compaction inside the first piece's range, one ending exactly at a piece boundary.
+    await ledger.compact('s', [
+      { from: 'msg10', to: 'msg12', summary: 'first' },
+      { from: 'msg3990', to: 'msg4011', summary: 'second' },
+    ]);
+    const pieces: string[] = [];
+    await ledger.renderTo('s', (piece) => void pieces.push(piece));
+    expect(pieces.join('')).toBe(await ledger.render('s'));
+    expect(pieces.join('')).toBe(renderText(visibleEntries(await model(ledger, path, 's'))));
+    // Runs msg1..9 | cmp1 | msg13..2012, msg2013..3989 | cmp2 | msg4012..5003 in pieces of ≤ 2,000.
+    expect(pieces.map((p) => (p.match(/<aboveturn /g) ?? []).length)).toEqual([9, 1, 2_000, 1_977, 1, 992]);
+    expect(pieces.slice(1).every((p) => p.startsWith('\n\n'))).toBe(true);
+  });
+
+  it('renderTo refuses an unknown session before it writes anything', async () => {
+    const ledger = await L.open(join(dir(), 'l.sqlite3'));
+    await ledger.resolveSession({ mode: 'create', id: 's' });
+    const pieces: string[] = [];
+    await expect(ledger.renderTo('nobody', (piece) => void pieces.push(piece))).rejects.toMatchObject({ code: 'CORDON_LEDGER_REFUSED' });
+    expect(pieces).toEqual([]);
+  });
+
   it('render, visible entries, ids and a dry run equal the walk over every message, for random sessions and compactions', async () => {
     const role = fc.constantFrom<LedgerRole>('system', 'developer', 'user', 'assistant', 'assistant');
     const textArb = fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('x\n', 'é😀', ' ', '\n\n'));

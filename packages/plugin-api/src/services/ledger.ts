@@ -178,6 +178,12 @@ export interface LedgerHandle {
   visibleIds(sessionId: string): Promise<string[]>;
   /** The exact text render of the Rust pcodx, SichangHe/partial_compact_codex (no trailing newline). */
   render(sessionId: string): Promise<string>;
+  /**
+   * {@link render} handed to `write` in order, in pieces (a few hundred KiB each), all read in
+   * one snapshot, so a caller that writes them out never holds the whole render. An unknown
+   * session is refused before anything is written.
+   */
+  renderTo(sessionId: string, write: (piece: string) => void): Promise<void>;
   /** The render with a role line above each block, for people (`show --roles`). */
   renderWithRoles(sessionId: string): Promise<string>;
   /** One Responses API message item per visible entry; refuses visible `tool` rows. */

@@ -2,7 +2,7 @@ import type { LedgerHandle, LedgerRangeRequest, LedgerRole, LedgerSession } from
 import { isAbsolute, resolve } from 'node:path';
 import { PcodxUsageError } from './errors.js';
 import { messageIdsHelper } from './message-ids.js';
-import { compactLines, compactManyLines, uncompactLines, visibleIdsLine, type Sink } from './output.js';
+import { compactLines, compactManyLines, linesOut, textOut, textPiecesOut, uncompactLines, visibleIdsLine, type Sink } from './output.js';
 
 /**
  * The pcodx commands as plain functions over an open ledger (the Rust pcodx, SichangHe/partial_compact_codex); the
@@ -58,7 +58,7 @@ export async function turn(ledger: LedgerHandle, flags: SessionFlags & { text: s
   sink.err(`session_id=${session.id}`);
   sink.err(`prompt_message_id=${message!.id}`);
   sink.err('future_context_source=pcodx-render');
-  textOut(sink, await ledger.render(session.id));
+  await textPiecesOut(sink, (write) => ledger.renderTo(session.id, write));
 }
 
 /**
@@ -87,7 +87,7 @@ export async function uncompact(ledger: LedgerHandle, flags: SessionFlags & { co
 export async function ids(ledger: LedgerHandle, flags: SessionFlags, sink: Sink): Promise<void> {
   const session = await existing(ledger, flags);
   sink.out(`session_id=${session.id}`);
-  for (const id of await ledger.visibleIds(session.id)) sink.out(id);
+  linesOut(sink, await ledger.visibleIds(session.id));
 }
 
 /** `current-session-message-ids`: the helper text of the Rust pcodx, SichangHe/partial_compact_codex. */
@@ -99,7 +99,8 @@ export async function messageIds(ledger: LedgerHandle, flags: SessionFlags, sink
 /** `show`: the render, or with `roles` the render with a role line above each block. */
 export async function show(ledger: LedgerHandle, flags: SessionFlags & { roles?: boolean }, sink: Sink): Promise<void> {
   const session = await existing(ledger, flags);
-  textOut(sink, flags.roles ? await ledger.renderWithRoles(session.id) : await ledger.render(session.id));
+  if (flags.roles) textOut(sink, await ledger.renderWithRoles(session.id));
+  else await textPiecesOut(sink, (write) => ledger.renderTo(session.id, write));
 }
 
 /** The session and working directory an interactive loop runs in. */
@@ -149,10 +150,4 @@ function loopCwd(session: LedgerSession, override: string | undefined): string {
   if (override !== undefined) return resolve(override);
   if (!isAbsolute(session.cwd)) throw new PcodxUsageError(`session \`${session.id}\` has a relative cwd \`${session.cwd}\`; pass --cwd DIR`);
   return session.cwd;
-}
-
-/** Prints a text block (a render): as a block where the sink keeps them apart (`--json`), else a line. */
-function textOut(sink: Sink, block: string): void {
-  if (sink.text) sink.text(block);
-  else sink.out(block);
 }

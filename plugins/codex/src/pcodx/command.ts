@@ -1,8 +1,9 @@
 import { Command, Flags } from '@oclif/core';
 import type { LedgerHandle } from '@cordon/plugin-api';
-import { isReportable } from './errors.js';
+import { commandOutput, type CommandOutput } from './command-output.js';
 import { hostApi } from './host-api.js';
-import { jsonSink, processSink, type Sink } from './output.js';
+import { withLedger } from './ledger-run.js';
+import type { Sink } from './output.js';
 
 /** `--json` of the pcodx commands that print data (not the interactive loops or serve). */
 export const jsonFlag = {
@@ -24,18 +25,10 @@ export abstract class PcodxCommand extends Command {
 
   /**
    * Opens (creating it if needed) the ledger named by `--db` (or the environment), runs `fn`,
-   * closes it. A `session` name the ledger would refuse is refused first, before anything is
-   * created.
+   * closes it (`withLedger` of ledger-run.ts, through the host api).
    */
   protected async withLedger<T>(db: string | undefined, fn: (ledger: LedgerHandle) => Promise<T>, create = true, session?: string): Promise<T> {
-    const api = await hostApi();
-    if (session !== undefined) api.services.ledger.checkSessionName(session);
-    const ledger = await api.services.ledger.open({ db, create });
-    try {
-      return await fn(ledger);
-    } finally {
-      await ledger.close();
-    }
+    return withLedger(hostApi, db, fn, create, session);
   }
 
   /**
@@ -46,25 +39,21 @@ export abstract class PcodxCommand extends Command {
     return this.withLedger(db, fn, false, session);
   }
 
-  #json?: ReturnType<typeof jsonSink>;
+  #output?: CommandOutput;
 
   /** Where the command's action prints: the process streams, or under `--json` a collector. */
   protected sink(json: boolean | undefined): Sink {
-    if (!json) return processSink;
-    this.#json = jsonSink();
-    return this.#json;
+    this.#output = commandOutput(json);
+    return this.#output.sink;
   }
 
   /** Under `--json`, prints what the action printed as one object (call once it has finished). */
   protected printJson(): void {
-    if (this.#json) process.stdout.write(`${JSON.stringify(this.#json.document(), null, 2)}\n`);
+    this.#output?.finish();
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    if (!isReportable(error)) return super.catch(error);
-    if (this.#json) process.stdout.write(`${JSON.stringify({ error: { message: error.message } }, null, 2)}\n`);
-    else process.stderr.write(`error: ${error.message}\n`);
-    process.exitCode = 1;
+    if (!(this.#output ?? commandOutput(false)).fail(error)) return super.catch(error);
     return undefined;
   }
 }

@@ -6,13 +6,67 @@ export interface Sink {
   err(line: string): void;
   /** A block of text that is not `key=value` data (a render); on stdout like {@link out}. */
   text?(block: string): void;
+  /**
+   * Raw stdout text, no newline added: where a sink has it, a render and long runs of lines go
+   * out in pieces as they are read ({@link textPiecesOut}, {@link linesOut}) instead of as one
+   * string. Sinks that keep blocks apart (`--json`) or lines (tests) have none.
+   */
+  write?(text: string): void;
 }
 
 /** A sink on the process streams (writes are synchronous on Linux pipes, files and TTYs). */
 export const processSink: Sink = {
   out: (line) => void process.stdout.write(`${line}\n`),
   err: (line) => void process.stderr.write(`${line}\n`),
+  write: (text) => void process.stdout.write(text),
 };
+
+/** About how much text {@link linesOut} gathers into one write. */
+const WRITE_CHUNK = 64 * 1024;
+
+/**
+ * Prints `lines` on stdout as {@link Sink.out} would, one line each: on a sink that can
+ * {@link Sink.write}, in writes of about 64 KiB (100,000 ids written one by one cost more than
+ * reading them).
+ */
+export function linesOut(sink: Sink, lines: readonly string[]): void {
+  if (!sink.write) {
+    for (const line of lines) sink.out(line);
+    return;
+  }
+  let chunk = '';
+  for (const line of lines) {
+    chunk += `${line}\n`;
+    if (chunk.length >= WRITE_CHUNK) {
+      sink.write(chunk);
+      chunk = '';
+    }
+  }
+  if (chunk) sink.write(chunk);
+}
+
+/**
+ * Prints a text block (a render) that `produce` hands over in pieces: written as they come and a
+ * newline after the last on a sink that can {@link Sink.write}; otherwise joined and printed as
+ * one block, as {@link Sink.text} (or a line) where the sink keeps blocks apart.
+ */
+export async function textPiecesOut(sink: Sink, produce: (write: (piece: string) => void) => Promise<void>): Promise<void> {
+  if (sink.write) {
+    const write = sink.write;
+    await produce((piece) => write(piece));
+    write('\n');
+    return;
+  }
+  const pieces: string[] = [];
+  await produce((piece) => void pieces.push(piece));
+  textOut(sink, pieces.join(''));
+}
+
+/** Prints a text block (a render): as a block where the sink keeps them apart (`--json`), else a line. */
+export function textOut(sink: Sink, block: string): void {
+  if (sink.text) sink.text(block);
+  else sink.out(block);
+}
 
 /** Keys a command prints once per item (`compaction=cmp2 msg3..msg4`): always an array under `--json`. */
 const LISTED = new Set(['compaction']);

@@ -1,5 +1,6 @@
 import { jsonFlag, PcodxCommand } from '../../pcodx/command.js';
-import { ids } from '../../pcodx/actions.js';
+import { runIds } from '../../pcodx/read-commands.js';
+import { hostApi } from '../../pcodx/host-api.js';
 
 export default class PcodxIds extends PcodxCommand {
   static override summary = 'Print session_id= and then the visible ids, one per line';
@@ -8,7 +9,7 @@ export default class PcodxIds extends PcodxCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxIds);
     const sink = this.sink(flags.json);
-    await this.withExistingLedger(flags.db, (ledger) => ids(ledger, flags, sink));
+    await runIds(hostApi, flags, sink);
     this.printJson();
   }
 }

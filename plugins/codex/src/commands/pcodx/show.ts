@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { jsonFlag, PcodxCommand } from '../../pcodx/command.js';
-import { show } from '../../pcodx/actions.js';
+import { runShow } from '../../pcodx/read-commands.js';
+import { hostApi } from '../../pcodx/host-api.js';
 
 export default class PcodxShow extends PcodxCommand {
   static override summary = 'Print the render: each visible entry, then <aboveturn id="…"/>, blocks separated by a blank line';
@@ -9,7 +10,7 @@ export default class PcodxShow extends PcodxCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxShow);
     const sink = this.sink(flags.json);
-    await this.withExistingLedger(flags.db, (ledger) => show(ledger, flags, sink));
+    await runShow(hostApi, flags, sink);
     this.printJson();
   }
 }

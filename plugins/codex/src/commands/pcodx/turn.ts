@@ -1,6 +1,6 @@
 import { jsonFlag, PcodxCommand, textFlags } from '../../pcodx/command.js';
-import { turn } from '../../pcodx/actions.js';
-import { readTextInput } from '../../pcodx/text-input.js';
+import { hostApi } from '../../pcodx/host-api.js';
+import { runTurn } from '../../pcodx/read-commands.js';
 
 export default class PcodxTurn extends PcodxCommand {
   static override summary = 'Record a user prompt and print the render the next model call would see';
@@ -11,8 +11,7 @@ export default class PcodxTurn extends PcodxCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxTurn);
     const sink = this.sink(flags.json);
-    const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: true, stdinAllowed: true });
-    await this.withLedger(flags.db, (ledger) => turn(ledger, { ...flags, text: input!.text }, sink), true, flags.session);
+    await runTurn(hostApi, flags, sink);
     this.printJson();
   }
 }

@@ -1,10 +1,10 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Sqlite, { type Database } from 'better-sqlite3';
 import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from '../../../io/index.js';
 import { enableWal } from '../../../util/sqlite-wal.js';
+import { sqliteNativeBinding } from '../../../util/sqlite-binding.js';
 import { sqliteDriverProblem } from '../../../util/sqlite-driver.js';
 
 /** The table kysely's `Migrator` keeps its record in; the same shape, so either can read it. */
@@ -46,7 +46,7 @@ export async function openSqliteFile(path: string, migrations: readonly string[]
   let raw: Database;
   try {
     // The native addon loads here (a failure is this error, not an import error).
-    const addon = nativeBinding();
+    const addon = sqliteNativeBinding();
     // An addon object is accepted as well as a path (lib/database.js); the type declarations say string.
     raw = new Sqlite(path, { timeout: 10_000, ...(addon ? { nativeBinding: addon as string } : {}) });
   } catch (error) {
@@ -68,37 +68,6 @@ export async function openSqliteFile(path: string, migrations: readonly string[]
   } catch (error) {
     raw.close();
     throw error instanceof CordonError ? error : dbError(path, `cannot open ${what} database ${path}: ${(error as Error).message}`, error);
-  }
-}
-
-/**
- * better-sqlite3's compiled addon, for its `nativeBinding` option: one built for this Node's ABI
- * under `lib/binding/`, else the path where an install builds it (`build/`, `build/Debug/` or
- * `build/Release/` of the package, the order its `bindings` package tries first), else the addon as `bindings` finds it from the package's own
- * root. Handing it over skips `bindings`' search from the caller's file (a stack-trace parse and a
- * dozen stats, some 15 ms of a small `cordon reduce`), and that search cannot succeed from the
- * fast route's bundle, which inlines better-sqlite3's JavaScript. `undefined` when better-sqlite3
- * cannot be resolved: it then searches as usual (and its error is reported).
- */
-function nativeBinding(): string | object | undefined {
-  let root: string;
-  try {
-    root = dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
-  } catch {
-    return undefined;
-  }
-  // An addon built for this Node's ABI (`lib/binding/node-v<ABI>-<platform>-<arch>`, where
-  // `bindings` also looks, and where scripts/install-node.sh puts one per tested Node) wins.
-  const own = `lib/binding/node-v${process.versions.modules}-${process.platform}-${process.arch}`;
-  for (const dir of [own, 'build', 'build/Debug', 'build/Release']) {
-    const file = join(root, dir, 'better_sqlite3.node');
-    if (existsSync(file)) return file;
-  }
-  try {
-    const bindings = createRequire(join(root, 'package.json'))('bindings') as (options: { bindings: string; module_root: string }) => object;
-    return bindings({ bindings: 'better_sqlite3.node', module_root: root });
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,0 +1,39 @@
+import { isReportable } from './errors.js';
+import { jsonSink, processSink, type Sink } from './output.js';
+
+/**
+ * Where one run of a pcodx command prints, the same on the oclif route (`PcodxCommand`) and the
+ * fast route (`fast.ts`): the process streams, or under `--json` a collector printed as one
+ * object when the action has finished.
+ */
+export interface CommandOutput {
+  /** The sink the action prints to. */
+  readonly sink: Sink;
+  /** Under `--json`, prints what the action printed as one object; otherwise nothing. */
+  finish(): void;
+  /**
+   * Prints a failure the user can act on (`isReportable`): `error: <message>` on stderr, or under
+   * `--json` `{"error": {"message"}}` on stdout; sets exit code 1. Returns false, printing
+   * nothing, for any other error (the caller's own handler reports it).
+   */
+  fail(error: unknown): boolean;
+}
+
+/** A {@link CommandOutput} for a run with or without `--json`. */
+export function commandOutput(json: boolean | undefined): CommandOutput {
+  const collector = json ? jsonSink() : undefined;
+  return {
+    sink: collector ?? processSink,
+    finish: () => {
+      if (collector) process.stdout.write(`${JSON.stringify(collector.document(), null, 2)}\n`);
+    },
+    fail: (error) => {
+      if (!isReportable(error)) return false;
+      const message = (error as Error).message;
+      if (collector) process.stdout.write(`${JSON.stringify({ error: { message } }, null, 2)}\n`);
+      else process.stderr.write(`error: ${message}\n`);
+      process.exitCode = 1;
+      return true;
+    },
+  };
+}
