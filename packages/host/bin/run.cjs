@@ -88,11 +88,13 @@ function hook(args) {
 // The plain `cordon check [--repo PATH] [--json]` runs without oclif (src/fast/check.ts); any
 // other form, and any refusal or error, goes through the oclif command.
 function check(args) {
-  shareRequireCached();
   // A check passes over each input once, and on a large repository it shares the CPU with the
   // git commands it waits for: V8's optimising compiler (TurboFan, on background threads) would
   // cost about a fifth of the process's CPU time and repay little of it (`npm run bench:envelope`).
   require('node:v8').setFlagsFromString('--no-opt');
+  // V8 refuses a code cache made under other flags: the plugins' caches of this route are kept
+  // apart from the hook's, or each would replace the other's on every call.
+  shareRequireCached('no-opt-');
   let fast;
   try {
     fast = loadBundle('../dist/fast/check.cjs');
@@ -154,10 +156,12 @@ function reduce(args) {
  * `globalThis[Symbol.for('cordon.requireCached')]`): the plugins a route loads (the dialect for
  * the hook, the `enforce` backend for `control run`, `audit` taps for `check`) then compile their
  * register bundles from a code cache instead of from source (about 1.5 ms for cgroup-linux's;
- * `npm run bench:control`).
+ * `npm run bench:control`). `prefix` starts the names of the route's cache files (a route that
+ * runs under other V8 flags needs caches of its own).
  */
-function shareRequireCached() {
-  globalThis[Symbol.for('cordon.requireCached')] = requireCached;
+function shareRequireCached(prefix = '') {
+  const path = require('node:path');
+  globalThis[Symbol.for('cordon.requireCached')] = (file, cacheName) => requireCached(file, prefix + (cacheName ?? path.basename(file)));
 }
 
 /**
