@@ -34,10 +34,10 @@ export function mark(label: string): void {
   marks.push({ label, wallMs: process.uptime() * 1000, cpuMs: (cpu.user + cpu.system) / 1000 });
 }
 
+/** Writes the table of {@link mark} to fd 2: a header, Node's start-up, then one row per mark. */
 function writeTimeline(list: readonly Mark[]): void {
-  const f = (x: number | undefined) => (x === undefined ? '' : x.toFixed(1)).padStart(8);
-  const lines: string[] = [];
-  lines.push(`${'phase ends'.padEnd(26)}${'wall ms'.padStart(8)}${'+wall'.padStart(8)}${'cpu ms'.padStart(8)}${'+cpu'.padStart(8)}`);
+  const f = (x: number) => x.toFixed(1).padStart(8);
+  const lines = [`${'phase ends'.padEnd(26)}${'wall ms'.padStart(8)}${'+wall'.padStart(8)}${'cpu ms'.padStart(8)}${'+cpu'.padStart(8)}`];
   const boot = performance.nodeTiming.bootstrapComplete;
   lines.push(`${'node start-up'.padEnd(26)}${f(boot)}${f(boot)}`);
   let prev = { wallMs: boot, cpuMs: 0 };
