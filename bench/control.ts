@@ -10,10 +10,13 @@
  *     mount, start `true` through the launcher that moves itself into it and execs, remove the
  *     cgroup. On this machine's controller-less v2 mount (hybrid) no limit applies, but every
  *     file-system step of a real run does;
- * - as processes (BENCH_CLI_RUNS, default 15): `true`, `node -e 0` and `cordon control run -- true`
- *   (the fast route of bin/run.cjs), each without NODE_EXTRA_CA_CERTS in its env (the target row)
- *   and with it (bench/ca-env.ts), which Node 20 parses at every start; these rows include
- *   Node's own start-up and print their ratio to `node -e 0`.
+ * - as processes (BENCH_CLI_RUNS, default 15): `true`, `node -e 0`, a Node process that only spawns
+ *   `true` and waits (the floor of any Node program that runs a command: `node:child_process`
+ *   and a fork of Node) and `cordon control run -- true` (the fast route of bin/run.cjs), each
+ *   without NODE_EXTRA_CA_CERTS in its env (the target row) and with it (bench/ca-env.ts), which
+ *   Node 20 parses at every start; these rows include Node's own start-up and print their wall
+ *   and CPU (user + sys of the process and its children, which a loaded machine inflates less)
+ *   and their ratio to `node -e 0`.
  *
  * Prints medians, the added time (median of the per-round differences) against the target, and
  * the load average, since on a shared machine the spawns themselves dominate. Needs a build (`npm run build`).
@@ -31,6 +34,8 @@ const RUNS = Math.max(10, Number(process.env.BENCH_RUNS) || 40);
 const CLI_RUNS = Math.max(5, Number(process.env.BENCH_CLI_RUNS) || 15);
 const WARMUP = 3;
 const TARGET_MS = 5;
+/** `cordon control run -- true` as a process, wall time over `node -e 0`'s. */
+const CLI_TARGET = 1.25;
 const CA_FILE = caFile();
 
 const { controlRun } = (await import(join(REPO, 'packages/host/dist/control/run.js'))) as typeof import('../packages/host/src/control/run.js');
@@ -104,25 +109,42 @@ for (let i = 0; i < WARMUP + RUNS; i++) {
 }
 if (cgroupBase) rmdirSync(cgroupBase);
 
-/** Runs argv under bash RUNS times interleaved with the others; wall ms per run from $EPOCHREALTIME. */
-function cliRows(variants: Array<{ name: string; argv: string[]; env: NodeJS.ProcessEnv }>): Map<string, number[]> {
-  const out = new Map(variants.map((v) => [v.name, [] as number[]]));
-  const script = 's=$EPOCHREALTIME; "$@" >/dev/null 2>&1; rc=$?; e=$EPOCHREALTIME; echo "$s $e $rc"';
+/** `0m0.047s` (bash `times`) → 47 ms. */
+function seconds(field: string): number {
+  const m = /^(\d+)m([\d.]+)s$/.exec(field);
+  if (!m) throw new Error(`unexpected \`times\` field ${field}`);
+  return (Number(m[1]) * 60 + Number(m[2])) * 1000;
+}
+
+/**
+ * Runs argv under bash RUNS times interleaved with the others; per run the wall ms (from
+ * $EPOCHREALTIME) and the CPU ms of the process and its children (bash `times`, user + sys).
+ */
+function cliRows(variants: Array<{ name: string; argv: string[]; env: NodeJS.ProcessEnv }>): Map<string, { wall: number[]; cpu: number[] }> {
+  const out = new Map(variants.map((v) => [v.name, { wall: [] as number[], cpu: [] as number[] }]));
+  const script = 's=$EPOCHREALTIME; "$@" >/dev/null 2>&1; rc=$?; e=$EPOCHREALTIME; echo "$s $e $rc"; times';
   for (let i = 0; i < WARMUP + CLI_RUNS; i++) {
     for (const v of variants) {
       const r = spawnSync('/bin/bash', ['-c', script, 'bench', ...v.argv], { env: v.env, encoding: 'utf8' });
-      const [s, e, rc] = r.stdout.trim().split(' ');
+      const lines = r.stdout.trim().split('\n');
+      const [s, e, rc] = lines[0]!.split(' ');
       if (rc !== '0') throw new Error(`${v.name} failed (${rc}): ${r.stderr}`);
-      if (i >= WARMUP) out.get(v.name)!.push((Number(e) - Number(s)) * 1000);
+      const [user, sys] = lines[2]!.trim().split(/\s+/);
+      if (i >= WARMUP) {
+        out.get(v.name)!.wall.push((Number(e) - Number(s)) * 1000);
+        out.get(v.name)!.cpu.push(seconds(user!) + seconds(sys!));
+      }
     }
   }
   return out;
 }
+const SPAWN_TRUE = "require('node:child_process').spawn('true', { stdio: 'inherit' })";
 const modes = caModes(env);
 const cli = cliRows([
   { name: 'true', argv: ['/bin/true'], env: modes[0]!.env },
   ...modes.flatMap((mode) => [
     { name: `node -e 0, ${mode.label}`, argv: [process.execPath, '-e', '0'], env: mode.env },
+    { name: `node spawning true, ${mode.label}`, argv: [process.execPath, '-e', SPAWN_TRUE], env: mode.env },
     { name: `cordon control run -- true, ${mode.label}`, argv: [process.execPath, BIN, 'control', 'run', '--', 'true'], env: mode.env },
   ]),
 ]);
@@ -147,15 +169,22 @@ const cpuFs = cpu.cgroup.length ? median(cpu.cgroup.map((x, i) => x - cpu.direct
 console.log(`  cordon's own CPU per run (this process, user + sys): control run ${cpuAdded.toFixed(2)} ms, cgroup steps ${cpuFs.toFixed(2)} ms more than the direct spawn`);
 const total = added + (enforced ? 0 : (fsPart ?? 0));
 console.log(`added wall time${enforced ? '' : ' (control run + the cgroup file-system part)'}: ${total.toFixed(2)} ms; target ≤ ${TARGET_MS} ms: ${total <= TARGET_MS ? 'met' : 'NOT met'}`);
-console.log(`\nas processes (${CLI_RUNS} interleaved rounds, medians, ms; Node's start-up included), without NODE_EXTRA_CA_CERTS in the child env (the target row) and with it (${CA_FILE ?? 'no CA file here'})`);
-console.log(`  ${'true'.padEnd(44)}${f(median(cli.get('true')!))}`);
+console.log(`\nas processes (${CLI_RUNS} interleaved rounds, medians, ms; Node's start-up included; CPU is user + sys with children), without NODE_EXTRA_CA_CERTS in the child env (the target row) and with it (${CA_FILE ?? 'no CA file here'})`);
+const wallOf = (name: string): number => median(cli.get(name)!.wall);
+const cpuOf = (name: string): number => median(cli.get(name)!.cpu);
+console.log(`  ${''.padEnd(44)}${'wall'.padStart(8)}${'CPU'.padStart(8)}`);
+console.log(`  ${'true'.padEnd(44)}${f(wallOf('true'))}${f(cpuOf('true'))}`);
 for (const mode of modes) {
-  const node = median(cli.get(`node -e 0, ${mode.label}`)!);
-  const run = median(cli.get(`cordon control run -- true, ${mode.label}`)!);
-  console.log(`  ${`node -e 0, ${mode.label}`.padEnd(44)}${f(node)}`);
-  console.log(`  ${`cordon control run -- true, ${mode.label}`.padEnd(44)}${f(run)}   ratio to node -e 0 ${(run / node).toFixed(2)}${mode.target ? '' : ' (context)'}; adds ${(run - median(cli.get('true')!)).toFixed(1)} ms over true`);
+  const node = `node -e 0, ${mode.label}`;
+  const floor = `node spawning true, ${mode.label}`;
+  const run = `cordon control run -- true, ${mode.label}`;
+  const ratios = (name: string) => `ratio to node -e 0 ${(wallOf(name) / wallOf(node)).toFixed(2)} wall, ${(cpuOf(name) / cpuOf(node)).toFixed(2)} CPU`;
+  console.log(`  ${node.padEnd(44)}${f(wallOf(node))}${f(cpuOf(node))}`);
+  console.log(`  ${floor.padEnd(44)}${f(wallOf(floor))}${f(cpuOf(floor))}   ${ratios(floor)} (the floor)`);
+  const verdict = mode.target ? ` (target ≤ ${CLI_TARGET}: ${wallOf(run) / wallOf(node) <= CLI_TARGET ? 'met' : 'NOT met'})` : ' (context)';
+  console.log(`  ${run.padEnd(44)}${f(wallOf(run))}${f(cpuOf(run))}   ${ratios(run)}${verdict}; adds ${(wallOf(run) - wallOf('true')).toFixed(1)} ms over true, ${(cpuOf(run) - cpuOf(floor)).toFixed(1)} ms CPU over the floor`);
 }
 if (modes.length > 1) {
-  const caCost = median(cli.get(`node -e 0, ${modes[1]!.label}`)!) - median(cli.get(`node -e 0, ${modes[0]!.label}`)!);
+  const caCost = wallOf(`node -e 0, ${modes[1]!.label}`) - wallOf(`node -e 0, ${modes[0]!.label}`);
   console.log(`NODE_EXTRA_CA_CERTS adds ${caCost.toFixed(1)} ms to every Node start${process.env.NODE_EXTRA_CA_CERTS ? ' and is set in this environment' : ''}`);
 }

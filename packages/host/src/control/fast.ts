@@ -3,6 +3,7 @@ import { warnPluginFailures } from '../cli/plugin-warnings.js';
 import { endLike } from '../process/end-like.js';
 import { controlRun, printRecord, workingDirectory } from './run.js';
 import { parseHint } from './tiers.js';
+import { mark } from '../util/timeline.js';
 
 /** The flags the fast route of `cordon control run` takes. */
 export interface FastControlRunArgs {
@@ -52,7 +53,9 @@ export function parseFastControlRunArgs(args: readonly string[]): FastControlRun
  * load. Same library call, output and exit status as `commands/control/run.ts`.
  */
 export async function fastControlRun(args: FastControlRunArgs, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  mark('bundle loaded');
   const host = warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['enforce'] } }));
+  mark('plugins loaded');
   const outcome = await controlRun({
     argv: args.argv,
     ...(args.hint !== undefined ? { hint: args.hint } : {}),

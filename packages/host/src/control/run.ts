@@ -5,6 +5,8 @@ import { spawnPassThrough, type PassThroughChild } from './launch.js';
 import { endedText, noteText, normaliseCommand, shouldWarn, stallMs } from './note.js';
 import { countWarning, recordRun, type RunRecord } from './store.js';
 import { limitOf, mb, parseHint, stallPolicy, tierNamed, TIERS } from './tiers.js';
+import { monotonicMs } from '../util/clock.js';
+import { mark } from '../util/timeline.js';
 
 /** Exit status when the command cannot be started (the shells' "command not found"). */
 export const CANNOT_START = 127;
@@ -60,7 +62,9 @@ export interface ControlRunOutcome {
  */
 export async function controlRun(options: ControlRunOptions): Promise<ControlRunOutcome> {
   const { argv, env, log } = options;
-  const stderr = options.stderr ?? process.stderr;
+  // process.stderr only when something is written: creating the stream loads Node's stream
+  // modules, time a quiet run does not pay (`npm run bench:control`).
+  const stderr = options.stderr ?? { write: (text: string) => process.stderr.write(text) };
   const raw = options.hint ?? (env.AGENT_RESOURCE_HINT || undefined);
   const hint = parseHint(raw);
   if (hint.unknown.length) log.warn('control run: hint tokens not understood were skipped', { hint: raw, unknown: hint.unknown });
@@ -76,6 +80,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     if (child || startError) throw new Error('GuardRequest.spawn was called twice');
     try {
       child = await spawnPassThrough({ ...spawnOptions, argv, cwd: options.cwd, env: childEnv, relayStdout: options.json === true });
+      mark('command started');
       return child;
     } catch (error) {
       startError = error as Error;
@@ -85,7 +90,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   const cwd = options.cwd ?? currentDirectoryName();
   const request: GuardRequest = { argv, cwd, ...(raw !== undefined ? { hint: raw } : {}), tier: tier.name, cpuWeight, tiers: TIERS, ramBytes, stall: stallPolicy(env), spawn };
 
-  const started = performance.now();
+  const started = monotonicMs();
   const startT = Date.now();
   let result: GuardResult | undefined;
   try {
@@ -109,7 +114,8 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     log.warn('control run: unguarded (no enforce backend answered)', { argv: [...argv], tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
     if (options.verbose) stderr.write(`[cordon] unguarded: no enforcement backend can enforce here (cordon control probe says why); ${would}\n`);
   }
-  const wallMs = Math.round(performance.now() - started);
+  const wallMs = Math.round(monotonicMs() - started);
+  mark('command ended');
   if (startError && !result) stderr.write(`cordon control run: cannot start ${argv[0]}: ${(startError as NodeJS.ErrnoException).code ?? startError.message}\n`);
   if (result && options.verbose) for (const line of result.notes) stderr.write(`[cordon] ${line}\n`);
 
@@ -171,6 +177,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   } catch (error) {
     log.error('control run: the run could not be recorded', { error: String(error) });
   }
+  mark('run recorded');
   const stdoutEndsLine = child ? await child.stdoutEndsLine : true;
   return { exitCode, record, stdoutEndsLine, ...(note ? { note } : {}) };
 }

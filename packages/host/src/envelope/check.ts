@@ -14,6 +14,7 @@ import type { EnvelopeState } from './state/schema.js';
 import { envelopePaths, loadEnvelope, saveAudit, saveState } from './state/store.js';
 import { finishInterrupted } from './state/recover.js';
 import { refuseWhileAgentRuns } from './attempt/stale.js';
+import { mark } from '../util/timeline.js';
 
 /** Options of {@link check}. */
 export interface CheckOptions {
@@ -45,9 +46,12 @@ export async function check(options: CheckOptions = {}): Promise<CheckResult> {
   const dir = options.repo ?? process.cwd();
   // The diff and the untracked listing start now, on a guess checked before they are used.
   const early = startEarly(dir);
+  mark('git started');
   try {
     const { loc, head } = await discoverRepoAndHead(dir);
+    mark('repo located');
     const lock = options.lock ?? acquireLock(loc.lockFile, 'check');
+    mark('locked');
     try {
       return await checkLocked(loc, { ...options, early, head });
     } finally {
@@ -67,9 +71,11 @@ export async function checkLocked(loc: RepoLocation, options: Pick<CheckOptions,
   await finishInterrupted(loc);
   const envelope = loadEnvelope(loc);
   refuseWhileAgentRuns(envelope.state);
+  mark('envelope read');
   const { config } = envelope;
   const started = options.early?.adopt(loc, config.baseline, envelope.snapshot.git);
   const audit = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, head, started, hooks: options.hooks, env: options.env, previous: envelope.state.last_audit });
+  mark('audited');
   const state = persistVerdict(loc, audit, () => {
     saveAudit(loc.root, audit);
     return saveState(loc.root, {
@@ -79,6 +85,7 @@ export async function checkLocked(loc: RepoLocation, options: Pick<CheckOptions,
       last_error: audit.passed ? null : audit.violations.map((v) => v.message).join('; '),
     });
   });
+  mark('verdict saved');
   return { audit, state };
 }
 

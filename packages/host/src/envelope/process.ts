@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { monotonicMs } from '../util/clock.js';
 
 /**
  * Managed child processes, shared by git, verifiers and (later) agent runners
@@ -85,7 +86,8 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
   }
   if (argv.length === 0 || argv[0] === '') return Promise.reject(new CordonError(ERROR_CODES.PROCESS_ERROR, 'cannot start a command with an empty executable name'));
   const keep = options.keepBytes ?? options.outputCap ?? 64 * 1024;
-  const started = performance.now();
+  // Not `performance.now()`: its first use loads perf_hooks, on every git command of the fast `check`.
+  const started = monotonicMs();
   return new Promise<ManagedResult>((resolve, reject) => {
     let child: ChildProcess;
     try {
@@ -170,7 +172,7 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
         stderrTail: err.tail(),
         stdoutBytes: out.total,
         stderrBytes: err.total,
-        durationMs: performance.now() - started,
+        durationMs: monotonicMs() - started,
       });
     };
     child.once('close', (code, signal) => {

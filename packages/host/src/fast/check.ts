@@ -5,6 +5,7 @@ import { renderAudit } from '../envelope/render.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { terminalLines } from '../output/terminal.js';
 import { enableStatus } from '../output/status.js';
+import { mark } from '../util/timeline.js';
 
 /** Options of {@link fastCheck}: the only flags the fast route takes. */
 export interface FastCheckOptions {
@@ -30,16 +31,22 @@ export interface FastCheckOptions {
  * here with exit 2, never re-run: its verifiers have run once already.
  */
 export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fallback'> {
+  mark('bundle loaded');
   const env = options.env ?? process.env;
   // The audit calls this once its git commands run (finding and importing plugins is
   // synchronous work the diff should not wait for) and awaits it only to fire `audit`.
-  const hooks = async () => warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['audit'] } })).hooks;
+  const hooks = async () => {
+    const host = warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['audit'] } }));
+    mark('plugins loaded');
+    return host.hooks;
+  };
   enableStatus({ json: options.json });
   try {
     const { audit } = await check({ repo: options.repo, hooks, env });
     // The verdict's exit code first: a reader that closes the pipe early must not change it.
     process.exitCode = audit.passed ? 0 : 3;
     process.stdout.write(options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);
+    mark('printed');
     return 'done';
   } catch (error) {
     // The verifiers ran and only saving the verdict failed: running the command again through

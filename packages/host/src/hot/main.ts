@@ -5,6 +5,7 @@ import { HOT_HOOKS } from '../plugins/plugin-index.js';
 import { samplerAfterMarker } from '../telemetry/sampler/hook.js';
 import { createFileLogger } from '../util/log.js';
 import { resolvePaths } from '../util/paths.js';
+import { mark } from '../util/timeline.js';
 import { parseHookArgs } from './args.js';
 import { startBusThread, type BusThread } from './bus-thread.js';
 import { handleHookPayload, type HookOutcome } from './handle.js';
@@ -70,6 +71,7 @@ export async function runHook(argv: readonly string[], io: { stdin: (Readable & 
     };
     const { stdin } = io;
     const read = await (typeof stdin === 'number' ? readPayloadFd(stdin, () => process.stdin, bounds) : readPayload(stdin, bounds));
+    mark('payload read');
     if (!read.ok) {
       log.warn('hook payload unusable', { problem: read.problem, bytes: read.bytes, detail: read.detail, agent: args.agent });
       return SILENT;
@@ -86,11 +88,14 @@ export async function runHook(argv: readonly string[], io: { stdin: (Readable & 
     };
     if (threaded && hot !== undefined && hot.length > 0) return onThread();
     const host = await loadHostDirect(env, { agent: args.agent, plan });
+    mark('plugins loaded');
     // Without a current index (the first call after an install) only the load tells: its taps run on the thread.
     if (threaded && hot === undefined && tapsHotHooks(host)) return onThread();
     const outcome = await handleHookPayload(read.payload, { host, agent: args.agent, env, parentPid: io.parentPid, log });
+    mark('payload handled');
     // Session/tool start: make sure the session's sampler runs; session end: STOP (never on a turn end).
     if (outcome.marker) samplerAfterMarker(paths.dataDir, outcome.marker, log, env);
+    mark('sampler checked');
     return { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
   };
   const limit = positive(env.CORDON_HOOK_TIMEOUT_MS, HOOK_TIMEOUT_MS);
@@ -128,6 +133,7 @@ export async function runHook(argv: readonly string[], io: { stdin: (Readable & 
  * stdin that never closed, or a plugin's stray timer, must not keep the agent waiting).
  */
 export async function runHookProcess(argv: readonly string[]): Promise<void> {
+  mark('bundle loaded');
   let result: HookExit = SILENT;
   try {
     result = await runHook(argv, { stdin: 0, env: process.env });

@@ -14,8 +14,30 @@
  * surrogates (bytes that are not UTF-8), and every space but U+0020 (a no-break space looks like
  * one).
  */
-export const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|[^\S ]/u;
-const UNSHOWN_ALL = new RegExp(UNSHOWN.source, 'gu');
+const UNSHOWN_SOURCE = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|[^\S ]`;
+
+/** The expressions over {@link UNSHOWN_SOURCE}: `any` finds one, `all` and `allButTab` replace every one. */
+interface UnshownPatterns {
+  readonly any: RegExp;
+  readonly all: RegExp;
+  /** {@link UNSHOWN_SOURCE} but for the tab, which a report's text (a verifier's output) may hold as layout. */
+  readonly allButTab: RegExp;
+}
+
+let patterns: UnshownPatterns | undefined;
+
+/**
+ * The expressions, built on first use: parsing their Unicode property classes costs about 0.1 ms
+ * each, which every fast route (the hook on each tool call) paid at start-up though most runs
+ * print nothing (`npm run bench:hook`).
+ */
+function unshown(): UnshownPatterns {
+  return (patterns ??= {
+    any: new RegExp(UNSHOWN_SOURCE, 'u'),
+    all: new RegExp(UNSHOWN_SOURCE, 'gu'),
+    allButTab: new RegExp(`(?!\\t)(?:${UNSHOWN_SOURCE})`, 'gu'),
+  });
+}
 
 /** `c`'s UTF-16 code units as `\uXXXX` escapes (two for a character outside the BMP). */
 export function escapeUnits(c: string): string {
@@ -25,16 +47,14 @@ export function escapeUnits(c: string): string {
 }
 
 /**
- * One line of untrusted text made safe to print: every {@link UNSHOWN} character (a newline
+ * One line of untrusted text made safe to print: every unshown character ({@link UNSHOWN_SOURCE}) (a newline
  * too) becomes its `\uXXXX` escape, so `printf 'x\e]52;c;…\a'` prints as
  * `printf 'x\u001b]52;c;…\u0007'` and nothing reaches the terminal as a control.
  */
 export function terminalText(text: string): string {
-  return UNSHOWN.test(text) ? text.replace(UNSHOWN_ALL, escapeUnits) : text;
+  const { any, all } = unshown();
+  return any.test(text) ? text.replace(all, escapeUnits) : text;
 }
-
-/** {@link UNSHOWN} but for the tab, which a report's text (a verifier's output) may hold as layout. */
-const UNSHOWN_BUT_TAB = new RegExp(`(?!\\t)(?:${UNSHOWN.source})`, 'gu');
 
 /**
  * Text of several lines made safe to print: each line as {@link terminalText} except that tabs
@@ -43,7 +63,8 @@ const UNSHOWN_BUT_TAB = new RegExp(`(?!\\t)(?:${UNSHOWN.source})`, 'gu');
  */
 export function terminalLines(text: string): string {
   const lines = text.split(/\r?\n/);
-  return lines.map((line) => line.replace(UNSHOWN_BUT_TAB, escapeUnits)).join('\n');
+  const { allButTab } = unshown();
+  return lines.map((line) => line.replace(allButTab, escapeUnits)).join('\n');
 }
 
 /**
@@ -53,7 +74,7 @@ export function terminalLines(text: string): string {
  * too, so that a quoted name cannot be taken for a plain one.
  */
 export function displayName(text: string): string {
-  if (!UNSHOWN.test(text) && !text.includes('"')) return text;
+  if (!unshown().any.test(text) && !text.includes('"')) return text;
   // JSON.stringify already escapes C0 controls, quotes, backslashes and lone surrogates.
   return terminalText(JSON.stringify(text));
 }

@@ -1,4 +1,4 @@
-// Clocks for the hook process that do not touch the global `performance`: in Node 20 its first
+// Clocks for the hook and the fast routes that do not touch the global `performance`: in Node 20 its first
 // use loads perf_hooks, about 2 ms of every tool call (`npm run bench:hook`).
 
 const wallAtLoad = Date.now();

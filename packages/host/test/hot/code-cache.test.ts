@@ -94,6 +94,34 @@ describe('the bundles run through a V8 code cache', () => {
     expect(markers).toHaveLength(3);
   });
 
+  it('check (run with --no-opt) and control run keep their own caches of a plugin both load: each written once, then used', async () => {
+    // A CommonJS plugin tapping `audit` (check loads it) and `enforce` (control run loads it); it
+    // answers neither, so the check passes and the command runs unguarded.
+    const root = sandbox.dir('plugin-both');
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'both-taps', version: '0.0.0', oclif: { hooks: { 'cordon:register': { target: './register.cjs', identifier: 'register' } } } }));
+    writeFileSync(
+      join(root, 'register.cjs'),
+      "exports.register = async () => ({ name: 'both-taps', apply(api) { api.hooks.audit.tapPromise({ name: 'audit' }, async () => {}); api.hooks.enforce.tapPromise({ name: 'enforce' }, async () => undefined); } });\n",
+    );
+    linkPluginRoots(sandbox.dataDir, [{ name: 'both-taps', root }]);
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'x\n' }, sandbox.env);
+    expect((await runCordon(['arm', 'cache', '--allow', 'src/**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+    const check = async (): Promise<void> => expect((await runCordon(['check'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+    const control = async (): Promise<void> => expect((await runCordon(['control', 'run', '--', 'true'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+    const caches = () => cacheFiles(sandbox.cacheDir).filter((f) => /both-taps|register\.cjs/.test(f.split('/').pop()!));
+    await check();
+    await control();
+    const files = caches();
+    const names = files.map((f) => f.split('/').pop()!).sort();
+    expect(names).toEqual([expect.stringMatching(/^both-taps-register\.cjs-\d+-/), expect.stringMatching(/^no-opt-both-taps-register\.cjs-\d+-/)]);
+    const written = files.map((f) => statSync(f).mtimeMs);
+    await check();
+    await control();
+    // V8 took each route's own cache: neither was replaced by the other route's.
+    expect(caches()).toEqual(files);
+    expect(files.map((f) => statSync(f).mtimeMs)).toEqual(written);
+  });
+
   it('a run whose plugin work ran on the bus thread leaves a partial cache, which the next ordinary run replaces', async () => {
     const agent = CLAUDE_PLUGIN;
     const tapper = tapPlugin(sandbox.dir('plugin-tapper'), 'tapper', 'async () => undefined');

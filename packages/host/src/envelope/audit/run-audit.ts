@@ -26,6 +26,7 @@ import type { VerifySpec } from '../verify/spec.js';
 import { budgetViolations } from './budgets.js';
 import type { AuditRecord, Metrics } from './record.js';
 import { startAuditGit, type StartedGit } from './start-git.js';
+import { mark } from '../../util/timeline.js';
 
 /** The part of the host's hook table an audit fires (`host.hooks`). */
 export interface AuditHooks {
@@ -125,6 +126,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       untrackedScan,
       headCommit,
     ]);
+    mark('git and scan done');
     const tracked = stagedChanges ? mergeStaged(worktree, stagedChanges) : worktree;
     // Submodules added after arming show in the diff as gitlinks (an unsupported change).
     const submoduleChanged: string[] = [];
