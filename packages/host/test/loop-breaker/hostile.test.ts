@@ -106,6 +106,19 @@ describe('sessions and the marker log', () => {
   }, 60_000);
 });
 
+describe('what a count belongs to', () => {
+  it('calls without a session id share no count (they could be any session)', async () => {
+    const nameless = (i: number) => ({ ...claudeFailure('false'), session_id: i % 2 ? '' : undefined });
+    for (let i = 0; i < 4; i++) expect(await after(nameless(i))).toBeUndefined();
+  }, 60_000);
+
+  it('the same words in another working directory are another command (the agent moved to where it may work)', async () => {
+    const inDir = (cwd: string) => ({ ...claudeFailure('npm test'), cwd });
+    expect([await after(inDir('/w/a')), await after(inDir('/w/b')), await after(inDir('/w/c'))]).toEqual([undefined, undefined, undefined]);
+    expect([await after(inDir('/w/a')), await after(inDir('/w/a'))]).toEqual([undefined, loopFeedbackText(3)]);
+  }, 60_000);
+});
+
 describe('settings', () => {
   it('junk in CORDON_LOOP_BREAKER falls back to the default threshold without a word to the agent', async () => {
     for (const value of ['abc', '1', '-3', '3.5', '1e3', '\u0663', '99999999999999999999', 'off!', '\u0007']) {
