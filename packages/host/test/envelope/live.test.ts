@@ -117,6 +117,20 @@ describe('spellings the file system keeps apart are judged apart, as check judge
     expect(upper).toMatchObject({ judgement: { allowed: true }, passed: true });
   });
 
+  it('knows .git by identity, not only by name: a hard link to a work tree\'s .git file is refused too', async () => {
+    const root = realpathSync(repo({ 'src/app.py': 'print(1)\n' }));
+    await armWith(root, { allow: ['**'], live: true });
+    const rules = compilePathRules(readLiveEnvelope(root)!.policy);
+    // A linked work tree's (or a submodule's) .git is a file naming the git dir; here a file of the same kind.
+    const gitFile = realpathSync(tempDir('worktree'));
+    writeFileSync(join(gitFile, '.git'), `gitdir: ${join(root, '.git')}\n`);
+    const { linkSync } = await import('node:fs');
+    linkSync(join(gitFile, '.git'), join(gitFile, '.alias'));
+    expect(judgeWrite('.alias', { root: gitFile, cwd: gitFile, rules })).toMatchObject({ allowed: false, rule: 'git-dir' });
+    expect(judgeWrite('.other', { root: gitFile, cwd: gitFile, rules })).toMatchObject({ allowed: true });
+    expect(judgeWrite('.git', { root: gitFile, cwd: gitFile, rules })).toMatchObject({ allowed: false, rule: 'git-dir' });
+  });
+
   it('refuses .git/ and a nested .git component whatever the globs say: check never sees a change there', async () => {
     const root = realpathSync(repo({ 'src/app.py': 'print(1)\n' }));
     await armWith(root, { allow: ['**'], live: true });

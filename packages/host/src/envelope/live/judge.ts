@@ -95,7 +95,9 @@ export function judgeWrite(target: string, context: JudgeContext): WriteJudgemen
  */
 function stateDirOf(root: string, name: string): string | undefined {
   if (name === CORDON_DIR || name === '.git') return name;
-  if (name === '' || name === '..') return undefined;
+  // Every spelling of either starts with a dot once the code points a folding file system
+  // ignores are dropped (HFS+ ignores joiners): other names cost no lstat.
+  if (name === '' || name === '..' || !name.replace(/\p{Default_Ignorable_Code_Point}/gu, '').startsWith('.')) return undefined;
   const entry = statOrUndefined(join(root, name));
   if (!entry) return undefined;
   for (const special of [CORDON_DIR, '.git']) {
