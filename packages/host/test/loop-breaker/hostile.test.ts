@@ -156,7 +156,23 @@ describe('parallel calls of one session', () => {
   }, 60_000);
 });
 
-describe('a failure the agent reports only in its text', () => {
+describe('a failure the agent reports only in its text, or not at all', () => {
+  it('a Codex shell call whose exit code is nowhere (no transcript) is no failure: never counted', async () => {
+    const CODEX = JSON.parse(readFileSync(join(FIXTURES, 'codex.PostToolUse.Bash-failing-command.json'), 'utf8'));
+    const payload = (i: number) => ({ ...CODEX, session_id: 'codex-unknown', transcript_path: join(sandbox.root, 'no-transcript.jsonl'), tool_use_id: `call_u_${i}` });
+    for (let i = 0; i < 4; i++) expect(await after(payload(i), sandbox.env, 'codex')).toBeUndefined();
+    const ends = readMarkers(markersPath(sandbox.dataDir, 'codex-unknown')).markers.filter((m) => m.event === 'tool_end');
+    expect(ends.map((m) => m.exit_status)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
+  }, 60_000);
+
+  it('a Claude Code failure event without its error text still counts (the event itself says it failed)', async () => {
+    const bare = () => {
+      const { error: _error, ...rest } = claudeFailure('false', 'bare');
+      return rest;
+    };
+    expect([await after(bare()), await after(bare()), await after(bare())]).toEqual([undefined, undefined, loopFeedbackText(3)]);
+  }, 60_000);
+
   it('a Gemini CLI AfterTool whose exit code is only in the tool output counts', async () => {
     const payload = (i: number) => ({ ...GEMINI, session_id: 'gem', tool_input: { ...GEMINI.tool_input }, timestamp: `2026-12-01T00:00:0${i}Z` });
     const got = [];
