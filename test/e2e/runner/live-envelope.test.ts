@@ -170,3 +170,24 @@ describe('the live envelope judges every file of a real Codex apply_patch', () =
     expect(json(check).changed_files).toEqual(['src/extra.py']);
   }, 180_000);
 });
+
+describe('the live envelope judges a path where the real Claude Code writes it', () => {
+  it('refuses `~/…` (Claude Code writes it in $HOME) even where --allow covers every repository path', async () => {
+    const claude = CASES.find((c) => c.agent === 'claude-code')!;
+    const made = makeRepoSandbox('cordon-live-claude-home-');
+    held.sandbox(made.sandbox);
+    const steps = [step.native('Write', { file_path: '~/cordon-home-probe.txt', content: 'x\n' }), step.write(INSIDE, 'print("bye")\n'), step.text('Done.')];
+    const server = held.server(await claude.start({ workdir: made.repo, steps }));
+    const s = makeScene('claude-code', made.sandbox, made.repo, server);
+    expect((await s.cordon(['install-hooks', '--agent', 'claude-code', '--write'])).exitCode).toBe(0);
+    expect((await s.cordon(['arm', 'anything', '--allow', '**', '--live'])).exitCode).toBe(0);
+    const run = await s.session.run('Go');
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    const seen = server.toolResults();
+    expect(seen[0]!.text).toContain(REFUSAL);
+    expect(seen[0]!.text).toContain(`${join(s.session.env.HOME!, 'cordon-home-probe.txt')}: it is outside the repository`);
+    expect(existsSync(join(s.session.env.HOME!, 'cordon-home-probe.txt'))).toBe(false);
+    expect(existsSync(join(s.repo, '~'))).toBe(false);
+    expect(seen[1]!.text).not.toContain(REFUSAL);
+  }, 180_000);
+});

@@ -141,6 +141,18 @@ describe('every spelling of a path is judged where it lands', () => {
     expect(await hook(claude(`${root}/src/${'d/'.repeat(1000)}x.py`, root))).toBeUndefined();
   }, 60_000);
 
+  it('judges `~/…` as the home directory, where Claude Code writes it, even where the globs allow everything', async () => {
+    // The hook runs in the agent's environment: HOME names the home directory Claude Code expands.
+    const home = realpathSync(tempDir('home'));
+    const inHome = { ...env, HOME: home };
+    for (const [payload, cwd] of [[claude('~/.bashrc', open), open], [claude('~', open), open], [codex(open, { patch: patch('*** Add File: ~/.profile', '+x') }), open]] as const) {
+      const r = await hookViaSocket(['--agent', AGENT_OF(payload)], JSON.stringify(payload), false, inHome);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout, `${JSON.stringify(payload.tool_input).slice(0, 80)} in ${cwd}`).toContain('outside the repository');
+    }
+    expect(await hook(claude(join(open, '~not-home/x'), open))).toBeUndefined();
+  }, 60_000);
+
   it('judges NotebookEdit notebook_path and a MB-sized write like any other', async () => {
     expect(await hook(claude(join(root, 'nb.ipynb'), root, 'NotebookEdit', 'notebook_path', { new_source: 'x' }))).toContain('path outside policy: nb.ipynb');
     expect(await hook(claude(join(root, 'README.md'), root, 'Write', 'file_path', { content: 'y'.repeat(8 * 1024 * 1024) }))).toContain('path outside policy: README.md');

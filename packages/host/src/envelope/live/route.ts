@@ -5,6 +5,7 @@ import { findWorkTree, readLiveEnvelope, type LiveEnvelope } from './armed.js';
 import { liveWriteDecision } from './decision.js';
 import { MAX_PATH_BYTES } from './judge.js';
 import { resolveWrite } from './resolve.js';
+import { nodeOs } from '../../util/builtins.js';
 
 /**
  * The live envelope's answer for a call that writes `targets` (as the tool names them, relative
@@ -18,12 +19,16 @@ import { resolveWrite } from './resolve.js';
  *   envelope armed in the work tree it lands in, if any: an agent working outside an armed
  *   repository is refused a write into it as one working inside it is.
  *
- * A relative target of a call whose `cwd` does not exist is not judged (the agent cannot write
+ * A target `~` or `~/…` is judged as the home directory or a path in it (`os.homedir()`, the
+ * agent's `HOME`: the hook runs in its environment), as Claude Code's file tools expand it (its
+ * `Write` of `~/x` writes `$HOME/x`, seen with 2.1.332); for an agent that takes `~` literally
+ * (Codex, Gemini CLI) this can only refuse more. A relative target of a call whose `cwd` does not exist is not judged (the agent cannot write
  * it there either). With several envelopes refusing, the first refusal is answered. Reads each
  * work tree's `.cordon/config.json` at most once (`readLiveEnvelope`, which throws on a damaged
  * file: the caller logs it and lets the call proceed).
  */
-export function liveDecisionFor(targets: readonly string[], cwd: string): ToolDecision | undefined {
+export function liveDecisionFor(written: readonly string[], cwd: string): ToolDecision | undefined {
+  const targets = written.some(isHomeRelative) ? written.map(expandHome) : written;
   let realCwd: string | undefined;
   try {
     realCwd = realpathSync(cwd);
@@ -57,4 +62,15 @@ export function liveDecisionFor(targets: readonly string[], cwd: string): ToolDe
     if (decision) return decision;
   }
   return undefined;
+}
+
+function isHomeRelative(path: string): boolean {
+  return path === '~' || path.startsWith('~/');
+}
+
+/** `~` as the home directory, `~/x` as a path in it; anything else as written. */
+export function expandHome(path: string): string {
+  if (!isHomeRelative(path)) return path;
+  const home = nodeOs().homedir();
+  return path === '~' ? home : `${home.replace(/\/+$/, '')}/${path.slice(2)}`;
 }
