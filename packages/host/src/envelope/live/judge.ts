@@ -1,7 +1,7 @@
 import { lstatSync, type Stats } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { isInside } from '../../io/safe-read.js';
 import { cutTextMiddle } from '@cordon/plugin-api';
+import { isInside } from '../../io/safe-read.js';
 import { displayPath } from '../path-text.js';
 import { CORDON_DIR } from '../state/dir-name.js';
 import { isAttributesPath, refusalWhy, type PathRules } from '../policy/policy.js';
@@ -55,9 +55,9 @@ export interface JudgeContext {
  * Refused before that: a target longer than {@link MAX_PATH_BYTES}, one outside the work tree,
  * one that a symbolic link leads out of it (or whose links loop), one inside `.cordon/` and one
  * with a `.git` component (git never tracks such a path, so `check` cannot see the write; the top
- * level's `.cordon` and `.git` are recognised in any spelling the file system takes for them). A path an `--allow-ignored` glob matches is
- * allowed: `check` accepts it when git ignores it, which needs git to tell. `path` is the
- * repo-relative path judged.
+ * level's `.cordon` and `.git` are recognised in any spelling the file system takes for them).
+ * A path an `--allow-ignored` glob matches is allowed: `check` accepts it when git ignores it,
+ * which needs git to tell. `path` is the repo-relative path judged.
  */
 export function judgeWrite(target: string, context: JudgeContext): WriteJudgement {
   const { root } = context;

@@ -1,11 +1,11 @@
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import type { ToolDecision } from '@cordon/plugin-api';
+import { nodeOs } from '../../util/builtins.js';
 import { findWorkTree, readLiveEnvelope, type LiveEnvelope } from './armed.js';
 import { liveWriteDecision } from './decision.js';
 import { MAX_PATH_BYTES } from './judge.js';
 import { resolveWrite } from './resolve.js';
-import { nodeOs } from '../../util/builtins.js';
 
 /**
  * The live envelope's answer for a call that writes `targets` (as the tool names them, relative
@@ -22,8 +22,8 @@ import { nodeOs } from '../../util/builtins.js';
  * A target `~` or `~/…` is judged as the home directory or a path in it (`os.homedir()`, the
  * agent's `HOME`: the hook runs in its environment), as Claude Code's file tools expand it (its
  * `Write` of `~/x` writes `$HOME/x`, seen with 2.1.332); for an agent that takes `~` literally
- * (Codex, Gemini CLI) this can only refuse more. A relative target of a call whose `cwd` does not exist is not judged (the agent cannot write
- * it there either). With several envelopes refusing, the first refusal is answered. Reads each
+ * (Codex, Gemini CLI) this can only refuse more. A relative target of a call whose `cwd` does
+ * not exist is not judged (the agent cannot write it there either). With several envelopes refusing, the first refusal is answered. Reads each
  * work tree's `.cordon/config.json` at most once (`readLiveEnvelope`, which throws on a damaged
  * file: the caller logs it and lets the call proceed).
  */
@@ -40,9 +40,9 @@ export function liveDecisionFor(written: readonly string[], cwd: string): ToolDe
     if (!read.has(root)) read.set(root, readLiveEnvelope(root));
     return read.get(root);
   };
-  const home = realCwd === undefined ? undefined : findWorkTree(realCwd);
-  const homeEnvelope = home?.armed ? envelopeAt(home.root) : undefined;
-  if (homeEnvelope) return liveWriteDecision(targets, homeEnvelope, realCwd!);
+  const here = realCwd === undefined ? undefined : findWorkTree(realCwd);
+  const hereEnvelope = here?.armed ? envelopeAt(here.root) : undefined;
+  if (hereEnvelope) return liveWriteDecision(targets, hereEnvelope, realCwd!);
 
   const groups = new Map<LiveEnvelope, string[]>();
   for (const target of targets) {
@@ -53,7 +53,7 @@ export function liveDecisionFor(written: readonly string[], cwd: string): ToolDe
     const landed = resolveWrite(absolute);
     if (landed.loop) continue;
     const tree = findWorkTree(dirname(landed.path));
-    if (!tree?.armed || tree.root === home?.root) continue;
+    if (!tree?.armed || tree.root === here?.root) continue;
     const envelope = envelopeAt(tree.root);
     if (envelope) groups.set(envelope, [...(groups.get(envelope) ?? []), target]);
   }
