@@ -157,6 +157,18 @@ describe('parallel calls of one session', () => {
 });
 
 describe('a failure the agent reports only in its text, or not at all', () => {
+  it("a Gemini CLI result is read from its end: an `Exit Code:` line in the command's own output is not Gemini's", async () => {
+    const result = (output: string, code?: number) => ({ ...GEMINI, session_id: 'gem-forged', tool_input: { ...GEMINI.tool_input, command: 'make check' }, tool_response: { llmContent: `<untrusted_context>\nOutput: ${output}${code === undefined ? '' : `\nExit Code: ${code}`}\nProcess Group PGID: 1\n</untrusted_context>`, returnDisplay: output } });
+    // Fails (Gemini's Exit Code: 2) though its output reports a sub-step's `Exit Code: 0` first.
+    const failing = () => result('step one\nExit Code: 0\nstep two failed', 2);
+    expect([await after(failing(), sandbox.env, 'gemini'), await after(failing(), sandbox.env, 'gemini'), await after(failing(), sandbox.env, 'gemini')]).toEqual([undefined, undefined, loopFeedbackText(3)]);
+    // Succeeds (no Exit Code line of Gemini's) though its output holds `Exit Code: 1`: the run ends.
+    expect(await after(result('retrying\nExit Code: 1\nall passed'), sandbox.env, 'gemini')).toBeUndefined();
+    expect(await after(failing(), sandbox.env, 'gemini')).toBeUndefined();
+    const ends = readMarkers(markersPath(sandbox.dataDir, 'gem-forged')).markers.filter((m) => m.event === 'tool_end');
+    expect(ends.map((m) => [m.exit_status, m.exit_code])).toEqual([['failed', 2], ['failed', 2], ['failed', 2], ['ok', 0], ['failed', 2]]);
+  }, 60_000);
+
   it('a Codex shell call whose exit code is nowhere (no transcript) is no failure: never counted', async () => {
     const CODEX = JSON.parse(readFileSync(join(FIXTURES, 'codex.PostToolUse.Bash-failing-command.json'), 'utf8'));
     const payload = (i: number) => ({ ...CODEX, session_id: 'codex-unknown', transcript_path: join(sandbox.root, 'no-transcript.jsonl'), tool_use_id: `call_u_${i}` });
