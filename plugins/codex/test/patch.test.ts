@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { patchTargets } from '../src/dialect/patch.js';
+import { patchHeaders, patchTargets } from '../src/dialect/patch.js';
 import { canonicalTool } from '../src/dialect/tools.js';
-import { writeTargets } from '../src/dialect/writes.js';
+import { shellPatchTargets, writeTargets } from '../src/dialect/writes.js';
 
 describe('patchTargets (the Codex apply_patch envelope)', () => {
   it('names every added, updated, deleted and moved file in patch order', () => {
@@ -24,9 +24,43 @@ describe('patchTargets (the Codex apply_patch envelope)', () => {
     expect(patchTargets(patch)).toEqual(['src/new.ts', 'src/old.ts', 'lib/old.ts', 'docs/gone.md', '/abs/path/x.py']);
   });
 
-  it('never takes a hunk line for a header, and drops CRLF and trailing blanks', () => {
-    const patch = ['*** Begin Patch', '*** Add File: a.txt  ', '+*** Delete File: not-a-target', ' *** Update File: context-line', '-*** Move to: removed-line', '*** End Patch', ''].join('\r\n');
-    expect(patchTargets(patch)).toEqual(['a.txt']);
+  it("reads headers as Codex's parser does: a trimmed hunk start is a header, a chunk line is not, CRLF reads alike", () => {
+    // After an added file's `+` lines the next line starts a hunk and is trimmed: Codex applies
+    // ` *** Update File: …` there (seen with Codex 0.171 for an indented `*** Add File:`).
+    const patch = ['*** Begin Patch', '*** Add File: a.txt  ', '+*** Delete File: not-a-target', ' *** Update File: b.txt', '-*** Move to: removed-line', '*** End Patch', ''].join('\r\n');
+    expect(patchTargets(patch)).toEqual(['a.txt', 'b.txt']);
+    // Inside an update's chunk, a line starting with a space is context, however it reads.
+    const context = ['*** Begin Patch', '*** Update File: src/doc.md', '@@', ' *** Add File: ../../etc/passwd', '-old', '+new', '*** End Patch'].join('\n');
+    expect(patchTargets(context)).toEqual(['src/doc.md']);
+  });
+
+  it('does not let leading white space hide a header, in any of the forms Rust trims (tab, U+0085, U+3000)', () => {
+    for (const pad of ['  ', '\t', '\u0085', '\u3000', '\u00a0']) {
+      expect(patchTargets(`*** Begin Patch\n${pad}*** Add File: docs/x.md\n+x\n${pad}*** Delete File: README.md\n*** End Patch\n`)).toEqual(['docs/x.md', 'README.md']);
+    }
+  });
+
+  it('keeps a path as Codex takes it: blanks after the marker stay, trailing ones go; a move line is taken untrimmed', () => {
+    const patch = ['*** Begin Patch', '*** Add File:  spaced.txt \t', '+x', '*** Update File: a.py', '*** Move to: b.py  ', '@@', '-1', '+2', '*** End Patch'].join('\n');
+    expect(patchHeaders(patch)).toEqual([
+      { op: 'add', path: ' spaced.txt' },
+      { op: 'update', path: 'a.py' },
+      { op: 'move', path: 'b.py  ' },
+    ]);
+  });
+
+  it("reads a heredoc-wrapped patch (Codex's lenient mode), and any header of a patch Codex would refuse", () => {
+    expect(patchTargets("<<'EOF'\n*** Begin Patch\n*** Add File: h.txt\n+x\n*** End Patch\nEOF\n")).toEqual(['h.txt']);
+    // No envelope, a hunk without its `@@`, a `*** Move to:` without its update: every header line counts.
+    expect(patchTargets('*** Add File: a\n+x\n  *** Move to: ../out\n')).toEqual(['a', '../out']);
+    expect(patchTargets('*** Begin Patch\n*** Update File: u\n*** End Patch')).toEqual(['u']);
+  });
+
+  it('reads a patch of 10,000 files in one pass', () => {
+    const files = Array.from({ length: 10_000 }, (_, i) => `*** Add File: src/f${i}.txt\n+${i}`);
+    const targets = patchTargets(['*** Begin Patch', ...files, '*** End Patch'].join('\n'));
+    expect(targets).toHaveLength(10_000);
+    expect(targets[9_999]).toBe('src/f9999.txt');
   });
 
   it('yields nothing for text that is no patch', () => {
@@ -39,6 +73,27 @@ describe('patchTargets (the Codex apply_patch envelope)', () => {
     expect(writeTargets('apply_patch', { command: '*** Begin Patch\n*** Add File: x\n+1\n*** End Patch' })).toEqual(['x']);
     expect(writeTargets('apply_patch', { input: '*** Begin Patch\n*** Delete File: y\n*** End Patch' })).toEqual(['y']);
     expect(writeTargets('Bash', { command: '*** Add File: x' })).toBeUndefined();
+    expect(writeTargets('Bash', { command: 'ls -la' })).toBeUndefined();
+  });
+});
+
+describe('a shell call that runs apply_patch writes its patch files (Codex intercepts it, its hook says Bash)', () => {
+  const patch = (path: string) => `*** Begin Patch\n*** Add File: ${path}\n+x\n*** End Patch\n`;
+  it('reads both forms Codex takes from its shell tools, joining the cd directory as Codex does', () => {
+    expect(writeTargets('Bash', { command: `apply_patch <<'EOF'\n${patch('docs/a.md')}EOF\n` })).toEqual(['docs/a.md']);
+    expect(writeTargets('Bash', { command: `applypatch <<EOF\n${patch('a.md')}EOF` })).toEqual(['a.md']);
+    expect(writeTargets('Bash', { command: `cd docs && apply_patch <<'EOF'\n${patch('b.md')}EOF\n` })).toEqual(['docs/b.md']);
+    expect(writeTargets('Bash', { command: `cd "my dir" && apply_patch <<"PATCH"\n${patch('c.md')}PATCH\n` })).toEqual(['my dir/c.md']);
+    expect(writeTargets('Bash', { command: `cd /abs && apply_patch <<'EOF'\n${patch('/else/d.md')}EOF\n` })).toEqual(['/else/d.md']);
+    expect(writeTargets('Bash', { command: `cd .. && apply_patch <<'EOF'\n${patch('e.md')}EOF\n` })).toEqual(['../e.md']);
+  });
+
+  it('reads the argument-list forms and any other script that runs apply_patch on a patch', () => {
+    expect(shellPatchTargets(['apply_patch', patch('x.md')])).toEqual(['x.md']);
+    expect(shellPatchTargets(['bash', '-lc', `cd src && apply_patch <<'EOF'\n${patch('y.md')}EOF`])).toEqual(['src/y.md']);
+    expect(shellPatchTargets(`echo go; apply_patch "${patch('z.md')}"`)).toEqual(['z.md']);
+    expect(shellPatchTargets('echo apply_patch is a tool')).toBeUndefined();
+    expect(shellPatchTargets(`cat <<'EOF'\n${patch('w.md')}EOF`)).toBeUndefined();
   });
 });
 

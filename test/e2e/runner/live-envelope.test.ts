@@ -137,4 +137,57 @@ describe('the live envelope judges every file of a real Codex apply_patch', () =
     expect(check.exitCode, check.stderr + check.stdout).toBe(0);
     expect(json(check).changed_files).toEqual(['src/app.py', 'src/extra.py']);
   }, 180_000);
+
+  it('refuses the patch forms that slipped past a stricter reader: an indented header, and apply_patch run through the shell (with and without cd)', async () => {
+    const codex = CASES.find((c) => c.agent === 'codex')!;
+    const made = makeRepoSandbox('cordon-live-codex-forms-');
+    held.sandbox(made.sandbox);
+    const patch = (lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch', ''].join('\n');
+    const steps = [
+      step.native('apply_patch', { input: patch(['  *** Add File: docs/indented.md', '+x']) }),
+      step.shell(`apply_patch <<'EOF'\n${patch(['*** Add File: docs/heredoc.md', '+x'])}EOF\n`),
+      step.shell(`cd docs && apply_patch <<'EOF'\n${patch(['*** Add File: cd.md', '+x'])}EOF\n`),
+      step.shell(`cd src && apply_patch <<'EOF'\n${patch(['*** Add File: extra.py', '+X = 1'])}EOF\n`),
+      step.text('Done.'),
+    ];
+    const server = held.server(await codex.start({ workdir: made.repo, steps }));
+    const s = makeScene('codex', made.sandbox, made.repo, server);
+    expect((await s.cordon(['install-hooks', '--agent', 'codex', '--write'])).exitCode).toBe(0);
+    expect((await s.cordon(['arm', 'patch', '--allow', 'src/**', '--live'])).exitCode).toBe(0);
+    const run = await s.session.run('Change the app');
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    const seen = server.toolResults();
+    expect(seen).toHaveLength(4);
+    expect(seen[0]!.text).toContain('docs/indented.md: path outside policy: docs/indented.md');
+    expect(seen[1]!.text).toContain('docs/heredoc.md: path outside policy: docs/heredoc.md');
+    expect(seen[2]!.text).toContain('docs/cd.md: path outside policy: docs/cd.md');
+    for (const r of seen.slice(0, 3)) expect(r.text).toContain(REFUSAL);
+    expect(seen[3]!.text).not.toContain(REFUSAL);
+    for (const f of ['docs/indented.md', 'docs/heredoc.md', 'docs/cd.md']) expect(existsSync(join(s.repo, f)), f).toBe(false);
+    expect(readFileSync(join(s.repo, 'src/extra.py'), 'utf8')).toBe('X = 1\n');
+    const check = await s.cordon(['check', '--json']);
+    expect(check.exitCode, check.stderr + check.stdout).toBe(0);
+    expect(json(check).changed_files).toEqual(['src/extra.py']);
+  }, 180_000);
+});
+
+describe('the live envelope judges a path where the real Claude Code writes it', () => {
+  it('refuses `~/…` (Claude Code writes it in $HOME) even where --allow covers every repository path', async () => {
+    const claude = CASES.find((c) => c.agent === 'claude-code')!;
+    const made = makeRepoSandbox('cordon-live-claude-home-');
+    held.sandbox(made.sandbox);
+    const steps = [step.native('Write', { file_path: '~/cordon-home-probe.txt', content: 'x\n' }), step.write(INSIDE, 'print("bye")\n'), step.text('Done.')];
+    const server = held.server(await claude.start({ workdir: made.repo, steps }));
+    const s = makeScene('claude-code', made.sandbox, made.repo, server);
+    expect((await s.cordon(['install-hooks', '--agent', 'claude-code', '--write'])).exitCode).toBe(0);
+    expect((await s.cordon(['arm', 'anything', '--allow', '**', '--live'])).exitCode).toBe(0);
+    const run = await s.session.run('Go');
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    const seen = server.toolResults();
+    expect(seen[0]!.text).toContain(REFUSAL);
+    expect(seen[0]!.text).toContain(`${join(s.session.env.HOME!, 'cordon-home-probe.txt')}: it is outside the repository`);
+    expect(existsSync(join(s.session.env.HOME!, 'cordon-home-probe.txt'))).toBe(false);
+    expect(existsSync(join(s.repo, '~'))).toBe(false);
+    expect(seen[1]!.text).not.toContain(REFUSAL);
+  }, 180_000);
 });

@@ -1,15 +1,13 @@
-import { realpathSync } from 'node:fs';
 import type { Dialect, Logger, NativeToolBefore, ToolDecision } from '@cordon/plugin-api';
-import { findWorkTree, readLiveEnvelope } from '../envelope/live/armed.js';
-import { liveWriteDecision } from '../envelope/live/decision.js';
+import { liveDecisionFor } from '../envelope/live/route.js';
 
 /**
  * The live envelope's answer to a `tool.before` event (docs/envelopes.md "The live envelope"), or
  * undefined. The dialect names the files the call writes (`Dialect.writeTargets`, decided by tool
- * name with no I/O): a call that writes none costs nothing more. For one that does, the work tree
- * of the call's working directory (the event's `cwd`, else the hook's) is found without git
- * (`findWorkTree`); when an envelope with `live` on is armed there, its policy is read
- * (`readLiveEnvelope`) and each target judged (`liveWriteDecision`). Never throws: a failure is
+ * name with no I/O): a call that writes none costs nothing more. For one that does, each target
+ * is judged by the live envelope armed in the work tree of the call's working directory (the
+ * event's `cwd`, else the hook's), else by the one armed where the target lands
+ * (`liveDecisionFor`; work trees found without git). Never throws: a failure is
  * logged and the call proceeds (the final `cordon check` still audits it).
  */
 export function liveEnvelopeDecision(dialect: Dialect, event: NativeToolBefore, log: Logger): ToolDecision | undefined {
@@ -22,11 +20,7 @@ export function liveEnvelopeDecision(dialect: Dialect, event: NativeToolBefore, 
   }
   if (targets === undefined || targets.length === 0) return undefined;
   try {
-    const cwd = realpathSync(event.cwd ?? process.cwd());
-    const tree = findWorkTree(cwd);
-    if (!tree?.armed) return undefined;
-    const envelope = readLiveEnvelope(tree.root);
-    return envelope ? liveWriteDecision(targets, envelope, cwd) : undefined;
+    return liveDecisionFor(targets, event.cwd ?? process.cwd());
   } catch (error) {
     log.error('live envelope could not judge a write; the call proceeds', { agent: dialect.name, tool: event.toolName, error: describe(error) });
     return undefined;

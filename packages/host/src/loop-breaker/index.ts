@@ -31,18 +31,21 @@ export interface LoopBreakerContext {
 
 /**
  * The loop breaker (docs/hooks.md "The loop breaker"; AgentSight, arXiv 2508.02736, §5.2.2):
- * for a shell call that failed, counts its command's consecutive failures in the session
- * ({@link countFailures} over the last {@link LOOP_WINDOW_BYTES} of the session's markers, the
- * current call not yet among them) and, from the threshold on, returns the feedback. Costs nothing
+ * for a shell call that failed, counts its command's consecutive failures in the session, in
+ * the call's working directory ({@link countFailures} over the last {@link LOOP_WINDOW_BYTES} of the session's markers, the
+ * current call not yet among them) and, from the threshold on, returns the feedback. A call
+ * without a session id is not counted (it cannot be told from another session's). Costs nothing
  * for any other call: a call that is not a failed shell call returns at once, before any read.
  * Never throws: a read failure is logged and the call gets no feedback.
  */
 export function loopBreak(result: ToolResult, command: string, ctx: LoopBreakerContext): LoopBreak | undefined {
   if (result.status !== 'failed' || result.call.canonicalTool !== 'shell') return undefined;
+  // Without a session id every such call would share one log (`unknown-session`): no count to trust.
+  if (result.call.sessionId.trim() === '') return undefined;
   try {
     const threshold = loopThreshold(ctx.env, ctx.configDir, ctx.log);
     if (threshold === 'off') return undefined;
-    const { failures, answeredBefore } = countFailures(command, recentShellEnds(markersPath(ctx.dataDir, result.call.sessionId)));
+    const { failures, answeredBefore } = countFailures(command, recentShellEnds(markersPath(ctx.dataDir, result.call.sessionId)), result.call.cwd);
     if (failures < threshold) return undefined;
     return { text: loopFeedbackText(failures), failures, repeat: answeredBefore };
   } catch (error) {

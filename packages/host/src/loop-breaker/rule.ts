@@ -7,6 +7,7 @@ export interface EarlierEnd {
   readonly command?: unknown;
   readonly exit_status?: unknown;
   readonly loop_failures?: unknown;
+  readonly cwd?: unknown;
 }
 
 /** What {@link countFailures} found. */
@@ -21,7 +22,9 @@ export interface FailureCount {
  * The counting rule of the loop breaker (docs/hooks.md "The loop breaker"): how many times in a
  * row the current, failed shell call's command has failed in this session. `earlier` holds the
  * session's markers newest first; only `tool_end` markers of shell calls whose normalised command
- * ({@link normaliseShellCommand}) equals `command`'s count:
+ * ({@link normaliseShellCommand}) equals `command`'s, run in the same working directory, count
+ * (`cwd`: a marker or a call without one matches any; the same words in another directory are
+ * another command, as an agent that moves to where the command can work has changed something):
  *
  * - a failed one adds one failure;
  * - an ok one, or one whose outcome the agent did not tell (`unknown`), ends the run: the command
@@ -33,13 +36,14 @@ export interface FailureCount {
  * stops there and adds it. `command` and the markers' commands are compared as stored (at most
  * 2,000 characters).
  */
-export function countFailures(command: string, earlier: Iterable<EarlierEnd>): FailureCount {
+export function countFailures(command: string, earlier: Iterable<EarlierEnd>, cwd?: string): FailureCount {
   const letters = wordLetters(command);
   // Split (shlex) only once a marker's command has the same letters: a first failure never loads it.
   let key: string | undefined;
   let failures = 1;
   for (const m of earlier) {
     if (m.event !== 'tool_end' || m.tool !== 'shell' || typeof m.command !== 'string') continue;
+    if (cwd !== undefined && typeof m.cwd === 'string' && m.cwd !== cwd) continue;
     // Cheap test first: commands with other letters cannot normalise alike.
     if (wordLetters(m.command) !== letters) continue;
     key ??= normaliseShellCommand(command);

@@ -98,6 +98,51 @@ describe('the live envelope judges a write as check judges the change it makes',
   });
 });
 
+describe('spellings the file system keeps apart are judged apart, as check judges them (Linux: bytes)', () => {
+  it('NFC and NFD forms of a name are two paths: a --deny glob in NFC refuses the NFC write, and check agrees on both', async () => {
+    const root = realpathSync(repo({ 'src/app.py': 'print(1)\n' }));
+    await armWith(root, { allow: ['src/**'], deny: ['src/caf\u00e9/**'], live: true });
+    const envelope = readLiveEnvelope(root)!;
+    const nfd = await judgeAndCheck(root, envelope, 'src/cafe\u0301/x.py');
+    expect(nfd).toMatchObject({ judgement: { allowed: true }, passed: true });
+    const nfc = await judgeAndCheck(root, envelope, 'src/caf\u00e9/x.py');
+    expect(nfc).toMatchObject({ judgement: { allowed: false, rule: 'policy' }, passed: false });
+  });
+
+  it('on a case-sensitive file system .CORDON/ and .GIT/ are ordinary directories: judged by the globs, as check does', async () => {
+    const root = realpathSync(repo({ 'src/app.py': 'print(1)\n' }));
+    await armWith(root, { allow: ['**'], live: true });
+    const envelope = readLiveEnvelope(root)!;
+    const upper = await judgeAndCheck(root, envelope, '.CORDON/x');
+    expect(upper).toMatchObject({ judgement: { allowed: true }, passed: true });
+  });
+
+  it('knows .git by identity, not only by name: a hard link to a work tree\'s .git file is refused too', async () => {
+    const root = realpathSync(repo({ 'src/app.py': 'print(1)\n' }));
+    await armWith(root, { allow: ['**'], live: true });
+    const rules = compilePathRules(readLiveEnvelope(root)!.policy);
+    // A linked work tree's (or a submodule's) .git is a file naming the git dir; here a file of the same kind.
+    const gitFile = realpathSync(tempDir('worktree'));
+    writeFileSync(join(gitFile, '.git'), `gitdir: ${join(root, '.git')}\n`);
+    const { linkSync } = await import('node:fs');
+    linkSync(join(gitFile, '.git'), join(gitFile, '.alias'));
+    expect(judgeWrite('.alias', { root: gitFile, cwd: gitFile, rules })).toMatchObject({ allowed: false, rule: 'git-dir' });
+    expect(judgeWrite('.other', { root: gitFile, cwd: gitFile, rules })).toMatchObject({ allowed: true });
+    expect(judgeWrite('.git', { root: gitFile, cwd: gitFile, rules })).toMatchObject({ allowed: false, rule: 'git-dir' });
+  });
+
+  it('refuses .git/ and a nested .git component whatever the globs say: check never sees a change there', async () => {
+    const root = realpathSync(repo({ 'src/app.py': 'print(1)\n' }));
+    await armWith(root, { allow: ['**'], live: true });
+    const envelope = readLiveEnvelope(root)!;
+    const hook = await judgeAndCheck(root, envelope, '.git/hooks/pre-commit');
+    // The write is invisible to check, which passes: that is why the live envelope refuses it.
+    expect(hook).toMatchObject({ judgement: { allowed: false, rule: 'git-dir' }, passed: true });
+    expect(judgeWrite('src/vendor/.git/config', { root, cwd: root, rules: compilePathRules(envelope.policy) })).toMatchObject({ allowed: false, rule: 'git-dir' });
+    expect(judgeWrite('src/.gitkeep', { root, cwd: root, rules: compilePathRules(envelope.policy) })).toMatchObject({ allowed: true });
+  });
+});
+
 describe('an --allow-ignored path is left to check, which alone can tell whether git ignores it', () => {
   it('lets an ignored, --allow-ignored write through, and check accepts it; an ignored path outside every glob is refused, and check rejects it', async () => {
     const root = realpathSync(repo({ 'src/app.py': 'print(1)\n', '.gitignore': 'build/\ncache/\n' }));

@@ -16,6 +16,13 @@ describe('countFailures', () => {
     expect(countFailures('false', earlier).failures).toBe(3);
   });
 
+  it('the same command in another working directory is passed over; a marker or call without a cwd matches any', () => {
+    const earlier = [end('make', 'failed', { cwd: '/w/b' }), end('make', 'failed', { cwd: '/w/a' }), end('make', 'ok', { cwd: '/w/b' }), end('make', 'failed')];
+    expect(countFailures('make', earlier, '/w/a').failures).toBe(3);
+    expect(countFailures('make', earlier, '/w/b').failures).toBe(2);
+    expect(countFailures('make', earlier).failures).toBe(3);
+  });
+
   it('a success of the same command ends the run', () => {
     expect(countFailures('false', [end('false', 'failed'), end('false', 'ok'), end('false', 'failed'), end('false', 'failed')]).failures).toBe(2);
   });

@@ -9,8 +9,26 @@ const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn
   AfterAgent: 'turn.end',
 };
 
-/** `Exit Code: N` inside a shell result's `llmContent`, present only for non-zero exits (fixture AfterTool.run_shell_command-failing-command). */
-const EXIT_CODE = /^Exit Code: (\d+)$/m;
+/** Gemini's own `Exit Code: N` line of a shell result's `llmContent`, present only for non-zero exits (fixture AfterTool.run_shell_command-failing-command). */
+const EXIT_CODE = /^Exit Code: (\d+)$/;
+/** The lines Gemini writes after its `Exit Code:` line (`Signal:`, `Background PIDs:`, `Process Group PGID:`, the closing tag, blanks). */
+const TRAILER = /^(?:Signal: .*|Background PIDs: .*|Process Group PGID: .*|<\/untrusted_context>|\s*)$/;
+
+/**
+ * The exit code Gemini wrote in a shell result's `llmContent`, or undefined: its `Exit Code:` line
+ * comes after the command's output, followed only by its trailer lines, so the text is read from
+ * its end. The output itself is the command's, and may hold `Exit Code:` lines of its own (a test
+ * runner's sub-steps, or anything a model printed): the first such line is not Gemini's.
+ */
+export function geminiExitCode(llm: string): number | undefined {
+  const lines = llm.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = EXIT_CODE.exec(lines[i]!);
+    if (m) return Number(m[1]);
+    if (!TRAILER.test(lines[i]!)) return undefined;
+  }
+  return undefined;
+}
 
 /** Error text of a tool response's `error` field (a string or `{message}`), if any. */
 function errorOf(response: Record<string, unknown>): string | undefined {
@@ -43,8 +61,8 @@ export function parseGeminiPayload(p: Readonly<Record<string, unknown>>, { obj, 
   const error = errorOf(response);
   const llm = typeof response.llmContent === 'string' ? response.llmContent : '';
   if (canonicalTool(tool.toolName) === 'shell' && tool.toolName === 'run_shell_command') {
-    const m = EXIT_CODE.exec(llm);
-    const exitCode = m ? Number(m[1]) : error === undefined ? 0 : undefined;
+    const written = geminiExitCode(llm);
+    const exitCode = written ?? (error === undefined ? 0 : undefined);
     if (exitCode !== undefined && exitCode !== 0) return { kind: 'tool.after', ...tool, status: 'failed', exitCode, error: error ?? (typeof response.returnDisplay === 'string' && response.returnDisplay !== '' ? response.returnDisplay : llm) };
     if (error !== undefined) return { kind: 'tool.after', ...tool, status: 'failed', error };
     return { kind: 'tool.after', ...tool, status: 'ok', exitCode: 0 };

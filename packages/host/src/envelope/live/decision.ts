@@ -1,7 +1,7 @@
 import type { ToolDecision } from '@cordon/plugin-api';
 import { displayPath } from '../path-text.js';
 import { compilePathRules, type Policy } from '../policy/policy.js';
-import { judgeWrite, type WriteJudgement } from './judge.js';
+import { judgeWrite, shownPath, type WriteJudgement } from './judge.js';
 
 /** `decided_by` of the live envelope's denials in markers. */
 export const LIVE_ENVELOPE_BY = 'cordon:live-envelope';
@@ -29,13 +29,13 @@ export function liveWriteDecision(targets: readonly string[], envelope: { readon
   return { kind: 'deny', reason: liveReason(refused, envelope.policy), by: LIVE_ENVELOPE_BY };
 }
 
-/** The text of a live-envelope deny (see {@link liveWriteDecision}); paths shown with `displayPath`. */
+/** The text of a live-envelope deny (see {@link liveWriteDecision}); agent-written paths shown with `shownPath` (escaped, cut). */
 export function liveReason(refused: ReadonlyArray<Extract<WriteJudgement, { allowed: false }>>, policy: Pick<Policy, 'allow' | 'deny'>): string {
-  const lines = refused.slice(0, NAMED).map((r) => `${displayPath(r.target)}: ${r.why}`);
+  const lines = refused.slice(0, NAMED).map((r) => `${shownPath(r.target)}: ${r.why}`);
   if (refused.length > NAMED) lines.push(`and ${refused.length - NAMED} more`);
   const deny = policy.deny.length > 0 ? `, except paths matching ${policy.deny.map(displayPath).join(', ')} (--deny)` : '';
   return [
     `Cordon's live envelope refused this write (nothing was written): ${lines.join('; ')}.`,
-    `The envelope armed for this repository allows writing only repository paths matching ${policy.allow.map(displayPath).join(', ')} (--allow)${deny}; never inside .cordon/ or outside the repository. Write inside the allowed paths instead.`,
+    `The envelope armed for this repository allows writing only repository paths matching ${policy.allow.map(displayPath).join(', ')} (--allow)${deny}; never inside .cordon/ or .git/, or outside the repository. Write inside the allowed paths instead.`,
   ].join(' ');
 }

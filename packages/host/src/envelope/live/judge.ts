@@ -1,4 +1,6 @@
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { lstatSync, type Stats } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { cutTextMiddle } from '@cordon/plugin-api';
 import { isInside } from '../../io/safe-read.js';
 import { displayPath } from '../path-text.js';
 import { CORDON_DIR } from '../state/dir-name.js';
@@ -8,10 +10,27 @@ import { resolveWrite } from './resolve.js';
 /**
  * Which rule refused a write: `outside-repository` (the path is not in the work tree),
  * `symlink-escape` (it is, but a symbolic link on the way leads out, or links loop),
- * `state-dir` (inside `.cordon/`), `attributes` (a `.gitattributes`, which `check` never lets
- * change), `policy` (outside every `--allow`, or under a `--deny`).
+ * `state-dir` (inside `.cordon/`), `git-dir` (a `.git` component: git's own directory, which
+ * `check` cannot see), `attributes` (a `.gitattributes`, which `check` never lets change),
+ * `policy` (outside every `--allow`, or under a `--deny`), `too-long` (longer than any path the
+ * system accepts, so no write could happen there).
  */
-export type LiveRule = 'outside-repository' | 'symlink-escape' | 'state-dir' | 'attributes' | 'policy';
+export type LiveRule = 'outside-repository' | 'symlink-escape' | 'state-dir' | 'git-dir' | 'attributes' | 'policy' | 'too-long';
+
+/**
+ * Longest path, in bytes, the live envelope judges: Linux's `PATH_MAX` (4096, with its NUL;
+ * path_resolution(7), `ENAMETOOLONG`). A write to a longer path fails in the kernel, so refusing
+ * it refuses nothing that could happen, and spares walking a path of a million components.
+ */
+export const MAX_PATH_BYTES = 4096;
+
+/** Longest form of an agent-written path shown in a refusal, in characters (the middle is left out). */
+export const SHOWN_PATH_CHARS = 300;
+
+/** An agent-written path as a refusal shows it: escaped (`displayPath`) and cut to {@link SHOWN_PATH_CHARS}. */
+export function shownPath(text: string): string {
+  return cutTextMiddle(displayPath(text), SHOWN_PATH_CHARS, '…');
+}
 
 /** How the live envelope judged one write target. */
 export type WriteJudgement =
@@ -33,30 +52,65 @@ export interface JudgeContext {
  * (docs/envelopes.md "The live envelope"): the target is resolved like the kernel resolves it
  * (`resolveWrite`: every link on the way followed), and the repo-relative path it lands on, with
  * `/` separators, goes through the policy's own `decide` and `check`'s `.gitattributes` rule.
- * Refused before that: a target outside the work tree, one that a symbolic link leads out of it
- * (or whose links loop), one inside `.cordon/`. A path an `--allow-ignored` glob matches is
- * allowed: `check` accepts it when git ignores it, which needs git to tell. `path` is the
- * repo-relative path judged.
+ * Refused before that: a target longer than {@link MAX_PATH_BYTES}, one outside the work tree,
+ * one that a symbolic link leads out of it (or whose links loop), one inside `.cordon/` and one
+ * with a `.git` component (git never tracks such a path, so `check` cannot see the write; the top
+ * level's `.cordon` and `.git` are recognised in any spelling the file system takes for them).
+ * A path an `--allow-ignored` glob matches is allowed: `check` accepts it when git ignores it,
+ * which needs git to tell. `path` is the repo-relative path judged.
  */
 export function judgeWrite(target: string, context: JudgeContext): WriteJudgement {
   const { root } = context;
+  const absolute = isAbsolute(target) ? target : `${context.cwd}/${target}`;
+  if (Buffer.byteLength(absolute) >= MAX_PATH_BYTES) return { allowed: false, target, rule: 'too-long', why: `it is longer than any path the system accepts (${MAX_PATH_BYTES} bytes)` };
   const named = resolve(context.cwd, target);
   // Unnormalised: a `..` after a link goes up from where the link leads, as in the kernel.
-  const landed = resolveWrite(isAbsolute(target) ? target : `${context.cwd}/${target}`);
+  const landed = resolveWrite(absolute);
   const namedInside = isInside(root, named);
   if (landed.loop) return { allowed: false, target, rule: 'symlink-escape', why: 'its symbolic links loop' };
   if (!isInside(root, landed.path)) {
     return namedInside
-      ? { allowed: false, target, rule: 'symlink-escape', why: `a symbolic link on its way leads out of the repository, to ${displayPath(landed.path)}` }
+      ? { allowed: false, target, rule: 'symlink-escape', why: `a symbolic link on its way leads out of the repository, to ${shownPath(landed.path)}` }
       : { allowed: false, target, rule: 'outside-repository', why: `it is outside the repository ${displayPath(root)}` };
   }
   const path = relative(root, landed.path).split(sep).join('/');
-  if (path === CORDON_DIR || path.startsWith(`${CORDON_DIR}/`)) return { allowed: false, target, rule: 'state-dir', why: `${CORDON_DIR}/ holds the armed envelope, which no tool call may change`, path };
+  const parts = path.split('/');
+  const top = stateDirOf(root, parts[0]!);
+  if (top === CORDON_DIR) return { allowed: false, target, rule: 'state-dir', why: `${CORDON_DIR}/ holds the armed envelope, which no tool call may change`, path };
+  if (top === '.git' || parts.includes('.git')) return { allowed: false, target, rule: 'git-dir', why: '.git/ is git\'s own directory: check cannot see a change there, and git runs what it holds (hooks, config)', path };
   // An --allow-ignored path may be written when git ignores it, which only git can tell: the live
   // envelope refuses only what `check` certainly rejects, so it lets this one through to `check`.
   if (context.rules.ignoredAllowed(path)) return { allowed: true, target, path };
   const decision = context.rules.decide(path);
-  if (!decision.allowed) return { allowed: false, target, rule: 'policy', why: `path outside policy: ${path === '' ? '(the repository root)' : displayPath(path)} (${refusalWhy(decision)})`, path };
+  if (!decision.allowed) return { allowed: false, target, rule: 'policy', why: `path outside policy: ${path === '' ? '(the repository root)' : shownPath(path)} (${refusalWhy(decision)})`, path };
   if (isAttributesPath(path)) return { allowed: false, target, rule: 'attributes', why: '.gitattributes cannot change inside an envelope (attributes decide how git counts changes)', path };
   return { allowed: true, target, path };
+}
+
+/**
+ * `.cordon` or `.git` when the work tree's top-level entry `name` is that directory, however it
+ * is spelled: by name, or, on a file system that folds case or Unicode forms (macOS, Windows),
+ * by being the same file (`lstat` device and inode) as `<root>/.cordon` or `<root>/.git`.
+ * Undefined otherwise.
+ */
+function stateDirOf(root: string, name: string): string | undefined {
+  if (name === CORDON_DIR || name === '.git') return name;
+  // Every spelling of either starts with a dot once the code points a folding file system
+  // ignores are dropped (HFS+ ignores joiners): other names cost no lstat.
+  if (name === '' || name === '..' || !name.replace(/\p{Default_Ignorable_Code_Point}/gu, '').startsWith('.')) return undefined;
+  const entry = statOrUndefined(join(root, name));
+  if (!entry) return undefined;
+  for (const special of [CORDON_DIR, '.git']) {
+    const stat = statOrUndefined(join(root, special));
+    if (stat && stat.ino === entry.ino && stat.dev === entry.dev) return special;
+  }
+  return undefined;
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }

@@ -17,12 +17,12 @@ export const MAX_LINK_HOPS = 40;
  */
 export function resolveWrite(path: string): { readonly path: string; readonly loop: false } | { readonly loop: true } {
   if (process.platform === 'win32') return { path: realPrefix(resolve(path)), loop: false };
-  let rest = path.split('/').filter((part) => part !== '');
+  // The components still to walk, last first (a stack: a link's target is pushed in front of the rest).
+  const rest = path.split('/').filter((part) => part !== '').reverse();
   let current = '/';
   let hops = 0;
   while (rest.length > 0) {
-    const name = rest[0]!;
-    rest = rest.slice(1);
+    const name = rest.pop()!;
     if (name === '.') continue;
     if (name === '..') {
       current = dirname(current);
@@ -33,10 +33,10 @@ export function resolveWrite(path: string): { readonly path: string; readonly lo
     try {
       stat = lstatSync(next, { throwIfNoEntry: false });
     } catch {
-      // ENOTDIR, EACCES: the write fails there too; judge the path as named.
+      // ENOTDIR, EACCES, ENAMETOOLONG, a NUL byte: the write fails there too; judge the path as named.
       stat = undefined;
     }
-    if (stat === undefined) return { path: resolve(next, ...rest), loop: false };
+    if (stat === undefined) return { path: resolve(next, ...rest.reverse()), loop: false };
     if (!stat.isSymbolicLink()) {
       current = next;
       continue;
@@ -44,7 +44,8 @@ export function resolveWrite(path: string): { readonly path: string; readonly lo
     if (++hops > MAX_LINK_HOPS) return { loop: true };
     const target = readlinkSync(next);
     if (target.startsWith('/')) current = '/';
-    rest = [...target.split('/').filter((part) => part !== ''), ...rest];
+    const parts = target.split('/').filter((part) => part !== '');
+    for (let i = parts.length - 1; i >= 0; i--) rest.push(parts[i]!);
   }
   return { path: current, loop: false };
 }

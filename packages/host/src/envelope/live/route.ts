@@ -1,0 +1,76 @@
+import { realpathSync } from 'node:fs';
+import { dirname, isAbsolute } from 'node:path';
+import type { ToolDecision } from '@cordon/plugin-api';
+import { nodeOs } from '../../util/builtins.js';
+import { findWorkTree, readLiveEnvelope, type LiveEnvelope } from './armed.js';
+import { liveWriteDecision } from './decision.js';
+import { MAX_PATH_BYTES } from './judge.js';
+import { resolveWrite } from './resolve.js';
+
+/**
+ * The live envelope's answer for a call that writes `targets` (as the tool names them, relative
+ * ones against `cwd`, the call's working directory as the agent reports it), or undefined
+ * (docs/envelopes.md "The live envelope", "Which repository"). Each target is judged by the
+ * envelope armed where the call works, else by the one armed where the target lands:
+ *
+ * - the work tree of `cwd` (links resolved), when a live envelope is armed there, judges every
+ *   target, and refuses those outside it;
+ * - otherwise each target is resolved as the kernel would (`resolveWrite`) and judged by the live
+ *   envelope armed in the work tree it lands in, if any: an agent working outside an armed
+ *   repository is refused a write into it as one working inside it is.
+ *
+ * A target `~` or `~/…` is judged as the home directory or a path in it (`os.homedir()`, the
+ * agent's `HOME`: the hook runs in its environment), as Claude Code's file tools expand it (its
+ * `Write` of `~/x` writes `$HOME/x`, seen with 2.1.332); for an agent that takes `~` literally
+ * (Codex, Gemini CLI) this can only refuse more. A relative target of a call whose `cwd` does
+ * not exist is not judged (the agent cannot write it there either). With several envelopes refusing, the first refusal is answered. Reads each
+ * work tree's `.cordon/config.json` at most once (`readLiveEnvelope`, which throws on a damaged
+ * file: the caller logs it and lets the call proceed).
+ */
+export function liveDecisionFor(written: readonly string[], cwd: string): ToolDecision | undefined {
+  const targets = written.some(isHomeRelative) ? written.map(expandHome) : written;
+  let realCwd: string | undefined;
+  try {
+    realCwd = realpathSync(cwd);
+  } catch {
+    realCwd = undefined;
+  }
+  const read = new Map<string, LiveEnvelope | undefined>();
+  const envelopeAt = (root: string): LiveEnvelope | undefined => {
+    if (!read.has(root)) read.set(root, readLiveEnvelope(root));
+    return read.get(root);
+  };
+  const here = realCwd === undefined ? undefined : findWorkTree(realCwd);
+  const hereEnvelope = here?.armed ? envelopeAt(here.root) : undefined;
+  if (hereEnvelope) return liveWriteDecision(targets, hereEnvelope, realCwd!);
+
+  const groups = new Map<LiveEnvelope, string[]>();
+  for (const target of targets) {
+    if (!isAbsolute(target) && realCwd === undefined) continue;
+    const absolute = isAbsolute(target) ? target : `${realCwd}/${target}`;
+    // Too long to be written, or looping links: no write lands anywhere.
+    if (Buffer.byteLength(absolute) >= MAX_PATH_BYTES) continue;
+    const landed = resolveWrite(absolute);
+    if (landed.loop) continue;
+    const tree = findWorkTree(dirname(landed.path));
+    if (!tree?.armed || tree.root === here?.root) continue;
+    const envelope = envelopeAt(tree.root);
+    if (envelope) groups.set(envelope, [...(groups.get(envelope) ?? []), target]);
+  }
+  for (const [envelope, group] of groups) {
+    const decision = liveWriteDecision(group, envelope, realCwd ?? '/');
+    if (decision) return decision;
+  }
+  return undefined;
+}
+
+function isHomeRelative(path: string): boolean {
+  return path === '~' || path.startsWith('~/');
+}
+
+/** `~` as the home directory, `~/x` as a path in it; anything else as written. */
+export function expandHome(path: string): string {
+  if (!isHomeRelative(path)) return path;
+  const home = nodeOs().homedir();
+  return path === '~' ? home : `${home.replace(/\/+$/, '')}/${path.slice(2)}`;
+}
