@@ -217,6 +217,20 @@ describe('cordon export --otlp', () => {
     expect(r.stdout + r.stderr).not.toContain('Pa55word');
   });
 
+  it('--all sends every stored session; without it, only the most recent one', async () => {
+    recordSession();
+    marker(sandbox.dataDir, 'sess-later', 'session_start', T + 10_000);
+    call(sandbox.dataDir, 'sess-later', 'k9', T + 11_000, T + 12_000, { command: 'ls', tool_name: 'Bash', tool: 'shell' });
+    marker(sandbox.dataDir, 'sess-later', 'session_end', T + 13_000);
+    const rx = await receiver();
+    const latest = await runCordon(['export', '--otlp', rx.url], { env: sandbox.env });
+    expect(latest.exitCode, latest.stderr).toBe(0);
+    expect(latest.stdout).toContain('exported 1 session(s): 2 spans');
+    const all = await runCordon(['export', '--otlp', rx.url, '--all'], { env: sandbox.env });
+    expect(all.exitCode, all.stderr).toBe(0);
+    expect(all.stdout).toContain('exported 2 session(s): 5 spans');
+  });
+
   it('a malformed --otlp URL is refused with exit 2 before anything is sent', async () => {
     recordSession();
     for (const [url, why] of [

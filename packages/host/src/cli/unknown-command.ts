@@ -1,6 +1,7 @@
 import { Errors, toConfiguredId, type Interfaces } from '@oclif/core';
 import { ERROR_CODES } from '../errors/index.js';
 import { closestName } from '../util/closest-name.js';
+import { pluginInstallCommand } from '../plugins/install-hint.js';
 import { displayPath } from '../envelope/path-text.js';
 
 /** Commands (and topics) first-party plugins add, and the plugin that adds each. */
@@ -20,7 +21,7 @@ export function unknownCommandError(id: string, config: Interfaces.Config): Erro
   const provider = PLUGIN_COMMANDS[id.split(':')[0]!];
   const suggestion = provider ? undefined : closestName(id, ids);
   const hint = provider
-    ? ` It comes with the ${provider} plugin: \`${config.bin} plugins install ${provider.replace('@cordon/', '')}\`.`
+    ? ` It comes with the ${provider} plugin: \`${pluginInstallCommand([provider.replace('@cordon/', '')], config.bin)}\`.`
     : suggestion
       ? ` Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?`
       : '';

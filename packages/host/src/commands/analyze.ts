@@ -9,6 +9,7 @@ import { ANALYSIS_SCHEMA_VERSION, analyze, loadRules, type AnalysisReport, type 
 import { compareTable, type CompareReport, type LabelledReport } from '../telemetry/analyze/report/compare.js';
 import { renderHtml } from '../telemetry/analyze/report/html.js';
 import type { CordonHost } from '../bus/host.js';
+import { pluginInstallCommand } from '../plugins/install-hint.js';
 import type { ChartRendererEntry } from '@cordon/plugin-api';
 import { progressBar } from '../telemetry/analyze/report/progress.js';
 import { renderJson, renderMarkdown, renderTable, renderText } from '../telemetry/analyze/report/text.js';
@@ -154,7 +155,7 @@ export function parseSince(text: string): number {
 function chartRenderer(host: CordonHost): ChartRendererEntry {
   const found = host.charts.list()[0]?.entry;
   if (found) return found;
-  throw new CordonError(ERROR_CODES.REGISTRY_MISSING, 'cordon analyze --format html draws its charts with the @cordon/charts plugin (it carries Vega, which the CLI does not): cordon plugins install charts', {
+  throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `cordon analyze --format html draws its charts with the @cordon/charts plugin (it carries Vega, which the CLI does not): ${pluginInstallCommand(['charts'])}`, {
     details: { registry: 'charts', plugin: '@cordon/charts' },
   });
 }

@@ -4,6 +4,7 @@ import { parseBaseUrl, redactUrl } from '../output/url.js';
 import { terminalText } from '../output/terminal.js';
 import { exportSessions, type ExportSummary } from '../telemetry/export/index.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { pluginInstallCommand } from '../plugins/install-hint.js';
 import { parseSince } from './analyze.js';
 import { clearStatus, enableStatus, setStatus } from '../output/status.js';
 
@@ -17,6 +18,7 @@ export default class Export extends CordonCommand {
   static override flags = {
     otlp: Flags.string({ description: 'Collector base URL; traces go to URL/v1/traces, metrics to URL/v1/metrics (JSON encoding)', required: true, helpValue: 'URL' }),
     session: Flags.string({ description: 'Export this session (id or directory name); repeatable; default: the most recently active one', multiple: true }),
+    all: Flags.boolean({ description: 'Export every stored session' }),
     since: Flags.string({ description: 'Export every session whose first event is at or after this date (ISO 8601)' }),
     db: Flags.string({ description: 'Telemetry store: an SQLite file or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3)', helpValue: 'PATH|URL' }),
     timeout: Flags.integer({ description: 'Seconds to wait for each request (default 10)', min: 1, default: 10 }),
@@ -28,7 +30,7 @@ export default class Export extends CordonCommand {
     const host = await this.host();
     const exporter = host.exporters.get('otlp');
     if (!exporter) {
-      throw new CordonError(ERROR_CODES.REGISTRY_MISSING, 'cordon export --otlp needs the @cordon/otlp plugin (it carries the OpenTelemetry SDK, which the CLI does not): cordon plugins install otlp', {
+      throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `cordon export --otlp needs the @cordon/otlp plugin (it carries the OpenTelemetry SDK, which the CLI does not): ${pluginInstallCommand(['otlp'])}`, {
         details: { registry: 'exporters', name: 'otlp', plugin: '@cordon/otlp' },
       });
     }
@@ -38,6 +40,7 @@ export default class Export extends CordonCommand {
       dataDir: host.paths.dataDir,
       url: url.toString(),
       sessions: flags.session,
+      all: flags.all,
       since: flags.since === undefined ? undefined : parseSince(flags.since),
       db: flags.db,
       timeoutMs: flags.timeout * 1000,

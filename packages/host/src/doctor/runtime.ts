@@ -2,6 +2,7 @@ import type { CordonHost } from '../bus/host.js';
 import { runProbes } from '../control/probe.js';
 import type { Finding } from './report.js';
 import { sqliteDriverProblem } from '../util/sqlite-driver.js';
+import { pluginInstallCommand } from '../plugins/install-hint.js';
 
 /** Node majors the suites run under (docs/testing.md); 20 is past its end of life (2026-04-30). */
 export const TESTED_NODE_MAJORS: readonly number[] = [20, 22, 24];
@@ -41,7 +42,7 @@ export function pluginFindings(host: CordonHost, packages: ReadonlyArray<{ reado
     check: 'plugins',
     status: none ? 'problem' : 'ok',
     message: none ? 'no plugin applied: cordon knows no agent' : listed.join(', '),
-    ...(none ? { fix: 'cordon plugins install claude-code codex (the agents you use)' } : {}),
+    ...(none ? { fix: `${pluginInstallCommand(['claude-code', 'codex'])} (the agents you use)` } : {}),
     details: { applied: host.applied, packages },
   });
   for (const failure of host.failures) findings.push({ check: 'plugins', status: 'problem', message: failure.message, fix: 'update or reinstall the plugin it names (`cordon plugins install <name>`), or remove it (`cordon plugins uninstall <name>`)' });

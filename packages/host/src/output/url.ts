@@ -11,7 +11,8 @@ const SECRET_PARAMS = /^(password|passwd|pwd|sslpassword|sslkey|token|access_tok
 /**
  * `url` with its password (and user name's password half only: the user stays, as `psql` shows
  * it) replaced by `***`, and every {@link SECRET_PARAMS} query parameter too. A string that does
- * not parse as a URL is cut to its scheme, since it may still hold a secret.
+ * not parse as a URL is shown as typed except a user-info part (before an `@`) and a query, where
+ * it may hold a secret.
  */
 export function redactUrl(url: string): string {
   try {
@@ -20,7 +21,12 @@ export function redactUrl(url: string): string {
     for (const key of [...u.searchParams.keys()]) if (SECRET_PARAMS.test(key)) u.searchParams.set(key, '***');
     return u.toString();
   } catch {
-    return `${url.split(':')[0]}://…`;
+    // Unparsable (a scheme left out: `127.0.0.1:4318`): shown as typed, except the parts URL syntax
+    // gives credentials, a user-info part before an `@` and a query.
+    const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
+    const rest = url.slice(scheme.length);
+    const at = rest.lastIndexOf('@');
+    return `${scheme}${at >= 0 ? `***${rest.slice(at)}` : rest}`.replace(/\?[\s\S]*$/, '?…');
   }
 }
 

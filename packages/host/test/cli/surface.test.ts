@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { join } from 'node:path';
+import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { makeRepo } from '../../../../test/support/git.js';
 import { closestName } from '../../src/util/closest-name.js';
 
@@ -64,7 +65,7 @@ describe('the command line', () => {
     for (const [args, plugin] of [[['pcodx', 'show'], 'codex'], [['wrap', '--', 'aider'], 'aider'], [['help', 'pcodx'], 'codex'], [['wrap', '-h'], 'aider']] as const) {
       const r = await runCordon([...args], { env: box.env });
       expect(r.exitCode).toBe(2);
-      expect(r.stderr.replace(/\s*\n\s*(›\s*)?/g, ' ')).toContain(`It comes with the @cordon/${plugin} plugin: \`cordon plugins install ${plugin}\`.`);
+      expect(r.stderr.replace(/\s*\n\s*(›\s*)?/g, ' ')).toContain(`It comes with the @cordon/${plugin} plugin: \`cordon plugins link ${join(REPO_ROOT, 'plugins', plugin)} --no-install\`.`);
     }
   });
 

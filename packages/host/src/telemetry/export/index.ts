@@ -17,8 +17,10 @@ export interface ExportRequest {
   readonly exporter: ExporterEntry;
   /** Receiver base URL (`http://host:4318`); may carry credentials. */
   readonly url: string;
-  /** Session ids or directory names; with `since` unset and no sessions, the most recent session. */
+  /** Session ids or directory names; with `since` and `all` unset and no sessions, the most recent session. */
   readonly sessions?: readonly string[];
+  /** Every stored session (as `cordon analyze --all`). */
+  readonly all?: boolean;
   /** Sessions whose first event is at or after this time, epoch ms. */
   readonly since?: number;
   /** Store (default `CORDON_DB`, else `<dataDir>/telemetry.sqlite3`). */
@@ -47,7 +49,7 @@ export async function exportSessions(req: ExportRequest): Promise<ExportSummary 
   const db = await openTelemetryStore(target);
   try {
     await reducePending(req.dataDir, db, req.sessions?.length ? req.sessions : undefined);
-    const rows = await selectStored(db, { sessions: req.sessions, since: req.since });
+    const rows = await selectStored(db, { sessions: req.sessions, since: req.since, all: req.all });
     const missing = (req.sessions ?? []).filter((id) => !rows.some((r) => r.session_id === id || r.dir_name === id));
     if (missing.length) throw new CordonError(ERROR_CODES.BAD_INPUT, `--session ${missing.map((m) => JSON.stringify(m)).join(', ')}: no recorded session of that id in ${db.path}`, { details: { sessions: missing } });
     if (rows.length === 0 && req.since === undefined) throw new CordonError(ERROR_CODES.BAD_INPUT, `no sessions stored in ${db.path}`);
