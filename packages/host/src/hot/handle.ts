@@ -203,7 +203,10 @@ async function before(event: NativeToolBefore, dialect: Dialect, step: Step): Pr
   if (!decision) {
     step.taps('beforeToolCall', { event: 'tool_start', ...toolFields(call) });
     try {
-      decision = validDecision(await step.host.hooks.beforeToolCall.promise(call), step.log);
+      // No tap, no call: tapable compiles each hook's caller with `new Function` on its first call,
+      // code no cache can hold, and most hook processes have nothing tapped.
+      const before = step.host.hooks.beforeToolCall;
+      decision = before.taps.length ? validDecision(await before.promise(call), step.log) : undefined;
     } catch (error) {
       failure = pluginOf(error);
       step.log.error('beforeToolCall tap failed; the call proceeds', { agent: step.agent, call_key: callKey, error: describe(error), ...failure });
@@ -266,7 +269,8 @@ async function after(event: NativeToolAfter, dialect: Dialect, step: Step): Prom
   let failure: { plugin_failure: string } | undefined;
   step.taps('afterToolCall', endFields(result));
   try {
-    const annotated = await step.host.hooks.afterToolCall.promise(result);
+    const after = step.host.hooks.afterToolCall;
+    const annotated = after.taps.length ? await after.promise(result) : result;
     if (annotated && typeof annotated === 'object') result = annotated;
   } catch (error) {
     failure = pluginOf(error);
