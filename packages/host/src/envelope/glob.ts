@@ -1,5 +1,6 @@
 import type picomatchModule from 'picomatch';
 import { lazyPackage } from '../util/lazy-package.js';
+import type { GlobRegexStore } from './glob-store.js';
 
 // Loaded on first use: the host lends matchGlob to every plugin, so this module is imported by the
 // hook process on every tool call, which never matches a glob (the hot-path measurements in docs/hooks.md).
@@ -66,15 +67,21 @@ const cache = new Map<string, (path: string) => boolean>();
 
 /**
  * Compiles (and caches) a matcher for one envelope glob against whole repo-relative paths.
- * Throws `TypeError` naming the glob when {@link globProblem} rejects it.
+ * With `store`, the expression picomatch compiled for the glob in an earlier process is reused
+ * (the hook's live envelope: {@link GlobRegexStore}). Throws `TypeError` naming the glob when
+ * {@link globProblem} rejects it.
  */
-export function compileGlob(glob: string): (path: string) => boolean {
+export function compileGlob(glob: string, store?: GlobRegexStore): (path: string) => boolean {
   let matcher = cache.get(glob);
   if (!matcher) {
     const problem = globProblem(glob);
     if (problem) throw new TypeError(`invalid glob ${JSON.stringify(glob)}: ${problem}`);
     // The compiled regular expression is all picomatch's matcher would test with these options.
-    const regex = picomatch().makeRe(toPicomatchSource(glob), GLOB_OPTIONS);
+    let regex = store?.get(glob);
+    if (!regex) {
+      regex = picomatch().makeRe(toPicomatchSource(glob), GLOB_OPTIONS);
+      store?.put(glob, regex);
+    }
     matcher = (path: string) => regex.test(path);
     cache.set(glob, matcher);
   }

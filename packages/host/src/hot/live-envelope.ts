@@ -1,5 +1,9 @@
 import type { Dialect, Logger, NativeToolBefore, ToolDecision } from '@cordon/plugin-api';
+import { join } from 'node:path';
+import { GlobRegexStore, globCompilerKey } from '../envelope/glob-store.js';
 import { liveDecisionFor } from '../envelope/live/route.js';
+import { HOST_ROOT } from '../util/host-root.js';
+import { resolvePaths } from '../util/paths.js';
 
 /**
  * The live envelope's answer to a `tool.before` event (docs/envelopes.md "The live envelope"), or
@@ -20,7 +24,12 @@ export function liveEnvelopeDecision(dialect: Dialect, event: NativeToolBefore, 
   }
   if (targets === undefined || targets.length === 0) return undefined;
   try {
-    return liveDecisionFor(targets, event.cwd ?? process.cwd());
+    // Globs compiled by an earlier hook process of this build are reused (GlobRegexStore).
+    const key = globCompilerKey(join(HOST_ROOT, 'dist', 'hot'));
+    const store = key === undefined ? undefined : new GlobRegexStore(resolvePaths(process.env).cacheDir, key);
+    const decision = liveDecisionFor(targets, event.cwd ?? process.cwd(), store);
+    store?.save();
+    return decision;
   } catch (error) {
     log.error('live envelope could not judge a write; the call proceeds', { agent: dialect.name, tool: event.toolName, error: describe(error) });
     return undefined;

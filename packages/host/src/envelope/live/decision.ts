@@ -1,6 +1,7 @@
 import type { ToolDecision } from '@cordon/plugin-api';
 import { displayPath } from '../path-text.js';
 import { compilePathRules, type Policy } from '../policy/policy.js';
+import type { GlobRegexStore } from '../glob-store.js';
 import { judgeWrite, shownPath, type WriteJudgement } from './judge.js';
 
 /** `decided_by` of the live envelope's denials in markers. */
@@ -15,11 +16,12 @@ const NAMED = 5;
  * links resolved): a deny when any target is refused by {@link judgeWrite}, else undefined. The
  * reason is for the model's next attempt: each refused target with the rule that refused it, then
  * what the envelope allows (its `--allow` globs, its `--deny` globs) and that `.cordon/` and
- * paths outside the repository are never writable.
+ * paths outside the repository are never writable. `store` keeps compiled globs across hook
+ * processes ({@link GlobRegexStore}).
  */
-export function liveWriteDecision(targets: readonly string[], envelope: { readonly root: string; readonly policy: Policy }, cwd: string): ToolDecision | undefined {
+export function liveWriteDecision(targets: readonly string[], envelope: { readonly root: string; readonly policy: Policy }, cwd: string, store?: GlobRegexStore): ToolDecision | undefined {
   if (targets.length === 0) return undefined;
-  const rules = compilePathRules(envelope.policy);
+  const rules = compilePathRules(envelope.policy, store);
   const refused: Array<Extract<WriteJudgement, { allowed: false }>> = [];
   for (const target of targets) {
     const judgement = judgeWrite(target, { root: envelope.root, cwd, rules });

@@ -4,6 +4,7 @@ import type { ToolDecision } from '@cordon/plugin-api';
 import { nodeOs } from '../../util/builtins.js';
 import { findWorkTree, readLiveEnvelope, type LiveEnvelope } from './armed.js';
 import { liveWriteDecision } from './decision.js';
+import type { GlobRegexStore } from '../glob-store.js';
 import { MAX_PATH_BYTES } from './judge.js';
 import { resolveWrite } from './resolve.js';
 
@@ -25,9 +26,10 @@ import { resolveWrite } from './resolve.js';
  * (Codex, Gemini CLI) this can only refuse more. A relative target of a call whose `cwd` does
  * not exist is not judged (the agent cannot write it there either). With several envelopes refusing, the first refusal is answered. Reads each
  * work tree's `.cordon/config.json` at most once (`readLiveEnvelope`, which throws on a damaged
- * file: the caller logs it and lets the call proceed).
+ * file: the caller logs it and lets the call proceed). `store` keeps compiled globs across hook
+ * processes.
  */
-export function liveDecisionFor(written: readonly string[], cwd: string): ToolDecision | undefined {
+export function liveDecisionFor(written: readonly string[], cwd: string, store?: GlobRegexStore): ToolDecision | undefined {
   const targets = written.some(isHomeRelative) ? written.map(expandHome) : written;
   let realCwd: string | undefined;
   try {
@@ -42,7 +44,7 @@ export function liveDecisionFor(written: readonly string[], cwd: string): ToolDe
   };
   const here = realCwd === undefined ? undefined : findWorkTree(realCwd);
   const hereEnvelope = here?.armed ? envelopeAt(here.root) : undefined;
-  if (hereEnvelope) return liveWriteDecision(targets, hereEnvelope, realCwd!);
+  if (hereEnvelope) return liveWriteDecision(targets, hereEnvelope, realCwd!, store);
 
   const groups = new Map<LiveEnvelope, string[]>();
   for (const target of targets) {
@@ -58,7 +60,7 @@ export function liveDecisionFor(written: readonly string[], cwd: string): ToolDe
     if (envelope) groups.set(envelope, [...(groups.get(envelope) ?? []), target]);
   }
   for (const [envelope, group] of groups) {
-    const decision = liveWriteDecision(group, envelope, realCwd ?? '/');
+    const decision = liveWriteDecision(group, envelope, realCwd ?? '/', store);
     if (decision) return decision;
   }
   return undefined;

@@ -1,4 +1,5 @@
 import { compileGlob, globProblem } from '../glob.js';
+import type { GlobRegexStore } from '../glob-store.js';
 
 /**
  * Numeric budgets of an envelope. All inclusive: a value equal to its limit passes
@@ -117,12 +118,15 @@ export function isAttributesPath(path: string): boolean {
 const ALLOWED: PathDecision = Object.freeze({ allowed: true });
 const NOT_ALLOWED: PathDecision = Object.freeze({ allowed: false });
 
-/** Compiles `policy`'s globs. Deny is evaluated first and wins (the BEKO2210/SkillQuarry cordon). */
-export function compilePathRules(policy: Pick<Policy, 'allow' | 'deny' | 'allow_ignored'>): PathRules {
-  const allow = policy.allow.map((g) => compileGlob(g));
+/**
+ * Compiles `policy`'s globs (through `store` when given: the hook's live envelope). Deny is
+ * evaluated first and wins (the BEKO2210/SkillQuarry cordon).
+ */
+export function compilePathRules(policy: Pick<Policy, 'allow' | 'deny' | 'allow_ignored'>, store?: GlobRegexStore): PathRules {
+  const allow = policy.allow.map((g) => compileGlob(g, store));
   const denyGlobs = policy.deny;
-  const deny = denyGlobs.map((g) => compileGlob(g));
-  const ignored = policy.allow_ignored.map((g) => compileGlob(g));
+  const deny = denyGlobs.map((g) => compileGlob(g, store));
+  const ignored = policy.allow_ignored.map((g) => compileGlob(g, store));
   return {
     // Called once per changed path (100,000s on a large change): plain loops and shared results.
     decide(path) {
