@@ -15,28 +15,20 @@
  * not the code, is what a process holds; at smaller sizes the loaded code dominates and the row
  * is printed without a verdict).
  */
-import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ledger } from '../packages/host/src/ledger/index.js';
 import { caModes } from './ca-env.ts';
+import { median, TIME, timedRun, type Run } from './timed-run.ts';
 import { benchText } from './ledger-text.ts';
 
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(REPO, 'packages/host/bin/run.cjs');
-const TIME = '/usr/bin/time';
 const SIZES = (process.env.BENCH_COLD_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS) || 5);
 /** Wall above `node -e 0` allowed, ms, by size; and the RSS allowance in renders. */
 const TARGET = { aboveNodeMs: { 1000: 50, 100_000: 250 } as Record<number, number>, rssRenders: 2 } as const;
-
-/** One timed process: wall, CPU (user + sys) in ms, peak RSS in MiB. */
-interface Run {
-  wallMs: number;
-  cpuMs: number;
-  rssMiB: number;
-}
 
 interface Variant {
   readonly name: string;
@@ -50,27 +42,11 @@ interface Variant {
   readonly check: (stdout: Buffer) => void;
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-
-/** Runs `argv` once under GNU time, stdout to `out`; throws when it fails or its output is wrong. */
+/** Runs variant `v` once, timed; throws when it fails or its output is wrong. */
 function measure(v: Variant, out: string): Run {
-  const timeFile = `${out}.time`;
-  const fd = openSync(out, 'w');
-  const started = process.hrtime.bigint();
-  let r;
-  try {
-    r = spawnSync(TIME, ['-f', '%U %S %M', '-o', timeFile, ...v.argv], { env: v.env, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8' });
-  } finally {
-    closeSync(fd);
-  }
-  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-  if (r.status !== 0) throw new Error(`${v.name} failed (${r.status}): ${r.stderr}`);
-  const [user, sys, rssKiB] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
-  v.check(readFileSync(out));
-  return { wallMs, cpuMs: (user! + sys!) * 1000, rssMiB: rssKiB! / 1024 };
+  const { run, output } = timedRun(v.name, v.argv, { env: v.env, out });
+  v.check(output);
+  return run;
 }
 
 /** A ledger of `size` messages (user and assistant in turn, the texts of the in-process rows) in one session; its render. */

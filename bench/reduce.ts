@@ -29,16 +29,16 @@
  * Needs a build (`npm run build`).
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Marker } from '../packages/host/src/telemetry/markers.js';
 import { formatSample } from '../packages/host/src/telemetry/sampler/sample.js';
+import { median, TIME, timedRun, type Run } from './timed-run.ts';
 
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BIN = join(REPO, 'packages/host/bin/run.cjs');
-const TIME = '/usr/bin/time';
 const BEFORE_BIN = process.env.BENCH_BEFORE_BIN ? resolve(process.env.BENCH_BEFORE_BIN) : undefined;
 const REFERENCE = resolve(process.env.CORDON_REFERENCE_DIR ?? join(REPO, '.cache/cordon-reference'));
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
@@ -53,12 +53,6 @@ const TOOLS = [
   { tool_name: 'Grep', tool: 'search', commands: ['TODO'] },
 ];
 
-interface Run {
-  wallMs: number;
-  cpuMs: number;
-  rssMiB: number;
-}
-
 interface Variant {
   readonly name: string;
   /** Which row: `cordon` (no CA variable) is the one the targets and ratios use. */
@@ -70,11 +64,6 @@ interface Variant {
   /** Throws when the output does not show the session reduced. */
   readonly check?: (stdout: string) => void;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /** Expected counts of a generated session of `records` records. */
 function shape(records: number): { calls: number; markers: number; samples: number } {
@@ -137,20 +126,9 @@ function writeSession(dir: string, id: string, records: number): void {
 
 /** Runs `argv` once under GNU time; stdout goes to `out`. */
 function measure(v: Variant, argv: string[], out: string): Run {
-  const timeFile = `${out}.time`;
-  const fd = openSync(out, 'w');
-  const started = process.hrtime.bigint();
-  let r;
-  try {
-    r = spawnSync(TIME, ['-f', '%U %S %M', '-o', timeFile, ...argv], { env: v.env, cwd: v.cwd, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8' });
-  } finally {
-    closeSync(fd);
-  }
-  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-  if (r.status !== 0) throw new Error(`${v.name} failed (${r.status}): ${r.stderr}\n${readFileSync(out, 'utf8').slice(0, 2000)}`);
-  const [user, sys, rssKiB] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
-  v.check?.(readFileSync(out, 'utf8'));
-  return { wallMs, cpuMs: (user! + sys!) * 1000, rssMiB: rssKiB! / 1024 };
+  const { run, output } = timedRun(v.name, argv, { env: v.env, cwd: v.cwd, out });
+  v.check?.(output.toString('utf8'));
+  return run;
 }
 
 function main(): void {
