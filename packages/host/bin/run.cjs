@@ -92,14 +92,18 @@ function hook(args) {
 function check(args) {
   // A check passes over each input once, and on a large repository it shares the CPU with the
   // git commands it waits for: V8's optimising compiler (TurboFan, on background threads) would
-  // cost about a fifth of the process's CPU time and repay little of it (`npm run bench:envelope`).
-  require('node:v8').setFlagsFromString('--no-opt');
-  // V8 refuses a code cache made under other flags: the plugins' caches of this route are kept
-  // apart from the hook's, or each would replace the other's on every call.
-  shareRequireCached('no-opt-');
+  // cost about a fifth of the process's CPU time at 100,000 files and repay little of it. On a
+  // small one loading `node:v8` to say so (about 2.5 ms) is the larger cost, and at 20,000 files
+  // the two come out even (`npm run bench:envelope`).
+  const noOpt = largeIndex(args);
+  if (noOpt) require('node:v8').setFlagsFromString('--no-opt');
+  // V8 refuses a code cache made under other flags: the caches of this route under --no-opt are
+  // kept apart from the others, or each would replace the other's on every call.
+  const prefix = noOpt ? 'no-opt-' : '';
+  shareRequireCached(prefix);
   let fast;
   try {
-    fast = loadBundle('../dist/fast/check.cjs');
+    fast = loadBundle('../dist/fast/check.cjs', prefix);
   } catch (error) {
     if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('check.cjs')) throw error;
     oclif(args);
@@ -113,6 +117,38 @@ function check(args) {
   fast.fastCheck(options).then((outcome) => {
     if (outcome === 'fallback') oclif(args);
   });
+}
+
+/**
+ * Whether the repository `cordon check` is about to audit has an index of 4 MiB or more (about
+ * 40,000 entries): the first `.git` found from `--repo` (else the current directory) upwards,
+ * when it is a directory. A guess that only chooses V8's flags: anything unusual (a linked work
+ * tree's `.git` file, no repository, an unreadable path) answers false.
+ */
+function largeIndex(args) {
+  // Declared here: the top of this file runs before a module-level constant would be set.
+  const NO_OPT_INDEX_BYTES = 4 * 1024 * 1024;
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const at = args.indexOf('--repo');
+  const given = at >= 0 ? args[at + 1] : args.find((a) => a.startsWith('--repo='))?.slice('--repo='.length);
+  try {
+    let dir = path.resolve(given || '.');
+    for (let depth = 0; depth < 64; depth++) {
+      const dotGit = fs.statSync(path.join(dir, '.git'), { throwIfNoEntry: false });
+      if (dotGit) {
+        if (!dotGit.isDirectory()) return false;
+        const index = fs.statSync(path.join(dir, '.git', 'index'), { throwIfNoEntry: false });
+        return index !== undefined && index.size >= NO_OPT_INDEX_BYTES;
+      }
+      const parent = path.dirname(dir);
+      if (parent === dir) return false;
+      dir = parent;
+    }
+  } catch {
+    // ENOTDIR, EACCES, …: the check itself reports what is wrong with the path.
+  }
+  return false;
 }
 
 // The plain `cordon control run [--hint H] [--json] [--verbose] -- CMD …` runs without oclif
@@ -199,10 +235,12 @@ function shareRequireCached(prefix = '') {
  * worker thread: the main thread then compiled only part of what an ordinary run needs) writes
  * its cache as `<name>-partial.bin` and only when there is none; the next ordinary run that
  * loads a partial cache writes the full one, which replaces it.
- * `CORDON_CODE_CACHE=off` loads with plain `require`. Throws what `require` would.
+ * `prefix` starts the cache files' names (a route that runs under other V8 flags needs caches
+ * of its own). `CORDON_CODE_CACHE=off` loads with plain `require`. Throws what `require` would.
  */
-function loadBundle(relPath) {
-  return requireCached(require('node:path').join(__dirname, relPath));
+function loadBundle(relPath, prefix = '') {
+  const path = require('node:path');
+  return requireCached(path.join(__dirname, relPath), prefix + path.basename(relPath));
 }
 
 /**

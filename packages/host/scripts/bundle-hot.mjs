@@ -18,7 +18,8 @@
 //   dist/ as the modules it replaces (dist/<dir>/<file>), so their `../../` URLs still resolve.
 // - A relative dynamic `import()` stays a separate, lazily loaded module of dist/ (the ledger, the
 //   /proc reader of the sampler process): the hook never pays for parsing them.
-// - tapable and @cordon/plugin-api are inlined (the hook needs them on every call), and in the
+// - tapable, @cordon/plugin-api and @noble/hashes (the envelope's SHA-256 without node:crypto)
+//   are inlined (the hook needs them on every call), and in the
 //   reduce bundle better-sqlite3's JavaScript; every other package stays external and resolves
 //   from node_modules at run time as before. tapable's
 //   `require("util")` (only for `util.deprecate` on APIs Cordon does not call) takes tapable's own
@@ -30,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleBase, writeBundle } from '../../../scripts/bundle-options.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const INLINED = ['tapable', '@cordon/plugin-api'];
+const INLINED = ['tapable', '@cordon/plugin-api', '@noble/hashes'];
 const { dependencies } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
 /** Every dependency but those `inlined` stays external. */
 const externals = (inlined) => Object.keys(dependencies).filter((name) => !inlined.includes(name)).flatMap((name) => [name, `${name}/*`]);

@@ -13,6 +13,7 @@ import { parsePolicyFile, POLICY_FILE, resolveSettings, type SettingsInput } fro
 import type { EnvelopeState } from './state/schema.js';
 import { envelopePaths, loadEnvelope, saveAudit, saveState } from './state/store.js';
 import { finishInterrupted } from './state/recover.js';
+import { currentReadAhead, readEnvelopeAhead, type EnvelopeReadAhead } from './state/read-ahead.js';
 import { refuseWhileAgentRuns } from './attempt/stale.js';
 import { mark } from '../util/timeline.js';
 
@@ -26,6 +27,11 @@ export interface CheckOptions {
   readonly lock?: LockHandle;
   /** Environment for verifiers (default `process.env`). */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Called once while git locates the repository (`git rev-parse`, which the check waits for):
+   * work the caller can start then, such as loading the plugins `hooks` will return.
+   */
+  readonly whileLocating?: () => void;
 }
 
 /** What {@link check} returns. */
@@ -48,12 +54,17 @@ export async function check(options: CheckOptions = {}): Promise<CheckResult> {
   const early = startEarly(dir);
   mark('git started');
   try {
-    const { loc, head } = await discoverRepoAndHead(dir);
+    const located = discoverRepoAndHead(dir);
+    located.catch(() => undefined);
+    // git rev-parse runs from here; the wait goes to work whose inputs are checked afterwards.
+    options.whileLocating?.();
+    const ahead = early ? readEnvelopeAhead(early.loc) : undefined;
+    const { loc, head } = await located;
     mark('repo located');
     const lock = options.lock ?? acquireLock(loc.lockFile, 'check');
     mark('locked');
     try {
-      return await checkLocked(loc, { ...options, early, head });
+      return await checkLocked(loc, { ...options, early, head, ahead });
     } finally {
       if (!options.lock) lock.release();
     }
@@ -63,13 +74,17 @@ export async function check(options: CheckOptions = {}): Promise<CheckResult> {
 }
 
 /** {@link check} for a caller that holds the lock and has located the repository. */
-export async function checkLocked(loc: RepoLocation, options: Pick<CheckOptions, 'hooks' | 'env'> & { readonly early?: EarlyStart; readonly head?: string } = {}): Promise<CheckResult> {
+export async function checkLocked(
+  loc: RepoLocation,
+  options: Pick<CheckOptions, 'hooks' | 'env'> & { readonly early?: EarlyStart; readonly head?: string; readonly ahead?: EnvelopeReadAhead } = {},
+): Promise<CheckResult> {
   // HEAD as discovery found it; otherwise git resolves it while the state is read and validated
   // (a refused state still wins over an unresolvable HEAD).
   const head = options.head !== undefined ? Promise.resolve(options.head) : resolveCommit(loc, 'HEAD');
   head.catch(() => undefined);
   await finishInterrupted(loc);
-  const envelope = loadEnvelope(loc);
+  // Read before the lock was taken, and still exactly what a read now would give: kept.
+  const envelope = currentReadAhead(options.ahead, loc) ?? loadEnvelope(loc);
   refuseWhileAgentRuns(envelope.state);
   mark('envelope read');
   const { config } = envelope;

@@ -4,7 +4,8 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { EXCLUSIVE_CREATE, tempPathBeside } from '../io/atomic-write.js';
 import { processRuns, processStartTicks } from '../io/private-temp.js';
 import { readRegularFile, UnsafeReadError } from '../io/safe-read.js';
-import { nodeCrypto, nodeOs } from '../util/builtins.js';
+import { nodeOs } from '../util/builtins.js';
+import { randomHex } from '../util/random.js';
 
 /**
  * The repository lock (the BEKO2210/SkillQuarry cordon; docs/ARCHITECTURE.md "Data"): the file at
@@ -63,7 +64,7 @@ export interface LockHandle {
  * the holder. The lock is also released when this process exits normally.
  */
 export function acquireLock(path: string, command: string): LockHandle {
-  const record: LockRecord = { pid: process.pid, host: nodeOs().hostname(), start: processStart(process.pid), nonce: nodeCrypto().randomBytes(12).toString('hex'), command, since: new Date().toISOString() };
+  const record: LockRecord = { pid: process.pid, host: nodeOs().hostname(), start: processStart(process.pid), nonce: randomHex(12), command, since: new Date().toISOString() };
   if (!tryCreate(path, record)) {
     const holder = inspect(path);
     if (holder.kind === 'free') {
@@ -216,7 +217,7 @@ function tryCreate(path: string, record: LockRecord): boolean {
 }
 
 function takeOver(path: string, judged: { readonly bytes: Buffer }): boolean {
-  const aside = `${path}.stale-${process.pid}-${nodeCrypto().randomBytes(6).toString('hex')}`;
+  const aside = `${path}.stale-${process.pid}-${randomHex(6)}`;
   try {
     renameSync(path, aside);
   } catch {

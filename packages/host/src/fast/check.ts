@@ -35,14 +35,19 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
   const env = options.env ?? process.env;
   // The audit calls this once its git commands run (finding and importing plugins is
   // synchronous work the diff should not wait for) and awaits it only to fire `audit`.
+  // Plugins start loading while git locates the repository; their warnings are printed only
+  // once the audit asks for them (a refused check goes to oclif, which prints its own).
+  let loading: ReturnType<typeof loadHostDirect> | undefined;
+  const load = () => (loading ??= loadHostDirect(env, { needs: { hooks: ['audit'] } }));
   const hooks = async () => {
-    const host = warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['audit'] } }));
+    const host = warnPluginFailures(await load());
     mark('plugins loaded');
     return host.hooks;
   };
   enableStatus({ json: options.json });
   try {
-    const { audit } = await check({ repo: options.repo, hooks, env });
+    const whileLocating = () => void load().catch(() => undefined);
+    const { audit } = await check({ repo: options.repo, hooks, env, whileLocating });
     // The verdict's exit code first: a reader that closes the pipe early must not change it.
     process.exitCode = audit.passed ? 0 : 3;
     process.stdout.write(options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);

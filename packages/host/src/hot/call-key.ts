@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { nodeCrypto } from '../util/builtins.js';
+import { sha1Hex } from '../util/hash.js';
 import { canonicalJson } from './summary.js';
 
 /**
@@ -12,7 +12,7 @@ import { canonicalJson } from './summary.js';
  */
 export function inputHash(sessionId: string, toolName: string, input: unknown): string {
   const text = input === undefined ? 'absent' : canonicalJson(input);
-  return nodeCrypto().createHash('sha1').update(`${sessionId}\0${toolName}\0${text}`).digest('hex').slice(0, 16);
+  return sha1Hex(`${sessionId}\0${toolName}\0${text}`).slice(0, 16);
 }
 
 /** What a native tool event's call key hashes: the input as sent when it was not an object, else the object. */

@@ -1,6 +1,6 @@
 import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { nodeCrypto } from '../util/builtins.js';
+import { randomHex } from '../util/random.js';
 import { sleepSync } from '../util/sleep-sync.js';
 
 /** Filesystem calls {@link fsyncDirectory} uses; tests pass failing ones. */
@@ -49,7 +49,7 @@ export interface AtomicWriteOptions {
  * nobody can plant a link under it in advance; always opened with {@link EXCLUSIVE_CREATE}.
  */
 export function tempPathBeside(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${nodeCrypto().randomBytes(12).toString('hex')}.tmp`);
+  return join(dirname(path), `.${basename(path)}.${randomHex(12)}.tmp`);
 }
 
 /** True for names {@link tempPathBeside} makes (for clean-up of temp files a killed writer left). */

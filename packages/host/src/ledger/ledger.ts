@@ -16,7 +16,7 @@ import type {
 } from '@cordon/plugin-api';
 import type BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
-import { nodeCrypto } from '../util/builtins.js';
+import { randomHex } from '../util/random.js';
 import { asLedgerError, refused } from './errors.js';
 import { checkSessionName, compactionId, generateSessionId, messageId } from './ids.js';
 import { openLedgerDatabase, type OpenDatabaseOptions } from './open.js';
@@ -150,7 +150,7 @@ export class Ledger implements LedgerHandle {
               created_at_ms: now,
               updated_at_ms: now,
               updated_order: nextWriteOrder(),
-              usage_correlation_id: `pcses-${nodeCrypto().randomBytes(16).toString('hex')}`,
+              usage_correlation_id: `pcses-${randomHex(16)}`,
               upstream_session_id: null,
               kv_cache_boundary: 'future_turn_only',
               last_compaction_seq: 0,

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { nodeCrypto } from '../util/builtins.js';
+import { sha256Hex } from '../util/hash.js';
 
 /** Directory under the data dir that holds one directory per agent session (uncoalesced/cordon). */
 export const RUNS_DIR = 'runs';
@@ -28,7 +28,7 @@ export function sanitizeSessionId(raw: unknown): string {
   if (typeof raw !== 'string' || raw === '') return UNKNOWN_SESSION;
   if (raw.length <= MAX_SESSION_DIR_LENGTH && SAFE.test(raw)) return raw;
   const cleaned = raw.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[._-]+/, '').slice(0, 80);
-  const digest = nodeCrypto().createHash('sha256').update(raw, 'utf8').digest('hex').slice(0, 12);
+  const digest = sha256Hex(raw).slice(0, 12);
   return `${cleaned || 'session'}-${digest}`;
 }
 

@@ -99,3 +99,23 @@ describe('cordon check: the fast route answers exactly as the oclif command', ()
     expect(index.packages.find((p: { name: string }) => p.name === 'auditor').taps).toEqual(['audit']);
   });
 });
+
+describe('cordon check fast route: what it loads', () => {
+  it('on a small repository, neither node:crypto (its envelope hashes and random names come from @noble/hashes and /dev/urandom) nor node:v8', async () => {
+    const repo = newRepo();
+    expect((await runCordon(['arm', 'mods', '--allow', '**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+    writeFiles(repo, { 'src/app.py': 'print("changed")\n', 'new.txt': 'new\n' });
+    const out = join(sandbox.dir('module-probe'), 'modules.txt');
+    const probe = join(sandbox.dir('module-probe'), 'probe.cjs');
+    writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`);
+    const r = await runCordon(['check', '--json'], { env: { ...sandbox.env, NODE_OPTIONS: `--require ${probe}` }, cwd: repo });
+    expect(r.exitCode, r.stderr).toBe(0);
+    // It was the fast route that ran: a lock was taken, the verdict saved and hashed state re-read.
+    expect(JSON.parse(r.stdout)).toMatchObject({ passed: true, metrics: { files: 2 } });
+    const modules = readFileSync(out, 'utf8').split('\n');
+    expect(modules).toContain('NativeModule child_process');
+    expect(modules.filter((m) => /^NativeModule (crypto|v8|internal\/crypto\/)/.test(m))).toEqual([]);
+    // A second check reads the state the first one wrote (its SHA-256 checks pass).
+    expect((await runCordon(['check', '--json'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+  });
+});

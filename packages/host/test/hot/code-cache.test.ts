@@ -94,9 +94,8 @@ describe('the bundles run through a V8 code cache', () => {
     expect(markers).toHaveLength(3);
   });
 
-  it('check (run with --no-opt) and control run keep their own caches of a plugin both load: each written once, then used', async () => {
-    // A CommonJS plugin tapping `audit` (check loads it) and `enforce` (control run loads it); it
-    // answers neither, so the check passes and the command runs unguarded.
+  /** A CommonJS plugin tapping `audit` (check loads it) and `enforce` (control run loads it); it answers neither, so the check passes and the command runs unguarded. */
+  const bothTaps = (): void => {
     const root = sandbox.dir('plugin-both');
     writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'both-taps', version: '0.0.0', oclif: { hooks: { 'cordon:register': { target: './register.cjs', identifier: 'register' } } } }));
     writeFileSync(
@@ -104,22 +103,45 @@ describe('the bundles run through a V8 code cache', () => {
       "exports.register = async () => ({ name: 'both-taps', apply(api) { api.hooks.audit.tapPromise({ name: 'audit' }, async () => {}); api.hooks.enforce.tapPromise({ name: 'enforce' }, async () => undefined); } });\n",
     );
     linkPluginRoots(sandbox.dataDir, [{ name: 'both-taps', root }]);
-    const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'x\n' }, sandbox.env);
-    expect((await runCordon(['arm', 'cache', '--allow', 'src/**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+  };
+
+  /** Runs check then control run twice in `repo`; returns the plugin's cache files after the first pair, asserting the second pair used them as they were. */
+  const checkThenControl = async (repo: string): Promise<string[]> => {
     const check = async (): Promise<void> => expect((await runCordon(['check'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
     const control = async (): Promise<void> => expect((await runCordon(['control', 'run', '--', 'true'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
     const caches = () => cacheFiles(sandbox.cacheDir).filter((f) => /both-taps|register\.cjs/.test(f.split('/').pop()!));
     await check();
     await control();
     const files = caches();
-    const names = files.map((f) => f.split('/').pop()!).sort();
-    expect(names).toEqual([expect.stringMatching(/^both-taps-register\.cjs-\d+-/), expect.stringMatching(/^no-opt-both-taps-register\.cjs-\d+-/)]);
     const written = files.map((f) => statSync(f).mtimeMs);
     await check();
     await control();
-    // V8 took each route's own cache: neither was replaced by the other route's.
+    // V8 took each cache: none was replaced by the other route's.
     expect(caches()).toEqual(files);
     expect(files.map((f) => statSync(f).mtimeMs)).toEqual(written);
+    return files.map((f) => f.split('/').pop()!).sort();
+  };
+
+  it('check on a small repository (no --no-opt) and control run share one cache of a plugin both load: written once, then used', async () => {
+    bothTaps();
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'x\n' }, sandbox.env);
+    expect((await runCordon(['arm', 'cache', '--allow', 'src/**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+    expect(await checkThenControl(repo)).toEqual([expect.stringMatching(/^both-taps-register\.cjs-\d+-/)]);
+    // The check bundle's own cache is the plain one too.
+    expect(cacheFiles(sandbox.cacheDir).map((f) => f.split('/').pop()!).filter((f) => f.includes('check.cjs'))).toEqual([expect.stringMatching(/^check\.cjs-\d+-/)]);
+  });
+
+  it('check on a repository whose index is 4 MiB or more runs with --no-opt and keeps caches of its own; control run keeps its', async () => {
+    bothTaps();
+    // 1,100 tracked files under one 3,800-byte directory path: an index of about 4.3 MB.
+    const deep = Array.from({ length: 19 }, (_, i) => `${String(i).padStart(2, '0')}${'d'.repeat(198)}`).join('/');
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1100; i++) files[`src/${deep}/f${i}.txt`] = `${i}\n`;
+    const repo = makeRepo(sandbox.dir('repo'), files, sandbox.env);
+    expect(statSync(join(repo, '.git', 'index')).size).toBeGreaterThanOrEqual(4 * 1024 * 1024);
+    expect((await runCordon(['arm', 'cache', '--allow', 'src/**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+    expect(await checkThenControl(repo)).toEqual([expect.stringMatching(/^both-taps-register\.cjs-\d+-/), expect.stringMatching(/^no-opt-both-taps-register\.cjs-\d+-/)]);
+    expect(cacheFiles(sandbox.cacheDir).map((f) => f.split('/').pop()!).filter((f) => f.includes('check.cjs'))).toEqual([expect.stringMatching(/^no-opt-check\.cjs-\d+-/)]);
   });
 
   it('a run whose plugin work ran on the bus thread leaves a partial cache, which the next ordinary run replaces', async () => {

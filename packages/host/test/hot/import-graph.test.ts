@@ -59,7 +59,7 @@ describe('the hook path', () => {
   it('the plain `cordon check` goes to its own bundle, which loads no @oclif package and is fresh', async () => {
     const bin = readFileSync(join(REPO, 'packages/host/bin/run.cjs'), 'utf8');
     expect(bin).toMatch(/argv\[0\] === 'check'[\s\S]*check\(argv\)/);
-    expect(bin).toContain("loadBundle('../dist/fast/check.cjs')");
+    expect(bin).toContain("loadBundle('../dist/fast/check.cjs', prefix)");
     const bundle = join(REPO, 'packages/host/dist/fast/check.cjs');
     expect(loads(bundle).other.filter((p) => p.startsWith('@oclif/'))).toEqual([]);
     expect(readFileSync(bundle, 'utf8')).toBe(await rebuilt(checkBundleOptions));

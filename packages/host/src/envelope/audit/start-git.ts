@@ -99,6 +99,8 @@ class BatchedWork<T> {
 
 /** Audit git commands started before the envelope could be read under the lock ({@link startEarly}). */
 export interface EarlyStart {
+  /** The location guessed from `.cordon/config.json`, which git has not confirmed yet. */
+  readonly loc: RepoLocation;
   /**
    * The started commands when they were started exactly as the audit of this envelope would
    * start them: same repository layout as `loc` (located by git), same `baseline` and arm-time
@@ -155,6 +157,7 @@ export function startEarly(dir: string): EarlyStart | undefined {
   started.listed.catch(() => undefined);
   let settled = false;
   return {
+    loc: guess.loc,
     adopt(loc, baseline, rules) {
       if (settled) return undefined;
       settled = true;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { readRegularFileIfExists, writeFileAtomic } from '../../io/index.js';
-import { nodeCrypto } from '../../util/builtins.js';
+import { sha256Hex } from '../../util/hash.js';
 import { discoverRepo, type RepoLocation } from '../git/repo.js';
 
 /**
@@ -25,7 +25,7 @@ interface ReportsRecord {
 }
 
 function sha256(bytes: Uint8Array): string {
-  return nodeCrypto().createHash('sha256').update(bytes).digest('hex');
+  return sha256Hex(bytes);
 }
 
 function readRecord(gitDir: string): Record<string, string> {

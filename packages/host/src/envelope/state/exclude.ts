@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { writeFileAtomic, writeTarget } from '../../io/atomic-write.js';
 import { readRegularFile, UnsafeReadError } from '../../io/safe-read.js';
-import { nodeCrypto } from '../../util/builtins.js';
+import { sha256Hex } from '../../util/hash.js';
 
 /** The line cordon adds to `info/exclude` so `.cordon/` never shows up in `git status`. */
 export const EXCLUDE_LINE = '/.cordon/';
@@ -81,5 +81,5 @@ export function hashFile(path: string): string {
 
 /** SHA-256 (hex) of bytes or a UTF-8 string. */
 export function sha256(data: string | Buffer): string {
-  return nodeCrypto().createHash('sha256').update(data).digest('hex');
+  return sha256Hex(data);
 }

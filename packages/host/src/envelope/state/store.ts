@@ -9,7 +9,7 @@ import { readRegularFile, UnsafeReadError } from '../../io/safe-read.js';
 import { hashFile, sha256 } from './exclude.js';
 import { isOwnStateName, scratchParent } from './own-dir.js';
 import { configProblem, nowIso, snapshotProblem, stateProblem, type EnvelopeConfig, type EnvelopeSnapshot, type EnvelopeState } from './schema.js';
-import { nodeCrypto } from '../../util/builtins.js';
+import { randomHex } from '../../util/random.js';
 import { CORDON_DIR } from './dir-name.js';
 
 export { CORDON_DIR };
@@ -105,7 +105,7 @@ export function createEnvelope(loc: Pick<RepoLocation, 'root' | 'gitDir'>, confi
  * `.cordon.<kind>-<24 hex>` in the work-tree root (see {@link isScratchName}).
  */
 export function scratchName(kind: 'arm' | 'remove', inGitDir: boolean): string {
-  const id = nodeCrypto().randomBytes(12).toString('hex');
+  const id = randomHex(12);
   return inGitDir ? `cordon-${kind}-${id}` : `${CORDON_DIR}.${kind}-${id}`;
 }
 
