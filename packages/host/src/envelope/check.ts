@@ -3,6 +3,7 @@ import { startEarly, type EarlyStart } from './audit/start-git.js';
 import type { AuditRecord } from './audit/record.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { discoverRepo, discoverRepoAndHead, resolveCommit, type RepoLocation } from './git/repo.js';
+import { locateDirect } from './git/locate-direct.js';
 import { git } from './git/run-git.js';
 import { baseGitEnv } from './git/repo.js';
 import { createShadowGit, readGitRules } from './git/shadow.js';
@@ -54,9 +55,11 @@ export async function check(options: CheckOptions = {}): Promise<CheckResult> {
   const early = startEarly(dir);
   mark('git started');
   try {
-    const located = discoverRepoAndHead(dir);
+    // The common layout is read from its files; for any other git locates the repository,
+    // and the wait goes to work whose inputs are checked afterwards.
+    const direct = early ? locateDirect(dir) : undefined;
+    const located = direct ? Promise.resolve(direct) : discoverRepoAndHead(dir);
     located.catch(() => undefined);
-    // git rev-parse runs from here; the wait goes to work whose inputs are checked afterwards.
     options.whileLocating?.();
     const ahead = early ? readEnvelopeAhead(early.loc) : undefined;
     const { loc, head } = await located;

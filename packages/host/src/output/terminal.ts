@@ -39,6 +39,13 @@ function unshown(): UnshownPatterns {
   });
 }
 
+/**
+ * Printable ASCII only (U+0020–U+007E): in that range {@link UNSHOWN_SOURCE} matches nothing (its
+ * ASCII members are C0 controls and DEL), so the text is shown as is without building the
+ * Unicode expressions, about 1.2 ms that `cordon check` paid for printing a verdict of plain paths.
+ */
+const PLAIN = /^[\x20-\x7e]*$/;
+
 /** `c`'s UTF-16 code units as `\uXXXX` escapes (two for a character outside the BMP). */
 export function escapeUnits(c: string): string {
   let out = '';
@@ -52,6 +59,7 @@ export function escapeUnits(c: string): string {
  * `printf 'x\u001b]52;c;…\u0007'` and nothing reaches the terminal as a control.
  */
 export function terminalText(text: string): string {
+  if (PLAIN.test(text)) return text;
   const { any, all } = unshown();
   return any.test(text) ? text.replace(all, escapeUnits) : text;
 }
@@ -63,8 +71,7 @@ export function terminalText(text: string): string {
  */
 export function terminalLines(text: string): string {
   const lines = text.split(/\r?\n/);
-  const { allButTab } = unshown();
-  return lines.map((line) => line.replace(allButTab, escapeUnits)).join('\n');
+  return lines.map((line) => (PLAIN.test(line) ? line : line.replace(unshown().allButTab, escapeUnits))).join('\n');
 }
 
 /**
@@ -74,7 +81,7 @@ export function terminalLines(text: string): string {
  * too, so that a quoted name cannot be taken for a plain one.
  */
 export function displayName(text: string): string {
-  if (!unshown().any.test(text) && !text.includes('"')) return text;
+  if (!text.includes('"') && (PLAIN.test(text) || !unshown().any.test(text))) return text;
   // JSON.stringify already escapes C0 controls, quotes, backslashes and lone surrogates.
   return terminalText(JSON.stringify(text));
 }

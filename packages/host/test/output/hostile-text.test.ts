@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { markdownCell, markdownText } from '../../src/output/markdown.js';
@@ -96,4 +97,28 @@ describe('reduce and analyze print what an agent wrote escaped', () => {
       expect(line.split(/(?<!\\)\|/).length).toBeGreaterThan(2);
     }
   }, 120_000);
+});
+
+describe('the plain-ASCII shortcut of terminalText, terminalLines and displayName', () => {
+  // The definition the functions implement (src/output/terminal.ts), built here on every call.
+  const UNSHOWN = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|[^\S ]`;
+  const units = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+  const text = fc.oneof(fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((n) => String.fromCharCode(n)) }), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme-ascii' }));
+  it('escape exactly what the full expressions escape, for ASCII and any other text', () => {
+    fc.assert(
+      fc.property(text, (s) => {
+        expect(terminalText(s)).toBe(s.replace(new RegExp(UNSHOWN, 'gu'), units));
+        const expectedLines = s
+          .split(/\r?\n/)
+          .map((line) => line.replace(new RegExp(`(?!\\t)(?:${UNSHOWN})`, 'gu'), units))
+          .join('\n');
+        expect(terminalLines(s)).toBe(expectedLines);
+        const plain = !new RegExp(UNSHOWN, 'u').test(s) && !s.includes('"');
+        expect(displayName(s)).toBe(plain ? s : terminalText(JSON.stringify(s)));
+      }),
+      { numRuns: 500 },
+    );
+    expect(terminalText('a\tb\u007f~')).toBe('a\\u0009b\\u007f~');
+    expect(terminalLines('a\tb\r\nc\u001b')).toBe('a\tb\nc\\u001b');
+  });
 });

@@ -121,13 +121,19 @@ export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string
   const filters = carriedFilters(rules.settings, loc.root, env);
   const dir = privateTempDir('cordon-git-');
   try {
+    // git takes a directory with `refs/` and a HEAD for a git directory (setup.c is_git_directory).
     mkdirSync(join(dir, 'refs'), { mode: 0o700 });
-    mkdirSync(join(dir, 'info'), { mode: 0o700 });
     writeFileSync(join(dir, 'HEAD'), `${head}\n`, { mode: 0o600 });
-    writeFileSync(join(dir, 'info', 'exclude'), textBytes(rules.info_exclude), { mode: 0o600 });
-    writeFileSync(join(dir, 'info', 'attributes'), textBytes(rules.info_attributes), { mode: 0o600 });
-    writeFileSync(join(dir, 'excludes'), textBytes(rules.excludes_file), { mode: 0o600 });
-    writeFileSync(join(dir, 'attributes'), textBytes(rules.attributes_file), { mode: 0o600 });
+    // A rule file that would be empty is not written: git reads a missing one as empty, without
+    // a warning (only errors other than ENOENT are reported), and the directory is private.
+    const rule = (path: string, text: string | null) => {
+      if (text) writeFileSync(join(dir, path), textBytes(text), { mode: 0o600 });
+    };
+    if (rules.info_exclude || rules.info_attributes) mkdirSync(join(dir, 'info'), { mode: 0o700 });
+    rule('info/exclude', rules.info_exclude);
+    rule('info/attributes', rules.info_attributes);
+    rule('excludes', rules.excludes_file);
+    rule('attributes', rules.attributes_file);
     writeFileSync(join(dir, 'config'), shadowConfig(dir, rules.settings) + filters.config, { mode: 0o600 });
     if (existsSync(loc.indexFile)) shareIndex(loc.indexFile, join(dir, 'index'));
     // A split index names its shared part relative to the git dir.
