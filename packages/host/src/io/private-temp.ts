@@ -91,11 +91,13 @@ export function privateTempDir(prefix: string, base = nodeOs().tmpdir()): string
 
 /**
  * Removes `<tmp>/<prefix><pid>-<ticks>-XXXXXX` directories ({@link privateTempDir}) whose owner
- * no longer runs: only real directories (not links) owned by this user, only names of exactly
- * that shape. A killed `check` leaves its private git directory (with a hard link to the index)
- * behind; the next run removes it. Returns the names removed; never throws.
+ * no longer runs, for each of `prefixes`: only real directories (not links) owned by this user,
+ * only names of exactly that shape. A killed `check` leaves its private git directory (with a
+ * hard link to the index) behind; the next run removes it. The temp directory is listed once
+ * however many prefixes are asked for (a shared `/tmp` can hold thousands of entries). Returns
+ * the names removed; never throws.
  */
-export function cleanPrivateTempDirs(prefix: string, base = nodeOs().tmpdir()): string[] {
+export function cleanPrivateTempDirs(prefixes: string | readonly string[], base = nodeOs().tmpdir()): string[] {
   const removed: string[] = [];
   let entries: string[];
   try {
@@ -104,8 +106,10 @@ export function cleanPrivateTempDirs(prefix: string, base = nodeOs().tmpdir()): 
     return removed;
   }
   const shape = /^(\d+)-(\d+)-[A-Za-z0-9]{6}$/;
+  const wanted = typeof prefixes === 'string' ? [prefixes] : prefixes;
   for (const name of entries) {
-    if (!name.startsWith(prefix)) continue;
+    const prefix = wanted.find((p) => name.startsWith(p));
+    if (prefix === undefined) continue;
     const m = shape.exec(name.slice(prefix.length));
     if (!m) continue;
     const pid = Number(m[1]);

@@ -66,6 +66,6 @@ export async function finishInterrupted(loc: RepoLocation): Promise<string[]> {
     }
   }
   for (const name of cleanLockLeftovers(loc.lockFile)) done.push(name);
-  for (const prefix of PRIVATE_TEMP_PREFIXES) for (const name of cleanPrivateTempDirs(prefix)) done.push(name);
+  for (const name of cleanPrivateTempDirs(PRIVATE_TEMP_PREFIXES)) done.push(name);
   return done;
 }

@@ -82,4 +82,15 @@ describe('cleanPrivateTempDirs', () => {
     const left = readdirSync(base).sort();
     expect(left).toEqual([...keep, `cordon-git-${dead}-1-abcdef`, mine.slice(base.length + 1)].sort());
   });
+
+  it('takes several prefixes in one listing: each removes its own shape only', async () => {
+    const base = tempDir('tmpdirs-many');
+    const dead = await deadPid();
+    const git = `cordon-git-${dead}-7-abcdef`;
+    const rules = `cordon-rules-${dead}-7-ghijkl`;
+    const other = `cordon-other-${dead}-7-mnopqr`;
+    for (const name of [git, rules, other]) mkdirSync(join(base, name));
+    expect(cleanPrivateTempDirs(['cordon-git-', 'cordon-rules-'], base).sort()).toEqual([git, rules].sort());
+    expect(readdirSync(base)).toEqual([other]);
+  });
 });
