@@ -1,6 +1,7 @@
-import { linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempPathBeside, writeFileAtomic } from '../../io/atomic-write.js';
+import { readRegularFile } from '../../io/safe-read.js';
 import { isAlive, type ProcessIdentity } from './identity.js';
 
 /** Who holds one generation of a session's sampler lock (`sampler.lock.<generation>`, JSON). */
@@ -42,10 +43,17 @@ export function highestGeneration(dir: string): number {
   return high;
 }
 
-/** Reads a lock file; `undefined` when it is missing or unparseable. */
+/** Largest lock record read: one owner's JSON is about 100 bytes. */
+const LOCK_MAX_BYTES = 64 * 1024;
+
+/**
+ * Reads a lock file; `undefined` when it is missing, unparseable, not a regular file, a link or
+ * larger than {@link LOCK_MAX_BYTES} (a session directory is the user's, but a file planted there
+ * must not make the hook read a FIFO, follow a link out, or load a huge file into memory).
+ */
 export function readLockOwner(dir: string, generation: number): LockOwner | undefined {
   try {
-    const owner = JSON.parse(readFileSync(lockPath(dir, generation), 'utf8')) as LockOwner;
+    const owner = JSON.parse(readRegularFile(lockPath(dir, generation), { maxBytes: LOCK_MAX_BYTES, links: 'never' }).toString('utf8')) as LockOwner;
     return Number.isInteger(owner.pid) ? owner : undefined;
   } catch {
     return undefined;

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -49,6 +49,24 @@ describe('sampler lock', () => {
     const old = new Date(Date.now() - 60_000);
     utimesSync(lockPath(dir, 1), old, old);
     expect(acquireSamplerLock(dir, identify(process.pid)!)).toEqual({ acquired: true, generation: 2 });
+  });
+
+  it('reads no lock through a link, from a FIFO or past 64 KiB: such a file is no owner', () => {
+    const me = identify(process.pid)!;
+    const record = JSON.stringify({ ...me, role: 'sampler', generation: 1, at: 5 });
+    const elsewhere = join(dir, 'elsewhere.json');
+    writeFileSync(elsewhere, record);
+    symlinkSync(elsewhere, lockPath(dir, 1));
+    expect(readLockOwner(dir, 1)).toBeUndefined();
+    rmSync(lockPath(dir, 1));
+    execFileSync('mkfifo', [lockPath(dir, 1)]);
+    // Opened non-blocking: a FIFO with no writer returns at once instead of hanging the hook.
+    expect(readLockOwner(dir, 1)).toBeUndefined();
+    rmSync(lockPath(dir, 1));
+    writeFileSync(lockPath(dir, 1), `${record}${' '.repeat(64 * 1024)}`);
+    expect(readLockOwner(dir, 1)).toBeUndefined();
+    writeFileSync(lockPath(dir, 1), record);
+    expect(readLockOwner(dir, 1)).toEqual(JSON.parse(record));
   });
 
   it('records the sampler as owner atomically', () => {
