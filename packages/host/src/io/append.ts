@@ -23,17 +23,27 @@ const REAL_IO: AppendIo = { write: (fd, buffer, offset, length) => writeSync(fd,
  *   glued onto it;
  * - a short write (ENOSPC part-way) is cut back off the file when nothing was appended after
  *   it, so no fragment is left; the error propagates;
- * - created owner-only (0600) and never through a symbolic link (`O_NOFOLLOW`).
+ * - created owner-only (0600) and never through a symbolic link (`O_NOFOLLOW`);
+ * - only to a regular file with one link: a FIFO or device planted at the path is not written
+ *   (a FIFO nobody reads would block the writer once its buffer fills), nor a hard link that
+ *   would carry the line into another file of the user's (`markers.jsonl` linked to
+ *   `~/.bashrc`).
  *
  * `io` replaces the one `write(2)` (tests inject a short write, as a full disk gives).
  *
- * @throws the I/O error (ENOSPC, EIO, ELOOP for a link); the caller decides whether to log it.
+ * @throws the I/O error (ENOSPC, EIO, ELOOP for a link), or an error with code `EINVAL` naming
+ * the path for a file that is not regular or has other links; the caller decides whether to log it.
  */
 export function appendLine(path: string, line: string | Uint8Array, io: AppendIo = REAL_IO): void {
   const bytes = typeof line === 'string' ? Buffer.from(line, 'utf8') : Buffer.from(line);
   const fd = openSync(path, APPEND_FLAGS, 0o600);
   try {
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.nlink !== 1) {
+      const what = stat.isFile() ? `has ${stat.nlink} hard links` : 'is not a regular file';
+      throw Object.assign(new Error(`not appending to ${path}: it ${what}`), { code: 'EINVAL' });
+    }
+    const size = stat.size;
     let out = bytes;
     if (size > 0) {
       const last = Buffer.alloc(1);

@@ -1,4 +1,5 @@
-import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appendLine, splitJsonLines } from '../../src/io/append.js';
@@ -37,6 +38,22 @@ describe('appendLine', () => {
     symlinkSync(join(dir, 'victim'), join(dir, 'log.jsonl'));
     expect(() => appendLine(join(dir, 'log.jsonl'), '{"n":1}\n')).toThrow(/ELOOP/);
     expect(readFileSync(join(dir, 'victim'), 'utf8')).toBe('precious\n');
+  });
+
+  it('never appends to a hard link of another file, a FIFO or a directory: the error names the path', () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'victim'), 'precious\n');
+    linkSync(join(dir, 'victim'), join(dir, 'markers.jsonl'));
+    expect(() => appendLine(join(dir, 'markers.jsonl'), '{"n":1}\n')).toThrow(/markers\.jsonl: it has 2 hard links/);
+    expect(readFileSync(join(dir, 'victim'), 'utf8')).toBe('precious\n');
+    // Once the other name is gone the file is the log's own again.
+    unlinkSync(join(dir, 'victim'));
+    appendLine(join(dir, 'markers.jsonl'), '{"n":1}\n');
+    expect(readFileSync(join(dir, 'markers.jsonl'), 'utf8')).toBe('precious\n{"n":1}\n');
+    execFileSync('mkfifo', [join(dir, 'fifo.jsonl')]);
+    expect(() => appendLine(join(dir, 'fifo.jsonl'), '{"n":1}\n')).toThrow(/fifo\.jsonl: it is not a regular file/);
+    mkdirSync(join(dir, 'dir.jsonl'));
+    expect(() => appendLine(join(dir, 'dir.jsonl'), '{"n":1}\n')).toThrow(/EISDIR|not a regular file/);
   });
 });
 
