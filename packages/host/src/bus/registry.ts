@@ -1,9 +1,7 @@
 import type { Registrar } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { closestName } from '../util/closest-name.js';
-
-/** Short names of the first-party plugins (`cordon plugins install codex` installs `@cordon/codex`). */
-const FIRST_PARTY = ['claude-code', 'codex', 'gemini', 'cursor', 'hermes', 'aider', 'cgroup-linux', 'sampler-windows', 'otlp', 'charts'];
+import { firstPartyPlugins } from '../plugins/first-party.js';
 
 /** A registry entry together with the plugin that registered it. */
 export interface Registered<T> {
@@ -49,7 +47,7 @@ export class Registry<T extends { readonly name: string }> {
     if (found) return found;
     const known = [...this.#entries.keys()].sort();
     const meant = closestName(name, known);
-    const remedy = meant ? `did you mean "${meant}"?` : `install the plugin that provides it (\`cordon plugins install <name>\`; first-party: ${FIRST_PARTY.join(', ')})`;
+    const remedy = meant ? `did you mean "${meant}"?` : `install the plugin that provides it (\`cordon plugins install <name>\`; first-party: ${firstPartyPlugins().join(', ')})`;
     throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `no ${this.noun} named "${name}" is installed (installed: ${known.length ? known.join(', ') : 'none'}); ${remedy}`, {
       details: { registry: this.kind, name, known, ...(meant ? { suggestion: meant } : {}) },
     });

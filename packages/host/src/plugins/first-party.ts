@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HOST_ROOT } from '../util/host-root.js';
+
+/**
+ * Short names of the first-party plugins (`codex` for `@cordon/codex`), sorted: the oclif
+ * `aliases` of the host's package.json whose target is `@cordon/<short name>` (the others,
+ * `claude` or `gemini-cli`, are extra spellings of the same packages). The one list `cordon
+ * plugins install <short>` resolves, read when a message needs it; `[]` if package.json cannot
+ * be read.
+ */
+export function firstPartyPlugins(hostRoot: string = HOST_ROOT): string[] {
+  try {
+    const pkg = JSON.parse(readFileSync(join(hostRoot, 'package.json'), 'utf8')) as { oclif?: { aliases?: Record<string, unknown> } };
+    return Object.entries(pkg.oclif?.aliases ?? {})
+      .filter(([short, target]) => target === `@cordon/${short}`)
+      .map(([short]) => short)
+      .sort();
+  } catch {
+    return [];
+  }
+}
