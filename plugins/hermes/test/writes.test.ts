@@ -41,6 +41,11 @@ describe('Hermes writeTargets', () => {
     expect(writeTargets('patch', { patch: '*** Begin Patch\n*** Delete File: README.md\n*** End Patch' })).toEqual(['README.md']);
   });
 
+  it("takes each header path as Hermes does (Python's strip), so a control blank cannot make /etc/… look relative", () => {
+    const patch = '*** Begin Patch\n*** Add File: \x1f/etc/cron.d/job\n+x\n***Update File:\u0085/home/u/.bashrc\r\n*** Move File:\tsrc/a.py\x1c->\x1d~/a.py\n*** End Patch';
+    expect(writeTargets('patch', { mode: 'patch', patch })).toEqual(['/etc/cron.d/job', '/home/u/.bashrc', 'src/a.py', '~/a.py']);
+  });
+
   it('gives [] (judged: nothing to refuse) for a malformed or empty patch, and never throws', () => {
     for (const patch of ['', 'not a patch', '*** Begin Patch\n*** Update File:\n*** End Patch', '***\n@@\n-', '\u0000\ud800*** Add File:']) {
       expect(writeTargets('patch', { mode: 'patch', patch })).toEqual([]);
