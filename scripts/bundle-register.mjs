@@ -11,13 +11,26 @@
 // Packages stay external (first-party dialect plugins have none at run time); the rest of the
 // options are shared (bundle-options.mjs).
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleBase, writeBundle } from './bundle-options.mjs';
 
+/**
+ * `@cordon/plugin-api` inlined: its run-time code (pure functions such as the patch readers the
+ * dialects share) goes into the bundle, so the hook still loads no package; it holds no state, so
+ * a copy per plugin is harmless. Every other package stays external.
+ */
+const inlinePluginApi = {
+  name: 'inline-plugin-api',
+  setup(build) {
+    build.onResolve({ filter: /^@cordon\/plugin-api$/ }, (args) => ({ path: createRequire(resolve(args.resolveDir, 'x.js')).resolve('@cordon/plugin-api') }));
+  },
+};
+
 /** esbuild options of the register bundle of the plugin at `root` (a test rebuilds it in memory). */
 export function registerBundleOptions(root) {
-  return { ...bundleBase(root, 'dist/index.js', 'dist/register.cjs'), packages: 'external' };
+  return { ...bundleBase(root, 'dist/index.js', 'dist/register.cjs'), packages: 'external', plugins: [inlinePluginApi] };
 }
 
 /**

@@ -36,3 +36,5 @@ export type { Platform, ProcessTreeSampler, SamplerEntry, TreeReader, TreeReadin
 export type { ProbeContext, ProbeEntry, ProbeResult } from './registries/probe.js';
 export type { ExportOptions, ExportSession, ExporterEntry, ExportSummary, StoredSample, StoredSession, StoredToolCall } from './registries/exporter.js';
 export type { ChartRendererEntry } from './registries/chart.js';
+export { patchHeaders, patchTargets, trimWhiteSpace } from './patch/index.js';
+export type { PatchGrammar, PatchHeader, PatchOperation } from './patch/index.js';
