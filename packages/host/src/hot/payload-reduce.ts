@@ -89,8 +89,10 @@ export class PayloadReducer {
   #skeleton: string[] = [];
   #skeletonBytes = 0;
   #stringCut = false;
-  /** Bytes of an escape being read (`\n`, `\u000a`…), empty outside one. */
-  #escape = '';
+  /** Where an escape being read is: 0 outside one, 1 after its backslash, 2–5 after `\u` and that many hex digits less 2. */
+  #escape = 0;
+  /** The hex digits of a `\u` escape read so far, as a number. */
+  #escapeCode = 0;
   #literal = '';
 
   /** True once the top-level value has closed. */
@@ -100,9 +102,22 @@ export class PayloadReducer {
 
   /** Feeds the next chunk; bytes after the document are ignored. @throws SyntaxError on malformed JSON. */
   push(chunk: Uint8Array): void {
-    for (let i = 0; i < chunk.length && this.#mode !== 'done'; i++) {
+    const n = chunk.length;
+    for (let i = 0; i < n && this.#mode !== 'done'; i++) {
       const byte = chunk[i]!;
       if (this.#mode === 'string') {
+        if (this.#wholeOver && this.#escape === 0 && byte !== QUOTE && byte !== BACKSLASH && byte !== LF) {
+          // The bulk of a long string: a run of plain bytes goes to the line at once.
+          let end = i + 1;
+          while (end < n) {
+            const b = chunk[end]!;
+            if (b === QUOTE || b === BACKSLASH || b === LF) break;
+            end++;
+          }
+          this.#lineRun(chunk, i, end);
+          i = end - 1;
+          continue;
+        }
         this.#stringByte(byte);
         continue;
       }
@@ -257,29 +272,39 @@ export class PayloadReducer {
     this.#skeleton = [];
     this.#skeletonBytes = 0;
     this.#stringCut = false;
-    this.#escape = '';
+    this.#escape = 0;
     this.#mode = 'string';
   }
 
   #stringByte(byte: number): void {
-    if (this.#escape !== '') {
-      this.#escape += String.fromCharCode(byte);
+    if (this.#escape !== 0) {
       this.#whole1(byte);
-      const e = this.#escape;
-      if (e.length === 2 && e !== '\\u') {
-        this.#escape = '';
-        if (e === '\\n') this.#endLine();
-        else this.#lineBytes(e);
-      } else if (e.length === 6) {
-        this.#escape = '';
-        if (e.toLowerCase() === '\\u000a') this.#endLine();
-        else this.#lineBytes(e);
+      if (this.#escape === 1) {
+        if (byte === 0x75) {
+          this.#escape = 2;
+          this.#escapeCode = 0;
+          return;
+        }
+        this.#escape = 0;
+        if (byte === 0x6e) this.#endLine();
+        else {
+          this.#line1(BACKSLASH);
+          this.#line1(byte);
+        }
+        return;
       }
+      const digit = hexValue(byte);
+      if (digit < 0) throw unexpected(byte);
+      this.#escapeCode = this.#escapeCode * 16 + digit;
+      if (++this.#escape < 6) return;
+      this.#escape = 0;
+      if (this.#escapeCode === LF) this.#endLine();
+      else this.#lineBytes(`\\u${this.#escapeCode.toString(16).padStart(4, '0')}`);
       return;
     }
     if (byte === QUOTE) return this.#closeString();
     this.#whole1(byte);
-    if (byte === BACKSLASH) this.#escape = '\\';
+    if (byte === BACKSLASH) this.#escape = 1;
     else if (byte === LF) this.#endLine();
     else this.#line1(byte);
   }
@@ -301,6 +326,19 @@ export class PayloadReducer {
       return;
     }
     this.#line[this.#lineLength++] = byte;
+  }
+
+  /** Plain bytes `chunk[start..end)` of the current line (no quote, backslash or LF among them). */
+  #lineRun(chunk: Uint8Array, start: number, end: number): void {
+    if (this.#lineFirstByte === -1) this.#lineFirstByte = chunk[start]!;
+    if (this.#lineOver) return;
+    const line = this.#line;
+    let at = this.#lineLength;
+    const stop = Math.min(end, start + line.length - at);
+    // A plain loop: runs are short (between escapes), where a subarray per run costs more.
+    for (let i = start; i < stop; i++) line[at++] = chunk[i]!;
+    this.#lineLength = at;
+    if (stop < end) this.#lineOver = true;
   }
 
   #lineBytes(text: string): void {
@@ -380,6 +418,13 @@ const ARRAY = '\u0000array';
 function isLiteralByte(byte: number): boolean {
   // Digits, sign, decimal point, exponent, and the letters of true/false/null.
   return (byte >= 0x30 && byte <= 0x39) || byte === 0x2d || byte === 0x2b || byte === 0x2e || (byte >= 0x61 && byte <= 0x7a) || byte === 0x45;
+}
+
+/** The value of a hex digit byte, or -1. */
+function hexValue(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  const lower = byte | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
 }
 
 function unexpected(byte: number): SyntaxError {

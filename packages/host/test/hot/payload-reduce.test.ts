@@ -75,3 +75,27 @@ describe('PayloadReducer', () => {
     expect(() => reduce(text)).toThrow(SyntaxError);
   });
 });
+
+describe('PayloadReducer skeletons', () => {
+  /** The skeleton of `text` as specified: its non-empty lines but the hunk content lines after the first (no line here reaches a bound). */
+  const skeleton = (text: string) =>
+    text
+      .split('\n')
+      .filter((line, i) => line !== '' && (i === 0 || !/^(?:\+|-| |@@)/.test(line)))
+      .join('\n');
+  const line = fc.oneof(fc.constantFrom('*** Add File: a b', '+x', '-y', ' ctx', '@@ f', '@x', '', 'EOF', '\t*** Update File: q', 'é "q" \\ \u0001'), fc.string({ maxLength: 40 }));
+
+  it('equals the specified skeleton for long strings of any lines, cut into chunks anywhere', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 4096 }), (lines, repeat, size) => {
+        const text = `${lines.join('\n')}\n`.repeat(Math.max(1, Math.ceil((REDUCE_LIMITS.wholeString + 1) / (lines.join('\n').length + 1))) + (repeat % 3));
+        const expected = skeleton(text);
+        fc.pre(Buffer.byteLength(expected) < REDUCE_LIMITS.skeleton / 2);
+        const r = reduce(JSON.stringify({ s: text }), size);
+        expect((r.value as any).s).toBe(expected);
+        expect(r.cuts).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
