@@ -8,7 +8,7 @@ import { epochMs, sinceStartMs } from '../util/clock.js';
 import { HOST_ROOT } from '../util/host-root.js';
 import { createFileLogger } from '../util/log.js';
 import { resolvePaths } from '../util/paths.js';
-import { handleHookPayload, type HandleStep, type HookOutcome } from './handle.js';
+import { handleHookPayload, type HandleOptions, type HandleStep, type HookOutcome } from './handle.js';
 
 /**
  * The hook's plugin work on a thread of its own, so that the hook's time bound holds whatever a
@@ -31,6 +31,8 @@ export interface BusJob {
   readonly payload: Record<string, unknown>;
   /** Where the agent-pid walk starts (the hook process's parent). */
   readonly parentPid?: number;
+  /** The payload was over the size limit: `HandleOptions.oversized`. */
+  readonly oversized?: HandleOptions['oversized'];
   /** Set to 1 by the thread right before it appends a marker (so the main thread never writes a second). */
   readonly writing: Int32Array;
   /** The hook process's `process.argv`, so plugin code on the thread sees the same (a guard writes `argv[1]`, cordon's bin, into commands). */
@@ -180,7 +182,7 @@ export async function runBusWorker(): Promise<void> {
       if (step.kind === 'write') Atomics.store(job.writing, 0, 1);
       else post({ type: 'taps', hook: step.hook, fallback: step.fallback });
     };
-    const outcome = await handleHookPayload(job.payload, { host, ...(job.agent !== undefined ? { agent: job.agent } : {}), env, ...(job.parentPid !== undefined ? { parentPid: job.parentPid } : {}), log, progress });
+    const outcome = await handleHookPayload(job.payload, { host, ...(job.agent !== undefined ? { agent: job.agent } : {}), env, ...(job.parentPid !== undefined ? { parentPid: job.parentPid } : {}), ...(job.oversized ? { oversized: job.oversized } : {}), log, progress });
     post({ type: 'done', outcome: { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode, ...(outcome.marker ? { marker: outcome.marker } : {}) } });
   } catch (error) {
     post({ type: 'failed', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });

@@ -9,6 +9,8 @@ import { chooseDialect } from './choose-dialect.js';
 import { dialectContext } from './dialect-context.js';
 import { loopBreak } from '../loop-breaker/index.js';
 import { liveEnvelopeDecision } from './live-envelope.js';
+import { oversizedLiveDecision } from './oversized.js';
+import type { OversizedPayload } from './stdin.js';
 import { commandText, errorText, storedCommand } from './summary.js';
 
 /** Input of {@link handleHookPayload}. */
@@ -31,6 +33,12 @@ export interface HandleOptions {
    * marker that is written if they decide nothing; `write` right before a marker is appended.
    */
   readonly progress?: (step: HandleStep) => void;
+  /**
+   * Set when the payload was over the hook's size limit and is its reduced form (`stdin.ts`):
+   * its size in bytes and where it was cut. The live envelope then judges it as
+   * `oversized.ts` says, and every marker of the call records `payload_bytes`.
+   */
+  readonly oversized?: OversizedPayload & { readonly bytes: number };
 }
 
 /** What {@link HandleOptions.progress} hears. */
@@ -116,6 +124,7 @@ export async function handleHookPayload(payload: Readonly<Record<string, unknown
       agent,
       native_event: event.nativeEvent,
       ...rest,
+      ...(options.oversized ? { payload_bytes: options.oversized.bytes } : {}),
       ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
       hook_overhead_ms: round3(overhead),
       ...(agentPid !== undefined ? { agent_pid: agentPid } : {}),
@@ -136,7 +145,7 @@ export async function handleHookPayload(payload: Readonly<Record<string, unknown
   };
 
   const taps = (hook: 'beforeToolCall' | 'afterToolCall', fields: MarkerFields): void => options.progress?.({ kind: 'taps', hook, fallback: build(fields) });
-  const step: Step = { host, log, agent, agentPid, dataDir, env, payload, write, taps };
+  const step: Step = { host, log, agent, agentPid, dataDir, env, payload, write, taps, ...(options.oversized ? { oversized: options.oversized } : {}) };
   if (event.kind === 'tool.before') return before(event, dialect, step);
   if (event.kind === 'tool.after') return after(event, dialect, step);
   const marker = write({ event: MARKER_EVENTS[event.kind] });
@@ -151,6 +160,7 @@ interface Step {
   readonly dataDir: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly payload: Readonly<Record<string, unknown>>;
+  readonly oversized?: HandleOptions['oversized'];
   readonly write: (fields: MarkerFields) => Marker | undefined;
   /** Announces a tool hook's taps with the marker written if they decide nothing ({@link HandleOptions.progress}). */
   readonly taps: (hook: 'beforeToolCall' | 'afterToolCall', fallback: MarkerFields) => void;
@@ -199,7 +209,7 @@ async function before(event: NativeToolBefore, dialect: Dialect, step: Step): Pr
   const call = toolCall(event, dialect, step, callKey);
   let failure: { plugin_failure: string } | undefined;
   // The live envelope answers first (a write outside the armed policy never reaches a plugin's rewrite).
-  let decision: ToolDecision | undefined = liveEnvelopeDecision(dialect, event, step.log);
+  let decision: ToolDecision | undefined = step.oversized ? await oversizedLiveDecision(dialect, event, step.payload, step.oversized, step.env, step.log) : liveEnvelopeDecision(dialect, event, step.log);
   if (!decision) {
     step.taps('beforeToolCall', { event: 'tool_start', ...toolFields(call) });
     try {

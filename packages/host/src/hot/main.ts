@@ -76,11 +76,13 @@ export async function runHook(argv: readonly string[], io: { stdin: (Readable & 
       log.warn('hook payload unusable', { problem: read.problem, bytes: read.bytes, detail: read.detail, agent: args.agent });
       return SILENT;
     }
+    const oversized = read.oversized ? { ...read.oversized, bytes: read.bytes } : undefined;
+    if (oversized) log.info('hook payload over the size limit read in its reduced form', { bytes: read.bytes, cuts: oversized.cuts.length, cutEverywhere: oversized.cutEverywhere, agent: args.agent });
     const plan = planHostLoad(env);
     const hot = hotTapPackages(plan);
     const threaded = env.CORDON_HOOK_THREAD !== 'off';
     const onThread = async (): Promise<HookExit> => {
-      thread = await startBusThread({ payload: read.payload, ...(args.agent !== undefined ? { agent: args.agent } : {}), parentPid: io.parentPid ?? process.ppid }, env, paths.dataDir, log);
+      thread = await startBusThread({ payload: read.payload, ...(oversized ? { oversized } : {}), ...(args.agent !== undefined ? { agent: args.agent } : {}), parentPid: io.parentPid ?? process.ppid }, env, paths.dataDir, log);
       const outcome = await thread.result;
       thread = undefined;
       if (outcome.marker) samplerAfterMarker(paths.dataDir, outcome.marker, log, env);
@@ -91,7 +93,7 @@ export async function runHook(argv: readonly string[], io: { stdin: (Readable & 
     mark('plugins loaded');
     // Without a current index (the first call after an install) only the load tells: its taps run on the thread.
     if (threaded && hot === undefined && tapsHotHooks(host)) return onThread();
-    const outcome = await handleHookPayload(read.payload, { host, agent: args.agent, env, parentPid: io.parentPid, log });
+    const outcome = await handleHookPayload(read.payload, { host, agent: args.agent, env, parentPid: io.parentPid, log, ...(oversized ? { oversized } : {}) });
     mark('payload handled');
     // Session/tool start: make sure the session's sampler runs; session end: STOP (never on a turn end).
     if (outcome.marker) samplerAfterMarker(paths.dataDir, outcome.marker, log, env);

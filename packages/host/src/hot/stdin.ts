@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { DocumentEnd, parseAgentJson } from './payload-json.js';
+import { PayloadReducer, type ReducedPayload } from './payload-reduce.js';
 
 /** Defaults for {@link readPayload}; overridable by `CORDON_HOOK_STDIN_TIMEOUT_MS` / `CORDON_HOOK_MAX_STDIN_BYTES`. */
 export const STDIN_DEFAULTS = Object.freeze({
@@ -9,7 +10,11 @@ export const STDIN_DEFAULTS = Object.freeze({
    * soon as it has arrived, whether or not stdin closes; only an incomplete one waits this long.
    */
   timeoutMs: 3000,
-  /** Largest payload parsed, bytes (64 MiB); larger input is drained and dropped. */
+  /**
+   * Largest payload parsed whole, bytes (64 MiB). A larger one is read on incrementally and only
+   * its reduced form kept (`payload-reduce.ts`; `oversized` in the result), or, when it is not a
+   * JSON object, drained and dropped.
+   */
   maxBytes: 64 * 1024 * 1024,
 });
 
@@ -18,18 +23,29 @@ export type StdinProblem = 'empty' | 'timeout' | 'too-large' | 'not-json' | 'not
 
 /** What {@link readPayload} returns: the payload object, or why there is none. */
 export type PayloadRead =
-  | { readonly ok: true; readonly payload: Record<string, unknown>; readonly bytes: number }
+  | { readonly ok: true; readonly payload: Record<string, unknown>; readonly bytes: number; readonly oversized?: OversizedPayload }
   | { readonly ok: false; readonly problem: StdinProblem; readonly bytes: number; readonly detail?: string };
 
 /**
- * The bytes of one payload as they arrive, from any source: keeps at most `maxBytes` (the rest is
- * counted and dropped, so the writer is drained, never blocked) and tells when a complete JSON
- * document is in ({@link DocumentEnd}). Every reader below feeds one of these.
+ * How a payload over the size limit was read: `payload` is its reduced form
+ * ({@link PayloadReducer}: long strings kept as their skeletons), and `cuts` says where it may
+ * lack something that counts.
+ */
+export type OversizedPayload = Pick<ReducedPayload, 'cuts' | 'cutEverywhere'>;
+
+/**
+ * The bytes of one payload as they arrive, from any source: keeps them up to `maxBytes` and tells
+ * when a complete JSON document is in ({@link DocumentEnd}). Past `maxBytes` the kept bytes and
+ * every later chunk go through a {@link PayloadReducer} and are released, so memory stays
+ * bounded and the writer is drained, never blocked. Every reader below feeds one of these.
  */
 class PayloadCollector {
-  readonly #chunks: Uint8Array[] = [];
+  #chunks: Uint8Array[] = [];
   readonly #end = new DocumentEnd();
   readonly #maxBytes: number;
+  #reducer: PayloadReducer | undefined;
+  /** Why the reducer gave up (not JSON), once it has. */
+  #reduceFailure: string | undefined;
   /** Bytes received so far, kept or not. */
   bytes = 0;
 
@@ -45,14 +61,42 @@ class PayloadCollector {
   push(chunk: Uint8Array): PayloadRead | undefined {
     this.bytes += chunk.length;
     if (this.bytes <= this.#maxBytes) this.#chunks.push(chunk);
+    else this.#reduce(chunk);
+    if (this.#reducer?.complete) return this.end();
     if (!this.#end.push(chunk)) return undefined;
     const read = this.end();
     return read.ok || read.problem === 'too-large' ? read : undefined;
   }
 
+  /** Feeds the reducer, starting it (with the bytes kept so far, then released) on the first chunk past the limit. */
+  #reduce(chunk: Uint8Array): void {
+    if (this.#reduceFailure !== undefined) return;
+    try {
+      if (!this.#reducer) {
+        this.#reducer = new PayloadReducer();
+        const kept = this.#chunks;
+        this.#chunks = [];
+        for (let i = 0; i < kept.length; i++) {
+          this.#reducer.push(kept[i]!);
+          kept[i] = EMPTY;
+        }
+      }
+      this.#reducer.push(chunk);
+    } catch (error) {
+      this.#reduceFailure = (error as Error).message;
+    }
+  }
+
   /** The result for everything received (end of input, or the caller gives up waiting). */
   end(): PayloadRead {
-    return decode(Buffer.concat(this.#chunks), this.bytes, this.#maxBytes);
+    if (this.bytes <= this.#maxBytes) return decode(Buffer.concat(this.#chunks), this.bytes, this.#maxBytes);
+    if (this.#reduceFailure !== undefined || !this.#reducer) return { ok: false, problem: 'too-large', bytes: this.bytes, detail: `not a JSON object: ${this.#reduceFailure ?? 'nothing read'}` };
+    try {
+      const { value, cuts, cutEverywhere } = this.#reducer.result();
+      return { ok: true, payload: value as Record<string, unknown>, bytes: this.bytes, oversized: { cuts, cutEverywhere } };
+    } catch (error) {
+      return { ok: false, problem: 'too-large', bytes: this.bytes, detail: `not a JSON object: ${(error as Error).message}` };
+    }
   }
 }
 
@@ -283,24 +327,24 @@ function isNullDevice(rdev: number): boolean {
   }
 }
 
-/** Reads a descriptor that cannot block to its end, keeping at most `maxBytes` bytes. */
+/** Reads a descriptor that cannot block to its end (or its document's end), as {@link PayloadCollector} keeps it. */
 function readSyncToEnd(fd: number, maxBytes: number): PayloadRead {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
+  const payload = new PayloadCollector(maxBytes);
   try {
     const buf = Buffer.allocUnsafe(FD_CHUNK);
     for (;;) {
       const n = readSync(fd, buf, 0, FD_CHUNK, null);
       if (n === 0) break;
-      bytes += n;
-      if (bytes > maxBytes) break;
-      chunks.push(Buffer.from(buf.subarray(0, n)));
+      const read = payload.push(Buffer.from(buf.subarray(0, n)));
+      if (read) return read;
     }
   } catch (error) {
-    return { ok: false, problem: 'error', bytes, detail: (error as Error).message };
+    return { ok: false, problem: 'error', bytes: payload.bytes, detail: (error as Error).message };
   }
-  return decode(Buffer.concat(chunks), bytes, maxBytes);
+  return payload.end();
 }
+
+const EMPTY = new Uint8Array(0);
 
 function decode(buffer: Buffer, bytes: number, maxBytes: number): PayloadRead {
   if (bytes > maxBytes) return { ok: false, problem: 'too-large', bytes };

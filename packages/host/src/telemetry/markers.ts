@@ -58,6 +58,12 @@ export interface Marker extends MarkerCallFields {
   readonly loop_repeat?: boolean;
   /** `tool_end`: who added after-call feedback the agent was given (plugin names, `cordon` for the loop breaker). */
   readonly feedback_by?: readonly string[];
+  /**
+   * Any event of a call whose hook payload was over the hook's size limit
+   * (`CORDON_HOOK_MAX_STDIN_BYTES`): the payload's size, bytes. Its other fields come from the
+   * payload's reduced form (long strings kept as their skeletons; docs/hooks.md).
+   */
+  readonly payload_bytes?: number;
   /** Wall time from the hook process's start (`process.uptime()`) to just before this write, ms. */
   readonly hook_overhead_ms: number;
   /** The hook process's own pid. */

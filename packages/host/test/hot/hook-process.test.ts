@@ -187,12 +187,30 @@ describe('cordon hook process: bad input never breaks the agent', () => {
     expect(markers[0]!.command).toHaveLength(2000);
   });
 
-  it('20 MB of random bytes, and input over CORDON_HOOK_MAX_STDIN_BYTES, are drained and dropped', async () => {
+  it('20 MB of random bytes, and such input over CORDON_HOOK_MAX_STDIN_BYTES, are drained and dropped', async () => {
     const noise = Buffer.alloc(20 * 1024 * 1024);
     for (let i = 0; i < noise.length; i += 4096) noise[i] = (i * 31) & 0xff;
     expectSilent(await hook(['--agent', 'gemini'], noise));
-    expectSilent(await hook(['--agent', 'gemini'], fixture('gemini-cli.BeforeTool.read_file.json'), { ...sandbox.env, CORDON_HOOK_MAX_STDIN_BYTES: '64' }));
-    expect(logLines().some((l) => l.problem === 'too-large')).toBe(true);
+    expect(logLines().some((l) => l.problem === 'not-json')).toBe(true);
+    expectSilent(await hook(['--agent', 'gemini'], noise, { ...sandbox.env, CORDON_HOOK_MAX_STDIN_BYTES: '64' }));
+    expect(logLines().some((l) => l.problem === 'too-large' && l.bytes === noise.length)).toBe(true);
+  });
+
+  it('a payload over CORDON_HOOK_MAX_STDIN_BYTES is still recorded, from its reduced form, with payload_bytes', async () => {
+    const text = fixture('gemini-cli.BeforeTool.read_file.json');
+    const payload = JSON.parse(text);
+    expectSilent(await hook(['--agent', 'gemini'], text, { ...sandbox.env, CORDON_HOOK_MAX_STDIN_BYTES: '64' }));
+    const { markers } = readMarkers(join(sessionDir(sandbox.dataDir, payload.session_id), 'markers.jsonl'));
+    expect(markers).toHaveLength(1);
+    expect(markers[0]).toMatchObject({ event: 'tool_start', tool_name: payload.tool_name, payload_bytes: Buffer.byteLength(text) });
+    // From a regular file, and with a plugin tapping the hot hooks (the bus thread): the same.
+    const file = join(sandbox.dir('stdin'), 'payload.json');
+    writeFileSync(file, text);
+    expectSilent(await hookViaShell(['--agent', 'gemini'], `< '${file}'`, { ...sandbox.env, CORDON_HOOK_MAX_STDIN_BYTES: '64' }));
+    link(plugin('watcher', 'async () => undefined'));
+    expectSilent(await hook(['--agent', 'gemini'], text, { ...sandbox.env, CORDON_HOOK_MAX_STDIN_BYTES: '64' }));
+    const all = readMarkers(join(sessionDir(sandbox.dataDir, payload.session_id), 'markers.jsonl')).markers;
+    expect(all.map((m) => m.payload_bytes)).toEqual([Buffer.byteLength(text), Buffer.byteLength(text), Buffer.byteLength(text)]);
   });
 
   it('an unknown --agent, or a payload no dialect recognises, is logged and ignored', async () => {

@@ -1,0 +1,101 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PayloadReducer, REDUCE_LIMITS } from '../../src/hot/payload-reduce.js';
+
+// The reduced form of an oversized hook payload: short values exactly as JSON.parse reads them,
+// long strings as their skeletons, in chunks cut anywhere.
+
+/** Feeds `text` in chunks of `size` bytes and returns the result. */
+function reduce(text: string | Buffer, size = 7) {
+  const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text);
+  const reducer = new PayloadReducer();
+  for (let i = 0; i < bytes.length; i += size) reducer.push(bytes.subarray(i, i + size));
+  return reducer.result();
+}
+
+describe('PayloadReducer', () => {
+  it('reads any small JSON object as JSON.parse does, cut into chunks anywhere', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.integer({ min: 1, max: 64 }), (value, size) => {
+        const text = JSON.stringify(value);
+        const r = reduce(text, size);
+        expect(r.value).toStrictEqual(JSON.parse(text));
+        expect(r.cuts).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('tolerates a BOM, white space and raw control characters inside strings (as agents send them)', () => {
+    const r = reduce('\ufeff { "tool_input" : { "command" : "cat <<EOF\n\ta\nEOF" } , "n": -1.5e3, "t": true, "z": null, "a": [ ] }\n');
+    expect(r.value).toEqual({ tool_input: { command: 'cat <<EOF\n\ta\nEOF' }, n: -1500, t: true, z: null, a: [] });
+  });
+
+  it('keeps a long string as its skeleton: the header lines of a patch, not the content lines of its hunks', () => {
+    const body = Array.from({ length: 20_000 }, (_, i) => `+line ${i} of the new file`).join('\n');
+    const patch = `*** Begin Patch\n*** Add File: a/new.txt\n${body}\n*** Update File: b.txt\n*** Move to: c.txt\n@@ def f\n-old\n+new\n context\n  *** Delete File: d.txt\n*** End Patch\n`;
+    const r = reduce(JSON.stringify({ tool_input: { command: patch }, small: 'x' }), 65_536);
+    expect((r.value as any).tool_input.command).toBe('*** Begin Patch\n*** Add File: a/new.txt\n*** Update File: b.txt\n*** Move to: c.txt\n*** End Patch');
+    expect((r.value as any).small).toBe('x');
+    expect(r.cuts).toEqual([]);
+  });
+
+  it('splits lines at an escaped \\u000a too, and keeps a shell heredoc\'s first line', () => {
+    const script = `cd 'sub dir' && apply_patch <<'EOF'\u000a*** Begin Patch\n*** Add File: x\n${'+y\n'.repeat(40_000)}*** End Patch\nEOF\n`;
+    const text = JSON.stringify({ command: script }).replace(/\\n\*\*\* Begin/, '\\u000a*** Begin');
+    expect((reduce(text, 1000).value as any).command).toBe("cd 'sub dir' && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x\n*** End Patch\nEOF");
+  });
+
+  it('marks where a skeleton had to drop a line it would keep (too long), and the skeleton past its bound', () => {
+    const long = 'x'.repeat(REDUCE_LIMITS.line + 1);
+    const r = reduce(JSON.stringify({ tool_input: { content: `${long}\n${'+'.repeat(REDUCE_LIMITS.wholeString)}` }, list: ['a', 'b'] }), 4096);
+    expect((r.value as any).tool_input.content).toBe('');
+    expect(r.cuts).toEqual([['tool_input', 'content']]);
+    const many = Array.from({ length: 30_000 }, (_, i) => `line ${i}`).join('\n');
+    const r2 = reduce(JSON.stringify({ a: [1, many] }), 100_000);
+    expect(r2.cuts).toEqual([['a', 1]]);
+    expect(Buffer.byteLength((r2.value as any).a[1])).toBeLessThanOrEqual(REDUCE_LIMITS.skeleton);
+  });
+
+  it('keeps a key named __proto__ as an own member', () => {
+    const r = reduce('{"__proto__": {"x": 1}, "y": 2}');
+    expect(Object.hasOwn(r.value as object, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(r.value)).toBe(Object.prototype);
+  });
+
+  it.each([
+    ['not JSON at all', 'hello world'],
+    ['zero bytes', '\u0000\u0000\u0000'],
+    ['an unclosed object', '{"a": "b"'],
+    ['a trailing comma', '{"a": 1,}'],
+    ['a mismatched bracket', '{"a": [1}'],
+    ['an array, not an object', '[1, 2]'],
+    ['a bare number', '12'],
+  ])('%s: a SyntaxError', (_label, text) => {
+    expect(() => reduce(text)).toThrow(SyntaxError);
+  });
+});
+
+describe('PayloadReducer skeletons', () => {
+  /** The skeleton of `text` as specified: its non-empty lines but the hunk content lines after the first (no line here reaches a bound). */
+  const skeleton = (text: string) =>
+    text
+      .split('\n')
+      .filter((line, i) => line !== '' && (i === 0 || !/^(?:\+|-| |@@)/.test(line)))
+      .join('\n');
+  const line = fc.oneof(fc.constantFrom('*** Add File: a b', '+x', '-y', ' ctx', '@@ f', '@x', '', 'EOF', '\t*** Update File: q', 'é "q" \\ \u0001'), fc.string({ maxLength: 40 }));
+
+  it('equals the specified skeleton for long strings of any lines, cut into chunks anywhere', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 4096 }), (lines, repeat, size) => {
+        const text = `${lines.join('\n')}\n`.repeat(Math.max(1, Math.ceil((REDUCE_LIMITS.wholeString + 1) / (lines.join('\n').length + 1))) + (repeat % 3));
+        const expected = skeleton(text);
+        fc.pre(Buffer.byteLength(expected) < REDUCE_LIMITS.skeleton / 2);
+        const r = reduce(JSON.stringify({ s: text }), size);
+        expect((r.value as any).s).toBe(expected);
+        expect(r.cuts).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
