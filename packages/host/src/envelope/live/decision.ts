@@ -12,7 +12,7 @@ const NAMED = 5;
 
 /**
  * The `beforeToolCall` answer of the live envelope for a call that changes `targets` (as the tool
- * names them, each with how it changes it; relative ones against `cwd`, which must be the call's
+ * names them, each with how it changes it, a plain path as a `replace`; relative ones against `cwd`, which must be the call's
  * working directory with its links resolved): a deny when any target is refused by
  * {@link judgeChange}, else undefined. The
  * reason is for the model's next attempt: each refused target with the rule that refused it, then
@@ -20,12 +20,12 @@ const NAMED = 5;
  * paths outside the repository are never writable. `store` keeps compiled globs across hook
  * processes ({@link GlobRegexStore}).
  */
-export function liveWriteDecision(targets: readonly WriteTarget[], envelope: { readonly root: string; readonly policy: Policy }, cwd: string, store?: GlobRegexStore): ToolDecision | undefined {
+export function liveWriteDecision(targets: ReadonlyArray<string | WriteTarget>, envelope: { readonly root: string; readonly policy: Policy }, cwd: string, store?: GlobRegexStore): ToolDecision | undefined {
   if (targets.length === 0) return undefined;
   const rules = compilePathRules(envelope.policy, store);
   const refused: Array<Extract<WriteJudgement, { allowed: false }>> = [];
   for (const target of targets) {
-    const judgement = judgeChange(target, { root: envelope.root, cwd, rules });
+    const judgement = judgeChange(typeof target === 'string' ? { path: target, kind: 'replace' } : target, { root: envelope.root, cwd, rules });
     if (!judgement.allowed) refused.push(judgement);
   }
   if (refused.length === 0) return undefined;
