@@ -39,6 +39,10 @@ async function linkedRepo(): Promise<{ root: string; outside: string }> {
     'src/chain': 'to-readme', // a chain: src/chain → src/to-readme → docs/readme.md
     'src/to-secret': 'secret/key.pem', // leads to a denied file
     'src/secret/to-app': '../app.py', // a denied link leading to an allowed file
+    'src/loop-a': 'loop-b', // links that loop
+    'src/loop-b': 'loop-a',
+    'src/to-state': '../.cordon/config.json', // leads into the armed envelope's state
+    'src/to-git': '../.git/config', // leads into git's own directory
   };
   for (const [path, target] of Object.entries(links)) symlinkSync(target, join(root, path));
   commitAll(root, 'links');
@@ -80,6 +84,9 @@ const CASES: readonly Case[] = [
   { name: 'delete the first link of a chain', call: { codex: del('src/chain') }, ways: [[{ remove: 'src/chain' }]], live: 'allow' },
   { name: 'delete a link to a denied file', call: { codex: del('src/to-secret') }, ways: [[{ remove: 'src/to-secret' }]], live: 'allow' },
   { name: 'delete a denied link to an allowed file', call: { codex: del('src/secret/to-app') }, ways: [[{ remove: 'src/secret/to-app' }]], live: 'matches the deny glob src/secret/**' },
+  { name: 'delete a looping link', call: { codex: del('src/loop-a') }, ways: [[{ remove: 'src/loop-a' }]], live: 'allow' },
+  { name: 'delete a link into .cordon/', call: { codex: del('src/to-state') }, ways: [[{ remove: 'src/to-state' }]], live: 'allow' },
+  { name: 'delete a link into .git/', call: { codex: del('src/to-git') }, ways: [[{ remove: 'src/to-git' }]], live: 'allow' },
   // A link among the parent directories is followed: the file removed is where it leads.
   { name: 'delete through a directory link', call: { codex: del('src/to-docs/readme.md') }, ways: [[{ remove: 'src/to-docs/readme.md' }]], live: 'path outside policy: docs/readme.md' },
   // Moving a link: Codex writes the destination in place and removes the source link itself.
@@ -153,11 +160,36 @@ describe('the live envelope judges a symbolic link as check judges the tree the 
     else expect(verdicts.some((passed) => !passed)).toBe(true);
   }, 120_000);
 
+  it('judges a removed link by its own path also for an agent working outside the repository (the envelope found where it lands)', async () => {
+    const { root, outside } = await linkedRepo();
+    const codex = (command: string) => ({ ...fixture('codex.PreToolUse.apply_patch.json'), cwd: outside, tool_input: { command } });
+    const run = async (command: string) => (await hookViaSocket(['--agent', 'codex'], JSON.stringify(codex(command)), false, env)).stdout;
+    expect(await run(del(join(root, 'docs/to-app')))).toContain('path outside policy: docs/to-app');
+    expect(await run(del(join(root, 'src/to-readme')))).toBe('');
+    expect(await run(update(join(root, 'src/to-readme')))).toContain('path outside policy: docs/readme.md');
+  }, 120_000);
+
+  it('refuses writing through a link into .cordon/ or .git/, and looping links', async () => {
+    const { root } = await linkedRepo();
+    expect(await hook(root, { codex: update('src/to-state') })).toContain('.cordon/ holds the armed envelope');
+    expect(await hook(root, { codex: update('src/to-git') })).toContain(".git/ is git's own directory");
+    expect(await hook(root, { codex: update('src/loop-a') })).toContain('its symbolic links loop');
+    expect(await hook(root, { claude: 'src/loop-a' })).toContain('its symbolic links loop');
+  }, 120_000);
+
   // The live envelope refuses a change outside the work tree, which check cannot see (documented).
   it('refuses a write or delete a link carries out of the work tree, where check sees nothing', async () => {
     const { root, outside } = await linkedRepo();
     expect(await hook(root, { codex: update('src/out') })).toContain('a symbolic link on its way leads out of the repository');
     expect(await hook(root, { codex: del('src/out-dir/x.txt') })).toContain('a symbolic link on its way leads out of the repository');
     expect(await hook(root, { codex: patch('*** Add File: src/dangling-out', '+x') })).toContain(join(outside, 'missing.txt'));
+  }, 120_000);
+
+  // A trailing slash makes the kernel follow a final link: `unlink("src/to-docs/")` fails, while a
+  // recursive delete of `src/to-docs/` (as `rm -r` does it) empties docs/. Judged where it leads.
+  it('judges a removed link named with a trailing slash where it leads', async () => {
+    const { root } = await linkedRepo();
+    expect(await hook(root, { codex: del('src/to-docs/') })).toContain('path outside policy: docs');
+    expect(await hook(root, { codex: del('src/to-app/') })).toBeUndefined();
   }, 120_000);
 });
