@@ -169,6 +169,30 @@ describe('the live envelope judges a symbolic link as check judges the tree the 
     expect(await run(update(join(root, 'src/to-readme')))).toContain('path outside policy: docs/readme.md');
   }, 120_000);
 
+  it('judges a Cursor Delete of a link by the link, a Cursor Write to one both ways (payloads as the Cursor hooks docs give them)', async () => {
+    const { root } = await linkedRepo();
+    const cursor = (tool: string, path: string) => ({
+      conversation_id: '4f1c2a7e-0d3b-4c1e-9a55-7c2b1e0f9d11',
+      generation_id: 'gen-1',
+      hook_event_name: 'preToolUse',
+      tool_name: tool,
+      tool_input: { file_path: join(root, path) },
+      tool_use_id: `tool-${tool}-${path}`,
+      cwd: root,
+      workspace_roots: [root],
+    });
+    const run = async (tool: string, path: string) => {
+      const result = await hookViaSocket(['--agent', 'cursor'], JSON.stringify(cursor(tool, path)), false, env);
+      expect(result.exitCode, result.stderr).toBe(0);
+      return result.stdout;
+    };
+    expect(await run('Delete', 'src/to-readme')).toBe('');
+    expect(await run('Delete', 'docs/to-app')).toContain('path outside policy: docs/to-app');
+    expect(await run('Write', 'src/to-readme')).toContain('path outside policy: docs/readme.md');
+    expect(await run('Write', 'docs/to-app')).toContain('path outside policy: docs/to-app');
+    expect(await run('Write', 'src/to-app')).toBe('');
+  }, 120_000);
+
   it('refuses writing through a link into .cordon/ or .git/, and looping links', async () => {
     const { root } = await linkedRepo();
     expect(await hook(root, { codex: update('src/to-state') })).toContain('.cordon/ holds the armed envelope');
