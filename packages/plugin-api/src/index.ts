@@ -29,7 +29,7 @@ export type { AuditContext, Violation } from './events/audit.js';
 export type { CompactionPlan, CompactionRange } from './events/compact.js';
 export type { EndedProcess, GuardChild, GuardEscalation, GuardPlacement, GuardExit, GuardRequest, GuardResult, GuardSpawnOptions, GuardTier, PressureTotals, StallPolicy, TierName } from './events/enforce.js';
 export type { Registrar } from './registries/registrar.js';
-export type { Dialect, DialectContext, DialectEntry, HookEventKind, HookReply, NativeEvent, NativeLifecycle, NativeToolAfter, NativeToolBefore, PayloadReaders, ProcessInfo, ResultOutcome } from './registries/dialect.js';
+export type { Dialect, DialectContext, DialectEntry, HookEventKind, HookReply, NativeEvent, NativeLifecycle, NativeToolAfter, NativeToolBefore, PayloadReaders, ProcessInfo, ResultOutcome, WriteKind, WriteTarget } from './registries/dialect.js';
 export type { ConfigChange, ConfigDocument, ConfigFormats, ConfigPath, HookCommand, HookInstaller, HookListEditor, HookListLayout, HookScope, RemoveCommandsOptions, InstallContext, InstallPlan, TomlDocument } from './registries/hook-installer.js';
 export type { AgentOutput, AgentReport, AgentRunner, AttemptBrief, BriefLimits, FailedVerifier, LaunchPlan, LaunchRequest, RecoveryContext, RunnerEntry, RunnerLimits, RunnerSupport } from './registries/runner.js';
 export type { Platform, ProcessTreeSampler, SamplerEntry, TreeReader, TreeReading } from './registries/sampler.js';

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { patchHeaders, patchTargets } from '../src/dialect/patch.js';
 import { canonicalTool } from '../src/dialect/tools.js';
-import { shellPatchTargets, writeTargets } from '../src/dialect/writes.js';
+import { patchWriteTargets, shellPatchTargets, writeTargets } from '../src/dialect/writes.js';
+
+/** The paths of `writeTargets`' answer (undefined stays undefined). */
+const paths = (targets: ReadonlyArray<{ readonly path: string }> | undefined) => targets?.map((t) => t.path);
 
 describe('patchTargets (the Codex apply_patch envelope)', () => {
   it('names every added, updated, deleted and moved file in patch order', () => {
@@ -70,30 +73,30 @@ describe('patchTargets (the Codex apply_patch envelope)', () => {
   });
 
   it('writeTargets reads apply_patch only, from command or input', () => {
-    expect(writeTargets('apply_patch', { command: '*** Begin Patch\n*** Add File: x\n+1\n*** End Patch' })).toEqual(['x']);
-    expect(writeTargets('apply_patch', { input: '*** Begin Patch\n*** Delete File: y\n*** End Patch' })).toEqual(['y']);
-    expect(writeTargets('Bash', { command: '*** Add File: x' })).toBeUndefined();
-    expect(writeTargets('Bash', { command: 'ls -la' })).toBeUndefined();
+    expect(paths(writeTargets('apply_patch', { command: '*** Begin Patch\n*** Add File: x\n+1\n*** End Patch' }))).toEqual(['x']);
+    expect(paths(writeTargets('apply_patch', { input: '*** Begin Patch\n*** Delete File: y\n*** End Patch' }))).toEqual(['y']);
+    expect(paths(writeTargets('Bash', { command: '*** Add File: x' }))).toBeUndefined();
+    expect(paths(writeTargets('Bash', { command: 'ls -la' }))).toBeUndefined();
   });
 });
 
 describe('a shell call that runs apply_patch writes its patch files (Codex intercepts it, its hook says Bash)', () => {
   const patch = (path: string) => `*** Begin Patch\n*** Add File: ${path}\n+x\n*** End Patch\n`;
   it('reads both forms Codex takes from its shell tools, joining the cd directory as Codex does', () => {
-    expect(writeTargets('Bash', { command: `apply_patch <<'EOF'\n${patch('docs/a.md')}EOF\n` })).toEqual(['docs/a.md']);
-    expect(writeTargets('Bash', { command: `applypatch <<EOF\n${patch('a.md')}EOF` })).toEqual(['a.md']);
-    expect(writeTargets('Bash', { command: `cd docs && apply_patch <<'EOF'\n${patch('b.md')}EOF\n` })).toEqual(['docs/b.md']);
-    expect(writeTargets('Bash', { command: `cd "my dir" && apply_patch <<"PATCH"\n${patch('c.md')}PATCH\n` })).toEqual(['my dir/c.md']);
-    expect(writeTargets('Bash', { command: `cd /abs && apply_patch <<'EOF'\n${patch('/else/d.md')}EOF\n` })).toEqual(['/else/d.md']);
-    expect(writeTargets('Bash', { command: `cd .. && apply_patch <<'EOF'\n${patch('e.md')}EOF\n` })).toEqual(['../e.md']);
+    expect(paths(writeTargets('Bash', { command: `apply_patch <<'EOF'\n${patch('docs/a.md')}EOF\n` }))).toEqual(['docs/a.md']);
+    expect(paths(writeTargets('Bash', { command: `applypatch <<EOF\n${patch('a.md')}EOF` }))).toEqual(['a.md']);
+    expect(paths(writeTargets('Bash', { command: `cd docs && apply_patch <<'EOF'\n${patch('b.md')}EOF\n` }))).toEqual(['docs/b.md']);
+    expect(paths(writeTargets('Bash', { command: `cd "my dir" && apply_patch <<"PATCH"\n${patch('c.md')}PATCH\n` }))).toEqual(['my dir/c.md']);
+    expect(paths(writeTargets('Bash', { command: `cd /abs && apply_patch <<'EOF'\n${patch('/else/d.md')}EOF\n` }))).toEqual(['/else/d.md']);
+    expect(paths(writeTargets('Bash', { command: `cd .. && apply_patch <<'EOF'\n${patch('e.md')}EOF\n` }))).toEqual(['../e.md']);
   });
 
   it('reads the argument-list forms and any other script that runs apply_patch on a patch', () => {
-    expect(shellPatchTargets(['apply_patch', patch('x.md')])).toEqual(['x.md']);
-    expect(shellPatchTargets(['bash', '-lc', `cd src && apply_patch <<'EOF'\n${patch('y.md')}EOF`])).toEqual(['src/y.md']);
-    expect(shellPatchTargets(`echo go; apply_patch "${patch('z.md')}"`)).toEqual(['z.md']);
-    expect(shellPatchTargets('echo apply_patch is a tool')).toBeUndefined();
-    expect(shellPatchTargets(`cat <<'EOF'\n${patch('w.md')}EOF`)).toBeUndefined();
+    expect(paths(shellPatchTargets(['apply_patch', patch('x.md')]))).toEqual(['x.md']);
+    expect(paths(shellPatchTargets(['bash', '-lc', `cd src && apply_patch <<'EOF'\n${patch('y.md')}EOF`]))).toEqual(['src/y.md']);
+    expect(paths(shellPatchTargets(`echo go; apply_patch "${patch('z.md')}"`))).toEqual(['z.md']);
+    expect(paths(shellPatchTargets('echo apply_patch is a tool'))).toBeUndefined();
+    expect(paths(shellPatchTargets(`cat <<'EOF'\n${patch('w.md')}EOF`))).toBeUndefined();
   });
 });
 
@@ -103,5 +106,22 @@ describe('canonicalTool of apply_patch reads the same headers', () => {
     expect(canonicalTool('apply_patch', { command: '*** Begin Patch\n*** Add File: a\n+1\n*** Delete File: b\n*** End Patch' })).toBe('edit');
     expect(canonicalTool('apply_patch', { input: '*** Begin Patch\n*** Update File: a\n*** Move to: b\n@@\n-x\n+y\n*** End Patch' })).toBe('edit');
     expect(canonicalTool('apply_patch', { command: 'not a patch' })).toBe('edit');
+  });
+});
+
+describe('how Codex changes each file of a patch (a symbolic link there is followed or not)', () => {
+  it('writes added and updated files and a move destination in place, removes deleted files and a move source', () => {
+    const body = ['*** Begin Patch', '*** Add File: a', '+1', '*** Delete File: b', '*** Update File: c', '@@', '-x', '+y', '*** Update File: d', '*** Move to: e', '@@', '-x', '+y', '*** End Patch'].join('\n');
+    expect(patchWriteTargets(body)).toEqual([
+      { path: 'a', kind: 'write' },
+      { path: 'b', kind: 'remove' },
+      { path: 'c', kind: 'write' },
+      { path: 'd', kind: 'remove' },
+      { path: 'e', kind: 'write' },
+    ]);
+    expect(writeTargets('Bash', { command: `cd src && apply_patch <<'EOF'\n${body}\nEOF\n` })?.filter((t) => t.kind === 'remove')).toEqual([
+      { path: 'src/b', kind: 'remove' },
+      { path: 'src/d', kind: 'remove' },
+    ]);
   });
 });

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
@@ -136,6 +137,52 @@ describe('the live envelope judges every file of a real Codex apply_patch', () =
     const check = await s.cordon(['check', '--json']);
     expect(check.exitCode, check.stderr + check.stdout).toBe(0);
     expect(json(check).changed_files).toEqual(['src/app.py', 'src/extra.py']);
+  }, 180_000);
+
+  it('judges a deleted link by its own path and a link written through by where it leads, as Codex applies them and check sees them', async () => {
+    const codex = CASES.find((c) => c.agent === 'codex')!;
+    const made = makeRepoSandbox('cordon-live-codex-links-');
+    held.sandbox(made.sandbox);
+    // Committed links: src/to-readme (allowed place) → README.md (refused), docs/to-app (refused place) → src/app.py (allowed), src/to-app → app.py.
+    symlinkSync('../README.md', join(made.repo, 'src/to-readme'));
+    mkdirSync(join(made.repo, 'docs'));
+    symlinkSync('../src/app.py', join(made.repo, 'docs/to-app'));
+    symlinkSync('app.py', join(made.repo, 'src/to-app'));
+    symlinkSync('../README.md', join(made.repo, 'src/readme-link'));
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Cordon Test', '-c', 'user.email=test@cordon.invalid', ...args], { cwd: made.repo, env: made.sandbox.env, stdio: 'ignore' });
+    git('add', '-A');
+    git('commit', '-qm', 'links');
+    const patch = (lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch', ''].join('\n');
+    const steps = [
+      step.native('apply_patch', { input: patch(['*** Delete File: docs/to-app']) }),
+      step.native('apply_patch', { input: patch(['*** Delete File: src/to-readme', '*** Update File: src/to-app', '@@', '-print("hello")', '+print("through")']) }),
+      // A move reads through the source link, writes the destination and removes the link itself.
+      step.native('apply_patch', { input: patch(['*** Update File: src/readme-link', '*** Move to: src/readme.md', '@@', '-# demo', '+# moved']) }),
+      step.text('Done.'),
+    ];
+    const server = held.server(await codex.start({ workdir: made.repo, steps }));
+    const s = makeScene('codex', made.sandbox, made.repo, server);
+    expect((await s.cordon(['install-hooks', '--agent', 'codex', '--write'])).exitCode).toBe(0);
+    expect((await s.cordon(['arm', 'links', '--allow', 'src/**', '--live'])).exitCode).toBe(0);
+    const run = await s.session.run('Tidy the links');
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    const seen = server.toolResults();
+    expect(seen).toHaveLength(3);
+    // Deleting docs/to-app would delete a path outside the policy, wherever it leads.
+    expect(seen[0]!.text).toContain('docs/to-app: path outside policy: docs/to-app (matches no allow glob)');
+    expect(lstatSync(join(s.repo, 'docs/to-app')).isSymbolicLink()).toBe(true);
+    // Deleting src/to-readme removes the link, not README.md; the update writes through src/to-app into src/app.py.
+    expect(seen[1]!.text).not.toContain(REFUSAL);
+    expect(existsSync(join(s.repo, 'src/to-readme'))).toBe(false);
+    expect(readFileSync(join(s.repo, 'README.md'), 'utf8')).toBe('# demo\n');
+    expect(lstatSync(join(s.repo, 'src/to-app')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(s.repo, 'src/app.py'), 'utf8')).toBe('print("through")\n');
+    expect(seen[2]!.text).not.toContain(REFUSAL);
+    expect(existsSync(join(s.repo, 'src/readme-link'))).toBe(false);
+    expect(readFileSync(join(s.repo, 'src/readme.md'), 'utf8')).toBe('# moved\n');
+    const check = await s.cordon(['check', '--json']);
+    expect(check.exitCode, check.stderr + check.stdout).toBe(0);
+    expect(json(check).changed_files).toEqual(['src/app.py', 'src/readme-link', 'src/readme.md', 'src/to-readme']);
   }, 180_000);
 
   it('refuses the patch forms that slipped past a stricter reader: an indented header, and apply_patch run through the shell (with and without cd)', async () => {

@@ -1,4 +1,4 @@
-import type { Dialect, Logger, NativeToolBefore, ToolDecision } from '@cordon/plugin-api';
+import type { Dialect, Logger, NativeToolBefore, ToolDecision, WriteTarget } from '@cordon/plugin-api';
 import { join } from 'node:path';
 import { GlobRegexStore, globCompilerKey } from '../envelope/glob-store.js';
 import { liveDecisionFor } from '../envelope/live/route.js';
@@ -7,15 +7,15 @@ import { resolvePaths } from '../util/paths.js';
 
 /**
  * The live envelope's answer to a `tool.before` event (docs/envelopes.md "The live envelope"), or
- * undefined. The dialect names the files the call writes (`Dialect.writeTargets`, decided by tool
- * name with no I/O): a call that writes none costs nothing more. For one that does, each target
+ * undefined. The dialect names the files the call changes and how (`Dialect.writeTargets`, decided
+ * by tool name with no I/O): a call that writes none costs nothing more. For one that does, each target
  * is judged by the live envelope armed in the work tree of the call's working directory (the
  * event's `cwd`, else the hook's), else by the one armed where the target lands
  * (`liveDecisionFor`; work trees found without git). Never throws: a failure is
  * logged and the call proceeds (the final `cordon check` still audits it).
  */
 export function liveEnvelopeDecision(dialect: Dialect, event: NativeToolBefore, log: Logger): ToolDecision | undefined {
-  let targets: readonly string[] | undefined;
+  let targets: ReadonlyArray<string | WriteTarget> | undefined;
   try {
     targets = dialect.writeTargets?.(event.toolName, event.toolInput);
   } catch (error) {

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { check } from '../../src/envelope/check.js';
 import { findWorkTree, readLiveEnvelope, type LiveEnvelope } from '../../src/envelope/live/armed.js';
 import { LIVE_ENVELOPE_BY, liveWriteDecision } from '../../src/envelope/live/decision.js';
-import { judgeWrite } from '../../src/envelope/live/judge.js';
+import { judgeChange, judgeWrite } from '../../src/envelope/live/judge.js';
+import { liveDecisionFor } from '../../src/envelope/live/route.js';
 import { compilePathRules } from '../../src/envelope/policy/policy.js';
 import { patchTargets } from '../../../../plugins/codex/src/dialect/patch.js';
 import { armWith, commitAll, repo, tempDir } from './support.js';
@@ -254,5 +255,32 @@ describe('arm --live says which agents can be refused a write', () => {
     expect(text).toContain('refused before it happens for claude-code, cursor');
     expect(text).toContain('no hook can refuse a write for aider, broken, so only `cordon check` judges those writes');
     expect(text).toContain('shell commands are not judged live');
+  });
+});
+
+describe('how a call changes a path decides whether a final symbolic link is followed', () => {
+  it('judges a removed link by its own path, a written one where it leads, a replaced one both ways', async () => {
+    const { root, envelope } = await armedRepo();
+    symlinkSync('../src/app.py', join(root, 'docs/to-app'));
+    const rules = compilePathRules(envelope.policy);
+    const judge = (path: string, kind: 'write' | 'remove' | 'replace') => judgeChange({ path, kind }, { root, cwd: root, rules });
+    expect(judge('docs/to-app', 'write')).toMatchObject({ allowed: true, path: 'src/app.py' });
+    expect(judge('docs/to-app', 'remove')).toMatchObject({ allowed: false, rule: 'policy', path: 'docs/to-app' });
+    expect(judge('docs/to-app', 'replace')).toMatchObject({ allowed: false, rule: 'policy', path: 'docs/to-app' });
+    // src/out leads out of the repository: removing the link is inside it, writing through it is not.
+    expect(judge('src/out', 'remove')).toMatchObject({ allowed: true, path: 'src/out' });
+    expect(judge('src/out', 'replace')).toMatchObject({ allowed: false, rule: 'symlink-escape' });
+    expect(judge('src/loop-a', 'remove')).toMatchObject({ allowed: true, path: 'src/loop-a' });
+    // A link among the parents is followed whatever the kind: src/to-docs/readme.md is docs/readme.md.
+    for (const kind of ['write', 'remove', 'replace'] as const) expect(judge('src/to-docs/readme.md', kind)).toMatchObject({ allowed: false, path: 'docs/readme.md' });
+  });
+
+  it('judges a plain path, or a kind this build does not know, as a replace', async () => {
+    const { root } = await armedRepo();
+    symlinkSync('../src/app.py', join(root, 'docs/to-app'));
+    expect(liveDecisionFor([join(root, 'docs/to-app')], root)?.reason).toContain('docs/to-app');
+    expect(liveDecisionFor([{ path: join(root, 'docs/to-app'), kind: 'truncate' as never }], root)?.reason).toContain('docs/to-app');
+    expect(liveDecisionFor([{ path: join(root, 'docs/to-app'), kind: 'write' }], root)).toBeUndefined();
+    expect(liveDecisionFor([{ path: join(root, 'src/out'), kind: 'remove' }], root)).toBeUndefined();
   });
 });

@@ -21,6 +21,28 @@ export interface DialectEntry {
 }
 
 /** Canonical hook event kinds (the agent hook docs; docs/references.md, canonical names). `turn.end` is `Stop`: never a session end. */
+/**
+ * How a tool call changes the file at a path, which decides what a symbolic link there means
+ * (path_resolution(7); docs/envelopes.md "The live envelope"). Links among the path's parent
+ * directories are always followed; the kinds differ only in its last component:
+ *
+ * - `write`: the file is opened and written in place (`open(2)` with `O_CREAT`/`O_TRUNC`), so a
+ *   final link is followed: the file it leads to changes (a dangling one is created), not the link;
+ * - `remove`: the directory entry itself is removed or renamed (`unlink(2)`, either end of
+ *   `rename(2)`), so a final link is not followed: the link itself goes or is replaced, and
+ *   where it leads is untouched;
+ * - `replace`: the tool may do either (it writes a temporary file and renames it over the path,
+ *   which replaces a final link by a file, or it writes through the link): both are judged.
+ */
+export type WriteKind = 'write' | 'remove' | 'replace';
+
+/** One path a tool call changes and how ({@link Dialect.writeTargets}). */
+export interface WriteTarget {
+  /** As the tool's input names it: absolute, or relative to the call's working directory. */
+  readonly path: string;
+  readonly kind: WriteKind;
+}
+
 export type HookEventKind = 'tool.before' | 'tool.after' | 'session.start' | 'session.end' | 'turn.start' | 'turn.end';
 
 /** Fields every normalised event has. */
@@ -172,15 +194,20 @@ export interface Dialect {
    */
   replyAfter?(text: string, result: ToolResult): HookReply | undefined;
   /**
-   * The files a tool call is about to write, as its input names them (absolute, or relative to
-   * the call's working directory), or `undefined` when the tool writes no file. The host judges
+   * The files a tool call is about to change, as its input names them (absolute, or relative to
+   * the call's working directory), or `undefined` when the tool changes no file. The host judges
    * them against an armed live envelope (docs/envelopes.md "The live envelope") and denies the
    * call through {@link reply} when one is outside the policy. Must decide by `toolName` first
    * and do no I/O: it runs on every `tool.before` event, and a call that writes no file must cost
    * nothing. A write tool whose input names no file returns `[]`. Optional: a dialect without it
    * has no live envelope.
+   *
+   * Each entry is a path, or a {@link WriteTarget} saying how the tool changes it, which decides
+   * what a symbolic link at the path means: `write` (through the link: where it leads changes),
+   * `remove` (the link itself goes) or `replace` (either). A plain path is judged as `replace`,
+   * which is never weaker than the other two.
    */
-  writeTargets?(toolName: string, toolInput: Readonly<Record<string, unknown>>): readonly string[] | undefined;
+  writeTargets?(toolName: string, toolInput: Readonly<Record<string, unknown>>): ReadonlyArray<string | WriteTarget> | undefined;
   /**
    * Environment variable that names the agent's pid directly (`CLAUDE_PID`), checked before the
    * ancestry walk (the agent hook docs; docs/references.md, finding the agent pid).

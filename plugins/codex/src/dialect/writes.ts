@@ -1,4 +1,5 @@
-import { patchTargets, patchText } from './patch.js';
+import type { WriteKind, WriteTarget } from '@cordon/plugin-api';
+import { patchHeaders, patchText, type PatchOperation } from './patch.js';
 
 /** The names Codex runs its patch tool under from a shell (`APPLY_PATCH_COMMANDS` of `codex-rs/apply-patch`). */
 const PATCH_COMMANDS = ['apply_patch', 'applypatch'] as const;
@@ -7,17 +8,38 @@ const PATCH_COMMANDS = ['apply_patch', 'applypatch'] as const;
 const SHELL_TOOLS = new Set(['Bash', 'exec_command', 'shell', 'shell_command', 'local_shell']);
 
 /**
- * The files a Codex call writes (`Dialect.writeTargets`): every path of an `apply_patch` call's
- * patch (added, updated, deleted, and both ends of a move; `patch.ts`), and of a shell call that
- * runs `apply_patch` itself ({@link shellPatchTargets}); `undefined` for every other call, decided
- * from the tool name and, for a shell call, whether its command names `apply_patch` at all.
- * Other shell commands are not parsed (the final `cordon check` audits what they did).
+ * The files a Codex call changes (`Dialect.writeTargets`): every path of an `apply_patch` call's
+ * patch (added, updated, deleted, and both ends of a move; `patch.ts`) with how Codex changes it
+ * ({@link patchWriteTargets}), and of a shell call that runs `apply_patch` itself
+ * ({@link shellPatchTargets}); `undefined` for every other call, decided from the tool name and,
+ * for a shell call, whether its command names `apply_patch` at all. Other shell commands are not
+ * parsed (the final `cordon check` audits what they did).
  */
-export function writeTargets(toolName: string, toolInput: Readonly<Record<string, unknown>>): readonly string[] | undefined {
-  if (toolName === 'apply_patch') return patchTargets(patchText(toolInput));
+export function writeTargets(toolName: string, toolInput: Readonly<Record<string, unknown>>): readonly WriteTarget[] | undefined {
+  if (toolName === 'apply_patch') return patchWriteTargets(patchText(toolInput));
   if (SHELL_TOOLS.has(toolName)) return shellPatchTargets(toolInput.command);
   return undefined;
 }
+
+/**
+ * How Codex applies each file of a patch (`apply_hunks_to_files` of `codex-rs/apply-patch/src/lib.rs`):
+ * an added or updated file, and a move's destination, are written in place with `std::fs::write`
+ * (`write`: through a symbolic link at the path, to where it leads); a deleted file, and a move's
+ * source, are removed with `std::fs::remove_file` (`remove`: `unlink(2)`, the link itself goes).
+ * Paths as {@link patchHeaders} reads them, in patch order.
+ */
+export function patchWriteTargets(patch: string): WriteTarget[] {
+  const targets: WriteTarget[] = [];
+  for (const header of patchHeaders(patch)) {
+    // A move empties its source, named by the update header just before it.
+    const source = targets[targets.length - 1];
+    if (header.op === 'move' && source !== undefined) targets[targets.length - 1] = { path: source.path, kind: 'remove' };
+    targets.push({ path: header.path, kind: KIND_OF[header.op] });
+  }
+  return targets;
+}
+
+const KIND_OF: Readonly<Record<PatchOperation, WriteKind>> = { add: 'write', update: 'write', move: 'write', delete: 'remove' };
 
 /**
  * The files a shell command writes through Codex's patch tool, or undefined when it does not run
@@ -34,9 +56,9 @@ export function writeTargets(toolName: string, toolInput: Readonly<Record<string
  *   every header line in it counts, relative to the call's working directory (a best effort:
  *   `check` audits what the command did).
  */
-export function shellPatchTargets(command: unknown): readonly string[] | undefined {
+export function shellPatchTargets(command: unknown): readonly WriteTarget[] | undefined {
   if (Array.isArray(command)) {
-    if (command.length === 2 && (PATCH_COMMANDS as readonly unknown[]).includes(command[0]) && typeof command[1] === 'string') return patchTargets(command[1]);
+    if (command.length === 2 && (PATCH_COMMANDS as readonly unknown[]).includes(command[0]) && typeof command[1] === 'string') return patchWriteTargets(command[1]);
     const script = command.length >= 3 && /^-l?c$/.test(String(command[command.length - 2])) ? command[command.length - 1] : undefined;
     return typeof script === 'string' ? shellPatchTargets(script) : undefined;
   }
@@ -46,9 +68,9 @@ export function shellPatchTargets(command: unknown): readonly string[] | undefin
     const { dir, delimiter, dash, rest } = heredoc.groups as Record<string, string>;
     const body = heredocBody(rest!, delimiter!, dash === '-');
     const cd = dir === undefined ? undefined : unquote(dir);
-    return patchTargets(body).map((path) => (cd === undefined || path.startsWith('/') ? path : `${cd}/${path}`));
+    return patchWriteTargets(body).map((target) => (cd === undefined || target.path.startsWith('/') ? target : { ...target, path: `${cd}/${target.path}` }));
   }
-  return command.includes('*** Begin Patch') ? patchTargets(command) : undefined;
+  return command.includes('*** Begin Patch') ? patchWriteTargets(command) : undefined;
 }
 
 /**

@@ -1,8 +1,8 @@
-import type { ToolDecision } from '@cordon/plugin-api';
+import type { ToolDecision, WriteTarget } from '@cordon/plugin-api';
 import { displayPath } from '../path-text.js';
 import { compilePathRules, type Policy } from '../policy/policy.js';
 import type { GlobRegexStore } from '../glob-store.js';
-import { judgeWrite, shownPath, type WriteJudgement } from './judge.js';
+import { judgeChange, shownPath, type WriteJudgement } from './judge.js';
 
 /** `decided_by` of the live envelope's denials in markers. */
 export const LIVE_ENVELOPE_BY = 'cordon:live-envelope';
@@ -11,20 +11,21 @@ export const LIVE_ENVELOPE_BY = 'cordon:live-envelope';
 const NAMED = 5;
 
 /**
- * The `beforeToolCall` answer of the live envelope for a call that writes `targets` (as the tool
- * names them; relative ones against `cwd`, which must be the call's working directory with its
- * links resolved): a deny when any target is refused by {@link judgeWrite}, else undefined. The
+ * The `beforeToolCall` answer of the live envelope for a call that changes `targets` (as the tool
+ * names them, each with how it changes it, a plain path as a `replace`; relative ones against `cwd`, which must be the call's
+ * working directory with its links resolved): a deny when any target is refused by
+ * {@link judgeChange}, else undefined. The
  * reason is for the model's next attempt: each refused target with the rule that refused it, then
  * what the envelope allows (its `--allow` globs, its `--deny` globs) and that `.cordon/` and
  * paths outside the repository are never writable. `store` keeps compiled globs across hook
  * processes ({@link GlobRegexStore}).
  */
-export function liveWriteDecision(targets: readonly string[], envelope: { readonly root: string; readonly policy: Policy }, cwd: string, store?: GlobRegexStore): ToolDecision | undefined {
+export function liveWriteDecision(targets: ReadonlyArray<string | WriteTarget>, envelope: { readonly root: string; readonly policy: Policy }, cwd: string, store?: GlobRegexStore): ToolDecision | undefined {
   if (targets.length === 0) return undefined;
   const rules = compilePathRules(envelope.policy, store);
   const refused: Array<Extract<WriteJudgement, { allowed: false }>> = [];
   for (const target of targets) {
-    const judgement = judgeWrite(target, { root: envelope.root, cwd, rules });
+    const judgement = judgeChange(typeof target === 'string' ? { path: target, kind: 'replace' } : target, { root: envelope.root, cwd, rules });
     if (!judgement.allowed) refused.push(judgement);
   }
   if (refused.length === 0) return undefined;

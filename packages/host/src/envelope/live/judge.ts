@@ -1,6 +1,6 @@
 import { lstatSync, type Stats } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { cutTextMiddle } from '@cordon/plugin-api';
+import { cutTextMiddle, type WriteTarget } from '@cordon/plugin-api';
 import { isInside } from '../../io/safe-read.js';
 import { displayPath } from '../path-text.js';
 import { CORDON_DIR } from '../state/dir-name.js';
@@ -57,23 +57,51 @@ export interface JudgeContext {
  * with a `.git` component (git never tracks such a path, so `check` cannot see the write; the top
  * level's `.cordon` and `.git` are recognised in any spelling the file system takes for them).
  * A path an `--allow-ignored` glob matches is allowed: `check` accepts it when git ignores it,
- * which needs git to tell. `path` is the repo-relative path judged.
+ * which needs git to tell. `path` is the repo-relative path judged. A write in place: the same as
+ * {@link judgeChange} of kind `write`.
  */
 export function judgeWrite(target: string, context: JudgeContext): WriteJudgement {
+  return judgeResolved(target, context, true).judgement;
+}
+
+/**
+ * Judges one path a tool call changes, by what the change does to a symbolic link that is the
+ * path's last component (`WriteKind`; links among its parent directories are always followed):
+ * `write` judges where the link leads (the file written through it, {@link judgeWrite}),
+ * `remove` the link's own path (`unlink(2)`/`rename(2)` change the link itself, as `check` then
+ * sees the link deleted or replaced), `replace` both, refused when either is. A path whose last
+ * component is no link is judged once, the same for every kind.
+ */
+export function judgeChange(change: WriteTarget, context: JudgeContext): WriteJudgement {
+  const entry = judgeResolved(change.path, context, change.kind === 'write');
+  if (change.kind !== 'replace' || !entry.judgement.allowed || !entry.lastIsLink) return entry.judgement;
+  return judgeResolved(change.path, context, true).judgement;
+}
+
+/** {@link judgeWrite} with the last component followed or not (`resolveWrite`), and whether it was a link. */
+function judgeResolved(target: string, context: JudgeContext, followLast: boolean): { readonly judgement: WriteJudgement; readonly lastIsLink?: boolean } {
+  const judgement = (j: WriteJudgement, lastIsLink?: boolean) => ({ judgement: j, lastIsLink });
   const { root } = context;
   const absolute = isAbsolute(target) ? target : `${context.cwd}/${target}`;
-  if (Buffer.byteLength(absolute) >= MAX_PATH_BYTES) return { allowed: false, target, rule: 'too-long', why: `it is longer than any path the system accepts (${MAX_PATH_BYTES} bytes)` };
+  if (Buffer.byteLength(absolute) >= MAX_PATH_BYTES) return judgement({ allowed: false, target, rule: 'too-long', why: `it is longer than any path the system accepts (${MAX_PATH_BYTES} bytes)` });
   const named = resolve(context.cwd, target);
   // Unnormalised: a `..` after a link goes up from where the link leads, as in the kernel.
-  const landed = resolveWrite(absolute);
+  const landed = resolveWrite(absolute, { followLast });
   const namedInside = isInside(root, named);
-  if (landed.loop) return { allowed: false, target, rule: 'symlink-escape', why: 'its symbolic links loop' };
+  if (landed.loop) return judgement({ allowed: false, target, rule: 'symlink-escape', why: 'its symbolic links loop' });
   if (!isInside(root, landed.path)) {
-    return namedInside
-      ? { allowed: false, target, rule: 'symlink-escape', why: `a symbolic link on its way leads out of the repository, to ${shownPath(landed.path)}` }
-      : { allowed: false, target, rule: 'outside-repository', why: `it is outside the repository ${displayPath(root)}` };
+    return judgement(
+      namedInside
+        ? { allowed: false, target, rule: 'symlink-escape', why: `a symbolic link on its way leads out of the repository, to ${shownPath(landed.path)}` }
+        : { allowed: false, target, rule: 'outside-repository', why: `it is outside the repository ${displayPath(root)}` },
+    );
   }
-  const path = relative(root, landed.path).split(sep).join('/');
+  return judgement(judgeRepoPath(target, relative(root, landed.path).split(sep).join('/'), context), landed.lastIsLink);
+}
+
+/** The policy's verdict on `path` (repo-relative, `/` separators), where `target` landed. */
+function judgeRepoPath(target: string, path: string, context: JudgeContext): WriteJudgement {
+  const { root } = context;
   const parts = path.split('/');
   const top = stateDirOf(root, parts[0]!);
   if (top === CORDON_DIR) return { allowed: false, target, rule: 'state-dir', why: `${CORDON_DIR}/ holds the armed envelope, which no tool call may change`, path };

@@ -14,9 +14,16 @@ export const MAX_LINK_HOPS = 40;
  * than {@link MAX_LINK_HOPS} links were met (the kernel's `ELOOP`). Reads only `lstat`s and
  * `readlink`s, one per existing component. On Windows the path is normalised first and its
  * longest existing prefix resolved by the system (`realpathSync.native`).
+ *
+ * With `followLast: false` the path is resolved as `unlink(2)` and `rename(2)` resolve it: a link
+ * that is the path's last component is not followed (the link itself is what changes), while
+ * links among its parent directories are; a path ending in `/` still follows it, as the kernel
+ * does. `lastIsLink` says whether the path's last component was a link, followed or not.
  */
-export function resolveWrite(path: string): { readonly path: string; readonly loop: false } | { readonly loop: true } {
-  if (process.platform === 'win32') return { path: realPrefix(resolve(path)), loop: false };
+export function resolveWrite(path: string, options: { readonly followLast?: boolean } = {}): { readonly path: string; readonly loop: false; readonly lastIsLink?: boolean } | { readonly loop: true } {
+  if (process.platform === 'win32') return { path: realPrefix(resolve(path), options.followLast === false), loop: false };
+  const followLast = options.followLast !== false || path.endsWith('/');
+  let lastIsLink = false;
   // The components still to walk, last first (a stack: a link's target is pushed in front of the rest).
   const rest = path.split('/').filter((part) => part !== '').reverse();
   let current = '/';
@@ -41,20 +48,28 @@ export function resolveWrite(path: string): { readonly path: string; readonly lo
       current = next;
       continue;
     }
+    // Nothing left to walk: this link is the path's last component (a link target's own
+    // components are pushed onto `rest`, so only the named path's last one empties it).
+    if (rest.length === 0) {
+      lastIsLink = true;
+      if (!followLast) return { path: next, loop: false, lastIsLink };
+    }
     if (++hops > MAX_LINK_HOPS) return { loop: true };
     const target = readlinkSync(next);
     if (target.startsWith('/')) current = '/';
     const parts = target.split('/').filter((part) => part !== '');
     for (let i = parts.length - 1; i >= 0; i--) rest.push(parts[i]!);
   }
-  return { path: current, loop: false };
+  return { path: current, loop: false, lastIsLink };
 }
 
 /**
  * Windows: `path` (absolute, normalised) with its longest existing prefix replaced by that
- * prefix's real path (links and junctions followed by the system), the rest appended as named.
+ * prefix's real path (links and junctions followed by the system), the rest appended as named;
+ * with `keepLast`, the last component is appended as named (its parent resolved).
  */
-function realPrefix(path: string): string {
+function realPrefix(path: string, keepLast = false): string {
+  if (keepLast && dirname(path) !== path) return join(realPrefix(dirname(path)), basename(path));
   const missing: string[] = [];
   let current = path;
   for (;;) {

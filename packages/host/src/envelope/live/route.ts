@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
-import type { ToolDecision } from '@cordon/plugin-api';
+import type { ToolDecision, WriteKind, WriteTarget } from '@cordon/plugin-api';
 import { nodeOs } from '../../util/builtins.js';
 import { findWorkTree, readLiveEnvelope, type LiveEnvelope } from './armed.js';
 import { liveWriteDecision } from './decision.js';
@@ -9,16 +9,18 @@ import { MAX_PATH_BYTES } from './judge.js';
 import { resolveWrite } from './resolve.js';
 
 /**
- * The live envelope's answer for a call that writes `targets` (as the tool names them, relative
- * ones against `cwd`, the call's working directory as the agent reports it), or undefined
+ * The live envelope's answer for a call that changes `written` (as the dialect names them: a path,
+ * judged as a `replace`, or a path with how the call changes it; relative ones against `cwd`, the
+ * call's working directory as the agent reports it), or undefined
  * (docs/envelopes.md "The live envelope", "Which repository"). Each target is judged by the
  * envelope armed where the call works, else by the one armed where the target lands:
  *
  * - the work tree of `cwd` (links resolved), when a live envelope is armed there, judges every
  *   target, and refuses those outside it;
- * - otherwise each target is resolved as the kernel would (`resolveWrite`) and judged by the live
- *   envelope armed in the work tree it lands in, if any: an agent working outside an armed
- *   repository is refused a write into it as one working inside it is.
+ * - otherwise each target is resolved as the kernel would (`resolveWrite`, a final link followed
+ *   or not as its kind says; a `replace` both ways) and judged by the live envelope armed in each
+ *   work tree it lands in, if any: an agent working outside an armed repository is refused a
+ *   write into it as one working inside it is.
  *
  * A target `~` or `~/…` is judged as the home directory or a path in it (`os.homedir()`, the
  * agent's `HOME`: the hook runs in its environment), as Claude Code's file tools expand it (its
@@ -29,8 +31,8 @@ import { resolveWrite } from './resolve.js';
  * file: the caller logs it and lets the call proceed). `store` keeps compiled globs across hook
  * processes.
  */
-export function liveDecisionFor(written: readonly string[], cwd: string, store?: GlobRegexStore): ToolDecision | undefined {
-  const targets = written.some(isHomeRelative) ? written.map(expandHome) : written;
+export function liveDecisionFor(written: ReadonlyArray<string | WriteTarget>, cwd: string, store?: GlobRegexStore): ToolDecision | undefined {
+  const targets = written.map(asWriteTarget);
   let realCwd: string | undefined;
   try {
     realCwd = realpathSync(cwd);
@@ -46,18 +48,23 @@ export function liveDecisionFor(written: readonly string[], cwd: string, store?:
   const hereEnvelope = here?.armed ? envelopeAt(here.root) : undefined;
   if (hereEnvelope) return liveWriteDecision(targets, hereEnvelope, realCwd!, store);
 
-  const groups = new Map<LiveEnvelope, string[]>();
+  const groups = new Map<LiveEnvelope, WriteTarget[]>();
   for (const target of targets) {
-    if (!isAbsolute(target) && realCwd === undefined) continue;
-    const absolute = isAbsolute(target) ? target : `${realCwd}/${target}`;
-    // Too long to be written, or looping links: no write lands anywhere.
+    if (!isAbsolute(target.path) && realCwd === undefined) continue;
+    const absolute = isAbsolute(target.path) ? target.path : `${realCwd}/${target.path}`;
+    // Too long to be written: no write lands anywhere.
     if (Buffer.byteLength(absolute) >= MAX_PATH_BYTES) continue;
-    const landed = resolveWrite(absolute);
-    if (landed.loop) continue;
-    const tree = findWorkTree(dirname(landed.path));
-    if (!tree?.armed || tree.root === here?.root) continue;
-    const envelope = envelopeAt(tree.root);
-    if (envelope) groups.set(envelope, [...(groups.get(envelope) ?? []), target]);
+    const follows = target.kind === 'replace' ? [false, true] : [target.kind === 'write'];
+    for (const followLast of follows) {
+      const landed = resolveWrite(absolute, { followLast });
+      // Looping links: nothing lands anywhere.
+      if (landed.loop) continue;
+      const tree = findWorkTree(dirname(landed.path));
+      if (!tree?.armed || tree.root === here?.root) continue;
+      const envelope = envelopeAt(tree.root);
+      const group = envelope === undefined ? undefined : (groups.get(envelope) ?? []);
+      if (envelope && group && !group.includes(target)) groups.set(envelope, [...group, target]);
+    }
   }
   for (const [envelope, group] of groups) {
     const decision = liveWriteDecision(group, envelope, realCwd ?? '/', store);
@@ -65,6 +72,17 @@ export function liveDecisionFor(written: readonly string[], cwd: string, store?:
   }
   return undefined;
 }
+
+/**
+ * `written` as a {@link WriteTarget} with `~` expanded ({@link expandHome}): a plain path, or a
+ * kind this build does not know, is a `replace` (both sides of a final link judged, never weaker).
+ */
+function asWriteTarget(written: string | WriteTarget): WriteTarget {
+  if (typeof written === 'string') return { path: expandHome(written), kind: 'replace' };
+  return { path: expandHome(written.path), kind: KINDS.has(written.kind) ? written.kind : 'replace' };
+}
+
+const KINDS: ReadonlySet<WriteKind> = new Set(['write', 'remove', 'replace']);
 
 function isHomeRelative(path: string): boolean {
   return path === '~' || path.startsWith('~/');
