@@ -1,4 +1,4 @@
-import type { Dialect, Logger, NativeToolBefore, ToolDecision } from '@cordon/plugin-api';
+import type { Dialect, Logger, NativeToolBefore, ToolDecision, WriteTarget } from '@cordon/plugin-api';
 import { realpathSync } from 'node:fs';
 import { findWorkTree, readLiveEnvelope } from '../envelope/live/armed.js';
 import { LIVE_ENVELOPE_BY } from '../envelope/live/decision.js';
@@ -92,8 +92,10 @@ function set(node: object, key: string | number, value: unknown): void {
   Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function sameTargets(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+function sameTargets(a: readonly (string | WriteTarget)[] | undefined, b: readonly (string | WriteTarget)[] | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
-  const set = new Set(a);
-  return b.length === a.length && b.every((t) => set.has(t));
+  // A target is its path and how the call changes it (a plain path is a `replace`).
+  const key = (t: string | WriteTarget) => (typeof t === 'string' ? `replace\0${t}` : `${t.kind}\0${t.path}`);
+  const set = new Set(a.map(key));
+  return b.length === a.length && b.every((t) => set.has(key(t)));
 }
