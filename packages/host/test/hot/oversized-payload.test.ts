@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { STDIN_DEFAULTS } from '../../src/hot/stdin.js';
 import { readMarkers } from '../../src/telemetry/markers.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
 import { armWith, repo } from '../envelope/support.js';
-import { AGENT_PLUGINS, hookLog, PATIENT_HOOK_ENV } from './support.js';
+import { AGENT_PLUGINS, collect as collectRun, hookLog, PATIENT_HOOK_ENV } from './support.js';
 
 // Payloads over the hook's 64 MiB limit (a Claude Code `Write` of 70 MB, a Codex patch adding a
 // huge file) fed to the real `cordon hook` process through a pipe (Codex, Hermes) and a socket
@@ -51,25 +51,11 @@ function writer(head: string, line: string, tail: string, bytes: number): string
   return `"${process.execPath}" '${script}' '${spec}'`;
 }
 
-/** Collects a hook run; SIGKILL after two minutes. */
-function collect(child: ChildProcess): Promise<RunResult> {
-  return new Promise((resolvePromise) => {
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout!.on('data', (b: Buffer) => out.push(b));
-    child.stderr!.on('data', (b: Buffer) => err.push(b));
-    const kill = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('close', (exitCode, signal) => {
-      clearTimeout(kill);
-      resolvePromise({ exitCode, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() });
-    });
-  });
-}
 
 /** The hook with fd 0 a pipe from the writer (`< <(writer)`), as Codex and Hermes give it. */
 function viaPipe(agent: string, command: string, env: NodeJS.ProcessEnv = sandbox.env): Promise<RunResult> {
   const script = `exec "$0" "$1" hook --agent '${agent}' < <(${command})`;
-  return collect(spawn('/bin/bash', ['-c', script, process.execPath, CORDON_BIN], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  return collectRun(spawn('/bin/bash', ['-c', script, process.execPath, CORDON_BIN], { env, stdio: ['ignore', 'pipe', 'pipe'] }), 120_000);
 }
 
 /** The hook with fd 0 a socketpair (Node's `stdio: 'pipe'`), the writer's output piped into it, as Node-based agents give it. */
@@ -78,7 +64,7 @@ function viaSocket(agent: string, command: string, env: NodeJS.ProcessEnv = sand
   const source = spawn('/bin/bash', ['-c', command], { stdio: ['ignore', 'pipe', 'ignore'] });
   hook.stdin!.on('error', () => undefined);
   source.stdout!.pipe(hook.stdin!);
-  return collect(hook).finally(() => {
+  return collectRun(hook, 120_000).finally(() => {
     source.kill();
     hook.stdin!.destroy();
   });

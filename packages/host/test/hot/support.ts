@@ -111,15 +111,15 @@ export function runNode(args: readonly string[], env: NodeJS.ProcessEnv): Promis
   return collect(spawn(process.execPath, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
-/** What a spawned hook printed and how it ended, once its output is closed; SIGKILL after a minute. */
-function collect(child: ChildProcess): Promise<RunResult & { ms: number }> {
+/** What a spawned hook printed and how it ended, once its output is closed; SIGKILL after `killAfterMs` (a minute). */
+export function collect(child: ChildProcess, killAfterMs = 60_000): Promise<RunResult & { ms: number }> {
   const started = Date.now();
   return new Promise((resolvePromise) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout!.on('data', (b: Buffer) => out.push(b));
     child.stderr!.on('data', (b: Buffer) => err.push(b));
-    const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const kill = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
     child.on('close', (exitCode, signal) => {
       clearTimeout(kill);
       resolvePromise({ exitCode, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), ms: Date.now() - started });
