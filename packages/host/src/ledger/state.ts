@@ -113,24 +113,22 @@ export function visibleIds(state: LedgerState): string[] {
  * The visible ids without loading messages: sequence numbers are gap-free (`1..maxSeq`, never
  * deleted, assigned under the write lock), so walking them with the active compactions gives the
  * same ids as {@link visibleEntries}. O(maxSeq) integer steps, no database rows. The pieces of
- * {@link visibleIdsInPieces}, joined.
+ * {@link visibleIdPieces}, joined.
  */
 export function visibleIdsFromSeqs(maxSeq: number, compactions: readonly LedgerCompaction[]): string[] {
   // One piece of unbounded size: the array itself, no copy.
-  let ids: string[] = [];
-  visibleIdsInPieces(maxSeq, compactions, (piece) => void (ids = piece), Infinity);
-  return ids;
+  for (const ids of visibleIdPieces(maxSeq, compactions, Infinity)) return ids;
+  return [];
 }
 
-/** How many ids {@link visibleIdsInPieces} hands over at a time by default (about 80 KiB of printed lines). */
+/** How many ids {@link visibleIdPieces} hands over at a time by default (about 80 KiB of printed lines). */
 export const VISIBLE_IDS_PIECE = 8192;
 
 /**
- * {@link visibleIdsFromSeqs} handed to `write` in order, in arrays of at most `pieceSize` ids (the
- * last may be shorter; none is empty), so a caller that prints them (`pcodx ids`) never holds
- * them all.
+ * {@link visibleIdsFromSeqs} in order, as arrays of at most `pieceSize` ids (the last may be
+ * shorter; none is empty), so a caller that prints them (`pcodx ids`) never holds them all.
  */
-export function visibleIdsInPieces(maxSeq: number, compactions: readonly LedgerCompaction[], write: (ids: string[]) => void, pieceSize = VISIBLE_IDS_PIECE): void {
+export function* visibleIdPieces(maxSeq: number, compactions: readonly LedgerCompaction[], pieceSize = VISIBLE_IDS_PIECE): Generator<string[]> {
   const startsAt = new Map<number, LedgerCompaction>();
   for (const c of compactions) startsAt.set(c.fromSeq, c);
   let ids: string[] = [];
@@ -143,9 +141,9 @@ export function visibleIdsInPieces(maxSeq: number, compactions: readonly LedgerC
       ids.push(`msg${seq}`);
     }
     if (ids.length >= pieceSize) {
-      write(ids);
+      yield ids;
       ids = [];
     }
   }
-  if (ids.length) write(ids);
+  if (ids.length) yield ids;
 }
