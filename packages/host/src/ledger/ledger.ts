@@ -21,9 +21,9 @@ import { asLedgerError, refused } from './errors.js';
 import { checkSessionName, compactionId, generateSessionId, messageId } from './ids.js';
 import { openLedgerDatabase, type OpenDatabaseOptions } from './open.js';
 import { SessionReads } from './reads.js';
-import { BLOCK_SEPARATOR, renderBlock, renderModelItems, renderWithRoles } from './render.js';
+import { BLOCK_SEPARATOR, compactionRoleLine, renderBlock, renderModelItems } from './render.js';
 import type { LedgerSchema } from './schema.js';
-import { PRESERVE_ROLES, renderLayout, ROLES, strongestRole, visibleIdsFromSeqs, type LedgerOutline } from './state.js';
+import { PRESERVE_ROLES, renderLayout, ROLES, strongestRole, visibleIdPieces, visibleIdsFromSeqs, type LedgerOutline } from './state.js';
 import { readTransaction, Rollback, writeTransaction } from './transaction.js';
 import { validateCompaction } from './validate.js';
 
@@ -271,7 +271,7 @@ export class Ledger implements LedgerHandle {
    * writes them out as they come (`pcodx show`) never holds the whole render. An unknown session
    * is refused (`CORDON_LEDGER_REFUSED`) before anything is written.
    */
-  async renderTo(sessionId: string, write: (piece: string) => void): Promise<void> {
+  async renderTo(sessionId: string, write: (piece: string) => void | Promise<void>): Promise<void> {
     return this.#guard(async () =>
       readTransaction(this.#db, async (trx) => {
         await requireSession(trx, sessionId);
@@ -280,8 +280,41 @@ export class Ledger implements LedgerHandle {
     );
   }
 
+  /** The pieces of {@link renderWithRolesTo}, joined: the same bytes as `renderWithRoles(visible())`. */
   async renderWithRoles(sessionId: string): Promise<string> {
-    return renderWithRoles(await this.visible(sessionId));
+    const pieces: string[] = [];
+    await this.renderWithRolesTo(sessionId, (piece) => void pieces.push(piece));
+    return pieces.join('');
+  }
+
+  /**
+   * The render with a role line above each block (`show --roles`), handed to `write` in order in
+   * pieces as {@link renderTo} hands the render: a run of messages comes from SQLite as strings
+   * already formatted, a compaction's role comes from the role index. All read in one snapshot;
+   * an unknown session is refused before anything is written.
+   */
+  async renderWithRolesTo(sessionId: string, write: (piece: string) => void | Promise<void>): Promise<void> {
+    return this.#guard(async () =>
+      readTransaction(this.#db, async (trx) => {
+        await requireSession(trx, sessionId);
+        await this.#renderPieces(trx, sessionId, write, true);
+      }),
+    );
+  }
+
+  /**
+   * {@link visibleIds} handed to `write` in order, in arrays of a few thousand ids (none empty),
+   * from one snapshot; an unknown session is refused before anything is written.
+   */
+  async visibleIdsTo(sessionId: string, write: (ids: readonly string[]) => void | Promise<void>): Promise<void> {
+    const { last, active } = await this.#guard(async () =>
+      readTransaction(this.#db, async (trx) => {
+        await requireSession(trx, sessionId);
+        return { last: await maxSeq(trx, sessionId), active: await activeCompactions(trx, sessionId) };
+      }),
+    );
+    // The walk needs no database: the snapshot is the last seq and the active compactions.
+    for (const piece of visibleIdPieces(last, active)) await write(piece);
   }
 
   async modelItems(sessionId: string): Promise<LedgerModelItem[]> {
@@ -423,17 +456,31 @@ export class Ledger implements LedgerHandle {
    * The text render of a session inside the caller's transaction: the layout of its active
    * compactions, each run of visible messages read as strings of up to
    * {@link RENDER_PIECE_MESSAGES} blocks, handed to `write` in order with the blank lines between
-   * blocks (the separator travels at the start of every piece but the first).
+   * blocks (the separator travels at the start of every piece but the first). With `roles`, each
+   * block under its role line (`renderWithRoles`). A `write` that returns a promise is awaited
+   * before the next piece is read (the read transaction stays open meanwhile).
    */
-  async #renderPieces(trx: Db, sessionId: string, write: (piece: string) => void): Promise<void> {
+  async #renderPieces(trx: Db, sessionId: string, write: (piece: string) => void | Promise<void>, roles = false): Promise<void> {
     let first = true;
-    const put = (piece: string): void => {
-      write(first ? piece : BLOCK_SEPARATOR + piece);
+    // A writer that returns a promise (a full pipe) is waited for before the next piece is read.
+    const put = async (piece: string): Promise<void> => {
+      const text = first ? piece : BLOCK_SEPARATOR + piece;
       first = false;
+      await write(text);
     };
+    let roleCodes: string | undefined;
     for (const s of renderLayout(await maxSeq(trx, sessionId), await activeCompactions(trx, sessionId))) {
-      if (s.kind === 'compaction') put(renderBlock(s.compaction.summary, s.compaction.id));
-      else for (let from = s.from; from <= s.to; from += RENDER_PIECE_MESSAGES) put(this.#reads.renderRun(sessionId, from, Math.min(s.to, from + RENDER_PIECE_MESSAGES - 1)));
+      if (s.kind === 'compaction') {
+        const c = s.compaction;
+        // A compaction shows as the strongest role it covers (read once, only when one is shown with roles).
+        const header = roles ? compactionRoleLine(c, strongestRole((roleCodes ??= this.#reads.roleCodes(sessionId)), c.fromSeq, c.toSeq)) : '';
+        await put(header + renderBlock(c.summary, c.id));
+        continue;
+      }
+      for (let from = s.from; from <= s.to; from += RENDER_PIECE_MESSAGES) {
+        const to = Math.min(s.to, from + RENDER_PIECE_MESSAGES - 1);
+        await put(roles ? this.#reads.roleRenderRun(sessionId, from, to) : this.#reads.renderRun(sessionId, from, to));
+      }
     }
   }
 

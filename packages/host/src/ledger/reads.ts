@@ -20,6 +20,7 @@ export type MessageRow = [id: string, seq: number, role: LedgerRole, text: strin
 export class SessionReads {
   readonly #raw: BetterSqlite3.Database;
   #renderRun?: BetterSqlite3.Statement;
+  #roleRenderRun?: BetterSqlite3.Statement;
   #roleCodes?: BetterSqlite3.Statement;
   #messageRows?: BetterSqlite3.Statement;
 
@@ -39,6 +40,20 @@ export class SessionReads {
       )
       .pluck();
     return (this.#renderRun.get(BLOCK_SEPARATOR, ABOVETURN_OPEN, ABOVETURN_CLOSE, sessionId, fromSeq, toSeq) as string | null) ?? '';
+  }
+
+  /**
+   * {@link renderRun} with each block under its `[role]` line (`show --roles`): `[role]\ntext\n<aboveturn id="msgN"/>`
+   * blocks joined by one blank line, built by SQLite as one string; '' when the range holds no message.
+   */
+  roleRenderRun(sessionId: string, fromSeq: number, toSeq: number): string {
+    this.#roleRenderRun ??= this.#raw
+      .prepare(
+        `select group_concat(block, ?) from (
+           select '[' || role || ?  || text || ? || id || ? as block from messages where session_id = ? and seq >= ? and seq <= ? order by seq)`,
+      )
+      .pluck();
+    return (this.#roleRenderRun.get(BLOCK_SEPARATOR, ']\n', ABOVETURN_OPEN, ABOVETURN_CLOSE, sessionId, fromSeq, toSeq) as string | null) ?? '';
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { LedgerModelItem, VisibleEntry } from '@cordon/plugin-api';
+import type { LedgerCompaction, LedgerModelItem, VisibleEntry } from '@cordon/plugin-api';
 import { refused } from './errors.js';
 
 /**
@@ -33,8 +33,18 @@ function block(e: VisibleEntry): string {
  */
 export function renderWithRoles(entries: readonly VisibleEntry[]): string {
   return entries
-    .map((e) => (e.kind === 'message' ? `[${e.role}]\n${block(e)}` : `[compaction ${e.compaction.fromMessageId}..${e.compaction.toMessageId}, as ${e.role}]\n${block(e)}`))
-    .join('\n\n');
+    .map((e) => (e.kind === 'message' ? `${messageRoleLine(e.role)}${block(e)}` : `${compactionRoleLine(e.compaction, e.role)}${block(e)}`))
+    .join(BLOCK_SEPARATOR);
+}
+
+/** The header line (newline included) above a message's block in {@link renderWithRoles}: `[role]`. */
+export function messageRoleLine(role: string): string {
+  return `[${role}]\n`;
+}
+
+/** The header line (newline included) above a compaction's block in {@link renderWithRoles}: `[compaction msgA..msgB, as role]`. */
+export function compactionRoleLine(compaction: LedgerCompaction, role: string): string {
+  return `[compaction ${compaction.fromMessageId}..${compaction.toMessageId}, as ${role}]\n`;
 }
 
 /**

@@ -112,12 +112,26 @@ export function visibleIds(state: LedgerState): string[] {
 /**
  * The visible ids without loading messages: sequence numbers are gap-free (`1..maxSeq`, never
  * deleted, assigned under the write lock), so walking them with the active compactions gives the
- * same ids as {@link visibleEntries}. O(maxSeq) integer steps, no database rows.
+ * same ids as {@link visibleEntries}. O(maxSeq) integer steps, no database rows. The pieces of
+ * {@link visibleIdPieces}, joined.
  */
 export function visibleIdsFromSeqs(maxSeq: number, compactions: readonly LedgerCompaction[]): string[] {
+  // One piece of unbounded size: the array itself, no copy.
+  for (const ids of visibleIdPieces(maxSeq, compactions, Infinity)) return ids;
+  return [];
+}
+
+/** How many ids {@link visibleIdPieces} hands over at a time by default (about 80 KiB of printed lines). */
+export const VISIBLE_IDS_PIECE = 8192;
+
+/**
+ * {@link visibleIdsFromSeqs} in order, as arrays of at most `pieceSize` ids (the last may be
+ * shorter; none is empty), so a caller that prints them (`pcodx ids`) never holds them all.
+ */
+export function* visibleIdPieces(maxSeq: number, compactions: readonly LedgerCompaction[], pieceSize = VISIBLE_IDS_PIECE): Generator<string[]> {
   const startsAt = new Map<number, LedgerCompaction>();
   for (const c of compactions) startsAt.set(c.fromSeq, c);
-  const ids: string[] = [];
+  let ids: string[] = [];
   for (let seq = 1; seq <= maxSeq; seq++) {
     const c = startsAt.get(seq);
     if (c) {
@@ -126,6 +140,10 @@ export function visibleIdsFromSeqs(maxSeq: number, compactions: readonly LedgerC
     } else {
       ids.push(`msg${seq}`);
     }
+    if (ids.length >= pieceSize) {
+      yield ids;
+      ids = [];
+    }
   }
-  return ids;
+  if (ids.length) yield ids;
 }

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import type { LedgerCompaction, LedgerMessage, LedgerRangeRequest, LedgerRole } from '@cordon/plugin-api';
 import { describe, expect, it } from 'vitest';
-import { LEDGER_SCHEMA_VERSION, renderText, visibleEntries, type Ledger } from '../../src/ledger/index.js';
+import { LEDGER_SCHEMA_VERSION, renderText, renderWithRoles, visibleEntries, type Ledger } from '../../src/ledger/index.js';
 import { ledgerSandbox } from './helpers.js';
 
 // The render, the visible entries and compaction validation read a session through SQLite
@@ -104,6 +104,38 @@ describe('render and visible entries on a real file', () => {
     expect(pieces.slice(1).every((p) => p.startsWith('\n\n'))).toBe(true);
   });
 
+  it('renderWithRolesTo and visibleIdsTo hand over the role render and the ids in pieces, in order, with the same bytes as the walk over every message', async () => {
+    const path = join(dir(), 'l.sqlite3');
+    const ledger = await L.open(path);
+    await ledger.resolveSession({ mode: 'create', id: 's' });
+    // Control characters, a NUL, text ending in a newline, characters outside the BMP.
+    const texts = Array.from({ length: 20_011 }, (_, i) => [`m${i + 1}\n`, `m${i + 1} é\u001b[31m`, `m${i + 1}\u0000 😀`, `[m${i + 1}]`][i % 4]!);
+    for (let i = 0; i < texts.length; i += 2000) await ledger.record('s', texts.slice(i, i + 2000).map((text, k) => ({ role: (['user', 'assistant', 'system', 'developer'] as const)[(i + k) % 4]!, text })));
+    await ledger.compact('s', [
+      { from: 'msg10', to: 'msg12', summary: 'first\u0007' },
+      { from: 'msg3990', to: 'msg4011', summary: 'second\n' },
+      { from: 'msg19000', to: 'msg20011', summary: 'to the end' },
+    ]);
+    const entries = visibleEntries(await model(ledger, path, 's'));
+    const pieces: string[] = [];
+    await ledger.renderWithRolesTo('s', (piece) => void pieces.push(piece));
+    expect(pieces.join('')).toBe(renderWithRoles(entries));
+    expect(await ledger.renderWithRoles('s')).toBe(renderWithRoles(entries));
+    expect(pieces.length).toBeGreaterThan(5);
+    expect(Math.max(...pieces.map((p) => (p.match(/<aboveturn /g) ?? []).length))).toBeLessThanOrEqual(2_000);
+    expect(pieces[1]).toBe('\n\n[compaction msg10..msg12, as system]\nfirst\u0007\n<aboveturn id="cmp1"/>');
+
+    const idPieces: Array<readonly string[]> = [];
+    await ledger.visibleIdsTo('s', (ids) => void idPieces.push([...ids]));
+    expect(idPieces.flat()).toEqual(entries.map((e) => e.id));
+    expect(idPieces.flat()).toEqual(await ledger.visibleIds('s'));
+    expect(idPieces.length).toBeGreaterThan(1);
+    expect(idPieces.every((p) => p.length > 0 && p.length <= 8192)).toBe(true);
+
+    await expect(ledger.renderWithRolesTo('nobody', (piece) => void pieces.push(piece))).rejects.toMatchObject({ code: 'CORDON_LEDGER_REFUSED' });
+    await expect(ledger.visibleIdsTo('nobody', (ids) => void idPieces.push(ids))).rejects.toMatchObject({ code: 'CORDON_LEDGER_REFUSED' });
+  }, 60_000);
+
   it('renderTo refuses an unknown session before it writes anything', async () => {
     const ledger = await L.open(join(dir(), 'l.sqlite3'));
     await ledger.resolveSession({ mode: 'create', id: 's' });
@@ -147,6 +179,7 @@ describe('render and visible entries on a real file', () => {
           expect(await ledger.render('s')).toBe(renderText(entries));
           expect(await ledger.visible('s')).toEqual(entries);
           expect(await ledger.visibleIds('s')).toEqual(entries.map((e) => e.id));
+          expect(await ledger.renderWithRoles('s')).toBe(renderWithRoles(entries));
 
           // A dry run over the first and last visible entry (nesting everything) renders what storing it would.
           const all = [{ from: entries[0]!.id, to: entries[entries.length - 1]!.id, summary: 'everything' }];

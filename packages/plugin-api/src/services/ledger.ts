@@ -176,16 +176,28 @@ export interface LedgerHandle {
   visible(sessionId: string): Promise<VisibleEntry[]>;
   /** Just the ids of {@link visible}, without reading any text. */
   visibleIds(sessionId: string): Promise<string[]>;
+  /**
+   * {@link visibleIds} handed to `write` in order, in arrays of a few thousand ids (none empty),
+   * from one snapshot, so a caller that prints them never holds them all; a `write` that returns a
+   * promise is awaited before the next piece. An unknown session is refused before anything is written.
+   */
+  visibleIdsTo(sessionId: string, write: (ids: readonly string[]) => void | Promise<void>): Promise<void>;
   /** The exact text render of the Rust pcodx, SichangHe/partial_compact_codex (no trailing newline). */
   render(sessionId: string): Promise<string>;
   /**
    * {@link render} handed to `write` in order, in pieces (a few hundred KiB each), all read in
-   * one snapshot, so a caller that writes them out never holds the whole render. An unknown
+   * one snapshot, so a caller that writes them out never holds the whole render. A `write` that
+   * returns a promise (a full pipe) is awaited before the next piece is read. An unknown
    * session is refused before anything is written.
    */
-  renderTo(sessionId: string, write: (piece: string) => void): Promise<void>;
+  renderTo(sessionId: string, write: (piece: string) => void | Promise<void>): Promise<void>;
   /** The render with a role line above each block, for people (`show --roles`). */
   renderWithRoles(sessionId: string): Promise<string>;
+  /**
+   * {@link renderWithRoles} handed to `write` in order, in pieces (a few hundred KiB each), all
+   * read in one snapshot, `write` awaited as by {@link renderTo}. An unknown session is refused before anything is written.
+   */
+  renderWithRolesTo(sessionId: string, write: (piece: string) => void | Promise<void>): Promise<void>;
   /** One Responses API message item per visible entry; refuses visible `tool` rows. */
   modelItems(sessionId: string): Promise<LedgerModelItem[]>;
   /** Active compactions in sequence order. */

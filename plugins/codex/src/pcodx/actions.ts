@@ -87,7 +87,8 @@ export async function uncompact(ledger: LedgerHandle, flags: SessionFlags & { co
 export async function ids(ledger: LedgerHandle, flags: SessionFlags, sink: Sink): Promise<void> {
   const session = await existing(ledger, flags);
   sink.out(`session_id=${session.id}`);
-  linesOut(sink, await ledger.visibleIds(session.id));
+  // Printed a piece at a time as the ledger hands them over: 100,000 ids are never held at once.
+  await ledger.visibleIdsTo(session.id, (piece) => linesOut(sink, piece));
 }
 
 /** `current-session-message-ids`: the helper text of the Rust pcodx, SichangHe/partial_compact_codex. */
@@ -99,7 +100,8 @@ export async function messageIds(ledger: LedgerHandle, flags: SessionFlags, sink
 /** `show`: the render, or with `roles` the render with a role line above each block. */
 export async function show(ledger: LedgerHandle, flags: SessionFlags & { roles?: boolean }, sink: Sink): Promise<void> {
   const session = await existing(ledger, flags);
-  if (flags.roles) textOut(sink, await ledger.renderWithRoles(session.id));
+  // Either render goes out in pieces as the ledger reads them (written as they come where the sink can).
+  if (flags.roles) await textPiecesOut(sink, (write) => ledger.renderWithRolesTo(session.id, write));
   else await textPiecesOut(sink, (write) => ledger.renderTo(session.id, write));
 }
 

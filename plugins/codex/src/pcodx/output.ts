@@ -9,16 +9,38 @@ export interface Sink {
   /**
    * Raw stdout text, no newline added: where a sink has it, a render and long runs of lines go
    * out in pieces as they are read ({@link textPiecesOut}, {@link linesOut}) instead of as one
-   * string. Sinks that keep blocks apart (`--json`) or lines (tests) have none.
+   * string. A promise returned means the reader is behind: the next piece waits for it. Sinks
+   * that keep blocks apart (`--json`) or lines (tests) have none.
    */
-  write?(text: string): void;
+  write?(text: string): void | Promise<void>;
 }
 
-/** A sink on the process streams (writes are synchronous on Linux pipes, files and TTYs). */
+/**
+ * Writes `text` on `stream`; when the stream then holds more than its buffer (a pipe whose reader
+ * is slower, where Node queues writes in memory), returns a promise that resolves once it has
+ * drained, or has failed or closed (a reader that went away: bin/run.cjs ends the output quietly on
+ * EPIPE), so a caller that waits for it holds about one piece at a time.
+ */
+export function writeDrained(stream: NodeJS.WriteStream, text: string): void | Promise<void> {
+  if (stream.write(text) || stream.destroyed) return;
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('error', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('error', done);
+    stream.on('close', done);
+  });
+}
+
+/** A sink on the process streams; long output waits for stdout to drain ({@link writeDrained}). */
 export const processSink: Sink = {
   out: (line) => void process.stdout.write(`${line}\n`),
   err: (line) => void process.stderr.write(`${line}\n`),
-  write: (text) => void process.stdout.write(text),
+  write: (text) => writeDrained(process.stdout, text),
 };
 
 /** About how much text {@link linesOut} gathers into one write. */
@@ -27,9 +49,9 @@ const WRITE_CHUNK = 64 * 1024;
 /**
  * Prints `lines` on stdout as {@link Sink.out} would, one line each: on a sink that can
  * {@link Sink.write}, in writes of about 64 KiB (100,000 ids written one by one cost more than
- * reading them).
+ * reading them), each waited for when the sink asks to.
  */
-export function linesOut(sink: Sink, lines: readonly string[]): void {
+export async function linesOut(sink: Sink, lines: readonly string[]): Promise<void> {
   if (!sink.write) {
     for (const line of lines) sink.out(line);
     return;
@@ -38,23 +60,24 @@ export function linesOut(sink: Sink, lines: readonly string[]): void {
   for (const line of lines) {
     chunk += `${line}\n`;
     if (chunk.length >= WRITE_CHUNK) {
-      sink.write(chunk);
+      await sink.write(chunk);
       chunk = '';
     }
   }
-  if (chunk) sink.write(chunk);
+  if (chunk) await sink.write(chunk);
 }
 
 /**
  * Prints a text block (a render) that `produce` hands over in pieces: written as they come and a
- * newline after the last on a sink that can {@link Sink.write}; otherwise joined and printed as
- * one block, as {@link Sink.text} (or a line) where the sink keeps blocks apart.
+ * newline after the last on a sink that can {@link Sink.write} (`produce` waits for each write it
+ * is handed back); otherwise joined and printed as one block, as {@link Sink.text} (or a line)
+ * where the sink keeps blocks apart.
  */
-export async function textPiecesOut(sink: Sink, produce: (write: (piece: string) => void) => Promise<void>): Promise<void> {
+export async function textPiecesOut(sink: Sink, produce: (write: (piece: string) => void | Promise<void>) => Promise<void>): Promise<void> {
   if (sink.write) {
     const write = sink.write;
     await produce((piece) => write(piece));
-    write('\n');
+    await write('\n');
     return;
   }
   const pieces: string[] = [];

@@ -1,6 +1,6 @@
 import type { LedgerHandle, LedgerMessage, LedgerSession } from '@cordon/plugin-api';
 import type { RpcMessage } from '../serve/frames.js';
-import { checkInjectItems } from '../serve/inject.js';
+import { checkInjectItems, injectHistory } from '../app-server/inject.js';
 import { TurnRecord } from '../serve/ingest.js';
 import { escapeControls, readAppServerError } from './app-error.js';
 import { StdioAppServer } from './stdio-rpc.js';
@@ -44,7 +44,8 @@ export interface ModelTurnResult {
 /**
  * One answering-model turn (the Rust pcodx, SichangHe/partial_compact_codex) over `codex app-server --listen
  * stdio://`: `initialize` (experimentalApi), a fresh ephemeral read-only thread with the
- * instructions above, `thread/inject_items` of the session's model items (skipped when empty),
+ * instructions above, `thread/inject_items` of the session's model items in batches of at most
+ * 16 MiB of JSON (`injectHistory`, the serve's batching; none when empty),
  * `turn/start` with the text; then the agent messages, tool items and token usage (required;
  * waited for up to 5 s after `turn/completed`). The prompt and the answer (with any native tool
  * transcript, marked untrusted) are recorded in one transaction. Throws on a failed or
@@ -60,6 +61,7 @@ export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurn
   checkInjectItems(items);
   const compactions = await ledger.compactions(session.id);
   let threadId: string | undefined;
+  let injectedJsonBytes = 0;
   let record: TurnRecord | undefined;
   let usage: { last: TokenUsage; window: number | null } | undefined;
   let finished: ((status: string) => void) | undefined;
@@ -103,7 +105,8 @@ export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurn
       server.notify('initialized');
       const started = await server.request('thread/start', { approvalPolicy: 'never', cwd: options.cwd, developerInstructions: MODEL_TURN_INSTRUCTIONS, ephemeral: true, sandbox: 'read-only' });
       threadId = String(started?.thread?.id);
-      if (items.length) await server.request('thread/inject_items', { threadId, items });
+      // In the serve's batches (each within what the app-server's websocket reader takes): no one line holds the whole history.
+      injectedJsonBytes = (await injectHistory((method, params) => server.request(method, params), threadId, items)).jsonBytes;
       options.onContext?.(items);
       record = new TurnRecord(threadId, options.text);
       const turn = await server.request('turn/start', { threadId, input: [{ type: 'text', text: options.text, text_elements: [] }] });
@@ -129,7 +132,7 @@ export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurn
         nActiveRanges: compactions.length,
         nSourceMessagesReplaced: compactions.reduce((sum, c) => sum + c.nMessagesReplaced, 0),
         nInjectedItems: items.length,
-        injectedJsonBytes: Buffer.byteLength(JSON.stringify(items)),
+        injectedJsonBytes,
         usage: usage!.last,
         modelContextWindow: usage!.window,
       }),

@@ -1,19 +1,5 @@
 import WebSocket, { type RawData } from 'ws';
 
-/**
- * What the Codex app-server's websocket reader takes (Codex 0.171, measured; these are the defaults
- * of its websocket library, tungstenite's `WebSocketConfig`:
- * https://docs.rs/tungstenite/0.20.1/tungstenite/protocol/struct.WebSocketConfig.html): one frame of
- * at most 16 MiB of payload, one message (its frames together) of at most 64 MiB. Anything larger
- * makes it drop the connection (close 1006) with every request still pending on it.
- */
-export const UPSTREAM_LIMITS = Object.freeze({
-  /** Largest frame payload, bytes. */
-  frameBytes: 16 * 1024 * 1024,
-  /** Largest message, bytes. */
-  messageBytes: 64 * 1024 * 1024,
-});
-
 /** The size of a message in bytes, without copying it. */
 export function byteLengthOf(data: RawData | string): number {
   if (typeof data === 'string') return Buffer.byteLength(data, 'utf8');

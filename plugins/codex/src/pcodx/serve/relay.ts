@@ -8,8 +8,9 @@ import { SessionState, ThreadMap, TURN_SCOPED_METHODS, type MappedThread } from 
 import { forkSession, importResumedTurns, recordInstructions, sessionOfThread } from './sessions.js';
 import type { LedgerRecordInput } from '@cordon/plugin-api';
 import { answerToolCall, freshThreadParams, isPcodxToolCall, isPrimaryStart, optInExperimental, withPcodxInstructionsOnly, withPcodxTools } from './tools.js';
-import { checkInjectItems, injectBatches } from './inject.js';
-import { byteLengthOf, sendFragmented, UPSTREAM_LIMITS } from './fragments.js';
+import { checkInjectItems, injectHistory } from '../app-server/inject.js';
+import { APP_SERVER_WS_LIMITS } from '../app-server/limits.js';
+import { byteLengthOf, sendFragmented } from './fragments.js';
 
 /** One `key=value` log event of the serve (never conversation text). */
 export type ServeLog = (event: string, fields?: Readonly<Record<string, string | number | boolean>>) => void;
@@ -55,9 +56,6 @@ interface ClientRequestData {
 
 /** Waits between ingestion attempts, in ms: three attempts in all (each may itself wait out the ledger's busy timeout). */
 export const INGEST_RETRY_DELAYS_MS: readonly number[] = [500, 2000];
-
-/** JSON bytes of items per `thread/inject_items` call: a frame the app-server reads, less room for the envelope. */
-const INJECT_BATCH_BYTES = UPSTREAM_LIMITS.frameBytes - 64 * 1024;
 
 /** How long a relay whose client left keeps its upstream connection for the turns still running, in ms. */
 const ORPHAN_TURN_LIMIT_MS = 30 * 60 * 1000;
@@ -111,7 +109,7 @@ export class Relay {
     client.on('close', () => this.#clientClosed());
     client.on('error', (error) => options.log('client_error', { connection: options.connection, message: error.message }));
     this.#upstream.on('open', () => {
-      for (const frame of this.#early.splice(0)) sendFragmented(this.#upstream, frame.data, frame.binary, UPSTREAM_LIMITS.frameBytes);
+      for (const frame of this.#early.splice(0)) sendFragmented(this.#upstream, frame.data, frame.binary, APP_SERVER_WS_LIMITS.frameBytes);
     });
     this.#upstream.on('message', (data, binary) => this.#fromUpstream(data, binary));
     this.#upstream.on('error', (error) => options.log('upstream_error', { connection: options.connection, message: error.message }));
@@ -122,7 +120,7 @@ export class Relay {
 
   #fromClient(data: RawData, binary: boolean): void {
     const size = byteLengthOf(data);
-    if (size > UPSTREAM_LIMITS.messageBytes) return this.#refuseLarge(data, binary, size);
+    if (size > APP_SERVER_WS_LIMITS.messageBytes) return this.#refuseLarge(data, binary, size);
     if (binary) return this.#sendUp(data, true);
     const text = data.toString();
     this.#options.capture?.frame('c2p', text);
@@ -152,12 +150,12 @@ export class Relay {
   }
 
   /**
-   * A client message the app-server could not read (above {@link UPSTREAM_LIMITS}.messageBytes): it
+   * A client message the app-server could not read (above {@link APP_SERVER_WS_LIMITS}.messageBytes): it
    * would drop the connection and every request pending on it. A request gets an error instead;
    * anything else is dropped. Either way it is logged and the connection stays.
    */
   #refuseLarge(data: RawData, binary: boolean, size: number): void {
-    const reason = `request too large: ${size} bytes; the Codex app-server reads messages of at most ${UPSTREAM_LIMITS.messageBytes} bytes (64 MiB)`;
+    const reason = `request too large: ${size} bytes; the Codex app-server reads messages of at most ${APP_SERVER_WS_LIMITS.messageBytes} bytes (64 MiB)`;
     const frame = binary ? undefined : classify(data.toString());
     if (frame?.kind === 'request') return this.#refuse(frame.message.id, reason);
     this.#options.log('client_frame_refused', { connection: this.#options.connection, code: RPC_ERRORS.invalidRequest, reason: `message too large: ${size} bytes` });
@@ -231,11 +229,9 @@ export class Relay {
     const upstreamId = started?.thread?.id;
     if (typeof upstreamId !== 'string') throw new Error('thread/start returned no thread id');
     // In batches, each within one frame the app-server reads (an item larger than that goes alone, in fragments).
-    const batches = injectBatches(items, INJECT_BATCH_BYTES);
-    for (const batch of batches) await this.#call('thread/inject_items', { threadId: upstreamId, items: batch });
+    const injected = await injectHistory((method, params) => this.#call(method, params), upstreamId, items);
     this.#threads!.moveTo(thread, upstreamId, ids);
-    const bytes = Buffer.byteLength(JSON.stringify(items));
-    const fields: Record<string, string | number> = { connection: this.#options.connection, injected_items: items.length, injected_json_bytes: bytes, inject_calls: batches.length };
+    const fields: Record<string, string | number> = { connection: this.#options.connection, injected_items: items.length, injected_json_bytes: injected.jsonBytes, inject_calls: injected.calls };
     if (liveContextDir) fields.live_context_file = recordLiveContext(liveContextDir, { sessionId: thread.sessionId, clientThreadId: thread.clientId, upstreamThreadId: upstreamId, items });
     this.#options.log('fresh_thread', fields);
   }
@@ -246,7 +242,7 @@ export class Relay {
     const id = this.#ids.next();
     const text = JSON.stringify({ id, method, params });
     const size = Buffer.byteLength(text);
-    if (size > UPSTREAM_LIMITS.messageBytes) return Promise.reject(new Error(`${method} would be ${size} bytes, above the ${UPSTREAM_LIMITS.messageBytes} bytes (64 MiB) the Codex app-server reads in one message`));
+    if (size > APP_SERVER_WS_LIMITS.messageBytes) return Promise.reject(new Error(`${method} would be ${size} bytes, above the ${APP_SERVER_WS_LIMITS.messageBytes} bytes (64 MiB) the Codex app-server reads in one message`));
     return new Promise((resolve, reject) => {
       this.#internal.set(id, { resolve, reject });
       this.#sendUp(text, false);
@@ -468,7 +464,7 @@ export class Relay {
 
   #sendUp(data: RawData | string, binary: boolean): void {
     if (!binary && this.#options.capture) this.#options.capture.frame('p2s', data.toString());
-    if (this.#upstream.readyState === WebSocket.OPEN) sendFragmented(this.#upstream, data, binary, UPSTREAM_LIMITS.frameBytes);
+    if (this.#upstream.readyState === WebSocket.OPEN) sendFragmented(this.#upstream, data, binary, APP_SERVER_WS_LIMITS.frameBytes);
     else if (this.#upstream.readyState === WebSocket.CONNECTING) this.#early.push({ data, binary });
   }
 

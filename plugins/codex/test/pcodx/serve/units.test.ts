@@ -10,7 +10,7 @@ import { ThreadMap } from '../../../src/pcodx/serve/threads.js';
 import { freshThreadParams, isPcodxToolCall, isPrimaryStart, optInExperimental, withPcodxTools } from '../../../src/pcodx/serve/tools.js';
 import { endpointUrl, isLoopback, parseEndpoint, wsClientUrl } from '../../../src/pcodx/serve/endpoint.js';
 import { byteLengthOf, fragmentsOf, messageBytes } from '../../../src/pcodx/serve/fragments.js';
-import { injectBatches } from '../../../src/pcodx/serve/inject.js';
+import { injectBatches } from '../../../src/pcodx/app-server/inject.js';
 
 describe('classify', () => {
   it('never throws, and sorts every JSON value into exactly one kind', () => {
