@@ -147,7 +147,12 @@ describe('cordon hook: other payloads over 64 MiB', () => {
   it('memory stays bounded: a 256 MiB payload peaks well below its size', async () => {
     const probe = join(sandbox.dir('probe'), 'rss.cjs');
     const out = join(sandbox.dir('probe'), 'rss.txt');
-    writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`);
+    // VmHWM is this process's own peak (getrusage's maxRSS keeps the peak of what ran before the
+    // exec, here the test worker's); only the hook writes it, not the payload's writer.
+    writeFileSync(
+      probe,
+      `process.on('exit', () => { if (process.argv.includes('hook')) require('node:fs').writeFileSync(${JSON.stringify(out)}, /VmHWM:\\s*(\\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))[1]); });\n`,
+    );
     const r = await viaPipe('claude-code', claudeWrite('README.md', 256 * 1024 * 1024), { ...sandbox.env, NODE_OPTIONS: `--require ${probe}` });
     expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
     const peakBytes = Number(readFileSync(out, 'utf8')) * 1024;
