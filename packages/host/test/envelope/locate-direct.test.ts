@@ -33,6 +33,17 @@ describe('locating a repository without git', () => {
     await agrees(dir);
   });
 
+  it('leaves a branch with a non-ASCII name to git, even with a stale packed line for it', async () => {
+    const dir = repo();
+    git(dir, 'checkout', '-q', '-b', 'straße');
+    git(dir, 'pack-refs', '--all');
+    writeFileSync(join(dir, 'later.txt'), 'later\n');
+    commitAll(dir);
+    // The loose ref is newer than the packed line: only git may answer.
+    expect(locateDirect(dir)).toBeUndefined();
+    expect((await discoverRepoAndHead(dir)).head).toBe(git(dir, 'rev-parse', 'HEAD').trim());
+  });
+
   it('leaves every other layout to git', () => {
     const unborn = tempDir('unborn');
     git(unborn, 'init', '-q', '-b', 'main');

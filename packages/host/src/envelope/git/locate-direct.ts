@@ -5,8 +5,12 @@ import { OBJECT_ID, type RepoLocation } from './repo.js';
 
 /** A loose ref or HEAD file: one object id and a newline. */
 const ID_LINE = /^([0-9a-f]{40}(?:[0-9a-f]{24})?)\n?$/;
-/** HEAD as a symbolic ref to a branch. */
-const SYMREF = /^ref: (refs\/heads\/[^\0-\x20\x7f~^:?*[\\]+)\n?$/;
+/**
+ * HEAD as a symbolic ref to a branch with an ASCII name (the file is read as Latin-1: a UTF-8
+ * name would be looked up under other bytes on disk while its `packed-refs` line still matched,
+ * which could answer a stale id; such names are left to git).
+ */
+const SYMREF = /^ref: (refs\/heads\/[^\0-\x20\x7f-\xff~^:?*[\\]+)\n?$/;
 /**
  * Repository config that can move the work tree or the git directory, change what a ref or an
  * object is, or that git may refuse: `core.worktree`, `core.bare = true`, `[include]` and
