@@ -1,10 +1,13 @@
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readRegularFile } from '../../io/safe-read.js';
-import { OBJECT_ID, type RepoLocation } from './repo.js';
+import type { RepoLocation } from './repo.js';
 
-/** A loose ref or HEAD file: one object id and a newline. */
-const ID_LINE = /^([0-9a-f]{40}(?:[0-9a-f]{24})?)\n?$/;
+/**
+ * A loose ref or HEAD file: one SHA-1 object id and a newline (a repository without
+ * `[extensions]`, the only kind read here, names its objects by SHA-1).
+ */
+const ID_LINE = /^([0-9a-f]{40})\n?$/;
 /**
  * HEAD as a symbolic ref to a branch with an ASCII name (the file is read as Latin-1: a UTF-8
  * name would be looked up under other bytes on disk while its `packed-refs` line still matched,
@@ -85,7 +88,7 @@ function headCommit(gitDir: string): string | undefined {
   for (const line of small(join(gitDir, 'packed-refs'), 64 << 20).split('\n')) {
     if (!line.endsWith(suffix)) continue;
     const id = line.slice(0, -suffix.length);
-    return OBJECT_ID.test(id) ? id : undefined;
+    return ID_LINE.test(id) ? id : undefined;
   }
   return undefined;
 }
