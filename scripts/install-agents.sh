@@ -38,7 +38,14 @@ install_one() {
     echo "install-agents: $pkg@$version installed but $target/node_modules/.bin/$bin is missing" >&2
     return 1
   fi
-  "$target/node_modules/.bin/$bin" --version >/dev/null
+  # In a home of its own: the agents write state there even for --version (Codex its
+  # ~/.codex/tmp/arg0 link farm, Gemini CLI a ~/.gemini/projects.json temp file).
+  local scratch_home
+  scratch_home="$(mktemp -d)"
+  HOME="$scratch_home" XDG_CONFIG_HOME="$scratch_home/.config" XDG_DATA_HOME="$scratch_home/.local/share" \
+    XDG_CACHE_HOME="$scratch_home/.cache" CODEX_HOME="$scratch_home/.codex" \
+    "$target/node_modules/.bin/$bin" --version >/dev/null
+  rm -rf "$scratch_home"
   touch "$target/.complete"
 }
 
