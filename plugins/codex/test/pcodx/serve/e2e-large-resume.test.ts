@@ -176,7 +176,9 @@ it('through `pcodx serve --enable-pcodx-tools`, `codex exec --remote … resume`
   expect(texts(seeded).filter((t) => t.length >= ANSWER_BYTES).map((t) => t.slice(0, t.indexOf(' ')))).toEqual(['LONG_1', 'LONG_3', 'LONG_5']);
   expect(requests.indexOf(seeded)).toBeLessThan(requests.findIndex((r) => texts(r).includes(prompt)));
   expect(serve.stderr()).toMatch(/event=turn_ingested/);
-  // The upstream connection went only after the client had (exec exits when its turn is done).
+  // The upstream connection went only after the client had (exec exits when its turn is done;
+  // the serve notices the closed socket and logs it a moment later).
+  await waitFor(() => serve.stderr().includes('event=client_closed'), { what: () => `the serve to log the client's close; log:\n${serve.stderr().slice(-2000)}`, timeoutMs: 60_000, intervalMs: 100 });
   const log = serve.stderr();
   expect(log).not.toMatch(/fresh_thread_failed|upstream_error|ingest_failed/);
   const clientLeft = log.indexOf('event=client_closed');
