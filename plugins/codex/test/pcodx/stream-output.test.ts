@@ -134,12 +134,14 @@ describe('pcodx show --roles and ids stream their output', () => {
     const ids = join(box.root, 'ids.sqlite3');
     await writeLedger(ids, 1_000_000, 1);
     for (const [route, env] of Object.entries(ROUTES)) {
-      for (const [args, db, factor] of [
-        // Measured on Node 20: streamed, about 30-46 MB (the collector's and allocator's slack, not the
-        // output: it stays so for a larger one); the whole-output code, about 260 MB.
-        [['show', '--roles'], render, 1],
-        // Streamed, about 43 MB; a million id strings in one array (the whole-output code), about 96 MB.
-        [['ids'], ids, 6],
+      // The bound: 64 MiB of slack (the collector's and allocator's, which does not grow with the
+      // output; Node 22 and 24 size V8's young generation larger, and a loaded machine collects
+      // later) plus half of what is printed. Streamed, growth measured 30-49 MB on Node 20 and 22;
+      // the whole-output code grew about 260 MB for the role render and about 96 MB for a million
+      // id strings in one array, both above it.
+      for (const [args, db] of [
+        [['show', '--roles'], render],
+        [['ids'], ids],
       ] as const) {
         // The first run of a route in a fresh sandbox also writes its code caches: measured after it.
         await measured(small, args, env);
@@ -149,7 +151,8 @@ describe('pcodx show --roles and ids stream their output', () => {
         const bytes = Buffer.byteLength(big.stdout);
         expect(bytes).toBeGreaterThan(args[0] === 'ids' ? 5_000_000 : 50_000_000);
         const growthBytes = (big.maxRssKiB - base.maxRssKiB) * 1024;
-        expect({ route, args, growthBelowBound: growthBytes < factor * bytes }, `grew by ${growthBytes} bytes for ${bytes} bytes of output`).toEqual({ route, args, growthBelowBound: true });
+        const bound = 64 * 1024 * 1024 + bytes / 2;
+        expect({ route, args, growthBelowBound: growthBytes < bound }, `grew by ${growthBytes} bytes for ${bytes} bytes of output (bound ${bound})`).toEqual({ route, args, growthBelowBound: true });
       }
     }
   }, 300_000);
