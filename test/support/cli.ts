@@ -122,3 +122,31 @@ export function linkPluginRoots(dataDir: string, roots: ReadonlyArray<{ name: st
   const plugins = roots.map(({ name, root }) => ({ name, root, type: 'link' }));
   writeFileSync(join(dataDir, 'package.json'), JSON.stringify({ name: '@cordon/host', private: true, dependencies: {}, oclif: { schema: 1, plugins } }, null, 2));
 }
+
+/** What {@link cordonIntoClosedPipe} saw: the exit code, the bytes the reader kept, stderr. */
+export interface ClosedPipeResult {
+  readonly code: number | null;
+  readonly head: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs the built `cordon ARGS` with a stdout whose reader keeps at most `keep` bytes and then
+ * closes its end (`| head -c KEEP`; 0 closes it at once), for the EPIPE behaviour of commands.
+ */
+export function cordonIntoClosedPipe(args: readonly string[], options: { readonly cwd?: string; readonly env?: NodeJS.ProcessEnv }, keep: number): Promise<ClosedPipeResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CORDON_BIN, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let head = Buffer.alloc(0);
+    let stderr = '';
+    if (keep === 0) child.stdout.destroy();
+    else
+      child.stdout.on('data', (chunk: Buffer) => {
+        head = Buffer.concat([head, chunk]).subarray(0, keep);
+        if (head.length >= keep) child.stdout.destroy();
+      });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, head: head.toString(), stderr }));
+  });
+}

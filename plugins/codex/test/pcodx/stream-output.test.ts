@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
+import { cordonIntoClosedPipe, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
 import { Ledger, renderWithRoles } from '../../../../packages/host/src/ledger/index.js';
 import { linkCodex, pcodx } from './support.js';
 
@@ -88,23 +87,8 @@ async function measured(db: string, args: readonly string[], env: NodeJS.Process
   return { ...r, maxRssKiB: Number(readFileSync(out, 'utf8')) };
 }
 
-/** Runs `cordon pcodx ARGS` into a pipe whose reader keeps `keep` bytes and then closes its end. */
-function intoClosedPipe(db: string, args: readonly string[], env: NodeJS.ProcessEnv, keep: number): Promise<{ code: number | null; head: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CORDON_BIN, 'pcodx', ...args], { env: { ...box.env, PCODX_DB: db, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let head = Buffer.alloc(0);
-    let stderr = '';
-    if (keep === 0) child.stdout.destroy();
-    else
-      child.stdout.on('data', (chunk: Buffer) => {
-        head = Buffer.concat([head, chunk]).subarray(0, keep);
-        if (head.length >= keep) child.stdout.destroy();
-      });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, head: head.toString(), stderr }));
-  });
-}
+/** `cordon pcodx ARGS` on the ledger `db` into a pipe whose reader keeps `keep` bytes and then closes its end. */
+const intoClosedPipe = (db: string, args: readonly string[], env: NodeJS.ProcessEnv, keep: number) => cordonIntoClosedPipe(['pcodx', ...args], { env: { ...box.env, PCODX_DB: db, ...env } }, keep);
 
 describe('pcodx show --roles and ids stream their output', () => {
   it('print the same bytes as the whole-output code on both routes, for a small and a 60,000-message ledger', async () => {

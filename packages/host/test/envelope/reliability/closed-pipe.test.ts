@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, makeSandbox, runCordon, type Sandbox } from '../../../../../test/support/cli.js';
+import { cordonIntoClosedPipe as sharedIntoClosedPipe, makeSandbox, runCordon, type Sandbox } from '../../../../../test/support/cli.js';
 import { makeRepo, writeFiles } from '../../../../../test/support/git.js';
 
 /**
@@ -14,23 +13,8 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.cleanup());
 
-/** Runs cordon with a stdout whose reader reads at most `keep` bytes, then closes its end. */
-function cordonIntoClosedPipe(args: string[], cwd: string, keep: number, env: NodeJS.ProcessEnv = sandbox.env): Promise<{ code: number | null; head: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CORDON_BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let head = Buffer.alloc(0);
-    let stderr = '';
-    if (keep === 0) child.stdout.destroy();
-    else
-      child.stdout.on('data', (chunk: Buffer) => {
-        head = Buffer.concat([head, chunk]).subarray(0, keep);
-        if (head.length >= keep) child.stdout.destroy();
-      });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, head: head.toString(), stderr }));
-  });
-}
+/** {@link sharedIntoClosedPipe} in `cwd` with the sandbox's environment by default. */
+const cordonIntoClosedPipe = (args: string[], cwd: string, keep: number, env: NodeJS.ProcessEnv = sandbox.env) => sharedIntoClosedPipe(args, { cwd, env }, keep);
 
 /** A repository armed with `--allow 'src/**'` and 3,000 new files outside it (a large rejection). */
 async function rejectedRepo(): Promise<string> {
