@@ -4,7 +4,8 @@ import { loadHost } from '../bus/load-host.js';
 import type { CordonHost } from '../bus/host.js';
 import { warnPluginFailures } from './plugin-warnings.js';
 import { clearStatus } from '../output/status.js';
-import { terminalLines } from '../output/terminal.js';
+import { errorDocument } from '../output/error-text.js';
+import { reportError } from './report-error.js';
 
 /**
  * Base of cordon's own commands: `--json` on everything that reports, a lazily loaded host whose
@@ -32,11 +33,20 @@ export abstract class CordonCommand extends Command {
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   }
 
+  /**
+   * The `--json` error document, one shape for every command and fast route (output/error-text.ts
+   * `errorDocument`; oclif's own would add `name`, and leave `details` out for a usage error). An
+   * error without a string code is `CORDON_INTERNAL`.
+   */
+  override toErrorJson(error: unknown): unknown {
+    const e = (error ?? {}) as { code?: unknown; details?: unknown; message?: unknown };
+    return errorDocument({ code: typeof e.code === 'string' ? e.code : ERROR_CODES.INTERNAL, details: e.details, message: typeof e.message === 'string' ? e.message : String(error) });
+  }
+
   protected override async catch(error: Error & { exitCode?: number; code?: unknown; oclif?: { exit?: unknown } }): Promise<unknown> {
     // A status line still drawn (a step that threw) goes before the error is printed.
     clearStatus();
-    // A message may quote what an agent wrote (a path, a command, a driver's error): escaped for the terminal.
-    if (error instanceof CordonError) return super.catch(plainError(terminalLines(error.message), error.code, error.exit, error.details) as never);
+    if (error instanceof CordonError) return this.#fail(error.message, error.code, error.exit, error.details);
     const exit = error.oclif?.exit;
     if (typeof exit === 'number') {
       // `this.exit(n)`: nothing to print, only the exit code.
@@ -48,19 +58,26 @@ export abstract class CordonCommand extends Command {
       // argument, `this.error(…)`) are bad input. Under --json oclif would print every enumerable
       // property of the error, a parse error's whole command configuration included (160 KB),
       // and exit 1 since only `oclif.exit` says 2.
-      return super.catch(plainError(error.message, typeof error.code === 'string' ? error.code : ERROR_CODES.BAD_INPUT, exit) as never);
+      return this.#fail(usageMessage(error, `${this.config.bin} ${this.id ?? ''}`.trim()), typeof error.code === 'string' ? error.code : ERROR_CODES.BAD_INPUT, exit);
     }
     return super.catch(error);
+  }
+
+  /** Ends the command with cordon's error and `exit` (report-error.ts `reportError`). */
+  #fail(message: string, code: string, exit: number, details?: unknown): never {
+    throw reportError({ code, message, details }, exit, this.jsonEnabled());
   }
 }
 
 /**
- * An error oclif prints as cordon's own: `Error: <message>` (and `Code: <code>`), or under --json
- * `{"error": {code, details, message}}`, exiting with `exit` (oclif reads `exitCode` under --json
- * and `oclif.exit` otherwise; neither is enumerable, so neither is printed).
+ * The message of one of oclif's usage errors. A missing argument is named with its description
+ * and where the help is; oclif's own text would add that flags taking several values must come
+ * after the arguments, which is wrong for cordon's (`multipleNonGreedy`: one value per flag, so
+ * `cordon arm --allow 'src/**' LABEL` works). Every other message is oclif's.
  */
-function plainError(message: string, code: string, exit: number, details?: unknown): Error {
-  const error = Object.assign(new Error(message), details === undefined ? { code } : { code, details });
-  Object.defineProperties(error, { oclif: { value: { exit } }, exitCode: { value: exit } });
-  return error;
+function usageMessage(error: Error & { args?: unknown }, command: string): string {
+  const missing = Array.isArray(error.args) ? (error.args as Array<{ name?: unknown; description?: unknown }>).filter((a) => typeof a.name === 'string') : [];
+  if (missing.length === 0 || !/^Missing \d+ required arg/.test(error.message)) return error.message;
+  const named = missing.map((a) => `${String(a.name).toUpperCase()}${typeof a.description === 'string' ? `: ${a.description}` : ''}`).join('; ');
+  return `missing ${named}. See \`${command} --help\``;
 }

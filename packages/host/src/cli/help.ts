@@ -1,5 +1,5 @@
 import { Help } from '@oclif/core';
-import { unknownCommandError } from './unknown-command.js';
+import { reportUnknownCommand } from './unknown-command.js';
 
 /**
  * cordon's oclif help class (`oclif.helpClass`): oclif's help, except that help for a command
@@ -13,7 +13,7 @@ export default class CordonHelp extends Help {
     } catch (error) {
       const missing = /^Command (\S+) not found\.$/.exec((error as Error).message ?? '');
       if (!missing) throw error;
-      throw unknownCommandError(missing[1]!, this.config);
+      throw reportUnknownCommand(missing[1]!, this.config, argv);
     }
   }
 }

@@ -1,4 +1,5 @@
-import { Errors, toConfiguredId, type Interfaces } from '@oclif/core';
+import { toConfiguredId, type Errors, type Interfaces } from '@oclif/core';
+import { reportError } from './report-error.js';
 import { ERROR_CODES } from '../errors/index.js';
 import { closestName } from '../util/closest-name.js';
 import { pluginInstallCommand } from '../plugins/install-hint.js';
@@ -8,13 +9,15 @@ import { displayPath } from '../envelope/path-text.js';
 const PLUGIN_COMMANDS: Readonly<Record<string, string>> = { pcodx: '@cordon/codex', wrap: '@cordon/aider' };
 
 /**
- * The refusal of a command id nobody provides (`id` in oclif's colon form, e.g. `chek` or
- * `pcodx:show`): exit 2 with `CORDON_BAD_INPUT`, naming the plugin that adds a first-party
- * command, else the closest visible command or alias ("Did you mean `cordon check`?"). Used by
+ * Refuses a command id nobody provides (`id` in oclif's colon form, e.g. `chek` or
+ * `pcodx:show`): prints the refusal (report-error.ts; `--json` in `argv` gives the JSON document)
+ * and returns the error to throw, which ends the process with exit 2. `CORDON_BAD_INPUT`; the
+ * message names the plugin that adds a first-party command, else the closest visible command or
+ * alias ("Did you mean `cordon check`?"). Used by
  * the `command_not_found` hook (`cordon chek`) and by the help class (`cordon chek -h`,
  * `cordon help chek`), so a typo reads the same everywhere.
  */
-export function unknownCommandError(id: string, config: Interfaces.Config): Errors.CLIError {
+export function reportUnknownCommand(id: string, config: Interfaces.Config, argv: readonly string[]): Errors.ExitError {
   const visible = config.commands.filter((c) => !c.hidden);
   const ids = [...visible.map((c) => c.id), ...visible.flatMap((c) => c.aliases)];
   const typed = toConfiguredId(id, config);
@@ -25,8 +28,6 @@ export function unknownCommandError(id: string, config: Interfaces.Config): Erro
     : suggestion
       ? ` Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?`
       : '';
-  return new Errors.CLIError(`\`${displayPath(typed)}\` is not a ${config.bin} command.${hint} Run \`${config.bin} help\` for the list.`, {
-    exit: 2,
-    code: ERROR_CODES.BAD_INPUT,
-  });
+  const message = `\`${displayPath(typed)}\` is not a ${config.bin} command.${hint} Run \`${config.bin} help\` for the list.`;
+  return reportError({ code: ERROR_CODES.BAD_INPUT, message }, 2, argv.includes('--json'));
 }

@@ -1,5 +1,6 @@
 import { displayPath } from '../envelope/path-text.js';
 import { Args } from '@oclif/core';
+import { unstartableVerifiers } from '../envelope/verify/reachable.js';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { attemptsFlag, liveFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
 import { arm } from '../envelope/arm.js';
@@ -39,6 +40,10 @@ export default class Arm extends CordonCommand {
     const { config } = envelope;
     const deny = config.policy.deny.length ? `, deny ${config.policy.deny.map(displayPath).join(' ')}` : '';
     this.log(`armed: allow ${config.policy.allow.map(displayPath).join(' ')}${deny} at ${config.baseline.slice(0, 12)} (${config.verify.commands.length} verifier${config.verify.commands.length === 1 ? '' : 's'}); run \`cordon check\` when the change is done`);
+    // Armed all the same: the program may yet appear (a dependency installed later).
+    for (const v of unstartableVerifiers(config.verify.commands, config.repo.root)) {
+      process.stderr.write(`warning: verifier \`${terminalText(v.command)}\` cannot start here now (\`${terminalText(v.program)}\` ${v.why}); \`cordon check\` fails it unless that changes\n`);
+    }
     if (!config.live) return { phase: 'armed', mode: config.mode, baseline: config.baseline, root: config.repo.root, live: false };
     const coverage = await liveCoverage((await this.host()).dialects.list().map((r) => r.entry));
     this.log(terminalText(liveCoverageText(coverage)));

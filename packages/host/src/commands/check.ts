@@ -21,8 +21,9 @@ export default class Check extends CordonCommand {
   static override flags = {
     ...repoFlag,
     base: Flags.string({ description: 'Audit the committed range from this revision instead of an armed envelope (CI mode)', helpValue: 'REF' }),
-    head: Flags.string({ description: 'End of the range (default HEAD)', helpValue: 'REF', dependsOn: ['base'] }),
-    ...policyFlags({ dependsOn: ['base'] }),
+    head: Flags.string({ description: 'End of the range (default HEAD; needs --base)', helpValue: 'REF' }),
+    // Range-only: refused without --base in run(), with a message that says why.
+    ...policyFlags(),
     format: Flags.string({ description: 'Output format for CI systems (--json stays the audit record)', options: [...CHECK_FORMATS], default: 'text' }),
     out: Flags.string({ description: 'Write the --format report to this file instead of stdout (stdout gets the text verdict)', helpValue: 'FILE' }),
   };
@@ -31,6 +32,17 @@ export default class Check extends CordonCommand {
     const { flags } = await this.parse(Check);
     enableStatus({ json: this.jsonEnabled() });
     const format = flags.format as (typeof CHECK_FORMATS)[number];
+    if (flags.base === undefined) {
+      const rangeOnly = ['head', ...Object.keys(policyFlags())].filter((name) => (flags as Record<string, unknown>)[name] !== undefined);
+      if (rangeOnly.length > 0) {
+        const named = rangeOnly.map((name) => `--${name}`).join(', ');
+        throw new CordonError(
+          ERROR_CODES.BAD_INPUT,
+          `${named} ${rangeOnly.length === 1 ? 'applies' : 'apply'} only to a committed range: add --base REF. An armed envelope is checked against the policy it was armed with (\`cordon arm\` sets it; \`cordon status\` shows it)`,
+          { details: { flags: rangeOnly.map((name) => `--${name}`) } },
+        );
+      }
+    }
     if (this.jsonEnabled() && (format !== 'text' || flags.out !== undefined)) throw new CordonError(ERROR_CODES.BAD_INPUT, '--json prints the audit record; it cannot be combined with --format or --out');
     // Plugins load while git works; the audit awaits them only when it fires the `audit` hook.
     const host = this.host();

@@ -253,5 +253,12 @@ function validateLimits(options: ManagedOptions): void {
 
 function startError(file: string, error: unknown): CordonError {
   const e = error as NodeJS.ErrnoException;
-  return new CordonError(ERROR_CODES.PROCESS_ERROR, `cannot start '${file}': ${e.code ?? ''} ${e.message}`.replace(/\s+/g, ' ').trim(), { cause: error, details: { file, errno: e.code } });
+  // Node's message already ends with the code (`spawn x ENOENT`): said once, in words for the usual two.
+  const why =
+    e.code === 'ENOENT'
+      ? `ENOENT: not found${file.includes('/') || file.includes('\\') ? '' : ' on PATH'}`
+      : e.code === 'EACCES'
+        ? 'EACCES: not executable'
+        : `${e.code && !e.message.includes(e.code) ? `${e.code} ` : ''}${e.message}`;
+  return new CordonError(ERROR_CODES.PROCESS_ERROR, `cannot start '${file}': ${why}`.replace(/\s+/g, ' ').trim(), { cause: error, details: { file, errno: e.code } });
 }

@@ -3,7 +3,7 @@ import { warnPluginFailures } from '../cli/plugin-warnings.js';
 import { check } from '../envelope/check.js';
 import { renderAudit } from '../envelope/render.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { terminalLines } from '../output/terminal.js';
+import { errorDocument, errorText } from '../output/error-text.js';
 import { enableStatus } from '../output/status.js';
 import { mark } from '../util/timeline.js';
 
@@ -70,8 +70,8 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
  * message}}` on stdout, otherwise `Error: <message>` and `Code: <code>` on stderr.
  */
 function printError(error: CordonError, json: boolean): void {
-  if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, details: error.details, message: error.message } }, null, 2)}\n`);
-  else process.stderr.write(`    Error: ${terminalLines(error.message)}\n    Code: ${error.code}\n`);
+  if (json) process.stdout.write(`${JSON.stringify(errorDocument(error), null, 2)}\n`);
+  else process.stderr.write(errorText(error.message, error.code));
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Hook } from '@oclif/core';
 import pluginNotFound from '@oclif/plugin-not-found';
-import { unknownCommandError } from '../cli/unknown-command.js';
+import { reportUnknownCommand } from '../cli/unknown-command.js';
 
 /**
  * oclif `command_not_found` hook. A command a first-party plugin adds names that plugin. On a terminal, @oclif/plugin-not-found asks "Did you mean …?"
@@ -18,7 +18,7 @@ const hook: Hook.CommandNotFound = async function (options) {
       if ((error as { oclif?: { exit?: number } }).oclif?.exit !== 127) throw error;
     }
   }
-  throw unknownCommandError(options.id, options.config);
+  throw reportUnknownCommand(options.id, options.config, options.argv ?? []);
 };
 
 export default hook;

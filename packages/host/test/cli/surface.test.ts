@@ -53,11 +53,18 @@ describe('the command line', () => {
     for (const [argv, args, meant] of typed) {
       const r = await runCordon([...argv], { env: box.env });
       expect([argv.join(' '), r.exitCode]).toEqual([argv.join(' '), 2]);
-      const text = r.stderr.replace(/\s*\n\s*(›\s*)?/g, ' ');
-      expect(text).toContain(`\`${args.join(' ')}\` is not a cordon command.`);
-      expect(text).toContain('CORDON_BAD_INPUT');
-      if (meant) expect(text).toContain(`Did you mean \`${meant}\`?`);
-      else expect(text).not.toContain('Did you mean');
+      // Laid out as every cordon error: the message on one line, then its code.
+      const [first, code] = r.stderr.split('\n');
+      expect(first).toMatch(new RegExp(`^ {4}Error: \`${args.join(' ')}\` is not a cordon command\\.`));
+      expect(code).toBe('    Code: CORDON_BAD_INPUT');
+      if (meant) expect(first).toContain(`Did you mean \`${meant}\`?`);
+      else expect(first).not.toContain('Did you mean');
+    }
+    // Under --json, the error document every command prints.
+    for (const argv of [['chek', '--json'], ['chek', '--bogus', '--json']]) {
+      const r = await runCordon(argv, { env: box.env });
+      expect([argv.join(' '), r.exitCode]).toEqual([argv.join(' '), 2]);
+      expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'CORDON_BAD_INPUT', details: {}, message: expect.stringMatching(/^`chek` is not a cordon command\. Did you mean `cordon check`\?/) } });
     }
   });
 

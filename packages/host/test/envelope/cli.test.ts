@@ -136,7 +136,10 @@ describe('cordon arm / check / status / reset', () => {
       [['arm', 'x', '--allow', 'src/**', '--verify', 'FOO=1 true'], /"FOO=1" is an environment assignment.*write `env FOO=1 true`/],
       [['arm', '   ', '--allow', 'src/**'], /label must not be empty/],
       [['arm', 'x', '--allow', 'src/**', '--no-such-flag'], /Nonexistent flag/],
-      [['check', '--allow', 'src/**'], /--base/],
+      // oclif's note that multi-value flags must follow the arguments is wrong for cordon's (one value each).
+      [['arm', '--allow', 'src/**'], /missing LABEL: What the change is for \(trimmed; at most 16,384 characters\)\. See `cordon arm --help`/],
+      [['check', '--allow', 'src/**'], /--allow applies only to a committed range: add --base REF\. An armed envelope is checked against the policy it was armed with/],
+      [['check', '--head', 'main', '--max-files', '3'], /--head, --max-files apply only to a committed range: add --base REF/],
       [['status'], /nothing is armed in \S+ \(run `cordon arm` first\)/],
     ];
     for (const [args, message] of refused) {
@@ -149,9 +152,12 @@ describe('cordon arm / check / status / reset', () => {
       expect({ args, exit: json.exitCode }).toEqual({ args, exit: 2 });
       expect(json.stdout.length, args.join(' ')).toBeLessThan(2_000);
       const { error } = JSON.parse(json.stdout) as { error: { code: string; message: string } };
+      // One document shape whoever refused: no oclif `name`, `details` even for a usage error.
+      expect(Object.keys(error), args.join(' ')).toEqual(['code', 'details', 'message']);
       expect(error.code, args.join(' ')).toMatch(/^CORDON_(BAD_INPUT|BAD_STATE)$/);
       expect(error.message.replace(/\s+/g, ' '), args.join(' ')).toMatch(message);
     }
+    expect((await cordon(['arm', '--allow', 'src/**'], repo)).stderr).not.toContain('Note:');
     for (const args of [['check', '--bogus'], ['status', '--bogus'], ['check', '--allow', 'keep'], ['arm']]) {
       const json = await cordon([...args, '--json'], repo);
       expect({ args, exit: json.exitCode }).toEqual({ args, exit: 2 });
@@ -181,6 +187,40 @@ describe('cordon arm / check / status / reset', () => {
     }
     const json = await cordon(['status', '--json', '--repo', outside]);
     expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_REPO_ERROR', message: expect.stringMatching(/^\S+notrepo is not inside a git work tree \(git: fatal: not a git repository/) });
+  });
+
+  it('arm warns of a verifier that cannot start here now, and arms all the same', async () => {
+    const repo = newRepo();
+    writeFiles(repo, { 'scripts/plain.sh': 'echo hi\n' });
+    git(repo, ['add', '-A']);
+    git(repo, ['commit', '-q', '-m', 'a script without its x bit']);
+    const armed = await cordon(['arm', 'v', '--allow', 'src/**', '--verify', 'cordon-no-such-verifier --x', '--verify', './scripts/missing.sh', '--verify', 'sh scripts/plain.sh', '--verify', './scripts/plain.sh', '--verify', 'true'], repo);
+    expect(armed.exitCode, armed.stderr).toBe(0);
+    expect(armed.stderr.split('\n').filter(Boolean)).toEqual([
+      'warning: verifier `cordon-no-such-verifier --x` cannot start here now (`cordon-no-such-verifier` is not on PATH); `cordon check` fails it unless that changes',
+      'warning: verifier `./scripts/missing.sh` cannot start here now (`./scripts/missing.sh` does not exist); `cordon check` fails it unless that changes',
+      'warning: verifier `./scripts/plain.sh` cannot start here now (`./scripts/plain.sh` is not executable); `cordon check` fails it unless that changes',
+    ]);
+    // What check then says of each: why, once.
+    const checked = await cordon(['check'], repo);
+    expect(checked.exitCode).toBe(3);
+    expect(checked.stdout).toContain("cannot start 'cordon-no-such-verifier': ENOENT: not found on PATH");
+    expect(checked.stdout).toContain("cannot start './scripts/missing.sh': ENOENT: not found");
+    expect(checked.stdout).toContain("cannot start './scripts/plain.sh': EACCES: not executable");
+  });
+
+  it('an error on a pipe keeps a long path on one line (oclif hard-wrapped at 80 columns)', async () => {
+    const deep = realpathSync(sandbox.dir(`${'a-long-directory-name-'.repeat(4)}x/${'another-segment-'.repeat(4)}y`));
+    const repo = makeRepo(deep, { 'a.txt': 'a\n' }, sandbox.env);
+    expect(repo.length).toBeGreaterThan(120);
+    for (const args of [['status'], ['check'], ['check', '--no-such-flag']]) {
+      const r = await cordon(args, repo);
+      expect({ args, exit: r.exitCode }).toEqual({ args, exit: 2 });
+      const lines = r.stderr.split('\n');
+      expect(lines[0], args.join(' ')).toMatch(/^ {4}Error: /);
+      expect(lines.at(-2), args.join(' ')).toMatch(/^ {4}Code: CORDON_[A-Z_]+$/);
+      if (args.length === 1) expect(lines[0], args.join(' ')).toContain(`nothing is armed in ${repo} (run \`cordon arm\` first)`);
+    }
   });
 
   it('status works while another process holds the lock; check and reset are refused', async () => {

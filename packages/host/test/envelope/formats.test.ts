@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv from 'ajv-draft-04';
-import addFormats from 'ajv-formats';
+import ajvDraft04 from 'ajv-draft-04';
+import ajvFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +11,10 @@ import { escapeData, escapeProperty, pathUri, workflowCommand, xmlText } from '.
 
 /** `cordon check --format github|sarif|junit` on real repositories through the built bin. */
 
+// Both packages are CommonJS whose module.exports is also their `default`: TypeScript under
+// NodeNext types the default import as the whole module, so the class is taken from `default`.
+const Ajv = ajvDraft04.default;
+const addFormats = ajvFormats.default;
 const schema = JSON.parse(readFileSync(new URL('../fixtures/sarif/sarif-schema-2.1.0.json', import.meta.url), 'utf8'));
 const ajv = new Ajv({ allErrors: true, strict: false, // The schema's `language` pattern has a stray `]`, legal only without the u flag.
   unicodeRegExp: false });

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors/index.js';
 import { killGroup, runManaged, signalGroup } from '../../src/envelope/process.js';
@@ -45,8 +46,14 @@ describe('managed child processes (the BEKO2210/SkillQuarry cordon P1–P7, H07,
     }
   });
 
-  it('P4: a missing executable is a process error naming it', async () => {
-    await expect(runManaged(['cordon-no-such-binary-xyz'], opts())).rejects.toMatchObject({ code: ERROR_CODES.PROCESS_ERROR, message: expect.stringContaining("cannot start 'cordon-no-such-binary-xyz'") });
+  it('P4: a missing executable is a process error naming it, and why once', async () => {
+    await expect(runManaged(['cordon-no-such-binary-xyz'], opts())).rejects.toMatchObject({ code: ERROR_CODES.PROCESS_ERROR, message: "cannot start 'cordon-no-such-binary-xyz': ENOENT: not found on PATH" });
+    const dir = tempDir('noexec');
+    const missing = join(dir, 'gone');
+    await expect(runManaged([missing], opts())).rejects.toMatchObject({ message: `cannot start '${missing}': ENOENT: not found` });
+    const plain = join(dir, 'plain-file');
+    writeFileSync(plain, 'echo hi\n', { mode: 0o644 });
+    await expect(runManaged([plain], opts())).rejects.toMatchObject({ message: `cannot start '${plain}': EACCES: not executable` });
   });
 
   it('P5/H07: a timeout kills the whole group, with SIGKILL when TERM is ignored', async () => {
