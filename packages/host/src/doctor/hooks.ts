@@ -105,8 +105,8 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
       if (options.scope === 'project') continue;
       findings.push(
         detected
-          ? { check, status: 'problem', message: `${agent} is installed here but cordon's hooks are not in its config`, fix: install, details: { missing: true } }
-          : { check, status: 'info', message: `${agent} not found here and no cordon hooks installed` },
+          ? { check, status: 'problem', message: `${agent} is in use here (its command is on PATH or its home directory exists) but cordon's hooks are not in its config`, fix: install, details: { missing: true } }
+          : { check, status: 'info', message: `${agent} not found here (no command on PATH, no home directory) and no cordon hooks installed` },
       );
       continue;
     }

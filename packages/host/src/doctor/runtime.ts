@@ -2,7 +2,7 @@ import type { CordonHost } from '../bus/host.js';
 import { runProbes } from '../control/probe.js';
 import type { Finding } from './report.js';
 import { sqliteDriverProblem } from '../util/sqlite-driver.js';
-import { pluginInstallCommand } from '../plugins/install-hint.js';
+import { checkoutPluginDir, pluginInstallCommand } from '../plugins/install-hint.js';
 
 /** Node majors the suites run under (docs/testing.md); 20 is past its end of life (2026-04-30). */
 export const TESTED_NODE_MAJORS: readonly number[] = [20, 22, 24];
@@ -42,7 +42,7 @@ export function pluginFindings(host: CordonHost, packages: ReadonlyArray<{ reado
     check: 'plugins',
     status: none ? 'problem' : 'ok',
     message: none ? 'no plugin applied: cordon knows no agent' : listed.join(', '),
-    ...(none ? { fix: `${pluginInstallCommand(['claude-code', 'codex'])} (the agents you use)` } : {}),
+    ...(none ? { fix: pluginFix() } : {}),
     details: { applied: host.applied, packages },
   });
   for (const failure of host.failures) findings.push({ check: 'plugins', status: 'problem', message: failure.message, fix: 'update or reinstall the plugin it names (`cordon plugins install <name>`), or remove it (`cordon plugins uninstall <name>`)' });
@@ -55,4 +55,11 @@ export async function controlFinding(host: CordonHost): Promise<Finding> {
   return report.available
     ? { check: 'control', status: 'ok', message: `enforcement available (${report.backend}): \`cordon control run\` runs each command in its own cgroup` }
     : { check: 'control', status: 'info', message: `enforcement unavailable: ${report.reason}; \`cordon control run\` runs commands unguarded${report.fix ? ` (to enable: ${report.fix})` : ''}` };
+}
+
+/** What to run when no plugin is applied: the checkout links them all; an install names the agents. */
+function pluginFix(): string {
+  const agents = ['claude-code', 'codex'];
+  const command = pluginInstallCommand(agents);
+  return agents.every((name) => checkoutPluginDir(name) !== undefined) ? command : `${command} (name the agents you use)`;
 }

@@ -10,6 +10,8 @@ export const ERROR_CODES = Object.freeze({
   PLUGIN_INVALID: 'CORDON_PLUGIN_INVALID',
   /** A plugin was built for another plugin API version (`apiVersion` in its descriptor); it is not applied. */
   PLUGIN_INCOMPATIBLE: 'CORDON_PLUGIN_INCOMPATIBLE',
+  /** `cordon plugins install`/`link` could not add a plugin (npm failed, the registry has no such package); the plugin set is as it was. */
+  PLUGIN_INSTALL: 'CORDON_PLUGIN_INSTALL',
   /** Two plugins registered the same name in one registry. */
   REGISTRY_DUPLICATE: 'CORDON_REGISTRY_DUPLICATE',
   /** A registry lookup found nothing (e.g. `--agent` names no installed dialect). */

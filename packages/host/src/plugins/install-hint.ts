@@ -8,13 +8,23 @@ import { HOST_ROOT } from '../util/host-root.js';
  * gets `cordon plugins install codex charts` (short names resolve to `@cordon/…`). A cordon run
  * from a checkout of its repository (`packages/host` beside a `plugins/<name>` directory), where
  * the packages may not be on any registry the user's npm knows, gets the checkout's own way:
- * `cordon plugins link <checkout>/plugins/<name> --no-install` for one plugin, `npm run
- * plugins:link` (in the checkout; it links them all) for several (README "Install").
+ * `cordon plugins link <checkout>/plugins/<name> --no-install` for one plugin, `cd <checkout> &&
+ * npm run plugins:link` (it links them all) for several (README "Install").
  */
 export function pluginInstallCommand(names: readonly string[], bin = 'cordon'): string {
   const checkout = join(HOST_ROOT, '..', '..');
-  const local = names.length > 0 && names.every((name) => existsSync(join(checkout, 'plugins', name, 'package.json')));
+  const local = names.length > 0 && names.every((name) => checkoutPluginDir(name) !== undefined);
   if (!local) return `${bin} plugins install ${names.join(' ')}`;
   if (names.length === 1) return `${bin} plugins link ${join(checkout, 'plugins', names[0]!)} --no-install`;
-  return `npm run plugins:link (in ${checkout})`;
+  return `cd ${checkout} && npm run plugins:link`;
+}
+
+/**
+ * The directory of first-party plugin `name` (`codex`) in the checkout this cordon runs from
+ * (`packages/host` beside `plugins/<name>` with a `package.json`), or undefined for an installed
+ * cordon.
+ */
+export function checkoutPluginDir(name: string): string | undefined {
+  const dir = join(HOST_ROOT, '..', '..', 'plugins', name);
+  return existsSync(join(dir, 'package.json')) ? dir : undefined;
 }

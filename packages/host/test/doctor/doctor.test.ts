@@ -46,7 +46,9 @@ describe('cordon doctor', () => {
   it('an agent installed here without the hooks is a problem with its fix', async () => {
     const { exitCode, report } = await doctor();
     expect(exitCode).toBe(1);
-    expect(find(report, 'hooks:claude-code:user')).toEqual([expect.objectContaining({ status: 'problem', fix: 'cordon install-hooks --agent claude-code --write' })]);
+    expect(find(report, 'hooks:claude-code:user')).toEqual([
+      expect.objectContaining({ status: 'problem', message: expect.stringMatching(/^claude-code is in use here \(its command is on PATH or its home directory exists\)/), fix: 'cordon install-hooks --agent claude-code --write' }),
+    ]);
     expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--check'], { env })).exitCode).toBe(1);
   });
 

@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { linkPlugins, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { packageNameOf } from '../../src/plugins/install-guard.js';
 
 // Issue 12 item 9: a failed `cordon plugins install` leaves the plugin set as it was (a linked
@@ -53,5 +55,50 @@ describe('cordon plugins install that fails', () => {
       undefined,
       undefined,
     ]);
+  });
+
+  it('a first-party plugin the registry does not hold: the error says how this checkout adds it', async () => {
+    // A registry that answers every request with 404, as one without the package does.
+    const server = createServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":"Not found"}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const failed = await runCordon(['plugins', 'install', 'codex'], { env: { ...env(), npm_config_registry: registry }, timeoutMs: 120_000 });
+      expect(failed.exitCode).not.toBe(0);
+      const lines = failed.stderr.split('\n').filter((l) => l.startsWith('    '));
+      expect(lines[0]).toMatch(/^ {4}Error: .*does not exist in the registry\. This cordon runs from a checkout; to add @cordon\/codex to this cordon: `cordon plugins link \S+\/plugins\/codex --no-install`$/);
+      expect(lines[0]).toContain(join(REPO_ROOT, 'plugins/codex'));
+      expect(lines[1]).toBe('    Code: CORDON_PLUGIN_INSTALL');
+    } finally {
+      server.close();
+    }
+  }, 180_000);
+});
+
+describe('cordon plugins link of a path that is no plugin package', () => {
+  it('is refused before oclif links anything, naming the path (exit 2)', async () => {
+    const pjson = join(box.dataDir, 'package.json');
+    linkPlugins(box.dataDir, ['aider']);
+    const before = readFileSync(pjson, 'utf8');
+    const empty = join(box.root, 'empty-dir');
+    mkdirSync(empty);
+    const file = join(box.root, 'a-file');
+    writeFileSync(file, 'x');
+    const cases: Array<[string, RegExp]> = [
+      [join(box.root, 'nowhere'), /^nothing at \S+nowhere: `plugins link` takes the directory of a plugin package, such as \S+\/plugins\/codex$/],
+      [empty, /^\S+empty-dir holds no package\.json, so it is no plugin package: `plugins link` takes/],
+      [file, /^\S+a-file is not a directory: `plugins link` takes/],
+    ];
+    for (const [path, message] of cases) {
+      const r = await runCordon(['plugins', 'link', path, '--no-install'], { env: box.env });
+      expect([path, r.exitCode]).toEqual([path, 2]);
+      const [first, code] = r.stderr.split('\n');
+      expect(first!.replace(/^ {4}Error: /, ''), path).toMatch(message);
+      expect(code).toBe('    Code: CORDON_BAD_INPUT');
+      expect(readFileSync(pjson, 'utf8')).toBe(before);
+    }
   });
 });

@@ -1,5 +1,7 @@
 import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
+import { catchCordonError } from '../../cli/report-error.js';
+import { pluginCommandError } from '../../plugins/command-errors.js';
 import { packageNameOf, snapshotPluginSet } from '../../plugins/install-guard.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
@@ -10,8 +12,10 @@ const OclifInstall = commands['plugins:install'] as unknown as typeof Command & 
  * install leaves the plugin set as it was. oclif's installer, on failure, uninstalls the name it
  * tried, which also drops a linked plugin of that name; this command saves the data dir's
  * `package.json` and the installed package directories of the names given first, and puts them
- * back when the install throws. The root plugin's command wins over
- * `@oclif/plugin-plugins`' one of the same id (oclif's `determinePriority`).
+ * back when the install throws, and reports the failure as cordon's errors read
+ * (`CORDON_PLUGIN_INSTALL`; for a first-party plugin the registry lacks, the command that adds it
+ * here). The root plugin's command wins over `@oclif/plugin-plugins`' one of the same id (oclif's
+ * `determinePriority`).
  */
 export default class PluginsInstall extends OclifInstall {
   override async run(): Promise<void> {
@@ -23,8 +27,12 @@ export default class PluginsInstall extends OclifInstall {
       await OclifInstall.prototype.run.call(this);
     } catch (error) {
       snapshot.restore();
-      throw error;
+      throw pluginCommandError(error, names);
     }
     snapshot.discard();
+  }
+
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    return catchCordonError(error, () => super.catch(error));
   }
 }

@@ -1,0 +1,33 @@
+import { resolve } from 'node:path';
+import type { Command } from '@oclif/core';
+import { commands } from '@oclif/plugin-plugins';
+import { catchCordonError } from '../../cli/report-error.js';
+import { linkPathProblem, pluginCommandError } from '../../plugins/command-errors.js';
+
+// Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
+const OclifLink = commands['plugins:link'] as unknown as typeof Command & { prototype: { run(): Promise<unknown> } };
+
+/**
+ * `cordon plugins link PATH`: oclif's linker (same argument and flags), except that a path that
+ * is not a plugin package's directory is refused first, naming it (exit 2, `CORDON_BAD_INPUT`;
+ * oclif said "does not appear to be a valid CLI plugin" or printed its lookup object), and that a
+ * failure reads as cordon's errors do (`CORDON_PLUGIN_INSTALL`). The root plugin's command wins
+ * over `@oclif/plugin-plugins`' one of the same id.
+ */
+export default class PluginsLink extends OclifLink {
+  override async run(): Promise<void> {
+    // oclif spreads the class it is given: the statics are the parent's own properties.
+    const { args } = await this.parse(OclifLink);
+    const problem = linkPathProblem(resolve(String(args.path ?? '.')));
+    if (problem) throw problem;
+    try {
+      await OclifLink.prototype.run.call(this);
+    } catch (error) {
+      throw pluginCommandError(error, []);
+    }
+  }
+
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    return catchCordonError(error, () => super.catch(error));
+  }
+}
