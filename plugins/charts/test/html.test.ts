@@ -8,6 +8,19 @@ import { renderHtml } from '../../../packages/host/src/telemetry/analyze/report/
 import { writeSyntheticBatch } from '../../../packages/host/test/telemetry/analyze/synthetic.js';
 import { renderSvg } from '../src/render.js';
 
+// The callbacks of page.evaluate run in Chromium, on its DOM. The test program is compiled with
+// Node's types only (a DOM lib would retype Node's globals), so the few DOM names they use are
+// typed here, as the DOM gives them.
+interface DomNode {
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): DomNode | null;
+  querySelectorAll(selector: string): Iterable<DomNode> & { readonly length: number };
+  readonly textContent: string | null;
+  getBBox(): { readonly width: number; readonly height: number };
+  getBoundingClientRect(): { readonly top: number; readonly bottom: number };
+}
+declare const document: DomNode;
+
 // The HTML report of the synthetic batch opened in real headless Chromium (Debian's `chromium`,
 // installed by scripts/test-prepare.sh): no console errors, no request leaves the page, and every
 // chart has drawn marks with a visible size.
@@ -51,7 +64,7 @@ describe('the HTML report in headless Chromium', () => {
     await page.goto(`file://${file}`, { waitUntil: 'load' });
     const charts = await page.evaluate(() =>
       [...document.querySelectorAll('figure[data-chart]')].map((fig) => {
-        const marks = [...fig.querySelectorAll('svg .role-mark > *')] as SVGGraphicsElement[];
+        const marks = [...fig.querySelectorAll('svg .role-mark > *')];
         const drawn = marks.filter((m) => {
           const b = m.getBBox();
           return b.width > 0 || b.height > 0;
@@ -73,7 +86,7 @@ describe('the HTML report in headless Chromium', () => {
     for (const id of ['timeline-syn-a', 'timeline-syn-b']) {
       const geometry = await page.evaluate((chart) => {
         const fig = document.querySelector(`figure[data-chart="${chart}"]`)!;
-        const box = (e: Element) => (e as SVGGraphicsElement).getBoundingClientRect();
+        const box = (e: DomNode) => e.getBoundingClientRect();
         return {
           labels: [...fig.querySelectorAll('.mark-text.role-mark text')].map((t) => ({ text: t.textContent, bottom: box(t).bottom, top: box(t).top })),
           lineTop: Math.min(...[...fig.querySelectorAll('.mark-line.role-mark path')].map((l) => box(l).top)),

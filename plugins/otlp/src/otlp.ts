@@ -77,7 +77,9 @@ function buildSpans(item: ExportSession): ReadableSpan[] {
   const parent = trace.setSpan(context.active(), root);
   for (const c of item.calls) {
     const span = tracer.startSpan(`execute_tool ${c.tool_name}`, { kind: SpanKind.INTERNAL, startTime: hr(c.start_ts), attributes: callAttributes(s, c) }, parent);
-    if (c.exit_status !== null && c.exit_status !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: c.exit_status });
+    // A call that failed or was refused did not do its work: ERROR. An `unknown` outcome (the
+    // agent reported none) stays UNSET, since nothing says it failed (OTel trace API, "Set Status").
+    if (c.exit_status === 'failed' || c.exit_status === 'denied') span.setStatus({ code: SpanStatusCode.ERROR, message: c.exit_status });
     span.end(hr(c.end_ts));
   }
   root.end(hr(end));

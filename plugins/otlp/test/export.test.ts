@@ -59,12 +59,12 @@ function attrs(list: Array<{ key: string; value: Record<string, unknown> }>): Re
 
 const nanos = (ms: number) => String(BigInt(Math.round(ms * 1000)) * 1000n);
 
-/** A real session: two shell calls (one failing), samples inside and outside them. */
+/** A real session: two calls (one failing), samples inside and outside them. */
 function recordSession(): void {
   const data = sandbox.dataDir;
   marker(data, 'sess-otlp', 'session_start', T);
   call(data, 'sess-otlp', 'k1', T + 1000, T + 3000, { command: 'npm test', tool_name: 'Bash', tool: 'shell' });
-  call(data, 'sess-otlp', 'k2', T + 4000, T + 4500, { command: 'cat x', tool_name: 'Read', tool: 'read', exit_status: 'error', exit_code: 2 });
+  call(data, 'sess-otlp', 'k2', T + 4000, T + 4500, { command: 'cat x', tool_name: 'Read', tool: 'read', exit_status: 'failed', exit_code: 2 });
   samples(data, 'sess-otlp', [
     { t: T + 500, mb: 100, cpu: 10, procs: 1 },
     { t: T + 1500, mb: 300, cpu: 150, procs: 3 },
@@ -75,6 +75,25 @@ function recordSession(): void {
 }
 
 describe('cordon export --otlp', () => {
+  it('span status: ERROR for a failed or refused call, UNSET for ok and for an outcome the agent did not report', async () => {
+    const data = sandbox.dataDir;
+    marker(data, 'sess-st', 'session_start', T);
+    const outcomes = ['ok', 'failed', 'denied', 'unknown'] as const;
+    outcomes.forEach((exit_status, i) => call(data, 'sess-st', `s${i}`, T + 1000 * (i + 1), T + 1000 * (i + 1) + 500, { command: `step ${i}`, tool_name: 'Bash', tool: 'shell', exit_status }));
+    marker(data, 'sess-st', 'session_end', T + 6000);
+    const rx = await receiver();
+    const r = await runCordon(['export', '--otlp', rx.url, '--session', 'sess-st'], { env: sandbox.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const spans = rx.got.filter((g) => g.path === '/v1/traces').flatMap((g) => g.body.resourceSpans[0].scopeSpans.flatMap((s: { spans: unknown[] }) => s.spans)) as any[];
+    const kids = spans.filter((s) => s.parentSpanId).sort((a, b) => Number(BigInt(a.startTimeUnixNano) - BigInt(b.startTimeUnixNano)));
+    expect(kids.map((k) => [attrs(k.attributes)['cordon.exit_status'], k.status?.code ?? 0, k.status?.message ?? ''])).toEqual([
+      ['ok', 0, ''],
+      ['failed', 2, 'failed'],
+      ['denied', 2, 'denied'],
+      ['unknown', 0, ''],
+    ]);
+  });
+
   it('sends the session as one trace, each call as a child span, every sample as metric points', async () => {
     recordSession();
     const rx = await receiver();
@@ -128,8 +147,8 @@ describe('cordon export --otlp', () => {
       'cordon.hook.overhead_ms': 40,
     });
     expect(kids[0].status?.code ?? 0).toBe(0);
-    expect(attrs(kids[1].attributes)).toMatchObject({ 'gen_ai.tool.name': 'Read', 'cordon.tool.canonical': 'read', 'cordon.exit_status': 'error', 'process.exit.code': 2, 'cordon.memory.peak_mib': 120, 'cordon.samples': 1 });
-    expect(kids[1].status).toMatchObject({ code: 2, message: 'error' });
+    expect(attrs(kids[1].attributes)).toMatchObject({ 'gen_ai.tool.name': 'Read', 'cordon.tool.canonical': 'read', 'cordon.exit_status': 'failed', 'process.exit.code': 2, 'cordon.memory.peak_mib': 120, 'cordon.samples': 1 });
+    expect(kids[1].status).toMatchObject({ code: 2, message: 'failed' });
 
     const ms = metrics[0]!.body.resourceMetrics[0].scopeMetrics.flatMap((s: { metrics: unknown[] }) => s.metrics) as any[];
     const byName = Object.fromEntries(ms.map((m) => [m.name, m]));

@@ -52,7 +52,7 @@ describe('cordon control probe', () => {
     const memTotal = Number(/^MemTotal:\s+(\d+) kB$/m.exec(readFileSync('/proc/meminfo', 'utf8'))![1]) * 1024;
     const tiers = report.probes.find((p) => p.name === 'tiers')!;
     expect(tiers.data.ram_bytes).toBeLessThanOrEqual(memTotal);
-    expect(tiers.data.tiers.map((t: any) => t.memory_high_bytes)).toEqual([0.025, 0.1, 0.35].map((f) => Math.floor(f * tiers.data.ram_bytes)).concat([null]));
+    expect(tiers.data.tiers.map((t: any) => t.memory_high_bytes)).toEqual([...[0.025, 0.1, 0.35].map((f) => Math.floor(f * tiers.data.ram_bytes)), null]);
     expect(report.probes.filter((p) => p.gate).map((p) => p.name)).toEqual(['linux', 'cgroup2', 'controllers', 'delegation']);
     const swapTotal = Number(/^SwapTotal:\s+(\d+) kB$/m.exec(readFileSync('/proc/meminfo', 'utf8'))![1]);
     expect(report.probes.find((p) => p.name === 'swap')!.ok).toBe(swapTotal > 0);

@@ -138,7 +138,7 @@ describe('guard rewriting rules', () => {
   });
 
   it('keeps other input fields and only guards shell calls of guarded agents', () => {
-    const decision = guardDecision(call('ls') as any, context) as { toolInput: { command: string } };
+    const decision = guardDecision(call('ls') as any, context) as unknown as { toolInput: { command: string } };
     const dir = join(context.stateRoot, readdirSync(context.stateRoot)[0]!);
     expect(decision).toEqual({ kind: 'rewrite', toolInput: { command: guardedCommand('ls', context, undefined, 's', dir), timeout: 5 }, reason: 'runs under cordon control run', by: 'cgroup-linux' });
     expect(statSync(dir).mode & 0o777).toBe(0o700);
@@ -164,7 +164,7 @@ describe('a guarded call means what the unguarded one meant', () => {
   const context = { cordon: CORDON, agents: new Set(['claude-code', 'codex', 'gemini']), get stateRoot() { return join(sandbox.dataDir, 'guard'); } };
   const call = (command: string, agent = 'claude-code') =>
     ({ agent, sessionId: 'sess-28', callKey: 'k', callKeySource: 'agent', toolName: 'Bash', canonicalTool: 'shell', toolInput: { command }, command, nativeEvent: 'PreToolUse', raw: {} }) as const;
-  const rewrite = (command: string, agent?: string) => (guardDecision(call(command, agent) as any, context) as { toolInput: { command: string } }).toolInput.command;
+  const rewrite = (command: string, agent?: string) => (guardDecision(call(command, agent) as any, context) as unknown as { toolInput: { command: string } }).toolInput.command;
 
   /**
    * Runs `commands` one after another in one bash, as Claude Code runs its Bash calls: in a shell

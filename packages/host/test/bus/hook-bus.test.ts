@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { definePlugin, PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPlugin, type ToolCall, type ToolResult } from '@cordon/plugin-api';
+import { definePlugin, PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPlugin, type GuardRequest, type ToolCall, type ToolResult } from '@cordon/plugin-api';
 import { CordonHost, CordonPluginError, ERROR_CODES } from '../../src/index.js';
 
 let dir: string;
@@ -12,6 +12,7 @@ const call = (command: string): ToolCall => ({
   agent: 'claude-code',
   sessionId: 's1',
   callKey: 'k1',
+  callKeySource: 'agent',
   toolName: 'Bash',
   canonicalTool: 'shell',
   toolInput: { command },
@@ -90,6 +91,7 @@ describe('ordering and semantics', () => {
   it('waterfall hook: each tap sees the previous result; undefined keeps it', async () => {
     await host.applyPlugins([
       { source: 'one', descriptor: plugin('one', (api) => api.hooks.afterToolCall.tap({ name: 'one', stage: STAGE.DEFAULT }, (r) => ({ ...r, annotations: { ...r.annotations, one: 1 } }))) },
+      // @ts-expect-error a tap written in JavaScript may return nothing: the result so far is kept
       { source: 'two', descriptor: plugin('two', (api) => api.hooks.afterToolCall.tap({ name: 'two', stage: STAGE.OBSERVE }, () => undefined)) },
       { source: 'three', descriptor: plugin('three', (api) => api.hooks.afterToolCall.tapAsync({ name: 'three', stage: STAGE.REPORT }, (r, done) => done(null, { ...r, annotations: { ...r.annotations, three: 3 } }))) },
     ]);
@@ -126,7 +128,7 @@ describe('errors at the hook boundary', () => {
   });
 
   it('two plugins registering one name is an error naming both', async () => {
-    const reg = (n: string) => ({ source: n, descriptor: plugin(n, (api) => api.runners.register({ name: 'claude-code', load: async () => undefined })) });
+    const reg = (n: string) => ({ source: n, descriptor: plugin(n, (api) => api.runners.register({ name: 'claude-code', load: async () => Promise.reject(new Error('not loaded by this test')) })) });
     await host.applyPlugins([reg('first'), reg('second')]);
     expect(host.failures[0]!.message).toMatch(/runners: "claude-code" is registered by plugin "first" already; plugin "second"/);
     expect(() => host.runners.require('gemini')).toThrow(/no headless agent runner named "gemini" is installed \(installed: claude-code\)/);
@@ -139,7 +141,8 @@ describe('timing interceptor', () => {
     try {
       host = new CordonHost({ dataDir: dir, configDir: dir, cacheDir: dir }, '0.0.0-test');
       await host.applyPlugins([{ source: 'p', descriptor: plugin('p', (api) => api.hooks.enforce.tap({ name: 'answer' }, () => undefined)) }]);
-      await host.hooks.enforce.promise({ argv: ['true'], cwd: '/' });
+      // The tap answers at once, whatever the request holds: a partial one is enough here.
+      await host.hooks.enforce.promise({ argv: ['true'], cwd: '/' } as unknown as GuardRequest);
       const { readFileSync } = await import('node:fs');
       const lines = readFileSync(join(dir, 'logs', 'cordon.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
       expect(lines.find((l) => l.message === 'tap')).toMatchObject({ hook: 'enforce', plugin: 'p', tap: 'answer', failed: false });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { checkBundleOptions, controlRunBundleOptions, hookBundleOptions, ledgerApiBundleOptions, picomatchBundleOptions, pluginCommandBundleOptions, reduceBundleOptions } from '../../scripts/bundle-hot.mjs';
 import { bundleFiles } from '../../../../scripts/bundle-options.mjs';
@@ -130,8 +130,8 @@ describe('the hook path', () => {
     for (const file of bundles) expect(readFileSync(file, 'utf8'), file).toMatch(/^[\x00-\x7f]*$/);
     // The check bundle does carry comments with `§` in its sources: replaced one unit for one.
     const files = await bundleFiles(checkBundleOptions);
-    const js = [...files].find(([path]) => path.endsWith('.cjs'))![1];
-    const raw = (await build({ ...checkBundleOptions, write: false })).outputFiles.find((f) => f.path.endsWith('.cjs'))!.text;
+    const js: string = [...files].find(([path]) => path.endsWith('.cjs'))![1];
+    const raw = (await build({ ...(checkBundleOptions as BuildOptions), write: false })).outputFiles!.find((f) => f.path.endsWith('.cjs'))!.text;
     expect(raw).toMatch(/[^\x00-\x7f]/);
     expect(js.length).toBe(raw.length);
     expect(js.split('\n').map((line) => line.length)).toEqual(raw.split('\n').map((line) => line.length));

@@ -17,7 +17,7 @@ async function session(name = 's'): Promise<Ledger> {
   return ledger;
 }
 
-const rec = (ledger: Ledger, role: LedgerRole, text = role) => ledger.record('s', [{ role, text }]);
+const rec = (ledger: Ledger, role: LedgerRole, text: string = role) => ledger.record('s', [{ role, text }]);
 
 /**
  * The shape model providers accept: every visible tool message directly follows (in the render)

@@ -1,11 +1,10 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPlugins, makeSandbox, REPO_ROOT, runCordon, runProcess, type Sandbox } from '../../../../test/support/cli.js';
 import { git, makeRepo, writeFiles } from '../../../../test/support/git.js';
 import { writeSyntheticBatch } from '../telemetry/analyze/synthetic.js';
-// @ts-expect-error: a plain .mjs script without declarations
 import { GENERATED, generate } from '../../scripts/json-schemas.mjs';
 
 // The JSON Schemas in packages/host/schemas/ against real outputs of the built CLI (validated with

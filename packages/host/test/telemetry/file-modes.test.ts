@@ -40,7 +40,7 @@ describe('file modes under umask 022', () => {
     linkPlugins(box.dataDir, ['aider', 'codex']);
     const cache = join(box.root, 'fresh-cache');
     const xdg = join(box.root, 'fresh-xdg');
-    const env = { ...box.env, CORDON_CACHE_DIR: cache, XDG_DATA_HOME: xdg, CORDON_LOG_LEVEL: 'debug', CORDON_INTERVAL: '50' };
+    const env: NodeJS.ProcessEnv = { ...box.env, CORDON_CACHE_DIR: cache, XDG_DATA_HOME: xdg, CORDON_LOG_LEVEL: 'debug', CORDON_INTERVAL: '50' };
     delete env.PCODX_DB;
 
     const runDir = join(box.dataDir, 'runs', 'modes');

@@ -81,11 +81,11 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     }),
     row({
       id: 'shell-share', quantity: 'shell (Bash) share of tool time', paper_section: '§3.2, Fig. 2a', paper_figure: '47.8 % (Haiku) – 98.1 % (GLM)', band: [0.478, 0.981], unit: 'fraction',
-      measured: p.tools.shell_share, basis: shellCalls, sample_count: `${shellCalls} calls`, definition: 'Σ durations of canonical shell calls / Σ durations of all calls, pooled', note: '',
+      measured: p.tools.shell_share, basis: shellCalls, sample_count: plural(shellCalls, 'call'), definition: 'Σ durations of canonical shell calls / Σ durations of all calls, pooled', note: '',
     }),
     row({
       id: 'test-share', quantity: 'test share of shell time', paper_section: '§3.2, Fig. 2b', paper_figure: '43.7 % (GLM) – 72.9 % (Haiku)', band: [0.437, 0.729], unit: 'fraction',
-      measured: testShare, basis: p.tools.categories.reduce((a, c) => a + c.n, 0), sample_count: `${p.tools.categories.reduce((a, c) => a + c.n, 0)} shell calls`, definition: 'Σ durations of shell calls the rule table puts in "test" / Σ shell durations, pooled', note: 'categories come from Cordon\'s rule table (overridable with --rules), not the paper\'s',
+      measured: testShare, basis: p.tools.categories.reduce((a, c) => a + c.n, 0), sample_count: plural(p.tools.categories.reduce((a, c) => a + c.n, 0), 'shell call'), definition: 'Σ durations of shell calls the rule table puts in "test" / Σ shell durations, pooled', note: 'categories come from Cordon\'s rule table (overridable with --rules), not the paper\'s',
     }),
     row({
       id: 'retry-sessions', quantity: 'sessions with retry loops', paper_section: '§3.3', paper_figure: '85 % (Haiku, 28/33) – 97 % (GLM, 108/111) of tasks', band: [0.85, 0.97], unit: 'fraction',
@@ -97,7 +97,7 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     }),
     row({
       id: 'retry-unreleased', quantity: 'memory left unreleased by a retry loop (largest)', paper_section: '§3.3', paper_figure: 'up to 502 MB', band: [0, 502], unit: 'MiB',
-      measured: p.retry.max_unreleased?.value ?? null, sample_count: `${p.retry.n_groups} loops`, definition: 'first sample after the loop − last sample before it', note: RSS,
+      measured: p.retry.max_unreleased?.value ?? null, sample_count: plural(p.retry.n_groups, 'loop'), definition: 'first sample after the loop − last sample before it', note: RSS,
     }),
     row({
       id: 'correlation', quantity: 'CPU–memory correlation (mean of per-session r)', paper_section: '§3.3', paper_figure: '−0.84 to +0.50, mean −0.39', band: [-0.84, 0.5], unit: 'r',
@@ -105,19 +105,19 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     }),
     row({
       id: 'samples-in-calls', quantity: 'sampled time inside tool calls', paper_section: '§3.3, Figs. 5–6', paper_figure: '35.9 % (GLM) – 50.6 % (Haiku)', band: [0.359, 0.506], unit: 'fraction',
-      measured: p.bursts.sample_share_in_calls, sample_count: `${p.bursts.n_samples} samples`, definition: 'samples inside any call window / all samples, pooled', note: SAMPLING,
+      measured: p.bursts.sample_share_in_calls, sample_count: plural(p.bursts.n_samples, 'sample'), definition: 'samples inside any call window / all samples, pooled', note: SAMPLING,
     }),
     row({
       id: 'bursts-in-calls', quantity: `memory bursts (> ${p.bursts.threshold_mb} MiB${p.bursts.above_baseline ? ' above baseline' : ''}) inside tool calls`, paper_section: '§3.3, Figs. 5–6', paper_figure: '67.3 % (GLM) – 98.5 % (Haiku)', band: [0.673, 0.985], unit: 'fraction',
-      measured: p.bursts.burst_share_in_calls, sample_count: `${p.bursts.burst_samples} burst samples`, definition: p.bursts.above_baseline ? `burst = memory more than ${p.bursts.threshold_mb} MiB above the session's baseline (the reference's definition; the paper's code uses 300 MB absolute), pooled over samples` : `burst = memory above ${p.bursts.threshold_mb} MiB absolute (paper code), pooled over samples`, note: `${RSS}; ${SAMPLING}`,
+      measured: p.bursts.burst_share_in_calls, sample_count: plural(p.bursts.burst_samples, 'burst sample'), definition: p.bursts.above_baseline ? `burst = memory more than ${p.bursts.threshold_mb} MiB above the session's baseline (the reference's definition; the paper's code uses 300 MB absolute), pooled over samples` : `burst = memory above ${p.bursts.threshold_mb} MiB absolute (paper code), pooled over samples`, note: `${RSS}; ${SAMPLING}`,
     }),
     row({
       id: 'change-rate', quantity: 'largest memory change rate', paper_section: '§3.3, Fig. 7', paper_figure: 'up to ~3 GB/s (2.9 GB within one 1 s interval); band 1000–3000', band: [1000, 3000], unit: 'MiB/s',
-      measured: p.bursts.max_change?.value ?? null, sample_count: `${p.bursts.n_samples} samples`, definition: 'max |Δmemory| / Δt between consecutive samples', note: SAMPLING,
+      measured: p.bursts.max_change?.value ?? null, sample_count: plural(p.bursts.n_samples, 'sample'), definition: 'max |Δmemory| / Δt between consecutive samples', note: SAMPLING,
     }),
     row({
       id: 'burst-duration', quantity: 'burst duration (median)', paper_section: '§3.3', paper_figure: 'bursts last 1–2 s', band: [1000, 2000], unit: 'ms',
-      measured: p.bursts.median_burst_ms, sample_count: `${p.bursts.n_bursts} bursts`, definition: 'runs of consecutive burst samples, last − first sample time', note: `${SAMPLING}; a one-sample burst has duration 0`,
+      measured: p.bursts.median_burst_ms, sample_count: plural(p.bursts.n_bursts, 'burst'), definition: 'runs of consecutive burst samples, last − first sample time', note: `${SAMPLING}; a one-sample burst has duration 0`,
     }),
     row({
       id: 'avg-cpu', quantity: 'average CPU', paper_section: '§3.3', paper_figure: '7.6 % (GLM) – 13.2 % (Haiku) of one core', band: [7.6, 13.2], unit: '%',

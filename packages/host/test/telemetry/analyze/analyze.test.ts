@@ -190,7 +190,7 @@ describe('verdicts and rules', () => {
       correlation: { n: 0, min: null, max: null, mean: null },
       bursts: { threshold_mb: 300, above_baseline: false, n_samples: 0, samples_in_calls: 0, burst_samples: 0, burst_samples_in_calls: 0, sample_share_in_calls: null, burst_share_in_calls: null, max_change: null, n_bursts: 0, median_burst_ms: null },
       mean_avg_cpu_pct: null,
-      agentsight: { own_cost_share: null, own_cost_ms: 0, wall_ms: 0, n_with_cost: 0, share_sessions_with_failing_loops: null, failing_loops: 0, longest_failing_loop: 0, concurrent_sessions: 0 },
+      agentsight: { own_cost_share: null, own_cost_ms: 0, wall_ms: 0, n_with_cost: 0, share_sessions_with_failing_loops: null, failing_loops: 0, longest_failing_loop: 0, loops_broken: 0, sessions_with_loops_broken: 0, concurrent_sessions: 0 },
     });
     expect(new Set(empty.map((r) => r.verdict))).toEqual(new Set(['no data']));
   });
@@ -205,7 +205,7 @@ describe('verdicts and rules', () => {
       correlation: { n: 0, min: null, max: null, mean: null },
       bursts: { threshold_mb: 300, above_baseline: false, n_samples: 40, samples_in_calls: 0, burst_samples: 0, burst_samples_in_calls: 0, sample_share_in_calls: 0, burst_share_in_calls: null, max_change: null, n_bursts: 0, median_burst_ms: null },
       mean_avg_cpu_pct: 5,
-      agentsight: { own_cost_share: null, own_cost_ms: 0, wall_ms: 0, n_with_cost: 0, share_sessions_with_failing_loops: null, failing_loops: 0, longest_failing_loop: 0, concurrent_sessions: 0 },
+      agentsight: { own_cost_share: null, own_cost_ms: 0, wall_ms: 0, n_with_cost: 0, share_sessions_with_failing_loops: null, failing_loops: 0, longest_failing_loop: 0, loops_broken: 0, sessions_with_loops_broken: 0, concurrent_sessions: 0 },
     };
     const rows = Object.fromEntries(compareWithPaper(base).map((r) => [r.id, r]));
     for (const id of ['tool-share', 'shell-share', 'test-share']) expect([id, rows[id]!.verdict, rows[id]!.measured]).toEqual([id, 'no data', null]);

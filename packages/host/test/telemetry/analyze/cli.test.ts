@@ -65,7 +65,7 @@ describe('cordon analyze', () => {
       [saved, 1],
     ]);
     const md = await runCordon(['analyze', '--compare', 'agent:claude-code', 'agent:codex', '--format', 'md'], { env: sandbox.env });
-    expect(md.stdout).toContain('| memory left unreleased by a retry loop (largest) | §3.3 | up to 502 MB | 50.0 MiB (1 loops) | matches | - (0 loops) | no data |');
+    expect(md.stdout).toContain('| memory left unreleased by a retry loop (largest) | §3.3 | up to 502 MB | 50.0 MiB (1 loop) | matches | - (0 loops) | no data |');
   }, 120_000);
 
   it('--compare given a truncated saved report, the HTML report or other JSON: exit 2 naming the file and what was expected', async () => {

@@ -20,7 +20,7 @@ const sessionArb = fc
       .map((c, i) => ({ ...c, i }))
       .sort((a, b) => a.at - b.at)
       .map((c, k) => ({
-        session_id: 's', seq: k + 1, call_key: `k${c.i}`, tool_name: c.shell ? 'Bash' : 'Read', tool: c.shell ? 'shell' : 'read', command: COMMANDS[c.cmd]!,
+        session_id: 's', machine: '', seq: k + 1, call_key: `k${c.i}`, tool_name: c.shell ? 'Bash' : 'Read', tool: c.shell ? 'shell' : 'read', command: COMMANDS[c.cmd]!,
         start_ts: 1_000_000 + c.at, end_ts: 1_000_000 + c.at + c.len, duration_ms: c.len, peak_memory_mb: null, avg_memory_mb: null, avg_cpu_pct: null, n_samples: 0, exit_status: 'ok', exit_code: null, hook_overhead_ms: null,
       }));
     const firstTs = Math.min(ts[0] ?? Infinity, ...callRows.map((c) => c.start_ts));
