@@ -128,7 +128,8 @@ export async function resume(ledger: LedgerHandle, flags: SessionFlags & { last?
   }
   sink.err(`session_id=${session.id}`);
   sink.err(visibleIdsLine(await ledger.visibleIds(session.id)));
-  textOut(sink, await ledger.render(session.id));
+  // The render goes out in pieces as the ledger reads them, as `show` prints it.
+  await textPiecesOut(sink, (write) => ledger.renderTo(session.id, write));
   return { session, cwd };
 }
 

@@ -6,7 +6,7 @@ import { cordonIntoClosedPipe, makeSandbox, type Sandbox } from '../../../../tes
 import { Ledger, renderWithRoles } from '../../../../packages/host/src/ledger/index.js';
 import { linkCodex, pcodx } from './support.js';
 
-// `pcodx show --roles` and `pcodx ids` print as the ledger reads (pieces of a few thousand rows,
+// `pcodx show --roles`, `show`, `resume` and `pcodx ids` print as the ledger reads (pieces of a few thousand rows,
 // each waited for when stdout is a pipe that is full), on the fast route and through oclif: the
 // bytes are the ones the whole-output code printed (the role render of every visible entry, every
 // visible id), the peak memory stays far below the output's size, and a reader that closes early
@@ -59,11 +59,11 @@ async function writeLedger(db: string, count: number, bytes: number): Promise<vo
   await ok(['compact', '--session', 'main', '--from', `msg${count}`, '--to', `msg${count + 5}`, '--summary', 'the end']);
 }
 
-/** What the whole-output code printed: the role render of the visible entries, and the visible ids, read through the ledger library. */
-async function expected(db: string): Promise<{ roles: string; ids: string }> {
+/** What the whole-output code printed: the role render of the visible entries, the visible ids and the plain render, read through the ledger library. */
+async function expected(db: string): Promise<{ roles: string; ids: string; render: string }> {
   const ledger = await Ledger.open({ path: db });
   try {
-    return { roles: `${renderWithRoles(await ledger.visible('main'))}\n`, ids: `session_id=main\n${(await ledger.visibleIds('main')).join('\n')}\n` };
+    return { roles: `${renderWithRoles(await ledger.visible('main'))}\n`, ids: `session_id=main\n${(await ledger.visibleIds('main')).join('\n')}\n`, render: await ledger.render('main') };
   } finally {
     await ledger.close();
   }
@@ -105,6 +105,11 @@ describe('pcodx show --roles and ids stream their output', () => {
         expect({ route, name, exit: ids.exitCode, stderr: ids.stderr, same: ids.stdout === want.ids }).toEqual({ route, name, exit: 0, stderr: '', same: true });
         const json = JSON.parse((await pcodx(box, db, ['show', '--roles', '--json'], { env })).stdout);
         expect(json.render).toBe(want.roles.slice(0, -1));
+        // `resume` prints the plain render as `show` does (then its loop, which ends at once: stdin is closed).
+        const render = await pcodx(box, db, ['show'], { env });
+        expect(render.stdout).toBe(`${want.render}\n`);
+        const resumed = await pcodx(box, db, ['resume', '--session', 'main'], { env });
+        expect({ route, name, exit: resumed.exitCode, starts: resumed.stdout.startsWith(render.stdout) }).toEqual({ route, name, exit: 0, starts: true });
       }
     }
   }, 240_000);

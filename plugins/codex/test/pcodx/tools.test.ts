@@ -1,3 +1,5 @@
+/// <reference lib="es2024.string" />
+// String.prototype.toWellFormed: Node 20 has it (V8 11.3); the build's lib (ES2023) does not list it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,7 @@
 import { connect } from 'node:net';
-import { lstatSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { endpointUrl, wsClientUrl, type Endpoint } from './endpoint.js';
 import { groupMembers, procAvailable, procStat, socketHolders, stillRunning, tcpListenerInodes, unixListenerInodes, type ProcessId } from './proc.js';
 import type { ServeDir } from './runtime-dir.js';
@@ -80,7 +82,12 @@ export async function launchAppServer(options: {
       }
     }
   };
-  const failure = (message: string) => new Error(`${message}${watched.stderrTail().trim() ? `: ${watched.stderrTail().trim().split('\n').slice(-3).join(' | ')}` : ''}`);
+  const failure = (message: string) => {
+    const gist = stderrGist(watched.stderrTail());
+    // The pinned Codex says no more than this when its home is missing.
+    const home = gist === '' || /No such file or directory|os error 2/.test(gist) ? missingCodexHome(options.env ?? process.env) : undefined;
+    return new Error(`${message}${gist ? `: ${gist}` : ''}${home ? `; ${home}` : ''}`);
+  };
   let pid: number;
   try {
     pid = await watched.pid;
@@ -164,4 +171,26 @@ function unixConnectable(endpoint: Endpoint): Promise<ListenerState> {
     });
     socket.once('error', () => resolvePromise('none'));
   });
+}
+
+/**
+ * What an app-server's stderr says about why it stopped, in one line: its `Error:` lines (Rust's
+ * `main` prints the error there), else its last three lines that are not a backtrace's frames
+ * (with `RUST_BACKTRACE` set, the tail is frames like `   4: <unknown>`), joined with ` | `.
+ */
+export function stderrGist(tail: string): string {
+  const lines = tail.split('\n').map((l) => l.trim()).filter(Boolean);
+  const errors = lines.filter((l) => /^error\b/i.test(l));
+  const frame = /^(\d+:\s|at\s|stack backtrace:|note: (run with|some details are omitted)|Stack backtrace:)/;
+  return (errors.length > 0 ? errors : lines.filter((l) => !frame.test(l))).slice(-3).join(' | ');
+}
+
+/**
+ * A note when Codex's home (`CODEX_HOME`, else `~/.codex`) does not exist: the pinned Codex CLI
+ * (scripts/agents.json) then exits at start with only `Error: No such file or directory (os error
+ * 2)`. Undefined when it exists.
+ */
+export function missingCodexHome(env: NodeJS.ProcessEnv): string | undefined {
+  const home = env.CODEX_HOME || join(env.HOME || homedir(), '.codex');
+  return existsSync(home) ? undefined : `Codex's home ${home} does not exist (${env.CODEX_HOME ? 'CODEX_HOME' : 'the default'}): run \`codex\` once, or create it`;
 }

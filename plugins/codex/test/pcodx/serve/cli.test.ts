@@ -31,6 +31,28 @@ it('reports an app-server that cannot start (missing binary, early exit) as erro
   expect(readdirSync(join(box.root, 'run', 'pcodx-serve'))).toEqual([]);
 });
 
+it('an app-server that stops at start is reported by its error line, not a backtrace tail, and a missing Codex home is named', async () => {
+  const failing = join(box.root, 'rusty-codex');
+  // What a Rust program prints under RUST_BACKTRACE=1: its error, then the frames.
+  writeFileSync(failing, ['#!/bin/sh', 'echo "Error: the config is broken" >&2', 'echo "stack backtrace:" >&2', 'for i in 0 1 2 3 4 5 6; do echo "   $i: <unknown>" >&2; done', 'exit 1', ''].join('\n'));
+  chmodSync(failing, 0o755);
+  const home = join(box.root, 'codex-home');
+  mkdirSync(home);
+  const r = await pcodx(box, undefined, ['serve', '--codex-bin', failing], { env: { CODEX_HOME: home } });
+  expect(r.exitCode).toBe(1);
+  expect(r.stderr).toMatch(/^error: .*rusty-codex app-server exited \(code 1\) before listening on unix:\/\/\/.*\/app-server\.sock: Error: the config is broken\n$/);
+  // Codex's words when its home is missing: the serve names the home.
+  const homeless = join(box.root, 'homeless-codex');
+  writeFileSync(homeless, ['#!/bin/sh', 'echo "Error: No such file or directory (os error 2)" >&2', 'exit 1', ''].join('\n'));
+  chmodSync(homeless, 0o755);
+  const gone = join(box.root, 'no-codex-home');
+  const missing = await pcodx(box, undefined, ['serve', '--codex-bin', homeless], { env: { CODEX_HOME: gone } });
+  expect(missing.stderr).toContain(`: Error: No such file or directory (os error 2); Codex's home ${gone} does not exist (CODEX_HOME): run \`codex\` once, or create it\n`);
+  // Another failure with the home missing as well: only the failure.
+  const other = await pcodx(box, undefined, ['serve', '--codex-bin', failing], { env: { CODEX_HOME: gone } });
+  expect(other.stderr).toMatch(/: Error: the config is broken\n$/);
+});
+
 it('refuses bad addresses and a short PCODX_SERVE_TOKEN before starting anything', async () => {
   const run = (args: string[], env: NodeJS.ProcessEnv = {}) => pcodx(box, undefined, ['serve', ...args], { env });
   expect(await run(['--upstream', 'unix:///tmp/x.sock'])).toMatchObject({ exitCode: 1, stderr: "error: --upstream unix:///tmp/x.sock: a launched app-server listens on unix:// (a socket in the serve's own directory) or ws://IP:PORT\n" });
