@@ -42,6 +42,8 @@ install_one() {
   # ~/.codex/tmp/arg0 link farm, Gemini CLI a ~/.gemini/projects.json temp file).
   local scratch_home
   scratch_home="$(mktemp -d)"
+  # Codex warns on stderr when CODEX_HOME names a directory that does not exist.
+  mkdir -p "$scratch_home/.codex"
   HOME="$scratch_home" XDG_CONFIG_HOME="$scratch_home/.config" XDG_DATA_HOME="$scratch_home/.local/share" \
     XDG_CACHE_HOME="$scratch_home/.cache" CODEX_HOME="$scratch_home/.codex" \
     "$target/node_modules/.bin/$bin" --version >/dev/null
