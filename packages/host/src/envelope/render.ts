@@ -82,7 +82,10 @@ export function outputTail(result: VerifierResult): string[] {
 /** Human output of `cordon status`. */
 export function renderStatus(s: StatusReport): string {
   const lines = [
-    `phase: ${s.phase} (attempt ${s.attempt} of ${s.max_attempts}, mode ${s.mode})`,
+    // A manual envelope never starts an agent attempt: `cordon check` judges what the user made.
+    s.mode === 'manual'
+      ? `phase: ${s.phase} (mode manual: \`cordon check\` judges the change)`
+      : `phase: ${s.phase} (attempt ${s.attempt} of ${s.max_attempts}, mode ${s.mode})`,
     `label: ${s.label.split('\n')[0]}`,
     `baseline: ${s.baseline}`,
     `allow: ${s.allow.join(' ')}${s.deny.length ? `; deny: ${s.deny.join(' ')}` : ''}${s.allow_ignored.length ? `; allow ignored: ${s.allow_ignored.join(' ')}` : ''}`,

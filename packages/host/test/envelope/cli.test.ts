@@ -84,6 +84,8 @@ describe('cordon arm / check / status / reset', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     let status = JSON.parse((await cordon(['status', '--json'], repo)).stdout);
     expect(status).toMatchObject({ label: 'my label', allow: ['src/**', 'docs/**'], deny: ['src/gen/**'], allow_ignored: ['build/**'], verify: ['true', 'echo ok'] });
+    // A manual envelope starts no agent attempt, so its status counts none.
+    expect((await cordon(['status'], repo)).stdout.split('\n')[0]).toBe('phase: armed (mode manual: `cordon check` judges the change)');
     await cordon(['reset'], repo);
     r = await cordon(['arm', '--allow', 'src/**', 'only one allow'], repo);
     expect(r.exitCode, r.stderr).toBe(0);

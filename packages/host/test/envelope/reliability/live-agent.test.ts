@@ -70,6 +70,7 @@ describe('a killed cordon run whose agent lives', () => {
     const { repo, agentPid } = await killedRun();
     const human = await cordon(['status'], repo);
     expect(human.exitCode).toBe(0);
+    expect(human.stdout.split('\n')[0]).toMatch(/^phase: running \(attempt 1 of \d+, mode \S+\)$/);
     expect(human.stdout).toContain(`agent still running: attempt 1 was left running by cordon pid`);
     expect(human.stdout).toContain(`its agent (pid ${agentPid}) is still running`);
     expect(human.stdout).not.toMatch(/which is gone$/m);
