@@ -44,9 +44,16 @@ install_one() {
   scratch_home="$(mktemp -d)"
   # Codex warns on stderr when CODEX_HOME names a directory that does not exist.
   mkdir -p "$scratch_home/.codex"
-  HOME="$scratch_home" XDG_CONFIG_HOME="$scratch_home/.config" XDG_DATA_HOME="$scratch_home/.local/share" \
+  # Its stderr is shown only if it fails: Codex warns that it makes no PATH aliases under /tmp.
+  local version_err
+  if ! version_err="$(HOME="$scratch_home" XDG_CONFIG_HOME="$scratch_home/.config" XDG_DATA_HOME="$scratch_home/.local/share" \
     XDG_CACHE_HOME="$scratch_home/.cache" CODEX_HOME="$scratch_home/.codex" \
-    "$target/node_modules/.bin/$bin" --version >/dev/null
+    "$target/node_modules/.bin/$bin" --version 2>&1 >/dev/null)"; then
+    rm -rf "$scratch_home"
+    echo "install-agents: $target/node_modules/.bin/$bin --version failed:" >&2
+    printf '%s\n' "$version_err" >&2
+    return 1
+  fi
   rm -rf "$scratch_home"
   touch "$target/.complete"
 }
