@@ -1,6 +1,8 @@
-import { spawn, type StdioOptions } from 'node:child_process';
+import type { StdioOptions } from 'node:child_process';
+import { nodeChildProcess } from '../util/builtins.js';
+import { isTerminal } from '../util/legacy-binding.js';
+import { spawnDirect } from './direct-spawn.js';
 import { constants } from 'node:os';
-import { isatty } from 'node:tty';
 import type { Readable } from 'node:stream';
 import type { GuardChild, GuardExit, GuardSpawnOptions } from '@cordon/plugin-api';
 
@@ -57,33 +59,65 @@ export interface PassThroughChild extends GuardChild {
  */
 export function spawnPassThrough(options: PassThroughOptions): Promise<PassThroughChild> {
   const argv = [...(options.prefix ?? []), ...options.argv];
-  const out = options.relayStdout ? 'pipe' : 'inherit';
-  const stdio: StdioOptions = options.reportFd ? ['inherit', out, 'inherit', 'pipe'] : ['inherit', out, 'inherit'];
   // What `process.stdin.isTTY` says, without creating process.stdin: that stream would load
   // Node's file-stream modules (about 2 ms, `npm run bench:control`) and, on a pipe, make the
-  // descriptor the command inherits non-blocking.
-  const terminal = isatty(0);
-  const child = spawn(argv[0]!, argv.slice(1), { stdio, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env: options.env, detached: !terminal });
+  // descriptor the command inherits non-blocking; nor node:tty, which loads net and stream.
+  const terminal = isTerminal(0);
+  if (!options.relayStdout && !options.reportFd) {
+    // Nothing to read from the command: libuv's process handle alone, without child_process.
+    try {
+      const direct = spawnDirect({ file: argv[0]!, args: argv, cwd: options.cwd, env: options.env, detached: !terminal });
+      if (direct) {
+        const stop = forwardSignals(direct.pid, terminal);
+        const exit = direct.exit.then(({ code, signal }): GuardExit => {
+          stop();
+          return { code, signal, exitCode: shellStatus(code, signal) };
+        });
+        return Promise.resolve({ pid: direct.pid, report: Promise.resolve(''), exit, stdoutEndsLine: Promise.resolve(true) });
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  return spawnChildProcess(argv, options, terminal);
+}
+
+/**
+ * Passes the six {@link FORWARDED} signals cordon receives on to a started command (see
+ * {@link spawnPassThrough} for which, and to whom); returns what takes the handlers off again.
+ */
+function forwardSignals(pid: number, terminal: boolean): () => void {
+  const handlers = FORWARDED.map((signal) => {
+    const fromTerminal = terminal && (signal === 'SIGINT' || signal === 'SIGQUIT');
+    const forward = (): void => {
+      if (fromTerminal) return;
+      try {
+        // Its own group when detached: the whole tree the command started gets it, as the
+        // caller's group would have.
+        process.kill(terminal ? pid : -pid, signal);
+      } catch {
+        // Already gone.
+      }
+    };
+    process.on(signal, forward);
+    return [signal, forward] as const;
+  });
+  return () => {
+    for (const [s, f] of handlers) process.off(s, f);
+  };
+}
+
+/** {@link spawnPassThrough} through `child_process`: when its output is read, or {@link spawnDirect} cannot start it here. */
+function spawnChildProcess(argv: readonly string[], options: PassThroughOptions, terminal: boolean): Promise<PassThroughChild> {
+  const out = options.relayStdout ? 'pipe' : 'inherit';
+  const stdio: StdioOptions = options.reportFd ? ['inherit', out, 'inherit', 'pipe'] : ['inherit', out, 'inherit'];
+  const child = nodeChildProcess().spawn(argv[0]!, argv.slice(1), { stdio, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env: options.env, detached: !terminal });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('spawn', () => {
       child.off('error', reject);
       const pid = child.pid!;
-      const handlers = FORWARDED.map((signal) => {
-        const fromTerminal = terminal && (signal === 'SIGINT' || signal === 'SIGQUIT');
-        const forward = (): void => {
-          if (fromTerminal) return;
-          try {
-            // Its own group when detached: the whole tree the command started gets it, as the
-            // caller's group would have.
-            process.kill(terminal ? pid : -pid, signal);
-          } catch {
-            // Already gone.
-          }
-        };
-        process.on(signal, forward);
-        return [signal, forward] as const;
-      });
+      const stop = forwardSignals(pid, terminal);
       let stdoutEndsLine = Promise.resolve(true);
       if (child.stdout) {
         const stdout = child.stdout;
@@ -108,7 +142,7 @@ export function spawnPassThrough(options: PassThroughOptions): Promise<PassThrou
       }
       const exit = new Promise<GuardExit>((done) => {
         child.once('exit', (code, signal) => {
-          for (const [s, f] of handlers) process.off(s, f);
+          stop();
           done({ code, signal, exitCode: shellStatus(code, signal) });
         });
       });

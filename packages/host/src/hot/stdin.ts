@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'n
 import type { Readable } from 'node:stream';
 import { DocumentEnd, parseAgentJson } from './payload-json.js';
 import { PayloadReducer, type ReducedPayload } from './payload-reduce.js';
+import { legacyBinding } from '../util/legacy-binding.js';
 
 /** Defaults for {@link readPayload}; overridable by `CORDON_HOOK_STDIN_TIMEOUT_MS` / `CORDON_HOOK_MAX_STDIN_BYTES`. */
 export const STDIN_DEFAULTS = Object.freeze({
@@ -249,28 +250,18 @@ interface UvPipeBinding {
 }
 
 /**
- * Node's `pipe_wrap` and `stream_wrap` bindings through `process.binding` (deprecated for
- * documentation only, DEP0111; its warning, printed only under `--pending-deprecation`, is kept
- * quiet here: the hook prints nothing). Checked shape by shape, so a Node that changed them
- * yields `undefined` and the caller uses `process.stdin`.
+ * Node's `pipe_wrap` and `stream_wrap` bindings ({@link legacyBinding}), checked shape by shape,
+ * so a Node that changed them yields `undefined` and the caller uses `process.stdin`.
  */
 function uvPipeBinding(): UvPipeBinding | undefined {
-  const quiet = process.noDeprecation;
-  process.noDeprecation = true;
-  try {
-    const binding = (process as unknown as { binding(name: string): Record<string, unknown> }).binding;
-    const pipe = binding('pipe_wrap');
-    const stream = binding('stream_wrap');
-    const Pipe = pipe.Pipe;
-    const socketType = (pipe.constants as Record<string, unknown> | undefined)?.SOCKET;
-    const { streamBaseState: state, kReadBytesOrError: bytesIndex, kArrayBufferOffset: offsetIndex } = stream;
-    if (typeof Pipe !== 'function' || typeof socketType !== 'number' || !(state instanceof Int32Array) || typeof bytesIndex !== 'number' || typeof offsetIndex !== 'number') return undefined;
-    return { Pipe: Pipe as UvPipeBinding['Pipe'], socketType, state, bytesIndex, offsetIndex };
-  } catch {
-    return undefined;
-  } finally {
-    process.noDeprecation = quiet;
-  }
+  const pipe = legacyBinding('pipe_wrap');
+  const stream = legacyBinding('stream_wrap');
+  if (!pipe || !stream) return undefined;
+  const Pipe = pipe.Pipe;
+  const socketType = (pipe.constants as Record<string, unknown> | undefined)?.SOCKET;
+  const { streamBaseState: state, kReadBytesOrError: bytesIndex, kArrayBufferOffset: offsetIndex } = stream;
+  if (typeof Pipe !== 'function' || typeof socketType !== 'number' || !(state instanceof Int32Array) || typeof bytesIndex !== 'number' || typeof offsetIndex !== 'number') return undefined;
+  return { Pipe: Pipe as UvPipeBinding['Pipe'], socketType, state, bytesIndex, offsetIndex };
 }
 
 /**

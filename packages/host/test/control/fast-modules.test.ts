@@ -5,20 +5,21 @@ import { CORDON_BIN, linkPluginRoots, makeSandbox, runProcess, type RunResult, t
 import { REPO } from '../hot/support.js';
 
 // `cordon control run -- CMD` may stand before every shell call an agent makes, so its fast route
-// loads nothing a Node process that runs the command would not load, beyond a short list: its code
-// cache (vm), the terminal test (tty), the memory total (os), the forwarded signals' handles and
-// what the cgroup plugin imports (timers/promises). Not process.stdin's stream modules, not
-// perf_hooks, not process.stderr's writer: each cost the fast route 0.7-2 ms
-// (docs/ARCHITECTURE.md "Where the time goes").
+// loads nothing beyond what `node -e 0` loads but a short list: its code cache (vm), the memory
+// total (os), and libuv's terminal, process and signal handles, asked of Node's bindings. Not
+// node:child_process with the socket and stream modules it brings (`src/control/direct-spawn.ts`),
+// not node:tty (which loads net), not process.stdin's stream modules, not perf_hooks, not
+// process.stderr's writer: each cost the fast route 0.7-3 ms (docs/ARCHITECTURE.md "Where the
+// time goes").
 
 const ALLOWED = new Set([
   'NativeModule vm',
-  'NativeModule tty',
-  'NativeModule internal/tty',
   'NativeModule os',
   'Internal Binding os',
-  'NativeModule timers/promises',
+  'Internal Binding tty_wrap',
+  'Internal Binding process_wrap',
   'Internal Binding signal_wrap',
+  'NativeModule timers/promises',
 ]);
 
 let sandbox: Sandbox;
@@ -45,14 +46,16 @@ async function loaded(run: (env: NodeJS.ProcessEnv) => Promise<RunResult>): Prom
 const withNullStdin = (argv: readonly string[], env: NodeJS.ProcessEnv): Promise<RunResult> => runProcess(['/bin/sh', '-c', 'exec "$@" </dev/null', 'sh', ...argv], { env });
 
 describe('cordon control run fast route: what it loads', () => {
-  it('beyond a Node process that only spawns the command: vm, tty, os, the signal handles and timers/promises', async () => {
+  it('beyond `node -e 0`: vm, os and the terminal, process and signal handles; no child_process, net or stream', async () => {
     const control = (env: NodeJS.ProcessEnv) => withNullStdin([process.execPath, CORDON_BIN, 'control', 'run', '--', 'true'], env);
     // The first run writes the plugin index and the code caches, as a user's first call does.
     expect((await control(sandbox.env)).exitCode).toBe(0);
-    const reference = new Set(await loaded((env) => withNullStdin([process.execPath, '-e', "require('node:child_process').spawn('true', { stdio: 'inherit' })"], env)));
+    const reference = new Set(await loaded((env) => withNullStdin([process.execPath, '-e', '0'], env)));
     const modules = await loaded(control);
     const extra = modules.filter((m) => !reference.has(m));
     expect(extra.filter((m) => !ALLOWED.has(m))).toEqual([]);
+    // The command did start through the process handle (what the list above allows).
+    expect(extra).toContain('Internal Binding process_wrap');
     // The same run recorded the command, so the route that was measured is the one that ran it.
     const records = readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8').trim().split('\n');
     expect(records).toHaveLength(2);
