@@ -154,6 +154,8 @@ export async function checkRange(options: RangeOptions): Promise<AuditRecord> {
   const base = await resolveCommit(loc, options.base, `--base ${options.base}`);
   const head = await resolveCommit(loc, options.head ?? 'HEAD', `--head ${options.head ?? 'HEAD'}`);
   const file = await policyFileAt(loc, base);
+  // No allow glob from either: say where the policy was looked for, not arm's generic words.
+  if (!file?.allow?.length && !options.flags?.allow?.length) throw noBasePolicy(options.base, base, file !== undefined);
   const settings = resolveSettings(file, options.flags);
   if (settings.verify.commands.length > 0) {
     const headName = options.head ?? 'HEAD';
@@ -170,6 +172,23 @@ export async function checkRange(options: RangeOptions): Promise<AuditRecord> {
     }
   }
   return auditRange({ loc, base, head, policy: settings.policy, verify: settings.verify, hooks: options.hooks, env: options.env });
+}
+
+/**
+ * The refusal of `check --base` when the range has no allow glob (`CORDON_BAD_INPUT`, exit 2):
+ * the policy comes from `.cordon.json` in the base commit (`ref`, resolved to `commit`), which
+ * has none (`hasFile` false) or one without `allow`, and no `--allow` was given. The work tree's
+ * `.cordon.json` is not read, so a change cannot loosen its own audit: the message says so, and
+ * how to give the policy instead.
+ */
+function noBasePolicy(ref: string, commit: string, hasFile: boolean): CordonError {
+  const where = `the base commit ${ref} (${commit.slice(0, 12)})`;
+  const missing = hasFile ? `${POLICY_FILE} in ${where} has no \`allow\`` : `${where} has no ${POLICY_FILE}`;
+  return new CordonError(
+    ERROR_CODES.BAD_INPUT,
+    `${missing}, and \`check --base\` takes its policy from the base commit, never from the work tree or a later commit (a change cannot loosen its own audit). Give the policy as flags: \`cordon check --base ${ref} --allow 'src/**'\` (with --deny, --max-files… as needed), or use a base that holds ${POLICY_FILE} with \`allow\``,
+    { details: { base: ref, commit, policy_file: hasFile } },
+  );
 }
 
 /**

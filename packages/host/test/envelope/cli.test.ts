@@ -130,16 +130,16 @@ describe('cordon arm / check / status / reset', () => {
       [['arm', 'x'], /at least one --allow glob is required/],
       [['arm', 'x', '--allow', '/src/**'], /glob "\/src\/\*\*" must be relative/],
       [['arm', 'x', '--allow', 'src/../x'], /has a "\.\." path segment/],
-      [['arm', 'x', '--allow', 'src/**', '--max-files', '-1'], /greater than or equal to 0/],
-      [['arm', 'x', '--allow', 'src/**', '--max-files', 'many'], /Expected an integer/],
+      [['arm', 'x', '--allow', 'src/**', '--max-files', '-1'], /--max-files: expected an integer greater than or equal to 0 but received: -1; see `cordon arm --help`/],
+      [['arm', 'x', '--allow', 'src/**', '--max-files', 'many'], /--max-files: expected an integer but received: many; see `cordon arm --help`/],
       [['arm', 'x', '--allow', 'src/**', '--verify', "'"], /No closing quotation/],
       [['arm', 'x', '--allow', 'src/**', ...Array(9).fill(['--verify', 'true']).flat()], /too many --verify commands: 9 > 8/],
       [['arm', 'x', '--allow', 'src/**', '--verify-timeout', 'soon'], /--verify-timeout must be a positive number/],
       [['arm', 'x', '--allow', 'src/**', '--verify', 'FOO=1 true'], /"FOO=1" is an environment assignment.*write `env FOO=1 true`/],
       [['arm', '   ', '--allow', 'src/**'], /label must not be empty/],
-      [['arm', 'x', '--allow', 'src/**', '--no-such-flag'], /Nonexistent flag/],
+      [['arm', 'x', '--allow', 'src/**', '--no-such-flag'], /nonexistent flag: --no-such-flag; see `cordon arm --help`/],
       // oclif's note that multi-value flags must follow the arguments is wrong for cordon's (one value each).
-      [['arm', '--allow', 'src/**'], /missing LABEL: What the change is for \(trimmed; at most 16,384 characters\)\. See `cordon arm --help`/],
+      [['arm', '--allow', 'src/**'], /missing LABEL: What the change is for \(trimmed; at most 16,384 characters\); see `cordon arm --help`/],
       [['check', '--allow', 'src/**'], /--allow applies only to a committed range: add --base REF\. An armed envelope is checked against the policy it was armed with/],
       [['check', '--head', 'main', '--max-files', '3'], /--head, --max-files apply only to a committed range: add --base REF/],
       [['status'], /nothing is armed in \S+ \(run `cordon arm` first\)/],
@@ -209,6 +209,48 @@ describe('cordon arm / check / status / reset', () => {
     expect(checked.stdout).toContain("cannot start 'cordon-no-such-verifier': ENOENT: not found on PATH");
     expect(checked.stdout).toContain("cannot start './scripts/missing.sh': ENOENT: not found");
     expect(checked.stdout).toContain("cannot start './scripts/plain.sh': EACCES: not executable");
+  });
+
+  it('arm warns of a glob without * or ? that names a directory (flags and .cordon.json), and arms all the same', async () => {
+    const repo = newRepo({ 'src/a.js': 'a\n', 'docs/guide/x.md': 'x\n', 'README.md': 'r\n', '.cordon.json': JSON.stringify({ deny: ['docs/guide'] }) });
+    const armed = await cordon(['arm', 'd', '--allow', 'src', '--allow', 'README.md', '--allow', 'lib', '--allow-ignored', 'src', '--allow', 'docs/*'], repo);
+    expect(armed.exitCode, armed.stderr).toBe(0);
+    // A file (README.md), a path that does not exist (lib) and a glob with * say nothing.
+    expect(armed.stderr.split('\n').filter(Boolean)).toEqual([
+      'warning: allow glob src names a directory, but a glob without * or ? matches that one path only, not the files under it; for everything under it use src/** (--allow or "allow" in .cordon.json)',
+      'warning: deny glob docs/guide names a directory, but a glob without * or ? matches that one path only, not the files under it; for everything under it use docs/guide/** (--deny or "deny" in .cordon.json)',
+      'warning: allow-ignored glob src names a directory, but a glob without * or ? matches that one path only, not the files under it; for everything under it use src/** (--allow-ignored or "allow-ignored" in .cordon.json)',
+    ]);
+    // What the warning foretells: the policy is kept as given, and check judges by it.
+    expect(JSON.parse((await cordon(['status', '--json'], repo)).stdout)).toMatchObject({ allow: ['src', 'README.md', 'lib', 'docs/*'], deny: ['docs/guide'] });
+    writeFiles(repo, { 'src/a.js': 'b\n' });
+    const checked = await cordon(['check'], repo);
+    expect(checked.exitCode).toBe(3);
+    expect(checked.stdout).toContain('path outside policy: src/a.js (matches no allow glob)');
+    // --json keeps stdout for the document; the warning is on stderr all the same.
+    await cordon(['reset'], repo);
+    git(repo, ['checkout', '-q', '--', 'src/a.js'], sandbox.env);
+    const json = await cordon(['arm', 'd', '--allow', 'src/**', '--json'], repo);
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ phase: 'armed' });
+    expect(json.stderr).toContain('warning: deny glob docs/guide names a directory');
+  });
+
+  it('oclif\'s parse errors are one line in cordon\'s layout, with the Code line and exit 2', async () => {
+    const repo = newRepo();
+    const cases: Array<[string[], string]> = [
+      [['arm', 'x', '--max-files', 'abc'], '--max-files: expected an integer but received: abc; see `cordon arm --help`'],
+      [['check', '--format', 'nope'], '--format: expected one of text, github, sarif, junit but received: nope; see `cordon check --help`'],
+      [['arm', 'x', '--max-files'], '--max-files: expects a value; see `cordon arm --help`'],
+      [['arm', 'x', 'y', '--allow', 'src/**'], 'unexpected argument: y; see `cordon arm --help`'],
+      [['control', 'guard'], 'missing required flag --agent; see `cordon control guard --help`'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cordon(args, repo);
+      expect([args.join(' '), r.exitCode, r.stderr]).toEqual([args.join(' '), 2, `    Error: ${message}\n    Code: CORDON_BAD_INPUT\n`]);
+      const json = await cordon([...args, '--json'], repo);
+      expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'CORDON_BAD_INPUT', details: {}, message } });
+    }
   });
 
   it('an error on a pipe keeps a long path on one line (oclif hard-wrapped at 80 columns)', async () => {
@@ -327,6 +369,36 @@ describe('.cordon.json and CI mode (check --base)', () => {
     const missing = await cordon(['check', '--base', 'no-such-ref'], repo);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/cannot resolve --base no-such-ref/);
+  });
+
+  it('check --base from a commit without a policy names that commit and says how to give one', async () => {
+    const repo = newRepo({ 'src/a.js': 'a\n' });
+    const first = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    writeFiles(repo, { 'README.md': 'r\n', '.cordon.json': JSON.stringify({ 'max-files': 5 }) });
+    git(repo, ['add', '-A'], sandbox.env);
+    git(repo, ['commit', '-qm', 'a policy file without allow'], sandbox.env);
+    const second = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    // HEAD and the work tree hold an allow glob: neither is read for the range.
+    writeFiles(repo, { 'src/a.js': 'b\n', '.cordon.json': JSON.stringify({ allow: ['**'] }) });
+    git(repo, ['commit', '-qam', 'the policy gains allow'], sandbox.env);
+    const none = await cordon(['check', '--base', 'HEAD~2'], repo);
+    expect(none.exitCode).toBe(2);
+    const [line, code] = none.stderr.split('\n');
+    expect(line).toBe(
+      `    Error: the base commit HEAD~2 (${first.slice(0, 12)}) has no .cordon.json, and \`check --base\` takes its policy from the base commit, never from the work tree or a later commit (a change cannot loosen its own audit). Give the policy as flags: \`cordon check --base HEAD~2 --allow 'src/**'\` (with --deny, --max-files… as needed), or use a base that holds .cordon.json with \`allow\``,
+    );
+    expect(code).toBe('    Code: CORDON_BAD_INPUT');
+    const noAllow = await cordon(['check', '--base', 'HEAD~1', '--json'], repo);
+    expect(noAllow.exitCode).toBe(2);
+    expect(JSON.parse(noAllow.stdout).error).toMatchObject({
+      code: 'CORDON_BAD_INPUT',
+      details: { base: 'HEAD~1', commit: second, policy_file: true },
+      message: expect.stringMatching(new RegExp(`^\\.cordon\\.json in the base commit HEAD~1 \\(${second.slice(0, 12)}\\) has no \`allow\`, and`)),
+    });
+    // Given as flags, the range is audited (the base's max-files still applies).
+    const given = await cordon(['check', '--base', 'HEAD~1', '--allow', '**', '--json'], repo);
+    expect(given.exitCode, given.stderr).toBe(0);
+    expect(JSON.parse(given.stdout)).toMatchObject({ passed: true, limits: { max_files: 5 } });
   });
 
   it('check --base with verifiers refuses (exit 2) unless the work tree is exactly the audited head', async () => {
