@@ -1,7 +1,8 @@
 import type { Registrar } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { closestName } from '../util/closest-name.js';
-import { firstPartyPlugins } from '../plugins/first-party.js';
+import { FIRST_PARTY_ENTRIES } from '../plugins/first-party.js';
+import { missingEntryHint } from '../plugins/install-hint.js';
 
 /** A registry entry together with the plugin that registered it. */
 export interface Registered<T> {
@@ -41,13 +42,19 @@ export class Registry<T extends { readonly name: string }> {
     return this.#entries.get(name)?.entry;
   }
 
-  /** The entry named `name`; throws `CORDON_REGISTRY_MISSING` listing what is registered. */
+  /**
+   * The entry named `name`; throws `CORDON_REGISTRY_MISSING` listing what is registered, with the
+   * installed name the user likely meant, else what to install (install-hint.ts
+   * `missingEntryHint`: the first-party plugin that registers `name`, the checkout's link from a
+   * checkout).
+   */
   require(name: string): T {
     const found = this.get(name);
     if (found) return found;
     const known = [...this.#entries.keys()].sort();
-    const meant = closestName(name, known);
-    const remedy = meant ? `did you mean "${meant}"?` : `install the plugin that provides it (\`cordon plugins install <name>\`; first-party: ${firstPartyPlugins().join(', ')})`;
+    // A name a first-party plugin registers is not a typo of another installed one.
+    const meant = FIRST_PARTY_ENTRIES[this.kind]?.[name] === undefined ? closestName(name, known) : undefined;
+    const remedy = meant ? `did you mean "${meant}"?` : missingEntryHint(this.kind, name);
     throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `no ${this.noun} named "${name}" is installed (installed: ${known.length ? known.join(', ') : 'none'}); ${remedy}`, {
       details: { registry: this.kind, name, known, ...(meant ? { suggestion: meant } : {}) },
     });

@@ -1,6 +1,7 @@
 import type { ProbeEntry, ProbeResult } from '@cordon/plugin-api';
 import type { Registered } from '../bus/registry.js';
 import { TIERS } from './tiers.js';
+import { pluginInstallCommand } from '../plugins/install-hint.js';
 
 /** One probe's outcome as `cordon control probe --json` prints it. */
 export interface ProbeReportEntry extends ProbeResult {
@@ -24,7 +25,8 @@ export interface ProbeReport {
 }
 
 /** Installing the Linux backend is the answer when no backend has registered probes. */
-const NO_BACKEND = 'no enforcement backend is installed (on Linux: @cordon/cgroup-linux, `npm run plugins:link`)';
+/** Why nothing enforces when no plugin taps `enforce`, with the command that adds Linux's (a checkout's link from a checkout). */
+const noBackend = (): string => `no enforcement backend is installed (on Linux: @cordon/cgroup-linux, \`${pluginInstallCommand(['cgroup-linux'])}\`)`;
 
 /**
  * Runs every registered probe (plugins add probes through `api.probes`, the host owns
@@ -51,7 +53,7 @@ export async function runProbes(entries: ReadonlyArray<Registered<ProbeEntry>>):
   return {
     available: backend !== null,
     backend,
-    reason: backend ? null : (failed?.detail ?? NO_BACKEND),
+    reason: backend ? null : (failed?.detail ?? noBackend()),
     fix: backend ? null : (failed?.fix ?? null),
     probes,
   };

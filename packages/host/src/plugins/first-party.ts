@@ -20,3 +20,18 @@ export function firstPartyPlugins(hostRoot: string = HOST_ROOT): string[] {
     return [];
   }
 }
+
+/**
+ * Which first-party plugin (short name) registers each entry that a command asks the host's
+ * registries for by name (`--agent codex`, `CORDON_SAMPLER`), by registry kind then entry name,
+ * so that a missing entry names the plugin that adds it (install-hint.ts `missingEntryHint`).
+ * Probes are never asked for by name. test/plugins/first-party.test.ts holds this table to what
+ * the plugins under plugins/ register.
+ */
+export const FIRST_PARTY_ENTRIES: Readonly<Record<string, Readonly<Record<string, string>>>> = Object.freeze({
+  dialects: { aider: 'aider', 'claude-code': 'claude-code', codex: 'codex', cursor: 'cursor', gemini: 'gemini', hermes: 'hermes' },
+  runners: { 'claude-code': 'claude-code', codex: 'codex', gemini: 'gemini' },
+  samplers: { 'windows-ntqsi': 'sampler-windows' },
+  exporters: { otlp: 'otlp' },
+  charts: { vega: 'charts' },
+});

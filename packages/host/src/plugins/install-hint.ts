@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { HOST_ROOT } from '../util/host-root.js';
+import { FIRST_PARTY_ENTRIES, firstPartyPlugins } from './first-party.js';
 
 /**
  * The command that adds first-party plugins (`names`: short names such as `codex`, `charts`) to
@@ -27,4 +28,21 @@ export function pluginInstallCommand(names: readonly string[], bin = 'cordon'): 
 export function checkoutPluginDir(name: string): string | undefined {
   const dir = join(HOST_ROOT, '..', '..', 'plugins', name);
   return existsSync(join(dir, 'package.json')) ? dir : undefined;
+}
+
+/**
+ * What to do when no installed plugin registers `name` in the host registry `kind` (`dialects`,
+ * `runners`, `samplers`…), for the `CORDON_REGISTRY_MISSING` refusal: when a first-party plugin
+ * registers it (`codex`: @cordon/codex), that plugin and the command that adds it to this cordon
+ * ({@link pluginInstallCommand}: from a checkout, the link of the checkout's plugin); for any
+ * other name, the general install command and the first-party plugins, with the checkout's link
+ * form for those when cordon runs from a checkout.
+ */
+export function missingEntryHint(kind: string, name: string, bin = 'cordon'): string {
+  const plugin = FIRST_PARTY_ENTRIES[kind]?.[name];
+  if (plugin !== undefined) return `it comes with the @cordon/${plugin} plugin: \`${pluginInstallCommand([plugin], bin)}\``;
+  const firstParty = firstPartyPlugins();
+  const checkout = firstParty.some((short) => checkoutPluginDir(short) !== undefined);
+  const link = checkout ? `; this cordon runs from a checkout, which links them: \`${bin} plugins link ${join(HOST_ROOT, '..', '..', 'plugins', '<name>')} --no-install\`` : '';
+  return `install the plugin that provides it (\`${bin} plugins install <name>\`; first-party: ${firstParty.join(', ')}${link})`;
 }

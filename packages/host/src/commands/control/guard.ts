@@ -5,6 +5,7 @@ import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { ensurePrivateDir, readRegularFileIfExists, writeFileAtomic } from '../../io/index.js';
 import { runProbes } from '../../control/probe.js';
 import { dropPluginIndex } from '../../plugins/plugin-index.js';
+import { pluginInstallCommand } from '../../plugins/install-hint.js';
 
 /** The settings file the `beforeToolCall` guard of @cordon/cgroup-linux reads. */
 const GUARD_FILE = 'control.json';
@@ -47,7 +48,7 @@ export default class ControlGuard extends CordonCommand {
     // cgroup-linux taps beforeToolCall only while an agent is guarded, so its presence is told
     // by the plugin itself (applied), not by the tap.
     if (!host.applied.includes('cgroup-linux')) {
-      throw new CordonError(ERROR_CODES.REGISTRY_MISSING, 'the guard is part of @cordon/cgroup-linux, which is not installed (`npm run plugins:link`)');
+      throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `the guard is part of @cordon/cgroup-linux, which is not installed: \`${pluginInstallCommand(['cgroup-linux'])}\``);
     }
     const file = join(host.paths.configDir, GUARD_FILE);
     let settings: { guard?: Record<string, boolean>; [key: string]: unknown } = {};
