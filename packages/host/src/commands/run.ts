@@ -27,7 +27,7 @@ export default class Run extends CordonCommand {
     const runner = await loadRunner(host, flags.agent);
     const result = await runEnvelope(
       { task: args.task, agent: flags.agent, runner, settings: settingsFromFlags(flags), runnerInput: runnerInputFromFlags(flags) },
-      { repo: flags.repo, hooks: host.hooks },
+      { repo: flags.repo, hooks: host.hooks, warn: (line) => process.stderr.write(`${line}\n`) },
     );
     this.log(renderAttempt(result));
     process.exitCode = result.exitCode;

@@ -4,6 +4,8 @@ import type { EnvelopeAuditInput } from '../audit/run-audit.js';
 import { discoverRepo } from '../git/repo.js';
 import { acquireLock } from '../lock.js';
 import { checkLabel, readPolicyFile, resolveSettings, type SettingsInput } from '../settings.js';
+import { displayPath } from '../path-text.js';
+import { directoryGlobs, directoryGlobWarning } from '../policy/directory-globs.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
 import { findAgentBinary, resolveRunnerSettings, type RunnerInput } from './options.js';
 import { InterruptTrap } from './signals.js';
@@ -29,6 +31,12 @@ export interface AttemptOptions {
   readonly hooks?: EnvelopeAuditInput['hooks'];
   /** Environment of the agent and the verifiers (default `process.env`). */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Told each warning about the settings (a glob naming a directory: policy/directory-globs.ts)
+   * before the agent starts; `cordon run` prints them on stderr. Only `run` arms, so `resume`
+   * never calls it.
+   */
+  readonly warn?: (line: string) => void;
 }
 
 /**
@@ -46,6 +54,7 @@ export async function runEnvelope(request: RunRequest, options: AttemptOptions =
   const loc = await discoverRepo(options.repo ?? process.cwd());
   findAgentBinary(request.runner, settings.binary, loc.root, options.env);
   const envelopeSettings = resolveSettings(readPolicyFile(loc.root), request.settings);
+  for (const found of directoryGlobs(envelopeSettings.policy, loc.root)) options.warn?.(directoryGlobWarning(found, displayPath));
   const lock = acquireLock(loc.lockFile, 'run');
   const trap = new InterruptTrap();
   try {

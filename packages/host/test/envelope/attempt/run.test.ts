@@ -38,6 +38,21 @@ describe('runEnvelope / resumeEnvelope (library)', () => {
     expect(existsSync(lockFile(dir))).toBe(false);
   });
 
+  it('run tells its warn callback of a glob naming a directory before the agent starts, and runs all the same', async () => {
+    const dir = repo();
+    const events: string[] = [];
+    const body = "require('fs').writeFileSync('src/app.py', 'x\\n')";
+    const runner = scriptRunner(body);
+    const launch = runner.launch;
+    const result = await runEnvelope(
+      { task: 'edit', agent: 'script', runner: { ...runner, launch: (request) => (events.push('agent'), launch(request)) }, settings: { allow: ['src'] } },
+      { repo: dir, warn: (line) => events.push(line) },
+    );
+    expect(events).toEqual(['warning: allow glob src names a directory, but a glob without * or ? matches that one path only, not the files under it; for everything under it use src/** (--allow or "allow" in .cordon.json)', 'agent']);
+    // The policy was kept as given: src/app.py is outside it.
+    expect(result.exitCode).toBe(3);
+  });
+
   it('a signal while a verifier runs: the verifier is killed, phase interrupted, no audit, 128 + n', async () => {
     const dir = repo();
     const marker = join(dir, 'verifier-started');
