@@ -79,6 +79,17 @@ export function outputTail(result: VerifierResult): string[] {
   return out;
 }
 
+/**
+ * The first line of a label, for one line of `cordon status`; a label of several lines says how
+ * many were left out and where the whole label is (`fix the parser (+2 more lines; cordon status
+ * --json has all of it)`).
+ */
+export function labelLine(label: string): string {
+  const lines = label.split(/\r\n|\n|\r/);
+  if (lines.length === 1) return label;
+  return `${lines[0]} (+${plural(lines.length - 1, 'more line')}; cordon status --json has all of it)`;
+}
+
 /** Human output of `cordon status`. */
 export function renderStatus(s: StatusReport): string {
   const lines = [
@@ -86,7 +97,7 @@ export function renderStatus(s: StatusReport): string {
     s.mode === 'manual'
       ? `phase: ${s.phase} (mode manual: \`cordon check\` judges the change)`
       : `phase: ${s.phase} (attempt ${s.attempt} of ${s.max_attempts}, mode ${s.mode})`,
-    `label: ${s.label.split('\n')[0]}`,
+    `label: ${labelLine(s.label)}`,
     `baseline: ${s.baseline}`,
     `allow: ${s.allow.join(' ')}${s.deny.length ? `; deny: ${s.deny.join(' ')}` : ''}${s.allow_ignored.length ? `; allow ignored: ${s.allow_ignored.join(' ')}` : ''}`,
     `limits: files ${s.limits.max_files}, added lines ${s.limits.max_added_lines}, deleted lines ${s.limits.max_deleted_lines}, working bytes ${s.limits.max_working_bytes}, binary files ${s.limits.max_binary_files}${s.allow_commits ? ', commits allowed' : ''}`,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { git, makeRepo, writeFiles } from '../../../../test/support/git.js';
+import { labelLine } from '../../src/envelope/render.js';
 
 // What the envelope commands tell a person: arm echoes the whole policy it fixed (deny globs
 // included, odd names escaped), and a refusal only offers what the user can do.
@@ -11,6 +12,17 @@ afterEach(() => sandbox.cleanup());
 const cordon = (args: string[], cwd: string) => runCordon(args, { env: sandbox.env, cwd });
 
 describe('envelope messages', () => {
+  it('status shows a label of several lines by its first, saying how many more and where they are', async () => {
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/a.txt': 'a\n' }, sandbox.env);
+    expect((await cordon(['arm', 'fix the parser\nsee issue 12\r\nand 13', '--allow', 'src/**'], repo)).exitCode).toBe(0);
+    const lines = (await cordon(['status'], repo)).stdout.split('\n');
+    expect(lines[1]).toBe('label: fix the parser (+2 more lines; cordon status --json has all of it)');
+    expect(JSON.parse((await cordon(['status', '--json'], repo)).stdout).label).toBe('fix the parser\nsee issue 12\r\nand 13');
+    expect(labelLine('one line')).toBe('one line');
+    expect(labelLine('first\nsecond')).toBe('first (+1 more line; cordon status --json has all of it)');
+    expect(labelLine('first\rsecond')).toBe('first (+1 more line; cordon status --json has all of it)');
+  });
+
   it('arm echoes the allow and deny globs it fixed', async () => {
     const repo = makeRepo(sandbox.dir('repo'), { 'src/a.txt': 'a\n' }, sandbox.env);
     const r = await cordon(['arm', 'x', '--allow', 'src/**', '--allow', 'docs/**', '--deny', 'src/secrets/**', '--deny', 'src/\u001b[2Jx'], repo);
