@@ -1,4 +1,4 @@
-import { Command } from '@oclif/core';
+import { Command, toConfiguredId } from '@oclif/core';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { loadHost } from '../bus/load-host.js';
 import type { CordonHost } from '../bus/host.js';
@@ -6,6 +6,7 @@ import { warnPluginFailures } from './plugin-warnings.js';
 import { clearStatus } from '../output/status.js';
 import { errorDocument } from '../output/error-text.js';
 import { reportError } from './report-error.js';
+import { usageMessage } from './usage-message.js';
 
 /**
  * Base of cordon's own commands: `--json` on everything that reports, a lazily loaded host whose
@@ -55,10 +56,10 @@ export abstract class CordonCommand extends Command {
         throw error;
       }
       // oclif's own errors (a nonexistent flag, a value that fails its flag's parse, a missing
-      // argument, `this.error(…)`) are bad input. Under --json oclif would print every enumerable
-      // property of the error, a parse error's whole command configuration included (160 KB),
-      // and exit 1 since only `oclif.exit` says 2.
-      return this.#fail(usageMessage(error, `${this.config.bin} ${this.id ?? ''}`.trim()), typeof error.code === 'string' ? error.code : ERROR_CODES.BAD_INPUT, exit);
+      // argument, `this.error(…)`) are bad input, in one line (usage-message.ts). Under --json
+      // oclif would print every enumerable property of the error, a parse error's whole command
+      // configuration included (160 KB), and exit 1 since only `oclif.exit` says 2.
+      return this.#fail(usageMessage(error, `${this.config.bin} ${this.id === undefined ? '' : toConfiguredId(this.id, this.config)}`.trim()), typeof error.code === 'string' ? error.code : ERROR_CODES.BAD_INPUT, exit);
     }
     return super.catch(error);
   }
@@ -67,17 +68,4 @@ export abstract class CordonCommand extends Command {
   #fail(message: string, code: string, exit: number, details?: unknown): never {
     throw reportError({ code, message, details }, exit, this.jsonEnabled());
   }
-}
-
-/**
- * The message of one of oclif's usage errors. A missing argument is named with its description
- * and where the help is; oclif's own text would add that flags taking several values must come
- * after the arguments, which is wrong for cordon's (`multipleNonGreedy`: one value per flag, so
- * `cordon arm --allow 'src/**' LABEL` works). Every other message is oclif's.
- */
-function usageMessage(error: Error & { args?: unknown }, command: string): string {
-  const missing = Array.isArray(error.args) ? (error.args as Array<{ name?: unknown; description?: unknown }>).filter((a) => typeof a.name === 'string') : [];
-  if (missing.length === 0 || !/^Missing \d+ required arg/.test(error.message)) return error.message;
-  const named = missing.map((a) => `${String(a.name).toUpperCase()}${typeof a.description === 'string' ? `: ${a.description}` : ''}`).join('; ');
-  return `missing ${named}. See \`${command} --help\``;
 }

@@ -9,11 +9,30 @@ import { displayPath } from '../envelope/path-text.js';
 const PLUGIN_COMMANDS: Readonly<Record<string, string>> = { pcodx: '@cordon/codex', wrap: '@cordon/aider' };
 
 /**
+ * What users of other CLIs type for a cordon command of another name (oclif names its shell
+ * completion `autocomplete`; git, npm and kubectl say `completion`), and what cordon calls it:
+ * a command id, or a flag (starting `--`). No spelling is close enough for the closest-name
+ * suggestion, so these are looked up instead.
+ */
+const SYNONYMS: Readonly<Record<string, string>> = { completion: 'autocomplete', completions: 'autocomplete', version: '--version' };
+
+/**
+ * The cordon spelling of `id` when it is a well-known synonym ({@link SYNONYMS}) whose target
+ * this cordon has (a command among `config`'s, or a flag), else undefined.
+ */
+export function commandSynonym(id: string, config: Interfaces.Config): string | undefined {
+  const target = SYNONYMS[id];
+  if (target === undefined) return undefined;
+  return target.startsWith('--') || config.findCommand(target) ? target : undefined;
+}
+
+/**
  * Refuses a command id nobody provides (`id` in oclif's colon form, e.g. `chek` or
  * `pcodx:show`): prints the refusal (report-error.ts; `--json` in `argv` gives the JSON document)
  * and returns the error to throw, which ends the process with exit 2. `CORDON_BAD_INPUT`; the
- * message names the plugin that adds a first-party command, else the closest visible command or
- * alias ("Did you mean `cordon check`?"). Used by
+ * message names the plugin that adds a first-party command, else the command a well-known synonym
+ * stands for (`completion`: "Did you mean `cordon autocomplete`?"), else the closest visible
+ * command or alias ("Did you mean `cordon check`?"). Used by
  * the `command_not_found` hook (`cordon chek`) and by the help class (`cordon chek -h`,
  * `cordon help chek`), so a typo reads the same everywhere.
  */
@@ -22,11 +41,11 @@ export function reportUnknownCommand(id: string, config: Interfaces.Config, argv
   const ids = [...visible.map((c) => c.id), ...visible.flatMap((c) => c.aliases)];
   const typed = toConfiguredId(id, config);
   const provider = PLUGIN_COMMANDS[id.split(':')[0]!];
-  const suggestion = provider ? undefined : closestName(id, ids);
+  const suggestion = provider ? undefined : (commandSynonym(id, config) ?? closestName(id, ids));
   const hint = provider
     ? ` It comes with the ${provider} plugin: \`${pluginInstallCommand([provider.replace('@cordon/', '')], config.bin)}\`.`
     : suggestion
-      ? ` Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?`
+      ? ` Did you mean \`${config.bin} ${suggestion.startsWith('--') ? suggestion : toConfiguredId(suggestion, config)}\`?`
       : '';
   const message = `\`${displayPath(typed)}\` is not a ${config.bin} command.${hint} Run \`${config.bin} help\` for the list.`;
   return reportError({ code: ERROR_CODES.BAD_INPUT, message }, 2, argv.includes('--json'));

@@ -46,6 +46,10 @@ describe('the command line', () => {
       [['chek'], 'cordon check'],
       [['control', 'prob'], 'cordon control probe'],
       [['instal-hooks'], 'cordon install-hooks'],
+      // What other CLIs call it: no spelling distance finds these, a table does.
+      [['completion'], 'cordon autocomplete'],
+      [['completions'], 'cordon autocomplete'],
+      [['version'], 'cordon --version'],
       [['zzzzzz'], undefined],
     ];
     // Asking for help on the typo reads the same: `chek -h`, `help chek`.
@@ -119,5 +123,28 @@ describe('the command line', () => {
     expect(hooks.stderr.replace(/\s+/g, ' ')).toContain('did you mean "claude-code"?');
     const unknown = await runCordon(['install-hooks', '--agent', 'windsurf'], { env: box.env });
     expect(unknown.stderr.replace(/\s+/g, ' ')).toContain('cordon plugins install <name>');
+  });
+
+  it('with no plugin, a missing agent names the first-party plugin and, from a checkout, its link command', async () => {
+    const repo = await makeRepo(box.dir('repo'), { 'src/a.txt': 'a\n' });
+    const link = (plugin: string) => `it comes with the @cordon/${plugin} plugin: \`cordon plugins link ${join(REPO_ROOT, 'plugins', plugin)} --no-install\``;
+    const hooks = await runCordon(['install-hooks', '--agent', 'codex'], { env: box.env });
+    expect(hooks.exitCode).toBe(2);
+    const [line, code] = hooks.stderr.split('\n');
+    expect(line).toBe(`    Error: no agent dialect named "codex" is installed (installed: none); ${link('codex')}`);
+    expect(code).toBe('    Code: CORDON_REGISTRY_MISSING');
+    // The runner registry says the same (run asks for the runner: no dialect is installed either).
+    const run = await runCordon(['run', 'x', '--agent', 'gemini', '--allow', 'src/**', '--json'], { cwd: repo, env: box.env });
+    expect(run.exitCode).toBe(2);
+    expect(JSON.parse(run.stdout).error).toMatchObject({ code: 'CORDON_REGISTRY_MISSING', message: `no headless agent runner named "gemini" is installed (installed: none); ${link('gemini')}` });
+    // A name no first-party plugin registers: the general command, and the checkout's link for first-party ones.
+    const unknown = await runCordon(['install-hooks', '--agent', 'windsurf'], { env: box.env });
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr.replace(/\s+/g, ' ')).toContain(`(\`cordon plugins install <name>\`; first-party: aider, cgroup-linux, charts, claude-code, codex, cursor, gemini, hermes, otlp, sampler-windows; this cordon runs from a checkout, which links them: \`cordon plugins link ${join(REPO_ROOT, 'plugins', '<name>')} --no-install\`)`);
+    // The guard's backend, with the agent's plugin there and cgroup-linux not.
+    linkPlugins(box.dataDir, ['codex']);
+    const guard = await runCordon(['control', 'guard', '--agent', 'codex'], { env: box.env });
+    expect(guard.exitCode).toBe(2);
+    expect(guard.stderr.split('\n')[0]).toBe(`    Error: the guard is part of @cordon/cgroup-linux, which is not installed: \`cordon plugins link ${join(REPO_ROOT, 'plugins', 'cgroup-linux')} --no-install\``);
   });
 });

@@ -1,0 +1,74 @@
+/**
+ * oclif's parse errors in cordon's words. oclif words each kind its own way, over several lines
+ * (`Parsing --max-files \n\tExpected an integer but received: abc\nSee more help with --help`,
+ * `The following error occurred:\n  Missing required flag agent`), some of them dimmed with
+ * colour codes; cordon prints every error as one line (output/error-text.ts), so each kind is
+ * turned into `--flag: what is wrong` where a flag is named, and every message ends with where
+ * the help is.
+ */
+
+/** oclif's last line on every parse error; cordon names the command's help instead. */
+const SEE_HELP = /\n?See more help with --help\s*$/;
+// SGR sequences only: oclif dims the reasons of a failed flag validation when colour is on.
+const SGR = /\x1b\[[0-9;]*m/g;
+
+/**
+ * The one-line message of one of oclif's usage errors (`error`, thrown while `command`, such as
+ * `cordon arm`, parsed its argv). A missing argument is named with its description (oclif's own
+ * text adds that flags taking several values must come after the arguments, which is wrong for
+ * cordon's: `multipleNonGreedy`, so `cordon arm --allow 'src/**' LABEL` works). A flag's value
+ * refused by its type or options reads `--max-files: expected an integer but received: abc`; a
+ * missing required flag `missing required flag --agent`; other parse errors keep oclif's words,
+ * on one line. Each ends with `; see \`<command> --help\``. A message that is no parse error (a
+ * command's own `this.error(…)`) is returned as it is.
+ */
+export function usageMessage(error: Error & { args?: unknown }, command: string): string {
+  const plain = error.message.replace(SGR, '');
+  const text = plain.replace(SEE_HELP, '');
+  const problem = usageProblem(text, error.args);
+  // A command's own `this.error(…)` is no parse error: its words stand as they are.
+  if (problem === undefined) return plain === text ? text : `${oneLine(text)}; see \`${command} --help\``;
+  return `${problem}; see \`${command} --help\``;
+}
+
+/** {@link usageMessage} of a parse error oclif words in a known way, without the pointer to the help; else undefined. */
+function usageProblem(text: string, args: unknown): string | undefined {
+  const missing = Array.isArray(args) ? (args as Array<{ name?: unknown; description?: unknown }>).filter((a) => typeof a.name === 'string') : [];
+  if (missing.length > 0 && /^Missing \d+ required arg/.test(text)) {
+    return `missing ${missing.map((a) => `${String(a.name).toUpperCase()}${typeof a.description === 'string' ? `: ${a.description}` : ''}`).join('; ')}`;
+  }
+  // A flag type's parse (`Flags.integer`): oclif wraps the type's own message.
+  const parsing = /^Parsing --(\S+)\s*\n([\s\S]*)$/.exec(text);
+  if (parsing) return `--${parsing[1]}: ${oneLine(parsing[2]!)}`;
+  const option = /^Expected --([^=\s]+)=([\s\S]*) to be one of: ([\s\S]*)$/.exec(text);
+  if (option) return `--${option[1]}: expected one of ${option[3]!.trim()} but received: ${option[2]}`;
+  const flag = /^Flag --(\S+) ([\s\S]*)$/.exec(text);
+  if (flag) return `--${flag[1]}: ${oneLine(flag[2]!)}`;
+  // Failed validations (a required flag, dependsOn, exclusive): one reason a line under a heading.
+  const failed = /^The following errors? occurred:\n([\s\S]*)$/.exec(text);
+  if (failed) {
+    return failed[1]!
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '')
+      .map((line) => lowerFirst(line.replace(/^Missing required flag (\S+)$/, (_, name: string) => `Missing required flag --${name.replace(/^--/, '')}`)))
+      .join('; ');
+  }
+  return undefined;
+}
+
+/** `text`'s lines, trimmed, joined with `; `, starting lower-case as cordon's messages do. */
+function oneLine(text: string): string {
+  return lowerFirst(
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '')
+      .join('; '),
+  );
+}
+
+/** `Expected …` → `expected …`; a flag (`--x`) or a name in capitals (`LABEL`) stays as it is. */
+function lowerFirst(text: string): string {
+  return /^[A-Z][a-z]/.test(text) ? `${text[0]!.toLowerCase()}${text.slice(1)}` : text;
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { usageMessage } from '../../src/cli/usage-message.js';
+
+// oclif's parse errors as its parser words them (@oclif/core 4 lib/parser/errors.js, parse.js),
+// in the one-line form cordon prints; the real commands are driven in test/envelope/cli.test.ts.
+
+const said = (message: string, args?: unknown) => usageMessage(Object.assign(new Error(message), args === undefined ? {} : { args }), 'cordon arm');
+
+describe('usageMessage', () => {
+  it('puts each kind of parse error on one line, naming the flag first', () => {
+    expect(said('Parsing --max-files \n\tExpected an integer but received: abc\nSee more help with --help')).toBe('--max-files: expected an integer but received: abc; see `cordon arm --help`');
+    expect(said('Expected --format=a b to be one of: text, github\nSee more help with --help')).toBe('--format: expected one of text, github but received: a b; see `cordon arm --help`');
+    expect(said('Flag --max-files expects a value')).toBe('--max-files: expects a value; see `cordon arm --help`');
+    expect(said('Nonexistent flags: --a, --b\nSee more help with --help')).toBe('nonexistent flags: --a, --b; see `cordon arm --help`');
+    expect(said('Unexpected argument: y\nSee more help with --help')).toBe('unexpected argument: y; see `cordon arm --help`');
+    expect(said('Expected x to be one of: a, b\nSee more help with --help')).toBe('expected x to be one of: a, b; see `cordon arm --help`');
+  });
+
+  it('lists every failed validation, colour codes left out, a missing flag with its dashes', () => {
+    const failed = 'The following errors occurred:\n  \u001b[2mMissing required flag agent\n  --head=x cannot also be provided when using --base\u001b[22m\nSee more help with --help';
+    expect(said(failed)).toBe('missing required flag --agent; --head=x cannot also be provided when using --base; see `cordon arm --help`');
+  });
+
+  it('names a missing argument with its description, without oclif\'s note on multi-value flags', () => {
+    const message = 'Missing 1 required arg:\nlabel  What it is for\n\nNote: --allow allows multiple values.\nSee more help with --help';
+    expect(said(message, [{ name: 'label', description: 'What it is for' }])).toBe('missing LABEL: What it is for; see `cordon arm --help`');
+  });
+
+  it('leaves a command\'s own error (no parse error) as it is', () => {
+    expect(said('give the command to run after --, e.g. `cordon wrap -- aider`')).toBe('give the command to run after --, e.g. `cordon wrap -- aider`');
+  });
+});
