@@ -4,6 +4,7 @@ import type { HookInstaller, HookScope, InstallContext, InstallPlan } from '@cor
 import type { CordonHost } from '../bus/host.js';
 import { whichIn } from '../install-hooks/files.js';
 import { planHooks } from '../install-hooks/run.js';
+import { configProblem } from '../install-hooks/formats/unparseable.js';
 import { lazyPackage } from '../util/lazy-package.js';
 import type { Finding } from './report.js';
 
@@ -90,7 +91,8 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
     } catch (error) {
       const message = (error as Error).message;
       if (/skipped:/.test(message)) continue; // no hooks at this scope for this agent
-      findings.push({ check, status: 'problem', message: `cannot read the config: ${message}`, fix: 'repair or move the file it names, then run doctor again' });
+      // Doctor edits nothing: install-hooks' "refusing to edit it" would not be true of doctor.
+      findings.push({ check, status: 'problem', message: `cannot read the config: ${configProblem(error)}`, fix: `repair or move the file it names (\`cordon install-hooks\` will not edit it until then), then run doctor again` });
       continue;
     }
     const p = planned[0];

@@ -31,21 +31,24 @@ export async function sqliteFinding(): Promise<Finding> {
 }
 
 /**
- * Installed plugin packages with their versions (oclif's list: `packages`), and each plugin that
- * failed to load or apply.
+ * Installed plugin packages with their versions (oclif's list: `packages`), sorted by name, and
+ * each plugin that failed to load or apply, by plugin name.
  */
 export function pluginFindings(host: CordonHost, packages: ReadonlyArray<{ readonly name: string; readonly version: string }>): Finding[] {
   const findings: Finding[] = [];
-  const listed = packages.filter((p) => !p.name.startsWith('@oclif/')).map((p) => `${p.name}@${p.version}`);
+  // oclif fills its plugin map as each plugin finishes loading, in no fixed order: runs must compare.
+  const sorted = [...packages].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const listed = sorted.filter((p) => !p.name.startsWith('@oclif/')).map((p) => `${p.name}@${p.version}`);
   const none = host.applied.length === 0;
   findings.push({
     check: 'plugins',
     status: none ? 'problem' : 'ok',
     message: none ? 'no plugin applied: cordon knows no agent' : listed.join(', '),
     ...(none ? { fix: pluginFix() } : {}),
-    details: { applied: host.applied, packages },
+    details: { applied: host.applied, packages: sorted },
   });
-  for (const failure of host.failures) findings.push({ check: 'plugins', status: 'problem', message: failure.message, fix: 'update or reinstall the plugin it names (`cordon plugins install <name>`), or remove it (`cordon plugins uninstall <name>`)' });
+  const failures = [...host.failures].sort((a, b) => (a.plugin < b.plugin ? -1 : a.plugin > b.plugin ? 1 : 0));
+  for (const failure of failures) findings.push({ check: 'plugins', status: 'problem', message: failure.message, fix: 'update or reinstall the plugin it names (`cordon plugins install <name>`), or remove it (`cordon plugins uninstall <name>`)' });
   return findings;
 }
 

@@ -18,7 +18,8 @@ export function readText(path: string): string | undefined {
   try {
     return readRegularFileIfExists(path, { maxBytes: MAX_CONFIG_BYTES, links: 'always' })?.toString('utf8');
   } catch (error) {
-    if (error instanceof UnsafeReadError) throw new CordonError(ERROR_CODES.CONFIG_EDIT, `${error.message}; refusing to edit it, nothing was written`, { details: { path, reason: error.reason } });
+    // `problem` without install-hooks' refusal: doctor reads through here too (formats/unparseable.ts configProblem).
+    if (error instanceof UnsafeReadError) throw new CordonError(ERROR_CODES.CONFIG_EDIT, `${error.message}; refusing to edit it, nothing was written`, { details: { path, reason: error.reason, problem: error.message } });
     throw error;
   }
 }

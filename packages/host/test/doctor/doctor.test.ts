@@ -6,6 +6,9 @@ import { CORDON_BIN, linkPlugins, makeSandbox, runCordon, type Sandbox } from '.
 import { brokenCommand, hookCommandsIn } from '../../src/doctor/hooks.js';
 import { ago } from '../../src/doctor/activity.js';
 import type { DoctorReport } from '../../src/doctor/index.js';
+import { pluginFindings } from '../../src/doctor/runtime.js';
+import type { CordonHost } from '../../src/bus/host.js';
+import { CordonPluginError } from '../../src/errors/index.js';
 
 // `cordon doctor` on configs the real `cordon install-hooks` wrote: healthy, a stale path, a Codex
 // whose trust no longer matches, a log with a fresh error (with escape sequences) and markers.
@@ -115,6 +118,25 @@ describe('cordon doctor', () => {
     expect(find(report, 'activity:claude-code')[0]!.message).toBe('last hook event: tool_end (Bash) 3 h ago, session s-1');
   });
 
+  it('a config that does not parse is reported in doctor\'s words (it edits nothing); install-hooks keeps its own', async () => {
+    const settings = join(box.home, '.claude/settings.json');
+    writeFileSync(settings, '{ bad json');
+    const { exitCode, report, text } = await doctor();
+    expect(exitCode).toBe(1);
+    expect(find(report, 'hooks:claude-code:user')).toEqual([
+      expect.objectContaining({
+        status: 'problem',
+        message: `cannot read the config: ${settings} is not valid JSON (InvalidSymbol at line 1, column 3)`,
+        fix: 'repair or move the file it names (`cordon install-hooks` will not edit it until then), then run doctor again',
+      }),
+    ]);
+    expect(text).not.toContain('refusing to edit');
+    const install = await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env });
+    expect(install.exitCode).toBe(2);
+    expect(install.stderr).toContain(`${settings} is not valid JSON (InvalidSymbol at line 1, column 3); refusing to edit it, the file is left untouched`);
+    expect(readFileSync(settings, 'utf8')).toBe('{ bad json');
+  });
+
   it('a log that is not a regular file is a problem, not a crash', async () => {
     mkdirSync(join(box.dataDir, 'logs/cordon.log'), { recursive: true });
     const { report } = await doctor();
@@ -123,6 +145,17 @@ describe('cordon doctor', () => {
 });
 
 describe('doctor helpers', () => {
+  it('lists the plugins and their failures by name, whatever order oclif loaded them in', () => {
+    const failures = [new CordonPluginError('zeta', 'register', new Error('z')), new CordonPluginError('alpha', 'apply', new Error('a'))];
+    const host = { applied: ['alpha', 'beta'], failures } as unknown as CordonHost;
+    const packages = [{ name: '@cordon/codex', version: '1' }, { name: '@oclif/plugin-help', version: '6' }, { name: '@cordon/aider', version: '2' }, { name: '@cordon/host', version: '3' }];
+    const findings = pluginFindings(host, packages);
+    expect(findings.map((f) => f.message)).toEqual(['@cordon/aider@2, @cordon/codex@1, @cordon/host@3', 'plugin "alpha" failed in hook "apply": a', 'plugin "zeta" failed in hook "register": z']);
+    expect((findings[0]!.details as { packages: Array<{ name: string }> }).packages.map((p) => p.name)).toEqual(['@cordon/aider', '@cordon/codex', '@cordon/host', '@oclif/plugin-help']);
+    // The same whatever the order given.
+    expect(pluginFindings(host, [...packages].reverse())).toEqual(findings);
+  });
+
   it('finds the hook commands of an agent in each config format', () => {
     expect(hookCommandsIn('{"command": "\'/usr/bin/node\' \'/x/run.cjs\' hook --agent codex"}', 'codex')).toEqual(["'/usr/bin/node' '/x/run.cjs' hook --agent codex"]);
     expect(hookCommandsIn("command: /usr/local/bin/cordon hook --agent hermes\n", 'hermes')).toEqual(['/usr/local/bin/cordon hook --agent hermes']);
