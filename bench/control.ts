@@ -11,8 +11,9 @@
  *     cgroup. On this machine's controller-less v2 mount (hybrid) no limit applies, but every
  *     file-system step of a real run does;
  * - as processes (BENCH_CLI_RUNS, default 15): `true`, `node -e 0`, a Node process that only spawns
- *   `true` and waits (the floor of any Node program that runs a command: `node:child_process`
- *   and a fork of Node) and `cordon control run -- true` (the fast route of bin/run.cjs), each
+ *   `true` and waits, through `node:child_process` and through libuv's process handle as
+ *   `control run` does (the floor of any Node program that runs a command: a fork of Node), and
+ *   `cordon control run -- true` (the fast route of bin/run.cjs), each
  *   without NODE_EXTRA_CA_CERTS in its env (the target row) and with it (bench/ca-env.ts), which
  *   Node 20 parses at every start; these rows include Node's own start-up and print their wall
  *   and CPU (user + sys of the process and its children, which a loaded machine inflates less)
@@ -139,12 +140,20 @@ function cliRows(variants: Array<{ name: string; argv: string[]; env: NodeJS.Pro
   return out;
 }
 const SPAWN_TRUE = "require('node:child_process').spawn('true', { stdio: 'inherit' })";
+/** The same through libuv's process handle, in the calling convention of this Node's major (src/control/direct-spawn.ts). */
+const SPAWN_TRUE_HANDLE = [
+  "const b = process.binding('process_wrap'), p = new b.Process(), stdio = [0, 1, 2].map((fd) => ({ type: 'fd', fd }));",
+  'p.onexit = () => p.close();',
+  "const envPairs = Object.entries(process.env).map(([k, v]) => k + '=' + v);",
+  "b.constants ? p.spawn('true', ['true'], undefined, envPairs, stdio, 0, undefined, undefined) : p.spawn({ file: 'true', args: ['true'], envPairs, stdio });",
+].join(' ');
 const modes = caModes(env);
 const cli = cliRows([
   { name: 'true', argv: ['/bin/true'], env: modes[0]!.env },
   ...modes.flatMap((mode) => [
     { name: `node -e 0, ${mode.label}`, argv: [process.execPath, '-e', '0'], env: mode.env },
     { name: `node spawning true, ${mode.label}`, argv: [process.execPath, '-e', SPAWN_TRUE], env: mode.env },
+    { name: `node spawning true (handle), ${mode.label}`, argv: [process.execPath, '-e', SPAWN_TRUE_HANDLE], env: mode.env },
     { name: `cordon control run -- true, ${mode.label}`, argv: [process.execPath, BIN, 'control', 'run', '--', 'true'], env: mode.env },
   ]),
 ]);
@@ -176,11 +185,13 @@ console.log(`  ${''.padEnd(44)}${'wall'.padStart(8)}${'CPU'.padStart(8)}`);
 console.log(`  ${'true'.padEnd(44)}${f(wallOf('true'))}${f(cpuOf('true'))}`);
 for (const mode of modes) {
   const node = `node -e 0, ${mode.label}`;
-  const floor = `node spawning true, ${mode.label}`;
+  const viaChildProcess = `node spawning true, ${mode.label}`;
+  const floor = `node spawning true (handle), ${mode.label}`;
   const run = `cordon control run -- true, ${mode.label}`;
   const ratios = (name: string) => `ratio to node -e 0 ${(wallOf(name) / wallOf(node)).toFixed(2)} wall, ${(cpuOf(name) / cpuOf(node)).toFixed(2)} CPU`;
   console.log(`  ${node.padEnd(44)}${f(wallOf(node))}${f(cpuOf(node))}`);
-  console.log(`  ${floor.padEnd(44)}${f(wallOf(floor))}${f(cpuOf(floor))}   ${ratios(floor)} (the floor)`);
+  console.log(`  ${viaChildProcess.padEnd(44)}${f(wallOf(viaChildProcess))}${f(cpuOf(viaChildProcess))}   ${ratios(viaChildProcess)} (through node:child_process)`);
+  console.log(`  ${floor.padEnd(44)}${f(wallOf(floor))}${f(cpuOf(floor))}   ${ratios(floor)} (the floor: libuv's process handle, as control run)`);
   const verdict = mode.target ? ` (target ≤ ${CLI_TARGET}: ${wallOf(run) / wallOf(node) <= CLI_TARGET ? 'met' : 'NOT met'})` : ' (context)';
   console.log(`  ${run.padEnd(44)}${f(wallOf(run))}${f(cpuOf(run))}   ${ratios(run)}${verdict}; adds ${(wallOf(run) - wallOf('true')).toFixed(1)} ms over true, ${(cpuOf(run) - cpuOf(floor)).toFixed(1)} ms CPU over the floor`);
 }
