@@ -1,7 +1,7 @@
 import type { StdioOptions } from 'node:child_process';
 import { nodeChildProcess } from '../util/builtins.js';
 import { isTerminal } from '../util/legacy-binding.js';
-import { spawnDirect } from './direct-spawn.js';
+import { spawnDirect } from '../process/direct-spawn.js';
 import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import type { GuardChild, GuardExit, GuardSpawnOptions } from '@cordon/plugin-api';

@@ -16,7 +16,7 @@ export { resolveSettings, parsePolicyFile, readPolicyFile, checkLabel, POLICY_FI
 export { DEFAULT_LIMITS, compilePathRules, policyProblem, type Limits, type Policy, type PathRules } from './policy/policy.js';
 export { runVerifiers, runVerifier, failureReason, TRUNCATION_MARKER, type VerifierResult, type VerifierContext } from './verify/run.js';
 export { splitCommand, DEFAULT_VERIFY_TIMEOUT_SECONDS, DEFAULT_VERIFY_OUTPUT_CAP, MAX_VERIFIERS, type VerifySpec } from './verify/spec.js';
-export { runManaged, killGroup, signalGroup, succeeded, type ManagedOptions, type ManagedResult } from './process.js';
+export { runManaged, killGroup, signalGroup, succeeded, type ManagedChild, type ManagedOptions, type ManagedResult } from './process.js';
 export { discoverRepo, resolveCommit, baseGitEnv, type RepoLocation } from './git/repo.js';
 export { loadEnvelope, saveState, saveAudit, envelopePaths, envelopeExists, removeEnvelope, CORDON_DIR, type Envelope, type EnvelopePaths } from './state/store.js';
 export { SCHEMA_VERSION, type EnvelopeConfig, type EnvelopeSnapshot, type EnvelopeState } from './state/schema.js';

@@ -5,6 +5,7 @@ import { EXCLUSIVE_CREATE, tempPathBeside } from '../io/atomic-write.js';
 import { processRuns, processStartTicks } from '../io/private-temp.js';
 import { readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 import { nodeOs } from '../util/builtins.js';
+import { isoTimestamp } from '../util/clock.js';
 import { randomHex } from '../util/random.js';
 
 /**
@@ -64,7 +65,7 @@ export interface LockHandle {
  * the holder. The lock is also released when this process exits normally.
  */
 export function acquireLock(path: string, command: string): LockHandle {
-  const record: LockRecord = { pid: process.pid, host: nodeOs().hostname(), start: processStart(process.pid), nonce: randomHex(12), command, since: new Date().toISOString() };
+  const record: LockRecord = { pid: process.pid, host: nodeOs().hostname(), start: processStart(process.pid), nonce: randomHex(12), command, since: isoTimestamp() };
   if (!tryCreate(path, record)) {
     const holder = inspect(path);
     if (holder.kind === 'free') {

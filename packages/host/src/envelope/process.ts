@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { spawnDirect, type DirectPipe } from '../process/direct-spawn.js';
+import { nodeChildProcess } from '../util/builtins.js';
 import { monotonicMs } from '../util/clock.js';
 
 /**
@@ -12,7 +13,12 @@ import { monotonicMs } from '../util/clock.js';
  * - each output stream counts every byte; the first `keepBytes` are kept; byte `outputCap + 1`
  *   marks the run `outputLimited` and kills the group;
  * - if the pipes are still open {@link CLOSE_WAIT_MS} after the child exited (a grandchild
- *   holds them), the group is killed and the result says `outputNotClosed`.
+ *   holds them), the group is killed and the result says `outputNotClosed`;
+ * - without `input`, started through libuv's process handle and read through its pipe handles
+ *   (src/process/direct-spawn.ts) where this Node's binding is known, else through
+ *   `child_process`: the same process, descriptors and results either way, without loading
+ *   `child_process` and Node's stream and socket modules for the fast `cordon check`'s git
+ *   commands (`npm run bench:envelope`).
  */
 
 /** TERM → KILL grace when killing a process group, in ms (the BEKO2210/SkillQuarry cordon: 0.4 s). */
@@ -42,7 +48,21 @@ export interface ManagedOptions {
   /** Bytes written to stdin before it is closed; default: stdin is /dev/null. */
   readonly input?: Buffer | string;
   /** Called once the child has a pid (agent runners record it and supervise its process tree). */
-  readonly onSpawn?: (child: ChildProcess) => void;
+  readonly onSpawn?: (child: ManagedChild) => void;
+}
+
+/**
+ * A started managed child as {@link ManagedOptions.onSpawn} hands it out: its pid, whether it
+ * has ended, and a signal to the child alone. A `ChildProcess` is one; so is the direct route's.
+ */
+export interface ManagedChild {
+  readonly pid?: number | undefined;
+  /** Exit code once it exited normally, else null. */
+  readonly exitCode: number | null;
+  /** The signal that ended it, else null. */
+  readonly signalCode: NodeJS.Signals | null;
+  /** Sends `signal` (default SIGTERM) to the child alone; false when it could not be sent. */
+  kill(signal?: NodeJS.Signals): boolean;
 }
 
 /** What one managed run produced. */
@@ -89,21 +109,14 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
   // Not `performance.now()`: its first use loads perf_hooks, on every git command of the fast `check`.
   const started = monotonicMs();
   return new Promise<ManagedResult>((resolve, reject) => {
-    let child: ChildProcess;
+    let proc: StartedProcess;
     try {
-      child = spawn(argv[0]!, argv.slice(1), {
-        cwd: options.cwd,
-        env: options.env,
-        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-        detached: process.platform !== 'win32',
-        shell: false,
-        windowsHide: true,
-      });
+      proc = startProcess(argv, options);
     } catch (error) {
       reject(startError(argv[0]!, error));
       return;
     }
-    if (child.pid !== undefined) options.onSpawn?.(child);
+    const { child } = proc;
     const out = collector(keep, options.keepTailBytes);
     const err = collector(keep, options.keepTailBytes);
     let timedOut = false;
@@ -126,31 +139,25 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
         kill();
       }
     };
-    child.stdout!.on('data', onData(out, options.onStdout));
-    child.stderr!.on('data', onData(err));
-    if (options.input !== undefined) {
-      child.stdin!.on('error', () => undefined);
-      child.stdin!.end(options.input);
-    }
+    proc.onOutput(onData(out, options.onStdout), onData(err));
     if (options.timeoutMs !== undefined) {
       timer = setTimeout(() => {
         timedOut = true;
         kill();
       }, options.timeoutMs);
     }
-    child.once('error', (error) => {
+    proc.onError((error) => {
       if (timer) clearTimeout(timer);
-      if (child.pid === undefined) reject(startError(argv[0]!, error));
+      reject(startError(argv[0]!, error));
     });
-    child.once('exit', (code, signal) => {
+    proc.onExit((code, signal) => {
       exited = true;
       exitInfo = { code, signal };
       if (timer) clearTimeout(timer);
       closeTimer = setTimeout(() => {
         outputNotClosed = true;
         signalGroup(child, 'SIGKILL');
-        child.stdout?.destroy();
-        child.stderr?.destroy();
+        proc.destroyOutput();
         finish();
       }, CLOSE_WAIT_MS);
     });
@@ -175,20 +182,133 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
         durationMs: monotonicMs() - started,
       });
     };
-    child.once('close', (code, signal) => {
-      if (child.pid === undefined) return;
+    proc.onClose((code, signal) => {
       if (!exited) exitInfo = { code, signal };
       exited = true;
       finish();
     });
+    if (child.pid !== undefined) options.onSpawn?.(child);
   });
+}
+
+/**
+ * One started child as {@link runManaged} drives it, whichever way it was started. Listeners are
+ * set once, right after the start, before the event loop turns.
+ */
+interface StartedProcess {
+  readonly child: ManagedChild;
+  /** Receives the chunks of stdout and of stderr. */
+  onOutput(stdout: (chunk: Buffer) => void, stderr: (chunk: Buffer) => void): void;
+  /** The child could not start after all (child_process reports some start errors late). */
+  onError(listener: (error: Error) => void): void;
+  /** The child exited (its pipes may still be open). */
+  onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  /** The child exited and both output pipes have ended. */
+  onClose(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  /** Stops reading and closes both output pipes. */
+  destroyOutput(): void;
+}
+
+/**
+ * Starts `argv` as {@link runManaged} describes: directly when nothing is written to its stdin
+ * and {@link spawnDirect} can, else through `child_process`. Throws a start error of the direct
+ * route; `child_process`'s arrive through `onError`.
+ */
+function startProcess(argv: readonly string[], options: ManagedOptions): StartedProcess {
+  const detached = process.platform !== 'win32';
+  if (options.input === undefined) {
+    const direct = spawnDirect({ file: argv[0]!, args: argv, cwd: options.cwd, env: options.env, detached, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (direct) return directProcess(direct.pid, direct.exit, direct.stdout!, direct.stderr!);
+  }
+  const child = nodeChildProcess().spawn(argv[0]!, argv.slice(1), {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    detached,
+    shell: false,
+    windowsHide: true,
+  });
+  if (options.input !== undefined) {
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(options.input);
+  }
+  return {
+    child,
+    onOutput(stdout, stderr) {
+      child.stdout!.on('data', stdout);
+      child.stderr!.on('data', stderr);
+    },
+    onError(listener) {
+      child.once('error', (error) => {
+        if (child.pid === undefined) listener(error);
+      });
+    },
+    onExit: (listener) => child.once('exit', listener),
+    onClose(listener) {
+      child.once('close', (code, signal) => {
+        if (child.pid !== undefined) listener(code, signal);
+      });
+    },
+    destroyOutput() {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    },
+  };
+}
+
+/** A {@link StartedProcess} over a command {@link spawnDirect} started with stdout and stderr piped. */
+function directProcess(pid: number, exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>, stdout: DirectPipe, stderr: DirectPipe): StartedProcess {
+  const child = {
+    pid,
+    exitCode: null as number | null,
+    signalCode: null as NodeJS.Signals | null,
+    kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
+      if (child.exitCode !== null || child.signalCode !== null) return false;
+      try {
+        process.kill(pid, signal);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+  let ended: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  let onClose: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
+  let onExit: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
+  // 'close' as child_process emits it: after the exit and the end of both pipes.
+  const maybeClose = (): void => {
+    if (ended && stdout.ended && stderr.ended) onClose?.(ended.code, ended.signal);
+  };
+  void exit.then((end) => {
+    child.exitCode = end.code;
+    child.signalCode = end.signal;
+    ended = end;
+    onExit?.(end.code, end.signal);
+    maybeClose();
+  });
+  stdout.onEnd = maybeClose;
+  stderr.onEnd = maybeClose;
+  return {
+    child,
+    onOutput(out, err) {
+      stdout.onData = out;
+      stderr.onData = err;
+    },
+    onError: () => undefined,
+    onExit: (listener) => (onExit = listener),
+    onClose: (listener) => (onClose = listener),
+    destroyOutput() {
+      stdout.destroy();
+      stderr.destroy();
+    },
+  };
 }
 
 /**
  * Kills `child`'s process group: SIGTERM, then SIGKILL after {@link KILL_GRACE_MS} unless the
  * leader has exited. A group that is already gone is a no-op.
  */
-export async function killGroup(child: ChildProcess, hasExited: () => boolean = () => child.exitCode !== null || child.signalCode !== null): Promise<void> {
+export async function killGroup(child: ManagedChild, hasExited: () => boolean = () => child.exitCode !== null || child.signalCode !== null): Promise<void> {
   signalGroup(child, 'SIGTERM');
   const deadline = Date.now() + KILL_GRACE_MS;
   while (!hasExited() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -197,7 +317,7 @@ export async function killGroup(child: ChildProcess, hasExited: () => boolean = 
 }
 
 /** Sends `signal` to the child's process group (POSIX) or the child (Windows); ignores ESRCH. */
-export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+export function signalGroup(child: ManagedChild, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {
     if (process.platform === 'win32') child.kill(signal);

@@ -5,6 +5,7 @@ import { renderAudit } from '../envelope/render.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { errorDocument, errorText } from '../output/error-text.js';
 import { enableStatus } from '../output/status.js';
+import { writeOut } from '../output/write-out.js';
 import { mark } from '../util/timeline.js';
 
 /** Options of {@link fastCheck}: the only flags the fast route takes. */
@@ -50,7 +51,7 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
     const { audit } = await check({ repo: options.repo, hooks, env, whileLocating });
     // The verdict's exit code first: a reader that closes the pipe early must not change it.
     process.exitCode = audit.passed ? 0 : 3;
-    process.stdout.write(options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);
+    writeOut(1, options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);
     mark('printed');
     return 'done';
   } catch (error) {
@@ -70,8 +71,8 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
  * message}}` on stdout, otherwise `Error: <message>` and `Code: <code>` on stderr.
  */
 function printError(error: CordonError, json: boolean): void {
-  if (json) process.stdout.write(`${JSON.stringify(errorDocument(error), null, 2)}\n`);
-  else process.stderr.write(errorText(error.message, error.code));
+  if (json) writeOut(1, `${JSON.stringify(errorDocument(error), null, 2)}\n`);
+  else writeOut(2, errorText(error.message, error.code));
 }
 
 /**

@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'n
 import type { Readable } from 'node:stream';
 import { DocumentEnd, parseAgentJson } from './payload-json.js';
 import { PayloadReducer, type ReducedPayload } from './payload-reduce.js';
-import { legacyBinding } from '../util/legacy-binding.js';
+import { UV_EOF, uvPipeBinding, type UvPipeHandle } from '../util/legacy-binding.js';
 
 /** Defaults for {@link readPayload}; overridable by `CORDON_HOOK_STDIN_TIMEOUT_MS` / `CORDON_HOOK_MAX_STDIN_BYTES`. */
 export const STDIN_DEFAULTS = Object.freeze({
@@ -225,44 +225,6 @@ export function readPayloadFd(fd: number, fallback: () => Readable & { isTTY?: b
 }
 
 const ignoreRead = (): void => undefined;
-
-/** libuv's end-of-file status (`UV_EOF` in uv/errno.h, the same on every platform). */
-const UV_EOF = -4095;
-
-/** The parts of libuv's pipe handle binding {@link readSocketFd} uses (Node's `net.Socket` is built on it). */
-interface UvPipeHandle {
-  open(fd: number): number;
-  readStart(): number;
-  readStop(): number;
-  unref(): void;
-  close(): void;
-  onread: (buffer?: ArrayBuffer) => void;
-}
-
-/** Node's pipe handle class and its read-state array, or `undefined` where they cannot be had. */
-interface UvPipeBinding {
-  readonly Pipe: new (type: number) => UvPipeHandle;
-  readonly socketType: number;
-  /** Node's shared stream state: after each read, the byte count (or a libuv error) and the offset into the buffer. */
-  readonly state: Int32Array;
-  readonly bytesIndex: number;
-  readonly offsetIndex: number;
-}
-
-/**
- * Node's `pipe_wrap` and `stream_wrap` bindings ({@link legacyBinding}), checked shape by shape,
- * so a Node that changed them yields `undefined` and the caller uses `process.stdin`.
- */
-function uvPipeBinding(): UvPipeBinding | undefined {
-  const pipe = legacyBinding('pipe_wrap');
-  const stream = legacyBinding('stream_wrap');
-  if (!pipe || !stream) return undefined;
-  const Pipe = pipe.Pipe;
-  const socketType = (pipe.constants as Record<string, unknown> | undefined)?.SOCKET;
-  const { streamBaseState: state, kReadBytesOrError: bytesIndex, kArrayBufferOffset: offsetIndex } = stream;
-  if (typeof Pipe !== 'function' || typeof socketType !== 'number' || !(state instanceof Int32Array) || typeof bytesIndex !== 'number' || typeof offsetIndex !== 'number') return undefined;
-  return { Pipe: Pipe as UvPipeBinding['Pipe'], socketType, state, bytesIndex, offsetIndex };
-}
 
 /**
  * Reads a socket descriptor (Node-based agents' stdin) with libuv's pipe handle directly, which is

@@ -22,7 +22,7 @@ export function nodeOs(): typeof import('node:os') {
   return process.getBuiltinModule('node:os') as typeof import('node:os');
 }
 
-/** `node:child_process`, loaded on first call (`control run` starts most commands without it, `src/control/direct-spawn.ts`). */
+/** `node:child_process`, loaded on first call (`control run` starts most commands without it, `src/process/direct-spawn.ts`). */
 export function nodeChildProcess(): typeof import('node:child_process') {
   return process.getBuiltinModule('node:child_process') as typeof import('node:child_process');
 }

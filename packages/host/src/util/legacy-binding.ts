@@ -4,7 +4,7 @@
  * since the hook and `control run` print nothing of their own), or `undefined` where Node no
  * longer hands it out. Callers check the shape of what they get and fall back to Node's public
  * module when it is not the shape they know: a binding's calling convention is not a public
- * promise (see `src/control/direct-spawn.ts` for one that changed between majors).
+ * promise (see `src/process/direct-spawn.ts` for one that changed between majors).
  */
 export function legacyBinding(name: string): Record<string, unknown> | undefined {
   const quiet = process.noDeprecation;
@@ -28,4 +28,48 @@ export function isTerminal(fd: number): boolean {
   const isTTY = legacyBinding('tty_wrap')?.isTTY;
   if (typeof isTTY === 'function') return (isTTY as (fd: number) => boolean)(fd) === true;
   return (process.getBuiltinModule('node:tty') as typeof import('node:tty')).isatty(fd);
+}
+
+/** libuv's end-of-file status (`UV_EOF` in uv/errno.h, the same on every platform). */
+export const UV_EOF = -4095;
+
+/**
+ * The parts of libuv's pipe handle (Node's `pipe_wrap` binding, which `net.Socket` is built on)
+ * that the hook's socket reader and the direct spawn's output pipes use. `onread` receives the
+ * read's ArrayBuffer (absent on end or error); the byte count or libuv error is in
+ * {@link UvPipeBinding.state}. Node asserts that `onread` is a function: never set it to null.
+ */
+export interface UvPipeHandle {
+  open(fd: number): number;
+  readStart(): number;
+  readStop(): number;
+  unref(): void;
+  close(): void;
+  onread: (buffer?: ArrayBuffer) => void;
+}
+
+/** Node's pipe handle class and its read-state array. */
+export interface UvPipeBinding {
+  readonly Pipe: new (type: number) => UvPipeHandle;
+  /** `pipe_wrap.constants.SOCKET`: the handle type `child_process` creates for a `'pipe'` stdio. */
+  readonly socketType: number;
+  /** Node's shared stream state: after each read, the byte count (or a libuv error) and the offset into the buffer. */
+  readonly state: Int32Array;
+  readonly bytesIndex: number;
+  readonly offsetIndex: number;
+}
+
+/**
+ * Node's `pipe_wrap` and `stream_wrap` bindings ({@link legacyBinding}), checked shape by shape,
+ * so a Node that changed them yields `undefined` and the caller uses Node's public streams.
+ */
+export function uvPipeBinding(): UvPipeBinding | undefined {
+  const pipe = legacyBinding('pipe_wrap');
+  const stream = legacyBinding('stream_wrap');
+  if (!pipe || !stream) return undefined;
+  const Pipe = pipe.Pipe;
+  const socketType = (pipe.constants as Record<string, unknown> | undefined)?.SOCKET;
+  const { streamBaseState: state, kReadBytesOrError: bytesIndex, kArrayBufferOffset: offsetIndex } = stream;
+  if (typeof Pipe !== 'function' || typeof socketType !== 'number' || !(state instanceof Int32Array) || typeof bytesIndex !== 'number' || typeof offsetIndex !== 'number') return undefined;
+  return { Pipe: Pipe as UvPipeBinding['Pipe'], socketType, state, bytesIndex, offsetIndex };
 }

@@ -1,4 +1,5 @@
 import { appendLine } from '../io/append.js';
+import { isoTimestamp } from './clock.js';
 import { ensurePrivateDir } from '../io/private-dir.js';
 import { join } from 'node:path';
 import type { Logger } from '@cordon/plugin-api';
@@ -25,7 +26,7 @@ export function createFileLogger(dataDir: string, scope: string, env: NodeJS.Pro
         ensurePrivateDir(join(dataDir, 'logs'));
         ready = true;
       }
-      appendLine(file, JSON.stringify({ t: new Date().toISOString(), level, scope, pid: process.pid, message, ...fields }) + '\n');
+      appendLine(file, JSON.stringify({ t: isoTimestamp(), level, scope, pid: process.pid, message, ...fields }) + '\n');
     } catch {
       // Logging is best effort.
     }

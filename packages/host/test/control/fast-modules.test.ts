@@ -7,7 +7,7 @@ import { REPO } from '../hot/support.js';
 // `cordon control run -- CMD` may stand before every shell call an agent makes, so its fast route
 // loads nothing beyond what `node -e 0` loads but a short list: its code cache (vm), the memory
 // total (os), and libuv's terminal, process and signal handles, asked of Node's bindings. Not
-// node:child_process with the socket and stream modules it brings (`src/control/direct-spawn.ts`),
+// node:child_process with the socket and stream modules it brings (`src/process/direct-spawn.ts`),
 // not node:tty (which loads net), not process.stdin's stream modules, not perf_hooks, not
 // process.stderr's writer: each cost the fast route 0.7-3 ms (docs/ARCHITECTURE.md "Where the
 // time goes").

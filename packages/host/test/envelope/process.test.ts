@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors/index.js';
 import { killGroup, runManaged, signalGroup } from '../../src/envelope/process.js';
+import { canSpawnDirect } from '../../src/process/direct-spawn.js';
 import { waitFor } from '../../../../test/support/wait.js';
 import { tempDir } from './support.js';
 
@@ -25,7 +26,28 @@ function alive(pid: number): boolean {
   }
 }
 
-describe('managed child processes (the BEKO2210/SkillQuarry cordon P1–P7, H07, H08)', () => {
+// Every case runs both ways a managed child starts: through libuv's process and pipe handles
+// (src/process/direct-spawn.ts, the default where the binding is known) and through
+// child_process (CORDON_DIRECT_SPAWN=off, and always when input is written to stdin).
+describe.each([
+  { route: 'the process handle', off: undefined },
+  { route: 'child_process', off: 'off' },
+])('managed child processes through $route (the BEKO2210/SkillQuarry cordon P1–P7, H07, H08)', ({ off }) => {
+  let saved: string | undefined;
+  beforeEach(() => {
+    saved = process.env.CORDON_DIRECT_SPAWN;
+    if (off) process.env.CORDON_DIRECT_SPAWN = off;
+    else delete process.env.CORDON_DIRECT_SPAWN;
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env.CORDON_DIRECT_SPAWN;
+    else process.env.CORDON_DIRECT_SPAWN = saved;
+  });
+
+  it('starts through the route it names', () => {
+    expect(canSpawnDirect()).toBe(off === undefined && process.platform !== 'win32' && [20, 22, 24].includes(Number(process.versions.node.split('.')[0])));
+  });
+
   it('P1: captures both streams and the exit code', async () => {
     const r = await runManaged(sh('printf out; printf err >&2; exit 5'), opts());
     expect(r.stdout.toString()).toBe('out');
@@ -98,5 +120,46 @@ describe('managed child processes (the BEKO2210/SkillQuarry cordon P1–P7, H07,
   it('stdin is /dev/null unless input is given', async () => {
     expect((await runManaged(sh('cat; echo done'), opts())).stdout.toString()).toBe('done\n');
     expect((await runManaged(sh('cat'), { ...opts(), input: 'fed' })).stdout.toString()).toBe('fed');
+  });
+
+  it('streams a large output in order, every byte, with the head and tail kept', async () => {
+    // 3 MiB in many reads: the pipe is read as it fills, and no chunk is lost, reordered or reused.
+    const seen: Buffer[] = [];
+    const r = await runManaged(['node', '-e', 'const b = Buffer.alloc(3 << 20); for (let i = 0; i < b.length; i++) b[i] = i % 251; process.stdout.write(b); process.stderr.write("e".repeat(100000))'], {
+      ...opts(),
+      keepBytes: 10,
+      keepTailBytes: 5,
+      onStdout: (chunk) => seen.push(Buffer.from(chunk)),
+    });
+    expect(r.exitCode).toBe(0);
+    const all = Buffer.concat(seen);
+    expect(all.length).toBe(3 << 20);
+    expect(all.every((byte, i) => byte === i % 251)).toBe(true);
+    expect(r.stdoutBytes).toBe(3 << 20);
+    expect([...r.stdout]).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect([...r.stdoutTail]).toEqual([...all.subarray(-5)]);
+    expect(r.stderrBytes).toBe(100000);
+    expect(r.stderr.toString()).toBe('e'.repeat(10));
+  });
+
+  it('a child killed by a signal reports it, and the environment and working directory are what was given', async () => {
+    const dir = tempDir('envcwd');
+    const r = await runManaged(sh('pwd; printf "%s" "$CORDON_T_X"; kill -USR1 $$'), { cwd: dir, env: { PATH: process.env.PATH, CORDON_T_X: 'a b=c' } });
+    expect(r.signal).toBe('SIGUSR1');
+    expect(r.exitCode).toBeNull();
+    expect(r.stdout.toString()).toBe(`${dir}\na b=c`);
+  });
+
+  it('a working directory that does not exist is a start error naming the command', async () => {
+    await expect(runManaged(['true'], { cwd: join(tempDir('gone'), 'missing'), env: process.env })).rejects.toMatchObject({ code: ERROR_CODES.PROCESS_ERROR, message: expect.stringMatching(/^cannot start 'true': ENOENT/) });
+  });
+
+  it('onSpawn gets the child with its pid; exitCode and signalCode follow its end', async () => {
+    let seen: { pid?: number; exitCode: number | null; signalCode: NodeJS.Signals | null } | undefined;
+    const r = await runManaged(sh('exit 3'), { ...opts(), onSpawn: (child) => (seen = child) });
+    expect(r.exitCode).toBe(3);
+    expect(seen?.pid).toBeGreaterThan(0);
+    expect(seen?.exitCode).toBe(3);
+    expect(seen?.signalCode).toBeNull();
   });
 });

@@ -15,10 +15,10 @@ beforeEach(() => {
 
 afterEach(() => sandbox.cleanup());
 
-/** The table's rows: label, then wall ms, +wall, and (but for Node's start-up) CPU ms and +CPU. */
+/** The table's rows: label, then wall ms, +wall, and (but for Node's start-up) CPU ms, +CPU, minor page faults and +faults. */
 function rows(stderr: string): Array<{ label: string; numbers: number[] }> {
   const lines = stderr.trimEnd().split('\n');
-  expect(lines[0]).toMatch(/^phase ends\s+wall ms\s+\+wall\s+cpu ms\s+\+cpu$/);
+  expect(lines[0]).toMatch(/^phase ends\s+wall ms\s+\+wall\s+cpu ms\s+\+cpu\s+faults\s+\+faults$/);
   return lines.slice(1).map((line) => {
     const m = /^(.+?)\s{2,}(-?[\d.]+(?:\s+-?[\d.]+)*)$/.exec(line);
     expect(m, line).not.toBeNull();
@@ -34,11 +34,16 @@ describe('CORDON_TIMELINE', () => {
     const table = rows(r.stderr);
     expect(table.map((row) => row.label)).toEqual(['node start-up', 'bundle loaded', 'plugins loaded', 'command started', 'command ended', 'run recorded', 'exit']);
     const marks = table.slice(1);
-    for (const row of marks) expect(row.numbers).toHaveLength(4);
+    for (const row of marks) expect(row.numbers).toHaveLength(6);
     for (let i = 1; i < marks.length; i++) {
       expect(marks[i]!.numbers[0]!).toBeGreaterThanOrEqual(marks[i - 1]!.numbers[0]!);
       expect(marks[i]!.numbers[2]!).toBeGreaterThanOrEqual(marks[i - 1]!.numbers[2]!);
+      // Faults are whole numbers that only grow, and each +faults is the difference to the row before.
+      expect(Number.isInteger(marks[i]!.numbers[4])).toBe(true);
+      expect(marks[i]!.numbers[4]! - marks[i - 1]!.numbers[4]!).toBe(marks[i]!.numbers[5]);
     }
+    // Node's start-up alone touches thousands of pages before the first mark.
+    expect(marks[0]!.numbers[4]!).toBeGreaterThan(100);
   });
 
   it('off unless set to 1: nothing on stderr', async () => {

@@ -1,6 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { runManaged, signalGroup } from '../process.js';
+import { runManaged, signalGroup, type ManagedChild } from '../process.js';
 import type { InterruptTrap } from './signals.js';
 import { SCAN_INTERVAL_MS, type ProcessTree } from './tree.js';
 
@@ -64,7 +63,7 @@ export interface AgentExit {
  */
 export async function superviseAgent(options: SuperviseOptions): Promise<AgentExit> {
   const { tree, trap } = options;
-  let child: ChildProcess | undefined;
+  let child: ManagedChild | undefined;
   let timedOut = false;
   let interrupted = false;
   let ending: Promise<number> | undefined;
@@ -135,7 +134,7 @@ export async function superviseAgent(options: SuperviseOptions): Promise<AgentEx
  * (rescanned first, so children started during the grace are caught), and up to 1 s for them to
  * disappear. Resolves with how many processes were alive at the start. Never throws.
  */
-export async function endTree(tree: ProcessTree, child?: ChildProcess, graceMs = AGENT_KILL_GRACE_MS): Promise<number> {
+export async function endTree(tree: ProcessTree, child?: ManagedChild, graceMs = AGENT_KILL_GRACE_MS): Promise<number> {
   tree.scan();
   const count = tree.alive().length;
   const agentAlive = () => child !== undefined && child.exitCode === null && child.signalCode === null;

@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureTracked } from '../evidence/measure.js';
@@ -7,7 +6,7 @@ import { listUntracked } from '../evidence/untracked.js';
 import type { DiffEntry } from '../git/parse.js';
 import { OBJECT_ID, type RepoLocation } from '../git/repo.js';
 import { createShadowGit, type GitRules, type ShadowGit } from '../git/shadow.js';
-import { signalGroup } from '../process.js';
+import { signalGroup, type ManagedChild } from '../process.js';
 import { canonicalJson } from '../state/canonical-json.js';
 import { envelopePaths, readJson } from '../state/store.js';
 
@@ -34,8 +33,8 @@ export interface StartedGit {
  */
 export function startAuditGit(loc: RepoLocation, rules: GitRules, baseline: string): StartedGit {
   const shadow = createShadowGit(loc, rules, baseline);
-  const children: ChildProcess[] = [];
-  const onSpawn = (child: ChildProcess) => children.push(child);
+  const children: ManagedChild[] = [];
+  const onSpawn = (child: ManagedChild) => children.push(child);
   const trackedSizes = new Map<string, ReturnType<typeof measureTracked>>();
   const sizing = new BatchedWork<string>((path) => trackedSizes.set(path, measureTracked(loc.root, path)));
   const trackedDiff = collectTracked(shadow.inv, baseline, undefined, (path) => sizing.add(path), { onSpawn });

@@ -1,7 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { pathBytes } from '../path-text.js';
 import { EXCLUDE_LINE } from '../state/exclude.js';
+import { nodeChildProcess } from '../../util/builtins.js';
 import type { GitInvocation } from './run-git.js';
 
 /** Answers "would git ignore this path?" for batches of repo-relative paths (directories end in `/`). */
@@ -70,7 +71,9 @@ export class IgnoreOracle implements IgnoreAnswers {
 
   #start(): ChildProcessWithoutNullStreams {
     if (this.#child) return this.#child;
-    const child = spawn(this.inv.gitBinary ?? 'git', ['check-ignore', '--stdin', '-z', '-v', '-n', '--no-index'], {
+    // child_process on first use: the fast `cordon check` asks git about ignore rules only when
+    // a path needs it, and loading the module costs every check several ms (`npm run bench:envelope`).
+    const child = nodeChildProcess().spawn(this.inv.gitBinary ?? 'git', ['check-ignore', '--stdin', '-z', '-v', '-n', '--no-index'], {
       cwd: this.inv.cwd,
       // Answers are read one request at a time: git must flush each one (GIT_FLUSH).
       env: { ...this.inv.env, GIT_FLUSH: '1' },

@@ -1,6 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { runManaged } from '../process.js';
+import { runManaged, type ManagedChild } from '../process.js';
 
 /** Default wall-clock limit of one git command, in ms. */
 export const GIT_TIMEOUT_MS = 300_000;
@@ -26,7 +25,7 @@ export interface GitCallOptions {
   /** Exit codes that are not failures (default `[0]`). */
   readonly okExitCodes?: readonly number[];
   /** Hears the started process (callers that may have to stop it early). */
-  readonly onSpawn?: (child: ChildProcess) => void;
+  readonly onSpawn?: (child: ManagedChild) => void;
 }
 
 /**

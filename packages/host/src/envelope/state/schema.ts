@@ -5,6 +5,7 @@ import { isPhase, type Phase } from '../phases.js';
 import { exactKeys, isPlainObject, labelProblem, policyProblem, type Policy } from '../policy/policy.js';
 import { verifySpecProblem, type VerifySpec } from '../verify/spec.js';
 import type { AuditRecord } from '../audit/record.js';
+import { isoTimestamp } from '../../util/clock.js';
 
 /** Version of every `.cordon/*.json` file this code reads and writes. */
 export const SCHEMA_VERSION = 1;
@@ -163,5 +164,5 @@ function isStringMap(value: unknown): value is Record<string, string> {
 
 /** ISO-8601 UTC timestamp to the second, e.g. `2026-11-30T02:08:29Z`. */
 export function nowIso(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return isoTimestamp().replace(/\.\d{3}Z$/, 'Z');
 }

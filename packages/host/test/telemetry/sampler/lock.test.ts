@@ -82,29 +82,36 @@ describe('sampler lock', () => {
     const lockModule = pathToFileURL(join(REPO_ROOT, 'packages/host/dist/telemetry/sampler/lock.js')).href;
     const idModule = pathToFileURL(join(REPO_ROOT, 'packages/host/dist/telemetry/sampler/identity.js')).href;
     const code = `const { acquireSamplerLock } = await import(${JSON.stringify(lockModule)}); const { identify } = await import(${JSON.stringify(idModule)});
-      await new Promise((r) => setTimeout(r, Number(process.env.AT) - Date.now()));
+      await new Promise((r) => setTimeout(r, Math.max(0, Number(process.env.AT) - Date.now())));
       const r = acquireSamplerLock(${JSON.stringify(dir)}, identify(process.pid));
       process.stdout.write(JSON.stringify(r) + '\\n'); setInterval(() => {}, 1e6);`;
     // Every process stays alive (a live owner) until all have answered, then they are killed.
+    // A child that starts after `at` (a loaded machine) waits 0 ms, not a negative delay: Node 24
+    // prints a TimeoutNegativeWarning on stderr for that, which the check below refuses.
     const at = String(Date.now() + 2000);
-    const children = Array.from({ length: 40 }, () => spawn(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, AT: at }, stdio: ['ignore', 'pipe', 'inherit'] }));
+    const children = Array.from({ length: 40 }, () => spawn(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, AT: at }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const stderr = children.map(() => '');
+    children.forEach((c, i) => c.stderr!.on('data', (b) => (stderr[i] += b)));
+    const closed = Promise.all(children.map((c) => new Promise((r) => c.once('close', r))));
     let results: Array<{ acquired: boolean; generation: number }>;
     try {
       results = await Promise.all(
-        children.map((c) => {
+        children.map((c, i) => {
           let out = '';
           return new Promise<{ acquired: boolean; generation: number }>((resolve, reject) => {
             c.stdout!.on('data', (b) => {
               out += b;
               if (out.includes('\n')) resolve(JSON.parse(out));
             });
-            c.on('exit', (code) => reject(new Error(`lock child exited with ${code}`)));
+            c.on('exit', (code) => reject(new Error(`lock child exited with ${code}: ${stderr[i]}`)));
           });
         }),
       );
     } finally {
       for (const c of children) c.kill('SIGKILL');
     }
+    await closed;
+    expect(stderr.filter(Boolean)).toEqual([]);
     expect(results.filter((r) => r.acquired)).toHaveLength(1);
     expect(results.every((r) => r.generation === 2)).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(['sampler.lock.1', 'sampler.lock.2']);

@@ -3,10 +3,10 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canSpawnDirect, spawnDirect, type DirectChild } from '../../src/control/direct-spawn.js';
+import { canSpawnDirect, spawnDirect, type DirectChild } from '../../src/process/direct-spawn.js';
 
 // `control run` starts a command through libuv's process handle instead of child_process
-// (src/control/direct-spawn.ts). What the command sees and how its end is reported must be what
+// (src/process/direct-spawn.ts). What the command sees and how its end is reported must be what
 // child_process would give: each case runs both ways and compares.
 
 let dir: string;

@@ -1,0 +1,81 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPO } from '../hot/support.js';
+
+// writeOut (src/output/write-out.ts) prints a fast route's output straight to descriptor 1 or 2.
+// Each case runs the built module in a process of its own, whose descriptors are the case.
+
+const MODULE = pathToFileURL(join(REPO, 'packages/host/dist/output/write-out.js')).href;
+let dir: string;
+beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'cordon-write-out-'))));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Node source that imports writeOut and runs `body`. */
+const script = (body: string) => `import { writeOut } from ${JSON.stringify(MODULE)};\n${body}`;
+
+describe('writeOut', () => {
+  it('a file gets exactly the UTF-8 bytes, in order, on both descriptors', () => {
+    const out = join(dir, 'out.txt');
+    const err = join(dir, 'err.txt');
+    const fds = [openSync(out, 'w'), openSync(err, 'w')];
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script("writeOut(1, 'a\\u00e9\\u4e2d'); writeOut(2, 'E'); writeOut(1, '\\n'.repeat(3) + 'z'.repeat(200000));")], { stdio: ['ignore', fds[0]!, fds[1]!] });
+    for (const fd of fds) closeSync(fd);
+    expect(r.status).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(`a\u00e9\u4e2d\n\n\n${'z'.repeat(200000)}`);
+    expect(readFileSync(err, 'utf8')).toBe('E');
+  });
+
+  it('a reader that closed the pipe (EPIPE) ends the output quietly: later writes are dropped, the exit code stays', async () => {
+    // The reader is gone before the child writes; 1 MiB cannot fit in a pipe buffer either way.
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script("await new Promise((r) => setTimeout(r, 300)); writeOut(1, 'x'.repeat(1 << 20)); writeOut(1, 'more'); process.exitCode = 3;")], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 3, stderr: '' });
+  });
+
+  it.runIf(process.platform === 'linux')('a descriptor left non-blocking (EAGAIN) gets the rest through the stream, every byte', async () => {
+    // A FIFO opened O_NONBLOCK on both ends: the child's descriptor 1 shares the non-blocking write
+    // end, so its write(2) fails with EAGAIN once the pipe buffer is full and nobody has read yet.
+    const fifo = join(dir, 'fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const readEnd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writeEnd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    const total = 1 << 20;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script(`writeOut(1, 'y'.repeat(${total}) + 'END');`)], { stdio: ['ignore', writeEnd, 'pipe'] });
+    closeSync(writeEnd);
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Read only after a pause, so the child meets a full pipe first.
+    await new Promise((r) => setTimeout(r, 500));
+    const chunks: Buffer[] = [];
+    const buf = Buffer.alloc(1 << 16);
+    const { readSync } = await import('node:fs');
+    let exited = false;
+    child.once('exit', () => (exited = true));
+    for (;;) {
+      let n = 0;
+      try {
+        n = readSync(readEnd, buf, 0, buf.length, null);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        if (exited) break;
+        await new Promise((r) => setTimeout(r, 5));
+        continue;
+      }
+      if (n === 0) break;
+      chunks.push(Buffer.from(buf.subarray(0, n)));
+    }
+    closeSync(readEnd);
+    const text = Buffer.concat(chunks).toString();
+    expect(stderr).toBe('');
+    expect(text.length).toBe(total + 3);
+    expect(text.endsWith('yEND')).toBe(true);
+    expect(child.exitCode).toBe(0);
+  });
+});
