@@ -6,8 +6,9 @@
  *   (`python3 -m cordon check`; `CORDON_BENCH_REFERENCE` names the reference's `src/` directory,
  *   the BEKO2210/SkillQuarry cordon says where it lives), the bare git commands and `node -e 0`.
  *   Here Node's start-up is most of cordon's time. Targets at 20 files: ≤ 1.0× the reference,
- *   ≤ 1.3× (`node -e 0` + the bare git commands). The floor row is a Node process that only
- *   starts the same git commands at once, waits and writes one file: no check can cost less;
+ *   ≤ 1.3× (`node -e 0` + the bare git commands). The floor rows are a Node process that only
+ *   starts the same git commands at once, waits and writes one file, through `node:child_process`
+ *   and through libuv's process and pipe handles as the check does: no check can cost less;
  * - `cordon check` on a repository of 100,000 tracked files (`CORDON_BENCH_FILES`) with 5 % of
  *   them (`CORDON_BENCH_CHANGES`) changed, added, deleted and renamed, side by side with the bare
  *   git commands the audit has to run. Target ≤ 1.2× at 100,000 files, ≤ 1.5× at 20,000
@@ -167,6 +168,38 @@ function writeNodeFloor(path: string, commands: string[][]): string {
 }
 
 /**
+ * {@link writeNodeFloor} through libuv's process and pipe handles (the `process_wrap`,
+ * `pipe_wrap` and `stream_wrap` bindings, in this Node's calling convention), as the check starts
+ * its git commands (src/process/direct-spawn.ts): the floor without `node:child_process` and the
+ * stream and socket modules it loads. Returns `path`.
+ */
+function writeNodeHandleFloor(path: string, commands: string[][]): string {
+  writeFileSync(
+    path,
+    [
+      "const b = process.binding('process_wrap'), pw = process.binding('pipe_wrap'), sw = process.binding('stream_wrap');",
+      `const commands = ${JSON.stringify(commands)};`,
+      "const envPairs = Object.entries(process.env).map(([k, v]) => k + '=' + v);",
+      'let left = commands.length;',
+      'const sizes = [];',
+      'for (const args of commands) {',
+      '  const p = new b.Process(), out = new pw.Pipe(pw.constants.SOCKET);',
+      "  const stdio = [{ type: 'ignore' }, { type: 'pipe', handle: out }, { type: 'ignore' }];",
+      '  let n = 0, code = -1, ended = false;',
+      "  const done = () => { if (code < 0 || !ended) return; if (code !== 0) process.exitCode = 1; sizes.push(n); if (--left === 0) require('node:fs').writeFileSync(process.argv[2], JSON.stringify(sizes)); };",
+      '  p.onexit = (c) => { code = c; p.close(); done(); };',
+      '  out.onread = () => { const r = sw.streamBaseState[sw.kReadBytesOrError]; if (r > 0) n += r; else if (r < 0 && !ended) { ended = true; out.close(); done(); } };',
+      "  const argv = ['git', ...args];",
+      "  b.constants ? p.spawn('git', argv, undefined, envPairs, stdio, 0, undefined, undefined) : p.spawn({ file: 'git', args: argv, envPairs, stdio });",
+      '  out.readStart();',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  return path;
+}
+
+/**
  * The small-repository part: for each size, a cached repository (and a copy for the reference,
  * which keeps its state in the same `.cordon` directory), reset, armed by each tool, given the
  * same 3 changes (one file modified by a line, one deleted, one added), then SMALL_ROUNDS
@@ -208,6 +241,7 @@ async function smallPart(): Promise<void> {
     const expected = { paths: 3, addedLines: 2, deletedLines: 3 };
     const gitScript = bareGit(baseline).map((args) => ['git', ...args].join(' ')).join(' && ');
     const floorScript = writeNodeFloor(join(root, 'node-floor.cjs'), bareGit(baseline));
+    const handleFloorScript = writeNodeHandleFloor(join(root, 'node-floor-handle.cjs'), bareGit(baseline));
     const times = new Map<string, Cost[]>();
     const add = (name: string, x: Cost) => (times.get(name) ?? times.set(name, []).get(name)!).push(x);
     for (let round = 0; round <= SMALL_ROUNDS; round++) {
@@ -217,6 +251,7 @@ async function smallPart(): Promise<void> {
         expectMetrics('cordon check', mine, expected);
         row.push([`node -e 0 ${mode.label}`, cost('node -e 0', '"$@"', [process.execPath, '-e', '0'], mine, mode.env)]);
         row.push([`floor ${mode.label}`, cost('node floor', '"$@"', [process.execPath, floorScript, join(root, 'node-floor.json')], mine, mode.env)]);
+        row.push([`handle floor ${mode.label}`, cost('node floor (handle)', '"$@"', [process.execPath, handleFloorScript, join(root, 'node-floor.json')], mine, mode.env)]);
       }
       if (REFERENCE) {
         row.push(['reference', cost('reference check', '"$@"', [PYTHON, '-m', 'cordon', '--repo', theirs, 'check'], theirs, { ...env, PYTHONPATH: REFERENCE })]);
@@ -242,10 +277,11 @@ async function smallPart(): Promise<void> {
       const floorVerdict = mode.target ? (files <= 20 ? ` (target ≤ ${TARGET_FLOOR}: ${floor <= TARGET_FLOOR ? 'met' : 'NOT met'})` : '') : ' (context)';
       console.log(`  ${pad('', 15)} ratio to node -e 0 + git ${floor.toFixed(2)} wall${floorVerdict}, ${floorCpu.toFixed(2)} CPU`);
       // Context for the target: the least a Node program running these commands costs here.
-      const least = `floor ${mode.label}`;
-      console.log(
-        `  ${pad('', 15)} a Node process that only runs the same git commands at once and writes one file: ${both(least)}, ${(wall(least) / (wall(`node -e 0 ${mode.label}`) + wall('git'))).toFixed(2)}× node -e 0 + git (the floor); cordon check adds ${(wall(name) - wall(least)).toFixed(0)} ms wall, ${(cpu(name) - cpu(least)).toFixed(0)} ms CPU to it`,
-      );
+      const viaChildProcess = `floor ${mode.label}`;
+      const least = `handle floor ${mode.label}`;
+      const base = wall(`node -e 0 ${mode.label}`) + wall('git');
+      console.log(`  ${pad('', 15)} a Node process that only runs the same git commands at once and writes one file: through node:child_process ${both(viaChildProcess)}, ${(wall(viaChildProcess) / base).toFixed(2)}× node -e 0 + git`);
+      console.log(`  ${pad('', 15)} the same through libuv's process and pipe handles, as the check: ${both(least)}, ${(wall(least) / base).toFixed(2)}× node -e 0 + git (the floor); cordon check adds ${(wall(name) - wall(least)).toFixed(0)} ms wall, ${(cpu(name) - cpu(least)).toFixed(0)} ms CPU to it`);
     }
   }
 }
@@ -280,6 +316,7 @@ async function bigPart(): Promise<void> {
   const { check } = (await import(join(ROOT, 'packages/host/dist/envelope/check.js'))) as typeof import('../packages/host/src/envelope/check.js');
   const gitScript = bare.map((args) => ['git', ...args].join(' ')).join(' && ');
   const floorScript = writeNodeFloor(join(cacheRoot, 'node-floor.cjs'), bare);
+  const handleFloorScript = writeNodeHandleFloor(join(cacheRoot, 'node-floor-handle.cjs'), bare);
   const times = new Map<string, Cost[]>();
   const add = (name: string, x: Cost) => (times.get(name) ?? times.set(name, []).get(name)!).push(x);
   const rss: number[] = [];
@@ -299,6 +336,7 @@ async function bigPart(): Promise<void> {
       row.push([`version ${mode.label}`, cost('cordon --version', '"$@"', [process.execPath, BIN, '--version'], repo, mode.env)]);
       row.push([`node ${mode.label}`, cost('node -e 0', '"$@"', [process.execPath, '-e', '0'], repo, mode.env)]);
       row.push([`floor ${mode.label}`, cost('node floor', '"$@"', [process.execPath, floorScript, join(cacheRoot, 'node-floor.json')], repo, mode.env)]);
+      row.push([`handle floor ${mode.label}`, cost('node floor (handle)', '"$@"', [process.execPath, handleFloorScript, join(cacheRoot, 'node-floor.json')], repo, mode.env)]);
     }
     if (round > 0) for (const [name, x] of row) add(name, x); // round 0 is the warm-up
   }
@@ -312,8 +350,10 @@ async function bigPart(): Promise<void> {
     const c = wall(`check ${mode.label}`);
     const verdict = mode.target ? (c / g <= TARGET_BIG ? 'met' : 'NOT met') : 'context';
     console.log(`${pad(mode.label, 15)} cordon check (CLI) ${c.toFixed(0)} ms wall, ${cpu(`check ${mode.label}`).toFixed(0)} ms CPU (git included); ratio cordon/git ${(c / g).toFixed(2)} wall (target ≤ ${TARGET_BIG}: ${verdict}), ${(cpu(`check ${mode.label}`) / cpu('git')).toFixed(2)} CPU; cordon --version ${wall(`version ${mode.label}`).toFixed(0)} ms, node -e 0 ${wall(`node ${mode.label}`).toFixed(0)} ms wall`);
-    const floor = `floor ${mode.label}`;
-    console.log(`${pad('', 15)} a Node process that only runs the same git commands at once and writes one file: ${wall(floor).toFixed(0)} ms wall, ${cpu(floor).toFixed(0)} ms CPU, ${(wall(floor) / g).toFixed(2)}× git (the floor); cordon check adds ${(c - wall(floor)).toFixed(0)} ms wall to it`);
+    const viaChildProcess = `floor ${mode.label}`;
+    const floor = `handle floor ${mode.label}`;
+    console.log(`${pad('', 15)} a Node process that only runs the same git commands at once and writes one file: through node:child_process ${wall(viaChildProcess).toFixed(0)} ms wall, ${cpu(viaChildProcess).toFixed(0)} ms CPU, ${(wall(viaChildProcess) / g).toFixed(2)}× git`);
+    console.log(`${pad('', 15)} the same through libuv's process and pipe handles, as the check: ${wall(floor).toFixed(0)} ms wall, ${cpu(floor).toFixed(0)} ms CPU, ${(wall(floor) / g).toFixed(2)}× git (the floor); cordon check adds ${(c - wall(floor)).toFixed(0)} ms wall to it`);
   }
   console.log(`cordon peak RSS:                 ${(Math.max(...rss) / 1024).toFixed(1)} MiB`);
   // Where the difference goes: the same audit in-process, without any process start-up.
