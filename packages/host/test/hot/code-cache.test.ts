@@ -165,6 +165,25 @@ describe('the bundles run through a V8 code cache', () => {
     expect(statSync(join(sandbox.cacheDir, 'code-cache', full!)).mtimeMs).toBe(written);
   });
 
+  it('a register bundle with text outside ASCII (UTF-8) reads back exactly, from source and from its cache', async () => {
+    // requireCached reads the file and its CommonJS wrapper into one buffer and decodes it once.
+    const message = 'na\u00efve \u2014 \u4e2d\u6587 \u2713 \u{1f642}';
+    const root = sandbox.dir('plugin-utf8');
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'utf8-auditor', version: '0.0.0', oclif: { hooks: { 'cordon:register': { target: './register.cjs', identifier: 'register' } } } }));
+    // The literal is written as UTF-8 bytes, not as escapes.
+    writeFileSync(join(root, 'register.cjs'), `// ${message}\nexports.register = async () => ({ name: 'utf8-auditor', apply(api) { api.hooks.audit.tap('utf8', (ctx) => { ctx.violations.push({ code: 'utf8', message: '${message}' }); }); } });\n`);
+    linkPluginRoots(sandbox.dataDir, [{ name: 'utf8-auditor', root }]);
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'x\n' }, sandbox.env);
+    expect((await runCordon(['arm', 'utf8', '--allow', '**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+    for (let round = 0; round < 2; round++) {
+      const run = await runCordon(['check', '--json'], { env: sandbox.env, cwd: repo });
+      expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 3, stderr: '' });
+      expect(JSON.parse(run.stdout).violations).toEqual([{ code: 'utf8', message }]);
+      // The first round compiled it from source and wrote its cache; the second compiled from that cache.
+      expect(cacheFiles(sandbox.cacheDir).filter((f) => /utf8-auditor-register\.cjs-/.test(f))).toHaveLength(1);
+    }
+  });
+
   it("a bundle's lazy modules still load, silently: an audit tap that opens the ledger", async () => {
     const root = sandbox.dir('plugin-ledger-auditor');
     const db = join(sandbox.root, 'ledger.sqlite3');
