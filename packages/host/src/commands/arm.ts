@@ -1,6 +1,7 @@
 import { displayPath } from '../envelope/path-text.js';
 import { Args } from '@oclif/core';
 import { unstartableVerifiers } from '../envelope/verify/reachable.js';
+import { shellOperatorVerifiers, shellOperatorWarning } from '../envelope/verify/shell-operators.js';
 import { directoryGlobs, directoryGlobWarning } from '../envelope/policy/directory-globs.js';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { attemptsFlag, liveFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
@@ -45,6 +46,8 @@ export default class Arm extends CordonCommand {
     for (const v of unstartableVerifiers(config.verify.commands, config.repo.root)) {
       process.stderr.write(`warning: verifier \`${terminalText(v.command)}\` cannot start here now (\`${terminalText(v.program)}\` ${v.why}); \`cordon check\` fails it unless that changes\n`);
     }
+    // Armed as given too: the operator reaches the program as an argument, as in the reference.
+    for (const found of shellOperatorVerifiers(config.verify.commands)) process.stderr.write(`${shellOperatorWarning(found)}\n`);
     // Armed as given too: a literal path may be what was meant, but `src` for `src/**` is the usual slip.
     for (const found of directoryGlobs(config.policy, config.repo.root)) process.stderr.write(`${directoryGlobWarning(found, displayPath)}\n`);
     if (!config.live) return { phase: 'armed', mode: config.mode, baseline: config.baseline, root: config.repo.root, live: false };

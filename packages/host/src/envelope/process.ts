@@ -10,8 +10,9 @@ import { monotonicMs } from '../util/clock.js';
  * - started by argv, never through a shell; stdin is /dev/null;
  * - on POSIX in a new session and process group (`detached`), so a timeout or an output
  *   overflow kills the whole group: SIGTERM, then SIGKILL after {@link KILL_GRACE_MS};
- * - each output stream counts every byte; the first `keepBytes` are kept; byte `outputCap + 1`
- *   marks the run `outputLimited` and kills the group;
+ * - each output stream counts its bytes; the first `keepBytes` are kept; byte `outputCap + 1`
+ *   marks the run `outputLimited` and kills the group, and that stream's later bytes are
+ *   drained unread (its count and tail end at byte `outputCap + 1`);
  * - if the pipes are still open {@link CLOSE_WAIT_MS} after the child exited (a grandchild
  *   holds them), the group is killed and the result says `outputNotClosed`;
  * - without `input`, started through libuv's process handle and read through its pipe handles
@@ -81,7 +82,7 @@ export interface ManagedResult {
   /** The last `keepTailBytes` of each stream that came after the first `keepBytes` (empty when the stream fitted). */
   readonly stdoutTail: Buffer;
   readonly stderrTail: Buffer;
-  /** Total bytes seen per stream (may exceed what was kept). */
+  /** Bytes seen per stream (may exceed what was kept); at most `outputCap + 1` with a cap. */
   readonly stdoutBytes: number;
   readonly stderrBytes: number;
   /** Wall time from spawn to close, in ms. */
@@ -131,10 +132,16 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
     const kill = () => {
       killing ??= killGroup(child, () => exited);
     };
+    const cap = options.outputCap;
     const onData = (c: ReturnType<typeof collector>, forward?: (chunk: Buffer) => void) => (chunk: Buffer) => {
-      c.add(chunk);
-      if (forward && !outputLimited) forward(chunk);
-      if (options.outputCap !== undefined && c.total > options.outputCap && !outputLimited) {
+      // A stream past its cap is drained (the child is being killed) but nothing more of it is
+      // kept or counted: what the result holds of it is its first `outputCap + 1` bytes, however
+      // much the child wrote before the signal reached it.
+      if (cap !== undefined && c.total > cap) return;
+      const part = cap !== undefined && c.total + chunk.length > cap + 1 ? chunk.subarray(0, cap + 1 - c.total) : chunk;
+      c.add(part);
+      if (forward && !outputLimited) forward(part);
+      if (cap !== undefined && c.total > cap && !outputLimited) {
         outputLimited = true;
         kill();
       }

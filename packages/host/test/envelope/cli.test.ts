@@ -211,6 +211,28 @@ describe('cordon arm / check / status / reset', () => {
     expect(checked.stdout).toContain("cannot start './scripts/plain.sh': EACCES: not executable");
   });
 
+  it('arm warns of a verifier holding a shell operator (it reaches the program as an argument), and arms all the same', async () => {
+    const repo = newRepo({ 'src/a.js': 'a\n' });
+    const armed = await cordon(['arm', 'v', '--allow', 'src/**', '--verify', 'true && false', '--verify', "sh -c 'true && false'", '--verify', 'echo it | grep -q x', '--verify', "grep -q '<title>' src/a.js", '--verify', 'echo done >out.txt'], repo);
+    expect(armed.exitCode, armed.stderr).toBe(0);
+    expect(armed.stderr.split('\n').filter(Boolean)).toEqual([
+      "warning: verifier `true && false` passes `&&` to `true` as an argument: verifiers run without a shell, so it means nothing there; to have a shell run it, write `sh -c 'true && false'`",
+      "warning: verifier `echo it | grep -q x` passes `|` to `echo` as an argument: verifiers run without a shell, so it means nothing there; to have a shell run it, write `sh -c 'echo it | grep -q x'`",
+      "warning: verifier `echo done >out.txt` passes `>out.txt` to `echo` as an argument: verifiers run without a shell, so it means nothing there; to have a shell run it, write `sh -c 'echo done >out.txt'`",
+    ]);
+    // As in the reference: `true && false` runs `true` with two arguments, and check runs it so.
+    writeFiles(repo, { 'src/a.js': 'b\n' });
+    const checked = await cordon(['check', '--json'], repo);
+    const verifiers = JSON.parse(checked.stdout).verification as Array<{ command: string; passed: boolean }>;
+    expect(verifiers.map((v) => [v.command, v.passed])).toEqual([
+      ['true && false', true],
+      ["sh -c 'true && false'", false],
+      ['echo it | grep -q x', true],
+      ["grep -q '<title>' src/a.js", false],
+      ['echo done >out.txt', true],
+    ]);
+  });
+
   it('arm warns of a glob without * or ? that names a directory (flags and .cordon.json), and arms all the same', async () => {
     const repo = newRepo({ 'src/a.js': 'a\n', 'docs/guide/x.md': 'x\n', 'README.md': 'r\n', '.cordon.json': JSON.stringify({ deny: ['docs/guide'] }) });
     const armed = await cordon(['arm', 'd', '--allow', 'src', '--allow', 'README.md', '--allow', 'lib', '--allow-ignored', 'src', '--allow', 'docs/*'], repo);

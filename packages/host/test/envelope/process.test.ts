@@ -95,9 +95,22 @@ describe.each([
     const r = await runManaged(sh('printf 123456; sleep 300'), { ...opts(), outputCap: 2, timeoutMs: 60_000 });
     expect(r.outputLimited).toBe(true);
     expect(r.stdout.toString()).toBe('12');
-    expect(r.stdoutBytes).toBeGreaterThan(2);
+    expect(r.stdoutBytes).toBe(3);
     expect(r.signal).toBe('SIGTERM');
     expect(r.timedOut).toBe(false);
+  });
+
+  it('a stream past its cap keeps nothing more, however much the child writes before the signal lands', async () => {
+    // The child writes about 1.3 MB at once, far more than the pipe holds, ignoring the TERM
+    // for a moment; only the first cap + 1 bytes are kept and counted, head and tail alike.
+    const r = await runManaged(sh("trap 'sleep 0.3; exit 1' TERM; printf done >&2; seq 1 200000; sleep 300"), { ...opts(), outputCap: 1000, keepBytes: 10, keepTailBytes: 10, timeoutMs: 60_000 });
+    expect(r.outputLimited).toBe(true);
+    expect(r.stdoutBytes).toBe(1001);
+    const first = Buffer.from(Array.from({ length: 400 }, (_, i) => `${i + 1}\n`).join('')).subarray(0, 1001);
+    expect(r.stdout.toString()).toBe(first.subarray(0, 10).toString());
+    expect(r.stdoutTail.toString()).toBe(first.subarray(-10).toString());
+    // The other stream is under its own cap: kept as it came (the shell may add that seq was terminated).
+    expect(r.stderr.toString()).toMatch(/^done/);
   });
 
   it('P7a: pipes held open by a grandchild after exit are closed by killing the group', async () => {

@@ -6,6 +6,7 @@ import { acquireLock } from '../lock.js';
 import { checkLabel, readPolicyFile, resolveSettings, type SettingsInput } from '../settings.js';
 import { displayPath } from '../path-text.js';
 import { directoryGlobs, directoryGlobWarning } from '../policy/directory-globs.js';
+import { shellOperatorVerifiers, shellOperatorWarning } from '../verify/shell-operators.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
 import { findAgentBinary, resolveRunnerSettings, type RunnerInput } from './options.js';
 import { InterruptTrap } from './signals.js';
@@ -32,8 +33,8 @@ export interface AttemptOptions {
   /** Environment of the agent and the verifiers (default `process.env`). */
   readonly env?: NodeJS.ProcessEnv;
   /**
-   * Told each warning about the settings (a glob naming a directory: policy/directory-globs.ts)
-   * before the agent starts; `cordon run` prints them on stderr. Only `run` arms, so `resume`
+   * Told each warning about the settings (a glob naming a directory: policy/directory-globs.ts;
+   * a verifier holding a shell operator: verify/shell-operators.ts) before the agent starts; `cordon run` prints them on stderr. Only `run` arms, so `resume`
    * never calls it.
    */
   readonly warn?: (line: string) => void;
@@ -55,6 +56,7 @@ export async function runEnvelope(request: RunRequest, options: AttemptOptions =
   findAgentBinary(request.runner, settings.binary, loc.root, options.env);
   const envelopeSettings = resolveSettings(readPolicyFile(loc.root), request.settings);
   for (const found of directoryGlobs(envelopeSettings.policy, loc.root)) options.warn?.(directoryGlobWarning(found, displayPath));
+  for (const found of shellOperatorVerifiers(envelopeSettings.verify.commands)) options.warn?.(shellOperatorWarning(found));
   const lock = acquireLock(loc.lockFile, 'run');
   const trap = new InterruptTrap();
   try {

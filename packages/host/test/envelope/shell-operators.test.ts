@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { shellOperatorVerifiers, shellOperatorWarning } from '../../src/envelope/verify/shell-operators.js';
+
+// A verifier is split like a shell would split it, never run by one (src/envelope/verify/spec.ts):
+// a shell operator in it reaches the program as an argument, which arm warns of.
+
+describe('shellOperatorVerifiers', () => {
+  it('finds list and pipeline operators and output redirections, as words of their own', () => {
+    const found = shellOperatorVerifiers(['npm run build && npm test', 'make || true', 'a | b', 'a |& b', 'sleep 1 &', 'x > out', 'x >> out', 'x 2> err', 'x 2>&1', 'x >&2', 'x &> all', 'x >out.txt', 'x 2>/dev/null']);
+    expect(found.map((f) => f.operator)).toEqual(['&&', '||', '|', '|&', '&', '>', '>>', '2>', '2>&1', '>&2', '&>', '>out.txt', '2>/dev/null']);
+    expect(found[0]).toEqual({ command: 'npm run build && npm test', program: 'npm', operator: '&&' });
+  });
+
+  it('leaves alone what a shell runs, quoted operators inside words, `;` (find -exec) and input forms', () => {
+    const none = ["sh -c 'npm run build && npm test'", 'bash -lc "a | b"', "grep -E 'a|b' f", 'find . -name x -exec rm {} ;', "grep -q '<title>' index.html", 'node -e "1 > 0"', 'echo a&&b', 'npm test', "'unbalanced"];
+    expect(shellOperatorVerifiers(none)).toEqual([]);
+  });
+
+  it('the warning names the command, the operator and the program, and escapes them for a terminal', () => {
+    const [found] = shellOperatorVerifiers(['printf "\x1b[31m" && true']);
+    const line = shellOperatorWarning(found!);
+    expect(line).not.toMatch(/\x1b/);
+    expect(line).toMatch(/^warning: verifier `printf .*` passes `&&` to `printf` as an argument/);
+    // A command holding a single quote cannot be wrapped as is: the advice says how instead.
+    expect(shellOperatorWarning(shellOperatorVerifiers(["echo 'x' && true"])[0]!)).toMatch(/wrap the command in `sh -c`$/);
+  });
+});
