@@ -48,34 +48,45 @@ export const TAIL_CHARS = 2000;
 
 /**
  * The end of what a failed verifier printed: the last {@link TAIL_LINES} lines, at most
- * {@link TAIL_CHARS} characters, of its stderr, else its stdout, else why it could not start.
- * The evidence of a longer stream holds its first and last 8 KiB, so these lines are its real
- * end (the summary a test runner prints last); the header says how much was left out. Records
- * written by an older cordon hold only the first 16 KiB, and say so.
+ * {@link TAIL_CHARS} characters, of its stderr or its stdout, whichever holds text; when both do,
+ * the last half of that of each, stdout first, each under a header naming it (a test runner's
+ * summary is often on stdout while stderr holds warnings or npm's own failure lines), else why it
+ * could not start. The evidence of a longer stream holds its first and last 8 KiB, so these
+ * lines are its real end (the summary a test runner prints last); the header says how much was
+ * left out. Records written by an older cordon hold only the first 16 KiB, and say so.
  */
 export function outputTail(result: VerifierResult): string[] {
   if (result.start_error) return [result.start_error];
-  const stream = result.stderr.trim() !== '' ? result.stderr : result.stdout;
+  const streams = (['stdout', 'stderr'] as const).filter((which) => result[which].trim() !== '');
+  if (streams.length === 2) return [...streamTail(result.stdout, 'stdout', TAIL_LINES / 2, TAIL_CHARS / 2, true), ...streamTail(result.stderr, 'stderr', TAIL_LINES / 2, TAIL_CHARS / 2, true)];
+  return streams.length === 1 ? streamTail(result[streams[0]!], streams[0]!, TAIL_LINES, TAIL_CHARS, false) : [];
+}
+
+/**
+ * The last `maxLines` lines (at most `maxChars` characters) of one stream's evidence, under a
+ * header when something was left out, or always when `named` (two streams are shown).
+ */
+function streamTail(stream: string, which: 'stdout' | 'stderr', maxLines: number, maxChars: number, named: boolean): string[] {
   const cut = stream.endsWith(TRUNCATION_MARKER);
   const omitted = OMISSION_MARKER.exec(stream);
   let text = (cut ? stream.slice(0, -TRUNCATION_MARKER.length) : omitted ? stream.slice(omitted.index + omitted[0].length) : stream).replace(/\s+$/, '');
   if (text === '') return [];
   let lines = text.split(/\r?\n/);
-  let dropped = lines.length > TAIL_LINES;
-  lines = lines.slice(-TAIL_LINES);
+  let dropped = lines.length > maxLines;
+  lines = lines.slice(-maxLines);
   text = lines.join('\n');
-  if (text.length > TAIL_CHARS) {
+  if (text.length > maxChars) {
     // Keep whole lines where possible; a single huge line keeps its end.
-    const end = cutTextEnd(text, TAIL_CHARS);
+    const end = cutTextEnd(text, maxChars);
     const nl = end.indexOf('\n');
     text = nl >= 0 && nl < end.length - 1 ? end.slice(nl + 1) : end;
     dropped = true;
   }
   const out = text.split('\n');
-  const which = result.stderr.trim() !== '' ? 'stderr' : 'stdout';
   if (cut) out.unshift(`(${which} cut at 16 KiB; the end of what was kept:)`);
   else if (omitted) out.unshift(`(${which} longer than 16 KiB, ${omitted[1]} bytes of its middle left out; its last lines:)`);
   else if (dropped) out.unshift(`(last lines of ${which}:)`);
+  else if (named) out.unshift(`(${which}:)`);
   return out;
 }
 

@@ -56,7 +56,7 @@ describe('cordon arm / check / status / reset', () => {
     expect(out.filter((l) => l.startsWith('violation: '))).toEqual(['violation: path outside policy: README.md (matches no allow glob)', 'violation: path outside policy: docs/x.md (matches no allow glob)']);
   });
 
-  it('human output of a failed verifier: the end of its stderr (else stdout), indented under the violation', async () => {
+  it('human output of a failed verifier: the end of its stdout and its stderr (each under its name when both hold text), indented under the violation', async () => {
     const repo = newRepo();
     const noisy = `sh -c "i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo out$i; echo err$i >&2; done; exit 4"`;
     const quiet = `sh -c "echo only-stdout; exit 1"`;
@@ -68,7 +68,14 @@ describe('cordon arm / check / status / reset', () => {
     const at = (command: string) => lines.indexOf(`violation: verifier failed (${command}`);
     const n = at(`exit 4): ${noisy}`);
     expect(n, r.stdout + r.stderr).toBeGreaterThan(0);
-    expect(lines.slice(n + 1, n + 22)).toEqual(['    (last lines of stderr:)', ...Array.from({ length: 20 }, (_, i) => `    err${i + 11}`)]);
+    // Both streams hold text: the last 10 lines of each, stdout first (a runner's summary may be
+    // on either; npm puts its own failure lines on stderr).
+    expect(lines.slice(n + 1, n + 23)).toEqual([
+      '    (last lines of stdout:)',
+      ...Array.from({ length: 10 }, (_, i) => `    out${i + 21}`),
+      '    (last lines of stderr:)',
+      ...Array.from({ length: 10 }, (_, i) => `    err${i + 21}`),
+    ]);
     const q = at(`exit 1): ${quiet}`);
     expect(lines.slice(q + 1, q + 3)).toEqual(['    only-stdout', `violation: verifier failed (exit 2): ${wide}`]);
     // Over 2,000 characters: whole lines from the end only.

@@ -162,6 +162,9 @@ describe('starting the audit\'s git commands before the envelope is read (start-
     expect(started).toBeDefined();
     expect([...(await started.trackedDiff).keys()]).toEqual(['src/a.txt']);
     expect(await started.listed).toEqual(['.cordon/', 'src/new.txt']); // no ignore rules: .cordon/ too (the audit drops it)
+    // Paths are sized one batch per turn of the event loop (BatchedWork); the diff may end before
+    // the last batch's turn, and whatever is still unsized then the audit measures itself.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(started.trackedSizes.get('src/a.txt')).toEqual({ bytes: 2 });
     early.discard(); // adopted: the audit owns it now
     expect(readdirSync(tmpdir)).toHaveLength(1);
