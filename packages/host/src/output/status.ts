@@ -51,7 +51,8 @@ function draw(): void {
     detail = undefined;
   }
   const line = `${state.text} · ${elapsedText(Date.now() - state.since)}${detail ? ` · ${terminalText(detail)}` : ''}`;
-  const width = Math.max(20, (state.stream.columns ?? 80) - 1);
+  // A terminal that reports no width (0 columns, `stty cols 0`) is taken as 80 wide.
+  const width = Math.max(20, (state.stream.columns || 80) - 1);
   state.stream.write(`\r\x1b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
   state.drawn = true;
 }

@@ -387,6 +387,8 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
   // check (an install right before `cordon check`) would be named as the verifiers' output.
   const sinceNs = BigInt(Date.now() - VERIFIER_CTIME_SLACK_MS) * 1_000_000n;
   const verification = verifying ? await runVerifiers(a.verify, { cwd: a.loc.root, env: a.env }) : [];
+  // Verifiers usually dominate a check that runs them: a phase of their own in the timeline.
+  if (verifying) mark('verifiers run');
   const after = verifying && a.afterVerifiers ? await a.afterVerifiers(sinceNs) : { overlay: a.overlay };
   const notes = [...(a.notes ?? []), ...(after.note ? [after.note] : [])];
   for (const result of verification) {
