@@ -1,5 +1,5 @@
 import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { spawnDirect, type DirectPipe } from '../process/direct-spawn.js';
+import { spawnDirect, type DirectChild, type DirectExit } from '../process/direct-spawn.js';
 import { nodeChildProcess } from '../util/builtins.js';
 import { monotonicMs } from '../util/clock.js';
 
@@ -225,7 +225,7 @@ function startProcess(argv: readonly string[], options: ManagedOptions): Started
   const detached = process.platform !== 'win32';
   if (options.input === undefined) {
     const direct = spawnDirect({ file: argv[0]!, args: argv, cwd: options.cwd, env: options.env, detached, stdio: ['ignore', 'pipe', 'pipe'] });
-    if (direct) return directProcess(direct.pid, direct.exit, direct.stdout!, direct.stderr!);
+    if (direct) return directProcess(direct);
   }
   const child = nodeChildProcess().spawn(argv[0]!, argv.slice(1), {
     cwd: options.cwd,
@@ -264,7 +264,10 @@ function startProcess(argv: readonly string[], options: ManagedOptions): Started
 }
 
 /** A {@link StartedProcess} over a command {@link spawnDirect} started with stdout and stderr piped. */
-function directProcess(pid: number, exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>, stdout: DirectPipe, stderr: DirectPipe): StartedProcess {
+function directProcess(direct: DirectChild): StartedProcess {
+  const { pid, exit } = direct;
+  const stdout = direct.stdout!;
+  const stderr = direct.stderr!;
   const child = {
     pid,
     exitCode: null as number | null,
@@ -279,7 +282,7 @@ function directProcess(pid: number, exit: Promise<{ code: number | null; signal:
       }
     },
   };
-  let ended: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  let ended: DirectExit | undefined;
   let onClose: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
   let onExit: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
   // 'close' as child_process emits it: after the exit and the end of both pipes.
