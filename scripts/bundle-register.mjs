@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleBase, writeBundle } from './bundle-options.mjs';
+import { bundleBase, COMPACT, writeBundle } from './bundle-options.mjs';
 
 /**
  * `@cordon/plugin-api` inlined: its run-time code (pure functions such as the patch readers the
@@ -28,9 +28,13 @@ const inlinePluginApi = {
   },
 };
 
-/** esbuild options of the register bundle of the plugin at `root` (a test rebuilds it in memory). */
+/**
+ * esbuild options of the register bundle of the plugin at `root` (a test rebuilds it in memory).
+ * Compact (bundle-options.mjs COMPACT): the hook reads a dialect's bundle on every tool call, and
+ * `control run` cgroup-linux's on every command.
+ */
 export function registerBundleOptions(root) {
-  return { ...bundleBase(root, 'dist/index.js', 'dist/register.cjs'), packages: 'external', plugins: [inlinePluginApi] };
+  return { ...bundleBase(root, 'dist/index.js', 'dist/register.cjs'), ...COMPACT, packages: 'external', plugins: [inlinePluginApi] };
 }
 
 /**

@@ -28,7 +28,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleBase, writeBundle } from '../../../scripts/bundle-options.mjs';
+import { bundleBase, COMPACT, writeBundle } from '../../../scripts/bundle-options.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const INLINED = ['tapable', '@cordon/plugin-api', '@noble/hashes'];
@@ -112,13 +112,42 @@ const separateLazyPackages = (files) => ({
 });
 
 /**
+ * Replaces `dist/bus/load-services.js` (the static import of the ledger and telemetry services)
+ * with a loader of `dist/bus/services.cjs`, through bin/run.cjs's code cache (`requireCached`)
+ * when it is there, on the first call: a fast route builds a plugin api on every call and never
+ * uses these services, so its bundle leaves them (and @noble/hashes with them) out.
+ */
+const separateServices = (outfile) => ({
+  name: 'cordon-separate-services',
+  setup(b) {
+    const file = relative(dirname(resolve(root, outfile)), resolve(root, SERVICES_BUNDLE)).split('\\').join('/');
+    b.onLoad({ filter: /[\\/]dist[\\/]bus[\\/]load-services\.js$/ }, (args) => ({
+      contents: [
+        'export function hostServices() {',
+        `  const file = process.getBuiltinModule('node:path').join(import.meta.dirname, ${JSON.stringify(file)});`,
+        "  const cached = globalThis[Symbol.for('cordon.requireCached')];",
+        "  const mod = typeof cached === 'function' ? cached(file, 'host-services.cjs') : process.getBuiltinModule('node:module').createRequire(import.meta.url)(file);",
+        '  return mod.createHostServices;',
+        '}',
+      ].join('\n'),
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }));
+  },
+});
+
+/** The bundle of the ledger and telemetry services the fast routes load on first use (see separateServices). */
+const SERVICES_BUNDLE = 'dist/bus/services.cjs';
+
+/**
  * esbuild options of one bundle, paths relative to the package root; `inlined` adds packages to
  * inline, `alias` replaces the `util` shim for tapable (a bundle that inlines a package needing
  * Node's own `util` passes `{}`), `lazyInlined` names the packages `lazyPackage` takes from the
  * bundle instead of node_modules.
  */
-function bundleOptions(entry, outfile, { inlined = [], alias = { util: 'tapable/lib/util-browser.js' }, lazyInlined = [], lazyFiles = {} } = {}) {
+function bundleOptions(entry, outfile, { inlined = [], alias = { util: 'tapable/lib/util-browser.js' }, lazyInlined = [], lazyFiles = {}, lazyServices = false } = {}) {
   const lazy = lazyInlined.length ? [bundledLazyPackages(lazyInlined)] : Object.keys(lazyFiles).length ? [separateLazyPackages(lazyFiles)] : [];
+  if (lazyServices) lazy.push(separateServices(outfile));
   return {
     ...bundleBase(root, entry, outfile),
     external: externals([...INLINED, ...inlined, ...lazyInlined]),
@@ -130,21 +159,23 @@ function bundleOptions(entry, outfile, { inlined = [], alias = { util: 'tapable/
 /** esbuild options of the hook bundle (exported so a test can rebuild it in memory and compare). */
 // A file write judged by the live envelope matches the armed globs (picomatch): from its own
 // bundle beside this one, through the code cache, so every other call reads no byte of it.
-export const hookBundleOptions = bundleOptions('dist/hot/main.js', 'dist/hot/hook.cjs', { lazyFiles: { picomatch: 'picomatch.cjs' } });
+export const hookBundleOptions = { ...bundleOptions('dist/hot/main.js', 'dist/hot/hook.cjs', { lazyFiles: { picomatch: 'picomatch.cjs' }, lazyServices: true }), ...COMPACT };
 /** esbuild options of `dist/hot/picomatch.cjs`: picomatch alone, as the hook loads it on a judged write. */
 export const picomatchBundleOptions = bundleBase(root, createRequire(resolve(root, 'package.json')).resolve('picomatch'), 'dist/hot/picomatch.cjs');
 /** esbuild options of the fast `cordon check` bundle. */
 // The check matches every changed path against the envelope's globs (picomatch) and may split a
 // verifier command (shlex): both come from the bundle.
-// Without indentation and comments (names kept; the source map is linked): 320 KB become about
-// 230 KB, and loading the bundle through its code cache makes 30 % fewer page faults and takes
-// about 3 ms less CPU on the 2-core VM (`npm run bench:envelope`). Only here: a bundle whose
-// source falls below V8's 128 KB large-object size is allocated in the young generation instead,
-// and `control run`'s (135 KB) would then set off a scavenge of 4–8 ms under a 10 KB
-// environment (docs/ARCHITECTURE.md "Where the time goes").
-export const checkBundleOptions = { ...bundleOptions('dist/fast/check.js', 'dist/fast/check.cjs', { lazyInlined: ['picomatch', 'shlex'] }), minifyWhitespace: true };
+// Compact (COMPACT): 320 KB become about 205 KB, and loading the bundle through its code cache
+// makes 30 % fewer page faults and takes about 3 ms less CPU on the 2-core VM (`npm run bench:envelope`).
+export const checkBundleOptions = { ...bundleOptions('dist/fast/check.js', 'dist/fast/check.cjs', { lazyInlined: ['picomatch', 'shlex'], lazyServices: true }), ...COMPACT };
 /** esbuild options of the fast `cordon control run` bundle. */
-export const controlRunBundleOptions = bundleOptions('dist/control/fast.js', 'dist/control/fast.cjs');
+// Compact too: 105 KB without the services, 67 KB compact. A source below V8's 128 KB
+// large-object size is allocated in the young generation; with the services gone the run still
+// ends without a scavenge under a 30 KB environment (`node --trace-gc`, docs/ARCHITECTURE.md
+// "Where the time goes"), where the 135 KB bundle of before would have set one off at 95 KB.
+export const controlRunBundleOptions = { ...bundleOptions('dist/control/fast.js', 'dist/control/fast.cjs', { lazyServices: true }), ...COMPACT };
+/** esbuild options of `dist/bus/services.cjs`, the ledger and telemetry services the fast routes load on first use. */
+export const servicesBundleOptions = bundleOptions('dist/bus/services.js', SERVICES_BUNDLE);
 /**
  * esbuild options of the fast `cordon reduce` bundle. better-sqlite3's JavaScript is inlined (a
  * dozen small modules resolved one by one cost a small reduce more than its rows; its backup
@@ -167,5 +198,5 @@ export const pluginCommandBundleOptions = bundleOptions('dist/fast/plugin-comman
 export const ledgerApiBundleOptions = bundleOptions('dist/fast/ledger-api.js', 'dist/fast/ledger-api.cjs', { inlined: ['kysely'], alias: {}, lazyInlined: ['better-sqlite3'] });
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await Promise.all([writeBundle(hookBundleOptions), writeBundle(picomatchBundleOptions), writeBundle(checkBundleOptions), writeBundle(controlRunBundleOptions), writeBundle(reduceBundleOptions), writeBundle(pluginCommandBundleOptions), writeBundle(ledgerApiBundleOptions)]);
+  await Promise.all([writeBundle(hookBundleOptions), writeBundle(picomatchBundleOptions), writeBundle(checkBundleOptions), writeBundle(controlRunBundleOptions), writeBundle(servicesBundleOptions), writeBundle(reduceBundleOptions), writeBundle(pluginCommandBundleOptions), writeBundle(ledgerApiBundleOptions)]);
 }

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from './sleep.js';
 import type { EndedProcess, GuardEscalation, GuardRequest, GuardResult, GuardTier, Logger, TierName } from '@cordon/plugin-api';
 import { findPlacement, type Placement } from './cgroup/detect.js';
 import { callName, cleanupLeftovers, effectiveLimit, prepareContainer, removeSubtree, subtreeDeepestFirst, unpopulated } from './cgroup/domain.js';

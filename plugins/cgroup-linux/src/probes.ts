@@ -1,11 +1,13 @@
 import { closeSync, existsSync, openSync, readSync, rmdirSync, mkdirSync } from 'node:fs';
-import { release } from 'node:os';
 import { join } from 'node:path';
 import type { ProbeContext, ProbeEntry, ProbeResult } from '@cordon/plugin-api';
 import { DELEGATE_FIX, HYBRID_FIX, hybridReason, NEEDED, unreadableControllers, type Placement } from './cgroup/detect.js';
 import { CONTAINER, effectiveLimit } from './cgroup/domain.js';
 import { readError, readText, words } from './cgroup/files.js';
 import { BACKEND, mb, placement, tierBytes } from './enforce.js';
+
+/** The kernel release (`os.release()`); node:os loads on first use, since `control run` loads this plugin and never asks (`npm run bench:control`). */
+const release = (): string => (process.getBuiltinModule('node:os') as typeof import('node:os')).release();
 
 /** `[major, minor]` of a kernel release string (`6.1.0-57-amd64` → `[6, 1]`), or `undefined`. */
 export function kernelVersion(text: string = release()): [number, number] | undefined {

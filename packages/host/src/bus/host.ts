@@ -2,13 +2,13 @@ import { endLike } from '../process/end-like.js';
 import { PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type ChartRendererEntry, type DialectEntry, type ExporterEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry } from '@cordon/plugin-api';
 import { matchGlob } from '../envelope/glob.js';
 import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
-import { createLedgerService } from '../ledger/service.js';
 import { registerBuiltinSamplers } from '../telemetry/sampler/builtin.js';
-import { createTelemetryService } from '../telemetry/service.js';
 import { createFileLogger } from '../util/log.js';
 import { createFacades, removeTaps } from './facade.js';
 import { createHookTable } from './hook-table.js';
 import { Registry } from './registry.js';
+import { hostServices } from './load-services.js';
+import type { HostServices } from './services.js';
 import { installTiming } from './timing.js';
 
 /** A descriptor as collected from one plugin package, before it is applied. */
@@ -53,6 +53,9 @@ export class CordonHost {
   /** The api handed to `plugin`: tap-only facades, register-only registries, a scoped logger. */
   apiFor(plugin: string): CordonApi {
     const withdrawn = () => this.#withdrawn.has(plugin);
+    // Built on first use: only command plugins call them (./load-services.ts).
+    let built: HostServices | undefined;
+    const services = (): HostServices => (built ??= hostServices()(this.hooks, this.paths.dataDir));
     return Object.freeze({
       hostVersion: this.version,
       plugin,
@@ -66,7 +69,16 @@ export class CordonHost {
       charts: this.charts.registrarFor(plugin, withdrawn),
       log: createFileLogger(this.paths.dataDir, plugin),
       paths: this.paths,
-      services: Object.freeze({ matchGlob, ledger: createLedgerService(this.hooks), telemetry: createTelemetryService(this.paths.dataDir), process: Object.freeze({ endLike }) }),
+      services: Object.freeze({
+        matchGlob,
+        get ledger() {
+          return services().ledger;
+        },
+        get telemetry() {
+          return services().telemetry;
+        },
+        process: Object.freeze({ endLike }),
+      }),
     });
   }
 

@@ -1,8 +1,7 @@
 import type { StdioOptions } from 'node:child_process';
 import { nodeChildProcess } from '../util/builtins.js';
-import { isTerminal } from '../util/legacy-binding.js';
+import { isTerminal, signalNumber } from '../util/legacy-binding.js';
 import { spawnDirect } from '../process/direct-spawn.js';
-import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import type { GuardChild, GuardExit, GuardSpawnOptions } from '@cordon/plugin-api';
 
@@ -14,7 +13,7 @@ const RELAY_GRACE_MS = 200;
 
 /** A command's status the way shells report it: its exit code, or 128 + the signal's number. */
 export function shellStatus(code: number | null, signal: string | null): number {
-  return code ?? 128 + (signal ? (constants.signals[signal as NodeJS.Signals] ?? 0) : 0);
+  return code ?? 128 + (signal ? (signalNumber(signal) ?? 0) : 0);
 }
 
 /** Input of {@link spawnPassThrough}. */

@@ -1,11 +1,11 @@
 import { readlinkSync } from 'node:fs';
-import { totalmem } from 'node:os';
 import type { GuardChild, GuardRequest, GuardResult, GuardSpawnOptions, HookTable, Logger } from '@cordon/plugin-api';
 import { spawnPassThrough, type PassThroughChild } from './launch.js';
 import { endedText, noteText, normaliseCommand, shouldWarn, stallMs } from './note.js';
 import { countWarning, recordRun, type RunRecord } from './store.js';
 import { limitOf, mb, parseHint, stallPolicy, tierNamed, TIERS } from './tiers.js';
 import { monotonicMs } from '../util/clock.js';
+import { totalMemoryBytes } from '../util/legacy-binding.js';
 import { mark } from '../util/timeline.js';
 
 /** Exit status when the command cannot be started (the shells' "command not found"). */
@@ -72,7 +72,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   if (options.hint !== undefined && env.AGENT_RESOURCE_HINT === undefined) childEnv.AGENT_RESOURCE_HINT = options.hint;
   const tier = tierNamed(hint.memory)!;
   const cpuWeight = tierNamed(hint.cpu)!.cpuWeight;
-  const ramBytes = totalmem();
+  const ramBytes = totalMemoryBytes();
 
   let child: PassThroughChild | undefined;
   let startError: Error | undefined;
@@ -106,12 +106,13 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   } else {
     // No backend answered (or one failed): the command runs unguarded, unless it already ran.
     if (!child && !startError) await spawn().catch(() => undefined);
+    const limit = limitOf(tier, ramBytes);
+    // Logged while the command runs (on the other core, usually), not after it.
+    log.warn('control run: unguarded (no enforce backend answered)', { argv: [...argv], tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
     const exit = child ? await child.exit : undefined;
     exitCode = exit?.exitCode ?? CANNOT_START;
     signal = exit?.signal ?? null;
-    const limit = limitOf(tier, ramBytes);
     const would = `would apply memory.high=${limit === null ? 'max' : `${limit} (${mb(limit)} MB, memory:${tier.name} of ${mb(ramBytes)} MB)`} and cpu.weight=${cpuWeight}`;
-    log.warn('control run: unguarded (no enforce backend answered)', { argv: [...argv], tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
     if (options.verbose) stderr.write(`[cordon] unguarded: no enforcement backend can enforce here (cordon control probe says why); ${would}\n`);
   }
   const wallMs = Math.round(monotonicMs() - started);

@@ -1,4 +1,4 @@
-import { nodeOs } from '../util/builtins.js';
+import { signalNumber } from '../util/legacy-binding.js';
 
 /**
  * Signals cordon re-raises on itself when the command it ran died of one: the ones whose default
@@ -30,8 +30,8 @@ export function endLike(end: ChildEnd, kill: (pid: number, signal: string) => vo
     process.exitCode = end.code ?? 1;
     return;
   }
-  // node:os on first use only: the hook bundle imports this module through the host (util/builtins.ts).
-  process.exitCode = 128 + (nodeOs().constants.signals[end.signal as NodeJS.Signals] ?? 0);
+  // Not node:os: the hook bundle imports this module through the host (util/legacy-binding.ts).
+  process.exitCode = 128 + (signalNumber(end.signal) ?? 0);
   if (!RERAISE.has(end.signal)) return;
   process.removeAllListeners(end.signal);
   kill(process.pid, end.signal);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPluginRoots, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
@@ -200,7 +200,38 @@ describe('the bundles run through a V8 code cache', () => {
       expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 3, stderr: '' });
       expect(JSON.parse(run.stdout).violations).toEqual([{ code: 'ledger_opened', message: 'opened true' }]);
     }
-    expect(cacheFiles(sandbox.cacheDir).map((f) => f.split('/').pop()!.split('-')[0])).toEqual(['check.cjs']);
+    // The ledger service came from its own bundle, through the code cache like the check's.
+    expect(cacheNames()).toEqual(['check.cjs', 'host-services.cjs']);
     expect(existsSync(db)).toBe(true);
+  });
+
+  /** The bundle names of the code cache files (`<name>-<size>-<mtime>-…`), sorted. */
+  const cacheNames = (): string[] => cacheFiles(sandbox.cacheDir).map((f) => /^(.*?)-\d+-/.exec(f.split('/').pop()!)![1]!).sort();
+
+  it("control run's bundle leaves the services to their own, loaded on first use: an enforce tap that uses both", async () => {
+    const root = sandbox.dir('plugin-services-enforcer');
+    const out = join(sandbox.root, 'services.json');
+    const db = join(sandbox.root, 'ledger.sqlite3');
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'services-enforcer', version: '0.0.0', oclif: { hooks: { 'cordon:register': { target: './register.cjs', identifier: 'register' } } } }));
+    writeFileSync(
+      join(root, 'register.cjs'),
+      `const { writeFileSync } = require('node:fs');\nexports.register = async () => ({ name: 'services-enforcer', apply(api) { api.hooks.enforce.tapPromise('services', async () => { writeFileSync(${JSON.stringify(out)}, JSON.stringify({ frozen: Object.isFrozen(api.services), sessionDir: api.services.telemetry.sessionDir('s-1'), ledger: api.services.ledger.resolvePath({ db: ${JSON.stringify(db)} }), same: api.services.ledger === api.services.ledger })); return undefined; }); } });\n`,
+    );
+    linkPluginRoots(sandbox.dataDir, [{ name: 'services-enforcer', root }]);
+    for (let round = 0; round < 2; round++) {
+      rmSync(out, { force: true });
+      const run = await runCordon(['control', 'run', '--', 'true'], { env: sandbox.env, cwd: sandbox.root });
+      expect({ exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr }).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+      const seen = JSON.parse(readFileSync(out, 'utf8'));
+      expect(seen).toEqual({ frozen: true, sessionDir: sessionDir(sandbox.dataDir, 's-1'), ledger: db, same: true });
+    }
+    expect(cacheNames()).toEqual(['fast.cjs', 'host-services.cjs', 'services-enforcer-register.cjs']);
+  });
+
+  it('control run with a plugin that never touches the services loads no services bundle', async () => {
+    bothTaps();
+    expect((await runCordon(['control', 'run', '--', 'true'], { env: sandbox.env, cwd: sandbox.root })).exitCode).toBe(0);
+    expect(cacheNames()).not.toContain('host-services.cjs');
+    expect(cacheNames()).toContain('fast.cjs');
   });
 });

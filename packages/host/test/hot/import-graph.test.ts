@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { checkBundleOptions, controlRunBundleOptions, hookBundleOptions, ledgerApiBundleOptions, picomatchBundleOptions, pluginCommandBundleOptions, reduceBundleOptions } from '../../scripts/bundle-hot.mjs';
+import { checkBundleOptions, controlRunBundleOptions, hookBundleOptions, ledgerApiBundleOptions, picomatchBundleOptions, pluginCommandBundleOptions, reduceBundleOptions, servicesBundleOptions } from '../../scripts/bundle-hot.mjs';
 import { bundleFiles } from '../../../../scripts/bundle-options.mjs';
 import { fastCommandBundleOptions, registerBundleOptions } from '../../../../scripts/bundle-register.mjs';
 import { REPO } from './support.js';
@@ -48,8 +48,26 @@ describe('the hook path', () => {
     expect(other).toEqual([]);
     expect(builtins).toContain('node:fs');
     expect(builtins).not.toContain('node:child_process'); // loaded only when a sampler is spawned
-    expect(dynamic.sort()).toEqual(['../ledger/ledger.js', '../telemetry/sampler/linux/index.js']);
+    expect(dynamic.sort()).toEqual(['../telemetry/sampler/linux/index.js']);
     for (const spec of dynamic) expect(readFileSync(resolve(dirname(bundle), spec), 'utf8')).toContain('export');
+  });
+
+  it('the hook, check and control run bundles leave the ledger and telemetry services to dist/bus/services.cjs, which is fresh and imports the ledger lazily', async () => {
+    const inputs = async (options: Record<string, unknown>) => Object.keys((await build({ ...options, write: false, metafile: true })).metafile!.inputs);
+    for (const options of [hookBundleOptions, checkBundleOptions, controlRunBundleOptions]) {
+      const outfile = options.outfile as string;
+      expect((await inputs(options)).filter((p) => /dist\/(ledger\/service|telemetry\/service|bus\/services)\.js$/.test(p)), outfile).toEqual([]);
+      expect(readFileSync(outfile, 'utf8'), outfile).toContain('"host-services.cjs"');
+      expect(readFileSync(outfile, 'utf8'), outfile).toBe(await rebuilt(options));
+    }
+    // control run's bundle no longer carries @noble/hashes either (the telemetry service's session directories need it).
+    expect((await inputs(controlRunBundleOptions)).filter((p) => p.includes('@noble/hashes'))).toEqual([]);
+    const services = join(REPO, 'packages/host/dist/bus/services.cjs');
+    expect(readFileSync(services, 'utf8')).toBe(await rebuilt(servicesBundleOptions));
+    const { other, dynamic } = loads(services);
+    expect(other).toEqual([]);
+    expect(dynamic).toEqual(['../ledger/ledger.js']);
+    expect(existsSync(resolve(dirname(services), '../ledger/ledger.js'))).toBe(true);
   });
 
   it('the hook bundle is what the build writes from the current dist/ (not stale)', async () => {
@@ -115,7 +133,7 @@ describe('the hook path', () => {
     expect((await inputs(hookBundleOptions)).filter((p) => /node_modules\/(picomatch|shlex)\//.test(p))).toEqual([]);
     // A write judged by the live envelope: picomatch from dist/hot/picomatch.cjs through the code cache (requireCached).
     const hookText = readFileSync(join(REPO, 'packages/host/dist/hot/hook.cjs'), 'utf8');
-    expect(hookText).toContain('var files = { "picomatch": "picomatch.cjs" };');
+    expect(hookText).toContain('var files={picomatch:"picomatch.cjs"};');
     const picomatchBundle = join(REPO, 'packages/host/dist/hot/picomatch.cjs');
     expect(readFileSync(picomatchBundle, 'utf8')).toBe(await rebuilt(picomatchBundleOptions));
     const { other } = loads(picomatchBundle);
@@ -125,14 +143,15 @@ describe('the hook path', () => {
   // One character outside ASCII anywhere makes V8 keep a bundle as a two-byte string, slower to
   // read and compile on every start (scripts/bundle-options.mjs asciiComments).
   it('every bundle is ASCII, and replacing its comments kept every line and column', async () => {
-    const bundles = ['dist/hot/hook.cjs', 'dist/hot/picomatch.cjs', 'dist/fast/check.cjs', 'dist/control/fast.cjs', 'dist/fast/reduce.cjs', 'dist/fast/plugin-command.cjs', 'dist/fast/ledger-api.cjs'].map((p) => join(REPO, 'packages/host', p));
+    const bundles = ['dist/hot/hook.cjs', 'dist/hot/picomatch.cjs', 'dist/fast/check.cjs', 'dist/control/fast.cjs', 'dist/bus/services.cjs', 'dist/fast/reduce.cjs', 'dist/fast/plugin-command.cjs', 'dist/fast/ledger-api.cjs'].map((p) => join(REPO, 'packages/host', p));
     bundles.push(...DIALECT_PLUGINS.map((name) => join(REPO, 'plugins', name, 'dist/register.cjs')), join(REPO, 'plugins/codex/dist/pcodx/fast.cjs'));
     for (const file of bundles) expect(readFileSync(file, 'utf8'), file).toMatch(/^[\x00-\x7f]*$/);
-    // The hook bundle does carry comments with characters outside ASCII in its sources: replaced
-    // one unit for one. (The check bundle has none left: it is built without comments.)
-    const files = await bundleFiles(hookBundleOptions);
+    // The ledger api bundle does carry comments with characters outside ASCII in its sources:
+    // replaced one unit for one. (The bundles of the fast routes have none left: they are built
+    // without comments.)
+    const files = await bundleFiles(ledgerApiBundleOptions);
     const js: string = [...files].find(([path]) => path.endsWith('.cjs'))![1];
-    const raw = (await build({ ...(hookBundleOptions as BuildOptions), write: false })).outputFiles!.find((f) => f.path.endsWith('.cjs'))!.text;
+    const raw = (await build({ ...(ledgerApiBundleOptions as BuildOptions), write: false })).outputFiles!.find((f) => f.path.endsWith('.cjs'))!.text;
     expect(raw).toMatch(/[^\x00-\x7f]/);
     expect(js.length).toBe(raw.length);
     expect(js.split('\n').map((line) => line.length)).toEqual(raw.split('\n').map((line) => line.length));
@@ -143,7 +162,16 @@ describe('the hook path', () => {
       const { builtins } = loads(options.outfile as string);
       expect(builtins.filter((b) => ['node:crypto', 'node:module'].includes(b)), options.outfile as string).toEqual([]);
     }
-    expect(loads(checkBundleOptions.outfile as string).builtins).not.toContain('node:os');
+    for (const options of [checkBundleOptions, controlRunBundleOptions]) expect(loads(options.outfile as string).builtins, options.outfile as string).not.toContain('node:os');
+  });
+
+  it('@cordon/cgroup-linux: its register bundle, which control run loads for every command, is fresh and loads node:os and node:timers/promises only when it needs them', async () => {
+    const root = join(REPO, 'plugins', 'cgroup-linux');
+    const { builtins, other, dynamic } = loads(join(root, 'dist/register.cjs'));
+    expect(other).toEqual([]);
+    expect(dynamic).toEqual([]);
+    expect(builtins.filter((b) => ['node:os', 'node:timers/promises', 'node:child_process', 'node:crypto'].includes(b))).toEqual([]);
+    expect(readFileSync(join(root, 'dist/register.cjs'), 'utf8')).toBe(await rebuilt(registerBundleOptions(root)));
   });
 
   it.each(DIALECT_PLUGINS)('@cordon/%s: its register bundle is the cordon:register target, loads only built-ins, and is fresh', async (name) => {

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { readError, readText, words } from './files.js';
+import { readError, readFile, readText, words, type FileRead } from './files.js';
 
 /**
  * How cgroups are mounted (kernel docs, admin-guide/cgroup-v2.rst): `v2` (unified: cgroup2 only), `hybrid` (cgroup2 beside
@@ -110,12 +110,11 @@ export function hybridReason(mountPoint: string, onV1: readonly string[], v2Cont
 
 /**
  * Why `<dir>/cgroup.controllers` may not be read, with what to do about it; `undefined` when it
- * reads or is missing. EACCES/EPERM means this user (or a sandbox: a container, an LSM policy) may not look
+ * reads or is missing. `code` is the error of a read already made (default: read it now). EACCES/EPERM means this user (or a sandbox: a container, an LSM policy) may not look
  * at the cgroup tree, which no reboot changes.
  */
-export function unreadableControllers(dir: string): { reason: string; fix: string; code: string } | undefined {
+export function unreadableControllers(dir: string, code: string | undefined = readError(join(dir, 'cgroup.controllers'))): { reason: string; fix: string; code: string } | undefined {
   const file = join(dir, 'cgroup.controllers');
-  const code = readError(file);
   if (code !== 'EACCES' && code !== 'EPERM') return undefined; // a missing file reads as no controllers, as before
   return { code, reason: `cannot read ${file}: ${code} (permission denied), so the controllers cgroup v2 offers here are unknown`, fix: `let this user read ${file} (in a container: mount the cgroup file system readable, e.g. --cgroupns=private with a delegated cgroup), or run cordon where it can` };
 }
@@ -188,11 +187,14 @@ export function findPlacement(paths: KernelPaths = REAL, uid: number = process.g
     anchor = agentDir;
     anchorKind = isHierarchyRoot(agentDir) ? 'root-cgroup' : 'agent-cgroup';
   }
-  const rootControllers = words(readText(join(mountPoint, 'cgroup.controllers')));
-  const controllers = anchor ? words(readText(join(anchor, 'cgroup.controllers'))) : rootControllers;
+  // Each cgroup.controllers file is read once (the anchor is often the mount point itself).
+  const reads = new Map<string, FileRead>();
+  for (const dir of [mountPoint, ...(anchor ? [anchor] : [])]) if (!reads.has(dir)) reads.set(dir, readFile(join(dir, 'cgroup.controllers')));
+  const rootControllers = words(reads.get(mountPoint)!.text);
+  const controllers = anchor ? words(reads.get(anchor)!.text) : rootControllers;
   // A file that cannot be read says nothing about the controllers: name the error, not "none".
-  for (const dir of new Set([mountPoint, ...(anchor ? [anchor] : [])])) {
-    const unreadable = unreadableControllers(dir);
+  for (const [dir, read] of reads) {
+    const unreadable = unreadableControllers(dir, read.code);
     if (unreadable) return { ...base, ...(ownDir ? { ownDir } : {}), ...(anchor ? { anchor } : {}), controllers, reason: unreadable.reason, fix: unreadable.fix };
   }
   const missing = NEEDED.filter((c) => !controllers.includes(c));

@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from '../sleep.js';
 import { dirname, join } from 'node:path';
 import { NEEDED } from './detect.js';
 import { parseLimit, readText, words, writeValue } from './files.js';

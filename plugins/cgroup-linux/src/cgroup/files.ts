@@ -1,23 +1,26 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { PressureTotals } from '@cordon/plugin-api';
 
+/** A small kernel file read once: its text, or why it could not be read (`ENOENT`, `EACCES`, `EOPNOTSUPP` …). */
+export type FileRead = { readonly text: string; readonly code?: undefined } | { readonly text?: undefined; readonly code: string };
+
+/** Reads the small kernel file `path` ({@link FileRead}); never throws. */
+export function readFile(path: string): FileRead {
+  try {
+    return { text: readFileSync(path, 'utf8') };
+  } catch (error) {
+    return { code: (error as NodeJS.ErrnoException).code ?? String(error) };
+  }
+}
+
 /** The text of a small kernel file, or `undefined` when it cannot be read (absent, EACCES, EOPNOTSUPP). */
 export function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
+  return readFile(path).text;
 }
 
 /** Why reading `path` fails (`ENOENT`, `EOPNOTSUPP` …), or `undefined` when it reads. */
 export function readError(path: string): string | undefined {
-  try {
-    readFileSync(path);
-    return undefined;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? String(error);
-  }
+  return readFile(path).code;
 }
 
 /**
