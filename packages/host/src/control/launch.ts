@@ -62,61 +62,100 @@ export function spawnPassThrough(options: PassThroughOptions): Promise<PassThrou
   // Node's file-stream modules (about 2 ms, `npm run bench:control`) and, on a pipe, make the
   // descriptor the command inherits non-blocking; nor node:tty, which loads net and stream.
   const terminal = isTerminal(0);
+  // The handlers go on before the fork: after it, every page this process writes first costs a
+  // copy-on-write fault (`npm run bench:control`).
+  const forwarder = forwardSignals(terminal);
   if (!options.relayStdout && !options.reportFd) {
     // Nothing to read from the command: libuv's process handle alone, without child_process.
     try {
       const direct = spawnDirect({ file: argv[0]!, args: argv, cwd: options.cwd, env: options.env, detached: !terminal });
       if (direct) {
-        const stop = forwardSignals(direct.pid, terminal);
+        forwarder.started(direct.pid);
         const exit = direct.exit.then(({ code, signal }): GuardExit => {
-          stop();
+          forwarder.stop();
           return { code, signal, exitCode: shellStatus(code, signal) };
         });
         return Promise.resolve({ pid: direct.pid, report: Promise.resolve(''), exit, stdoutEndsLine: Promise.resolve(true) });
       }
     } catch (error) {
+      forwarder.stop();
       return Promise.reject(error);
     }
   }
-  return spawnChildProcess(argv, options, terminal);
+  return spawnChildProcess(argv, options, terminal, forwarder);
+}
+
+/** What {@link forwardSignals} returns. */
+export interface SignalForwarder {
+  /** The command started as `pid`: signals that came while it started go to it now, later ones as they come. */
+  started(pid: number): void;
+  /**
+   * Takes the handlers off. When the command never started, a signal that came meanwhile is
+   * raised on this process again, without handlers: it ends cordon as it would have without them.
+   */
+  stop(): void;
 }
 
 /**
- * Passes the six {@link FORWARDED} signals cordon receives on to a started command (see
- * {@link spawnPassThrough} for which, and to whom); returns what takes the handlers off again.
+ * Passes the six {@link FORWARDED} signals cordon receives on to the command it is starting (see
+ * {@link spawnPassThrough} for which, and to whom), from before the command has a pid.
+ * Exported for its tests.
  */
-function forwardSignals(pid: number, terminal: boolean): () => void {
+export function forwardSignals(terminal: boolean): SignalForwarder {
+  let pid: number | undefined;
+  const early: NodeJS.Signals[] = [];
+  const send = (target: number, signal: NodeJS.Signals): void => {
+    try {
+      // Its own group when detached: the whole tree the command started gets it, as the
+      // caller's group would have.
+      process.kill(terminal ? target : -target, signal);
+    } catch {
+      // Already gone.
+    }
+  };
   const handlers = FORWARDED.map((signal) => {
     const fromTerminal = terminal && (signal === 'SIGINT' || signal === 'SIGQUIT');
     const forward = (): void => {
       if (fromTerminal) return;
-      try {
-        // Its own group when detached: the whole tree the command started gets it, as the
-        // caller's group would have.
-        process.kill(terminal ? pid : -pid, signal);
-      } catch {
-        // Already gone.
-      }
+      if (pid === undefined) early.push(signal);
+      else send(pid, signal);
     };
     process.on(signal, forward);
     return [signal, forward] as const;
   });
-  return () => {
-    for (const [s, f] of handlers) process.off(s, f);
+  return {
+    started(started) {
+      pid = started;
+      for (const signal of early.splice(0)) send(started, signal);
+    },
+    stop() {
+      for (const [s, f] of handlers) process.off(s, f);
+      if (pid === undefined && early.length) process.kill(process.pid, early[0]);
+    },
   };
 }
 
 /** {@link spawnPassThrough} through `child_process`: when its output is read, or {@link spawnDirect} cannot start it here. */
-function spawnChildProcess(argv: readonly string[], options: PassThroughOptions, terminal: boolean): Promise<PassThroughChild> {
+function spawnChildProcess(argv: readonly string[], options: PassThroughOptions, terminal: boolean, forwarder: SignalForwarder): Promise<PassThroughChild> {
   const out = options.relayStdout ? 'pipe' : 'inherit';
   const stdio: StdioOptions = options.reportFd ? ['inherit', out, 'inherit', 'pipe'] : ['inherit', out, 'inherit'];
-  const child = nodeChildProcess().spawn(argv[0]!, argv.slice(1), { stdio, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env: options.env, detached: !terminal });
+  let child: ReturnType<ReturnType<typeof nodeChildProcess>['spawn']>;
+  try {
+    child = nodeChildProcess().spawn(argv[0]!, argv.slice(1), { stdio, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env: options.env, detached: !terminal });
+  } catch (error) {
+    forwarder.stop();
+    throw error;
+  }
   return new Promise((resolve, reject) => {
-    child.once('error', reject);
+    const failed = (error: Error): void => {
+      forwarder.stop();
+      reject(error);
+    };
+    child.once('error', failed);
     child.once('spawn', () => {
-      child.off('error', reject);
+      child.off('error', failed);
       const pid = child.pid!;
-      const stop = forwardSignals(pid, terminal);
+      forwarder.started(pid);
       let stdoutEndsLine = Promise.resolve(true);
       if (child.stdout) {
         const stdout = child.stdout;
@@ -141,7 +180,7 @@ function spawnChildProcess(argv: readonly string[], options: PassThroughOptions,
       }
       const exit = new Promise<GuardExit>((done) => {
         child.once('exit', (code, signal) => {
-          stop();
+          forwarder.stop();
           done({ code, signal, exitCode: shellStatus(code, signal) });
         });
       });

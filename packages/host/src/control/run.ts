@@ -105,10 +105,11 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     signal = result.signal ?? null;
   } else {
     // No backend answered (or one failed): the command runs unguarded, unless it already ran.
-    if (!child && !startError) await spawn().catch(() => undefined);
     const limit = limitOf(tier, ramBytes);
-    // Logged while the command runs (on the other core, usually), not after it.
+    // Logged before the command starts: after the fork every page this process writes first
+    // costs a copy-on-write fault (`npm run bench:control`).
     log.warn('control run: unguarded (no enforce backend answered)', { argv: [...argv], tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
+    if (!child && !startError) await spawn().catch(() => undefined);
     const exit = child ? await child.exit : undefined;
     exitCode = exit?.exitCode ?? CANNOT_START;
     signal = exit?.signal ?? null;

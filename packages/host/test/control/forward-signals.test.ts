@@ -1,0 +1,57 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// control run puts its signal handlers on before it forks the command (launch.ts forwardSignals).
+// A signal that comes while the command starts must still reach it, once; and when the command
+// never starts, that signal must end cordon as it would have without the handlers. Run in a
+// child process: signals reach process.on() handlers on the main thread only.
+const LAUNCH = join(import.meta.dirname, '../../dist/control/launch.js');
+
+function run(body: string): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
+  const script = `const { forwardSignals } = await import(${JSON.stringify(LAUNCH)}); const { spawn } = await import('node:child_process');\n${body}`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('forwardSignals', () => {
+  it('a signal that came before the command had a pid reaches it once it has one, and the next as it comes', () => {
+    const r = run(`
+      const f = forwardSignals(false);
+      process.kill(process.pid, 'SIGUSR1');
+      await new Promise((r) => setTimeout(r, 100));
+      const child = spawn('/bin/sh', ['-c', 'trap "echo usr1" USR1; trap "echo usr2; exit 0" USR2; echo ready; while :; do sleep 0.05; done'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      child.stdout.on('data', (d) => { out += d; if (out === 'ready\\n') { f.started(child.pid); setTimeout(() => process.kill(process.pid, 'SIGUSR2'), 300); } });
+      child.on('exit', (code) => { f.stop(); console.log(JSON.stringify({ out, code })); });
+    `);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ out: 'ready\nusr1\nusr2\n', code: 0 });
+  });
+
+  it('when the command never starts, stop() ends cordon by the signal that came meanwhile', () => {
+    const r = run(`
+      const f = forwardSignals(false);
+      process.kill(process.pid, 'SIGTERM');
+      await new Promise((r) => setTimeout(r, 100));
+      console.log('still here');
+      f.stop();
+      await new Promise((r) => setTimeout(r, 1000));
+      console.log('not reached');
+    `);
+    expect({ signal: r.signal, stdout: r.stdout }).toEqual({ signal: 'SIGTERM', stdout: 'still here\n' });
+  });
+
+  it('stop() after a start takes the handlers off and raises nothing', () => {
+    const r = run(`
+      const before = process.listenerCount('SIGTERM');
+      const f = forwardSignals(false);
+      const during = process.listenerCount('SIGTERM');
+      f.started(process.pid + 1000000);
+      f.stop();
+      console.log(JSON.stringify({ before, during, after: process.listenerCount('SIGTERM') }));
+    `);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(r.stdout)).toEqual({ before: 0, during: 1, after: 0 });
+  });
+});
