@@ -90,13 +90,16 @@ function hook(args) {
 // The plain `cordon check [--repo PATH] [--json]` runs without oclif (src/fast/check.ts); any
 // other form, and any refusal or error, goes through the oclif command.
 function check(args) {
-  // A check passes over each input once, and on a large repository it shares the CPU with the
-  // git commands it waits for: V8's optimising compiler (TurboFan, on background threads) would
-  // cost about a fifth of the process's CPU time at 100,000 files and repay little of it. On a
-  // small one loading `node:v8` to say so (about 2.5 ms) is the larger cost, and at 20,000 files
-  // the two come out even (`npm run bench:envelope`).
-  const noOpt = largeIndex(args);
-  if (noOpt) require('node:v8').setFlagsFromString('--no-opt');
+  // A check passes over each input once, and it shares the CPU with the git commands it waits
+  // for: V8's optimising compiler (TurboFan, on background threads) would cost about a fifth of
+  // the process's CPU time at 100,000 files and repay little of it; at 20 files it compiled
+  // SHA-256's block function, a rotate and path.normalize, 15 ms of CPU and 440 page faults for a
+  // process of 115 ms (`npm run bench:envelope`). Where Node still lends its `v8` binding through
+  // process.binding (Node 20 and 22) saying so costs 0.2 ms and every check runs without it;
+  // elsewhere loading `node:v8` (about 3 ms) pays only on a large repository.
+  const binding = v8Binding();
+  const noOpt = binding !== undefined || largeIndex(args);
+  if (noOpt) (binding ?? require('node:v8')).setFlagsFromString('--no-opt');
   // V8 refuses a code cache made under other flags: the caches of this route under --no-opt are
   // kept apart from the others, or each would replace the other's on every call.
   const prefix = noOpt ? 'no-opt-' : '';
@@ -117,6 +120,24 @@ function check(args) {
   fast.fastCheck(options).then((outcome) => {
     if (outcome === 'fallback') oclif(args);
   });
+}
+
+/**
+ * Node's internal `v8` binding (`setFlagsFromString`, what `node:v8` calls) when
+ * `process.binding` still lends it (Node 20 and 22), else undefined. DEP0111 is kept quiet: this
+ * is the file's own way of setting a flag, not something the user runs.
+ */
+function v8Binding() {
+  const quiet = process.noDeprecation;
+  process.noDeprecation = true;
+  try {
+    const binding = typeof process.binding === 'function' ? process.binding('v8') : undefined;
+    return typeof binding?.setFlagsFromString === 'function' ? binding : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    process.noDeprecation = quiet;
+  }
 }
 
 /**
