@@ -4,7 +4,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { EXCLUSIVE_CREATE, tempPathBeside } from '../io/atomic-write.js';
 import { processRuns, processStartTicks } from '../io/private-temp.js';
 import { readRegularFile, UnsafeReadError } from '../io/safe-read.js';
-import { nodeOs } from '../util/builtins.js';
+import { hostName } from '../util/legacy-binding.js';
 import { isoTimestamp } from '../util/clock.js';
 import { randomHex } from '../util/random.js';
 
@@ -65,7 +65,7 @@ export interface LockHandle {
  * the holder. The lock is also released when this process exits normally.
  */
 export function acquireLock(path: string, command: string): LockHandle {
-  const record: LockRecord = { pid: process.pid, host: nodeOs().hostname(), start: processStart(process.pid), nonce: randomHex(12), command, since: isoTimestamp() };
+  const record: LockRecord = { pid: process.pid, host: hostName(), start: processStart(process.pid), nonce: randomHex(12), command, since: isoTimestamp() };
   if (!tryCreate(path, record)) {
     const holder = inspect(path);
     if (holder.kind === 'free') {
@@ -181,7 +181,7 @@ function takeOverable(state: LockState): state is Exclude<LockState, { kind: 'fr
  * runs with another start time. A holder on another host is never stale.
  */
 export function isStale(record: LockRecord): boolean {
-  if (record.host !== nodeOs().hostname()) return false;
+  if (record.host !== hostName()) return false;
   try {
     process.kill(record.pid, 0);
   } catch (error) {

@@ -8,4 +8,5 @@ export type { AtomicWriteOptions, DirSyncOps } from './atomic-write.js';
 export { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from './private-dir.js';
 export { absolute, fileKind, isInside, isSymlink, readRegularFile, readRegularFileHead, readRegularFileIfExists, readRegularFileTail, readRegularFileWindow, resolveWithinRoot, UnsafeReadError } from './safe-read.js';
 export type { FileWindow, SafeReadOptions, UnsafeReadReason } from './safe-read.js';
+export { removeTree } from './remove-tree.js';
 export { cleanPrivateTempDirs, privateTempDir, processGroupRuns, processRuns, processStartTicks } from './private-temp.js';

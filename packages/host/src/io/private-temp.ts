@@ -1,6 +1,6 @@
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { nodeOs } from '../util/builtins.js';
+import { systemTempDir } from '../util/legacy-binding.js';
 
 /**
  * Start time of `pid` in clock ticks since boot (field 22 of `/proc/<pid>/stat`), or null when
@@ -85,7 +85,7 @@ function processState(pid: number): string | null {
  * `mkdtemp` makes it). The name carries its owner so {@link cleanPrivateTempDirs} can tell a
  * killed owner's leftover from a live one's. The caller removes it when done.
  */
-export function privateTempDir(prefix: string, base = nodeOs().tmpdir()): string {
+export function privateTempDir(prefix: string, base = systemTempDir()): string {
   return mkdtempSync(join(base, `${prefix}${process.pid}-${processStartTicks(process.pid) ?? 0}-`));
 }
 
@@ -97,7 +97,7 @@ export function privateTempDir(prefix: string, base = nodeOs().tmpdir()): string
  * however many prefixes are asked for (a shared `/tmp` can hold thousands of entries). Returns
  * the names removed; never throws.
  */
-export function cleanPrivateTempDirs(prefixes: string | readonly string[], base = nodeOs().tmpdir()): string[] {
+export function cleanPrivateTempDirs(prefixes: string | readonly string[], base = systemTempDir()): string[] {
   const removed: string[] = [];
   let entries: string[];
   try {

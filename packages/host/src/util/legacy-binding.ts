@@ -41,6 +41,30 @@ export function totalMemoryBytes(): number {
 }
 
 /**
+ * This machine's host name, as `os.hostname()` says, asked of Node's `os` binding for the same
+ * reason as {@link signalNumber} (the check's lock records it). Falls back to `node:os`.
+ */
+export function hostName(): string {
+  const getHostname = legacyBinding('os')?.getHostname;
+  if (typeof getHostname === 'function') {
+    const name = (getHostname as () => unknown)();
+    if (typeof name === 'string') return name;
+  }
+  return (process.getBuiltinModule('node:os') as typeof import('node:os')).hostname();
+}
+
+/**
+ * The system's temp directory as `os.tmpdir()` gives it: on POSIX `TMPDIR`, else `TMP`, else
+ * `TEMP`, else `/tmp`, without a trailing slash (Node's lib/os.js); on Windows `node:os` itself,
+ * whose rules there are longer. Saves a check loading `node:os` for it.
+ */
+export function systemTempDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (process.platform === 'win32') return (process.getBuiltinModule('node:os') as typeof import('node:os')).tmpdir();
+  const path = env.TMPDIR || env.TMP || env.TEMP || '/tmp';
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/**
  * Whether descriptor `fd` is a terminal, as `tty.isatty` says, asked of Node's `tty_wrap` binding
  * directly: loading `node:tty` also loads Node's socket and stream modules (`net`, `stream`), which
  * `control run` otherwise never needs. Falls back to `node:tty` where the binding is not there.

@@ -101,7 +101,7 @@ describe('cordon check: the fast route answers exactly as the oclif command', ()
 });
 
 describe('cordon check fast route: what it loads', () => {
-  it('on a small repository, neither node:crypto (its envelope hashes and random names come from @noble/hashes and /dev/urandom) nor node:v8, nor child_process and the stream and socket modules', async () => {
+  it('on a small repository, neither node:crypto (its envelope hashes and random names come from @noble/hashes and /dev/urandom) nor node:v8, nor child_process and the stream and socket modules, nor node:os and fs recursive removal', async () => {
     const repo = newRepo();
     expect((await runCordon(['arm', 'mods', '--allow', '**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
     writeFiles(repo, { 'src/app.py': 'print("changed")\n', 'new.txt': 'new\n' });
@@ -119,6 +119,9 @@ describe('cordon check fast route: what it loads', () => {
     expect(modules).toContain('Internal Binding process_wrap');
     expect(modules).toContain('Internal Binding pipe_wrap');
     expect(modules.filter((m) => /^NativeModule (crypto|v8|internal\/crypto\/|child_process$|net$|dgram$|tty$|stream$|internal\/streams\/(readable|writable|duplex)$)/.test(m))).toEqual([]);
+    // Nor node:os (the temp directory and host name come from the environment and the os
+    // binding) nor fs's recursive removal (the private git directory is removed entry by entry).
+    expect(modules.filter((m) => /^NativeModule (os|internal\/fs\/rimraf)$/.test(m))).toEqual([]);
     // A second check reads the state the first one wrote (its SHA-256 checks pass).
     expect((await runCordon(['check', '--json'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
   });

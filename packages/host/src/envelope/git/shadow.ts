@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSyn
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { readRegularFile } from '../../io/index.js';
+import { readRegularFile, removeTree } from '../../io/index.js';
 import { privateTempDir } from '../../io/private-temp.js';
 import { pathBytes, pathText } from '../path-text.js';
 import type { RepoLocation } from './repo.js';
@@ -160,7 +160,7 @@ export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string
     inv: { cwd: loc.root, env: envFor(loc.root), gitBinary: loc.gitBinary },
     ignoring: (workTree = loc.root) => ({ cwd: workTree, env: { ...envFor(workTree), ...ignorecase }, gitBinary: loc.gitBinary }),
     filters,
-    dispose: () => rmSync(dir, { recursive: true, force: true }),
+    dispose: () => removeTree(dir),
   };
 }
 
