@@ -91,7 +91,8 @@ export interface SignalForwarder {
   started(pid: number): void;
   /**
    * Takes the handlers off. When the command never started, a signal that came meanwhile is
-   * raised on this process again, without handlers: it ends cordon as it would have without them.
+   * raised on this process again, without handlers: it ends cordon as it would have without them
+   * (SIGUSR1 excepted, see there).
    */
   stop(): void;
 }
@@ -130,7 +131,9 @@ export function forwardSignals(terminal: boolean): SignalForwarder {
     },
     stop() {
       for (const [s, f] of handlers) process.off(s, f);
-      if (pid === undefined && early.length) process.kill(process.pid, early[0]);
+      // Not SIGUSR1: without a handler Node answers it by opening its inspector on a TCP port.
+      const ending = pid === undefined ? early.find((signal) => signal !== 'SIGUSR1') : undefined;
+      if (ending) process.kill(process.pid, ending);
     },
   };
 }

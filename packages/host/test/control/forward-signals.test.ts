@@ -42,6 +42,19 @@ describe('forwardSignals', () => {
     expect({ signal: r.signal, stdout: r.stdout }).toEqual({ signal: 'SIGTERM', stdout: 'still here\n' });
   });
 
+  it('a SIGUSR1 that came before a command that never started is dropped: Node would open its inspector for it', () => {
+    const r = run(`
+      const f = forwardSignals(false);
+      process.kill(process.pid, 'SIGUSR1');
+      await new Promise((r) => setTimeout(r, 100));
+      f.stop();
+      await new Promise((r) => setTimeout(r, 300));
+      console.log(JSON.stringify({ inspector: (await import('node:inspector')).url() ?? null }));
+    `);
+    expect({ status: r.status, signal: r.signal, stderr: r.stderr }).toEqual({ status: 0, signal: null, stderr: '' });
+    expect(JSON.parse(r.stdout)).toEqual({ inspector: null });
+  });
+
   it('stop() after a start takes the handlers off and raises nothing', () => {
     const r = run(`
       const before = process.listenerCount('SIGTERM');
