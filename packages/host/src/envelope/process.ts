@@ -2,6 +2,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { spawnDirect, type DirectChild, type DirectExit } from '../process/direct-spawn.js';
 import { nodeChildProcess } from '../util/builtins.js';
 import { monotonicMs } from '../util/clock.js';
+import { onInterrupt } from '../process/interrupt.js';
 
 /**
  * Managed child processes, shared by git, verifiers and (later) agent runners
@@ -131,7 +132,10 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
 
     const kill = () => {
       killing ??= killGroup(child, () => exited);
+      return killing;
     };
+    // Its own process group sees no signal sent to cordon's: an interrupt ends it first.
+    const release = onInterrupt(kill);
     const cap = options.outputCap;
     const onData = (c: ReturnType<typeof collector>, forward?: (chunk: Buffer) => void) => (chunk: Buffer) => {
       // A stream past its cap is drained (the child is being killed) but nothing more of it is
@@ -155,6 +159,7 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
     }
     proc.onError((error) => {
       if (timer) clearTimeout(timer);
+      release();
       reject(startError(argv[0]!, error));
     });
     proc.onExit((code, signal) => {
@@ -174,6 +179,7 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
       done = true;
       if (timer) clearTimeout(timer);
       if (closeTimer) clearTimeout(closeTimer);
+      release();
       resolve({
         exitCode: exitInfo.code,
         signal: exitInfo.signal,

@@ -27,6 +27,8 @@ import { budgetViolations } from './budgets.js';
 import type { AuditRecord, Metrics } from './record.js';
 import { startAuditGit, type StartedGit } from './start-git.js';
 import { mark } from '../../util/timeline.js';
+import { onInterrupt } from '../../process/interrupt.js';
+import { removeTree } from '../../io/remove-tree.js';
 
 /** The part of the host's hook table an audit fires (`host.hooks`). */
 export interface AuditHooks {
@@ -84,6 +86,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
   const started = input.started ?? startAuditGit(loc, snapshot.git, input.baseline);
   const { shadow, trackedDiff, trackedSizes, listed } = started;
   let scratch: string | undefined;
+  let releaseScratch: (() => void) | undefined;
   let oracle: IgnoreOracle | undefined;
   try {
     const rules = compilePathRules(policy);
@@ -92,7 +95,11 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
     const anyRules = holdsIgnorePatterns(ruleTexts);
     const armTimeOracle = async (): Promise<IgnoreAnswers> => {
       if (!anyRules) return NOTHING_IGNORED;
-      scratch ??= writeRuleTree(snapshot.ignored.gitignores);
+      if (scratch === undefined) {
+        const dir = writeRuleTree(snapshot.ignored.gitignores);
+        scratch = dir;
+        releaseScratch = onInterrupt(() => removeTree(dir), 'files');
+      }
       oracle ??= new IgnoreOracle(shadow.ignoring(scratch));
       return oracle;
     };
@@ -178,7 +185,8 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
     });
   } finally {
     oracle?.close();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    releaseScratch?.();
+    if (scratch) removeTree(scratch);
     started.stop();
   }
 }

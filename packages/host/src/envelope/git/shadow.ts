@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { readRegularFile, removeTree } from '../../io/index.js';
 import { privateTempDir } from '../../io/private-temp.js';
+import { onInterrupt } from '../../process/interrupt.js';
 import { pathBytes, pathText } from '../path-text.js';
 import type { RepoLocation } from './repo.js';
 import { baseGitEnv } from './repo.js';
@@ -142,6 +143,8 @@ export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string
     rmSync(dir, { recursive: true, force: true });
     throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot prepare cordon's private git directory: ${(error as Error).message}`, { cause: error });
   }
+  // An interrupted check removes it too (after ending the git commands that use it).
+  const releaseOnInterrupt = onInterrupt(() => removeTree(dir), 'files');
   const envFor = (workTree: string): NodeJS.ProcessEnv => ({
     ...baseGitEnv(env),
     GIT_DIR: dir,
@@ -160,7 +163,10 @@ export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string
     inv: { cwd: loc.root, env: envFor(loc.root), gitBinary: loc.gitBinary },
     ignoring: (workTree = loc.root) => ({ cwd: workTree, env: { ...envFor(workTree), ...ignorecase }, gitBinary: loc.gitBinary }),
     filters,
-    dispose: () => removeTree(dir),
+    dispose: () => {
+      releaseOnInterrupt();
+      removeTree(dir);
+    },
   };
 }
 
