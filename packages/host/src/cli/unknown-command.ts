@@ -47,6 +47,26 @@ export function reportUnknownCommand(id: string, config: Interfaces.Config, argv
     : suggestion
       ? ` Did you mean \`${config.bin} ${suggestion.startsWith('--') ? suggestion : toConfiguredId(suggestion, config)}\`?`
       : '';
-  const message = `\`${displayPath(typed)}\` is not a ${config.bin} command.${hint} Run \`${config.bin} help\` for the list.`;
+  const owner = provider ? undefined : argumentsOf(id, suggestion, config);
+  const message = owner
+    ? `\`${config.bin} ${displayPath(toConfiguredId(owner.command, config))}\` takes no argument \`${displayPath(owner.extra)}\`. Run \`${config.bin} ${displayPath(toConfiguredId(owner.command, config))} --help\` for what it takes.`
+    : `\`${displayPath(typed)}\` is not a ${config.bin} command.${hint} Run \`${config.bin} help\` for the list.`;
   return reportError({ code: ERROR_CODES.BAD_INPUT, message }, 2, argv.includes('--json'));
+}
+
+/**
+ * When `id` is an existing command followed by words it does not take (`check:extra` from
+ * `cordon check extra`: oclif reads extra words after a command without arguments as a longer
+ * command id), that command and the words; undefined otherwise, and also when the closest-name
+ * `suggestion` is a sibling command (`control:prob` is a typo of `control:probe`, not an argument).
+ */
+function argumentsOf(id: string, suggestion: string | undefined, config: Interfaces.Config): { command: string; extra: string } | undefined {
+  const parts = id.split(':');
+  for (let n = parts.length - 1; n >= 1; n--) {
+    const command = parts.slice(0, n).join(':');
+    if (!config.findCommand(command)) continue;
+    if (suggestion?.startsWith(`${command}:`)) return undefined;
+    return { command, extra: parts.slice(n).join(' ') };
+  }
+  return undefined;
 }

@@ -72,6 +72,18 @@ describe('the command line', () => {
     }
   });
 
+  it('words after a command that takes none name that command, not a missing one', async () => {
+    for (const argv of [['check', 'extra'], ['check', 'extra', '-h'], ['help', 'check', 'extra'], ['status', 'x', 'y']]) {
+      const r = await runCordon(argv, { env: box.env });
+      expect([argv.join(' '), r.exitCode]).toEqual([argv.join(' '), 2]);
+      const [command, ...words] = argv.filter((a) => a !== 'help' && a !== '-h');
+      expect(r.stderr.split('\n')[0]).toBe(`    Error: \`cordon ${command}\` takes no argument \`${words.join(' ')}\`. Run \`cordon ${command} --help\` for what it takes.`);
+    }
+    // A typo of a sibling command stays a typo.
+    const typo = await runCordon(['control', 'prob'], { env: box.env });
+    expect(typo.stderr).toContain('Did you mean `cordon control probe`?');
+  });
+
   it('a command a first-party plugin adds names the plugin to install', async () => {
     for (const [args, plugin] of [[['pcodx', 'show'], 'codex'], [['wrap', '--', 'aider'], 'aider'], [['help', 'pcodx'], 'codex'], [['wrap', '-h'], 'aider']] as const) {
       const r = await runCordon([...args], { env: box.env });
