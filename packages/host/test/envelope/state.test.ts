@@ -171,3 +171,17 @@ describe('state files (the BEKO2210/SkillQuarry cordon H01–H04, H14, T1–T3)'
     expect(existsSync(env.paths.dir)).toBe(true);
   });
 });
+
+describe('--repo that is no directory', () => {
+  it('says what is wrong with the path: missing, a file, or below a file', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'file'), 'x');
+    for (const [path, why] of [
+      [join(dir, 'missing'), 'no such directory'],
+      [join(dir, 'file'), 'not a directory'],
+      [join(dir, 'file', 'below'), 'not a directory'],
+    ] as const) {
+      await expect(discoverRepo(path)).rejects.toMatchObject({ code: ERROR_CODES.BAD_INPUT, message: `--repo ${path}: ${why}` });
+    }
+  });
+});
