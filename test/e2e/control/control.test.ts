@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORDON_BIN, REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, type Sandbox } from '../../support/cli.js';
@@ -99,6 +99,16 @@ describe('cordon control run (this machine: unguarded unless probe says otherwis
     const missing = await runCordon(['control', 'run', '--', 'cordon-no-such-command-here'], { env: sandbox.env });
     expect(missing.exitCode).toBe(127);
     expect(missing.stderr).toMatch(/cordon-no-such-command-here/);
+    // Found but not runnable: 126, as sh, GNU env and timeout give it.
+    const plain = join(sandbox.root, 'not-executable.sh');
+    writeFileSync(plain, '#!/bin/sh\necho never\n', { mode: 0o644 });
+    for (const path of [plain, sandbox.root]) {
+      const r = await runCordon(['control', 'run', '--', path], { env: sandbox.env });
+      expect({ path, exitCode: r.exitCode, stdout: r.stdout }).toEqual({ path, exitCode: 126, stdout: '' });
+      expect(r.stderr).toBe(`cordon control run: cannot start ${path}: EACCES\n`);
+      const sh = spawnSync('sh', ['-c', '"$0"', path]);
+      expect(sh.status).toBe(126);
+    }
   });
 
   for (const signal of ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGUSR1'] as const) {

@@ -8,8 +8,11 @@ import { monotonicMs } from '../util/clock.js';
 import { totalMemoryBytes } from '../util/legacy-binding.js';
 import { mark } from '../util/timeline.js';
 
-/** Exit status when the command cannot be started (the shells' "command not found"). */
+/** Exit status when the command cannot be found (`ENOENT`: the shells' and GNU `env`'s "command not found"). */
 export const CANNOT_START = 127;
+
+/** Exit status when the command was found but cannot be run (`EACCES`, `ENOEXEC`, a directory …), as shells and GNU `env` and `timeout` give it. */
+export const CANNOT_EXECUTE = 126;
 
 /** Input of {@link controlRun}. */
 export interface ControlRunOptions {
@@ -40,7 +43,7 @@ export interface ControlRunOptions {
 
 /** What {@link controlRun} did. */
 export interface ControlRunOutcome {
-  /** The command's status: its exit code, 128 + signal, 127 when it could not start. */
+  /** The command's status: its exit code, 128 + signal, 127 when it was not found, 126 when it was found but could not run. */
   readonly exitCode: number;
   readonly record: RunRecord;
   /** The note written to stderr, if any. */
@@ -111,7 +114,8 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     log.warn('control run: unguarded (no enforce backend answered)', { argv: [...argv], tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
     if (!child && !startError) await spawn().catch(() => undefined);
     const exit = child ? await child.exit : undefined;
-    exitCode = exit?.exitCode ?? CANNOT_START;
+    const notFound = startError === undefined || (startError as NodeJS.ErrnoException).code === 'ENOENT';
+    exitCode = exit?.exitCode ?? (notFound ? CANNOT_START : CANNOT_EXECUTE);
     signal = exit?.signal ?? null;
     const would = `would apply memory.high=${limit === null ? 'max' : `${limit} (${mb(limit)} MB, memory:${tier.name} of ${mb(ramBytes)} MB)`} and cpu.weight=${cpuWeight}`;
     if (options.verbose) stderr.write(`[cordon] unguarded: no enforcement backend can enforce here (cordon control probe says why); ${would}\n`);
