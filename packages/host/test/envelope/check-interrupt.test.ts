@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { makeRepo, writeFiles } from '../../../../test/support/git.js';
+import { alive } from '../../../../test/support/process.js';
+import { waitFor } from '../../../../test/support/wait.js';
 
 // An interrupted `check` (Ctrl-C, a CI cancellation, `kill`) ends what it started before it
 // ends itself: its verifier runs in a process group of its own, which a signal sent to cordon
@@ -16,29 +18,6 @@ beforeEach(() => {
   sandbox = makeSandbox('cordon-check-interrupt-');
 });
 afterEach(() => sandbox.cleanup());
-
-/** Whether process `pid` still runs (a zombie counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(what: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (what()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return what();
-}
 
 describe.each([
   ['the fast route', [] as string[]],
@@ -55,7 +34,7 @@ describe.each([
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, sig) => resolve({ code, signal: sig })));
-    expect(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 20_000)).toBe(true);
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { what: 'the verifier to write its pid', timeoutMs: 20_000 });
     const verifierPid = Number(readFileSync(pidFile, 'utf8'));
     expect(alive(verifierPid)).toBe(true);
     expect(readdirSync(tmp).filter((n) => n.startsWith('cordon-git-'))).toHaveLength(1);
@@ -63,7 +42,7 @@ describe.each([
     const end = await ended;
     expect(end, stderr).toEqual({ code: null, signal });
     // The verifier got SIGTERM with cordon's exit (sleep ends on it at once).
-    expect(await waitFor(() => !alive(verifierPid), 3_000)).toBe(true);
+    await waitFor(() => !alive(verifierPid), { what: `verifier ${verifierPid} to end`, timeoutMs: 3_000 });
     expect(readdirSync(tmp)).toEqual([]);
   });
 });

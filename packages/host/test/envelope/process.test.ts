@@ -5,26 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors/index.js';
 import { killGroup, runManaged, signalGroup } from '../../src/envelope/process.js';
 import { canSpawnDirect } from '../../src/process/direct-spawn.js';
+import { alive } from '../../../../test/support/process.js';
 import { waitFor } from '../../../../test/support/wait.js';
 import { tempDir } from './support.js';
 
 const sh = (script: string) => ['sh', '-c', script];
 const opts = () => ({ cwd: tempDir('proc'), env: process.env });
-
-/** True while `pid` runs (a zombie waiting for its reaper counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 // Every case runs both ways a managed child starts: through libuv's process and pipe handles
 // (src/process/direct-spawn.ts, the default where the binding is known) and through

@@ -1,7 +1,8 @@
 import { constants } from 'node:os';
+import { INTERRUPTS } from '../../process/interrupt.js';
 
-/** The signals that end an attempt early: Ctrl-C, a CI cancellation, a closed terminal. */
-export const INTERRUPT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** The signals that end an attempt early: Ctrl-C, a CI cancellation, a closed terminal (the interrupts of src/process/interrupt.ts). */
+export const INTERRUPT_SIGNALS = INTERRUPTS;
 
 /**
  * Catches {@link INTERRUPT_SIGNALS} while `run`/`resume` hold the lock, so cordon, not the
