@@ -3,11 +3,15 @@
 // The `cordon` executable. CommonJS on purpose: `cordon hook` runs twice per tool call of every
 // agent, and an ES module entry costs several ms more to start (`npm run bench:hook`).
 //
-// `cordon hook …` goes to the hot path before @oclif/core is loaded (docs/ARCHITECTURE.md "The hot paths");
+// `cordon hook ...` goes to the hot path before @oclif/core is loaded (docs/ARCHITECTURE.md "The hot paths");
 // `cordon hook --help` and everything else go to oclif.
+//
+// This file stays ASCII: V8 holds a source with any other character as a two-byte string, and
+// Node compiles this file from source on every call, scanning twice the bytes
+// (test/hot/import-graph.test.ts).
 quietClosedPipes();
 let argv = process.argv.slice(2);
-// `cordon --repo PATH <command> …`: oclif takes argv[0] as the command id, so a leading global
+// `cordon --repo PATH <command> ...`: oclif takes argv[0] as the command id, so a leading global
 // --repo moves behind the command id (the BEKO2210/SkillQuarry cordon).
 if (argv[0] === '--repo' || argv[0]?.startsWith('--repo=')) {
   const n = argv[0] === '--repo' ? 2 : 1;
@@ -99,7 +103,13 @@ function check(args) {
   // elsewhere loading `node:v8` (about 3 ms) pays only on a large repository.
   const binding = v8Binding();
   const noOpt = binding !== undefined || largeIndex(args);
-  if (noOpt) (binding ?? require('node:v8')).setFlagsFromString('--no-opt');
+  if (noOpt) {
+    // Node's own modules come with code caches made under its default flags, which V8 refuses
+    // once a flag changed: node:vm, which loadBundle needs, is loaded first, or it would be
+    // compiled from source (about 1 ms, `npm run bench:envelope`).
+    require('node:vm');
+    (binding ?? require('node:v8')).setFlagsFromString('--no-opt');
+  }
   // V8 refuses a code cache made under other flags: the caches of this route under --no-opt are
   // kept apart from the others, or each would replace the other's on every call.
   const prefix = noOpt ? 'no-opt-' : '';
@@ -167,12 +177,12 @@ function largeIndex(args) {
       dir = parent;
     }
   } catch {
-    // ENOTDIR, EACCES, …: the check itself reports what is wrong with the path.
+    // ENOTDIR, EACCES, ...: the check itself reports what is wrong with the path.
   }
   return false;
 }
 
-// The plain `cordon control run [--hint H] [--json] [--verbose] -- CMD …` runs without oclif
+// The plain `cordon control run [--hint H] [--json] [--verbose] -- CMD ...` runs without oclif
 // (src/control/fast.ts); any other form (help, a bad hint, no `--`) goes through the oclif command.
 function controlRun(args) {
   shareRequireCached();
@@ -210,7 +220,7 @@ function reduce(args) {
   });
 }
 
-// `cordon pcodx show|ids|turn …`: the codex plugin runs them without oclif and the plugin host
+// `cordon pcodx show|ids|turn ...`: the codex plugin runs them without oclif and the plugin host
 // when it declares them (src/fast/plugin-command.ts); every other pcodx command, any form the
 // plugin does not take, and a plugin that is not installed go through oclif.
 function pluginCommand(args) {
@@ -245,7 +255,7 @@ function shareRequireCached(prefix = '') {
 /**
  * `require(relPath)` for one of the CommonJS bundles of dist/, compiled through a V8 code cache
  * kept in Cordon's cache directory: compiling the fast check's bundle, and the functions it
- * compiles lazily, costs more than reading the cache (`npm run bench:envelope`). Node ≥ 22.1 has
+ * compiles lazily, costs more than reading the cache (`npm run bench:envelope`). Node >= 22.1 has
  * `module.enableCompileCache()` for this; Node 20 does not, so the bundle runs as `vm.Script`
  * with `cachedData`, and its `import()`s go to Node's own loader.
  *

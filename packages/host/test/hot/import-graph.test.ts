@@ -142,8 +142,8 @@ describe('the hook path', () => {
 
   // One character outside ASCII anywhere makes V8 keep a bundle as a two-byte string, slower to
   // read and compile on every start (scripts/bundle-options.mjs asciiComments).
-  it('every bundle is ASCII, and replacing its comments kept every line and column', async () => {
-    const bundles = ['dist/hot/hook.cjs', 'dist/hot/picomatch.cjs', 'dist/fast/check.cjs', 'dist/control/fast.cjs', 'dist/bus/services.cjs', 'dist/fast/reduce.cjs', 'dist/fast/plugin-command.cjs', 'dist/fast/ledger-api.cjs'].map((p) => join(REPO, 'packages/host', p));
+  it('every bundle and bin/run.cjs (compiled from source on every call) is ASCII, and replacing its comments kept every line and column', async () => {
+    const bundles = ['bin/run.cjs', 'dist/hot/hook.cjs', 'dist/hot/picomatch.cjs', 'dist/fast/check.cjs', 'dist/control/fast.cjs', 'dist/bus/services.cjs', 'dist/fast/reduce.cjs', 'dist/fast/plugin-command.cjs', 'dist/fast/ledger-api.cjs'].map((p) => join(REPO, 'packages/host', p));
     bundles.push(...DIALECT_PLUGINS.map((name) => join(REPO, 'plugins', name, 'dist/register.cjs')), join(REPO, 'plugins/codex/dist/pcodx/fast.cjs'));
     for (const file of bundles) expect(readFileSync(file, 'utf8'), file).toMatch(/^[\x00-\x7f]*$/);
     // The ledger api bundle does carry comments with characters outside ASCII in its sources:
