@@ -67,9 +67,10 @@ export interface HostLoadPlan {
  */
 export function planHostLoad(env: NodeJS.ProcessEnv = process.env): HostLoadPlan {
   const paths = resolvePaths(env);
-  const version = (JSON.parse(readFileSync(join(HOST_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const hostPackage = JSON.parse(readFileSync(join(HOST_ROOT, 'package.json'), 'utf8')) as { version: string; oclif?: { plugins?: unknown } };
+  const version = hostPackage.version;
   const skipped: Array<{ what: string; error: string }> = [];
-  const packages = findPluginPackages(HOST_ROOT, paths.dataDir, (what, error) => skipped.push({ what, error: String(error) }));
+  const packages = findPluginPackages(HOST_ROOT, paths.dataDir, (what, error) => skipped.push({ what, error: String(error) }), hostPackage);
   const indexed = env.CORDON_PLUGIN_INDEX !== 'off';
   const key = indexed ? pluginIndexKey(version, packages, paths.configDir) : '';
   const index = indexed ? readPluginIndex(paths.cacheDir, key) : undefined;

@@ -51,7 +51,7 @@ export interface PassThroughChild extends GuardChild {
  *   would see a SIGTERM twice). The cost: a SIGKILL, which nobody can forward, no
  *   longer reaches the command through cordon's group.
  *
- * The handlers come off when the command exits. With `reportFd`, fd 3 is a pipe whose bytes
+ * Forwarding stops when the command exits ({@link SignalForwarder.stop}). With `reportFd`, fd 3 is a pipe whose bytes
  * become {@link GuardChild.report}.
  *
  * Rejects with the spawn error (`ENOENT`, `EACCES` …) when the command cannot start.
@@ -90,9 +90,12 @@ export interface SignalForwarder {
   /** The command started as `pid`: signals that came while it started go to it now, later ones as they come. */
   started(pid: number): void;
   /**
-   * Takes the handlers off. When the command never started, a signal that came meanwhile is
-   * raised on this process again, without handlers: it ends cordon as it would have without them
-   * (SIGUSR1 excepted, see there).
+   * Stops forwarding. When the command never started, the handlers come off and a signal that
+   * came meanwhile is raised on this process again: it ends cordon as it would have without them
+   * (SIGUSR1 excepted, see there). After a start the handlers stay on, inert, until a signal
+   * comes: then they come off and the signal is raised again unless another listener took it, so
+   * it does what it would have done without them. Taking six handlers off costs a `control run`
+   * more than leaving them to the process's exit (`npm run bench:control`).
    */
   stop(): void;
 }
@@ -104,6 +107,7 @@ export interface SignalForwarder {
  */
 export function forwardSignals(terminal: boolean): SignalForwarder {
   let pid: number | undefined;
+  let stopped = false;
   const early: NodeJS.Signals[] = [];
   const send = (target: number, signal: NodeJS.Signals): void => {
     try {
@@ -114,9 +118,19 @@ export function forwardSignals(terminal: boolean): SignalForwarder {
       // Already gone.
     }
   };
+  const takeOff = (): void => {
+    for (const [s, f] of handlers) process.off(s, f);
+  };
   const handlers = FORWARDED.map((signal) => {
     const fromTerminal = terminal && (signal === 'SIGINT' || signal === 'SIGQUIT');
     const forward = (): void => {
+      if (stopped) {
+        // As if the handlers had come off at stop(): the signal goes to whoever else listens
+        // (they heard this one already), else its default action.
+        takeOff();
+        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+        return;
+      }
       if (fromTerminal) return;
       if (pid === undefined) early.push(signal);
       else send(pid, signal);
@@ -130,9 +144,12 @@ export function forwardSignals(terminal: boolean): SignalForwarder {
       for (const signal of early.splice(0)) send(started, signal);
     },
     stop() {
-      for (const [s, f] of handlers) process.off(s, f);
+      if (stopped) return;
+      stopped = true;
+      if (pid !== undefined) return;
+      takeOff();
       // Not SIGUSR1: without a handler Node answers it by opening its inspector on a TCP port.
-      const ending = pid === undefined ? early.find((signal) => signal !== 'SIGUSR1') : undefined;
+      const ending = early.find((signal) => signal !== 'SIGUSR1');
       if (ending) process.kill(process.pid, ending);
     },
   };

@@ -24,9 +24,15 @@ function readJson(path: string): any {
  * budget: the hot-path measurements in docs/hooks.md): the host's core plugins (`oclif.plugins` resolved from
  * the host root), then the user-installed (`<dataDir>/node_modules/<name>`) and linked (`root`)
  * entries of `<dataDir>/package.json`. As in oclif, a user or linked plugin replaces a core
- * plugin of the same name. Unreadable entries are skipped; `onSkip` hears why.
+ * plugin of the same name. Unreadable entries are skipped; `onSkip` hears why. `hostPackage` is the
+ * host's package.json when the caller has read it already.
  */
-export function findPluginPackages(hostRoot: string, dataDir: string, onSkip: (what: string, error: unknown) => void = () => undefined): PluginPackage[] {
+export function findPluginPackages(
+  hostRoot: string,
+  dataDir: string,
+  onSkip: (what: string, error: unknown) => void = () => undefined,
+  hostPackage?: { readonly oclif?: { readonly plugins?: unknown } },
+): PluginPackage[] {
   const found = new Map<string, PluginPackage>();
   const add = (root: string): void => {
     try {
@@ -37,7 +43,7 @@ export function findPluginPackages(hostRoot: string, dataDir: string, onSkip: (w
     }
   };
   try {
-    const host = readJson(join(hostRoot, 'package.json'));
+    const host = hostPackage ?? readJson(join(hostRoot, 'package.json'));
     let fromHost: NodeJS.Require | undefined;
     for (const name of (host.oclif?.plugins ?? []) as string[]) {
       if (name.startsWith('@oclif/')) continue; // oclif's own plugins never register cordon taps
