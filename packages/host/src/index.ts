@@ -22,7 +22,7 @@ export {
   attemptRefusal,
   loadEnvelope,
   saveState,
-  saveAudit,
+  saveAuditAndState,
   runVerifiers,
   runManaged,
   resolveSettings,

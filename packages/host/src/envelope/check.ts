@@ -12,7 +12,7 @@ import { acquireLock, type LockHandle } from './lock.js';
 import { phaseAfterCheck } from './phases.js';
 import { parsePolicyFile, POLICY_FILE, resolveSettings, type SettingsInput } from './settings.js';
 import type { EnvelopeState } from './state/schema.js';
-import { envelopePaths, loadEnvelope, saveAudit, saveState } from './state/store.js';
+import { envelopePaths, loadEnvelope, saveAuditAndState } from './state/store.js';
 import { finishInterrupted } from './state/recover.js';
 import { currentReadAhead, readEnvelopeAhead, type EnvelopeReadAhead } from './state/read-ahead.js';
 import { refuseWhileAgentRuns } from './attempt/stale.js';
@@ -94,15 +94,14 @@ export async function checkLocked(
   const started = options.early?.adopt(loc, config.baseline, envelope.snapshot.git);
   const audit = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, head, started, hooks: options.hooks, env: options.env, previous: envelope.state.last_audit });
   mark('audited');
-  const state = persistVerdict(loc, audit, () => {
-    saveAudit(loc.root, audit);
-    return saveState(loc.root, {
+  const state = persistVerdict(loc, audit, () =>
+    saveAuditAndState(loc.root, audit, {
       ...envelope.state,
       phase: phaseAfterCheck(audit.passed),
       last_audit: audit,
       last_error: audit.passed ? null : audit.violations.map((v) => v.message).join('; '),
-    });
-  });
+    }),
+  );
   mark('verdict saved');
   return { audit, state };
 }

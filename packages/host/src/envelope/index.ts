@@ -18,7 +18,7 @@ export { runVerifiers, runVerifier, failureReason, TRUNCATION_MARKER, type Verif
 export { splitCommand, DEFAULT_VERIFY_TIMEOUT_SECONDS, DEFAULT_VERIFY_OUTPUT_CAP, MAX_VERIFIERS, type VerifySpec } from './verify/spec.js';
 export { runManaged, killGroup, signalGroup, succeeded, type ManagedChild, type ManagedOptions, type ManagedResult } from './process.js';
 export { discoverRepo, resolveCommit, baseGitEnv, type RepoLocation } from './git/repo.js';
-export { loadEnvelope, saveState, saveAudit, envelopePaths, envelopeExists, removeEnvelope, CORDON_DIR, type Envelope, type EnvelopePaths } from './state/store.js';
+export { loadEnvelope, saveState, saveAuditAndState, envelopePaths, envelopeExists, removeEnvelope, CORDON_DIR, type Envelope, type EnvelopePaths } from './state/store.js';
 export { SCHEMA_VERSION, type EnvelopeConfig, type EnvelopeSnapshot, type EnvelopeState } from './state/schema.js';
 export { canonicalJson } from './state/canonical-json.js';
 export { writeFileAtomic } from '../io/atomic-write.js';

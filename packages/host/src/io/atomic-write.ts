@@ -42,6 +42,13 @@ export interface AtomicWriteOptions {
   readonly links?: 'target' | 'replace';
   /** fsync the file and its directory (default true). */
   readonly durable?: boolean;
+  /**
+   * With `durable`, fsync the directory after the rename (default true). A caller that renames a
+   * second file into the same directory right after, with its directory fsync, passes false for
+   * the first: one directory fsync makes both renames durable (envelope/state/store.ts
+   * `saveAuditAndState`).
+   */
+  readonly syncDirectory?: boolean;
 }
 
 /**
@@ -122,7 +129,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
     }
     throw error;
   }
-  if (durable) fsyncDirectory(dirname(target));
+  if (durable && opts.syncDirectory !== false) fsyncDirectory(dirname(target));
   return target;
 }
 

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,9 +7,9 @@ import { discoverRepo } from '../../src/envelope/git/repo.js';
 import { canonicalBody, canonicalJson } from '../../src/envelope/state/canonical-json.js';
 import { fsyncDirectory, writeFileAtomic } from '../../src/io/atomic-write.js';
 import { EXCLUDE_LINE, hashFile, registerExclude, sha256 } from '../../src/envelope/state/exclude.js';
-import { loadEnvelope } from '../../src/envelope/state/store.js';
+import { loadEnvelope, saveAuditAndState } from '../../src/envelope/state/store.js';
 import { stateProblem } from '../../src/envelope/state/schema.js';
-import { armWith, repo, tempDir } from './support.js';
+import { armWith, checkIn, repo, tempDir } from './support.js';
 
 const errno = (code: string) => Object.assign(new Error(code), { code });
 
@@ -53,6 +54,24 @@ describe('state files (the BEKO2210/SkillQuarry cordon H01–H04, H14, T1–T3)'
     }
     expect(() => fsyncDirectory('/x', ops('EIO', 'open'))).toThrow('EIO');
     expect(() => fsyncDirectory('/x', ops('EIO', 'fsync'))).toThrow('EIO');
+  });
+
+  it('a verdict writes audit.json and state.json with three fsyncs: both files, then their directory once', async () => {
+    const dir = repo();
+    await armWith(dir, { allow: ['src/**'] });
+    const { audit, state } = await checkIn(dir);
+    const loc = await discoverRepo(dir);
+    const saved = saveAuditAndState(loc.root, audit, state);
+    expect(readFileSync(join(loc.root, '.cordon', 'audit.json'), 'utf8')).toBe(canonicalJson(audit));
+    expect(readFileSync(join(loc.root, '.cordon', 'state.json'), 'utf8')).toBe(canonicalJson(saved));
+    expect(readdirSync(join(loc.root, '.cordon')).sort()).toEqual(['audit.json', 'config.json', 'snapshot.json', 'state.json']);
+    // Which fsyncs: counted by strace where it is installed (Debian's strace on the test machines).
+    const store = join(import.meta.dirname, '../../dist/envelope/state/store.js');
+    const script = `const { saveAuditAndState, loadEnvelope } = await import(${JSON.stringify(store)}); const loc = ${JSON.stringify(loc)}; const e = loadEnvelope(loc); saveAuditAndState(loc.root, e.state.last_audit, e.state);`;
+    const traced = spawnSync('strace', ['-f', '-e', 'trace=fsync,fdatasync', process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8' });
+    if (traced.error && (traced.error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    expect(traced.status, traced.stderr).toBe(0);
+    expect(traced.stderr.split('\n').filter((line) => /\bf(data)?sync\(/.test(line))).toHaveLength(3);
   });
 
   it('H04: hashing a missing file is a state error', () => {

@@ -11,7 +11,7 @@ import { attemptRefusal, beginAttempt, finishAttempt } from '../phases.js';
 import { writeFileAtomic } from '../../io/atomic-write.js';
 import { canonicalJson } from '../state/canonical-json.js';
 import { nowIso, type EnvelopeState } from '../state/schema.js';
-import { envelopePaths, loadEnvelope, saveAudit, saveState, type Envelope } from '../state/store.js';
+import { envelopePaths, loadEnvelope, saveAuditAndState, saveState, type Envelope } from '../state/store.js';
 import { classifyAttempt } from './classify.js';
 import { runnerLimits, type RunnerSettings } from './options.js';
 import { briefFor, renderBrief } from './prompt.js';
@@ -166,8 +166,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     }
     if (trap.signal) return await interrupted(input, state, duringAudit(run, trap.signal), keep, ended);
     const outcome = verdict.kind === 'engine_error' ? ({ kind: 'engine_error', reason: verdict.reason } as const) : ({ kind: 'finished' } as const);
-    saveAudit(loc.root, audit);
-    state = saveState(loc.root, { ...finishAttempt(state, outcome, audit), last_audit: audit, last_run: run });
+    state = saveAuditAndState(loc.root, audit, { ...finishAttempt(state, outcome, audit), last_audit: audit, last_run: run });
     keep(run);
     const exitCode = verdict.kind === 'engine_error' ? EXIT.ENGINE_ERROR : audit.passed ? EXIT.ACCEPTED : EXIT.REJECTED;
     return { exitCode, state, audit, run };

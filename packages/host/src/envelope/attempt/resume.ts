@@ -4,7 +4,7 @@ import { auditEnvelope } from '../audit/run-audit.js';
 import { discoverRepo } from '../git/repo.js';
 import { acquireLock } from '../lock.js';
 import { attemptRefusal } from '../phases.js';
-import { loadEnvelope, saveAudit, saveState } from '../state/store.js';
+import { loadEnvelope, saveAuditAndState, saveState } from '../state/store.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
 import { findAgentBinary, runnerSettingsProblem, type RunnerSettings } from './options.js';
 import { recoveryFor } from './prompt.js';
@@ -61,8 +61,7 @@ export async function resumeEnvelope(options: ResumeOptions): Promise<AttemptRes
     const preflight = await auditEnvelope({ loc, baseline: config.baseline, policy: config.policy, verify: config.verify, snapshot: envelope.snapshot, hooks: options.hooks, env: options.env, runVerifiers: false, previous: envelope.state.last_audit });
     if (!preflight.passed) {
       const violations = preflight.violations.map((v) => v.message).join('; ');
-      saveAudit(loc.root, preflight);
-      saveState(loc.root, { ...envelope.state, phase: 'rejected', last_audit: preflight, last_error: violations });
+      saveAuditAndState(loc.root, preflight, { ...envelope.state, phase: 'rejected', last_audit: preflight, last_error: violations });
       throw new CordonError(ERROR_CODES.BAD_STATE, `current partial changes violate the Cordon envelope; refusing to resume: ${violations}`, { details: { violations: preflight.violations } });
     }
     const recovery = envelope.state.attempt > 0 ? recoveryFor(envelope.state.attempt, envelope.state.last_error, preflight, envelope.state.last_audit) : undefined;

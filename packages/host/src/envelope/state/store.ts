@@ -165,9 +165,16 @@ export function saveState(root: string, state: EnvelopeState): EnvelopeState {
   return next;
 }
 
-/** Writes `.cordon/audit.json` (the BEKO2210/SkillQuarry cordon). */
-export function saveAudit(root: string, audit: AuditRecord): void {
-  writeFileAtomic(envelopePaths(root).audit, canonicalJson(audit));
+/**
+ * Writes `.cordon/audit.json` (the BEKO2210/SkillQuarry cordon), then persists `state` as
+ * {@link saveState} does, and returns what was written. Both files are renamed into `.cordon/`
+ * and then the directory is fsynced once, which makes both renames durable: a verdict costs three
+ * fsyncs instead of four (about 0.4 ms of waiting, `npm run bench:envelope`). A crash in between
+ * leaves each file old or new, as two separate writes would.
+ */
+export function saveAuditAndState(root: string, audit: AuditRecord, state: EnvelopeState): EnvelopeState {
+  writeFileAtomic(envelopePaths(root).audit, canonicalJson(audit), { syncDirectory: false });
+  return saveState(root, state);
 }
 
 /**
