@@ -11,6 +11,8 @@ import { isOwnStateName, scratchParent } from './own-dir.js';
 import { configProblem, nowIso, snapshotProblem, stateProblem, type EnvelopeConfig, type EnvelopeSnapshot, type EnvelopeState } from './schema.js';
 import { randomHex } from '../../util/random.js';
 import { CORDON_DIR } from './dir-name.js';
+import { KnownDigests } from './known-digests.js';
+import { resolvePaths } from '../../util/paths.js';
 
 export { CORDON_DIR };
 
@@ -134,25 +136,31 @@ export function loadEnvelope(loc: RepoLocation): Envelope {
   if (!envelopeExists(loc.root)) throw badState(`nothing is armed in ${loc.root} (run \`cordon arm\` first)`);
   const strangers = foreignNames(paths.dir);
   if (strangers) throw foreignState(loc.root, strangers);
+  // Digests computed by an earlier check for files that have not changed since (known-digests.ts).
+  const known = new KnownDigests(resolvePaths().cacheDir);
+  const configId = known.identify(paths.config);
   const config = readJson(paths.config, 'config') as EnvelopeConfig;
   const configBad = configProblem(config);
   if (configBad) throw damaged(configBad);
   const state = readJson(paths.state, 'state') as EnvelopeState;
   const stateBad = stateProblem(state);
   if (stateBad) throw damaged(stateBad);
-  if (sha256(canonicalBody(config)) !== state.config_sha256) throw damaged('config.json does not match the hash recorded in state.json');
+  if (!known.matches(configId, state.config_sha256, () => sha256(canonicalBody(config)))) throw damaged('config.json does not match the hash recorded in state.json');
+  const snapshotId = known.identify(paths.snapshot);
   const snapshot = readJson(paths.snapshot, 'snapshot') as EnvelopeSnapshot;
   const snapshotBad = snapshotProblem(snapshot);
   if (snapshotBad) throw damaged(snapshotBad);
-  if (sha256(canonicalBody(snapshot)) !== state.snapshot_sha256) throw damaged('snapshot.json does not match the hash recorded in state.json');
+  if (!known.matches(snapshotId, state.snapshot_sha256, () => sha256(canonicalBody(snapshot)))) throw damaged('snapshot.json does not match the hash recorded in state.json');
   if (config.repo.root !== loc.root || config.repo.git_dir !== loc.gitDir) {
     throw badState(`the envelope was armed in ${config.repo.root} (git dir ${config.repo.git_dir}), not ${loc.root} (git dir ${loc.gitDir}); run \`cordon reset\` and arm again`);
   }
-  if (hashFile(loc.excludeFile) !== state.exclude_sha256) {
+  const excludeId = known.identify(loc.excludeFile);
+  if (!known.matches(excludeId, state.exclude_sha256, () => hashFile(loc.excludeFile))) {
     throw badState(
       `${loc.excludeFile} changed after Cordon was armed; restore the content it had then (kept in .cordon/snapshot.json as git.info_exclude), or run \`cordon reset\` and arm again`,
     );
   }
+  known.save();
   return { paths, config, snapshot, state };
 }
 
