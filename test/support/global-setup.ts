@@ -70,8 +70,6 @@ export default function setup(): () => void {
     XDG_DATA_HOME: sub('xdg-data'),
     XDG_CONFIG_HOME: sub('xdg-config'),
     XDG_CACHE_HOME: sub('xdg-cache'),
-    // @oclif/plugin-warn-if-update-available would ask the registry for a newer @cordon/host.
-    CORDON_SKIP_NEW_VERSION_CHECK: 'true',
   });
   return () => {
     rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });

@@ -10,29 +10,31 @@ export const repoFlag = {
   repo: Flags.string({ description: 'Any directory inside the work tree (default: the current directory); may also come before the command', helpValue: 'PATH' }),
 };
 
-const count = (name: string, fallback: string, dependsOn: string[] | undefined) =>
-  Flags.integer({ min: 0, description: `${name} (default ${fallback}; inclusive)`, helpValue: 'N', dependsOn });
+const count = (name: string, fallback: string, shared: { dependsOn?: string[]; helpGroup?: string }) =>
+  Flags.integer({ min: 0, description: `${name} (default ${fallback}; inclusive)`, helpValue: 'N', ...shared });
 
 /**
- * Policy flags of `arm`, `run` and `check --base` (`dependsOn` ties them to `--base` on `check`).
+ * Policy flags of `arm`, `run` and `check --base` (`dependsOn` ties them to another flag;
+ * `helpGroup` lists them under a heading of their own in `--help`, as `check` does for the flags
+ * that only apply with `--base`).
  * Repeatable flags take one value per occurrence (`multipleNonGreedy`, @oclif/core 4), so
  * `arm --allow 'src/**' "label"` leaves the label an argument: repeat the flag for more values.
  */
-export function policyFlags(options: { dependsOn?: string[] } = {}) {
-  const dependsOn = options.dependsOn;
+export function policyFlags(options: { dependsOn?: string[]; helpGroup?: string } = {}) {
+  const shared = { ...(options.dependsOn ? { dependsOn: options.dependsOn } : {}), ...(options.helpGroup ? { helpGroup: options.helpGroup } : {}) };
   return {
-    allow: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Glob a changed path must match (repeatable; at least one, here or in .cordon.json)', helpValue: 'GLOB', dependsOn }),
-    deny: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Glob no changed path may match (repeatable; wins over --allow)', helpValue: 'GLOB', dependsOn }),
-    'allow-ignored': Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Ignored paths that may appear, change or vanish after arming (repeatable)', helpValue: 'GLOB', dependsOn }),
-    'max-files': count('Changed paths allowed', '25', dependsOn),
-    'max-added-lines': count('Added lines allowed', '2000', dependsOn),
-    'max-deleted-lines': count('Deleted lines allowed', '1000', dependsOn),
-    'max-working-bytes': count('Summed on-disk size of the changed files, bytes', '2097152', dependsOn),
-    'max-binary-files': count('Binary files allowed', '2', dependsOn),
-    'allow-commits': Flags.boolean({ description: 'Let HEAD move away from the baseline (committed content is still audited)', dependsOn }),
-    verify: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Command that must exit 0 (repeatable, at most 8; split like a shell would, never run by one)', helpValue: 'CMD', dependsOn }),
-    'verify-timeout': Flags.string({ description: 'Seconds each verifier may run (default 300; fractions allowed)', helpValue: 'S', dependsOn }),
-    'verify-output-cap': Flags.integer({ min: 1, description: 'Bytes each verifier may print per stream (default 4194304)', helpValue: 'BYTES', dependsOn }),
+    allow: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Glob a changed path must match (repeatable; at least one, here or in .cordon.json)', helpValue: 'GLOB', ...shared }),
+    deny: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Glob no changed path may match (repeatable; wins over --allow)', helpValue: 'GLOB', ...shared }),
+    'allow-ignored': Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Ignored paths that may appear, change or vanish after arming (repeatable)', helpValue: 'GLOB', ...shared }),
+    'max-files': count('Changed paths allowed', '25', shared),
+    'max-added-lines': count('Added lines allowed', '2000', shared),
+    'max-deleted-lines': count('Deleted lines allowed', '1000', shared),
+    'max-working-bytes': count('Summed on-disk size of the changed files, bytes', '2097152', shared),
+    'max-binary-files': count('Binary files allowed', '2', shared),
+    'allow-commits': Flags.boolean({ description: 'Let HEAD move away from the baseline (committed content is still audited)', ...shared }),
+    verify: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Command that must exit 0 (repeatable, at most 8; split like a shell would, never run by one)', helpValue: 'CMD', ...shared }),
+    'verify-timeout': Flags.string({ description: 'Seconds each verifier may run (default 300; fractions allowed)', helpValue: 'S', ...shared }),
+    'verify-output-cap': Flags.integer({ min: 1, description: 'Bytes each verifier may print per stream (default 4194304)', helpValue: 'BYTES', ...shared }),
   };
 }
 

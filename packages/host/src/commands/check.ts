@@ -23,7 +23,7 @@ export default class Check extends CordonCommand {
     base: Flags.string({ description: 'Audit the committed range from this revision instead of an armed envelope (CI mode)', helpValue: 'REF' }),
     head: Flags.string({ description: 'End of the range (default HEAD; needs --base)', helpValue: 'REF' }),
     // Range-only: refused without --base in run(), with a message that says why.
-    ...policyFlags(),
+    ...policyFlags({ helpGroup: 'RANGE (WITH --BASE)' }),
     format: Flags.string({ description: 'Output format for CI systems (--json stays the audit record)', options: [...CHECK_FORMATS], default: 'text' }),
     out: Flags.string({ description: 'Write the --format report to this file instead of stdout (stdout gets the text verdict)', helpValue: 'FILE' }),
   };

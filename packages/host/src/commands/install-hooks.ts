@@ -16,9 +16,7 @@ export const hookConfigFlags = {
 export default class InstallHooks extends CordonCommand {
   static override summary = 'Make agents run `cordon hook` on every tool call and session boundary';
   static override description = [
-    'Merges cordon into each agent\'s own hook config, keeping everything else (comments in YAML and TOML too):',
-    'Claude Code settings.json (PreToolUse, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd), Codex hooks.json plus the',
-    'trust entries in the user config.toml, Gemini CLI settings.json, Cursor hooks.json, Hermes config.yaml.',
+    'Merges cordon into each agent\'s own hook config, keeping everything else (comments in YAML and TOML too): Claude Code settings.json (PreToolUse, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd), Codex hooks.json plus the trust entries in the user config.toml, Gemini CLI settings.json, Cursor hooks.json, Hermes config.yaml.',
     'A dry run by default: prints a diff of every file it would change; --write applies. Running it twice changes nothing.',
     'A config file that does not parse is refused and left untouched. A config that is a symbolic link stays one (its target is edited).',
     'Every file of every agent is written, or none: a failed write puts back what this run wrote (exit 2, CORDON_HOOKS_WRITE_FAILED).',
