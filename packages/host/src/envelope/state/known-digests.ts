@@ -32,6 +32,7 @@ const RACY_NS = 2_000_000_000n;
  * caches are ignored; writing one is best effort.
  */
 export class KnownDigests {
+  readonly #dir: string;
   readonly #file: string;
   #entries: Map<string, string> | undefined;
   #added = false;
@@ -40,6 +41,7 @@ export class KnownDigests {
 
   /** The digests kept in `cacheDir`, read on first use; `nowNs` is the clock (ns since the epoch; tests move it). */
   constructor(cacheDir: string, nowNs: () => bigint = () => BigInt(Date.now()) * 1_000_000n) {
+    this.#dir = cacheDir;
     this.#file = join(cacheDir, KNOWN_DIGESTS_FILE);
     this.#nowNs = nowNs;
   }
@@ -49,8 +51,7 @@ export class KnownDigests {
    * {@link matches} once what was read can be digested. Undefined when it cannot be stat'ed.
    */
   identify(path: string): FileIdentity | undefined {
-    const st = statSync(path, { bigint: true, throwIfNoEntry: false });
-    return st ? { path, print: `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, changedNs: st.ctimeNs > st.mtimeNs ? st.ctimeNs : st.mtimeNs } : undefined;
+    return fileIdentity(path);
   }
 
   /**
@@ -82,7 +83,7 @@ export class KnownDigests {
     if (!this.#added || !this.#entries) return;
     this.#added = false;
     try {
-      ensurePrivateDir(join(this.#file, '..'));
+      ensurePrivateDir(this.#dir);
       writeFileAtomic(this.#file, `${JSON.stringify(Object.fromEntries(this.#entries))}\n`, { mode: 0o600, durable: false });
     } catch {
       // A cache that cannot be written costs the next check its hashing.
@@ -111,4 +112,14 @@ export interface FileIdentity {
   readonly print: string;
   /** The later of the modification and change times, ns since the epoch. */
   readonly changedNs: bigint;
+}
+
+/**
+ * The identity of the file at `path` (links followed): `dev:ino:size:mtime:ctime`, times in ns,
+ * which changes with any write to it or any file renamed over it; undefined when it cannot be
+ * stat'ed. Also what the check's read-ahead compares (read-ahead.ts).
+ */
+export function fileIdentity(path: string): FileIdentity | undefined {
+  const st = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return st ? { path, print: `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, changedNs: st.ctimeNs > st.mtimeNs ? st.ctimeNs : st.mtimeNs } : undefined;
 }

@@ -1,5 +1,5 @@
-import { statSync } from 'node:fs';
 import type { RepoLocation } from '../git/repo.js';
+import { fileIdentity } from './known-digests.js';
 import { envelopePaths, loadEnvelope, type Envelope } from './store.js';
 
 /**
@@ -48,13 +48,8 @@ export function currentReadAhead(ahead: EnvelopeReadAhead | undefined, loc: Repo
   }
 }
 
-/** `ino:size:mtime:ctime` (ns) of each file an envelope read depends on, `-` for a missing one. */
+/** The {@link fileIdentity} of each file an envelope read depends on, `-` for a missing one. */
 function filePrints(loc: RepoLocation): string {
   const paths = envelopePaths(loc.root);
-  return [paths.dir, paths.config, paths.snapshot, paths.state, loc.excludeFile]
-    .map((path) => {
-      const st = statSync(path, { bigint: true, throwIfNoEntry: false });
-      return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : '-';
-    })
-    .join('|');
+  return [paths.dir, paths.config, paths.snapshot, paths.state, loc.excludeFile].map((path) => fileIdentity(path)?.print ?? '-').join('|');
 }
