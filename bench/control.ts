@@ -22,11 +22,12 @@
  * Prints medians, the added time (median of the per-round differences) against the target, and
  * the load average, since on a shared machine the spawns themselves dominate. Needs a build (`npm run build`).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bashTimed } from './bash-timed.ts';
 import { caFile, caModes } from './ca-env.ts';
 
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -110,12 +111,6 @@ for (let i = 0; i < WARMUP + RUNS; i++) {
 }
 if (cgroupBase) rmdirSync(cgroupBase);
 
-/** `0m0.047s` (bash `times`) → 47 ms. */
-function seconds(field: string): number {
-  const m = /^(\d+)m([\d.]+)s$/.exec(field);
-  if (!m) throw new Error(`unexpected \`times\` field ${field}`);
-  return (Number(m[1]) * 60 + Number(m[2])) * 1000;
-}
 
 /**
  * Runs argv under bash RUNS times interleaved with the others; per run the wall ms (from
@@ -123,17 +118,13 @@ function seconds(field: string): number {
  */
 function cliRows(variants: Array<{ name: string; argv: string[]; env: NodeJS.ProcessEnv }>): Map<string, { wall: number[]; cpu: number[] }> {
   const out = new Map(variants.map((v) => [v.name, { wall: [] as number[], cpu: [] as number[] }]));
-  const script = 's=$EPOCHREALTIME; "$@" >/dev/null 2>&1; rc=$?; e=$EPOCHREALTIME; echo "$s $e $rc"; times';
   for (let i = 0; i < WARMUP + CLI_RUNS; i++) {
     for (const v of variants) {
-      const r = spawnSync('/bin/bash', ['-c', script, 'bench', ...v.argv], { env: v.env, encoding: 'utf8' });
-      const lines = r.stdout.trim().split('\n');
-      const [s, e, rc] = lines[0]!.split(' ');
-      if (rc !== '0') throw new Error(`${v.name} failed (${rc}): ${r.stderr}`);
-      const [user, sys] = lines[2]!.trim().split(/\s+/);
+      const r = bashTimed('"$@" >/dev/null 2>&1', v.argv, { env: v.env });
+      if (r.status !== 0) throw new Error(`${v.name} failed (${r.status})`);
       if (i >= WARMUP) {
-        out.get(v.name)!.wall.push((Number(e) - Number(s)) * 1000);
-        out.get(v.name)!.cpu.push(seconds(user!) + seconds(sys!));
+        out.get(v.name)!.wall.push(r.wallMs);
+        out.get(v.name)!.cpu.push(r.cpuMs);
       }
     }
   }

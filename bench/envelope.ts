@@ -28,6 +28,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyChanges, buildBigRepo, trackedPath } from '../packages/host/test/envelope/big-repo.ts';
+import { bashTimed } from './bash-timed.ts';
 import { caFile, caModes } from './ca-env.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -110,12 +111,6 @@ interface Cost {
   cpuMs: number;
 }
 
-/** `0m0.047s` → 47. */
-function seconds(field: string): number {
-  const m = /^(\d+)m([\d.]+)s$/.exec(field);
-  if (!m) throw new Error(`unexpected \`times\` field ${field}`);
-  return (Number(m[1]) * 60 + Number(m[2])) * 1000;
-}
 
 /**
  * Runs the bash `script` (its arguments `args`) in `cwd` and returns its wall time
@@ -124,13 +119,9 @@ function seconds(field: string): number {
  * output is discarded; a non-zero exit throws, naming `who`.
  */
 function cost(who: string, script: string, args: string[], cwd: string, childEnv: NodeJS.ProcessEnv): Cost {
-  const wrapper = `s=$EPOCHREALTIME; { ${script}; } >/dev/null 2>&1; rc=$?; e=$EPOCHREALTIME; echo "wall $s $e rc $rc"; times`;
-  const r = spawnSync('/bin/bash', ['-c', wrapper, 'bench', ...args], { cwd, env: childEnv, encoding: 'utf8' });
-  const lines = r.stdout.trim().split('\n');
-  const wall = /^wall ([\d.]+) ([\d.]+) rc (\d+)$/.exec(lines[0] ?? '');
-  if (!wall || wall[3] !== '0') throw new Error(`${who} failed (exit ${wall?.[3] ?? r.status}) in ${cwd}: ${r.stderr}`);
-  const [user, sys] = (lines[2] ?? '').trim().split(/\s+/);
-  return { wallMs: (Number(wall[2]) - Number(wall[1])) * 1000, cpuMs: seconds(user!) + seconds(sys!) };
+  const r = bashTimed(`{ ${script}; } >/dev/null 2>&1`, args, { cwd, env: childEnv });
+  if (r.status !== 0) throw new Error(`${who} failed (exit ${r.status}) in ${cwd}`);
+  return { wallMs: r.wallMs, cpuMs: r.cpuMs };
 }
 
 /** Times `fn` in ms; throws what `fn` throws. */

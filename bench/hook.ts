@@ -22,6 +22,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bashTimed } from './bash-timed.ts';
 import { caFile, caModes, type CaMode } from './ca-env.ts';
 
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -74,25 +75,14 @@ interface Variant {
   samples: Sample[];
 }
 
-/** `0m0.047s` → 47. */
-function seconds(field: string): number {
-  const m = /^(\d+)m([\d.]+)s$/.exec(field);
-  if (!m) throw new Error(`unexpected \`times\` field ${field}`);
-  return (Number(m[1]) * 60 + Number(m[2])) * 1000;
-}
 
 /** Runs `argv` once under bash and returns its wall and CPU time. */
 function measure(v: Variant): Sample {
-  // Wall: $EPOCHREALTIME (µs) around the command; CPU: `times`' second line, the children's user and sys.
   // stdin is a pipe, as Codex and Hermes hand it over: bash ≥ 5.1 feeds a here-string smaller than
   // the pipe buffer through a pipe, with no extra process inside the timed region.
-  const script = 'p=$(<"$CORDON_BENCH_STDIN"); s=$EPOCHREALTIME; "$@" <<<"$p" >/dev/null; rc=$?; e=$EPOCHREALTIME; echo "wall $s $e rc $rc"; times';
-  const r = spawnSync('/bin/bash', ['-c', script, 'bench', ...v.argv], { env: { ...v.env, CORDON_BENCH_STDIN: v.stdin }, encoding: 'utf8' });
-  const lines = r.stdout.trim().split('\n');
-  const wall = /^wall ([\d.]+) ([\d.]+) rc (\d+)$/.exec(lines[0] ?? '');
-  if (r.status !== 0 || !wall || wall[3] !== '0') throw new Error(`${v.name} failed: ${r.stderr || r.stdout}`);
-  const [user, sys] = (lines[2] ?? '').trim().split(/\s+/);
-  return { wallMs: (Number(wall[2]) - Number(wall[1])) * 1000, cpuMs: seconds(user!) + seconds(sys!) };
+  const r = bashTimed('"$@" <<<"$p" >/dev/null', v.argv, { env: { ...v.env, CORDON_BENCH_STDIN: v.stdin }, prelude: 'p=$(<"$CORDON_BENCH_STDIN")' });
+  if (r.status !== 0) throw new Error(`${v.name} failed: ${r.stderr}`);
+  return { wallMs: r.wallMs, cpuMs: r.cpuMs };
 }
 
 /**

@@ -90,24 +90,60 @@ export interface SignalForwarder {
   /** The command started as `pid`: signals that came while it started go to it now, later ones as they come. */
   started(pid: number): void;
   /**
-   * Stops forwarding. When the command never started, the handlers come off and a signal that
-   * came meanwhile is raised on this process again: it ends cordon as it would have without them
-   * (SIGUSR1 excepted, see there). After a start the handlers stay on, inert, until a signal
-   * comes: then they come off and the signal is raised again unless another listener took it, so
-   * it does what it would have done without them. Taking six handlers off costs a `control run`
-   * more than leaving them to the process's exit (`npm run bench:control`).
+   * Stops forwarding. When the command never started and no other command is being forwarded
+   * to, the handlers come off and a signal that came meanwhile is raised on this process again:
+   * it ends cordon as it would have without them (SIGUSR1 excepted, see there). After a start
+   * the handlers stay on, inert, until a signal comes: then they come off and the signal is
+   * raised again unless another listener took it, so it does what it would have done without
+   * them. Taking six handlers off costs a `control run` more than leaving them to the process's
+   * exit (`npm run bench:control`).
    */
   stop(): void;
 }
 
+/** One command being forwarded to: what the shared handlers call for each signal. */
+type Forwarding = (signal: NodeJS.Signals) => void;
+
+/** Forwarders started and not yet stopped, in the order they started. */
+const forwarding = new Set<Forwarding>();
+
+/**
+ * The one handler per {@link FORWARDED} signal every forwarder of this process shares, while on.
+ * Shared so that a process that runs many commands one after another (a library caller of
+ * `runControlled`) keeps six listeners, not six per command left behind.
+ */
+let handlers: ReadonlyArray<readonly [NodeJS.Signals, () => void]> | undefined;
+
+function putHandlersOn(): void {
+  if (handlers) return;
+  handlers = FORWARDED.map((signal) => {
+    const handler = (): void => {
+      if (forwarding.size > 0) {
+        for (const forward of forwarding) forward(signal);
+        return;
+      }
+      // Every forwarder stopped: as if the handlers had come off then, the signal goes to
+      // whoever else listens (they heard this one already), else its default action.
+      takeHandlersOff();
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    process.on(signal, handler);
+    return [signal, handler] as const;
+  });
+}
+
+function takeHandlersOff(): void {
+  for (const [signal, handler] of handlers ?? []) process.off(signal, handler);
+  handlers = undefined;
+}
+
 /**
  * Passes the six {@link FORWARDED} signals cordon receives on to the command it is starting (see
- * {@link spawnPassThrough} for which, and to whom), from before the command has a pid.
- * Exported for its tests.
+ * {@link spawnPassThrough} for which, and to whom), from before the command has a pid. Several
+ * forwarders at once each get every signal. Exported for its tests.
  */
 export function forwardSignals(terminal: boolean): SignalForwarder {
   let pid: number | undefined;
-  let stopped = false;
   const early: NodeJS.Signals[] = [];
   const send = (target: number, signal: NodeJS.Signals): void => {
     try {
@@ -118,36 +154,22 @@ export function forwardSignals(terminal: boolean): SignalForwarder {
       // Already gone.
     }
   };
-  const takeOff = (): void => {
-    for (const [s, f] of handlers) process.off(s, f);
+  const forward: Forwarding = (signal) => {
+    // From the terminal, the command got it already (it is in the foreground group).
+    if (terminal && (signal === 'SIGINT' || signal === 'SIGQUIT')) return;
+    if (pid === undefined) early.push(signal);
+    else send(pid, signal);
   };
-  const handlers = FORWARDED.map((signal) => {
-    const fromTerminal = terminal && (signal === 'SIGINT' || signal === 'SIGQUIT');
-    const forward = (): void => {
-      if (stopped) {
-        // As if the handlers had come off at stop(): the signal goes to whoever else listens
-        // (they heard this one already), else its default action.
-        takeOff();
-        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-        return;
-      }
-      if (fromTerminal) return;
-      if (pid === undefined) early.push(signal);
-      else send(pid, signal);
-    };
-    process.on(signal, forward);
-    return [signal, forward] as const;
-  });
+  forwarding.add(forward);
+  putHandlersOn();
   return {
     started(started) {
       pid = started;
       for (const signal of early.splice(0)) send(started, signal);
     },
     stop() {
-      if (stopped) return;
-      stopped = true;
-      if (pid !== undefined) return;
-      takeOff();
+      if (!forwarding.delete(forward) || pid !== undefined) return;
+      if (forwarding.size === 0) takeHandlersOff();
       // Not SIGUSR1: without a handler Node answers it by opening its inspector on a TCP port.
       const ending = early.find((signal) => signal !== 'SIGUSR1');
       if (ending) process.kill(process.pid, ending);

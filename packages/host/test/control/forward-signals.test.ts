@@ -82,4 +82,47 @@ describe('forwardSignals', () => {
     `);
     expect({ signal: r.signal, stdout: r.stdout }).toEqual({ signal: 'SIGTERM', stdout: 'stopped\n' });
   });
+
+  it('commands run one after another in one process leave one handler per signal, not one per command', () => {
+    const r = run(`
+      for (let i = 0; i < 20; i++) {
+        const f = forwardSignals(false);
+        const child = spawn('/bin/true', [], { detached: true, stdio: 'ignore' });
+        await new Promise((done) => child.once('spawn', done));
+        f.started(child.pid);
+        await new Promise((done) => child.once('exit', done));
+        f.stop();
+      }
+      console.log(JSON.stringify(['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'].map((s) => process.listenerCount(s))));
+    `);
+    // No MaxListenersExceededWarning on stderr either.
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(r.stdout)).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
+  it('two commands forwarded to at once each get the signal once; a stopped one no more', () => {
+    const r = run(`
+      const script = 'trap "echo usr2" USR2; echo ready; while :; do sleep 0.05; done';
+      const start = async () => {
+        const f = forwardSignals(false);
+        const child = spawn('/bin/sh', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        await new Promise((done) => child.stdout.once('data', done));
+        f.started(child.pid);
+        return { f, child, out: () => out };
+      };
+      const a = await start();
+      const b = await start();
+      process.kill(process.pid, 'SIGUSR2');
+      await new Promise((r) => setTimeout(r, 300));
+      a.f.stop();
+      process.kill(process.pid, 'SIGUSR2');
+      await new Promise((r) => setTimeout(r, 300));
+      for (const c of [a, b]) process.kill(-c.child.pid, 'SIGKILL');
+      console.log(JSON.stringify({ a: a.out(), b: b.out() }));
+    `);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(r.stdout)).toEqual({ a: 'ready\nusr2\n', b: 'ready\nusr2\nusr2\n' });
+  });
 });
