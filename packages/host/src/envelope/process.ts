@@ -166,12 +166,18 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
       exited = true;
       exitInfo = { code, signal };
       if (timer) clearTimeout(timer);
-      closeTimer = setTimeout(() => {
-        outputNotClosed = true;
-        signalGroup(child, 'SIGKILL');
-        proc.destroyOutput();
-        finish();
-      }, CLOSE_WAIT_MS);
+      // Armed after this turn's callbacks: a child whose pipes had ended by its exit (git's, as a
+      // rule) finishes first and never arms it, and `check` then sets no timer at all, whose
+      // first use costs Node's timer lists compiled from source (`npm run bench:envelope`).
+      queueMicrotask(() => {
+        if (done) return;
+        closeTimer = setTimeout(() => {
+          outputNotClosed = true;
+          signalGroup(child, 'SIGKILL');
+          proc.destroyOutput();
+          finish();
+        }, CLOSE_WAIT_MS);
+      });
     });
     let done = false;
     const finish = () => {

@@ -31,9 +31,9 @@ export interface DirectSpawnOptions {
 export interface DirectPipe {
   /** Receives each chunk as it arrives; the Buffer is the caller's to keep. */
   onData: (chunk: Buffer) => void;
-  /** Called once: at end of input, on a read error, or from {@link destroy}. */
+  /** Called once, after the handle has closed: at end of input, on a read error, or after {@link destroy}. */
   onEnd: () => void;
-  /** Whether the pipe has ended. */
+  /** Whether the pipe has ended and its handle closed ({@link onEnd} has been called). */
   readonly ended: boolean;
   /** Stops reading and closes this end (the command's next write fails with EPIPE); ends the pipe. */
   destroy(): void;
@@ -58,7 +58,8 @@ export interface DirectChild {
 /** The part of libuv's process handle (Node's `process_wrap` binding) used here. */
 interface UvProcess {
   spawn(...args: unknown[]): number;
-  close(): void;
+  /** Closes the handle; `onClose` runs once libuv has (HandleWrap::Close). */
+  close(onClose?: () => void): void;
   pid?: number;
   onexit: (exitStatus: number, signal: string) => void;
 }
@@ -146,8 +147,9 @@ export function spawnDirect(options: DirectSpawnOptions): DirectChild | undefine
   let settle!: (exit: DirectExit) => void;
   const exit = new Promise<DirectExit>((resolve) => (settle = resolve));
   handle.onexit = (exitStatus, signal) => {
-    handle.close();
-    settle(signal ? { code: null, signal: signal as NodeJS.Signals } : { code: exitStatus, signal: null });
+    // Settled once the handle is closed, so that a caller done with its children leaves nothing
+    // active in the event loop (bin/run.cjs ends a fast route at once when nothing is).
+    handle.close(() => settle(signal ? { code: null, signal: signal as NodeJS.Signals } : { code: exitStatus, signal: null }));
   };
   const args = [...options.args];
   const err =
@@ -183,13 +185,16 @@ function readPipe(handle: UvPipeHandle, uv: NonNullable<ReturnType<typeof uvPipe
     ended: false,
     destroy: () => end(),
   };
+  let ending = false;
   const end = (): void => {
-    if (pipe.ended) return;
-    pipe.ended = true;
+    if (ending) return;
+    ending = true;
     handle.onread = ignoreRead;
     handle.readStop();
-    handle.close();
-    pipe.onEnd();
+    handle.close(() => {
+      pipe.ended = true;
+      pipe.onEnd();
+    });
   };
   handle.onread = (buffer) => {
     const n = uv.state[uv.bytesIndex]!;

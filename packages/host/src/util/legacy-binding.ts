@@ -89,7 +89,8 @@ export interface UvPipeHandle {
   readStart(): number;
   readStop(): number;
   unref(): void;
-  close(): void;
+  /** Closes the handle; `onClose` runs once libuv has (HandleWrap::Close). */
+  close(onClose?: () => void): void;
   onread: (buffer?: ArrayBuffer) => void;
 }
 

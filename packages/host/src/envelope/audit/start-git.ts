@@ -57,8 +57,16 @@ export function startAuditGit(loc: RepoLocation, rules: GitRules, baseline: stri
 const ITEMS_PER_TURN = 64;
 
 /**
- * Runs `work` on each added item a few dozen at a time, one batch per turn of the event loop,
- * instead of inside the caller's callback. The diff's paths arrive in its stdout handler: sizing
+ * Items {@link BatchedWork} handles at once, in the caller's callback, before it starts
+ * batching: a diff this small never keeps git waiting, and a check of a few files then sets no
+ * `setImmediate`, whose first use costs Node's immediate queue compiled from source (`npm run
+ * bench:envelope`).
+ */
+const ITEMS_AT_ONCE = 64;
+
+/**
+ * Runs `work` on each added item after the first {@link ITEMS_AT_ONCE} a few dozen at a time,
+ * one batch per turn of the event loop, instead of inside the caller's callback. The diff's paths arrive in its stdout handler: sizing
  * them there (an `lstat` each) would leave the pipe full and git waiting on it for the whole
  * raw section: on the 100,000-file bench git ended about 15 ms later that way
  * (`npm run bench:envelope`). Items not yet handled when the caller needs them are the
@@ -68,10 +76,16 @@ class BatchedWork<T> {
   readonly #queue: T[] = [];
   #next = 0;
   #scheduled: NodeJS.Immediate | undefined;
+  #atOnce = ITEMS_AT_ONCE;
 
   constructor(private readonly work: (item: T) => void) {}
 
   add(item: T): void {
+    if (this.#atOnce > 0) {
+      this.#atOnce--;
+      this.work(item);
+      return;
+    }
     this.#queue.push(item);
     this.#scheduled ??= setImmediate(() => this.#drain());
   }
