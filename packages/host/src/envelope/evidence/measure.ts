@@ -1,4 +1,5 @@
-import { closeSync, lstatSync, openSync, readlinkSync, readSync, type Stats } from 'node:fs';
+import { closeSync, openSync, readlinkSync, readSync } from 'node:fs';
+import { lstatKind, type PathKind } from '../../io/lstat-kind.js';
 import type { Violation } from '@cordon/plugin-api';
 import { displayPath } from '../path-text.js';
 import { absPath } from './fs-path.js';
@@ -146,9 +147,9 @@ class UntrackedScanner {
   #stat(item: UntrackedPath, at: number): boolean {
     const abs = absPath(this.root, item.path);
     this.#abs[at] = abs;
-    let st: Stats | undefined;
+    let st: PathKind | undefined;
     try {
-      st = lstatSync(abs, NO_THROW);
+      st = lstatKind(abs);
     } catch (error) {
       this.#seen[at] = Seen.Failed;
       this.#errors.set(at, error as Error);
@@ -156,10 +157,10 @@ class UntrackedScanner {
     }
     if (!st) return false;
     let size = 0;
-    if (st.isSymbolicLink()) {
+    if (st.type === 'symlink') {
       this.#seen[at] = Seen.Symlink;
       size = readlinkSync(abs, { encoding: 'buffer' }).length;
-    } else if (st.isFile()) {
+    } else if (st.type === 'file') {
       this.#seen[at] = Seen.File;
       size = st.size;
     } else this.#seen[at] = Seen.Other;
@@ -217,9 +218,6 @@ class UntrackedScanner {
   }
 }
 
-/** `lstatSync` options for paths that may be gone: one object for every call. */
-const NO_THROW = { throwIfNoEntry: false } as const;
-
 /** One read buffer for every untracked file (reads are synchronous). */
 const readBuffer = Buffer.allocUnsafe(64 * 1024);
 
@@ -268,10 +266,10 @@ export function readWithinBudget(abs: Buffer | string, budget: number): { bytes:
 export function measureTracked(root: string, path: string): { bytes: number; violation?: Violation } {
   const abs = absPath(root, path);
   try {
-    const st = lstatSync(abs, NO_THROW);
+    const st = lstatKind(abs);
     if (!st) return { bytes: 0 };
-    if (st.isFile()) return { bytes: st.size };
-    if (st.isSymbolicLink()) return { bytes: readlinkSync(abs, { encoding: 'buffer' }).length };
+    if (st.type === 'file') return { bytes: st.size };
+    if (st.type === 'symlink') return { bytes: readlinkSync(abs, { encoding: 'buffer' }).length };
     return { bytes: 0, violation: { code: 'unsupported_file_type', message: `changed path has unsupported file type: ${displayPath(path)}`, path } };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return { bytes: 0 };
