@@ -247,11 +247,11 @@ function pluginCommand(args) {
 /**
  * Ends the process with `process.exitCode` once its event loop has nothing left to do, through
  * `process.exit()` instead of Node's own ending. The work is the same up to that point (every
- * write, child and timer has finished: 'beforeExit' comes only then, and only with nothing
- * active), and 'exit' listeners still run; what is skipped is the teardown that frees V8's heap
- * page by page and disposes the isolate, memory the kernel reclaims at exit anyway: 2.5 ms of
- * wall time and 40 page faults of a small `cordon check` (`npm run bench:envelope`). Another
- * 'beforeExit' listener (a plugin's) keeps Node's own ending, and the event, as before.
+ * write, child and timer has finished: 'beforeExit' comes only then), and 'exit' listeners still
+ * run; what is skipped is the teardown that frees V8's heap page by page and disposes the
+ * isolate, memory the kernel takes back at exit anyway: 2.5 ms of wall time and 40 page faults
+ * of a small `cordon check` (`npm run bench:envelope`). See {@link exitIfIdle} for when it holds
+ * back.
  */
 function exitWithoutTeardown() {
   process.once('beforeExit', exitIfIdle);
@@ -259,14 +259,13 @@ function exitWithoutTeardown() {
 
 /**
  * Ends the process now with `process.exitCode` when nothing is left in its event loop (no
- * handle, request, timer or immediate: `process.getActiveResourcesInfo()`), as
- * {@link exitWithoutTeardown} does, and no one else listens for 'beforeExit'; else does nothing. Called when a fast route has written its
- * last byte: ending there also spares the last turns of the loop, in which Node waits for V8's
- * background tasks (`platform->DrainTasks`): another 2.5 ms and 80 page faults of a small check.
+ * handle, request, timer or immediate: `process.getActiveResourcesInfo()`) and no one else
+ * listens for 'beforeExit' (a plugin that flushes what it exports then hears the event from
+ * Node's own ending, as before); else does nothing. Called when a fast route has written its
+ * last byte, it also spares the loop's last turns, in which Node waits for V8's background tasks
+ * (`platform->DrainTasks`): another 2.5 ms and 80 page faults of a small check.
  */
 function exitIfIdle() {
-  // Another 'beforeExit' listener (a plugin that flushes what it exports) is heard first: Node's
-  // own ending then emits the event as always.
   if (process.listeners('beforeExit').some((listener) => listener !== exitIfIdle)) return;
   if (process.getActiveResourcesInfo().length === 0) process.exit();
 }

@@ -12,8 +12,9 @@ export default class ControlRun extends CordonCommand {
     "command's first instruction and removed after its whole group exited. The tier comes from --hint, else AGENT_RESOURCE_HINT, else",
     'memory:medium. stdin, stdout and stderr pass through untouched, signals are forwarded, and the exit status is the command\'s (128 +',
     'signal). When the call stalled on memory, was frozen or lost a process to the OOM killer, one note follows its stderr. Where no',
-    'backend can enforce (see `cordon control probe`) the command runs unguarded the same way. With --json the command\'s stdout',
-    'passes through first and the run record follows on stdout as one JSON line of its own.',
+    'backend can enforce (see `cordon control probe`) the command runs unguarded the same way, except that cordon returns when the',
+    'command exits and processes it left in the background keep running. With --json the command\'s stdout passes through first and',
+    'the run record follows on stdout as one JSON line of its own.',
   ].join(' ');
 
   static override examples = [

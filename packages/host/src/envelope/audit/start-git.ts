@@ -1,4 +1,5 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { realPath } from '../../io/real-path.js';
 import { join } from 'node:path';
 import { measureTracked } from '../evidence/measure.js';
 import { collectTracked } from '../evidence/tracked.js';
@@ -141,7 +142,7 @@ export function startEarly(dir: string): EarlyStart | undefined {
   let started: StartedGit;
   let guess: { loc: RepoLocation; baseline: string; rules: string };
   try {
-    const root = realpathSync(dir);
+    const root = realPath(dir);
     const paths = envelopePaths(root);
     const config = readJson(paths.config, 'config') as { baseline?: unknown; repo?: { root?: unknown; git_dir?: unknown } };
     const gitDir = config.repo?.git_dir;
@@ -154,7 +155,7 @@ export function startEarly(dir: string): EarlyStart | undefined {
       root,
       gitDir,
       commonDir: gitDir,
-      objectsDir: realpathSync(join(gitDir, 'objects')),
+      objectsDir: realPath(join(gitDir, 'objects')),
       indexFile: join(gitDir, 'index'),
       excludeFile: join(gitDir, 'info', 'exclude'),
       attributesFile: join(gitDir, 'info', 'attributes'),

@@ -1,4 +1,5 @@
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
+import { realPath } from '../../io/real-path.js';
 import { join, resolve } from 'node:path';
 import { readRegularFile } from '../../io/safe-read.js';
 import type { RepoLocation } from './repo.js';
@@ -40,7 +41,7 @@ export function locateDirect(dir: string): { loc: RepoLocation; head: string } |
   if (process.platform === 'win32' || typeof process.getuid !== 'function') return undefined;
   try {
     const root = resolve(dir);
-    if (realpathSync(root) !== root) return undefined;
+    if (realPath(root) !== root) return undefined;
     const gitDir = join(root, '.git');
     const uid = process.getuid();
     const top = lstatSync(root);
@@ -48,7 +49,7 @@ export function locateDirect(dir: string): { loc: RepoLocation; head: string } |
     if (!top.isDirectory() || !dotGit.isDirectory() || top.uid !== uid || dotGit.uid !== uid) return undefined;
     if (lstatSync(join(gitDir, 'commondir'), { throwIfNoEntry: false })) return undefined;
     if (!statSync(join(gitDir, 'refs')).isDirectory()) return undefined;
-    const objectsDir = realpathSync(join(gitDir, 'objects'));
+    const objectsDir = realPath(join(gitDir, 'objects'));
     if (!statSync(objectsDir).isDirectory()) return undefined;
     const config = small(join(gitDir, 'config'), 1 << 20);
     const format = /repositoryformatversion\s*=\s*(\d+)/i.exec(config)?.[1];
