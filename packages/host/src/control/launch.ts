@@ -207,7 +207,17 @@ function spawnChildProcess(argv: readonly string[], options: PassThroughOptions,
             if (chunk.length) last = chunk[chunk.length - 1]!;
             process.stdout.write(chunk);
           });
-          stdout.once('close', () => done(last === 0x0a));
+          // A reader that closed cordon's stdout (`| head`) closes the command's too: its next
+          // write fails (SIGPIPE) as it would have without cordon between them, instead of
+          // cordon reading and dropping its output for as long as it writes.
+          const readerGone = (error: NodeJS.ErrnoException): void => {
+            if (error?.code === 'EPIPE') stdout.destroy();
+          };
+          process.stdout.on('error', readerGone);
+          stdout.once('close', () => {
+            process.stdout.off('error', readerGone);
+            done(last === 0x0a);
+          });
           // A background job the command left behind may hold its stdout open: once the command
           // has exited, cordon waits briefly for the rest, then stops relaying (that job's later
           // writes fail with EPIPE) rather than wait for the job.

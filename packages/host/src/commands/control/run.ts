@@ -13,8 +13,9 @@ export default class ControlRun extends CordonCommand {
     'memory:medium. stdin, stdout and stderr pass through untouched, signals are forwarded, and the exit status is the command\'s (128 +',
     'signal). When the call stalled on memory, was frozen or lost a process to the OOM killer, one note follows its stderr. Where no',
     'backend can enforce (see `cordon control probe`) the command runs unguarded the same way, except that cordon returns when the',
-    'command exits and processes it left in the background keep running. With --json the command\'s stdout passes through first and',
-    'the run record follows on stdout as one JSON line of its own.',
+    'command exits and processes it left in the background keep running. With --json the command\'s stdout passes through cordon first',
+    'and the run record follows on stdout as one JSON line of its own; a reader that closes it early (| head) closes the command\'s',
+    'stdout too (its next write fails), and output a background job writes after the command exited is cut off after 0.2 s.',
   ].join(' ');
 
   static override examples = [

@@ -138,6 +138,10 @@ class UntrackedScanner {
         if (this.#reading) this.#violations.push({ code: 'nested_repository', message: `untracked path is not a regular file or symlink (nested repository): ${displayPath(item.path)}`, path: item.path });
         continue;
       }
+      if (item.kind === 'unreadable_dir') {
+        if (this.#reading) this.#violations.push({ code: 'file_unreadable', message: `cannot read untracked directory: ${displayPath(item.path)}: ${item.error ?? 'unreadable'}`, path: item.path });
+        continue;
+      }
       if (this.#reading ? this.#measure(item, at) : this.#stat(item, at)) done += 1;
     }
     return false;

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { globCoversDirectory } from '../glob.js';
 import { gitRecordSpans, type GitCallOptions, type GitInvocation } from '../git/run-git.js';
 import type { IgnoreAnswers } from '../git/ignore-oracle.js';
@@ -20,13 +20,19 @@ import { statPrint, treePrint } from './fingerprint.js';
  * covers it. Armed entries that changed or vanished are violations under the same proviso.
  */
 
-/** `path`: anything but a nested repository (measuring tells files, symlinks and others apart). */
-export type UntrackedKind = 'path' | 'nested_repo';
+/**
+ * `path`: anything but a nested repository (measuring tells files, symlinks and others apart);
+ * `unreadable_dir`: an untracked directory that could not be entered (`EACCES` …), whose
+ * contents nobody can tell.
+ */
+export type UntrackedKind = 'path' | 'nested_repo' | 'unreadable_dir';
 
-/** One untracked change (not ignored by the arm-time rules). Nested repositories end in `/`. */
+/** One untracked change (not ignored by the arm-time rules). Nested repositories and unreadable directories end in `/`. */
 export interface UntrackedPath {
   readonly path: string;
   readonly kind: UntrackedKind;
+  /** For `unreadable_dir`: the system error's message. */
+  readonly error?: string;
 }
 
 /** An ignored entry that appeared, changed or vanished after arming and no `--allow-ignored` glob covers. */
@@ -68,7 +74,13 @@ interface Found {
  * entered without asking. A directory holding `.git` is a nested repository, never entered.
  */
 async function explore(root: string, dir: string, oracle: IgnoreAnswers, known: (p: string) => boolean, knownBelow: (d: string) => boolean, found: Found): Promise<void> {
-  const entries = readdirSync(absPath(root, dir), { encoding: 'buffer', withFileTypes: true });
+  let entries: Dirent<Buffer>[];
+  try {
+    entries = readdirSync(absPath(root, dir), { encoding: 'buffer', withFileTypes: true });
+  } catch (error) {
+    unreadableDir(found, dir, error);
+    return;
+  }
   const files: UntrackedPath[] = [];
   const dirs: string[] = [];
   for (const entry of entries) {
@@ -86,13 +98,31 @@ async function explore(root: string, dir: string, oracle: IgnoreAnswers, known: 
   }
   for (const d of dirs) {
     if (ignored.has(`${d}/`)) found.ignoredDirs.push(`${d}/`);
-    else if (!knownBelow(d) && isNestedRepo(root, d)) found.files.push({ path: `${d}/`, kind: 'nested_repo' });
-    else await explore(root, d, oracle, known, knownBelow, found);
+    else await enter(root, d, oracle, known, knownBelow, found);
   }
 }
 
-function isNestedRepo(root: string, dir: string): boolean {
-  return lstatSync(absPath(root, `${dir}/.git`), { throwIfNoEntry: false }) !== undefined;
+/** An untracked directory that is not ignored: a nested repository, or explored (see {@link explore}). */
+async function enter(root: string, dir: string, oracle: IgnoreAnswers, known: (p: string) => boolean, knownBelow: (d: string) => boolean, found: Found): Promise<void> {
+  let nested: boolean;
+  try {
+    nested = !knownBelow(dir) && lstatSync(absPath(root, `${dir}/.git`), { throwIfNoEntry: false }) !== undefined;
+  } catch (error) {
+    unreadableDir(found, dir, error);
+    return;
+  }
+  if (nested) found.files.push({ path: `${dir}/`, kind: 'nested_repo' });
+  else await explore(root, dir, oracle, known, knownBelow, found);
+}
+
+/**
+ * Records that the untracked directory `dir` could not be entered (`EACCES`, `ENOTDIR`, gone
+ * meanwhile …): measuring makes it a violation, so what it may hold is never accepted unseen.
+ * Rethrows anything that is not a system error.
+ */
+function unreadableDir(found: Found, dir: string, error: unknown): void {
+  if (typeof (error as NodeJS.ErrnoException)?.code !== 'string') throw error;
+  found.files.push({ path: `${dir}/`, kind: 'unreadable_dir', error: (error as Error).message });
 }
 
 /** `--allow-ignored` coverage of one ignored entry (directories: every path below it). */
@@ -170,8 +200,7 @@ async function classify(root: string, candidates: readonly string[], oracle: Ign
   for (const d of dirs) {
     const dir = d.slice(0, -1);
     if (isIgnored.has(d)) found.ignoredDirs.push(d);
-    else if (!knownBelow(dir) && isNestedRepo(root, dir)) found.files.push({ path: d, kind: 'nested_repo' });
-    else await explore(root, dir, oracle, known, knownBelow, found);
+    else await enter(root, dir, oracle, known, knownBelow, found);
   }
   return found;
 }
