@@ -111,7 +111,6 @@ for (let i = 0; i < WARMUP + RUNS; i++) {
 }
 if (cgroupBase) rmdirSync(cgroupBase);
 
-
 /**
  * Runs argv under bash RUNS times interleaved with the others; per run the wall ms (from
  * $EPOCHREALTIME) and the CPU ms of the process and its children (bash `times`, user + sys).

@@ -111,7 +111,6 @@ interface Cost {
   cpuMs: number;
 }
 
-
 /**
  * Runs the bash `script` (its arguments `args`) in `cwd` and returns its wall time
  * ($EPOCHREALTIME around it) and the CPU its children used (`times`), so neither includes this

@@ -75,7 +75,6 @@ interface Variant {
   samples: Sample[];
 }
 
-
 /** Runs `argv` once under bash and returns its wall and CPU time. */
 function measure(v: Variant): Sample {
   // stdin is a pipe, as Codex and Hermes hand it over: bash ≥ 5.1 feeds a here-string smaller than

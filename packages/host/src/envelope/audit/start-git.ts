@@ -67,10 +67,10 @@ const ITEMS_AT_ONCE = 64;
 
 /**
  * Runs `work` on each added item after the first {@link ITEMS_AT_ONCE} a few dozen at a time,
- * one batch per turn of the event loop, instead of inside the caller's callback. The diff's paths arrive in its stdout handler: sizing
- * them there (an `lstat` each) would leave the pipe full and git waiting on it for the whole
- * raw section: on the 100,000-file bench git ended about 15 ms later that way
- * (`npm run bench:envelope`). Items not yet handled when the caller needs them are the
+ * one batch per turn of the event loop, instead of inside the caller's callback. The diff's
+ * paths arrive in its stdout handler: sizing them there (an `lstat` each) would leave the pipe
+ * full and git waiting on it for the whole raw section: on the 100,000-file bench git ended
+ * about 15 ms later that way (`npm run bench:envelope`). Items not yet handled when the caller needs them are the
  * caller's to handle (see `trackedBytes` in run-audit.ts).
  */
 class BatchedWork<T> {

@@ -1,4 +1,5 @@
-import { realpathSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { realPath } from '../../io/real-path.js';
 import { isAbsolute, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { git, type GitInvocation } from './run-git.js';
@@ -102,7 +103,7 @@ async function locate(path: string, options: { gitBinary?: string; env?: NodeJS.
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(dir, p));
   const real = (p: string) => {
     try {
-      return realpathSync(p);
+      return realPath(p);
     } catch {
       return p;
     }
