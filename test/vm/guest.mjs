@@ -152,7 +152,10 @@ try {
       'sh -c "echo \\$\\$ > $d/inner/deeper/cgroup.procs && exec sleep 300" &',
       // busybox has no nohup applet: the host's coreutils one, through the read-only host root.
       '/hostroot/usr/bin/nohup sleep 301 >/dev/null 2>&1 &',
-      'until grep -q . $d/inner/deeper/cgroup.procs && ps | grep -q "[s]leep 301"; do sleep 0.1; done',
+      // Wait until both have exec'd sleep (argv, not ps's column, which also shows nohup's own
+      // "nohup sleep 301" and the shell before its exec): the record names processes as they are.
+      'running() { for f in /proc/[0-9]*/cmdline; do tr "\\0" " " 2>/dev/null < $f; echo; done | grep -q "^$1 \\$"; }',
+      'until running "sleep 300" && running "sleep 301"; do sleep 0.1; done',
       'echo made',
     ].join('\n');
     await runCase('nested', ['sh', '-c', script]);
