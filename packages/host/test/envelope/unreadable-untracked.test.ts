@@ -1,9 +1,8 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, runProcess } from '../../../../test/support/cli.js';
-import { makeRepo } from '../../../../test/support/git.js';
+import { unprivilegedRepo } from '../../../../test/support/unprivileged.js';
 import { NOTHING_IGNORED } from '../../src/envelope/git/ignore-oracle.js';
 import { measureUntracked } from '../../src/envelope/evidence/measure.js';
 import { collectUntracked } from '../../src/envelope/evidence/untracked.js';
@@ -41,24 +40,13 @@ describe('an untracked directory that cannot be entered', () => {
   });
 
   it('makes `cordon check` reject (exit 3) naming the directory, not fail with exit 1', async () => {
-    // Root enters any directory: run as nobody then (setpriv, util-linux), in directories nobody owns.
-    const asRoot = process.getuid?.() === 0;
-    const home = join(root, 'home');
-    const dirs = { CORDON_DATA_DIR: join(home, 'data'), CORDON_CONFIG_DIR: join(home, 'config'), CORDON_CACHE_DIR: join(home, 'cache') };
-    for (const d of [home, ...Object.values(dirs)]) mkdirSync(d, { recursive: true });
-    const repo = makeRepo(join(home, 'repo'), { 'src/app.py': 'x\n' });
-    if (asRoot) {
-      chownSync(root, 65534, 65534);
-      for (const d of [home, ...Object.values(dirs)]) chownSync(d, 65534, 65534);
-      await runProcess(['chown', '-R', '65534:65534', repo]);
-    }
-    const env = { PATH: process.env.PATH, HOME: home, ...dirs, CORDON_SAMPLER: 'off' };
-    const cordon = (args: string[]) => runProcess([...(asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : []), process.execPath, CORDON_BIN, ...args], { cwd: repo, env });
+    // Root enters any directory: run as nobody then.
+    const { repo, cordon, own } = await unprivilegedRepo(root, { 'src/app.py': 'x\n' });
     const armed = await cordon(['arm', 'unreadable', '--allow', 'src/**']);
     expect({ exitCode: armed.exitCode, stderr: armed.stderr }).toEqual({ exitCode: 0, stderr: '' });
     mkdirSync(join(repo, 'src/nd'));
     writeFileSync(join(repo, 'src/nd/z.txt'), 'z\n');
-    if (asRoot) await runProcess(['chown', '-R', '65534:65534', join(repo, 'src/nd')]);
+    await own(join(repo, 'src/nd'));
     chmodSync(join(repo, 'src/nd'), 0);
     const run = await cordon(['check', '--json']);
     expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 3, stderr: '' });

@@ -356,6 +356,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
       const m = a.trackedBytes(entry.path);
       bytes.set(entry.path, m.bytes);
       if (m.violation) measureProblems.push(m.violation);
+      else if (entry.unreadable !== undefined) measureProblems.push({ code: 'file_unreadable', message: `cannot read changed file: ${displayPath(entry.path)}: ${entry.unreadable}`, path: entry.path });
     }
   }
   const scan = a.untrackedScan ?? measureUntracked(a.loc.root, changed.filter((p) => byPath.has(p)).map((p) => byPath.get(p)!), untrackedReadLimit(policy.limits.max_working_bytes));

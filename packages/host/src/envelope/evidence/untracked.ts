@@ -86,6 +86,9 @@ async function explore(root: string, dir: string, oracle: IgnoreAnswers, known: 
   for (const entry of entries) {
     const rel = `${dir}/${pathText(entry.name)}`;
     if (isCordonPath(rel) || known(rel) || known(`${rel}/`)) continue;
+    // As git's own listing: a FIFO, socket or device is nothing git can add, in a new directory
+    // as in one git already knows (where `ls-files --others` never names it).
+    if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) continue;
     if (entry.isDirectory()) dirs.push(rel);
     else files.push({ path: rel, kind: 'path' });
   }

@@ -24,6 +24,11 @@ export interface DiffEntry {
   deleted: number | null;
   /** Whether the numstat record was seen. */
   counted: boolean;
+  /**
+   * Why git could not read the work-tree side (permission denied, a FIFO in place of a file):
+   * set by the work-tree diff for paths it then left out (evidence/tracked.ts), counts null.
+   */
+  unreadable?: string;
 }
 
 /** Mode of a gitlink (submodule) entry. */
