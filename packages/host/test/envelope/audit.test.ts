@@ -377,6 +377,17 @@ describe('probe-derived cases (the BEKO2210/SkillQuarry cordon)', () => {
     expect(result.state.phase).toBe('rejected');
   });
 
+  it('a verifier stopped by a limit: the violation names the limit', async () => {
+    const dir = repo();
+    await armWith(dir, { allow: ['src/**'], verify: ['node -e "process.stdout.write(\'x\'.repeat(1000))"', 'sleep 5'], verifyTimeout: 0.5, verifyOutputCap: 100 });
+    write(dir, { 'src/app.py': 'ok\n' });
+    const result = await checkIn(dir);
+    expect(result.audit.violations.map((v) => v.message)).toEqual([
+      'verifier failed (output limit of 100 bytes): node -e "process.stdout.write(\'x\'.repeat(1000))"',
+      'verifier failed (timeout after 0.5 s): sleep 5',
+    ]);
+  });
+
   it('the audit hook lets plugins add violations, which also stop the verifiers', async () => {
     const dir = repo();
     const marker = join(tempDir(), 'ran');

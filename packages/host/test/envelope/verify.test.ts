@@ -56,9 +56,11 @@ describe('verifiers (the BEKO2210/SkillQuarry cordon V6–V7)', () => {
     const [slow] = await runVerifiers(spec(['sleep 5'], { timeout_seconds: 0.03 }), { cwd });
     expect(slow).toMatchObject({ passed: false, timed_out: true });
     expect(failureReason(slow!)).toBe('timeout');
+    expect(failureReason(slow!, { timeout_seconds: 0.03, output_cap: 1024 })).toBe('timeout after 0.03 s');
     const [loud] = await runVerifiers(spec(['node -e "process.stdout.write(\'x\'.repeat(1000))"'], { output_cap: 8 }), { cwd });
     expect(loud).toMatchObject({ passed: false, output_limited: true });
     expect(failureReason(loud!)).toBe('output limit');
+    expect(failureReason(loud!, { timeout_seconds: 600, output_cap: 8 })).toBe('output limit of 8 bytes');
     const [long] = await runVerifiers(spec(['node -e "process.stdout.write(\'y\'.repeat(20000))"'], { output_cap: 30_000 }), { cwd });
     expect(long!.passed).toBe(true);
     // The first and the last 8 KiB, the middle counted.

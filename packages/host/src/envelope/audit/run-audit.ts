@@ -401,7 +401,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
   const after = verifying && a.afterVerifiers ? await a.afterVerifiers(sinceNs) : { overlay: a.overlay };
   const notes = [...(a.notes ?? []), ...(after.note ? [after.note] : [])];
   for (const result of verification) {
-    if (!result.passed) violations.push({ code: 'verifier_failed', message: `verifier failed (${failureReason(result)}): ${result.command}` });
+    if (!result.passed) violations.push({ code: 'verifier_failed', message: `verifier failed (${failureReason(result, a.verify)}): ${result.command}` });
   }
   return {
     passed: violations.length === 0,

@@ -102,11 +102,15 @@ export async function runVerifier(command: string, spec: Pick<VerifySpec, 'timeo
   }
 }
 
-/** Short reason a verifier failed, for the violation line: `timeout`, `output limit`, `exit N`, … */
-export function failureReason(result: VerifierResult): string {
+/**
+ * Short reason a verifier failed, for the violation line: `timeout`, `output limit`, `exit N`, …;
+ * given the `limits` it ran under, a timeout and an output limit name theirs (`timeout after 600
+ * s`, `output limit of 1048576 bytes`).
+ */
+export function failureReason(result: VerifierResult, limits?: Pick<VerifySpec, 'timeout_seconds' | 'output_cap'>): string {
   if (result.start_error) return 'cannot start';
-  if (result.timed_out) return 'timeout';
-  if (result.output_limited) return 'output limit';
+  if (result.timed_out) return limits ? `timeout after ${limits.timeout_seconds} s` : 'timeout';
+  if (result.output_limited) return limits ? `output limit of ${limits.output_cap} bytes` : 'output limit';
   if (result.output_not_closed) return 'output left open';
   if (result.signal) return `signal ${result.signal}`;
   return `exit ${result.returncode}`;
