@@ -38,6 +38,23 @@ describe('known envelope digests (envelope/state/known-digests.ts)', () => {
     expect(c.calls()).toBe(1);
   });
 
+  it('a file without an inode number (ino 0: FAT, some network and FUSE filesystems) is computed every time', () => {
+    const cache = tempDir();
+    const file = join(tempDir(), 'config.json');
+    writeFileSync(file, '{"a":1}');
+    const digest = sha256(readFileSync(file));
+    const known = new KnownDigests(cache, later(10));
+    const c = counted(file);
+    const unnumbered = { ...known.identify(file)!, numbered: false };
+    expect(known.matches(unnumbered, digest, c.compute)).toBe(true);
+    expect(known.matches(unnumbered, digest, c.compute)).toBe(true);
+    expect(c.calls()).toBe(2);
+    // The same file with its number: kept after one computation.
+    expect(known.matches(known.identify(file), digest, c.compute)).toBe(true);
+    expect(known.matches(known.identify(file), digest, c.compute)).toBe(true);
+    expect(c.calls()).toBe(3);
+  });
+
   it('a file changed within the last 2 s is computed every time and never kept', () => {
     const cache = tempDir();
     const file = join(tempDir(), 'config.json');

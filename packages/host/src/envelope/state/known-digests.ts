@@ -59,10 +59,11 @@ export class KnownDigests {
    * the read) has the digest `expected`: true at once when the file still has that identity and
    * `expected` was kept for it; otherwise `compute()` decides, and its digest is kept when the
    * file had not changed for {@link RACY_NS} before it was read. A kept digest can thus only
-   * spare a computation, never make a file fail. `compute`'s errors propagate.
+   * spare a computation, never make a file fail. A file without an inode number is always
+   * digested (FileIdentity.numbered). `compute`'s errors propagate.
    */
   matches(before: FileIdentity | undefined, expected: string, compute: () => string): boolean {
-    if (!before) return compute() === expected;
+    if (!before?.numbered) return compute() === expected;
     const after = this.identify(before.path);
     if (!after || after.print !== before.print) return compute() === expected;
     const key = `${before.path}\n${before.print}`;
@@ -112,6 +113,12 @@ export interface FileIdentity {
   readonly print: string;
   /** The later of the modification and change times, ns since the epoch. */
   readonly changedNs: bigint;
+  /**
+   * Whether the filesystem gave the file an inode number: some report 0 for every file (FAT and
+   * network filesystems on Windows, some FUSE ones), and a file renamed over another is then
+   * told apart by its size and times alone, too little to skip its digest on.
+   */
+  readonly numbered: boolean;
 }
 
 /**
@@ -121,5 +128,5 @@ export interface FileIdentity {
  */
 export function fileIdentity(path: string): FileIdentity | undefined {
   const st = statSync(path, { bigint: true, throwIfNoEntry: false });
-  return st ? { path, print: `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, changedNs: st.ctimeNs > st.mtimeNs ? st.ctimeNs : st.mtimeNs } : undefined;
+  return st ? { path, print: `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, changedNs: st.ctimeNs > st.mtimeNs ? st.ctimeNs : st.mtimeNs, numbered: st.ino !== 0n } : undefined;
 }
