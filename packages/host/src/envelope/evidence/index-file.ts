@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { pathText } from '../path-text.js';
+import { indexOfByte } from '../../util/byte-search.js';
 
 /**
  * Reading the index file itself (gitformat-index(5)) for the one thing every `check` needs from
@@ -117,7 +118,7 @@ function walkIndex(w: IndexWindow, hashBytes: 20 | 32): IndexFacts | undefined {
         c = buf[cursor++]!;
         drop = (drop << 7) + (c & 0x7f);
       }
-      const nul = c & 0x80 ? -1 : buf.indexOf(0, cursor);
+      const nul = c & 0x80 ? -1 : indexOfByte(buf, 0, cursor);
       if (nul === -1 || nul >= filled) {
         if (!w.more(at, filled - start + step)) return undefined;
         continue;
@@ -136,7 +137,7 @@ function walkIndex(w: IndexWindow, hashBytes: 20 | 32): IndexFacts | undefined {
     } else {
       let length = flags & CE_NAMEMASK;
       if (length === CE_NAMEMASK) {
-        const nul = buf.indexOf(0, cursor + length);
+        const nul = indexOfByte(buf, 0, cursor + length);
         if (nul === -1 || nul >= filled) {
           if (!w.more(at, filled - start + step)) return undefined;
           continue;

@@ -4,6 +4,7 @@ import type { Violation } from '@cordon/plugin-api';
 import { displayPath } from '../path-text.js';
 import { absPath } from './fs-path.js';
 import type { UntrackedPath } from './untracked.js';
+import { indexOfByte } from '../../util/byte-search.js';
 
 /**
  * Measuring changed paths on disk (the BEKO2210/SkillQuarry cordon): bytes, and for
@@ -246,8 +247,8 @@ export function readWithinBudget(abs: Buffer | string, budget: number): { bytes:
       const n = readSync(fd, chunk, 0, want, null);
       if (n === 0) break;
       const view = chunk.subarray(0, n);
-      if (!binary && view.includes(0)) binary = true;
-      for (let i = view.indexOf(10); i !== -1; i = view.indexOf(10, i + 1)) newlines += 1;
+      if (!binary && indexOfByte(view, 0) !== -1) binary = true;
+      for (let i = indexOfByte(view, 10); i !== -1; i = indexOfByte(view, 10, i + 1)) newlines += 1;
       last = view[n - 1]!;
       bytes += n;
       // A short read of a regular file is its end: no second read just to see 0 (half the read

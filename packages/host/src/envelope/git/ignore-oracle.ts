@@ -4,6 +4,7 @@ import { pathBytes } from '../path-text.js';
 import { EXCLUDE_LINE } from '../state/exclude.js';
 import { nodeChildProcess } from '../../util/builtins.js';
 import type { GitInvocation } from './run-git.js';
+import { indexOfByte } from '../../util/byte-search.js';
 
 /** Answers "would git ignore this path?" for batches of repo-relative paths (directories end in `/`). */
 export interface IgnoreAnswers {
@@ -96,7 +97,7 @@ export class IgnoreOracle implements IgnoreAnswers {
   #onData(chunk: Buffer): void {
     const data = this.#partial ? Buffer.concat([this.#partial, chunk]) : chunk;
     let start = 0;
-    for (let nul = data.indexOf(0); nul !== -1; nul = data.indexOf(0, start)) {
+    for (let nul = indexOfByte(data, 0); nul !== -1; nul = indexOfByte(data, 0, start)) {
       if (this.#field === 2) this.#ignored = isIgnoredPattern(data.subarray(start, nul));
       start = nul + 1;
       if (++this.#field === 4) {

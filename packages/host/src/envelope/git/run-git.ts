@@ -1,5 +1,6 @@
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { runManaged, type ManagedChild } from '../process.js';
+import { indexOfByte } from '../../util/byte-search.js';
 
 /** Default wall-clock limit of one git command, in ms. */
 export const GIT_TIMEOUT_MS = 300_000;
@@ -62,7 +63,7 @@ export async function gitRecordSpans(inv: GitInvocation, args: readonly string[]
     (chunk) => {
       const data = pending ? Buffer.concat([pending, chunk]) : chunk;
       let start = 0;
-      for (let nul = data.indexOf(0, start); nul !== -1; nul = data.indexOf(0, start)) {
+      for (let nul = indexOfByte(data, 0, start); nul !== -1; nul = indexOfByte(data, 0, start)) {
         onSpan(data, start, nul);
         start = nul + 1;
       }
