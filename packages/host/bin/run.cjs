@@ -351,7 +351,7 @@ function requireCached(file, cacheName) {
   });
   if (!cachedData || script.cachedDataRejected || fromPartial) {
     // After the run, so the cache also holds the functions the run compiled.
-    process.once('exit', () => {
+    atExit(() => {
       const partial = globalThis.__cordonCodeCachePartial === true;
       // A partial run never replaces a cache it could use; an ordinary one replaces a partial cache.
       if (partial && cachedData && !script.cachedDataRejected) return;
@@ -391,6 +391,21 @@ function requireCached(file, cacheName) {
 }
 
 /**
+ * Runs `work` when the process exits, after the work added before it. One 'exit' listener serves
+ * every call: a command that compiled a dozen plugins' bundles without their caches (the first
+ * run after an install or an upgrade) would otherwise add one listener per bundle, and past ten
+ * Node prints a MaxListenersExceededWarning, on the hook's stderr too. (The list lives on the
+ * function: this file's top level calls it before a `const` below the calls would exist.)
+ */
+function atExit(work) {
+  if (!atExit.work) {
+    atExit.work = [];
+    process.once('exit', () => atExit.work.forEach((run) => run()));
+  }
+  atExit.work.push(work);
+}
+
+/**
  * The text of `file` inside the CommonJS wrapper (`Module.wrap`), read into one buffer that
  * already holds the wrapper and decoded once. `Module.wrap(text)` would join two strings, and
  * V8 flattens that join into a third copy before it compiles: for the check bundle 230 KB more in
@@ -424,6 +439,8 @@ function readWrapped(fs, file, size, Module) {
  * is dropped. Every other warning is emitted as before.
  */
 function quietDefaultLoaderWarning() {
+  if (quietDefaultLoaderWarning.done) return;
+  quietDefaultLoaderWarning.done = true;
   const emitWarning = process.emitWarning;
   process.emitWarning = function (warning, ...rest) {
     const text = typeof warning === 'string' ? warning : warning?.message;

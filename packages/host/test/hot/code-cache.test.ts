@@ -179,6 +179,24 @@ describe('the bundles run through a V8 code cache', () => {
     expect(statSync(join(sandbox.cacheDir, 'code-cache', full!)).mtimeMs).toBe(written);
   });
 
+  it('a dozen plugins compiled without their caches (the first run after an install) write them all, and Node warns of no listener leak', async () => {
+    const plugins = Array.from({ length: 12 }, (_, i) => {
+      const root = sandbox.dir(`plugin-${i}`);
+      const name = `auditor-${i}`;
+      writeFileSync(join(root, 'package.json'), JSON.stringify({ name, version: '0.0.0', oclif: { hooks: { 'cordon:register': { target: './register.cjs', identifier: 'register' } } } }));
+      writeFileSync(join(root, 'register.cjs'), `exports.register = async () => ({ name: '${name}', apply(api) { api.hooks.audit.tapPromise({ name: 'audit' }, async () => {}); } });\n`);
+      return { name, root };
+    });
+    linkPluginRoots(sandbox.dataDir, plugins);
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'x\n' }, sandbox.env);
+    expect((await runCordon(['arm', 'many', '--allow', 'src/**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+    rmSync(join(sandbox.cacheDir, 'code-cache'), { recursive: true, force: true });
+    const run = await runCordon(['check'], { env: sandbox.env, cwd: repo });
+    // Each cache used to add its own 'exit' listener: past ten, a MaxListenersExceededWarning on stderr.
+    expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: '' });
+    expect(cacheFiles(sandbox.cacheDir).filter((f) => /auditor-\d+-register\.cjs-/.test(f))).toHaveLength(12);
+  });
+
   it('a register bundle with text outside ASCII (UTF-8) reads back exactly, from source and from its cache', async () => {
     // requireCached reads the file and its CommonJS wrapper into one buffer and decodes it once.
     const message = 'na\u00efve \u2014 \u4e2d\u6587 \u2713 \u{1f642}';
