@@ -1,4 +1,5 @@
-import { dirname } from 'node:path';
+import { closeSync, constants, lstatSync, openSync, readlinkSync, statSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { writeFileAtomic } from '../io/index.js';
 import { rememberReport } from '../envelope/evidence/own-reports.js';
@@ -29,6 +30,9 @@ export interface ReportFileOptions {
  * The one way cordon writes a report the user asked for (`check --out`, `analyze --out`):
  *
  * - `-` is standard output (POSIX utility convention, XBD 12.2 guideline 13), never a file named `-`;
+ * - a name for one of this process's descriptors (`/dev/stdout`, `/dev/fd/N`) writes through that
+ *   descriptor; a FIFO or character device is written in place; a directory, socket or block
+ *   device is refused ({@link placeOf});
  * - otherwise the file is replaced atomically (io/atomic-write.ts). A new file gets mode 0666
  *   minus the umask, as any program's output file would (reports hold commands that may carry
  *   secrets: under `umask 077` it is 0600); an existing file keeps its mode;
@@ -44,15 +48,107 @@ export async function writeReport(out: string, text: string, options: ReportFile
     (options.stdout ?? process.stdout).write(text);
     return undefined;
   }
+  // A name for one of this process's own descriptors: written through it, sharing its offset,
+  // so `--out /dev/stdout` is `--out -` whatever stdout is (a pipe, a terminal, a file).
+  const fd = ownDescriptor(out);
+  if (fd === 1) return writeReport('-', text, options);
   const bytes = Buffer.from(text, 'utf8');
+  if (fd !== undefined) {
+    try {
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+      return out;
+    } catch {
+      // Not open for writing here after all: written as any other path below.
+    }
+  }
+  const refuse = (reason: string, code: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${options.flag ?? '--out'} ${displayName(out)}: cannot write the report: ${reason}`, { details: { path: out, errno: code || null } });
+  const place = placeOf(out);
+  if (place.refused) throw refuse(place.refused, place.code);
+  if (place.inPlace) {
+    try {
+      writeInPlace(out, bytes, place.inPlace);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      throw refuse(code === 'ENXIO' ? 'no process is reading it' : code || 'error', code);
+    }
+    return out;
+  }
   let target: string;
   try {
     target = writeFileAtomic(out, bytes, { createMode: 0o666 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? '';
-    const reason = REASONS[code]?.(dirname(out) || '.') ?? `${code || 'error'}`;
-    throw new CordonError(ERROR_CODES.BAD_INPUT, `${options.flag ?? '--out'} ${displayName(out)}: cannot write the report: ${reason}`, { details: { path: out, errno: code || null } });
+    throw refuse(REASONS[code]?.(dirname(out) || '.') ?? `${code || 'error'}`, code);
   }
   await rememberReport(target, bytes);
   return target;
+}
+
+/** How a report reaches `out`: replacing a file (neither field), in place, or not at all. */
+interface Place {
+  /** Written where it is, as a shell's `>` would. */
+  readonly inPlace?: 'fifo' | 'device';
+  readonly refused?: string;
+  readonly code: string;
+}
+
+/**
+ * Where the report for `out` goes. Only a regular file is replaced (renamed over): a FIFO or a
+ * character device (`/dev/null`, a terminal) is written in place, and renaming a file over it
+ * would have destroyed it (as root, `--out /dev/null` replaced the system's `/dev/null`). A
+ * directory, a socket and a block device (a disk) are refused.
+ */
+function placeOf(out: string): Place {
+  let st;
+  try {
+    st = statSync(out);
+  } catch {
+    // Missing (a new file) or not reachable: the atomic write says why.
+    return { code: '' };
+  }
+  if (st.isDirectory()) return { refused: 'it is a directory', code: 'EISDIR' };
+  if (st.isSocket()) return { refused: 'it is a socket', code: 'ENXIO' };
+  if (st.isBlockDevice()) return { refused: 'it is a block device (a disk): cordon writes reports to files, FIFOs and character devices only', code: 'ENOTSUP' };
+  if (st.isFIFO()) return { inPlace: 'fifo', code: '' };
+  if (st.isCharacterDevice()) return { inPlace: 'device', code: '' };
+  return { code: '' };
+}
+
+/** `/dev/fd/N`, `/proc/self/fd/N` or `/proc/<pid>/fd/N`: a descriptor's name; group 1 the pid part, 2 the number. */
+const DESCRIPTOR_LINK = /^\/(?:dev|proc\/(self|\d+))\/fd\/(\d+)$/;
+
+/**
+ * The descriptor of this process that `path` names, or undefined: `path` or a link on its way
+ * (up to 40 hops; `/dev/stdout` is a link to `/proc/self/fd/1` on Linux) is `/dev/fd/N` or
+ * `/proc/<this pid or self>/fd/N`. The file behind such a name may be a pipe, which has no
+ * path at all, or a file the descriptor writes at its own offset.
+ */
+function ownDescriptor(path: string): number | undefined {
+  let current = resolve(path);
+  for (let hop = 0; hop < 40; hop++) {
+    const m = DESCRIPTOR_LINK.exec(current);
+    if (m) return m[1] === undefined || m[1] === 'self' || Number(m[1]) === process.pid ? Number(m[2]) : undefined;
+    try {
+      if (!lstatSync(current).isSymbolicLink()) return undefined;
+      current = resolve(dirname(current), readlinkSync(current));
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Writes `bytes` to the FIFO or character device at `out` without creating or truncating
+ * anything. A FIFO nobody reads fails with `ENXIO` instead of waiting for a reader for ever (it
+ * is opened without blocking first, then for blocking writes).
+ */
+function writeInPlace(out: string, bytes: Uint8Array, how: NonNullable<Place['inPlace']>): void {
+  if (how === 'fifo') closeSync(openSync(out, constants.O_WRONLY | constants.O_NONBLOCK));
+  const fd = openSync(out, constants.O_WRONLY);
+  try {
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,4 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import net from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, makeSandbox, runCordon, runProcess, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
@@ -112,6 +114,50 @@ describe('check --out', () => {
       expect(flat(r.stderr)).toContain(`--out ${file}: cannot write the report`);
       expect(flat(r.stderr)).toContain(why);
       expect(r.stderr).not.toMatch(/\.tmp/);
+    }
+  }, 120_000);
+
+  it('a FIFO, a character device and /dev/stdout are written in place, never replaced; a socket or a FIFO nobody reads is exit 2', async () => {
+    const dir = repo();
+    const base = git(dir, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    const out = sandbox.dir('special-out');
+    const check = (file: string, shell = '') =>
+      shell ? runProcess(['sh', '-c', `"$0" "$@" ${shell}`, process.execPath, CORDON_BIN, 'check', '--base', base, '--format', 'junit', '--out', file], { env: sandbox.env, cwd: dir }) : runCordon(['check', '--base', base, '--format', 'junit', '--out', file], { env: sandbox.env, cwd: dir });
+    // A character device: /dev/null stays the device (as root, a rename over it replaced the system's).
+    const devNull = await check('/dev/null');
+    expect({ exitCode: devNull.exitCode, stderr: devNull.stderr }).toEqual({ exitCode: 0, stderr: '' });
+    expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
+    // A FIFO with a reader: the report arrives through it and the FIFO stays one.
+    const fifo = join(out, 'report.fifo');
+    expect((await runProcess(['mkfifo', fifo])).exitCode).toBe(0);
+    const reader = runProcess(['cat', fifo]);
+    const viaFifo = await check(fifo);
+    expect({ exitCode: viaFifo.exitCode, stderr: viaFifo.stderr }).toEqual({ exitCode: 0, stderr: '' });
+    expect((await reader).stdout).toMatch(/<testsuites/);
+    expect(statSync(fifo).isFIFO()).toBe(true);
+    // Nobody reads it: exit 2 at once, not a wait for ever.
+    const unread = await check(fifo);
+    expect(unread.exitCode).toBe(2);
+    expect(flat(unread.stderr)).toContain(`--out ${fifo}: cannot write the report: no process is reading it`);
+    // /dev/stdout into a pipe, and into a file that already holds the text verdict: both kept.
+    const piped = await check('/dev/stdout', '| cat');
+    expect(piped.exitCode, piped.stderr).toBe(0);
+    expect(piped.stdout).toMatch(/<testsuites[\s\S]*\naccepted: /);
+    const file = join(out, 'both.txt');
+    const toFile = await check('/dev/stdout', `> '${file}'`);
+    expect(toFile.exitCode, toFile.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toMatch(/^<\?xml[\s\S]*<\/testsuites>\naccepted: [\s\S]*passed\n$/);
+    // A socket: refused, left as it was.
+    const socketPath = join(out, 'report.sock');
+    const server = net.createServer().listen(socketPath);
+    await once(server, 'listening');
+    try {
+      const r = await check(socketPath);
+      expect(r.exitCode).toBe(2);
+      expect(flat(r.stderr)).toContain(`--out ${socketPath}: cannot write the report: it is a socket`);
+      expect(statSync(socketPath).isSocket()).toBe(true);
+    } finally {
+      server.close();
     }
   }, 120_000);
 
