@@ -97,6 +97,7 @@ export function writeTarget(path: string): string {
 export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions | number = {}): string {
   const opts: AtomicWriteOptions = typeof options === 'number' ? { mode: options } : options;
   const target = opts.links === 'replace' ? resolve(path) : writeTarget(path);
+  refuseSpecial(target, opts.links === 'replace');
   let mode = opts.mode;
   // A new file under `createMode`: opened with it and not chmodded, so the umask decides.
   let umasked = false;
@@ -131,6 +132,23 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   }
   if (durable && opts.syncDirectory !== false) fsyncDirectory(dirname(target));
   return target;
+}
+
+/**
+ * Throws when what is at `target` is not a regular file (nor, with `linkOk`, a symbolic link):
+ * a rename over a FIFO, socket or device replaces it with a file (run as root, `/dev/null`
+ * itself), which no caller wants. Code `EISDIR` for a directory, else `EFTYPE`.
+ */
+function refuseSpecial(target: string, linkOk: boolean): void {
+  let st;
+  try {
+    st = lstatSync(target, { throwIfNoEntry: false });
+  } catch {
+    return; // Unreachable: the write that follows says why.
+  }
+  if (!st || st.isFile() || (linkOk && st.isSymbolicLink())) return;
+  const code = st.isDirectory() ? 'EISDIR' : 'EFTYPE';
+  throw Object.assign(new Error(`${code}: ${target} is not a regular file; it is left as it is`), { code });
 }
 
 /** Error codes a rename over a file meets on Windows while another process holds it open without `FILE_SHARE_DELETE` (a virus scanner, an indexer, an editor); they pass within moments. */

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,23 @@ describe('writeFileAtomic', () => {
     symlinkSync(join(dir, 'a'), join(dir, 'b'));
     expect(() => writeFileAtomic(join(dir, 'a'), 'x')).toThrow(/too many levels/);
     expect(readdirSync(dir).sort()).toEqual(['a', 'b']);
+  });
+
+  it('never replaces what is not a regular file: a FIFO, a link to one, a directory are left as they were, nothing else written', () => {
+    const dir = temp();
+    const fifo = join(dir, 'fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    symlinkSync(fifo, join(dir, 'to-fifo'));
+    mkdirSync(join(dir, 'sub'));
+    expect(() => writeFileAtomic(fifo, 'x')).toThrow(expect.objectContaining({ code: 'EFTYPE' }));
+    expect(() => writeFileAtomic(join(dir, 'to-fifo'), 'x')).toThrow(expect.objectContaining({ code: 'EFTYPE' }));
+    expect(() => writeFileAtomic(join(dir, 'sub'), 'x')).toThrow(expect.objectContaining({ code: 'EISDIR' }));
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['fifo', 'sub', 'to-fifo']);
+    // links: 'replace' replaces the link itself, as before.
+    writeFileAtomic(join(dir, 'to-fifo'), 'x', { links: 'replace' });
+    expect(readFileSync(join(dir, 'to-fifo'), 'utf8')).toBe('x');
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
   });
 
   it('temp names are unpredictable and recognisable; a planted link under a temp-like name is never followed', () => {
