@@ -124,9 +124,15 @@ export interface FileIdentity {
 /**
  * The identity of the file at `path` (links followed): `dev:ino:size:mtime:ctime`, times in ns,
  * which changes with any write to it or any file renamed over it; undefined when it cannot be
- * stat'ed. Also what the check's read-ahead compares (read-ahead.ts).
+ * stat'ed (missing, or unreachable: then the read that follows fails and says why). Also what the check's read-ahead compares (read-ahead.ts).
  */
 export function fileIdentity(path: string): FileIdentity | undefined {
-  const st = statSync(path, { bigint: true, throwIfNoEntry: false });
+  let st;
+  try {
+    st = statSync(path, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    // Not reachable (EACCES on .cordon/, ENOTDIR): no identity; the read that follows says why.
+    return undefined;
+  }
   return st ? { path, print: `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, changedNs: st.ctimeNs > st.mtimeNs ? st.ctimeNs : st.mtimeNs, numbered: st.ino !== 0n } : undefined;
 }

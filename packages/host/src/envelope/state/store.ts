@@ -200,12 +200,18 @@ export function removeEnvelope(loc: Pick<RepoLocation, 'root' | 'gitDir'>): bool
   let parent = scratchParent(loc);
   let tombstone = join(parent.dir, scratchName('remove', parent.inGitDir));
   try {
-    renameSync(dir, tombstone);
+    try {
+      renameSync(dir, tombstone);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      parent = { dir: loc.root, inGitDir: false };
+      tombstone = join(parent.dir, scratchName('remove', false));
+      renameSync(dir, tombstone);
+    }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    parent = { dir: loc.root, inGitDir: false };
-    tombstone = join(parent.dir, scratchName('remove', false));
-    renameSync(dir, tombstone);
+    // Nothing was removed: say why in the user's terms (moving a directory needs write permission on it and on its parent).
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new CordonError(ERROR_CODES.STATE_WRITE, `cannot remove ${dir}: ${code}${code === 'EACCES' || code === 'EPERM' ? ' (permission denied: check the owner and mode of .cordon/ and of the work-tree root)' : ''}; the envelope is left as it was`, { cause: error, details: { path: dir, errno: code } });
   }
   fsyncDirectory(loc.root);
   if (parent.dir !== loc.root) fsyncDirectory(parent.dir);
@@ -232,7 +238,12 @@ export function readJson(path: string, what: string): unknown {
     if (error instanceof UnsafeReadError && error.reason === 'missing') {
       throw damaged(`Cordon ${what} is missing from .cordon/`);
     }
-    const why = error instanceof UnsafeReadError ? error.message : `${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = error instanceof UnsafeReadError ? error.message : `${path}: ${code ?? (error as Error).message}`;
+    // Permissions are not damage: another user (root) may have written the file, or .cordon/ lost its modes.
+    if (code === 'EACCES' || code === 'EPERM' || /\bEACCES\b|\bEPERM\b/.test(why)) {
+      throw badState(`cannot read Cordon ${what}: ${why} (permission denied: check the owner and mode of .cordon/ and its files; cordon writes them 0600 for the user who armed)`);
+    }
     throw damaged(`cannot read Cordon ${what}: ${why}`);
   }
   try {
