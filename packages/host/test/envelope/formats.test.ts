@@ -184,6 +184,15 @@ describe('cordon check --format', () => {
     expect(skipped.testsuites.testsuite[1].testcase[0].failure['#text']).toContain('path_outside_policy: path outside policy: README.md');
   });
 
+  it('junit: a verifier stopped by a limit names the limit, as the violation does', async () => {
+    const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => name === 'testcase' || name === 'testsuite' });
+    const inside = rangeRepo(true);
+    const r = await cordon(['check', '--base', inside.base, '--format', 'junit', '--verify', 'sleep 5', '--verify-timeout', '0.5'], inside.repo);
+    expect(r.exitCode).toBe(3);
+    const [verifiers] = parser.parse(r.stdout).testsuites.testsuite;
+    expect(verifiers.testcase[0].failure).toMatchObject({ message: 'verifier failed (timeout after 0.5 s)', type: 'timeout after 0.5 s' });
+  });
+
   it('--json stays the audit record and refuses --format (exit 2); a bad format is refused', async () => {
     const inside = rangeRepo(true);
     const j = await cordon(['check', '--base', inside.base, '--json', '--verify', 'true'], inside.repo);

@@ -43,7 +43,7 @@ export function renderJunit(audit: AuditRecord): string {
       continue;
     }
     failures++;
-    const reason = failureReason(v);
+    const reason = recordedReason(audit, v.command) ?? failureReason(v);
     cases.push(`${open}>\n      <failure message="${xmlText(`verifier failed (${reason})`)}" type="${xmlText(reason)}">${xmlText(outputTail(v).join('\n'))}</failure>\n    </testcase>`);
   }
   let skipped = 0;
@@ -69,4 +69,16 @@ export function renderJunit(audit: AuditRecord): string {
     '</testsuites>',
     '',
   ].join('\n');
+}
+
+/**
+ * The reason the audit's own `verifier_failed` violation gave for `command` (`timeout after 600
+ * s`, `output limit of 1048576 bytes`: the audit knew the limits, which the record does not
+ * keep), or undefined when there is none.
+ */
+function recordedReason(audit: AuditRecord, command: string): string | undefined {
+  const head = 'verifier failed (';
+  const tail = `): ${command}`;
+  const found = audit.violations.find((v) => v.code === 'verifier_failed' && v.message.startsWith(head) && v.message.endsWith(tail) && v.message.length > head.length + tail.length);
+  return found?.message.slice(head.length, found.message.length - tail.length);
 }
