@@ -2,6 +2,7 @@ import { closeSync, constants, lstatSync, openSync, readlinkSync, statSync, writ
 import { dirname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { writeFileAtomic } from '../io/index.js';
+import { sleepSync } from '../util/sleep-sync.js';
 import { rememberReport } from '../envelope/evidence/own-reports.js';
 import { displayName } from './terminal.js';
 
@@ -69,7 +70,7 @@ export async function writeReport(out: string, text: string, options: ReportFile
       writeInPlace(out, bytes, place.inPlace);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? '';
-      throw refuse(code === 'ENXIO' ? 'no process is reading it' : code || 'error', code);
+      throw refuse(code === 'ENXIO' && place.inPlace === 'fifo' ? `no process opened it for reading within ${FIFO_READER_WAIT_MS / 1000} s` : code || 'error', code);
     }
     return out;
   }
@@ -138,17 +139,36 @@ function ownDescriptor(path: string): number | undefined {
   return undefined;
 }
 
+/** How long a report waits for a process to open its FIFO for reading, ms. */
+export const FIFO_READER_WAIT_MS = 5_000;
+
 /**
  * Writes `bytes` to the FIFO or character device at `out` without creating or truncating
- * anything. A FIFO nobody reads fails with `ENXIO` instead of waiting for a reader for ever (it
- * is opened without blocking first, then for blocking writes).
+ * anything. A FIFO gets {@link FIFO_READER_WAIT_MS} for a reader to open it (a consumer started
+ * beside cordon, `cat fifo & cordon check --out fifo`, may not have yet), then fails with
+ * `ENXIO` instead of waiting for ever as a shell's `>` would: it is opened without blocking
+ * until a reader is there, then again for blocking writes.
  */
 function writeInPlace(out: string, bytes: Uint8Array, how: NonNullable<Place['inPlace']>): void {
-  if (how === 'fifo') closeSync(openSync(out, constants.O_WRONLY | constants.O_NONBLOCK));
-  const fd = openSync(out, constants.O_WRONLY);
+  let probe: number | undefined;
+  if (how === 'fifo') {
+    for (const deadline = Date.now() + FIFO_READER_WAIT_MS; probe === undefined; ) {
+      try {
+        probe = openSync(out, constants.O_WRONLY | constants.O_NONBLOCK);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENXIO' || Date.now() >= deadline) throw error;
+        sleepSync(50);
+      }
+    }
+  }
   try {
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+    const fd = openSync(out, constants.O_WRONLY);
+    try {
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+    } finally {
+      closeSync(fd);
+    }
   } finally {
-    closeSync(fd);
+    if (probe !== undefined) closeSync(probe);
   }
 }

@@ -117,7 +117,7 @@ describe('check --out', () => {
     }
   }, 120_000);
 
-  it('a FIFO, a character device and /dev/stdout are written in place, never replaced; a socket or a FIFO nobody reads is exit 2', async () => {
+  it('a FIFO, a character device and /dev/stdout are written in place, never replaced; a socket, or a FIFO nobody opens within 5 s, is exit 2', async () => {
     const dir = repo();
     const base = git(dir, ['rev-parse', 'HEAD'], sandbox.env).trim();
     const out = sandbox.dir('special-out');
@@ -127,18 +127,22 @@ describe('check --out', () => {
     const devNull = await check('/dev/null');
     expect({ exitCode: devNull.exitCode, stderr: devNull.stderr }).toEqual({ exitCode: 0, stderr: '' });
     expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
-    // A FIFO with a reader: the report arrives through it and the FIFO stays one.
+    // A FIFO whose reader starts after cordon (as `cat fifo & cordon check --out fifo` may):
+    // the report waits for it, arrives through it, and the FIFO stays one.
     const fifo = join(out, 'report.fifo');
     expect((await runProcess(['mkfifo', fifo])).exitCode).toBe(0);
-    const reader = runProcess(['cat', fifo]);
-    const viaFifo = await check(fifo);
+    const writing = check(fifo);
+    await new Promise((done) => setTimeout(done, 1000));
+    // A reader that gets nothing is ended after a while rather than holding the test.
+    const reader = runProcess(['timeout', '60', 'cat', fifo]);
+    const viaFifo = await writing;
     expect({ exitCode: viaFifo.exitCode, stderr: viaFifo.stderr }).toEqual({ exitCode: 0, stderr: '' });
     expect((await reader).stdout).toMatch(/<testsuites/);
     expect(statSync(fifo).isFIFO()).toBe(true);
-    // Nobody reads it: exit 2 at once, not a wait for ever.
+    // Nobody reads it: exit 2 after a bounded wait, not a wait for ever.
     const unread = await check(fifo);
     expect(unread.exitCode).toBe(2);
-    expect(flat(unread.stderr)).toContain(`--out ${fifo}: cannot write the report: no process is reading it`);
+    expect(flat(unread.stderr)).toContain(`--out ${fifo}: cannot write the report: no process opened it for reading within 5 s`);
     // /dev/stdout into a pipe, and into a file that already holds the text verdict: both kept.
     const piped = await check('/dev/stdout', '| cat');
     expect(piped.exitCode, piped.stderr).toBe(0);
