@@ -40,7 +40,8 @@ function startTop(): void {
   // Written whole under a temporary name, then renamed: the test never reads it half written.
   const stty = (name: string) => `stty -g > '${join(box.root, name)}.tmp' && mv '${join(box.root, name)}.tmp' '${join(box.root, name)}'`;
   const script = `echo BEFORE-TOP; ${stty('stty.before')}; '${process.execPath}' '${CORDON_BIN}' top; echo EXIT=$?; ${stty('stty.after')}; sleep 600`;
-  expect(tmux.run(['new-session', '-d', '-s', 't', '-x', '150', '-y', '30', 'sh', '-c', script], env).status).toBe(0);
+  const started = tmux.run(['new-session', '-d', '-s', 't', '-x', '150', '-y', '30', 'sh', '-c', script], env);
+  expect(started.status, started.stderr).toBe(0);
 }
 
 /** After top quit: the normal screen is back (the line before it, no frame) and the terminal's settings are those before. */
