@@ -18,18 +18,17 @@ export const DIFF_OPTIONS = ['--raw', '--numstat', '-z', '--no-abbrev', '--no-re
  * Tracked changes between `from` (a commit) and the work tree, or `to` (a commit) when given.
  * The work-tree form covers staged and unstaged edits, intent-to-add files and anything
  * committed since `from` (the BEKO2210/SkillQuarry cordon). `onPath` hears each changed path as
- * git names it, while git still counts lines (git prints every `--raw` record first).
+ * git names it, while git still counts lines (git prints every `--raw` record first); after a
+ * diff git could not finish (a file it cannot read) it may hear a path twice.
  */
 export async function collectTracked(inv: GitInvocation, from: string, to?: string, onPath?: (path: string) => void, options?: GitCallOptions): Promise<Map<string, DiffEntry>> {
-  const announced = new Set<string>();
-  const announce = onPath && ((path: string) => announced.add(path) && onPath(path));
-  const parser = new DiffParser(announce);
+  const parser = new DiffParser(onPath);
   try {
     await gitRecordSpans(inv, ['diff', ...DIFF_OPTIONS, from, ...(to ? [to] : []), '--'], (data, start, end) => parser.pushSpan(data, start, end), options);
   } catch (error) {
     // Only the work tree can hold what git cannot read; a stopped or timed-out git is no such case.
     if (to !== undefined || !(error instanceof CordonError) || error.details.exitCode !== 128) throw error;
-    return collectAroundUnreadable(inv, from, error, announce, options);
+    return collectAroundUnreadable(inv, from, error, onPath, options);
   }
   return parser.finish();
 }
