@@ -85,6 +85,19 @@ describe('cordon control run (this machine: unguarded unless probe says otherwis
     expect(r.stderr.equals(Buffer.from('e\0rr\n'))).toBe(true);
   });
 
+  it('gives the command exactly the environment cordon got, through the fast route and through oclif', async () => {
+    // The fast route hands the command its own environment without copying it (spawnDirect
+    // inherits); a changed or missing variable would show here.
+    const env = { ...sandbox.env, CORDON_T_SPACES: 'a b  c', CORDON_T_EMPTY: '', CORDON_T_EQUALS: 'x=y=z' };
+    const expected = spawnSync('env', ['-0'], { env }).stdout.toString().split('\0').sort();
+    for (const route of [{}, { CORDON_NO_FAST_ROUTE: '1' }]) {
+      const r = await runCordon(['control', 'run', '--', 'env', '-0'], { env: { ...env, ...route } });
+      expect(r.exitCode).toBe(0);
+      const seen = r.stdout.split('\0').filter((pair) => !pair.startsWith('CORDON_NO_FAST_ROUTE=')).sort();
+      expect(seen, JSON.stringify(route)).toEqual(expected);
+    }
+  });
+
   it("exits with the command's code, dies of its signal (signals.test.ts), or 127 when it cannot start", async () => {
     for (const [argv, code] of [
       [['true'], 0],

@@ -21,7 +21,8 @@ export interface PassThroughOptions extends GuardSpawnOptions {
   readonly argv: readonly string[];
   /** Working directory; `undefined` keeps this process's (also when it was deleted and has no name any more). */
   readonly cwd: string | undefined;
-  readonly env: NodeJS.ProcessEnv;
+  /** The command's whole environment; left out, it inherits this process's (`process.env` as it stands). */
+  readonly env?: NodeJS.ProcessEnv;
   /**
    * Copy the command's stdout through this process instead of handing it the descriptor, to
    * learn whether its output ended with a newline ({@link PassThroughChild.stdoutEndsLine}); used
@@ -183,7 +184,7 @@ function spawnChildProcess(argv: readonly string[], options: PassThroughOptions,
   const stdio: StdioOptions = options.reportFd ? ['inherit', out, 'inherit', 'pipe'] : ['inherit', out, 'inherit'];
   let child: ReturnType<ReturnType<typeof nodeChildProcess>['spawn']>;
   try {
-    child = nodeChildProcess().spawn(argv[0]!, argv.slice(1), { stdio, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env: options.env, detached: !terminal });
+    child = nodeChildProcess().spawn(argv[0]!, argv.slice(1), { stdio, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), ...(options.env ? { env: options.env } : {}), detached: !terminal });
   } catch (error) {
     forwarder.stop();
     throw error;

@@ -16,8 +16,13 @@ export interface DirectSpawnOptions {
   readonly args: readonly string[];
   /** Working directory; `undefined` keeps this process's. */
   readonly cwd: string | undefined;
-  /** The child's whole environment; `undefined` values are left out. */
-  readonly env: NodeJS.ProcessEnv;
+  /**
+   * The child's whole environment; `undefined` values are left out. Left out itself, the child
+   * inherits this process's environment as it stands then: Node writes every change to
+   * `process.env` through to the C environment libuv passes on (Node 20, 22 and 24 alike), so
+   * this is `process.env` without copying it into a list of pairs first.
+   */
+  readonly env?: NodeJS.ProcessEnv;
   /** A session (and process group) of its own (`setsid`), as `spawn`'s `detached`. */
   readonly detached: boolean;
   /** Descriptors 0, 1 and 2 (default all `inherit`); `pipe` only for 1 and 2. */
@@ -129,12 +134,16 @@ function errnoName(err: number): string {
 export function spawnDirect(options: DirectSpawnOptions): DirectChild | undefined {
   const uv = processBinding();
   if (!uv) return undefined;
-  const envPairs: string[] = [];
-  for (const key of Object.keys(options.env)) {
-    const value = options.env[key];
-    if (value !== undefined) envPairs.push(`${key}=${value}`);
+  // No list: libuv's uv_spawn then leaves the child this process's `environ`.
+  let envPairs: string[] | undefined;
+  if (options.env) {
+    envPairs = [];
+    for (const key of Object.keys(options.env)) {
+      const value = options.env[key];
+      if (value !== undefined) envPairs.push(`${key}=${value}`);
+    }
   }
-  const strings = [options.file, ...options.args, ...envPairs, options.cwd ?? ''];
+  const strings = [options.file, ...options.args, ...(envPairs ?? []), options.cwd ?? ''];
   if (strings.some((s) => s.includes('\0'))) return undefined;
   const kinds = options.stdio ?? ['inherit', 'inherit', 'inherit'];
   if (kinds[0] === 'pipe') throw new TypeError('spawnDirect: stdin cannot be a pipe');

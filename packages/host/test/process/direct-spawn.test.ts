@@ -59,6 +59,27 @@ describe('spawnDirect', () => {
     expect(readFileSync(out, 'utf8')).toBe(direct);
   });
 
+  it.runIf(canSpawnDirect())('without env, the command inherits this process environment as it stands, changes made through process.env included', async () => {
+    const out = join(dir, 'env.txt');
+    const saved = { ...process.env };
+    try {
+      process.env.CORDON_T_SET_NOW = 'set by this process';
+      process.env.CORDON_T_EMPTY = '';
+      delete process.env.HOME;
+      const r = await started({ file: 'sh', args: ['sh', '-c', `env > '${out}'`], cwd: undefined, detached: false }).exit;
+      expect(r).toEqual({ code: 0, signal: null });
+      const seen = readFileSync(out, 'utf8').trim().split('\n').sort();
+      await viaChildProcess('sh', ['-c', `env > '${out}'`], { env: process.env });
+      expect(seen).toEqual(readFileSync(out, 'utf8').trim().split('\n').sort());
+      expect(seen).toContain('CORDON_T_SET_NOW=set by this process');
+      expect(seen).toContain('CORDON_T_EMPTY=');
+      expect(seen.some((pair) => pair.startsWith('HOME='))).toBe(false);
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    }
+  });
+
   it.runIf(canSpawnDirect())('a detached command leads a session of its own; otherwise it shares this one', async () => {
     const out = join(dir, 'ids.txt');
     const env = { PATH: process.env.PATH };
