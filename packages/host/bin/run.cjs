@@ -360,8 +360,7 @@ function requireCached(file, cacheName) {
       try {
         // Owner-only like everything else cordon writes (docs/telemetry.md), whatever the umask.
         fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-        // Caches of older builds of this bundle go; another process's temp file is left alone.
-        for (const old of fs.readdirSync(dir)) if (old.startsWith(`${name}-`) && old.endsWith('.bin') && old !== path.basename(target)) fs.rmSync(path.join(dir, old), { force: true });
+        pruneCaches(fs, path, dir, name, path.basename(target));
         temp = `${target}.${process.pid}.tmp`;
         // Opened before the cache is serialised: an unwritable directory costs no serialising.
         const fd = fs.openSync(temp, 'w', 0o600);
@@ -403,6 +402,29 @@ function atExit(work) {
     process.once('exit', () => atExit.work.forEach((run) => run()));
   }
   atExit.work.push(work);
+}
+
+/**
+ * Removes the caches of bundle `name` that the cache `keep` replaces: those of older builds made
+ * by this Node version and architecture. Caches another Node version made stay, so that a
+ * user who alternates two versions (an nvm default and a project's pinned one) does not compile
+ * the bundle from source on every switch; they go once 30 days old (mtime: a cache is written
+ * once and only read after). Another process's temp file is left alone.
+ */
+function pruneCaches(fs, path, dir, name, keep) {
+  const keepForeignMs = 30 * 24 * 3600 * 1000;
+  const runtime = `-${process.version}-${process.arch}`;
+  const now = Date.now();
+  for (const old of fs.readdirSync(dir)) {
+    if (!old.startsWith(`${name}-`) || !old.endsWith('.bin') || old === keep) continue;
+    const file = path.join(dir, old);
+    try {
+      const ours = old.endsWith(`${runtime}.bin`) || old.endsWith(`${runtime}-partial.bin`);
+      if (ours || now - fs.statSync(file).mtimeMs > keepForeignMs) fs.rmSync(file, { force: true });
+    } catch {
+      // Gone already, or another process's: the next write looks again.
+    }
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPluginRoots, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
@@ -42,7 +42,7 @@ describe('the bundles run through a V8 code cache', () => {
     writeFiles(repo, { 'src/app.py': 'y\n' });
     // A cache left by an older build of the bundle: replaced, not kept beside the new one.
     mkdirSync(join(sandbox.cacheDir, 'code-cache'));
-    writeFileSync(join(sandbox.cacheDir, 'code-cache', `${CHECK_CACHE}-1-1-1-v0.0.0-x64.bin`), 'old');
+    writeFileSync(join(sandbox.cacheDir, 'code-cache', `${CHECK_CACHE}-1-1-1-${process.version}-${process.arch}.bin`), 'old');
     const first = await runCordon(['check'], { env: sandbox.env, cwd: repo });
     expect(first.exitCode).toBe(0);
     const [file, ...others] = cacheFiles(sandbox.cacheDir);
@@ -177,6 +177,30 @@ describe('the bundles run through a V8 code cache', () => {
     const written = statSync(join(sandbox.cacheDir, 'code-cache', full!)).mtimeMs;
     expect((await runCordon(['hook', '--agent', 'claude-code'], { env: sandbox.env, input: payload })).exitCode).toBe(0);
     expect(statSync(join(sandbox.cacheDir, 'code-cache', full!)).mtimeMs).toBe(written);
+  });
+
+  it("writing a cache removes this Node's caches of older builds of the bundle, keeps another Node version's for a month", async () => {
+    const dir = join(sandbox.cacheDir, 'code-cache');
+    mkdirSync(dir, { recursive: true });
+    const runtime = `${process.version}-${process.arch}`;
+    const names = {
+      olderBuild: `fast.cjs-100-1700000000000-42-${runtime}.bin`,
+      olderPartial: `fast.cjs-100-1700000000000-42-${runtime}-partial.bin`,
+      otherNode: `fast.cjs-100-1700000000000-42-v99.1.0-${process.arch}.bin`,
+      otherArch: `fast.cjs-100-1700000000000-42-${process.version}-s390x.bin`,
+      otherNodeUnused: `fast.cjs-100-1700000000000-42-v98.0.0-${process.arch}.bin`,
+      otherBundle: `hook.cjs-100-1700000000000-42-${runtime}.bin`,
+    };
+    for (const name of Object.values(names)) writeFileSync(join(dir, name), 'not a cache');
+    const old = new Date(Date.now() - 31 * 24 * 3600 * 1000);
+    utimesSync(join(dir, names.otherNodeUnused), old, old);
+    expect((await runCordon(['control', 'run', '--', 'true'], { env: sandbox.env, cwd: sandbox.root })).exitCode).toBe(0);
+    const left = readdirSync(dir).sort();
+    expect(left.filter((name) => name.startsWith('fast.cjs-') && name.endsWith(`${runtime}.bin`))).toHaveLength(1);
+    expect(left).not.toContain(names.olderBuild);
+    expect(left).not.toContain(names.olderPartial);
+    expect(left).not.toContain(names.otherNodeUnused);
+    expect(left).toEqual(expect.arrayContaining([names.otherNode, names.otherArch, names.otherBundle]));
   });
 
   it('a dozen plugins compiled without their caches (the first run after an install) write them all, and Node warns of no listener leak', async () => {
