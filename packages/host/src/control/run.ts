@@ -7,6 +7,7 @@ import { limitOf, mb, parseHint, stallPolicy, tierNamed, TIERS } from './tiers.j
 import { monotonicMs } from '../util/clock.js';
 import { totalMemoryBytes } from '../util/legacy-binding.js';
 import { mark } from '../util/timeline.js';
+import { UNGUARDED_WARNING } from './unguarded.js';
 
 /** Exit status when the command cannot be found (`ENOENT`: the shells' and GNU `env`'s "command not found"). */
 export const CANNOT_START = 127;
@@ -114,7 +115,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     if (!child && !startError) await spawn().catch(() => undefined);
     // Logged while the command runs, on the other core: libuv returns from the spawn once the
     // command has exec'd, and this process would only wait for it (`npm run bench:control`).
-    log.warn('control run: unguarded (no enforce backend answered)', { argv: [...argv], tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
+    log.warn(UNGUARDED_WARNING, { argv: [...argv], tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
     const exit = child ? await child.exit : undefined;
     const notFound = startError === undefined || (startError as NodeJS.ErrnoException).code === 'ENOENT';
     exitCode = exit?.exitCode ?? (notFound ? CANNOT_START : CANNOT_EXECUTE);

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { UNGUARDED_WARNING } from '../control/unguarded.js';
 import { readRegularFileTail } from '../io/safe-read.js';
 import { listSessions } from '../telemetry/reduce/sessions.js';
 import { RUNS_DIR } from '../telemetry/session-dir.js';
@@ -94,6 +95,7 @@ export function logFindings(dataDir: string, now = Date.now()): Finding[] {
   const lines = tailLines(path);
   if (!lines) return [{ check: 'log', status: 'problem', message: `cannot read the log ${path} (not a regular file, or unreadable)`, fix: `move ${path} away; cordon starts a new one` }];
   let bad = 0;
+  let routine = 0;
   for (const line of [...lines].reverse()) {
     const entry = parse(line);
     if (!entry) {
@@ -101,6 +103,11 @@ export function logFindings(dataDir: string, now = Date.now()): Finding[] {
       continue;
     }
     if (entry.level !== 'error' && entry.level !== 'warn') continue;
+    // Routine, once per unguarded command: the control row says why.
+    if (entry.message === UNGUARDED_WARNING) {
+      routine++;
+      continue;
+    }
     const t = Date.parse(String(entry.t));
     const recent = Number.isFinite(t) && now - t < 24 * 3600 * 1000;
     return [
@@ -113,7 +120,8 @@ export function logFindings(dataDir: string, now = Date.now()): Finding[] {
       },
     ];
   }
-  return [{ check: 'log', status: bad ? 'info' : 'ok', message: `no warning or error in the last ${lines.length} lines of ${path}${bad ? ` (${bad} unreadable lines)` : ''}`, details: { path, size } }];
+  const notes = [...(routine ? [`${routine} routine "${UNGUARDED_WARNING}" warnings, see the control row`] : []), ...(bad ? [`${bad} unreadable lines`] : [])];
+  return [{ check: 'log', status: bad ? 'info' : 'ok', message: `no warning or error in the last ${lines.length} lines of ${path}${notes.length ? ` (${notes.join('; ')})` : ''}`, details: { path, size, routine } }];
 }
 
 /** Samplers running now: each session whose highest sampler lock is held by a live process. */

@@ -74,11 +74,13 @@ function installed(uninstall: InstallPlan): boolean {
  * Per agent with a hook config and scope: are cordon's hooks installed and current (an install
  * would change nothing), does each installed command still start, does the agent accept them
  * (Codex's trust, as `codex app-server` `hooks/list` reports it; Hermes' consent allowlist).
- * Reads only: plans are computed, never written.
+ * An agent found here without cordon's hooks is a problem while no agent has them, and
+ * information once one has. Reads only: plans are computed, never written.
  */
 export async function hookFindings(host: CordonHost, options: { scope: HookScope; projectDir?: string; env?: NodeJS.ProcessEnv }): Promise<Finding[]> {
   const env = options.env ?? process.env;
   const findings: Finding[] = [];
+  let hooked = 0;
   const agents = host.dialects
     .list()
     .filter((r) => r.entry.loadInstaller)
@@ -112,6 +114,7 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
       );
       continue;
     }
+    hooked++;
     const broken = (removal?.changes ?? []).flatMap((c) => hookCommandsIn(c.before ?? '', agent).map((command) => ({ path: c.path, why: brokenCommand(command, env) })));
     for (const b of broken.filter((x) => x.why)) {
       findings.push({ check, status: 'problem', message: `the hook command in ${b.path} ${b.why}`, fix: install, details: { path: b.path, installed: true } });
@@ -123,7 +126,10 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
     }
     findings.push(...(await acceptance(agent, check, installer, ctx, plan, install)));
   }
-  return findings;
+  // Cordon hooked into no agent at all is a problem; once it is in one, another agent merely
+  // installed here (an old home directory, a CLI tried once) is the user's choice, said, not failed.
+  if (hooked === 0) return findings;
+  return findings.map((f) => (f.details?.missing === true && f.status === 'problem' ? { ...f, status: 'info' as const, message: `${f.message} (cordon sees none of its tool calls)` } : f));
 }
 
 /** Whether the agent will run the installed hooks: Codex's trust entries, Hermes' consent. */

@@ -137,6 +137,34 @@ describe('cordon doctor', () => {
     expect(readFileSync(settings, 'utf8')).toBe('{ bad json');
   });
 
+  it("the log row passes over control run's routine 'unguarded' warnings (the control row says why) and shows the warning before them", async () => {
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env })).exitCode).toBe(0);
+    mkdirSync(join(box.dataDir, 'logs'), { recursive: true });
+    const log = join(box.dataDir, 'logs/cordon.log');
+    const now = new Date().toISOString();
+    const unguarded = JSON.stringify({ t: now, level: 'warn', scope: 'host', message: 'control run: unguarded (no enforce backend answered)', argv: ['true'] });
+    writeFileSync(log, `${JSON.stringify({ t: now, level: 'warn', scope: 'hook', message: 'a real warning' })}\n${unguarded}\n${unguarded}\n`);
+    const [shown] = find((await doctor()).report, 'log');
+    expect(shown!.message).toMatch(/^last warn .*: a real warning \[hook\]/);
+    writeFileSync(log, `${unguarded}\n${unguarded}\n`);
+    const { exitCode, report } = await doctor();
+    expect(exitCode).toBe(0);
+    expect(find(report, 'log')[0]).toMatchObject({ status: 'ok', message: expect.stringContaining('(2 routine "control run: unguarded (no enforce backend answered)" warnings, see the control row)') });
+  });
+
+  it('another agent found here without the hooks is information once cordon is hooked into one', async () => {
+    mkdirSync(join(box.home, '.gemini'), { recursive: true });
+    const before = await doctor();
+    expect(before.exitCode).toBe(1);
+    expect(find(before.report, 'hooks:gemini:user')).toEqual([expect.objectContaining({ status: 'problem', message: expect.stringMatching(/^gemini is in use here/) })]);
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env })).exitCode).toBe(0);
+    const after = await doctor();
+    expect(after.exitCode, after.text).toBe(0);
+    expect(find(after.report, 'hooks:gemini:user')).toEqual([
+      expect.objectContaining({ status: 'info', message: expect.stringMatching(/^gemini is in use here .*\(cordon sees none of its tool calls\)$/), fix: 'cordon install-hooks --agent gemini --write' }),
+    ]);
+  });
+
   it('a log that is not a regular file is a problem, not a crash', async () => {
     mkdirSync(join(box.dataDir, 'logs/cordon.log'), { recursive: true });
     const { report } = await doctor();
