@@ -3,7 +3,7 @@ import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { pathBytes } from '../path-text.js';
 import { EXCLUDE_LINE } from '../state/exclude.js';
 import { nodeChildProcess } from '../../util/builtins.js';
-import type { GitInvocation } from './run-git.js';
+import { gitErrorText, type GitInvocation } from './run-git.js';
 import { indexOfByte } from '../../util/byte-search.js';
 
 /** Answers "would git ignore this path?" for batches of repo-relative paths (directories end in `/`). */
@@ -87,7 +87,7 @@ export class IgnoreOracle implements IgnoreAnswers {
     });
     child.on('error', (error) => this.#fail(`cannot start git check-ignore: ${error.message}`));
     child.on('close', (code) => {
-      if (this.#batches.length > 0) this.#fail(`git check-ignore exited ${code}${this.#stderr ? `: ${this.#stderr.trim()}` : ''}`);
+      if (this.#batches.length > 0) this.#fail(`git check-ignore exited ${code}${this.#stderr ? `: ${gitErrorText(this.inv, this.#stderr.trim())}` : ''}`);
     });
     this.#child = child;
     return child;

@@ -1,6 +1,7 @@
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { runManaged, type ManagedChild } from '../process.js';
 import { indexOfByte } from '../../util/byte-search.js';
+import { realGitNames, type PrivateGitNames } from './private-names.js';
 
 /** Default wall-clock limit of one git command, in ms. */
 export const GIT_TIMEOUT_MS = 300_000;
@@ -17,6 +18,8 @@ export interface GitInvocation {
   readonly gitBinary?: string;
   /** Limit in ms (default {@link GIT_TIMEOUT_MS}). */
   readonly timeoutMs?: number;
+  /** Set when `env` points git at cordon's private git directory: its paths in errors are named as what they stand for. */
+  readonly privateNames?: PrivateGitNames;
 }
 
 /** Per-call options of {@link git} / {@link gitRecords}. */
@@ -101,10 +104,19 @@ async function stream(inv: GitInvocation, args: readonly string[], onStdout: (ch
   if (result.timedOut) throw repoError(args, `timed out after ${inv.timeoutMs ?? GIT_TIMEOUT_MS} ms`);
   const code = result.exitCode ?? -1;
   if (!(options.okExitCodes ?? [0]).includes(code)) {
-    const stderr = result.stderr.toString('utf8').trim();
+    const stderr = gitErrorText(inv, result.stderr.toString('utf8').trim());
     throw repoError(args, `exited ${result.signal ?? code}${stderr ? `: ${stderr}` : ''}`, undefined, result.signal ? {} : { exitCode: code });
   }
   return code;
+}
+
+/**
+ * git's stderr of a failed command as the user should read it: the paths of cordon's private git
+ * directory (when `inv` runs git through one) named as the user's files they stand for
+ * (git/private-names.ts). Only for the error path.
+ */
+export function gitErrorText(inv: GitInvocation, stderr: string): string {
+  return inv.privateNames ? realGitNames(stderr, inv.privateNames) : stderr;
 }
 
 /**

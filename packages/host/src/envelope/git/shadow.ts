@@ -158,10 +158,12 @@ export function createShadowGit(loc: RepoLocation, rules: GitRules, head: string
   });
   // git reads `-c` style settings from GIT_CONFIG_PARAMETERS (every version cordon supports).
   const ignorecase = /^(true|yes|on|1)$/i.test(rules.settings['core.ignorecase'] ?? '') ? { GIT_CONFIG_PARAMETERS: "'core.ignorecase'='true'" } : {};
+  // git's errors name `dir`; the user is told about the repository it stands in for.
+  const privateNames = { dir, gitDir: loc.gitDir, indexFile: loc.indexFile };
   return {
     dir,
-    inv: { cwd: loc.root, env: envFor(loc.root), gitBinary: loc.gitBinary },
-    ignoring: (workTree = loc.root) => ({ cwd: workTree, env: { ...envFor(workTree), ...ignorecase }, gitBinary: loc.gitBinary }),
+    inv: { cwd: loc.root, env: envFor(loc.root), gitBinary: loc.gitBinary, privateNames },
+    ignoring: (workTree = loc.root) => ({ cwd: workTree, env: { ...envFor(workTree), ...ignorecase }, gitBinary: loc.gitBinary, privateNames }),
     filters,
     dispose: () => {
       releaseOnInterrupt();
