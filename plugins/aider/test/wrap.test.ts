@@ -104,13 +104,16 @@ describe('cordon wrap', () => {
     expect(s.peak_memory_mb - s.baseline_memory_mb).toBeGreaterThanOrEqual(180);
   }, 120_000);
 
-  it("returns the child's exit code, dies of the child's signal, 127 when it cannot start", async () => {
+  it("returns the child's exit code, dies of the child's signal, 127 when it is not found, 126 when it cannot be executed, saying why as control run does", async () => {
     expect((await wrap(['--', 'sh', '-c', 'exit 3'])).exitCode).toBe(3);
     expect((await wrap(['--', 'sh', '-c', 'kill -TERM $$'])).signal).toBe('SIGTERM');
     expect((await wrap(['--', 'sh', '-c', 'kill -QUIT $$'])).exitCode).toBe(131);
     const missing = await wrap(['--', '/nonexistent/agent-binary', '--flag']);
     expect(missing.exitCode).toBe(127);
-    expect(missing.stderr).toContain('cannot start /nonexistent/agent-binary');
+    expect(missing.stderr).toBe("cordon wrap: cannot start '/nonexistent/agent-binary': no such file\n");
+    const directory = await wrap(['--', sandbox.root]);
+    expect(directory.exitCode).toBe(126);
+    expect(directory.stderr).toBe(`cordon wrap: cannot start '${sandbox.root}': is a directory\n`);
     const none = await wrap([]);
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('give the command to run after --');
@@ -127,7 +130,7 @@ describe('cordon wrap', () => {
     expect(failed.stdout.split('\n').slice(0, 2)).toEqual(['hi', expect.stringContaining('"exit_code":3')]);
     const missing = await wrap(['--json', '--session', 'json-missing', '--', 'no-such-agent-binary']);
     expect(missing.exitCode).toBe(127);
-    expect(JSON.parse(missing.stdout.trim())).toMatchObject({ session_id: 'json-missing', exit_code: 127, start_error: expect.stringContaining('ENOENT') });
+    expect(JSON.parse(missing.stdout.trim())).toMatchObject({ session_id: 'json-missing', exit_code: 127, start_error: "cannot start 'no-such-agent-binary': not found on PATH" });
   });
 
   it('runs the command exactly as typed after --: repeated words, flags and a second -- stay where they are', async () => {

@@ -1,5 +1,5 @@
 import { endLike } from '../process/end-like.js';
-import { PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type ChartRendererEntry, type DialectEntry, type ExporterEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry } from '@cordon/plugin-api';
+import { PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type ChartRendererEntry, type DialectEntry, type ExporterEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry, type StartPlace } from '@cordon/plugin-api';
 import { matchGlob } from '../envelope/glob.js';
 import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
 import { registerBuiltinSamplers } from '../telemetry/sampler/builtin.js';
@@ -77,7 +77,8 @@ export class CordonHost {
         get telemetry() {
           return services().telemetry;
         },
-        process: Object.freeze({ endLike }),
+        // From the services' module too: only `cordon wrap` asks, and the hook's bundle stays without it.
+        process: Object.freeze({ endLike, describeStartFailure: (file: string, error: unknown, where?: StartPlace) => services().describeStartFailure(file, error, where) }),
       }),
     });
   }

@@ -1,19 +1,21 @@
-import type { HookTable, LedgerService, TelemetryService } from '@cordon/plugin-api';
+import type { HookTable, LedgerService, ProcessService, TelemetryService } from '@cordon/plugin-api';
 import { createLedgerService } from '../ledger/service.js';
+import { startFailureReport } from '../process/start-failure.js';
 import { createTelemetryService } from '../telemetry/service.js';
 
-/** The services of `api.services` that carry code of their own: the ledger and telemetry. */
+/** The services of `api.services` that carry code of their own: the ledger, telemetry, and the words for a command that cannot start. */
 export interface HostServices {
   readonly ledger: LedgerService;
   readonly telemetry: TelemetryService;
+  readonly describeStartFailure: ProcessService['describeStartFailure'];
 }
 
 /**
- * Builds the ledger service (compactions fire `hooks.compact`) and the telemetry service (files
- * under `dataDir`) one plugin's api lends. Only command plugins call them (`cordon wrap`, `cordon
+ * Builds the ledger service (compactions fire `hooks.compact`), the telemetry service (files
+ * under `dataDir`) and `process.describeStartFailure` one plugin's api lends. Only command plugins call them (`cordon wrap`, `cordon
  * pcodx`); the fast routes (hook, check, control run) build the api for every call and never do,
  * so they load this module from a bundle of its own on first use (./load-services.ts).
  */
 export function createHostServices(hooks: { readonly compact: Pick<HookTable['compact'], 'promise'> }, dataDir: string): HostServices {
-  return { ledger: createLedgerService(hooks), telemetry: createTelemetryService(dataDir) };
+  return { ledger: createLedgerService(hooks), telemetry: createTelemetryService(dataDir), describeStartFailure: startFailureReport };
 }

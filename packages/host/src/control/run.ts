@@ -8,12 +8,14 @@ import { monotonicMs } from '../util/clock.js';
 import { totalMemoryBytes } from '../util/legacy-binding.js';
 import { mark } from '../util/timeline.js';
 import { UNGUARDED_WARNING } from './unguarded.js';
+import { CANNOT_EXECUTE_STATUS, describeStartFailure, NOT_FOUND_STATUS, startFailureText, type StartFailure } from '../process/start-failure.js';
+import { terminalText } from '../output/terminal.js';
 
 /** Exit status when the command cannot be found (`ENOENT`: the shells' and GNU `env`'s "command not found"). */
-export const CANNOT_START = 127;
+export const CANNOT_START = NOT_FOUND_STATUS;
 
 /** Exit status when the command was found but cannot be run (`EACCES`, `ENOEXEC`, a directory …), as shells and GNU `env` and `timeout` give it. */
-export const CANNOT_EXECUTE = 126;
+export const CANNOT_EXECUTE = CANNOT_EXECUTE_STATUS;
 
 /** Input of {@link controlRun}. */
 export interface ControlRunOptions {
@@ -106,6 +108,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   }
   let exitCode: number;
   let signal: string | null = null;
+  let failure: StartFailure | undefined;
   if (result) {
     exitCode = result.exitCode;
     signal = result.signal ?? null;
@@ -117,15 +120,16 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     // command has exec'd, and this process would only wait for it (`npm run bench:control`).
     log.warn(UNGUARDED_WARNING, { argv: [...argv], tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
     const exit = child ? await child.exit : undefined;
-    const notFound = startError === undefined || (startError as NodeJS.ErrnoException).code === 'ENOENT';
-    exitCode = exit?.exitCode ?? (notFound ? CANNOT_START : CANNOT_EXECUTE);
+    // Looked into only once the start failed: a command that starts pays for none of it.
+    if (startError) failure = describeStartFailure(argv[0]!, startError, { cwd: options.cwd, env: childEnv });
+    exitCode = exit?.exitCode ?? failure?.status ?? CANNOT_START;
     signal = exit?.signal ?? null;
     const would = `would apply memory.high=${limit === null ? 'max' : `${limit} (${mb(limit)} MB, memory:${tier.name} of ${mb(ramBytes)} MB)`} and cpu.weight=${cpuWeight}`;
     if (options.verbose) stderr.write(`[cordon] unguarded: no enforcement backend can enforce here (cordon control probe says why); ${would}\n`);
   }
   const wallMs = Math.round(monotonicMs() - started);
   mark('command ended');
-  if (startError && !result) stderr.write(`cordon control run: cannot start ${argv[0]}: ${(startError as NodeJS.ErrnoException).code ?? startError.message}\n`);
+  if (failure) stderr.write(`cordon control run: ${terminalText(startFailureText(argv[0]!, failure))}\n`);
   if (result && options.verbose) for (const line of result.notes) stderr.write(`[cordon] ${line}\n`);
 
   const command = normaliseCommand(argv);

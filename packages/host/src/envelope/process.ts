@@ -3,6 +3,7 @@ import { spawnDirect, type DirectChild, type DirectExit } from '../process/direc
 import { nodeChildProcess } from '../util/builtins.js';
 import { monotonicMs } from '../util/clock.js';
 import { onInterrupt } from '../process/interrupt.js';
+import { describeStartFailure, startFailureText } from '../process/start-failure.js';
 
 /**
  * Managed child processes, shared by git, verifiers and (later) agent runners
@@ -115,7 +116,7 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
     try {
       proc = startProcess(argv, options);
     } catch (error) {
-      reject(startError(argv[0]!, error));
+      reject(startError(argv[0]!, error, options));
       return;
     }
     const { child } = proc;
@@ -160,7 +161,7 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
     proc.onError((error) => {
       if (timer) clearTimeout(timer);
       release();
-      reject(startError(argv[0]!, error));
+      reject(startError(argv[0]!, error, options));
     });
     proc.onExit((code, signal) => {
       exited = true;
@@ -393,14 +394,7 @@ function validateLimits(options: ManagedOptions): void {
   }
 }
 
-function startError(file: string, error: unknown): CordonError {
-  const e = error as NodeJS.ErrnoException;
-  // Node's message already ends with the code (`spawn x ENOENT`): said once, in words for the usual two.
-  const why =
-    e.code === 'ENOENT'
-      ? `ENOENT: not found${file.includes('/') || file.includes('\\') ? '' : ' on PATH'}`
-      : e.code === 'EACCES'
-        ? 'EACCES: not executable'
-        : `${e.code && !e.message.includes(e.code) ? `${e.code} ` : ''}${e.message}`;
-  return new CordonError(ERROR_CODES.PROCESS_ERROR, `cannot start '${file}': ${why}`.replace(/\s+/g, ' ').trim(), { cause: error, details: { file, errno: e.code } });
+function startError(file: string, error: unknown, options: ManagedOptions): CordonError {
+  const failure = describeStartFailure(file, error, { cwd: options.cwd, env: options.env });
+  return new CordonError(ERROR_CODES.PROCESS_ERROR, startFailureText(file, failure).replace(/\s+/g, ' ').trim(), { cause: error, details: { file, errno: failure.code } });
 }

@@ -1,8 +1,9 @@
 import { accessSync, constants, existsSync, lstatSync, mkdirSync, rmSync, rmdirSync, statSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { writeFileAtomic, writeTarget } from '../io/atomic-write.js';
 import { readRegularFileIfExists, UnsafeReadError } from '../io/safe-read.js';
+import { pathCandidates } from '../process/path-search.js';
 
 /** Largest agent config install-hooks reads (bytes): configs are a few KiB; a bigger one is not a config. */
 export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
@@ -49,19 +50,12 @@ export function isLink(path: string): boolean {
  * also tried with each of them, in that order, as cmd.exe does (`claude` finds `claude.cmd`).
  */
 export function whichIn(name: string, pathVar: string | undefined, platform: string = process.platform, pathExt: string | undefined = process.env.PATHEXT): string | undefined {
-  const exts = platform === 'win32' ? (pathExt || '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean) : [];
-  const hasExt = exts.some((e) => name.toLowerCase().endsWith(e.toLowerCase()));
-  const names = exts.length === 0 || hasExt ? [name] : [name, ...exts.map((e) => name + e.toLowerCase())];
-  for (const dir of (pathVar ?? '').split(delimiter)) {
-    if (!dir) continue;
-    for (const n of names) {
-      const candidate = join(dir, n);
-      try {
-        accessSync(candidate, constants.X_OK);
-        if (statSync(candidate).isFile()) return candidate;
-      } catch {
-        // Not here.
-      }
+  for (const candidate of pathCandidates(name, pathVar, { platform, pathExt, skipEmpty: true })) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here.
     }
   }
   return undefined;

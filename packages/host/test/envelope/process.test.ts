@@ -54,14 +54,16 @@ describe.each([
     }
   });
 
-  it('P4: a missing executable is a process error naming it, and why once', async () => {
-    await expect(runManaged(['cordon-no-such-binary-xyz'], opts())).rejects.toMatchObject({ code: ERROR_CODES.PROCESS_ERROR, message: "cannot start 'cordon-no-such-binary-xyz': ENOENT: not found on PATH" });
+  it('P4: a missing executable is a process error naming it, and why once, in the words every command uses', async () => {
+    await expect(runManaged(['cordon-no-such-binary-xyz'], opts())).rejects.toMatchObject({ code: ERROR_CODES.PROCESS_ERROR, message: "cannot start 'cordon-no-such-binary-xyz': not found on PATH", details: { errno: 'ENOENT' } });
     const dir = tempDir('noexec');
     const missing = join(dir, 'gone');
-    await expect(runManaged([missing], opts())).rejects.toMatchObject({ message: `cannot start '${missing}': ENOENT: not found` });
+    await expect(runManaged([missing], opts())).rejects.toMatchObject({ message: `cannot start '${missing}': no such file` });
     const plain = join(dir, 'plain-file');
     writeFileSync(plain, 'echo hi\n', { mode: 0o644 });
-    await expect(runManaged([plain], opts())).rejects.toMatchObject({ message: `cannot start '${plain}': EACCES: not executable` });
+    await expect(runManaged([plain], opts())).rejects.toMatchObject({ message: `cannot start '${plain}': not executable`, details: { errno: 'EACCES' } });
+    // A directory fails with EACCES as a file without execute permission does: said apart.
+    await expect(runManaged([dir], opts())).rejects.toMatchObject({ message: `cannot start '${dir}': is a directory`, details: { errno: 'EACCES' } });
   });
 
   it('P5/H07: a timeout kills the whole group, with SIGKILL when TERM is ignored', async () => {
@@ -149,8 +151,9 @@ describe.each([
     expect(r.stdout.toString()).toBe(`${dir}\na b=c`);
   });
 
-  it('a working directory that does not exist is a start error naming the command', async () => {
-    await expect(runManaged(['true'], { cwd: join(tempDir('gone'), 'missing'), env: process.env })).rejects.toMatchObject({ code: ERROR_CODES.PROCESS_ERROR, message: expect.stringMatching(/^cannot start 'true': ENOENT/) });
+  it('a working directory that does not exist is a start error naming the command and the directory', async () => {
+    const gone = join(tempDir('gone'), 'missing');
+    await expect(runManaged(['true'], { cwd: gone, env: process.env })).rejects.toMatchObject({ code: ERROR_CODES.PROCESS_ERROR, message: `cannot start 'true': its working directory ${gone} does not exist` });
   });
 
   it('onSpawn gets the child with its pid; exitCode and signalCode follow its end', async () => {

@@ -6,7 +6,7 @@ export default class Wrap extends Command {
   static override summary = 'Run an agent that has no hooks (Aider) and record its session: markers, process-tree samples, optional per-command markers';
   static override description = [
     'Runs the command after `--` as a direct child with the terminal passed through, writes session start and end markers',
-    'with its pid, samples its process tree until it exits, and exits with its exit code (127 when it cannot start).',
+    'with its pid, samples its process tree until it exits, and exits with its exit code (127 when it is not found, 126 when it cannot be executed).',
     'With --shell-shim, SHELL points at a cordon shim so every `$SHELL -c` command the agent runs gets before and after',
     'markers (reported through `cordon hook --agent aider`). Reduce the session with `cordon reduce --session <id>`.',
   ].join(' ');
@@ -37,13 +37,14 @@ export default class Wrap extends Command {
     const result = await runWrapped({
       argv: command,
       telemetry: api.services.telemetry,
+      describeStartFailure: api.services.process.describeStartFailure,
       sessionId: flags.session,
       shellShim: flags['shell-shim'],
       cordonBin: process.argv[1]!,
       log: api.log,
       relayStdout: flags.json,
     });
-    if (result.startError !== undefined) process.stderr.write(`cordon wrap: cannot start ${command[0]}: ${result.startError}\n`);
+    if (result.startError !== undefined) process.stderr.write(`cordon wrap: ${result.startError}\n`);
     if (flags.json) {
       const record = { session_id: result.sessionId, session_dir: result.sessionDir ?? null, child_pid: result.childPid ?? null, exit_code: result.exitCode, signal: result.signal ?? null, ...(result.startError !== undefined ? { start_error: result.startError } : {}) };
       process.stdout.write(`${result.openLine ? '\n' : ''}${JSON.stringify(record)}\n`);

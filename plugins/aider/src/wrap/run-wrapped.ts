@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger, TelemetryService } from '@cordon/plugin-api';
+import type { Logger, ProcessService, TelemetryService } from '@cordon/plugin-api';
 import { lendTerminal, shellExitCode } from '../foreground.js';
 import { writeShellLauncher } from './launcher.js';
 
@@ -22,15 +22,14 @@ function workingDirectoryName(): string {
   }
 }
 
-/** Exit code when the command cannot be started (the shells' "command not found"). */
-export const CANNOT_START = 127;
-
 /** Input of {@link runWrapped}. */
 export interface WrapOptions {
   /** The command and its arguments (what follows `--`). */
   readonly argv: readonly string[];
   /** `api.services.telemetry`: markers and the sampler. */
   readonly telemetry: TelemetryService;
+  /** `api.services.process.describeStartFailure`: the host's words and status for a command that cannot start. */
+  readonly describeStartFailure: ProcessService['describeStartFailure'];
   /** Session id; default `wrap-<unix seconds>-<wrapper pid>`. */
   readonly sessionId?: string;
   /** Set `SHELL` to the cordon shim so each `$SHELL -c` command gets markers. */
@@ -50,11 +49,11 @@ export interface WrapOptions {
 /** How the wrapped command ended. */
 export interface WrapResult {
   readonly sessionId: string;
-  /** The child's exit code; 128 + signal number when a signal ended it; 127 when it could not start. */
+  /** The child's exit code; 128 + signal number when a signal ended it; 127 when it was not found, 126 when it could not be executed. */
   readonly exitCode: number;
   readonly signal?: NodeJS.Signals;
   readonly childPid?: number;
-  /** Why it could not start (ENOENT, EACCES …). */
+  /** Why it could not start, in the host's words (`cannot start 'x': not found on PATH`). */
   readonly startError?: string;
   /** The session's directory (markers, samples). */
   readonly sessionDir?: string;
@@ -74,7 +73,8 @@ export interface WrapResult {
  * With `shellShim`, `SHELL` names a launcher for the shim (`shim/shell.ts`) and the original shell
  * goes to `CORDON_SHIM_SHELL`; `wrap.json` in the session directory tells the shim the child's pid.
  *
- * Never throws for the child's failures: a command that cannot start yields 127 and no session.
+ * Never throws for the child's failures: a command that cannot start yields no session, 127
+ * when it was not found and 126 when it could not be executed (`describeStartFailure`).
  */
 export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   const { telemetry, argv } = options;
@@ -88,6 +88,10 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   }
   const base = { session_id: sessionId, agent: 'aider', cwd: workingDirectoryName() } as const;
 
+  const cannotStart = (error: unknown): WrapResult => {
+    const { message, status } = options.describeStartFailure(argv[0]!, error, { env });
+    return { sessionId, exitCode: status, startError: message };
+  };
   let child: ReturnType<typeof spawn>;
   // Without a terminal the agent gets a process group of its own, so a signal sent to the
   // wrapper's group reaches it once, forwarded (lendTerminal).
@@ -95,13 +99,13 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   try {
     child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', options.relayStdout ? 'pipe' : 'inherit', 'inherit'], env, detached: ownGroup });
   } catch (error) {
-    return { sessionId, exitCode: CANNOT_START, startError: (error as Error).message };
+    return cannotStart(error);
   }
   const started = await new Promise<{ ok: true } | { ok: false; error: Error }>((resolve) => {
     child.once('spawn', () => resolve({ ok: true }));
     child.once('error', (error) => resolve({ ok: false, error }));
   });
-  if (!started.ok) return { sessionId, exitCode: CANNOT_START, startError: started.error.message };
+  if (!started.ok) return cannotStart(started.error);
 
   const pid = child.pid!;
   let last = 0x0a;

@@ -1,0 +1,153 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { pathCandidates } from './path-search.js';
+
+/** Exit status of a command that was not found (`ENOENT`), as shells and GNU `env` give it. */
+export const NOT_FOUND_STATUS = 127;
+
+/** Exit status of a command that was found but cannot be executed (`EACCES`, a directory, `ENOEXEC` …). */
+export const CANNOT_EXECUTE_STATUS = 126;
+
+/**
+ * Why a command cannot start, in the one wording every command that starts a user's command
+ * uses (verifiers, `control run`, `wrap`, `run`'s agent, `arm`'s warning).
+ */
+export interface StartFailure {
+  /**
+   * What is wrong, to follow the command's name: `not found on PATH`, `no such file`, `is a
+   * directory`, `not executable`, `permission denied`, `not an executable format`, …
+   */
+  readonly why: string;
+  /** The status a shell would give: {@link NOT_FOUND_STATUS} for `ENOENT`, else {@link CANNOT_EXECUTE_STATUS}. */
+  readonly status: 126 | 127;
+  /** The system error's code (`ENOENT`, `EACCES` …) when the failure came with one. */
+  readonly code?: string;
+}
+
+/** Where the command was (or would be) started: its working directory and environment (`PATH`). */
+export interface StartContext {
+  /** Working directory of the command (default this process's); a relative path is taken from it. */
+  readonly cwd?: string;
+  /** The command's environment, whose `PATH` a bare name is looked up in (default this process's). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** Words for the codes a start can fail with that say all there is to say on their own. */
+const PLAIN: Readonly<Record<string, string>> = {
+  EISDIR: 'is a directory',
+  ENOEXEC: 'not an executable format',
+  ENAMETOOLONG: 'its name is too long',
+  E2BIG: 'its arguments and environment are too long',
+  ELOOP: 'too many levels of symbolic links',
+  ETXTBSY: 'the file is open for writing (text file busy)',
+  EPERM: 'operation not permitted',
+  ENOMEM: 'not enough memory',
+  EAGAIN: 'too many processes',
+};
+
+/**
+ * Why `file` would not start if it were started now, looked at without starting it, or
+ * `undefined` when it would (as far as the file system says). A bare name (no `/`) is looked up
+ * in `PATH` as `execvp(3)` does: `not found on PATH` when no directory holds it, else what is
+ * wrong with the first one that does (`is a directory (/usr/local/bin/x)`). A path is taken from
+ * `cwd`: `no such file`, `is a directory`, `not a regular file`, `not executable`, or why it cannot
+ * be looked at. For warnings before a start (`cordon arm`, `cordon run`); the program may yet
+ * appear, and only a start decides.
+ */
+export function commandProblem(file: string, context: StartContext = {}): StartFailure | undefined {
+  // No `process.cwd()`: it throws when this process's directory was deleted, and the kernel
+  // still takes a relative path from it.
+  if (file === '') return { why: 'its name is empty', status: NOT_FOUND_STATUS, code: 'ENOENT' };
+  const at = (path: string) => (isAbsolute(path) || context.cwd === undefined ? path : resolve(context.cwd, path));
+  if (!hasSeparator(file)) {
+    let first: StartFailure | undefined;
+    for (const candidate of pathCandidates(file, (context.env ?? process.env).PATH, { cwd: context.cwd ?? '.' })) {
+      const problem = fileProblem(at(candidate));
+      if (problem === undefined) return undefined;
+      // A name no directory holds is skipped, as execvp(3) skips it.
+      if (first === undefined && problem.code !== 'ENOENT' && problem.code !== 'ENOTDIR') first = { ...problem, why: `${problem.why} (${candidate})` };
+    }
+    return first ?? { why: 'not found on PATH', status: NOT_FOUND_STATUS, code: 'ENOENT' };
+  }
+  return fileProblem(at(file));
+}
+
+/**
+ * Why starting `file` failed with `error` (a spawn error: `code` `ENOENT`, `EACCES` …), in
+ * {@link StartFailure} words. Looks at the file system after the failure only (the success path
+ * pays nothing): the system's code alone cannot tell a directory from a file without execute
+ * permission (both `EACCES`), a missing file from a missing `#!` interpreter (both `ENOENT`), or
+ * either from a missing working directory.
+ */
+export function describeStartFailure(file: string, error: unknown, context: StartContext = {}): StartFailure {
+  const code = typeof (error as { code?: unknown } | null)?.code === 'string' ? (error as { code: string }).code : undefined;
+  const status = code === 'ENOENT' ? NOT_FOUND_STATUS : CANNOT_EXECUTE_STATUS;
+  if (code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR') {
+    // The child could not enter its working directory: that failed, not the command.
+    const dir = context.cwd === undefined ? undefined : directoryProblem(context.cwd);
+    if (dir !== undefined) return { why: `its working directory ${context.cwd} ${dir}`, status, code };
+    const problem = commandProblem(file, context);
+    if (problem !== undefined) return { why: problem.why, status, code };
+    // The file is there and executable, yet the system said so: its interpreter (ENOENT), a
+    // file system mounted noexec or a security policy (EACCES).
+    return { why: code === 'ENOENT' ? 'its interpreter (the #! line) was not found' : 'permission denied', status, code };
+  }
+  if (code !== undefined && PLAIN[code] !== undefined) return { why: PLAIN[code]!, status, code };
+  const message = error instanceof Error ? error.message : String(error);
+  // Node's message already ends with the code (`spawn x EIO`): the code is said once.
+  return { why: code && !message.includes(code) ? `${code}: ${message}` : message, status, ...(code ? { code } : {}) };
+}
+
+/** `cannot start 'file': why`, the one sentence for a command that cannot start. */
+export function startFailureText(file: string, failure: Pick<StartFailure, 'why'>): string {
+  return `cannot start '${file}': ${failure.why}`;
+}
+
+/** True when `file` names a path rather than a name to look up in `PATH`. */
+function hasSeparator(file: string): boolean {
+  return file.includes('/') || (process.platform === 'win32' && file.includes('\\'));
+}
+
+/** What is wrong with the file at `path` as a command, or undefined when it is an executable regular file. */
+function fileProblem(path: string): StartFailure | undefined {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { why: 'no such file', status: NOT_FOUND_STATUS, code };
+    if (code === 'ENOTDIR') return { why: 'a part of its path is not a directory', status: CANNOT_EXECUTE_STATUS, code };
+    if (code === 'EACCES') return { why: 'permission denied (a directory on its path cannot be searched)', status: CANNOT_EXECUTE_STATUS, code };
+    return { why: PLAIN[code ?? ''] ?? `cannot be looked at (${code ?? String(error)})`, status: CANNOT_EXECUTE_STATUS, ...(code ? { code } : {}) };
+  }
+  if (stat.isDirectory()) return { why: 'is a directory', status: CANNOT_EXECUTE_STATUS, code: 'EISDIR' };
+  if (!stat.isFile()) return { why: 'not a regular file', status: CANNOT_EXECUTE_STATUS, code: 'EACCES' };
+  if (process.platform === 'win32') return undefined;
+  try {
+    accessSync(path, constants.X_OK);
+    return undefined;
+  } catch {
+    return { why: 'not executable', status: CANNOT_EXECUTE_STATUS, code: 'EACCES' };
+  }
+}
+
+/** Why `dir` cannot be a working directory (`does not exist`, `is not a directory` …), or undefined. */
+function directoryProblem(dir: string): string | undefined {
+  try {
+    if (!statSync(dir).isDirectory()) return 'is not a directory';
+    accessSync(dir, constants.X_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be entered (permission denied)' : code === 'ENOTDIR' ? 'is not a directory' : `cannot be used (${code ?? String(error)})`;
+  }
+}
+
+/**
+ * {@link describeStartFailure} as plugins get it (`api.services.process.describeStartFailure`):
+ * the sentence of {@link startFailureText} and the shell's status.
+ */
+export function startFailureReport(file: string, error: unknown, where: StartContext = {}): { readonly message: string; readonly status: 126 | 127 } {
+  const failure = describeStartFailure(file, error, where);
+  return { message: startFailureText(file, failure), status: failure.status };
+}
