@@ -194,7 +194,7 @@ describe('cordon run with the real Claude Code: outcomes and exit codes', () => 
     const missing = join(s.sandbox.root, 'no-such-claude');
     const refused = await s.cordon(['run', 'Anything', '--allow', 'src/**', '--agent-bin', missing]);
     expect(refused.exitCode, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(`${missing} does not exist`);
+    expect(refused.stderr).toContain(`${missing}: no such file`);
     expect(refused.stderr).toContain('npm install -g @anthropic-ai/claude-code');
     expect(existsSync(join(s.repo, '.cordon'))).toBe(false);
     // A file that exists with execute permission but that the kernel cannot run (no #! line, not ELF).

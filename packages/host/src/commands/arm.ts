@@ -44,7 +44,7 @@ export default class Arm extends CordonCommand {
     this.log(`armed: allow ${config.policy.allow.map(displayPath).join(' ')}${deny} at ${config.baseline.slice(0, 12)} (${config.verify.commands.length} verifier${config.verify.commands.length === 1 ? '' : 's'}); run \`cordon check\` when the change is done`);
     // Armed all the same: the program may yet appear (a dependency installed later).
     for (const v of unstartableVerifiers(config.verify.commands, config.repo.root)) {
-      process.stderr.write(`warning: verifier \`${terminalText(v.command)}\` cannot start here now (\`${terminalText(v.program)}\` ${v.why}); \`cordon check\` fails it unless that changes\n`);
+      process.stderr.write(`warning: verifier \`${terminalText(v.command)}\` cannot start here now (\`${terminalText(v.program)}\`: ${terminalText(v.why)}); \`cordon check\` fails it unless that changes\n`);
     }
     // Armed as given too: the operator reaches the program as an argument, as in the reference.
     for (const found of shellOperatorVerifiers(config.verify.commands)) process.stderr.write(`${shellOperatorWarning(found)}\n`);

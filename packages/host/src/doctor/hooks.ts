@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { HookInstaller, HookScope, InstallContext, InstallPlan } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
@@ -6,6 +6,7 @@ import { whichIn } from '../install-hooks/files.js';
 import { planHooks } from '../install-hooks/run.js';
 import { configProblem } from '../install-hooks/formats/unparseable.js';
 import { lazyPackage } from '../util/lazy-package.js';
+import { commandProblem } from '../process/start-failure.js';
 import type { Finding } from './report.js';
 
 const shlex = lazyPackage<{ split(command: string): string[] }>('shlex');
@@ -39,8 +40,9 @@ export function hookCommandsIn(text: string, agent: string): string[] {
 
 /**
  * Why a hook command cannot start, or `undefined` when it can: its program (the first word) is an
- * absolute path that is missing or not executable, or a bare name not on `PATH`; a `.cjs`/`.js`/
- * `.mjs` script given to it (cordon's `bin/run.cjs`) is missing.
+ * absolute path that is missing, a directory or not executable, or a bare name not on `PATH`, said
+ * in the words of a failed start (`runs /x/node: is a directory`; process/start-failure.ts); a
+ * `.cjs`/`.js`/`.mjs` script given to it (cordon's `bin/run.cjs`) is missing.
  */
 export function brokenCommand(command: string, env: NodeJS.ProcessEnv): string | undefined {
   let argv: string[];
@@ -52,14 +54,11 @@ export function brokenCommand(command: string, env: NodeJS.ProcessEnv): string |
   const [program, script] = argv;
   if (!program) return 'is empty';
   if (isAbsolute(program)) {
-    if (!existsSync(program)) return `runs ${program}, which does not exist`;
-    try {
-      accessSync(program, constants.X_OK);
-    } catch {
-      return `runs ${program}, which is not executable`;
-    }
+    const problem = commandProblem(program, { env });
+    if (problem) return `runs ${program}: ${problem.why}`;
   } else if (!whichIn(program, env.PATH, process.platform, env.PATHEXT)) {
-    return `runs \`${program}\`, which is not on PATH`;
+    // In the words of a failed start: a directory of that name on PATH is said as such.
+    return `runs \`${program}\`: ${commandProblem(program, { env })?.why ?? 'not found on PATH'}`;
   }
   if (script && /\.(c|m)?js$/.test(script) && !existsSync(script)) return `runs ${script}, which does not exist (cordon moved or was uninstalled)`;
   return undefined;

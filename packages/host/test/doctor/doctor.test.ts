@@ -93,7 +93,7 @@ describe('cordon doctor', () => {
     expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--scope', 'project', '--write'], { env, cwd: project })).exitCode).toBe(0);
     const run = async (e: NodeJS.ProcessEnv) => JSON.parse((await runCordon(['doctor', '--json'], { env: e, cwd: project })).stdout) as DoctorReport;
     const missing = find(await run(env), 'hooks:claude-code:project');
-    expect(missing[0]).toMatchObject({ status: 'problem', message: `the hook command in ${join(project, '.claude/settings.json')} runs \`cordon\`, which is not on PATH` });
+    expect(missing[0]).toMatchObject({ status: 'problem', message: `the hook command in ${join(project, '.claude/settings.json')} runs \`cordon\`: not found on PATH` });
     const bin = box.dir('bin');
     writeFileSync(join(bin, 'cordon'), `#!/bin/sh\nexec '${process.execPath}' '${CORDON_BIN}' "$@"\n`, { mode: 0o755 });
     const found = find(await run({ ...env, PATH: `${bin}${delimiter}${env.PATH}` }), 'hooks:claude-code:project');
@@ -193,8 +193,9 @@ describe('doctor helpers', () => {
   it('says why a command cannot start', () => {
     const path = `${dirname(process.execPath)}`;
     expect(brokenCommand(`'${process.execPath}' '${CORDON_BIN}' hook --agent codex`, { PATH: path })).toBeUndefined();
-    expect(brokenCommand(`/nope/node x.cjs hook`, { PATH: path })).toBe('runs /nope/node, which does not exist');
-    expect(brokenCommand(`cordon-missing hook --agent codex`, { PATH: path })).toBe('runs `cordon-missing`, which is not on PATH');
+    expect(brokenCommand(`/nope/node x.cjs hook`, { PATH: path })).toBe('runs /nope/node: no such file');
+    expect(brokenCommand(`'${path}' x.cjs hook`, { PATH: path })).toBe(`runs ${path}: is a directory`);
+    expect(brokenCommand(`cordon-missing hook --agent codex`, { PATH: path })).toBe('runs `cordon-missing`: not found on PATH');
     expect(brokenCommand(`'${process.execPath}' /gone/run.cjs hook`, { PATH: path })).toBe('runs /gone/run.cjs, which does not exist (cordon moved or was uninstalled)');
   });
 

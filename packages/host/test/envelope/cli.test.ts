@@ -203,12 +203,14 @@ describe('cordon arm / check / status / reset', () => {
     writeFiles(repo, { 'scripts/plain.sh': 'echo hi\n' });
     git(repo, ['add', '-A']);
     git(repo, ['commit', '-q', '-m', 'a script without its x bit']);
-    const armed = await cordon(['arm', 'v', '--allow', 'src/**', '--verify', 'cordon-no-such-verifier --x', '--verify', './scripts/missing.sh', '--verify', 'sh scripts/plain.sh', '--verify', './scripts/plain.sh', '--verify', 'true'], repo);
+    const armed = await cordon(['arm', 'v', '--allow', 'src/**', '--verify', 'cordon-no-such-verifier --x', '--verify', './scripts/missing.sh', '--verify', 'sh scripts/plain.sh', '--verify', './scripts/plain.sh', '--verify', './scripts', '--verify', 'true'], repo);
     expect(armed.exitCode, armed.stderr).toBe(0);
+    // In the words check then uses (process/start-failure.ts); a directory is not "missing".
     expect(armed.stderr.split('\n').filter(Boolean)).toEqual([
-      'warning: verifier `cordon-no-such-verifier --x` cannot start here now (`cordon-no-such-verifier` is not on PATH); `cordon check` fails it unless that changes',
-      'warning: verifier `./scripts/missing.sh` cannot start here now (`./scripts/missing.sh` does not exist); `cordon check` fails it unless that changes',
-      'warning: verifier `./scripts/plain.sh` cannot start here now (`./scripts/plain.sh` is not executable); `cordon check` fails it unless that changes',
+      'warning: verifier `cordon-no-such-verifier --x` cannot start here now (`cordon-no-such-verifier`: not found on PATH); `cordon check` fails it unless that changes',
+      'warning: verifier `./scripts/missing.sh` cannot start here now (`./scripts/missing.sh`: no such file); `cordon check` fails it unless that changes',
+      'warning: verifier `./scripts/plain.sh` cannot start here now (`./scripts/plain.sh`: not executable); `cordon check` fails it unless that changes',
+      'warning: verifier `./scripts` cannot start here now (`./scripts`: is a directory); `cordon check` fails it unless that changes',
     ]);
     // What check then says of each: why, once.
     const checked = await cordon(['check'], repo);
@@ -216,6 +218,7 @@ describe('cordon arm / check / status / reset', () => {
     expect(checked.stdout).toContain("cannot start 'cordon-no-such-verifier': not found on PATH");
     expect(checked.stdout).toContain("cannot start './scripts/missing.sh': no such file");
     expect(checked.stdout).toContain("cannot start './scripts/plain.sh': not executable");
+    expect(checked.stdout).toContain("cannot start './scripts': is a directory");
   });
 
   it('arm warns of a verifier holding a shell operator (it reaches the program as an argument), and arms all the same', async () => {

@@ -1,8 +1,9 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { AgentRunner, RunnerLimits } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { exactKeys, isPlainObject } from '../policy/policy.js';
+import { pathCandidates } from '../../process/path-search.js';
+import { commandProblem } from '../../process/start-failure.js';
 
 /** Default wall-clock limit of one attempt, seconds (the BEKO2210/SkillQuarry cordon: 1,800). */
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
@@ -106,34 +107,24 @@ function bad(message: string): CordonError {
  * Finds the agent's executable before anything is armed or counted: a
  * `binary` holding a `/` is a path (relative to `cwd`, where the agent starts), anything else is
  * looked up in `PATH` of `env` as `execvp` would. Returns the file found. Throws
- * `CORDON_PROCESS_ERROR` (exit 2) naming the binary, where it was looked for, and how to install
- * the agent (`runner.install`) or point `--agent-bin` at it.
+ * `CORDON_PROCESS_ERROR` (exit 2) naming the binary and why it cannot start, in the words of a
+ * failed start (`/x/claude: is a directory`, `"claude": not found on PATH`; process/start-failure.ts),
+ * and how to install the agent (`runner.install`) or point `--agent-bin` at it.
  */
 export function findAgentBinary(runner: Pick<AgentRunner, 'title' | 'install'>, binary: string, cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   if (binary.includes('/')) {
     const path = isAbsolute(binary) ? binary : resolve(cwd, binary);
-    const problem = executableProblem(path);
+    const problem = commandProblem(path);
     if (problem === undefined) return path;
-    throw missingAgent(runner, binary, `${path} ${problem}`);
+    throw missingAgent(runner, binary, `${path}: ${problem.why}`);
   }
-  const dirs = (env.PATH ?? '').split(delimiter).map((d) => (d === '' ? '.' : d));
-  for (const dir of dirs) {
-    const path = resolve(cwd, join(dir, binary));
-    if (executableProblem(path) === undefined) return path;
+  for (const candidate of pathCandidates(binary, env.PATH, { cwd })) {
+    const path = resolve(cwd, candidate);
+    if (commandProblem(path) === undefined) return path;
   }
-  throw missingAgent(runner, binary, `no executable ${JSON.stringify(binary)} in PATH`);
-}
-
-/** Why `path` cannot be executed, or undefined when it can (a regular file with execute permission). */
-function executableProblem(path: string): string | undefined {
-  try {
-    if (!statSync(path).isFile()) return 'is not a file';
-    accessSync(path, constants.X_OK);
-    return undefined;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : code === 'EACCES' ? 'is not executable' : `cannot be used (${code ?? (error as Error).message})`;
-  }
+  // Why, in the words a failed start would get: a directory or a file without execute permission on PATH is said as such.
+  const why = commandProblem(binary, { cwd, env })?.why ?? 'not found on PATH';
+  throw missingAgent(runner, binary, `${JSON.stringify(binary)}: ${why}`);
 }
 
 function missingAgent(runner: Pick<AgentRunner, 'title' | 'install'>, binary: string, where: string): CordonError {

@@ -37,7 +37,7 @@ describe('an agent that is not installed', () => {
       expect(r.exitCode, r.stderr).toBe(2);
       const text = (r.stdout + r.stderr).replace(/\s+/g, ' ');
       expect(text).toContain(install);
-      expect(text).toContain('in PATH');
+      expect(text).toContain(': not found on PATH');
       expect(text).toContain('Nothing was armed and no attempt was used');
       expect(text).not.toMatch(/accepted/);
       expect(existsSync(join(repo, '.cordon'))).toBe(false);
@@ -53,11 +53,11 @@ describe('an agent that is not installed', () => {
     chmodSync(plain, 0o644);
     mkdirSync(join(dir, 'a-dir'));
     const cases: Array<[string, RegExp]> = [
-      [join(dir, 'missing'), /does not exist/],
-      [join(dir, 'a-dir'), /is not a file/],
-      ['./relative/missing', /relative\/missing does not exist/],
+      [join(dir, 'missing'), /missing: no such file/],
+      [join(dir, 'a-dir'), /a-dir: is a directory/],
+      ['./relative/missing', /relative\/missing: no such file/],
     ];
-    if (process.getuid?.() !== 0) cases.push([plain, /is not executable/]);
+    if (process.getuid?.() !== 0) cases.push([plain, /plain: not executable/]);
     for (const [bin, why] of cases) {
       const r = await runCordon(['run', 'x', '--agent', 'codex', '--agent-bin', bin, '--allow', 'src/**'], { cwd: repo, env: sandbox.env });
       expect({ bin, code: r.exitCode }).toEqual({ bin, code: 2 });
@@ -75,6 +75,9 @@ describe('an agent that is not installed', () => {
     expect(findAgentBinary(runner, 'agent', '/', { PATH: `/nonexistent:${dir}` })).toBe(exe);
     expect(findAgentBinary(runner, 'agent', dir, { PATH: ':/nonexistent' })).toBe(exe);
     expect(findAgentBinary(runner, './agent', dir, {})).toBe(exe);
-    expect(() => findAgentBinary(runner, 'agent', '/', { PATH: '/nonexistent' })).toThrow(/cannot start Agent: no executable "agent" in PATH; install it \(get it\)/);
+    expect(() => findAgentBinary(runner, 'agent', '/', { PATH: '/nonexistent' })).toThrow(/cannot start Agent: "agent": not found on PATH; install it \(get it\)/);
+    // A directory of that name on PATH is said as such, as a failed start would say it.
+    mkdirSync(join(dir, 'bin', 'agent'), { recursive: true });
+    expect(() => findAgentBinary(runner, 'agent', '/', { PATH: join(dir, 'bin') })).toThrow(`cannot start Agent: "agent": is a directory (${join(dir, 'bin', 'agent')}); install it (get it)`);
   });
 });
