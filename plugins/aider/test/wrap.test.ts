@@ -117,6 +117,9 @@ describe('cordon wrap', () => {
     const none = await wrap([]);
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('give the command to run after --');
+    const empty = await wrap(['--', '']);
+    expect(empty.exitCode).toBe(2);
+    expect(empty.stderr).toContain("the program name after -- is empty ('')");
   }, 120_000);
 
   it('--json: one record on a line of its own after the command\'s output, also when that output ends without a newline', async () => {

@@ -1,7 +1,7 @@
 import { loadHostDirect } from '../bus/load-host.js';
 import { warnPluginFailures } from '../cli/plugin-warnings.js';
 import { endLike } from '../process/end-like.js';
-import { controlRun, printRecord, workingDirectory } from './run.js';
+import { commandUsageProblem, controlRun, printRecord, workingDirectory } from './run.js';
 import { parseHint } from './tiers.js';
 import { mark } from '../util/timeline.js';
 
@@ -17,9 +17,9 @@ export interface FastControlRunArgs {
 
 /**
  * The fast route's grammar for the arguments after `control run`: `--hint V` / `--hint=V` (a
- * valid hint), `--session ID` / `--session=ID`, `--json`, `--verbose`, each at most once, then `--` and a non-empty command.
- * Anything else (help, a bad hint, no `--`) returns `undefined`, and oclif parses it, so
- * refusals have one renderer.
+ * valid hint), `--session ID` / `--session=ID`, `--json`, `--verbose`, each at most once, then `--` and a command
+ * ({@link commandUsageProblem}: one whose program name is not empty). Anything else (help, a bad
+ * hint, no `--`, `-- ''`) returns `undefined`, and oclif parses it, so refusals have one renderer.
  */
 export function parseFastControlRunArgs(args: readonly string[]): FastControlRunArgs | undefined {
   let hint: string | undefined;
@@ -30,7 +30,7 @@ export function parseFastControlRunArgs(args: readonly string[]): FastControlRun
     const arg = args[i]!;
     if (arg === '--') {
       const argv = args.slice(i + 1);
-      if (argv.length === 0) return undefined;
+      if (commandUsageProblem(argv) !== undefined) return undefined;
       if (hint !== undefined && (hint.trim() === '' || parseHint(hint).unknown.length)) return undefined;
       if (session !== undefined && session === '') return undefined;
       return { ...(hint !== undefined ? { hint } : {}), ...(session !== undefined ? { session } : {}), json, verbose, argv };

@@ -17,6 +17,18 @@ export const CANNOT_START = NOT_FOUND_STATUS;
 /** Exit status when the command was found but cannot be run (`EACCES`, `ENOEXEC`, a directory …), as shells and GNU `env` and `timeout` give it. */
 export const CANNOT_EXECUTE = CANNOT_EXECUTE_STATUS;
 
+/**
+ * Why the words after `--` cannot be run, as a usage error of `control run` (`CORDON_BAD_INPUT`,
+ * exit 2, nothing started), or `undefined`: no command at all, or an empty program name
+ * (`-- ''`), which no system call starts and a search of `PATH` would only misname. Both routes
+ * ask it: the fast route leaves such a form to oclif, which refuses it with this text.
+ */
+export function commandUsageProblem(argv: readonly string[]): string | undefined {
+  if (argv.length === 0) return 'give the command to run after --, e.g. `cordon control run -- npm test`';
+  if (argv[0] === '') return "the program name after -- is empty (''): give the command to run, e.g. `cordon control run -- npm test`";
+  return undefined;
+}
+
 /** Input of {@link controlRun}. */
 export interface ControlRunOptions {
   /** The command and its arguments (what follows `--`). */

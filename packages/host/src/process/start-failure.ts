@@ -81,6 +81,8 @@ export function commandProblem(file: string, context: StartContext = {}): StartF
  */
 export function describeStartFailure(file: string, error: unknown, context: StartContext = {}): StartFailure {
   const code = typeof (error as { code?: unknown } | null)?.code === 'string' ? (error as { code: string }).code : undefined;
+  // Node refuses an empty name itself (ERR_INVALID_ARG_VALUE) before any system call.
+  if (file === '') return { why: 'its name is empty', status: NOT_FOUND_STATUS, ...(code ? { code } : {}) };
   const status = code === 'ENOENT' ? NOT_FOUND_STATUS : CANNOT_EXECUTE_STATUS;
   if (code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR') {
     // The child could not enter its working directory: that failed, not the command.

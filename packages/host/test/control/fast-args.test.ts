@@ -11,8 +11,8 @@ describe('fast route of control run', () => {
     expect(parseFastControlRunArgs(['--hint=mem:high,cpu:low', '--', '--', 'x'])).toEqual({ hint: 'mem:high,cpu:low', json: false, verbose: false, argv: ['--', 'x'] });
   });
 
-  it('leaves help, bad hints, repeated or unknown flags and a missing command to oclif', () => {
-    for (const args of [['--help'], ['npm', 'test'], ['--'], ['--hint', 'memory:huge', '--', 'x'], ['--hint=', '--', 'x'], ['--json', '--json', '--', 'x'], ['--bogus', '--', 'x'], ['--hint']]) {
+  it('leaves help, bad hints, repeated or unknown flags and a missing or empty command to oclif', () => {
+    for (const args of [['--help'], ['npm', 'test'], ['--'], ['--hint', 'memory:huge', '--', 'x'], ['--hint=', '--', 'x'], ['--json', '--json', '--', 'x'], ['--bogus', '--', 'x'], ['--hint'], ['--', ''], ['--json', '--', '', 'x']]) {
       expect(parseFastControlRunArgs(args), args.join(' ')).toBeUndefined();
     }
   });

@@ -6,7 +6,8 @@ import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/c
 // `cordon control run -- CMD` whose command cannot start said `cannot start /tmp: EACCES` (a
 // directory) or `cannot start foo: ENOENT`, where verifiers said `not found on PATH`. Both routes
 // now say why in the words every command uses (src/process/start-failure.ts), with the shells'
-// statuses: 127 not found, 126 found but not executable.
+// statuses: 127 not found, 126 found but not executable. An empty program name (`-- ''`) said
+// `cannot start : ENOENT`; it is bad input now, refused the same way on both routes.
 
 let sandbox: Sandbox;
 beforeEach(() => (sandbox = makeSandbox('cordon-control-start-')));
@@ -37,5 +38,18 @@ describe.each(routes)('control run of a command that cannot start ($name)', ({ e
       const r = await run([command, 'arg'], dir);
       expect({ status: r.exitCode, stderr: r.stderr, stdout: r.stdout }, command).toEqual({ status, stderr: `cordon control run: ${message}\n`, stdout: '' });
     }
+  });
+
+  it("an empty program name (-- '') is bad input, refused before anything starts (exit 2), naming it", async () => {
+    for (const args of [[''], ['', 'x']]) {
+      const r = await run(args);
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toContain("the program name after -- is empty (''): give the command to run, e.g. `cordon control run -- npm test`");
+      expect(r.stderr).toContain('CORDON_BAD_INPUT');
+      expect(r.stderr).not.toContain('cannot start');
+    }
+    const json = await runCordon(['control', 'run', '--json', '--', ''], { cwd: sandbox.root, env: { ...sandbox.env, ...env } });
+    expect(json.exitCode).toBe(2);
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', details: { argv: [''] } });
   });
 });

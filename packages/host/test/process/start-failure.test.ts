@@ -58,6 +58,7 @@ describe('describeStartFailure', () => {
     expect(describeStartFailure('x', Object.assign(new Error('spawn x ENOEXEC'), { code: 'ENOEXEC' }))).toEqual({ why: 'not an executable format', status: 126, code: 'ENOEXEC' });
     expect(describeStartFailure('x', Object.assign(new Error('spawn x EISDIR'), { code: 'EISDIR' }))).toEqual({ why: 'is a directory', status: 126, code: 'EISDIR' });
     expect(describeStartFailure('', Object.assign(new Error('spawn ENOENT'), { code: 'ENOENT' }), { env: { PATH: dir } })).toEqual({ why: 'its name is empty', status: 127, code: 'ENOENT' });
+    expect(describeStartFailure('', Object.assign(new TypeError("The argument 'file' cannot be empty"), { code: 'ERR_INVALID_ARG_VALUE' }))).toEqual({ why: 'its name is empty', status: 127, code: 'ERR_INVALID_ARG_VALUE' });
     expect(describeStartFailure('x', Object.assign(new Error('spawn x EIO'), { code: 'EIO' }))).toEqual({ why: 'spawn x EIO', status: 126, code: 'EIO' });
     expect(describeStartFailure('x', new Error('no code'))).toEqual({ why: 'no code', status: 126 });
   });

@@ -33,6 +33,8 @@ export default class Wrap extends Command {
     // (`sh -c 'echo "$@"' sh a b` came back as `sh sh -c …`), its raw tokens keep the order.
     const command = raw.filter((token) => token.type === 'arg').map((token) => token.input);
     if (command.length === 0) this.error('give the command to run after --, e.g. `cordon wrap -- aider`', { exit: 2, code: 'CORDON_BAD_INPUT' });
+    // No system call starts an empty name; refused as `control run` refuses it.
+    if (command[0] === '') this.error("the program name after -- is empty (''): give the command to run, e.g. `cordon wrap -- aider`", { exit: 2, code: 'CORDON_BAD_INPUT' });
     const api = await hostApi();
     const result = await runWrapped({
       argv: command,

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../../cli/cordon-command.js';
-import { controlRun, printRecord, workingDirectory } from '../../control/run.js';
+import { commandUsageProblem, controlRun, printRecord, workingDirectory } from '../../control/run.js';
 import { endLike } from '../../process/end-like.js';
 import { parseHint } from '../../control/tiers.js';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
@@ -41,7 +41,8 @@ export default class ControlRun extends CordonCommand {
     const dashes = this.argv.indexOf('--');
     const words = argv as string[];
     const command = dashes >= 0 ? this.argv.slice(dashes + 1) : words;
-    if (command.length === 0) throw new CordonError(ERROR_CODES.BAD_INPUT, 'give the command to run after --, e.g. `cordon control run -- npm test`');
+    const problem = commandUsageProblem(command);
+    if (problem !== undefined) throw new CordonError(ERROR_CODES.BAD_INPUT, problem, { details: { argv: command } });
     if (flags.session !== undefined && flags.session === '') throw new CordonError(ERROR_CODES.BAD_INPUT, '--session needs a session id');
     if (flags.hint !== undefined) {
       const { unknown } = parseHint(flags.hint);
