@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import type { SettingsInput } from '../envelope/settings.js';
+import { SETTING_NUMBERS, type SettingsInput } from '../envelope/settings.js';
+import { numberFlag } from './number-flag.js';
 
 /**
  * Flags shared by the envelope commands. Policy flags carry no oclif defaults:
@@ -10,8 +11,8 @@ export const repoFlag = {
   repo: Flags.string({ description: 'Any directory inside the work tree (default: the current directory); may also come before the command', helpValue: 'PATH' }),
 };
 
-const count = (name: string, fallback: string, shared: { dependsOn?: string[]; helpGroup?: string }) =>
-  Flags.integer({ min: 0, description: `${name} (default ${fallback}; inclusive)`, helpValue: 'N', ...shared });
+const count = (key: 'max-files' | 'max-added-lines' | 'max-deleted-lines' | 'max-working-bytes' | 'max-binary-files', name: string, fallback: string, shared: { dependsOn?: string[]; helpGroup?: string }) =>
+  numberFlag(SETTING_NUMBERS[key])({ description: `${name} (default ${fallback}; inclusive)`, helpValue: 'N', ...shared });
 
 /**
  * Policy flags of `arm`, `run` and `check --base` (`dependsOn` ties them to another flag;
@@ -26,21 +27,21 @@ export function policyFlags(options: { dependsOn?: string[]; helpGroup?: string 
     allow: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Glob a changed path must match (repeatable; at least one, here or in .cordon.json)', helpValue: 'GLOB', ...shared }),
     deny: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Glob no changed path may match (repeatable; wins over --allow)', helpValue: 'GLOB', ...shared }),
     'allow-ignored': Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Ignored paths that may appear, change or vanish after arming (repeatable)', helpValue: 'GLOB', ...shared }),
-    'max-files': count('Changed paths allowed', '25', shared),
-    'max-added-lines': count('Added lines allowed', '2000', shared),
-    'max-deleted-lines': count('Deleted lines allowed', '1000', shared),
-    'max-working-bytes': count('Summed on-disk size of the changed files, bytes', '2097152', shared),
-    'max-binary-files': count('Binary files allowed', '2', shared),
+    'max-files': count('max-files', 'Changed paths allowed', '25', shared),
+    'max-added-lines': count('max-added-lines', 'Added lines allowed', '2000', shared),
+    'max-deleted-lines': count('max-deleted-lines', 'Deleted lines allowed', '1000', shared),
+    'max-working-bytes': count('max-working-bytes', 'Summed on-disk size of the changed files, bytes', '2097152', shared),
+    'max-binary-files': count('max-binary-files', 'Binary files allowed', '2', shared),
     'allow-commits': Flags.boolean({ description: 'Let HEAD move away from the baseline (committed content is still audited)', ...shared }),
     verify: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Command that must exit 0 (repeatable, at most 8; split like a shell would, never run by one)', helpValue: 'CMD', ...shared }),
-    'verify-timeout': Flags.string({ description: 'Seconds each verifier may run (default 300; fractions allowed)', helpValue: 'S', ...shared }),
-    'verify-output-cap': Flags.integer({ min: 1, description: 'Bytes each verifier may print per stream (default 4194304)', helpValue: 'BYTES', ...shared }),
+    'verify-timeout': numberFlag(SETTING_NUMBERS['verify-timeout'])({ description: 'Seconds each verifier may run (default 300, at most 604800; fractions allowed)', helpValue: 'S', ...shared }),
+    'verify-output-cap': numberFlag(SETTING_NUMBERS['verify-output-cap'])({ description: 'Bytes each verifier may print per stream (default 4194304)', helpValue: 'BYTES', ...shared }),
   };
 }
 
 /** `--max-attempts` (arm only; used by `run`/`resume`). */
 export const attemptsFlag = {
-  'max-attempts': Flags.integer({ min: 1, description: 'Agent attempts allowed by run/resume (default 3)', helpValue: 'N' }),
+  'max-attempts': numberFlag(SETTING_NUMBERS['max-attempts'])({ description: 'Agent attempts allowed by run/resume (default 3)', helpValue: 'N' }),
 };
 
 /** `--live` (arm only; `run` always has it on): the hook refuses writes outside the policy before they happen. */
@@ -63,14 +64,9 @@ export function settingsFromFlags(flags: Record<string, unknown>): SettingsInput
     maxBinaryFiles: num('max-binary-files'),
     allowCommits: flags['allow-commits'] ? true : undefined,
     verify: list('verify'),
-    verifyTimeout: flags['verify-timeout'] === undefined ? undefined : seconds(flags['verify-timeout'] as string),
+    verifyTimeout: num('verify-timeout'),
     verifyOutputCap: num('verify-output-cap'),
     maxAttempts: num('max-attempts'),
     live: flags.live ? true : undefined,
   };
-}
-
-/** `--verify-timeout` text to seconds; anything that is not a number becomes NaN, which validation refuses by name. */
-function seconds(value: string): number {
-  return value.trim() === '' ? Number.NaN : Number(value);
 }

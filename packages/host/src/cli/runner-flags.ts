@@ -2,38 +2,40 @@ import { Flags } from '@oclif/core';
 import type { AgentRunner } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
 import type { AttemptResult } from '../envelope/attempt/attempt.js';
-import type { RunnerInput } from '../envelope/attempt/options.js';
+import { RUNNER_NUMBERS, type RunnerInput } from '../envelope/attempt/options.js';
+import { numberFlag } from './number-flag.js';
 import type { AttemptRun } from '../envelope/attempt/record.js';
 import type { AuditRecord } from '../envelope/audit/record.js';
 import type { Phase } from '../envelope/phases.js';
 import { CordonError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
 
 /**
- * Flags of `cordon run` beyond the arm flags (the BEKO2210/SkillQuarry cordon). Numbers that may be
- * fractional are strings here and validated by `resolveRunnerSettings`, which names the flag.
+ * Flags of `cordon run` beyond the arm flags (the BEKO2210/SkillQuarry cordon). Numbers are read
+ * by the one parser of numeric flags in {@link RUNNER_NUMBERS}' ranges (cli/number-flag.ts);
+ * what an agent supports is `resolveRunnerSettings`' to say.
  */
 export const runnerFlags = {
   agent: Flags.string({ description: 'Agent to run: the name of a registered runner (claude-code, codex, gemini)', default: 'claude-code', helpValue: 'NAME' }),
   'agent-bin': Flags.string({ description: "The agent's executable (default: the runner's command name, found on PATH)", helpValue: 'PATH' }),
-  'max-turns': Flags.integer({ min: 1, description: 'Agentic turns per attempt (Claude Code; default 30)', helpValue: 'N' }),
-  timeout: Flags.string({ description: 'Seconds one attempt may run before it is ended (default 1800; fractions allowed)', helpValue: 'S' }),
-  'max-budget-usd': Flags.string({ description: 'Spend ceiling per attempt in US dollars (Claude Code)', helpValue: 'X' }),
+  'max-turns': numberFlag(RUNNER_NUMBERS['max-turns'])({ description: 'Agentic turns per attempt (Claude Code; default 30)', helpValue: 'N' }),
+  timeout: numberFlag(RUNNER_NUMBERS.timeout)({ description: 'Seconds one attempt may run before it is ended (default 1800, at most 604800; fractions allowed)', helpValue: 'S' }),
+  'max-budget-usd': numberFlag(RUNNER_NUMBERS['max-budget-usd'])({ description: 'Spend ceiling per attempt in US dollars (Claude Code)', helpValue: 'X' }),
   model: Flags.string({ description: "Model name or alias passed to the agent", helpValue: 'M' }),
   effort: Flags.string({ description: "Effort level passed to the agent (Claude Code: low, medium, high, xhigh, max; Codex: none, minimal, low, medium, high, xhigh)", helpValue: 'E' }),
-  'agent-output-cap': Flags.integer({ min: 1, description: 'Bytes the agent may print per stream before the attempt is an engine error (default 4194304)', helpValue: 'BYTES' }),
+  'agent-output-cap': numberFlag(RUNNER_NUMBERS['agent-output-cap'])({ description: 'Bytes the agent may print per stream before the attempt is an engine error (default 4194304)', helpValue: 'BYTES' }),
 };
 
-/** Parsed runner flags to a {@link RunnerInput}; text that is not a number becomes NaN, which validation refuses by name. */
+/** Parsed runner flags to a {@link RunnerInput}. */
 export function runnerInputFromFlags(flags: Record<string, unknown>): RunnerInput {
-  const number = (k: string) => (flags[k] === undefined ? undefined : (flags[k] as string).trim() === '' ? Number.NaN : Number(flags[k]));
+  const number = (k: string) => flags[k] as number | undefined;
   return {
     binary: flags['agent-bin'] as string | undefined,
-    maxTurns: flags['max-turns'] as number | undefined,
+    maxTurns: number('max-turns'),
     timeoutSeconds: number('timeout'),
     maxBudgetUsd: number('max-budget-usd'),
     model: flags.model as string | undefined,
     effort: flags.effort as string | undefined,
-    outputCap: flags['agent-output-cap'] as number | undefined,
+    outputCap: number('agent-output-cap'),
   };
 }
 

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
+import { numberFlag } from '../cli/number-flag.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { readRegularFile } from '../io/index.js';
 import { writeReport } from '../output/report-file.js';
@@ -42,7 +43,7 @@ export default class Analyze extends CordonCommand {
     format: Flags.string({ description: 'Report format', options: [...FORMATS], default: 'text' }),
     compare: Flags.string({ description: 'Two batches side by side: each agent:NAME, since:DATE, session:ID[,ID…], all, or a JSON report file of an earlier run', multiple: true }),
     rules: Flags.string({ description: 'JSON file of shell-command category rules ([{"category", "pattern", "flags"?}], first match wins) replacing the defaults' }),
-    'burst-threshold': Flags.integer({ description: 'Memory above which a sample is a burst, MiB (paper: 300)', min: 1 }),
+    'burst-threshold': numberFlag({ integer: true, min: 1, unit: 'MiB' })({ description: 'Memory above which a sample is a burst, MiB (paper: 300)' }),
     'burst-above-baseline': Flags.boolean({ description: 'Count bursts above each session\'s baseline plus the threshold instead of above the absolute threshold' }),
     db: Flags.string({ description: 'Telemetry store: an SQLite file or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3)', helpValue: 'PATH|URL' }),
   };

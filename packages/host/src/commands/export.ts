@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
+import { numberFlag } from '../cli/number-flag.js';
 import { parseBaseUrl, redactUrl } from '../output/url.js';
 import { terminalText } from '../output/terminal.js';
 import { exportSessions, type ExportSummary } from '../telemetry/export/index.js';
@@ -21,7 +22,8 @@ export default class Export extends CordonCommand {
     all: Flags.boolean({ description: 'Export every stored session' }),
     since: Flags.string({ description: 'Export every session whose first event is at or after this date (ISO 8601)' }),
     db: Flags.string({ description: 'Telemetry store: an SQLite file or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3)', helpValue: 'PATH|URL' }),
-    timeout: Flags.integer({ description: 'Seconds to wait for each request (default 10)', min: 1, default: 10 }),
+    // At most a week, as every other time limit: a Node timer holds no more than about 24.8 days.
+    timeout: numberFlag({ integer: true, min: 1, max: 7 * 24 * 3600, unit: 'seconds' })({ description: 'Seconds to wait for each request (default 10, at most 604800)', default: 10 }),
   };
 
   async run(): Promise<ExportSummary & { db: string }> {

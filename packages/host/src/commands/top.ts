@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
+import { numberFlag } from '../cli/number-flag.js';
 import { DEFAULT_LAST_CALLS, readTopSnapshot, renderTop, runLiveTop, TOP_SORT_KEYS, TopReader, type TopSnapshot, type TopSortKey } from '../top/index.js';
 import { resolvePaths } from '../util/paths.js';
 
@@ -21,8 +22,8 @@ export default class Top extends CordonCommand {
   static override flags = {
     sort: Flags.string({ description: 'Sort by: cpu, mem (highest first), time (longest-running session first), call (longest current call first), cwd (A to Z)', options: [...TOP_SORT_KEYS], default: 'cpu' }),
     once: Flags.boolean({ description: 'Print one snapshot and exit (the default when stdout is not a terminal)' }),
-    calls: Flags.integer({ description: 'Last calls shown under each session', min: 0, max: 50, default: DEFAULT_LAST_CALLS }),
-    width: Flags.integer({ description: `Columns to fit --once's lines to (default: the terminal's, ${PIPE_WIDTH} when not a terminal)`, min: 40, max: 1000 }),
+    calls: numberFlag({ integer: true, min: 0, max: 50 })({ description: 'Last calls shown under each session (0 to 50)', default: DEFAULT_LAST_CALLS }),
+    width: numberFlag({ integer: true, min: 40, max: 1000, unit: 'columns' })({ description: `Columns to fit --once's lines to (40 to 1000; default: the terminal's, ${PIPE_WIDTH} when not a terminal)` }),
   };
 
   async run(): Promise<TopSnapshot | void> {

@@ -2,8 +2,9 @@ import { isSymlink, readRegularFile, UnsafeReadError } from '../io/safe-read.js'
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { globProblem } from './glob.js';
-import { DEFAULT_LIMITS, isPlainObject, labelProblem, limitProblem, policyProblem, type Policy } from './policy/policy.js';
-import { DEFAULT_VERIFY_OUTPUT_CAP, DEFAULT_VERIFY_TIMEOUT_SECONDS, verifySpecProblem, type VerifySpec } from './verify/spec.js';
+import { DEFAULT_LIMITS, isPlainObject, labelProblem, policyProblem, type Policy } from './policy/policy.js';
+import { DEFAULT_VERIFY_OUTPUT_CAP, DEFAULT_VERIFY_TIMEOUT_SECONDS, MAX_VERIFY_TIMEOUT_SECONDS, verifySpecProblem, type VerifySpec } from './verify/spec.js';
+import { numberValueProblem, type NumberRule } from '../util/number-range.js';
 
 /**
  * Envelope settings as a user gives them: `cordon arm`/`check --base` flags or the optional
@@ -46,23 +47,38 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
 export const POLICY_FILE = '.cordon.json';
 
 /**
- * `.cordon.json` keys: the flag names without `--`, so the file reads like the command line.
- * Value kinds: globs/commands are string lists, limits non-negative integers, the rest below.
+ * What each numeric setting accepts, as a flag (cli/envelope-flags.ts) and as a `.cordon.json`
+ * key alike; a refusal echoes the value and says this range (util/number-range.ts).
  */
-const FILE_KEYS: Readonly<Record<string, { field: keyof SettingsInput; kind: 'list' | 'int' | 'bool' | 'seconds' | 'positive' }>> = {
+export const SETTING_NUMBERS = Object.freeze({
+  'max-files': { integer: true, min: 0 },
+  'max-added-lines': { integer: true, min: 0 },
+  'max-deleted-lines': { integer: true, min: 0 },
+  'max-working-bytes': { integer: true, min: 0, unit: 'bytes' },
+  'max-binary-files': { integer: true, min: 0 },
+  'verify-timeout': { integer: false, min: 0, aboveMin: true, max: MAX_VERIFY_TIMEOUT_SECONDS, unit: 'seconds' },
+  'verify-output-cap': { integer: true, min: 1, unit: 'bytes' },
+  'max-attempts': { integer: true, min: 1 },
+} satisfies Record<string, NumberRule>);
+
+/**
+ * `.cordon.json` keys: the flag names without `--`, so the file reads like the command line.
+ * Value kinds: globs/commands are string lists, numbers as {@link SETTING_NUMBERS} says, the rest below.
+ */
+const FILE_KEYS: Readonly<Record<string, { field: keyof SettingsInput; kind: 'list' | 'number' | 'bool' }>> = {
   allow: { field: 'allow', kind: 'list' },
   deny: { field: 'deny', kind: 'list' },
   'allow-ignored': { field: 'allowIgnored', kind: 'list' },
-  'max-files': { field: 'maxFiles', kind: 'int' },
-  'max-added-lines': { field: 'maxAddedLines', kind: 'int' },
-  'max-deleted-lines': { field: 'maxDeletedLines', kind: 'int' },
-  'max-working-bytes': { field: 'maxWorkingBytes', kind: 'int' },
-  'max-binary-files': { field: 'maxBinaryFiles', kind: 'int' },
+  'max-files': { field: 'maxFiles', kind: 'number' },
+  'max-added-lines': { field: 'maxAddedLines', kind: 'number' },
+  'max-deleted-lines': { field: 'maxDeletedLines', kind: 'number' },
+  'max-working-bytes': { field: 'maxWorkingBytes', kind: 'number' },
+  'max-binary-files': { field: 'maxBinaryFiles', kind: 'number' },
   'allow-commits': { field: 'allowCommits', kind: 'bool' },
   verify: { field: 'verify', kind: 'list' },
-  'verify-timeout': { field: 'verifyTimeout', kind: 'seconds' },
-  'verify-output-cap': { field: 'verifyOutputCap', kind: 'positive' },
-  'max-attempts': { field: 'maxAttempts', kind: 'positive' },
+  'verify-timeout': { field: 'verifyTimeout', kind: 'number' },
+  'verify-output-cap': { field: 'verifyOutputCap', kind: 'number' },
+  'max-attempts': { field: 'maxAttempts', kind: 'number' },
   live: { field: 'live', kind: 'bool' },
 };
 
@@ -89,17 +105,13 @@ export function parsePolicyFile(text: string, source: string): SettingsInput {
       case 'list':
         if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw bad(`${where} must be a list of strings`);
         break;
-      case 'int':
-        if (limitProblem(v)) throw bad(`${where} must be a non-negative integer`);
+      case 'number': {
+        const problem = numberValueProblem(v, SETTING_NUMBERS[key as keyof typeof SETTING_NUMBERS]);
+        if (problem) throw bad(`${where}: ${problem}`);
         break;
+      }
       case 'bool':
         if (typeof v !== 'boolean') throw bad(`${where} must be true or false`);
-        break;
-      case 'seconds':
-        if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw bad(`${where} must be a positive number of seconds`);
-        break;
-      case 'positive':
-        if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw bad(`${where} must be a positive integer`);
         break;
     }
     const problem = valueProblem(key, v);
@@ -110,8 +122,8 @@ export function parsePolicyFile(text: string, source: string): SettingsInput {
 }
 
 /**
- * What is wrong with one `.cordon.json` value on its own (globs, verifier commands and count,
- * the timeout's ceiling), so the error names the file and key rather than the flag that
+ * What is wrong with one `.cordon.json` value on its own (globs, verifier commands and count;
+ * numbers are checked against {@link SETTING_NUMBERS} before), so the error names the file and key rather than the flag that
  * {@link resolveSettings} would name after merging. Problems of the merged whole (no `allow`
  * at all, too many globs in total) are left to {@link resolveSettings}.
  */
@@ -123,12 +135,8 @@ function valueProblem(key: string, value: unknown): string | undefined {
     }
     return undefined;
   }
-  if (key === 'verify' || key === 'verify-timeout') {
-    const spec = {
-      commands: key === 'verify' ? value : [],
-      timeout_seconds: key === 'verify-timeout' ? value : DEFAULT_VERIFY_TIMEOUT_SECONDS,
-      output_cap: DEFAULT_VERIFY_OUTPUT_CAP,
-    };
+  if (key === 'verify') {
+    const spec = { commands: value, timeout_seconds: DEFAULT_VERIFY_TIMEOUT_SECONDS, output_cap: DEFAULT_VERIFY_OUTPUT_CAP };
     return verifySpecProblem(spec)?.replaceAll(`--${key}`, key);
   }
   return undefined;

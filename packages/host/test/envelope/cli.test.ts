@@ -137,11 +137,15 @@ describe('cordon arm / check / status / reset', () => {
       [['arm', 'x'], /at least one --allow glob is required/],
       [['arm', 'x', '--allow', '/src/**'], /glob "\/src\/\*\*" must be relative/],
       [['arm', 'x', '--allow', 'src/../x'], /has a "\.\." path segment/],
-      [['arm', 'x', '--allow', 'src/**', '--max-files', '-1'], /--max-files: expected an integer greater than or equal to 0 but received: -1; see `cordon arm --help`/],
-      [['arm', 'x', '--allow', 'src/**', '--max-files', 'many'], /--max-files: expected an integer but received: many; see `cordon arm --help`/],
+      [['arm', 'x', '--allow', 'src/**', '--max-files', '-1'], /--max-files: expected an integer from 0 to 9007199254740991 but received: -1; see `cordon arm --help`/],
+      [['arm', 'x', '--allow', 'src/**', '--max-files', '99999999999999999999'], /--max-files: expected an integer from 0 to 9007199254740991 but received: 99999999999999999999; see `cordon arm --help`/],
+      [['arm', 'x', '--allow', 'src/**', '--max-files', 'many'], /--max-files: expected an integer from 0 to 9007199254740991 but received: many; see `cordon arm --help`/],
       [['arm', 'x', '--allow', 'src/**', '--verify', "'"], /No closing quotation/],
       [['arm', 'x', '--allow', 'src/**', ...Array(9).fill(['--verify', 'true']).flat()], /too many --verify commands: 9 > 8/],
-      [['arm', 'x', '--allow', 'src/**', '--verify-timeout', 'soon'], /--verify-timeout must be a positive number/],
+      [['arm', 'x', '--allow', 'src/**', '--verify-timeout', 'soon'], /--verify-timeout: expected a number of seconds greater than 0 and at most 604800 but received: soon; see `cordon arm --help`/],
+      [['arm', 'x', '--allow', 'src/**', '--verify-timeout', '604801'], /--verify-timeout: expected a number of seconds greater than 0 and at most 604800 but received: 604801;/],
+      [['arm', 'x', '--allow', 'src/**', '--verify-output-cap', '9007199254740992'], /--verify-output-cap: expected a whole number of bytes from 1 to 9007199254740991 but received: 9007199254740992;/],
+      [['arm', 'x', '--allow', 'src/**', '--max-attempts', '0'], /--max-attempts: expected an integer from 1 to 9007199254740991 but received: 0;/],
       [['arm', 'x', '--allow', 'src/**', '--verify', 'FOO=1 true'], /"FOO=1" is an environment assignment.*write `env FOO=1 true`/],
       [['arm', '   ', '--allow', 'src/**'], /label must not be empty/],
       [['arm', 'x', '--allow', 'src/**', '--no-such-flag'], /nonexistent flag: --no-such-flag; see `cordon arm --help`/],
@@ -271,7 +275,7 @@ describe('cordon arm / check / status / reset', () => {
   it('oclif\'s parse errors are one line in cordon\'s layout, with the Code line and exit 2', async () => {
     const repo = newRepo();
     const cases: Array<[string[], string]> = [
-      [['arm', 'x', '--max-files', 'abc'], '--max-files: expected an integer but received: abc; see `cordon arm --help`'],
+      [['arm', 'x', '--max-files', 'abc'], '--max-files: expected an integer from 0 to 9007199254740991 but received: abc; see `cordon arm --help`'],
       [['check', '--format', 'nope'], '--format: expected one of text, github, sarif, junit but received: nope; see `cordon check --help`'],
       [['arm', 'x', '--max-files'], '--max-files: expects a value; see `cordon arm --help`'],
       [['arm', 'x', 'y', '--allow', 'src/**'], 'unexpected argument: y; see `cordon arm --help`'],

@@ -40,9 +40,10 @@ describe('settings, policy and arm input validation (the BEKO2210/SkillQuarry co
     bad(() => parsePolicyFile('{', '.cordon.json'), /\.cordon\.json is not valid JSON/);
     bad(() => parsePolicyFile('[]', '.cordon.json'), /must hold a JSON object/);
     bad(() => parsePolicyFile('{"allow": "src/**"}', '.cordon.json'), /"allow" must be a list of strings/);
-    bad(() => parsePolicyFile('{"max-files": -2}', '.cordon.json'), /"max-files" must be a non-negative integer/);
-    bad(() => parsePolicyFile('{"verify-timeout": 0}', '.cordon.json'), /"verify-timeout" must be a positive number/);
-    bad(() => parsePolicyFile('{"max-attempts": 0}', '.cordon.json'), /"max-attempts" must be a positive integer/);
+    bad(() => parsePolicyFile('{"max-files": -2}', '.cordon.json'), /^\.cordon\.json: "max-files": expected an integer from 0 to 9007199254740991 but received: -2$/);
+    bad(() => parsePolicyFile('{"verify-timeout": 0}', '.cordon.json'), /^\.cordon\.json: "verify-timeout": expected a number of seconds greater than 0 and at most 604800 but received: 0$/);
+    bad(() => parsePolicyFile('{"verify-output-cap": "64"}', '.cordon.json'), /^\.cordon\.json: "verify-output-cap": expected a whole number of bytes from 1 to 9007199254740991 but received: "64"$/);
+    bad(() => parsePolicyFile('{"max-attempts": 0}', '.cordon.json'), /^\.cordon\.json: "max-attempts": expected an integer from 1 to 9007199254740991 but received: 0$/);
     bad(() => parsePolicyFile('{"allow-commits": "yes"}', '.cordon.json'), /"allow-commits" must be true or false/);
     bad(() => parsePolicyFile('{"live": 1}', '.cordon.json'), /"live" must be true or false/);
     bad(() => parsePolicyFile('{"max_files": 3}', '.cordon.json'), /unknown key "max_files"/);
@@ -56,7 +57,7 @@ describe('settings, policy and arm input validation (the BEKO2210/SkillQuarry co
     bad(file({ 'allow-ignored': [''] }), /^\.cordon\.json: allow-ignored: glob "" is empty/);
     bad(file({ verify: Array(9).fill('true') }), /^\.cordon\.json: verify: too many verify commands: 9 > 8$/);
     bad(file({ verify: ["'"] }), /^\.cordon\.json: verify: invalid verify command "'": No closing quotation$/);
-    bad(file({ 'verify-timeout': 1e9 }), /^\.cordon\.json: verify-timeout: verify-timeout must be a positive number of seconds \(at most 604800\)$/);
+    bad(file({ 'verify-timeout': 1e9 }), /^\.cordon\.json: "verify-timeout": expected a number of seconds greater than 0 and at most 604800 but received: 1000000000$/);
     // The same values from flags still name the flags.
     bad(() => resolveSettings({ allow: ['/src/**'] }), /^glob "\/src\/\*\*" must be relative/);
     bad(() => resolveSettings({ allow: ['x'], verify: Array(9).fill('true') }), /^too many --verify commands: 9 > 8$/);

@@ -147,15 +147,15 @@ describe('.cordon.json: the schema and the reader of `cordon check --base` agree
   ];
   const invalid: [string, unknown, RegExp][] = [
     ['an unknown key', { allow: ['src/**'], 'max-file': 3 }, /unknown key "max-file"/],
-    ['a negative limit', { allow: ['src/**'], 'max-files': -1 }, /"max-files" must be a non-negative integer/],
-    ['a fractional limit', { allow: ['src/**'], 'max-added-lines': 1.5 }, /"max-added-lines" must be a non-negative integer/],
+    ['a negative limit', { allow: ['src/**'], 'max-files': -1 }, /"max-files": expected an integer from 0 to 9007199254740991 but received: -1/],
+    ['a fractional limit', { allow: ['src/**'], 'max-added-lines': 1.5 }, /"max-added-lines": expected an integer from 0 to 9007199254740991 but received: 1.5/],
     ['a string for a list', { allow: 'src/**' }, /"allow" must be a list of strings/],
     ['an absolute glob', { allow: ['/etc/**'] }, /allow: glob "\/etc\/\*\*"/],
     ['a .. segment', { allow: ['src/../x'] }, /allow: glob "src\/..\/x"/],
     ['nine verifiers', { allow: ['src/**'], verify: Array(9).fill('true') }, /too many verify commands: 9 > 8/],
-    ['a zero timeout', { allow: ['src/**'], 'verify-timeout': 0 }, /"verify-timeout" must be a positive number of seconds/],
-    ['a timeout over a week', { allow: ['src/**'], 'verify-timeout': 604801 }, /verify-timeout must be a positive number of seconds \(at most 604800\)/],
-    ['zero attempts', { allow: ['src/**'], 'max-attempts': 0 }, /"max-attempts" must be a positive integer/],
+    ['a zero timeout', { allow: ['src/**'], 'verify-timeout': 0 }, /"verify-timeout": expected a number of seconds greater than 0 and at most 604800 but received: 0/],
+    ['a timeout over a week', { allow: ['src/**'], 'verify-timeout': 604801 }, /"verify-timeout": expected a number of seconds greater than 0 and at most 604800 but received: 604801/],
+    ['zero attempts', { allow: ['src/**'], 'max-attempts': 0 }, /"max-attempts": expected an integer from 1 to 9007199254740991 but received: 0/],
     ['a non-object', ['src/**'], /must hold a JSON object/],
   ];
 

@@ -4,11 +4,26 @@ import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { exactKeys, isPlainObject } from '../policy/policy.js';
 import { pathCandidates } from '../../process/path-search.js';
 import { commandProblem } from '../../process/start-failure.js';
+import { numberValueProblem, type NumberRule } from '../../util/number-range.js';
 
 /** Default wall-clock limit of one attempt, seconds (the BEKO2210/SkillQuarry cordon: 1,800). */
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
 /** Default bytes of output per stream before the attempt is an engine error (the BEKO2210/SkillQuarry cordon: 4 MiB). */
 export const DEFAULT_AGENT_OUTPUT_CAP = 4 * 1024 * 1024;
+
+/**
+ * Longest `--timeout`, seconds: a week, as for verifiers. Also below what a Node timer holds
+ * (2^31 - 1 ms, about 24.8 days): a longer one would fire at once and end the attempt.
+ */
+export const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
+
+/** What each numeric flag of `cordon run` accepts; a refusal echoes the value and says this range (util/number-range.ts). */
+export const RUNNER_NUMBERS = Object.freeze({
+  timeout: { integer: false, min: 0, aboveMin: true, max: MAX_TIMEOUT_SECONDS, unit: 'seconds' },
+  'max-budget-usd': { integer: false, min: 0, aboveMin: true, unit: 'US dollars' },
+  'max-turns': { integer: true, min: 1 },
+  'agent-output-cap': { integer: true, min: 1, unit: 'bytes' },
+} satisfies Record<string, NumberRule>);
 
 /**
  * The runner settings of an agent envelope, stored once at arm in `.cordon/config.json` as
@@ -40,24 +55,30 @@ export interface RunnerInput {
 
 /**
  * Validates `input` against what `runner` supports and fills the defaults (the BEKO2210/SkillQuarry cordon:
- * timeout and budget finite and positive, defect C8; effort from the agent's own list). A flag
- * the agent cannot honour is refused rather than silently dropped. Throws `CORDON_BAD_INPUT`
- * (exit 2) naming the flag.
+ * timeout and budget finite and positive, defect C8; numbers in {@link RUNNER_NUMBERS}' ranges;
+ * effort from the agent's own list). A flag the agent cannot honour is refused rather than
+ * silently dropped. Throws `CORDON_BAD_INPUT` (exit 2) naming the flag, echoing a refused number
+ * and its range (`--timeout: expected a number of seconds greater than 0 and at most 604800 but
+ * received: 0`).
  */
 export function resolveRunnerSettings(runner: AgentRunner, input: RunnerInput): RunnerSettings {
   const { supports, title } = runner;
   if (input.binary !== undefined && (input.binary.trim() === '' || input.binary.includes('\0'))) throw bad('--agent-bin must be a non-empty path or command name');
+  const numberProblem = (flag: keyof typeof RUNNER_NUMBERS, value: unknown) => {
+    const problem = numberValueProblem(value, RUNNER_NUMBERS[flag]);
+    if (problem) throw bad(`--${flag}: ${problem}`);
+  };
   const timeout = input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) throw bad(`--timeout must be a positive number of seconds (got ${String(input.timeoutSeconds)})`);
+  numberProblem('timeout', timeout);
   const cap = input.outputCap ?? DEFAULT_AGENT_OUTPUT_CAP;
-  if (!Number.isSafeInteger(cap) || cap < 1) throw bad(`--agent-output-cap must be a positive number of bytes (got ${String(input.outputCap)})`);
+  numberProblem('agent-output-cap', cap);
   if (input.maxTurns !== undefined) {
     if (!supports.maxTurns) throw bad(`--max-turns: ${title} has no turn limit; bound the attempt with --timeout`);
-    if (!Number.isSafeInteger(input.maxTurns) || input.maxTurns < 1) throw bad('--max-turns must be an integer >= 1');
+    numberProblem('max-turns', input.maxTurns);
   }
   if (input.maxBudgetUsd !== undefined) {
     if (!supports.maxBudgetUsd) throw bad(`--max-budget-usd: ${title} has no spend limit`);
-    if (!Number.isFinite(input.maxBudgetUsd) || input.maxBudgetUsd <= 0) throw bad(`--max-budget-usd must be a positive number of dollars (got ${String(input.maxBudgetUsd)})`);
+    numberProblem('max-budget-usd', input.maxBudgetUsd);
   }
   if (input.model !== undefined) {
     if (!supports.model) throw bad(`--model: ${title} takes no model name`);

@@ -25,6 +25,9 @@ export const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
 /** Default verifier output cap per stream, bytes (the BEKO2210/SkillQuarry cordon: 4 MiB). */
 export const DEFAULT_VERIFY_OUTPUT_CAP = 4 * 1024 * 1024;
 
+/** Longest `--verify-timeout`, seconds: a week. */
+export const MAX_VERIFY_TIMEOUT_SECONDS = 7 * 24 * 3600;
+
 /**
  * Splits one verifier command into argv with POSIX shell-word rules (the `shlex` package:
  * quotes and backslash escapes; `#` is not a comment; no expansion, no operators, so
@@ -70,7 +73,7 @@ export function verifySpecProblem(spec: unknown): string | undefined {
     }
   }
   const t = spec.timeout_seconds;
-  if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0 || t > 7 * 24 * 3600) return '--verify-timeout must be a positive number of seconds (at most 604800)';
+  if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0 || t > MAX_VERIFY_TIMEOUT_SECONDS) return `--verify-timeout must be a positive number of seconds (at most ${MAX_VERIFY_TIMEOUT_SECONDS})`;
   const cap = spec.output_cap;
   if (typeof cap !== 'number' || !Number.isSafeInteger(cap) || cap <= 0) return '--verify-output-cap must be a positive integer (bytes)';
   return undefined;

@@ -19,16 +19,18 @@ describe('runner settings (the BEKO2210/SkillQuarry cordon; defect C8)', () => {
   });
 
   it.each([
-    [{ timeoutSeconds: 0 }, '--timeout must be a positive number of seconds (got 0)'],
-    [{ timeoutSeconds: Number.NaN }, '--timeout must be a positive number of seconds (got NaN)'],
-    [{ timeoutSeconds: Number.POSITIVE_INFINITY }, '--timeout must be a positive number of seconds (got Infinity)'],
-    [{ maxBudgetUsd: 0 }, '--max-budget-usd must be a positive number of dollars (got 0)'],
-    [{ maxBudgetUsd: Number.NaN }, '--max-budget-usd must be a positive number of dollars (got NaN)'],
-    [{ maxTurns: 0 }, '--max-turns must be an integer >= 1'],
+    [{ timeoutSeconds: 0 }, '--timeout: expected a number of seconds greater than 0 and at most 604800 but received: 0'],
+    [{ timeoutSeconds: Number.NaN }, '--timeout: expected a number of seconds greater than 0 and at most 604800 but received: NaN'],
+    [{ timeoutSeconds: Number.POSITIVE_INFINITY }, '--timeout: expected a number of seconds greater than 0 and at most 604800 but received: Infinity'],
+    // A Node timer holds at most about 24.8 days: a longer limit would end the attempt at once.
+    [{ timeoutSeconds: 30 * 24 * 3600 }, '--timeout: expected a number of seconds greater than 0 and at most 604800 but received: 2592000'],
+    [{ maxBudgetUsd: 0 }, '--max-budget-usd: expected a number of US dollars greater than 0 but received: 0'],
+    [{ maxBudgetUsd: Number.NaN }, '--max-budget-usd: expected a number of US dollars greater than 0 but received: NaN'],
+    [{ maxTurns: 0 }, '--max-turns: expected an integer from 1 to 9007199254740991 but received: 0'],
     [{ model: ' ' }, '--model must not be empty'],
     [{ effort: 'turbo' }, '--effort must be one of low, high for Claude Code (got "turbo")'],
     [{ binary: '' }, '--agent-bin must be a non-empty path or command name'],
-    [{ outputCap: 0 }, '--agent-output-cap must be a positive number of bytes (got 0)'],
+    [{ outputCap: 0 }, '--agent-output-cap: expected a whole number of bytes from 1 to 9007199254740991 but received: 0'],
   ])('refuses %j: %s (exit 2)', (input, message) => {
     expect(() => resolveRunnerSettings(claude, input)).toThrow(expect.objectContaining({ code: 'CORDON_BAD_INPUT', exit: 2, message }));
   });
