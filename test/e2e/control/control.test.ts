@@ -115,10 +115,13 @@ describe('cordon control run (this machine: unguarded unless probe says otherwis
     // Found but not runnable: 126, as sh, GNU env and timeout give it.
     const plain = join(sandbox.root, 'not-executable.sh');
     writeFileSync(plain, '#!/bin/sh\necho never\n', { mode: 0o644 });
-    for (const path of [plain, sandbox.root]) {
+    for (const [path, why] of [
+      [plain, 'not executable'],
+      [sandbox.root, 'is a directory'],
+    ] as const) {
       const r = await runCordon(['control', 'run', '--', path], { env: sandbox.env });
       expect({ path, exitCode: r.exitCode, stdout: r.stdout }).toEqual({ path, exitCode: 126, stdout: '' });
-      expect(r.stderr).toBe(`cordon control run: cannot start ${path}: EACCES\n`);
+      expect(r.stderr).toBe(`cordon control run: cannot start '${path}': ${why}\n`);
       const sh = spawnSync('sh', ['-c', '"$0"', path]);
       expect(sh.status).toBe(126);
     }

@@ -148,7 +148,7 @@ describe('odd inputs mean the same on both routes', () => {
       const r = await runCordon(['control', 'run', '--', '--', 'echo', 'hi'], { env: { ...sandbox.env, ...extra } });
       expect(r.exitCode).toBe(127);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toContain('cannot start --');
+      expect(r.stderr).toContain("cannot start '--': not found on PATH");
       const plain = await runCordon(['control', 'run', '--', 'echo', '--', 'hi'], { env: { ...sandbox.env, ...extra } });
       expect(plain.stdout).toBe('-- hi\n');
     });
