@@ -47,7 +47,9 @@ export abstract class CordonCommand extends Command {
   protected override async catch(error: Error & { exitCode?: number; code?: unknown; oclif?: { exit?: unknown } }): Promise<unknown> {
     // A status line still drawn (a step that threw) goes before the error is printed.
     clearStatus();
-    if (error instanceof CordonError) return this.#fail(error.message, error.code, error.exit, error.details);
+    // A CordonError thrown by a flag's own parse (directory-flag.ts) comes back in oclif's
+    // "Parsing --flag" wrapping: usageMessage puts it back in one line.
+    if (error instanceof CordonError) return this.#fail(usageMessage(error, this.#commandLine()), error.code, error.exit, error.details);
     const exit = error.oclif?.exit;
     if (typeof exit === 'number') {
       // `this.exit(n)`: nothing to print, only the exit code.
@@ -59,9 +61,14 @@ export abstract class CordonCommand extends Command {
       // argument, `this.error(…)`) are bad input, in one line (usage-message.ts). Under --json
       // oclif would print every enumerable property of the error, a parse error's whole command
       // configuration included (160 KB), and exit 1 since only `oclif.exit` says 2.
-      return this.#fail(usageMessage(error, `${this.config.bin} ${this.id === undefined ? '' : toConfiguredId(this.id, this.config)}`.trim()), typeof error.code === 'string' ? error.code : ERROR_CODES.BAD_INPUT, exit);
+      return this.#fail(usageMessage(error, this.#commandLine()), typeof error.code === 'string' ? error.code : ERROR_CODES.BAD_INPUT, exit);
     }
     return super.catch(error);
+  }
+
+  /** The command as typed (`cordon control run`), for the pointer to its help. */
+  #commandLine(): string {
+    return `${this.config.bin} ${this.id === undefined ? '' : toConfiguredId(this.id, this.config)}`.trim();
   }
 
   /** Ends the command with cordon's error and `exit` (report-error.ts `reportError`). */

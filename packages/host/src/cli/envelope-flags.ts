@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { SETTING_NUMBERS, type SettingsInput } from '../envelope/settings.js';
+import { directoryFlag } from './directory-flag.js';
 import { numberFlag } from './number-flag.js';
 
 /**
@@ -8,7 +9,7 @@ import { numberFlag } from './number-flag.js';
  * `resolveSettings` does.
  */
 export const repoFlag = {
-  repo: Flags.string({ description: 'Any directory inside the work tree (default: the current directory); may also come before the command', helpValue: 'PATH' }),
+  repo: directoryFlag({ description: 'Any directory inside the work tree (default: the current directory); may also come before the command', helpValue: 'PATH' }),
 };
 
 const count = (key: 'max-files' | 'max-added-lines' | 'max-deleted-lines' | 'max-working-bytes' | 'max-binary-files', name: string, fallback: string, shared: { dependsOn?: string[]; helpGroup?: string }) =>

@@ -39,7 +39,8 @@ function usageProblem(text: string, args: unknown): string | undefined {
   }
   // A flag type's parse (`Flags.integer`): oclif wraps the type's own message.
   const parsing = /^Parsing --(\S+)\s*\n([\s\S]*)$/.exec(text);
-  if (parsing) return `--${parsing[1]}: ${oneLine(parsing[2]!)}`;
+  // A flag's own check that already names the flag (`--repo /x: no such directory`) stands as it is.
+  if (parsing) return parsing[2]!.trim().startsWith(`--${parsing[1]} `) ? oneLine(parsing[2]!) : `--${parsing[1]}: ${oneLine(parsing[2]!)}`;
   const option = /^Expected --([^=\s]+)=([\s\S]*) to be one of: ([\s\S]*)$/.exec(text);
   if (option) return `--${option[1]}: expected one of ${option[3]!.trim()} but received: ${option[2]}`;
   const flag = /^Flag --(\S+) ([\s\S]*)$/.exec(text);

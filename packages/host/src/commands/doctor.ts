@@ -1,5 +1,5 @@
-import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
+import { directoryFlag } from '../cli/directory-flag.js';
 import { formatDoctorReport, runDoctor, type DoctorReport } from '../doctor/index.js';
 
 export default class Doctor extends CordonCommand {
@@ -10,7 +10,7 @@ export default class Doctor extends CordonCommand {
   ].join('\n');
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json', '<%= config.bin %> <%= command.id %> --project-dir ~/src/app'];
   static override flags = {
-    'project-dir': Flags.directory({ description: 'Project whose agent configs (project scope) are checked too (default: current directory)' }),
+    'project-dir': directoryFlag({ description: 'Project whose agent configs (project scope) are checked too (default: current directory; it must exist)' }),
   };
 
   async run(): Promise<DoctorReport> {

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
+import { directoryFlag } from '../cli/directory-flag.js';
 import { hooksWarnings, printHooksReport } from '../install-hooks/print.js';
 import { runInstallHooks, type InstallHooksReport } from '../install-hooks/run.js';
 
@@ -8,7 +9,7 @@ export const hookConfigFlags = {
   agent: Flags.string({ char: 'a', multiple: true, description: 'Agent to configure (repeatable): claude-code, codex, gemini, cursor, hermes', exclusive: ['all'] }),
   all: Flags.boolean({ description: 'Every agent found installed here (its binary on PATH or its user config home present; with --scope project also its config dir in the project)', exclusive: ['agent'] }),
   scope: Flags.string({ options: ['user', 'project'], default: 'user', description: "Write the agent's per-user config, or the project's" }),
-  'project-dir': Flags.directory({ description: 'Project root for --scope project (default: current directory)' }),
+  'project-dir': directoryFlag({ description: 'Project root for --scope project (default: current directory; it must exist)' }),
   write: Flags.boolean({ description: 'Apply the changes (default: dry run printing a diff of each file)' }),
   command: Flags.string({ description: 'The cordon executable to write into the configs, made absolute (a bare name is looked up on PATH; default: this node binary and this installation of cordon)' }),
 };

@@ -9,4 +9,5 @@ export { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from './priva
 export { absolute, fileKind, isInside, isSymlink, readRegularFile, readRegularFileHead, readRegularFileIfExists, readRegularFileTail, readRegularFileWindow, resolveWithinRoot, UnsafeReadError } from './safe-read.js';
 export type { FileWindow, SafeReadOptions, UnsafeReadReason } from './safe-read.js';
 export { removeTree } from './remove-tree.js';
+export { directoryProblem, requireDirectory } from './directory.js';
 export { cleanPrivateTempDirs, privateTempDir, processGroupRuns, processRuns, processStartTicks } from './private-temp.js';

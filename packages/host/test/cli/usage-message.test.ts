@@ -16,6 +16,10 @@ describe('usageMessage', () => {
     expect(said('Expected x to be one of: a, b\nSee more help with --help')).toBe('expected x to be one of: a, b; see `cordon arm --help`');
   });
 
+  it('keeps a flag check that names its flag itself (a directory flag) as it is', () => {
+    expect(said('Parsing --repo \n\t--repo /x: no such directory\nSee more help with --help')).toBe('--repo /x: no such directory; see `cordon arm --help`');
+  });
+
   it('lists every failed validation, colour codes left out, a missing flag with its dashes', () => {
     const failed = 'The following errors occurred:\n  \u001b[2mMissing required flag agent\n  --head=x cannot also be provided when using --base\u001b[22m\nSee more help with --help';
     expect(said(failed)).toBe('missing required flag --agent; --head=x cannot also be provided when using --base; see `cordon arm --help`');

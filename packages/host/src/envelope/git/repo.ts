@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { requireDirectory } from '../../io/directory.js';
 import { realPath } from '../../io/real-path.js';
 import { isAbsolute, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
@@ -68,15 +68,7 @@ export async function discoverRepoAndHead(path: string, options: { gitBinary?: s
 }
 
 async function locate(path: string, options: { gitBinary?: string; env?: NodeJS.ProcessEnv }, withHead: boolean): Promise<{ loc: RepoLocation; head: string | undefined }> {
-  const dir = resolve(path);
-  let why: string | undefined;
-  try {
-    if (!statSync(dir).isDirectory()) why = 'not a directory';
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    why = code === 'ENOENT' ? 'no such directory' : code === 'EACCES' ? 'permission denied' : code === 'ENOTDIR' ? 'not a directory' : `cannot be read (${code ?? String(error)})`;
-  }
-  if (why) throw new CordonError(ERROR_CODES.BAD_INPUT, `--repo ${path}: ${why}`);
+  const dir = resolve(requireDirectory('--repo', path));
   const gitBinary = options.gitBinary ?? 'git';
   const inv: GitInvocation = { cwd: dir, env: baseGitEnv(options.env), gitBinary };
   const wanted = ['--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--git-path', 'objects', '--git-path', 'index', '--git-path', 'info/exclude', '--git-path', 'info/attributes', '--git-path', 'cordon.lock'];

@@ -1,0 +1,34 @@
+import { statSync } from 'node:fs';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+
+/**
+ * What keeps `path` from being used as an existing directory, in a few words (`no such
+ * directory`, `not a directory`, `permission denied`, `cannot be read (EIO)`), or undefined when
+ * it is one. One `stat(2)`, following symbolic links (a link to a directory is a directory);
+ * a path below a regular file (ENOTDIR) is `not a directory`. A relative path is taken from the
+ * current directory.
+ */
+export function directoryProblem(path: string): string | undefined {
+  try {
+    return statSync(path).isDirectory() ? undefined : 'not a directory';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'no such directory';
+    if (code === 'ENOTDIR') return 'not a directory';
+    if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+    return `cannot be read (${code ?? String(error)})`;
+  }
+}
+
+/**
+ * `path` when it names an existing directory ({@link directoryProblem}); otherwise throws
+ * `CORDON_BAD_INPUT` (exit 2) `<flag> <path>: <why>`, e.g. `--project-dir /x: no such
+ * directory`, with `details` `{flag, path}`. The one check behind every flag that names a
+ * directory which must exist (`--repo`, `--project-dir`: cli/directory-flag.ts), so that none of
+ * them reads a file as a directory or creates a directory the user mistyped.
+ */
+export function requireDirectory(flag: string, path: string): string {
+  const why = directoryProblem(path);
+  if (why !== undefined) throw new CordonError(ERROR_CODES.BAD_INPUT, `${flag} ${path}: ${why}`, { details: { flag, path } });
+  return path;
+}
