@@ -199,7 +199,11 @@ function controlRun(args) {
   }
   const options = fast.parseFastControlRunArgs(args.slice(2));
   if (!options) oclif(args);
-  else fast.fastControlRun(options).then(exitIfIdle);
+  else
+    fast.fastControlRun(options).then((outcome) => {
+      if (outcome === 'fallback') oclif(args);
+      else exitIfIdle();
+    });
 }
 
 // The plain `cordon reduce [--session ID|--all] [--json|--jsonl] [--db PATH|URL]` runs without
@@ -322,14 +326,15 @@ function requireCached(file, cacheName) {
   } catch {
     stat = undefined;
   }
-  if (!stat || process.env.CORDON_CODE_CACHE === 'off') return require(file);
+  const cache = cacheDir();
+  if (!stat || cache === undefined || process.env.CORDON_CODE_CACHE === 'off') return require(file);
   const vm = require('node:vm');
   // The CommonJS loader's own class: the same object `require('node:module')` returns, without
   // loading that public module and the ES module loader parts it pulls in (0.6 ms per hook).
   const Module = module.constructor;
   quietDefaultLoaderWarning();
   const name = cacheName ?? path.basename(file);
-  const dir = path.join(cacheDir(), 'code-cache');
+  const dir = path.join(cache, 'code-cache');
   const cacheFile = path.join(dir, `${name}-${stat.size}-${Math.trunc(stat.mtimeMs)}-${stat.ino}-${process.version}-${process.arch}.bin`);
   const partialFile = cacheFile.replace(/\.bin$/, '-partial.bin');
   let cachedData;
@@ -471,12 +476,16 @@ function quietDefaultLoaderWarning() {
   };
 }
 
-/** Cordon's cache directory, resolved as src/util/paths.ts resolves it (`resolvePaths().cacheDir`). */
+/**
+ * Cordon's cache directory, resolved as src/util/paths.ts resolves it (`resolvePaths().cacheDir`:
+ * a relative XDG_CACHE_HOME is ignored), or undefined when CORDON_CACHE_DIR is relative, which
+ * that refuses: no code cache is read or written then (the hook stays silent; commands refuse).
+ */
 function cacheDir() {
   const env = process.env;
-  if (env.CORDON_CACHE_DIR) return env.CORDON_CACHE_DIR;
   const path = require('node:path');
-  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'cordon');
+  if (env.CORDON_CACHE_DIR) return path.isAbsolute(env.CORDON_CACHE_DIR) ? env.CORDON_CACHE_DIR : undefined;
+  if (env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME)) return path.join(env.XDG_CACHE_HOME, 'cordon');
   if (process.platform === 'win32' && env.LOCALAPPDATA) return path.join(env.LOCALAPPDATA, 'cordon');
   return path.join(env.HOME || env.USERPROFILE || require('node:os').homedir(), '.cache', 'cordon');
 }
@@ -486,5 +495,9 @@ function oclif(args) {
   // tsx for every linked plugin and run its TypeScript sources, about 180 ms of every command.
   // (Build a plugin you develop with `tsc -b --watch`.)
   globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false };
-  require('@oclif/core').execute({ dir: __dirname, args });
+  // Cordon's directories are checked before oclif's plugin loading reads them
+  // (src/cli/environment.ts): a bad CORDON_DATA_DIR is one clear error, not Node's raw warning.
+  import('../dist/cli/environment.js').then((environment) => {
+    if (environment.prepareOclif(args)) require('@oclif/core').execute({ dir: __dirname, args });
+  });
 }

@@ -17,7 +17,10 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** Per-user directories (docs/ARCHITECTURE.md "Data"). */
+/**
+ * Per-user directories (docs/ARCHITECTURE.md "Data"), always absolute: cordon refuses a relative
+ * `CORDON_*_DIR` and ignores a relative `XDG_*_HOME`, as the XDG Base Directory specification says.
+ */
 export interface CordonPaths {
   /** `$CORDON_DATA_DIR`, else `$XDG_DATA_HOME/cordon`, else the platform default. */
   readonly dataDir: string;

@@ -6,7 +6,7 @@ import { collectFromPackages, findPluginPackages, type PluginPackage } from '../
 import { collectFromOclif } from '../plugins/oclif-register.js';
 import { HOT_HOOKS, pluginIndexKey, readPluginIndex, selectForAgent, selectForNeeds, writePluginIndex, type PluginIndex, type PluginNeeds } from '../plugins/plugin-index.js';
 import { HOST_ROOT } from '../util/host-root.js';
-import { resolvePaths } from '../util/paths.js';
+import { checkPaths, resolvePaths } from '../util/paths.js';
 import { CordonHost } from './host.js';
 
 export { HOST_ROOT };
@@ -63,17 +63,32 @@ export interface HostLoadPlan {
 
 /**
  * Finds the plugin packages and reads the plugin index (files only, no plugin code runs).
- * `CORDON_PLUGIN_INDEX=off` leaves the index unread.
+ * `CORDON_PLUGIN_INDEX=off` leaves the index unread. Throws `CORDON_BAD_INPUT` for a directory
+ * variable cordon cannot use (util/paths.ts: a relative `CORDON_*_DIR`; a data or cache
+ * directory that is a file, found when reading it failed).
  */
 export function planHostLoad(env: NodeJS.ProcessEnv = process.env): HostLoadPlan {
   const paths = resolvePaths(env);
   const hostPackage = JSON.parse(readFileSync(join(HOST_ROOT, 'package.json'), 'utf8')) as { version: string; oclif?: { plugins?: unknown } };
   const version = hostPackage.version;
   const skipped: Array<{ what: string; error: string }> = [];
-  const packages = findPluginPackages(HOST_ROOT, paths.dataDir, (what, error) => skipped.push({ what, error: String(error) }), hostPackage);
+  let unreadable = false;
+  const packages = findPluginPackages(
+    HOST_ROOT,
+    paths.dataDir,
+    (what, error) => {
+      unreadable ||= (error as NodeJS.ErrnoException | undefined)?.code === 'ENOTDIR';
+      skipped.push({ what, error: String(error) });
+    },
+    hostPackage,
+  );
   const indexed = env.CORDON_PLUGIN_INDEX !== 'off';
   const key = indexed ? pluginIndexKey(version, packages, paths.configDir) : '';
   const index = indexed ? readPluginIndex(paths.cacheDir, key) : undefined;
+  // A read that failed below a file, or no current index (never one, when the cache directory is
+  // a file): the directories are looked at, and one that is a file is refused, naming its
+  // variable (util/paths.ts checkPaths). Neither happens on the usual call, which pays nothing.
+  if (unreadable || (indexed && !index)) checkPaths(env);
   return { paths, version, packages, key, ...(index ? { index } : {}), skipped };
 }
 

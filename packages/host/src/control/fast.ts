@@ -50,11 +50,19 @@ export function parseFastControlRunArgs(args: readonly string[]): FastControlRun
  * `cordon control run` without oclif (bin/run.cjs routes the plain form here): an agent may run
  * every shell tool call through it, and oclif's start-up would be most of the added time
  * (`npm run bench:control`). With a current plugin index only the plugins tapping `enforce`
- * load. Same library call, output and exit status as `commands/control/run.ts`.
+ * load. Same library call, output and exit status as `commands/control/run.ts`. Resolves
+ * `'fallback'`, with nothing printed and nothing run, when the plugins cannot be loaded (a
+ * directory variable cordon refuses, util/paths.ts): the caller then runs the command through
+ * oclif, which reports it as every command does.
  */
-export async function fastControlRun(args: FastControlRunArgs, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function fastControlRun(args: FastControlRunArgs, env: NodeJS.ProcessEnv = process.env): Promise<'done' | 'fallback'> {
   mark('bundle loaded');
-  const host = warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['enforce'] } }));
+  let host;
+  try {
+    host = warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['enforce'] } }));
+  } catch {
+    return 'fallback';
+  }
   mark('plugins loaded');
   const outcome = await controlRun({
     argv: args.argv,
@@ -70,4 +78,5 @@ export async function fastControlRun(args: FastControlRunArgs, env: NodeJS.Proce
   });
   if (args.json) printRecord(outcome);
   endLike({ code: outcome.record.signal ? null : outcome.exitCode, signal: outcome.record.signal });
+  return 'done';
 }

@@ -15,12 +15,20 @@ import { resolvePaths } from '../util/paths.js';
  *
  * Resolves `'fallback'`, with nothing done, when no installed or linked plugin declares the
  * command, when its module cannot be loaded or hands the command back, and under
- * `CORDON_CONTENT_TYPE` (oclif's switch to JSON output): the caller then runs the command
- * through oclif, which also reports a command that does not exist.
+ * `CORDON_CONTENT_TYPE` (oclif's switch to JSON output), and when cordon's directories are
+ * refused (util/paths.ts): the caller then runs the command through oclif, which also reports a
+ * command that does not exist and a bad directory variable.
  */
 export async function fastPluginCommand(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<'done' | 'fallback'> {
   if (env.CORDON_CONTENT_TYPE !== undefined || args.length < 2) return 'fallback';
-  const packages = findPluginPackages(HOST_ROOT, resolvePaths(env).dataDir);
+  let dataDir: string;
+  try {
+    ({ dataDir } = resolvePaths(env));
+  } catch {
+    // A directory variable cordon refuses: oclif reports it.
+    return 'fallback';
+  }
+  const packages = findPluginPackages(HOST_ROOT, dataDir);
   // `topic command …`, else the topic's own command (`pcodx --db D show`: flags before the command).
   let id = `${args[0]}:${args[1]}`;
   let pkg = declaringPackage(packages, id);

@@ -56,7 +56,13 @@ export function parseFastReduceArgs(args: readonly string[], env: NodeJS.Process
  * session again replaces its rows, so a session stored before the error is left as it was).
  */
 export async function fastReduce(args: FastReduceArgs, env: NodeJS.ProcessEnv = process.env): Promise<'done' | 'fallback'> {
-  const { dataDir } = resolvePaths(env);
+  let dataDir: string;
+  try {
+    ({ dataDir } = resolvePaths(env));
+  } catch {
+    // A directory variable cordon refuses: oclif reports it.
+    return 'fallback';
+  }
   // A PostgreSQL store needs kysely and pg, which this bundle loads only through import(): oclif
   // runs it (its connection costs more than oclif's start-up anyway).
   if (isPostgresUrl(resolveDbTarget(args.db, join(dataDir, TELEMETRY_DB_FILE), env))) return 'fallback';

@@ -42,7 +42,8 @@ function positive(value: string | undefined, fallback: number): number {
  * the process's descriptor 0 read directly; bounded in time
  * and size), loads the host and its plugins without oclif, and handles the payload. Returns what
  * to print and the exit code; never rejects. Everything that goes wrong is logged to
- * `<data>/logs/cordon.log` and yields exit 0 with empty stdout, so the agent is never broken
+ * `<data>/logs/cordon.log` (nowhere, when cordon's directories are refused: util/paths.ts) and
+ * yields exit 0 with empty stdout, so the agent is never broken
  * (docs/ARCHITECTURE.md "The hot paths"; the agent hook docs: exit 2 blocks a call). `CORDON_DISABLE=1` makes it a no-op
  * that does not even read stdin. Bounds: `CORDON_HOOK_STDIN_TIMEOUT_MS` (default 3,000),
  * `CORDON_HOOK_MAX_STDIN_BYTES` (64 MiB), `CORDON_HOOK_TIMEOUT_MS` (10,000) for the whole run.
@@ -59,7 +60,13 @@ function positive(value: string | undefined, fallback: number): number {
 export async function runHook(argv: readonly string[], io: { stdin: (Readable & { isTTY?: boolean }) | number; env: NodeJS.ProcessEnv; parentPid?: number }): Promise<HookExit> {
   const { env } = io;
   if (hookDisabled(env)) return SILENT;
-  const paths = resolvePaths(env);
+  let paths: ReturnType<typeof resolvePaths>;
+  try {
+    paths = resolvePaths(env);
+  } catch {
+    // A relative CORDON_*_DIR (util/paths.ts): no directory to log in, and commands say why.
+    return SILENT;
+  }
   const log = createFileLogger(paths.dataDir, 'hook', env);
   const args = parseHookArgs(argv);
   if (args.unknown.length) log.warn('hook arguments ignored', { unknown: args.unknown });

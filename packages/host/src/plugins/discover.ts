@@ -24,7 +24,8 @@ function readJson(path: string): any {
  * budget: the hot-path measurements in docs/hooks.md): the host's core plugins (`oclif.plugins` resolved from
  * the host root), then the user-installed (`<dataDir>/node_modules/<name>`) and linked (`root`)
  * entries of `<dataDir>/package.json`. As in oclif, a user or linked plugin replaces a core
- * plugin of the same name. Unreadable entries are skipped; `onSkip` hears why. `hostPackage` is the
+ * plugin of the same name. Unreadable entries are skipped; `onSkip` hears why (of `<dataDir>/package.json` too,
+ * unless it does not exist). `hostPackage` is the
  * host's package.json when the caller has read it already.
  */
 export function findPluginPackages(
@@ -60,8 +61,10 @@ export function findPluginPackages(
   let user: { oclif?: { plugins?: Array<{ name: string; type: string; root?: string }> } } = {};
   try {
     user = readJson(join(dataDir, 'package.json'));
-  } catch {
-    // No user plugins installed.
+  } catch (error) {
+    // ENOENT: no user plugins installed. Anything else (a data directory that is a file, a
+    // damaged package.json) is said, and no user plugin loads.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') onSkip(join(dataDir, 'package.json'), error);
   }
   for (const entry of user.oclif?.plugins ?? []) {
     if (entry.type === 'link' && entry.root) add(isAbsolute(entry.root) ? entry.root : resolve(dataDir, entry.root));

@@ -1,0 +1,43 @@
+import { ERROR_CODES } from '../errors/index.js';
+import { errorDocument, errorText } from '../output/error-text.js';
+import { writeOut } from '../output/write-out.js';
+import { checkPaths, resolveDirOrigins, type DirKind } from '../util/paths.js';
+
+/**
+ * Readies the environment for oclif, which `bin/run.cjs` calls before it loads `@oclif/core`
+ * (`args`: the command line after `cordon`). Returns true when oclif may run.
+ *
+ * Cordon's directories are checked first (util/paths.ts `checkPaths`): a relative
+ * `CORDON_*_DIR`, or one that exists but is not a directory, is refused before oclif's plugin
+ * loading reads `<data>/package.json` (which would print Node's raw `[ENOTDIR]` warning and go
+ * on without plugins). The refusal is printed as every cordon error is (`Error: …` / `Code: …`
+ * on stderr; with `--json` before any `--`, the JSON document on stdout), the exit code set to 2,
+ * and false returned. `cordon hook` through oclif (`CORDON_HOOK_VIA_OCLIF`) prints nothing and
+ * exits 0 instead, as the hook always does.
+ *
+ * oclif resolves the directories itself and would take a relative `XDG_*_HOME` as given, where
+ * cordon ignores it (the XDG Base Directory specification): for each such variable with no
+ * `CORDON_*_DIR` beside it, `CORDON_*_DIR` is set in this process's environment to the directory
+ * cordon resolved, so both read and write the same plugins and caches.
+ */
+export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  try {
+    checkPaths(env);
+  } catch (error) {
+    const hook = args[0] === 'hook' && !args.includes('--help') && !args.includes('-h');
+    process.exitCode = hook ? 0 : 2;
+    if (hook) return false;
+    const { code, message, details } = error as { code?: unknown; message: string; details?: unknown };
+    const end = args.indexOf('--');
+    const reported = { code: typeof code === 'string' ? code : ERROR_CODES.INTERNAL, message: String(message), details };
+    if ((end < 0 ? args : args.slice(0, end)).includes('--json')) writeOut(1, `${JSON.stringify(errorDocument(reported), null, 2)}\n`);
+    else writeOut(2, errorText(reported.message, reported.code));
+    return false;
+  }
+  const origins = resolveDirOrigins(env);
+  for (const kind of ['data', 'config', 'cache'] as const satisfies readonly DirKind[]) {
+    const name = kind.toUpperCase();
+    if (!env[`CORDON_${name}_DIR`] && env[`XDG_${name}_HOME`] && origins[kind].variable !== `XDG_${name}_HOME`) env[`CORDON_${name}_DIR`] = origins[kind].dir;
+  }
+  return true;
+}
