@@ -45,7 +45,7 @@ export default class Analyze extends CordonCommand {
     rules: Flags.string({ description: 'JSON file of shell-command category rules ([{"category", "pattern", "flags"?}], first match wins) replacing the defaults' }),
     'burst-threshold': numberFlag({ integer: true, min: 1, unit: 'MiB' })({ description: 'Memory above which a sample is a burst, MiB (paper: 300)' }),
     'burst-above-baseline': Flags.boolean({ description: 'Count bursts above each session\'s baseline plus the threshold instead of above the absolute threshold' }),
-    db: Flags.string({ description: 'Telemetry store: an SQLite file or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3)', helpValue: 'PATH|URL' }),
+    db: Flags.string({ description: 'Telemetry store to read: an SQLite file that exists (`cordon reduce --db` makes one) or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3)', helpValue: 'PATH|URL' }),
   };
 
   async run(): Promise<AnalysisReport | CompareReport> {

@@ -21,7 +21,7 @@ export default class Export extends CordonCommand {
     session: Flags.string({ description: 'Export this session (id or directory name); repeatable; default: the most recently active one', multiple: true }),
     all: Flags.boolean({ description: 'Export every stored session' }),
     since: Flags.string({ description: 'Export every session whose first event is at or after this date (ISO 8601)' }),
-    db: Flags.string({ description: 'Telemetry store: an SQLite file or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3)', helpValue: 'PATH|URL' }),
+    db: Flags.string({ description: 'Telemetry store to read: an SQLite file that exists (`cordon reduce --db` makes one) or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3)', helpValue: 'PATH|URL' }),
     // At most a week, as every other time limit: a Node timer holds no more than about 24.8 days.
     timeout: numberFlag({ integer: true, min: 1, max: 7 * 24 * 3600, unit: 'seconds' })({ description: 'Seconds to wait for each request (default 10, at most 604800)', default: 10 }),
   };

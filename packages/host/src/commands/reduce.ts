@@ -26,7 +26,7 @@ export default class Reduce extends CordonCommand {
     session: Flags.string({ description: 'Reduce this session (agent session id or its directory name); default: the most recently active one', exclusive: ['all'] }),
     all: Flags.boolean({ description: 'Reduce every recorded session', exclusive: ['session'] }),
     jsonl: Flags.boolean({ description: 'Print one JSON line per tool-call record on stdout instead of the summary' }),
-    db: Flags.string({ description: 'Store to write: an SQLite file or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3); rows carry $CORDON_MACHINE or the host name', helpValue: 'PATH|URL' }),
+    db: Flags.string({ description: 'Store to write: an SQLite file (created if missing, in a directory that must exist) or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3); rows carry $CORDON_MACHINE or the host name', helpValue: 'PATH|URL' }),
   };
 
   async run(): Promise<ReduceReport> {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { TELEMETRY_DB_FILE } from '../reduce/db/open.js';
-import { isPostgresUrl, openTelemetryStore, resolveDbTarget } from '../reduce/db/target.js';
+import { isPostgresUrl, openTelemetryStore, storeTarget } from '../reduce/db/target.js';
 import { readSessionThroughKysely } from './source-kysely.js';
 import { RUNS_DIR } from '../session-dir.js';
 import { BatchAccumulator, type BatchAnalysis } from './batch.js';
@@ -76,12 +76,13 @@ export interface AnalysisReport extends BatchAnalysis {
  * `cordon analyze`: reduces pending sessions, then streams the selected stored sessions through
  * the five passes and the burst profile (one session in memory at a time), pools them and compares
  * the pooled figures with the AgentCgroup paper's §3 numbers.
- * @throws CordonError `CORDON_DB_ERROR` when the database cannot be used; `CORDON_BAD_INPUT` when
+ * @throws CordonError `CORDON_DB_ERROR` when the database cannot be used; `CORDON_BAD_INPUT` when a
+ * store the user named (`--db`, `CORDON_DB`) does not exist (nothing is created), when
  * a `sessions` id matches nothing, or when there is no session at all (an `agent` or `since`
  * filter that matches none gives an empty report instead).
  */
 export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
-  const target = resolveDbTarget(req.db, join(req.dataDir, TELEMETRY_DB_FILE), req.env ?? process.env);
+  const target = storeTarget(req.db, join(req.dataDir, TELEMETRY_DB_FILE), req.env ?? process.env, 'read');
   const options: AnalyzeOptions = { ...DEFAULT_ANALYZE_OPTIONS, ...req.options };
   const rules = req.rules ?? compileRules(DEFAULT_CATEGORY_RULES);
   const db = await openTelemetryStore(target);

@@ -5,7 +5,7 @@ import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { redactSecrets, redactUrl } from '../../output/url.js';
 import { TELEMETRY_DB_FILE } from '../reduce/db/open.js';
 import type { SessionRow, TelemetrySchema } from '../reduce/db/schema.js';
-import { openTelemetryStore, resolveDbTarget } from '../reduce/db/target.js';
+import { openTelemetryStore, storeTarget } from '../reduce/db/target.js';
 import { reducePending, selectStored } from '../analyze/source.js';
 
 export type { ExportSession, ExportSummary };
@@ -40,12 +40,13 @@ export async function loadExportSession(db: Kysely<TelemetrySchema>, session: Se
 /**
  * `cordon export`: reduces sessions not yet stored, selects the requested ones from the store
  * and hands them to the exporter. The store is only read.
- * @throws CordonError `CORDON_BAD_INPUT` when a named session is unknown or nothing is stored;
+ * @throws CordonError `CORDON_BAD_INPUT` when a named session is unknown, nothing is stored, or a
+ * store the user named (`--db`, `CORDON_DB`) does not exist (nothing is created);
  * `CORDON_EXPORT_ERROR` when the exporter fails (its message, with the URL's secrets redacted);
  * `CORDON_DB_ERROR` for the store.
  */
 export async function exportSessions(req: ExportRequest): Promise<ExportSummary & { readonly db: string }> {
-  const target = resolveDbTarget(req.db, join(req.dataDir, TELEMETRY_DB_FILE), req.env ?? process.env);
+  const target = storeTarget(req.db, join(req.dataDir, TELEMETRY_DB_FILE), req.env ?? process.env, 'read');
   const db = await openTelemetryStore(target);
   try {
     await reducePending(req.dataDir, db, req.sessions?.length ? req.sessions : undefined);

@@ -6,5 +6,5 @@ export { listSessions, selectSessions, type SessionLocation } from './sessions.j
 export { openTelemetryDb, TELEMETRY_DB_FILE, type TelemetryDb } from './db/open.js';
 export { storeSession } from './db/store.js';
 export { openTelemetrySqlite, storeSessionSqlite, type TelemetrySqlite } from './db/sqlite-store.js';
-export { isPostgresUrl, machineName, openTelemetryStore, redactUrl, resolveDbTarget } from './db/target.js';
+export { isPostgresUrl, machineName, openTelemetryStore, redactUrl, resolveDbTarget, storeTarget, type StoreUse } from './db/target.js';
 export type { TelemetrySchema, SessionRow, ToolCallRow, SampleRow } from './db/schema.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { joinGuardRuns, readGuardRuns } from '../../control/guard-join.js';
 import { TELEMETRY_DB_FILE } from './db/names.js';
 import { openTelemetrySqlite, storeSessionSqlite } from './db/sqlite-store.js';
-import { isPostgresUrl, machineName, resolveDbTarget } from './db/target.js';
+import { isPostgresUrl, machineName, storeTarget } from './db/target.js';
 import { reduceSession, type ReducedSession } from './reduce-session.js';
 import { selectSessions } from './sessions.js';
 
@@ -32,13 +32,14 @@ export interface ReduceResult {
  * in the telemetry database, replacing its previous reduction. An SQLite file is written through
  * better-sqlite3's prepared statements (kysely loads only to migrate a new file); a PostgreSQL
  * store through kysely (`storeSession`).
- * @throws CordonError `CORDON_BAD_INPUT` when no session matches, `CORDON_DB_ERROR` when the
+ * @throws CordonError `CORDON_BAD_INPUT` when no session matches or the directory of a store the
+ * user named (`--db`, `CORDON_DB`) does not exist (db/target.ts `storeTarget`: none is created), `CORDON_DB_ERROR` when the
  * database cannot be used.
  */
 export async function reduce(options: ReduceOptions): Promise<ReduceResult> {
   const selected = selectSessions(options.dataDir, options);
   const env = options.env ?? process.env;
-  const target = resolveDbTarget(options.db, join(options.dataDir, TELEMETRY_DB_FILE), env);
+  const target = storeTarget(options.db, join(options.dataDir, TELEMETRY_DB_FILE), env, 'write');
   const reduced = selected.map((s) => ({ name: s.name, reduced: reduceSession(s.dir) }));
   const machine = machineName(env);
   let dbPath: string;

@@ -125,7 +125,7 @@ describe('the fast route of cordon reduce (bin/run.cjs, without oclif)', () => {
     expect(fastMissing.stdout).toBe(oclifMissing.stdout);
     // A new database file once the bundle runs from the code cache: migrating needs kysely, which
     // the bundle cannot import() there on Node 20, so that run goes through oclif.
-    const fresh = join(sandbox.root, 'fresh', 'telemetry.sqlite3');
+    const fresh = join(sandbox.dir('fresh'), 'telemetry.sqlite3');
     const migrated = await runCordon(['reduce', '--session', 'fast-c', '--db', fresh, '--json'], { env: sandbox.env });
     expect(migrated.exitCode, migrated.stderr).toBe(0);
     expect(JSON.parse(migrated.stdout)).toMatchObject({ db: fresh, sessions: [{ session_id: 'fast-c', n_toolcalls: 1 }] });

@@ -1,4 +1,8 @@
+import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { CordonError, ERROR_CODES } from '../../../errors/index.js';
+import { directoryProblem } from '../../../io/directory.js';
 import type { TelemetryDb } from './open.js';
 
 /** True when `target` names a PostgreSQL database (`postgres://` or `postgresql://` URL). */
@@ -25,6 +29,47 @@ export function resolveDbTarget(flag: string | undefined, fallback: string, env:
   if (flag !== undefined) return flag;
   const fromEnv = env.CORDON_DB?.trim();
   return fromEnv ? fromEnv : fallback;
+}
+
+/**
+ * What a command does with the store: `read` (`analyze`, `export`) needs one that exists;
+ * `write` (`reduce`, whose job is to store sessions) may create the file.
+ */
+export type StoreUse = 'read' | 'write';
+
+/**
+ * {@link resolveDbTarget}, checked for `use` before anything opens it, so that a path the user
+ * named (`--db`, else `CORDON_DB`) never makes a directory, and a reader never makes a file: for
+ * `write` the SQLite file's directory must exist, for `read` the file itself. Otherwise throws
+ * `CORDON_BAD_INPUT` (exit 2) naming the flag or the variable and the path
+ * (`--db /x/t.sqlite: no such database; nothing was created …`), `details` `{flag, path}`. The
+ * default store in the data directory is created as before (the data directory with it), and a
+ * PostgreSQL URL is not checked.
+ */
+export function storeTarget(flag: string | undefined, fallback: string, env: NodeJS.ProcessEnv, use: StoreUse): string {
+  const target = resolveDbTarget(flag, fallback, env);
+  if (target === fallback || isPostgresUrl(target)) return target;
+  const named = flag !== undefined ? '--db' : 'CORDON_DB';
+  const refuse = (why: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${named}${flag !== undefined ? ' ' : '='}${target}: ${why}; nothing was created`, { details: { flag: named, path: target } });
+  if (use === 'read') {
+    if (!exists(target)) throw refuse(`no such database (\`cordon reduce --db ${target}\` makes one)`);
+    return target;
+  }
+  const dir = dirname(resolve(target));
+  const why = directoryProblem(dir);
+  if (why !== undefined) throw refuse(`its directory ${dir}: ${why}`);
+  return target;
+}
+
+/** True when `path` exists (a missing path, or one below a file, does not). */
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
 }
 
 /**

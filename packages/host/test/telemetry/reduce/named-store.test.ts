@@ -1,0 +1,67 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../../test/support/cli.js';
+import { call } from './helpers.js';
+
+// A telemetry store the user names (`--db`, `CORDON_DB`; db/target.ts `storeTarget`) never makes
+// a directory, and the commands that read it (`analyze`, `export`) never make the file: a
+// mistyped path is exit 2 naming the flag and the path, with nothing created. Only the default
+// `<data>/telemetry.sqlite3` is made on first use.
+
+let box: Sandbox;
+let out: string;
+beforeEach(() => {
+  box = makeSandbox('cordon-named-store-');
+  out = box.dir('out');
+  call(box.dataDir, 'named', 'k1', 1_800_000_000_100, 1_800_000_000_900);
+});
+afterEach(() => box.cleanup());
+
+describe('a telemetry store the user names', () => {
+  it('reduce, on its fast route and through oclif, makes no missing directory', async () => {
+    const db = join(out, 'missing', 'deeper', 't.sqlite3');
+    for (const env of [box.env, { ...box.env, CORDON_NO_FAST_ROUTE: '1' }]) {
+      const r = await runCordon(['reduce', '--db', db], { env });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`Error: --db ${db}: its directory ${join(out, 'missing', 'deeper')}: no such directory; nothing was created`);
+      expect(r.stderr).toContain('Code: CORDON_BAD_INPUT');
+      const json = await runCordon(['reduce', '--db', db, '--json'], { env });
+      expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', details: { flag: '--db', path: db } });
+    }
+    const fromEnv = await runCordon(['reduce'], { env: { ...box.env, CORDON_DB: db } });
+    expect(fromEnv.exitCode).toBe(2);
+    expect(fromEnv.stderr).toContain(`Error: CORDON_DB=${db}: its directory`);
+    expect(readdirSync(out)).toEqual([]);
+    expect(existsSync(join(box.dataDir, 'telemetry.sqlite3'))).toBe(false);
+  });
+
+  it('reduce creates the file in a directory that exists', async () => {
+    const db = join(out, 't.sqlite3');
+    const r = await runCordon(['reduce', '--db', db], { env: box.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(db)).toBe(true);
+  });
+
+  it('analyze and export read it: a missing file is refused and not created, then read once reduce made it', async () => {
+    const db = join(out, 't.sqlite3');
+    linkPlugins(box.dataDir, ['otlp']);
+    for (const args of [['analyze', '--db', db], ['export', '--otlp', 'http://127.0.0.1:9/', '--db', db]]) {
+      const r = await runCordon(args, { env: box.env });
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toContain(`Error: --db ${db}: no such database (\`cordon reduce --db ${db}\` makes one); nothing was created`);
+    }
+    expect(readdirSync(out)).toEqual([]);
+    expect(existsSync(join(box.dataDir, 'telemetry.sqlite3'))).toBe(false);
+    expect((await runCordon(['reduce', '--db', db], { env: box.env })).exitCode).toBe(0);
+    const analyzed = await runCordon(['analyze', '--db', db, '--json'], { env: box.env });
+    expect(analyzed.exitCode, analyzed.stderr).toBe(0);
+    expect(JSON.parse(analyzed.stdout).db).toBe(db);
+  });
+
+  it('the default store is still made on first use', async () => {
+    const r = await runCordon(['analyze', '--json'], { env: box.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(join(box.dataDir, 'telemetry.sqlite3'))).toBe(true);
+  });
+});
