@@ -1,12 +1,11 @@
-import { Command, toConfiguredId } from '@oclif/core';
-import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { Command } from '@oclif/core';
+import { ERROR_CODES } from '../errors/index.js';
 import { loadHost } from '../bus/load-host.js';
 import type { CordonHost } from '../bus/host.js';
 import { warnPluginFailures } from './plugin-warnings.js';
 import { clearStatus } from '../output/status.js';
 import { errorDocument } from '../output/error-text.js';
-import { reportError } from './report-error.js';
-import { usageMessage } from './usage-message.js';
+import { reportCommandError } from './command-error.js';
 
 /**
  * Base of cordon's own commands: `--json` on everything that reports, a lazily loaded host whose
@@ -47,32 +46,17 @@ export abstract class CordonCommand extends Command {
   protected override async catch(error: Error & { exitCode?: number; code?: unknown; oclif?: { exit?: unknown } }): Promise<unknown> {
     // A status line still drawn (a step that threw) goes before the error is printed.
     clearStatus();
-    // A CordonError thrown by a flag's own parse (directory-flag.ts) comes back in oclif's
-    // "Parsing --flag" wrapping: usageMessage puts it back in one line.
-    if (error instanceof CordonError) return this.#fail(usageMessage(error, this.#commandLine()), error.code, error.exit, error.details);
-    const exit = error.oclif?.exit;
-    if (typeof exit === 'number') {
-      // `this.exit(n)`: nothing to print, only the exit code.
-      if (error.code === 'EEXIT') {
-        process.exitCode = exit;
-        throw error;
-      }
-      // oclif's own errors (a nonexistent flag, a value that fails its flag's parse, a missing
-      // argument, `this.error(…)`) are bad input, in one line (usage-message.ts). Under --json
-      // oclif would print every enumerable property of the error, a parse error's whole command
-      // configuration included (160 KB), and exit 1 since only `oclif.exit` says 2.
-      return this.#fail(usageMessage(error, this.#commandLine()), typeof error.code === 'string' ? error.code : ERROR_CODES.BAD_INPUT, exit);
+    // `this.exit(n)`: nothing to print, only the exit code.
+    if (error.code === 'EEXIT' && typeof error.oclif?.exit === 'number') {
+      process.exitCode = error.oclif.exit;
+      throw error;
     }
+    // Cordon's errors and oclif's own (a nonexistent flag, a value that fails its flag's parse, a
+    // missing argument, `this.error(…)`), in one line (command-error.ts). Under --json oclif would
+    // print every enumerable property of the error, a parse error's whole command configuration
+    // included (160 KB), and exit 1 since only `oclif.exit` says 2.
+    const reported = reportCommandError(error, { config: this.config, id: this.id, args: this.ctor.args, json: this.jsonEnabled() });
+    if (reported) throw reported;
     return super.catch(error);
-  }
-
-  /** The command as typed (`cordon control run`), for the pointer to its help. */
-  #commandLine(): string {
-    return `${this.config.bin} ${this.id === undefined ? '' : toConfiguredId(this.id, this.config)}`.trim();
-  }
-
-  /** Ends the command with cordon's error and `exit` (report-error.ts `reportError`). */
-  #fail(message: string, code: string, exit: number, details?: unknown): never {
-    throw reportError({ code, message, details }, exit, this.jsonEnabled());
   }
 }

@@ -1,5 +1,4 @@
 import { Errors } from '@oclif/core';
-import { CordonError } from '../errors/index.js';
 import { errorDocument, errorText, type ReportedError } from '../output/error-text.js';
 
 /**
@@ -13,14 +12,4 @@ export function reportError(error: ReportedError, exit: number, json: boolean): 
   if (json) process.stdout.write(`${JSON.stringify(errorDocument(error), null, 2)}\n`);
   else process.stderr.write(errorText(error.message, error.code));
   return new Errors.ExitError(exit);
-}
-
-/**
- * `catch` of an oclif command that is not a `CordonCommand` (the `plugins` commands cordon
- * extends): a {@link CordonError} is reported as cordon's errors are; anything else goes to
- * `fallback` (the command's own oclif handling).
- */
-export function catchCordonError(error: unknown, fallback: () => Promise<unknown>): Promise<unknown> {
-  if (!(error instanceof CordonError)) return fallback();
-  throw reportError(error, error.exit, false);
 }

@@ -7,6 +7,9 @@
  * the help is.
  */
 
+/** A command's arguments as oclif describes them (`Command.args`): the allowed values of each. */
+export type ArgSpecs = Readonly<Record<string, { readonly name?: string; readonly options?: readonly string[] } | undefined>>;
+
 /** oclif's last line on every parse error; cordon names the command's help instead. */
 const SEE_HELP = /\n?See more help with --help\s*$/;
 // SGR sequences only: oclif dims the reasons of a failed flag validation when colour is on.
@@ -18,21 +21,24 @@ const SGR = /\x1b\[[0-9;]*m/g;
  * text adds that flags taking several values must come after the arguments, which is wrong for
  * cordon's: `multipleNonGreedy`, so `cordon arm --allow 'src/**' LABEL` works). A flag's value
  * refused by its type or options reads `--max-files: expected an integer but received: abc`; a
- * missing required flag `missing required flag --agent`; other parse errors keep oclif's words,
+ * missing required flag `missing required flag --agent`; `--json` on a command without it
+ * `` `cordon help` has no --json: it prints text only``; an argument's value outside its
+ * options `SHELL: expected one of zsh, bash but received: fish` (named when `args`, the command's
+ * argument specs, has one with exactly those options); other parse errors keep oclif's words,
  * on one line. Each ends with `; see \`<command> --help\``. A message that is no parse error (a
  * command's own `this.error(…)`) is returned as it is.
  */
-export function usageMessage(error: Error & { args?: unknown }, command: string): string {
+export function usageMessage(error: Error & { args?: unknown }, command: string, args?: ArgSpecs): string {
   const plain = error.message.replace(SGR, '');
   const text = plain.replace(SEE_HELP, '');
-  const problem = usageProblem(text, error.args);
+  const problem = usageProblem(text, error.args, args, command);
   // A command's own `this.error(…)` is no parse error: its words stand as they are.
   if (problem === undefined) return plain === text ? text : `${oneLine(text)}; see \`${command} --help\``;
   return `${problem}; see \`${command} --help\``;
 }
 
 /** {@link usageMessage} of a parse error oclif words in a known way, without the pointer to the help; else undefined. */
-function usageProblem(text: string, args: unknown): string | undefined {
+function usageProblem(text: string, args: unknown, specs: ArgSpecs | undefined, command: string): string | undefined {
   const missing = Array.isArray(args) ? (args as Array<{ name?: unknown; description?: unknown }>).filter((a) => typeof a.name === 'string') : [];
   if (missing.length > 0 && /^Missing \d+ required arg/.test(text)) {
     return `missing ${missing.map((a) => `${String(a.name).toUpperCase()}${typeof a.description === 'string' ? `: ${a.description}` : ''}`).join('; ')}`;
@@ -43,6 +49,15 @@ function usageProblem(text: string, args: unknown): string | undefined {
   if (parsing) return parsing[2]!.trim().startsWith(`--${parsing[1]} `) ? oneLine(parsing[2]!) : `--${parsing[1]}: ${oneLine(parsing[2]!)}`;
   const option = /^Expected --([^=\s]+)=([\s\S]*) to be one of: ([\s\S]*)$/.exec(text);
   if (option) return `--${option[1]}: expected one of ${option[3]!.trim()} but received: ${option[2]}`;
+  // `cordon help --json`, `cordon plugins update --json`: oclif's commands that print text only.
+  if (/^Nonexistent flag: --json$/.test(text.trim())) return `\`${command}\` has no --json: it prints text only`;
+  // An argument's (oclif does not name it; its options do).
+  const argOption = /^Expected ([\s\S]*) to be one of: ([\s\S]*)$/.exec(text);
+  if (argOption) {
+    const allowed = argOption[2]!.trim();
+    const name = Object.entries(specs ?? {}).find(([, spec]) => spec?.options?.join(', ') === allowed)?.[0];
+    return `${name === undefined ? '' : `${name.toUpperCase()}: `}expected one of ${allowed} but received: ${argOption[1]}`;
+  }
   const flag = /^Flag --(\S+) ([\s\S]*)$/.exec(text);
   if (flag) return `--${flag[1]}: ${oneLine(flag[2]!)}`;
   // Failed validations (a required flag, dependsOn, exclusive): one reason a line under a heading.

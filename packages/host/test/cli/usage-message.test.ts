@@ -13,7 +13,16 @@ describe('usageMessage', () => {
     expect(said('Flag --max-files expects a value')).toBe('--max-files: expects a value; see `cordon arm --help`');
     expect(said('Nonexistent flags: --a, --b\nSee more help with --help')).toBe('nonexistent flags: --a, --b; see `cordon arm --help`');
     expect(said('Unexpected argument: y\nSee more help with --help')).toBe('unexpected argument: y; see `cordon arm --help`');
-    expect(said('Expected x to be one of: a, b\nSee more help with --help')).toBe('expected x to be one of: a, b; see `cordon arm --help`');
+    expect(said('Expected x to be one of: a, b\nSee more help with --help')).toBe('expected one of a, b but received: x; see `cordon arm --help`');
+  });
+
+  it('names the argument whose options refused a value, from the command\'s argument specs', () => {
+    const error = new Error('Expected fish to be one of: zsh, bash, powershell\nSee more help with --help');
+    expect(usageMessage(error, 'cordon autocomplete', { shell: { options: ['zsh', 'bash', 'powershell'] } })).toBe('SHELL: expected one of zsh, bash, powershell but received: fish; see `cordon autocomplete --help`');
+  });
+
+  it('says a command without --json prints text only', () => {
+    expect(usageMessage(new Error('Nonexistent flag: --json\nSee more help with --help'), 'cordon help')).toBe('`cordon help` has no --json: it prints text only; see `cordon help --help`');
   });
 
   it('keeps a flag check that names its flag itself (a directory flag) as it is', () => {

@@ -14,7 +14,8 @@ export const jsonFlag = {
  * Base of the `cordon pcodx` commands: the global `--db`, `--session` and `--cwd` flags, the
  * ledger opened through the host api and closed afterwards, and errors printed as
  * `error: <message>` on stderr with exit code 1 (the Rust pcodx, SichangHe/partial_compact_codex). Flag-parsing
- * mistakes keep oclif's own message and exit code 2.
+ * mistakes go on to the host, which reports them as every cordon usage error (its `finally`
+ * hook: `CORDON_BAD_INPUT`, exit 2).
  */
 export abstract class PcodxCommand extends Command {
   static override baseFlags = {

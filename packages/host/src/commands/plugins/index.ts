@@ -1,5 +1,6 @@
 import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
+import { catchCommandError } from '../../cli/command-error.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
 const OclifPlugins = commands.plugins as unknown as typeof Command & { prototype: { run(): Promise<unknown> } };
@@ -38,5 +39,10 @@ export default class Plugins extends OclifPlugins {
       ...(p.root ? { root: p.root } : {}),
       commands: (p.commandIDs ?? []).filter((id) => runs(p.name, id)).map((id) => id.replaceAll(':', separator)).sort(),
     }));
+  }
+
+  /** Parse errors as every cordon command reports them, `--json` too (cli/command-error.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    return catchCommandError(this, error, () => super.catch(error));
   }
 }

@@ -1,6 +1,6 @@
 import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
-import { catchCordonError } from '../../cli/report-error.js';
+import { catchCommandError } from '../../cli/command-error.js';
 import { pluginCommandError } from '../../plugins/command-errors.js';
 import { packageNameOf, snapshotPluginSet } from '../../plugins/install-guard.js';
 
@@ -19,6 +19,8 @@ const OclifInstall = commands['plugins:install'] as unknown as typeof Command & 
  */
 export default class PluginsInstall extends OclifInstall {
   override async run(): Promise<void> {
+    // A usage mistake is bad input, refused before anything is saved (oclif's run parses again).
+    await this.parse(OclifInstall);
     // A first-party short name (`codex`) is its package (`@cordon/codex`), as oclif's aliases say.
     const aliases = (this.config.pjson.oclif as { aliases?: Record<string, string | null> }).aliases ?? {};
     const names = this.argv.filter((a) => !a.startsWith('-')).flatMap((a) => packageNameOf(aliases[a] ?? a) ?? []);
@@ -33,6 +35,6 @@ export default class PluginsInstall extends OclifInstall {
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    return catchCordonError(error, () => super.catch(error));
+    return catchCommandError(this, error, () => super.catch(error));
   }
 }

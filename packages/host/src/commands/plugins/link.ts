@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
-import { catchCordonError } from '../../cli/report-error.js';
+import { catchCommandError } from '../../cli/command-error.js';
 import { linkPathProblem, pluginCommandError } from '../../plugins/command-errors.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
@@ -28,6 +28,6 @@ export default class PluginsLink extends OclifLink {
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    return catchCordonError(error, () => super.catch(error));
+    return catchCommandError(this, error, () => super.catch(error));
   }
 }

@@ -1,0 +1,57 @@
+import { toConfiguredId, type Command, type Errors, type Interfaces } from '@oclif/core';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { reportError } from './report-error.js';
+import { usageMessage, type ArgSpecs } from './usage-message.js';
+
+/** The command an error came from, as the error's report needs it. */
+export interface ErrorContext {
+  readonly config: Interfaces.Config;
+  /** oclif's command id (`control:run`), when a command ran. */
+  readonly id?: string;
+  /** The command's arguments (for naming the one whose value was refused). */
+  readonly args?: ArgSpecs;
+  /** Whether the user asked for `--json` (the JSON document on stdout instead of text on stderr). */
+  readonly json: boolean;
+}
+
+/**
+ * Reports `error` in cordon's one error form (report-error.ts: `Error:`/`Code:` on stderr, or the
+ * JSON document under `json`) when it is cordon's own (`CordonError`: its code, exit and details)
+ * or oclif's (a parse error: a value a flag's type or options refuse, a missing argument or flag,
+ * a nonexistent flag; or a command's `this.error(…)`: `CORDON_BAD_INPUT` unless it carries a
+ * string code, exit as oclif says, normally 2), in one line that still holds oclif's facts (the
+ * allowed values) and ends with the command's help (usage-message.ts). Returns the error that
+ * ends the process with that exit code and nothing more printed; undefined, printing nothing,
+ * for anything else: `this.exit(n)` (EEXIT) and errors nobody raised on purpose, which keep
+ * oclif's handling.
+ */
+export function reportCommandError(error: unknown, context: ErrorContext): Errors.ExitError | undefined {
+  if (error === null || typeof error !== 'object') return undefined;
+  const e = error as Error & { code?: unknown; oclif?: { exit?: unknown } };
+  const command = `${context.config.bin} ${context.id === undefined ? '' : toConfiguredId(context.id, context.config)}`.trim();
+  // A CordonError thrown by a flag's own parse (directory-flag.ts) comes back in oclif's
+  // "Parsing --flag" wrapping: usageMessage puts it back in one line.
+  if (error instanceof CordonError) return reportError({ code: error.code, message: usageMessage(error, command, context.args), details: error.details }, error.exit, context.json);
+  const exit = e.oclif?.exit;
+  if (typeof exit !== 'number' || e.code === 'EEXIT') return undefined;
+  return reportError({ code: typeof e.code === 'string' ? e.code : ERROR_CODES.BAD_INPUT, message: usageMessage(e, command, context.args) }, exit, context.json);
+}
+
+/** True when `argv` asks for `--json` before any `--` (what oclif's `jsonEnabled` looks for). */
+export function asksForJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/**
+ * `catch` of an oclif command class cordon extends without `CordonCommand` (the `plugins`
+ * commands): {@link reportCommandError} for `command`, else `fallback` (oclif's own handling).
+ * Under `--json` oclif's own would print every enumerable property of the error, a parse error's
+ * whole command configuration included.
+ */
+export async function catchCommandError(command: Command, error: unknown, fallback: () => Promise<unknown>): Promise<unknown> {
+  const self = command as unknown as { config: Interfaces.Config; id?: string; ctor: { args?: ArgSpecs }; jsonEnabled(): boolean };
+  const reported = reportCommandError(error, { config: self.config, id: self.id, args: self.ctor.args, json: self.jsonEnabled() });
+  if (reported) throw reported;
+  return fallback();
+}

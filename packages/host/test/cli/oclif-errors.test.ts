@@ -1,0 +1,88 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
+
+// oclif's own errors (a value outside a flag's or an argument's options, a missing flag or
+// argument, a nonexistent flag) and those of oclif's plugins (help, autocomplete, plugins) read
+// as every cordon error does, for every command, plugin commands included (hooks/finally.ts,
+// cli/command-error.ts): `Error: …` and `Code: CORDON_BAD_INPUT` on stderr, exit 2, oclif's
+// facts kept (the allowed values), and under --json the JSON document on stdout. Never oclif's
+// raw ` ›   Error:` text, its usage dump, or its JSON of the whole command configuration.
+
+let box: Sandbox;
+beforeEach(() => {
+  box = makeSandbox('cordon-oclif-errors-');
+  linkPlugins(box.dataDir, ['codex', 'aider']);
+});
+afterEach(() => box.cleanup());
+
+/** Asserts `r` is cordon's text refusal with exactly `message`. */
+function expectText(r: RunResult, message: string): void {
+  expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }).toEqual({ exitCode: 2, stdout: '', stderr: `    Error: ${message}\n    Code: CORDON_BAD_INPUT\n` });
+}
+
+/** Asserts `r` is cordon's JSON refusal with exactly `message`. */
+function expectJson(r: RunResult, message: string): void {
+  expect(r.exitCode, r.stderr).toBe(2);
+  expect(r.stderr).toBe('');
+  expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'CORDON_BAD_INPUT', details: {}, message } });
+}
+
+/**
+ * Every visible command id (`pcodx:record`) the host, the linked plugins and oclif's plugins
+ * declare (oclif's hidden `autocomplete create` parses no flags at all).
+ */
+function commandIds(): string[] {
+  const manifests = [
+    join(REPO_ROOT, 'packages/host/oclif.manifest.json'),
+    join(REPO_ROOT, 'plugins/codex/oclif.manifest.json'),
+    join(REPO_ROOT, 'plugins/aider/oclif.manifest.json'),
+    ...['plugin-help', 'plugin-plugins', 'plugin-autocomplete'].map((p) => join(REPO_ROOT, 'node_modules/@oclif', p, 'oclif.manifest.json')),
+  ];
+  const commands = manifests.flatMap((m) => Object.entries((JSON.parse(readFileSync(m, 'utf8')) as { commands: Record<string, { hidden?: boolean }> }).commands));
+  const ids = new Set(commands.filter(([, c]) => !c.hidden).map(([id]) => id));
+  return [...ids].sort();
+}
+
+describe("oclif's errors in cordon's form", () => {
+  it('an argument outside its options names the argument and the allowed values (autocomplete)', async () => {
+    const message = 'SHELL: expected one of zsh, bash, powershell but received: fish; see `cordon autocomplete --help`';
+    expectText(await runCordon(['autocomplete', 'fish'], { env: box.env }), message);
+    expectJson(await runCordon(['autocomplete', 'fish', '--json'], { env: box.env }), message);
+  });
+
+  it("a plugin command's flag outside its options keeps the allowed values (pcodx record --role)", async () => {
+    const message = '--role: expected one of system, developer, user, assistant, tool but received: bogus; see `cordon pcodx record --help`';
+    expectText(await runCordon(['pcodx', 'record', '--role', 'bogus', '--text', 'x'], { env: box.env }), message);
+    expectJson(await runCordon(['pcodx', 'record', '--role', 'bogus', '--text', 'x', '--json'], { env: box.env }), message);
+    expectText(await runCordon(['pcodx', 'record', '--text', 'x'], { env: box.env }), 'missing required flag --role; see `cordon pcodx record --help`');
+    expectText(await runCordon(['pcodx', 'uncompact'], { env: box.env }), 'missing COMPACTION: An active compaction id (cmpN).; see `cordon pcodx uncompact --help`');
+  });
+
+  it('help --json is a clean refusal: help prints text only', async () => {
+    expectJson(await runCordon(['help', 'control', 'run', '--json'], { env: box.env }), '`cordon help` has no --json: it prints text only; see `cordon help --help`');
+  });
+
+  it("oclif's JSON-enabled plugins commands refuse in cordon's document, not oclif's dump", async () => {
+    expectJson(await runCordon(['plugins', '--json', '--bogus'], { env: box.env }), 'nonexistent flag: --bogus; see `cordon plugins --help`');
+    expectJson(await runCordon(['plugins', 'inspect', '--json', '--bogus'], { env: box.env }), 'nonexistent flag: --bogus; see `cordon plugins inspect --help`');
+    const missing = await runCordon(['plugins', 'inspect', 'no-such-plugin', '--json'], { env: box.env });
+    expect(missing.exitCode).toBe(2);
+    expect(JSON.parse(missing.stdout)).toEqual({ error: { code: 'CORDON_BAD_INPUT', details: { plugin: 'no-such-plugin' }, message: 'no installed plugin is called no-such-plugin; `cordon plugins` lists them' } });
+  });
+
+  it('every command refuses a nonexistent flag the same way', async () => {
+    const ids = commandIds();
+    expect(ids).toEqual(expect.arrayContaining(['autocomplete', 'help', 'plugins:uninstall', 'pcodx:show', 'wrap', 'check', 'control:run']));
+    // The hook never fails an agent: it exits 0 and prints nothing whatever its arguments. `pcodx`
+    // alone reads the reference pcodx's `pcodx [global flags] <command>` form and answers in its
+    // words (`error: …`, exit 2: docs/pcodx.md).
+    for (const id of ids.filter((i) => i !== 'hook' && i !== 'pcodx')) {
+      const command = id.split(':');
+      const r = await runCordon([...command, '--no-such-flag'], { env: box.env, cwd: box.root });
+      expect({ id, exitCode: r.exitCode, stderr: r.stderr }).toEqual({ id, exitCode: 2, stderr: `    Error: nonexistent flag: --no-such-flag; see \`cordon ${command.join(' ')} --help\`\n    Code: CORDON_BAD_INPUT\n` });
+    }
+    expect(readdirSync(box.root).sort()).toEqual(['cache', 'config', 'data', 'home']);
+  });
+});
