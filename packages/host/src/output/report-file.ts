@@ -8,16 +8,34 @@ import { displayName } from './terminal.js';
 
 /** Why a report could not be written, in words, by errno code. */
 const REASONS: Readonly<Record<string, (dir: string) => string>> = {
-  ENOENT: (dir) => `the directory ${displayName(dir)} does not exist`,
+  // ENOENT also comes from a directory that exists but takes no new files (/proc, /sys).
+  ENOENT: (dir) => (isDirectory(dir) ? `the directory ${displayName(dir)} takes no new files` : `the directory ${displayName(dir)} does not exist`),
   ENOTDIR: (dir) => `${displayName(dir)} is not a directory`,
   EACCES: (dir) => `the directory ${displayName(dir)} is not writable`,
   EPERM: (dir) => `the directory ${displayName(dir)} is not writable`,
   EROFS: () => 'the file system is read-only',
   EISDIR: () => 'it is a directory',
-  ENOSPC: () => 'the disk is full',
+  ENOSPC: () => 'no space left on the device',
   EDQUOT: () => 'the disk quota is exhausted',
   ELOOP: () => 'too many levels of symbolic links',
+  EIO: () => 'an input/output error',
+  EFBIG: () => 'the file would be too large',
 };
+
+/** Whether `path` is a directory (false when it cannot be looked at). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** {@link REASONS}' words for `code` with the code itself (`no space left on the device (ENOSPC)`), or the bare code. */
+function reasonFor(code: string, dir: string): string {
+  const words = REASONS[code]?.(dir);
+  return words ? `${words} (${code})` : code || 'error';
+}
 
 /** Options of {@link writeReport}. */
 export interface ReportFileOptions {
@@ -70,7 +88,7 @@ export async function writeReport(out: string, text: string, options: ReportFile
       writeInPlace(out, bytes, place.inPlace);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? '';
-      throw refuse(code === 'ENXIO' && place.inPlace === 'fifo' ? `no process opened it for reading within ${FIFO_READER_WAIT_MS / 1000} s` : code || 'error', code);
+      throw refuse(code === 'ENXIO' && place.inPlace === 'fifo' ? `no process opened it for reading within ${FIFO_READER_WAIT_MS / 1000} s` : reasonFor(code, dirname(out) || '.'), code);
     }
     return out;
   }
@@ -79,7 +97,7 @@ export async function writeReport(out: string, text: string, options: ReportFile
     target = writeFileAtomic(out, bytes, { createMode: 0o666 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? '';
-    throw refuse(REASONS[code]?.(dirname(out) || '.') ?? `${code || 'error'}`, code);
+    throw refuse(reasonFor(code, dirname(out) || '.'), code);
   }
   await rememberReport(target, bytes);
   return target;

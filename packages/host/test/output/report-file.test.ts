@@ -108,6 +108,9 @@ describe('check --out', () => {
       [join(out, 'missing', 'cordon.sarif'), 'does not exist'],
       [join(out, 'file', 'cordon.sarif'), 'is not a directory'],
       [out, 'it is a directory'],
+      // A directory that exists but takes no new files, and a device that is always full.
+      ['/proc/cordon.sarif', 'the directory /proc takes no new files (ENOENT)'],
+      ...(existsSync('/dev/full') ? [['/dev/full', 'no space left on the device (ENOSPC)'] as const] : []),
     ] as const) {
       const r = await runCordon(['check', '--base', base, '--format', 'sarif', '--out', file], { env: sandbox.env, cwd: dir });
       expect(r.exitCode, r.stderr).toBe(2);

@@ -59,6 +59,26 @@ describe('a telemetry store the user names', () => {
     expect(JSON.parse(analyzed.stdout).db).toBe(db);
   });
 
+  it('a directory named as the store is refused by every command, as --db and as CORDON_DB, before anything opens it', async () => {
+    linkPlugins(box.dataDir, ['otlp']);
+    const dir = box.dir('a.sqlite3');
+    for (const [args, env] of [
+      [['reduce', '--db', dir], box.env],
+      [['reduce', '--db', dir], { ...box.env, CORDON_NO_FAST_ROUTE: '1' }],
+      [['analyze', '--db', dir], box.env],
+      [['export', '--otlp', 'http://127.0.0.1:9/', '--db', dir], box.env],
+    ] as const) {
+      const r = await runCordon([...args], { env });
+      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`Error: --db ${dir}: is a directory, not an SQLite file; nothing was created`);
+      expect(r.stderr).toContain('Code: CORDON_BAD_INPUT');
+    }
+    const fromEnv = await runCordon(['reduce', '--json'], { env: { ...box.env, CORDON_DB: dir } });
+    expect(fromEnv.exitCode).toBe(2);
+    expect(JSON.parse(fromEnv.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', details: { flag: 'CORDON_DB', path: dir } });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('the default store is still made on first use', async () => {
     const r = await runCordon(['analyze', '--json'], { env: box.env });
     expect(r.exitCode, r.stderr).toBe(0);

@@ -42,7 +42,8 @@ export type StoreUse = 'read' | 'write';
  * named (`--db`, else `CORDON_DB`) never makes a directory, and a reader never makes a file: for
  * `write` the SQLite file's directory must exist, for `read` the file itself. Otherwise throws
  * `CORDON_BAD_INPUT` (exit 2) naming the flag or the variable and the path
- * (`--db /x/t.sqlite: no such database; nothing was created …`), `details` `{flag, path}`. The
+ * (`--db /x/t.sqlite: no such database; nothing was created …`), `details` `{flag, path}`; a
+ * directory is refused for both uses (`is a directory, not an SQLite file`). The
  * default store in the data directory is created as before (the data directory with it), and a
  * PostgreSQL URL is not checked.
  */
@@ -51,8 +52,10 @@ export function storeTarget(flag: string | undefined, fallback: string, env: Nod
   if (target === fallback || isPostgresUrl(target)) return target;
   const named = flag !== undefined ? '--db' : 'CORDON_DB';
   const refuse = (why: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${named}${flag !== undefined ? ' ' : '='}${target}: ${why}; nothing was created`, { details: { flag: named, path: target } });
+  const kind = pathKind(target);
+  if (kind === 'directory') throw refuse('is a directory, not an SQLite file');
   if (use === 'read') {
-    if (!exists(target)) throw refuse(`no such database (\`cordon reduce --db ${target}\` makes one)`);
+    if (kind === 'missing') throw refuse(`no such database (\`cordon reduce --db ${target}\` makes one)`);
     return target;
   }
   const dir = dirname(resolve(target));
@@ -61,14 +64,16 @@ export function storeTarget(flag: string | undefined, fallback: string, env: Nod
   return target;
 }
 
-/** True when `path` exists (a missing path, or one below a file, does not). */
-function exists(path: string): boolean {
+/**
+ * What is at `path`: nothing (a missing path, or one below a file), a directory, or anything else
+ * (a file, or a path whose stat fails otherwise, e.g. EACCES, which the opener then reports).
+ */
+function pathKind(path: string): 'missing' | 'directory' | 'other' {
   try {
-    statSync(path);
-    return true;
+    return statSync(path).isDirectory() ? 'directory' : 'other';
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code !== 'ENOENT' && code !== 'ENOTDIR';
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'other';
   }
 }
 
