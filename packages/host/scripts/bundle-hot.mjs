@@ -112,8 +112,8 @@ const separateLazyPackages = (files) => ({
 });
 
 /**
- * Replaces `dist/bus/load-services.js` (the static import of the ledger and telemetry services)
- * with a loader of `dist/bus/services.cjs`, through bin/run.cjs's code cache (`requireCached`)
+ * Replaces `dist/bus/load-services.js` (the static import of the ledger and telemetry services,
+ * and of the start-failure describer) with a loader of `dist/bus/services.cjs`, through bin/run.cjs's code cache (`requireCached`)
  * when it is there, on the first call: a fast route builds a plugin api on every call and never
  * uses these services, so its bundle leaves them (and @noble/hashes with them) out.
  */
@@ -123,11 +123,16 @@ const separateServices = (outfile) => ({
     const file = relative(dirname(resolve(root, outfile)), resolve(root, SERVICES_BUNDLE)).split('\\').join('/');
     b.onLoad({ filter: /[\\/]dist[\\/]bus[\\/]load-services\.js$/ }, (args) => ({
       contents: [
-        'export function hostServices() {',
+        'function servicesModule() {',
         `  const file = process.getBuiltinModule('node:path').join(import.meta.dirname, ${JSON.stringify(file)});`,
         "  const cached = globalThis[Symbol.for('cordon.requireCached')];",
-        "  const mod = typeof cached === 'function' ? cached(file, 'host-services.cjs') : process.getBuiltinModule('node:module').createRequire(import.meta.url)(file);",
-        '  return mod.createHostServices;',
+        "  return typeof cached === 'function' ? cached(file, 'host-services.cjs') : process.getBuiltinModule('node:module').createRequire(import.meta.url)(file);",
+        '}',
+        'export function hostServices() {',
+        '  return servicesModule().createHostServices;',
+        '}',
+        'export function startFailureReporter() {',
+        '  return servicesModule().startFailureReport;',
         '}',
       ].join('\n'),
       loader: 'js',

@@ -1,4 +1,4 @@
-import { createHostServices } from './services.js';
+import { createHostServices, startFailureReport } from './services.js';
 
 /**
  * The builder of the ledger and telemetry services ({@link createHostServices}). Here a static
@@ -10,4 +10,13 @@ import { createHostServices } from './services.js';
  */
 export function hostServices(): typeof createHostServices {
   return createHostServices;
+}
+
+/**
+ * {@link startFailureReport} (the words and status for a command that could not start) from the
+ * same module: `control run` needs it only after a failed start, so its bundle, loaded for every
+ * guarded shell call, leaves the describer out as it leaves out the services.
+ */
+export function startFailureReporter(): typeof startFailureReport {
+  return startFailureReport;
 }

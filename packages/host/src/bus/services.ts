@@ -3,6 +3,8 @@ import { createLedgerService } from '../ledger/service.js';
 import { startFailureReport } from '../process/start-failure.js';
 import { createTelemetryService } from '../telemetry/service.js';
 
+export { startFailureReport };
+
 /** The services of `api.services` that carry code of their own: the ledger, telemetry, and the words for a command that cannot start. */
 export interface HostServices {
   readonly ledger: LedgerService;

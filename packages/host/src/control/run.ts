@@ -8,7 +8,8 @@ import { monotonicMs } from '../util/clock.js';
 import { totalMemoryBytes } from '../util/legacy-binding.js';
 import { mark } from '../util/timeline.js';
 import { UNGUARDED_WARNING } from './unguarded.js';
-import { CANNOT_EXECUTE_STATUS, describeStartFailure, NOT_FOUND_STATUS, startFailureText, type StartFailure } from '../process/start-failure.js';
+import { CANNOT_EXECUTE_STATUS, NOT_FOUND_STATUS } from '../process/start-failure.js';
+import { startFailureReporter } from '../bus/load-services.js';
 import { terminalText } from '../output/terminal.js';
 
 /** Exit status when the command cannot be found (`ENOENT`: the shells' and GNU `env`'s "command not found"). */
@@ -120,7 +121,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   }
   let exitCode: number;
   let signal: string | null = null;
-  let failure: StartFailure | undefined;
+  let failure: { readonly message: string; readonly status: number } | undefined;
   if (result) {
     exitCode = result.exitCode;
     signal = result.signal ?? null;
@@ -132,8 +133,9 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     // command has exec'd, and this process would only wait for it (`npm run bench:control`).
     log.warn(UNGUARDED_WARNING, { argv: [...argv], tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
     const exit = child ? await child.exit : undefined;
-    // Looked into only once the start failed: a command that starts pays for none of it.
-    if (startError) failure = describeStartFailure(argv[0]!, startError, { cwd: options.cwd, env: childEnv });
+    // Looked into only once the start failed, from the services' bundle: a command that starts
+    // pays for none of it, not even the describer's share of this route's bundle.
+    if (startError) failure = startFailureReporter()(argv[0]!, startError, { ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), ...(childEnv ? { env: childEnv } : {}) });
     exitCode = exit?.exitCode ?? failure?.status ?? CANNOT_START;
     signal = exit?.signal ?? null;
     const would = `would apply memory.high=${limit === null ? 'max' : `${limit} (${mb(limit)} MB, memory:${tier.name} of ${mb(ramBytes)} MB)`} and cpu.weight=${cpuWeight}`;
@@ -141,7 +143,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   }
   const wallMs = Math.round(monotonicMs() - started);
   mark('command ended');
-  if (failure) stderr.write(`cordon control run: ${terminalText(startFailureText(argv[0]!, failure))}\n`);
+  if (failure) stderr.write(`cordon control run: ${terminalText(failure.message)}\n`);
   if (result && options.verbose) for (const line of result.notes) stderr.write(`[cordon] ${line}\n`);
 
   const command = normaliseCommand(argv);

@@ -1,6 +1,7 @@
 import { closeSync, constants, lstatSync, openSync, readlinkSync, statSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { directoryProblem } from '../io/directory.js';
 import { writeFileAtomic } from '../io/index.js';
 import { sleepSync } from '../util/sleep-sync.js';
 import { rememberReport } from '../envelope/evidence/own-reports.js';
@@ -9,7 +10,7 @@ import { displayName } from './terminal.js';
 /** Why a report could not be written, in words, by errno code. */
 const REASONS: Readonly<Record<string, (dir: string) => string>> = {
   // ENOENT also comes from a directory that exists but takes no new files (/proc, /sys).
-  ENOENT: (dir) => (isDirectory(dir) ? `the directory ${displayName(dir)} takes no new files` : `the directory ${displayName(dir)} does not exist`),
+  ENOENT: (dir) => (directoryProblem(dir) === undefined ? `the directory ${displayName(dir)} takes no new files` : `the directory ${displayName(dir)} does not exist`),
   ENOTDIR: (dir) => `${displayName(dir)} is not a directory`,
   EACCES: (dir) => `the directory ${displayName(dir)} is not writable`,
   EPERM: (dir) => `the directory ${displayName(dir)} is not writable`,
@@ -21,15 +22,6 @@ const REASONS: Readonly<Record<string, (dir: string) => string>> = {
   EIO: () => 'an input/output error',
   EFBIG: () => 'the file would be too large',
 };
-
-/** Whether `path` is a directory (false when it cannot be looked at). */
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 /** {@link REASONS}' words for `code` with the code itself (`no space left on the device (ENOSPC)`), or the bare code. */
 function reasonFor(code: string, dir: string): string {

@@ -86,7 +86,7 @@ export function describeStartFailure(file: string, error: unknown, context: Star
   const status = code === 'ENOENT' ? NOT_FOUND_STATUS : CANNOT_EXECUTE_STATUS;
   if (code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR') {
     // The child could not enter its working directory: that failed, not the command.
-    const dir = context.cwd === undefined ? undefined : directoryProblem(context.cwd);
+    const dir = context.cwd === undefined ? undefined : workingDirectoryProblem(context.cwd);
     if (dir !== undefined) return { why: `its working directory ${context.cwd} ${dir}`, status, code };
     const problem = commandProblem(file, context);
     if (problem !== undefined) return { why: problem.why, status, code };
@@ -133,8 +133,8 @@ function fileProblem(path: string): StartFailure | undefined {
   }
 }
 
-/** Why `dir` cannot be a working directory (`does not exist`, `is not a directory` …), or undefined. */
-function directoryProblem(dir: string): string | undefined {
+/** Why `dir` cannot be a working directory (`does not exist`, `is not a directory`, `cannot be entered` …), or undefined: unlike io/directory.ts `directoryProblem` it also needs search (execute) permission. */
+function workingDirectoryProblem(dir: string): string | undefined {
   try {
     if (!statSync(dir).isDirectory()) return 'is not a directory';
     accessSync(dir, constants.X_OK);

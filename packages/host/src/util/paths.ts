@@ -1,7 +1,7 @@
-import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { CordonPaths } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { directoryProblem } from '../io/directory.js';
 import { nodeOs } from './builtins.js';
 
 /**
@@ -64,6 +64,11 @@ export function resolveDirOrigins(env: NodeJS.ProcessEnv = process.env, platform
  */
 export function resolvePaths(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): CordonPaths {
   const origins = resolveDirOrigins(env, platform);
+  return pathsOf(origins);
+}
+
+/** The directories of {@link resolveDirOrigins}' answer. */
+function pathsOf(origins: Record<DirKind, DirOrigin>): CordonPaths {
   return { dataDir: origins.data.dir, configDir: origins.config.dir, cacheDir: origins.cache.dir };
 }
 
@@ -79,19 +84,11 @@ export function checkPaths(env: NodeJS.ProcessEnv = process.env, platform: NodeJ
   const origins = resolveDirOrigins(env, platform);
   for (const kind of KINDS) {
     const { dir, variable, value } = origins[kind];
-    if (!notADirectory(dir)) continue;
+    // Exists and is no directory, or lies below a file; one not made yet is fine.
+    if (directoryProblem(dir) !== 'not a directory') continue;
     throw badDirVariable(variable, value, dir === value ? 'not a directory' : `cordon's ${kind} directory ${dir} is not a directory (a file is in the way)`, { [KEYS[kind]]: dir });
   }
-  return { dataDir: origins.data.dir, configDir: origins.config.dir, cacheDir: origins.cache.dir };
-}
-
-/** True when `dir` exists and is no directory, or a part of it is a file (ENOTDIR). */
-function notADirectory(dir: string): boolean {
-  try {
-    return !statSync(dir).isDirectory();
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOTDIR';
-  }
+  return pathsOf(origins);
 }
 
 /** `CORDON_BAD_INPUT`: `<variable>=<value>: <why>; set it to an absolute directory or unset it`. */
