@@ -37,11 +37,6 @@ export function reportCommandError(error: unknown, context: ErrorContext): Error
   return reportError({ code: typeof e.code === 'string' ? e.code : ERROR_CODES.BAD_INPUT, message: usageMessage(e, command, context.args) }, exit, context.json);
 }
 
-/** True when `argv` asks for `--json` before any `--` (what oclif's `jsonEnabled` looks for). */
-export function asksForJson(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
-}
 
 /**
  * `catch` of an oclif command class cordon extends without `CordonCommand` (the `plugins`

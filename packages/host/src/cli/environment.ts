@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '../errors/index.js';
 import { errorDocument, errorText } from '../output/error-text.js';
 import { writeOut } from '../output/write-out.js';
+import { asksForJson } from './json-flag.js';
 import { checkPaths, resolveDirOrigins, type DirKind } from '../util/paths.js';
 
 /**
@@ -28,9 +29,8 @@ export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = p
     process.exitCode = hook ? 0 : 2;
     if (hook) return false;
     const { code, message, details } = error as { code?: unknown; message: string; details?: unknown };
-    const end = args.indexOf('--');
     const reported = { code: typeof code === 'string' ? code : ERROR_CODES.INTERNAL, message: String(message), details };
-    if ((end < 0 ? args : args.slice(0, end)).includes('--json')) writeOut(1, `${JSON.stringify(errorDocument(reported), null, 2)}\n`);
+    if (asksForJson(args)) writeOut(1, `${JSON.stringify(errorDocument(reported), null, 2)}\n`);
     else writeOut(2, errorText(reported.message, reported.code));
     return false;
   }

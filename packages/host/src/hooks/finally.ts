@@ -1,5 +1,6 @@
 import type { Hook } from '@oclif/core';
-import { asksForJson, reportCommandError } from '../cli/command-error.js';
+import { reportCommandError } from '../cli/command-error.js';
+import { asksForJson } from '../cli/json-flag.js';
 
 /**
  * oclif `finally` hook, run after every command, with the error it ended with: the one place where
