@@ -498,6 +498,41 @@ function oclif(args) {
   // Cordon's directories are checked before oclif's plugin loading reads them
   // (src/cli/environment.ts): a bad CORDON_DATA_DIR is one clear error, not Node's raw warning.
   import('../dist/cli/environment.js').then((environment) => {
-    if (environment.prepareOclif(args)) require('@oclif/core').execute({ dir: __dirname, args });
+    if (environment.prepareOclif(args)) oclifCore().execute({ dir: __dirname, args });
   });
+}
+
+/**
+ * @oclif/core for the oclif route: its bundle `dist/oclif/core-<version>.cjs` (scripts/
+ * bundle-hot.mjs) through the code cache when the installed @oclif/core is that version, else
+ * the package itself. The bundle is put in `require.cache` under the package's own entry file, so
+ * every `import`/`require` of '@oclif/core' in this process (cordon's commands, oclif's plugins)
+ * gets this one copy: one `Config`, one `Errors.CLIError`, one set of oclif settings. Without the
+ * bundle a command loads 160 modules one by one first (`npm run bench:envelope`, the `cordon
+ * --version` row).
+ */
+function oclifCore() {
+  const path = require('node:path');
+  const fs = require('node:fs');
+  let entry;
+  let bundle;
+  try {
+    entry = require.resolve('@oclif/core');
+    const { version } = JSON.parse(fs.readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8'));
+    bundle = path.join(__dirname, '..', 'dist', 'oclif', `core-${version}.cjs`);
+    if (typeof version !== 'string' || !fs.existsSync(bundle)) return require('@oclif/core');
+  } catch {
+    return require('@oclif/core');
+  }
+  // The bundle's import() calls come here (scripts/bundle-hot.mjs importThroughHost).
+  globalThis[Symbol.for('cordon.import')] = (specifier) => import(specifier);
+  const core = requireCached(bundle);
+  const Module = module.constructor;
+  const cached = new Module(entry, module);
+  cached.filename = entry;
+  cached.paths = Module._nodeModulePaths(path.dirname(entry));
+  cached.exports = core;
+  cached.loaded = true;
+  require.cache[entry] = cached;
+  return core;
 }

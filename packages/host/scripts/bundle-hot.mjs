@@ -24,7 +24,7 @@
 //   from node_modules at run time as before. tapable's
 //   `require("util")` (only for `util.deprecate` on APIs Cordon does not call) takes tapable's own
 //   browser shim, sparing the hook Node's util module.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -202,6 +202,70 @@ export const pluginCommandBundleOptions = bundleOptions('dist/fast/plugin-comman
  */
 export const ledgerApiBundleOptions = bundleOptions('dist/fast/ledger-api.js', 'dist/fast/ledger-api.cjs', { inlined: ['kysely'], alias: {}, lazyInlined: ['better-sqlite3'] });
 
+/**
+ * esbuild options of `dist/oclif/core-<version>.cjs`: @oclif/core (version `version`, as installed
+ * beside the host) with every package it imports, one file for everything that is not a fast
+ * route (`cordon arm`, `status`, `doctor`, `--version` …). Loaded from node_modules it is 160
+ * modules resolved, read and compiled one by one (47 of them semver's), about half of such a
+ * command's CPU time before it runs; bin/run.cjs loads this file through its code cache instead,
+ * and only when the installed @oclif/core is that version (`npm run bench:envelope`, the
+ * `cordon --version` row). TypeScript and its loaders stay out: oclif asks for them only for a
+ * plugin linked from its TypeScript sources, which cordon turns off.
+ */
+export function oclifCoreBundleOptions(version) {
+  const entry = createRequire(resolve(root, 'package.json')).resolve('@oclif/core');
+  const base = bundleBase(root, entry, `dist/oclif/core-${version}.cjs`);
+  return {
+    ...base,
+    banner: { js: `${base.banner.js}\n${IMPORT_THROUGH_HOST_BANNER}` },
+    external: ['typescript', 'ts-node', 'tsx', 'tsx/*'],
+    plugins: [importThroughHost],
+    ...COMPACT,
+  };
+}
+
+/**
+ * Node 20 cannot run `import()` from a script compiled from a V8 code cache: it throws
+ * ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING (Node 22 and 24 can). oclif loads every command and hook
+ * module with `import(url)`, so in the @oclif/core bundle each `import(` whose specifier is not a
+ * literal (a literal one esbuild resolves into the bundle) calls `__cordonImport` instead, which
+ * hands the specifier to the `import` bin/run.cjs registers under `Symbol.for('cordon.import')`
+ * (a file Node's own loader compiled, where `import()` works). The specifiers are absolute URLs
+ * and paths, so whose `import` resolves them does not matter. A `.import(` call, and `import(`
+ * inside a string or after a quote, is left alone.
+ */
+const importThroughHost = {
+  name: 'cordon-import-through-host',
+  setup(b) {
+    const dynamicImport = /(?<![\w$."'`])import\((?!\s*["'`])/g;
+    b.onLoad({ filter: /\.[cm]?js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (!dynamicImport.test(text)) return undefined;
+      dynamicImport.lastIndex = 0;
+      return { contents: text.replace(dynamicImport, '__cordonImport('), loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+/** Defines `__cordonImport` (see {@link importThroughHost}); without bin/run.cjs's function, plain `import()`. */
+const IMPORT_THROUGH_HOST_BANNER = 'const __cordonImport = (specifier) => { const load = globalThis[Symbol.for("cordon.import")]; return typeof load === "function" ? load(specifier) : import(specifier); };';
+
+/** The version of @oclif/core installed where the host resolves it. */
+export function installedOclifCoreVersion() {
+  const entry = createRequire(resolve(root, 'package.json')).resolve('@oclif/core');
+  return JSON.parse(readFileSync(resolve(dirname(entry), '..', 'package.json'), 'utf8')).version;
+}
+
+/** Writes the @oclif/core bundle of the installed version and removes those of other versions. */
+async function writeOclifCoreBundle() {
+  const version = installedOclifCoreVersion();
+  const dir = resolve(root, 'dist/oclif');
+  mkdirSync(dir, { recursive: true });
+  for (const name of readdirSync(dir)) if (name.startsWith('core-') && !name.startsWith(`core-${version}.cjs`)) rmSync(resolve(dir, name), { force: true });
+  await writeBundle(oclifCoreBundleOptions(version));
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await Promise.all([writeBundle(hookBundleOptions), writeBundle(picomatchBundleOptions), writeBundle(checkBundleOptions), writeBundle(controlRunBundleOptions), writeBundle(servicesBundleOptions), writeBundle(reduceBundleOptions), writeBundle(pluginCommandBundleOptions), writeBundle(ledgerApiBundleOptions)]);
+  await Promise.all([
+    writeOclifCoreBundle(),writeBundle(hookBundleOptions), writeBundle(picomatchBundleOptions), writeBundle(checkBundleOptions), writeBundle(controlRunBundleOptions), writeBundle(servicesBundleOptions), writeBundle(reduceBundleOptions), writeBundle(pluginCommandBundleOptions), writeBundle(ledgerApiBundleOptions)]);
 }

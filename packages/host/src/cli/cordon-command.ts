@@ -1,6 +1,5 @@
 import { Command } from '@oclif/core';
 import { ERROR_CODES } from '../errors/index.js';
-import { loadHost } from '../bus/load-host.js';
 import type { CordonHost } from '../bus/host.js';
 import { warnPluginFailures } from './plugin-warnings.js';
 import { clearStatus } from '../output/status.js';
@@ -20,7 +19,8 @@ export abstract class CordonCommand extends Command {
 
   /** The plugin host, with every installed plugin applied. */
   protected host(): Promise<CordonHost> {
-    this.#host ??= loadHost(this.config).then(warnPluginFailures);
+    // Imported here: the host's module graph (about 80 modules) loads only for a command that asks.
+    this.#host ??= import('../bus/load-host.js').then(({ loadHost }) => loadHost(this.config)).then(warnPluginFailures);
     return this.#host;
   }
 

@@ -1,15 +1,19 @@
 import type { Hook } from '@oclif/core';
 import { CORDON_API } from '@cordon/plugin-api';
-import { loadHost } from '../bus/load-host.js';
 
 /**
  * oclif `init` hook: leaves a lazy host-api factory at `globalThis[CORDON_API]` so plugin
- * commands can call `cordonApi(name)` without importing host code. Nothing loads until asked.
+ * commands can call `cordonApi(name)` without importing host code. Nothing loads until asked:
+ * the host's module graph (the bus, the plugins, the services: about 80 modules) is imported on
+ * the first call, not by every command oclif runs (`cordon --version`, `status`, `help` never ask).
  */
 const hook: Hook.Init = async function ({ config }) {
   Object.defineProperty(globalThis, CORDON_API, {
     configurable: true,
-    value: async (plugin: string) => (await loadHost(config)).apiFor(plugin),
+    value: async (plugin: string) => {
+      const { loadHost } = await import('../bus/load-host.js');
+      return (await loadHost(config)).apiFor(plugin);
+    },
   });
 };
 
