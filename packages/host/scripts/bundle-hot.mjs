@@ -10,7 +10,8 @@
 //   sessions cost less than oclif's start-up (`npm run bench:reduce`);
 // - `dist/fast/plugin-command.js` → `dist/fast/plugin-command.cjs`, for plugin commands that
 //   only read or record in the ledger (`cordon pcodx show|ids|turn`, `npm run bench:ledger`), and
-//   `dist/fast/ledger-api.js` → `dist/fast/ledger-api.cjs`, the ledger it hands them.
+//   `dist/fast/ledger-api.js` → `dist/fast/ledger-api.cjs`, the ledger it hands them;
+// - @oclif/core → `dist/oclif/core-<version>.cjs`, for every other command (oclifCoreBundleOptions).
 // One file read and compiled synchronously starts far faster than Node's asynchronous ES module
 // loader walking dozens of files.
 //
@@ -267,5 +268,14 @@ async function writeOclifCoreBundle() {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await Promise.all([
-    writeOclifCoreBundle(),writeBundle(hookBundleOptions), writeBundle(picomatchBundleOptions), writeBundle(checkBundleOptions), writeBundle(controlRunBundleOptions), writeBundle(servicesBundleOptions), writeBundle(reduceBundleOptions), writeBundle(pluginCommandBundleOptions), writeBundle(ledgerApiBundleOptions)]);
+    writeBundle(hookBundleOptions),
+    writeBundle(picomatchBundleOptions),
+    writeBundle(checkBundleOptions),
+    writeBundle(controlRunBundleOptions),
+    writeBundle(servicesBundleOptions),
+    writeBundle(reduceBundleOptions),
+    writeBundle(pluginCommandBundleOptions),
+    writeBundle(ledgerApiBundleOptions),
+    writeOclifCoreBundle(),
+  ]);
 }
