@@ -114,13 +114,39 @@ async function locate(path: string, options: { gitBinary?: string; env?: NodeJS.
   return { loc, head };
 }
 
-/** `git rev-parse --verify <rev>^{commit}` in the real repository: the full commit id. */
+/**
+ * `git rev-parse --verify <rev>^{commit}` in the real repository: the full commit id. Throws
+ * `CORDON_REPO_ERROR` (exit 2) `cannot resolve <what>: <git's words>`; when `rev` is `HEAD` and
+ * HEAD is unborn (a repository with no commit yet), the message says so and to commit first
+ * instead of git's `Needed a single revision`.
+ */
 export async function resolveCommit(loc: RepoLocation, rev: string, what = rev): Promise<string> {
   const inv: GitInvocation = { cwd: loc.root, env: baseGitEnv(), gitBinary: loc.gitBinary };
   try {
     const { stdout } = await git(inv, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`]);
     return stdout.toString('utf8').trim();
   } catch (error) {
+    const branch = rev === 'HEAD' ? await unbornBranch(inv) : undefined;
+    if (branch !== undefined) {
+      throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot resolve ${what}: the repository in ${loc.root} has no commit yet (HEAD names the branch ${JSON.stringify(branch)}, which has none); make a first commit (\`git add\` and \`git commit\`), then run the command again`, {
+        cause: error,
+        details: { unborn: branch },
+      });
+    }
     throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot resolve ${what}: ${(error as Error).message.replace(/^git rev-parse exited \d+: /, '')}`, { cause: error });
+  }
+}
+
+/** The branch HEAD names (`main`) when that branch does not exist yet (no commit made on it), else undefined. Error path only. */
+async function unbornBranch(inv: GitInvocation): Promise<string | undefined> {
+  try {
+    const { stdout, exitCode } = await git(inv, ['symbolic-ref', '-q', 'HEAD'], { okExitCodes: [0, 1] });
+    const ref = stdout.toString('utf8').trim();
+    if (exitCode !== 0 || !ref.startsWith('refs/heads/')) return undefined;
+    // Exit 1 with --verify -q: no such ref (anything else, a damaged ref, is left to the first error).
+    const found = await git(inv, ['rev-parse', '-q', '--verify', '--end-of-options', ref], { okExitCodes: [0, 1] });
+    return found.exitCode === 1 ? ref.slice('refs/heads/'.length) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -1,0 +1,30 @@
+import { chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { git, makeRepo } from '../../../../test/support/git.js';
+
+/**
+ * What a new user met in the envelope commands (arm, check, reset, status), each on real git
+ * repositories through the built `cordon` bin: every refusal is exit 2 and names what to do.
+ */
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = makeSandbox('cordon-first-use-');
+});
+afterEach(() => sandbox.cleanup());
+
+const cordon = (args: string[], cwd?: string) => runCordon(args, { env: sandbox.env, cwd });
+const newRepo = (files: Record<string, string> = { 'src/app.py': 'print("hello")\n' }) => makeRepo(sandbox.dir(`repo-${Math.random().toString(36).slice(2)}`), files, sandbox.env);
+
+describe('arm', () => {
+  it('in a repository without a commit: says there is none yet and to make one (exit 2)', async () => {
+    const dir = sandbox.dir('empty');
+    git(dir, ['init', '-q', '-b', 'trunk'], sandbox.env);
+    const r = await cordon(['arm', 'x', '--allow', 'src/**'], dir);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('has no commit yet (HEAD names the branch "trunk", which has none); make a first commit');
+    expect(r.stderr).not.toContain('Needed a single revision');
+  });
+});
