@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathCandidates } from './path-search.js';
 
@@ -51,8 +51,10 @@ const PLAIN: Readonly<Record<string, string>> = {
  * in `PATH` as `execvp(3)` does: `not found on PATH` when no directory holds it, else what is
  * wrong with the first one that does (`is a directory (/usr/local/bin/x)`). A path is taken from
  * `cwd`: `no such file`, `is a directory`, `not a regular file`, `not executable`, or why it cannot
- * be looked at. For warnings before a start (`cordon arm`, `cordon run`); the program may yet
- * appear, and only a start decides.
+ * be looked at; an executable script whose `#!` line names an interpreter that is missing or
+ * cannot run is `its interpreter /x/bash (the #! line) was not found` (or `… is a directory`,
+ * `… not executable`). For warnings before a start (`cordon arm`, `cordon run`); the program may
+ * yet appear, and only a start decides.
  */
 export function commandProblem(file: string, context: StartContext = {}): StartFailure | undefined {
   // No `process.cwd()`: it throws when this process's directory was deleted, and the kernel
@@ -62,14 +64,14 @@ export function commandProblem(file: string, context: StartContext = {}): StartF
   if (!hasSeparator(file)) {
     let first: StartFailure | undefined;
     for (const candidate of pathCandidates(file, (context.env ?? process.env).PATH, { cwd: context.cwd ?? '.' })) {
-      const problem = fileProblem(at(candidate));
+      const problem = fileProblem(at(candidate), context.cwd);
       if (problem === undefined) return undefined;
       // A name no directory holds is skipped, as execvp(3) skips it.
       if (first === undefined && problem.code !== 'ENOENT' && problem.code !== 'ENOTDIR') first = { ...problem, why: `${problem.why} (${candidate})` };
     }
     return first ?? { why: 'not found on PATH', status: NOT_FOUND_STATUS, code: 'ENOENT' };
   }
-  return fileProblem(at(file));
+  return fileProblem(at(file), context.cwd);
 }
 
 /**
@@ -110,8 +112,12 @@ function hasSeparator(file: string): boolean {
   return file.includes('/') || (process.platform === 'win32' && file.includes('\\'));
 }
 
-/** What is wrong with the file at `path` as a command, or undefined when it is an executable regular file. */
-function fileProblem(path: string): StartFailure | undefined {
+/**
+ * What is wrong with the file at `path` as a command, or undefined when it is an executable
+ * regular file whose `#!` interpreter, if it names one, is one too (`cwd`: where the kernel takes
+ * a relative interpreter from; `depth`: scripts already followed, as the kernel stops at 4).
+ */
+function fileProblem(path: string, cwd: string | undefined, depth = 0): StartFailure | undefined {
   let stat;
   try {
     stat = statSync(path);
@@ -127,10 +133,49 @@ function fileProblem(path: string): StartFailure | undefined {
   if (process.platform === 'win32') return undefined;
   try {
     accessSync(path, constants.X_OK);
-    return undefined;
   } catch {
     return { why: 'not executable', status: CANNOT_EXECUTE_STATUS, code: 'EACCES' };
   }
+  const interpreter = depth < MAX_INTERPRETER_DEPTH ? interpreterOf(path) : undefined;
+  if (interpreter === undefined) return undefined;
+  const problem = fileProblem(isAbsolute(interpreter) || cwd === undefined ? interpreter : resolve(cwd, interpreter), cwd, depth + 1);
+  // A script run through a script: the innermost interpreter is the one at fault.
+  if (problem === undefined || problem.why.startsWith('its interpreter ')) return problem;
+  // execve(2) reports a missing interpreter as ENOENT, one that cannot run as EACCES.
+  if (problem.code === 'ENOENT') return { why: `its interpreter ${interpreter} (the #! line) was not found`, status: NOT_FOUND_STATUS, code: 'ENOENT' };
+  return { why: `its interpreter ${interpreter} (the #! line): ${problem.why}`, status: CANNOT_EXECUTE_STATUS, code: problem.code ?? 'EACCES' };
+}
+
+/** Scripts the kernel follows through `#!` lines before it gives up (fs/exec.c, `bprm->interp` depth: ELOOP after 4 + 1). */
+const MAX_INTERPRETER_DEPTH = 4;
+/** Bytes of a script's start the kernel reads for its `#!` line (`BINPRM_BUF_SIZE`, Linux 5.1 and later). */
+const SHEBANG_BYTES = 256;
+
+/**
+ * The interpreter a script's `#!` line names, as the kernel reads it (fs/binfmt_script.c): the
+ * file starts with `#!`, blanks (space, tab) are skipped, and the name runs to the next blank,
+ * NUL or newline within the first {@link SHEBANG_BYTES}. Undefined for a file that is not a
+ * script, names no interpreter, or cannot be read (a start then decides).
+ */
+function interpreterOf(path: string): string | undefined {
+  const head = Buffer.alloc(SHEBANG_BYTES);
+  let length: number;
+  try {
+    const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    try {
+      length = readSync(fd, head, 0, SHEBANG_BYTES, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  if (length < 2 || head[0] !== 0x23 || head[1] !== 0x21) return undefined;
+  let start = 2;
+  while (start < length && (head[start] === 0x20 || head[start] === 0x09)) start++;
+  let end = start;
+  while (end < length && head[end] !== 0x20 && head[end] !== 0x09 && head[end] !== 0x0a && head[end] !== 0x00) end++;
+  return end > start ? head.toString('utf8', start, end) : undefined;
 }
 
 /** Why `dir` cannot be a working directory (`does not exist`, `is not a directory`, `cannot be entered` …), or undefined: unlike io/directory.ts `directoryProblem` it also needs search (execute) permission. */

@@ -32,7 +32,7 @@ describe.each(routes)('control run of a command that cannot start ($name)', ({ e
       ['cordon-no-such-command', "cannot start 'cordon-no-such-command': not found on PATH", 127],
       ['./missing', "cannot start './missing': no such file", 127],
       ['./plain.sh', "cannot start './plain.sh': not executable", 126],
-      ['./script', "cannot start './script': its interpreter (the #! line) was not found", 127],
+      ['./script', "cannot start './script': its interpreter /nonexistent/interpreter (the #! line) was not found", 127],
     ];
     for (const [command, message, status] of cases) {
       const r = await run([command, 'arg'], dir);

@@ -27,4 +27,18 @@ describe('arm', () => {
     expect(r.stderr).toContain('has no commit yet (HEAD names the branch "trunk", which has none); make a first commit');
     expect(r.stderr).not.toContain('Needed a single revision');
   });
+
+  it('warns about a verifier whose #! interpreter is missing, and arms all the same', async () => {
+    const repo = newRepo({ 'src/app.py': 'x\n', 'verify.sh': '#!/nonexistent/bash\nexit 0\n' });
+    chmodSync(join(repo, 'verify.sh'), 0o755);
+    git(repo, ['commit', '-q', '-am', 'executable'], sandbox.env);
+    const r = await cordon(['arm', 'x', '--allow', 'src/**', '--verify', './verify.sh', '--json'], repo);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ phase: 'armed' });
+    expect(r.stderr).toContain('warning: verifier `./verify.sh` cannot start here now (`./verify.sh`: its interpreter /nonexistent/bash (the #! line) was not found)');
+    // check fails it in the same words.
+    const checked = await cordon(['check'], repo);
+    expect(checked.exitCode).toBe(3);
+    expect(checked.stdout).toContain('its interpreter /nonexistent/bash (the #! line) was not found');
+  });
 });

@@ -44,7 +44,7 @@ describe('describeStartFailure', () => {
       ['tool-dir', { env }, `is a directory (${join(bin, 'tool-dir')})`, 126],
       [plain, {}, 'not executable', 126],
       ['./plain', { cwd: dir }, 'not executable', 126],
-      [noInterpreter, {}, 'its interpreter (the #! line) was not found', 127],
+      [noInterpreter, {}, 'its interpreter /nonexistent/interpreter (the #! line) was not found', 127],
       [join(plain, 'x'), {}, 'a part of its path is not a directory', 126],
       ['true', { cwd: join(dir, 'gone') }, `its working directory ${join(dir, 'gone')} does not exist`, 127],
     ];
@@ -80,5 +80,30 @@ describe('commandProblem (before a start)', () => {
     // A later PATH directory holding an executable wins, as execvp(3) goes on after EACCES.
     writeFileSync(join(dir, 'tool-dir'), '#!/bin/sh\n', { mode: 0o755 });
     expect(commandProblem('tool-dir', { env: { PATH: `${bin}:${dir}` } })).toBeUndefined();
+  });
+
+  it('reads a script\'s #! line as the kernel does: a missing or unusable interpreter is named before any start', () => {
+    const { noInterpreter } = files();
+    const script = (name: string, text: string) => (writeFileSync(join(dir, name), text, { mode: 0o755 }), join(dir, name));
+    const missing = { why: 'its interpreter /nonexistent/interpreter (the #! line) was not found', status: 127, code: 'ENOENT' };
+    expect(commandProblem(noInterpreter)).toEqual(missing);
+    // What a start says agrees (the system's ENOENT alone could be the script itself).
+    expect(describeStartFailure(noInterpreter, startError(noInterpreter))).toEqual(missing);
+    // Blanks before the name, an argument after it, no newline at all.
+    expect(commandProblem(script('spaced', '#! \t/nonexistent/sh -e\necho\n'))).toMatchObject({ why: 'its interpreter /nonexistent/sh (the #! line) was not found', status: 127 });
+    expect(commandProblem(script('bare', '#!/nonexistent/sh'))).toMatchObject({ why: 'its interpreter /nonexistent/sh (the #! line) was not found' });
+    // A relative interpreter is taken from the command's working directory, as execve(2) takes it.
+    expect(commandProblem('./rel', { cwd: dir })).toMatchObject({ why: 'no such file' });
+    script('rel', '#!./interp\n');
+    expect(commandProblem('./rel', { cwd: dir })).toMatchObject({ why: 'its interpreter ./interp (the #! line) was not found' });
+    mkdirSync(join(dir, 'interp'));
+    expect(commandProblem('./rel', { cwd: dir })).toEqual({ why: 'its interpreter ./interp (the #! line): is a directory', status: 126, code: 'EISDIR' });
+    // Interpreters that exist, a script through a script, no #! line, an empty one: nothing to say.
+    expect(commandProblem(script('fine', '#!/bin/sh\ntrue\n'))).toBeUndefined();
+    expect(commandProblem(script('env', '#!/usr/bin/env sh\n'))).toBeUndefined();
+    expect(commandProblem(script('nested', `#!${join(dir, 'fine')}\n`))).toBeUndefined();
+    expect(commandProblem(script('nested-missing', `#!${noInterpreter}\n`))).toMatchObject({ why: 'its interpreter /nonexistent/interpreter (the #! line) was not found', status: 127 });
+    expect(commandProblem(script('plain-text', 'echo hi\n'))).toBeUndefined();
+    expect(commandProblem(script('empty-line', '#!\n'))).toBeUndefined();
   });
 });
