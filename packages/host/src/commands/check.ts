@@ -34,6 +34,14 @@ export default class Check extends CordonCommand {
     const format = flags.format as (typeof CHECK_FORMATS)[number];
     if (flags.base === undefined) {
       const rangeOnly = ['head', ...Object.keys(policyFlags())].filter((name) => (flags as Record<string, unknown>)[name] !== undefined);
+      // --head alone is no policy flag: it ends a range that only --base begins.
+      if (rangeOnly.length === 1 && rangeOnly[0] === 'head') {
+        throw new CordonError(
+          ERROR_CODES.BAD_INPUT,
+          `--head needs --base: it names the end of the committed range that --base REF begins (\`cordon check --base origin/main --head REF\`); without --base, \`cordon check\` audits the armed envelope against the work tree`,
+          { details: { flags: ['--head'] } },
+        );
+      }
       if (rangeOnly.length > 0) {
         const named = rangeOnly.map((name) => `--${name}`).join(', ');
         throw new CordonError(

@@ -42,3 +42,17 @@ describe('arm', () => {
     expect(checked.stdout).toContain('its interpreter /nonexistent/bash (the #! line) was not found');
   });
 });
+
+describe('check', () => {
+  it('--head without --base says --head needs --base, not that it is a policy flag', async () => {
+    const repo = newRepo();
+    const r = await cordon(['check', '--head', 'HEAD'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--head needs --base');
+    expect(r.stderr).not.toContain('policy');
+    // With a policy flag as well, the policy explanation stands and names both.
+    const both = await cordon(['check', '--head', 'HEAD', '--allow', 'src/**'], repo);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('--head, --allow apply only to a committed range: add --base REF');
+  });
+});
