@@ -114,7 +114,7 @@ export function renderStatus(s: StatusReport): string {
     `limits: files ${s.limits.max_files}, added lines ${s.limits.max_added_lines}, deleted lines ${s.limits.max_deleted_lines}, working bytes ${s.limits.max_working_bytes}, binary files ${s.limits.max_binary_files}${s.allow_commits ? ', commits allowed' : ''}`,
   ];
   if (s.verify.length) lines.push(`verify: ${s.verify.join(' | ')}`);
-  lines.push(s.live ? 'live: on (an agent whose hooks are installed and can refuse a write is refused one outside the policy before it happens; `cordon arm --live` names them)' : 'live: off (writes are judged by `cordon check` only; `cordon arm --live` turns it on)');
+  lines.push(s.live ? 'live: on (an agent whose hooks are installed and can refuse a write is refused one outside the policy before it happens; `cordon doctor` says which agents have their hooks installed, `cordon install-hooks` installs them)' : 'live: off (writes are judged by `cordon check` only; `cordon arm --live` turns it on)');
   if (s.last_audit) lines.push(`last audit: ${s.last_audit.passed ? 'passed' : 'failed'}, ${plural(s.last_audit.violations.length, 'violation')}`);
   if (s.last_error) lines.push(`last error: ${s.last_error}`);
   if (s.stale_run && s.live_agent_pid !== null) lines.push(`agent still running: ${s.stale_run}`);

@@ -56,3 +56,15 @@ describe('check', () => {
     expect(both.stderr).toContain('--head, --allow apply only to a committed range: add --base REF');
   });
 });
+
+describe('status', () => {
+  it('of a live envelope names commands the user can run, not `arm --live` (which an armed repository refuses)', async () => {
+    const repo = newRepo();
+    expect((await cordon(['arm', 'x', '--allow', 'src/**', '--live'], repo)).exitCode).toBe(0);
+    const r = await cordon(['status'], repo);
+    expect(r.exitCode).toBe(0);
+    const live = r.stdout.split('\n').find((line) => line.startsWith('live: '));
+    expect(live).toContain('`cordon doctor` says which agents have their hooks installed, `cordon install-hooks` installs them');
+    expect(live).not.toContain('cordon arm');
+  });
+});
