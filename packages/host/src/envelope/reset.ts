@@ -7,7 +7,8 @@ import { CORDON_DIR, envelopePaths, foreignState, removeEnvelope } from './state
 /**
  * `cordon reset` (the BEKO2210/SkillQuarry cordon): under the lock, finishes what a killed cordon left half done
  * (a killed reset's deletion included: `finishInterrupted`), then removes `.cordon/` when it is
- * Cordon's own (`stateDirOwner`: only names Cordon writes, nothing git tracks). Never validates
+ * Cordon's own (`stateDirOwner`: only names Cordon writes, nothing git tracks; when git cannot
+ * say, as with a damaged index, the names and types alone decide). Never validates
  * the state (a corrupt envelope can always be reset), never touches source files, the
  * `info/exclude` line or anything else. Returns whether an envelope was removed.
  * Throws `CORDON_STATE_FOREIGN` (exit 2, nothing touched) for a `.cordon/` that is not Cordon's,

@@ -1,6 +1,8 @@
-import { chmodSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { git as runGit } from '../../src/envelope/git/run-git.js';
+import { baseGitEnv } from '../../src/envelope/git/repo.js';
 import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { git, makeRepo } from '../../../../test/support/git.js';
 
@@ -66,5 +68,46 @@ describe('status', () => {
     const live = r.stdout.split('\n').find((line) => line.startsWith('live: '));
     expect(live).toContain('`cordon doctor` says which agents have their hooks installed, `cordon install-hooks` installs them');
     expect(live).not.toContain('cordon arm');
+  });
+});
+
+/** Cuts `.git/index` to its first 20 bytes, as the user did: git then fails with `index file smaller than expected`. */
+function breakIndex(repo: string): void {
+  writeFileSync(join(repo, '.git/index'), readFileSync(join(repo, '.git/index')).subarray(0, 20));
+}
+
+describe('reset with a damaged index', () => {
+  it('removes an envelope whose every file is cordon\'s own, though git cannot say what it tracks', async () => {
+    const repo = newRepo();
+    expect((await cordon(['arm', 'x', '--allow', 'src/**'], repo)).exitCode).toBe(0);
+    breakIndex(repo);
+    const r = await cordon(['reset'], repo);
+    expect({ exitCode: r.exitCode, stderr: r.stderr }).toEqual({ exitCode: 0, stderr: '' });
+    expect(r.stdout).toContain('reset: removed the envelope');
+    expect(existsSync(join(repo, '.cordon'))).toBe(false);
+  });
+
+  it('still refuses when .cordon/ holds anything else, and leaves it as it is', async () => {
+    const repo = newRepo();
+    expect((await cordon(['arm', 'x', '--allow', 'src/**'], repo)).exitCode).toBe(0);
+    writeFileSync(join(repo, '.cordon/notes.txt'), 'mine\n');
+    breakIndex(repo);
+    const r = await cordon(['reset'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('holds "notes.txt", which Cordon does not write');
+    expect(readFileSync(join(repo, '.cordon/notes.txt'), 'utf8')).toBe('mine\n');
+  });
+
+  it('git errors name the index by its absolute path, from plain git as from the audit\'s private git directory', async () => {
+    const repo = newRepo();
+    expect((await cordon(['arm', 'x', '--allow', 'src/**'], repo)).exitCode).toBe(0);
+    breakIndex(repo);
+    const index = join(realpathSync(repo), '.git/index');
+    const checked = await cordon(['check'], repo);
+    expect(checked.exitCode).toBe(2);
+    expect(checked.stderr).toContain(`fatal: ${index}: index file smaller than expected`);
+    // Plain git in the user's repository (what reset asked) names it relative; cordon names it absolute.
+    const plain = await runGit({ cwd: realpathSync(repo), env: baseGitEnv(sandbox.env) }, ['ls-files']).catch((error: Error) => error.message);
+    expect(plain).toBe(`git ls-files exited 128: fatal: ${index}: index file smaller than expected`);
   });
 });

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -57,4 +57,21 @@ function standsFor(rest: string, names: PrivateGitNames): string | undefined {
   if (name === 'index') return names.indexFile;
   if (/^sharedindex\.[0-9a-f]+$/.test(name)) return join(names.gitDir, name);
   return undefined;
+}
+
+/**
+ * `text` (git's stderr of a command run in the user's repository, with `cwd` as its working
+ * directory) with the git directory git names relative to it (`.git`, `.git/index`) named
+ * absolute, as {@link realGitNames} names the paths of cordon's private git directory: every
+ * git error names the repository's files the same way whichever command failed
+ * (`fatal: /home/u/app/.git/index: index file smaller than expected`). Only a `.git` that
+ * stands as a path of its own (after a blank, quote or the start of a line) and exists in
+ * `cwd` is rewritten. For error text only: the check costs a system call.
+ */
+export function absoluteGitNames(text: string, cwd: string): string {
+  const relative = /(^|[\s'"(])\.git(?=$|[\s'":/)])/gm;
+  if (!relative.test(text)) return text;
+  const dir = join(cwd, '.git');
+  if (!existsSync(dir)) return text;
+  return text.replace(relative, (_whole, before: string) => `${before}${dir}`);
 }

@@ -1,7 +1,7 @@
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { runManaged, type ManagedChild } from '../process.js';
 import { indexOfByte } from '../../util/byte-search.js';
-import { realGitNames, type PrivateGitNames } from './private-names.js';
+import { absoluteGitNames, realGitNames, type PrivateGitNames } from './private-names.js';
 
 /** Default wall-clock limit of one git command, in ms. */
 export const GIT_TIMEOUT_MS = 300_000;
@@ -111,12 +111,14 @@ async function stream(inv: GitInvocation, args: readonly string[], onStdout: (ch
 }
 
 /**
- * git's stderr of a failed command as the user should read it: the paths of cordon's private git
- * directory (when `inv` runs git through one) named as the user's files they stand for
- * (git/private-names.ts). Only for the error path.
+ * git's stderr of a failed command as the user should read it, naming the repository's files by
+ * absolute path whichever way git ran (git/private-names.ts): the paths of cordon's private git
+ * directory (when `inv` runs git through one) as the user's files they stand for, and a `.git`
+ * git names relative to the working directory (plain git in the user's repository) absolute.
+ * Only for the error path.
  */
 export function gitErrorText(inv: GitInvocation, stderr: string): string {
-  return inv.privateNames ? realGitNames(stderr, inv.privateNames) : stderr;
+  return inv.privateNames ? realGitNames(stderr, inv.privateNames) : absoluteGitNames(stderr, inv.cwd);
 }
 
 /**

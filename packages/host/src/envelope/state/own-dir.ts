@@ -18,8 +18,12 @@ export function isOwnStateName(name: string): boolean {
 export type StateDirOwner =
   | { readonly kind: 'absent' }
   | { readonly kind: 'own' }
-  /** `reason` says in words what makes it someone else's (no file content, only names and types). */
-  | { readonly kind: 'foreign'; readonly reason: string };
+  /**
+   * `reason` says in words what makes it someone else's (no file content, only names and types);
+   * `tracked` whether git tracks anything at or under it (undefined when git was not asked or
+   * could not answer), so the advice can say `git mv` or `mv`.
+   */
+  | { readonly kind: 'foreign'; readonly reason: string; readonly tracked?: boolean };
 
 /** At most this many names are quoted in a reason. */
 const NAMED = 5;
@@ -30,6 +34,11 @@ const NAMED = 5;
  * ({@link isOwnStateName}), and git tracks nothing under it (`git ls-files` on `repoPath`,
  * the directory's path relative to the work tree, when given). A directory that fails any of
  * these is `foreign`: cordon never deletes, renames or writes into it.
+ *
+ * When git cannot answer (a damaged index: `index file smaller than expected`), a directory
+ * whose every entry is one of cordon's own files by name and type is still `own`, so that
+ * `cordon reset` works until git is repaired: removing it loses nothing of the user's. Anything
+ * else in it stays `foreign`, with `tracked` unknown.
  */
 export async function stateDirOwner(dir: string, loc: RepoLocation, repoPath?: string): Promise<StateDirOwner> {
   let stat;
@@ -37,18 +46,18 @@ export async function stateDirOwner(dir: string, loc: RepoLocation, repoPath?: s
     stat = lstatSync(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'absent' };
-    return { kind: 'foreign', reason: `it cannot be examined (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return { kind: 'foreign', reason: `it cannot be examined (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, ...(await trackedness(loc, repoPath)) };
   }
-  if (!stat.isDirectory()) return { kind: 'foreign', reason: `it is ${fileKind(stat)}, not a directory` };
-  if (repoPath !== undefined) {
-    const tracked = await trackedUnder(loc, repoPath);
-    if (tracked.length > 0) return { kind: 'foreign', reason: `git tracks ${quote(tracked)}` };
-  }
+  if (!stat.isDirectory()) return { kind: 'foreign', reason: `it is ${fileKind(stat)}, not a directory`, ...(await trackedness(loc, repoPath)) };
+  // Asked first: what git tracks is the stronger reason, and it decides between `git mv` and `mv`.
+  const tracked = repoPath === undefined ? undefined : await trackedUnder(loc, repoPath).catch(() => undefined);
+  if (tracked !== undefined && tracked.length > 0) return { kind: 'foreign', reason: `git tracks ${quote(tracked)}`, tracked: true };
+  const known = tracked === undefined ? {} : { tracked: false };
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch (error) {
-    return { kind: 'foreign', reason: `it cannot be listed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return { kind: 'foreign', reason: `it cannot be listed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, ...known };
   }
   const strangers: string[] = [];
   for (const name of names.sort()) {
@@ -63,8 +72,18 @@ export async function stateDirOwner(dir: string, loc: RepoLocation, repoPath?: s
       // Removed meanwhile: nothing to protect.
     }
   }
-  if (strangers.length > 0) return { kind: 'foreign', reason: `it holds ${quote(strangers)}, which Cordon does not write` };
+  if (strangers.length > 0) return { kind: 'foreign', reason: `it holds ${quote(strangers)}, which Cordon does not write`, ...known };
   return { kind: 'own' };
+}
+
+/** `{tracked}` for a path that is not cordon's: whether git tracks `repoPath` or anything under it; `{}` when not asked or git cannot say. */
+async function trackedness(loc: RepoLocation, repoPath: string | undefined): Promise<{ tracked?: boolean }> {
+  if (repoPath === undefined) return {};
+  try {
+    return { tracked: (await trackedUnder(loc, repoPath)).length > 0 };
+  } catch {
+    return {};
+  }
 }
 
 /** Paths git tracks at or under `repoPath` (index entries; `git ls-files`, fsmonitor off). */
