@@ -20,7 +20,7 @@ export async function reset(repo: string = process.cwd(), options: { lock?: Lock
   try {
     await finishInterrupted(loc);
     const owner = await stateDirOwner(envelopePaths(loc.root).dir, loc, CORDON_DIR);
-    if (owner.kind === 'foreign') throw foreignState(loc.root, owner.reason);
+    if (owner.kind === 'foreign') throw foreignState(loc.root, owner.reason, owner.tracked);
     return { removed: owner.kind === 'own' && removeEnvelope(loc), root: loc.root };
   } finally {
     if (!options.lock) lock.release();

@@ -95,6 +95,8 @@ describe('reset with a damaged index', () => {
     const r = await cordon(['reset'], repo);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('holds "notes.txt", which Cordon does not write');
+    // Whether git tracks it is not known: both ways out are named.
+    expect(r.stderr).toContain('`mv .cordon <another name>`, or `git mv .cordon <another name>` and commit if git tracks files in it');
     expect(readFileSync(join(repo, '.cordon/notes.txt'), 'utf8')).toBe('mine\n');
   });
 
@@ -109,5 +111,22 @@ describe('reset with a damaged index', () => {
     // Plain git in the user's repository (what reset asked) names it relative; cordon names it absolute.
     const plain = await runGit({ cwd: realpathSync(repo), env: baseGitEnv(sandbox.env) }, ['ls-files']).catch((error: Error) => error.message);
     expect(plain).toBe(`git ls-files exited 128: fatal: ${index}: index file smaller than expected`);
+  });
+});
+
+describe('a .cordon/ cordon did not make', () => {
+  it('untracked: the advice is `mv`, which works; tracked: `git mv` and commit', async () => {
+    const repo = newRepo();
+    mkdirSync(join(repo, '.cordon'));
+    writeFileSync(join(repo, '.cordon/notes.txt'), 'mine\n');
+    const untracked = await cordon(['arm', 'x', '--allow', 'src/**'], repo);
+    expect(untracked.exitCode).toBe(2);
+    expect(untracked.stderr).toContain('rename the directory (e.g. `mv .cordon <another name>`)');
+    expect(untracked.stderr).not.toContain('git mv');
+    git(repo, ['add', '.cordon'], sandbox.env);
+    git(repo, ['commit', '-q', '-m', 'notes'], sandbox.env);
+    const tracked = await cordon(['reset'], repo);
+    expect(tracked.exitCode).toBe(2);
+    expect(tracked.stderr).toContain('rename the directory (e.g. `git mv .cordon <another name>` and commit)');
   });
 });

@@ -269,14 +269,23 @@ export function foreignNames(dir: string): string[] | undefined {
 
 /**
  * The refusal for a `.cordon/` that is not Cordon's: what makes it foreign,
- * that nothing in it was touched, and the way out.
+ * that nothing in it was touched, and the way out: `mv` when git tracks nothing in it
+ * (`tracked` false; `git mv` refuses an untracked directory), `git mv` and commit when it
+ * tracks something, both when that is not known (`check` and `status` do not ask git).
  */
-export function foreignState(root: string, reason: string | readonly string[]): CordonError {
+export function foreignState(root: string, reason: string | readonly string[], tracked?: boolean): CordonError {
   const why = typeof reason === 'string' ? reason : `it holds ${reason.slice(0, 5).map((n) => JSON.stringify(n)).join(', ')}${reason.length > 5 ? ` and ${reason.length - 5} more` : ''}, which Cordon does not write`;
+  // `git mv` refuses an untracked directory, and plain `mv` of a tracked one leaves git a deletion to commit.
+  const rename =
+    tracked === true
+      ? `\`git mv ${CORDON_DIR} <another name>\` and commit`
+      : tracked === false
+        ? `\`mv ${CORDON_DIR} <another name>\``
+        : `\`mv ${CORDON_DIR} <another name>\`, or \`git mv ${CORDON_DIR} <another name>\` and commit if git tracks files in it`;
   return new CordonError(
     ERROR_CODES.STATE_FOREIGN,
-    `${join(root, CORDON_DIR)} is not Cordon's state directory: ${why}. Cordon keeps an envelope in ${CORDON_DIR}/ at the work-tree root and never deletes or overwrites files it did not write, so it left that directory as it is; to use Cordon in this work tree, rename the directory (e.g. \`git mv ${CORDON_DIR} <another name>\` and commit)`,
-    { details: { dir: join(root, CORDON_DIR), reason: why } },
+    `${join(root, CORDON_DIR)} is not Cordon's state directory: ${why}. Cordon keeps an envelope in ${CORDON_DIR}/ at the work-tree root and never deletes or overwrites files it did not write, so it left that directory as it is; to use Cordon in this work tree, rename the directory (e.g. ${rename})`,
+    { details: { dir: join(root, CORDON_DIR), reason: why, ...(tracked === undefined ? {} : { tracked }) } },
   );
 }
 
