@@ -1,6 +1,7 @@
 import { toConfiguredId, type Command, type Errors, type Interfaces } from '@oclif/core';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { reportError } from './report-error.js';
+import type { ReportedError } from '../output/error-text.js';
 import { usageMessage, type ArgSpecs } from './usage-message.js';
 
 /** The command an error came from, as the error's report needs it. */
@@ -12,6 +13,8 @@ export interface ErrorContext {
   readonly args?: ArgSpecs;
   /** Whether the user asked for `--json` (the JSON document on stdout instead of text on stderr). */
   readonly json: boolean;
+  /** The error once more in the form a CI system reads (report-error.ts `reportError`), when the command prints one. */
+  readonly annotation?: (error: ReportedError) => string;
 }
 
 /**
@@ -31,10 +34,10 @@ export function reportCommandError(error: unknown, context: ErrorContext): Error
   const command = `${context.config.bin} ${context.id === undefined ? '' : toConfiguredId(context.id, context.config)}`.trim();
   // A CordonError thrown by a flag's own parse (directory-flag.ts) comes back in oclif's
   // "Parsing --flag" wrapping: usageMessage puts it back in one line.
-  if (error instanceof CordonError) return reportError({ code: error.code, message: usageMessage(error, command, context.args), details: error.details }, error.exit, context.json);
+  if (error instanceof CordonError) return reportError({ code: error.code, message: usageMessage(error, command, context.args), details: error.details }, error.exit, context.json, context.annotation);
   const exit = e.oclif?.exit;
   if (typeof exit !== 'number' || e.code === 'EEXIT') return undefined;
-  return reportError({ code: typeof e.code === 'string' ? e.code : ERROR_CODES.BAD_INPUT, message: usageMessage(e, command, context.args) }, exit, context.json);
+  return reportError({ code: typeof e.code === 'string' ? e.code : ERROR_CODES.BAD_INPUT, message: usageMessage(e, command, context.args) }, exit, context.json, context.annotation);
 }
 
 

@@ -3,7 +3,7 @@ import { ERROR_CODES } from '../errors/index.js';
 import type { CordonHost } from '../bus/host.js';
 import { warnPluginFailures } from './plugin-warnings.js';
 import { clearStatus } from '../output/status.js';
-import { errorDocument } from '../output/error-text.js';
+import { errorDocument, type ReportedError } from '../output/error-text.js';
 import { reportCommandError } from './command-error.js';
 
 /**
@@ -55,8 +55,18 @@ export abstract class CordonCommand extends Command {
     // missing argument, `this.error(…)`), in one line (command-error.ts). Under --json oclif would
     // print every enumerable property of the error, a parse error's whole command configuration
     // included (160 KB), and exit 1 since only `oclif.exit` says 2.
-    const reported = reportCommandError(error, { config: this.config, id: this.id, args: this.ctor.args, json: this.jsonEnabled() });
+    const reported = reportCommandError(error, { config: this.config, id: this.id, args: this.ctor.args, json: this.jsonEnabled(), annotation: this.errorAnnotation() });
     if (reported) throw reported;
     return super.catch(error);
+  }
+
+  /**
+   * How a refusal is rendered once more for a CI system reading this command's stdout, or
+   * undefined (the default: only `Error:` on stderr). `check --format github` prints an `::error`
+   * workflow command. Read from the command line as typed, since a refusal may come before or
+   * while the flags are parsed.
+   */
+  protected errorAnnotation(): ((error: ReportedError) => string) | undefined {
+    return undefined;
   }
 }

@@ -4,7 +4,7 @@ import { policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.
 import type { AuditRecord } from '../envelope/audit/record.js';
 import { check, checkRange } from '../envelope/check.js';
 import { renderAudit } from '../envelope/render.js';
-import { CHECK_FORMATS, renderCheckFormat } from '../envelope/formats/index.js';
+import { CHECK_FORMATS, refusalAnnotation, renderCheckFormat } from '../envelope/formats/index.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { writeReport } from '../output/report-file.js';
 import { enableStatus } from '../output/status.js';
@@ -27,6 +27,11 @@ export default class Check extends CordonCommand {
     format: Flags.string({ description: 'Output format for CI systems (--json stays the audit record)', options: [...CHECK_FORMATS], default: 'text' }),
     out: Flags.string({ description: 'Write the --format report to this file instead of stdout (stdout gets the text verdict)', helpValue: 'FILE' }),
   };
+
+  /** `--format github`: a refusal is also an `::error` workflow command on stdout (formats/github.ts `refusalAnnotation`). */
+  protected override errorAnnotation(): ((error: { code: string; message: string }) => string) | undefined {
+    return formatAsked(this.argv) === 'github' ? refusalAnnotation : undefined;
+  }
 
   async run(): Promise<AuditRecord> {
     const { flags } = await this.parse(Check);
@@ -69,4 +74,20 @@ export default class Check extends CordonCommand {
     else process.stdout.write(report.endsWith('\n') ? report : `${report}\n`);
     return audit;
   }
+}
+
+/**
+ * The `--format` value as typed in `argv` (`--format github`, `--format=github`; the last one
+ * given), read without oclif so that a refusal raised while the flags are parsed still knows it;
+ * undefined when none is given before `--`.
+ */
+function formatAsked(argv: readonly string[]): string | undefined {
+  let format: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg === '--format' && i + 1 < argv.length) format = argv[++i];
+    else if (arg.startsWith('--format=')) format = arg.slice('--format='.length);
+  }
+  return format;
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git as runGit } from '../../src/envelope/git/run-git.js';
 import { baseGitEnv } from '../../src/envelope/git/repo.js';
+import { refusalAnnotation } from '../../src/envelope/formats/github.js';
 import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { git, makeRepo } from '../../../../test/support/git.js';
 
@@ -56,6 +57,28 @@ describe('check', () => {
     const both = await cordon(['check', '--head', 'HEAD', '--allow', 'src/**'], repo);
     expect(both.exitCode).toBe(2);
     expect(both.stderr).toContain('--head, --allow apply only to a committed range: add --base REF');
+  });
+});
+
+describe('check --format github, refused', () => {
+  it('prints an ::error workflow command on stdout besides the Error: text, escaped as every workflow command', async () => {
+    const repo = newRepo();
+    git(repo, ['branch', '50%'], sandbox.env);
+    const r = await cordon(['check', '--base', '50%', '--format', 'github'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('Error: the base commit 50% (');
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^::error title=cordon%3A refused \(CORDON_BAD_INPUT\)::the base commit 50%25 \([0-9a-f]{12}\) has no \.cordon\.json, /);
+    // The same refusal in other formats prints nothing on stdout; a refusal while the flags are parsed is annotated too.
+    expect((await cordon(['check', '--base', '50%'], repo)).stdout).toBe('');
+    const parsed = await cordon(['check', '--base', '50%', '--format=github', '--max-files', 'x'], repo);
+    expect(parsed.exitCode).toBe(2);
+    expect(parsed.stdout).toMatch(/^::error title=cordon%3A refused \(CORDON_BAD_INPUT\)::--max-files: expected /);
+  });
+
+  it('escapes %, CR and LF in the message, and : and , in the title', () => {
+    expect(refusalAnnotation({ code: 'A,B:C', message: '100%\r\nnext ::error::x' })).toBe('::error title=cordon%3A refused (A%2CB%3AC)::100%25%0D%0Anext ::error::x');
   });
 });
 

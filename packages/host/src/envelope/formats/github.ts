@@ -38,6 +38,15 @@ export function workflowCommand(name: string, properties: Record<string, string 
 }
 
 /**
+ * A refused `cordon check --format github` as the workflow sees it: one `::error` titled
+ * `cordon: refused (<code>)` whose message is the refusal's, escaped as every workflow command
+ * ({@link workflowCommand}), so a refusal shows as an annotation and not only as a log line.
+ */
+export function refusalAnnotation(error: { readonly code: string; readonly message: string }): string {
+  return workflowCommand('error', { title: `cordon: refused (${error.code})` }, error.message);
+}
+
+/**
  * `cordon check --format github`: GitHub Actions workflow commands only, so that
  * nothing a verifier printed can be read by the runner as a command of its own. One `::error`
  * per violation, titled `cordon: <code>`, with `file=` when the violation is about a path; a

@@ -26,6 +26,6 @@ export function renderCheckFormat(audit: AuditRecord, format: CheckFormat, optio
   }
 }
 
-export { escapeData, escapeProperty, renderGithub, workflowCommand } from './github.js';
+export { escapeData, escapeProperty, refusalAnnotation, renderGithub, workflowCommand } from './github.js';
 export { pathUri, renderSarif, SARIF_SCHEMA_URI } from './sarif.js';
 export { renderJunit, xmlText } from './junit.js';
