@@ -373,8 +373,8 @@ describe('cordon run / resume with the real Claude Code: refusals (R1, R3, R5, R
       [['run', 'x', '--allow', 'src/**', '--agent', 'nope'], 'no headless agent runner named "nope" is installed (installed: claude-code, codex, gemini)'],
       [['run', 'x', '--allow', 'src/**', '--agent', 'codex', '--max-turns', '3'], '--max-turns: Codex has no turn limit'],
       [['run', 'x', '--allow', 'src/**', '--effort', 'turbo'], '--effort must be one of low, medium, high, xhigh, max for Claude Code (got "turbo")'],
-      [['run', 'x', '--allow', 'src/**', '--timeout', 'soon'], '--timeout: expected a number of seconds greater than 0 and at most 604800 but received: soon'],
-      [['run', 'x', '--allow', 'src/**', '--max-budget-usd', 'inf'], '--max-budget-usd: expected a number of US dollars greater than 0 but received: inf'],
+      [['run', 'x', '--allow', 'src/**', '--timeout', 'soon'], '--timeout: expected a number of seconds greater than 0 and at most 604800 but received: "soon"'],
+      [['run', 'x', '--allow', 'src/**', '--max-budget-usd', 'inf'], '--max-budget-usd: expected a number of US dollars greater than 0 but received: "inf"'],
       [['run', '   ', '--allow', 'src/**'], 'label must not be empty'],
       [['run', 'x'], 'at least one --allow'],
     ];

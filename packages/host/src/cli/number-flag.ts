@@ -6,7 +6,7 @@ import { parseNumberText, type NumberRule } from '../util/number-range.js';
  * (util/number-range.ts), called with the flag's options as `Flags.integer` is:
  * `numberFlag({ integer: true, min: 0 })({ description: … })`. A value it refuses names the flag,
  * echoes the value and says the range: `--verify-output-cap: expected a whole number of bytes from 1
- * to 9007199254740991 but received: 9007199254740992; see \`cordon arm --help\``
+ * to 9007199254740991 but received: "9007199254740992"; see \`cordon arm --help\``
  * (cli/usage-message.ts puts oclif's wrapping on one line), exit 2.
  */
 export function numberFlag(rule: NumberRule) {

@@ -20,10 +20,11 @@ const SGR = /\x1b\[[0-9;]*m/g;
  * `cordon arm`, parsed its argv). A missing argument is named with its description (oclif's own
  * text adds that flags taking several values must come after the arguments, which is wrong for
  * cordon's: `multipleNonGreedy`, so `cordon arm --allow 'src/**' LABEL` works). A flag's value
- * refused by its type or options reads `--max-files: expected an integer but received: abc`; a
+ * refused by its type or options reads `--max-files: expected an integer but received: "abc"` (the
+ * value JSON-quoted, so that an empty one or a blank in it shows); a
  * missing required flag `missing required flag --agent`; `--json` on a command without it
  * `` `cordon help` has no --json: it prints text only``; an argument's value outside its
- * options `SHELL: expected one of zsh, bash but received: fish` (named when `args`, the command's
+ * options `SHELL: expected one of zsh, bash but received: "fish"` (named when `args`, the command's
  * argument specs, has one with exactly those options); other parse errors keep oclif's words,
  * on one line. Each ends with `; see \`<command> --help\``. A message that is no parse error (a
  * command's own `this.error(…)`) is returned as it is.
@@ -45,10 +46,10 @@ function usageProblem(text: string, args: unknown, specs: ArgSpecs | undefined, 
   }
   // A flag type's parse (`Flags.integer`): oclif wraps the type's own message.
   const parsing = /^Parsing --(\S+)\s*\n([\s\S]*)$/.exec(text);
-  // A flag's own check that already names the flag (`--repo /x: no such directory`) stands as it is.
+  // A flag's own check that already names the flag (`--repo "/x": no such directory`) stands as it is.
   if (parsing) return parsing[2]!.trim().startsWith(`--${parsing[1]} `) ? oneLine(parsing[2]!) : `--${parsing[1]}: ${oneLine(parsing[2]!)}`;
   const option = /^Expected --([^=\s]+)=([\s\S]*) to be one of: ([\s\S]*)$/.exec(text);
-  if (option) return `--${option[1]}: expected one of ${option[3]!.trim()} but received: ${option[2]}`;
+  if (option) return `--${option[1]}: expected one of ${option[3]!.trim()} but received: ${JSON.stringify(option[2])}`;
   // `cordon help --json`, `cordon plugins update --json`: oclif's commands that print text only.
   if (/^Nonexistent flag: --json$/.test(text.trim())) return `\`${command}\` has no --json: it prints text only`;
   // An argument's (oclif does not name it; its options do).
@@ -56,7 +57,7 @@ function usageProblem(text: string, args: unknown, specs: ArgSpecs | undefined, 
   if (argOption) {
     const allowed = argOption[2]!.trim();
     const name = Object.entries(specs ?? {}).find(([, spec]) => spec?.options?.join(', ') === allowed)?.[0];
-    return `${name === undefined ? '' : `${name.toUpperCase()}: `}expected one of ${allowed} but received: ${argOption[1]}`;
+    return `${name === undefined ? '' : `${name.toUpperCase()}: `}expected one of ${allowed} but received: ${JSON.stringify(argOption[1])}`;
   }
   const flag = /^Flag --(\S+) ([\s\S]*)$/.exec(text);
   if (flag) return `--${flag[1]}: ${oneLine(flag[2]!)}`;

@@ -106,8 +106,10 @@ export function parsePolicyFile(text: string, source: string): SettingsInput {
         if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw bad(`${where} must be a list of strings`);
         break;
       case 'number': {
-        const problem = numberValueProblem(v, SETTING_NUMBERS[key as keyof typeof SETTING_NUMBERS]);
-        if (problem) throw bad(`${where}: ${problem}`);
+        const rule = SETTING_NUMBERS[key as keyof typeof SETTING_NUMBERS];
+        // Echoed as the file writes it (`1e30`, not JavaScript's `1e+30`): read again on this error path only.
+        const problem = numberValueProblem(v, rule);
+        if (problem) throw bad(`${where}: ${numberValueProblem(v, rule, typeof v === 'number' ? numberTextOf(text, key) : undefined) ?? problem}`);
         break;
       }
       case 'bool':
@@ -119,6 +121,49 @@ export function parsePolicyFile(text: string, source: string): SettingsInput {
     out[spec.field] = v;
   }
   return out as SettingsInput;
+}
+
+/**
+ * The number literal `text` (a JSON object, already parsed without error) gives its top-level
+ * `key`, as written (`1e30`, `-0.0`), the last one when the key repeats as `JSON.parse` takes the
+ * last; undefined when the key holds no number. A scan of the text: strings skipped whole
+ * (escapes included), nested arrays and objects by depth.
+ */
+export function numberTextOf(text: string, key: string): string | undefined {
+  let depth = 0;
+  let current: string | undefined;
+  let valueNext = false;
+  let found: string | undefined;
+  for (let i = 0; i < text.length; ) {
+    const c = text[i]!;
+    if (c === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (depth === 1 && !valueNext) current = JSON.parse(text.slice(i, end + 1)) as string;
+      else if (depth === 1) valueNext = false;
+      i = end + 1;
+    } else if (c === '{' || c === '[') {
+      if (depth === 1) valueNext = false;
+      depth++;
+      i++;
+    } else if (c === '}' || c === ']') {
+      depth--;
+      i++;
+    } else if (depth === 1 && c === ':') {
+      valueNext = true;
+      i++;
+    } else if (depth === 1 && c === ',') {
+      valueNext = false;
+      current = undefined;
+      i++;
+    } else if (depth === 1 && valueNext && (c === '-' || (c >= '0' && c <= '9'))) {
+      const literal = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i))![0];
+      if (current === key) found = literal;
+      valueNext = false;
+      i += literal.length;
+    } else i++;
+  }
+  return found;
 }
 
 /**

@@ -22,13 +22,14 @@ export function directoryProblem(path: string): string | undefined {
 
 /**
  * `path` when it names an existing directory ({@link directoryProblem}); otherwise throws
- * `CORDON_BAD_INPUT` (exit 2) `<flag> <path>: <why>`, e.g. `--project-dir /x: no such
- * directory`, with `details` `{flag, path}`. The one check behind every flag that names a
+ * `CORDON_BAD_INPUT` (exit 2) `<flag> "<path>": <why>`, e.g. `--project-dir "/x": no such
+ * directory` (the path JSON-quoted, so that an empty one or a blank in it shows), with `details`
+ * `{flag, path}`. The one check behind every flag that names a
  * directory which must exist (`--repo`, `--project-dir`: cli/directory-flag.ts), so that none of
  * them reads a file as a directory or creates a directory the user mistyped.
  */
 export function requireDirectory(flag: string, path: string): string {
   const why = directoryProblem(path);
-  if (why !== undefined) throw new CordonError(ERROR_CODES.BAD_INPUT, `${flag} ${path}: ${why}`, { details: { flag, path } });
+  if (why !== undefined) throw new CordonError(ERROR_CODES.BAD_INPUT, `${flag} ${JSON.stringify(path)}: ${why}`, { details: { flag, path } });
   return path;
 }

@@ -18,10 +18,10 @@ export interface NumberRule {
   readonly unit?: string;
 }
 
-/** A decimal number as people write it: `5`, `+5`, `0.25`, `.5`, `1e3`; no hex, no `Infinity`. */
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-/** A whole number written as one: digits with an optional sign. */
-const WHOLE = /^[+-]?\d+$/;
+/** A fraction as plain digits: `5`, `0.25`, `.5`, `5.`; no sign, exponent, blank, hex or `Infinity`. */
+const DECIMAL = /^(\d+\.?\d*|\.\d+)$/;
+/** A whole number as plain digits: `0`, `25`; no sign, exponent or blank. */
+const WHOLE = /^\d+$/;
 
 /**
  * What `rule` accepts, in words: `an integer from 0 to 9007199254740991`, `a whole number of
@@ -36,24 +36,34 @@ export function rangeText(rule: NumberRule): string {
 }
 
 /**
- * Reads `text` (a flag's value as typed, blanks around it ignored) as a number `rule` accepts.
- * @throws Error `expected <range> but received: <text>` ({@link rangeText}; the text as given,
- *   `""` when empty), for a value that is not a number as `rule` writes it or is out of range.
+ * Reads `text` (a flag's value as typed) as a number `rule` accepts: plain decimal digits only
+ * (with a `.` fraction when `rule` takes fractions, a leading `-` only when its minimum is
+ * negative), so ` 5`, `+5`, `1e3` and `0x10` are refused alike, whatever `Number()` would make of
+ * them.
+ * @throws Error `expected <range> but received: "<text>"` ({@link rangeText}; the text as given,
+ *   JSON-quoted so that an empty value or a blank in it shows), for a value that is not written
+ *   that way or is out of range.
  */
 export function parseNumberText(text: string, rule: NumberRule): number {
-  const trimmed = text.trim();
-  const value = (rule.integer ? WHOLE : DECIMAL).test(trimmed) ? Number(trimmed) : Number.NaN;
-  if (!accepts(value, rule)) throw new Error(receivedProblem(rule, text === '' ? '""' : text));
+  const digits = rule.min < 0 && text.startsWith('-') ? text.slice(1) : text;
+  const value = (rule.integer ? WHOLE : DECIMAL).test(digits) ? Number(text) : Number.NaN;
+  if (!accepts(value, rule)) throw new Error(receivedProblem(rule, JSON.stringify(text)));
   return value;
 }
 
 /**
  * Why `value` (a number read from JSON, such as a `.cordon.json` key) is not one `rule` accepts,
  * in the words of {@link parseNumberText} (`expected … but received: -1`), or undefined.
+ * `written` is the value as the file spells it (`1e30`, which JavaScript would print `1e+30`);
+ * without it a string is JSON-quoted, and a number whose JavaScript spelling may not be the
+ * file's (an exponent) is not echoed: the caller's message names the key.
  */
-export function numberValueProblem(value: unknown, rule: NumberRule): string | undefined {
+export function numberValueProblem(value: unknown, rule: NumberRule, written?: string): string | undefined {
   if (typeof value === 'number' && accepts(value, rule)) return undefined;
-  return receivedProblem(rule, typeof value === 'string' ? JSON.stringify(value) : String(value));
+  if (written !== undefined) return receivedProblem(rule, written);
+  if (typeof value === 'string') return receivedProblem(rule, JSON.stringify(value));
+  if (typeof value === 'number' && Number.isFinite(value) && /e/i.test(String(value))) return `expected ${rangeText(rule)}`;
+  return receivedProblem(rule, String(value));
 }
 
 function receivedProblem(rule: NumberRule, received: string): string {

@@ -47,7 +47,7 @@ describe('flags that name a directory', () => {
         const r = await runCordon([...command, flag, value], { env: box.env, cwd: box.root });
         const what = `${command.join(' ')} ${flag} ${value}`;
         expect(r.exitCode, what).toBe(2);
-        expect(r.stderr, what).toContain(`Error: ${flag} ${value}: ${why}; see \`cordon ${command.join(' ')} --help\``);
+        expect(r.stderr, what).toContain(`Error: ${flag} ${JSON.stringify(value)}: ${why}; see \`cordon ${command.join(' ')} --help\``);
         expect(r.stderr, what).toContain('Code: CORDON_BAD_INPUT');
       }
     }
@@ -56,7 +56,7 @@ describe('flags that name a directory', () => {
   it('--json gives the JSON error document', async () => {
     const r = await runCordon(['doctor', '--project-dir', file, '--json'], { env: box.env });
     expect(r.exitCode).toBe(2);
-    expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'CORDON_BAD_INPUT', details: { flag: '--project-dir', path: file }, message: `--project-dir ${file}: not a directory; see \`cordon doctor --help\`` } });
+    expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'CORDON_BAD_INPUT', details: { flag: '--project-dir', path: file }, message: `--project-dir ${JSON.stringify(file)}: not a directory; see \`cordon doctor --help\`` } });
   });
 
   it('install-hooks --scope project --write into a missing directory creates nothing', async () => {
@@ -64,7 +64,7 @@ describe('flags that name a directory', () => {
     const missing = join(box.root, 'x', 'nope', 'deeper');
     const r = await runCordon(['install-hooks', '--agent', 'claude-code', '--scope', 'project', '--project-dir', missing, '--write'], { env: box.env });
     expect(r.exitCode, r.stderr).toBe(2);
-    expect(r.stderr).toContain(`--project-dir ${missing}: no such directory`);
+    expect(r.stderr).toContain(`--project-dir ${JSON.stringify(missing)}: no such directory`);
     expect(existsSync(join(box.root, 'x'))).toBe(false);
   });
 
@@ -79,6 +79,6 @@ describe('flags that name a directory', () => {
   it('the fast route of check refuses a --repo that is a file the same way', async () => {
     const r = await runCordon(['check', '--repo', file, '--json'], { env: box.env });
     expect(r.exitCode).toBe(2);
-    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', message: expect.stringContaining(`--repo ${file}: not a directory`) });
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', message: expect.stringContaining(`--repo ${JSON.stringify(file)}: not a directory`) });
   });
 });

@@ -47,13 +47,13 @@ function commandIds(): string[] {
 
 describe("oclif's errors in cordon's form", () => {
   it('an argument outside its options names the argument and the allowed values (autocomplete)', async () => {
-    const message = 'SHELL: expected one of zsh, bash, powershell but received: fish; see `cordon autocomplete --help`';
+    const message = 'SHELL: expected one of zsh, bash, powershell but received: "fish"; see `cordon autocomplete --help`';
     expectText(await runCordon(['autocomplete', 'fish'], { env: box.env }), message);
     expectJson(await runCordon(['autocomplete', 'fish', '--json'], { env: box.env }), message);
   });
 
   it("a plugin command's flag outside its options keeps the allowed values (pcodx record --role)", async () => {
-    const message = '--role: expected one of system, developer, user, assistant, tool but received: bogus; see `cordon pcodx record --help`';
+    const message = '--role: expected one of system, developer, user, assistant, tool but received: "bogus"; see `cordon pcodx record --help`';
     expectText(await runCordon(['pcodx', 'record', '--role', 'bogus', '--text', 'x'], { env: box.env }), message);
     expectJson(await runCordon(['pcodx', 'record', '--role', 'bogus', '--text', 'x', '--json'], { env: box.env }), message);
     expectText(await runCordon(['pcodx', 'record', '--text', 'x'], { env: box.env }), 'missing required flag --role; see `cordon pcodx record --help`');

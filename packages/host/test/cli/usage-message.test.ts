@@ -9,16 +9,16 @@ const said = (message: string, args?: unknown) => usageMessage(Object.assign(new
 describe('usageMessage', () => {
   it('puts each kind of parse error on one line, naming the flag first', () => {
     expect(said('Parsing --max-files \n\tExpected an integer but received: abc\nSee more help with --help')).toBe('--max-files: expected an integer but received: abc; see `cordon arm --help`');
-    expect(said('Expected --format=a b to be one of: text, github\nSee more help with --help')).toBe('--format: expected one of text, github but received: a b; see `cordon arm --help`');
+    expect(said('Expected --format=a b to be one of: text, github\nSee more help with --help')).toBe('--format: expected one of text, github but received: "a b"; see `cordon arm --help`');
     expect(said('Flag --max-files expects a value')).toBe('--max-files: expects a value; see `cordon arm --help`');
     expect(said('Nonexistent flags: --a, --b\nSee more help with --help')).toBe('nonexistent flags: --a, --b; see `cordon arm --help`');
     expect(said('Unexpected argument: y\nSee more help with --help')).toBe('unexpected argument: y; see `cordon arm --help`');
-    expect(said('Expected x to be one of: a, b\nSee more help with --help')).toBe('expected one of a, b but received: x; see `cordon arm --help`');
+    expect(said('Expected x to be one of: a, b\nSee more help with --help')).toBe('expected one of a, b but received: "x"; see `cordon arm --help`');
   });
 
   it('names the argument whose options refused a value, from the command\'s argument specs', () => {
     const error = new Error('Expected fish to be one of: zsh, bash, powershell\nSee more help with --help');
-    expect(usageMessage(error, 'cordon autocomplete', { shell: { options: ['zsh', 'bash', 'powershell'] } })).toBe('SHELL: expected one of zsh, bash, powershell but received: fish; see `cordon autocomplete --help`');
+    expect(usageMessage(error, 'cordon autocomplete', { shell: { options: ['zsh', 'bash', 'powershell'] } })).toBe('SHELL: expected one of zsh, bash, powershell but received: "fish"; see `cordon autocomplete --help`');
   });
 
   it('says a command without --json prints text only', () => {
@@ -26,7 +26,7 @@ describe('usageMessage', () => {
   });
 
   it('keeps a flag check that names its flag itself (a directory flag) as it is', () => {
-    expect(said('Parsing --repo \n\t--repo /x: no such directory\nSee more help with --help')).toBe('--repo /x: no such directory; see `cordon arm --help`');
+    expect(said('Parsing --repo \n\t--repo "/x": no such directory\nSee more help with --help')).toBe('--repo "/x": no such directory; see `cordon arm --help`');
   });
 
   it('lists every failed validation, colour codes left out, a missing flag with its dashes', () => {

@@ -153,3 +153,39 @@ describe('a .cordon/ cordon did not make', () => {
     expect(tracked.stderr).toContain('rename the directory (e.g. `git mv .cordon <another name>` and commit)');
   });
 });
+
+describe('numeric flags, .cordon.json numbers and directory flags', () => {
+  it('a numeric flag takes plain digits only: a blank, a sign or an exponent is refused alike, the value quoted', async () => {
+    const repo = newRepo();
+    for (const value of [' 5', '5 ', '+5', '1e3']) {
+      const r = await cordon(['arm', 'x', '--allow', 'src/**', '--max-files', value], repo);
+      expect(r.exitCode, value).toBe(2);
+      expect(r.stderr, value).toContain(`--max-files: expected an integer from 0 to 9007199254740991 but received: ${JSON.stringify(value)}; see \`cordon arm --help\``);
+    }
+    const fraction = await cordon(['arm', 'x', '--allow', 'src/**', '--verify-timeout', ' 0.5'], repo);
+    expect(fraction.exitCode).toBe(2);
+    expect(fraction.stderr).toContain('but received: " 0.5"');
+    expect((await cordon(['status'], repo)).exitCode).toBe(2);
+  });
+
+  it('.cordon.json: a number is echoed as the file writes it (1e30, not 1e+30)', async () => {
+    const repo = newRepo({ 'src/app.py': 'x\n', '.cordon.json': '{"allow": ["src/**"], "max-files": 1e30, "max-added-lines": 5}\n' });
+    const r = await cordon(['arm', 'x'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('.cordon.json: "max-files": expected an integer from 0 to 9007199254740991 but received: 1e30');
+    expect(r.stderr).not.toContain('1e+30');
+  });
+
+  it('--repo quotes the value it refuses, so an empty one or a blank in it shows', async () => {
+    const cwd = sandbox.dir('cwd');
+    for (const [args, value] of [
+      [['check', '--repo', ''], ''],
+      [['arm', 'x', '--allow', 'src/**', '--repo', ' x'], ' x'],
+      [['status', '--repo', 'no such'], 'no such'],
+    ] as const) {
+      const r = await cordon([...args], cwd);
+      expect(r.exitCode, value).toBe(2);
+      expect(r.stderr, value).toContain(`Error: --repo ${JSON.stringify(value)}: no such directory`);
+    }
+  });
+});

@@ -200,7 +200,7 @@ describe('--repo that is no directory', () => {
       [join(dir, 'file'), 'not a directory'],
       [join(dir, 'file', 'below'), 'not a directory'],
     ] as const) {
-      await expect(discoverRepo(path)).rejects.toMatchObject({ code: ERROR_CODES.BAD_INPUT, message: `--repo ${path}: ${why}` });
+      await expect(discoverRepo(path)).rejects.toMatchObject({ code: ERROR_CODES.BAD_INPUT, message: `--repo ${JSON.stringify(path)}: ${why}` });
     }
   });
 });

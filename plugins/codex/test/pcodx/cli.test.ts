@@ -275,7 +275,7 @@ describe('cordon pcodx: text input rules', () => {
     expect(tableRows(db, 'select id from messages')).toEqual([]);
     const role = await pcodx(box, db, ['record', '--role', 'robot', '--text', 'x']);
     expect(role.exitCode).toBe(2);
-    expect(role.stderr).toBe('    Error: --role: expected one of system, developer, user, assistant, tool but received: robot; see `cordon pcodx record --help`\n    Code: CORDON_BAD_INPUT\n');
+    expect(role.stderr).toBe('    Error: --role: expected one of system, developer, user, assistant, tool but received: "robot"; see `cordon pcodx record --help`\n    Code: CORDON_BAD_INPUT\n');
   });
 
   it('keeps file bytes exactly: BOM, CRLF, no final newline', async () => {
