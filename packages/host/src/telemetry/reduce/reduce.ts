@@ -32,14 +32,17 @@ export interface ReduceResult {
  * in the telemetry database, replacing its previous reduction. An SQLite file is written through
  * better-sqlite3's prepared statements (kysely loads only to migrate a new file); a PostgreSQL
  * store through kysely (`storeSession`).
- * @throws CordonError `CORDON_BAD_INPUT` when no session matches or the directory of a store the
- * user named (`--db`, `CORDON_DB`) does not exist (db/target.ts `storeTarget`: none is created), `CORDON_DB_ERROR` when the
- * database cannot be used.
+ * @throws CordonError `CORDON_BAD_INPUT` when the directory of a store the user named (`--db`,
+ * `CORDON_DB`) does not exist (db/target.ts `storeTarget`: none is created; checked before the
+ * sessions, so this is said even when none is recorded), or when no session matches;
+ * `CORDON_DB_ERROR` when the database cannot be used.
  */
 export async function reduce(options: ReduceOptions): Promise<ReduceResult> {
-  const selected = selectSessions(options.dataDir, options);
   const env = options.env ?? process.env;
+  // The store first: a mistyped --db is the user's first mistake to hear of, even with no
+  // session recorded yet (it was reported only once sessions existed).
   const target = storeTarget(options.db, join(options.dataDir, TELEMETRY_DB_FILE), env, 'write');
+  const selected = selectSessions(options.dataDir, options);
   const reduced = selected.map((s) => ({ name: s.name, reduced: reduceSession(s.dir) }));
   const machine = machineName(env);
   let dbPath: string;

@@ -36,6 +36,23 @@ describe('a telemetry store the user names', () => {
     expect(existsSync(join(box.dataDir, 'telemetry.sqlite3'))).toBe(false);
   });
 
+  it('reduce refuses a store in a missing directory before it looks for sessions (none recorded yet)', async () => {
+    const db = join(out, 'missing', 'y.sqlite3');
+    const empty = { ...box.env, CORDON_DATA_DIR: box.dir('empty-data') };
+    for (const env of [empty, { ...empty, CORDON_NO_FAST_ROUTE: '1' }]) {
+      const r = await runCordon(['reduce', '--db', db], { env });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toBe(`    Error: --db ${db}: its directory ${join(out, 'missing')}: no such directory; nothing was created\n    Code: CORDON_BAD_INPUT\n`);
+      const json = await runCordon(['reduce', '--db', db, '--json'], { env });
+      expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', details: { flag: '--db', path: db } });
+    }
+    // With a store that can be made, the missing sessions are what is said.
+    const r = await runCordon(['reduce', '--db', join(out, 'y.sqlite3')], { env: empty });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('no recorded sessions');
+    expect(readdirSync(out)).toEqual([]);
+  });
+
   it('reduce creates the file in a directory that exists', async () => {
     const db = join(out, 't.sqlite3');
     const r = await runCordon(['reduce', '--db', db], { env: box.env });
