@@ -72,6 +72,16 @@ describe("oclif's errors in cordon's form", () => {
     expect(JSON.parse(missing.stdout)).toEqual({ error: { code: 'CORDON_BAD_INPUT', details: { plugin: 'no-such-plugin' }, message: 'no installed plugin is called no-such-plugin; `cordon plugins` lists them' } });
   });
 
+  it("plugins inspect of a plugin not installed prints cordon's error alone, without oclif's `failed` line", async () => {
+    expectText(await runCordon(['plugins', 'inspect', 'no-such-plugin'], { env: box.env }), 'no installed plugin is called no-such-plugin; `cordon plugins` lists them');
+    // After a plugin that is installed: its tree, then the error, and still no `failed`.
+    const after = await runCordon(['plugins', 'inspect', '@cordon/codex', 'no-such-plugin'], { env: box.env });
+    expect(after.exitCode).toBe(2);
+    expect(after.stdout).toContain('@cordon/codex');
+    expect(after.stdout).not.toContain('failed');
+    expect(after.stderr).toBe('    Error: no installed plugin is called no-such-plugin; `cordon plugins` lists them\n    Code: CORDON_BAD_INPUT\n');
+  });
+
   it('every command refuses a nonexistent flag the same way', async () => {
     const ids = commandIds();
     expect(ids).toEqual(expect.arrayContaining(['autocomplete', 'help', 'plugins:uninstall', 'pcodx:show', 'wrap', 'check', 'control:run']));

@@ -4,16 +4,46 @@ import { catchCommandError } from '../../cli/command-error.js';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
-const OclifInspect = commands['plugins:inspect'] as unknown as typeof Command & { prototype: { run(): Promise<unknown> } };
+const OclifInspect = commands['plugins:inspect'] as unknown as typeof Command & {
+  prototype: { run(): Promise<unknown>; inspect(name: string, verbose?: boolean): Promise<unknown> };
+};
+
+/** oclif's mark for a failed inspection (`this.log(bold.red('failed'))` before it rethrows). */
+const FAILED_MARK = 'failed';
+// SGR sequences only: the mark is red when colour is on.
+const SGR = /\x1b\[[0-9;]*m/g;
 
 /**
  * `cordon plugins inspect PLUGIN…`: oclif's command (same arguments and flags), except that its
  * errors read as cordon's do, under `--json` too (cli/command-error.ts; oclif's own printed a
  * parse error's whole command configuration there): a plugin that is not installed is
  * `CORDON_BAD_INPUT`, exit 2. The root plugin's command wins over `@oclif/plugin-plugins`' one of
- * the same id.
+ * the same id. oclif's own run prints a red `failed` line on stdout before it rethrows an
+ * inspection's error; that line is held back, so a failure prints cordon's error alone.
  */
 export default class PluginsInspect extends OclifInspect {
+  /** Set while the error of a failed inspection goes up through oclif's run, which marks it `failed`. */
+  #failing = false;
+
+  /** oclif's inspection of one plugin; a failure is remembered so that its `failed` mark is not printed. */
+  async inspect(name: string, verbose?: boolean): Promise<unknown> {
+    try {
+      return await OclifInspect.prototype.inspect.call(this, name, verbose);
+    } catch (error) {
+      this.#failing = true;
+      throw error;
+    }
+  }
+
+  /** `Command.log`, except for oclif's `failed` mark after a failed inspection (see {@link inspect}). */
+  override log(message?: string, ...args: unknown[]): void {
+    if (this.#failing && typeof message === 'string' && message.replace(SGR, '') === FAILED_MARK) {
+      this.#failing = false;
+      return;
+    }
+    super.log(message, ...args);
+  }
+
   override async run(): Promise<unknown> {
     try {
       return await OclifInspect.prototype.run.call(this);
