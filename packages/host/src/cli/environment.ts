@@ -3,6 +3,7 @@ import { errorDocument, errorText } from '../output/error-text.js';
 import { writeOut } from '../output/write-out.js';
 import { asksForJson } from './json-flag.js';
 import { checkPaths, resolveDirOrigins, type DirKind } from '../util/paths.js';
+import { versionJson } from './version.js';
 
 /**
  * Readies the environment for oclif, which `bin/run.cjs` calls before it loads `@oclif/core`
@@ -15,6 +16,9 @@ import { checkPaths, resolveDirOrigins, type DirKind } from '../util/paths.js';
  * on stderr; with `--json` before any `--`, the JSON document on stdout), the exit code set to 2,
  * and false returned. `cordon hook` through oclif (`CORDON_HOOK_VIA_OCLIF`) prints nothing and
  * exits 0 instead, as the hook always does.
+ *
+ * `cordon --version --json` (or `-v --json`) prints the version document (cli/version.ts) and
+ * returns false: oclif would print its plain version line whatever follows the flag.
  *
  * oclif resolves the directories itself and would take a relative `XDG_*_HOME` as given, where
  * cordon ignores it (the XDG Base Directory specification): for each such variable with no
@@ -32,6 +36,12 @@ export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = p
     const reported = { code: typeof code === 'string' ? code : ERROR_CODES.INTERNAL, message: String(message), details };
     if (asksForJson(args)) writeOut(1, `${JSON.stringify(errorDocument(reported), null, 2)}\n`);
     else writeOut(2, errorText(reported.message, reported.code));
+    return false;
+  }
+  // oclif prints its version line for `--version` whatever follows; with --json, the document.
+  const version = versionJson(args);
+  if (version !== undefined) {
+    writeOut(1, `${JSON.stringify(version, null, 2)}\n`);
     return false;
   }
   const origins = resolveDirOrigins(env);

@@ -4,6 +4,7 @@ import { ERROR_CODES } from '../errors/index.js';
 import { closestName } from '../util/closest-name.js';
 import { pluginInstallCommand } from '../plugins/install-hint.js';
 import { displayPath } from '../envelope/path-text.js';
+import { asksForJson } from './json-flag.js';
 
 /** Commands (and topics) first-party plugins add, and the plugin that adds each. */
 const PLUGIN_COMMANDS: Readonly<Record<string, string>> = { pcodx: '@cordon/codex', wrap: '@cordon/aider' };
@@ -31,7 +32,8 @@ export function commandSynonym(id: string, config: Interfaces.Config): string | 
  * `pcodx:show`): prints the refusal (report-error.ts; `--json` in `argv` gives the JSON document)
  * and returns the error to throw, which ends the process with exit 2. `CORDON_BAD_INPUT`; the
  * message names the plugin that adds a first-party command, else the command a well-known synonym
- * stands for (`completion`: "Did you mean `cordon autocomplete`?"), else the closest visible
+ * stands for (`completion`: "Did you mean `cordon autocomplete`?"; a flag's keeps `--json`:
+ * `version --json` → "Did you mean `cordon --version --json`?"), else the closest visible
  * command or alias ("Did you mean `cordon check`?"). Used by
  * the `command_not_found` hook (`cordon chek`) and by the help class (`cordon chek -h`,
  * `cordon help chek`), so a typo reads the same everywhere.
@@ -42,16 +44,18 @@ export function reportUnknownCommand(id: string, config: Interfaces.Config, argv
   const typed = toConfiguredId(id, config);
   const provider = PLUGIN_COMMANDS[id.split(':')[0]!];
   const suggestion = provider ? undefined : (commandSynonym(id, config) ?? closestName(id, ids));
+  // A flag's synonym keeps --json (`cordon version --json` → `cordon --version --json`).
+  const flagSuggestion = (flag: string): string => (asksForJson(argv) ? `${flag} --json` : flag);
   const hint = provider
     ? ` It comes with the ${provider} plugin: \`${pluginInstallCommand([provider.replace('@cordon/', '')], config.bin)}\`.`
     : suggestion
-      ? ` Did you mean \`${config.bin} ${suggestion.startsWith('--') ? suggestion : toConfiguredId(suggestion, config)}\`?`
+      ? ` Did you mean \`${config.bin} ${suggestion.startsWith('--') ? flagSuggestion(suggestion) : toConfiguredId(suggestion, config)}\`?`
       : '';
   const owner = provider ? undefined : argumentsOf(id, suggestion, config);
   const message = owner
     ? `\`${config.bin} ${displayPath(toConfiguredId(owner.command, config))}\` takes no argument \`${displayPath(owner.extra)}\`. Run \`${config.bin} ${displayPath(toConfiguredId(owner.command, config))} --help\` for what it takes.`
     : `\`${displayPath(typed)}\` is not a ${config.bin} command.${hint} Run \`${config.bin} help\` for the list.`;
-  return reportError({ code: ERROR_CODES.BAD_INPUT, message }, 2, argv.includes('--json'));
+  return reportError({ code: ERROR_CODES.BAD_INPUT, message }, 2, asksForJson(argv));
 }
 
 /**

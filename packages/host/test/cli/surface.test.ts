@@ -41,6 +41,22 @@ describe('the command line', () => {
     }
   });
 
+  it('--version --json (and -v --json) print the version line as one JSON document', async () => {
+    const line = (await runCordon(['--version'], { env: box.env })).stdout.trim();
+    for (const argv of [['--version', '--json'], ['-v', '--json']]) {
+      const r = await runCordon(argv, { env: box.env });
+      expect([argv.join(' '), r.exitCode, r.stderr]).toEqual([argv.join(' '), 0, '']);
+      const document = JSON.parse(r.stdout) as { name: string; version: string; node: string; platform: string; arch: string };
+      expect(document).toEqual({ name: '@cordon/host', version: expect.stringMatching(/^\d+\.\d+\.\d+/), node: process.versions.node, platform: process.platform, arch: process.arch });
+      // The same facts as the text line oclif prints.
+      expect(line).toBe(`${document.name}/${document.version} ${document.platform}-${document.arch} node-v${document.node}`);
+    }
+    // `cordon version` is no command: under --json the refusal names the form that works.
+    const r = await runCordon(['version', '--json'], { env: box.env });
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stdout).error.message).toContain('Did you mean `cordon --version --json`?');
+  });
+
   it('a mistyped command is refused with exit 2 and the command the user meant (no terminal to ask)', async () => {
     const cases: Array<[string[], string | undefined]> = [
       [['chek'], 'cordon check'],
