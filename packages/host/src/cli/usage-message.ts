@@ -26,16 +26,18 @@ const SGR = /\x1b\[[0-9;]*m/g;
  * `` `cordon help` has no --json: it prints text only``; an argument's value outside its
  * options `SHELL: expected one of zsh, bash but received: "fish"` (named when `args`, the command's
  * argument specs, has one with exactly those options); other parse errors keep oclif's words,
- * on one line. Each ends with `; see \`<command> --help\``. A message that is no parse error (a
- * command's own `this.error(…)`) is returned as it is.
+ * on one line. Each ends with `; see \`<command> --help\``, or with `fix` when one is given (how
+ * to write the command line instead). A message that is no parse error (a command's own
+ * `this.error(…)`) is returned as it is.
  */
-export function usageMessage(error: Error & { args?: unknown }, command: string, args?: ArgSpecs): string {
+export function usageMessage(error: Error & { args?: unknown }, command: string, args?: ArgSpecs, fix?: string): string {
   const plain = error.message.replace(SGR, '');
   const text = plain.replace(SEE_HELP, '');
   const problem = usageProblem(text, error.args, args, command);
+  const end = fix ?? `see \`${command} --help\``;
   // A command's own `this.error(…)` is no parse error: its words stand as they are.
-  if (problem === undefined) return plain === text ? text : `${oneLine(text)}; see \`${command} --help\``;
-  return `${problem}; see \`${command} --help\``;
+  if (problem === undefined) return plain === text ? text : `${oneLine(text)}; ${end}`;
+  return `${problem}; ${end}`;
 }
 
 /** {@link usageMessage} of a parse error oclif words in a known way, without the pointer to the help; else undefined. */

@@ -82,6 +82,26 @@ describe("oclif's errors in cordon's form", () => {
     expect(after.stderr).toBe('    Error: no installed plugin is called no-such-plugin; `cordon plugins` lists them\n    Code: CORDON_BAD_INPUT\n');
   });
 
+  it('a command run after -- that was given without it: the refusal shows the line with the --, quoted for a shell', async () => {
+    const cwd = box.dir('cwd');
+    expectText(await runCordon(['control', 'run', 'ls', '-d', '/tmp'], { env: box.env, cwd }), 'nonexistent flag: -d; put the command to run after --: `cordon control run -- ls -d /tmp`');
+    // cordon's own flags before the command stay before the --; words that need quotes get them.
+    expectText(
+      await runCordon(['control', 'run', '--hint', 'memory:low', 'sh', '-c', "touch it's", '-x'], { env: box.env, cwd }),
+      `nonexistent flags: -c, -x; put the command to run after --: \`cordon control run --hint memory:low -- sh -c 'touch it'"'"'s' -x\``,
+    );
+    expectText(await runCordon(['wrap', 'aider', '--message', 'fix it'], { env: box.env, cwd }), "nonexistent flag: --message; put the command to run after --: `cordon wrap -- aider --message 'fix it'`");
+    const json = await runCordon(['control', 'run', '--json', 'ls', '-d', '/tmp'], { env: box.env, cwd });
+    expect(json.exitCode).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: { code: 'CORDON_BAD_INPUT', details: { corrected: 'cordon control run --json -- ls -d /tmp' }, message: 'nonexistent flag: -d; put the command to run after --: `cordon control run --json -- ls -d /tmp`' },
+    });
+    // An unknown flag before any command word is a mistyped cordon flag: no correction is guessed.
+    expectText(await runCordon(['control', 'run', '--bogus', 'ls', '-d'], { env: box.env, cwd }), 'nonexistent flags: --bogus, -d; see `cordon control run --help`');
+    // Nothing ran.
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
   it('every command refuses a nonexistent flag the same way', async () => {
     const ids = commandIds();
     expect(ids).toEqual(expect.arrayContaining(['autocomplete', 'help', 'plugins:uninstall', 'pcodx:show', 'wrap', 'check', 'control:run']));

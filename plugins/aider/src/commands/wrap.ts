@@ -21,6 +21,9 @@ export default class Wrap extends Command {
 
   static override strict = false;
 
+  /** The command comes after `--`: the host answers an unknown flag after its first word with the corrected line. */
+  static commandAfterDashes = true;
+
   static override flags = {
     'shell-shim': Flags.boolean({ description: 'Set SHELL to a cordon shim so each shell command the agent runs gets tool markers' }),
     session: Flags.string({ description: 'Session id to record under (default wrap-<unix seconds>-<pid>)' }),

@@ -28,6 +28,9 @@ export default class ControlRun extends CordonCommand {
 
   static override strict = false;
 
+  /** The command to run comes after `--`: an unknown flag after a command word is answered with the corrected line (cli/command-after-dashes.ts). */
+  static commandAfterDashes = true;
+
   static override flags = {
     hint: Flags.string({ description: 'Resource hint, e.g. memory:low, memory:high,cpu:low (tiers low, medium, high, max); default AGENT_RESOURCE_HINT, else memory:medium' }),
     verbose: Flags.boolean({ description: 'Print one stderr line saying what was applied (or would have been)' }),
