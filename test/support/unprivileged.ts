@@ -10,8 +10,8 @@ const NOBODY = 65534;
 export interface UnprivilegedRepo {
   /** The repository's work tree. */
   readonly repo: string;
-  /** Runs the built `cordon` with `args` in `repo`, every `CORDON_*` directory under `home`, `env` added. */
-  cordon(args: readonly string[], env?: Record<string, string>): Promise<RunResult>;
+  /** Runs the built `cordon` with `args` in `repo`, every `CORDON_*` directory under `home`, `env` added, `input` on stdin. */
+  cordon(args: readonly string[], env?: Record<string, string>, input?: string): Promise<RunResult>;
   /** Gives `nobody` what the test created under `path` since (a no-op when not root). */
   own(path: string): Promise<void>;
 }
@@ -35,5 +35,9 @@ export async function unprivilegedRepo(root: string, files: Record<string, strin
   await own(home);
   const env = { PATH: process.env.PATH, HOME: home, ...dirs, CORDON_SAMPLER: 'off' };
   const setpriv = asRoot ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'] : [];
-  return { repo, own, cordon: (args, extra = {}) => runProcess([...setpriv, process.execPath, CORDON_BIN, ...args], { cwd: repo, env: { ...env, ...extra } }) };
+  return {
+    repo,
+    own,
+    cordon: (args, extra = {}, input) => runProcess([...setpriv, process.execPath, CORDON_BIN, ...args], { cwd: repo, env: { ...env, ...extra }, ...(input === undefined ? {} : { input }) }),
+  };
 }

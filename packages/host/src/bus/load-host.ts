@@ -65,7 +65,7 @@ export interface HostLoadPlan {
  * Finds the plugin packages and reads the plugin index (files only, no plugin code runs).
  * `CORDON_PLUGIN_INDEX=off` leaves the index unread. Throws `CORDON_BAD_INPUT` for a directory
  * variable cordon cannot use (util/paths.ts: a relative `CORDON_*_DIR`; a data or cache
- * directory that is a file, found when reading it failed).
+ * directory that is a file or cannot be listed and entered, found when reading it failed).
  */
 export function planHostLoad(env: NodeJS.ProcessEnv = process.env): HostLoadPlan {
   const paths = resolvePaths(env);
@@ -77,7 +77,8 @@ export function planHostLoad(env: NodeJS.ProcessEnv = process.env): HostLoadPlan
     HOST_ROOT,
     paths.dataDir,
     (what, error) => {
-      unreadable ||= (error as NodeJS.ErrnoException | undefined)?.code === 'ENOTDIR';
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      unreadable ||= code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM';
       skipped.push({ what, error: String(error) });
     },
     hostPackage,
@@ -85,9 +86,10 @@ export function planHostLoad(env: NodeJS.ProcessEnv = process.env): HostLoadPlan
   const indexed = env.CORDON_PLUGIN_INDEX !== 'off';
   const key = indexed ? pluginIndexKey(version, packages, paths.configDir) : '';
   const index = indexed ? readPluginIndex(paths.cacheDir, key) : undefined;
-  // A read that failed below a file, or no current index (never one, when the cache directory is
-  // a file): the directories are looked at, and one that is a file is refused, naming its
-  // variable (util/paths.ts checkPaths). Neither happens on the usual call, which pays nothing.
+  // A read that failed below a file or for want of permission, or no current index (never one,
+  // when the cache directory is a file or cannot be read): the directories are looked at, and one
+  // that is a file or cannot be listed and entered is refused, naming its variable
+  // (util/paths.ts checkPaths). Neither happens on the usual call, which pays nothing.
   if (unreadable || (indexed && !index)) checkPaths(env);
   return { paths, version, packages, key, ...(index ? { index } : {}), skipped };
 }

@@ -10,9 +10,9 @@ import { versionJson } from './version.js';
  * (`args`: the command line after `cordon`). Returns true when oclif may run.
  *
  * Cordon's directories are checked first (util/paths.ts `checkPaths`): a relative
- * `CORDON_*_DIR`, or one that exists but is not a directory, is refused before oclif's plugin
- * loading reads `<data>/package.json` (which would print Node's raw `[ENOTDIR]` warning and go
- * on without plugins). The refusal is printed as every cordon error is (`Error: …` / `Code: …`
+ * `CORDON_*_DIR`, one that exists but is not a directory, or one this process cannot list and
+ * enter, is refused before oclif's plugin loading reads `<data>/package.json` (which would print
+ * Node's raw `[ENOTDIR]` or `[EACCES]` warning and go on without plugins). The refusal is printed as every cordon error is (`Error: …` / `Code: …`
  * on stderr; with `--json` before any `--`, the JSON document on stdout), the exit code set to 2,
  * and false returned. `cordon hook` through oclif (`CORDON_HOOK_VIA_OCLIF`) prints nothing and
  * exits 0 instead, as the hook always does.

@@ -18,8 +18,9 @@ export const ERROR_CODES = Object.freeze({
   REGISTRY_MISSING: 'CORDON_REGISTRY_MISSING',
   /**
    * Command-line input is invalid (flag values, globs, ranges), or an environment variable that
-   * names one of cordon's directories cannot be used (relative, or not a directory: the message
-   * names the variable and its value). Exit 2 on envelope commands.
+   * names one of cordon's directories cannot be used (relative, not a directory, or one cordon
+   * cannot list and enter: the message names the variable and its value). Exit 2 on envelope
+   * commands.
    */
   BAD_INPUT: 'CORDON_BAD_INPUT',
   /** The on-disk state is missing, corrupt or of another version. Exit 2. */

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 
 /**
@@ -15,6 +15,23 @@ export function directoryProblem(path: string): string | undefined {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return 'no such directory';
     if (code === 'ENOTDIR') return 'not a directory';
+    if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+    return `cannot be read (${code ?? String(error)})`;
+  }
+}
+
+/**
+ * What keeps this process from listing and entering the existing directory `path`, in a few words
+ * (`permission denied`, `cannot be read (ELOOP)`), or undefined when it can do both: `access(2)`
+ * with read and search permission (`R_OK | X_OK`, for the process's real user). Says nothing
+ * about whether `path` is a directory: ask {@link directoryProblem} first.
+ */
+export function directoryAccessProblem(path: string): string | undefined {
+  try {
+    accessSync(path, constants.R_OK | constants.X_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
     return `cannot be read (${code ?? String(error)})`;
   }

@@ -1,7 +1,7 @@
 import { isAbsolute, join } from 'node:path';
 import type { CordonPaths } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { directoryProblem } from '../io/directory.js';
+import { directoryAccessProblem, directoryProblem } from '../io/directory.js';
 import { nodeOs } from './builtins.js';
 
 /**
@@ -73,26 +73,42 @@ function pathsOf(origins: Record<DirKind, DirOrigin>): CordonPaths {
 }
 
 /**
- * {@link resolvePaths}, and each directory looked at once (`stat`): one that exists but is not a
- * directory, or lies below a file, is refused with `CORDON_BAD_INPUT` (exit 2) naming the
- * variable that put it there and its value (`CORDON_DATA_DIR=/etc/passwd: not a directory`). A
- * directory that does not exist yet is fine: it is created when first written. Run before oclif
- * loads (cli/environment.ts), whose plugin loading reads `<data>/package.json`, and where a fast
- * route's own read of a directory failed (bus/load-host.ts `planHostLoad`).
+ * {@link resolvePaths}, and each directory looked at (`stat`, and `access` for one that exists):
+ * one that exists but is not a directory, or lies below a file, is refused with
+ * `CORDON_BAD_INPUT` (exit 2) naming the variable that put it there and its value
+ * (`CORDON_DATA_DIR=/etc/passwd: not a directory`); so is one this process cannot list and enter
+ * (`chmod 000`, or a directory above it that cannot be entered: `CORDON_DATA_DIR=/x: permission
+ * denied: cordon cannot list or enter it`), which oclif's plugin loading would meet with Node's
+ * raw `[EACCES]` warning. A directory that does not exist yet is fine: it is created when first
+ * written. Run before oclif loads (cli/environment.ts), whose plugin loading reads
+ * `<data>/package.json`, and where a fast route's own read of a directory failed (bus/load-host.ts
+ * `planHostLoad`).
  */
 export function checkPaths(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): CordonPaths {
   const origins = resolveDirOrigins(env, platform);
   for (const kind of KINDS) {
     const { dir, variable, value } = origins[kind];
-    // Exists and is no directory, or lies below a file; one not made yet is fine.
-    if (directoryProblem(dir) !== 'not a directory') continue;
-    throw badDirVariable(variable, value, dir === value ? 'not a directory' : `cordon's ${kind} directory ${dir} is not a directory (a file is in the way)`, { [KEYS[kind]]: dir });
+    const details = { [KEYS[kind]]: dir };
+    const what = dir === value ? '' : `cordon's ${kind} directory ${dir}: `;
+    const why = directoryProblem(dir);
+    // Not made yet: it is created when first written.
+    if (why === 'no such directory') continue;
+    // Exists and is no directory, or lies below a file.
+    if (why === 'not a directory') throw badDirVariable(variable, value, dir === value ? 'not a directory' : `cordon's ${kind} directory ${dir} is not a directory (a file is in the way)`, details);
+    const denied = why ?? directoryAccessProblem(dir);
+    if (denied === undefined) continue;
+    const fix = variable.startsWith('CORDON_') || variable.startsWith('XDG_') ? `; give your user read and search permission on it (chmod u+rx), or set ${variable} to another directory` : '';
+    const said = denied === 'permission denied' ? 'permission denied: cordon cannot list or enter it' : denied;
+    throw badDirVariable(variable, value, `${what}${said}`, details, fix);
   }
   return pathsOf(origins);
 }
 
-/** `CORDON_BAD_INPUT`: `<variable>=<value>: <why>; set it to an absolute directory or unset it`. */
-function badDirVariable(variable: string, value: string, why: string, details: Record<string, unknown> = {}): CordonError {
-  const fix = variable.startsWith('CORDON_') || variable.startsWith('XDG_') ? '; set it to an absolute path of a directory, or unset it' : '';
-  return new CordonError(ERROR_CODES.BAD_INPUT, `${variable}=${value}: ${why}${fix}`, { details: { variable, value, ...details } });
+/**
+ * `CORDON_BAD_INPUT`: `<variable>=<value>: <why><fix>`; `fix` defaults to `; set it to an absolute
+ * path of a directory, or unset it` for cordon's and the XDG variables, nothing for the others.
+ */
+function badDirVariable(variable: string, value: string, why: string, details: Record<string, unknown> = {}, fix?: string): CordonError {
+  const said = fix ?? (variable.startsWith('CORDON_') || variable.startsWith('XDG_') ? '; set it to an absolute path of a directory, or unset it' : '');
+  return new CordonError(ERROR_CODES.BAD_INPUT, `${variable}=${value}: ${why}${said}`, { details: { variable, value, ...details } });
 }
