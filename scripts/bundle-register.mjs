@@ -42,11 +42,13 @@ export function registerBundleOptions(root) {
  * (`cordon.fastCommands.module`, a `.cjs` file under dist/ bundled from the `.js` beside it), or
  * undefined when it declares none. The host loads it for those commands before oclif (its
  * `src/fast/plugin-command.ts`); oclif's commands import the same modules unbundled.
+ * `@cordon/plugin-api` is inlined as in the register bundle (the codex plugin's `--cwd` check),
+ * so the module loads no package.
  */
 export function fastCommandBundleOptions(root) {
   const module = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).cordon?.fastCommands?.module;
   if (typeof module !== 'string' || !module.endsWith('.cjs')) return undefined;
-  return { ...bundleBase(root, module.replace(/\.cjs$/, '.js'), module), packages: 'external' };
+  return { ...bundleBase(root, module.replace(/\.cjs$/, '.js'), module), packages: 'external', plugins: [inlinePluginApi] };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

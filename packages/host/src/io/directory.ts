@@ -1,24 +1,9 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
+import { directoryProblem } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 
-/**
- * What keeps `path` from being used as an existing directory, in a few words (`no such
- * directory`, `not a directory`, `permission denied`, `cannot be read (EIO)`), or undefined when
- * it is one. One `stat(2)`, following symbolic links (a link to a directory is a directory);
- * a path below a regular file (ENOTDIR) is `not a directory`. A relative path is taken from the
- * current directory.
- */
-export function directoryProblem(path: string): string | undefined {
-  try {
-    return statSync(path).isDirectory() ? undefined : 'not a directory';
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return 'no such directory';
-    if (code === 'ENOTDIR') return 'not a directory';
-    if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-    return `cannot be read (${code ?? String(error)})`;
-  }
-}
+// One wording for the host's directory flags and plugins' own (the plugin API's, which they share).
+export { directoryProblem };
 
 /**
  * What keeps this process from listing and entering the existing directory `path`, in a few words

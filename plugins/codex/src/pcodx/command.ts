@@ -1,5 +1,5 @@
-import { Command, Flags } from '@oclif/core';
-import type { LedgerHandle } from '@cordon/plugin-api';
+import { Command, Errors, Flags } from '@oclif/core';
+import { directoryProblem, type LedgerHandle } from '@cordon/plugin-api';
 import { commandOutput, type CommandOutput } from './command-output.js';
 import { hostApi } from './host-api.js';
 import { withLedger } from './ledger-run.js';
@@ -11,7 +11,23 @@ export const jsonFlag = {
 };
 
 /**
- * Base of the `cordon pcodx` commands: the global `--db`, `--session` and `--cwd` flags, the
+ * `--cwd DIR`: a directory that must exist, checked while oclif parses the flag as the host
+ * checks its own directory flags (the plugin API's `directoryProblem`): a missing path or a file
+ * is refused before the command does anything, `--cwd /x: no such directory`, as a usage error
+ * (exit 2), which the host prints as every cordon usage error (`CORDON_BAD_INPUT`). The value is
+ * kept as typed.
+ */
+export const cwdFlag = Flags.custom<string>({
+  parse: async (input, _context, flag) => {
+    const why = directoryProblem(input);
+    if (why !== undefined) throw new Errors.CLIError(`--${flag.name} ${input}: ${why}`, { exit: 2 });
+    return input;
+  },
+});
+
+/**
+ * Base of the `cordon pcodx` commands: the global `--db`, `--session` and `--cwd` (an existing
+ * directory: {@link cwdFlag}) flags, the
  * ledger opened through the host api and closed afterwards, and errors printed as
  * `error: <message>` on stderr with exit code 1 (the Rust pcodx, SichangHe/partial_compact_codex). Flag-parsing
  * mistakes go on to the host, which reports them as every cordon usage error (its `finally`
@@ -21,7 +37,7 @@ export abstract class PcodxCommand extends Command {
   static override baseFlags = {
     db: Flags.string({ summary: 'Ledger database file (default: $PCODX_DB, else $XDG_DATA_HOME/pcodx/pcodx.sqlite3).', helpGroup: 'GLOBAL' }),
     session: Flags.string({ summary: 'Session name (default: the last-written session).', helpGroup: 'GLOBAL' }),
-    cwd: Flags.string({ summary: 'Working directory recorded for a new session (resume: instead of the stored one).', helpGroup: 'GLOBAL' }),
+    cwd: cwdFlag({ summary: 'Working directory recorded for a new session (resume: instead of the stored one); must exist.', helpGroup: 'GLOBAL' }),
   };
 
   /**

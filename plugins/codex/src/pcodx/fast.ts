@@ -1,4 +1,4 @@
-import type { FastCommandApi, RunFastCommand } from '@cordon/plugin-api';
+import { directoryProblem, type FastCommandApi, type RunFastCommand } from '@cordon/plugin-api';
 import { commandOutput } from './command-output.js';
 import { splitLeadingFlags } from './leading-flags.js';
 import type { Sink } from './output.js';
@@ -31,7 +31,8 @@ const COMMANDS: Readonly<Record<string, FastCommand>> = {
 /**
  * The flags of `args` for command `id`, or undefined (oclif then parses and reports) for any
  * other form: help, an unknown flag or argument, a flag given twice, a value missing, empty or
- * starting with `-` (but `-` itself), `--`. `--name VALUE` and `--name=VALUE` are both taken, as oclif takes them.
+ * starting with `-` (but `-` itself), `--`, a `--cwd` that names no directory. `--name VALUE` and
+ * `--name=VALUE` are both taken, as oclif takes them.
  */
 export function parseFastArgs(id: string, args: readonly string[]): Record<string, string | boolean> | undefined {
   const command = COMMANDS[id];
@@ -53,6 +54,8 @@ export function parseFastArgs(id: string, args: readonly string[]): Record<strin
     if (value === undefined || value === '' || (value.startsWith('-') && value !== '-')) return undefined;
     flags[name] = value;
   }
+  // `--cwd` must name a directory (command.ts cwdFlag): oclif refuses one that does not.
+  if (typeof flags.cwd === 'string' && directoryProblem(flags.cwd) !== undefined) return undefined;
   return flags;
 }
 

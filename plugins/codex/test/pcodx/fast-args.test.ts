@@ -6,7 +6,7 @@ import { parseFastArgs, runFastCommand } from '../../src/pcodx/fast.js';
 describe('parseFastArgs', () => {
   it('takes each command\'s own flags, as --name VALUE and --name=VALUE, in any order', () => {
     expect(parseFastArgs('pcodx:show', [])).toEqual({});
-    expect(parseFastArgs('pcodx:show', ['--roles', '--json', '--db', '/x/y.sqlite3', '--session=main', '--cwd', 'rel'])).toEqual({ roles: true, json: true, db: '/x/y.sqlite3', session: 'main', cwd: 'rel' });
+    expect(parseFastArgs('pcodx:show', ['--roles', '--json', '--db', '/x/y.sqlite3', '--session=main', '--cwd', '.'])).toEqual({ roles: true, json: true, db: '/x/y.sqlite3', session: 'main', cwd: '.' });
     expect(parseFastArgs('pcodx:ids', ['--db=a=b', '--json'])).toEqual({ db: 'a=b', json: true });
     // Both text flags pass here: the command's own rule refuses the pair, on either route.
     expect(parseFastArgs('pcodx:turn', ['--text', 'fix it', '--text-file=notes.md'])).toEqual({ text: 'fix it', 'text-file': 'notes.md' });
@@ -43,6 +43,9 @@ describe('parseFastArgs', () => {
       ['pcodx:show', ['--no-roles']],
       ['pcodx:compact', ['--from', 'msg1']],
       ['pcodx:show', ['--constructor', 'x']],
+      // A --cwd that names no directory: oclif's flag refuses it (command.ts cwdFlag).
+      ['pcodx:show', ['--cwd', '/nonexistent/cordon-test-dir']],
+      ['pcodx:ids', [`--cwd=${import.meta.filename}`]],
     ];
     for (const [id, args] of forms) expect(parseFastArgs(id, args), `${id} ${args.join(' ')}`).toBeUndefined();
   });

@@ -203,6 +203,35 @@ describe('errors are the same through both routes', () => {
     for (const form of [['--db', db], ['--verbose', 'show'], ['--db', db, 'frobnicate'], ['--db', db, 'compact', '--from', 'msg1', '--to', 'msg1', '--summary', 's', '--dry-run']]) await same(form);
   });
 
+  it('a --cwd that names no directory (missing, a file) is refused on both routes, for every pcodx command, before the ledger is touched', async () => {
+    const db = join(box.root, 'pcodx.sqlite3');
+    await writeLedger(db);
+    const before = sha(db);
+    const file = join(box.root, 'a-file');
+    writeFileSync(file, 'x\n');
+    const missing = join(box.root, 'no-such-dir');
+    for (const [cwd, why] of [[missing, 'no such directory'], [file, 'not a directory']] as const) {
+      for (const form of [['show', '--cwd', cwd], ['ids', `--cwd=${cwd}`], ['turn', '--text', 'hi', '--cwd', cwd]]) {
+        const r = await same([...form, '--db', db]);
+        expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }, form.join(' ')).toEqual({
+          exitCode: 2,
+          stdout: '',
+          stderr: `    Error: --cwd ${cwd}: ${why}; see \`cordon pcodx ${form[0]} --help\`\n    Code: CORDON_BAD_INPUT\n`,
+        });
+      }
+      // The oclif-only commands, and the reference's spelling with the global flag first.
+      for (const form of [['init', '--session', 'new', '--cwd', cwd], ['--cwd', cwd, 'init', '--session', 'new']]) {
+        const r = await run([...form, '--db', db]);
+        expect([r.exitCode, r.stderr], form.join(' ')).toEqual([2, expect.stringContaining(`Error: --cwd ${cwd}: ${why}`)]);
+      }
+      const json = await same(['ids', '--cwd', cwd, '--json', '--db', db]);
+      expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'CORDON_BAD_INPUT', details: {}, message: `--cwd ${cwd}: ${why}; see \`cordon pcodx ids --help\`` } });
+    }
+    expect(sha(db)).toBe(before);
+    // An existing directory is taken as before.
+    expect((await same(['ids', '--session', 'main', '--cwd', box.root, '--db', db])).exitCode).toBe(0);
+  });
+
   it('without the codex plugin, `cordon pcodx show` is not a command, on either route', async () => {
     const bare = makeSandbox('cordon-pcodx-fast-bare-');
     try {
