@@ -115,7 +115,7 @@ describe('a directory cordon cannot list or enter', () => {
       expect(json.exitCode).toBe(2);
       expect(json.stderr).toBe('');
       expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', details: { variable, value: dir } });
-      for (const via of [{}, { CORDON_HOOK_VIA_OCLIF: '1' }]) {
+      for (const via of [{}, { CORDON_HOOK_VIA_OCLIF: '1' }] as Array<Record<string, string>>) {
         const r = await cordon(['hook', '--agent', 'claude-code'], via, PAYLOAD);
         expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }, `${variable} hook ${JSON.stringify(via)}`).toEqual({ exitCode: 0, stdout: '', stderr: '' });
       }
