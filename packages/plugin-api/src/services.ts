@@ -1,3 +1,4 @@
+import type { FileService } from './services/files.js';
 import type { LedgerService } from './services/ledger.js';
 import type { ProcessService } from './services/process.js';
 import type { TelemetryService } from './services/telemetry.js';
@@ -18,4 +19,6 @@ export interface CordonServices {
   readonly telemetry: TelemetryService;
   /** Ending like a command this process ran (exit code, or the same signal). */
   readonly process: ProcessService;
+  /** File-system checks worded as the host's (a directory flag: `--cwd /x: no such directory`). */
+  readonly files: FileService;
 }

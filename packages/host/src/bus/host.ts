@@ -1,6 +1,7 @@
 import { endLike } from '../process/end-like.js';
 import { PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type ChartRendererEntry, type DialectEntry, type ExporterEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry, type StartPlace } from '@cordon/plugin-api';
 import { matchGlob } from '../envelope/glob.js';
+import { directoryProblem } from '../io/directory.js';
 import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
 import { registerBuiltinSamplers } from '../telemetry/sampler/builtin.js';
 import { createFileLogger } from '../util/log.js';
@@ -10,6 +11,9 @@ import { Registry } from './registry.js';
 import { hostServices } from './load-services.js';
 import type { HostServices } from './services.js';
 import { installTiming } from './timing.js';
+
+/** `api.services.files`, the same frozen object for every plugin. */
+const FILES = Object.freeze({ directoryProblem });
 
 /** A descriptor as collected from one plugin package, before it is applied. */
 export interface CollectedPlugin {
@@ -79,6 +83,7 @@ export class CordonHost {
         },
         // From the services' module too: only `cordon wrap` asks, and the hook's bundle stays without it.
         process: Object.freeze({ endLike, describeStartFailure: (file: string, error: unknown, where?: StartPlace) => services().describeStartFailure(file, error, where) }),
+        files: FILES,
       }),
     });
   }

@@ -1,5 +1,5 @@
 import { Command, Errors, Flags } from '@oclif/core';
-import { directoryProblem, type LedgerHandle } from '@cordon/plugin-api';
+import type { LedgerHandle } from '@cordon/plugin-api';
 import { commandOutput, type CommandOutput } from './command-output.js';
 import { hostApi } from './host-api.js';
 import { withLedger } from './ledger-run.js';
@@ -12,14 +12,15 @@ export const jsonFlag = {
 
 /**
  * `--cwd DIR`: a directory that must exist, checked while oclif parses the flag as the host
- * checks its own directory flags (the plugin API's `directoryProblem`): a missing path or a file
- * is refused before the command does anything, `--cwd /x: no such directory`, as a usage error
+ * checks its own directory flags (the host's check, lent as `api.services.files`: this unbundled
+ * module cannot import the plugin API at run time, see host-api.ts): a missing path or a file is
+ * refused before the command does anything, `--cwd /x: no such directory`, as a usage error
  * (exit 2), which the host prints as every cordon usage error (`CORDON_BAD_INPUT`). The value is
  * kept as typed.
  */
 export const cwdFlag = Flags.custom<string>({
   parse: async (input, _context, flag) => {
-    const why = directoryProblem(input);
+    const why = (await hostApi()).services.files.directoryProblem(input);
     if (why !== undefined) throw new Errors.CLIError(`--${flag.name} ${input}: ${why}`, { exit: 2 });
     return input;
   },

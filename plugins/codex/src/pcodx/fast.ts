@@ -54,7 +54,9 @@ export function parseFastArgs(id: string, args: readonly string[]): Record<strin
     if (value === undefined || value === '' || (value.startsWith('-') && value !== '-')) return undefined;
     flags[name] = value;
   }
-  // `--cwd` must name a directory (command.ts cwdFlag): oclif refuses one that does not.
+  // `--cwd` must name a directory (command.ts cwdFlag): oclif refuses one that does not. The
+  // plugin API's check, inlined in this bundle (scripts/bundle-register.mjs), is the one the host
+  // lends the oclif command.
   if (typeof flags.cwd === 'string' && directoryProblem(flags.cwd) !== undefined) return undefined;
   return flags;
 }

@@ -111,6 +111,10 @@ describe('the codex plugin installed with `cordon plugins install` (no host code
       expect([viaCordon.exitCode, viaCordon.stderr]).toEqual([0, '']);
       const viaBin = await runProcess([process.execPath, join(installed, 'bin', 'pcodx.js'), 'show'], { env: e });
       expect([viaBin.exitCode, viaBin.stdout]).toEqual([0, 'installed\n<aboveturn id="msg1"/>\n']);
+      // `--cwd` is checked with the host's lent check (api.services.files): the installed plugin has no plugin API to import.
+      const missing = join(installBox.root, 'no-such-dir');
+      const badCwd = await runCordon(['pcodx', 'record', '--session', 'inst', '--cwd', missing, '--role', 'user', '--text', 'x'], { env: e });
+      expect([badCwd.exitCode, badCwd.stderr]).toEqual([2, `    Error: --cwd ${missing}: no such directory; see \`cordon pcodx record --help\`\n    Code: CORDON_BAD_INPUT\n`]);
     } finally {
       installBox.cleanup();
     }
