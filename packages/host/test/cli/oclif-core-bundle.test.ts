@@ -19,16 +19,16 @@ afterEach(() => box.cleanup());
 const version = installedOclifCoreVersion();
 const bundle = join(REPO_ROOT, 'packages/host/dist/oclif', `core-${version}.cjs`);
 /** `import(` with a computed specifier (see scripts/bundle-hot.mjs importThroughHost). */
-const COMPUTED_IMPORT = /(?<![\w$."'`])import\((?!\s*["'`])/g;
+const COMPUTED_IMPORT = /(?<![\w$."'`])import\((?!\s*["'`])/;
 
 describe('the @oclif/core bundle', () => {
   it('is the one `npm run build` writes for the installed @oclif/core, and leaves no computed import() to Node 20', async () => {
     const files = await bundleFiles(oclifCoreBundleOptions(version));
-    const text = [...files].find(([path]) => path.endsWith('.cjs'))![1];
+    const text: string = [...files].find(([path]) => path.endsWith('.cjs'))![1];
     expect(readFileSync(bundle, 'utf8') === text, `${bundle} is stale: run npm run build`).toBe(true);
     expect(text).toContain('__cordonImport(');
     // The one left is __cordonImport's own fallback, for a process bin/run.cjs did not start.
-    const lines = text.split('\n').filter((line) => COMPUTED_IMPORT.test(line));
+    const lines = text.split('\n').filter((line: string) => COMPUTED_IMPORT.test(line));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^const __cordonImport = /);
   });
