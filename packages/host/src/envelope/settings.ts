@@ -1,3 +1,4 @@
+import { lazyPackage } from '../util/lazy-package.js';
 import { isSymlink, readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
@@ -123,47 +124,19 @@ export function parsePolicyFile(text: string, source: string): SettingsInput {
   return out as SettingsInput;
 }
 
+/** jsonc-parser, loaded only on the error path that needs a number's written form. */
+const jsonc = lazyPackage<typeof import('jsonc-parser')>('jsonc-parser');
+
 /**
  * The number literal `text` (a JSON object, already parsed without error) gives its top-level
  * `key`, as written (`1e30`, `-0.0`), the last one when the key repeats as `JSON.parse` takes the
- * last; undefined when the key holds no number. A scan of the text: strings skipped whole
- * (escapes included), nested arrays and objects by depth.
+ * last; undefined when the key holds no number. Read from jsonc-parser's syntax tree, whose nodes
+ * keep their offsets in `text`.
  */
 export function numberTextOf(text: string, key: string): string | undefined {
-  let depth = 0;
-  let current: string | undefined;
-  let valueNext = false;
-  let found: string | undefined;
-  for (let i = 0; i < text.length; ) {
-    const c = text[i]!;
-    if (c === '"') {
-      let end = i + 1;
-      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-      if (depth === 1 && !valueNext) current = JSON.parse(text.slice(i, end + 1)) as string;
-      else if (depth === 1) valueNext = false;
-      i = end + 1;
-    } else if (c === '{' || c === '[') {
-      if (depth === 1) valueNext = false;
-      depth++;
-      i++;
-    } else if (c === '}' || c === ']') {
-      depth--;
-      i++;
-    } else if (depth === 1 && c === ':') {
-      valueNext = true;
-      i++;
-    } else if (depth === 1 && c === ',') {
-      valueNext = false;
-      current = undefined;
-      i++;
-    } else if (depth === 1 && valueNext && (c === '-' || (c >= '0' && c <= '9'))) {
-      const literal = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i))![0];
-      if (current === key) found = literal;
-      valueNext = false;
-      i += literal.length;
-    } else i++;
-  }
-  return found;
+  const properties = jsonc().parseTree(text)?.children ?? [];
+  const value = properties.filter((p) => p.children?.[0]?.value === key).at(-1)?.children?.[1];
+  return value?.type === 'number' ? text.slice(value.offset, value.offset + value.length) : undefined;
 }
 
 /**

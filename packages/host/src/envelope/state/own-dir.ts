@@ -46,13 +46,13 @@ export async function stateDirOwner(dir: string, loc: RepoLocation, repoPath?: s
     stat = lstatSync(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'absent' };
-    return { kind: 'foreign', reason: `it cannot be examined (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, ...(await trackedness(loc, repoPath)) };
+    return { kind: 'foreign', reason: `it cannot be examined (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, ...trackedness(await trackedPaths(loc, repoPath)) };
   }
-  if (!stat.isDirectory()) return { kind: 'foreign', reason: `it is ${fileKind(stat)}, not a directory`, ...(await trackedness(loc, repoPath)) };
+  if (!stat.isDirectory()) return { kind: 'foreign', reason: `it is ${fileKind(stat)}, not a directory`, ...trackedness(await trackedPaths(loc, repoPath)) };
   // Asked first: what git tracks is the stronger reason, and it decides between `git mv` and `mv`.
-  const tracked = repoPath === undefined ? undefined : await trackedUnder(loc, repoPath).catch(() => undefined);
+  const tracked = await trackedPaths(loc, repoPath);
   if (tracked !== undefined && tracked.length > 0) return { kind: 'foreign', reason: `git tracks ${quote(tracked)}`, tracked: true };
-  const known = tracked === undefined ? {} : { tracked: false };
+  const known = trackedness(tracked);
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -76,14 +76,14 @@ export async function stateDirOwner(dir: string, loc: RepoLocation, repoPath?: s
   return { kind: 'own' };
 }
 
-/** `{tracked}` for a path that is not cordon's: whether git tracks `repoPath` or anything under it; `{}` when not asked or git cannot say. */
-async function trackedness(loc: RepoLocation, repoPath: string | undefined): Promise<{ tracked?: boolean }> {
-  if (repoPath === undefined) return {};
-  try {
-    return { tracked: (await trackedUnder(loc, repoPath)).length > 0 };
-  } catch {
-    return {};
-  }
+/** What git tracks at or under `repoPath`; undefined when not asked (no `repoPath`) or git cannot say (a damaged index). */
+async function trackedPaths(loc: RepoLocation, repoPath: string | undefined): Promise<string[] | undefined> {
+  return repoPath === undefined ? undefined : trackedUnder(loc, repoPath).catch(() => undefined);
+}
+
+/** `{tracked}` of a path that is not cordon's, from {@link trackedPaths}' answer; `{}` when unknown. */
+function trackedness(tracked: readonly string[] | undefined): { tracked?: boolean } {
+  return tracked === undefined ? {} : { tracked: tracked.length > 0 };
 }
 
 /** Paths git tracks at or under `repoPath` (index entries; `git ls-files`, fsmonitor off). */
