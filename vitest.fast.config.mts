@@ -21,6 +21,7 @@ export const CLI_SUITES = [
   'packages/host/test/install-hooks/faults.test.ts',
   'packages/host/test/plugins/install-link.test.ts',
   'packages/host/test/envelope/fast-check.test.ts',
+  'packages/host/test/envelope/fast-status.test.ts',
   'packages/host/test/envelope/formats.test.ts',
   'packages/host/test/telemetry/analyze/cli.test.ts',
   'packages/host/test/envelope/messages.test.ts',

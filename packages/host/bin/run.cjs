@@ -18,11 +18,14 @@ if (argv[0] === '--repo' || argv[0]?.startsWith('--repo=')) {
   argv = [...argv.slice(n, n + 1), ...argv.slice(0, n), ...argv.slice(n + 1)];
 }
 // CORDON_HOOK_VIA_OCLIF=1 sends the hook through oclif instead (bench:hook compares the two
-// paths); CORDON_NO_FAST_ROUTE=1 sends `check`, `control run`, `reduce` and `pcodx` through oclif.
+// paths); CORDON_NO_FAST_ROUTE=1 sends `check`, `status`, `control run`, `reduce` and `pcodx`
+// through oclif.
 if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h') && !process.env.CORDON_HOOK_VIA_OCLIF) {
   hook(argv.slice(1));
 } else if (argv[0] === 'check' && !process.env.CORDON_NO_FAST_ROUTE) {
   check(argv);
+} else if (argv[0] === 'status' && !process.env.CORDON_NO_FAST_ROUTE) {
+  status(argv);
 } else if (argv[0] === 'control' && argv[1] === 'run' && !process.env.CORDON_NO_FAST_ROUTE) {
   controlRun(argv);
 } else if (argv[0] === 'reduce' && !process.env.CORDON_NO_FAST_ROUTE) {
@@ -182,6 +185,29 @@ function largeIndex(args) {
     // ENOTDIR, EACCES, ...: the check itself reports what is wrong with the path.
   }
   return false;
+}
+
+// The plain `cordon status [--repo PATH] [--json]` runs without oclif (src/fast/status.ts); any
+// other form, and any refusal, goes through the oclif command.
+function status(args) {
+  exitWithoutTeardown();
+  let fast;
+  try {
+    fast = loadBundle('../dist/fast/status.cjs');
+  } catch (error) {
+    if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('status.cjs')) throw error;
+    oclif(args);
+    return;
+  }
+  const options = fast.parseFastStatusArgs(args.slice(1));
+  if (!options) {
+    oclif(args);
+    return;
+  }
+  fast.fastStatus(options).then((outcome) => {
+    if (outcome === 'fallback') oclif(args);
+    else exitIfIdle();
+  });
 }
 
 // The plain `cordon control run [--hint H] [--json] [--verbose] -- CMD ...` runs without oclif

@@ -174,6 +174,11 @@ export const picomatchBundleOptions = bundleBase(root, createRequire(resolve(roo
 // Compact (COMPACT): 320 KB become about 205 KB, and loading the bundle through its code cache
 // makes 30 % fewer page faults and takes about 3 ms less CPU on the 2-core VM (`npm run bench:envelope`).
 export const checkBundleOptions = { ...bundleOptions('dist/fast/check.js', 'dist/fast/check.cjs', { lazyInlined: ['picomatch', 'shlex'], lazyServices: true }), ...COMPACT };
+/**
+ * esbuild options of the fast `cordon status` bundle: the envelope's state reader and renderer,
+ * no plugin host (status fires no hook). Compact as the check's.
+ */
+export const statusBundleOptions = { ...bundleOptions('dist/fast/status.js', 'dist/fast/status.cjs'), ...COMPACT };
 /** esbuild options of the fast `cordon control run` bundle. */
 // Compact too: 105 KB without the services, 67 KB compact. A source below V8's 128 KB
 // large-object size is allocated in the young generation; with the services gone the run still
@@ -271,6 +276,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     writeBundle(hookBundleOptions),
     writeBundle(picomatchBundleOptions),
     writeBundle(checkBundleOptions),
+    writeBundle(statusBundleOptions),
     writeBundle(controlRunBundleOptions),
     writeBundle(servicesBundleOptions),
     writeBundle(reduceBundleOptions),

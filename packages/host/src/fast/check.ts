@@ -7,6 +7,7 @@ import { errorDocument, errorText } from '../output/error-text.js';
 import { enableStatus } from '../output/status.js';
 import { writeOut } from '../output/write-out.js';
 import { mark } from '../util/timeline.js';
+import { parseRepoJsonArgs } from './repo-args.js';
 
 /** Options of {@link fastCheck}: the only flags the fast route takes. */
 export interface FastCheckOptions {
@@ -76,19 +77,10 @@ function printError(error: CordonError, json: boolean): void {
 }
 
 /**
- * The fast route's argument grammar: `--json` and `--repo PATH` / `--repo=PATH`, each at most
- * once, in any order. Returns `undefined` for anything else (help, `--base`, policy flags, a
- * `--repo` value that looks like a flag, unknown tokens), which oclif then parses.
+ * The fast route's argument grammar (fast/repo-args.ts): `--json` and `--repo PATH` /
+ * `--repo=PATH`, each at most once, in any order; `undefined` for anything else (help, `--base`,
+ * policy flags, unknown tokens), which oclif then parses.
  */
 export function parseFastCheckArgs(args: readonly string[]): Omit<FastCheckOptions, 'env'> | undefined {
-  let repo: string | undefined;
-  let json = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--json' && !json) json = true;
-    else if (arg === '--repo' && repo === undefined && i + 1 < args.length && !args[i + 1]!.startsWith('-') && args[i + 1] !== '') repo = args[++i];
-    else if (arg.startsWith('--repo=') && repo === undefined && arg.length > '--repo='.length) repo = arg.slice('--repo='.length);
-    else return undefined;
-  }
-  return repo === undefined ? { json } : { repo, json };
+  return parseRepoJsonArgs(args);
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { checkBundleOptions, controlRunBundleOptions, hookBundleOptions, ledgerApiBundleOptions, picomatchBundleOptions, pluginCommandBundleOptions, reduceBundleOptions, servicesBundleOptions } from '../../scripts/bundle-hot.mjs';
+import { checkBundleOptions, controlRunBundleOptions, hookBundleOptions, ledgerApiBundleOptions, picomatchBundleOptions, pluginCommandBundleOptions, reduceBundleOptions, servicesBundleOptions, statusBundleOptions } from '../../scripts/bundle-hot.mjs';
 import { bundleFiles } from '../../../../scripts/bundle-options.mjs';
 import { fastCommandBundleOptions, registerBundleOptions } from '../../../../scripts/bundle-register.mjs';
 import { REPO } from './support.js';
@@ -81,6 +81,18 @@ describe('the hook path', () => {
     const bundle = join(REPO, 'packages/host/dist/fast/check.cjs');
     expect(loads(bundle).other.filter((p) => p.startsWith('@oclif/'))).toEqual([]);
     expect(readFileSync(bundle, 'utf8')).toBe(await rebuilt(checkBundleOptions));
+  });
+
+  it('the plain `cordon status` goes to its own bundle: Node built-ins only, no plugin host or services, nothing imported later, and fresh', async () => {
+    const bin = readFileSync(join(REPO, 'packages/host/bin/run.cjs'), 'utf8');
+    expect(bin).toMatch(/argv\[0\] === 'status'[\s\S]*status\(argv\)/);
+    expect(bin).toContain("loadBundle('../dist/fast/status.cjs')");
+    const bundle = join(REPO, 'packages/host/dist/fast/status.cjs');
+    expect(loads(bundle)).toEqual({ builtins: expect.any(Array), other: [], dynamic: [] });
+    const inputs = Object.keys((await build({ ...(statusBundleOptions as Record<string, unknown>), write: false, metafile: true })).metafile!.inputs);
+    // status fires no hook: neither the plugin host and tapable nor the ledger and telemetry services.
+    expect(inputs.filter((p) => /dist\/bus\/|node_modules\/tapable\//.test(p))).toEqual([]);
+    expect(readFileSync(bundle, 'utf8')).toBe(await rebuilt(statusBundleOptions));
   });
 
   it('the plain `cordon reduce` goes to its own bundle: no oclif, kysely or pg at start (only lazy modules of dist/), and fresh', async () => {
