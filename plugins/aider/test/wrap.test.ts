@@ -104,6 +104,25 @@ describe('cordon wrap', () => {
     expect(s.peak_memory_mb - s.baseline_memory_mb).toBeGreaterThanOrEqual(180);
   }, 120_000);
 
+  it('has the whole session written when it returns: `wrap -- sleep 1.5 && reduce` shows every sample', async () => {
+    // The fresh user's report: reduce right after wrap showed 0 samples, a minute later 3. 400 ms
+    // ticks make the fault certain, not a race: the sampler saw the child's exit up to a tick after
+    // wrap returned, and wrote its buffered samples only then.
+    const run = await runCordon(['wrap', '--session', 'complete-1', '--', 'sleep', '1.5'], { env: { ...sandbox.env, CORDON_INTERVAL: '400' }, timeoutMs: 60_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    // Read at once, before anything else runs: the sampler has stopped and flushed.
+    const stops = events('complete-1').filter((e) => e.event === 'stop');
+    expect(stops).toEqual([expect.objectContaining({ reason: expect.stringMatching(/^(agent-exit|stop-file)$/) })]);
+    const written = readFileSync(join(sessionDir('complete-1'), 'samples.jsonl'), 'utf8').trim().split('\n').length;
+    const reduced = await runCordon(['reduce', '--session', 'complete-1', '--json'], { env: sandbox.env });
+    expect(reduced.exitCode, reduced.stderr).toBe(0);
+    const s = JSON.parse(reduced.stdout).sessions[0];
+    expect(s).toMatchObject({ session_id: 'complete-1', ended: true, n_samples: written, sampler_stop_reasons: [stops[0].reason] });
+    expect(s.n_samples).toBeGreaterThanOrEqual(2);
+    // Nothing is written after wrap returned (the sampler process is gone).
+    expect(readFileSync(join(sessionDir('complete-1'), 'samples.jsonl'), 'utf8').trim().split('\n').length).toBe(written);
+  }, 60_000);
+
   it("returns the child's exit code, dies of the child's signal, 127 when it is not found, 126 when it cannot be executed, saying why as control run does", async () => {
     expect((await wrap(['--', 'sh', '-c', 'exit 3'])).exitCode).toBe(3);
     expect((await wrap(['--', 'sh', '-c', 'kill -TERM $$'])).signal).toBe('SIGTERM');

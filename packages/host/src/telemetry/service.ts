@@ -2,6 +2,7 @@ import { cutText } from '@cordon/plugin-api';
 import type { TelemetryMarkerInput, TelemetryService } from '@cordon/plugin-api';
 import { appendMarker, MARKER_SCHEMA_VERSION, MAX_COMMAND_CHARS, type Marker } from './markers.js';
 import { ensureSampler, stopSampler } from './sampler/ensure.js';
+import { awaitSamplerStop } from './sampler/state.js';
 import { sessionDir } from './session-dir.js';
 import { epochMs } from '../util/clock.js';
 
@@ -26,9 +27,10 @@ export function createTelemetryService(dataDir: string, env: NodeJS.ProcessEnv =
       };
       appendMarker(dataDir, marker);
     },
-    startSampler({ sessionId, rootPid, idle = true }: { readonly sessionId: string; readonly rootPid: number; readonly idle?: boolean }) {
-      return ensureSampler({ dir: sessionDir(dataDir, sessionId), rootPid, env, dataDir, ...(idle ? {} : { idleMs: Infinity }) });
+    startSampler({ sessionId, rootPid, idle = true, since }: { readonly sessionId: string; readonly rootPid: number; readonly idle?: boolean; readonly since?: number }) {
+      return ensureSampler({ dir: sessionDir(dataDir, sessionId), rootPid, env, dataDir, ...(idle ? {} : { idleMs: Infinity }), ...(since !== undefined ? { since } : {}) });
     },
     stopSampler: (sessionId: string) => stopSampler(sessionDir(dataDir, sessionId)),
+    awaitSamplerStop: (sessionId: string, timeoutMs: number) => awaitSamplerStop(sessionDir(dataDir, sessionId), timeoutMs),
   });
 }

@@ -5,7 +5,7 @@
  * importing host code. Times are epoch milliseconds.
  *
  * Every method throws on I/O errors in the data directory (plain `Error`s with a `code` such as
- * `EACCES`); nothing here blocks on the sampler.
+ * `EACCES`); nothing here blocks on the sampler, and only `awaitSamplerStop` waits for it.
  */
 
 /** Marker events a plugin may write (MARKERS.md "Fields"; `tool_denied` is written by the hot path only). */
@@ -65,6 +65,12 @@ export interface TelemetrySamplerStart {
   readonly generation?: number;
 }
 
+/**
+ * How {@link TelemetryService.awaitSamplerStop} ended: the sampler `stopped` (its last samples and
+ * its `stop` event are written), `none` was running, or it still ran at the `timeout`.
+ */
+export type TelemetrySamplerWait = 'stopped' | 'none' | 'timeout';
+
 /** Host telemetry functions lent to plugins. */
 export interface TelemetryService {
   /** Absolute directory of a session: `<dataDir>/runs/<sanitised id>`. */
@@ -75,9 +81,19 @@ export interface TelemetryService {
    * Makes sure one detached sampler measures the tree rooted at `rootPid` for the session (the
    * same once-per-session lock the hook uses). `idle: false` turns the idle timeout off, for a
    * recorder that knows the agent is alive without markers (`wrap`); it still stops on `STOP` and
-   * when the root exits.
+   * when the root exits. `since` (epoch ms, default now) is when the measured command started
+   * (`wrap`: its spawn): the session's sampled span starts there, not at the sampler's first tick,
+   * which comes a process start-up and one interval later.
    */
-  startSampler(options: { readonly sessionId: string; readonly rootPid: number; readonly idle?: boolean }): TelemetrySamplerStart;
+  startSampler(options: { readonly sessionId: string; readonly rootPid: number; readonly idle?: boolean; readonly since?: number }): TelemetrySamplerStart;
   /** Asks the session's sampler to stop (creates `STOP`); a no-op for a session that has no directory. */
   stopSampler(sessionId: string): void;
+  /**
+   * Waits, at most `timeoutMs`, until the session's sampler has stopped and written everything it
+   * measured (its last samples and its `stop` event; a sampler whose process is gone counts as
+   * stopped). A recorder that ends a session calls it after {@link stopSampler} (or after the
+   * sampled root exited) so that what it reports is complete when it returns: `cordon wrap -- x &&
+   * cordon reduce` must not read a session still being written. Never rejects.
+   */
+  awaitSamplerStop(sessionId: string, timeoutMs: number): Promise<TelemetrySamplerWait>;
 }

@@ -50,8 +50,9 @@ export default class Wrap extends Command {
       relayStdout: flags.json,
     });
     if (result.startError !== undefined) process.stderr.write(`cordon wrap: ${result.startError}\n`);
+    if (result.samplerNote !== undefined) process.stderr.write(`cordon wrap: ${result.samplerNote}\n`);
     if (flags.json) {
-      const record = { session_id: result.sessionId, session_dir: result.sessionDir ?? null, child_pid: result.childPid ?? null, exit_code: result.exitCode, signal: result.signal ?? null, ...(result.startError !== undefined ? { start_error: result.startError } : {}) };
+      const record = { session_id: result.sessionId, session_dir: result.sessionDir ?? null, child_pid: result.childPid ?? null, exit_code: result.exitCode, signal: result.signal ?? null, ...(result.startError !== undefined ? { start_error: result.startError } : {}), ...(result.samplerNote !== undefined ? { sampler_note: result.samplerNote } : {}) };
       process.stdout.write(`${result.openLine ? '\n' : ''}${JSON.stringify(record)}\n`);
     }
     // Dies of the agent's signal (a Ctrl-C ends a shell loop of wrapped steps), else its exit code.

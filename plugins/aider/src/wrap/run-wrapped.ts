@@ -59,14 +59,30 @@ export interface WrapResult {
   readonly sessionDir?: string;
   /** With `relayStdout`: whether the child's output ended without a newline. */
   readonly openLine?: boolean;
+  /**
+   * Set when the session's sampler had not written its last samples within
+   * {@link SAMPLER_FLUSH_TIMEOUT_MS} of the session's end: what the session reports may still grow
+   * (the command prints it on stderr).
+   */
+  readonly samplerNote?: string;
 }
+
+/**
+ * How long, at most, `wrap` waits after its child's exit for the session's sampler to write its
+ * last samples and its `stop` event, ms. The sampler notices the child's exit at its next tick (one
+ * interval, 250 ms by default) and `STOP` within a second; the rest is slack for a loaded machine.
+ */
+export const SAMPLER_FLUSH_TIMEOUT_MS = 5_000;
 
 /**
  * `cordon wrap`: runs an agent that has no hooks (Aider) as a direct child with the terminal
  * passed through, records the session (uncoalesced/cordon; Aider has no hooks):
  * a `session_start` marker with the child's pid, one detached sampler on the child's tree (no
- * idle timeout: the wrapper knows the agent is alive), and on exit a `session_end` marker and
- * `STOP`. While the child runs the wrapper passes SIGTERM and SIGHUP on, and SIGINT and SIGQUIT
+ * idle timeout: the wrapper knows the agent is alive; its span starts at the child's spawn), and on
+ * exit a `session_end` marker and `STOP`, after which it waits (at most
+ * {@link SAMPLER_FLUSH_TIMEOUT_MS}) until the sampler has written its last samples, so the session
+ * is complete when this returns (`cordon wrap -- x && cordon reduce`); a sampler still writing then
+ * is reported in `samplerNote`. While the child runs the wrapper passes SIGTERM and SIGHUP on, and SIGINT and SIGQUIT
  * too unless stdin is a terminal (then the child, in the same foreground process group, gets
  * Ctrl-C from the terminal and the wrapper ignores them); see `lendTerminal`.
  *
@@ -106,6 +122,8 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
     child.once('error', (error) => resolve({ ok: false, error }));
   });
   if (!started.ok) return cannotStart(started.error);
+  // The command runs from here: the session's sampled span starts now, not at the sampler's first tick.
+  const spawnedAt = Date.now();
 
   const pid = child.pid!;
   let last = 0x0a;
@@ -125,7 +143,7 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
       telemetry.appendMarker({ ...base, event: 'session_start', native_event: 'wrap-start', command: argv.join(' '), agent_pid: pid });
       // Owner-only like the markers beside it: argv is the user's command line.
       writeFileSync(join(dir, 'wrap.json'), JSON.stringify({ child_pid: pid, wrapper_pid: process.pid, argv }) + '\n', { mode: 0o600 });
-      const sampler = telemetry.startSampler({ sessionId, rootPid: pid, idle: false });
+      const sampler = telemetry.startSampler({ sessionId, rootPid: pid, idle: false, since: spawnedAt });
       if (!sampler.started && sampler.reason !== 'running') options.log?.info('wrap: session not sampled', { sessionId, reason: sampler.reason });
     } catch (error) {
       options.log?.error('wrap: could not record the session start', { sessionId, error: String(error) });
@@ -141,8 +159,27 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
     } catch (error) {
       options.log?.error('wrap: could not record the session end', { sessionId, error: String(error) });
     }
-    return { sessionId, exitCode, childPid: pid, sessionDir: dir, ...(signal ? { signal } : {}), ...(options.relayStdout ? { openLine: last !== 0x0a } : {}) };
+    const samplerNote = await awaitFinalSamples(telemetry, sessionId, options.log);
+    return { sessionId, exitCode, childPid: pid, sessionDir: dir, ...(signal ? { signal } : {}), ...(options.relayStdout ? { openLine: last !== 0x0a } : {}), ...(samplerNote ? { samplerNote } : {}) };
   } finally {
     giveBack();
+  }
+}
+
+/**
+ * Waits (at most {@link SAMPLER_FLUSH_TIMEOUT_MS}) for the session's sampler to write its last
+ * samples; returns the note for the user when it did not, else `undefined`. A host without
+ * `awaitSamplerStop` (older than this plugin) is not waited for. Never throws.
+ */
+async function awaitFinalSamples(telemetry: TelemetryService, sessionId: string, log: Logger | undefined): Promise<string | undefined> {
+  if (typeof telemetry.awaitSamplerStop !== 'function') return undefined;
+  try {
+    const outcome = await telemetry.awaitSamplerStop(sessionId, SAMPLER_FLUSH_TIMEOUT_MS);
+    if (outcome !== 'timeout') return undefined;
+    log?.warn('wrap: the sampler had not finished writing', { sessionId, timeoutMs: SAMPLER_FLUSH_TIMEOUT_MS });
+    return `the sampler of session ${sessionId} was still writing ${SAMPLER_FLUSH_TIMEOUT_MS / 1000} s after the command ended; \`cordon reduce\` shows the session as live until it finishes`;
+  } catch (error) {
+    log?.error('wrap: could not wait for the sampler', { sessionId, error: String(error) });
+    return undefined;
   }
 }

@@ -35,6 +35,13 @@ export interface EnsureSamplerOptions {
   readonly platform?: NodeJS.Platform;
   /** On win32, how long the starting hook waits for the sampler's first event, ms (default {@link WIN32_START_WAIT_MS}). */
   readonly startWaitMs?: number;
+  /**
+   * When sampling was asked for, epoch ms: the wrapped command's spawn (`wrap`), the marker that
+   * starts the sampler (the hook). The sampler records it in its `start` event, and `cordon reduce`
+   * starts the session's span there rather than at the first tick, which comes a Node start-up and
+   * one interval later. Default: now.
+   */
+  readonly since?: number;
 }
 
 /**
@@ -101,6 +108,7 @@ export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResul
   const args = [...SAMPLER_NODE_FLAGS, samplerEntry(), '--dir', dir, '--pid', String(rootPid), '--interval', String(settings.intervalMs), '--idle', String(idleMs), '--generation', String(lock.generation)];
   if (options.dataDir !== undefined) args.push('--data', options.dataDir);
   if (root.start !== undefined) args.push('--root-start', String(root.start)); // so a recycled pid is not sampled
+  args.push('--since', String(Math.round(options.since ?? Date.now())));
   let pid: number | undefined;
   try {
     // Loaded here, not at the top: most hook calls find the sampler running and never spawn.
@@ -122,7 +130,9 @@ export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResul
 
 /**
  * Asks the session's sampler to stop by creating `STOP` in `dir` (session end; `wrap` when its
- * child exits). The sampler sees it at its next tick. Never called on a turn end (`Stop`), which
+ * child exits). The sampler sees it at its next slow check (within a second), then writes its
+ * buffered samples and its `stop` event; a caller that must not return before those are written
+ * waits for them (`awaitSamplerStop` in state.ts, `wrap`). Never called on a turn end (`Stop`), which
  * fires after every turn (a gap in uncoalesced/cordon).
  */
 export function stopSampler(dir: string): void {

@@ -11,7 +11,7 @@ import { ensureSampler, stopSampler } from './ensure.js';
  * is started: sampling the hook's short-lived parent shell would stop at once and restart on every
  * call. Never throws and never waits for the sampler; failures are logged.
  */
-export function samplerAfterMarker(dataDir: string, marker: Pick<Marker, 'event' | 'session_id' | 'agent_pid'>, log: Logger, env: NodeJS.ProcessEnv = process.env): void {
+export function samplerAfterMarker(dataDir: string, marker: Pick<Marker, 'event' | 'session_id' | 'agent_pid'> & Partial<Pick<Marker, 'ts'>>, log: Logger, env: NodeJS.ProcessEnv = process.env): void {
   try {
     if (marker.event === 'session_end') {
       stopSampler(sessionDir(dataDir, marker.session_id));
@@ -22,7 +22,7 @@ export function samplerAfterMarker(dataDir: string, marker: Pick<Marker, 'event'
       log.debug('no agent pid: session not sampled', { session_id: marker.session_id });
       return;
     }
-    const result = ensureSampler({ dir: sessionDir(dataDir, marker.session_id), rootPid: marker.agent_pid, env, dataDir });
+    const result = ensureSampler({ dir: sessionDir(dataDir, marker.session_id), rootPid: marker.agent_pid, env, dataDir, ...(marker.ts !== undefined ? { since: marker.ts } : {}) });
     if (result.started) log.debug('sampler started', { session_id: marker.session_id, pid: result.pid, generation: result.generation });
     else if (result.reason !== 'running') log.info('sampler not started', { session_id: marker.session_id, reason: result.reason });
   } catch (error) {

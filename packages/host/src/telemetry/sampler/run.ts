@@ -1,6 +1,6 @@
 /**
  * Entry of the detached sampler process spawned by `ensureSampler()` (ensure.ts):
- * `node run.js --dir <session dir> --pid <root pid> --interval <ms> --idle <ms> --generation <n> [--data <data dir>] [--root-start <starttime>]`.
+ * `node run.js --dir <session dir> --pid <root pid> --interval <ms> --idle <ms> --generation <n> [--data <data dir>] [--root-start <starttime>] [--since <epoch ms>]`.
  * Not a `cordon` command: it is started by the hot path, which never loads oclif.
  */
 import { appendLine } from '../../io/append.js';
@@ -18,16 +18,19 @@ import { identify, isAlive } from './identity.js';
 import { readLockOwner, recordLockOwner } from './lock.js';
 import { runSamplerLoop, type StopReason } from './loop.js';
 
-/** One line of `sampler.jsonl`. `t` is epoch milliseconds, like markers and samples. `named_pid`: the pid the hook named when the sampler measures another (on Windows the shell the hook ran under; `root_pid` is then the agent above it). */
+/**
+ * One line of `sampler.jsonl`. `t` is epoch milliseconds, like markers and samples. `named_pid`: the pid the hook named when the sampler measures another (on Windows the shell the hook ran under; `root_pid` is then the agent above it).
+ * `since` (start): when sampling was asked for (the wrapped command's spawn, the starting hook's marker), where `cordon reduce` starts the span.
+ */
 export type SamplerEvent =
-  | { event: 'start'; t: number; pid: number; generation: number; root_pid: number; named_pid?: number; interval_ms: number; idle_ms: number; sampler: string }
+  | { event: 'start'; t: number; pid: number; generation: number; root_pid: number; named_pid?: number; interval_ms: number; idle_ms: number; sampler: string; since?: number }
   | { event: 'stop'; t: number; pid: number; generation: number; reason: StopReason | 'unsupported' | 'lock-lost'; ticks?: number; errors?: number; skipped?: number; tick_median_ms?: number; tick_p95_ms?: number; tick_max_ms?: number; self_cpu_pct?: number; self_cpu_ms?: number };
 
 /** Runs one sampler process to completion. Exported for tests; `main` below calls it. */
 export async function runSamplerProcess(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<StopReason | 'unsupported' | 'lock-lost'> {
   const { values } = parseArgs({
     args: [...argv],
-    options: { dir: { type: 'string' }, pid: { type: 'string' }, interval: { type: 'string' }, idle: { type: 'string' }, generation: { type: 'string' }, data: { type: 'string' }, 'root-start': { type: 'string' } },
+    options: { dir: { type: 'string' }, pid: { type: 'string' }, interval: { type: 'string' }, idle: { type: 'string' }, generation: { type: 'string' }, data: { type: 'string' }, 'root-start': { type: 'string' }, since: { type: 'string' } },
     strict: true,
   });
   const dir = values.dir!;
@@ -36,6 +39,7 @@ export async function runSamplerProcess(argv: readonly string[], env: NodeJS.Pro
   const intervalMs = Math.max(MIN_INTERVAL_MS, Number(values.interval) || DEFAULT_INTERVAL_MS);
   const idleMs = Number(values.idle) || DEFAULT_IDLE_MS;
   const generation = Number(values.generation) || 1;
+  const since = values.since === undefined ? undefined : Number(values.since);
   const dataDir = values.data ?? resolvePaths(env).dataDir;
   const hostEnv: NodeJS.ProcessEnv = { ...env, CORDON_DATA_DIR: dataDir };
   const log = createFileLogger(dataDir, 'sampler', env);
@@ -77,7 +81,7 @@ export async function runSamplerProcess(argv: readonly string[], env: NodeJS.Pro
     event({ event: 'stop', t: now(), pid: process.pid, generation, reason: 'agent-exit', ticks: 0 });
     return 'agent-exit';
   }
-  event({ event: 'start', t: now(), pid: process.pid, generation, root_pid: rootPid, ...(namedPid === rootPid ? {} : { named_pid: namedPid }), interval_ms: intervalMs, idle_ms: idleMs, sampler: entry.name });
+  event({ event: 'start', t: now(), pid: process.pid, generation, root_pid: rootPid, ...(namedPid === rootPid ? {} : { named_pid: namedPid }), interval_ms: intervalMs, idle_ms: idleMs, sampler: entry.name, ...(since !== undefined && Number.isFinite(since) ? { since } : {}) });
   log.debug('sampler started', { dir, rootPid, generation, sampler: entry.name });
   const cpuBefore = process.cpuUsage();
   const wallBefore = performance.now();

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { samplerSettings } from '../../../src/telemetry/sampler/config.js';
 import { ensureSampler, samplerEntry, stopSampler } from '../../../src/telemetry/sampler/ensure.js';
 import { lockPath } from '../../../src/telemetry/sampler/lock.js';
+import { awaitSamplerStop, awaitSamplerStopSync, liveSampler } from '../../../src/telemetry/sampler/state.js';
 import { fakeAgent, killGroup, running, samplerEvents, sleep, waitFor } from '../../../../../test/support/sampler.js';
 
 const linux = process.platform === 'linux';
@@ -86,6 +87,27 @@ describe.runIf(linux)('ensureSampler', () => {
     expect(second).toMatchObject({ started: true, generation: 2 });
     expect(existsSync(join(dir, 'STOP'))).toBe(false);
     await waitFor('second start', () => samplerEvents(dir).filter((e) => e.event === 'start')[1]);
+  });
+
+  it('awaitSamplerStop returns once the sampler stopped and wrote its last samples; liveSampler says whether one still samples', async () => {
+    expect(await awaitSamplerStop(dir, 1000)).toBe('none'); // no lock yet
+    const since = Date.now() - 300;
+    const first = ensureSampler({ dir, rootPid: agent!.pid!, env: { ...env, CORDON_INTERVAL: '200' }, since });
+    if (first.started) samplers.push(first.pid);
+    expect(liveSampler(dir)).toMatchObject({ pid: first.started ? first.pid : -1, generation: 1 });
+    // Still sampling: a short wait times out, and it has not stopped.
+    expect(awaitSamplerStopSync(dir, 50)).toBe('timeout');
+    expect(await waitFor('start', () => samplerEvents(dir).find((e) => e.event === 'start'))).toMatchObject({ since });
+    stopSampler(dir);
+    // STOP is looked for once a second: the wait covers it, and everything is written on return.
+    expect(await awaitSamplerStop(dir, 10_000)).toBe('stopped');
+    expect(samplerEvents(dir).filter((e) => e.event === 'stop')).toEqual([expect.objectContaining({ reason: 'stop-file' })]);
+    const written = samples().length;
+    expect(written).toBeGreaterThanOrEqual(1);
+    expect(liveSampler(dir)).toBeUndefined();
+    expect(awaitSamplerStopSync(dir, 1000)).toBe('none');
+    await sleep(300);
+    expect(samples().length).toBe(written);
   });
 
   it('stops within two intervals when the agent is SIGKILLed (no session end)', async () => {
