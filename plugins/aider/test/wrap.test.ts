@@ -104,10 +104,11 @@ describe('cordon wrap', () => {
     expect(s.peak_memory_mb - s.baseline_memory_mb).toBeGreaterThanOrEqual(180);
   }, 120_000);
 
-  it('has the whole session written when it returns: `wrap -- sleep 1.5 && reduce` shows every sample', async () => {
-    // The fresh user's report: reduce right after wrap showed 0 samples, a minute later 3. 400 ms
-    // ticks make the fault certain, not a race: the sampler saw the child's exit up to a tick after
-    // wrap returned, and wrote its buffered samples only then.
+  it('has the whole session written when it returns: `wrap -- sleep 1.5 && reduce` shows every sample and a span from the spawn', async () => {
+    // The fresh user's report: reduce right after wrap showed 0 samples, a minute later 3, and the
+    // span began about 0.5 s late. 400 ms ticks make both faults certain, not a race: the sampler
+    // saw the child's exit up to a tick after wrap returned, and its first tick came a tick after
+    // its own start.
     const run = await runCordon(['wrap', '--session', 'complete-1', '--', 'sleep', '1.5'], { env: { ...sandbox.env, CORDON_INTERVAL: '400' }, timeoutMs: 60_000 });
     expect(run.exitCode, run.stderr).toBe(0);
     // Read at once, before anything else runs: the sampler has stopped and flushed.
@@ -117,8 +118,15 @@ describe('cordon wrap', () => {
     const reduced = await runCordon(['reduce', '--session', 'complete-1', '--json'], { env: sandbox.env });
     expect(reduced.exitCode, reduced.stderr).toBe(0);
     const s = JSON.parse(reduced.stdout).sessions[0];
-    expect(s).toMatchObject({ session_id: 'complete-1', ended: true, n_samples: written, sampler_stop_reasons: [stops[0].reason] });
+    expect(s).toMatchObject({ session_id: 'complete-1', ended: true, live: false, n_samples: written, sampler_stop_reasons: [stops[0].reason] });
     expect(s.n_samples).toBeGreaterThanOrEqual(2);
+    // Correctness bounds, not a speed target: a 1.5 s command is measured over about 1.5 s.
+    expect(s.span_ms).toBeGreaterThanOrEqual(1300);
+    expect(s.span_ms).toBeLessThan(1500 + 1000);
+    // analyze reads the same span from the store.
+    const analyzed = await runCordon(['analyze', '--session', 'complete-1', '--format', 'json'], { env: sandbox.env });
+    expect(analyzed.exitCode, analyzed.stderr).toBe(0);
+    expect(JSON.parse(analyzed.stdout).sessions[0]).toMatchObject({ session_id: 'complete-1', live: false, n_samples: written, execution: { span_ms: expect.closeTo(s.span_ms, 2) } });
     // Nothing is written after wrap returned (the sampler process is gone).
     expect(readFileSync(join(sessionDir('complete-1'), 'samples.jsonl'), 'utf8').trim().split('\n').length).toBe(written);
   }, 60_000);

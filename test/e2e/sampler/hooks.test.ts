@@ -82,6 +82,32 @@ describe.runIf(process.platform === 'linux')('cordon hook and the session sample
     await waitFor('sampler exit', () => (running(start.pid) ? undefined : true));
   }, 120_000);
 
+  it('reduce reports a sampled session as live, and right after SessionEnd waits for the sampler\'s last samples', async () => {
+    const { env, dir } = setup('100');
+    const started = await hook(env, payload('SessionStart', { session_id: SESSION }));
+    expect([started.exitCode, started.stdout, started.stderr]).toEqual([0, '', '']);
+    await waitFor('samples', () => (existsSync(join(dir, 'samples.jsonl')) && readFileSync(join(dir, 'samples.jsonl'), 'utf8').split('\n').length > 3 ? true : undefined));
+    const live = await runCordon(['reduce', '--session', SESSION, '--json'], { env });
+    expect(live.exitCode, live.stderr).toBe(0);
+    expect(JSON.parse(live.stdout).sessions[0]).toMatchObject({ live: true, ended: false, sampler_stop_reasons: [] });
+    const text = await runCordon(['reduce', '--session', SESSION], { env });
+    expect(text.stdout.split('\n')[0]).toContain('live: still being sampled, these numbers are partial');
+    // The hook path does not wait: SessionEnd exits 0 and prints nothing, as before.
+    const ended = await hook(env, payload('SessionEnd', { session_id: SESSION }));
+    expect([ended.exitCode, ended.stdout, ended.stderr]).toEqual([0, '', '']);
+    // reduce at once: the sampler looks for STOP once a second, reduce waits for it to finish.
+    const reduced = await runCordon(['reduce', '--session', SESSION, '--json'], { env });
+    expect(reduced.exitCode, reduced.stderr).toBe(0);
+    const s = JSON.parse(reduced.stdout).sessions[0];
+    const written = readFileSync(join(dir, 'samples.jsonl'), 'utf8').trim().split('\n').length;
+    expect(s).toMatchObject({ live: false, ended: true, sampler_stop_reasons: ['stop-file'], n_samples: written });
+    // The span starts at the marker whose hook started the sampler, not at its first tick.
+    const startTs = readMarkers(join(dir, 'markers.jsonl')).markers.find((m) => m.event === 'session_start')!.ts;
+    const firstSample = JSON.parse(readFileSync(join(dir, 'samples.jsonl'), 'utf8').split('\n')[0]!).t;
+    expect(s.span_start_ts).toBe(Math.round(startTs));
+    expect(s.span_start_ts).toBeLessThan(firstSample);
+  }, 120_000);
+
   it('SIGKILL of the agent (no session end) stops the sampler within two intervals', async () => {
     const { env, dir } = setup('250');
     expect((await hook(env, payload('SessionStart', { session_id: SESSION }))).exitCode).toBe(0);

@@ -48,6 +48,11 @@ export interface StoredSession {
   sampler_cpu_ms: number | null;
   /** Loops the loop breaker broke in the session (`null` for rows older than migration 0004). */
   loops_broken: number | null;
+  /** The sampled span's start and end, epoch ms (`null` without samples, and for rows older than migration 0005: their span ran from the first to the last sample). */
+  span_start_ts: number | null;
+  span_end_ts: number | null;
+  /** 1 when a sampler was still writing the session when it was reduced (its numbers were partial); `null` for rows older than migration 0005. */
+  live: number | null;
 }
 
 /** One paired tool call (a row of `tool_calls`). */

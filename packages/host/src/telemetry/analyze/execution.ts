@@ -4,13 +4,15 @@ import { ratio, type SessionData } from './types.js';
 /**
  * Pass 1, execution split of one session. Two definitions side by side:
  * - Cordon's (uncoalesced/cordon): tool time is the **union** of call windows clipped to the
- *   sampled span (last − first sample), over that span; parallel calls count once.
+ *   sampled span (reduce's `span_start_ts`..`span_end_ts`: from the command's start to the last
+ *   sample or the session's end; first to last sample for rows reduced before migration 0005),
+ *   over that span; parallel calls count once.
  * - The paper's (the AgentCgroup analysis code, eunomia-bpf/agentcgroup, `compute_active_time.py`): the **sum** of call durations over the
  *   active time (first to last recorded event; here markers and samples, from the session row).
  * Times in ms.
  */
 export interface ExecutionSplit {
-  /** Last − first sample time (0 with fewer than two samples). */
+  /** The sampled span, ms: reduce's `span_end_ts − span_start_ts`, or last − first sample for older rows (0 without samples). */
   readonly span_ms: number;
   /** Union of call windows clipped to the sampled span. */
   readonly tool_union_ms: number;
@@ -29,9 +31,11 @@ export interface ExecutionSplit {
 /** Runs pass 1 over one session. */
 export function executionSplit(d: SessionData): ExecutionSplit {
   const n = d.t.length;
-  const first = n ? d.t[0]! : 0;
-  const last = n ? d.t[n - 1]! : 0;
-  const span = n >= 2 ? last - first : 0;
+  const { span_start_ts: spanStart, span_end_ts: spanEnd } = d.session;
+  const stored = n > 0 && typeof spanStart === 'number' && typeof spanEnd === 'number';
+  const first = stored ? spanStart : n ? d.t[0]! : 0;
+  const last = stored ? spanEnd : n ? d.t[n - 1]! : 0;
+  const span = stored || n >= 2 ? last - first : 0;
   // Windows clipped to the sampled span, so the fraction never exceeds 1 (reduce's union).
   const union = span > 0 ? unionLength(d.calls.map((c) => [Math.max(c.start_ts, first), Math.min(c.end_ts, last)] as const)) : 0;
   let sum = 0;

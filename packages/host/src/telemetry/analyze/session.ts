@@ -41,6 +41,12 @@ export interface SessionAnalysis {
    * a session reduced before cordon stored the count.
    */
   readonly loops_broken: number | null;
+  /**
+   * A sampler was still writing the session when it was reduced: its numbers are partial (they
+   * grow until the session ends and is reduced again). False for sessions reduced before cordon
+   * stored it; absent in reports saved before cordon wrote it (`--compare` reads those).
+   */
+  readonly live?: boolean;
 }
 
 /** What {@link analyzeSession} returns besides the analysis: the pieces the batch pools. */
@@ -76,6 +82,7 @@ export function analyzeSession(d: SessionData, rules: readonly CompiledRule[], o
       own_cost: ownCost(d),
       failing_loops: failingLoops(d, options.minRetryRun),
       loops_broken: d.session.loops_broken ?? null,
+      live: d.session.live === 1,
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { listSessions } from '../reduce/sessions.js';
 import { reduceSession } from '../reduce/reduce-session.js';
+import { settleEndedSession } from '../sampler/state.js';
 import { storeSession } from '../reduce/db/store.js';
 import type { TelemetryDb } from '../reduce/db/open.js';
 import type { SessionRow, ToolCallRow } from '../reduce/db/schema.js';
@@ -14,19 +15,23 @@ export interface FailedSession {
 }
 
 /**
- * Reduces, into `db`, every session under `<dataDir>/runs` that has no stored row or whose
- * markers or samples changed after its row was written (`names` limits it to those directory
- * names or session ids). A session whose reduction throws is returned as failed; the rest go on.
+ * Reduces, into `db`, every session under `<dataDir>/runs` that has no stored row, whose
+ * markers or samples changed after its row was written, or whose row was reduced while a sampler
+ * was still writing it (`live`: its sampler may have stopped since without a new sample) (`names`
+ * limits it to those directory names or session ids). A session that has ended is read once its
+ * sampler has written its last samples (bounded, `settleEndedSession`). A session whose reduction
+ * throws is returned as failed; the rest go on.
  */
 export async function reducePending(dataDir: string, db: TelemetryDb, names?: readonly string[]): Promise<{ reduced: string[]; failed: FailedSession[] }> {
-  const stored = new Map((await db.db.selectFrom('sessions').select(['dir_name', 'reduced_at', 'session_id']).execute()).map((r) => [r.dir_name, r]));
+  const stored = new Map((await db.db.selectFrom('sessions').select(['dir_name', 'reduced_at', 'session_id', 'live']).execute()).map((r) => [r.dir_name, r]));
   const reduced: string[] = [];
   const failed: FailedSession[] = [];
   for (const loc of listSessions(dataDir)) {
     const row = stored.get(loc.name);
     if (names && !names.some((n) => n === loc.name || n === row?.session_id)) continue;
-    if (row && row.reduced_at >= loc.activeAt) continue;
+    if (row && row.reduced_at >= loc.activeAt && row.live !== 1) continue;
     try {
+      settleEndedSession(loc.dir);
       await storeSession(db.db, reduceSession(loc.dir), loc.name);
       reduced.push(loc.name);
     } catch (error) {

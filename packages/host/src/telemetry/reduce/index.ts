@@ -1,5 +1,5 @@
 export { reduce, type ReduceOptions, type ReduceResult } from './reduce.js';
-export { reduceSession, type ReducedSession, type SessionSummary, type ToolCallRecord } from './reduce-session.js';
+export { reduceSession, sampledSpan, type ReducedSession, type SessionSummary, type ToolCallRecord } from './reduce-session.js';
 export { pairCalls, unionLength, type Pairing, type PairedCall } from './pair.js';
 export { readSamples, windowStats, type SampleLog, type WindowStats } from './samples.js';
 export { listSessions, selectSessions, type SessionLocation } from './sessions.js';

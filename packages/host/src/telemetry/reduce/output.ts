@@ -28,7 +28,7 @@ export function reduceReport(result: ReduceResult): ReduceReport {
 export function reduceTextLines(result: ReduceResult): string[] {
   const lines: string[] = [];
   for (const { summary: s, calls } of result.sessions) {
-    lines.push(`session ${s.session_id}${s.agent ? ` (${s.agent})` : ''}: ${plural(s.n_toolcalls, 'call')}, ${plural(s.n_samples, 'sample')} over ${(s.span_ms / 1000).toFixed(1)} s`);
+    lines.push(`session ${s.session_id}${s.agent ? ` (${s.agent})` : ''}: ${plural(s.n_toolcalls, 'call')}, ${plural(s.n_samples, 'sample')} over ${(s.span_ms / 1000).toFixed(1)} s${s.live ? '; live: still being sampled, these numbers are partial' : ''}`);
     lines.push(
       `  tool time ${(s.tool_time_ms / 1000).toFixed(1)} s${s.tool_time_fraction === null ? '' : ` (${(s.tool_time_fraction * 100).toFixed(1)} % of the sampled span)`}; ` +
         `memory baseline ${fmt(s.baseline_memory_mb)} MiB, peak ${fmt(s.peak_memory_mb)} MiB`,

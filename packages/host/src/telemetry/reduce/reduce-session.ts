@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { MARKERS_FILE, readMarkers } from '../markers.js';
+import { MARKERS_FILE, readMarkers, type Marker } from '../markers.js';
 import { SAMPLER_FILES } from '../sampler/files.js';
 import type { Sample } from '../sampler/sample.js';
+import { liveSampler, readSamplerEvents, type SamplerEventLine } from '../sampler/state.js';
 import { pairCalls, unionLength } from './pair.js';
 import { readSamples, windowStats } from './samples.js';
 
@@ -70,8 +70,24 @@ export interface SessionSummary {
   readonly short_calls: number;
   /** Samples taken while a process of the tree vanished mid-read. */
   readonly partial_samples: number;
-  /** Last sample time − first sample time, ms (0 with fewer than two samples). */
+  /**
+   * The sampled span, `span_end_ts − span_start_ts`, ms (0 without samples). It starts when
+   * sampling was asked for (the sampler's `start` event's `since`: the wrapped command's spawn, the
+   * marker whose hook started the sampler) when that precedes the first sample, which comes a
+   * sampler start-up and one interval later; and it ends at the session's end when the session
+   * ended while sampled (a `session_end` marker after the last sample and before that sampler's
+   * `stop`: `wrap`'s child exited between two ticks), else at the last sample.
+   */
   readonly span_ms: number;
+  /** Start of the sampled span, epoch ms; `null` without samples. */
+  readonly span_start_ts: number | null;
+  /** End of the sampled span, epoch ms; `null` without samples. */
+  readonly span_end_ts: number | null;
+  /**
+   * A sampler was still sampling the session when it was read (its process alive, no `stop`
+   * event): the session is live and its numbers are partial, they grow as the sampler writes.
+   */
+  readonly live: boolean;
   /** Union of the paired calls' windows (overlaps merged), ms. */
   readonly tool_time_ms: number;
   /**
@@ -119,6 +135,8 @@ export interface ReducedSession {
  * the three files; bad lines are counted, never fatal.
  */
 export function reduceSession(dir: string): ReducedSession {
+  // Asked before the files are read: a sampler that stops meanwhile has written everything it will.
+  const live = liveSampler(dir) !== undefined;
   const { markers, badLines } = readMarkers(join(dir, MARKERS_FILE));
   const sampled = readSamples(join(dir, SAMPLER_FILES.samples));
   const samples = sampled.samples;
@@ -145,11 +163,13 @@ export function reduceSession(dir: string): ReducedSession {
       hook_overhead_ms: start.hook_overhead_ms ?? null,
     };
   });
+  const events = readSamplerEvents(dir);
+  const bounds = sampledSpan(samples, events, markers);
   const firstSample = samples[0]?.t;
   const lastSample = samples[samples.length - 1]?.t;
-  const span = firstSample !== undefined && lastSample !== undefined ? lastSample - firstSample : 0;
+  const span = bounds ? bounds.end - bounds.start : 0;
   const windows = calls.map((c) => [c.start_ts, c.end_ts] as const);
-  const clipped = firstSample === undefined ? [] : windows.map(([a, b]) => [Math.max(a, firstSample), Math.min(b, lastSample!)] as const);
+  const clipped = bounds === undefined ? [] : windows.map(([a, b]) => [Math.max(a, bounds.start), Math.min(b, bounds.end)] as const);
   const mems = samples.map((s) => s.mem_mb).sort((a, b) => a - b);
   let firstTs = Infinity;
   let lastTs = -Infinity;
@@ -159,7 +179,6 @@ export function reduceSession(dir: string): ReducedSession {
   }
   if (firstSample !== undefined && firstSample < firstTs) firstTs = firstSample;
   if (lastSample !== undefined && lastSample > lastTs) lastTs = lastSample;
-  const events = readSamplerEvents(join(dir, SAMPLER_FILES.events));
   const summary: SessionSummary = {
     session_id: sessionId,
     dir,
@@ -178,6 +197,9 @@ export function reduceSession(dir: string): ReducedSession {
     short_calls: calls.filter((c) => c.n_samples === 0).length,
     partial_samples: samples.filter((s) => s.partial).length,
     span_ms: round(span, 3),
+    span_start_ts: bounds?.start ?? null,
+    span_end_ts: bounds?.end ?? null,
+    live,
     tool_time_ms: round(unionLength(windows), 3),
     tool_time_fraction: span > 0 ? round(unionLength(clipped) / span, 4) : null,
     baseline_memory_mb: mems.length ? mems[Math.floor(0.1 * mems.length)]! : null,
@@ -194,7 +216,7 @@ export function reduceSession(dir: string): ReducedSession {
 }
 
 /** Σ of the samplers' own CPU over their `stop` events, ms; `null` without a stop that tells it. */
-function samplerCpuMs(events: ReadonlyArray<SamplerEvent>): number | null {
+function samplerCpuMs(events: ReadonlyArray<SamplerEventLine>): number | null {
   let total: number | null = null;
   for (const e of events) {
     if (e.event !== 'stop') continue;
@@ -210,32 +232,27 @@ function samplerCpuMs(events: ReadonlyArray<SamplerEvent>): number | null {
   return total === null ? null : round(total, 3);
 }
 
-/** A line of `sampler.jsonl` as far as reduce reads it. */
-interface SamplerEvent {
-  event?: string;
-  reason?: string;
-  t?: number;
-  pid?: number;
-  generation?: number;
-  self_cpu_ms?: number;
-  self_cpu_pct?: number;
-}
-
-function readSamplerEvents(path: string): SamplerEvent[] {
-  try {
-    return readFileSync(path, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .flatMap((line) => {
-        try {
-          return [JSON.parse(line) as SamplerEvent];
-        } catch {
-          return [];
-        }
-      });
-  } catch {
-    return [];
+/**
+ * The sampled span of a session with samples (sorted by `t`): see {@link SessionSummary.span_ms}.
+ * `undefined` without samples.
+ */
+export function sampledSpan(samples: readonly Sample[], events: readonly SamplerEventLine[], markers: readonly Marker[]): { start: number; end: number } | undefined {
+  if (samples.length === 0) return undefined;
+  const first = samples[0]!.t;
+  const last = samples[samples.length - 1]!.t;
+  let start = first;
+  // The sampler that wrote the first sample: the latest to start before it.
+  let opener: SamplerEventLine | undefined;
+  for (const e of events) if (e.event === 'start' && typeof e.t === 'number' && e.t <= first && (!opener || e.t >= opener.t!)) opener = e;
+  if (opener && typeof opener.since === 'number' && Number.isFinite(opener.since) && opener.since < first) start = opener.since;
+  let end = last;
+  // The sampler that wrote the last sample: the first to stop after it.
+  let closer: SamplerEventLine | undefined;
+  for (const e of events) if (e.event === 'stop' && typeof e.t === 'number' && e.t >= last && (!closer || e.t < closer.t!)) closer = e;
+  if (closer) {
+    for (const m of markers) if (m.event === 'session_end' && m.ts > last && m.ts <= closer.t! && m.ts > end) end = m.ts;
   }
+  return { start, end };
 }
 
 function round(n: number, digits: number): number {

@@ -5,6 +5,7 @@ import { openTelemetrySqlite, storeSessionSqlite } from './db/sqlite-store.js';
 import { isPostgresUrl, machineName, storeTarget } from './db/target.js';
 import { reduceSession, type ReducedSession } from './reduce-session.js';
 import { selectSessions } from './sessions.js';
+import { settleEndedSession } from '../sampler/state.js';
 
 /** Input of {@link reduce}. */
 export interface ReduceOptions {
@@ -29,7 +30,9 @@ export interface ReduceResult {
 
 /**
  * `cordon reduce`: reduces the selected sessions (uncoalesced/cordon) and stores each
- * in the telemetry database, replacing its previous reduction. An SQLite file is written through
+ * in the telemetry database, replacing its previous reduction. A session that has ended but whose
+ * sampler is still writing is waited for (bounded, `settleEndedSession`); one still sampled is
+ * reduced as it stands and marked `live`. An SQLite file is written through
  * better-sqlite3's prepared statements (kysely loads only to migrate a new file); a PostgreSQL
  * store through kysely (`storeSession`).
  * @throws CordonError `CORDON_BAD_INPUT` when the directory of a store the user named (`--db`,
@@ -43,7 +46,9 @@ export async function reduce(options: ReduceOptions): Promise<ReduceResult> {
   // session recorded yet (it was reported only once sessions existed).
   const target = storeTarget(options.db, join(options.dataDir, TELEMETRY_DB_FILE), env, 'write');
   const selected = selectSessions(options.dataDir, options);
-  const reduced = selected.map((s) => ({ name: s.name, reduced: reduceSession(s.dir) }));
+  // A session that ended moments ago is read once its sampler has written its last samples (at
+  // most ENDED_SESSION_WAIT_MS); one still running is read as it is and reported live.
+  const reduced = selected.map((s) => (settleEndedSession(s.dir), { name: s.name, reduced: reduceSession(s.dir) }));
   const machine = machineName(env);
   let dbPath: string;
   if (isPostgresUrl(target)) {

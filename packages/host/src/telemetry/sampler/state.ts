@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sleepSync } from '../../util/sleep-sync.js';
 import { SAMPLER_FILES } from './files.js';
@@ -90,4 +90,22 @@ export function awaitSamplerStopSync(dir: string, timeoutMs: number): SamplerWai
     if (!liveSampler(dir)) return 'stopped';
   }
   return 'timeout';
+}
+
+/**
+ * How long, at most, a reader of a session that has ended waits for its sampler's last samples,
+ * ms: the sampler looks for `STOP` once a second, and a loaded machine stretches that.
+ */
+export const ENDED_SESSION_WAIT_MS = 3_000;
+
+/**
+ * Before a session is read (`cordon reduce`, `cordon analyze`): when it has ended (`STOP` is there:
+ * the `session_end` hook or `wrap` wrote it) but its sampler still runs, waits for the sampler to
+ * write its last samples, at most `timeoutMs`. A session that has not ended is not waited for (it is
+ * read as live). Returns what the wait found; `none` when there was nothing to wait for. The hook
+ * path never calls it. Never throws.
+ */
+export function settleEndedSession(dir: string, timeoutMs: number = ENDED_SESSION_WAIT_MS): SamplerWait {
+  if (!existsSync(join(dir, SAMPLER_FILES.stop))) return 'none';
+  return awaitSamplerStopSync(dir, timeoutMs);
 }

@@ -51,7 +51,7 @@ describe.skipIf(unavailable)('reduce into PostgreSQL', () => {
     expect(first.db).not.toContain(cluster.password);
     call(data, 'sess-1', 'k2', T + 1100, T + 1200);
     await reduce({ dataDir: data, session: 'sess-1', env: { CORDON_DB: url, CORDON_MACHINE: 'ci-1' } });
-    expect((await query<{ name: string }>(url, 'select name from kysely_migration order by name')).map((r) => r.name)).toEqual(['0001_sessions_tool_calls_samples', '0002_machine', '0003_cordon_cost', '0004_loop_breaker']);
+    expect((await query<{ name: string }>(url, 'select name from kysely_migration order by name')).map((r) => r.name)).toEqual(['0001_sessions_tool_calls_samples', '0002_machine', '0003_cordon_cost', '0004_loop_breaker', '0005_sampled_span']);
     expect(await query(url, 'select seq, call_key, peak_memory_mb, n_samples, machine from tool_calls order by seq')).toEqual([
       { seq: 1, call_key: 'k1', peak_memory_mb: 300, n_samples: 1, machine: 'ci-1' },
       { seq: 2, call_key: 'k2', peak_memory_mb: null, n_samples: 0, machine: 'ci-1' },

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../src/errors/index.js';
-import { pairCalls, reduce, reduceSession, unionLength, windowStats } from '../../../src/telemetry/reduce/index.js';
+import { pairCalls, reduce, reduceSession, sampledSpan, unionLength, windowStats } from '../../../src/telemetry/reduce/index.js';
 import { sessionDir } from '../../../src/telemetry/session-dir.js';
 import { call, marker, samples } from './helpers.js';
+import type { Marker } from '../../../src/telemetry/markers.js';
 
 let data: string;
 beforeEach(() => {
@@ -16,6 +17,34 @@ beforeEach(() => {
 afterEach(() => rmSync(data, { recursive: true, force: true }));
 
 const T = 1_800_000_000_000; // epoch ms
+
+describe('the sampled span', () => {
+  const at = (...ts: number[]) => ts.map((t) => ({ t: T + t, mem_mb: 1, cpu_pct: 0, n_procs: 1, partial: false }));
+  const end = (ts: number) => ({ v: 1, event: 'session_end', ts: T + ts, session_id: 's', agent: 'aider', native_event: 'wrap-exit', hook_overhead_ms: 0, hook_pid: 1 }) as Marker;
+
+  it('starts where sampling was asked for and ends at a session end that came between the last tick and the sampler\'s stop', () => {
+    const events = [{ event: 'start', t: T + 130, pid: 9, generation: 1, since: T }, { event: 'stop', t: T + 1750, pid: 9, generation: 1, reason: 'agent-exit' }];
+    expect(sampledSpan(at(380, 630, 880, 1130, 1380), events, [end(1502)])).toEqual({ start: T, end: T + 1502 });
+    // No samples: no span. A start event without `since` (an older sampler): the first sample.
+    expect(sampledSpan([], events, [end(1502)])).toBeUndefined();
+    expect(sampledSpan(at(380, 1380), [{ ...events[0]!, since: undefined }, events[1]!], [])).toEqual({ start: T + 380, end: T + 1380 });
+    // A session end after the sampler stopped (idle, killed) is not sampled time; nor one before the last sample.
+    expect(sampledSpan(at(380, 1380), events, [end(1800)])).toEqual({ start: T, end: T + 1380 });
+    expect(sampledSpan(at(380, 1380), events, [end(1300)])).toEqual({ start: T, end: T + 1380 });
+    // Without a stop event (the sampler still runs or was SIGKILLed) the span ends at the last sample.
+    expect(sampledSpan(at(380, 1380), [events[0]!], [end(1502)])).toEqual({ start: T, end: T + 1380 });
+  });
+
+  it('reduce uses it for the span and the tool-time fraction', () => {
+    marker(data, 's', 'session_start', T);
+    call(data, 's', 'early', T + 10, T + 300); // before the first tick
+    samples(data, 's', [{ t: T + 400, mb: 5 }, { t: T + 1400, mb: 5 }]);
+    const dir = sessionDir(data, 's');
+    writeFileSync(join(dir, 'sampler.jsonl'), `${JSON.stringify({ event: 'start', t: T + 150, pid: 9, generation: 1, since: T })}\n`);
+    const { summary } = reduceSession(dir);
+    expect(summary).toMatchObject({ span_start_ts: T, span_end_ts: T + 1400, span_ms: 1400, live: false, tool_time_fraction: 0.2071 });
+  });
+});
 
 describe('pairing and windows', () => {
   it('pairs an end with the most recent start of the same key; leftovers are unpaired starts and orphan ends', () => {
@@ -126,7 +155,7 @@ describe('reduce into SQLite', () => {
     await reduce({ dataDir: data, session: 'sess-1' });
     const db = new Database(first.db, { readonly: true });
     try {
-      expect(db.prepare('select name from kysely_migration').pluck().all()).toEqual(['0001_sessions_tool_calls_samples', '0002_machine', '0003_cordon_cost', '0004_loop_breaker']);
+      expect(db.prepare('select name from kysely_migration').pluck().all()).toEqual(['0001_sessions_tool_calls_samples', '0002_machine', '0003_cordon_cost', '0004_loop_breaker', '0005_sampled_span']);
       expect(db.prepare('select seq, call_key, peak_memory_mb, n_samples from tool_calls order by seq').all()).toEqual([
         { seq: 1, call_key: 'k1', peak_memory_mb: 300, n_samples: 1 },
         { seq: 2, call_key: 'k2', peak_memory_mb: null, n_samples: 0 },

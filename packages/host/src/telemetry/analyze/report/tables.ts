@@ -67,7 +67,7 @@ export function reportTables(report: AnalysisReport): Table[] {
       title: 'Pass 1: execution split',
       caption: `pooled: union / span ${pct(p.execution.pooled_tool_fraction)}, mean per session ${pct(p.execution.mean_tool_fraction)}; paper definition (Σ durations / active time) mean ${pct(p.execution.mean_paper_tool_fraction)}`,
       headers: ['session', 'agent', 'calls', 'samples', 'span s', 'tool (union) s', 'tool / span', 'Σ durations s', 'active s', 'Σ / active'],
-      rows: s.map((x) => [x.session_id, x.agent ?? '-', String(x.n_calls), String(x.n_samples), sec(x.execution.span_ms), sec(x.execution.tool_union_ms), pct(x.execution.tool_fraction), sec(x.execution.tool_sum_ms), sec(x.execution.active_ms), pct(x.execution.paper_tool_fraction)]),
+      rows: s.map((x) => [x.live ? `${x.session_id} (live: still sampled, partial)` : x.session_id, x.agent ?? '-', String(x.n_calls), String(x.n_samples), sec(x.execution.span_ms), sec(x.execution.tool_union_ms), pct(x.execution.tool_fraction), sec(x.execution.tool_sum_ms), sec(x.execution.active_ms), pct(x.execution.paper_tool_fraction)]),
     },
     {
       title: 'Pass 2: memory profile (MiB)',

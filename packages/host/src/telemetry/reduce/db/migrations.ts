@@ -92,4 +92,13 @@ export const TELEMETRY_MIGRATIONS: Readonly<Record<string, Migration>> = Object.
       await db.schema.alterTable('sessions').addColumn('loops_broken', 'integer').execute();
     },
   },
+  // The sampled span's bounds (from the command's start, to the session's end when it came between
+  // two ticks) and whether a sampler was still writing when the session was reduced.
+  '0005_sampled_span': {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.alterTable('sessions').addColumn('span_start_ts', 'double precision').execute();
+      await db.schema.alterTable('sessions').addColumn('span_end_ts', 'double precision').execute();
+      await db.schema.alterTable('sessions').addColumn('live', 'integer').execute();
+    },
+  },
 });

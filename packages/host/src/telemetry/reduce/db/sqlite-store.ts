@@ -67,6 +67,9 @@ const SESSION_COLUMNS = [
   'hook_ms',
   'sampler_cpu_ms',
   'loops_broken',
+  'span_start_ts',
+  'span_end_ts',
+  'live',
 ] as const;
 const CALL_COLUMNS = ['session_id', 'machine', 'seq', 'call_key', 'tool_name', 'tool', 'command', 'start_ts', 'end_ts', 'duration_ms', 'peak_memory_mb', 'avg_memory_mb', 'avg_cpu_pct', 'n_samples', 'exit_status', 'exit_code', 'hook_overhead_ms'] as const;
 const SAMPLE_COLUMNS = ['session_id', 'machine', 'seq', 't', 'mem_mb', 'cpu_pct', 'n_procs', 'partial'] as const;
@@ -154,6 +157,9 @@ export function storeSessionSqlite(raw: Database, reduced: ReducedSession, dirNa
         s.hook_ms,
         s.sampler_cpu_ms,
         s.loops_broken,
+        s.span_start_ts,
+        s.span_end_ts,
+        s.live ? 1 : 0,
       ]);
       insertRows(raw, 'tool_calls', CALL_COLUMNS, calls.length, (i, v) => {
         const c = calls[i]!;

@@ -61,6 +61,9 @@ export async function storeSession(db: Kysely<TelemetrySchema>, reduced: Reduced
         hook_ms: summary.hook_ms,
         sampler_cpu_ms: summary.sampler_cpu_ms,
         loops_broken: summary.loops_broken,
+        span_start_ts: summary.span_start_ts,
+        span_end_ts: summary.span_end_ts,
+        live: summary.live ? 1 : 0,
       })
       .execute();
     for (let i = 0; i < calls.length; i += BATCH) {
