@@ -131,6 +131,29 @@ describe('cordon wrap', () => {
     expect(readFileSync(join(sessionDir('complete-1'), 'samples.jsonl'), 'utf8').trim().split('\n').length).toBe(written);
   }, 60_000);
 
+  it('says so when the sampler is still writing 5 s after the command ended; reduce then waits 3 s and reports the session live', async () => {
+    // The command stops the sampler process (SIGSTOP) once it has sampled, then exits: the sampler
+    // can neither see the exit nor STOP until it is continued.
+    const freeze = join(sandbox.root, 'freeze.cjs');
+    writeFileSync(freeze, `const fs = require('node:fs');\nconst lock = JSON.parse(fs.readFileSync(process.env.CORDON_WRAP_DIR + '/sampler.lock.1', 'utf8'));\nif (lock.role !== 'sampler') process.exit(3);\nprocess.kill(lock.pid, 'SIGSTOP');\nconsole.log(lock.pid);\n`);
+    const run = await runCordon(['wrap', '--json', '--session', 'frozen-1', '--', 'sh', '-c', `${untilSampled(0)}; ${NODE} ${freeze}`], { env: { ...sandbox.env, CORDON_INTERVAL: '100' }, timeoutMs: 60_000 });
+    const [pidLine, recordLine] = run.stdout.trim().split('\n');
+    const sampler = Number(pidLine);
+    try {
+      expect(run.exitCode, run.stderr).toBe(0);
+      const note = 'the sampler of session frozen-1 was still writing 5 s after the command ended; `cordon reduce` shows the session as live until it finishes';
+      expect(run.stderr).toBe(`cordon wrap: ${note}\n`);
+      expect(JSON.parse(recordLine!)).toMatchObject({ session_id: 'frozen-1', exit_code: 0, sampler_note: note });
+      const reduced = await runCordon(['reduce', '--session', 'frozen-1', '--json'], { env: sandbox.env });
+      expect(JSON.parse(reduced.stdout).sessions[0]).toMatchObject({ ended: true, live: true, sampler_stop_reasons: [] });
+    } finally {
+      process.kill(sampler, 'SIGCONT');
+    }
+    await waitForStop('frozen-1');
+    const reduced = await runCordon(['reduce', '--session', 'frozen-1', '--json'], { env: sandbox.env });
+    expect(JSON.parse(reduced.stdout).sessions[0]).toMatchObject({ ended: true, live: false, sampler_stop_reasons: [expect.stringMatching(/^(agent-exit|stop-file)$/)] });
+  }, 90_000);
+
   it("returns the child's exit code, dies of the child's signal, 127 when it is not found, 126 when it cannot be executed, saying why as control run does", async () => {
     expect((await wrap(['--', 'sh', '-c', 'exit 3'])).exitCode).toBe(3);
     expect((await wrap(['--', 'sh', '-c', 'kill -TERM $$'])).signal).toBe('SIGTERM');
