@@ -132,7 +132,9 @@ export interface ReducedSession {
 /**
  * Reduces one session directory: reads `markers.jsonl` and `samples.jsonl`, pairs the calls,
  * joins each call's samples (inclusive window) and computes the summary. Pure apart from reading
- * the three files; bad lines are counted, never fatal.
+ * the three files and asking whether the session's sampler still runs (its lock and, on Linux,
+ * `/proc/<pid>/stat`: `live`); bad lines are counted, never fatal. It does not wait for a sampler;
+ * callers that should (`reduce`, `analyze`) call `settleEndedSession` first.
  */
 export function reduceSession(dir: string): ReducedSession {
   // Asked before the files are read: a sampler that stops meanwhile has written everything it will.
