@@ -10,23 +10,38 @@
 //
 // Packages stay external (first-party dialect plugins have none at run time); the rest of the
 // options are shared (bundle-options.mjs).
+//
+// Before the bundles, the modules tsc emitted are made to import the plugin's own copy of the
+// plugin API instead of `@cordon/plugin-api` (inline-plugin-api.mjs): oclif loads the plugin's
+// commands unbundled, and an installed plugin has no plugin API to import. A plugin whose
+// `cordon:register` target is not the bundle (aider, sampler-windows) gets only that step.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleBase, COMPACT, writeBundle } from './bundle-options.mjs';
+import { inlinePluginApi, pluginApiEntry, VENDORED_PLUGIN_API } from './inline-plugin-api.mjs';
+
+/** The register bundle, as a package.json's `cordon:register` hook names it when it has one. */
+const REGISTER_BUNDLE = './dist/register.cjs';
 
 /**
  * `@cordon/plugin-api` inlined: its run-time code (pure functions such as the patch readers the
  * dialects share) goes into the bundle, so the hook still loads no package; it holds no state, so
- * a copy per plugin is harmless. Every other package stays external.
+ * a copy per plugin is harmless. An import of the plugin's own copy (`dist/vendor/plugin-api.js`,
+ * which the emitted modules import after inline-plugin-api.mjs) is taken from the plugin API's
+ * modules too, so the bundle is the same whether or not the modules were rewritten yet. Every
+ * other package stays external.
  */
-const inlinePluginApi = {
-  name: 'inline-plugin-api',
-  setup(build) {
-    build.onResolve({ filter: /^@cordon\/plugin-api$/ }, (args) => ({ path: createRequire(resolve(args.resolveDir, 'x.js')).resolve('@cordon/plugin-api') }));
-  },
-};
+function inlinePluginApiPlugin(root) {
+  const vendored = resolve(root, VENDORED_PLUGIN_API);
+  return {
+    name: 'inline-plugin-api',
+    setup(build) {
+      build.onResolve({ filter: /^@cordon\/plugin-api$/ }, () => ({ path: pluginApiEntry(root) }));
+      build.onResolve({ filter: /\/vendor\/plugin-api\.js$/ }, (args) => (resolve(args.resolveDir, args.path) === vendored ? { path: pluginApiEntry(root) } : undefined));
+    },
+  };
+}
 
 /**
  * esbuild options of the register bundle of the plugin at `root` (a test rebuilds it in memory).
@@ -34,7 +49,7 @@ const inlinePluginApi = {
  * `control run` cgroup-linux's on every command.
  */
 export function registerBundleOptions(root) {
-  return { ...bundleBase(root, 'dist/index.js', 'dist/register.cjs'), ...COMPACT, packages: 'external', plugins: [inlinePluginApi] };
+  return { ...bundleBase(root, 'dist/index.js', 'dist/register.cjs'), ...COMPACT, packages: 'external', plugins: [inlinePluginApiPlugin(root)] };
 }
 
 /**
@@ -48,12 +63,14 @@ export function registerBundleOptions(root) {
 export function fastCommandBundleOptions(root) {
   const module = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).cordon?.fastCommands?.module;
   if (typeof module !== 'string' || !module.endsWith('.cjs')) return undefined;
-  return { ...bundleBase(root, module.replace(/\.cjs$/, '.js'), module), packages: 'external', plugins: [inlinePluginApi] };
+  return { ...bundleBase(root, module.replace(/\.cjs$/, '.js'), module), packages: 'external', plugins: [inlinePluginApiPlugin(root)] };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = process.cwd();
-  await writeBundle(registerBundleOptions(root));
+  await inlinePluginApi(root);
+  const hooks = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).oclif?.hooks ?? {};
+  if ([hooks['cordon:register']].flat().some((hook) => (typeof hook === 'string' ? hook : hook?.target) === REGISTER_BUNDLE)) await writeBundle(registerBundleOptions(root));
   const fast = fastCommandBundleOptions(root);
   if (fast) await writeBundle(fast);
 }

@@ -12,11 +12,10 @@ export const jsonFlag = {
 
 /**
  * `--cwd DIR`: a directory that must exist, checked while oclif parses the flag as the host
- * checks its own directory flags (the host's check, lent as `api.services.files`: this unbundled
- * module cannot import the plugin API at run time, see host-api.ts): a missing path or a file is
- * refused before the command does anything, `--cwd /x: no such directory`, as a usage error
- * (exit 2), which the host prints as every cordon usage error (`CORDON_BAD_INPUT`). The value is
- * kept as typed.
+ * checks its own directory flags (the host's check, lent as `api.services.files`): a missing
+ * path or a file is refused before the command does anything, `--cwd /x: no such directory`, as
+ * a usage error (exit 2), which the host prints as every cordon usage error (`CORDON_BAD_INPUT`).
+ * The value is kept as typed.
  */
 export const cwdFlag = Flags.custom<string>({
   parse: async (input, _context, flag) => {
