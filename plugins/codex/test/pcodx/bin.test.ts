@@ -92,7 +92,7 @@ describe('the pcodx bin delegates to `cordon pcodx`', () => {
 });
 
 describe('the codex plugin installed with `cordon plugins install` (no host code beside it)', () => {
-  it('runs cordon pcodx and its pcodx bin from the data dir', async () => {
+  it('runs cordon pcodx and its pcodx bin from the data dir; every command loads, and `pcodx serve` runs to its first refusal', async () => {
     const installBox = makeSandbox('cordon-pcodx-install-');
     try {
       const packDir = installBox.dir('pack');
@@ -115,6 +115,19 @@ describe('the codex plugin installed with `cordon plugins install` (no host code
       const missing = join(installBox.root, 'no-such-dir');
       const badCwd = await runCordon(['pcodx', 'record', '--session', 'inst', '--cwd', missing, '--role', 'user', '--text', 'x'], { env: e });
       expect([badCwd.exitCode, badCwd.stderr]).toEqual([2, `    Error: --cwd ${missing}: no such directory; see \`cordon pcodx record --help\`\n    Code: CORDON_BAD_INPUT\n`]);
+
+      // oclif imports a command's module, unbundled, before it parses the flags: an unknown flag
+      // refused as a usage error proves the command's modules load from the installed package
+      // (they once imported @cordon/plugin-api, which is not installed: MODULE_NOT_FOUND, exit 1).
+      const manifest = JSON.parse(readFileSync(join(installed, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, unknown> };
+      expect(Object.keys(manifest.commands)).toContain('pcodx:serve');
+      for (const id of Object.keys(manifest.commands)) {
+        const unknown = await runCordon([...id.split(':'), '--no-such-flag'], { env: e });
+        expect([unknown.exitCode, unknown.stderr], id).toEqual([2, expect.stringContaining('--no-such-flag')]);
+      }
+      // `pcodx serve` runs as far as its first refusal of its own, before it starts or listens on anything.
+      const serve = await runCordon(['pcodx', 'serve'], { env: { ...e, PCODX_SERVE_TOKEN: 'short' } });
+      expect([serve.exitCode, serve.stdout, serve.stderr]).toEqual([1, '', 'error: PCODX_SERVE_TOKEN must hold at least 32 characters\n']);
     } finally {
       installBox.cleanup();
     }
