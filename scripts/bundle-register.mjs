@@ -15,7 +15,13 @@
 // plugin API instead of `@cordon/plugin-api` (inline-plugin-api.mjs): oclif loads the plugin's
 // commands unbundled, and an installed plugin has no plugin API to import. A plugin whose
 // `cordon:register` target is not the bundle (aider, sampler-windows) gets only that step.
-import { readFileSync } from 'node:fs';
+//
+// Last, `dist/.npmignore` keeps the source maps out of the package (they point into src/, which is
+// not packed). Not with a `!dist/**/*.map` in package.json `files`: oclif's installer, behind
+// `cordon plugins install file:<tgz>`, checks that every `files` entry exists in the installed
+// package, and for a pattern warns "This plugin may not work as expected because the prepare
+// script did not produce all the expected files".
+import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleBase, COMPACT, writeBundle } from './bundle-options.mjs';
@@ -73,4 +79,5 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   if ([hooks['cordon:register']].flat().some((hook) => (typeof hook === 'string' ? hook : hook?.target) === REGISTER_BUNDLE)) await writeBundle(registerBundleOptions(root));
   const fast = fastCommandBundleOptions(root);
   if (fast) await writeBundle(fast);
+  writeFileSync(resolve(root, 'dist/.npmignore'), '*.map\n');
 }

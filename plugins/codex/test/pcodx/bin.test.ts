@@ -101,7 +101,13 @@ describe('the codex plugin installed with `cordon plugins install` (no host code
       const tgz = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
       const install = await runCordon(['plugins', 'install', `file:${tgz}`], { env: installBox.env, timeoutMs: 300_000 });
       expect(install.exitCode, install.stderr).toBe(0);
+      // oclif's progress line and nothing else: no "prepare script did not produce all the expected
+      // files" (oclif's check that each package.json `files` entry exists, which a pattern fails).
+      const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'plugins/codex/package.json'), 'utf8')) as { version: string };
+      expect(install.stderr).toBe(`@cordon/host: Installing plugin file:${tgz}... installed v${version}\n`);
       const installed = join(installBox.dataDir, 'node_modules', '@cordon', 'codex');
+      // The source maps stay out of the package (dist/.npmignore, written by the build).
+      expect(readdirSync(installed, { recursive: true }).map(String).filter((f) => f.endsWith('.map') || f.endsWith('.npmignore'))).toEqual([]);
       expect(existsSync(join(installed, 'bin', 'pcodx.js'))).toBe(true);
       expect(existsSync(join(installBox.dataDir, 'node_modules', '@cordon', 'host'))).toBe(false);
 
