@@ -1,12 +1,13 @@
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { SECRET_PARAM_NAMES } from './redact.js';
 
 /**
  * The one way cordon prints a URL (a `--db postgres://…` store, an `--otlp` collector): with its
  * credentials redacted. Secrets never reach a terminal, a log or a report.
  */
 
-/** Query parameters that carry a credential (libpq's `password`, `sslpassword`, `sslkey`; tokens). */
-const SECRET_PARAMS = /^(password|passwd|pwd|sslpassword|sslkey|token|access_token|api_key|apikey|key|secret)$/i;
+/** Query parameters that carry a credential ({@link SECRET_PARAM_NAMES}). */
+const SECRET_PARAMS = new RegExp(`^(?:${SECRET_PARAM_NAMES})$`, 'i');
 
 /**
  * `url` with its password (and user name's password half only: the user stays, as `psql` shows

@@ -1,0 +1,188 @@
+/**
+ * The one redaction of command text and argv that users and agents write (`control run`'s
+ * command, a guarded tool call, `wrap`'s agent command line, a hook's tool input summary): every
+ * place cordon writes such a command to a log, a record file or a note on the terminal passes it
+ * through here, so a secret typed on a command line is kept as `***` ("secrets never in argv,
+ * logs or printed URLs"). URLs cordon itself handles go through `url.ts`, which shares the
+ * secret query parameter names below.
+ *
+ * Only the secret part is replaced: the header name, flag name, variable name, URL host and a
+ * token's public prefix stay, so a record still says what ran. A value that is a shell reference
+ * (`$TOKEN`, `"${{ secrets.X }}"`) is not a secret and stays. The expressions are built once, on
+ * first use; text that cannot hold a secret (short, or without any of `= : @ _ -` and the token
+ * prefixes) is returned without running them.
+ */
+
+/** What a secret is replaced with. */
+export const MASK = '***';
+
+/**
+ * Names of URL query parameters that carry a credential (libpq's `password`, `sslpassword`,
+ * `sslkey`; tokens), one regular-expression alternation; `url.ts` tests parsed URLs against the
+ * same names.
+ */
+export const SECRET_PARAM_NAMES = 'password|passwd|pwd|sslpassword|sslkey|token|access_token|api_key|apikey|key|secret';
+
+/**
+ * A long option whose value is a secret: `--password`, `--passwd`, `--token`, `--secret`,
+ * `--api-key`/`--apikey`, `--access-key`, `--secret-key`, `--private-key`, `--credentials`, also
+ * with a prefix (`--db-password`, `--auth-token`, `--client-secret`). Boolean look-alikes are not
+ * (`--no-password`, `--with-token` (gh), `--ask-password` …), nor names that go on (`--token-file`,
+ * `--password-stdin`). Single-letter flags (`-p` of mysql, `-u user:pass` of curl) are left
+ * alone: too many commands give them other meanings (`docker run -u 1000:1000`).
+ */
+const FLAG_NAME = String.raw`--(?!(?:no|with|without|use|ask|prompt|skip|require|read)[-_])(?:[a-z0-9]+[-_])*(?:password|passwd|token|secret|api[-_]?key|access[-_]?key|secret[-_]?key|private[-_]?key|credentials?)`;
+
+/**
+ * A variable or key name whose value is a secret: ends in TOKEN, SECRET, PASSWORD, PASSWD,
+ * API_KEY, APIKEY, ACCESS_KEY, PRIVATE_KEY or CREDENTIALS, case-insensitive (`GITHUB_TOKEN`,
+ * `db.password`, `x-api-key`). Not `PWD` (the working directory), not `…_ID`, `…_FILE`.
+ */
+const SECRET_NAME = /(?:token|secret|password|passwd|api[-_]?key|access[-_]?key|private[-_]?key|credentials)$/i;
+
+/**
+ * One shell word as a value: single-quoted, double-quoted (backslash escapes), or unquoted up to
+ * white space, a quote or a shell operator. In an argv element with no shell around it the same
+ * grammar ends at the element's end.
+ */
+const WORD = String.raw`'[^']*'?|"(?:[^"\\]|\\[\s\S])*"?|[^\s'"\x60;|&<>()]+`;
+
+/**
+ * IANA HTTP Authentication Scheme Registry names (and `Token`, GitHub's; `Bot`, Discord's;
+ * `ApiKey`, `Key`): the scheme stays, the credentials after it go. Schemes whose credentials are
+ * a list of parameters (Digest, AWS Signature Version 4, OAuth 1.0) lose everything up to the end
+ * of the quoted string or line.
+ */
+const TOKEN_SCHEMES = 'basic|bearer|token|bot|negotiate|ntlm|dpop|gnap|hoba|mutual|privatetoken|scram-sha-1|scram-sha-256|vapid|apikey|key';
+const PARAM_SCHEMES = 'digest|aws4-hmac-sha256|oauth|signature';
+
+type Rule = readonly [RegExp, (match: string, ...groups: string[]) => string];
+
+let rules: readonly Rule[] | undefined;
+
+/** The rules in the order they run; each keeps its text's shape and is idempotent on its own output. */
+function compiled(): readonly Rule[] {
+  return (rules ??= [
+    // PEM private keys (RFC 7468 "Textual Encodings of PKIX …"): the body between the lines; a
+    // block cut off before its END line loses the rest.
+    [/(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?:(?!\*\*\*-----)[\s\S])*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, (_m, begin: string, end: string) => `${begin}${MASK}${end}`],
+    // Token shapes anywhere in a word, their public prefix kept (first, so that what the rules
+    // below mask cannot put a token next to something they would read differently):
+    //   GitHub "About authentication to GitHub" (token formats: ghp_ gho_ ghu_ ghs_ ghr_, github_pat_);
+    //   GitLab "Token overview" (prefixes glpat- gloas- gldt- glrt- glcbt- glptt- glft- glimt- glagent- glsoat- glffct-);
+    //   Slack "Token types" (xoxb- bot, xoxp- user, xoxa- app, xoxr- refresh);
+    //   OpenAI API keys (sk-, sk-proj-) and Anthropic's (sk-ant-): 32+ characters with a digit;
+    //   Stripe "API keys" (sk_live_, sk_test_, restricted rk_live_, rk_test_);
+    //   AWS IAM "Unique identifiers" (AKIA long-term, ASIA temporary access key IDs: 16 more uppercase/digits);
+    //   npm "About access tokens" (npm_ + 36);
+    //   Google Cloud "API keys" (AIza + 35);
+    //   JWT (RFC 7519 §3, a JWS compact serialisation: base64url header and payload, both JSON objects, so `eyJ`).
+    [
+      /(?<![A-Za-z0-9])(?:(gh[pousr]_|github_pat_)[A-Za-z0-9_]{30,}|(gl(?:pat|oas|dt|rt|cbt|ptt|ft|imt|agent|soat|ffct)-)[\w-]{20,}|(xox[abpr]-)[A-Za-z0-9-]{10,}|(sk-(?:ant-)?)(?=[\w-]*\d)[\w-]{32,}|((?:sk|rk)_(?:live|test)_)[A-Za-z0-9]{10,}|(A[KS]IA)[A-Z0-9]{16}(?![A-Za-z0-9])|(npm_)[A-Za-z0-9]{36}(?![A-Za-z0-9])|(AIza)[\w-]{35,}|eyJ[\w-]{4,}\.eyJ[\w-]{4,}\.[\w-]*)/g,
+      (_m, ...groups: string[]) => `${groups.slice(0, 8).find((g) => g !== undefined) ?? ''}${MASK}`,
+    ],
+    // HTTP Authorization and Proxy-Authorization (RFC 9110 §11.6.2, §11.7.2): `credentials = auth-scheme
+    // [ 1*SP ( token68 / #auth-param ) ]`; also as a JSON or Python key (`'Authorization': 'Bearer x'`).
+    [
+      new RegExp(String.raw`(?<![\w/-])((?:proxy-)?authorization["']?[ \t]*:[ \t]*["']?)(?:((?:${PARAM_SCHEMES})[ \t]+)([^'\r\n]+)|((?:${TOKEN_SCHEMES})[ \t]+)?([^\s'"]+))`, 'gi'),
+      (m, head: string, paramScheme?: string, params?: string, scheme?: string, token?: string) =>
+        paramScheme !== undefined ? `${head}${paramScheme}${masked(params!)}` : `${head}${scheme ?? ''}${masked(token!)}`,
+    ],
+    // Cookie (RFC 6265 §5.4): the whole value, up to the quote or line end.
+    [/(?<![\w/-])(cookie["']?[ \t]*:[ \t]*["']?)([^'"\r\n]+)/gi, (_m, head: string, value: string) => `${head}${masked(value)}`],
+    // Other credential headers, `Name: value` with a space as they are written: `*-Token`
+    // (GitLab's `Private-Token`, `X-Vault-Token`), `*-Secret`, `*-Api-Key`; also YAML's
+    // `refresh_token: x`. Without the space `my-secret:latest` is an image name.
+    [
+      /(?<![\w/-])((?:[\w-]*[-_](?:token|secret)|(?:[\w-]*[-_])?api[-_]?key)["']?[ \t]*:[ \t]+["']?)([^\s'"]+)/gi,
+      (_m, head: string, value: string) => `${head}${masked(value)}`,
+    ],
+    // URL user information (RFC 3986 §3.2.1, "user:password" is deprecated but still sent):
+    // the password; the user name and host stay.
+    [/\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:'"]*:)([^\s/?#'"]+)@/gi, (_m, head: string, password: string) => `${head}${masked(password)}@`],
+    // Secret query parameters (url.ts's names): `?token=x`, `&api_key=x`.
+    [new RegExp(String.raw`([?&](?:${SECRET_PARAM_NAMES})=)([^&#\s'"\x60;|<>()]+)`, 'gi'), (_m, head: string, value: string) => `${head}${masked(value)}`],
+    // JSON members (RFC 8259) with a secret name: `{"password": "x"}` in a curl -d.
+    [/("([\w.-]+)"[ \t]*:[ \t]*")((?:[^"\\\n]|\\.)*)"/g, (m, head: string, name: string, value: string) => (SECRET_NAME.test(name) ? `${head}${masked(value)}"` : m)],
+    // Long options: `--password=x`, `--token x`, `--api-key 'x y'` (a value that starts with `-`
+    // is the next option: `psql --password -h db` asks for it).
+    [new RegExp(String.raw`(?<![\w-])(${FLAG_NAME})(=|[ \t]+(?!-))(${WORD})`, 'gi'), (_m, flag: string, sep: string, value: string) => `${flag}${sep}${maskedWord(value)}`],
+    // `NAME=value` (POSIX shell assignments, env files, `key=value` arguments) with a secret name.
+    [new RegExp(String.raw`(?<![\w.$-])([A-Za-z_][\w.-]*)=(${WORD})`, 'g'), (m, name: string, value: string) => (SECRET_NAME.test(name) ? `${name}=${maskedWord(value)}` : m)],
+  ]);
+}
+
+/** Text that holds none of these cannot match any rule (every rule needs one of them). */
+const MAYBE = /[=:@_-]|A[KS]IA|AIza|eyJ/;
+
+/** The shortest text a rule can change (`a://b:c@`, `?key=x`, `token=x`). */
+const SHORTEST = 6;
+
+/** `value` as `***`, unless it is empty, a shell reference (`$X`, `${X}`) or a line continuation. */
+function masked(value: string): string {
+  return value === '' || value === '\\' || value.startsWith('$') ? value : MASK;
+}
+
+/** A shell word's value masked inside its quotes (`'***'`), so the line keeps its shape. */
+function maskedWord(word: string): string {
+  const quote = word[0];
+  if (quote !== "'" && quote !== '"') return masked(word);
+  const closed = word.length > 1 && word.endsWith(quote);
+  const inner = word.slice(1, closed ? -1 : undefined);
+  return inner === '' || inner.startsWith('$') ? word : `${quote}${MASK}${closed ? quote : ''}`;
+}
+
+/**
+ * `text` (a command line as typed or as an agent sent it, one argv element, a log message) with
+ * every secret replaced by `***`:
+ *
+ * - `Authorization:` / `Proxy-Authorization:` header values after the scheme (`Bearer ***`,
+ *   `Basic ***`, `token ***`; RFC 9110), `Cookie:`, `*-Token:`, `*-Api-Key:` header values;
+ * - URL passwords (`https://user:***@host`; RFC 3986) and secret query parameters (`?token=***`,
+ *   the names of `url.ts`);
+ * - long options `--password=***`, `--token ***`, `--api-key '***'`, `--secret`, `--db-password`
+ *   … (no single-letter flags);
+ * - `NAME=***` where NAME ends in TOKEN, SECRET, PASSWORD, PASSWD, API_KEY, APIKEY, ACCESS_KEY,
+ *   PRIVATE_KEY or CREDENTIALS (any case), and such JSON members (`"password":"***"`);
+ * - token shapes anywhere in a word, prefix kept: GitHub `ghp_***` (gho_, ghu_, ghs_, ghr_,
+ *   github_pat_), GitLab `glpat-***`, Slack `xoxb-***`, OpenAI/Anthropic `sk-***`/`sk-ant-***`,
+ *   Stripe `sk_live_***`, AWS `AKIA***`/`ASIA***`, npm `npm_***`, Google `AIza***`, JWTs (`***`),
+ *   PEM private key bodies.
+ *
+ * Quotes around a value stay (`'***'`); references (`$TOKEN`) stay. Idempotent, and text without
+ * a secret (paths, git SHAs, UUIDs, ordinary flags) comes back unchanged.
+ */
+export function redactText(text: string): string {
+  if (text.length < SHORTEST || !MAYBE.test(text)) return text;
+  // A mask can take away what kept an earlier rule from matching (`https://u:TOKEN=?|@h`: once
+  // `?` is `***` the URL has a password), so the rules run again until nothing changes: once for
+  // text without a secret, twice for most with one.
+  let out = text;
+  for (let round = 0; round < 8; round++) {
+    let next = out;
+    for (const [re, replace] of compiled()) next = next.replace(re, replace as (m: string, ...rest: unknown[]) => string);
+    if (next === out) break;
+    out = next;
+  }
+  return out;
+}
+
+let valueFlag: RegExp | undefined;
+
+/**
+ * `argv` (a command and its arguments, one string each) with its secrets as `***`: each element
+ * through {@link redactText}, and the element after a secret long option given on its own
+ * (`--password`, `hunter2` → `--password`, `***`; not when it starts with `-` or `$`). Same
+ * number of elements, in the same order; a new array.
+ */
+export function redactArgv(argv: readonly string[]): string[] {
+  const out = new Array<string>(argv.length);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const prev = i > 0 ? argv[i - 1]! : '';
+    if (prev.length > 2 && prev.charCodeAt(0) === 45 && prev.charCodeAt(1) === 45 && (valueFlag ??= new RegExp(`^${FLAG_NAME}$`, 'i')).test(prev) && !arg.startsWith('-')) {
+      out[i] = masked(arg);
+    } else out[i] = redactText(arg);
+  }
+  return out;
+}
