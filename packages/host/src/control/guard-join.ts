@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { splitJsonLines } from '../io/append.js';
 import type { ToolCallRecord } from '../telemetry/reduce/reduce-session.js';
 import { runsFile, type RunRecord } from './store.js';
+import { redactText } from '../output/redact.js';
 
 /**
  * What `cordon reduce` shows of the `control run` that ran a guarded tool call (tier,
@@ -46,15 +47,22 @@ export function readGuardRuns(dataDir: string): RunRecord[] {
  * whose command (the one `cordon control guard`'s rewrite passes to `bash -c`) is the call's own
  * command and whose start and end lie inside the call's window (the hook's start marker is written
  * before the agent runs the command, the end marker after). Each run joins at most one call, the
- * earliest that fits. Calls without a run are returned unchanged.
+ * earliest that fits. Calls without a run are returned unchanged. Commands are compared as
+ * `redactText` shows them, so a command with a secret joins whether either side kept it redacted.
  */
 export function joinGuardRuns(sessionId: string, calls: readonly ToolCallRecord[], runs: readonly RunRecord[]): GuardedCallRecord[] {
-  const mine = runs.filter((r) => r.session_id === sessionId).sort((a, b) => a.start_t - b.start_t);
+  // Both sides compared with their secrets as `***` (output/redact.ts, idempotent): runs record
+  // the command redacted, and markers too, except those of an older cordon, which kept it as sent.
+  const mine = runs
+    .filter((r) => r.session_id === sessionId)
+    .sort((a, b) => a.start_t - b.start_t)
+    .map((r) => ({ r, command: guardedCommand(r) }))
+    .filter((m): m is { r: RunRecord; command: string } => m.command !== undefined)
+    .map(({ r, command }) => ({ r, command: redactText(command) }));
   const used = new Set<RunRecord>();
   return calls.map((call) => {
-    const run = mine.find(
-      (r) => !used.has(r) && r.start_t >= call.start_ts - SLACK_MS && r.t <= call.end_ts + SLACK_MS && guardedCommand(r) !== undefined && call.command === guardedCommand(r)!.slice(0, call.command.length),
-    );
+    const shown = redactText(call.command);
+    const run = mine.find(({ r, command }) => !used.has(r) && r.start_t >= call.start_ts - SLACK_MS && r.t <= call.end_ts + SLACK_MS && shown === command.slice(0, shown.length))?.r;
     if (!run) return call;
     used.add(run);
     return { ...call, guard: summary(run) };

@@ -11,6 +11,7 @@ import { UNGUARDED_WARNING } from './unguarded.js';
 import { CANNOT_EXECUTE_STATUS, NOT_FOUND_STATUS } from '../process/start-failure.js';
 import { startFailureReporter } from '../bus/load-services.js';
 import { terminalText } from '../output/terminal.js';
+import { redactArgv, redactText } from '../output/redact.js';
 
 /** Exit status when the command cannot be found (`ENOENT`: the shells' and GNU `env`'s "command not found"). */
 export const CANNOT_START = NOT_FOUND_STATUS;
@@ -111,6 +112,10 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   const cwd = options.cwd ?? currentDirectoryName();
   const request: GuardRequest = { argv, cwd, ...(raw !== undefined ? { hint: raw } : {}), tier: tier.name, cpuWeight, tiers: TIERS, ramBytes, stall: stallPolicy(env), spawn };
 
+  // The command as cordon writes it anywhere (log, record, warning count): its secrets as `***`
+  // (output/redact.ts); worked out after the start, while the command runs.
+  let shownArgv: string[] | undefined;
+
   const started = monotonicMs();
   const startT = Date.now();
   let result: GuardResult | undefined;
@@ -131,7 +136,8 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     if (!child && !startError) await spawn().catch(() => undefined);
     // Logged while the command runs, on the other core: libuv returns from the spawn once the
     // command has exec'd, and this process would only wait for it (`npm run bench:control`).
-    log.warn(UNGUARDED_WARNING, { argv: [...argv], tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
+    // Secrets as `***` (the log redacts its `argv` field itself; already done here, it has nothing left to find).
+    log.warn(UNGUARDED_WARNING, { argv: (shownArgv ??= redactArgv(argv)), tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
     const exit = child ? await child.exit : undefined;
     // Looked into only once the start failed, from the services' bundle: a command that starts
     // pays for none of it, not even the describer's share of this route's bundle.
@@ -144,9 +150,11 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   const wallMs = Math.round(monotonicMs() - started);
   mark('command ended');
   if (failure) stderr.write(`cordon control run: ${terminalText(failure.message)}\n`);
-  if (result && options.verbose) for (const line of result.notes) stderr.write(`[cordon] ${line}\n`);
+  // A backend's notes may name command lines (the processes it ended).
+  if (result && options.verbose) for (const line of result.notes) stderr.write(`[cordon] ${redactText(line)}\n`);
 
-  const command = normaliseCommand(argv);
+  shownArgv ??= redactArgv(argv);
+  const command = normaliseCommand(shownArgv);
   let note: string | undefined;
   let warningNumber: number | null = null;
   const warned = result !== undefined && shouldWarn(result);
@@ -159,14 +167,14 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     note = noteText(result, warningNumber ?? 1);
   }
   // Processes the call left running were ended with it: the agent is told in the same line.
-  const ended = result?.ended ?? [];
+  const ended = (result?.ended ?? []).map((p) => ({ pid: p.pid, command: redactText(p.command) }));
   if (ended.length) note = note ? `${note} ${endedText(ended)}` : `[cordon] ${endedText(ended)}`;
   if (note) stderr.write(`${note}\n`);
   const record: RunRecord = {
     t: Date.now(),
     start_t: startT,
     session_id: options.session ?? null,
-    argv: [...argv],
+    argv: shownArgv,
     command,
     cwd,
     hint: raw ?? null,
@@ -195,7 +203,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     exit_code: exitCode,
     signal,
     removed: result?.removed ?? null,
-    ended: ended.map((p) => ({ pid: p.pid, command: p.command })),
+    ended,
     warned,
     warning_number: warningNumber,
   };

@@ -1,6 +1,7 @@
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathCandidates } from './path-search.js';
+import { redactText } from '../output/redact.js';
 
 /** Exit status of a command that was not found (`ENOENT`), as shells and GNU `env` give it. */
 export const NOT_FOUND_STATUS = 127;
@@ -192,9 +193,11 @@ function workingDirectoryProblem(dir: string): string | undefined {
 
 /**
  * {@link describeStartFailure} as plugins get it (`api.services.process.describeStartFailure`):
- * the sentence of {@link startFailureText} and the shell's status.
+ * the sentence of {@link startFailureText} and the shell's status. `control run` and `wrap` print
+ * it for a command a user or an agent typed: a secret in its name is shown as `***`
+ * (output/redact.ts).
  */
 export function startFailureReport(file: string, error: unknown, where: StartContext = {}): { readonly message: string; readonly status: 126 | 127 } {
   const failure = describeStartFailure(file, error, where);
-  return { message: startFailureText(file, failure), status: failure.status };
+  return { message: redactText(startFailureText(file, failure)), status: failure.status };
 }

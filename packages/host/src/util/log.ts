@@ -3,6 +3,7 @@ import { isoTimestamp } from './clock.js';
 import { ensurePrivateDir } from '../io/private-dir.js';
 import { join } from 'node:path';
 import type { Logger } from '@cordon/plugin-api';
+import { redactArgv, redactText } from '../output/redact.js';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -13,6 +14,10 @@ const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 
  * stdout or stderr, because the hook path must print nothing an agent did not ask for.
  * Level: `CORDON_LOG_LEVEL` (`debug`|`info`|`warn`|`error`), else `debug` when `CORDON_DEBUG` is
  * set, else `warn`. Write failures are swallowed: logging never breaks a command.
+ * Secrets are never logged: the message and every string field (in arrays and plain objects too)
+ * go through `redactText`, a field named `argv` through `redactArgv` (src/output/redact.ts), so
+ * a command a user or an agent typed (`control run`'s argv, a plugin's error that echoes one)
+ * keeps `***` for its secrets, whichever plugin logs it.
  */
 export function createFileLogger(dataDir: string, scope: string, env: NodeJS.ProcessEnv = process.env): Logger {
   const wanted = (env.CORDON_LOG_LEVEL as Level | undefined) ?? (env.CORDON_DEBUG ? 'debug' : 'warn');
@@ -26,7 +31,7 @@ export function createFileLogger(dataDir: string, scope: string, env: NodeJS.Pro
         ensurePrivateDir(join(dataDir, 'logs'));
         ready = true;
       }
-      appendLine(file, JSON.stringify({ t: isoTimestamp(), level, scope, pid: process.pid, message, ...fields }) + '\n');
+      appendLine(file, JSON.stringify({ t: isoTimestamp(), level, scope, pid: process.pid, message: redactText(message), ...(fields ? redactFields(fields) : undefined) }) + '\n');
     } catch {
       // Logging is best effort.
     }
@@ -39,3 +44,24 @@ export function createFileLogger(dataDir: string, scope: string, env: NodeJS.Pro
   };
 }
 
+
+/** `fields` with their strings redacted (`argv`: as an argv, keeping its elements); other values as they are. */
+function redactFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    out[key] = key === 'argv' && Array.isArray(value) && value.every((v) => typeof v === 'string') ? redactArgv(value as string[]) : redactValue(value, 0);
+  }
+  return out;
+}
+
+function redactValue(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (value === null || typeof value !== 'object' || depth > 4) return value;
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
+  // Plain objects only: an Error or a class instance is logged as JSON.stringify shows it.
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = redactValue((value as Record<string, unknown>)[key], depth + 1);
+  return out;
+}
