@@ -1,5 +1,6 @@
 import { cutText } from '@cordon/plugin-api';
 import { MAX_COMMAND_CHARS, MAX_ERROR_CHARS } from '../telemetry/markers.js';
+import { redactText } from '../output/redact.js';
 
 /** Input keys tried, in order, for a one-line summary (uncoalesced/cordon, plus Codex's `cmd`). */
 const SUMMARY_KEYS = ['command', 'cmd', 'file_path', 'path', 'pattern', 'url', 'prompt', 'query'] as const;
@@ -21,14 +22,28 @@ export function commandText(input: unknown): string {
   return canonicalJson(input);
 }
 
-/** A command cut to 2,000 characters for a marker (`command`, `rewritten_command`). */
+/**
+ * A command as a marker keeps it (`command`, `rewritten_command`): its secrets as `***`
+ * (output/redact.ts: markers feed `telemetry.sqlite3`, `reduce`, `analyze`, `top` and the loop
+ * breaker, none of which needs a secret), cut to 2,000 characters. Taps still get the whole
+ * command as sent.
+ */
 export function storedCommand(command: string): string {
-  return truncate(command, MAX_COMMAND_CHARS);
+  return redactedCut(command, MAX_COMMAND_CHARS);
 }
 
-/** Cuts error text to 2,000 characters. */
+/** Error text (a failed call's, a deny reason, which may echo the command) redacted and cut to 2,000 characters. */
 export function errorText(text: string): string {
-  return truncate(text, MAX_ERROR_CHARS);
+  return redactedCut(text, MAX_ERROR_CHARS);
+}
+
+/** Room past a cut that is redacted with the kept text, so a secret across the cut is recognised whole. */
+const REDACT_MARGIN = 4096;
+
+// Redacted before the cut, over at most the kept part and a margin: a token cut in half would
+// no longer have its shape, and a megabyte of input need not be scanned for 2,000 characters.
+function redactedCut(text: string, max: number): string {
+  return truncate(redactText(text.length > max + REDACT_MARGIN ? text.slice(0, max + REDACT_MARGIN) : text), max);
 }
 
 // Cut on a code point boundary: a command holding emoji never leaves a lone surrogate.

@@ -1,6 +1,6 @@
-import { cutText } from '@cordon/plugin-api';
 import type { TelemetryMarkerInput, TelemetryService } from '@cordon/plugin-api';
-import { appendMarker, MARKER_SCHEMA_VERSION, MAX_COMMAND_CHARS, type Marker } from './markers.js';
+import { appendMarker, MARKER_SCHEMA_VERSION, type Marker } from './markers.js';
+import { storedCommand } from '../hot/summary.js';
 import { ensureSampler, stopSampler } from './sampler/ensure.js';
 import { awaitSamplerStop } from './sampler/state.js';
 import { sessionDir } from './session-dir.js';
@@ -21,7 +21,8 @@ export function createTelemetryService(dataDir: string, env: NodeJS.ProcessEnv =
         event,
         ts: Math.round(epochMs() * 1000) / 1000,
         ...fields,
-        ...(input.command !== undefined ? { command: cutText(input.command, MAX_COMMAND_CHARS) } : {}),
+        // As the hook stores it: secrets as `***`, cut to 2,000 characters.
+        ...(input.command !== undefined ? { command: storedCommand(input.command) } : {}),
         hook_overhead_ms: 0,
         hook_pid: process.pid,
       };

@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { linkPluginRoots, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
+import { storedCommand } from '../../src/hot/summary.js';
+import { MAX_COMMAND_CHARS } from '../../src/telemetry/markers.js';
+import { sessionDir } from '../../src/telemetry/session-dir.js';
+import { AGENT_PLUGINS, FIXTURES, hookViaSocket, PATIENT_HOOK_ENV, tapPlugin } from './support.js';
+
+// The hook recorded each tool call's command verbatim in markers.jsonl (and so in
+// telemetry.sqlite3, reduce, analyze and top): an agent's `curl -H 'Authorization: Bearer …'`
+// put the token there. Markers now keep the command with its secrets as `***`
+// (src/hot/summary.ts storedCommand over src/output/redact.ts); taps still see it whole.
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = makeSandbox('cordon-hook-redact-');
+  sandbox.env.CORDON_SAMPLER = 'off';
+  Object.assign(sandbox.env, PATIENT_HOOK_ENV);
+});
+afterEach(() => sandbox.cleanup());
+
+describe('hook markers', () => {
+  it("keep a call's command with its secrets as ***, while a tap gets it as sent", async () => {
+    // The tap denies only when it sees the real token, so the deny proves what taps get.
+    const tap = tapPlugin(sandbox.dir('plugin-seer'), 'seer', 'async (call) => call.command.includes("Bearer s3cr3tvalue") ? { kind: "deny", reason: "saw " + call.command } : undefined');
+    linkPluginRoots(sandbox.dataDir, [...AGENT_PLUGINS, tap]);
+    const payload = JSON.parse(readFileSync(join(FIXTURES, 'claude-code.PreToolUse.Bash.json'), 'utf8'));
+    payload.tool_input.command = "curl -H 'Authorization: Bearer s3cr3tvalue' https://api.example.com/x";
+    const r = await hookViaSocket(['--agent', 'claude-code'], JSON.stringify(payload), false, sandbox.env);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+    const markers = readFileSync(join(sessionDir(sandbox.dataDir, payload.session_id), 'markers.jsonl'), 'utf8');
+    expect(markers).not.toContain('s3cr3tvalue');
+    const marker = JSON.parse(markers.trim()) as Record<string, unknown>;
+    expect(marker).toMatchObject({ event: 'tool_denied', command: "curl -H 'Authorization: Bearer ***' https://api.example.com/x", error: "saw curl -H 'Authorization: Bearer ***' https://api.example.com/x" });
+  });
+
+  it('redact before they cut: a token across the 2,000-character cut is not left half shown', () => {
+    const token = 'ghp_16C7e42F292c6912E7710c838347Ae178B4a';
+    const command = `${'x'.repeat(MAX_COMMAND_CHARS - 10)} ${token} and more`;
+    const stored = storedCommand(command);
+    expect(stored).toHaveLength(MAX_COMMAND_CHARS);
+    expect(stored.endsWith(' ghp_*** a')).toBe(true);
+    expect(storedCommand('ls -la /tmp')).toBe('ls -la /tmp');
+  });
+});
