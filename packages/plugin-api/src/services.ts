@@ -1,6 +1,7 @@
 import type { FileService } from './services/files.js';
 import type { LedgerService } from './services/ledger.js';
 import type { ProcessService } from './services/process.js';
+import type { RedactService } from './services/redact.js';
 import type { TelemetryService } from './services/telemetry.js';
 
 /**
@@ -21,4 +22,6 @@ export interface CordonServices {
   readonly process: ProcessService;
   /** File-system checks worded as the host's (a directory flag: `--cwd /x: no such directory`). */
   readonly files: FileService;
+  /** The host's redaction of secrets in command text and argv (`Bearer ***`, `--token ***`). */
+  readonly redact: RedactService;
 }

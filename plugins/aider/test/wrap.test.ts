@@ -51,6 +51,25 @@ poll();
 }
 
 describe('cordon wrap', () => {
+  // wrap recorded the agent's command line verbatim in its session_start marker and wrap.json:
+  // a token given on it stayed on disk. Both now hold it as the host's redaction shows it.
+  it('records the command with its secrets as *** (marker and wrap.json), and runs it with them', async () => {
+    const out = join(sandbox.root, 'argv.txt');
+    const args = ['--password', 'hunter2secret', 'Authorization: Bearer abc.def', 'x-token=abc123secretvalue', 'plain'];
+    const r = await runCordon(['wrap', '--session', 'redacted-1', '--', 'sh', '-c', 'printf "%s\\n" "$@" > "$0"', out, ...args], { env: { ...sandbox.env, CORDON_SAMPLER: 'off', SHELL: '/bin/sh' }, timeoutMs: 120_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(args.map((a) => `${a}\n`).join(''));
+    const shown = ['sh', '-c', 'printf "%s\\n" "$@" > "$0"', out, '--password', '***', 'Authorization: Bearer ***', 'x-token=***', 'plain'];
+    const markers = readFileSync(join(sessionDir('redacted-1'), 'markers.jsonl'), 'utf8');
+    const wrapJson = readFileSync(join(sessionDir('redacted-1'), 'wrap.json'), 'utf8');
+    for (const secret of ['hunter2secret', 'abc.def', 'abc123secretvalue']) {
+      expect(markers, secret).not.toContain(secret);
+      expect(wrapJson, secret).not.toContain(secret);
+    }
+    expect(JSON.parse(markers.trim().split('\n')[0]!)).toMatchObject({ event: 'session_start', command: shown.join(' ') });
+    expect(JSON.parse(wrapJson)).toMatchObject({ argv: shown });
+  });
+
   it('measures a background job whose shell exits at once: plain &, nohup, and a 10 ms interval', async () => {
     // The interpreter itself, not a version-manager shim that forks for a second before it execs.
     const python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();

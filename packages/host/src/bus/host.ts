@@ -5,6 +5,7 @@ import { directoryProblem } from '../io/directory.js';
 import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
 import { registerBuiltinSamplers } from '../telemetry/sampler/builtin.js';
 import { createFileLogger } from '../util/log.js';
+import { redactArgv, redactText } from '../output/redact.js';
 import { createFacades, removeTaps } from './facade.js';
 import { createHookTable } from './hook-table.js';
 import { Registry } from './registry.js';
@@ -14,6 +15,9 @@ import { installTiming } from './timing.js';
 
 /** `api.services.files`, the same frozen object for every plugin. */
 const FILES = Object.freeze({ directoryProblem });
+
+/** `api.services.redact`: the logger's own redaction (output/redact.ts), already in every bundle that logs. */
+const REDACT = Object.freeze({ command: redactText, argv: redactArgv });
 
 /** A descriptor as collected from one plugin package, before it is applied. */
 export interface CollectedPlugin {
@@ -84,6 +88,7 @@ export class CordonHost {
         // From the services' module too: only `cordon wrap` asks, and the hook's bundle stays without it.
         process: Object.freeze({ endLike, describeStartFailure: (file: string, error: unknown, where?: StartPlace) => services().describeStartFailure(file, error, where) }),
         files: FILES,
+        redact: REDACT,
       }),
     });
   }

@@ -43,6 +43,8 @@ export default class Wrap extends Command {
       argv: command,
       telemetry: api.services.telemetry,
       describeStartFailure: api.services.process.describeStartFailure,
+      // Optional: a host older than the service has none.
+      ...(api.services.redact ? { redactArgv: api.services.redact.argv } : {}),
       sessionId: flags.session,
       shellShim: flags['shell-shim'],
       cordonBin: process.argv[1]!,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger, ProcessService, TelemetryService } from '@cordon/plugin-api';
+import type { Logger, ProcessService, RedactService, TelemetryService } from '@cordon/plugin-api';
 import { lendTerminal, shellExitCode } from '../foreground.js';
 import { writeShellLauncher } from './launcher.js';
 
@@ -28,6 +28,11 @@ export interface WrapOptions {
   readonly argv: readonly string[];
   /** `api.services.telemetry`: markers and the sampler. */
   readonly telemetry: TelemetryService;
+  /**
+   * `api.services.redact.argv`: the command as the session records it (marker, `wrap.json`), its
+   * secrets as `***`. Without it (a host older than the service) `wrap.json` leaves argv out.
+   */
+  readonly redactArgv?: RedactService['argv'];
   /** `api.services.process.describeStartFailure`: the host's words and status for a command that cannot start. */
   readonly describeStartFailure: ProcessService['describeStartFailure'];
   /** Session id; default `wrap-<unix seconds>-<wrapper pid>`. */
@@ -140,9 +145,11 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   try {
     try {
-      telemetry.appendMarker({ ...base, event: 'session_start', native_event: 'wrap-start', command: argv.join(' '), agent_pid: pid });
+      // Recorded with its secrets as `***` (the host's redaction, argv-aware: `--password 'a b'`).
+      const shown = options.redactArgv?.(argv);
+      telemetry.appendMarker({ ...base, event: 'session_start', native_event: 'wrap-start', command: (shown ?? argv).join(' '), agent_pid: pid });
       // Owner-only like the markers beside it: argv is the user's command line.
-      writeFileSync(join(dir, 'wrap.json'), JSON.stringify({ child_pid: pid, wrapper_pid: process.pid, argv }) + '\n', { mode: 0o600 });
+      writeFileSync(join(dir, 'wrap.json'), JSON.stringify({ child_pid: pid, wrapper_pid: process.pid, ...(shown ? { argv: shown } : {}) }) + '\n', { mode: 0o600 });
       const sampler = telemetry.startSampler({ sessionId, rootPid: pid, idle: false, since: spawnedAt });
       if (!sampler.started && sampler.reason !== 'running') options.log?.info('wrap: session not sampled', { sessionId, reason: sampler.reason });
     } catch (error) {
