@@ -98,11 +98,16 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
 
   let child: PassThroughChild | undefined;
   let startError: Error | undefined;
+  // The command as cordon writes it anywhere (log, record, warning count): its secrets as `***`
+  // (output/redact.ts); worked out once the command has started.
+  let shownArgv: string[] | undefined;
   const spawn = async (spawnOptions: GuardSpawnOptions = {}): Promise<GuardChild> => {
     if (child || startError) throw new Error('GuardRequest.spawn was called twice');
     try {
       child = await spawnPassThrough({ ...spawnOptions, argv, cwd: options.cwd, ...(childEnv ? { env: childEnv } : {}), relayStdout: options.json === true });
       mark('command started');
+      // While the command runs (it has exec'd), not after it ends: the first redaction builds its expressions.
+      shownArgv = redactArgv(argv);
       return child;
     } catch (error) {
       startError = error as Error;
@@ -111,10 +116,6 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   };
   const cwd = options.cwd ?? currentDirectoryName();
   const request: GuardRequest = { argv, cwd, ...(raw !== undefined ? { hint: raw } : {}), tier: tier.name, cpuWeight, tiers: TIERS, ramBytes, stall: stallPolicy(env), spawn };
-
-  // The command as cordon writes it anywhere (log, record, warning count): its secrets as `***`
-  // (output/redact.ts); worked out after the start, while the command runs.
-  let shownArgv: string[] | undefined;
 
   const started = monotonicMs();
   const startT = Date.now();
