@@ -57,26 +57,30 @@ const TOKEN_SCHEMES = 'basic|bearer|token|bot|negotiate|ntlm|dpop|gnap|hoba|mutu
 const PARAM_SCHEMES = 'digest|aws4-hmac-sha256|oauth|signature';
 
 /**
- * A rule: a cheap test of the lower-cased text that must pass before the expression runs (V8
- * compiles an expression on its first run: about 0.1 ms each, which a command that cannot match
- * never pays), the expression, and its replacement.
+ * A rule: a cheap test of the lower-cased text that must pass before the expression is built and
+ * run (V8 compiles an expression on its first run: about 0.1 ms and a few page faults each, which
+ * a command that cannot match never pays), the expression's maker, and its replacement.
  */
-type Rule = readonly [(lower: string) => boolean, RegExp, (match: string, ...groups: string[]) => string];
+type Rule = readonly [(lower: string) => boolean, () => RegExp, (match: string, ...groups: string[]) => string];
 
 /** Whether lower-cased text holds a word every secret name has (flags, `NAME=`, JSON members, headers). */
 const secretWord = (l: string): boolean => l.includes('pass') || l.includes('token') || l.includes('secret') || l.includes('key') || l.includes('credential');
 
-/** Text in which some token shape may start. */
-const SHAPE_START = /gh[pousr]_|github_pat_|gl[a-z]{2,6}-|xox[abpr]-|sk-|[sr]k_(?:live|test)_|a[ks]ia|npm_|aiza|eyj/;
+/** Whether some token shape may start in lower-cased text (substring tests: no expression to compile for an ordinary command). */
+const SHAPE_STARTS = ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'xoxa-', 'xoxb-', 'xoxp-', 'xoxr-', 'sk-', 'sk_live_', 'sk_test_', 'rk_live_', 'rk_test_', 'akia', 'asia', 'npm_', 'aiza', 'eyj'];
+const GITLAB = /gl[a-z]{2,6}-/;
+const shapeMay = (l: string): boolean => SHAPE_STARTS.some((start) => l.includes(start)) || (l.includes('gl') && GITLAB.test(l));
 
 let rules: readonly Rule[] | undefined;
+/** Each rule's expression, once built. */
+const built: Array<RegExp | undefined> = [];
 
 /** The rules in the order they run; each keeps its text's shape and is idempotent on its own output. */
 function compiled(): readonly Rule[] {
   return (rules ??= [
     // PEM private keys (RFC 7468 "Textual Encodings of PKIX …"): the body between the lines; a
     // block cut off before its END line loses the rest.
-    [(l) => l.includes('private key-----'), /(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?:(?!\*\*\*-----)[\s\S])*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, (_m, begin: string, end: string) => `${begin}${MASK}${end}`],
+    [(l) => l.includes('private key-----'), () => /(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?:(?!\*\*\*-----)[\s\S])*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, (_m, begin: string, end: string) => `${begin}${MASK}${end}`],
     // Token shapes anywhere in a word, their public prefix kept (first, so that what the rules
     // below mask cannot put a token next to something they would read differently):
     //   GitHub "About authentication to GitHub" (token formats: ghp_ gho_ ghu_ ghs_ ghr_, github_pat_);
@@ -89,45 +93,42 @@ function compiled(): readonly Rule[] {
     //   Google Cloud "API keys" (AIza + 35);
     //   JWT (RFC 7519 §3, a JWS compact serialisation: base64url header and payload, both JSON objects, so `eyJ`).
     [
-      (l) => SHAPE_START.test(l),
-      /(?<![A-Za-z0-9])(?:(gh[pousr]_|github_pat_)[A-Za-z0-9_]{30,}|(gl(?:pat|oas|dt|rt|cbt|ptt|ft|imt|agent|soat|ffct)-)[\w-]{20,}|(xox[abpr]-)[A-Za-z0-9-]{10,}|(sk-(?:ant-)?)(?=[\w-]*\d)[\w-]{32,}|((?:sk|rk)_(?:live|test)_)[A-Za-z0-9]{10,}|(A[KS]IA)[A-Z0-9]{16}(?![A-Za-z0-9])|(npm_)[A-Za-z0-9]{36}(?![A-Za-z0-9])|(AIza)[\w-]{35,}|eyJ[\w-]{4,}\.eyJ[\w-]{4,}\.[\w-]*)/g,
+      shapeMay,
+      () => /(?<![A-Za-z0-9])(?:(gh[pousr]_|github_pat_)[A-Za-z0-9_]{30,}|(gl(?:pat|oas|dt|rt|cbt|ptt|ft|imt|agent|soat|ffct)-)[\w-]{20,}|(xox[abpr]-)[A-Za-z0-9-]{10,}|(sk-(?:ant-)?)(?=[\w-]*\d)[\w-]{32,}|((?:sk|rk)_(?:live|test)_)[A-Za-z0-9]{10,}|(A[KS]IA)[A-Z0-9]{16}(?![A-Za-z0-9])|(npm_)[A-Za-z0-9]{36}(?![A-Za-z0-9])|(AIza)[\w-]{35,}|eyJ[\w-]{4,}\.eyJ[\w-]{4,}\.[\w-]*)/g,
       (_m, ...groups: string[]) => `${groups.slice(0, 8).find((g) => g !== undefined) ?? ''}${MASK}`,
     ],
     // HTTP Authorization and Proxy-Authorization (RFC 9110 §11.6.2, §11.7.2): `credentials = auth-scheme
     // [ 1*SP ( token68 / #auth-param ) ]`; also as a JSON or Python key (`'Authorization': 'Bearer x'`).
     [
       (l) => l.includes('authorization'),
-      new RegExp(String.raw`(?<![\w/-])((?:proxy-)?authorization["']?[ \t]*:[ \t]*["']?)(?:((?:${PARAM_SCHEMES})[ \t]+)([^'\r\n]+)|((?:${TOKEN_SCHEMES})[ \t]+)?([^\s'"]+))`, 'gi'),
+      () => new RegExp(String.raw`(?<![\w/-])((?:proxy-)?authorization["']?[ \t]*:[ \t]*["']?)(?:((?:${PARAM_SCHEMES})[ \t]+)([^'\r\n]+)|((?:${TOKEN_SCHEMES})[ \t]+)?([^\s'"]+))`, 'gi'),
       (m, head: string, paramScheme?: string, params?: string, scheme?: string, token?: string) =>
         paramScheme !== undefined ? `${head}${paramScheme}${masked(params!)}` : `${head}${scheme ?? ''}${masked(token!)}`,
     ],
     // Cookie (RFC 6265 §5.4): the whole value, up to the quote or line end.
-    [(l) => l.includes('cookie'), /(?<![\w/-])(cookie["']?[ \t]*:[ \t]*["']?)([^'"\r\n]+)/gi, (_m, head: string, value: string) => `${head}${masked(value)}`],
+    [(l) => l.includes('cookie'), () => /(?<![\w/-])(cookie["']?[ \t]*:[ \t]*["']?)([^'"\r\n]+)/gi, (_m, head: string, value: string) => `${head}${masked(value)}`],
     // Other credential headers, `Name: value` with a space as they are written: `*-Token`
     // (GitLab's `Private-Token`, `X-Vault-Token`), `*-Secret`, `*-Api-Key`; also YAML's
     // `refresh_token: x`. Without the space `my-secret:latest` is an image name.
     [
       (l) => l.includes(':') && secretWord(l),
-      /(?<![\w/-])((?:[\w-]*[-_](?:token|secret)|(?:[\w-]*[-_])?api[-_]?key)["']?[ \t]*:[ \t]+["']?)([^\s'"]+)/gi,
+      () => /(?<![\w/-])((?:[\w-]*[-_](?:token|secret)|(?:[\w-]*[-_])?api[-_]?key)["']?[ \t]*:[ \t]+["']?)([^\s'"]+)/gi,
       (_m, head: string, value: string) => `${head}${masked(value)}`,
     ],
     // URL user information (RFC 3986 §3.2.1, "user:password" is deprecated but still sent):
     // the password; the user name and host stay.
-    [(l) => l.includes('://'), /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:'"]*:)([^\s/?#'"]+)@/gi, (_m, head: string, password: string) => `${head}${masked(password)}@`],
+    [(l) => l.includes('://'), () => /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:'"]*:)([^\s/?#'"]+)@/gi, (_m, head: string, password: string) => `${head}${masked(password)}@`],
     // Secret query parameters (url.ts's names): `?token=x`, `&api_key=x`.
-    [(l) => l.includes('=') && (l.includes('?') || l.includes('&')) && (secretWord(l) || l.includes('pwd')), new RegExp(String.raw`([?&](?:${SECRET_PARAM_NAMES})=)([^&#\s'"\x60;|<>()]+)`, 'gi'), (_m, head: string, value: string) => `${head}${masked(value)}`],
+    [(l) => l.includes('=') && (l.includes('?') || l.includes('&')) && (secretWord(l) || l.includes('pwd')), () => new RegExp(String.raw`([?&](?:${SECRET_PARAM_NAMES})=)([^&#\s'"\x60;|<>()]+)`, 'gi'), (_m, head: string, value: string) => `${head}${masked(value)}`],
     // JSON members (RFC 8259) with a secret name: `{"password": "x"}` in a curl -d.
-    [(l) => l.includes('"') && l.includes(':') && secretWord(l), /("([\w.-]+)"[ \t]*:[ \t]*")((?:[^"\\\n]|\\.)*)"/g, (m, head: string, name: string, value: string) => (SECRET_NAME.test(name) ? `${head}${masked(value)}"` : m)],
+    [(l) => l.includes('"') && l.includes(':') && secretWord(l), () => /("([\w.-]+)"[ \t]*:[ \t]*")((?:[^"\\\n]|\\.)*)"/g, (m, head: string, name: string, value: string) => (SECRET_NAME.test(name) ? `${head}${masked(value)}"` : m)],
     // Long options: `--password=x`, `--token x`, `--api-key 'x y'` (a value that starts with `-`
     // is the next option: `psql --password -h db` asks for it).
-    [(l) => l.includes('--') && secretWord(l), new RegExp(String.raw`(?<![\w-])(${FLAG_NAME})(=|[ \t]+(?!-))(${WORD})`, 'gi'), (_m, flag: string, sep: string, value: string) => `${flag}${sep}${maskedWord(value)}`],
+    [(l) => l.includes('--') && secretWord(l), () => new RegExp(String.raw`(?<![\w-])(${FLAG_NAME})(=|[ \t]+(?!-))(${WORD})`, 'gi'), (_m, flag: string, sep: string, value: string) => `${flag}${sep}${maskedWord(value)}`],
     // `NAME=value` (POSIX shell assignments, env files, `key=value` arguments) with a secret name.
-    [(l) => l.includes('=') && secretWord(l), new RegExp(String.raw`(?<![\w.$-])([A-Za-z_][\w.-]*)=(${WORD})`, 'g'), (m, name: string, value: string) => (SECRET_NAME.test(name) ? `${name}=${maskedWord(value)}` : m)],
+    [(l) => l.includes('=') && secretWord(l), () => new RegExp(String.raw`(?<![\w.$-])([A-Za-z_][\w.-]*)=(${WORD})`, 'g'), (m, name: string, value: string) => (SECRET_NAME.test(name) ? `${name}=${maskedWord(value)}` : m)],
   ]);
 }
-
-/** Text that holds none of these cannot match any rule (every rule needs one of them). */
-const MAYBE = /[=:@_-]|A[KS]IA|AIza|eyJ/;
 
 /** The shortest text a rule can change (`a://b:c@`, `?key=x`, `token=x`). */
 const SHORTEST = 6;
@@ -167,7 +168,7 @@ function maskedWord(word: string): string {
  * a secret (paths, git SHAs, UUIDs, ordinary flags) comes back unchanged.
  */
 export function redactText(text: string): string {
-  if (text.length < SHORTEST || !MAYBE.test(text)) return text;
+  if (text.length < SHORTEST) return text;
   // A mask can take away what kept an earlier rule from matching (`https://u:TOKEN=?|@h`: once
   // `?` is `***` the URL has a password), so the rules run again until nothing changes: once for
   // text without a secret, twice for most with one.
@@ -175,7 +176,11 @@ export function redactText(text: string): string {
   for (let round = 0; round < 8; round++) {
     let next = out;
     const lower = out.toLowerCase();
-    for (const [may, re, replace] of compiled()) if (may(lower)) next = next.replace(re, replace as (m: string, ...rest: unknown[]) => string);
+    const all = compiled();
+    for (let i = 0; i < all.length; i++) {
+      const [may, make, replace] = all[i]!;
+      if (may(lower)) next = next.replace((built[i] ??= make()), replace as (m: string, ...rest: unknown[]) => string);
+    }
     if (next === out) break;
     out = next;
   }
