@@ -1,13 +1,17 @@
 import type { Hook } from '@oclif/core';
 import { CORDON_API } from '@cordon/plugin-api';
+import { dropShadowedCommands } from '../cli/shadowed-commands.js';
 
 /**
  * oclif `init` hook: leaves a lazy host-api factory at `globalThis[CORDON_API]` so plugin
  * commands can call `cordonApi(name)` without importing host code. Nothing loads until asked:
  * the host's module graph (the bus, the plugins, the services: about 80 modules) is imported on
  * the first call, not by every command oclif runs (`cordon --version`, `status`, `help` never ask).
+ * Also drops the oclif commands cordon's own replace from their plugin's command list
+ * (cli/shadowed-commands.ts), so that shell completion offers each command once.
  */
 const hook: Hook.Init = async function ({ config }) {
+  dropShadowedCommands(config);
   Object.defineProperty(globalThis, CORDON_API, {
     configurable: true,
     value: async (plugin: string) => {

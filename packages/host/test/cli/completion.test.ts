@@ -1,7 +1,7 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, makeSandbox, runProcess, type Sandbox } from '../../../../test/support/cli.js';
+import { CORDON_BIN, linkPlugins, makeSandbox, runCordon, runProcess, type Sandbox } from '../../../../test/support/cli.js';
 import { privateTmux } from '../../../../test/support/tmux.js';
 
 // Shell completion (bundled @oclif/plugin-autocomplete) in a real bash, typed through tmux: the
@@ -56,3 +56,50 @@ describe('cordon completion in bash', () => {
     await screenShows(/ready\$ cordon install-hooks --write $/m, 'flag');
   }, 180_000);
 });
+
+/** The words that occur more than once in `words`. */
+const repeated = (words: readonly string[]): string[] => [...new Set(words.filter((w, i) => words.indexOf(w) !== i))];
+
+// cordon replaces oclif's `plugins`, `plugins inspect`, `plugins install` (alias `add`) and
+// `plugins link` with commands of its own; the completion scripts, which oclif's autocomplete
+// plugin builds from every plugin's command list, offered both (`cordon plugins <TAB>`:
+// `inspect install add link inspect install add link reset …`; cli/shadowed-commands.ts).
+describe('the completion cache lists every command once', () => {
+  it('in the bash, zsh and PowerShell scripts `cordon autocomplete --refresh-cache` writes', async () => {
+    linkPlugins(box.dataDir, ['codex', 'aider']);
+    const built = await runCordon(['autocomplete', '--refresh-cache'], { env: box.env });
+    expect(built.exitCode, built.stderr).toBe(0);
+    const functions = join(box.cacheDir, 'autocomplete', 'functions');
+
+    // bash: one line per command id (and alias), `id --flag …`, between `local commands="` and `"`.
+    const bash = readFileSync(join(functions, 'bash', 'cordon.bash'), 'utf8');
+    const ids = /local commands="\n([\s\S]*?)\n"/.exec(bash)![1]!.split('\n').map((line) => line.split(' ')[0]!);
+    expect(ids).toEqual(expect.arrayContaining(['plugins', 'plugins:inspect', 'plugins:install', 'plugins:add', 'plugins:link', 'plugins:uninstall', 'pcodx:show', 'wrap', 'check']));
+    expect(repeated(ids)).toEqual([]);
+    // What bash's completion function answers for `cordon plugins <TAB>` (COMPREPLY, before
+    // readline sorts it and drops repeats from the list it shows).
+    const reply = await runProcess(
+      ['bash', '--norc', '--noprofile', '-c', 'source "$1"; COMP_WORDS=(cordon plugins ""); COMP_CWORD=2; _cordon_autocomplete; printf "%s\\n" "${COMPREPLY[@]}"', 'bash', join(functions, 'bash', 'cordon.bash')],
+      { env: box.env },
+    );
+    expect(reply.exitCode, reply.stderr).toBe(0);
+    expect(reply.stdout.trim().split('\n').sort()).toEqual(['add', 'inspect', 'install', 'link', 'remove', 'reset', 'uninstall', 'unlink', 'update']);
+
+    // zsh: the `plugins` topic's subcommands (`_values`) and their flag cases.
+    const zsh = readFileSync(join(functions, 'zsh', '_cordon'), 'utf8');
+    const topic = /^_cordon_plugins\(\) \{\n([\s\S]*?)\n\}\n/m.exec(zsh)![1]!;
+    const offered = [...topic.matchAll(/^"([a-z-]+)\[/gm)].map((m) => m[1]!);
+    expect(offered.sort()).toEqual(['add', 'inspect', 'install', 'link', 'remove', 'reset', 'uninstall', 'unlink', 'update']);
+    expect(repeated([...topic.matchAll(/^ {8}"([a-z-]+)"\)$/gm)].map((m) => m[1]!))).toEqual([]);
+    const top = [.../^_cordon\(\) \{[\s\S]*?_values "completions" \\\n([\s\S]*?)\n\n/m.exec(zsh)![1]!.matchAll(/^"([a-z-]+)\[/gm)].map((m) => m[1]!);
+    expect(top).toEqual(expect.arrayContaining(['plugins', 'check', 'wrap', 'pcodx']));
+    expect(repeated(top)).toEqual([]);
+
+    // PowerShell: one hashtable entry per subcommand of the topic.
+    const pwsh = readFileSync(join(functions, 'powershell', 'cordon.ps1'), 'utf8');
+    const plugins = /^"plugins" = @\{\n([\s\S]*?)^\}\n\n/m.exec(pwsh)![1]!;
+    const entries = [...plugins.matchAll(/^"([a-z-]+)" = @\{$/gm)].map((m) => m[1]!);
+    expect(entries.sort()).toEqual(['add', 'inspect', 'install', 'link', 'remove', 'reset', 'uninstall', 'unlink', 'update']);
+  }, 60_000);
+});
+
