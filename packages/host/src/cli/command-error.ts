@@ -1,6 +1,7 @@
 import { toConfiguredId, type Command, type Errors, type Interfaces } from '@oclif/core';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { dashesCorrection, takesCommandAfterDashes } from './command-after-dashes.js';
+import { unknownFlagSuggestions } from './flag-suggestion.js';
 import { reportError } from './report-error.js';
 import type { ReportedError } from '../output/error-text.js';
 import { usageMessage, type ArgSpecs } from './usage-message.js';
@@ -26,7 +27,8 @@ export interface ErrorContext {
  * or oclif's (a parse error: a value a flag's type or options refuse, a missing argument or flag,
  * a nonexistent flag; or a command's `this.error(…)`: `CORDON_BAD_INPUT` unless it carries a
  * string code, exit as oclif says, normally 2), in one line that still holds oclif's facts (the
- * allowed values) and ends with the command's help (usage-message.ts), or, for an unknown flag
+ * allowed values; for a mistyped flag the one it most likely meant, also as `details.suggestions`,
+ * flag-suggestion.ts) and ends with the command's help (usage-message.ts), or, for an unknown flag
  * after the command word of a command that runs one after `--` (`context.commandAfterDashes`),
  * with the command line corrected (command-after-dashes.ts; `details.corrected`). Returns the error that
  * ends the process with that exit code and nothing more printed; undefined, printing nothing,
@@ -45,8 +47,11 @@ export function reportCommandError(error: unknown, context: ErrorContext): Error
   // `cordon control run ls -d /tmp`: the command's own flag, for want of a `--` before `ls`.
   const corrected = context.commandAfterDashes ? dashesCorrection(error, command) : undefined;
   const fix = corrected === undefined ? undefined : `put the command to run after --: \`${corrected}\``;
+  // `cordon reduce --sesion x`: the flag meant, as a mistyped command gets "did you mean".
+  const suggestions = unknownFlagSuggestions(error);
+  const details = { ...(corrected === undefined ? {} : { corrected }), ...(Object.keys(suggestions).length === 0 ? {} : { suggestions }) };
   return reportError(
-    { code: typeof e.code === 'string' ? e.code : ERROR_CODES.BAD_INPUT, message: usageMessage(e, command, context.args, fix), ...(corrected === undefined ? {} : { details: { corrected } }) },
+    { code: typeof e.code === 'string' ? e.code : ERROR_CODES.BAD_INPUT, message: usageMessage(e, command, context.args, fix), ...(Object.keys(details).length === 0 ? {} : { details }) },
     exit,
     context.json,
     context.annotation,

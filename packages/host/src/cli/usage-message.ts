@@ -7,6 +7,8 @@
  * the help is.
  */
 
+import { unknownFlagSuggestions } from './flag-suggestion.js';
+
 /** A command's arguments as oclif describes them (`Command.args`): the allowed values of each. */
 export type ArgSpecs = Readonly<Record<string, { readonly name?: string; readonly options?: readonly string[] } | undefined>>;
 
@@ -25,15 +27,17 @@ const SGR = /\x1b\[[0-9;]*m/g;
  * missing required flag `missing required flag --agent`; `--json` on a command without it
  * `` `cordon help` has no --json: it prints text only``; an argument's value outside its
  * options `SHELL: expected one of zsh, bash but received: "fish"` (named when `args`, the command's
- * argument specs, has one with exactly those options); other parse errors keep oclif's words,
+ * argument specs, has one with exactly those options); an unknown flag the flag it most likely
+ * meant, `nonexistent flag: --sesion (did you mean --session?)` (flag-suggestion.ts); other
+ * parse errors keep oclif's words,
  * on one line. Each ends with `; see \`<command> --help\``, or with `fix` when one is given (how
  * to write the command line instead). A message that is no parse error (a command's own
  * `this.error(…)`) is returned as it is.
  */
-export function usageMessage(error: Error & { args?: unknown }, command: string, args?: ArgSpecs, fix?: string): string {
+export function usageMessage(error: Error & { args?: unknown; flags?: unknown }, command: string, args?: ArgSpecs, fix?: string): string {
   const plain = error.message.replace(SGR, '');
   const text = plain.replace(SEE_HELP, '');
-  const problem = usageProblem(text, error.args, args, command);
+  const problem = usageProblem(text, error.args, args, command) ?? unknownFlagsProblem(text, error);
   const end = fix ?? `see \`${command} --help\``;
   // A command's own `this.error(…)` is no parse error: its words stand as they are.
   if (problem === undefined) return plain === text ? text : `${oneLine(text)}; ${end}`;
@@ -74,6 +78,20 @@ function usageProblem(text: string, args: unknown, specs: ArgSpecs | undefined, 
       .join('; ');
   }
   return undefined;
+}
+
+/**
+ * oclif's `Nonexistent flags: --sesion, -x` (`text`, from `error`, its NonExistentFlagsError) with
+ * the flag each mistyped one most likely meant: `nonexistent flags: --sesion (did you mean
+ * --session?), -x`; undefined for any other error, and when no flag has a guess (oclif's words
+ * then stand).
+ */
+function unknownFlagsProblem(text: string, error: { flags?: unknown }): string | undefined {
+  if (!/^Nonexistent flags?: /.test(text.trim()) || !Array.isArray(error.flags)) return undefined;
+  const suggestions = unknownFlagSuggestions(error);
+  if (Object.keys(suggestions).length === 0) return undefined;
+  const flags = (error.flags as unknown[]).map(String);
+  return `nonexistent flag${flags.length === 1 ? '' : 's'}: ${flags.map((f) => (Object.hasOwn(suggestions, f) ? `${f} (did you mean ${suggestions[f]}?)` : f)).join(', ')}`;
 }
 
 /** `text`'s lines, trimmed, joined with `; `, starting lower-case as cordon's messages do. */

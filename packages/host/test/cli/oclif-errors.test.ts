@@ -102,6 +102,32 @@ describe("oclif's errors in cordon's form", () => {
     expect(readdirSync(cwd)).toEqual([]);
   });
 
+  it('a mistyped flag is answered with the flag it most likely meant, on every kind of command', async () => {
+    const cwd = box.dir('cwd');
+    // cordon's own command (the text and the JSON form, the suggestion also in details).
+    expectText(await runCordon(['reduce', '--sesion', 'x'], { env: box.env, cwd }), 'nonexistent flag: --sesion (did you mean --session?); see `cordon reduce --help`');
+    const json = await runCordon(['reduce', '--sesion=x', '--json'], { env: box.env, cwd });
+    expect(json.exitCode, json.stderr).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: { code: 'CORDON_BAD_INPUT', details: { suggestions: { '--sesion=x': '--session' } }, message: 'nonexistent flag: --sesion=x (did you mean --session?); see `cordon reduce --help`' },
+    });
+    // Two neighbouring letters swapped; several unknown flags, only the mistyped long one guessed.
+    expectText(await runCordon(['status', '--rpeo', cwd], { env: box.env, cwd }), 'nonexistent flag: --rpeo (did you mean --repo?); see `cordon status --help`');
+    expectText(await runCordon(['check', '--jsno', '--bogus-flag-here', '-y'], { env: box.env, cwd }), 'nonexistent flags: --jsno (did you mean --json?), --bogus-flag-here, -y; see `cordon check --help`');
+    // A command that runs another after --: a mistyped flag of its own before the --.
+    expectText(await runCordon(['control', 'run', '--verbos', '--', 'true'], { env: box.env, cwd }), 'nonexistent flag: --verbos (did you mean --verbose?); see `cordon control run --help`');
+    // Plugin commands, and oclif's own commands.
+    expectText(await runCordon(['pcodx', 'show', '--sesion', 'x'], { env: box.env, cwd }), 'nonexistent flag: --sesion (did you mean --session?); see `cordon pcodx show --help`');
+    const wrap = await runCordon(['wrap', '--shell-shin', '--json', '--', 'true'], { env: box.env, cwd });
+    expect(wrap.exitCode, wrap.stderr).toBe(2);
+    expect(JSON.parse(wrap.stdout).error).toEqual({ code: 'CORDON_BAD_INPUT', details: { suggestions: { '--shell-shin': '--shell-shim' } }, message: 'nonexistent flag: --shell-shin (did you mean --shell-shim?); see `cordon wrap --help`' });
+    expectText(await runCordon(['plugins', 'link', '--no-instal', cwd], { env: box.env, cwd }), 'nonexistent flag: --no-instal (did you mean --no-install?); see `cordon plugins link --help`');
+    expectText(await runCordon(['help', '--nested'], { env: box.env, cwd }), 'nonexistent flag: --nested (did you mean --nested-commands?); see `cordon help --help`');
+    expectText(await runCordon(['autocomplete', '--refresh'], { env: box.env, cwd }), 'nonexistent flag: --refresh (did you mean --refresh-cache?); see `cordon autocomplete --help`');
+    // Nothing ran.
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
   it('every command refuses a nonexistent flag the same way', async () => {
     const ids = commandIds();
     expect(ids).toEqual(expect.arrayContaining(['autocomplete', 'help', 'plugins:uninstall', 'pcodx:show', 'wrap', 'check', 'control:run']));

@@ -18,6 +18,10 @@ describe('closestName', () => {
     expect(closestName('gemini-cli', ['gemini', 'codex'])).toBe('gemini');
     expect(closestName('chek', ['check', 'arm', 'status'])).toBe('check');
     expect(closestName('cdoex', ['codex', 'cursor'])).toBe('codex');
+    // Two neighbouring letters swapped are one edit, so short names get a guess too.
+    expect(closestName('jsno', ['json', 'repo'])).toBe('json');
+    expect(closestName('rpeo', ['json', 'repo'])).toBe('repo');
+    expect(closestName('ojsn', ['json', 'repo'])).toBeUndefined();
     expect(closestName('zzzzzz', ['check', 'arm'])).toBeUndefined();
     expect(closestName('x', [])).toBeUndefined();
   });

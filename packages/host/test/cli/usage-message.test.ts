@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { unknownFlagSuggestions } from '../../src/cli/flag-suggestion.js';
 import { usageMessage } from '../../src/cli/usage-message.js';
 
 // oclif's parse errors as its parser words them (@oclif/core 4 lib/parser/errors.js, parse.js),
@@ -37,6 +38,18 @@ describe('usageMessage', () => {
   it('names a missing argument with its description, without oclif\'s note on multi-value flags', () => {
     const message = 'Missing 1 required arg:\nlabel  What it is for\n\nNote: --allow allows multiple values.\nSee more help with --help';
     expect(said(message, [{ name: 'label', description: 'What it is for' }])).toBe('missing LABEL: What it is for; see `cordon arm --help`');
+  });
+
+  it('adds the flag a mistyped one most likely meant, among the visible flags and their --no- forms', () => {
+    const flags = { session: { type: 'option' }, since: { type: 'option' }, secret: { type: 'option', hidden: true }, install: { type: 'boolean', allowNo: true } };
+    /** oclif's NonExistentFlagsError for `typed`, with the command's flag specs. */
+    const refusal = (...typed: string[]) => Object.assign(new Error(`Nonexistent flag${typed.length === 1 ? '' : 's'}: ${typed.join(', ')}\nSee more help with --help`), { flags: typed, parse: { input: { flags } } });
+    expect(usageMessage(refusal('--sesion'), 'cordon reduce')).toBe('nonexistent flag: --sesion (did you mean --session?); see `cordon reduce --help`');
+    expect(usageMessage(refusal('--no-instal', '-x', '--zzzzzz'), 'cordon reduce')).toBe('nonexistent flags: --no-instal (did you mean --no-install?), -x, --zzzzzz; see `cordon reduce --help`');
+    expect(unknownFlagSuggestions(refusal('--sesion=x', '--secrte', '-s', '--'))).toEqual({ '--sesion=x': '--session' });
+    // No guess: oclif's words stand.
+    expect(usageMessage(refusal('--zzzzzz'), 'cordon reduce')).toBe('nonexistent flag: --zzzzzz; see `cordon reduce --help`');
+    expect(unknownFlagSuggestions(new Error('Nonexistent flag: --sesion'))).toEqual({});
   });
 
   it('leaves a command\'s own error (no parse error) as it is', () => {
