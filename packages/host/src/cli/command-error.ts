@@ -1,6 +1,5 @@
 import { toConfiguredId, type Command, type Errors, type Interfaces } from '@oclif/core';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { dashesCorrection, takesCommandAfterDashes } from './command-after-dashes.js';
 import { unknownFlagSuggestions } from './flag-suggestion.js';
 import { reportError } from './report-error.js';
 import type { ReportedError } from '../output/error-text.js';
@@ -17,8 +16,6 @@ export interface ErrorContext {
   readonly json: boolean;
   /** The error once more in the form a CI system reads (report-error.ts `reportError`), when the command prints one. */
   readonly annotation?: (error: ReportedError) => string;
-  /** Whether the command runs the command given after `--` (command-after-dashes.ts). */
-  readonly commandAfterDashes?: boolean;
 }
 
 /**
@@ -28,9 +25,9 @@ export interface ErrorContext {
  * a nonexistent flag; or a command's `this.error(…)`: `CORDON_BAD_INPUT` unless it carries a
  * string code, exit as oclif says, normally 2), in one line that still holds oclif's facts (the
  * allowed values; for a mistyped flag the one it most likely meant, also as `details.suggestions`,
- * flag-suggestion.ts) and ends with the command's help (usage-message.ts), or, for an unknown flag
- * after the command word of a command that runs one after `--` (`context.commandAfterDashes`),
- * with the command line corrected (command-after-dashes.ts; `details.corrected`). Returns the error that
+ * flag-suggestion.ts) and ends with the command's help (usage-message.ts). (A command that runs
+ * another after `--`, given without the `--`, is refused before parsing: command-after-dashes.ts.)
+ * Returns the error that
  * ends the process with that exit code and nothing more printed; undefined, printing nothing,
  * for anything else: `this.exit(n)` (EEXIT) and errors nobody raised on purpose, which keep
  * oclif's handling.
@@ -44,14 +41,10 @@ export function reportCommandError(error: unknown, context: ErrorContext): Error
   if (error instanceof CordonError) return reportError({ code: error.code, message: usageMessage(error, command, context.args), details: error.details }, error.exit, context.json, context.annotation);
   const exit = e.oclif?.exit;
   if (typeof exit !== 'number' || e.code === 'EEXIT') return undefined;
-  // `cordon control run ls -d /tmp`: the command's own flag, for want of a `--` before `ls`.
-  const corrected = context.commandAfterDashes ? dashesCorrection(error, command) : undefined;
-  const fix = corrected === undefined ? undefined : `put the command to run after --: \`${corrected}\``;
   // `cordon reduce --sesion x`: the flag meant, as a mistyped command gets "did you mean".
   const suggestions = unknownFlagSuggestions(error);
-  const details = { ...(corrected === undefined ? {} : { corrected }), ...(Object.keys(suggestions).length === 0 ? {} : { suggestions }) };
   return reportError(
-    { code: typeof e.code === 'string' ? e.code : ERROR_CODES.BAD_INPUT, message: usageMessage(e, command, context.args, fix), ...(Object.keys(details).length === 0 ? {} : { details }) },
+    { code: typeof e.code === 'string' ? e.code : ERROR_CODES.BAD_INPUT, message: usageMessage(e, command, context.args), ...(Object.keys(suggestions).length === 0 ? {} : { details: { suggestions } }) },
     exit,
     context.json,
     context.annotation,
@@ -67,7 +60,7 @@ export function reportCommandError(error: unknown, context: ErrorContext): Error
  */
 export async function catchCommandError(command: Command, error: unknown, fallback: () => Promise<unknown>): Promise<unknown> {
   const self = command as unknown as { config: Interfaces.Config; id?: string; ctor: { args?: ArgSpecs }; jsonEnabled(): boolean };
-  const reported = reportCommandError(error, { config: self.config, id: self.id, args: self.ctor.args, json: self.jsonEnabled(), commandAfterDashes: takesCommandAfterDashes(self.ctor) });
+  const reported = reportCommandError(error, { config: self.config, id: self.id, args: self.ctor.args, json: self.jsonEnabled() });
   if (reported) throw reported;
   return fallback();
 }

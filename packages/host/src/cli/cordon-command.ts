@@ -5,7 +5,6 @@ import { warnPluginFailures } from './plugin-warnings.js';
 import { clearStatus } from '../output/status.js';
 import { errorDocument, type ReportedError } from '../output/error-text.js';
 import { reportCommandError } from './command-error.js';
-import { takesCommandAfterDashes } from './command-after-dashes.js';
 
 /**
  * Base of cordon's own commands: `--json` on everything that reports, a lazily loaded host whose
@@ -56,7 +55,7 @@ export abstract class CordonCommand extends Command {
     // missing argument, `this.error(…)`), in one line (command-error.ts). Under --json oclif would
     // print every enumerable property of the error, a parse error's whole command configuration
     // included (160 KB), and exit 1 since only `oclif.exit` says 2.
-    const reported = reportCommandError(error, { config: this.config, id: this.id, args: this.ctor.args, json: this.jsonEnabled(), annotation: this.errorAnnotation(), commandAfterDashes: takesCommandAfterDashes(this.ctor) });
+    const reported = reportCommandError(error, { config: this.config, id: this.id, args: this.ctor.args, json: this.jsonEnabled(), annotation: this.errorAnnotation() });
     if (reported) throw reported;
     return super.catch(error);
   }

@@ -29,16 +29,14 @@ const SGR = /\x1b\[[0-9;]*m/g;
  * options `SHELL: expected one of zsh, bash but received: "fish"` (named when `args`, the command's
  * argument specs, has one with exactly those options); an unknown flag the flag it most likely
  * meant, `nonexistent flag: --sesion (did you mean --session?)` (flag-suggestion.ts); other
- * parse errors keep oclif's words,
- * on one line. Each ends with `; see \`<command> --help\``, or with `fix` when one is given (how
- * to write the command line instead). A message that is no parse error (a command's own
- * `this.error(…)`) is returned as it is.
+ * parse errors keep oclif's words, on one line. Each ends with `; see \`<command> --help\``. A
+ * message that is no parse error (a command's own `this.error(…)`) is returned as it is.
  */
-export function usageMessage(error: Error & { args?: unknown; flags?: unknown }, command: string, args?: ArgSpecs, fix?: string): string {
+export function usageMessage(error: Error & { args?: unknown; flags?: unknown }, command: string, args?: ArgSpecs): string {
   const plain = error.message.replace(SGR, '');
   const text = plain.replace(SEE_HELP, '');
   const problem = usageProblem(text, error.args, args, command) ?? unknownFlagsProblem(text, error);
-  const end = fix ?? `see \`${command} --help\``;
+  const end = `see \`${command} --help\``;
   // A command's own `this.error(…)` is no parse error: its words stand as they are.
   if (problem === undefined) return plain === text ? text : `${oneLine(text)}; ${end}`;
   return `${problem}; ${end}`;

@@ -1,5 +1,4 @@
 import type { Hook } from '@oclif/core';
-import { takesCommandAfterDashes } from '../cli/command-after-dashes.js';
 import { reportCommandError } from '../cli/command-error.js';
 import { asksForJson } from '../cli/json-flag.js';
 
@@ -13,7 +12,7 @@ import { asksForJson } from '../cli/json-flag.js';
  */
 const hook: Hook.Finally = async function ({ argv, Command, error, id, config }) {
   if (error === undefined) return;
-  const reported = reportCommandError(error, { config, id, args: Command?.args, json: asksForJson(argv ?? []), commandAfterDashes: takesCommandAfterDashes(Command) });
+  const reported = reportCommandError(error, { config, id, args: Command?.args, json: asksForJson(argv ?? []) });
   if (!reported) return;
   const handled = error as Error & { skipOclifErrorHandling?: boolean; oclif?: { exit?: number } };
   handled.skipOclifErrorHandling = true;

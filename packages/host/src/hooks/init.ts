@@ -8,10 +8,20 @@ import { dropShadowedCommands } from '../cli/shadowed-commands.js';
  * the host's module graph (the bus, the plugins, the services: about 80 modules) is imported on
  * the first call, not by every command oclif runs (`cordon --version`, `status`, `help` never ask).
  * Also drops the oclif commands cordon's own replace from their plugin's command list
- * (cli/shadowed-commands.ts), so that shell completion offers each command once.
+ * (cli/shadowed-commands.ts), so that shell completion offers each command once, and refuses a
+ * command that runs another after `--` when that other came without the `--`, before help or
+ * parsing (cli/command-after-dashes.ts).
  */
-const hook: Hook.Init = async function ({ config }) {
+const hook: Hook.Init = async function ({ config, id, argv }) {
   dropShadowedCommands(config);
+  // `cordon control run ls --verbose`: a command to run given without the `--` before it is
+  // refused before oclif parses it (cli/command-after-dashes.ts; the manifest keeps the static
+  // `commandAfterDashes`, so only such commands load that module).
+  if (id !== undefined && (config.findCommand(id) as { commandAfterDashes?: unknown } | undefined)?.commandAfterDashes === true) {
+    const { refuseCommandWithoutDashes } = await import('../cli/command-after-dashes.js');
+    const refused = refuseCommandWithoutDashes(id, argv, config);
+    if (refused) throw refused;
+  }
   Object.defineProperty(globalThis, CORDON_API, {
     configurable: true,
     value: async (plugin: string) => {

@@ -82,24 +82,51 @@ describe("oclif's errors in cordon's form", () => {
     expect(after.stderr).toBe('    Error: no installed plugin is called no-such-plugin; `cordon plugins` lists them\n    Code: CORDON_BAD_INPUT\n');
   });
 
-  it('a command run after -- that was given without it: the refusal shows the line with the --, quoted for a shell', async () => {
+  it('a command run after -- that was given without it is refused with the line with the --, quoted for a shell, whatever follows its first word', async () => {
     const cwd = box.dir('cwd');
-    expectText(await runCordon(['control', 'run', 'ls', '-d', '/tmp'], { env: box.env, cwd }), 'nonexistent flag: -d; put the command to run after --: `cordon control run -- ls -d /tmp`');
+    const fix = (line: string) => `put the command to run after --, where every word is its own (cordon's flags go before the --): \`${line}\``;
+    // The command's own flags, unknown to cordon.
+    expectText(await runCordon(['control', 'run', 'ls', '-d', '/tmp'], { env: box.env, cwd }), fix('cordon control run -- ls -d /tmp'));
+    // A flag cordon has too, after the command's first word: the command's, not cordon's (it was taken as cordon's).
+    expectText(await runCordon(['control', 'run', 'touch', 'made', '--verbose'], { env: box.env, cwd }), fix('cordon control run -- touch made --verbose'));
+    expectText(await runCordon(['control', 'run', 'touch', 'made', '--session', 's'], { env: box.env, cwd }), fix('cordon control run -- touch made --session s'));
+    // Help flags after the first word are the command's too (cordon's help showed).
+    expectText(await runCordon(['control', 'run', 'touch', 'made', '-h'], { env: box.env, cwd }), fix('cordon control run -- touch made -h'));
+    // No flag at all, and a -- after the command's first word (only what followed it ran).
+    expectText(await runCordon(['control', 'run', 'touch', 'made'], { env: box.env, cwd }), fix('cordon control run -- touch made'));
+    expectText(await runCordon(['control', 'run', 'touch', 'made', '--', 'too'], { env: box.env, cwd }), fix('cordon control run -- touch made -- too'));
     // cordon's own flags before the command stay before the --; words that need quotes get them.
     expectText(
-      await runCordon(['control', 'run', '--hint', 'memory:low', 'sh', '-c', "touch it's", '-x'], { env: box.env, cwd }),
-      `nonexistent flags: -c, -x; put the command to run after --: \`cordon control run --hint memory:low -- sh -c 'touch it'"'"'s' -x\``,
+      await runCordon(['control', 'run', '--hint', 'memory:low', '--verbose', 'sh', '-c', "touch it's", '-x'], { env: box.env, cwd }),
+      fix(`cordon control run --hint memory:low --verbose -- sh -c 'touch it'"'"'s' -x`),
     );
-    expectText(await runCordon(['wrap', 'aider', '--message', 'fix it'], { env: box.env, cwd }), "nonexistent flag: --message; put the command to run after --: `cordon wrap -- aider --message 'fix it'`");
+    // The aider plugin's wrap: the same refusal, its own --json after the command's first word included.
+    expectText(await runCordon(['wrap', 'aider', '--message', 'fix it'], { env: box.env, cwd }), fix("cordon wrap -- aider --message 'fix it'"));
+    expectText(await runCordon(['wrap', 'touch', 'made', '--json'], { env: box.env, cwd }), fix('cordon wrap -- touch made --json'));
+    expectText(await runCordon(['wrap', '--session', 's', 'touch', 'made'], { env: box.env, cwd }), fix('cordon wrap --session s -- touch made'));
+    // --json among cordon's own flags: the JSON document; after the command's first word it is the command's.
     const json = await runCordon(['control', 'run', '--json', 'ls', '-d', '/tmp'], { env: box.env, cwd });
     expect(json.exitCode).toBe(2);
-    expect(JSON.parse(json.stdout)).toEqual({
-      error: { code: 'CORDON_BAD_INPUT', details: { corrected: 'cordon control run --json -- ls -d /tmp' }, message: 'nonexistent flag: -d; put the command to run after --: `cordon control run --json -- ls -d /tmp`' },
-    });
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'CORDON_BAD_INPUT', details: { corrected: 'cordon control run --json -- ls -d /tmp' }, message: fix('cordon control run --json -- ls -d /tmp') } });
+    const wrapJson = await runCordon(['wrap', '--json', 'touch', 'made'], { env: box.env, cwd });
+    expect(wrapJson.exitCode).toBe(2);
+    expect(JSON.parse(wrapJson.stdout).error.details).toEqual({ corrected: 'cordon wrap --json -- touch made' });
+    // Text a terminal would act on is shown escaped.
+    expectText(await runCordon(['control', 'run', '\u001b[31mred', '--verbose'], { env: box.env, cwd }), fix("cordon control run -- '\\u001b[31mred' --verbose"));
     // An unknown flag before any command word is a mistyped cordon flag: no correction is guessed.
     expectText(await runCordon(['control', 'run', '--bogus', 'ls', '-d'], { env: box.env, cwd }), 'nonexistent flags: --bogus, -d; see `cordon control run --help`');
     // Nothing ran.
     expect(readdirSync(cwd)).toEqual([]);
+    // With the --, cordon's flags before it and the command's after it (the fast route and oclif's).
+    for (const env of [box.env, { ...box.env, CORDON_NO_FAST_ROUTE: '1' }]) {
+      const ran = await runCordon(['control', 'run', '--verbose', '--', 'touch', 'made', '--no-create'], { env, cwd });
+      expect(ran.exitCode, ran.stderr).toBe(0);
+      expect(ran.stderr).toContain('[cordon]');
+    }
+    expect(readdirSync(cwd)).toEqual([]);
+    const made = await runCordon(['control', 'run', '--', 'touch', 'made'], { env: box.env, cwd });
+    expect(made.exitCode, made.stderr).toBe(0);
+    expect(readdirSync(cwd)).toEqual(['made']);
   });
 
   it('a mistyped flag is answered with the flag it most likely meant, on every kind of command', async () => {

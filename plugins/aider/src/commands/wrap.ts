@@ -21,7 +21,7 @@ export default class Wrap extends Command {
 
   static override strict = false;
 
-  /** The command comes after `--`: the host answers an unknown flag after its first word with the corrected line. */
+  /** The command comes after `--`: given without it, the host refuses the line with the corrected one. */
   static commandAfterDashes = true;
 
   static override flags = {

@@ -28,7 +28,7 @@ export default class ControlRun extends CordonCommand {
 
   static override strict = false;
 
-  /** The command to run comes after `--`: an unknown flag after a command word is answered with the corrected line (cli/command-after-dashes.ts). */
+  /** The command to run comes after `--`: given without it, the line is refused with the corrected one (cli/command-after-dashes.ts). */
   static commandAfterDashes = true;
 
   static override flags = {
