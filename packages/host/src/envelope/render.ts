@@ -6,6 +6,15 @@ import { cutTextEnd } from '@cordon/plugin-api';
 import { terminalLines } from '../output/terminal.js';
 
 /**
+ * Where an accepted change stayed, in the verdict's words: `inside the envelope` armed in the
+ * work tree, `within the policy` for a committed range audited without one (`check --base`,
+ * whose policy comes from the base commit's `.cordon.json` or the flags).
+ */
+export function acceptedWhere(audit: Pick<AuditRecord, 'mode'>): string {
+  return audit.mode === 'envelope' ? 'inside the envelope' : 'within the policy';
+}
+
+/**
  * Human output of `cordon check`: a one-line verdict, the metrics against their
  * limits, then one line per violation; a failed verifier's line is followed by the end of its
  * output, indented (see {@link outputTail}). Paths in violation messages are already display-safe;
@@ -14,7 +23,7 @@ import { terminalLines } from '../output/terminal.js';
 export function renderAudit(audit: AuditRecord): string {
   const { metrics: m, limits: l } = audit;
   const verdict = audit.passed
-    ? `accepted: ${plural(m.files, 'changed file')} inside the envelope (baseline ${audit.baseline.slice(0, 12)})`
+    ? `accepted: ${plural(m.files, 'changed file')} ${acceptedWhere(audit)} (baseline ${audit.baseline.slice(0, 12)})`
     : `rejected: ${plural(audit.violations.length, 'violation')} (baseline ${audit.baseline.slice(0, 12)})`;
   const rows: Array<[string, number, number]> = [
     ['files', m.files, l.max_files],

@@ -120,7 +120,7 @@ describe('cordon check --format', () => {
 
     const ok = await cordon(['check', '--base', inside.base, '--format', 'github', '--verify', 'true'], inside.repo);
     expect(ok.exitCode).toBe(0);
-    expect(ok.stdout.trimEnd().split('\n').map(parseCommand)).toEqual([{ name: 'notice', properties: { title: 'cordon: accepted' }, data: expect.stringMatching(/^inside the envelope: 1 file, \+1 -0 lines/) }]);
+    expect(ok.stdout.trimEnd().split('\n').map(parseCommand)).toEqual([{ name: 'notice', properties: { title: 'cordon: accepted' }, data: expect.stringMatching(/^within the policy: 1 file, \+1 -0 lines/) }]);
   });
 
   it('sarif: valid SARIF 2.1.0 (official schema) on stdout and with --out; results, rules, locations', async () => {

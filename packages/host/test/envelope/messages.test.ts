@@ -34,6 +34,23 @@ describe('envelope messages', () => {
     expect(p.stdout).toMatch(/^armed: allow src\/\*\* at [0-9a-f]{12} \(0 verifiers\)/);
   });
 
+  it('check --base, with no envelope armed, says the change stayed within the policy, not inside an envelope', async () => {
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'a\n', '.cordon.json': '{"allow": ["src/**"]}\n' }, sandbox.env);
+    const base = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    writeFiles(repo, { 'src/app.py': 'b\n' });
+    git(repo, ['commit', '-qam', 'b'], sandbox.env);
+    const r = await cordon(['check', '--base', base], repo);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe(`accepted: 1 changed file within the policy (baseline ${base.slice(0, 12)})`);
+    writeFiles(repo, { '.gitattributes': '* -text\n' });
+    git(repo, ['add', '.gitattributes'], sandbox.env);
+    git(repo, ['commit', '-qm', 'attributes'], sandbox.env);
+    const rejected = await cordon(['check', '--base', base, '--allow', '**'], repo);
+    expect(rejected.exitCode, rejected.stderr).toBe(3);
+    expect(rejected.stdout).toContain('violation: .gitattributes changed; attributes decide how git counts changes, so they cannot change in the audited commits: .gitattributes');
+    expect(rejected.stdout).not.toContain('envelope');
+  });
+
   it('check --base with verifiers from the base\'s .cordon.json does not offer to drop them', async () => {
     const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'a\n', '.cordon.json': '{"allow": ["src/**"], "verify": ["grep -qx good src/app.py"]}\n' }, sandbox.env);
     const base = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();

@@ -315,7 +315,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
       violations.push({ code: 'path_outside_policy', message: `path outside policy: ${displayPath(path)} (${refusalWhy(decision)})`, path });
     }
     if (isAttributesPath(path)) {
-      attributes.push({ code: 'attributes_changed', message: `.gitattributes changed; attributes decide how git counts changes, so they cannot change inside an envelope: ${displayPath(path)}`, path });
+      attributes.push({ code: 'attributes_changed', message: `.gitattributes changed; attributes decide how git counts changes, so they cannot change ${a.mode === 'envelope' ? 'inside an envelope' : 'in the audited commits'}: ${displayPath(path)}`, path });
     }
   }
   violations.push(...attributes);

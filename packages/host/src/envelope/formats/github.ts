@@ -1,7 +1,7 @@
 import { wellFormed } from '@cordon/plugin-api';
 import type { AuditRecord } from '../audit/record.js';
 import { pairFailedVerifiers } from './shared.js';
-import { outputTail } from '../render.js';
+import { acceptedWhere, outputTail } from '../render.js';
 import { plural } from '../../util/plural.js';
 
 /**
@@ -62,7 +62,7 @@ export function renderGithub(audit: AuditRecord): string {
   }
   const m = audit.metrics;
   const summary = `${plural(m.files, 'file')}, +${m.added_lines} -${m.deleted_lines} lines, ${m.binary_files} binary; baseline ${audit.baseline.slice(0, 12)}`;
-  if (audit.passed) lines.push(workflowCommand('notice', { title: 'cordon: accepted' }, `inside the envelope: ${summary}`));
+  if (audit.passed) lines.push(workflowCommand('notice', { title: 'cordon: accepted' }, `${acceptedWhere(audit)}: ${summary}`));
   else lines.push(workflowCommand('error', { title: 'cordon: rejected' }, `${plural(audit.violations.length, 'violation')}: ${summary}`));
   return lines.join('\n');
 }
