@@ -153,6 +153,17 @@ describe('the command line', () => {
     const hooks = await runCordon(['install-hooks', '--agent', 'claude'], { env: box.env });
     expect(hooks.exitCode).toBe(2);
     expect(hooks.stderr.replace(/\s+/g, ' ')).toContain('did you mean "claude-code"?');
+    // install-hooks names agents, not dialects, and lists only those that take hooks (aider takes none).
+    const typo = await runCordon(['install-hooks', '--agent', 'claud-code'], { env: box.env });
+    expect({ exitCode: typo.exitCode, stderr: typo.stderr }).toEqual({
+      exitCode: 2,
+      stderr: '    Error: no installed agent named "claud-code" takes hooks (those that do: claude-code, codex, gemini); did you mean "claude-code"?\n    Code: CORDON_REGISTRY_MISSING\n',
+    });
+    const typoJson = await runCordon(['uninstall-hooks', '--agent', 'claud-code', '--json'], { env: box.env });
+    expect(typoJson.exitCode).toBe(2);
+    expect(JSON.parse(typoJson.stdout).error.details).toEqual({ registry: 'dialects', name: 'claud-code', known: ['claude-code', 'codex', 'gemini'], suggestion: 'claude-code' });
+    const hookless = await runCordon(['install-hooks', '--agent', 'aidr'], { env: box.env });
+    expect(hookless.stderr.split('\n')[0]).toBe('    Error: no installed agent named "aidr" takes hooks (those that do: claude-code, codex, gemini); "aider", the closest, takes no hooks: run it with `cordon wrap -- aider`');
     const unknown = await runCordon(['install-hooks', '--agent', 'windsurf'], { env: box.env });
     expect(unknown.stderr.replace(/\s+/g, ' ')).toContain('cordon plugins install <name>');
   });
@@ -163,7 +174,7 @@ describe('the command line', () => {
     const hooks = await runCordon(['install-hooks', '--agent', 'codex'], { env: box.env });
     expect(hooks.exitCode).toBe(2);
     const [line, code] = hooks.stderr.split('\n');
-    expect(line).toBe(`    Error: no agent dialect named "codex" is installed (installed: none); ${link('codex')}`);
+    expect(line).toBe(`    Error: no installed agent named "codex" takes hooks (those that do: none); ${link('codex')}`);
     expect(code).toBe('    Code: CORDON_REGISTRY_MISSING');
     // The runner registry says the same (run asks for the runner: no dialect is installed either).
     const run = await runCordon(['run', 'x', '--agent', 'gemini', '--allow', 'src/**', '--json'], { cwd: repo, env: box.env });
