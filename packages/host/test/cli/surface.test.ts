@@ -141,6 +141,19 @@ describe('the command line', () => {
     expect(listed.find((p) => p.name === '@cordon/host')!.commands).toEqual(expect.arrayContaining(['plugins', 'plugins install']));
   });
 
+  it('a command whose USAGE line cordon writes names every flag its help lists (wrap --json)', async () => {
+    linkPlugins(box.dataDir, ['aider', 'codex']);
+    for (const command of [['wrap'], ['control', 'run'], ['pcodx']]) {
+      const help = await runCordon([...command, '--help'], { env: box.env });
+      expect(help.exitCode, help.stderr).toBe(0);
+      const section = (name: string) => new RegExp(`^${name}\\n([\\s\\S]*?)(?:\\n\\n|$)`, 'm').exec(help.stdout)?.[1] ?? '';
+      const usage = section('USAGE');
+      expect(usage, command.join(' ')).toContain(`$ cordon ${command.join(' ')}`);
+      const flags = [...section('FLAGS').matchAll(/^ {2}(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]!);
+      for (const flag of flags) expect(usage, `${command.join(' ')}: ${flag}`).toContain(`[${flag}`);
+    }
+  });
+
   it('a missing agent is named with the one the user meant; an installed agent without a runner says what to do', async () => {
     linkPlugins(box.dataDir, ['aider', 'claude-code', 'codex', 'gemini']);
     const repo = await makeRepo(box.dir('repo'), { 'src/a.txt': 'a\n' });

@@ -17,7 +17,7 @@ export default class Wrap extends Command {
     "<%= config.bin %> <%= command.id %> -- sh -c 'npm test'",
   ];
 
-  static override usage = '<%= command.id %> [--shell-shim] [--session <value>] -- <command> [<argument>...]';
+  static override usage = '<%= command.id %> [--shell-shim] [--session <value>] [--json] -- <command> [<argument>...]';
 
   static override strict = false;
 
