@@ -184,7 +184,7 @@ describe('cordon arm / check / status / reset', () => {
     expect(existsSync(join(repo, '.cordon'))).toBe(false);
   });
 
-  it('outside a git work tree: exit 2 naming the directory', async () => {
+  it('outside a git work tree: exit 2 naming the directory and --repo', async () => {
     const outside = realpathSync(sandbox.dir('notrepo'));
     const runs: Array<[string[], string | undefined]> = [
       [['status', '--repo', outside], undefined],
@@ -197,9 +197,10 @@ describe('cordon arm / check / status / reset', () => {
       const r = await cordon(args, cwd);
       expect({ args, exit: r.exitCode }).toEqual({ args, exit: 2 });
       expect(r.stderr.replace(/\s+/g, ' '), args.join(' ')).toContain(`${outside} is not inside a git work tree`);
+      expect(r.stderr.replace(/\s+/g, ' '), args.join(' ')).toContain('; run cordon inside one, or name one with --repo DIR');
     }
     const json = await cordon(['status', '--json', '--repo', outside]);
-    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_REPO_ERROR', message: expect.stringMatching(/^\S+notrepo is not inside a git work tree \(git: fatal: not a git repository/) });
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_REPO_ERROR', message: expect.stringMatching(/^\S+notrepo is not inside a git work tree \(git: fatal: not a git repository.*\); run cordon inside one, or name one with --repo DIR$/) });
   });
 
   it('arm warns of a verifier that cannot start here now, and arms all the same', async () => {

@@ -48,11 +48,14 @@ export function baseGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.Process
   return out;
 }
 
+/** What to do about a directory outside any work tree: every command that looks for one takes `--repo`. */
+const NAME_A_WORK_TREE = 'run cordon inside one, or name one with --repo DIR';
+
 /**
  * Finds the repository containing `path` (any directory inside the work tree; the BEKO2210/SkillQuarry cordon
  * `--repo`). Uses the caller's global and system git config, as plain git would, but no `GIT_*`
  * environment. Throws `CORDON_REPO_ERROR` (exit 2) `<dir> is not inside a git work tree` (git's
- * message appended) when `path` is not inside a work tree, and `CORDON_BAD_INPUT` when `path` does not exist.
+ * message appended, then how to name one: `--repo`) when `path` is not inside a work tree, and `CORDON_BAD_INPUT` when `path` does not exist.
  */
 export async function discoverRepo(path: string, options: { gitBinary?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RepoLocation> {
   return (await locate(path, options, false)).loc;
@@ -81,7 +84,7 @@ async function locate(path: string, options: { gitBinary?: string; env?: NodeJS.
     const said = (error as Error).message;
     // git's own words for "no repository here" and "inside .git, not a work tree".
     if (/not a git repository|must be run in a work tree/i.test(said)) {
-      throw new CordonError(ERROR_CODES.REPO_ERROR, `${dir} is not inside a git work tree (git: ${said.replace(/^git rev-parse exited \d+: /, '').split('\n')[0]!.trim()})`, { cause: error });
+      throw new CordonError(ERROR_CODES.REPO_ERROR, `${dir} is not inside a git work tree (git: ${said.replace(/^git rev-parse exited \d+: /, '').split('\n')[0]!.trim()}); ${NAME_A_WORK_TREE}`, { cause: error });
     }
     throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: ${said}`, { cause: error });
   }
@@ -91,7 +94,7 @@ async function locate(path: string, options: { gitBinary?: string; env?: NodeJS.
   if (head !== undefined && !OBJECT_ID.test(head)) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: unexpected git rev-parse output`);
   if (lines.length !== 8) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: unexpected git rev-parse output (a path with a newline is not supported here)`);
   const [top, gitDir, common, objects, index, exclude, attributes, lock] = lines as [string, string, string, string, string, string, string, string];
-  if (!top) throw new CordonError(ERROR_CODES.REPO_ERROR, `${dir} is not inside a git work tree`);
+  if (!top) throw new CordonError(ERROR_CODES.REPO_ERROR, `${dir} is not inside a git work tree; ${NAME_A_WORK_TREE}`);
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(dir, p));
   const real = (p: string) => {
     try {
