@@ -27,10 +27,9 @@ export interface ErrorContext {
  * allowed values; for a mistyped flag the one it most likely meant, also as `details.suggestions`,
  * flag-suggestion.ts) and ends with the command's help (usage-message.ts). (A command that runs
  * another after `--`, given without the `--`, is refused before parsing: command-after-dashes.ts.)
- * Returns the error that
- * ends the process with that exit code and nothing more printed; undefined, printing nothing,
- * for anything else: `this.exit(n)` (EEXIT) and errors nobody raised on purpose, which keep
- * oclif's handling.
+ * Returns the error that ends the process with that exit code and nothing more printed;
+ * undefined, printing nothing, for anything else: `this.exit(n)` (EEXIT) and errors nobody raised
+ * on purpose, which keep oclif's handling.
  */
 export function reportCommandError(error: unknown, context: ErrorContext): Errors.ExitError | undefined {
   if (error === null || typeof error !== 'object') return undefined;
