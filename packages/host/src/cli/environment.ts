@@ -3,7 +3,7 @@ import { errorDocument, errorText } from '../output/error-text.js';
 import { writeOut } from '../output/write-out.js';
 import { asksForJson } from './json-flag.js';
 import { checkPaths, resolveDirOrigins, type DirKind } from '../util/paths.js';
-import { versionJson } from './version.js';
+import { versionJson, versionLine } from './version.js';
 
 /**
  * Readies the environment for oclif, which `bin/run.cjs` calls before it loads `@oclif/core`
@@ -18,7 +18,9 @@ import { versionJson } from './version.js';
  * exits 0 instead, as the hook always does.
  *
  * `cordon --version --json` (or `-v --json`) prints the version document (cli/version.ts) and
- * returns false: oclif would print its plain version line whatever follows the flag.
+ * returns false: oclif would print its plain version line whatever follows the flag. The plain
+ * `cordon --version` (`-v`) prints that line (`versionLine`, oclif's `config.userAgent`) and
+ * returns false too: oclif would load itself, every plugin and the `init` hooks first.
  *
  * oclif resolves the directories itself and would take a relative `XDG_*_HOME` as given, where
  * cordon ignores it (the XDG Base Directory specification): for each such variable with no
@@ -39,9 +41,15 @@ export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = p
     return false;
   }
   // oclif prints its version line for `--version` whatever follows; with --json, the document.
+  // Both are answered here, without loading @oclif/core and every plugin's manifest for one line.
   const version = versionJson(args);
   if (version !== undefined) {
     writeOut(1, `${JSON.stringify(version, null, 2)}\n`);
+    return false;
+  }
+  const line = versionLine(args);
+  if (line !== undefined) {
+    writeOut(1, `${line}\n`);
     return false;
   }
   const origins = resolveDirOrigins(env);

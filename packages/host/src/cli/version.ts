@@ -4,7 +4,7 @@ import { HOST_ROOT } from '../util/host-root.js';
 import { asksForJson } from './json-flag.js';
 
 /**
- * `cordon --version --json`: what oclif's `--version` line says (`@cordon/host/0.1.0 linux-x64
+ * `cordon --version` and `cordon --version --json`: what oclif's `--version` line says (`@cordon/host/0.1.0 linux-x64
  * node-v20.20.2`, its `config.userAgent`) as one JSON document. oclif prints that line for the
  * version flag whatever follows it, so `bin/run.cjs` asks here first (cli/environment.ts
  * `prepareOclif`), before oclif loads.
@@ -38,8 +38,30 @@ interface HostPackage {
  * command line, which oclif handles as before; the package is read only when both flags are there.
  */
 export function versionJson(args: readonly string[]): VersionDocument | undefined {
+  if (!asksForJson(args)) return undefined;
+  return versionDocument(args);
+}
+
+/**
+ * The line oclif prints for its version flag (`@cordon/host/0.1.0 linux-x64 node-v20.20.2`, its
+ * `config.userAgent`) when `args` asks for the version without `--json`, else undefined. oclif
+ * loads @oclif/core, every plugin's manifest and the `init` hooks before it prints that line;
+ * `bin/run.cjs` prints it without them (cli/environment.ts `prepareOclif`).
+ */
+export function versionLine(args: readonly string[]): string | undefined {
+  if (asksForJson(args)) return undefined;
+  const document = versionDocument(args);
+  return document && `${document.name}/${document.version} ${document.platform}-${document.arch} node-v${document.node}`;
+}
+
+/**
+ * The version facts when `args` starts with the version flag as oclif reads it (`--version`, or
+ * one of the package's `additionalVersionFlags`: `-v`; oclif ignores what follows), else
+ * undefined; the package is read only then.
+ */
+function versionDocument(args: readonly string[]): VersionDocument | undefined {
   const first = args[0];
-  if (first === undefined || !first.startsWith('-') || !asksForJson(args)) return undefined;
+  if (first === undefined || !first.startsWith('-')) return undefined;
   const pkg = JSON.parse(readFileSync(join(HOST_ROOT, 'package.json'), 'utf8')) as HostPackage;
   if (first !== '--version' && !(pkg.oclif?.additionalVersionFlags ?? []).includes(first)) return undefined;
   return { name: pkg.name, version: pkg.version, node: process.versions.node, platform: process.platform, arch: process.arch };

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { makeRepo } from '../../../../test/support/git.js';
@@ -37,11 +38,17 @@ describe('the command line', () => {
     }
   });
 
-  it('-v and --version print the version', async () => {
-    for (const flag of ['-v', '--version']) {
-      const r = await runCordon([flag], { env: box.env });
-      expect(r.exitCode).toBe(0);
-      expect(r.stdout).toMatch(/^@cordon\/host\/\d+\.\d+\.\d+ \S+ node-v\d+/);
+  it('-v and --version print the version: the line oclif would print, without loading oclif', async () => {
+    // oclif's own line for this package (config.userAgent), in this process: the same Node runs the CLI.
+    const { Config } = await import('@oclif/core');
+    const userAgent = (await Config.load(join(REPO_ROOT, 'packages/host'))).userAgent;
+    const probe = join(box.dir('module-probe'), 'probe.cjs');
+    const out = join(box.dir('module-probe'), 'modules.json');
+    writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));\n`);
+    for (const args of [['-v'], ['--version'], ['--version', 'anything', '--after']]) {
+      const r = await runCordon(args, { env: { ...box.env, NODE_OPTIONS: `--require ${probe}` } });
+      expect([args, r.exitCode, r.stdout, r.stderr]).toEqual([args, 0, `${userAgent}\n`, '']);
+      expect((JSON.parse(readFileSync(out, 'utf8')) as string[]).filter((p) => /@oclif|dist\/oclif\//.test(p))).toEqual([]);
     }
   });
 
