@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { directoryFlag } from '../cli/directory-flag.js';
+import { directoryVariablesNote } from '../install-hooks/directory-note.js';
 import { hooksWarnings, printHooksReport } from '../install-hooks/print.js';
 import { runInstallHooks, type InstallHooksReport } from '../install-hooks/run.js';
 
@@ -48,9 +49,15 @@ export default class InstallHooks extends CordonCommand {
       accept: flags.accept,
       executable: flags.command,
     });
-    if (!this.jsonEnabled()) printHooksReport(result, (line) => this.log(line));
-    // --json keeps stdout for the document; the warnings still reach a person on stderr.
-    else for (const warning of hooksWarnings(result)) process.stderr.write(`${warning}\n`);
+    // The hook command carries no environment: a CORDON_*_DIR set only here would not reach it.
+    const directories = directoryVariablesNote();
+    if (!this.jsonEnabled()) {
+      printHooksReport(result, (line) => this.log(line), directories ? [directories] : []);
+    } else {
+      // --json keeps stdout for the document; the warnings still reach a person on stderr.
+      for (const warning of hooksWarnings(result)) process.stderr.write(`${warning}\n`);
+      if (directories) process.stderr.write(`note: ${directories}\n`);
+    }
     // --check: a CI or a setup script asks "is everything installed and current?"
     if (flags.check && result.agents.some((a) => a.changes.length > 0)) process.exitCode = 1;
     return result;

@@ -2,9 +2,10 @@ import type { InstallHooksReport } from './run.js';
 
 /**
  * Human output of install-hooks / uninstall-hooks: per agent, each file's summary and diff, then
- * notes; then every warning (`warning: <agent>: …`) last, where it is seen.
+ * notes; then `notes` about the whole run (`note: …`); then every warning (`warning: <agent>: …`)
+ * last, where it is seen.
  */
-export function printHooksReport(report: InstallHooksReport, line: (text: string) => void): void {
+export function printHooksReport(report: InstallHooksReport, line: (text: string) => void, notes: readonly string[] = []): void {
   if (report.agents.length === 0) line(report.mode === 'install' ? 'no agent found to configure' : 'no agent found to clean up');
   for (const agent of report.agents) {
     line(`== ${agent.agent} (${report.scope})`);
@@ -20,6 +21,7 @@ export function printHooksReport(report: InstallHooksReport, line: (text: string
     }
     for (const note of agent.notes) line(`note: ${note}`);
   }
+  for (const note of notes) line(`note: ${note}`);
   if (!report.write && report.agents.some((a) => a.changes.length > 0)) line('dry run: nothing was written; pass --write to apply');
   for (const agent of report.agents) {
     for (const warning of agent.warnings) line(`warning: ${agent.agent}: ${warning}`);

@@ -69,6 +69,22 @@ describe('install-hooks on the user configs of all five agents', () => {
     for (const [path, text] of Object.entries(before)) expect(read(path)).toBe(text);
   });
 
+  it("says when a CORDON_*_DIR is set only here: the hook runs in the agent's environment, which may lack it", async () => {
+    write(userFiles());
+    const r = await runCordon(['install-hooks', '--agent', 'claude-code'], { env, cwd: project });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const note = r.stdout.split('\n').find((l) => l.startsWith('note: CORDON_DATA_DIR='));
+    expect(note).toContain(`CORDON_DATA_DIR=${env.CORDON_DATA_DIR}`);
+    expect(note).toContain(`(without CORDON_DATA_DIR: ${join(env.XDG_DATA_HOME!, 'cordon')})`);
+    const json = await runCordon(['install-hooks', '--agent', 'claude-code', '--json'], { env, cwd: project });
+    expect(json.stderr).toContain(`note: CORDON_DATA_DIR=${env.CORDON_DATA_DIR}`);
+    expect(JSON.parse(json.stdout).agents[0].agent).toBe('claude-code');
+    // Without the variables there is nothing to say (whatever the plugins found there).
+    const plain = Object.fromEntries(Object.entries(env).filter(([name]) => !/^CORDON_(DATA|CONFIG|CACHE)_DIR$/.test(name)));
+    const quiet = await runCordon(['install-hooks', '--agent', 'claude-code'], { env: plain, cwd: project });
+    expect(quiet.stdout + quiet.stderr).not.toContain('CORDON_DATA_DIR');
+  });
+
   it('notes speak to the user: no internal research references; Codex without a codex binary says what to do', async () => {
     write(userFiles());
     const r = await cordon(['install-hooks', ...AGENTS.flatMap((a) => ['--agent', a])]);

@@ -104,7 +104,8 @@ describe('the codex plugin installed with `cordon plugins install` (no host code
       // oclif's progress line and nothing else: no "prepare script did not produce all the expected
       // files" (oclif's check that each package.json `files` entry exists, which a pattern fails).
       const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'plugins/codex/package.json'), 'utf8')) as { version: string };
-      expect(install.stderr).toBe(`@cordon/host: Installing plugin file:${tgz}... installed v${version}\n`);
+      // oclif colours the plugin's name where it thinks a terminal shows colours (CI=true counts).
+      expect(install.stderr.replace(/\u001b\[[0-9;]*m/g, '')).toBe(`@cordon/host: Installing plugin file:${tgz}... installed v${version}\n`);
       const installed = join(installBox.dataDir, 'node_modules', '@cordon', 'codex');
       // The source maps stay out of the package (dist/.npmignore, written by the build).
       expect(readdirSync(installed, { recursive: true }).map(String).filter((f) => f.endsWith('.map') || f.endsWith('.npmignore'))).toEqual([]);
