@@ -118,23 +118,7 @@ function check(args) {
   // kept apart from the others, or each would replace the other's on every call.
   const prefix = noOpt ? 'no-opt-' : '';
   shareRequireCached(prefix);
-  let fast;
-  try {
-    fast = loadBundle('../dist/fast/check.cjs', prefix);
-  } catch (error) {
-    if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('check.cjs')) throw error;
-    oclif(args);
-    return;
-  }
-  const options = fast.parseFastCheckArgs(args.slice(1));
-  if (!options) {
-    oclif(args);
-    return;
-  }
-  fast.fastCheck(options).then((outcome) => {
-    if (outcome === 'fallback') oclif(args);
-    else exitIfIdle();
-  });
+  envelopeRoute(args, 'check', prefix);
 }
 
 /**
@@ -191,20 +175,33 @@ function largeIndex(args) {
 // other form, and any refusal, goes through the oclif command.
 function status(args) {
   exitWithoutTeardown();
+  envelopeRoute(args, 'status');
+}
+
+/**
+ * Runs the envelope command `name` (`check`, `status`) on its fast route: its bundle
+ * `dist/fast/<name>.cjs` (caches named with `prefix`), whose `parseFast<Name>Args` takes the
+ * arguments after the command and whose `fast<Name>` runs it. oclif runs the command instead when
+ * the bundle is not built (only `tsc -b` ran), the form is not the plain one, or the route
+ * resolves 'fallback' (a refusal, printed by the oclif command).
+ */
+function envelopeRoute(args, name, prefix = '') {
+  const file = `${name}.cjs`;
   let fast;
   try {
-    fast = loadBundle('../dist/fast/status.cjs');
+    fast = loadBundle(`../dist/fast/${file}`, prefix);
   } catch (error) {
-    if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('status.cjs')) throw error;
+    if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes(file)) throw error;
     oclif(args);
     return;
   }
-  const options = fast.parseFastStatusArgs(args.slice(1));
+  const title = name[0].toUpperCase() + name.slice(1);
+  const options = fast[`parseFast${title}Args`](args.slice(1));
   if (!options) {
     oclif(args);
     return;
   }
-  fast.fastStatus(options).then((outcome) => {
+  fast[`fast${title}`](options).then((outcome) => {
     if (outcome === 'fallback') oclif(args);
     else exitIfIdle();
   });

@@ -77,7 +77,8 @@ describe('the hook path', () => {
   it('the plain `cordon check` goes to its own bundle, which loads no @oclif package and is fresh', async () => {
     const bin = readFileSync(join(REPO, 'packages/host/bin/run.cjs'), 'utf8');
     expect(bin).toMatch(/argv\[0\] === 'check'[\s\S]*check\(argv\)/);
-    expect(bin).toContain("loadBundle('../dist/fast/check.cjs', prefix)");
+    expect(bin).toMatch(/envelopeRoute\(args, 'check', prefix\)/);
+    expect(bin).toContain('loadBundle(`../dist/fast/${file}`, prefix)');
     const bundle = join(REPO, 'packages/host/dist/fast/check.cjs');
     expect(loads(bundle).other.filter((p) => p.startsWith('@oclif/'))).toEqual([]);
     expect(readFileSync(bundle, 'utf8')).toBe(await rebuilt(checkBundleOptions));
@@ -86,7 +87,7 @@ describe('the hook path', () => {
   it('the plain `cordon status` goes to its own bundle: Node built-ins only, no plugin host or services, nothing imported later, and fresh', async () => {
     const bin = readFileSync(join(REPO, 'packages/host/bin/run.cjs'), 'utf8');
     expect(bin).toMatch(/argv\[0\] === 'status'[\s\S]*status\(argv\)/);
-    expect(bin).toContain("loadBundle('../dist/fast/status.cjs')");
+    expect(bin).toMatch(/envelopeRoute\(args, 'status'\)/);
     const bundle = join(REPO, 'packages/host/dist/fast/status.cjs');
     expect(loads(bundle)).toEqual({ builtins: expect.any(Array), other: [], dynamic: [] });
     const inputs = Object.keys((await build({ ...(statusBundleOptions as Record<string, unknown>), write: false, metafile: true })).metafile!.inputs);
