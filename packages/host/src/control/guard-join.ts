@@ -56,9 +56,10 @@ export function joinGuardRuns(sessionId: string, calls: readonly ToolCallRecord[
   const mine = runs
     .filter((r) => r.session_id === sessionId)
     .sort((a, b) => a.start_t - b.start_t)
-    .map((r) => ({ r, command: guardedCommand(r) }))
-    .filter((m): m is { r: RunRecord; command: string } => m.command !== undefined)
-    .map(({ r, command }) => ({ r, command: redactText(command) }));
+    .flatMap((r) => {
+      const command = guardedCommand(r);
+      return command === undefined ? [] : [{ r, command: redactText(command) }];
+    });
   const used = new Set<RunRecord>();
   return calls.map((call) => {
     const shown = redactText(call.command);

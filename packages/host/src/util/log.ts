@@ -44,7 +44,6 @@ export function createFileLogger(dataDir: string, scope: string, env: NodeJS.Pro
   };
 }
 
-
 /** `fields` with their strings redacted (`argv`: as an argv, keeping its elements); other values as they are. */
 function redactFields(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -55,6 +54,7 @@ function redactFields(fields: Record<string, unknown>): Record<string, unknown> 
   return out;
 }
 
+/** `value` with every string in it redacted, through arrays and plain objects down to depth 4. */
 function redactValue(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return redactText(value);
   if (value === null || typeof value !== 'object' || depth > 4) return value;

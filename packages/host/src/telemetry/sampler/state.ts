@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { splitJsonLines } from '../../io/append.js';
 import { sleepSync } from '../../util/sleep-sync.js';
 import { SAMPLER_FILES } from './files.js';
 import { isAlive } from './identity.js';
@@ -18,7 +19,7 @@ export interface SamplerEventLine {
   self_cpu_pct?: number;
 }
 
-/** Reads `sampler.jsonl` in `dir`, skipping lines that do not parse; empty when it is missing. */
+/** Reads `sampler.jsonl` in `dir`, skipping lines that do not parse (io/append.ts `splitJsonLines`); empty when it is missing. */
 export function readSamplerEvents(dir: string): SamplerEventLine[] {
   let text: string;
   try {
@@ -26,17 +27,7 @@ export function readSamplerEvents(dir: string): SamplerEventLine[] {
   } catch {
     return [];
   }
-  const events: SamplerEventLine[] = [];
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    try {
-      const e = JSON.parse(line) as unknown;
-      if (e && typeof e === 'object') events.push(e as SamplerEventLine);
-    } catch {
-      // A torn line: skipped.
-    }
-  }
-  return events;
+  return splitJsonLines(text, (value): value is SamplerEventLine => typeof value === 'object' && value !== null).values;
 }
 
 /**
