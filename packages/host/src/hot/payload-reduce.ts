@@ -41,6 +41,8 @@ export interface ReducedPayload {
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const LF = 0x0a;
+/** The character each one-letter JSON escape stands for, by the letter's byte (RFC 8259 §7); `\n` ends a line instead. */
+const SIMPLE_ESCAPES: Readonly<Record<number, number>> = { 0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 0x08, 0x66: 0x0c, 0x72: 0x0d, 0x74: 0x09 };
 
 /** One open object or array. */
 interface Frame {
@@ -84,7 +86,9 @@ export class PayloadReducer {
   readonly #line = Buffer.allocUnsafe(REDUCE_LIMITS.line);
   #lineLength = 0;
   #lineOver = false;
-  #lineFirstByte = -1;
+  // The line's first two characters as decoded (an escape counts as the character it stands for), -1 until read.
+  #lineHead0 = -1;
+  #lineHead1 = -1;
   #firstLine = true;
   #skeleton: string[] = [];
   #skeletonBytes = 0;
@@ -267,7 +271,8 @@ export class PayloadReducer {
     this.#wholeOver = false;
     this.#lineLength = 0;
     this.#lineOver = false;
-    this.#lineFirstByte = -1;
+    this.#lineHead0 = -1;
+    this.#lineHead1 = -1;
     this.#firstLine = true;
     this.#skeleton = [];
     this.#skeletonBytes = 0;
@@ -288,6 +293,7 @@ export class PayloadReducer {
         this.#escape = 0;
         if (byte === 0x6e) this.#endLine();
         else {
+          this.#head(SIMPLE_ESCAPES[byte] ?? byte);
           this.#line1(BACKSLASH);
           this.#line1(byte);
         }
@@ -299,14 +305,20 @@ export class PayloadReducer {
       if (++this.#escape < 6) return;
       this.#escape = 0;
       if (this.#escapeCode === LF) this.#endLine();
-      else this.#lineBytes(`\\u${this.#escapeCode.toString(16).padStart(4, '0')}`);
+      else {
+        this.#head(this.#escapeCode);
+        this.#lineBytes(`\\u${this.#escapeCode.toString(16).padStart(4, '0')}`);
+      }
       return;
     }
     if (byte === QUOTE) return this.#closeString();
     this.#whole1(byte);
     if (byte === BACKSLASH) this.#escape = 1;
     else if (byte === LF) this.#endLine();
-    else this.#line1(byte);
+    else {
+      this.#head(byte);
+      this.#line1(byte);
+    }
   }
 
   #whole1(byte: number): void {
@@ -318,8 +330,13 @@ export class PayloadReducer {
     this.#whole[this.#wholeLength++] = byte;
   }
 
+  /** Notes one decoded character of the current line while its first two are not yet known. */
+  #head(code: number): void {
+    if (this.#lineHead0 === -1) this.#lineHead0 = code;
+    else if (this.#lineHead1 === -1) this.#lineHead1 = code;
+  }
+
   #line1(byte: number): void {
-    if (this.#lineFirstByte === -1) this.#lineFirstByte = byte;
     if (this.#lineOver) return;
     if (this.#lineLength === this.#line.length) {
       this.#lineOver = true;
@@ -330,7 +347,10 @@ export class PayloadReducer {
 
   /** Plain bytes `chunk[start..end)` of the current line (no quote, backslash or LF among them). */
   #lineRun(chunk: Uint8Array, start: number, end: number): void {
-    if (this.#lineFirstByte === -1) this.#lineFirstByte = chunk[start]!;
+    if (this.#lineHead1 === -1) {
+      this.#head(chunk[start]!);
+      if (start + 1 < end) this.#head(chunk[start + 1]!);
+    }
     if (this.#lineOver) return;
     const line = this.#line;
     let at = this.#lineLength;
@@ -347,17 +367,19 @@ export class PayloadReducer {
 
   /** One line of the open string has ended: its skeleton keeps it unless it is a hunk's content line. */
   #endLine(): void {
-    const first = this.#lineFirstByte;
+    const first = this.#lineHead0;
+    const second = this.#lineHead1;
     const firstLine = this.#firstLine;
     const length = this.#lineLength;
     const over = this.#lineOver;
     this.#firstLine = false;
     this.#lineLength = 0;
     this.#lineOver = false;
-    this.#lineFirstByte = -1;
+    this.#lineHead0 = -1;
+    this.#lineHead1 = -1;
     if (length === 0) return;
     // Content lines of a diff hunk (`+`, `-`, ` `, `@@`) carry no file names.
-    const content = !firstLine && (first === 0x2b || first === 0x2d || first === 0x20 || (first === 0x40 && this.#line[1] === 0x40));
+    const content = !firstLine && (first === 0x2b || first === 0x2d || first === 0x20 || (first === 0x40 && second === 0x40));
     if (content) return;
     if (over || this.#skeletonBytes + length > REDUCE_LIMITS.skeleton) {
       this.#stringCut = true;
