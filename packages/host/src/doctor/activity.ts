@@ -5,8 +5,7 @@ import { readRegularFileTail } from '../io/safe-read.js';
 import { listSessions } from '../telemetry/reduce/sessions.js';
 import { RUNS_DIR } from '../telemetry/session-dir.js';
 import { SAMPLER_FILES } from '../telemetry/sampler/files.js';
-import { highestGeneration, readLockOwner } from '../telemetry/sampler/lock.js';
-import { isAlive } from '../telemetry/sampler/identity.js';
+import { readSamplerStatus } from '../telemetry/sampler/state.js';
 import type { Finding } from './report.js';
 
 /** How much of the end of a file is read: the newest lines, never the whole file. */
@@ -124,14 +123,12 @@ export function logFindings(dataDir: string, now = Date.now()): Finding[] {
   return [{ check: 'log', status: bad ? 'info' : 'ok', message: `no warning or error in the last ${lines.length} lines of ${path}${notes.length ? ` (${notes.join('; ')})` : ''}`, details: { path, size, routine } }];
 }
 
-/** Samplers running now: each session whose highest sampler lock is held by a live process. */
+/** Samplers running now: each session whose newest sampler lock is held by a live sampler that has not written its `stop` (state.ts `readSamplerStatus`). */
 export function samplerFindings(dataDir: string): Finding[] {
   const running: Array<{ session: string; pid: number }> = [];
   for (const { dir } of recentSessions(dataDir)) {
-    const generation = highestGeneration(dir);
-    if (generation <= 0) continue;
-    const owner = readLockOwner(dir, generation);
-    if (owner && owner.role === 'sampler' && isAlive(owner)) running.push({ session: dir.slice(dir.lastIndexOf('/') + 1), pid: owner.pid });
+    const { owner, alive, stopped } = readSamplerStatus(dir);
+    if (owner?.role === 'sampler' && alive && !stopped) running.push({ session: dir.slice(dir.lastIndexOf('/') + 1), pid: owner.pid });
   }
   return [
     {

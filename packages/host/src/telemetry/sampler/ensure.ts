@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { ensurePrivateDir } from '../../io/private-dir.js';
 import { join } from 'node:path';
 import { HOST_ROOT } from '../../util/host-root.js';
@@ -7,6 +7,7 @@ import { samplerSettings } from './config.js';
 import { SAMPLER_FILES } from './files.js';
 import { identify } from './identity.js';
 import { acquireSamplerLock, recordLockOwner, type LockOwner } from './lock.js';
+import { readSamplerEvents, SAMPLER_EVENTS_TAIL_BYTES } from './state.js';
 
 /**
  * V8 flags of the sampler process. `--no-memory-reducer`: V8's memory reducer shrinks the heap of
@@ -60,13 +61,8 @@ export const WIN32_START_WAIT_MS = 8_000;
  */
 function awaitSamplerStart(dir: string, pid: number, maxMs: number): void {
   const until = Date.now() + maxMs;
-  const needle = `"pid":${pid},`;
   while (Date.now() < until) {
-    try {
-      if (readFileSync(join(dir, SAMPLER_FILES.events), 'utf8').includes(needle)) return;
-    } catch {
-      // Not written yet.
-    }
+    if (readSamplerEvents(dir, SAMPLER_EVENTS_TAIL_BYTES).some((event) => event.pid === pid)) return;
     sleepSync(20);
   }
 }

@@ -7,4 +7,4 @@ export { toSample, formatSample, type Sample } from './sample.js';
 export { runSamplerLoop, type StopReason, type TickStats } from './loop.js';
 export { acquireSamplerLock, highestGeneration, lockPath, readLockOwner, recordLockOwner, type LockOwner, type LockResult } from './lock.js';
 export { identify, isAlive, type ProcessIdentity } from './identity.js';
-export { awaitSamplerStop, awaitSamplerStopSync, ENDED_SESSION_WAIT_MS, liveSampler, readSamplerEvents, settleEndedSession, type SamplerEventLine, type SamplerWait } from './state.js';
+export { awaitSamplerStop, awaitSamplerStopSync, ENDED_SESSION_WAIT_MS, liveSampler, readSamplerEvents, readSamplerStatus, SAMPLER_EVENTS_TAIL_BYTES, settleEndedSession, type SamplerEventLine, type SamplerStatus, type SamplerWait } from './state.js';

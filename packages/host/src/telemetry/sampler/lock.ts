@@ -49,15 +49,24 @@ const LOCK_MAX_BYTES = 64 * 1024;
 /**
  * Reads a lock file; `undefined` when it is missing, unparseable, not a regular file, a link or
  * larger than {@link LOCK_MAX_BYTES} (a session directory is the user's, but a file planted there
- * must not make the hook read a FIFO, follow a link out, or load a huge file into memory).
+ * must not make the hook read a FIFO, follow a link out, or load a huge file into memory), or when
+ * it is no owner record: `pid` a positive integer, `role` `hook` or `sampler`, `start` a number
+ * when present. The one reader of locks: the lock itself, the sampler, `wrap`/`reduce`
+ * (state.ts), `cordon top` and `cordon doctor`.
  */
 export function readLockOwner(dir: string, generation: number): LockOwner | undefined {
   try {
-    const owner = JSON.parse(readRegularFile(lockPath(dir, generation), { maxBytes: LOCK_MAX_BYTES, links: 'never' }).toString('utf8')) as LockOwner;
-    return Number.isInteger(owner.pid) ? owner : undefined;
+    const owner: unknown = JSON.parse(readRegularFile(lockPath(dir, generation), { maxBytes: LOCK_MAX_BYTES, links: 'never' }).toString('utf8'));
+    return isLockOwner(owner) ? owner : undefined;
   } catch {
     return undefined;
   }
+}
+
+function isLockOwner(value: unknown): value is LockOwner {
+  if (typeof value !== 'object' || value === null) return false;
+  const { pid, role, start } = value as Record<string, unknown>;
+  return Number.isSafeInteger(pid) && (pid as number) > 0 && (role === 'hook' || role === 'sampler') && (start === undefined || (typeof start === 'number' && Number.isFinite(start)));
 }
 
 /**

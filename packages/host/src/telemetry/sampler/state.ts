@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { splitJsonLines } from '../../io/append.js';
+import { readRegularFileWindow } from '../../io/safe-read.js';
 import { sleepSync } from '../../util/sleep-sync.js';
 import { SAMPLER_FILES } from './files.js';
 import { isAlive } from './identity.js';
@@ -13,38 +14,102 @@ export interface SamplerEventLine {
   t?: number;
   pid?: number;
   generation?: number;
+  /** `start`: the root of the process tree sampled (the agent). */
+  root_pid?: number;
   /** `start`: when sampling was asked for (the wrapped command's spawn, the marker that started it), epoch ms. */
   since?: number;
   self_cpu_ms?: number;
   self_cpu_pct?: number;
 }
 
-/** Reads `sampler.jsonl` in `dir`, skipping lines that do not parse (io/append.ts `splitJsonLines`); empty when it is missing. */
-export function readSamplerEvents(dir: string): SamplerEventLine[] {
+/** How much of the end of `sampler.jsonl` a status read takes, bytes (a start or stop event is under 400 bytes). */
+export const SAMPLER_EVENTS_TAIL_BYTES = 8 * 1024;
+
+/**
+ * The most of `sampler.jsonl` a whole read takes, bytes: its last 16 MiB. The sampler writes a
+ * few events per start and stop, so a session reaches this only if something else wrote the file.
+ */
+const SAMPLER_EVENTS_MAX_BYTES = 16 * 1024 * 1024;
+
+const isEventLine = (value: unknown): value is SamplerEventLine => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The events of `sampler.jsonl` in `dir`, in file order: all of them, or with `tailBytes` those
+ * whole lines that lie in its last `tailBytes` bytes. Read as a file someone else may have written
+ * (io/safe-read.ts: no link followed, only a regular file, never blocking on a FIFO, at most
+ * {@link SAMPLER_EVENTS_MAX_BYTES} from its end); lines that do not parse, and a line cut by the
+ * window, are skipped (io/append.ts `splitJsonLines`). Empty when the file is missing or refused.
+ * Never throws.
+ */
+export function readSamplerEvents(dir: string, tailBytes: number = SAMPLER_EVENTS_MAX_BYTES): SamplerEventLine[] {
   let text: string;
   try {
-    text = readFileSync(join(dir, SAMPLER_FILES.events), 'utf8');
+    const { bytes, start } = readRegularFileWindow(join(dir, SAMPLER_FILES.events), { maxBytes: Math.min(tailBytes, SAMPLER_EVENTS_MAX_BYTES) });
+    // A window that starts mid-file starts inside a line unless the byte before it ended one:
+    // that piece is dropped (it may even parse, as the end of a longer line's JSON).
+    const from = start === 0 ? 0 : bytes.indexOf(0x0a) + 1;
+    if (start > 0 && from === 0) return [];
+    text = bytes.toString('utf8', from);
   } catch {
     return [];
   }
-  return splitJsonLines(text, (value): value is SamplerEventLine => typeof value === 'object' && value !== null).values;
+  return splitJsonLines(text, isEventLine).values;
 }
+
+/** What a session directory says about its sampler: its newest lock and the end of its events, read once. */
+export interface SamplerStatus {
+  /** The highest lock generation in the directory; 0 when no sampler was ever started. */
+  readonly generation: number;
+  /** That generation's owner as its lock records it (lock.ts `readLockOwner`); `undefined` when missing or unreadable. */
+  readonly owner: LockOwner | undefined;
+  /** The owner's process still runs (its pid with the same start time: identity.ts `isAlive`). */
+  readonly alive: boolean;
+  /** The owner wrote its `stop` event for this generation: it samples no more, though its process may still be exiting. */
+  readonly stopped: boolean;
+  /** The last `start` or `stop` event in the tail, whichever process wrote it. */
+  readonly last: SamplerEventLine | undefined;
+  /** The root of the tree sampled and when that was recorded (epoch ms), from the last `start` event in the tail. */
+  readonly root: { readonly pid: number; readonly at: number } | null;
+}
+
+/**
+ * The one reader of a session's sampler state ({@link liveSampler} for `wrap`, `reduce` and
+ * `analyze`; top/sampler-state.ts for `cordon top`): the highest lock generation, its owner and
+ * whether that process lives, and the last {@link SAMPLER_EVENTS_TAIL_BYTES} of `sampler.jsonl`.
+ * Reads a directory listing, one small lock file, one `/proc/<pid>/stat` and at most 8 KiB of
+ * events; writes nothing, sends no signal. Never throws.
+ */
+export function readSamplerStatus(dir: string): SamplerStatus {
+  const generation = highestGeneration(dir);
+  const owner = generation > 0 ? readLockOwner(dir, generation) : undefined;
+  const alive = owner !== undefined && isAlive(owner);
+  let last: SamplerEventLine | undefined;
+  let root: SamplerStatus['root'] = null;
+  let stopped = false;
+  for (const event of readSamplerEvents(dir, SAMPLER_EVENTS_TAIL_BYTES)) {
+    if (event.event !== 'start' && event.event !== 'stop') continue;
+    last = event;
+    if (event.event === 'start' && isCount(event.root_pid) && isFiniteNumber(event.t)) root = { pid: event.root_pid, at: event.t };
+    // A stop event without a generation predates generations in events: it is the owner's if its pid is.
+    if (event.event === 'stop' && owner !== undefined && event.pid === owner.pid && (event.generation ?? generation) === generation) stopped = true;
+  }
+  return { generation, owner, alive, stopped, last, root };
+}
+
+const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
 
 /**
  * The session's sampler while it still samples: the live owner of the highest lock generation in
  * `dir` that has written no `stop` event yet (a hook still spawning it counts: the sampler is on
  * its way). `undefined` when none runs: no lock, its owner gone (a killed sampler writes nothing
  * more), or its `stop` written. The calling process itself never counts (a `wrap` whose spawn
- * failed left its own pid in the lock). Reads one small lock file, one `/proc/<pid>/stat` and,
- * only while the owner lives, `sampler.jsonl`.
+ * failed left its own pid in the lock). One {@link readSamplerStatus}.
  */
 export function liveSampler(dir: string): LockOwner | undefined {
-  const generation = highestGeneration(dir);
-  if (generation === 0) return undefined;
-  const owner = readLockOwner(dir, generation);
-  if (!owner || owner.pid === process.pid || !isAlive(owner)) return undefined;
-  const stopped = readSamplerEvents(dir).some((e) => e.event === 'stop' && e.pid === owner.pid && (e.generation ?? generation) === generation);
-  return stopped ? undefined : owner;
+  const status = readSamplerStatus(dir);
+  if (!status.owner || status.owner.pid === process.pid || !status.alive || status.stopped) return undefined;
+  return status.owner;
 }
 
 /** How a wait for a session's sampler ended: it `stopped` (its last samples and `stop` event written), `none` ran, or it still ran at the `timeout`. */
