@@ -38,7 +38,7 @@ describe("a Hermes multi-file patch under cordon's live envelope", () => {
     expect(out.exitCode).toBe(0);
     const reply = JSON.parse(out.stdout);
     expect(reply.decision).toBe('block');
-    expect(reply.reason).toContain("Cordon's live envelope refused this write");
+    expect(reply.reason).toContain("cordon's live envelope refused this write");
     expect(reply.reason).toContain('path outside policy: docs/notes.md (matches no allow glob)');
     expect(reply.reason).not.toContain('src/app.py');
     expect(existsSync(join(repo, 'docs/notes.md'))).toBe(false);

@@ -72,7 +72,7 @@ describe('cordon run with the real Claude Code: reference scenarios (the BEKO221
     expect(prompt).toContain('- Change only paths matching: src/**');
     expect(prompt).toContain('changed files <= 25; added lines <= 2000; deleted lines <= 1000; working bytes <= 2097152');
     expect(prompt).toContain('- Do not commit.');
-    expect(prompt).toContain('Cordon inspects the working tree itself and runs these verifiers');
+    expect(prompt).toContain('cordon inspects the working tree itself and runs these verifiers');
     expect(prompt).toContain('Attempt: 1 of 3');
     expect(prompt).not.toContain('Recovery context');
   });
@@ -255,7 +255,7 @@ describe('cordon run with the real Claude Code: signals, the lock and stale runs
     expect(check.exitCode).toBe(2);
     const refusal = json(check).error;
     expect(refusal.code).toBe('CORDON_LOCK_HELD');
-    expect(refusal.message).toContain('another Cordon process owns this repository (run, pid');
+    expect(refusal.message).toContain('another cordon process owns this repository (run, pid');
     expect(refusal.message).toContain(`lock file ${join(s.repo, '.git/cordon.lock')}`);
     expect(existsSync(join(s.repo, '.cordon/cordon.lock'))).toBe(false);
     const status = await s.cordon(['status', '--json']);
@@ -299,7 +299,7 @@ describe('cordon run with the real Claude Code: signals, the lock and stale runs
     allowClaudeBash(s.session);
     const result = await s.cordon(['run', 'Tamper', '--allow', 'src/**', '--json']);
     expect(result.exitCode, result.stderr).toBe(2);
-    const excludeChanged = `${realpathSync(s.repo)}/.git/info/exclude changed after Cordon was armed; restore the content it had then (kept in .cordon/snapshot.json as git.info_exclude), or run \`cordon reset\` and arm again`;
+    const excludeChanged = `${realpathSync(s.repo)}/.git/info/exclude changed after cordon was armed; restore the content it had then (kept in .cordon/snapshot.json as git.info_exclude), or run \`cordon reset\` and arm again`;
     expect(json(result).error).toMatchObject({ code: 'CORDON_BAD_STATE', message: excludeChanged });
     expect(readFileSync(join(s.repo, '.git/info/exclude'), 'utf8')).toContain('/sneaky/');
     const state = readState(s.repo);
@@ -343,13 +343,13 @@ describe('cordon run / resume with the real Claude Code: refusals (R1, R3, R5, R
     expect(json(manual).error.message).toMatch(/^manual envelopes cannot be resumed/);
     const armed = await s.cordon(['run', 'again', '--allow', 'src/**', '--json']);
     expect(armed.exitCode).toBe(2);
-    expect(json(armed).error.message).toMatch(/^Cordon is already armed/);
+    expect(json(armed).error.message).toMatch(/^cordon is already armed/);
     expect(s.server.requestCount).toBe(0);
     expect((await s.cordon(['reset'])).exitCode).toBe(0);
     expect((await s.cordon(['run', 'Change the app', '--allow', 'src/**'])).exitCode).toBe(0);
     const accepted = await s.cordon(['resume', '--json']);
     expect(accepted.exitCode).toBe(2);
-    expect(json(accepted).error.message).toBe('Cordon envelope is already accepted');
+    expect(json(accepted).error.message).toBe('the cordon envelope is already accepted');
   });
 
   it('R6: resume refuses when the partial changes already break the policy, and records rejected', async () => {
@@ -359,7 +359,7 @@ describe('cordon run / resume with the real Claude Code: refusals (R1, R3, R5, R
     const server2 = await nextServer(s, [step.text('unused')]);
     const resumed = await s.cordon(['resume', '--json']);
     expect(resumed.exitCode).toBe(2);
-    expect(json(resumed).error).toMatchObject({ code: 'CORDON_BAD_STATE', message: expect.stringMatching(/^current partial changes violate the Cordon envelope; refusing to resume: path outside policy: README\.md\b/) });
+    expect(json(resumed).error).toMatchObject({ code: 'CORDON_BAD_STATE', message: expect.stringMatching(/^current partial changes violate the cordon envelope; refusing to resume: path outside policy: README\.md\b/) });
     expect(server2.requestCount).toBe(0);
     const state = readState(s.repo);
     expect(state).toMatchObject({ phase: 'rejected', attempt: 1, last_error: expect.stringMatching(/^path outside policy: README\.md\b/) });

@@ -61,7 +61,7 @@ describe.each(CASES)('cordon run --agent $agent (the real agent)', (c) => {
     // The preflight refuses while README.md is still changed; put it back and resume.
     const refused = await s.cordon(['resume', '--json']);
     expect(refused.exitCode).toBe(2);
-    expect(json(refused).error.message).toMatch(/^current partial changes violate the Cordon envelope/);
+    expect(json(refused).error.message).toMatch(/^current partial changes violate the cordon envelope/);
     writeFileSync(join(s.repo, 'README.md'), '# demo\n');
     const server2 = held.server(await c.start({ workdir: s.repo, steps: [step.text('Nothing more to do.')] }));
     s.useServer(server2);

@@ -32,7 +32,7 @@ const CASES: readonly Case[] = [
 const OUTSIDE = join('docs', 'notes.md');
 const INSIDE = join('src', 'app.py');
 const STEPS = [step.write(OUTSIDE, 'out of bounds\n'), step.write(INSIDE, 'print("bye")\n'), step.text('Done.')];
-const REFUSAL = "Cordon's live envelope refused this write (nothing was written): ";
+const REFUSAL = "cordon's live envelope refused this write (nothing was written): ";
 
 async function scene(c: Case): Promise<Scene & { server: Server }> {
   const made = makeRepoSandbox(`cordon-live-${c.agent}-`);

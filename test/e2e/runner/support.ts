@@ -102,7 +102,7 @@ export function promptsSeen(server: FakeModelServer): string[] {
   const found = new Set<string>();
   const walk = (value: unknown): void => {
     if (typeof value === 'string') {
-      if (value.includes('Cordon change envelope')) found.add(value);
+      if (value.includes('cordon change envelope')) found.add(value);
     } else if (Array.isArray(value)) value.forEach(walk);
     else if (value && typeof value === 'object') Object.values(value).forEach(walk);
   };

@@ -99,7 +99,7 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
       const tools = printVerifierTools(loc.root, request.settings.verify.commands, compilePathRules(policy).ignoredAllowed);
       if (Object.keys(tools).length > 0) Object.assign(ignored, { verifier_tools: tools });
     }
-    if (shown.length > 0) throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before Cordon is armed (commit or stash first): ${nameSome(shown)}`);
+    if (shown.length > 0) throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before cordon arms an envelope (commit or stash first): ${nameSome(shown)}`);
     if (index.hidden.length > 0) {
       throw new CordonError(ERROR_CODES.REPO_ERROR, `tracked paths are hidden from the audit by git index flags: ${nameSome(index.hidden.map(displayPath))}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``, { details: { paths: index.hidden } });
     }

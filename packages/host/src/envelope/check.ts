@@ -121,7 +121,7 @@ export function persistVerdict<T>(loc: Pick<RepoLocation, 'root'>, audit: AuditR
     const why = (error as Error).message;
     throw new CordonError(
       ERROR_CODES.STATE_WRITE,
-      `the audit ran (verdict: ${verdict}) but Cordon could not save it in ${dir}: ${why}. The envelope keeps its previous state; make ${dir} writable (or free space) and run \`cordon check\` again`,
+      `the audit ran (verdict: ${verdict}) but cordon could not save it in ${dir}: ${why}. The envelope keeps its previous state; make ${dir} writable (or free space) and run \`cordon check\` again`,
       { cause: error, details: { dir, verdict: audit.passed ? 'accepted' : 'rejected', audit } },
     );
   }

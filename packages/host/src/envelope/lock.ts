@@ -248,13 +248,13 @@ function held(path: string, holder: LockState): CordonError {
   if (holder.kind === 'unreadable') {
     return new CordonError(
       ERROR_CODES.LOCK_HELD,
-      `the lock file ${path} cannot be used: ${holder.reason}. Cordon did not touch it; if no cordon process works in this repository, remove it (rm ${JSON.stringify(path)}) and try again`,
+      `the lock file ${path} cannot be used: ${holder.reason}. cordon did not touch it; if no cordon process works in this repository, remove it (rm ${JSON.stringify(path)}) and try again`,
       { details: { lock: path, holder: null, problem: holder.reason } },
     );
   }
   const record = holder.kind === 'record' ? holder.record : undefined;
   const who = record ? ` (${record.command}, pid ${record.pid} on ${record.host}, since ${record.since})` : '';
-  return new CordonError(ERROR_CODES.LOCK_HELD, `another Cordon process owns this repository${who}; lock file ${path}`, { details: { lock: path, holder: record } });
+  return new CordonError(ERROR_CODES.LOCK_HELD, `another cordon process owns this repository${who}; lock file ${path}`, { details: { lock: path, holder: record } });
 }
 
 /**

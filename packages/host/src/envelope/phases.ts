@@ -39,7 +39,7 @@ export function phaseAfterCheck(passed: boolean): Phase {
  * envelope is done; the attempt ceiling holds (`attempt >= max_attempts`).
  */
 export function attemptRefusal(state: PhaseState): string | undefined {
-  if (state.phase === 'accepted') return 'Cordon envelope is already accepted';
+  if (state.phase === 'accepted') return 'the cordon envelope is already accepted';
   if (state.attempt >= state.max_attempts) return `attempt limit reached (${state.max_attempts})`;
   return undefined;
 }

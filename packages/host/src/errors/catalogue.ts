@@ -26,8 +26,8 @@ export const ERROR_CODES = Object.freeze({
   /** The on-disk state is missing, corrupt or of another version. Exit 2. */
   BAD_STATE: 'CORDON_BAD_STATE',
   /**
-   * The state directory (`.cordon/`) is not Cordon's: a link, a file, tracked by git, or holding
-   * files Cordon does not write. Cordon neither uses nor removes it. Exit 2.
+   * The state directory (`.cordon/`) is not cordon's: a link, a file, tracked by git, or holding
+   * files cordon does not write. cordon neither uses nor removes it. Exit 2.
    */
   STATE_FOREIGN: 'CORDON_STATE_FOREIGN',
   /**

@@ -60,7 +60,7 @@ export async function oversizedLiveDecision(dialect: Dialect, event: NativeToolB
     log.warn('live envelope refused an oversized write whose files could not be determined', { agent: dialect.name, tool: event.toolName, bytes: oversized.bytes });
     return {
       kind: 'deny',
-      reason: `Cordon's live envelope refused this write (nothing was written): the call's input is ${oversized.bytes} bytes, over the hook's size limit, and the files it writes could not be determined from it. Write the change in smaller calls.`,
+      reason: `cordon's live envelope refused this write (nothing was written): the call's input is ${oversized.bytes} bytes, over the hook's size limit, and the files it writes could not be determined from it. Write the change in smaller calls.`,
       by: LIVE_ENVELOPE_BY,
     };
   } catch (error) {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { makeRepo } from '../../../../test/support/git.js';
 import { closestName } from '../../src/util/closest-name.js';
@@ -25,6 +26,36 @@ describe('closestName', () => {
     expect(closestName('ojsn', ['json', 'repo'])).toBeUndefined();
     expect(closestName('zzzzzz', ['check', 'arm'])).toBeUndefined();
     expect(closestName('x', [])).toBeUndefined();
+  });
+});
+
+/** Every `.ts` file under `dir`, recursively. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
+    .map((e) => join(e.parentPath, e.name));
+}
+
+/** The text of every string and template literal in a TypeScript file (comments left out). */
+function literalsOf(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) found.push(node.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('the product name', () => {
+  it('is written as the command, `cordon`, in every message, help text and prompt of the host and the plugins', () => {
+    const dirs = [join(REPO_ROOT, 'packages/host/src'), join(REPO_ROOT, 'packages/plugin-api/src'), ...readdirSync(join(REPO_ROOT, 'plugins')).map((p) => join(REPO_ROOT, 'plugins', p, 'src'))];
+    const capitalised = dirs
+      .flatMap((dir) => sourceFiles(dir).flatMap((file) => literalsOf(file).map((text) => ({ file: file.slice(REPO_ROOT.length + 1), text }))))
+      // Older versions wrote this marker into stored verifier evidence, which is still read.
+      .filter(({ text }) => /\bCordon\b(?![\w$])/.test(text) && !/truncated by Cordon/.test(text));
+    expect(capitalised).toEqual([]);
   });
 });
 

@@ -307,12 +307,12 @@ describe('probe-derived cases (the BEKO2210/SkillQuarry cordon)', () => {
     write(dir, { 'src/app.py': 'changed\n', 'src/staged.py': 's\n' });
     git(dir, 'add', 'src/staged.py');
     await expect(armWith(dir, { allow: ['src/**'] })).rejects.toThrow(
-      'working tree must be clean before Cordon is armed (commit or stash first): src/app.py (modified), src/staged.py (added, staged), notes.txt (untracked)',
+      'working tree must be clean before cordon arms an envelope (commit or stash first): src/app.py (modified), src/staged.py (added, staged), notes.txt (untracked)',
     );
     // A name a terminal would not show as itself is quoted once, its characters escaped once.
     write(dir, { 'odd\nname': 'x\n', '\ufeffbom.txt': 'x\n' });
     await expect(armWith(dir, { allow: ['src/**'] })).rejects.toThrow(
-      'working tree must be clean before Cordon is armed (commit or stash first): src/app.py (modified), src/staged.py (added, staged), notes.txt (untracked), "odd\\nname" (untracked), "\\ufeffbom.txt" (untracked)',
+      'working tree must be clean before cordon arms an envelope (commit or stash first): src/app.py (modified), src/staged.py (added, staged), notes.txt (untracked), "odd\\nname" (untracked), "\\ufeffbom.txt" (untracked)',
     );
     unlinkSync(join(dir, 'odd\nname'));
     unlinkSync(join(dir, '\ufeffbom.txt'));

@@ -317,7 +317,7 @@ describe('cordon arm / check / status / reset', () => {
     for (const cmd of ['check', 'reset']) {
       const r = await cordon([cmd], repo);
       expect(r.exitCode).toBe(2);
-      expect(r.stderr).toMatch(/another Cordon process owns this repository/);
+      expect(r.stderr).toMatch(/another cordon process owns this repository/);
     }
   });
 
@@ -331,7 +331,7 @@ describe('cordon arm / check / status / reset', () => {
       const r = await cordon([cmd, '--json'], repo);
       expect(r.exitCode).toBe(2);
       expect(JSON.parse(r.stdout).error.message).toBe(
-        `${realpathSync(repo)}/.git/info/exclude changed after Cordon was armed; restore the content it had then (kept in .cordon/snapshot.json as git.info_exclude), or run \`cordon reset\` and arm again`,
+        `${realpathSync(repo)}/.git/info/exclude changed after cordon was armed; restore the content it had then (kept in .cordon/snapshot.json as git.info_exclude), or run \`cordon reset\` and arm again`,
       );
     }
     // Both recoveries the message names work.

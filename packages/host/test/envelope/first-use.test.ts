@@ -117,7 +117,7 @@ describe('reset with a damaged index', () => {
     breakIndex(repo);
     const r = await cordon(['reset'], repo);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('holds "notes.txt", which Cordon does not write');
+    expect(r.stderr).toContain('holds "notes.txt", which cordon does not write');
     // Whether git tracks it is not known: both ways out are named.
     expect(r.stderr).toContain('`mv .cordon <another name>`, or `git mv .cordon <another name>` and commit if git tracks files in it');
     expect(readFileSync(join(repo, '.cordon/notes.txt'), 'utf8')).toBe('mine\n');

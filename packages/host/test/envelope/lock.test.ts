@@ -74,7 +74,7 @@ describe('repository lock (the BEKO2210/SkillQuarry cordon T4, R7)', () => {
   it('never takes over a lock from another host', async () => {
     const path = join(tempDir(), 'cordon.lock');
     writeFileSync(path, JSON.stringify({ pid: await deadPid(), host: 'elsewhere.invalid', start: null, nonce: 'remote', command: 'run', since: 'x' }));
-    expect(() => acquireLock(path, 'check')).toThrow(/another Cordon process owns this repository/);
+    expect(() => acquireLock(path, 'check')).toThrow(/another cordon process owns this repository/);
   });
 
   it('withLock releases after an error', async () => {

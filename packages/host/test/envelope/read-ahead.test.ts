@@ -29,7 +29,7 @@ describe('the envelope read ahead of the lock', () => {
     ahead = fresh();
     appendFileSync(loc.excludeFile, 'extra-rule\n');
     expect(currentReadAhead(ahead, loc)).toBeUndefined();
-    await expect(checkIn(dir)).rejects.toThrow(/changed after Cordon was armed/);
+    await expect(checkIn(dir)).rejects.toThrow(/changed after cordon was armed/);
   });
 
   it('is dropped for another location and absent when the guessed envelope cannot be read', async () => {

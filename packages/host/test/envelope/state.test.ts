@@ -109,7 +109,7 @@ describe('state files (the BEKO2210/SkillQuarry cordon H01–H04, H14, T1–T3)'
     await armWith(dir, { allow: ['src/**'] });
     writeFileSync(join(dir, '.git', 'info', 'exclude'), 'evil/\n', { flag: 'a' });
     const loc = await discoverRepo(dir);
-    expect(() => loadEnvelope(loc)).toThrow(/info\/exclude changed after Cordon was armed; restore the content it had then .* or run `cordon reset` and arm again$/);
+    expect(() => loadEnvelope(loc)).toThrow(/info\/exclude changed after cordon was armed; restore the content it had then .* or run `cordon reset` and arm again$/);
   });
 
   it('T1/T2: a missing file, non-object JSON, or a malformed stored audit are state errors', async () => {
@@ -128,7 +128,7 @@ describe('state files (the BEKO2210/SkillQuarry cordon H01–H04, H14, T1–T3)'
     expect(() => loadEnvelope(loc)).toThrow(/state is not valid JSON .*\(the envelope is damaged; run `cordon reset` and arm again\)$/);
     const { unlinkSync } = await import('node:fs');
     unlinkSync(env.paths.config);
-    expect(() => loadEnvelope(loc)).toThrow(/^Cordon config is missing from \.cordon\/ \(the envelope is damaged; run `cordon reset` and arm again\)$/);
+    expect(() => loadEnvelope(loc)).toThrow(/^the cordon config is missing from \.cordon\/ \(the envelope is damaged; run `cordon reset` and arm again\)$/);
   });
 
   it('T3: the schema and integrity matrix; an untouched envelope loads', async () => {

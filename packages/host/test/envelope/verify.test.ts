@@ -64,7 +64,7 @@ describe('verifiers (the BEKO2210/SkillQuarry cordon V6–V7)', () => {
     const [long] = await runVerifiers(spec(['node -e "process.stdout.write(\'y\'.repeat(20000))"'], { output_cap: 30_000 }), { cwd });
     expect(long!.passed).toBe(true);
     // The first and the last 8 KiB, the middle counted.
-    expect(long!.stdout).toBe(`${'y'.repeat(8192)}\n...[${20000 - 16384} bytes left out by Cordon]...\n${'y'.repeat(8192)}`);
+    expect(long!.stdout).toBe(`${'y'.repeat(8192)}\n...[${20000 - 16384} bytes left out by cordon]...\n${'y'.repeat(8192)}`);
     expect(long!.stdout.includes(TRUNCATION_MARKER)).toBe(false);
   });
 

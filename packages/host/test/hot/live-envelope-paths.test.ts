@@ -69,7 +69,7 @@ async function hook(payload: Record<string, unknown>): Promise<string | undefine
   if (result.stdout === '') return undefined;
   const out = JSON.parse(result.stdout);
   const reason: string = out.hookSpecificOutput?.permissionDecisionReason ?? out.reason;
-  expect(reason).toContain("Cordon's live envelope refused this write");
+  expect(reason).toContain("cordon's live envelope refused this write");
   return reason;
 }
 

@@ -54,7 +54,7 @@ describe.each(Object.keys(WRITES))('the live envelope answers %s', (agent) => {
     expect(outcome.exitCode).toBe(0);
     expect(outcome.decision).toMatchObject({ kind: 'deny', by: 'cordon:live-envelope' });
     const reason = REASON_OF[agent]!(JSON.parse(outcome.stdout));
-    expect(reason).toContain("Cordon's live envelope refused this write");
+    expect(reason).toContain("cordon's live envelope refused this write");
     expect(reason).toContain('path outside policy: README.md (matches no allow glob)');
     expect(reason).toContain('matching src/** (--allow)');
     expect(outcome.marker).toMatchObject({ event: 'tool_denied', decision: 'deny', decided_by: 'cordon:live-envelope' });

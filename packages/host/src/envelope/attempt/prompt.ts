@@ -19,7 +19,7 @@ export const VERIFIER_OUTPUT_CHARS = 2000;
 export function renderBrief(brief: AttemptBrief): string {
   const { limits } = brief;
   const lines = [
-    'You are working inside a Cordon change envelope: an audit of this Git repository that runs after you finish.',
+    'You are working inside a cordon change envelope: an audit of this Git repository that runs after you finish.',
     '',
     'Task:',
     brief.task,
@@ -32,7 +32,7 @@ export function renderBrief(brief: AttemptBrief): string {
       ? '- Commits are allowed; committed changes are audited exactly like uncommitted ones.'
       : '- Do not commit. Leave every change in the working tree; a moved HEAD is a violation.',
     '- Do not reset, clean, stash or check out over work, do not change Git configuration, ignore or attribute files, and do not touch .cordon/.',
-    `- When you stop, Cordon inspects the working tree itself${brief.verifiers.length ? ` and runs these verifiers: ${brief.verifiers.map((v) => `\`${v}\``).join(', ')}` : ''}. Saying the task is done proves nothing; only the audit decides.`,
+    `- When you stop, cordon inspects the working tree itself${brief.verifiers.length ? ` and runs these verifiers: ${brief.verifiers.map((v) => `\`${v}\``).join(', ')}` : ''}. Saying the task is done proves nothing; only the audit decides.`,
     '',
     `Attempt: ${brief.attempt} of ${brief.maxAttempts}`,
   ];

@@ -38,7 +38,7 @@ export function liveReason(refused: ReadonlyArray<Extract<WriteJudgement, { allo
   if (refused.length > NAMED) lines.push(`and ${refused.length - NAMED} more`);
   const deny = policy.deny.length > 0 ? `, except paths matching ${policy.deny.map(displayPath).join(', ')} (--deny)` : '';
   return [
-    `Cordon's live envelope refused this write (nothing was written): ${lines.join('; ')}.`,
+    `cordon's live envelope refused this write (nothing was written): ${lines.join('; ')}.`,
     `The envelope armed for this repository allows writing only repository paths matching ${policy.allow.map(displayPath).join(', ')} (--allow)${deny}; never inside .cordon/ or .git/, or outside the repository. Write inside the allowed paths instead.`,
   ].join(' ');
 }

@@ -66,7 +66,7 @@ export function readExclude(path: string, missingOk: boolean): Buffer | undefine
 function excludeError(path: string, target: string, verb: string, error: unknown): CordonError {
   const why = error instanceof UnsafeReadError ? error.message.slice(error.path.length + 2) : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
   const via = target !== path && target !== resolve(path) ? ` (a symbolic link to ${target})` : '';
-  return new CordonError(ERROR_CODES.REPO_ERROR, `cannot ${verb} ${path}${via}, where Cordon registers ${EXCLUDE_LINE}: ${why}`, { cause: error, details: { path, target } });
+  return new CordonError(ERROR_CODES.REPO_ERROR, `cannot ${verb} ${path}${via}, where cordon registers ${EXCLUDE_LINE}: ${why}`, { cause: error, details: { path, target } });
 }
 
 /** SHA-256 (hex) of `info/exclude` as {@link readExclude} reads it; a missing or unreadable file is a state error (the BEKO2210/SkillQuarry cordon H04). */

@@ -72,7 +72,7 @@ export async function stateDirOwner(dir: string, loc: RepoLocation, repoPath?: s
       // Removed meanwhile: nothing to protect.
     }
   }
-  if (strangers.length > 0) return { kind: 'foreign', reason: `it holds ${quote(strangers)}, which Cordon does not write`, ...known };
+  if (strangers.length > 0) return { kind: 'foreign', reason: `it holds ${quote(strangers)}, which cordon does not write`, ...known };
   return { kind: 'own' };
 }
 

@@ -121,7 +121,7 @@ export function isScratchName(name: string, inGitDir: boolean): boolean {
 
 /** The "already armed" refusal (the BEKO2210/SkillQuarry cordon step 2). */
 export function alreadyArmed(): CordonError {
-  return new CordonError(ERROR_CODES.BAD_STATE, 'Cordon is already armed; run `cordon reset` to discard the envelope first');
+  return new CordonError(ERROR_CODES.BAD_STATE, 'cordon is already armed; run `cordon reset` to discard the envelope first');
 }
 
 /**
@@ -157,7 +157,7 @@ export function loadEnvelope(loc: RepoLocation): Envelope {
   const excludeId = known.identify(loc.excludeFile);
   if (!known.matches(excludeId, state.exclude_sha256, () => hashFile(loc.excludeFile))) {
     throw badState(
-      `${loc.excludeFile} changed after Cordon was armed; restore the content it had then (kept in .cordon/snapshot.json as git.info_exclude), or run \`cordon reset\` and arm again`,
+      `${loc.excludeFile} changed after cordon was armed; restore the content it had then (kept in .cordon/snapshot.json as git.info_exclude), or run \`cordon reset\` and arm again`,
     );
   }
   known.save();
@@ -236,15 +236,15 @@ export function readJson(path: string, what: string): unknown {
     text = readRegularFile(path, { maxBytes: STATE_MAX_BYTES }).toString('utf8');
   } catch (error) {
     if (error instanceof UnsafeReadError && error.reason === 'missing') {
-      throw damaged(`Cordon ${what} is missing from .cordon/`);
+      throw damaged(`the cordon ${what} is missing from .cordon/`);
     }
     const code = (error as NodeJS.ErrnoException).code;
     const why = error instanceof UnsafeReadError ? error.message : `${path}: ${code ?? (error as Error).message}`;
     // Permissions are not damage: another user (root) may have written the file, or .cordon/ lost its modes.
     if (code === 'EACCES' || code === 'EPERM' || /\bEACCES\b|\bEPERM\b/.test(why)) {
-      throw badState(`cannot read Cordon ${what}: ${why} (permission denied: check the owner and mode of .cordon/ and its files; cordon writes them 0600 for the user who armed)`);
+      throw badState(`cannot read the cordon ${what}: ${why} (permission denied: check the owner and mode of .cordon/ and its files; cordon writes them 0600 for the user who armed)`);
     }
-    throw damaged(`cannot read Cordon ${what}: ${why}`);
+    throw damaged(`cannot read the cordon ${what}: ${why}`);
   }
   try {
     return JSON.parse(text);
@@ -274,7 +274,7 @@ export function foreignNames(dir: string): string[] | undefined {
  * tracks something, both when that is not known (`check` and `status` do not ask git).
  */
 export function foreignState(root: string, reason: string | readonly string[], tracked?: boolean): CordonError {
-  const why = typeof reason === 'string' ? reason : `it holds ${reason.slice(0, 5).map((n) => JSON.stringify(n)).join(', ')}${reason.length > 5 ? ` and ${reason.length - 5} more` : ''}, which Cordon does not write`;
+  const why = typeof reason === 'string' ? reason : `it holds ${reason.slice(0, 5).map((n) => JSON.stringify(n)).join(', ')}${reason.length > 5 ? ` and ${reason.length - 5} more` : ''}, which cordon does not write`;
   // `git mv` refuses an untracked directory, and plain `mv` of a tracked one leaves git a deletion to commit.
   const rename =
     tracked === true
@@ -284,7 +284,7 @@ export function foreignState(root: string, reason: string | readonly string[], t
         : `\`mv ${CORDON_DIR} <another name>\`, or \`git mv ${CORDON_DIR} <another name>\` and commit if git tracks files in it`;
   return new CordonError(
     ERROR_CODES.STATE_FOREIGN,
-    `${join(root, CORDON_DIR)} is not Cordon's state directory: ${why}. Cordon keeps an envelope in ${CORDON_DIR}/ at the work-tree root and never deletes or overwrites files it did not write, so it left that directory as it is; to use Cordon in this work tree, rename the directory (e.g. ${rename})`,
+    `${join(root, CORDON_DIR)} is not cordon's state directory: ${why}. cordon keeps an envelope in ${CORDON_DIR}/ at the work-tree root and never deletes or overwrites files it did not write, so it left that directory as it is; to use cordon in this work tree, rename the directory (e.g. ${rename})`,
     { details: { dir: join(root, CORDON_DIR), reason: why, ...(tracked === undefined ? {} : { tracked }) } },
   );
 }

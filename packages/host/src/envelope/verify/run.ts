@@ -10,8 +10,11 @@ export const EVIDENCE_BYTES = 16 * 1024;
 export const EVIDENCE_HALF = EVIDENCE_BYTES / 2;
 /** Appended to evidence that was cut, by older cordon versions (records of that time still hold it). */
 export const TRUNCATION_MARKER = '\n...[truncated by Cordon]';
-/** Where the middle of a longer stream was left out: `\n...[N bytes left out by Cordon]...\n`. */
-export const OMISSION_MARKER = /\n\.\.\.\[(\d+) bytes left out by Cordon\]\.\.\.\n/;
+/**
+ * Where the middle of a longer stream was left out: `\n...[N bytes left out by cordon]...\n`
+ * (`by Cordon` in records of older versions, still read).
+ */
+export const OMISSION_MARKER = /\n\.\.\.\[(\d+) bytes left out by [Cc]ordon\]\.\.\.\n/;
 
 /** Evidence of one verifier run (a field of the audit object, snake_case like the rest). */
 export interface VerifierResult {
@@ -125,5 +128,5 @@ function evidence(head: Buffer, tail: Buffer, total: number): string {
   const first = cutUtf8Bytes(head, EVIDENCE_HALF);
   const last = cutUtf8BytesEnd(tail, EVIDENCE_HALF);
   const left = total - Buffer.byteLength(first, 'utf8') - Buffer.byteLength(last, 'utf8');
-  return `${first}\n...[${Math.max(0, left)} bytes left out by Cordon]...\n${last}`;
+  return `${first}\n...[${Math.max(0, left)} bytes left out by cordon]...\n${last}`;
 }

@@ -68,7 +68,7 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     row({
       id: 'tool-share', quantity: 'tool execution share of active time', paper_section: '§3.2, Fig. 1b', paper_figure: 'mean 36.4 % (GLM) – 42.5 % (Haiku)', band: [0.364, 0.425], unit: 'fraction',
       measured: p.execution.mean_paper_tool_fraction, basis: p.n_calls, sample_count: `${plural(p.n_calls, 'call')} in ${plural(p.n_sessions, 'session')}`,
-      definition: 'paper: per session Σ call durations / active time (first to last event), mean over sessions; Cordon\'s union of windows over the sampled span is in the execution table', note: NO_INIT,
+      definition: 'paper: per session Σ call durations / active time (first to last event), mean over sessions; cordon\'s union of windows over the sampled span is in the execution table', note: NO_INIT,
     }),
     row({
       id: 'baseline', quantity: 'framework baseline memory', paper_section: '§3.3, Fig. 4b', paper_figure: '~185 MB (Haiku 183, GLM 188); band ±20 %', band: [148, 222], unit: 'MiB',
@@ -85,7 +85,7 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     }),
     row({
       id: 'test-share', quantity: 'test share of shell time', paper_section: '§3.2, Fig. 2b', paper_figure: '43.7 % (GLM) – 72.9 % (Haiku)', band: [0.437, 0.729], unit: 'fraction',
-      measured: testShare, basis: p.tools.categories.reduce((a, c) => a + c.n, 0), sample_count: plural(p.tools.categories.reduce((a, c) => a + c.n, 0), 'shell call'), definition: 'Σ durations of shell calls the rule table puts in "test" / Σ shell durations, pooled', note: 'categories come from Cordon\'s rule table (overridable with --rules), not the paper\'s',
+      measured: testShare, basis: p.tools.categories.reduce((a, c) => a + c.n, 0), sample_count: plural(p.tools.categories.reduce((a, c) => a + c.n, 0), 'shell call'), definition: 'Σ durations of shell calls the rule table puts in "test" / Σ shell durations, pooled', note: 'categories come from cordon\'s rule table (overridable with --rules), not the paper\'s',
     }),
     row({
       id: 'retry-sessions', quantity: 'sessions with retry loops', paper_section: '§3.3', paper_figure: '85 % (Haiku, 28/33) – 97 % (GLM, 108/111) of tasks', band: [0.85, 0.97], unit: 'fraction',

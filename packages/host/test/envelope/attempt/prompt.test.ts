@@ -19,7 +19,7 @@ describe('the attempt prompt (the BEKO2210/SkillQuarry cordon, our wording)', ()
   it('states everything, in order, exactly', () => {
     expect(renderBrief(brief)).toBe(
       [
-        'You are working inside a Cordon change envelope: an audit of this Git repository that runs after you finish.',
+        'You are working inside a cordon change envelope: an audit of this Git repository that runs after you finish.',
         '',
         'Task:',
         'Make src/app.py print bye',
@@ -30,7 +30,7 @@ describe('the attempt prompt (the BEKO2210/SkillQuarry cordon, our wording)', ()
         '- Budgets, inclusive: changed files <= 3; added lines <= 4; deleted lines <= 5; working bytes <= 6 (the summed size of every changed file); binary files <= 7.',
         '- Do not commit. Leave every change in the working tree; a moved HEAD is a violation.',
         '- Do not reset, clean, stash or check out over work, do not change Git configuration, ignore or attribute files, and do not touch .cordon/.',
-        '- When you stop, Cordon inspects the working tree itself and runs these verifiers: `npm test`, `python -m pytest -q`. Saying the task is done proves nothing; only the audit decides.',
+        '- When you stop, cordon inspects the working tree itself and runs these verifiers: `npm test`, `python -m pytest -q`. Saying the task is done proves nothing; only the audit decides.',
         '',
         'Attempt: 1 of 3',
         '',
@@ -43,7 +43,7 @@ describe('the attempt prompt (the BEKO2210/SkillQuarry cordon, our wording)', ()
     expect(text).toContain('- Commits are allowed; committed changes are audited exactly like uncommitted ones.');
     expect(text).not.toContain('Do not commit');
     expect(text).toContain('- Never change paths matching: (none)');
-    expect(text).toContain('- When you stop, Cordon inspects the working tree itself. Saying the task is done proves nothing');
+    expect(text).toContain('- When you stop, cordon inspects the working tree itself. Saying the task is done proves nothing');
   });
 
   it('a multi-line task is kept verbatim', () => {

@@ -48,7 +48,7 @@ describe('a .cordon/ that is not cordon\'s', () => {
     writeFileSync(join(dir, '.cordon/notes.txt'), 'committed notes\nplus an edit\n');
     const before = contents(dir);
     const armMessage = await refusedForeign(() => armWith(dir, { allow: ['src/**'] }));
-    expect(armMessage).toContain(`${join(dir, '.cordon')} is not Cordon's state directory: git tracks ".cordon/notes.txt"`);
+    expect(armMessage).toContain(`${join(dir, '.cordon')} is not cordon's state directory: git tracks ".cordon/notes.txt"`);
     expect(armMessage).toContain('rename the directory');
     const resetMessage = await refusedForeign(() => reset(dir));
     expect(resetMessage).toContain('git tracks ".cordon/notes.txt"');
@@ -68,7 +68,7 @@ describe('a .cordon/ that is not cordon\'s', () => {
     const outside = tempDir('outside');
     writeFileSync(join(outside, 'precious.txt'), 'keep me\n');
     const cases: Array<[string, (dir: string) => void, RegExp]> = [
-      ['ignored notes', (d) => write(d, { '.cordon/notes.txt': 'mine\n' }), /holds "notes.txt", which Cordon does not write/],
+      ['ignored notes', (d) => write(d, { '.cordon/notes.txt': 'mine\n' }), /holds "notes.txt", which cordon does not write/],
       ['link to a directory', (d) => symlinkSync(outside, join(d, '.cordon')), /it is a symbolic link, not a directory/],
       ['regular file', (d) => writeFileSync(join(d, '.cordon'), 'a file\n'), /not a directory/],
       ['state.json is a directory', (d) => mkdirSync(join(d, '.cordon/state.json'), { recursive: true }), /"state.json \(a directory\)"/],

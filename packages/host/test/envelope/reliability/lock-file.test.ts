@@ -78,7 +78,7 @@ describe('an unreadable .git/cordon.lock', () => {
     try {
       const text = JSON.stringify({ pid: child.pid, host: hostname(), start: processStart(child.pid!), nonce: 'other', command: 'run', since: 'now' });
       writeFileSync(path, text);
-      expect(() => acquireLock(path, 'check')).toThrow(/another Cordon process owns this repository \(run, pid/);
+      expect(() => acquireLock(path, 'check')).toThrow(/another cordon process owns this repository \(run, pid/);
       expect(readFileSync(path, 'utf8')).toBe(text);
     } finally {
       child.kill('SIGKILL');

@@ -65,7 +65,7 @@ describe.skipIf(!HAVE_STRACE)('an error persisting the verdict', () => {
     const r = await cordonInjected('rename:error=EROFS', ['check'], { cwd: repo, env: sandbox.env });
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr.replace(/\s+/g, ' ')).toMatch(/Error: the audit ran \(verdict: accepted\) but Cordon could not save it in .*EROFS.* Code: CORDON_STATE_WRITE/);
+    expect(r.stderr.replace(/\s+/g, ' ')).toMatch(/Error: the audit ran \(verdict: accepted\) but cordon could not save it in .*EROFS.* Code: CORDON_STATE_WRITE/);
   });
 });
 
