@@ -6,7 +6,7 @@ import { directoryGlobs, directoryGlobWarning } from '../envelope/policy/directo
 import { CordonCommand } from '../cli/cordon-command.js';
 import { attemptsFlag, liveFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
 import { arm } from '../envelope/arm.js';
-import { discoverRepo } from '../envelope/git/repo.js';
+import { discoverRepoOf } from '../envelope/git/repo.js';
 import { liveCoverage, liveCoverageText } from '../envelope/live/coverage.js';
 import { terminalText } from '../output/terminal.js';
 import { readPolicyFile, resolveSettings } from '../envelope/settings.js';
@@ -36,7 +36,7 @@ export default class Arm extends CordonCommand {
 
   async run(): Promise<ArmReport> {
     const { args, flags } = await this.parse(Arm);
-    const loc = await discoverRepo(flags.repo ?? process.cwd());
+    const loc = await discoverRepoOf(flags.repo);
     const settings = resolveSettings(readPolicyFile(loc.root), settingsFromFlags(flags));
     const envelope = await arm({ label: args.label, settings }, { repo: loc.root });
     const { config } = envelope;

@@ -5,7 +5,7 @@ import { nameSome, readIndexState } from './evidence/index-state.js';
 import { snapshotIgnored } from './evidence/untracked.js';
 import { printVerifierTools } from './evidence/verifier-tools.js';
 import { IgnoreOracle } from './git/ignore-oracle.js';
-import { discoverRepo, resolveCommit, type RepoLocation } from './git/repo.js';
+import { discoverRepoOf, resolveCommit, type RepoLocation } from './git/repo.js';
 import { git } from './git/run-git.js';
 import { createShadowGit, readGitRules } from './git/shadow.js';
 import { acquireLock, type LockHandle } from './lock.js';
@@ -59,7 +59,7 @@ export async function arm(request: ArmRequest, options: ArmOptions = {}): Promis
   const label = checkLabel(request.label);
   const mode = request.mode ?? 'manual';
   if (!/^[a-z][a-z0-9-]{0,63}$/.test(mode)) throw new CordonError(ERROR_CODES.BAD_INPUT, `invalid envelope mode ${JSON.stringify(mode)}`);
-  const loc = await discoverRepo(options.repo ?? process.cwd());
+  const loc = await discoverRepoOf(options.repo);
   const lock = options.lock ?? acquireLock(loc.lockFile, 'arm');
   try {
     return await armLocked(loc, label, mode, request, options.env ?? process.env);

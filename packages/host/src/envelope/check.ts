@@ -2,7 +2,7 @@ import { auditEnvelope, auditRange, type AuditHooksSource } from './audit/run-au
 import { startEarly, type EarlyStart } from './audit/start-git.js';
 import type { AuditRecord } from './audit/record.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { discoverRepo, discoverRepoAndHead, resolveCommit, type RepoLocation } from './git/repo.js';
+import { discoverRepoAndHead, discoverRepoOf, repoOptions, resolveCommit, type RepoLocation } from './git/repo.js';
 import { locateDirect } from './git/locate-direct.js';
 import { git } from './git/run-git.js';
 import { baseGitEnv } from './git/repo.js';
@@ -58,7 +58,7 @@ export async function check(options: CheckOptions = {}): Promise<CheckResult> {
     // The common layout is read from its files; for any other git locates the repository,
     // and the wait goes to work whose inputs are checked afterwards.
     const direct = early ? locateDirect(dir) : undefined;
-    const located = direct ? Promise.resolve(direct) : discoverRepoAndHead(dir);
+    const located = direct ? Promise.resolve(direct) : discoverRepoAndHead(dir, repoOptions(options.repo));
     located.catch(() => undefined);
     options.whileLocating?.();
     const ahead = early ? readEnvelopeAhead(early.loc) : undefined;
@@ -149,7 +149,7 @@ export interface RangeOptions {
  * verdict would be about a different tree than the one audited.
  */
 export async function checkRange(options: RangeOptions): Promise<AuditRecord> {
-  const loc = await discoverRepo(options.repo ?? process.cwd());
+  const loc = await discoverRepoOf(options.repo);
   const base = await resolveCommit(loc, options.base, `--base ${options.base}`);
   const head = await resolveCommit(loc, options.head ?? 'HEAD', `--head ${options.head ?? 'HEAD'}`);
   const file = await policyFileAt(loc, base);

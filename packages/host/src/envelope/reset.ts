@@ -1,4 +1,4 @@
-import { discoverRepo } from './git/repo.js';
+import { discoverRepoOf } from './git/repo.js';
 import { acquireLock, type LockHandle } from './lock.js';
 import { stateDirOwner } from './state/own-dir.js';
 import { finishInterrupted } from './state/recover.js';
@@ -14,8 +14,8 @@ import { CORDON_DIR, envelopePaths, foreignState, removeEnvelope } from './state
  * Throws `CORDON_STATE_FOREIGN` (exit 2, nothing touched) for a `.cordon/` that is not Cordon's,
  * `CORDON_LOCK_HELD` (exit 2) when another process holds the lock.
  */
-export async function reset(repo: string = process.cwd(), options: { lock?: LockHandle } = {}): Promise<{ removed: boolean; root: string }> {
-  const loc = await discoverRepo(repo);
+export async function reset(repo?: string, options: { lock?: LockHandle } = {}): Promise<{ removed: boolean; root: string }> {
+  const loc = await discoverRepoOf(repo);
   const lock = options.lock ?? acquireLock(loc.lockFile, 'reset');
   try {
     await finishInterrupted(loc);

@@ -1,4 +1,4 @@
-import { discoverRepo } from './git/repo.js';
+import { discoverRepoOf } from './git/repo.js';
 import type { Phase } from './phases.js';
 import type { AuditRecord } from './audit/record.js';
 import type { Limits } from './policy/policy.js';
@@ -46,8 +46,8 @@ export interface StatusReport {
  * damaged: `CORDON_LOCK_HELD`, exit 2.
  * Throws `CORDON_BAD_STATE` (exit 2) when nothing is armed or the state is corrupt.
  */
-export async function status(repo: string = process.cwd()): Promise<StatusReport> {
-  const loc = await discoverRepo(repo);
+export async function status(repo?: string): Promise<StatusReport> {
+  const loc = await discoverRepoOf(repo);
   let envelope: Envelope;
   try {
     envelope = loadEnvelope(loc);

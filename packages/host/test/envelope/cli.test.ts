@@ -184,14 +184,15 @@ describe('cordon arm / check / status / reset', () => {
     expect(existsSync(join(repo, '.cordon'))).toBe(false);
   });
 
-  it('outside a git work tree: exit 2 naming the directory and --repo', async () => {
+  it('outside a git work tree: exit 2 naming the directory and --repo; with --repo, naming the path as typed', async () => {
     const outside = realpathSync(sandbox.dir('notrepo'));
-    const runs: Array<[string[], string | undefined]> = [
-      [['status', '--repo', outside], undefined],
+    const runs: Array<[string[], string]> = [
       [['arm', 'x', '--allow', 'src/**'], outside],
       [['check'], outside],
       [['check', '--base', 'main'], outside],
+      [['status'], outside],
       [['reset'], outside],
+      [['resume'], outside],
     ];
     for (const [args, cwd] of runs) {
       const r = await cordon(args, cwd);
@@ -199,7 +200,22 @@ describe('cordon arm / check / status / reset', () => {
       expect(r.stderr.replace(/\s+/g, ' '), args.join(' ')).toContain(`${outside} is not inside a git work tree`);
       expect(r.stderr.replace(/\s+/g, ' '), args.join(' ')).toContain('; run cordon inside one, or name one with --repo DIR');
     }
-    const json = await cordon(['status', '--json', '--repo', outside]);
+    // Named with --repo (relative, with a character a terminal must not see raw): that path as
+    // typed, JSON-quoted and escaped, and no advice to use the flag the user just used.
+    sandbox.dir('odd\u001b[31mdir');
+    const typed = '../odd\u001b[31mdir';
+    const from = sandbox.dir('elsewhere');
+    const named = [['arm', 'x', '--allow', 'src/**'], ['check'], ['check', '--json'], ['check', '--base', 'main'], ['status'], ['status', '--json'], ['reset'], ['resume']];
+    for (const args of named) {
+      for (const repoArgs of [['--repo', typed], [`--repo=${typed}`]]) {
+        const r = await cordon([...args, ...repoArgs], from);
+        const message = args.includes('--json') ? JSON.parse(r.stdout).error.message : r.stderr.split('\n')[0]!.replace(/^ {4}Error: /, '');
+        expect({ args, exit: r.exitCode }).toEqual({ args, exit: 2 });
+        expect(message, args.join(' ')).toMatch(/^--repo "\.\.\/odd\\u001b\[31mdir" is not inside a git work tree \(git: fatal: not a git repository.*\)$/);
+        expect(r.stderr + r.stdout).not.toContain('\u001b');
+      }
+    }
+    const json = await cordon(['status', '--json'], outside);
     expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_REPO_ERROR', message: expect.stringMatching(/^\S+notrepo is not inside a git work tree \(git: fatal: not a git repository.*\); run cordon inside one, or name one with --repo DIR$/) });
   });
 

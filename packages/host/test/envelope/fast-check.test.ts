@@ -75,6 +75,13 @@ describe('cordon check: the fast route answers exactly as the oclif command', ()
     const outside = await bothRoutes(['check', '--json'], sandbox.dir('not-a-repo'));
     expect(outside.fast.exitCode).toBe(2);
     same(outside);
+    // Named with --repo: the path as typed, and no advice to use --repo (both routes, both forms).
+    sandbox.dir('not-a-repo');
+    const named = await bothRoutes(['check', '--repo', 'not-a-repo'], sandbox.root);
+    expect(named.fast.stderr.split('\n')[0]).toMatch(/^ {4}Error: --repo "not-a-repo" is not inside a git work tree \(git: fatal: not a git repository.*\)$/);
+    same(named);
+    same(await bothRoutes(['check', '--repo=not-a-repo', '--json'], sandbox.root));
+    same(await bothRoutes(['--repo', 'not-a-repo', 'check'], sandbox.root));
   });
 
   it("an installed plugin's audit tap runs on the fast route too, loaded through the plugin index", async () => {

@@ -73,6 +73,13 @@ describe('cordon status: the fast route answers exactly as the oclif command', (
     const outside = await bothRoutes(['status', '--json'], sandbox.dir('not-a-repo'));
     expect(outside.fast.exitCode).toBe(2);
     same(outside);
+    // Named with --repo: the path as typed, and no advice to use --repo (both routes, both forms).
+    sandbox.dir('not-a-repo');
+    const named = await bothRoutes(['status', '--repo', 'not-a-repo'], sandbox.root);
+    expect(named.fast.stderr.split('\n')[0]).toMatch(/^ {4}Error: --repo "not-a-repo" is not inside a git work tree \(git: fatal: not a git repository.*\)$/);
+    same(named);
+    same(await bothRoutes(['status', '--repo=not-a-repo', '--json'], sandbox.root));
+    same(await bothRoutes(['--repo', 'not-a-repo', 'status'], sandbox.root));
     expect((await runCordon(['arm', 'x', '--allow', '**'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
     writeFiles(repo, { '.cordon/state.json': '{"phase": "armed",' });
     const damaged = await bothRoutes(['status'], repo);

@@ -1,7 +1,7 @@
 import type { AgentRunner } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { auditEnvelope } from '../audit/run-audit.js';
-import { discoverRepo } from '../git/repo.js';
+import { discoverRepoOf } from '../git/repo.js';
 import { acquireLock } from '../lock.js';
 import { attemptRefusal } from '../phases.js';
 import { loadEnvelope, saveAuditAndState, saveState } from '../state/store.js';
@@ -34,7 +34,7 @@ export interface ResumeOptions extends AttemptOptions {
  * Resume is allowed from `armed`, `running`, `rejected`, `engine_error` and `interrupted`.
  */
 export async function resumeEnvelope(options: ResumeOptions): Promise<AttemptResult> {
-  const loc = await discoverRepo(options.repo ?? process.cwd());
+  const loc = await discoverRepoOf(options.repo);
   const lock = acquireLock(loc.lockFile, 'resume');
   const trap = new InterruptTrap();
   try {

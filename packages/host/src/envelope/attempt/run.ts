@@ -1,7 +1,7 @@
 import type { AgentRunner } from '@cordon/plugin-api';
 import { arm } from '../arm.js';
 import type { EnvelopeAuditInput } from '../audit/run-audit.js';
-import { discoverRepo } from '../git/repo.js';
+import { discoverRepoOf } from '../git/repo.js';
 import { acquireLock } from '../lock.js';
 import { checkLabel, readPolicyFile, resolveSettings, type SettingsInput } from '../settings.js';
 import { displayPath } from '../path-text.js';
@@ -52,7 +52,7 @@ export interface AttemptOptions {
 export async function runEnvelope(request: RunRequest, options: AttemptOptions = {}): Promise<AttemptResult> {
   const label = checkLabel(request.task);
   const settings = resolveRunnerSettings(request.runner, request.runnerInput ?? {});
-  const loc = await discoverRepo(options.repo ?? process.cwd());
+  const loc = await discoverRepoOf(options.repo);
   findAgentBinary(request.runner, settings.binary, loc.root, options.env);
   const envelopeSettings = resolveSettings(readPolicyFile(loc.root), request.settings);
   for (const found of directoryGlobs(envelopeSettings.policy, loc.root)) options.warn?.(directoryGlobWarning(found, displayPath));

@@ -48,16 +48,30 @@ export function baseGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.Process
   return out;
 }
 
-/** What to do about a directory outside any work tree: every command that looks for one takes `--repo`. */
+/** What to do about the current directory outside any work tree: every command that looks for one takes `--repo`. */
 const NAME_A_WORK_TREE = 'run cordon inside one, or name one with --repo DIR';
+
+/** Options of {@link discoverRepo}. */
+export interface DiscoverOptions {
+  readonly gitBinary?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /**
+   * The flag the user named `path` with (`--repo`): a refusal then names the flag and the path as
+   * typed (JSON-quoted, as every refused flag value is) and does not suggest the flag the user
+   * already gave. Without it `path` is where cordon runs and the refusal says to name one.
+   */
+  readonly flag?: string;
+}
 
 /**
  * Finds the repository containing `path` (any directory inside the work tree; the BEKO2210/SkillQuarry cordon
  * `--repo`). Uses the caller's global and system git config, as plain git would, but no `GIT_*`
- * environment. Throws `CORDON_REPO_ERROR` (exit 2) `<dir> is not inside a git work tree` (git's
- * message appended, then how to name one: `--repo`) when `path` is not inside a work tree, and `CORDON_BAD_INPUT` when `path` does not exist.
+ * environment. Throws `CORDON_REPO_ERROR` (exit 2) when `path` is not inside a work tree: `<dir>
+ * is not inside a git work tree` (git's message appended, then how to name one: `--repo`), or
+ * with `options.flag` `--repo "<path>" is not inside a git work tree` (git's message appended);
+ * and `CORDON_BAD_INPUT` when `path` does not exist.
  */
-export async function discoverRepo(path: string, options: { gitBinary?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RepoLocation> {
+export async function discoverRepo(path: string, options: DiscoverOptions = {}): Promise<RepoLocation> {
   return (await locate(path, options, false)).loc;
 }
 
@@ -66,12 +80,29 @@ export async function discoverRepo(path: string, options: { gitBinary?: string; 
  * for `check`). `head` is `undefined` when HEAD names no commit (unborn, or not a commit):
  * {@link resolveCommit} then says why. Throws as {@link discoverRepo}.
  */
-export async function discoverRepoAndHead(path: string, options: { gitBinary?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ loc: RepoLocation; head: string | undefined }> {
+export async function discoverRepoAndHead(path: string, options: DiscoverOptions = {}): Promise<{ loc: RepoLocation; head: string | undefined }> {
   return locate(path, options, true);
 }
 
-async function locate(path: string, options: { gitBinary?: string; env?: NodeJS.ProcessEnv }, withHead: boolean): Promise<{ loc: RepoLocation; head: string | undefined }> {
+/**
+ * {@link discoverRepo} of `repo` as the user gave it with `--repo`, else of the current
+ * directory: the one way an envelope command finds its repository, so that every one of them
+ * words a refusal alike.
+ */
+export async function discoverRepoOf(repo: string | undefined): Promise<RepoLocation> {
+  return discoverRepo(repo ?? process.cwd(), repoOptions(repo));
+}
+
+/** The {@link DiscoverOptions} for `--repo`'s value `repo`, or for the current directory when it is undefined. */
+export function repoOptions(repo: string | undefined): DiscoverOptions {
+  return repo === undefined ? {} : { flag: '--repo' };
+}
+
+async function locate(path: string, options: DiscoverOptions, withHead: boolean): Promise<{ loc: RepoLocation; head: string | undefined }> {
   const dir = resolve(requireDirectory('--repo', path));
+  // The path as the user named it, or the directory cordon runs in, and what to do about it.
+  const named = options.flag === undefined ? dir : `${options.flag} ${JSON.stringify(path)}`;
+  const remedy = options.flag === undefined ? `; ${NAME_A_WORK_TREE}` : '';
   const gitBinary = options.gitBinary ?? 'git';
   const inv: GitInvocation = { cwd: dir, env: baseGitEnv(options.env), gitBinary };
   const wanted = ['--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--git-path', 'objects', '--git-path', 'index', '--git-path', 'info/exclude', '--git-path', 'info/attributes', '--git-path', 'cordon.lock'];
@@ -84,17 +115,17 @@ async function locate(path: string, options: { gitBinary?: string; env?: NodeJS.
     const said = (error as Error).message;
     // git's own words for "no repository here" and "inside .git, not a work tree".
     if (/not a git repository|must be run in a work tree/i.test(said)) {
-      throw new CordonError(ERROR_CODES.REPO_ERROR, `${dir} is not inside a git work tree (git: ${said.replace(/^git rev-parse exited \d+: /, '').split('\n')[0]!.trim()}); ${NAME_A_WORK_TREE}`, { cause: error });
+      throw new CordonError(ERROR_CODES.REPO_ERROR, `${named} is not inside a git work tree (git: ${said.replace(/^git rev-parse exited \d+: /, '').split('\n')[0]!.trim()})${remedy}`, { cause: error });
     }
-    throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: ${said}`, { cause: error });
+    throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${named}: ${said}`, { cause: error });
   }
   const lines = stdout.toString('utf8').split('\n');
   if (lines.at(-1) === '') lines.pop();
   const head = withHead && exitCode === 0 ? lines.pop() : undefined;
-  if (head !== undefined && !OBJECT_ID.test(head)) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: unexpected git rev-parse output`);
-  if (lines.length !== 8) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${dir}: unexpected git rev-parse output (a path with a newline is not supported here)`);
+  if (head !== undefined && !OBJECT_ID.test(head)) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${named}: unexpected git rev-parse output`);
+  if (lines.length !== 8) throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot locate the repository of ${named}: unexpected git rev-parse output (a path with a newline is not supported here)`);
   const [top, gitDir, common, objects, index, exclude, attributes, lock] = lines as [string, string, string, string, string, string, string, string];
-  if (!top) throw new CordonError(ERROR_CODES.REPO_ERROR, `${dir} is not inside a git work tree; ${NAME_A_WORK_TREE}`);
+  if (!top) throw new CordonError(ERROR_CODES.REPO_ERROR, `${named} is not inside a git work tree${remedy}`);
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(dir, p));
   const real = (p: string) => {
     try {
