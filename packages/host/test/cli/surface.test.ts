@@ -179,16 +179,20 @@ describe('the command line', () => {
     expect(listed.find((p) => p.name === '@cordon/host')!.commands).toEqual(expect.arrayContaining(['plugins', 'plugins install']));
   });
 
-  it('a command whose USAGE line cordon writes names every flag its help lists (wrap --json)', async () => {
+  it('a USAGE line cordon writes or takes from oclif is typed as users type it and names every flag its help lists (wrap, plugins inspect --json)', async () => {
     linkPlugins(box.dataDir, ['aider', 'codex']);
-    for (const command of [['wrap'], ['control', 'run'], ['pcodx']]) {
+    const commands = [['wrap'], ['control', 'run'], ['pcodx'], ['plugins'], ['plugins', 'inspect'], ['plugins', 'install'], ['plugins', 'link'], ['plugins', 'uninstall'], ['plugins', 'reset'], ['plugins', 'update'], ['status']];
+    for (const command of commands) {
       const help = await runCordon([...command, '--help'], { env: box.env });
       expect(help.exitCode, help.stderr).toBe(0);
       const section = (name: string) => new RegExp(`^${name}\\n([\\s\\S]*?)(?:\\n\\n|$)`, 'm').exec(help.stdout)?.[1] ?? '';
       const usage = section('USAGE');
       expect(usage, command.join(' ')).toContain(`$ cordon ${command.join(' ')}`);
-      const flags = [...section('FLAGS').matchAll(/^ {2}(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]!);
-      for (const flag of flags) expect(usage, `${command.join(' ')}: ${flag}`).toContain(`[${flag}`);
+      // oclif's own spelling of an id (`plugins:inspect`) is not what users type.
+      expect(usage, command.join(' ')).not.toMatch(/cordon [\w-]+:[\w-]/);
+      // A flag with a short name may be listed by either name (oclif writes `[-h]`, cordon `[--json]`).
+      const flags = [...`${section('FLAGS')}\n${section('GLOBAL FLAGS')}`.matchAll(/^ {2}(?:(-\w), )? *(--(?:\[no-\])?[\w-]+)/gm)].map((m) => [m[1], m[2]!.replace('[no-]', '')] as const);
+      for (const [short, long] of flags) expect(usage, `${command.join(' ')}: ${long}`).toMatch(new RegExp(`[[|] ?(${short ? `${short}|` : ''}${long})\\b`));
     }
   });
 

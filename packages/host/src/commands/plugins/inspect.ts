@@ -22,6 +22,10 @@ const SGR = /\x1b\[[0-9;]*m/g;
  * inspection's error; that line is held back, so a failure prints cordon's error alone.
  */
 export default class PluginsInspect extends OclifInspect {
+  // oclif's class spells its usage with the command's id (`plugins:inspect PLUGIN...`) and no
+  // flags; without one, help writes it as every other command's: as typed, flags and --json listed.
+  static override usage: string | string[] | undefined = undefined;
+
   /** Set while the error of a failed inspection goes up through oclif's run, which marks it `failed`. */
   #failing = false;
 
