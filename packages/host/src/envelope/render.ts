@@ -15,6 +15,15 @@ export function acceptedWhere(audit: Pick<AuditRecord, 'mode'>): string {
 }
 
 /**
+ * What set the rules an audit applied, in the same words as {@link acceptedWhere}: `envelope`
+ * armed in the work tree, `policy` for a committed range; for the reports CI reads (SARIF rule
+ * texts, JUnit failure messages), so that they say what the text verdict says.
+ */
+export function auditedAgainst(audit: Pick<AuditRecord, 'mode'>): 'envelope' | 'policy' {
+  return audit.mode === 'envelope' ? 'envelope' : 'policy';
+}
+
+/**
  * Human output of `cordon check`: a one-line verdict, the metrics against their
  * limits, then one line per violation; a failed verifier's line is followed by the end of its
  * output, indented (see {@link outputTail}). Paths in violation messages are already display-safe;

@@ -49,6 +49,24 @@ describe('envelope messages', () => {
     expect(rejected.exitCode, rejected.stderr).toBe(3);
     expect(rejected.stdout).toContain('violation: .gitattributes changed; attributes decide how git counts changes, so they cannot change in the audited commits: .gitattributes');
     expect(rejected.stdout).not.toContain('envelope');
+    // The reports CI reads say the same: SARIF rule texts, JUnit's failure message, GitHub annotations.
+    const formats = ['--allow', '**', '--max-files', '1'];
+    const sarif = JSON.parse((await cordon(['check', '--base', base, ...formats, '--format', 'sarif'], repo)).stdout);
+    const texts = [...sarif.runs[0].tool.driver.rules.map((r: { shortDescription: { text: string } }) => r.shortDescription.text), ...sarif.runs[0].results.map((r: { message: { text: string } }) => r.message.text)];
+    expect(texts).toEqual(expect.arrayContaining(['More files changed than the policy allows', '.gitattributes changed in the audited commits']));
+    expect(texts.filter((t: string) => t.includes('envelope'))).toEqual([]);
+    const junit = (await cordon(['check', '--base', base, ...formats, '--format', 'junit'], repo)).stdout;
+    expect(junit).toContain('<failure message="2 policy violations"');
+    expect(junit).not.toMatch(/message="[^"]*envelope/);
+    const github = await cordon(['check', '--base', base, ...formats, '--format', 'github'], repo);
+    expect(github.exitCode).toBe(3);
+    expect(github.stdout).not.toContain('envelope');
+    // An armed envelope keeps its own words.
+    const armed = makeRepo(sandbox.dir('armed'), { 'src/a.txt': 'a\n', 'src/b.txt': 'b\n' }, sandbox.env);
+    expect((await cordon(['arm', 'x', '--allow', 'src/**', '--max-files', '1'], armed)).exitCode).toBe(0);
+    writeFiles(armed, { 'src/a.txt': 'A\n', 'src/b.txt': 'B\n' });
+    const inEnvelope = JSON.parse((await cordon(['check', '--format', 'sarif'], armed)).stdout);
+    expect(inEnvelope.runs[0].tool.driver.rules.map((r: { shortDescription: { text: string } }) => r.shortDescription.text)).toEqual(['More files changed than the envelope allows']);
   });
 
   it('check --base with verifiers from the base\'s .cordon.json does not offer to drop them', async () => {

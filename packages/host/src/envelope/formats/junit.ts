@@ -1,7 +1,7 @@
 import { wellFormed } from '@cordon/plugin-api';
 import type { AuditRecord } from '../audit/record.js';
 import { failureReason } from '../verify/run.js';
-import { outputTail } from '../render.js';
+import { auditedAgainst, outputTail } from '../render.js';
 
 /**
  * Text as XML 1.0 character data or attribute value: `&`, `<`, `>`, `"`, `'` become entities,
@@ -31,7 +31,10 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3);
  * (`exit 1`, `timeout`, …) and whose text is the end of its output ({@link outputTail}). When
  * the verifiers were skipped (the policy audit failed first) the suite has one skipped case.
  * A second suite `cordon envelope` has one case `policy`, failed with every violation that
- * is not a verifier's, so a rejected envelope shows as a failed test even without verifiers.
+ * is not a verifier's, so a rejected envelope shows as a failed test even without verifiers; its
+ * message counts `envelope violations`, or for a committed range `policy violations`, as the text
+ * verdict words the two (render.ts `auditedAgainst`). Suite, class and type names stay the same
+ * in both, so that a CI system's history of the case does not split.
  */
 export function renderJunit(audit: AuditRecord): string {
   const cases: string[] = [];
@@ -54,7 +57,7 @@ export function renderJunit(audit: AuditRecord): string {
   const totalMs = audit.verification.reduce((sum, v) => sum + v.duration_ms, 0);
   const policy = audit.violations.filter((v) => v.code !== 'verifier_failed');
   const policyCase = policy.length
-    ? `    <testcase classname="cordon.envelope" name="policy" time="0.000">\n      <failure message="${xmlText(`${policy.length} envelope violation${policy.length === 1 ? '' : 's'}`)}" type="envelope">${xmlText(policy.map((v) => `${v.code}: ${v.message}`).join('\n'))}</failure>\n    </testcase>`
+    ? `    <testcase classname="cordon.envelope" name="policy" time="0.000">\n      <failure message="${xmlText(`${policy.length} ${auditedAgainst(audit)} violation${policy.length === 1 ? '' : 's'}`)}" type="envelope">${xmlText(policy.map((v) => `${v.code}: ${v.message}`).join('\n'))}</failure>\n    </testcase>`
     : '    <testcase classname="cordon.envelope" name="policy" time="0.000"/>';
   const verifyTests = cases.length;
   return [

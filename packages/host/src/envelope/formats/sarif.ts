@@ -1,7 +1,7 @@
 import { wellFormed } from '@cordon/plugin-api';
 import type { AuditRecord } from '../audit/record.js';
 import { pathBytes } from '../path-text.js';
-import { outputTail } from '../render.js';
+import { auditedAgainst, outputTail } from '../render.js';
 import { pairFailedVerifiers } from './shared.js';
 
 /** The schema URI a SARIF 2.1.0 log names (OASIS SARIF 2.1.0, §3.13.3, as the SchemaStore copy). */
@@ -9,25 +9,46 @@ export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 
 /** Options of {@link renderSarif}. */
 export interface SarifOptions {
-  /** Cordon's version, for `tool.driver.version`. */
+  /** cordon's version, for `tool.driver.version`. */
   readonly toolVersion?: string;
 }
 
-/** Human text of the violation codes the host makes; others (plugins') get a generic one. */
-const RULE_TEXT: Readonly<Record<string, string>> = {
-  path_outside_policy: 'A changed path is outside the allowed globs or inside a denied one',
-  max_files_exceeded: 'More files changed than the envelope allows',
-  max_added_lines_exceeded: 'More lines added than the envelope allows',
-  max_deleted_lines_exceeded: 'More lines deleted than the envelope allows',
-  max_working_bytes_exceeded: 'The changed files are larger than the envelope allows',
-  max_binary_files_exceeded: 'More binary files changed than the envelope allows',
-  verifier_failed: 'A verifier command failed',
-  head_changed: 'HEAD moved although commits are not allowed',
-  attributes_changed: '.gitattributes changed inside the envelope',
-  submodule_changed: 'A submodule work tree changed',
-  unsupported_file_type: 'A changed path has a file type the envelope cannot audit',
-  index_flag_hidden: 'An index flag hides a change from git',
-};
+/**
+ * Human text of the violation codes the host makes, for an audit against `rules` (the armed
+ * `envelope`, or the `policy` of a committed range: render.ts `auditedAgainst`); others
+ * (plugins') get a generic one.
+ */
+function ruleText(code: string, rules: 'envelope' | 'policy'): string {
+  switch (code) {
+    case 'path_outside_policy':
+      return 'A changed path is outside the allowed globs or inside a denied one';
+    case 'max_files_exceeded':
+      return `More files changed than the ${rules} allows`;
+    case 'max_added_lines_exceeded':
+      return `More lines added than the ${rules} allows`;
+    case 'max_deleted_lines_exceeded':
+      return `More lines deleted than the ${rules} allows`;
+    case 'max_working_bytes_exceeded':
+      return `The changed files are larger than the ${rules} allows`;
+    case 'max_binary_files_exceeded':
+      return `More binary files changed than the ${rules} allows`;
+    case 'verifier_failed':
+      return 'A verifier command failed';
+    case 'head_changed':
+      return 'HEAD moved although commits are not allowed';
+    case 'attributes_changed':
+      // As the violation's own message says it (audit/run-audit.ts).
+      return rules === 'envelope' ? '.gitattributes changed inside the envelope' : '.gitattributes changed in the audited commits';
+    case 'submodule_changed':
+      return 'A submodule work tree changed';
+    case 'unsupported_file_type':
+      return 'A changed path has a file type cordon cannot audit';
+    case 'index_flag_hidden':
+      return 'An index flag hides a change from git';
+    default:
+      return `${rules === 'envelope' ? 'Envelope' : 'Policy'} violation ${code}`;
+  }
+}
 
 /**
  * A repository path as a relative URI reference (RFC 3986), for `artifactLocation.uri`: the
@@ -54,9 +75,10 @@ export function pathUri(path: string): string {
 export function renderSarif(audit: AuditRecord, options: SarifOptions = {}): object {
   const pairs = pairFailedVerifiers(audit);
   const ruleIds = [...new Set(pairs.map((p) => p.violation.code))];
+  const against = auditedAgainst(audit);
   const rules = ruleIds.map((id) => ({
     id,
-    shortDescription: { text: RULE_TEXT[id] ?? `Envelope violation ${id}` },
+    shortDescription: { text: ruleText(id, against) },
     defaultConfiguration: { level: 'error' },
   }));
   const results = pairs.map(({ violation, verifier }) => {
