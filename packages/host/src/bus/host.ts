@@ -36,7 +36,7 @@ export interface CollectedPlugin {
 export class CordonHost {
   /** The callable hooks (the host fires them; plugins only see facades). */
   readonly hooks: HookTable = createHookTable();
-  readonly dialects = new Registry<DialectEntry>('dialects', 'agent dialect');
+  readonly dialects = new Registry<DialectEntry>('dialects', 'agent');
   readonly runners = new Registry<RunnerEntry>('runners', 'headless agent runner');
   readonly samplers = new Registry<SamplerEntry>('samplers', 'process-tree sampler');
   readonly probes = new Registry<ProbeEntry>('probes', 'capability probe');

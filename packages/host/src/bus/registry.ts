@@ -19,7 +19,7 @@ export class Registry<T extends { readonly name: string }> {
 
   /**
    * @param kind registry name, e.g. `dialects` (error details, logs).
-   * @param noun what one entry is, in a user's words, for messages: `agent dialect`.
+   * @param noun what one entry is, in a user's words, for messages: `agent`, `headless agent runner`.
    */
   constructor(
     readonly kind: string,

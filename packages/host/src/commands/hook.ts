@@ -19,7 +19,7 @@ export default class Hook extends Command {
   ];
   static override strict = false;
   static override flags = {
-    agent: Flags.string({ char: 'a', description: 'Agent dialect: claude-code, codex, gemini, cursor, hermes (default: recognised from the payload)' }),
+    agent: Flags.string({ char: 'a', description: 'The agent that sent the payload: claude-code, codex, gemini, cursor, hermes, aider (default: recognised from the payload)' }),
   };
 
   async run(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { DialectEntry } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
+import { missingHookAgent } from '../bus/hook-agents.js';
 
 /** Which dialect handles a payload, or why none does. */
 export type DialectChoice = { readonly entry: DialectEntry; readonly how: 'flag' | 'sniffed' } | { readonly entry?: undefined; readonly reason: string };
@@ -7,14 +8,14 @@ export type DialectChoice = { readonly entry: DialectEntry; readonly how: 'flag'
 /**
  * Picks the dialect: the one `--agent` names, else the registered dialect whose `sniff` gives
  * the payload the highest confidence above 0 (ties go to the first by name). A sniff that
- * throws counts as 0.
+ * throws counts as 0. An `--agent` nobody registers is refused in `install-hooks`' words
+ * (bus/hook-agents.ts `missingHookAgent`).
  */
 export function chooseDialect(host: CordonHost, agent: string | undefined, payload: Readonly<Record<string, unknown>>, env: Readonly<Record<string, string | undefined>>): DialectChoice {
   if (agent !== undefined) {
     const entry = host.dialects.get(agent);
     if (entry) return { entry, how: 'flag' };
-    const known = host.dialects.list().map((r) => r.entry.name);
-    return { reason: `no dialect "${agent}" is registered (registered: ${known.join(', ') || 'none'}); install or link the @cordon/${agent} plugin` };
+    return { reason: missingHookAgent(host.dialects, agent).message };
   }
   let best: DialectEntry | undefined;
   let score = 0;

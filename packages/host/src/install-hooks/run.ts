@@ -10,9 +10,7 @@ import { isDirectory, isLink, putText, readText, removeEmptyDirs, whichIn } from
 import { readInstallRecord, recordInstallWrite, untouchedSince, writeInstallRecord, type InstallRecord } from './record.js';
 import { configFormats } from './formats/index.js';
 import { hookLists } from './hook-lists.js';
-import { closestName } from '../util/closest-name.js';
-import { FIRST_PARTY_ENTRIES } from '../plugins/first-party.js';
-import { missingEntryHint } from '../plugins/install-hint.js';
+import { missingHookAgent } from '../bus/hook-agents.js';
 
 /** Options of {@link planHooks} / {@link runInstallHooks}. */
 export interface InstallHooksOptions {
@@ -99,28 +97,12 @@ function installerError(agent: string, error: unknown): CordonError {
 /**
  * The hook installer of `agent`. An agent no installed plugin registers is `CORDON_REGISTRY_MISSING`
  * naming the installed agents that take hooks (not those that take none, such as aider) and the
- * one of them the user most likely meant (`claud-code` → `claude-code`; one that takes no hooks
- * with `cordon wrap`: `aidr` → `aider`), else what to install
- * (install-hint.ts `missingEntryHint`: the first-party plugin that registers it); an installed
- * agent without hooks is `CORDON_BAD_INPUT`, pointing at `cordon wrap`.
+ * one the user most likely meant (bus/hook-agents.ts `missingHookAgent`); an installed agent
+ * without hooks is `CORDON_BAD_INPUT`, pointing at `cordon wrap`.
  */
 async function installerOf(host: CordonHost, agent: string): Promise<HookInstaller> {
   const entry = host.dialects.get(agent);
-  if (!entry) {
-    const takingHooks = host.dialects
-      .list()
-      .filter((r) => r.entry.loadInstaller)
-      .map((r) => r.entry.name);
-    // A name a first-party plugin registers is not a typo of another installed one.
-    const typo = FIRST_PARTY_ENTRIES.dialects?.[agent] === undefined;
-    const meant = typo ? closestName(agent, takingHooks) : undefined;
-    // `aidr`: closest to an installed agent that takes no hooks.
-    const hookless = typo && !meant ? closestName(agent, host.dialects.list().map((r) => r.entry.name)) : undefined;
-    const remedy = meant ? `did you mean "${meant}"?` : hookless ? `"${hookless}", the closest, takes no hooks: run it with \`cordon wrap -- ${hookless}\`` : missingEntryHint('dialects', agent);
-    throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `no installed agent named "${agent}" takes hooks (those that do: ${takingHooks.length ? takingHooks.join(', ') : 'none'}); ${remedy}`, {
-      details: { registry: 'dialects', name: agent, known: takingHooks, ...(meant ? { suggestion: meant } : {}) },
-    });
-  }
+  if (!entry) throw missingHookAgent(host.dialects, agent, (e) => e.loadInstaller !== undefined);
   if (!entry.loadInstaller) {
     throw new CordonError(ERROR_CODES.BAD_INPUT, `agent "${agent}" has no hook config to write (use \`cordon wrap\` for agents without hooks)`, { details: { agent } });
   }

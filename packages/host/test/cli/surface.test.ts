@@ -221,6 +221,15 @@ describe('the command line', () => {
     expect(hookless.stderr.split('\n')[0]).toBe('    Error: no installed agent named "aidr" takes hooks (those that do: claude-code, codex, gemini); "aider", the closest, takes no hooks: run it with `cordon wrap -- aider`');
     const unknown = await runCordon(['install-hooks', '--agent', 'windsurf'], { env: box.env });
     expect(unknown.stderr.replace(/\s+/g, ' ')).toContain('cordon plugins install <name>');
+    // control guard says the same of an agent it does not know, in the same words (aider's
+    // calls reach the hook through `cordon wrap`'s shim, so it counts there).
+    const guard = await runCordon(['control', 'guard', '--agent', 'claud-code'], { env: box.env });
+    expect({ exitCode: guard.exitCode, stderr: guard.stderr }).toEqual({
+      exitCode: 2,
+      stderr: '    Error: no installed agent named "claud-code" takes hooks (those that do: aider, claude-code, codex, gemini); did you mean "claude-code"?\n    Code: CORDON_REGISTRY_MISSING\n',
+    });
+    const guardJson = await runCordon(['control', 'guard', '--agent', 'windsurf', '--json'], { env: box.env });
+    expect(JSON.parse(guardJson.stdout).error).toMatchObject({ code: 'CORDON_REGISTRY_MISSING', message: expect.stringMatching(/^no installed agent named "windsurf" takes hooks \(those that do: aider, claude-code, codex, gemini\); .*cordon plugins install <name>/) });
   });
 
   it('with no plugin, a missing agent names the first-party plugin and, from a checkout, its link command', async () => {

@@ -218,6 +218,13 @@ describe('cordon hook process: bad input never breaks the agent', () => {
     expectSilent(await hook([], JSON.stringify({ hook_event_name: 'SomethingElse', session_id: 's' })));
     expect(logLines().filter((l) => l.message === 'hook payload skipped')).toHaveLength(2);
     expect(existsSync(join(sandbox.dataDir, 'runs'))).toBe(false);
+    // Named as install-hooks names an agent it does not know: by agent, with the one meant.
+    expectSilent(await hook(['--agent', 'claud-code'], fixture('claude-code.PreToolUse.Bash.json')));
+    expect(logLines().filter((l) => l.message === 'hook payload skipped').map((l) => l.reason)).toEqual([
+      expect.stringMatching(/^no installed agent named "aider-2000" takes hooks \(those that do: claude-code, codex, cursor, gemini, hermes\); /),
+      'no registered dialect recognises the payload; pass --agent <name>',
+      'no installed agent named "claud-code" takes hooks (those that do: claude-code, codex, cursor, gemini, hermes); did you mean "claude-code"?',
+    ]);
   });
 
   it('a plugin tap that throws or hangs: logged, the call proceeds undecided', async () => {

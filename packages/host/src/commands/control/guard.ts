@@ -6,6 +6,7 @@ import { ensurePrivateDir, readRegularFileIfExists, writeFileAtomic } from '../.
 import { runProbes } from '../../control/probe.js';
 import { dropPluginIndex } from '../../plugins/plugin-index.js';
 import { pluginInstallCommand } from '../../plugins/install-hint.js';
+import { missingHookAgent } from '../../bus/hook-agents.js';
 
 /** The settings file the `beforeToolCall` guard of @cordon/cgroup-linux reads. */
 const GUARD_FILE = 'control.json';
@@ -34,7 +35,7 @@ export default class ControlGuard extends CordonCommand {
   static override examples = ['<%= config.bin %> <%= command.id %> --agent claude-code', '<%= config.bin %> <%= command.id %> --agent codex --agent gemini --write', '<%= config.bin %> <%= command.id %> --agent codex --off --write'];
 
   static override flags = {
-    agent: Flags.string({ description: 'Agent whose shell calls to guard (repeatable; a registered dialect: see `cordon info`)', multiple: true, required: true }),
+    agent: Flags.string({ description: 'Agent whose shell calls to guard (repeatable; an installed agent: see `cordon info`)', multiple: true, required: true }),
     off: Flags.boolean({ description: 'Stop guarding these agents' }),
     write: Flags.boolean({ description: 'Write the setting (default: dry run)' }),
   };
@@ -42,9 +43,8 @@ export default class ControlGuard extends CordonCommand {
   async run(): Promise<GuardReport> {
     const { flags } = await this.parse(ControlGuard);
     const host = await this.host();
-    for (const agent of flags.agent) {
-      host.dialects.require(agent); // throws CORDON_REGISTRY_MISSING naming what is registered, exit 2
-    }
+    // An agent named as users know it: what install-hooks says of one it does not know, exit 2.
+    for (const agent of flags.agent) if (!host.dialects.get(agent)) throw missingHookAgent(host.dialects, agent);
     // cgroup-linux taps beforeToolCall only while an agent is guarded, so its presence is told
     // by the plugin itself (applied), not by the tap.
     if (!host.applied.includes('cgroup-linux')) {
