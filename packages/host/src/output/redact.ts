@@ -11,10 +11,18 @@
  * (`$TOKEN`, `"${{ secrets.X }}"`) is not a secret and stays. The expressions are built once, on
  * first use; text that cannot hold a secret (short, or without any of `= : @ _ -` and the token
  * prefixes) is returned without running them.
+ *
+ * Single-letter flags are secrets only for the program that defines them (curl's `-u user:pass`,
+ * mysql's `-ppass`; docker run's `-u 1000:1000` is a uid): `redact-programs.ts` keeps a table of
+ * programs and their credential options, applied to the options of those programs' commands
+ * (also after `sudo`, `env X=1`, in pipelines and `bash -c '…'`), scanning the text only when one
+ * of their names occurs in it.
  */
 
-/** What a secret is replaced with. */
-export const MASK = '***';
+import { MASK } from './mask.js';
+import { programMay, redactProgramArgv, redactProgramText } from './redact-programs.js';
+
+export { MASK } from './mask.js';
 
 /**
  * Names of URL query parameters that carry a credential (libpq's `password`, `sslpassword`,
@@ -28,8 +36,9 @@ export const SECRET_PARAM_NAMES = 'password|passwd|pwd|sslpassword|sslkey|token|
  * `--api-key`/`--apikey`, `--access-key`, `--secret-key`, `--private-key`, `--credentials`, also
  * with a prefix (`--db-password`, `--auth-token`, `--client-secret`). Boolean look-alikes are not
  * (`--no-password`, `--with-token` (gh), `--ask-password` …), nor names that go on (`--token-file`,
- * `--password-stdin`). Single-letter flags (`-p` of mysql, `-u user:pass` of curl) are left
- * alone: too many commands give them other meanings (`docker run -u 1000:1000`).
+ * `--password-stdin`). Single-letter flags (`-p` of mysql, `-u user:pass` of curl) are not
+ * matched here: too many commands give them other meanings (`docker run -u 1000:1000`); the
+ * programs whose manual gives them a secret are `redact-programs.ts`'s table.
  */
 const FLAG_NAME = String.raw`--(?!(?:no|with|without|use|ask|prompt|skip|require|read)[-_])(?:[a-z0-9]+[-_])*(?:password|passwd|token|secret|api[-_]?key|access[-_]?key|secret[-_]?key|private[-_]?key|credentials?)`;
 
@@ -156,7 +165,14 @@ function maskedWord(word: string): string {
  * - URL passwords (`https://user:***@host`; RFC 3986) and secret query parameters (`?token=***`,
  *   the names of `url.ts`);
  * - long options `--password=***`, `--token ***`, `--api-key '***'`, `--secret`, `--db-password`
- *   … (no single-letter flags);
+ *   …;
+ * - the credential options of the programs in `redact-programs.ts`'s table, and only in their
+ *   commands: curl `-u admin:***` / `--user` / `-U` / `--proxy-user` / `--oauth2-bearer ***`,
+ *   mysql/mariadb clients `-p***`, `sshpass -p ***`, `redis-cli -a ***` / `--pass ***`, openssl
+ *   `-pass pass:***` / `-passin` / `-passout` / `-k ***`, OpenLDAP `-w ***`, `docker login -p ***`
+ *   / `podman login -p ***`, smbclient `-U user%***`, mongosh `-p ***`; also after `sudo`, `env`,
+ *   `exec`, `command`, `time`, `nohup` and `NAME=value`, in pipelines, lists and `sh -c '…'`
+ *   (`docker run -u 1000:1000`, `ssh -p 2222`, `mysql -P 3306`, `curl -k` stay);
  * - `NAME=***` where NAME ends in TOKEN, SECRET, PASSWORD, PASSWD, API_KEY, APIKEY, ACCESS_KEY,
  *   PRIVATE_KEY or CREDENTIALS (any case), and such JSON members (`"password":"***"`);
  * - token shapes anywhere in a word, prefix kept: GitHub `ghp_***` (gho_, ghu_, ghs_, ghr_,
@@ -181,6 +197,8 @@ export function redactText(text: string): string {
       const [may, make, replace] = all[i]!;
       if (may(lower)) next = next.replace((built[i] ??= make()), replace as (m: string, ...rest: unknown[]) => string);
     }
+    // The program table scans words, not patterns: nothing to compile, and only for text naming one.
+    if (programMay(lower)) next = redactProgramText(next);
     if (next === out) break;
     out = next;
   }
@@ -191,15 +209,19 @@ let valueFlag: RegExp | undefined;
 
 /**
  * `argv` (a command and its arguments, one string each) with its secrets as `***`: each element
- * through {@link redactText}, and the element after a secret long option given on its own
- * (`--password`, `hunter2` → `--password`, `***`; not when it starts with `-` or `$`). Same
- * number of elements, in the same order; a new array.
+ * through {@link redactText}, the element after a secret long option given on its own
+ * (`--password`, `hunter2` → `--password`, `***`; not when it starts with `-` or `$`), and the
+ * credential values of the programs in `redact-programs.ts`'s table read as that program's
+ * arguments (`curl`, `-u`, `admin:pw` → `curl`, `-u`, `admin:***`; `mysql`, `-ppw` → `mysql`,
+ * `-p***`; also after `sudo`, `env X=1` …). Same number of elements, in the same order; a new
+ * array.
  */
 export function redactArgv(argv: readonly string[]): string[] {
-  const out = new Array<string>(argv.length);
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const prev = i > 0 ? argv[i - 1]! : '';
+  const source = redactProgramArgv(argv);
+  const out = new Array<string>(source.length);
+  for (let i = 0; i < source.length; i++) {
+    const arg = source[i]!;
+    const prev = i > 0 ? source[i - 1]! : '';
     if (prev.length > 2 && prev.charCodeAt(0) === 45 && prev.charCodeAt(1) === 45 && (valueFlag ??= new RegExp(`^${FLAG_NAME}$`, 'i')).test(prev) && !arg.startsWith('-')) {
       out[i] = masked(arg);
     } else out[i] = redactText(arg);

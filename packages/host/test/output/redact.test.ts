@@ -78,7 +78,6 @@ describe('redactText', () => {
     'psql --password -h db',
     'gh auth login --with-token < token.txt',
     'tool --token-file ./t --secret-file ./s --no-password',
-    'mysql -u root -psecret db',
     'docker run -u 1000:1000 -e FOO=bar image@sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae',
     'npm_config_cache=/tmp/x npm ci',
     'python -m pytest tests/test_task_scheduler.py -k "not slow"',
@@ -90,6 +89,173 @@ describe('redactText', () => {
     'echo AKIA is a prefix; task-runner --risk-assessment-report-2024-annual-final',
   ])('leaves %s unchanged', (input) => {
     expect(redactText(input)).toBe(input);
+  });
+});
+
+// Single-letter flags are credentials only for the program that defines them: `curl -u
+// admin:hunter2` and `mysql -phunter2` were kept verbatim in cordon.log, runs.jsonl and the
+// markers, while `docker run -u 1000:1000` and `ssh -p 2222` must stay. The table of programs
+// (src/output/redact-programs.ts) masks them in those programs' commands only.
+describe('redactText: credential options of listed programs', () => {
+  const secret: ReadonlyArray<readonly [string, string]> = [
+    // curl: user:password keeps the user; the attached and clustered forms too.
+    ['curl -u admin:hunter2 https://x', 'curl -u admin:*** https://x'],
+    ['curl --user admin:hunter2 https://x', 'curl --user admin:*** https://x'],
+    ['curl -uadmin:hunter2 https://x', 'curl -uadmin:*** https://x'],
+    ['curl -fsSLu admin:hunter2 https://x', 'curl -fsSLu admin:*** https://x'],
+    ['curl -U proxy:hunter2 https://x', 'curl -U proxy:*** https://x'],
+    ['curl --proxy-user proxy:hunter2 https://x', 'curl --proxy-user proxy:*** https://x'],
+    ['curl --oauth2-bearer hunter2 https://x', 'curl --oauth2-bearer *** https://x'],
+    ["curl -u 'admin:hunter 2' https://x", "curl -u 'admin:***' https://x"],
+    ['curl --user="admin:hunter2" https://x', 'curl --user="admin:***" https://x'],
+    ["curl -u admin:'hunter 2'\"x\" https://x", "curl -u admin:'***'\"\" https://x"],
+    // mysql and its family: the password attached to -p.
+    ['mysql -phunter2 db', 'mysql -p*** db'],
+    ['mysqldump -u root -phunter2 db > d.sql', 'mysqldump -u root -p*** db > d.sql'],
+    ["mariadb -p'hunter 2' -e 'select 1'", "mariadb -p'***' -e 'select 1'"],
+    ['/usr/bin/mysql -p"hunter2" -h db', '/usr/bin/mysql -p"***" -h db'],
+    // sshpass: the password, not the -p of the command it runs.
+    ['sshpass -p hunter2 ssh -p 2222 deploy@host', 'sshpass -p *** ssh -p 2222 deploy@host'],
+    ['sshpass -phunter2 scp f host:', 'sshpass -p*** scp f host:'],
+    // redis-cli.
+    ['redis-cli -a hunter2 ping', 'redis-cli -a *** ping'],
+    ['redis-cli --pass hunter2 --askpass ping', 'redis-cli --pass *** --askpass ping'],
+    // openssl: pass:password only, `-k` of enc whole.
+    ['openssl enc -aes-256-cbc -pass pass:hunter2 -in a -out b', 'openssl enc -aes-256-cbc -pass pass:*** -in a -out b'],
+    ['openssl rsa -passin pass:hunter2 -passout pass:hunter3 -in k', 'openssl rsa -passin pass:*** -passout pass:*** -in k'],
+    ['openssl enc -d -aes256 -k hunter2 -in a', 'openssl enc -d -aes256 -k *** -in a'],
+    ["openssl pkcs12 -export -password 'pass:hunter2' -in c", "openssl pkcs12 -export -password 'pass:***' -in c"],
+    // OpenLDAP clients.
+    ['ldapsearch -x -D cn=admin -w hunter2 -b dc=x', 'ldapsearch -x -D cn=admin -w *** -b dc=x'],
+    ['ldapsearch -xw hunter2 -b dc=x', 'ldapsearch -xw *** -b dc=x'],
+    ['ldapwhoami -whunter2', 'ldapwhoami -w***'],
+    ['ldappasswd -a old2 -s new2 -w hunter2 uid=x', 'ldappasswd -a *** -s *** -w *** uid=x'],
+    // Registry logins.
+    ['docker login -u me -p hunter2 registry.x', 'docker login -u me -p *** registry.x'],
+    ['podman login -phunter2 quay.io', 'podman login -p*** quay.io'],
+    // smbclient: user%password keeps the user.
+    ['smbclient //h/share -U user%hunter2', 'smbclient //h/share -U user%***'],
+    ["smbclient //h/share --user='DOM\\user%hunter2'", "smbclient //h/share --user='DOM\\user%***'"],
+    // mongosh.
+    ['mongosh mongodb://h/db -u admin -p hunter2', 'mongosh mongodb://h/db -u admin -p ***'],
+  ];
+
+  // Each also in a pipeline, after `&&`, `sudo`, `env X=1` and inside `bash -c '…'`.
+  const around = (input: string): Array<(text: string) => string> => [
+    (t) => t,
+    (t) => `${t} | tee out.log`,
+    (t) => `cd /w && ${t}; echo done`,
+    (t) => `sudo ${t}`,
+    (t) => `sudo -u root -E ${t}`,
+    (t) => `env X=1 ${t}`,
+    (t) => `A=1 B=2 time nohup ${t}`,
+    ...(input.includes("'") ? [] : [(t: string) => `bash -lc '${t}'`]),
+  ];
+
+  it.each(secret.flatMap(([input, expected]) => around(input).map((wrap) => [wrap(input), wrap(expected)] as const)))('%s', (input, expected) => {
+    expect(redactText(input)).toBe(expected);
+    expect(redactText(expected)).toBe(expected);
+  });
+
+  const ordinary = [
+    'docker run -u 1000:1000 image',
+    'docker run -p 8080:80 image',
+    'podman run -p 80:80 image',
+    'ssh -p 2222 deploy@host',
+    'grep -p pattern file',
+    'mysql -P 3306 -h db',
+    'mysql -u root -p db',
+    'curl -k https://x',
+    'curl -u admin https://x',
+    'curl -u "$USER:$PASS" https://x',
+    'curl -u admin:$PASS https://x',
+    'curl -u "admin:${PASS}" https://x',
+    'mysql -p"$DB_PASSWORD" db',
+    'redis-cli --askpass ping',
+    'openssl enc -pass env:PW -in a',
+    'openssl enc -pass file:/run/pw -in a',
+    'smbclient -U user //h/share',
+    'sshpass -f pwfile ssh -p 2222 host',
+    'ldapsearch -x -W -b dc=x',
+    'git commit -m "mysql -p fix"',
+    'mongosh --port 27017 -u admin',
+    'curl -H "X-Trace: 1" -o out -sSL https://x',
+  ];
+  it.each(ordinary.flatMap((input) => around(input).map((wrap) => wrap(input))))('leaves %s unchanged', (input) => {
+    expect(redactText(input)).toBe(input);
+  });
+});
+
+describe('redactArgv: credential options of listed programs', () => {
+  it.each([
+    [['curl', '-u', 'admin:hunter2', 'https://x'], ['curl', '-u', 'admin:***', 'https://x']],
+    [['curl', '--user=admin:hunter 2', 'https://x'], ['curl', '--user=admin:***', 'https://x']],
+    [['curl', '-sSuadmin:hunter2'], ['curl', '-sSuadmin:***']],
+    [['/usr/bin/mysql', '-phunter2', 'db'], ['/usr/bin/mysql', '-p***', 'db']],
+    [['sudo', '-u', 'root', 'env', 'X=1', 'mysqldump', '-phunter2'], ['sudo', '-u', 'root', 'env', 'X=1', 'mysqldump', '-p***']],
+    [['sshpass', '-p', 'hunter2', 'ssh', '-p', '2222', 'host'], ['sshpass', '-p', '***', 'ssh', '-p', '2222', 'host']],
+    [['redis-cli', '-a', 'hunter 2', 'ping'], ['redis-cli', '-a', '***', 'ping']],
+    [['openssl', 'enc', '-pass', 'pass:hunter2', '-k', 'hunter3'], ['openssl', 'enc', '-pass', 'pass:***', '-k', '***']],
+    [['ldapsearch', '-xw', 'hunter2'], ['ldapsearch', '-xw', '***']],
+    [['docker', 'login', '-p', 'hunter2', 'r'], ['docker', 'login', '-p', '***', 'r']],
+    [['smbclient', '-U', 'user%hunter2', '//h/s'], ['smbclient', '-U', 'user%***', '//h/s']],
+    [['mongosh', '-p', 'hunter2'], ['mongosh', '-p', '***']],
+    [['bash', '-c', 'curl -u admin:hunter2 x | jq .'], ['bash', '-c', 'curl -u admin:*** x | jq .']],
+    // Unchanged: other programs' -u/-p, prompts and references.
+    [['docker', 'run', '-u', '1000:1000', '-p', '80:80', 'img'], ['docker', 'run', '-u', '1000:1000', '-p', '80:80', 'img']],
+    [['ssh', '-p', '2222', 'host'], ['ssh', '-p', '2222', 'host']],
+    [['mysql', '-p', 'db'], ['mysql', '-p', 'db']],
+    [['curl', '-u', 'admin', '-k', 'x'], ['curl', '-u', 'admin', '-k', 'x']],
+    [['curl', '-u', 'admin:$PASS'], ['curl', '-u', 'admin:$PASS']],
+  ])('%j', (argv, expected) => {
+    expect(redactArgv(argv)).toEqual(expected);
+    expect(redactArgv(expected)).toEqual(expected);
+  });
+});
+
+describe('the secret of a listed credential option never survives random words around it (property)', () => {
+  const SECRET = 'Zq7SECRETvalue';
+  // Options and operands of the program's own (no quotes or operators, which would change what the
+  // shell reads; not `--`, which ends the options).
+  const arg = fc.stringMatching(/^-{0,2}[a-z0-9.\/=:,+_%]{1,8}$/).filter((w) => w !== '--');
+  const words = fc.array(arg, { maxLength: 4 });
+  const forms: ReadonlyArray<readonly [string, string]> = [
+    ['curl', `-u admin:${SECRET}`],
+    ['curl', `--user=admin:${SECRET}`],
+    ['curl', `-sSu 'admin:${SECRET}'`],
+    ['curl', `-U p:${SECRET}`],
+    ['curl', `--oauth2-bearer ${SECRET}`],
+    ['mysql', `-p${SECRET}`],
+    ['mariadb-dump', `-p"${SECRET}"`],
+    ['redis-cli', `-a ${SECRET}`],
+    ['openssl enc', `-pass pass:${SECRET}`],
+    ['openssl', `-k ${SECRET}`],
+    ['ldapsearch', `-xw ${SECRET}`],
+    ['docker login', `-p ${SECRET}`],
+    ['smbclient', `-U user%${SECRET}`],
+    ['mongosh', `-p ${SECRET}`],
+  ];
+  const before = fc.constantFrom('', 'cd /w && ', 'ls | ', 'true; ', 'sudo ', 'sudo -u root ', 'env X=1 ', 'X=1 ', 'nohup ', 'time ', 'exec ', 'command ');
+
+  it('as a command line', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...forms), before, words, words, ([program, option], prefix, mid, post) => {
+        const text = [`${prefix}${program}`, ...mid, option, ...post].join(' ');
+        expect(redactText(text)).not.toContain(SECRET);
+        expect(redactText(`bash -c "${text.replaceAll('"', '')}"`)).not.toContain(SECRET);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('as argv', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...forms), words, words, ([program, option], mid, post) => {
+        const argv = [...program.split(' '), ...mid, ...option.replaceAll("'", '').replaceAll('"', '').split(' '), ...post];
+        expect(redactArgv(argv).join('\n')).not.toContain(SECRET);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
@@ -114,7 +280,10 @@ describe('redactArgv', () => {
   // changes nothing.
   const piece = fc.oneof(
     fc.string({ maxLength: 12 }),
-    fc.constantFrom('--password', '--token', '--api-key', '-H', 'Authorization: Bearer ', 'Cookie: ', 'X-Api-Key: ', 'https://u:', '@host/', '?token=', 'TOKEN=', '"password":"', GHP, 'AKIAIOSFODNN7EXAMPLE', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.x', ' ', "'", '"', '=', '$', '***', '-----BEGIN PRIVATE KEY-----', '-----END PRIVATE KEY-----'),
+    fc.constantFrom('--password', '--token', '--api-key', '-H', 'Authorization: Bearer ', 'Cookie: ', 'X-Api-Key: ', 'https://u:', '@host/', '?token=', 'TOKEN=', '"password":"', GHP, 'AKIAIOSFODNN7EXAMPLE', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.x', ' ', "'", '"', '=', '$', '***', '-----BEGIN PRIVATE KEY-----', '-----END PRIVATE KEY-----',
+      // The program table's commands and their credential options.
+      'curl ', 'mysql ', 'sshpass ', 'redis-cli ', 'openssl enc ', 'ldapsearch ', 'docker login ', 'smbclient ', 'mongosh ', 'sudo ', 'env X=1 ', ' | ', ' && ', '; ', 'bash -c ',
+      ' -u ', ' -p', ' -p ', ' -a ', ' -w ', ' -U ', ' -k ', ' -pass ', '--user=', 'admin:', 'pass:', 'user%', '\\', '-sSu'),
   );
   const word = fc.array(piece, { maxLength: 6 }).map((parts) => parts.join(''));
 

@@ -1,0 +1,2 @@
+/** What a secret is replaced with (`redact.ts`, `redact-programs.ts`). */
+export const MASK = '***';
