@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
@@ -47,6 +47,35 @@ describe.each(routes)('control run with secrets in its command ($name)', ({ env 
     const record = JSON.parse(runs.trim().split('\n').at(-1)!) as Record<string, unknown>;
     expect(record).toMatchObject({ argv: shown, command: shown.join(' '), exit_code: 0 });
     expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toEqual(record);
+  });
+
+  // Single-letter credential flags mean a secret only for their program: a stand-in `curl` and
+  // `mysql` (named so, anywhere on disk) get the real arguments, the records show `***`.
+  it.each([
+    { program: 'curl', args: ['-sS', '-u', 'admin:hunter2secret', 'https://example.com/x'], shown: ['-sS', '-u', 'admin:***', 'https://example.com/x'] },
+    { program: 'mysql', args: ['-u', 'root', '-phunter2secret', '-P', '3306', 'db'], shown: ['-u', 'root', '-p***', '-P', '3306', 'db'] },
+  ])('runs $program with its real password and writes it as *** in cordon.log, runs.jsonl, stderr and --json', async ({ program, args, shown }) => {
+    const bin = sandbox.dir('bin');
+    const out = join(sandbox.root, 'argv.txt');
+    const stub = join(bin, program);
+    writeFileSync(stub, `#!/bin/sh\nprintf "%s\\n" "$@" > '${out}'\n`);
+    chmodSync(stub, 0o755);
+    const r = await runCordon(['control', 'run', '--verbose', '--json', '--', stub, ...args], { cwd: sandbox.root, env: { ...sandbox.env, CORDON_LOG_LEVEL: 'debug', ...env } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(args.map((a) => `${a}\n`).join(''));
+
+    const log = readFileSync(join(sandbox.dataDir, 'logs/cordon.log'), 'utf8');
+    const runs = readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8');
+    for (const text of [log, runs, r.stderr, r.stdout]) expect(text).not.toContain('hunter2secret');
+    const record = JSON.parse(runs.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(record).toMatchObject({ argv: [stub, ...shown], command: [stub, ...shown].join(' '), exit_code: 0 });
+    expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toEqual(record);
+    const unguarded = log
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.message === 'control run: unguarded (no enforce backend answered)');
+    expect(unguarded.at(-1)).toMatchObject({ argv: [stub, ...shown] });
   });
 
   it('shows a secret in a command that cannot start as *** in the error', async () => {
