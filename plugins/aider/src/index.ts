@@ -1,5 +1,5 @@
 import type { CordonPlugin } from '@cordon/plugin-api';
-import { aiderDialectEntry } from './dialect/entry.js';
+import { createAiderDialectEntry } from './dialect/entry.js';
 
 /**
  * The `cordon:register` oclif hook of @cordon/aider: returns the plugin descriptor, taps nothing
@@ -10,7 +10,8 @@ export async function register(): Promise<CordonPlugin> {
   return {
     name: 'aider',
     apply(api) {
-      api.dialects.register(aiderDialectEntry);
+      // Optional: a host older than the service has none.
+      api.dialects.register(createAiderDialectEntry(api.services.redact?.command));
     },
   };
 }

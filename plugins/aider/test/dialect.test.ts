@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolCall } from '@cordon/plugin-api';
+import type { CordonApi, DialectEntry, ToolCall } from '@cordon/plugin-api';
 import { dialectContext } from '../../../packages/host/src/hot/dialect-context.js';
+import { redactText } from '../../../packages/host/src/output/redact.js';
 import { aiderDialect } from '../src/dialect/dialect.js';
 import { aiderDialectEntry } from '../src/dialect/entry.js';
+import { register } from '../src/index.js';
 
 const start = { hook_event_name: 'shell_start', session_id: 'wrap-1-2', call_id: 'sh-9', command: 'pytest -q', cwd: '/w' };
 
@@ -30,5 +32,23 @@ describe('aider dialect (shell shim payloads)', () => {
     expect(aiderDialect.canonicalTool('shell', {})).toBe('shell');
     expect(aiderDialectEntry.sniff!(start, {})).toBe(1);
     expect(aiderDialectEntry.sniff!({ hook_event_name: 'PreToolUse' }, {})).toBe(0);
+  });
+
+  // The shim prints a deny reason as `cordon: command refused: <reason>` on the agent's terminal;
+  // a policy that quotes the refused command put its password there. The plugin hands the host's
+  // redaction (api.services.redact) to the dialect, which applies it to the reason only.
+  it('writes a deny reason with its secrets as *** through the host redaction the plugin registers with; a rewrite stays as given', async () => {
+    let entry: DialectEntry | undefined;
+    const api = { services: { redact: { command: redactText, argv: () => [] } }, dialects: { register: (e: DialectEntry) => (entry = e) } } as unknown as CordonApi;
+    (await register()).apply(api);
+    const dialect = await entry!.load();
+    const call = { toolInput: { command: 'x' } } as unknown as ToolCall;
+    const reason = "blocked `curl -u admin:hunter2 -H 'Authorization: Bearer abc.def' https://x && mysql -phunter3 db`";
+    expect(JSON.parse(dialect.reply({ kind: 'deny', reason }, call).stdout)).toEqual({ decision: 'deny', reason: "blocked `curl -u admin:*** -H 'Authorization: Bearer ***' https://x && mysql -p*** db`" });
+    const rewrite = { kind: 'rewrite', toolInput: { command: 'mysql -phunter3 db' } } as const;
+    expect(JSON.parse(dialect.reply(rewrite, call).stdout)).toEqual({ decision: 'rewrite', command: 'mysql -phunter3 db' });
+    // A host without the service: the reason as it is.
+    const bare = await aiderDialectEntry.load();
+    expect(JSON.parse(bare.reply({ kind: 'deny', reason }, call).stdout).reason).toBe(reason);
   });
 });

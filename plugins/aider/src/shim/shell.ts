@@ -80,6 +80,7 @@ export async function main(args: readonly string[], env: NodeJS.ProcessEnv = pro
   let command = found.command;
   const decision = report({ hook_event_name: 'shell_start', ...base, command }, env, pid);
   if (decision?.decision === 'deny') {
+    // The dialect wrote the reason through the host's redaction: a quoted command shows `***`.
     process.stderr.write(`cordon: command refused: ${decision.reason}\n`);
     return 126; // POSIX "found but cannot execute"; the agent never ran it, so no shell_end
   }
