@@ -10,9 +10,12 @@ export interface RedactService {
    * Authorization and other credential header values, URL passwords and secret query parameters,
    * `--password`/`--token`/`--api-key`/`--secret` values, `NAME=value` with a secret name, known
    * token shapes (GitHub, GitLab, Slack, OpenAI, Anthropic, Stripe, AWS, npm, Google, JWT, PEM
-   * private keys). Idempotent; text without a secret comes back unchanged.
+   * private keys), and the single-letter credential options of the programs that define them
+   * (`curl -u admin:***`, `mysql -p***`, `sshpass -p ***`, `openssl -pass pass:***`, `ldapsearch
+   * -w ***`, `docker login -p ***`, `smbclient -U user%***`, …; docs/control.md "Records").
+   * Idempotent; text without a secret comes back unchanged.
    */
   command(text: string): string;
-  /** `argv` with every element redacted as {@link command}, and the element after `--password` (and the like) as `***`; same length. */
+  /** `argv` with every element redacted as {@link command}, the element after `--password` (and the like) as `***`, and those programs' credential values (`curl`, `-u`, `admin:***`); same length. */
   argv(argv: readonly string[]): string[];
 }
