@@ -34,12 +34,13 @@ export class DocumentEnd {
   }
 
   /**
-   * Feeds the next chunk. Returns true when this chunk completes the document (once: later
-   * chunks are ignored and return false).
+   * Feeds the next chunk (an empty one changes nothing). Returns true when this chunk completes
+   * the document (once: later chunks are ignored and return false).
    */
   push(chunk: Uint8Array): boolean {
-    if (this.#complete || this.#scalar) return false;
     const n = chunk.length;
+    // An empty chunk must not take the byte an escape left pending by the last chunk waits for.
+    if (this.#complete || this.#scalar || n === 0) return false;
     let i = 0;
     let backslash = -2;
     if (this.#escape) {
