@@ -33,11 +33,14 @@ export interface ProcStat {
 
 const SPACE = 0x20;
 const CLOSE_PAREN = 0x29;
+const NEWLINE = 0x0a;
 
 /**
  * Parses one `/proc/<pid>/stat` line straight from the bytes read (no string is built, since the
  * sampler does this for every process on every tick). `comm` (field 2) may hold spaces and
- * parentheses, so fields are counted from the LAST `)`. Returns `undefined` for a malformed line.
+ * parentheses, so fields are counted from the LAST `)`. Reads no byte at or past `length`. Returns
+ * `undefined` for a malformed line: one cut short (a field it reads is not a number ended by a
+ * space or newline, or the line ends before it).
  * `out` is filled and returned so a caller can reuse one object; `withExitSignal` also parses
  * field 38.
  */
@@ -53,23 +56,29 @@ export function parseProcStat(buf: Uint8Array, length: number, out: ProcStat = e
   let cutime = 0;
   const last = withExitSignal ? 38 : 24;
   out.exitSignal = 0;
-  while (i < length && field < last) {
+  while (field < last) {
     while (i < length && buf[i] !== SPACE) i++;
+    // The line ends before the next field: it was cut short. Nothing past `length` is read, since
+    // the caller's buffer still holds the bytes of an earlier, longer line there.
+    if (i >= length) return undefined;
     i++;
     field++;
     if (field !== 4 && field !== 5 && field !== 6 && field !== 14 && field !== 15 && field !== 16 && field !== 17 && field !== 22 && field !== 24 && field !== 38) continue;
     let value = 0;
     let negative = false;
-    if (buf[i] === 0x2d) {
+    if (i < length && buf[i] === 0x2d) {
       negative = true;
       i++;
     }
+    const digits = i;
     while (i < length) {
       const c = buf[i]!;
       if (c < 0x30 || c > 0x39) break;
       value = value * 10 + (c - 0x30);
       i++;
     }
+    // A field read is digits ended by a space or the newline; else the line was cut inside it.
+    if (i === digits || i >= length || (buf[i] !== SPACE && buf[i] !== NEWLINE)) return undefined;
     if (negative) value = -value;
     if (field === 4) out.ppid = value;
     else if (field === 5) out.pgrp = value;
@@ -82,7 +91,7 @@ export function parseProcStat(buf: Uint8Array, length: number, out: ProcStat = e
     else if (field === 24) out.rssPages = value;
     else out.exitSignal = value;
   }
-  return field === last ? out : undefined;
+  return out;
 }
 
 /** A zeroed {@link ProcStat}. */
