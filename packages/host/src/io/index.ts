@@ -3,6 +3,8 @@
 export { appendLine, splitJsonLines } from './append.js';
 export type { AppendIo, JsonLines } from './append.js';
 export { forEachLine, readJsonLines } from './read-lines.js';
+export { windowLines } from './window-lines.js';
+export type { WindowLines } from './window-lines.js';
 export { EXCLUSIVE_CREATE, fsyncDirectory, isTempName, renameOver, tempPathBeside, writeFileAtomic, writeTarget } from './atomic-write.js';
 export type { AtomicWriteOptions, DirSyncOps } from './atomic-write.js';
 export { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from './private-dir.js';

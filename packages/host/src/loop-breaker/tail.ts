@@ -1,4 +1,5 @@
-import { readRegularFileTail, UnsafeReadError } from '../io/safe-read.js';
+import { readRegularFileWindow, UnsafeReadError, type FileWindow } from '../io/safe-read.js';
+import { windowLines } from '../io/window-lines.js';
 import type { EarlierEnd } from './rule.js';
 
 /**
@@ -10,22 +11,23 @@ export const LOOP_WINDOW_BYTES = 256 * 1024;
 
 /**
  * The `tool_end` markers of shell calls in the last `maxBytes` of the marker log at `path`,
- * newest first, parsed lazily (the walk usually stops after a few). The first line of the window
- * may be cut and is skipped, as are lines that are not JSON; a missing log reads as empty. Never
- * follows a link and never blocks (`readRegularFileTail`).
+ * newest first, parsed lazily (the walk usually stops after a few). Only the window's whole lines
+ * count (`windowLines`: a first line the window cuts and an unterminated last one are skipped), and
+ * of those only lines that are JSON; a missing log reads as empty. Never follows a link and never
+ * blocks (`readRegularFileWindow`).
  */
 export function* recentShellEnds(path: string, maxBytes = LOOP_WINDOW_BYTES): Generator<EarlierEnd> {
-  let tail: Buffer;
+  let window: FileWindow;
   try {
-    tail = readRegularFileTail(path, { maxBytes });
+    window = readRegularFileWindow(path, { maxBytes });
   } catch (error) {
     if (error instanceof UnsafeReadError && error.reason === 'missing') return;
     throw error;
   }
-  const lines = tail.toString('utf8').split('\n');
-  // The window starts mid-line unless it holds the whole file: that first piece is not a marker.
-  const first = tail.length < maxBytes ? 0 : 1;
-  for (let i = lines.length - 1; i >= first; i--) {
+  // Whether the window is cut is where it starts, not how long it is: a log of exactly
+  // `maxBytes` is read whole, its first line included.
+  const { lines } = windowLines(window);
+  for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!;
     // Cheap test before parsing: only shell tool ends matter.
     if (!line.includes('"tool_end"') || !line.includes('"shell"')) continue;

@@ -1,7 +1,8 @@
 import { isMarker, type ExitStatus, type Marker } from '../telemetry/markers.js';
 import { pairCalls } from '../telemetry/reduce/pair.js';
 import { readRegularFileHead, readRegularFileWindow, UnsafeReadError } from '../io/safe-read.js';
-import { numberField, parseObject, stringField, windowLines } from './lines.js';
+import { windowLines } from '../io/window-lines.js';
+import { numberField, parseObject, stringField } from './lines.js';
 
 /**
  * How much of the end of `markers.jsonl` is read, bytes. A marker line is at most about 4.5 KiB

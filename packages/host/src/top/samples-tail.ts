@@ -1,5 +1,6 @@
 import { readRegularFileWindow } from '../io/safe-read.js';
-import { numberField, parseObject, windowLines } from './lines.js';
+import { windowLines } from '../io/window-lines.js';
+import { numberField, parseObject } from './lines.js';
 
 /** How much of the end of `samples.jsonl` is read for the newest sample, bytes (a sample line is about 70 bytes). */
 export const LATEST_SAMPLE_BYTES = 4 * 1024;
