@@ -42,8 +42,10 @@ const REDACT_MARGIN = 4096;
 
 // Redacted before the cut, over at most the kept part and a margin: a token cut in half would
 // no longer have its shape, and a megabyte of input need not be scanned for 2,000 characters.
+// The margin is cut on a code point boundary too: redaction can shrink a long secret to `***`,
+// which brings the margin's end into what is kept.
 function redactedCut(text: string, max: number): string {
-  return truncate(redactText(text.length > max + REDACT_MARGIN ? text.slice(0, max + REDACT_MARGIN) : text), max);
+  return truncate(redactText(cutText(text, max + REDACT_MARGIN)), max);
 }
 
 // Cut on a code point boundary: a command holding emoji never leaves a lone surrogate.

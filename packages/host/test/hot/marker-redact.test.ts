@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPluginRoots, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
 import { storedCommand } from '../../src/hot/summary.js';
@@ -43,5 +44,27 @@ describe('hook markers', () => {
     expect(stored).toHaveLength(MAX_COMMAND_CHARS);
     expect(stored.endsWith(' ghp_*** a')).toBe(true);
     expect(storedCommand('ls -la /tmp')).toBe('ls -la /tmp');
+  });
+
+  it('a long secret shrunk by redaction does not leave half an emoji from the redaction window as U+FFFD', () => {
+    // Redaction reads the first 2,000 + 4,096 units; the 5,001-character token shrinks to `***`,
+    // so the window's end, inside the 6,096th unit's emoji, lands in what is kept.
+    const command = `export API_TOKEN=${'x'.repeat(5001)} ${'😀'.repeat(3000)}`;
+    const stored = storedCommand(command);
+    expect(stored.includes('\ufffd')).toBe(false);
+    expect(stored).toBe(`export API_TOKEN=*** ${'😀'.repeat(538)}`);
+  });
+
+  it('keeps whole characters of any well-formed command, wherever the redaction window ends', () => {
+    const fill = fc.array(fc.constantFrom('😀', '𝄞', 'é', '中', 'a', ' '), { minLength: 2500, maxLength: 3500 }).map((a) => a.join(''));
+    const lead = fc.constantFrom('export API_TOKEN=', "curl -H 'Authorization: Bearer ", 'mysql --password=', 'echo ');
+    fc.assert(
+      fc.property(lead, fc.integer({ min: 0, max: 6100 }), fill, (head, secret, tail) => {
+        const stored = storedCommand(`${head}${'x'.repeat(secret)} ${tail}`);
+        expect(stored.includes('\ufffd')).toBe(false);
+        expect(stored.length).toBeLessThanOrEqual(MAX_COMMAND_CHARS);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
