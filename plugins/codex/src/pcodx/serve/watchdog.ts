@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { cutTextEnd } from '@cordon/plugin-api';
 
 /**
  * The watchdog between the serve and `codex app-server`: a small Node process (run with `node -e`,
@@ -42,6 +43,9 @@ process.stdin.resume();
 for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) { process.off(s, early); process.on(s, stop); }
 `;
 
+/** How much of the end of the app-server's stderr is kept, UTF-16 units. */
+const STDERR_TAIL_UNITS = 4096;
+
 /** A watchdog-run app-server, as the serve sees it. */
 export interface Watched {
   /** The watchdog process. */
@@ -50,7 +54,7 @@ export interface Watched {
   readonly pid: Promise<number>;
   /** Resolves with a description of how the app-server ended (`code 3`, `signal SIGTERM`, `cannot start …`). */
   readonly ended: Promise<string>;
-  /** The last 4 KiB of the app-server's stderr. */
+  /** The last 4,096 UTF-16 units of the app-server's stderr, whole characters only. */
   stderrTail(): string;
   /** Closes the watchdog's stdin (it stops the app-server) and resolves once the watchdog exited. */
   stop(): Promise<void>;
@@ -67,9 +71,13 @@ export function startWatched(options: { bin: string; args: readonly string[]; en
     // stops the app-server in order; the watchdog acts when the serve is gone (its pipe closes).
     detached: true,
   });
+  // Both pipes are decoded as streams: a character the writer split across two reads stays whole.
+  watchdog.stderr!.setEncoding('utf8');
+  watchdog.stdout!.setEncoding('utf8');
   let tail = '';
-  watchdog.stderr!.on('data', (chunk: Buffer) => {
-    tail = (tail + chunk.toString('utf8')).slice(-4096);
+  watchdog.stderr!.on('data', (chunk: string) => {
+    // Cut where a character starts, so the tail never begins with the second half of a pair.
+    tail = cutTextEnd(tail + chunk, STDERR_TAIL_UNITS);
   });
   // The serve never writes to the pipe; an EPIPE once the watchdog is gone is not an error.
   watchdog.stdin!.on('error', () => undefined);
@@ -83,8 +91,8 @@ export function startWatched(options: { bin: string; args: readonly string[]; en
   let resolveEnded!: (how: string) => void;
   const ended = new Promise<string>((res) => (resolveEnded = res));
   let out = '';
-  watchdog.stdout!.on('data', (chunk: Buffer) => {
-    out += chunk.toString('utf8');
+  watchdog.stdout!.on('data', (chunk: string) => {
+    out += chunk;
     let nl: number;
     while ((nl = out.indexOf('\n')) >= 0) {
       const line = out.slice(0, nl);

@@ -103,3 +103,16 @@ it('the watchdog reports the pid, stops the whole group when its pipe closes, an
   expect(await missing.ended).toMatch(/cannot start .*no-such-codex/);
   await missing.stop();
 });
+
+it("the app-server's stderr tail keeps a character its writes split, and starts on a character", async () => {
+  // 😀 is F0 9F 98 80: written in two halves, a moment apart, so the serve reads them as two chunks.
+  const split = startWatched({ bin: '/bin/sh', args: ['-c', "printf 'Error: \\360\\237' >&2; sleep 0.3; printf '\\230\\200 gone\\n' >&2"] });
+  expect(await split.ended).toBe('code 0');
+  await split.stop();
+  expect(split.stderrTail()).toBe('Error: 😀 gone\n');
+  // 2 × 3,000 + 1 UTF-16 units: the last 4,096 would begin with the second half of an emoji.
+  const long = startWatched({ bin: process.execPath, args: ['-e', "process.stderr.write('😀'.repeat(3000) + 'c')"] });
+  expect(await long.ended).toBe('code 0');
+  await long.stop();
+  expect(long.stderrTail()).toBe(`${'😀'.repeat(2047)}c`);
+});
