@@ -42,4 +42,26 @@ describe('an app-server that dies', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('its last stderr keeps a character its writes split, and keeps only whole characters of a long tail', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-app-error-'));
+    try {
+      // 😀 is F0 9F 98 80, written in two halves a moment apart: two reads of the pipe.
+      const codex = join(dir, 'split-codex');
+      writeFileSync(codex, "#!/bin/sh\nprintf 'Error: \\360\\237' >&2\nsleep 0.3\nprintf '\\230\\200 gone\\n' >&2\nexit 4\n");
+      chmodSync(codex, 0o755);
+      const split = new StdioAppServer(codex, { onNotification: () => undefined });
+      await expect(split.request('initialize', {})).rejects.toThrow(`${codex} app-server exited (4): Error: 😀 gone`);
+      await split.close();
+      // 3,000 emoji then `c`: the last 4,096 UTF-16 units would begin with the second half of an emoji.
+      const long = join(dir, 'long-codex');
+      writeFileSync(long, `#!${process.execPath}\nprocess.stderr.write('😀'.repeat(3000) + 'c', () => process.exit(4));\n`);
+      chmodSync(long, 0o755);
+      const tail = new StdioAppServer(long, { onNotification: () => undefined });
+      await expect(tail.request('initialize', {})).rejects.toThrow(`${long} app-server exited (4): ${'😀'.repeat(2047)}c`);
+      await tail.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -82,8 +82,10 @@ export class IgnoreOracle implements IgnoreAnswers {
     });
     child.stdin.on('error', () => undefined);
     child.stdout.on('data', (chunk: Buffer) => this.#onData(chunk));
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (this.#stderr.length < 4096) this.#stderr += chunk.toString('utf8');
+    // Decoded as a stream: a character git's writes split across two reads stays whole.
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (this.#stderr.length < 4096) this.#stderr += chunk;
     });
     child.on('error', (error) => this.#fail(`cannot start git check-ignore: ${error.message}`));
     child.on('close', (code) => {

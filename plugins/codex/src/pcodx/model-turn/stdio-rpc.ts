@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { cutTextEnd } from '@cordon/plugin-api';
 import type { RpcId, RpcMessage } from '../serve/frames.js';
 import { escapeControls } from './app-error.js';
 
@@ -39,7 +40,9 @@ export class StdioAppServer {
 
   constructor(codexBin: string, options: { cwd?: string; env?: NodeJS.ProcessEnv; onNotification: (message: RpcMessage) => void }) {
     this.#child = spawn(codexBin, ['app-server', '--listen', 'stdio://'], { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.#child.stderr!.on('data', (b: Buffer) => (this.#stderr = (this.#stderr + b.toString('utf8')).slice(-4096)));
+    // Decoded as a stream (a character split across two reads stays whole) and cut where a character starts.
+    this.#child.stderr!.setEncoding('utf8');
+    this.#child.stderr!.on('data', (text: string) => (this.#stderr = cutTextEnd(this.#stderr + text, 4096)));
     this.#child.stdin!.on('error', () => undefined);
     const fail = (error: Error) => {
       this.#exit ??= error;
