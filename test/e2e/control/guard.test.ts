@@ -234,6 +234,8 @@ describe('a guarded call means what the unguarded one meant', () => {
       `echo ${prefix} control run -- ls`,
       `${rewrite('ls')}; make`,
       `${prefix} control run -- sh -c 'unterminated`,
+      // A comment ends at its line's end: `make` runs after the guarded command.
+      `${prefix} control run -- ls # note\nmake -j8`,
     ]) {
       expect(alreadyGuarded(command, context), command).toBe(false);
       expect(rewrite(command), command).toContain(shellQuote(command));

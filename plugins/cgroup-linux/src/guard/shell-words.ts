@@ -14,8 +14,9 @@ const OPERATORS = new Set([';', '&', '|', '<', '>', '(', ')', '\n']);
 
 /**
  * Splits `text` into words by the POSIX shell's quoting rules (XCU 2.2: backslash, single and
- * double quotes; 2.3: operators end a word; a `#` starting a word starts a comment), to decide
- * by structure, not by substring, whether a command is one simple command and what it runs.
+ * double quotes; 2.3: operators end a word; a `#` starting a word starts a comment, which ends
+ * at the newline), to decide by structure, not by substring, whether a command is one simple
+ * command and what it runs.
  */
 export function shellWords(text: string): ShellWords {
   const words: string[] = [];
@@ -34,7 +35,10 @@ export function shellWords(text: string): ShellWords {
       end();
       i++;
     } else if (c === '#' && !inWord) {
-      break;
+      // A comment runs to the end of its line, not of the text: the newline still separates commands.
+      const newline = text.indexOf('\n', i);
+      if (newline < 0) break;
+      i = newline;
     } else if (OPERATORS.has(c) || c === '`') {
       simple = false;
       end();
@@ -45,8 +49,12 @@ export function shellWords(text: string): ShellWords {
       inWord = true;
       i++;
     } else if (c === '\\') {
-      if (i + 1 < text.length && text[i + 1] !== '\n') word += text[i + 1];
-      inWord = true;
+      // A backslash-newline is a line continuation: removed, it starts no word (XCU 2.2.1).
+      if (text[i + 1] !== '\n') {
+        // The next character is taken as it is; a backslash that ends the text stands for itself.
+        word += i + 1 < text.length ? text[i + 1] : '\\';
+        inWord = true;
+      }
       i += 2;
     } else if (c === "'") {
       const close = text.indexOf("'", i + 1);
