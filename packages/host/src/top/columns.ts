@@ -11,16 +11,23 @@ export function columns(text: string): number {
   return stringWidth(text);
 }
 
-/** `text` cut to at most `width` columns, with `…` in place of what was left out. */
+let graphemes: Intl.Segmenter | undefined;
+
+/**
+ * `text` cut to at most `width` columns, with `…` in place of what was left out. Cut between
+ * grapheme clusters (UAX #29), each measured whole: a character's width can depend on what
+ * follows it (U+2764 is one column, U+2764 U+FE0F two), and a flag or a skin-toned emoji is not
+ * split.
+ */
 export function cutColumns(text: string, width: number): string {
   if (width <= 0) return '';
   if (columns(text) <= width) return text;
   let out = '';
   let used = 0;
-  for (const char of text) {
-    const w = stringWidth(char);
+  for (const { segment } of (graphemes ??= new Intl.Segmenter()).segment(text)) {
+    const w = stringWidth(segment);
     if (used + w > width - 1) break;
-    out += char;
+    out += segment;
     used += w;
   }
   return `${out}…`;
