@@ -98,6 +98,14 @@ describe('a shell call that runs apply_patch writes its patch files (Codex inter
     expect(paths(shellPatchTargets('echo apply_patch is a tool'))).toBeUndefined();
     expect(paths(shellPatchTargets(`cat <<'EOF'\n${patch('w.md')}EOF`))).toBeUndefined();
   });
+
+  it('counts the patches of whatever follows the heredoc: that script is not a form Codex intercepts, the shell runs all of it', () => {
+    // Codex takes only a script that is the one heredoc command; here the shell runs both through the apply_patch program.
+    expect(paths(shellPatchTargets(`apply_patch <<'EOF'\n${patch('ok.md')}EOF\napply_patch <<'X'\n${patch('/etc/evil')}X\n`))).toEqual(['ok.md', '/etc/evil']);
+    expect(paths(shellPatchTargets(`cd docs && apply_patch <<'EOF'\n${patch('a.md')}EOF\necho done; apply_patch "${patch('b.md')}"`))).toEqual(['docs/a.md', 'b.md']);
+    // Only blank lines after it: still the one form.
+    expect(paths(shellPatchTargets(`cd docs && apply_patch <<'EOF'\n${patch('a.md')}EOF\n\n  \n`))).toEqual(['docs/a.md']);
+  });
 });
 
 describe('canonicalTool of apply_patch reads the same headers', () => {

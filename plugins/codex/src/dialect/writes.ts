@@ -51,7 +51,8 @@ const KIND_OF: Readonly<Record<PatchOperation, WriteKind>> = { add: 'write', upd
  * - `command` as an argument list: `["apply_patch", <patch>]`, or `[<shell>, "-c"|"-lc", <script>]`
  *   read as the script below;
  * - a script in one of Codex's two forms: the heredoc's body is read as a patch, its relative
- *   paths joined to the `cd` directory (a word, or a quoted string) as Codex joins them;
+ *   paths joined to the `cd` directory (a word, or a quoted string) as Codex joins them; text
+ *   after the heredoc (not Codex's form: the shell runs it all) adds the headers it holds;
  * - any other script that names `apply_patch` or `applypatch` and holds `*** Begin Patch`:
  *   every header line in it counts, relative to the call's working directory (a best effort:
  *   `check` audits what the command did).
@@ -66,9 +67,12 @@ export function shellPatchTargets(command: unknown): readonly WriteTarget[] | un
   const heredoc = HEREDOC.exec(command);
   if (heredoc?.groups) {
     const { dir, delimiter, dash, rest } = heredoc.groups as Record<string, string>;
-    const body = heredocBody(rest!, delimiter!, dash === '-');
+    const { body, after } = heredocBody(rest!, delimiter!, dash === '-');
     const cd = dir === undefined ? undefined : unquote(dir);
-    return patchWriteTargets(body).map((target) => (cd === undefined || target.path.startsWith('/') ? target : { ...target, path: `${cd}/${target.path}` }));
+    const targets = patchWriteTargets(body).map((target) => (cd === undefined || target.path.startsWith('/') ? target : { ...target, path: `${cd}/${target.path}` }));
+    // Text after the heredoc makes it a script Codex does not take: the shell runs all of it, so
+    // the headers there count too (relative to the call's directory, the best effort below).
+    return after.trim() === '' ? targets : [...targets, ...patchWriteTargets(after)];
   }
   return command.includes('*** Begin Patch') ? patchWriteTargets(command) : undefined;
 }
@@ -79,11 +83,15 @@ export function shellPatchTargets(command: unknown): readonly WriteTarget[] | un
  */
 const HEREDOC = /^\s*(?:cd[ \t]+(?<dir>'[^']*'|"[^"\\$`]*"|[^\s'"&|;<>()$`\\]+)[ \t]*&&[ \t]*)?(?:apply_patch|applypatch)[ \t]*<<(?<dash>-?)[ \t]*(?<quote>['"]?)(?<delimiter>[A-Za-z0-9_.-]+)\k<quote>[ \t]*\r?\n(?<rest>[\s\S]*)$/;
 
-/** A heredoc's body: the lines of `rest` up to the one that is `delimiter` (after tabs, with `<<-`), or all of it. */
-function heredocBody(rest: string, delimiter: string, dash: boolean): string {
+/**
+ * A heredoc's body: the lines of `rest` up to the one that is `delimiter` (after tabs, with
+ * `<<-`), or all of it; and the text after that line (empty when the heredoc runs to the end).
+ */
+function heredocBody(rest: string, delimiter: string, dash: boolean): { body: string; after: string } {
   const lines = rest.split('\n');
   const end = lines.findIndex((line) => (dash ? line.replace(/^\t+/, '') : line).replace(/\r$/, '') === delimiter);
-  return (end === -1 ? lines : lines.slice(0, end)).join('\n');
+  if (end === -1) return { body: rest, after: '' };
+  return { body: lines.slice(0, end).join('\n'), after: lines.slice(end + 1).join('\n') };
 }
 
 function unquote(word: string): string {
