@@ -1,3 +1,6 @@
+import type * as shlexModule from 'shlex';
+import { lazyPackage } from '../../util/lazy-package.js';
+
 /**
  * Cordon's own processes inside an agent's tree, told apart by their command line so the sampler
  * does not charge them to the agent (a `true` call would otherwise show the 60–80 MiB of the
@@ -16,8 +19,10 @@ export type OwnProcess = 'subtree' | 'self';
 
 /** Shells an agent wraps a hook command in (`<shell> -c "<command>"`). */
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ash', 'ksh']);
-/** `…/bin/run.cjs hook` (or the older `run.js`) or `…/cordon hook` inside a shell command string, quoted or not. */
-const HOOK_IN_SHELL = /(?:\/bin\/run\.c?js|(?:^|[\s/'"])cordon)['"]?\s+['"]?hook(?:['"\s]|$)/;
+/** The words after `hook` in a hook command install-hooks writes (`--agent claude-code`): plain, no shell syntax. */
+const PLAIN_WORD = /^[\w@%+=:,./-]*$/;
+
+const shlex = lazyPackage<typeof shlexModule>('shlex');
 
 function basename(arg: string): string {
   return arg.slice(arg.lastIndexOf('/') + 1);
@@ -42,9 +47,27 @@ export function classifyOwnProcess(argv: readonly string[]): OwnProcess | undefi
   }
   if (SHELLS.has(basename(argv[0]!))) {
     const c = argv.indexOf('-c');
-    if (c > 0 && c + 1 < argv.length && HOOK_IN_SHELL.test(argv[c + 1]!)) return 'subtree';
+    if (c > 0 && c + 1 < argv.length && isHookScript(argv[c + 1]!)) return 'subtree';
   }
   return undefined;
+}
+
+/**
+ * Whether a `sh -c` script is a hook command as install-hooks writes it: `[<node>] <entry> hook`
+ * and plain arguments, its words split as the shell splits them. Not a script that merely holds
+ * the text (`grep "cordon hook" docs && npm test` is the agent's work), nor one that goes on
+ * after the hook (`cordon hook --agent x; make`).
+ */
+function isHookScript(script: string): boolean {
+  if (!script.includes('hook')) return false;
+  let words: string[];
+  try {
+    words = shlex().split(script);
+  } catch {
+    return false; // an unclosed quote: not a command install-hooks wrote
+  }
+  const at = words.indexOf('hook');
+  return (at === 1 || at === 2) && isCordonEntry(words[at - 1]!) && words.slice(at + 1).every((word) => PLAIN_WORD.test(word));
 }
 
 /** Splits the raw bytes of `/proc/<pid>/cmdline` (NUL-separated, NUL-terminated) into arguments. */

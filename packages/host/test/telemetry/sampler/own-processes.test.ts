@@ -20,6 +20,7 @@ describe('classifyOwnProcess', () => {
     expect(classifyOwnProcess(['/bin/sh', '-c', `'/usr/bin/node' '/a b/bin/run.cjs' hook --agent cursor`])).toBe('subtree');
     expect(classifyOwnProcess(['bash', '-c', '/usr/bin/node /opt/host/bin/run.js hook --agent claude-code'])).toBe('subtree');
     expect(classifyOwnProcess(['sh', '-c', 'cordon hook --agent hermes'])).toBe('subtree');
+    expect(classifyOwnProcess(['sh', '-c', `'/usr/bin/node' '/it'\\''s (mine)/bin/run.cjs' hook --agent claude-code`])).toBe('subtree');
   });
 
   it('recognises the wrap shell shim and its launcher as the shim only', () => {
@@ -32,6 +33,11 @@ describe('classifyOwnProcess', () => {
     expect(classifyOwnProcess(['bash', '-c', 'cat hook.txt && ls /work/cordon'])).toBeUndefined();
     expect(classifyOwnProcess(['bash', '-c', 'npx vitest run test/e2e/hooks'])).toBeUndefined();
     expect(classifyOwnProcess(['git', 'hook', 'run', 'pre-commit'])).toBeUndefined();
+    // A shell command that only mentions the hook (the agent works on cordon itself) is the agent's:
+    // its tree, `npm test` included, counts.
+    expect(classifyOwnProcess(['bash', '-c', 'grep -rn "cordon hook" docs && npm test'])).toBeUndefined();
+    expect(classifyOwnProcess(['/bin/sh', '-c', "echo 'see bin/run.cjs hook'; make -j8"])).toBeUndefined();
+    expect(classifyOwnProcess(['sh', '-c', 'cordon hook --agent x; make -j8'])).toBeUndefined();
     expect(classifyOwnProcess([])).toBeUndefined();
   });
 
