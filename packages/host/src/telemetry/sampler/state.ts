@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { splitJsonLines } from '../../io/append.js';
 import { readRegularFileWindow } from '../../io/safe-read.js';
+import { windowLines } from '../../io/window-lines.js';
 import { sleepSync } from '../../util/sleep-sync.js';
 import { SAMPLER_FILES } from './files.js';
 import { isAlive } from './identity.js';
@@ -37,23 +38,20 @@ const isEventLine = (value: unknown): value is SamplerEventLine => typeof value 
  * The events of `sampler.jsonl` in `dir`, in file order: all of them, or with `tailBytes` those
  * whole lines that lie in its last `tailBytes` bytes. Read as a file someone else may have written
  * (io/safe-read.ts: no link followed, only a regular file, never blocking on a FIFO, at most
- * {@link SAMPLER_EVENTS_MAX_BYTES} from its end); lines that do not parse, and a line cut by the
- * window, are skipped (io/append.ts `splitJsonLines`). Empty when the file is missing or refused.
- * Never throws.
+ * {@link SAMPLER_EVENTS_MAX_BYTES} from its end); lines that do not parse, a line cut by the
+ * window and a last line without its newline are skipped (io/window-lines.ts, io/append.ts).
+ * Empty when the file is missing or refused. Never throws.
  */
 export function readSamplerEvents(dir: string, tailBytes: number = SAMPLER_EVENTS_MAX_BYTES): SamplerEventLine[] {
-  let text: string;
+  let lines: string[];
   try {
-    const { bytes, start } = readRegularFileWindow(join(dir, SAMPLER_FILES.events), { maxBytes: Math.min(tailBytes, SAMPLER_EVENTS_MAX_BYTES) });
-    // A window that starts mid-file starts inside a line unless the byte before it ended one:
-    // that piece is dropped (it may even parse, as the end of a longer line's JSON).
-    const from = start === 0 ? 0 : bytes.indexOf(0x0a) + 1;
-    if (start > 0 && from === 0) return [];
-    text = bytes.toString('utf8', from);
+    // Whole lines only (io/window-lines.ts): a line the window starts inside may even parse, as
+    // the end of a longer line's JSON, and a last line without its newline is still being written.
+    lines = windowLines(readRegularFileWindow(join(dir, SAMPLER_FILES.events), { maxBytes: Math.min(tailBytes, SAMPLER_EVENTS_MAX_BYTES) })).lines;
   } catch {
     return [];
   }
-  return splitJsonLines(text, isEventLine).values;
+  return splitJsonLines(lines.join('\n'), isEventLine).values;
 }
 
 /** What a session directory says about its sampler: its newest lock and the end of its events, read once. */
