@@ -1,4 +1,4 @@
-import type { ConfigDocument, HookListEditor, HookListLayout, RemoveCommandsOptions } from '@cordon/plugin-api';
+import type { ConfigDocument, HookCommand, HookListEditor, HookListLayout, RemoveCommandsOptions } from '@cordon/plugin-api';
 
 type Fields = Record<string, unknown>;
 
@@ -91,5 +91,20 @@ function summary(added: readonly string[], removed: readonly string[]): string {
   return parts.join('; ') || 'rewrite the cordon entries';
 }
 
-/** The `hooks` map editor lent to hook installers (`InstallContext.hookLists`). */
+/** The `hooks` map editor with the installers' own `isOurs` alone (see {@link hookListsFor}). */
 export const hookLists: HookListEditor = Object.freeze({ removeCommands, summary });
+
+/**
+ * The `hooks` map editor lent to hook installers (`InstallContext.hookLists`) for an install
+ * writing `command`: besides what the installer's `isOurs` recognises (cordon's own command
+ * shapes), a handler whose command is exactly one of `command`'s forms counts as cordon's, so
+ * hooks installed with `--command` (a wrapper, any path) are found again by an uninstall or a
+ * re-install given the same `--command`.
+ */
+export function hookListsFor(command: Pick<HookCommand, 'shell' | 'powershell' | 'cmd'>): HookListEditor {
+  const written = new Set([command.shell, command.powershell, command.cmd]);
+  return Object.freeze({
+    removeCommands: (doc: ConfigDocument, options: RemoveCommandsOptions) => removeCommands(doc, { ...options, isOurs: (c: unknown) => (typeof c === 'string' && written.has(c)) || options.isOurs(c) }),
+    summary,
+  });
+}

@@ -9,7 +9,7 @@ import { changeDiff } from './diff.js';
 import { isDirectory, isLink, putText, readText, removeEmptyDirs, whichIn } from './files.js';
 import { readInstallRecord, recordInstallWrite, untouchedSince, writeInstallRecord, type InstallRecord } from './record.js';
 import { configFormats } from './formats/index.js';
-import { hookLists } from './hook-lists.js';
+import { hookListsFor } from './hook-lists.js';
 import { missingHookAgent } from '../bus/hook-agents.js';
 
 /** Options of {@link planHooks} / {@link runInstallHooks}. */
@@ -65,15 +65,16 @@ interface Planned {
 function contextFor(agent: string, options: InstallHooksOptions): InstallContext {
   const env = options.env ?? process.env;
   const platform = options.platform ?? process.platform;
+  const command = options.scope === 'project' && options.executable === undefined ? portableHookCommand(agent, platform) : hookCommand(agent, options.executable, env, platform);
   return Object.freeze({
     scope: options.scope,
-    command: options.scope === 'project' && options.executable === undefined ? portableHookCommand(agent, platform) : hookCommand(agent, options.executable, env, platform),
+    command,
     home: env.HOME || env.USERPROFILE || homedir(),
     projectDir: resolve(options.projectDir ?? process.cwd()),
     env,
     accept: options.accept === true,
     formats: configFormats,
-    hookLists,
+    hookLists: hookListsFor(command),
     readFile: readText,
     isDirectory,
     which: (name: string) => whichIn(name, env.PATH, platform, env.PATHEXT),

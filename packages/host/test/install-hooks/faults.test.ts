@@ -235,6 +235,30 @@ describe('Hermes config.yaml kept byte for byte', () => {
   });
 });
 
+describe('hooks installed with --command', () => {
+  // Found by a walkthrough: `--command /usr/bin/true` (or any wrapper not shaped like cordon's own
+  // command) was not recognised by uninstall-hooks given the same --command, which left every
+  // entry (and the file install created) in place.
+  for (const agent of AGENTS) {
+    it(`${agent}: uninstall with the same --command removes the entries and the file install created`, async () => {
+      const wrapper = join(sandbox.dir('bin'), 'my-cordon');
+      writeFileSync(wrapper, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+      const install = await cordon(['install-hooks', '--agent', agent, '--command', wrapper, '--write']);
+      expect(install.exitCode, install.stderr).toBe(0);
+      const files = install.json.agents.flatMap((a: { changes: Array<{ path: string }> }) => a.changes.map((c) => c.path));
+      expect(files.length).toBeGreaterThan(0);
+      // Codex keeps the command in hooks.json and only its trust entry in config.toml.
+      expect(files.some((path) => readFileSync(path, 'utf8').includes(wrapper))).toBe(true);
+      const again = await cordon(['install-hooks', '--agent', agent, '--command', wrapper, '--check']);
+      expect(again.exitCode, again.stdout).toBe(0);
+      const uninstall = await cordon(['uninstall-hooks', '--agent', agent, '--command', wrapper, '--write']);
+      expect(uninstall.exitCode, uninstall.stderr).toBe(0);
+      // Install created every file here (an empty home), so uninstall deletes them again.
+      for (const path of files) expect(existsSync(path), path).toBe(false);
+    });
+  }
+});
+
 describe('uninstall removes only what install added', () => {
   const existing: Record<string, { agent: string; path: string; text: string }> = {
     'Claude {}': { agent: 'claude-code', path: '.claude/settings.json', text: '{}' },

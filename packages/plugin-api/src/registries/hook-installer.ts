@@ -59,6 +59,11 @@ export type HookListLayout = 'grouped' | 'flat';
 /** Options of {@link HookListEditor.removeCommands}. */
 export interface RemoveCommandsOptions {
   readonly layout: HookListLayout;
+  /**
+   * Whether a handler's command is cordon's (the shapes any install wrote). The host's editor also
+   * counts a command exactly equal to one of this install's `command` forms, so hooks installed with
+   * `--command` are found again by an uninstall given the same `--command`.
+   */
   readonly isOurs: (command: unknown) => boolean;
   /** The current cordon command (an install); absent for an uninstall. */
   readonly keep?: string;
