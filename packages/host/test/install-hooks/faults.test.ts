@@ -245,7 +245,7 @@ describe('hooks installed with --command', () => {
       writeFileSync(wrapper, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
       const install = await cordon(['install-hooks', '--agent', agent, '--command', wrapper, '--write']);
       expect(install.exitCode, install.stderr).toBe(0);
-      const files = install.json.agents.flatMap((a: { changes: Array<{ path: string }> }) => a.changes.map((c) => c.path));
+      const files: string[] = install.json.agents.flatMap((a: { changes: Array<{ path: string }> }) => a.changes.map((c) => c.path));
       expect(files.length).toBeGreaterThan(0);
       // Codex keeps the command in hooks.json and only its trust entry in config.toml.
       expect(files.some((path) => readFileSync(path, 'utf8').includes(wrapper))).toBe(true);
