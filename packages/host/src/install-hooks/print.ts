@@ -6,7 +6,14 @@ import type { InstallHooksReport } from './run.js';
  * last, where it is seen.
  */
 export function printHooksReport(report: InstallHooksReport, line: (text: string) => void, notes: readonly string[] = []): void {
-  if (report.agents.length === 0) line(report.mode === 'install' ? 'no agent found to configure' : 'no agent found to clean up');
+  // --all found nothing: say what it looks for, and how to configure an agent it did not find.
+  if (report.agents.length === 0) {
+    line(
+      report.mode === 'install'
+        ? 'no agent found to configure: none of the agents cordon takes hooks from (`cordon info` lists them) has its command on PATH or its config directory here; name one with --agent NAME to configure it anyway'
+        : 'no agent found to clean up: no agent cordon takes hooks from has its config here; name one with --agent NAME to look anyway',
+    );
+  }
   for (const agent of report.agents) {
     line(`== ${agent.agent} (${report.scope})`);
     if (agent.skipped !== undefined) {

@@ -269,6 +269,7 @@ describe('install-hooks per agent', () => {
   it('--all --scope project finds agents by the project\'s config dirs and the user config homes; Hermes is reported skipped', async () => {
     const none = await runCordon(['install-hooks', '--all', '--scope', 'project'], { env, cwd: project });
     expect(none.stdout).toContain('no agent found to configure');
+    expect(none.stdout).toContain('name one with --agent NAME to configure it anyway');
     mkdirSync(join(project, '.claude'));
     mkdirSync(join(project, '.gemini'));
     mkdirSync(join(home, '.cursor'));
