@@ -107,7 +107,7 @@ async function main(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores (wall time grows with the load; CPU time does not)`);
+  console.log(`Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores (wall time grows with the load; CPU time does not)`);
   for (const mode of modes) {
     const [small, big] = results.get(mode)! as [ChildResult, ChildResult];
     const label = `${mode.label}${mode.target ? '' : ', context'}`;

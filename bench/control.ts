@@ -158,7 +158,7 @@ const paired = (xs: number[]): number => median(xs.map((x, i) => x - rows.direct
 const direct = median(rows.direct);
 const added = paired(rows.controlRun);
 const fsPart = rows.cgroup.length ? paired(rows.cgroup) : undefined;
-console.log(`cordon control run: added wall time over spawning the command directly (${RUNS} interleaved rounds, medians, ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs)`);
+console.log(`cordon control run, Node ${process.version}: added wall time over spawning the command directly (${RUNS} interleaved rounds, medians, ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs)`);
 console.log(`  direct spawn of true              ${f(direct)}`);
 console.log(`  control run (library call)        ${f(median(rows.controlRun))}   added ${f(added)}   (${enforced ? 'enforced here' : 'unguarded here: no backend can enforce'})`);
 if (fsPart !== undefined) console.log(`  cgroup create + join + remove     ${f(median(rows.cgroup))}   added ${f(fsPart)}   (in ${v2}${placement.reason ? ', no controllers' : ''})`);

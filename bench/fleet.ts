@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     const dataDir = join(root, 'data');
     record(dataDir);
     const rows = SESSIONS * (1 + CALLS + SAMPLES);
-    console.log(`bench:fleet: ${SESSIONS} sessions × ${CALLS} calls (+ ${SAMPLES} samples each) = ${rows.toLocaleString('en')} rows; ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}`);
+    console.log(`bench:fleet, Node ${process.version}: ${SESSIONS} sessions × ${CALLS} calls (+ ${SAMPLES} samples each) = ${rows.toLocaleString('en')} rows; ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}`);
     const sqliteMs = await timed(dataDir, join(root, 'telemetry.sqlite3'));
     const url = await cluster.createDatabase('fleet');
     const pgMs = await timed(dataDir, url);

@@ -140,7 +140,7 @@ async function inProcessRows(dir: string): Promise<void> {
   const cols = [36, 12, 12, 10];
   const line = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(cols[0]!) : i < cols.length ? c.padStart(cols[i]!) : `   ${c}`)).join(''));
 
-  console.log(`ledger benchmark (real SQLite files, WAL, synchronous=NORMAL; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} CPUs)\n`);
+  console.log(`ledger benchmark, Node ${process.version} (real SQLite files, WAL, synchronous=NORMAL; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} CPUs)\n`);
   line(['metric', '10k', '100k', '100k/10k', 'target']);
   line([`record in batches of ${BATCH}`, ms(small.recordMs), ms(big.recordMs), growth(small.recordMs, big.recordMs).toFixed(2), '']);
   line(['  throughput (msg/s)', (small.batched / (small.recordMs / 1000)).toFixed(0), (big.batched / (big.recordMs / 1000)).toFixed(0), '', '']);

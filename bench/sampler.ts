@@ -322,7 +322,7 @@ async function main(): Promise<void> {
     const load = await phase(root, 'load', tree.pid!, churn);
     const interval = process.env.CORDON_INTERVAL ?? '250';
     const system = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).length;
-    console.log(`sampler bench: ${TREE}-process tree (${system} processes on the system), interval ${interval} ms, each sampler measured alone for ${SECONDS} s after ${WARMUP_MS / 1000} s of warm-up (V8 tier-up)`);
+    console.log(`sampler bench, Node ${process.version}: ${TREE}-process tree (${system} processes on the system), interval ${interval} ms, each sampler measured alone for ${SECONDS} s after ${WARMUP_MS / 1000} s of warm-up (V8 tier-up)`);
     const q = quiet.runs.noCa;
     const l = load.runs.noCa;
     console.log(`quiet phase (no-CA window): ${q.machinePidsPerS.toFixed(1)} pids allocated per second on the machine (other users), load average ${q.loadavg}`);

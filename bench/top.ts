@@ -69,7 +69,7 @@ if (process.platform !== 'linux') {
 
 const root = mkdtempSync(join(tmpdir(), 'cordon-bench-top-'));
 try {
-  console.log(`cordon top: reading one running session, ${RUNS} rounds (median)`);
+  console.log(`cordon top, Node ${process.version}: reading one running session, ${RUNS} rounds (median)`);
   console.log('size       first read ms  bytes read   refresh ms  bytes read');
   for (const [label, real, hole] of [['1 MiB', 1 * MIB, 0], ['100 MiB', 100 * MIB, 0], ['1 GiB', 1 * MIB, 1024 * MIB]] as const) {
     const data = join(root, label.replace(' ', ''));
