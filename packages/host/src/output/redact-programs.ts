@@ -10,8 +10,14 @@
  * single-letter flags as written, because guessing from the flag alone would mask ports, uids and
  * file names. Long `--password`/`--token`-like options of any program are `redact.ts`'s own rule.
  *
+ * A listed program is found where a shell would run it: after wrappers that run the rest of
+ * their words (`sudo`, `env`, `timeout 5`, `nice -n 5`, `xargs -n 1` …, each wrapper's options
+ * that take a value skipped), as the command of `docker exec CONTAINER`, `podman exec`,
+ * `kubectl exec POD --`, in `bash -c '…'` and in the remote command of `ssh host '…'`.
+ *
  * No regular expression: the text is split into shell words by a small scanner, and only when
- * one of the table's program names occurs in it at all.
+ * one of the table's program names occurs in it at all (a wrapper alone needs no scan: the
+ * command it runs names its program).
  */
 
 import { MASK } from './mask.js';
@@ -45,6 +51,8 @@ interface ProgramRule {
   readonly clustered?: string;
   /** The options count only after this subcommand (`docker login -p`, not `docker run -p 80:80`). */
   readonly subcommand?: string;
+  /** Options before the subcommand that take the next word as their value (`docker --config DIR login`). */
+  readonly before?: readonly string[];
   /** The program runs a command after its own options (`sshpass -p x ssh -p 2222 host`): that command is read as a command of its own. */
   readonly runsCommand?: boolean;
 }
@@ -102,8 +110,11 @@ function buildProgramRules(): ReadonlyMap<string, ProgramRule> {
   const LDAPPASSWD: ProgramRule = { options: [{ names: ['-w', '-a', '-s'], value: 'whole', attached: true, separate: true }], clustered: 'AcIMnNQSvVWxZ' };
 
   // docker login, https://docs.docker.com/reference/cli/docker/login/, and podman-login(1),
-  // https://docs.podman.io/en/latest/markdown/podman-login.1.html: `-p, --password`.
-  const REGISTRY_LOGIN: ProgramRule = { options: [{ names: ['-p', '--password'], value: 'whole', attached: true, separate: true }], subcommand: 'login' };
+  // https://docs.podman.io/en/latest/markdown/podman-login.1.html: `-p, --password`, after the
+  // global options (`docker --config DIR login`).
+  const LOGIN_OPTION: CredentialOption = { names: ['-p', '--password'], value: 'whole', attached: true, separate: true };
+  const DOCKER_LOGIN: ProgramRule = { options: [LOGIN_OPTION], subcommand: 'login', before: DOCKER_GLOBALS };
+  const PODMAN_LOGIN: ProgramRule = { options: [LOGIN_OPTION], subcommand: 'login', before: PODMAN_GLOBALS };
 
   // smbclient(1), https://www.samba.org/samba/docs/current/man-html/smbclient.1.html ("-U|--user=
   // [DOMAIN\]USERNAME[%PASSWORD]"), the common option of Samba's client tools.
@@ -113,6 +124,27 @@ function buildProgramRules(): ReadonlyMap<string, ProgramRule> {
   // <password>"), and the Database Tools, e.g. https://www.mongodb.com/docs/database-tools/mongodump/.
   const MONGO: ProgramRule = { options: [{ names: ['-p', '--password'], value: 'whole', separate: true }] };
 
+  // sqlcmd, https://learn.microsoft.com/en-us/sql/tools/sqlcmd/sqlcmd-utility ("-P password";
+  // `-p` is print statistics, no secret), also written attached (`-Ppassword`).
+  const SQLCMD: ProgramRule = { options: [{ names: ['-P'], value: 'whole', attached: true, separate: true }] };
+
+  // ssh-keygen(1), https://man.openbsd.org/ssh-keygen.1: `-P passphrase` (the old one), `-N
+  // new_passphrase` (`-N ''` is none), getopt: attached and after its boolean flags (`-qN x`).
+  const SSH_KEYGEN: ProgramRule = { options: [{ names: ['-P', '-N'], value: 'whole', attached: true, separate: true }], clustered: 'ABceGgHhiKkLlpQqUuvy' };
+
+  // zip(1), https://manpages.debian.org/zip/zip.1.en.html: `-P password, --password password`,
+  // after boolean flags in one word (`-rP x`), the value attached or not (Zip 3's option parser).
+  const ZIP: ProgramRule = { options: [{ names: ['-P', '--password'], value: 'whole', attached: true, separate: true }], clustered: 'aABcdDeEfFghjklLmoqrRSTuvVwXyz' };
+
+  // unzip(1), https://manpages.debian.org/unzip/unzip.1.en.html: `-P password`; its option
+  // reader takes "-Ppasswd" or "-P passwd", after boolean flags (`-qoP x`).
+  const UNZIP: ProgramRule = { options: [{ names: ['-P'], value: 'whole', attached: true, separate: true }], clustered: 'aAbBcCDfFhijJKlLMnNoqsStTuUvVWXYz' };
+
+  // 7-Zip's `-p` switch, "-p{Password}" (7-Zip help, cmdline/switches/password.htm,
+  // https://7-zip.opensource.jp/chm/cmdline/switches/password.htm): attached only; a bare `-p`
+  // prompts. No other 7-Zip switch starts with `-p`.
+  const SEVEN_ZIP: ProgramRule = { options: [{ names: ['-p'], value: 'whole', attached: true, separate: false }] };
+
   return new Map<string, ProgramRule>([
     ['curl', CURL],
     ...['mysql', 'mysqldump', 'mysqladmin', 'mysqlimport', 'mysqlshow', 'mysqlcheck', 'mysqlpump', 'mysqlbinlog', 'mysqlslap', 'mariadb', 'mariadb-dump', 'mariadb-admin', 'mariadb-import', 'mariadb-show', 'mariadb-check', 'mariadb-binlog', 'mariadb-slap'].map((name) => [name, MYSQL] as const),
@@ -121,12 +153,17 @@ function buildProgramRules(): ReadonlyMap<string, ProgramRule> {
     ['openssl', OPENSSL],
     ...['ldapsearch', 'ldapmodify', 'ldapadd', 'ldapdelete', 'ldapmodrdn', 'ldapcompare', 'ldapwhoami', 'ldapexop'].map((name) => [name, LDAP] as const),
     ['ldappasswd', LDAPPASSWD],
-    ['docker', REGISTRY_LOGIN],
-    ['podman', REGISTRY_LOGIN],
+    ['docker', DOCKER_LOGIN],
+    ['podman', PODMAN_LOGIN],
     ['smbclient', SAMBA],
     ['rpcclient', SAMBA],
     ['smbcacls', SAMBA],
     ...['mongosh', 'mongo', 'mongodump', 'mongorestore', 'mongoexport', 'mongoimport', 'mongostat', 'mongotop', 'mongofiles'].map((name) => [name, MONGO] as const),
+    ['sqlcmd', SQLCMD],
+    ['ssh-keygen', SSH_KEYGEN],
+    ['zip', ZIP],
+    ['unzip', UNZIP],
+    ...['7z', '7za', '7zr', '7zz'].map((name) => [name, SEVEN_ZIP] as const),
   ]);
 }
 
@@ -134,7 +171,7 @@ function buildProgramRules(): ReadonlyMap<string, ProgramRule> {
  * Lower-case pieces one of which every command naming a listed program holds (a program's name,
  * or its subcommand): text with none of them is returned before it is split into words.
  */
-const HINTS = ['curl', 'mysql', 'mariadb', 'sshpass', 'redis-cli', 'openssl', 'ldap', 'login', 'smbc', 'rpcclient', 'mongo'];
+const HINTS = ['curl', 'mysql', 'mariadb', 'sshpass', 'redis-cli', 'openssl', 'ldap', 'login', 'smbc', 'rpcclient', 'mongo', 'sqlcmd', 'keygen', 'zip', '7z'];
 
 /** Whether lower-cased text may hold a listed program's credential option (substring tests only). */
 export function programMay(lower: string): boolean {
@@ -144,21 +181,105 @@ export function programMay(lower: string): boolean {
 }
 
 /**
- * Words that come before the program and run it: each one's options that take a value (so the
- * value is not read as the program). sudo(8) https://www.sudo.ws/docs/man/sudo.man/, env(1),
- * exec/command/time (bash(1) "SHELL BUILTIN COMMANDS", GNU time(1)), nohup(1).
+ * docker's global options that take the next word as their value, which may come before its
+ * subcommand (`docker --config DIR login`, `docker -H HOST exec`):
+ * https://docs.docker.com/reference/cli/docker/ ("Options").
  */
-let wrappers: ReadonlyMap<string, readonly string[]> | undefined;
-function wrapperOptions(): ReadonlyMap<string, readonly string[]> {
+const DOCKER_GLOBALS = ['--config', '-c', '--context', '-H', '--host', '-l', '--log-level', '--tlscacert', '--tlscert', '--tlskey'];
+
+/**
+ * podman's global options that take a value, https://docs.podman.io/en/latest/markdown/podman.1.html
+ * ("GLOBAL OPTIONS").
+ */
+const PODMAN_GLOBALS = ['--cdi-spec-dir', '--cgroup-manager', '--config', '--conmon', '-c', '--connection', '--events-backend', '--hooks-dir', '--identity', '--imagestore', '--log-level', '--module', '--network-cmd-path', '--network-config-dir', '--out', '--root', '--runroot', '--runtime', '--runtime-flag', '--ssh', '--storage-driver', '--storage-opt', '--tmpdir', '--url', '--volumepath'];
+
+/** A word that runs the rest of its words as a command: its options that take a value, and the operands before the command. */
+interface Wrapper {
+  /** Options whose value is the next word (`-u` of `sudo -u root`); an attached value (`-n5`, `--signal=KILL`) needs none. */
+  readonly valued: readonly string[];
+  /** Operands between its options and the command (`timeout`'s duration). */
+  readonly operands: number;
+}
+
+/**
+ * Words that come before the program and run it, each with its options that take a value (so
+ * the value is not read as the program): sudo(8) https://www.sudo.ws/docs/man/sudo.man/, env(1),
+ * exec/command/time (bash(1) "SHELL BUILTIN COMMANDS", GNU time(1)), nohup(1); GNU coreutils'
+ * timeout https://www.gnu.org/software/coreutils/manual/html_node/timeout-invocation.html (`-k
+ * DURATION`, `-s SIGNAL`, then the DURATION operand), nice
+ * https://www.gnu.org/software/coreutils/manual/html_node/nice-invocation.html (`-n N`; the
+ * obsolete `-N` takes none) and stdbuf
+ * https://www.gnu.org/software/coreutils/manual/html_node/stdbuf-invocation.html (`-i`, `-o`, `-e
+ * MODE`); util-linux ionice(1) https://man7.org/linux/man-pages/man1/ionice.1.html (`-c`, `-n`,
+ * `-p`, `-P`, `-u`); GNU findutils' xargs(1) https://man7.org/linux/man-pages/man1/xargs.1.html
+ * (`-a`, `-d`, `-E`, `-I`, `-L`, `-n`, `-P`, `-s`; `-e`, `-i`, `-l` take theirs attached only);
+ * OpenBSD doas(1) https://man.openbsd.org/doas.1 (`-C config`, `-u user`).
+ */
+let wrappers: ReadonlyMap<string, Wrapper> | undefined;
+function wrapperRules(): ReadonlyMap<string, Wrapper> {
+  const wrapper = (valued: readonly string[], operands = 0): Wrapper => ({ valued, operands });
   return (wrappers ??= new Map([
-    ['sudo', ['-u', '-g', '-h', '-p', '-C', '-D', '-r', '-t', '-T', '-U', '-R', '--user', '--group', '--host', '--prompt', '--close-from', '--chdir', '--role', '--type', '--command-timeout', '--other-user', '--chroot']],
-    ['env', ['-u', '-C', '-S', '--unset', '--chdir', '--split-string']],
-    ['exec', ['-a']],
-    ['command', []],
-    ['time', ['-f', '-o', '--format', '--output']],
-    ['nohup', []],
+    ['sudo', wrapper(['-u', '-g', '-h', '-p', '-C', '-D', '-r', '-t', '-T', '-U', '-R', '--user', '--group', '--host', '--prompt', '--close-from', '--chdir', '--role', '--type', '--command-timeout', '--other-user', '--chroot'])],
+    ['env', wrapper(['-u', '-C', '-S', '--unset', '--chdir', '--split-string'])],
+    ['exec', wrapper(['-a'])],
+    ['command', wrapper([])],
+    ['time', wrapper(['-f', '-o', '--format', '--output'])],
+    ['nohup', wrapper([])],
+    ['timeout', wrapper(['-k', '-s', '--kill-after', '--signal'], 1)],
+    ['nice', wrapper(['-n', '--adjustment'])],
+    ['ionice', wrapper(['-c', '-n', '-p', '-P', '-u', '--class', '--classdata', '--pid', '--pgid', '--uid'])],
+    ['stdbuf', wrapper(['-i', '-o', '-e', '--input', '--output', '--error'])],
+    ['xargs', wrapper(['-a', '-d', '-E', '-I', '-L', '-n', '-P', '-s', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'])],
+    ['doas', wrapper(['-C', '-u'])],
   ]));
 }
+
+/** A subcommand that runs a command inside something else (`docker exec CONTAINER cmd …`). */
+interface Launch {
+  /** The subcommand's words after the program (`exec`, `container exec`). */
+  readonly path: readonly string[];
+  /** Options before each of those words that take the next word as their value (the program's global options). */
+  readonly before: readonly string[];
+  /** The subcommand's options that take the next word as their value. */
+  readonly valued: readonly string[];
+  /** Operands between its options and the command (the container, the pod). */
+  readonly operands: number;
+  /** Options that stand for the operand (`podman exec --latest`). */
+  readonly instead?: readonly string[];
+  /** The command follows the first `--` when there is one (kubectl exec). */
+  readonly dashes?: boolean;
+}
+
+/**
+ * Programs whose subcommand runs a command: docker exec
+ * https://docs.docker.com/reference/cli/docker/container/exec/ (`-e`, `--env-file`, `-u`, `-w`,
+ * `--detach-keys`, then CONTAINER; also `docker container exec`), podman-exec(1)
+ * https://docs.podman.io/en/latest/markdown/podman-exec.1.html (also `--preserve-fd(s)`,
+ * `--cidfile`; `-l, --latest` takes the container's place), kubectl exec
+ * https://kubernetes.io/docs/reference/kubectl/generated/kubectl_exec/ (`kubectl exec POD --
+ * COMMAND`; before `--` its own `-c`, `-f`, `--pod-running-timeout` and kubectl's global options,
+ * https://kubernetes.io/docs/reference/kubectl/generated/kubectl_options/).
+ */
+let launches: ReadonlyMap<string, readonly Launch[]> | undefined;
+function launchRules(): ReadonlyMap<string, readonly Launch[]> {
+  if (launches) return launches;
+  const dockerExec = ['-e', '--env', '--env-file', '-u', '--user', '-w', '--workdir', '--detach-keys'];
+  const podmanExec = [...dockerExec, '--preserve-fd', '--preserve-fds', '--cidfile'];
+  const kubectlGlobals = ['-n', '--namespace', '--context', '--kubeconfig', '-s', '--server', '--cluster', '--user', '--token', '--as', '--as-group', '--as-uid', '--certificate-authority', '--client-certificate', '--client-key', '--request-timeout', '--cache-dir', '--tls-server-name', '-v', '--v', '--vmodule', '--log-file'];
+  const container = (path: readonly string[], before: readonly string[], valued: readonly string[], instead?: readonly string[]): Launch => ({ path, before, valued, operands: 1, instead });
+  launches = new Map<string, readonly Launch[]>([
+    ['docker', [container(['exec'], DOCKER_GLOBALS, dockerExec), container(['container', 'exec'], DOCKER_GLOBALS, dockerExec)]],
+    ['podman', [container(['exec'], PODMAN_GLOBALS, podmanExec, ['-l', '--latest']), container(['container', 'exec'], PODMAN_GLOBALS, podmanExec, ['-l', '--latest'])]],
+    ['kubectl', [{ path: ['exec'], before: kubectlGlobals, valued: [...kubectlGlobals, '-c', '--container', '-f', '--filename', '--pod-running-timeout'], operands: 1, dashes: true }]],
+  ]);
+  return launches;
+}
+
+/**
+ * ssh(1)'s options that take a value, https://man.openbsd.org/ssh.1 (`-B -b -c -D -E -e -F -I
+ * -i -J -L -l -m -O -o -P -p -Q -R -S -W -w`); the others are flags.
+ */
+const SSH_VALUED = ['-B', '-b', '-c', '-D', '-E', '-e', '-F', '-I', '-i', '-J', '-L', '-l', '-m', '-O', '-o', '-P', '-p', '-Q', '-R', '-S', '-W', '-w'];
 
 /** Reserved words that may open a command (`if curl …`, `! mysql …`, `{ curl …; }`). */
 const OPENERS = ['!', '{', 'if', 'then', 'elif', 'else', 'do', 'while', 'until'];
@@ -337,7 +458,7 @@ function clusterOption(text: string, rule: ProgramRule): { option: CredentialOpt
 function maskProgramArguments(words: readonly Word[], from: number, rule: ProgramRule, edits: Edit[]): number {
   let i = from + 1;
   if (rule.subcommand !== undefined) {
-    while (i < words.length && words[i]!.text.startsWith('-')) i++;
+    i = skipOptions(words, i, rule.before ?? []);
     if (i >= words.length || words[i]!.text !== rule.subcommand) return words.length;
     i++;
   }
@@ -391,19 +512,68 @@ function maskProgramArguments(words: readonly Word[], from: number, rule: Progra
   return words.length;
 }
 
-/** Index of the word after a wrapper's options (`sudo -u root curl` → `curl`). */
-function skipWrapperOptions(words: readonly Word[], i: number, valued: readonly string[], wrapper: string): number {
+/**
+ * Index of the first word from `i` on that is not an option (nor the value of one of `valued`),
+ * or of the `--` that ends the options; `words.length` when there is none.
+ */
+function skipOptions(words: readonly Word[], i: number, valued: readonly string[]): number {
   while (i < words.length) {
     const text = words[i]!.text;
-    if (text === '--') return i + 1;
-    if (wrapper === 'env' && isAssignment(text)) {
-      i++;
-      continue;
-    }
-    if (!text.startsWith('-') || text === '-') return wrapper === 'env' && text === '-' ? i + 1 : i;
+    if (text === '--' || !text.startsWith('-') || text === '-') return i;
     i += takesNext(text, valued) ? 2 : 1;
   }
   return i;
+}
+
+/** Index of the command a wrapper runs (`sudo -u root curl` → `curl`, `timeout -s KILL 5 mysql` → `mysql`). */
+function skipWrapperOptions(words: readonly Word[], i: number, wrapper: Wrapper, name: string): number {
+  while (i < words.length) {
+    const text = words[i]!.text;
+    if (text === '--') {
+      i++;
+      break;
+    }
+    if (name === 'env' && isAssignment(text)) {
+      i++;
+      continue;
+    }
+    if (!text.startsWith('-') || text === '-') {
+      if (name === 'env' && text === '-') i++;
+      break;
+    }
+    i += takesNext(text, wrapper.valued) ? 2 : 1;
+  }
+  return i + wrapper.operands;
+}
+
+/**
+ * Index of the command that `words[i]`'s subcommand runs (`docker exec -u root c mysql …` →
+ * `mysql`, `kubectl exec pod -- mysql …` → `mysql`), or -1 when the words are not that
+ * subcommand or name no command.
+ */
+function launchedCommand(words: readonly Word[], i: number, launch: Launch): number {
+  let at = i + 1;
+  for (const step of launch.path) {
+    at = skipOptions(words, at, launch.before);
+    if (at >= words.length || words[at]!.text !== step) return -1;
+    at++;
+  }
+  if (launch.dashes) {
+    for (let j = at; j < words.length; j++) if (words[j]!.text === '--') return j + 1 < words.length ? j + 1 : -1;
+  }
+  let operands = launch.operands;
+  while (at < words.length) {
+    const text = words[at]!.text;
+    if (text === '--') {
+      at++;
+      break;
+    }
+    if (!text.startsWith('-') || text === '-') break;
+    if (launch.instead?.includes(text)) operands = 0;
+    at += takesNext(text, launch.valued) ? 2 : 1;
+  }
+  at += operands;
+  return at < words.length ? at : -1;
 }
 
 /** Whether option word `text` of a wrapper leaves its value to the next word (`-u` of `sudo -u root`, also `-Eu`). */
@@ -433,7 +603,8 @@ function programName(text: string): string {
 /**
  * Adds the edits for one simple command (`words` from `i` on): assignments, wrappers and reserved
  * words are passed over to the program word; a listed program's credential values are masked;
- * a shell's `-c` command line is read as a command line of its own.
+ * the command a subcommand runs (`docker exec c …`) is read as a command of its own, and so are a
+ * shell's `-c` command line and ssh's remote command.
  */
 function maskCommand(words: readonly Word[], i: number, edits: Edit[], depth: number): void {
   while (i < words.length) {
@@ -443,9 +614,14 @@ function maskCommand(words: readonly Word[], i: number, edits: Edit[], depth: nu
       continue;
     }
     const name = programName(text);
-    const valued = wrapperOptions().get(name);
-    if (valued !== undefined) {
-      i = skipWrapperOptions(words, i + 1, valued, name);
+    const wrapper = wrapperRules().get(name);
+    if (wrapper !== undefined) {
+      i = skipWrapperOptions(words, i + 1, wrapper, name);
+      continue;
+    }
+    const launched = launchedAt(words, i, name);
+    if (launched >= 0) {
+      i = launched;
       continue;
     }
     const rule = programRules().get(name);
@@ -453,9 +629,21 @@ function maskCommand(words: readonly Word[], i: number, edits: Edit[], depth: nu
       i = maskProgramArguments(words, i, rule, edits);
       continue;
     }
-    if (SHELLS.includes(name) && depth < MAX_DEPTH) maskShellCommand(words, i, edits, depth);
+    if (name === 'ssh') maskRemoteCommand(words, i, edits, depth);
+    else if (SHELLS.includes(name) && depth < MAX_DEPTH) maskShellCommand(words, i, edits, depth);
     return;
   }
+}
+
+/** Index of the command that program `name` (at `words[i]`) runs through one of its subcommands, or -1. */
+function launchedAt(words: readonly Word[], i: number, name: string): number {
+  const list = launchRules().get(name);
+  if (list === undefined) return -1;
+  for (const launch of list) {
+    const at = launchedCommand(words, i, launch);
+    if (at >= 0) return at;
+  }
+  return -1;
 }
 
 /** The edits inside `bash -c '<command line>'`: the quoted command line's own program options. */
@@ -465,15 +653,45 @@ function maskShellCommand(words: readonly Word[], i: number, edits: Edit[], dept
     if (text === '--' || !(text.startsWith('-') || text.startsWith('+'))) return; // a script file runs, not a -c line
     if (text === '-o' || text === '+o') j++; // `-o pipefail`
     if (text.startsWith('--') || !text.includes('c')) continue;
-    const script = words[j + 1]!;
-    const source = script.source;
-    // The command line is read from the source between its quotes, so edits land on source offsets.
-    const quote = source[script.start];
-    const quoted = (quote === "'" || quote === '"') && source[script.end - 1] === quote && script.end - script.start >= 2;
-    const from = quoted ? script.start + 1 : script.start;
-    const to = quoted ? script.end - 1 : script.end;
-    for (const edit of textEdits(source.slice(from, to), depth + 1)) edits.push({ element: -1, start: from + edit.start, end: from + edit.end, with: edit.with });
+    maskScript(words[j + 1]!, edits, depth);
     return;
+  }
+}
+
+/**
+ * Adds the edits inside `script`, a word of a command line that is itself a command line (`-c`'s
+ * word, ssh's remote command), read from the source between its quotes so that the edits land
+ * on source offsets.
+ */
+function maskScript(script: Word, edits: Edit[], depth: number): void {
+  const source = script.source;
+  const quote = source[script.start];
+  const quoted = (quote === "'" || quote === '"') && source[script.end - 1] === quote && script.end - script.start >= 2;
+  const from = quoted ? script.start + 1 : script.start;
+  const to = quoted ? script.end - 1 : script.end;
+  for (const edit of textEdits(source.slice(from, to), depth + 1)) edits.push({ element: -1, start: from + edit.start, end: from + edit.end, with: edit.with });
+}
+
+/**
+ * The edits in ssh's remote command (`ssh [options] destination command …`, ssh(1): the words
+ * after the destination, joined with spaces, are run by the remote user's shell). Its words are
+ * read as a command here (`ssh h mysql -pX`), and in a command line each word that is one quoted
+ * string is read as a command line of its own (`ssh h 'mysql -pX db'`). OpenSSH reads options
+ * after the destination too (`ssh host -p 22 cmd`).
+ */
+function maskRemoteCommand(words: readonly Word[], i: number, edits: Edit[], depth: number): void {
+  let destination = skipOptions(words, i + 1, SSH_VALUED);
+  if (destination < words.length && words[destination]!.text === '--') destination++;
+  if (destination >= words.length) return;
+  let command = skipOptions(words, destination + 1, SSH_VALUED);
+  if (command < words.length && words[command]!.text === '--') command++;
+  if (command >= words.length) return;
+  maskCommand(words, command, edits, depth);
+  if (depth >= MAX_DEPTH) return;
+  for (let j = command; j < words.length; j++) {
+    const word = words[j]!;
+    const quote = word.source[word.start];
+    if (word.element === -1 && (quote === "'" || quote === '"') && word.end - word.start >= 2 && word.source[word.end - 1] === quote && word.text.includes(' ')) maskScript(word, edits, depth);
   }
 }
 
@@ -506,8 +724,12 @@ export function redactProgramText(text: string): string {
 /**
  * `argv` (a command and its arguments) with the listed programs' credential values as `***`, in
  * the same elements (`['curl', '-u', 'admin:pw']` → `['curl', '-u', 'admin:***']`); the same
- * array when nothing changes. A shell's `-c` element is left to the caller's text redaction
- * (each element of an argv is also redacted as text).
+ * array when nothing changes. A shell's `-c` element and an ssh remote command given as one
+ * element are left to the caller's text redaction: each element of an argv is also redacted as a
+ * command line, because cordon cannot know every program that runs an argument as one (`su -c`,
+ * `watch`, `flock -c`, `git rebase --exec`), so an element that only mentions a listed program's
+ * option (a commit message `mysql -pX fails`) is masked as well; the command gets its argv as it
+ * was, only the records lose the value.
  */
 export function redactProgramArgv(argv: readonly string[]): readonly string[] {
   if (argv.length < 2) return argv;

@@ -15,8 +15,9 @@
  * Single-letter flags are secrets only for the program that defines them (curl's `-u user:pass`,
  * mysql's `-ppass`; docker run's `-u 1000:1000` is a uid): `redact-programs.ts` keeps a table of
  * programs and their credential options, applied to the options of those programs' commands
- * (also after `sudo`, `env X=1`, in pipelines and `bash -c '…'`), scanning the text only when one
- * of their names occurs in it.
+ * (also after `sudo`, `env X=1`, `timeout 5`, `nice -n 5`, in `docker exec c …`, `kubectl exec
+ * pod -- …`, pipelines, `bash -c '…'` and `ssh host '…'`), scanning the text only when one of
+ * their names occurs in it.
  */
 
 import { MASK } from './mask.js';
@@ -170,9 +171,13 @@ function maskedWord(word: string): string {
  *   commands: curl `-u admin:***` / `--user` / `-U` / `--proxy-user` / `--oauth2-bearer ***`,
  *   mysql/mariadb clients `-p***`, `sshpass -p ***`, `redis-cli -a ***` / `--pass ***`, openssl
  *   `-pass pass:***` / `-passin` / `-passout` / `-k ***`, OpenLDAP `-w ***`, `docker login -p ***`
- *   / `podman login -p ***`, smbclient `-U user%***`, mongosh `-p ***`; also after `sudo`, `env`,
- *   `exec`, `command`, `time`, `nohup` and `NAME=value`, in pipelines, lists and `sh -c '…'`
- *   (`docker run -u 1000:1000`, `ssh -p 2222`, `mysql -P 3306`, `curl -k` stay);
+ *   / `podman login -p ***` (also after `--config DIR`), smbclient `-U user%***`, mongosh `-p
+ *   ***`, sqlcmd `-P ***`, ssh-keygen `-P ***` / `-N ***`, zip and unzip `-P ***`, 7-Zip
+ *   `-p***`; also after `sudo`, `env`, `exec`, `command`, `time`, `nohup`, `timeout`, `nice`,
+ *   `ionice`, `stdbuf`, `xargs`, `doas` (their options with values skipped) and `NAME=value`, as
+ *   the command of `docker exec`, `podman exec` and `kubectl exec`, in pipelines, lists, `sh -c
+ *   '…'` and ssh's remote command (`docker run -u 1000:1000`, `ssh -p 2222`, `mysql -P 3306`,
+ *   `curl -k`, `zip -r`, `timeout 5 ls -p` stay);
  * - `NAME=***` where NAME ends in TOKEN, SECRET, PASSWORD, PASSWD, API_KEY, APIKEY, ACCESS_KEY,
  *   PRIVATE_KEY or CREDENTIALS (any case), and such JSON members (`"password":"***"`);
  * - token shapes anywhere in a word, prefix kept: GitHub `ghp_***` (gho_, ghu_, ghs_, ghr_,

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { programMay } from '../../src/output/redact-programs.js';
 import { redactArgv, redactText } from '../../src/output/redact.js';
 
 // Command text and argv that users and agents write are kept in cordon.log, runs.jsonl and the
@@ -138,6 +139,23 @@ describe('redactText: credential options of listed programs', () => {
     ["smbclient //h/share --user='DOM\\user%hunter2'", "smbclient //h/share --user='DOM\\user%***'"],
     // mongosh.
     ['mongosh mongodb://h/db -u admin -p hunter2', 'mongosh mongodb://h/db -u admin -p ***'],
+    // docker's global options before login.
+    ['docker --config /tmp/d login -u me -p hunter2 r.x', 'docker --config /tmp/d login -u me -p *** r.x'],
+    ['docker -H tcp://h:2375 login --password=hunter2 r.x', 'docker -H tcp://h:2375 login --password=*** r.x'],
+    ['podman --root /var/x login -p hunter2 quay.io', 'podman --root /var/x login -p *** quay.io'],
+    // sqlcmd -P (not -p, which prints statistics).
+    ['sqlcmd -S db -U sa -P hunter2 -Q "select 1"', 'sqlcmd -S db -U sa -P *** -Q "select 1"'],
+    ['sqlcmd -S db -Phunter2 -p', 'sqlcmd -S db -P*** -p'],
+    // ssh-keygen's old and new passphrases.
+    ['ssh-keygen -p -P old2 -N new2 -f k', 'ssh-keygen -p -P *** -N *** -f k'],
+    ['ssh-keygen -t ed25519 -qN hunter2 -f k', 'ssh-keygen -t ed25519 -qN *** -f k'],
+    // zip, unzip, 7-Zip.
+    ['zip -P hunter2 out.zip f', 'zip -P *** out.zip f'],
+    ['zip -rP hunter2 out.zip dir', 'zip -rP *** out.zip dir'],
+    ['unzip -P hunter2 a.zip -d out', 'unzip -P *** a.zip -d out'],
+    ['unzip -qoPhunter2 a.zip', 'unzip -qoP*** a.zip'],
+    ['7z x -phunter2 a.7z', '7z x -p*** a.7z'],
+    ['7za a -p"hunter 2" -mhe=on a.7z f', '7za a -p"***" -mhe=on a.7z f'],
   ];
 
   // Each also in a pipeline, after `&&`, `sudo`, `env X=1` and inside `bash -c '…'`.
@@ -149,7 +167,11 @@ describe('redactText: credential options of listed programs', () => {
     (t) => `sudo -u root -E ${t}`,
     (t) => `env X=1 ${t}`,
     (t) => `A=1 B=2 time nohup ${t}`,
-    ...(input.includes("'") ? [] : [(t: string) => `bash -lc '${t}'`]),
+    (t) => `timeout -s KILL -k 5 30s ${t}`,
+    (t) => `nice -n 5 ionice -c 3 stdbuf -oL ${t}`,
+    (t) => `docker exec -e A=b -u root -it c ${t}`,
+    (t) => `kubectl -n ns exec -it pod -c db -- ${t}`,
+    ...(input.includes("'") ? [] : [(t: string) => `bash -lc '${t}'`, (t: string) => `ssh -p 2222 -i k deploy@host '${t}'`]),
   ];
 
   it.each(secret.flatMap(([input, expected]) => around(input).map((wrap) => [wrap(input), wrap(expected)] as const)))('%s', (input, expected) => {
@@ -180,9 +202,84 @@ describe('redactText: credential options of listed programs', () => {
     'git commit -m "mysql -p fix"',
     'mongosh --port 27017 -u admin',
     'curl -H "X-Trace: 1" -o out -sSL https://x',
+    'zip -r out.zip dir',
+    'zip -e out.zip f',
+    'unzip -d /tmp/x a.zip',
+    '7z a -p a.7z f',
+    "ssh-keygen -t ed25519 -N '' -f k",
+    'ssh-keygen -lf k.pub',
+    'sqlcmd -S db -E -p -Q "select 1"',
+    'docker --config /tmp/d run -p 80:80 image',
   ];
   it.each(ordinary.flatMap((input) => around(input).map((wrap) => wrap(input))))('leaves %s unchanged', (input) => {
     expect(redactText(input)).toBe(input);
+  });
+});
+
+// The commands that other commands run: wrappers with options that take a value (whose value
+// must not be read as the program), a container's or pod's command, ssh's remote command. Before,
+// `timeout -s KILL 5 mysql -pX` and `ssh host 'mysql -pX'` kept the password.
+describe('redactText: commands run by wrappers, containers and ssh', () => {
+  it.each([
+    ['timeout 5 mysql -phunter2 db', 'timeout 5 mysql -p*** db'],
+    ['timeout -s KILL 5 mysql -phunter2', 'timeout -s KILL 5 mysql -p***'],
+    ['timeout --signal=KILL --kill-after 3 5s mysql -phunter2', 'timeout --signal=KILL --kill-after 3 5s mysql -p***'],
+    ['timeout -- 5 mysql -phunter2', 'timeout -- 5 mysql -p***'],
+    ['nice -n 5 mysql -phunter2', 'nice -n 5 mysql -p***'],
+    ['nice -5 mysql -phunter2', 'nice -5 mysql -p***'],
+    ['nice --adjustment=5 mysql -phunter2', 'nice --adjustment=5 mysql -p***'],
+    ['ionice -c 2 -n 7 mysql -phunter2', 'ionice -c 2 -n 7 mysql -p***'],
+    ['stdbuf -o L -eL mysql -phunter2', 'stdbuf -o L -eL mysql -p***'],
+    ['find . -name "*.sql" | xargs -0 -n 1 -P 4 -I {} mysql -phunter2 db', 'find . -name "*.sql" | xargs -0 -n 1 -P 4 -I {} mysql -p*** db'],
+    ['doas -u _mysql mysql -phunter2', 'doas -u _mysql mysql -p***'],
+    ['docker exec -e A=b -u root c mysql -phunter2', 'docker exec -e A=b -u root c mysql -p***'],
+    ['docker exec -it --workdir /w c sh -c "mysql -phunter2 < d.sql"', 'docker exec -it --workdir /w c sh -c "mysql -p*** < d.sql"'],
+    ['docker -H tcp://h container exec c redis-cli -a hunter2 ping', 'docker -H tcp://h container exec c redis-cli -a *** ping'],
+    ['podman exec --latest mysql -phunter2', 'podman exec --latest mysql -p***'],
+    ['podman exec -u 0 c mongosh -p hunter2', 'podman exec -u 0 c mongosh -p ***'],
+    ['kubectl exec -n db pod -- mysql -phunter2', 'kubectl exec -n db pod -- mysql -p***'],
+    ['kubectl --context prod exec -it pod -c c -- bash -c "redis-cli -a hunter2 info"', 'kubectl --context prod exec -it pod -c c -- bash -c "redis-cli -a *** info"'],
+    ['kubectl exec pod mysql -phunter2', 'kubectl exec pod mysql -p***'],
+    ["ssh deploy@host 'mysql -phunter2 db < d.sql'", "ssh deploy@host 'mysql -p*** db < d.sql'"],
+    ['ssh -p 2222 -o StrictHostKeyChecking=no host mysql -phunter2 db', 'ssh -p 2222 -o StrictHostKeyChecking=no host mysql -p*** db'],
+    ['ssh -tt host -p 2222 "cd /srv && sudo mysql -phunter2"', 'ssh -tt host -p 2222 "cd /srv && sudo mysql -p***"'],
+    ["sshpass -p hunter2 ssh -p 22 host 'curl -u a:hunter3 x'", "sshpass -p *** ssh -p 22 host 'curl -u a:*** x'"],
+    ['ssh host sudo -u me "mysql -phunter2"', 'ssh host sudo -u me "mysql -p***"'],
+    ['ssh -v -- host -- mysql -phunter2', 'ssh -v -- host -- mysql -p***'],
+    ['timeout 60 ssh bastion \'docker exec db mysql -phunter2\'', 'timeout 60 ssh bastion \'docker exec db mysql -p***\''],
+  ])('%s', (input, expected) => {
+    expect(redactText(input)).toBe(expected);
+    expect(redactText(expected)).toBe(expected);
+  });
+
+  it.each([
+    'timeout 5 ls -p',
+    'timeout -s KILL 5 make -j8',
+    'nice -n 5 ls -p',
+    'xargs -P 4 -n 1 ls -p',
+    'doas -u root ls -p',
+    'docker exec -u 1000:1000 c ls -p',
+    'docker exec -p 80 c',
+    'docker run -u 1000:1000 -p 80:80 mysql:8',
+    'podman exec -l ls -p',
+    'kubectl exec pod -- ls -p',
+    'kubectl port-forward pod 3306:3306 -n db',
+    'ssh -p 2222 host',
+    'ssh -p 2222 host ls -p',
+    "ssh -p 2222 host 'ls -p /srv'",
+    'ssh -L 3306:db:3306 -N bastion',
+    'scp -P 2222 f host:',
+  ])('leaves %s unchanged', (input) => {
+    expect(redactText(input)).toBe(input);
+  });
+
+  // Wrappers carry no secret of their own: text naming none of the table's programs is not
+  // scanned at all (the pre-test), however many wrappers it holds; each new program passes it.
+  it('scans only text that names a listed program', () => {
+    for (const text of ['timeout 5 nice -n 5 ls -p', 'docker exec -u root c ls -la', 'kubectl exec pod -- ls', 'ssh -p 2222 host uptime', 'xargs -n 1 echo'])
+      expect(programMay(text.toLowerCase())).toBe(false);
+    for (const text of ['sqlcmd -P x', 'ssh-keygen -N x', 'zip -P x', 'unzip -P x', '7z x -px', 'docker --config d login -p x'])
+      expect(programMay(text.toLowerCase())).toBe(true);
   });
 });
 
@@ -201,9 +298,22 @@ describe('redactArgv: credential options of listed programs', () => {
     [['smbclient', '-U', 'user%hunter2', '//h/s'], ['smbclient', '-U', 'user%***', '//h/s']],
     [['mongosh', '-p', 'hunter2'], ['mongosh', '-p', '***']],
     [['bash', '-c', 'curl -u admin:hunter2 x | jq .'], ['bash', '-c', 'curl -u admin:*** x | jq .']],
+    [['timeout', '-s', 'KILL', '5', 'mysql', '-phunter2'], ['timeout', '-s', 'KILL', '5', 'mysql', '-p***']],
+    [['nice', '-n', '5', 'zip', '-P', 'hunter2', 'o.zip', 'f'], ['nice', '-n', '5', 'zip', '-P', '***', 'o.zip', 'f']],
+    [['docker', 'exec', '-e', 'A=b', '-u', 'root', 'c', 'mysql', '-phunter2'], ['docker', 'exec', '-e', 'A=b', '-u', 'root', 'c', 'mysql', '-p***']],
+    [['kubectl', 'exec', 'pod', '--', 'sqlcmd', '-P', 'hunter2'], ['kubectl', 'exec', 'pod', '--', 'sqlcmd', '-P', '***']],
+    [['ssh', '-p', '2222', 'host', 'mysql', '-phunter2'], ['ssh', '-p', '2222', 'host', 'mysql', '-p***']],
+    [['ssh', 'host', 'mysql -phunter2 db'], ['ssh', 'host', 'mysql -p*** db']],
+    // An element that merely mentions a listed program is masked too: each element is also
+    // redacted as a command line, since many programs run one (`su -c`, `watch`, `flock -c`,
+    // `git rebase --exec`, ssh's words); the command itself gets its argv unchanged.
+    [['git', 'commit', '-m', 'mysql -phunter2 fails'], ['git', 'commit', '-m', 'mysql -p*** fails']],
+    [['watch', '-n', '5', 'mysql -phunter2 -e "show processlist"'], ['watch', '-n', '5', 'mysql -p*** -e "show processlist"']],
     // Unchanged: other programs' -u/-p, prompts and references.
     [['docker', 'run', '-u', '1000:1000', '-p', '80:80', 'img'], ['docker', 'run', '-u', '1000:1000', '-p', '80:80', 'img']],
     [['ssh', '-p', '2222', 'host'], ['ssh', '-p', '2222', 'host']],
+    [['timeout', '5', 'ls', '-p'], ['timeout', '5', 'ls', '-p']],
+    [['zip', '-r', 'out.zip', 'dir'], ['zip', '-r', 'out.zip', 'dir']],
     [['mysql', '-p', 'db'], ['mysql', '-p', 'db']],
     [['curl', '-u', 'admin', '-k', 'x'], ['curl', '-u', 'admin', '-k', 'x']],
     [['curl', '-u', 'admin:$PASS'], ['curl', '-u', 'admin:$PASS']],
@@ -234,8 +344,17 @@ describe('the secret of a listed credential option never survives random words a
     ['docker login', `-p ${SECRET}`],
     ['smbclient', `-U user%${SECRET}`],
     ['mongosh', `-p ${SECRET}`],
+    ['docker --config /d login', `--password ${SECRET}`],
+    ['sqlcmd', `-P ${SECRET}`],
+    ['ssh-keygen', `-N ${SECRET}`],
+    ['ssh-keygen', `-qP${SECRET}`],
+    ['zip', `-rP ${SECRET}`],
+    ['unzip', `-P ${SECRET}`],
+    ['7z', `-p${SECRET}`],
   ];
-  const before = fc.constantFrom('', 'cd /w && ', 'ls | ', 'true; ', 'sudo ', 'sudo -u root ', 'env X=1 ', 'X=1 ', 'nohup ', 'time ', 'exec ', 'command ');
+  // Words that run the program: wrappers with their options, containers, pods, ssh.
+  const runners = ['', 'sudo ', 'sudo -u root ', 'env X=1 ', 'nohup ', 'time ', 'exec ', 'command ', 'timeout 5 ', 'timeout -s KILL -k 3 5 ', 'nice -n 5 ', 'nice -5 ', 'ionice -c 3 ', 'stdbuf -oL -e L ', 'xargs -n 1 -I {} ', 'doas -u root ', 'docker exec -e A=b -u root c ', 'docker container exec -it c ', 'podman exec -l ', 'kubectl exec -n ns pod -c x -- ', 'kubectl exec pod ', 'ssh -p 2222 host ', 'ssh host -l me '];
+  const before = fc.constantFrom('cd /w && ', 'ls | ', 'true; ', 'X=1 ', ...runners);
 
   it('as a command line', () => {
     fc.assert(
@@ -243,6 +362,7 @@ describe('the secret of a listed credential option never survives random words a
         const text = [`${prefix}${program}`, ...mid, option, ...post].join(' ');
         expect(redactText(text)).not.toContain(SECRET);
         expect(redactText(`bash -c "${text.replaceAll('"', '')}"`)).not.toContain(SECRET);
+        expect(redactText(`ssh -p 2222 host '${text.replaceAll("'", '')}'`)).not.toContain(SECRET);
       }),
       { numRuns: 3000 },
     );
@@ -250,8 +370,8 @@ describe('the secret of a listed credential option never survives random words a
 
   it('as argv', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...forms), words, words, ([program, option], mid, post) => {
-        const argv = [...program.split(' '), ...mid, ...option.replaceAll("'", '').replaceAll('"', '').split(' '), ...post];
+      fc.property(fc.constantFrom(...forms), fc.constantFrom(...runners), words, words, ([program, option], runner, mid, post) => {
+        const argv = [...runner.split(' ').filter((w) => w !== ''), ...program.split(' '), ...mid, ...option.replaceAll("'", '').replaceAll('"', '').split(' '), ...post];
         expect(redactArgv(argv).join('\n')).not.toContain(SECRET);
       }),
       { numRuns: 3000 },
