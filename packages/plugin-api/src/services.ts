@@ -1,5 +1,6 @@
 import type { FileService } from './services/files.js';
 import type { LedgerService } from './services/ledger.js';
+import type { NameService } from './services/names.js';
 import type { ProcessService } from './services/process.js';
 import type { RedactService } from './services/redact.js';
 import type { TelemetryService } from './services/telemetry.js';
@@ -24,4 +25,9 @@ export interface CordonServices {
   readonly files: FileService;
   /** The host's redaction of secrets in command text and argv (`Bearer ***`, `--token ***`). */
   readonly redact: RedactService;
+  /**
+   * The host's choice of the name a typo meant (`recrod` → `record`), for a plugin's own "Did you
+   * mean …?". Hosts before it lend none: a plugin that may run on one checks that it is there.
+   */
+  readonly names: NameService;
 }

@@ -6,6 +6,7 @@ import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '..
 import { registerBuiltinSamplers } from '../telemetry/sampler/builtin.js';
 import { createFileLogger } from '../util/log.js';
 import { redactArgv, redactText } from '../output/redact.js';
+import { closestName } from '../util/closest-name.js';
 import { createFacades, removeTaps } from './facade.js';
 import { createHookTable } from './hook-table.js';
 import { Registry } from './registry.js';
@@ -18,6 +19,9 @@ const FILES = Object.freeze({ directoryProblem });
 
 /** `api.services.redact`: the logger's own redaction (output/redact.ts), already in every bundle that logs. */
 const REDACT = Object.freeze({ command: redactText, argv: redactArgv });
+
+/** `api.services.names`: the typo suggestion of the host's own commands, flags and registries (util/closest-name.ts, which loads its distance only when called). */
+const NAMES = Object.freeze({ closest: closestName });
 
 /** A descriptor as collected from one plugin package, before it is applied. */
 export interface CollectedPlugin {
@@ -89,6 +93,7 @@ export class CordonHost {
         process: Object.freeze({ endLike, describeStartFailure: (file: string, error: unknown, where?: StartPlace) => services().describeStartFailure(file, error, where) }),
         files: FILES,
         redact: REDACT,
+        names: NAMES,
       }),
     });
   }

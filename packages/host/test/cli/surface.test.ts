@@ -5,6 +5,7 @@ import ts from 'typescript';
 import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { makeRepo } from '../../../../test/support/git.js';
 import { closestName } from '../../src/util/closest-name.js';
+import { CordonHost } from '../../src/index.js';
 
 // What oclif CLIs give their users for free: -h and -v, "did you mean" for a
 // mistyped command (exit 2, like every usage error), first-party short names, and a missing
@@ -26,6 +27,14 @@ describe('closestName', () => {
     expect(closestName('ojsn', ['json', 'repo'])).toBeUndefined();
     expect(closestName('zzzzzz', ['check', 'arm'])).toBeUndefined();
     expect(closestName('x', [])).toBeUndefined();
+  });
+
+  it('is lent to plugins as api.services.names.closest, the same function', () => {
+    const host = new CordonHost({ dataDir: join(box.root, 'data'), configDir: join(box.root, 'config'), cacheDir: join(box.root, 'cache') }, '0.0.0-test');
+    const names = host.apiFor('codex').services.names;
+    expect(names.closest).toBe(closestName);
+    expect(names.closest('recrod', ['init', 'record', 'resume', 'show'])).toBe('record');
+    expect(Object.isFrozen(names)).toBe(true);
   });
 });
 

@@ -48,6 +48,25 @@ describe('global flags before the command, as the reference writes them', () => 
       expect(existsSync(join(box.root, 'never'))).toBe(false);
       expect(tableRows(db, 'select session_id, text from messages')).toEqual([{ session_id: 'S', text: 'hello' }]);
     });
+
+    // A mistyped command was refused with no hint, where the host's own commands name the one
+    // meant (`cordon chek` → "Did you mean `cordon check`?"); the host lends its choice
+    // (api.services.names.closest) and pcodx words it the same way, exit 2 as before.
+    it(`${name}: a mistyped command names the one meant, as the host's commands do`, async () => {
+      const other = join(box.root, 'never', 'pcodx.sqlite3');
+      const list = 'Run `cordon pcodx --help` for the list.';
+      const cases: Array<[string[], string]> = [
+        [['recrod', '--role', 'user', '--text', 'x'], `error: "recrod" is not a pcodx command. Did you mean \`cordon pcodx record\`? ${list}\n`],
+        [['--db', other, 'shwo'], `error: "shwo" is not a pcodx command. Did you mean \`cordon pcodx show\`? ${list}\n`],
+        [['uncompcat', 'cmp1'], `error: "uncompcat" is not a pcodx command. Did you mean \`cordon pcodx uncompact\`? ${list}\n`],
+        [['frobnicate'], `error: "frobnicate" is not a pcodx command. ${list}\n`],
+      ];
+      for (const [args, stderr] of cases) {
+        const r = await run(args);
+        expect([r.exitCode, r.stdout, r.stderr], args.join(' ')).toEqual([2, '', stderr]);
+      }
+      expect(existsSync(join(box.root, 'never'))).toBe(false);
+    });
   }
 });
 

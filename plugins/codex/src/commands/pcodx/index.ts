@@ -1,6 +1,30 @@
-import { Command, loadHelpClass } from '@oclif/core';
+import { Command, loadHelpClass, type Interfaces } from '@oclif/core';
 import { isReportable } from '../../pcodx/errors.js';
+import { hostApi } from '../../pcodx/host-api.js';
 import { splitLeadingFlags } from '../../pcodx/leading-flags.js';
+
+/**
+ * The pcodx command a user most likely meant by `typed` (`recrod` → `record`), among the visible
+ * `pcodx:*` commands and their aliases, or undefined: the host's own choice of a typo's meaning,
+ * lent as `api.services.names.closest`, so that it reads as `cordon chek` does ("Did you mean
+ * `cordon check`?"). A host that lends none (older than this plugin), or no host api at all,
+ * gives no suggestion.
+ */
+async function meantCommand(typed: string, config: Interfaces.Config): Promise<string | undefined> {
+  const names: string[] = [];
+  for (const command of config.commands) {
+    if (command.hidden) continue;
+    for (const id of [command.id, ...command.aliases]) {
+      const [topic, name, deeper] = id.split(':');
+      if (topic === 'pcodx' && name !== undefined && deeper === undefined) names.push(name);
+    }
+  }
+  try {
+    return (await hostApi()).services.names?.closest(typed, names);
+  } catch {
+    return undefined;
+  }
+}
 
 export default class Pcodx extends Command {
   static override summary = 'Partial compaction for Codex: a ledger of the conversation in which chosen ranges are replaced by summaries';
@@ -23,7 +47,9 @@ export default class Pcodx extends Command {
     }
     const id = `pcodx:${split.command}`;
     if (!this.config.findCommand(id)) {
-      process.stderr.write(`error: ${JSON.stringify(split.command)} is not a pcodx command; run \`${this.config.bin} pcodx --help\` for the list\n`);
+      const meant = await meantCommand(split.command, this.config);
+      const hint = meant === undefined ? '' : ` Did you mean \`${this.config.bin} pcodx ${meant}\`?`;
+      process.stderr.write(`error: ${JSON.stringify(split.command)} is not a pcodx command.${hint} Run \`${this.config.bin} pcodx --help\` for the list.\n`);
       process.exitCode = 2;
       return;
     }
