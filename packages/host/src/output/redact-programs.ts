@@ -258,7 +258,11 @@ interface Launch {
  * `--cidfile`; `-l, --latest` takes the container's place), kubectl exec
  * https://kubernetes.io/docs/reference/kubectl/generated/kubectl_exec/ (`kubectl exec POD --
  * COMMAND`; before `--` its own `-c`, `-f`, `--pod-running-timeout` and kubectl's global options,
- * https://kubernetes.io/docs/reference/kubectl/generated/kubectl_options/).
+ * https://kubernetes.io/docs/reference/kubectl/generated/kubectl_options/), and Compose's exec
+ * https://docs.docker.com/reference/cli/docker/compose/exec/ (`docker compose exec SERVICE
+ * COMMAND`, also the older `docker-compose`: `-e`, `--index`, `-u`, `-w`; before `exec`,
+ * Compose's own `-f`, `-p`, `--profile`, `--env-file`, `--project-directory`, `--ansi`,
+ * `--progress`, `--parallel`, https://docs.docker.com/reference/cli/docker/compose/).
  */
 let launches: ReadonlyMap<string, readonly Launch[]> | undefined;
 function launchRules(): ReadonlyMap<string, readonly Launch[]> {
@@ -266,9 +270,12 @@ function launchRules(): ReadonlyMap<string, readonly Launch[]> {
   const dockerExec = ['-e', '--env', '--env-file', '-u', '--user', '-w', '--workdir', '--detach-keys'];
   const podmanExec = [...dockerExec, '--preserve-fd', '--preserve-fds', '--cidfile'];
   const kubectlGlobals = ['-n', '--namespace', '--context', '--kubeconfig', '-s', '--server', '--cluster', '--user', '--token', '--as', '--as-group', '--as-uid', '--certificate-authority', '--client-certificate', '--client-key', '--request-timeout', '--cache-dir', '--tls-server-name', '-v', '--v', '--vmodule', '--log-file'];
+  const composeGlobals = ['-f', '--file', '-p', '--project-name', '--profile', '--env-file', '--project-directory', '--ansi', '--progress', '--parallel'];
+  const composeExec = ['-e', '--env', '--index', '-u', '--user', '-w', '--workdir'];
   const container = (path: readonly string[], before: readonly string[], valued: readonly string[], instead?: readonly string[]): Launch => ({ path, before, valued, operands: 1, instead });
   launches = new Map<string, readonly Launch[]>([
-    ['docker', [container(['exec'], DOCKER_GLOBALS, dockerExec), container(['container', 'exec'], DOCKER_GLOBALS, dockerExec)]],
+    ['docker', [container(['exec'], DOCKER_GLOBALS, dockerExec), container(['container', 'exec'], DOCKER_GLOBALS, dockerExec), container(['compose', 'exec'], [...DOCKER_GLOBALS, ...composeGlobals], composeExec)]],
+    ['docker-compose', [container(['exec'], composeGlobals, composeExec)]],
     ['podman', [container(['exec'], PODMAN_GLOBALS, podmanExec, ['-l', '--latest']), container(['container', 'exec'], PODMAN_GLOBALS, podmanExec, ['-l', '--latest'])]],
     ['kubectl', [{ path: ['exec'], before: kubectlGlobals, valued: [...kubectlGlobals, '-c', '--container', '-f', '--filename', '--pod-running-timeout'], operands: 1, dashes: true }]],
   ]);

@@ -175,9 +175,9 @@ function maskedWord(word: string): string {
  *   ***`, sqlcmd `-P ***`, ssh-keygen `-P ***` / `-N ***`, zip and unzip `-P ***`, 7-Zip
  *   `-p***`; also after `sudo`, `env`, `exec`, `command`, `time`, `nohup`, `timeout`, `nice`,
  *   `ionice`, `stdbuf`, `xargs`, `doas` (their options with values skipped) and `NAME=value`, as
- *   the command of `docker exec`, `podman exec` and `kubectl exec`, in pipelines, lists, `sh -c
- *   '…'` and ssh's remote command (`docker run -u 1000:1000`, `ssh -p 2222`, `mysql -P 3306`,
- *   `curl -k`, `zip -r`, `timeout 5 ls -p` stay);
+ *   the command of `docker exec`, `docker compose exec`, `podman exec` and `kubectl exec`, in
+ *   pipelines, lists, `sh -c '…'` and ssh's remote command (`docker run -u 1000:1000`, `ssh -p
+ *   2222`, `mysql -P 3306`, `curl -k`, `zip -r`, `timeout 5 ls -p` stay);
  * - `NAME=***` where NAME ends in TOKEN, SECRET, PASSWORD, PASSWD, API_KEY, APIKEY, ACCESS_KEY,
  *   PRIVATE_KEY or CREDENTIALS (any case), and such JSON members (`"password":"***"`);
  * - token shapes anywhere in a word, prefix kept: GitHub `ghp_***` (gho_, ghu_, ghs_, ghr_,

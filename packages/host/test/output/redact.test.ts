@@ -236,6 +236,8 @@ describe('redactText: commands run by wrappers, containers and ssh', () => {
     ['docker exec -it --workdir /w c sh -c "mysql -phunter2 < d.sql"', 'docker exec -it --workdir /w c sh -c "mysql -p*** < d.sql"'],
     ['docker -H tcp://h container exec c redis-cli -a hunter2 ping', 'docker -H tcp://h container exec c redis-cli -a *** ping'],
     ['podman exec --latest mysql -phunter2', 'podman exec --latest mysql -p***'],
+    ['docker compose -f dev.yml -p app exec -T -u root db mysql -uroot -phunter2', 'docker compose -f dev.yml -p app exec -T -u root db mysql -uroot -p***'],
+    ['docker-compose --env-file .env exec -e A=b db sh -c "mysql -phunter2"', 'docker-compose --env-file .env exec -e A=b db sh -c "mysql -p***"'],
     ['podman exec -u 0 c mongosh -p hunter2', 'podman exec -u 0 c mongosh -p ***'],
     ['kubectl exec -n db pod -- mysql -phunter2', 'kubectl exec -n db pod -- mysql -p***'],
     ['kubectl --context prod exec -it pod -c c -- bash -c "redis-cli -a hunter2 info"', 'kubectl --context prod exec -it pod -c c -- bash -c "redis-cli -a *** info"'],
@@ -261,6 +263,8 @@ describe('redactText: commands run by wrappers, containers and ssh', () => {
     'docker exec -u 1000:1000 c ls -p',
     'docker exec -p 80 c',
     'docker run -u 1000:1000 -p 80:80 mysql:8',
+    'docker compose -p app up -d mysql',
+    'docker compose exec db ls -p',
     'podman exec -l ls -p',
     'kubectl exec pod -- ls -p',
     'kubectl port-forward pod 3306:3306 -n db',
@@ -353,7 +357,7 @@ describe('the secret of a listed credential option never survives random words a
     ['7z', `-p${SECRET}`],
   ];
   // Words that run the program: wrappers with their options, containers, pods, ssh.
-  const runners = ['', 'sudo ', 'sudo -u root ', 'env X=1 ', 'nohup ', 'time ', 'exec ', 'command ', 'timeout 5 ', 'timeout -s KILL -k 3 5 ', 'nice -n 5 ', 'nice -5 ', 'ionice -c 3 ', 'stdbuf -oL -e L ', 'xargs -n 1 -I {} ', 'doas -u root ', 'docker exec -e A=b -u root c ', 'docker container exec -it c ', 'podman exec -l ', 'kubectl exec -n ns pod -c x -- ', 'kubectl exec pod ', 'ssh -p 2222 host ', 'ssh host -l me '];
+  const runners = ['', 'sudo ', 'sudo -u root ', 'env X=1 ', 'nohup ', 'time ', 'exec ', 'command ', 'timeout 5 ', 'timeout -s KILL -k 3 5 ', 'nice -n 5 ', 'nice -5 ', 'ionice -c 3 ', 'stdbuf -oL -e L ', 'xargs -n 1 -I {} ', 'doas -u root ', 'docker exec -e A=b -u root c ', 'docker container exec -it c ', 'docker compose -f c.yml exec -T db ', 'podman exec -l ', 'kubectl exec -n ns pod -c x -- ', 'kubectl exec pod ', 'ssh -p 2222 host ', 'ssh host -l me '];
   const before = fc.constantFrom('cd /w && ', 'ls | ', 'true; ', 'X=1 ', ...runners);
 
   it('as a command line', () => {
