@@ -5,6 +5,7 @@ import { warnPluginFailures } from './plugin-warnings.js';
 import { clearStatus } from '../output/status.js';
 import { errorDocument, type ReportedError } from '../output/error-text.js';
 import { reportCommandError } from './command-error.js';
+import { haltIfInterrupted } from '../process/interrupt.js';
 
 /**
  * Base of cordon's own commands: `--json` on everything that reports, a lazily loaded host whose
@@ -46,6 +47,9 @@ export abstract class CordonCommand extends Command {
   protected override async catch(error: Error & { exitCode?: number; code?: unknown; oclif?: { exit?: unknown } }): Promise<unknown> {
     // A status line still drawn (a step that threw) goes before the error is printed.
     clearStatus();
+    // What failed because an interrupt ended it (git, a verifier) is not reported: the process
+    // ends by the signal once the interrupt's cleanups have run.
+    await haltIfInterrupted();
     // `this.exit(n)`: nothing to print, only the exit code.
     if (error.code === 'EEXIT' && typeof error.oclif?.exit === 'number') {
       process.exitCode = error.oclif.exit;

@@ -6,6 +6,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { errorDocument, errorText } from '../output/error-text.js';
 import { enableStatus } from '../output/status.js';
 import { writeOut } from '../output/write-out.js';
+import { haltIfInterrupted } from '../process/interrupt.js';
 import { mark } from '../util/timeline.js';
 import { parseRepoJsonArgs } from './repo-args.js';
 
@@ -56,6 +57,9 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
     mark('printed');
     return 'done';
   } catch (error) {
+    // Failed because an interrupt ended git or a verifier: no fallback to oclif, which would
+    // check again; the process ends by the signal once the interrupt's cleanups have run.
+    await haltIfInterrupted();
     // The verifiers ran and only saving the verdict failed: running the command again through
     // oclif would run them a second time, so this error is printed here.
     if (error instanceof CordonError && error.code === ERROR_CODES.STATE_WRITE) {

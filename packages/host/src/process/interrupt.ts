@@ -23,6 +23,8 @@ export type CleanupOrder = 'processes' | 'files';
 const registered = { processes: new Set<() => unknown>(), files: new Set<() => unknown>() };
 let installed = false;
 let interrupting = false;
+/** Set while an interrupt is handled that this module will end the process with (no other listener decides). */
+let ending = false;
 
 /**
  * Runs `cleanup` if an interrupt comes before the returned function is called (which
@@ -51,6 +53,7 @@ function handle(signal: NodeJS.Signals): void {
   interrupting = true;
   // Another listener (run/resume's trap) decides how the process ends.
   const decidedElsewhere = process.listenerCount(signal) > 1;
+  ending = !decidedElsewhere;
   const take = (set: Set<() => unknown>) => {
     const all = [...set];
     set.clear();
@@ -73,4 +76,16 @@ function handle(signal: NodeJS.Signals): void {
       interrupting = false;
       if (!decidedElsewhere) process.kill(process.pid, signal);
     });
+}
+
+/**
+ * Resolves at once, unless an interrupt is being handled that will end this process (no
+ * `run`/`resume` trap decides instead): then it never settles, and the handler ends the process
+ * by the signal once the cleanups have run. A command awaits it before it reports or saves a
+ * result, which after an interrupt would describe the interruption, not the work: the verifier
+ * the interrupt ended reads as a failed verifier, and a check would print and save a false
+ * "rejected" where docs/envelopes.md promises that nothing of the envelope changes.
+ */
+export function haltIfInterrupted(): Promise<void> {
+  return ending ? new Promise<void>(() => undefined) : Promise.resolve();
 }

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
-import { makeRepo, writeFiles } from '../../../../test/support/git.js';
+import { git, makeRepo, writeFiles } from '../../../../test/support/git.js';
 import { alive } from '../../../../test/support/process.js';
 import { waitFor } from '../../../../test/support/wait.js';
 
@@ -32,7 +32,9 @@ describe.each([
     const tmp = sandbox.dir('tmp');
     const child = spawn(process.execPath, [CORDON_BIN, 'check', ...extra], { cwd: repo, env: { ...sandbox.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
+    let stdout = '';
     child.stderr.on('data', (d) => (stderr += d));
+    child.stdout.on('data', (d) => (stdout += d));
     const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, sig) => resolve({ code, signal: sig })));
     await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { what: 'the verifier to write its pid', timeoutMs: 20_000 });
     const verifierPid = Number(readFileSync(pidFile, 'utf8'));
@@ -44,5 +46,35 @@ describe.each([
     // The verifier got SIGTERM with cordon's exit (sleep ends on it at once).
     await waitFor(() => !alive(verifierPid), { what: `verifier ${verifierPid} to end`, timeoutMs: 3_000 });
     expect(readdirSync(tmp)).toEqual([]);
+    // Nothing of the envelope changes and no verdict is printed: the verifier the interrupt
+    // ended is no failed verifier (a fresh user saw `rejected: … verifier failed (signal
+    // SIGTERM)` printed and saved after Ctrl-C).
+    expect(stdout).toBe('');
+    expect(stderr).not.toMatch(/verifier failed|rejected/);
+    const state = JSON.parse(readFileSync(join(repo, '.cordon', 'state.json'), 'utf8')) as { phase: string; last_audit: unknown };
+    expect(state.phase).toBe('armed');
+    expect(state.last_audit).toBeNull();
+    expect(existsSync(join(repo, '.cordon', 'audit.json'))).toBe(false);
+  });
+});
+
+describe('an interrupted range check (check --base)', () => {
+  it('prints no report: the verifier the interrupt ended is no failed verifier', async () => {
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'x\n' }, sandbox.env);
+    writeFiles(repo, { 'src/app.py': 'y\n' });
+    git(repo, ['commit', '-qam', 'change'], sandbox.env);
+    const pidFile = join(sandbox.root, 'verifier.pid');
+    const verifier = `sh -c 'echo $$ > ${pidFile}; exec sleep 30'`;
+    const child = spawn(process.execPath, [CORDON_BIN, 'check', '--base', 'HEAD~1', '--allow', 'src/**', '--verify', verifier, '--format', 'github'], { cwd: repo, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, sig) => resolve({ code, signal: sig })));
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { what: 'the verifier to write its pid', timeoutMs: 20_000 });
+    child.kill('SIGTERM');
+    expect(await ended, stderr).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(stdout).toBe('');
+    expect(stderr).toBe('');
   });
 });

@@ -27,7 +27,7 @@ import { budgetViolations } from './budgets.js';
 import type { AuditRecord, Metrics } from './record.js';
 import { startAuditGit, type StartedGit } from './start-git.js';
 import { mark } from '../../util/timeline.js';
-import { onInterrupt } from '../../process/interrupt.js';
+import { haltIfInterrupted, onInterrupt } from '../../process/interrupt.js';
 import { removeTree } from '../../io/remove-tree.js';
 
 /** The part of the host's hook table an audit fires (`host.hooks`). */
@@ -396,6 +396,9 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
   // check (an install right before `cordon check`) would be named as the verifiers' output.
   const sinceNs = BigInt(Date.now() - VERIFIER_CTIME_SLACK_MS) * 1_000_000n;
   const verification = verifying ? await runVerifiers(a.verify, { cwd: a.loc.root, env: a.env }) : [];
+  // A verifier an interrupt ended is no failed verifier: the audit goes no further, and the
+  // process ends by the signal (process/interrupt.ts).
+  if (verifying) await haltIfInterrupted();
   // Verifiers usually dominate a check that runs them: a phase of their own in the timeline.
   if (verifying) mark('verifiers run');
   const after = verifying && a.afterVerifiers ? await a.afterVerifiers(sinceNs) : { overlay: a.overlay };
