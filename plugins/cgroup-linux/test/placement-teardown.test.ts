@@ -107,6 +107,19 @@ describe('removing a call cgroup with sub-cgroups of its own', () => {
     expect(existsSync(join(busy, 'inner'))).toBe(true);
     expect(existsSync(join(live, 'inner'))).toBe(true);
   });
+
+  it('takes a cgroup for a leftover only when its name spells pid and start as cordon writes them (no 0, no leading zeros)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cordon-left-'));
+    const names = ['run-0-1-zero00', `run-0${process.pid}-${processStart(process.pid)}-zero01`, 'run-999998-01-zero02'];
+    for (const name of names) {
+      mkdirSync(join(dir, name));
+      writeFileSync(join(dir, name, 'cgroup.events'), 'populated 0\nfrozen 0\n');
+    }
+    const { removed, kept } = await cleanupLeftovers(dir);
+    expect(removed).toEqual([]);
+    expect(kept).toEqual([]);
+    for (const name of names) expect(existsSync(join(dir, name))).toBe(true);
+  });
 });
 
 describe('naming an ended process', () => {

@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { EXCLUSIVE_CREATE, tempPathBeside } from '../io/atomic-write.js';
 import { processRuns, processStartTicks } from '../io/private-temp.js';
+import { nameNumber } from '../util/name-number.js';
 import { readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 import { hostName } from '../util/legacy-binding.js';
 import { isoTimestamp } from '../util/clock.js';
@@ -260,7 +261,9 @@ function held(path: string, holder: LockState): CordonError {
 /**
  * Removes what killed lock takers left beside the lock at `path`: their temp files
  * (`.cordon.lock.<pid>.<random>.tmp`) and aside copies (`cordon.lock.stale-<pid>-<random>`),
- * only when that pid no longer runs. Returns the names removed. Never throws.
+ * only when that pid no longer runs. A pid not written as cordon writes one (`0`, `07`, past the
+ * safe integers: util/name-number.ts) makes the name no leftover of cordon's: it stays. Returns
+ * the names removed. Never throws.
  */
 export function cleanLockLeftovers(path: string): string[] {
   const dir = dirname(path);
@@ -275,11 +278,11 @@ export function cleanLockLeftovers(path: string): string[] {
   for (const entry of entries) {
     let pid: number | undefined;
     if (entry.startsWith(`.${name}.`) && entry.endsWith('.tmp')) {
-      const m = /^(\d+)\.[0-9a-f]{24}\.tmp$/.exec(entry.slice(name.length + 2));
-      if (m) pid = Number(m[1]);
+      const m = /^([^.]+)\.[0-9a-f]{24}\.tmp$/.exec(entry.slice(name.length + 2));
+      if (m) pid = nameNumber(m[1]!);
     } else if (entry.startsWith(`${name}.stale-`)) {
-      const m = /^(\d+)-[0-9a-f]{12}$/.exec(entry.slice(name.length + 7));
-      if (m) pid = Number(m[1]);
+      const m = /^([^-]+)-[0-9a-f]{12}$/.exec(entry.slice(name.length + 7));
+      if (m) pid = nameNumber(m[1]!);
     }
     if (pid === undefined || processRuns(pid, null)) continue;
     try {

@@ -1,6 +1,7 @@
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemTempDir } from '../util/legacy-binding.js';
+import { NAME_NUMBER, nameNumber } from '../util/name-number.js';
 
 /**
  * Start time of `pid` in clock ticks since boot (field 22 of `/proc/<pid>/stat`), or null when
@@ -92,7 +93,8 @@ export function privateTempDir(prefix: string, base = systemTempDir()): string {
 /**
  * Removes `<tmp>/<prefix><pid>-<ticks>-XXXXXX` directories ({@link privateTempDir}) whose owner
  * no longer runs, for each of `prefixes`: only real directories (not links) owned by this user,
- * only names of exactly that shape. A killed `check` leaves its private git directory (with a
+ * only names of exactly that shape (pid and ticks written as cordon writes them: no leading zero,
+ * a pid within the safe integers; `07` or `0` is another's name, left alone). A killed `check` leaves its private git directory (with a
  * hard link to the index) behind; the next run removes it. The temp directory is listed once
  * however many prefixes are asked for (a shared `/tmp` can hold thousands of entries). Returns
  * the names removed; never throws.
@@ -105,15 +107,16 @@ export function cleanPrivateTempDirs(prefixes: string | readonly string[], base 
   } catch {
     return removed;
   }
-  const shape = /^(\d+)-(\d+)-[A-Za-z0-9]{6}$/;
+  // Pid and start ticks as privateTempDir writes them: no leading zero (a start of 0 = not known).
+  const shape = new RegExp(`^(${NAME_NUMBER})-(0|${NAME_NUMBER})-[A-Za-z0-9]{6}$`);
   const wanted = typeof prefixes === 'string' ? [prefixes] : prefixes;
   for (const name of entries) {
     const prefix = wanted.find((p) => name.startsWith(p));
     if (prefix === undefined) continue;
     const m = shape.exec(name.slice(prefix.length));
     if (!m) continue;
-    const pid = Number(m[1]);
-    if (processRuns(pid, m[2] === '0' ? null : m[2]!)) continue;
+    const pid = nameNumber(m[1]!);
+    if (pid === undefined || processRuns(pid, m[2] === '0' ? null : m[2]!)) continue;
     const path = join(base, name);
     try {
       const stat = lstatSync(path);

@@ -70,13 +70,18 @@ export function callName(pid: number = process.pid): string {
   return `run-${pid}-${processStart(pid) ?? 0}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
-const CALL = /^run-(\d+)-(\d+)-[a-z0-9]+$/;
+/**
+ * A per-call cgroup's name as {@link callName} writes it: pid and start ticks as `String()` spells
+ * them (no leading zero; a start of 0 = not known), so `run-07-…` or `run-0-…` is no call's.
+ */
+const CALL = /^run-([1-9][0-9]*)-(0|[1-9][0-9]*)-[a-z0-9]+$/;
 
 /** True when the owner named in a per-call cgroup's name no longer runs (no such pid, or the pid started at another time). */
 export function ownerGone(name: string): boolean {
   const m = CALL.exec(name);
   if (!m) return false;
-  return processStart(Number(m[1])) !== m[2];
+  const pid = Number(m[1]);
+  return Number.isSafeInteger(pid) && processStart(pid) !== m[2];
 }
 
 /** True when the cgroup `dir` has no live process in it or below (`cgroup.events` populated 0). */

@@ -85,7 +85,8 @@ export type EnsureSamplerResult =
  * the sampler's pid in the lock. It does not wait for the sampler, except on Windows, where the
  * starting hook waits (at most {@link WIN32_START_WAIT_MS}, once per session) until the sampler
  * has found the agent above the hook's shell. Throws only on I/O errors in
- * `dir`; the hot path catches and logs those.
+ * `dir` and on a lock generation with no safe successor (lock.ts); the hot path catches and logs
+ * those.
  */
 export function ensureSampler(options: EnsureSamplerOptions): EnsureSamplerResult {
   const env = options.env ?? process.env;

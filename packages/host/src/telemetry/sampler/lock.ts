@@ -2,6 +2,7 @@ import { linkSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { tempPathBeside, writeFileAtomic } from '../../io/atomic-write.js';
 import { readRegularFile } from '../../io/safe-read.js';
+import { nameNumber } from '../../util/name-number.js';
 import { isAlive, type ProcessIdentity } from './identity.js';
 
 /** Who holds one generation of a session's sampler lock (`sampler.lock.<generation>`, JSON). */
@@ -26,7 +27,12 @@ export function lockPath(dir: string, generation: number): string {
   return join(dir, `${PREFIX}${generation}`);
 }
 
-/** The highest lock generation present in `dir` (0 when none). */
+/**
+ * The highest lock generation present in `dir` (0 when none). Only a name whose generation is
+ * written as {@link lockPath} writes it counts (util/name-number.ts `nameNumber`: `1`, `2`, …, up
+ * to `Number.MAX_SAFE_INTEGER`); `sampler.lock.1e3`, `.0x10`, `.07`, `.1.0` or `. 7` is no
+ * generation, and is left where it is.
+ */
 export function highestGeneration(dir: string): number {
   let high = 0;
   let names: string[] = [];
@@ -37,8 +43,8 @@ export function highestGeneration(dir: string): number {
   }
   for (const name of names) {
     if (!name.startsWith(PREFIX)) continue;
-    const n = Number(name.slice(PREFIX.length));
-    if (Number.isInteger(n) && n > high) high = n;
+    const n = nameNumber(name.slice(PREFIX.length));
+    if (n !== undefined && n > high) high = n;
   }
   return high;
 }
@@ -81,6 +87,9 @@ function isLockOwner(value: unknown): value is LockOwner {
  *
  * @param dir session directory (must exist)
  * @param self identity to record while the winner spawns the sampler
+ * @throws Error when the next generation would pass `Number.MAX_SAFE_INTEGER` (a planted
+ *   `sampler.lock.9007199254740991`: a larger number is not held exactly), or the file system's
+ *   error creating the lock
  */
 export function acquireSamplerLock(dir: string, self: ProcessIdentity): LockResult {
   let generation = highestGeneration(dir);
@@ -91,6 +100,7 @@ export function acquireSamplerLock(dir: string, self: ProcessIdentity): LockResu
       if (!owner && beingWritten(lockPath(dir, generation))) return { acquired: false, generation, owner: { pid: 0, role: 'hook', generation, at: Date.now() } };
     }
     const next = generation + 1;
+    if (!Number.isSafeInteger(next)) throw new Error(`sampler lock: no generation after ${generation} in ${dir}`);
     const content = JSON.stringify({ ...self, role: 'hook', generation: next, at: Date.now() } satisfies LockOwner);
     try {
       createExclusive(dir, lockPath(dir, next), content);

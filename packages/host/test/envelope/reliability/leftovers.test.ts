@@ -93,4 +93,13 @@ describe('cleanPrivateTempDirs', () => {
     expect(cleanPrivateTempDirs(['cordon-git-', 'cordon-rules-'], base).sort()).toEqual([git, rules].sort());
     expect(readdirSync(base)).toEqual([other]);
   });
+
+  it('a name whose pid or start is not written as cordon writes it (0, 07, leading zeros) is not cordon\'s and stays', async () => {
+    const base = tempDir('tmpdirs-zeros');
+    const dead = await deadPid();
+    const names = ['cordon-git-0-7-abcdef', `cordon-git-0${dead}-7-abcdef`, `cordon-git-${dead}-07-abcdef`, 'cordon-git-99999999999999999999-7-abcdef'];
+    for (const name of names) mkdirSync(join(base, name));
+    expect(cleanPrivateTempDirs('cordon-git-', base)).toEqual([]);
+    expect(readdirSync(base).sort()).toEqual([...names].sort());
+  });
 });

@@ -111,6 +111,16 @@ describe('an unreadable .git/cordon.lock', () => {
     expect(cleanLockLeftovers(path).sort()).toEqual([deadAside, deadTemp].sort());
     expect(readdirSync(dir).sort()).toEqual([foreign, liveTemp].sort());
   });
+
+  it('a leftover name whose pid is not written as cordon writes it (0, 07, past the safe integers) is not cordon\'s and stays', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'cordon.lock');
+    const dead = await deadPid();
+    const names = [`.cordon.lock.0.${'a'.repeat(24)}.tmp`, `.cordon.lock.0${dead}.${'a'.repeat(24)}.tmp`, `cordon.lock.stale-0-${'c'.repeat(12)}`, `cordon.lock.stale-0${dead}-${'c'.repeat(12)}`, `cordon.lock.stale-99999999999999999999-${'c'.repeat(12)}`];
+    for (const name of names) writeFileSync(join(dir, name), 'x');
+    expect(cleanLockLeftovers(path)).toEqual([]);
+    expect(readdirSync(dir).sort()).toEqual([...names].sort());
+  });
 });
 
 function inspectBytes(bytes: Buffer): string {

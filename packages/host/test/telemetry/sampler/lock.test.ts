@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { identify } from '../../../src/telemetry/sampler/identity.js';
 import { acquireSamplerLock, highestGeneration, lockPath, readLockOwner, recordLockOwner } from '../../../src/telemetry/sampler/lock.js';
@@ -67,6 +68,42 @@ describe('sampler lock', () => {
     expect(readLockOwner(dir, 1)).toBeUndefined();
     writeFileSync(lockPath(dir, 1), record);
     expect(readLockOwner(dir, 1)).toEqual(JSON.parse(record));
+  });
+
+  it('counts only generations written as cordon writes them: 1e3, 0x10, 07, 1.0, " 7" are ignored and kept', async () => {
+    const dead = await deadPid();
+    const planted = ['sampler.lock.1e3', 'sampler.lock.0x10', 'sampler.lock.07', 'sampler.lock.1.0', 'sampler.lock. 7', 'sampler.lock.+9', 'sampler.lock.', 'sampler.lock.0', 'sampler.lock.99999999999999999999'];
+    for (const name of planted) writeFileSync(join(dir, name), JSON.stringify({ pid: dead, role: 'sampler', generation: 1000, at: 0 }));
+    expect(highestGeneration(dir)).toBe(0);
+    writeFileSync(lockPath(dir, 2), JSON.stringify({ pid: dead, role: 'sampler', generation: 2, at: 0 }));
+    expect(highestGeneration(dir)).toBe(2);
+    expect(acquireSamplerLock(dir, identify(process.pid)!)).toEqual({ acquired: true, generation: 3 });
+    expect(readdirSync(dir).sort()).toEqual([...planted, 'sampler.lock.2', 'sampler.lock.3'].sort());
+  });
+
+  it('reads a generation name as the number it spells only when String(n) spells it so', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string({ maxLength: 8 }), fc.nat().map(String), fc.double().map(String)), { maxLength: 6 }), (suffixes) => {
+        const here = mkdtempSync(join(dir, 'p-'));
+        let expected = 0;
+        for (const suffix of suffixes) {
+          if (suffix.includes('/') || suffix === '.' || suffix === '..' || suffix.includes('\0')) continue;
+          writeFileSync(join(here, `sampler.lock.${suffix}`), '');
+          const n = Number(suffix);
+          if (Number.isSafeInteger(n) && n > 0 && String(n) === suffix) expected = Math.max(expected, n);
+        }
+        expect(highestGeneration(here)).toBe(expected);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('refuses a generation past the largest safe integer instead of looping on it', () => {
+    writeFileSync(lockPath(dir, Number.MAX_SAFE_INTEGER), '');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lockPath(dir, Number.MAX_SAFE_INTEGER), old, old);
+    expect(highestGeneration(dir)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(() => acquireSamplerLock(dir, identify(process.pid)!)).toThrow(/generation/);
   });
 
   it('records the sampler as owner atomically', () => {
