@@ -1,7 +1,8 @@
 import { plural } from '../util/plural.js';
 import type { AuditRecord } from './audit/record.js';
 import type { StatusReport } from './status.js';
-import { OMISSION_MARKER, TRUNCATION_MARKER, type VerifierResult } from './verify/run.js';
+import type { VerifierResult } from './verify/run.js';
+import { shownVerifierText, streamEvidence } from './verify/evidence.js';
 import { cutTextEnd } from '@cordon/plugin-api';
 import { terminalLines } from '../output/terminal.js';
 
@@ -72,22 +73,26 @@ export const TAIL_CHARS = 2000;
  * could not start. The evidence of a longer stream holds its first and last 8 KiB, so these
  * lines are its real end (the summary a test runner prints last); the header says how much was
  * left out. Records written by an older cordon hold only the first 16 KiB, and say so.
+ *
+ * The headers are cordon's, drawn from the record's data (verify/evidence.ts `streamEvidence`);
+ * the verifier's lines go through `shownVerifierText`, so a line of its own shaped like a header
+ * or a marker shows as the verifier's (`(the verifier printed:) (stdout:)`), not as cordon's. The
+ * character limit counts the lines before that note is put in front of any.
  */
 export function outputTail(result: VerifierResult): string[] {
   if (result.start_error) return [result.start_error];
   const streams = (['stdout', 'stderr'] as const).filter((which) => result[which].trim() !== '');
-  if (streams.length === 2) return [...streamTail(result.stdout, 'stdout', TAIL_LINES / 2, TAIL_CHARS / 2, true), ...streamTail(result.stderr, 'stderr', TAIL_LINES / 2, TAIL_CHARS / 2, true)];
-  return streams.length === 1 ? streamTail(result[streams[0]!], streams[0]!, TAIL_LINES, TAIL_CHARS, false) : [];
+  if (streams.length === 2) return [...streamTail(result, 'stdout', TAIL_LINES / 2, TAIL_CHARS / 2, true), ...streamTail(result, 'stderr', TAIL_LINES / 2, TAIL_CHARS / 2, true)];
+  return streams.length === 1 ? streamTail(result, streams[0]!, TAIL_LINES, TAIL_CHARS, false) : [];
 }
 
 /**
  * The last `maxLines` lines (at most `maxChars` characters) of one stream's evidence, under a
  * header when something was left out, or always when `named` (two streams are shown).
  */
-function streamTail(stream: string, which: 'stdout' | 'stderr', maxLines: number, maxChars: number, named: boolean): string[] {
-  const cut = stream.endsWith(TRUNCATION_MARKER);
-  const omitted = OMISSION_MARKER.exec(stream);
-  let text = (cut ? stream.slice(0, -TRUNCATION_MARKER.length) : omitted ? stream.slice(omitted.index + omitted[0].length) : stream).replace(/\s+$/, '');
+function streamTail(result: VerifierResult, which: 'stdout' | 'stderr', maxLines: number, maxChars: number, named: boolean): string[] {
+  const evidence = streamEvidence(result, which);
+  let text = (evidence.kind === 'whole' ? evidence.text : evidence.kind === 'middle' ? evidence.tail : evidence.head).replace(/\s+$/, '');
   if (text === '') return [];
   let lines = text.split(/\r?\n/);
   let dropped = lines.length > maxLines;
@@ -100,9 +105,9 @@ function streamTail(stream: string, which: 'stdout' | 'stderr', maxLines: number
     text = nl >= 0 && nl < end.length - 1 ? end.slice(nl + 1) : end;
     dropped = true;
   }
-  const out = text.split('\n');
-  if (cut) out.unshift(`(${which} cut at 16 KiB; the end of what was kept:)`);
-  else if (omitted) out.unshift(`(${which} longer than 16 KiB, ${omitted[1]} bytes of its middle left out; its last lines:)`);
+  const out = shownVerifierText(text).split('\n');
+  if (evidence.kind === 'end') out.unshift(`(${which} cut at 16 KiB; the end of what was kept:)`);
+  else if (evidence.kind === 'middle') out.unshift(`(${which} longer than 16 KiB, ${evidence.leftOutBytes} bytes of its middle left out; its last lines:)`);
   else if (dropped) out.unshift(`(last lines of ${which}:)`);
   else if (named) out.unshift(`(${which}:)`);
   return out;

@@ -1,8 +1,9 @@
-import { cutTextMiddle } from '@cordon/plugin-api';
+import { cutText, cutTextEnd, wellFormed } from '@cordon/plugin-api';
 import type { AttemptBrief, FailedVerifier, RecoveryContext } from '@cordon/plugin-api';
 import type { AuditRecord } from '../audit/record.js';
 import type { EnvelopeConfig } from '../state/schema.js';
-import { failureReason } from '../verify/run.js';
+import { failureReason, type VerifierResult } from '../verify/run.js';
+import { shownVerifierText, streamEvidence, TRUNCATION_MARKER } from '../verify/evidence.js';
 
 /** Changed paths listed in the recovery context before "(+N more)". */
 export const RECOVERY_PATHS = 50;
@@ -79,12 +80,12 @@ export function briefFor(config: EnvelopeConfig, attempt: number, maxAttempts: n
  * The recovery context of a resume (the BEKO2210/SkillQuarry cordon): the previous error, the paths
  * changed right now (from the preflight audit, so they are current), and the verifiers that
  * failed in the last full audit with up to 2,000 characters of their stderr, else stdout: its
- * start and its end (the test runner's summary), the middle left out.
+ * start and its end (the test runner's summary), the middle left out ({@link recoveryOutput}).
  */
 export function recoveryFor(previousAttempt: number, previousError: string | null, current: AuditRecord, lastFull: AuditRecord | null): RecoveryContext {
   const failedVerifiers: FailedVerifier[] = (lastFull?.verification ?? [])
     .filter((v) => !v.passed)
-    .map((v) => ({ command: v.command, outcome: failureReason(v), output: cutTextMiddle(v.start_error ?? (v.stderr.trim() !== '' ? v.stderr : v.stdout), VERIFIER_OUTPUT_CHARS, '\n...[middle left out]...\n') }));
+    .map((v) => ({ command: v.command, outcome: failureReason(v), output: v.start_error ?? recoveryOutput(v) }));
   return {
     previousAttempt,
     previousError,
@@ -92,4 +93,36 @@ export function recoveryFor(previousAttempt: number, previousError: string | nul
     changedCount: current.changed_files.length,
     failedVerifiers,
   };
+}
+
+/** Where the recovery context leaves out the middle of a verifier's output. */
+const MIDDLE_LEFT_OUT = '\n...[middle left out]...\n';
+
+/**
+ * The output of failed verifier `v` for the recovery context: its stderr if that holds text,
+ * else its stdout, at most {@link VERIFIER_OUTPUT_CHARS} UTF-16 units: whole when it fits, else
+ * its first quarter and its last three quarters of that budget around {@link MIDDLE_LEFT_OUT}
+ * (which stands for the middle cordon left out of the evidence too). The verifier's text is shown
+ * through verify/evidence.ts `shownVerifierText`, again on each kept piece (a cut can make a
+ * line's end or start look like a note), so a marker it printed cannot pass for cordon's.
+ */
+function recoveryOutput(v: VerifierResult): string {
+  const evidence = streamEvidence(v, v.stderr.trim() !== '' ? 'stderr' : 'stdout');
+  const end = evidence.kind === 'end' ? TRUNCATION_MARKER : '';
+  const head = shownVerifierText(evidence.kind === 'whole' ? evidence.text : evidence.head);
+  const tail = evidence.kind === 'middle' ? shownVerifierText(evidence.tail) : undefined;
+  const whole = tail === undefined ? head + end : head + MIDDLE_LEFT_OUT + tail;
+  if (whole.length <= VERIFIER_OUTPUT_CHARS) return wellFormed(whole);
+  const from = tail ?? head;
+  const kept = (budget: number): string => {
+    const first = Math.floor(budget / 4);
+    return shownVerifierText(cutText(head, first)) + MIDDLE_LEFT_OUT + shownVerifierText(cutTextEnd(from, budget - first)) + end;
+  };
+  // A kept piece may gain a note more (its cut line): then the budget shrinks by that much.
+  let budget = Math.max(0, VERIFIER_OUTPUT_CHARS - MIDDLE_LEFT_OUT.length - end.length);
+  for (;;) {
+    const out = kept(budget);
+    if (out.length <= VERIFIER_OUTPUT_CHARS || budget === 0) return out;
+    budget = Math.max(0, budget - (out.length - VERIFIER_OUTPUT_CHARS));
+  }
 }

@@ -4,6 +4,7 @@ import type { IgnoredSnapshot } from '../evidence/untracked.js';
 import { isPhase, type Phase } from '../phases.js';
 import { exactKeys, isPlainObject, labelProblem, policyProblem, type Policy } from '../policy/policy.js';
 import { verifySpecProblem, type VerifySpec } from '../verify/spec.js';
+import { streamCutProblem } from '../verify/evidence.js';
 import type { AuditRecord } from '../audit/record.js';
 import { isoTimestamp } from '../../util/clock.js';
 
@@ -151,6 +152,12 @@ export function auditRecordProblem(value: unknown): string | undefined {
   const verifierOk = (v: unknown) =>
     isPlainObject(v) && typeof v.command === 'string' && typeof v.passed === 'boolean' && typeof v.stdout === 'string' && typeof v.stderr === 'string' && typeof v.duration_ms === 'number' && (v.start_error === null || typeof v.start_error === 'string');
   if (!Array.isArray(value.verification) || !value.verification.every(verifierOk)) return 'verification is not a list of verifier results';
+  for (const [i, v] of (value.verification as Array<Record<string, string>>).entries()) {
+    for (const which of ['stdout', 'stderr'] as const) {
+      const problem = streamCutProblem(v[`${which}_cut`], v[which]!);
+      if (problem) return `verification[${i}].${which}_cut ${problem}`;
+    }
+  }
   if (typeof value.verification_skipped !== 'boolean') return 'verification_skipped is not a boolean';
   if (value.notes !== undefined && !(Array.isArray(value.notes) && value.notes.every((n) => typeof n === 'string'))) return 'notes is not a list of strings';
   if (value.ignored_after_verifiers !== undefined && !isStringMap(value.ignored_after_verifiers)) return 'ignored_after_verifiers is not a map of fingerprints';

@@ -1,20 +1,10 @@
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { runManaged, succeeded } from '../process.js';
 import { splitCommand, type VerifySpec } from './spec.js';
-import { cutUtf8Bytes, cutUtf8BytesEnd } from '@cordon/plugin-api';
+import { EVIDENCE_BYTES, EVIDENCE_HALF, keptStream, type StreamCut } from './evidence.js';
 import { clearStatus, setStatus } from '../../output/status.js';
 
-/** Output kept per stream in the evidence, bytes (the BEKO2210/SkillQuarry cordon: 16 KiB): the first and the last half. */
-export const EVIDENCE_BYTES = 16 * 1024;
-/** Bytes kept from the start and from the end of a longer stream (the summary a test runner prints last survives). */
-export const EVIDENCE_HALF = EVIDENCE_BYTES / 2;
-/** Appended to evidence that was cut, by older cordon versions (records of that time still hold it). */
-export const TRUNCATION_MARKER = '\n...[truncated by Cordon]';
-/**
- * Where the middle of a longer stream was left out: `\n...[N bytes left out by cordon]...\n`
- * (`by Cordon` in records of older versions, still read).
- */
-export const OMISSION_MARKER = /\n\.\.\.\[(\d+) bytes left out by [Cc]ordon\]\.\.\.\n/;
+export { EVIDENCE_BYTES, EVIDENCE_HALF, TRUNCATION_MARKER, type StreamCut } from './evidence.js';
 
 /** Evidence of one verifier run (a field of the audit object, snake_case like the rest). */
 export interface VerifierResult {
@@ -31,11 +21,17 @@ export interface VerifierResult {
   /** Why it could not start (`cannot start 'x': ENOENT …`), else null. */
   readonly start_error: string | null;
   /**
-   * Each stream as UTF-8 (invalid bytes replaced): whole up to 16 KiB, else its first and last
-   * 8 KiB joined by {@link OMISSION_MARKER}.
+   * Each stream as UTF-8 (invalid bytes replaced), only what the verifier wrote: whole up to
+   * 16 KiB, else its first and last 8 KiB, where `stdout_cut`/`stderr_cut` say the middle was
+   * left out (verify/evidence.ts: a marker in the text is the verifier's own; records of older
+   * versions, without those keys, hold cordon's marker in the text).
    */
   readonly stdout: string;
   readonly stderr: string;
+  /** Where and how much of `stdout` cordon left out; null when it is whole; absent in records of older versions. */
+  readonly stdout_cut?: StreamCut | null;
+  /** As {@link stdout_cut}, for `stderr`. */
+  readonly stderr_cut?: StreamCut | null;
   readonly duration_ms: number;
 }
 
@@ -93,13 +89,12 @@ export async function runVerifier(command: string, spec: Pick<VerifySpec, 'timeo
       output_limited: r.outputLimited,
       output_not_closed: r.outputNotClosed,
       start_error: null,
-      stdout: evidence(r.stdout, r.stdoutTail, r.stdoutBytes),
-      stderr: evidence(r.stderr, r.stderrTail, r.stderrBytes),
+      ...streams(keptStream(r.stdout, r.stdoutTail, r.stdoutBytes), keptStream(r.stderr, r.stderrTail, r.stderrBytes)),
       duration_ms: Math.round(r.durationMs),
     };
   } catch (error) {
     if (error instanceof CordonError && error.code === ERROR_CODES.PROCESS_ERROR) {
-      return { ...base, passed: false, returncode: null, signal: null, start_error: error.message, stdout: '', stderr: '', duration_ms: 0 };
+      return { ...base, passed: false, returncode: null, signal: null, start_error: error.message, stdout: '', stderr: '', stdout_cut: null, stderr_cut: null, duration_ms: 0 };
     }
     throw error;
   }
@@ -119,14 +114,7 @@ export function failureReason(result: VerifierResult, limits?: Pick<VerifySpec, 
   return `exit ${result.returncode}`;
 }
 
-/**
- * The evidence of one stream: whole when it fits in {@link EVIDENCE_BYTES}, else its first and
- * last {@link EVIDENCE_HALF} bytes, each cut on a character boundary, with the count left out.
- */
-function evidence(head: Buffer, tail: Buffer, total: number): string {
-  if (total <= EVIDENCE_BYTES) return Buffer.concat([head, tail]).toString('utf8');
-  const first = cutUtf8Bytes(head, EVIDENCE_HALF);
-  const last = cutUtf8BytesEnd(tail, EVIDENCE_HALF);
-  const left = total - Buffer.byteLength(first, 'utf8') - Buffer.byteLength(last, 'utf8');
-  return `${first}\n...[${Math.max(0, left)} bytes left out by cordon]...\n${last}`;
+/** The four stream fields of a result from the two streams' evidence. */
+function streams(out: ReturnType<typeof keptStream>, err: ReturnType<typeof keptStream>): Pick<VerifierResult, 'stdout' | 'stderr' | 'stdout_cut' | 'stderr_cut'> {
+  return { stdout: out.text, stderr: err.text, stdout_cut: out.cut, stderr_cut: err.cut };
 }
