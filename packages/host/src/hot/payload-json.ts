@@ -27,10 +27,19 @@ export class DocumentEnd {
   /** The previous chunk ended on a backslash inside a string: the next byte is escaped. */
   #escape = false;
   #complete = false;
+  #endOffset = -1;
 
   /** True once the first top-level `{…}` or `[…]` has closed. */
   get complete(): boolean {
     return this.#complete;
+  }
+
+  /**
+   * Once {@link complete}: the offset, in the chunk that completed the document, just past its
+   * closing byte (bytes from there on are not the document's); -1 before.
+   */
+  get endOffset(): number {
+    return this.#endOffset;
   }
 
   /**
@@ -83,6 +92,7 @@ export class DocumentEnd {
         this.#depth--;
         if (this.#depth === 0) {
           this.#complete = true;
+          this.#endOffset = i;
           return true;
         }
       }

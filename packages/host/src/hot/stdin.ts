@@ -39,6 +39,16 @@ export type OversizedPayload = Pick<ReducedPayload, 'cuts' | 'cutEverywhere'>;
  * when a complete JSON document is in ({@link DocumentEnd}). Past `maxBytes` the kept bytes and
  * every later chunk go through a {@link PayloadReducer} and are released, so memory stays
  * bounded and the writer is drained, never blocked. Every reader below feeds one of these.
+ *
+ * The payload is the first JSON document on stdin and nothing after it: the bytes up to its
+ * closing `}` (or `]`) are judged, whether they parse, whether they are an object, whether they
+ * are over `maxBytes`, and whatever follows it in the same chunk is left out, as a later chunk
+ * never read would be. So the verdict on the same bytes does not depend on how they were cut
+ * into reads: `{"a":1} garbage`, `{"a":1}{"b":2}` and `{"a":1}\n\n` are all `{"a":1}`, in one
+ * read or two. (Refusing such input instead would need the rest of the stream, and agents may
+ * keep stdin open after the payload: the hook would wait out its time limit on every call. A
+ * refused payload also leaves the call unjudged, so accepting the document the agent sent first
+ * keeps the guard on.)
  */
 class PayloadCollector {
   #chunks: Uint8Array[] = [];
@@ -47,7 +57,7 @@ class PayloadCollector {
   #reducer: PayloadReducer | undefined;
   /** Why the reducer gave up (not JSON), once it has. */
   #reduceFailure: string | undefined;
-  /** Bytes received so far, kept or not. */
+  /** Bytes of the payload received so far: up to the document's end once it is complete, else every byte read. */
   bytes = 0;
 
   constructor(maxBytes: number) {
@@ -56,17 +66,17 @@ class PayloadCollector {
 
   /**
    * Adds a chunk the caller will not reuse. Returns the result once the chunk completes a
-   * document that parses, or once the payload is over the limit and complete; otherwise
-   * `undefined` (read on). A writer may keep its end open after the document.
+   * document (its verdict: the payload, or why it is none), otherwise `undefined` (read on). A
+   * writer may keep its end open after the document; bytes after it are not read as part of it.
    */
   push(chunk: Uint8Array): PayloadRead | undefined {
-    this.bytes += chunk.length;
-    if (this.bytes <= this.#maxBytes) this.#chunks.push(chunk);
-    else this.#reduce(chunk);
-    if (this.#reducer?.complete) return this.end();
-    if (!this.#end.push(chunk)) return undefined;
-    const read = this.end();
-    return read.ok || read.problem === 'too-large' ? read : undefined;
+    if (this.#end.complete) return undefined;
+    const completes = this.#end.push(chunk);
+    const part = completes ? chunk.subarray(0, this.#end.endOffset) : chunk;
+    this.bytes += part.length;
+    if (this.bytes <= this.#maxBytes) this.#chunks.push(part);
+    else this.#reduce(part);
+    return completes ? this.end() : undefined;
   }
 
   /** Feeds the reducer, starting it (with the bytes kept so far, then released) on the first chunk past the limit. */
@@ -120,7 +130,8 @@ function settleOnce(resolvePromise: (result: PayloadRead) => void, timeoutMs: nu
 
 /**
  * Reads the hook payload from `stream` within a bounded time: resolves as soon as a complete
- * JSON object or array has arrived (the writer may keep the stream open), at
+ * JSON object or array has arrived (the writer may keep the stream open; bytes after it are not
+ * the payload's, however the reads were cut: see {@link PayloadCollector}), at
  * end of input, after `timeoutMs` (an incomplete document and a stream that never closed), or
  * on a stream error; bytes past `maxBytes` are drained and discarded. Invalid UTF-8 decodes to
  * U+FFFD; a leading BOM is dropped; raw control characters inside strings are tolerated

@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { DocumentEnd } from '../../src/hot/payload-json.js';
 
 // Where the hook's stdin reader sees a payload end while the agent keeps stdin open: it must name
-// the chunk holding the document's closing byte, whatever the chunks, escapes and strings hold.
+// the chunk holding the document's closing byte, and where in it, whatever the chunks, escapes
+// and strings hold.
 
 /** Feeds `bytes` cut at `cuts` (offsets, repeats giving empty chunks); the index of the chunk that completed the document, or -1. */
-function completingChunk(bytes: Buffer, cuts: readonly number[]): { chunk: number; chunks: Buffer[]; trues: number } {
+function completingChunk(bytes: Buffer, cuts: readonly number[]): { chunk: number; chunks: Buffer[]; trues: number; endOffset: number } {
   const points = [...cuts.map((c) => Math.min(c, bytes.length))].sort((a, b) => a - b);
   const chunks: Buffer[] = [];
   let from = 0;
@@ -23,7 +24,7 @@ function completingChunk(bytes: Buffer, cuts: readonly number[]): { chunk: numbe
       if (chunk === -1) chunk = i;
     }
   });
-  return { chunk, chunks, trues };
+  return { chunk, chunks, trues, endOffset: end.endOffset };
 }
 
 /** The index of the chunk holding byte `offset`, skipping empty chunks. */
@@ -84,9 +85,12 @@ describe('DocumentEnd', () => {
           const bytes = Buffer.from(lead + body + trail);
           const last = Buffer.byteLength(lead + body) - 1;
           const scaled = cuts.map((c) => c % (bytes.length + 1));
-          const { chunk, chunks, trues } = completingChunk(bytes, scaled);
+          const { chunk, chunks, trues, endOffset } = completingChunk(bytes, scaled);
           expect(chunk).toBe(chunkHolding(chunks, last));
           expect(trues).toBe(1);
+          // Where in that chunk the document ends: just past its closing byte.
+          const start = chunks.slice(0, chunk).reduce((sum, c) => sum + c.length, 0);
+          expect(start + endOffset).toBe(last + 1);
         },
       ),
       { numRuns: 300 },

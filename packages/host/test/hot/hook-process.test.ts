@@ -202,7 +202,9 @@ describe('cordon hook process: bad input never breaks the agent', () => {
     expectSilent(await hook(['--agent', 'gemini'], text, { ...sandbox.env, CORDON_HOOK_MAX_STDIN_BYTES: '64' }));
     const { markers } = readMarkers(join(sessionDir(sandbox.dataDir, payload.session_id), 'markers.jsonl'));
     expect(markers).toHaveLength(1);
-    expect(markers[0]).toMatchObject({ event: 'tool_start', tool_name: payload.tool_name, payload_bytes: Buffer.byteLength(text) });
+    // The payload's bytes are its document's: the fixture's final newline is not one of them (stdin.ts).
+    const documentBytes = Buffer.byteLength(text.trimEnd());
+    expect(markers[0]).toMatchObject({ event: 'tool_start', tool_name: payload.tool_name, payload_bytes: documentBytes });
     // From a regular file, and with a plugin tapping the hot hooks (the bus thread): the same.
     const file = join(sandbox.dir('stdin'), 'payload.json');
     writeFileSync(file, text);
@@ -210,7 +212,7 @@ describe('cordon hook process: bad input never breaks the agent', () => {
     link(plugin('watcher', 'async () => undefined'));
     expectSilent(await hook(['--agent', 'gemini'], text, { ...sandbox.env, CORDON_HOOK_MAX_STDIN_BYTES: '64' }));
     const all = readMarkers(join(sessionDir(sandbox.dataDir, payload.session_id), 'markers.jsonl')).markers;
-    expect(all.map((m) => m.payload_bytes)).toEqual([Buffer.byteLength(text), Buffer.byteLength(text), Buffer.byteLength(text)]);
+    expect(all.map((m) => m.payload_bytes)).toEqual([documentBytes, documentBytes, documentBytes]);
   });
 
   it('an unknown --agent, or a payload no dialect recognises, is logged and ignored', async () => {
