@@ -1,4 +1,5 @@
 import type { NativeEvent, PayloadReaders } from '@cordon/plugin-api';
+import { geminiShellExit } from './shell-result.js';
 import { canonicalTool } from './tools.js';
 
 /** Gemini CLI lifecycle events cordon records (the Gemini CLI hooks reference). `AfterAgent` ends a turn. */
@@ -8,27 +9,6 @@ const LIFECYCLE: Readonly<Record<string, 'session.start' | 'session.end' | 'turn
   BeforeAgent: 'turn.start',
   AfterAgent: 'turn.end',
 };
-
-/** Gemini's own `Exit Code: N` line of a shell result's `llmContent`, present only for non-zero exits (fixture AfterTool.run_shell_command-failing-command). */
-const EXIT_CODE = /^Exit Code: (\d+)$/;
-/** The lines Gemini writes after its `Exit Code:` line (`Signal:`, `Background PIDs:`, `Process Group PGID:`, the closing tag, blanks). */
-const TRAILER = /^(?:Signal: .*|Background PIDs: .*|Process Group PGID: .*|<\/untrusted_context>|\s*)$/;
-
-/**
- * The exit code Gemini wrote in a shell result's `llmContent`, or undefined: its `Exit Code:` line
- * comes after the command's output, followed only by its trailer lines, so the text is read from
- * its end. The output itself is the command's, and may hold `Exit Code:` lines of its own (a test
- * runner's sub-steps, or anything a model printed): the first such line is not Gemini's.
- */
-export function geminiExitCode(llm: string): number | undefined {
-  const lines = llm.split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const m = EXIT_CODE.exec(lines[i]!);
-    if (m) return Number(m[1]);
-    if (!TRAILER.test(lines[i]!)) return undefined;
-  }
-  return undefined;
-}
 
 /** Error text of a tool response's `error` field (a string or `{message}`), if any. */
 function errorOf(response: Record<string, unknown>): string | undefined {
@@ -41,8 +21,10 @@ function errorOf(response: Record<string, unknown>): string | undefined {
 /**
  * Normalises a Gemini CLI hook payload (the Gemini CLI hooks reference). There is no call id: the host pairs
  * `BeforeTool` and `AfterTool` first-in-first-out on (session, tool, input). A failing shell call
- * still fires `AfterTool`; its exit code is the `Exit Code: N` line of `llmContent` (absent when
- * it exited 0). A response `error` makes any call a failure (Gemini sets it on every failed
+ * still fires `AfterTool`; its exit code is Gemini's own `Exit Code: N` line of `llmContent`
+ * (absent when it exited 0), read only after the command's output (shell-result.ts
+ * `geminiShellExit`); where the output could have written that line itself, the outcome is
+ * `unknown`. A response `error` makes any call a failure (Gemini sets it on every failed
  * tool result, an MCP result with `isError` included, so a result without one is ok).
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
@@ -61,7 +43,9 @@ export function parseGeminiPayload(p: Readonly<Record<string, unknown>>, { obj, 
   const error = errorOf(response);
   const llm = typeof response.llmContent === 'string' ? response.llmContent : '';
   if (canonicalTool(tool.toolName) === 'shell' && tool.toolName === 'run_shell_command') {
-    const written = geminiExitCode(llm);
+    const read = geminiShellExit(response.llmContent, response.returnDisplay);
+    if (read.kind === 'ambiguous') return error !== undefined ? { kind: 'tool.after', ...tool, status: 'failed', error } : { kind: 'tool.after', ...tool, status: 'unknown' };
+    const written = read.kind === 'read' && read.exitCode !== 0 ? read.exitCode : undefined;
     const exitCode = written ?? (error === undefined ? 0 : undefined);
     if (exitCode !== undefined && exitCode !== 0) return { kind: 'tool.after', ...tool, status: 'failed', exitCode, error: error ?? (typeof response.returnDisplay === 'string' && response.returnDisplay !== '' ? response.returnDisplay : llm) };
     if (error !== undefined) return { kind: 'tool.after', ...tool, status: 'failed', error };
