@@ -43,9 +43,12 @@ const REDACT_MARGIN = 4096;
 // Redacted before the cut, over at most the kept part and a margin: a token cut in half would
 // no longer have its shape, and a megabyte of input need not be scanned for 2,000 characters.
 // The margin is cut on a code point boundary too: redaction can shrink a long secret to `***`,
-// which brings the margin's end into what is kept.
+// which brings the margin's end into what is kept, and a secret may be longer than the margin;
+// so a window that is not the whole text is redacted as cut (output/redact.ts `cut`): a secret
+// the window's end runs through is masked to that end, however little of it is inside.
 function redactedCut(text: string, max: number): string {
-  return truncate(redactText(cutText(text, max + REDACT_MARGIN)), max);
+  const window = cutText(text, max + REDACT_MARGIN);
+  return truncate(redactText(window, { cut: window.length < text.length }), max);
 }
 
 // Cut on a code point boundary: a command holding emoji never leaves a lone surrogate.

@@ -673,9 +673,11 @@ function maskShellCommand(words: readonly Word[], i: number, edits: Edit[], dept
 function maskScript(script: Word, edits: Edit[], depth: number): void {
   const source = script.source;
   const quote = source[script.start];
-  const quoted = (quote === "'" || quote === '"') && source[script.end - 1] === quote && script.end - script.start >= 2;
+  const closed = source[script.end - 1] === quote && script.end - script.start >= 2;
+  // A quote left open at the end of the text (a command cut short, or never closed) closes there.
+  const quoted = (quote === "'" || quote === '"') && (closed || script.end === source.length);
   const from = quoted ? script.start + 1 : script.start;
-  const to = quoted ? script.end - 1 : script.end;
+  const to = quoted && closed ? script.end - 1 : script.end;
   for (const edit of textEdits(source.slice(from, to), depth + 1)) edits.push({ element: -1, start: from + edit.start, end: from + edit.end, with: edit.with });
 }
 

@@ -140,6 +140,32 @@ function compiled(): readonly Rule[] {
   ]);
 }
 
+/**
+ * The rules for text cut short ({@link RedactOptions.cut}): a secret the cut runs through, which
+ * the rules above tell only by what follows it, is taken to run to the end. The others already
+ * take any start of their value: PEM to the end, header and cookie values, query values, long
+ * options, `NAME=value` and the program table (an unclosed quote closes at the end). These need
+ * what follows: a token shape its length (`ghp_` and 30 more) or the end of its word (AWS, npm),
+ * a JWT its second dot, a URL password its `@`, a JSON member its closing quote; each is masked
+ * here from its public prefix, if any, to the end of the text.
+ */
+const CUT_RULES: readonly (readonly [RegExp, (match: string, ...groups: string[]) => string])[] = [
+  [/(?<![A-Za-z0-9])(gh[pousr]_|github_pat_|gl(?:pat|oas|dt|rt|cbt|ptt|ft|imt|agent|soat|ffct)-|xox[abpr]-|sk-(?:ant-)?|(?:sk|rk)_(?:live|test)_|A[KS]IA|npm_|AIza)[\w-]+$/, (_m, prefix: string) => `${prefix}${MASK}`],
+  [/(?<![A-Za-z0-9])eyJ[\w-]*(?:\.[\w-]*)*$/, () => MASK],
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:'"]*:)([^\s/?#'"]+)$/i, (_m, head: string, password: string) => `${head}${masked(password)}`],
+  [/("([\w.-]+)"[ \t]*:[ \t]*")((?:[^"\\\n]|\\[\s\S])*\\?)$/, (m, head: string, name: string, value: string) => (SECRET_NAME.test(name) ? `${head}${masked(value)}` : m)],
+];
+
+/** How {@link redactText} reads its text. */
+export interface RedactOptions {
+  /**
+   * The text is the start of a longer one, cut where it ends (a window of a long command): a
+   * secret it ends inside is masked to the end even where the text is too short to tell it by
+   * what follows (see {@link CUT_RULES}). Off: the end is the text's own.
+   */
+  readonly cut?: boolean;
+}
+
 /** The shortest text a rule can change (`a://b:c@`, `?key=x`, `token=x`). */
 const SHORTEST = 6;
 
@@ -186,10 +212,12 @@ function maskedWord(word: string): string {
  *   PEM private key bodies.
  *
  * Quotes around a value stay (`'***'`); references (`$TOKEN`) stay. Idempotent, and text without
- * a secret (paths, git SHAs, UUIDs, ordinary flags) comes back unchanged.
+ * a secret (paths, git SHAs, UUIDs, ordinary flags) comes back unchanged. With `options.cut` the
+ * text is a cut start of a longer one, and no part of a secret it ends inside is left
+ * ({@link RedactOptions}).
  */
-export function redactText(text: string): string {
-  if (text.length < SHORTEST) return text;
+export function redactText(text: string, options: RedactOptions = {}): string {
+  if (text.length < SHORTEST && !options.cut) return text;
   // A mask can take away what kept an earlier rule from matching (`https://u:TOKEN=?|@h`: once
   // `?` is `***` the URL has a password), so the rules run again until nothing changes: once for
   // text without a secret, twice for most with one.
@@ -204,6 +232,7 @@ export function redactText(text: string): string {
     }
     // The program table scans words, not patterns: nothing to compile, and only for text naming one.
     if (programMay(lower)) next = redactProgramText(next);
+    if (options.cut) for (const [expression, replace] of CUT_RULES) next = next.replace(expression, replace as (m: string, ...rest: unknown[]) => string);
     if (next === out) break;
     out = next;
   }

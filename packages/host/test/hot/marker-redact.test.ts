@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPluginRoots, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
 import { storedCommand } from '../../src/hot/summary.js';
+import { redactText } from '../../src/output/redact.js';
 import { MAX_COMMAND_CHARS } from '../../src/telemetry/markers.js';
 import { sessionDir } from '../../src/telemetry/session-dir.js';
 import { AGENT_PLUGINS, FIXTURES, hookViaSocket, PATIENT_HOOK_ENV, tapPlugin } from './support.js';
@@ -53,6 +54,57 @@ describe('hook markers', () => {
     const stored = storedCommand(command);
     expect(stored.includes('\ufffd')).toBe(false);
     expect(stored).toBe(`export API_TOKEN=*** ${'😀'.repeat(538)}`);
+  });
+
+  it('a secret across the redaction window\'s end leaves no part of it, when redaction before it brings the margin into what is kept', () => {
+    // The token before shrinks by 5,000 characters, so what is kept reaches the window's end
+    // (2,000 + 4,096), where only `ghp_` and a few characters of the next token are inside.
+    const shrinks = `export API_TOKEN=${'x'.repeat(5001)} `;
+    const body = 'Q7RzT9uVw2XyZ5aB8cD1eF4gH6iJ0kLmNo';
+    for (const inside of [1, 2, 6, 12, 29]) {
+      const at = 2000 + 4096 - 4 - inside;
+      const command = `${shrinks}${'a'.repeat(at - shrinks.length - 1)} ghp_${body} tail`;
+      const stored = storedCommand(command);
+      expect(stored, `${inside} inside`).not.toContain(`ghp_${body.slice(0, inside)}`);
+      expect(stored, `${inside} inside`).toContain('ghp_***');
+    }
+  });
+
+  it('a secret longer than the margin, cut by the window where no rule could tell it yet, leaves no part of it', () => {
+    const body = 'QVYZ56789'.repeat(800); // 7,200 characters
+    for (const command of [`curl -d '{"password": "${body}"}' https://api.example.com`, `git clone https://me:${body}@example.com/r.git`, `curl -H "X: eyJhbGciOiJIUzI1NiJ9.eyJ${body}.sig" x`, `bash -c 'curl -u admin:${body} https://x'`, `echo ghp_${body}`]) {
+      const stored = storedCommand(command);
+      expect(stored, command.slice(0, 30)).not.toMatch(/[QVYZ5-9]{2}/);
+    }
+  });
+
+  it('no part of a recognised secret survives the cut, wherever in a long command it starts (property)', () => {
+    const alphabet = 'QVYZ56789';
+    const body = (n: number) => Array.from({ length: n }, (_, i) => alphabet[(i * 7 + n) % alphabet.length]).join('');
+    const secret = fc.oneof(
+      fc.constant(`ghp_${body(36)}`),
+      fc.constant(`AKIA${body(16)}`),
+      fc.constant(`npm_${body(36)}`),
+      fc.integer({ min: 20, max: 9000 }).map((n) => `eyJ${body(12)}.eyJ${body(n)}.${body(20)}`),
+      fc.integer({ min: 1, max: 9000 }).map((n) => `https://user:${body(n)}@example.com/x`),
+      fc.integer({ min: 1, max: 9000 }).map((n) => `'{"password": "${body(n)}"}'`),
+      fc.integer({ min: 1, max: 9000 }).map((n) => `DB_PASSWORD=${body(n)}`),
+      fc.integer({ min: 1, max: 9000 }).map((n) => `--token ${body(n)}`),
+      fc.integer({ min: 1, max: 9000 }).map((n) => `-H 'Authorization: Bearer ${body(n)}'`),
+      fc.integer({ min: 1, max: 9000 }).map((n) => `bash -c 'curl -u admin:${body(n)} x'`),
+    );
+    // Filler: plain words, and secrets of another alphabet that shrink by a random amount.
+    const filler = fc.array(fc.oneof(fc.constantFrom('ls -la ', 'echo hello ', '&& ', 'a'.repeat(500) + ' '), fc.integer({ min: 10, max: 6000 }).map((n) => `export API_TOKEN=${'x'.repeat(n)} `)), { maxLength: 8 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(filler, fc.integer({ min: 0, max: 9000 }), secret, (lead, pad, s) => {
+        const command = `${lead}${'b'.repeat(pad)}; ${s} done`;
+        expect(redactText(command)).not.toMatch(/[QVYZ5-9]{2}/);
+        const stored = storedCommand(command);
+        expect(stored).not.toMatch(/[QVYZ5-9]{2}/);
+        expect(stored.length).toBeLessThanOrEqual(MAX_COMMAND_CHARS);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('keeps whole characters of any well-formed command, wherever the redaction window ends', () => {

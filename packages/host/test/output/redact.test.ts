@@ -423,3 +423,33 @@ describe('redactArgv', () => {
     );
   });
 });
+
+describe('redactText of a cut text (a window of a longer command)', () => {
+  const alphabet = 'QVYZ56789';
+  const body = (n: number) => Array.from({ length: n }, (_, i) => alphabet[(i * 5 + n) % alphabet.length]).join('');
+  /** Secrets whose rules need what follows them (a length, a dot, an `@`, a closing quote), and one in a `bash -c` script. */
+  const SECRETS = [`ghp_${body(36)}`, `AKIA${body(16)}`, `npm_${body(36)}`, `eyJ${body(8)}.eyJ${body(40)}.${body(20)}`, `https://me:${body(40)}@h.example/x`, `'{"api_key": "${body(40)}"}'`, `bash -c 'curl -u admin:${body(40)} x'`];
+
+  it('masks a secret the cut runs through to the end; the same text not cut is left as it is', () => {
+    expect(redactText('git clone https://me:abc', { cut: true })).toBe('git clone https://me:***');
+    expect(redactText('git clone https://me:abc')).toBe('git clone https://me:abc');
+    expect(redactText('echo ghp_ab', { cut: true })).toBe('echo ghp_***');
+    expect(redactText('echo ghp_ab')).toBe('echo ghp_ab');
+    expect(redactText(`curl -d '{"password": "hun`, { cut: true })).toBe(`curl -d '{"password": "***`);
+    expect(redactText(`curl -d '{"name": "hun`, { cut: true })).toBe(`curl -d '{"name": "hun`);
+    expect(redactText('x eyJhbGciOi.eyJzdWIi', { cut: true })).toBe('x ***');
+    // A bash -c script whose quote is never closed is still read as the script.
+    expect(redactText("bash -c 'curl -u admin:pw https://x")).toBe("bash -c 'curl -u admin:*** https://x");
+  });
+
+  it('leaves no two characters of a secret wherever the cut falls (property)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...SECRETS), fc.stringMatching(/^[a-z0-4 ._=:\/-]{0,40}$/), fc.nat(), (secret, before, at) => {
+        const text = `${before} ; ${secret} end`;
+        expect(redactText(text)).not.toMatch(/[QVYZ5-9]{2}/);
+        expect(redactText(text.slice(0, at % (text.length + 1)), { cut: true })).not.toMatch(/[QVYZ5-9]{2}/);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
