@@ -123,6 +123,26 @@ describe('cordon check --format', () => {
     expect(ok.stdout.trimEnd().split('\n').map(parseCommand)).toEqual([{ name: 'notice', properties: { title: 'cordon: accepted' }, data: expect.stringMatching(/^within the policy: 1 file, \+1 -0 lines/) }]);
   });
 
+  it('github: a path a terminal would not show as itself gets no file= and no raw control anywhere on the line', async () => {
+    const repo = makeRepo(sandbox.dir('repo-controls'), { 'src/app.py': 'a\n', '.cordon.json': JSON.stringify({ allow: ['src/**'] }) }, sandbox.env);
+    const base = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    const names = ['esc\u001b[2Jclear.md', 'bell\u0007.md', 'rtl\u202etxt.exe', 'c1\u009b31m.md'];
+    writeFiles(repo, Object.fromEntries(names.map((name) => [name, 'x\n'])));
+    git(repo, ['add', '-A'], sandbox.env);
+    git(repo, ['commit', '-qm', 'odd names'], sandbox.env);
+    const r = await cordon(['check', '--base', base, '--format', 'github'], repo);
+    expect(r.exitCode).toBe(3);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(names.length + 1);
+    // Found by a fresh user: `file=esc<ESC>[2Jclear.md` carried the raw ESC into the CI log.
+    for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    const cmds = lines.slice(0, -1).map(parseCommand);
+    expect(cmds.every((c) => c.properties.file === undefined)).toBe(true);
+    // Each path is named in its message, its controls as `\uXXXX`.
+    const shown = (name: string) => name.replace(/[\u0000-\u001f\u007f-\u009f\u202e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    for (const name of names) expect(cmds.filter((c) => c.data.includes(shown(name))), `${shown(name)} in ${lines.join('\n')}`).toHaveLength(1);
+  });
+
   it('sarif: valid SARIF 2.1.0 (official schema) on stdout and with --out; results, rules, locations', async () => {
     const outside = rangeRepo(false);
     const r = await cordon(['check', '--base', outside.base, '--format', 'sarif'], outside.repo);

@@ -3,6 +3,18 @@ import type { AuditRecord } from '../audit/record.js';
 import { pairFailedVerifiers } from './shared.js';
 import { acceptedWhere, outputTail } from '../render.js';
 import { plural } from '../../util/plural.js';
+import { terminalText } from '../../output/terminal.js';
+
+/**
+ * The `file=` of a violation's annotation: the path as it is when a terminal shows it as itself,
+ * else none. A path an agent wrote may hold ESC or other controls (`esc\x1b[2Jclear.md`), which
+ * a property cannot carry escaped (the runner decodes only `%25`, `%0D`, `%0A`, `%3A`, `%2C`)
+ * and which the raw log line would hand to whatever shows it; the annotation then names the
+ * path only in its message, escaped there as in every other output.
+ */
+function annotationFile(path: string | undefined): string | undefined {
+  return path === undefined || terminalText(path) !== path ? undefined : path;
+}
 
 /**
  * Escapes the data (message) part of a GitHub Actions workflow command: `%`, CR and LF become
@@ -49,7 +61,8 @@ export function refusalAnnotation(error: { readonly code: string; readonly messa
 /**
  * `cordon check --format github`: GitHub Actions workflow commands only, so that
  * nothing a verifier printed can be read by the runner as a command of its own. One `::error`
- * per violation, titled `cordon: <code>`, with `file=` when the violation is about a path; a
+ * per violation, titled `cordon: <code>`, with `file=` when the violation is about a path a
+ * terminal shows as itself ({@link annotationFile}); a
  * failed verifier's message carries the end of its output ({@link outputTail}). Last, a
  * `::notice` (accepted) or `::error` (rejected) with the verdict and the metrics.
  */
@@ -58,7 +71,7 @@ export function renderGithub(audit: AuditRecord): string {
   for (const { violation, verifier } of pairFailedVerifiers(audit)) {
     const tail = verifier ? outputTail(verifier) : [];
     const message = [violation.message, ...tail].join('\n');
-    lines.push(workflowCommand('error', { file: violation.path, title: `cordon: ${violation.code}` }, message));
+    lines.push(workflowCommand('error', { file: annotationFile(violation.path), title: `cordon: ${violation.code}` }, message));
   }
   const m = audit.metrics;
   const summary = `${plural(m.files, 'file')}, +${m.added_lines} -${m.deleted_lines} lines, ${m.binary_files} binary; baseline ${audit.baseline.slice(0, 12)}`;
