@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ajvDraft04 from 'ajv-draft-04';
 import ajvFormats from 'ajv-formats';
@@ -141,6 +141,20 @@ describe('cordon check --format', () => {
     // Each path is named in its message, its controls as `\uXXXX`.
     const shown = (name: string) => name.replace(/[\u0000-\u001f\u007f-\u009f\u202e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
     for (const name of names) expect(cmds.filter((c) => c.data.includes(shown(name))), `${shown(name)} in ${lines.join('\n')}`).toHaveLength(1);
+  });
+
+  it('github: a verifier\'s controls (colours, an OSC 52 clipboard write, BEL) reach the log escaped', async () => {
+    const script = join(sandbox.root, 'osc.sh');
+    writeFiles(sandbox.root, { 'osc.sh': '#!/bin/sh\nprintf "a\\033]52;c;aGk=\\007b\\033[31mred\\n" >&2; exit 1\n' });
+    chmodSync(script, 0o755);
+    const repo = makeRepo(sandbox.dir('repo-osc'), { 'src/app.py': 'a\n' }, sandbox.env);
+    const base = git(repo, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    writeFiles(repo, { 'src/app.py': 'b\n' });
+    git(repo, ['commit', '-qam', 'change'], sandbox.env);
+    const r = await cordon(['check', '--base', base, '--allow', 'src/**', '--verify', script, '--format', 'github'], repo);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(parseCommand(r.stdout.split('\n')[0]!).data).toContain('a\\u001b]52;c;aGk=\\u0007b\\u001b[31mred');
   });
 
   it('sarif: valid SARIF 2.1.0 (official schema) on stdout and with --out; results, rules, locations', async () => {

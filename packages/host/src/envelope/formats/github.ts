@@ -3,7 +3,7 @@ import type { AuditRecord } from '../audit/record.js';
 import { pairFailedVerifiers } from './shared.js';
 import { acceptedWhere, outputTail } from '../render.js';
 import { plural } from '../../util/plural.js';
-import { terminalText } from '../../output/terminal.js';
+import { terminalLines, terminalText } from '../../output/terminal.js';
 
 /**
  * The `file=` of a violation's annotation: the path as it is when a terminal shows it as itself,
@@ -63,14 +63,17 @@ export function refusalAnnotation(error: { readonly code: string; readonly messa
  * nothing a verifier printed can be read by the runner as a command of its own. One `::error`
  * per violation, titled `cordon: <code>`, with `file=` when the violation is about a path a
  * terminal shows as itself ({@link annotationFile}); a
- * failed verifier's message carries the end of its output ({@link outputTail}). Last, a
+ * failed verifier's message carries the end of its output ({@link outputTail}), its controls
+ * escaped as for a terminal. Last, a
  * `::notice` (accepted) or `::error` (rejected) with the verdict and the metrics.
  */
 export function renderGithub(audit: AuditRecord): string {
   const lines: string[] = [];
   for (const { violation, verifier } of pairFailedVerifiers(audit)) {
     const tail = verifier ? outputTail(verifier) : [];
-    const message = [violation.message, ...tail].join('\n');
+    // A verifier's output may hold controls (colours, OSC 52 clipboard writes, BEL): shown as
+    // `\uXXXX` as in the text verdict, since the log line reaches whatever shows the raw log.
+    const message = terminalLines([violation.message, ...tail].join('\n'));
     lines.push(workflowCommand('error', { file: annotationFile(violation.path), title: `cordon: ${violation.code}` }, message));
   }
   const m = audit.metrics;
