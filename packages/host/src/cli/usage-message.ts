@@ -32,10 +32,10 @@ const SGR = /\x1b\[[0-9;]*m/g;
  * parse errors keep oclif's words, on one line. Each ends with `; see \`<command> --help\``. A
  * message that is no parse error (a command's own `this.error(…)`) is returned as it is.
  */
-export function usageMessage(error: Error & { args?: unknown; flags?: unknown }, command: string, args?: ArgSpecs): string {
+export function usageMessage(error: Error & { args?: unknown; flags?: unknown; parse?: unknown }, command: string, args?: ArgSpecs): string {
   const plain = error.message.replace(SGR, '');
   const text = plain.replace(SEE_HELP, '');
-  const problem = usageProblem(text, error.args, args, command) ?? unknownFlagsProblem(text, error);
+  const problem = usageProblem(text, error.args, args, command) ?? unknownFlagsProblem(text, error) ?? unexpectedArgsProblem(text, error, command, args);
   const end = `see \`${command} --help\``;
   // A command's own `this.error(…)` is no parse error: its words stand as they are.
   if (problem === undefined) return plain === text ? text : `${oneLine(text)}; ${end}`;
@@ -90,6 +90,28 @@ function unknownFlagsProblem(text: string, error: { flags?: unknown }): string |
   if (Object.keys(suggestions).length === 0) return undefined;
   const flags = (error.flags as unknown[]).map(String);
   return `nonexistent flag${flags.length === 1 ? '' : 's'}: ${flags.map((f) => (Object.hasOwn(suggestions, f) ? `${f} (did you mean ${suggestions[f]}?)` : f)).join(', ')}`;
+}
+
+/**
+ * oclif's `Unexpected arguments: a, b` with what usually causes it. A flag of several values
+ * takes one per occurrence (`multipleNonGreedy`), so a glob the shell expanded
+ * (`--allow src/**` → `--allow src/a.py src/b.py`) leaves every path but the first over: when
+ * the first extra word comes right after a flag's value, the hint names that flag and quotes the
+ * glob. Otherwise, on a command that takes an argument, words meant as one (`cordon arm fix the
+ * parser`) need quotes. Undefined for any other error.
+ */
+function unexpectedArgsProblem(text: string, error: { args?: unknown; parse?: unknown }, command: string, specs: ArgSpecs | undefined): string | undefined {
+  if (!/^Unexpected arguments?: /.test(text.trim()) || !Array.isArray(error.args)) return undefined;
+  const extra = (error.args as unknown[]).map(String);
+  const listed = `unexpected argument${extra.length === 1 ? '' : 's'}: ${extra.join(', ')}`;
+  const argv = (error.parse as { input?: { argv?: unknown } } | undefined)?.input?.argv;
+  const words = Array.isArray(argv) ? argv.map(String) : [];
+  const at = words.indexOf(extra[0]!);
+  const flag = at >= 2 ? /^(--[a-z][a-z0-9-]*)$/.exec(words[at - 2]!)?.[1] : undefined;
+  if (flag !== undefined && !words[at - 1]!.startsWith('-')) return `${listed} (a glob the shell expanded? quote it, e.g. ${flag} 'src/**')`;
+  const names = Object.keys(specs ?? {});
+  if (names.length > 0) return `${listed} (words meant as one ${names[0]!.toUpperCase()} need quotes: ${command} "${extra.length > 0 ? [words[at - 1] ?? '', ...extra].filter((w) => w !== '' && !w.startsWith('-')).join(' ') : '…'}")`;
+  return listed;
 }
 
 /** `text`'s lines, trimmed, joined with `; `, starting lower-case as cordon's messages do. */

@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { makeRepo } from '../../../../test/support/git.js';
 import { unknownFlagSuggestions } from '../../src/cli/flag-suggestion.js';
 import { usageMessage } from '../../src/cli/usage-message.js';
 
@@ -54,5 +56,27 @@ describe('usageMessage', () => {
 
   it('leaves a command\'s own error (no parse error) as it is', () => {
     expect(said('give the command to run after --, e.g. `cordon wrap -- aider`')).toBe('give the command to run after --, e.g. `cordon wrap -- aider`');
+  });
+});
+
+describe('unexpected arguments, through the built CLI', () => {
+  let sandbox: Sandbox;
+  beforeEach(() => {
+    sandbox = makeSandbox('cordon-unexpected-args-');
+  });
+  afterEach(() => sandbox.cleanup());
+
+  // Found by a fresh user: `cordon arm fix the parser …` and an unquoted `--allow src/**` the
+  // shell expanded were refused with only the stray words listed.
+  it('says why: words of one argument need quotes, a glob the shell expanded needs quoting', async () => {
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/a.py': 'a\n', 'src/b.py': 'b\n' }, sandbox.env);
+    const label = await runCordon(['arm', 'fix', 'the', 'parser', '--allow', 'src/**'], { env: sandbox.env, cwd: repo });
+    expect(label.exitCode).toBe(2);
+    expect(label.stderr).toContain('unexpected arguments: the, parser (words meant as one LABEL need quotes: cordon arm "fix the parser"); see `cordon arm --help`');
+    for (const command of [['arm', 't'], ['check', '--base', 'HEAD']]) {
+      const glob = await runCordon([...command, '--allow', 'src/a.py', 'src/b.py'], { env: sandbox.env, cwd: repo });
+      expect(glob.exitCode).toBe(2);
+      expect(glob.stderr).toContain(`unexpected argument: src/b.py (a glob the shell expanded? quote it, e.g. --allow 'src/**'); see \`cordon ${command[0]} --help\``);
+    }
   });
 });

@@ -295,7 +295,7 @@ describe('cordon arm / check / status / reset', () => {
       [['arm', 'x', '--max-files', 'abc'], '--max-files: expected an integer from 0 to 9007199254740991 but received: "abc"; see `cordon arm --help`'],
       [['check', '--format', 'nope'], '--format: expected one of text, github, sarif, junit but received: "nope"; see `cordon check --help`'],
       [['arm', 'x', '--max-files'], '--max-files: expects a value; see `cordon arm --help`'],
-      [['arm', 'x', 'y', '--allow', 'src/**'], 'unexpected argument: y; see `cordon arm --help`'],
+      [['arm', 'x', 'y', '--allow', 'src/**'], 'unexpected argument: y (words meant as one LABEL need quotes: cordon arm "x y"); see `cordon arm --help`'],
       [['control', 'guard'], 'missing required flag --agent; see `cordon control guard --help`'],
     ];
     for (const [args, message] of cases) {
