@@ -72,7 +72,7 @@ describe.skipIf(unavailable !== undefined)('cordon control on a real cgroup v2 k
     expect(byName.tiers.data.ram_bytes).toBeGreaterThan(900 * MiB);
   });
 
-  it('memory:low: a 300 MB allocation is throttled, finishes, exits 0, and the note gives the measured figures', () => {
+  it('memory:low: a 300 MiB allocation is throttled, finishes, exits 0, and the note gives the measured figures', () => {
     const low = c('low_1');
     const r = low.record!;
     expect(low.code).toBe(0);
@@ -83,12 +83,12 @@ describe.skipIf(unavailable !== undefined)('cordon control on a real cgroup v2 k
     expect(r.warned).toBe(true);
     const note = low.stderr.trim().split('\n').at(-1)!;
     expect(note).toMatch(/^\[cordon\] This tool call was resource-limited\. /);
-    expect(note).toContain(`It peaked at ${Math.round(r.peak_bytes / MiB)} MB against a memory:low limit of ${Math.round(r.limit_bytes / MiB)} MB.`);
+    expect(note).toContain(`It peaked at ${Math.round(r.peak_bytes / MiB)} MiB against a memory:low limit of ${Math.round(r.limit_bytes / MiB)} MiB.`);
     expect(note).toContain(`It stalled on memory for ${(r.stall_full_ms / 1000).toFixed(1)} s`);
     expect(note).not.toContain('retrying');
     console.log(`memory:low note: ${note}`);
     expect(low.stderr.split('\n')[0]).toBe(
-      `[cordon] cgroup ${r.domain} (root-cgroup): memory.high=${r.limit_bytes} (memory:low of ${Math.round(r.ram_bytes / MiB)} MB), cpu.weight=25, memory.oom.group=1`,
+      `[cordon] cgroup ${r.domain} (root-cgroup): memory.high=${r.limit_bytes} (memory:low of ${Math.round(r.ram_bytes / MiB)} MiB), cpu.weight=25, memory.oom.group=1`,
     );
   });
 
@@ -155,10 +155,10 @@ describe.skipIf(unavailable !== undefined)('cordon control on a real cgroup v2 k
     expect(s.code).toBe(0);
     expect(s.record!.events.high).toBeGreaterThan(0);
     console.log(`with swap: ${s.record!.escalations.length} escalation(s), stall ${s.record!.stall_full_ms} ms, wall ${s.record!.wall_ms} ms`);
-    expect(results.swap_probe).toMatchObject({ ok: true, detail: expect.stringMatching(/^512 MB swap: /) });
+    expect(results.swap_probe).toMatchObject({ ok: true, detail: expect.stringMatching(/^512 MiB swap: /) });
   });
 
-  it('a root call stays under the agent cgroup: 250 MB is OOM-killed under memory.max=150M with cordon as without', () => {
+  it('a root call stays under the agent cgroup: 250 MiB is OOM-killed under memory.max=150M with cordon as without', () => {
     const a = results.cases.agent;
     // Without cordon: the shell exec'd dd, which the kernel's OOM killer ended.
     expect(a.without).toMatchObject({ code: null, signal: 'SIGKILL' });
@@ -223,12 +223,12 @@ describe.skipIf(unavailable !== undefined)('cordon control on a real cgroup v2 k
     const { dd, tmpfs } = results.measure!;
     const line = (m: any) => `exit ${m.code ?? m.signal}, ${(m.wallMs / 1000).toFixed(1)} s, memory.events high ${m.high}, PSI full ${(m.fullStallMs / 1000).toFixed(1)} s`;
     console.log(`memory.high=24M, no swap, no cordon: dd bs=300M count=1: ${line(dd)}; timeline [ms, memory.current, high]: ${JSON.stringify(dd.timeline)}`);
-    console.log(`memory.high=24M, 1 MB writes to tmpfs: ${line(tmpfs)}, wrote ${(tmpfs.written / MiB).toFixed(1)} MB in the window`);
+    console.log(`memory.high=24M, 1 MiB writes to tmpfs: ${line(tmpfs)}, wrote ${(tmpfs.written / MiB).toFixed(1)} MiB in the window`);
     // The single read finished on its own (no escalation here) after being throttled.
     expect(dd.code).toBe(0);
     expect(dd.high).toBeGreaterThan(0);
     expect(dd.fullStallMs).toBeGreaterThan(0);
-    // The writer was still crawling when the window closed: far from its 300 MB.
+    // The writer was still crawling when the window closed: far from its 300 MiB.
     expect(tmpfs.signal).toBe('SIGKILL');
     expect(tmpfs.written).toBeLessThan(100 * MiB);
     expect(tmpfs.high).toBeGreaterThan(0);

@@ -94,7 +94,7 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
   set('cpu.weight', String(request.cpuWeight));
   set('memory.oom.group', '1');
   notes.push(
-    `cgroup ${dir} (${placementKind}): memory.high=${limitBytes === null ? 'max' : limitBytes} (memory:${tier.name} of ${mb(ramBytes)} MB${parentLimit !== null && parentLimit < request.ramBytes ? ', the parent limit' : ''}), cpu.weight=${request.cpuWeight}, memory.oom.group=1`,
+    `cgroup ${dir} (${placementKind}): memory.high=${limitBytes === null ? 'max' : limitBytes} (memory:${tier.name} of ${mib(ramBytes)} MiB${parentLimit !== null && parentLimit < request.ramBytes ? ', the parent limit' : ''}), cpu.weight=${request.cpuWeight}, memory.oom.group=1`,
   );
 
   const started = performance.now();
@@ -238,7 +238,11 @@ export async function teardown(dir: string, log: Logger): Promise<{ removed: boo
   return { removed, ended };
 }
 
-/** Bytes as whole MB (MiB, as the seed prints them: 2.5 % of 16 GiB is "410 MB"). */
-export function mb(bytes: number): number {
+/**
+ * Bytes as whole MiB (2^20 bytes), which every label beside it calls MiB. The seed computes the
+ * same number but labels it MB (2.5 % of 16 GiB is "410 MB", which is 430 MB); cordon says MiB,
+ * as `reduce` and `analyze` do.
+ */
+export function mib(bytes: number): number {
   return Math.round(bytes / 2 ** 20);
 }

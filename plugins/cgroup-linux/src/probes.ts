@@ -4,7 +4,7 @@ import type { ProbeContext, ProbeEntry, ProbeResult } from '@cordon/plugin-api';
 import { DELEGATE_FIX, HYBRID_FIX, hybridReason, NEEDED, unreadableControllers, type Placement } from './cgroup/detect.js';
 import { CONTAINER, effectiveLimit } from './cgroup/domain.js';
 import { readError, readText, words } from './cgroup/files.js';
-import { BACKEND, mb, placement, tierBytes } from './enforce.js';
+import { BACKEND, mib, placement, tierBytes } from './enforce.js';
 
 /** The kernel release (`os.release()`); node:os loads on first use, since `control run` loads this plugin and never asks (`npm run bench:control`). */
 const release = (): string => (process.getBuiltinModule('node:os') as typeof import('node:os')).release();
@@ -166,23 +166,24 @@ export function swapProbe(): ProbeResult {
       data,
     };
   }
-  return { ok: true, detail: `${mb(total)} MB swap: memory above memory.high is swapped out and the call slows down rather than stalls`, data };
+  return { ok: true, detail: `${mib(total)} MiB swap: memory above memory.high is swapped out and the call slows down rather than stalls`, data };
 }
 
-/** The tier table in MB over this machine's RAM base (MemTotal, or the parent cgroup's lower limit). */
+/** The tier table in MiB over this machine's RAM base (MemTotal, or the parent cgroup's lower limit). */
 export function tierProbe(where: Placement, context: ProbeContext): ProbeResult {
   const memTotal = meminfo().MemTotal ?? 0;
   const top = where.mounts.v2?.mountPoint;
   const parent = where.anchor && top ? effectiveLimit(join(where.anchor, CONTAINER), top) : null;
   const ram = parent !== null && parent < memTotal ? parent : memTotal;
+  // `memory_high_mb` holds whole MiB, as its label says; the field keeps its name for readers of the JSON.
   const rows = context.tiers.map((t) => {
     const bytes = tierBytes(t, ram);
-    return { tier: t.name, memory_high_bytes: bytes, memory_high_mb: bytes === null ? null : mb(bytes), cpu_weight: t.cpuWeight };
+    return { tier: t.name, memory_high_bytes: bytes, memory_high_mb: bytes === null ? null : mib(bytes), cpu_weight: t.cpuWeight };
   });
-  const lines = rows.map((r) => `${r.tier.padEnd(7)} memory.high ${(r.memory_high_mb === null ? 'max' : `${r.memory_high_mb} MB`).padStart(9)}   cpu.weight ${r.cpu_weight}`);
+  const lines = rows.map((r) => `${r.tier.padEnd(7)} memory.high ${(r.memory_high_mb === null ? 'max' : `${r.memory_high_mb} MiB`).padStart(10)}   cpu.weight ${r.cpu_weight}`);
   return {
     ok: true,
-    detail: `tiers over ${mb(ram)} MB (${ram === memTotal ? 'MemTotal' : "the parent cgroup's limit"}); the hint comes from --hint, else AGENT_RESOURCE_HINT, else memory:medium`,
+    detail: `tiers over ${mib(ram)} MiB (${ram === memTotal ? 'MemTotal' : "the parent cgroup's limit"}); the hint comes from --hint, else AGENT_RESOURCE_HINT, else memory:medium`,
     lines,
     data: { ram_bytes: ram, source: ram === memTotal ? 'MemTotal' : 'parent limit', tiers: rows },
   };

@@ -140,7 +140,7 @@ describe('throttle meter', () => {
 
   it('without PSI sees a call held far over memory.high while memory.events high grows (the VM trace: +17 per 2 s penalty)', () => {
     const m = new ThrottleMeter();
-    // memory.current 100 MB against memory.high 24 MB; high grows by 17 every ~2.1 s, as in the VM.
+    // memory.current 100 MiB against memory.high 24 MiB; high grows by 17 every ~2.1 s, as in the VM.
     for (let t = 0; t <= 6000; t += 100) m.add(s(t, { currentBytes: 100 * MiB, highEvents: 17 * (1 + Math.floor(t / 2100)) }));
     expect(m.source).toBe('memory.events');
     expect(m.throttledMs).toBe(6000);

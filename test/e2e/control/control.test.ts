@@ -35,7 +35,10 @@ describe('cordon control probe', () => {
     for (const name of ['linux', 'cgroup2', 'controllers', 'delegation', 'psi', 'memory.peak', 'sched_ext', 'memcg_bpf_ops', 'swap', 'tiers']) {
       expect(lines.some((l) => new RegExp(`^  ${name.replace('.', '\\.')}\\s+(yes|no) `).test(l)), name).toBe(true);
     }
-    expect(r.stdout).toMatch(/^\s+low\s+memory\.high\s+\d+ MB\s+cpu\.weight 25$/m);
+    expect(r.stdout).toMatch(/^\s+low\s+memory\.high\s+\d+ MiB\s+cpu\.weight 25$/m);
+    // Sizes are whole MiB and say so (they were labelled MB).
+    expect(r.stdout).toMatch(/^  tiers\s+yes  tiers over \d+ MiB \((MemTotal|the parent cgroup's limit)\); /m);
+    expect(r.stdout).not.toMatch(/\d MB\b/);
     expect(r.stdout).toMatch(/^\s+max\s+memory\.high\s+max\s+cpu\.weight 1000$/m);
     if (hybridHere) {
       expect(r.exitCode).toBe(1);
@@ -149,7 +152,7 @@ describe('cordon control run (this machine: unguarded unless probe says otherwis
     const memTotal = Number(/^MemTotal:\s+(\d+) kB$/m.exec(readFileSync('/proc/meminfo', 'utf8'))![1]) * 1024;
     const high = Math.floor(0.35 * memTotal);
     expect(loud.stderr).toBe(
-      `[cordon] unguarded: no enforcement backend can enforce here (cordon control probe says why); would apply memory.high=${high} (${Math.round(high / 2 ** 20)} MB, memory:high of ${Math.round(memTotal / 2 ** 20)} MB) and cpu.weight=400\n`,
+      `[cordon] unguarded: no enforcement backend can enforce here (cordon control probe says why); would apply memory.high=${high} (${Math.round(high / 2 ** 20)} MiB, memory:high of ${Math.round(memTotal / 2 ** 20)} MiB) and cpu.weight=400\n`,
     );
     const log = readFileSync(join(sandbox.dataDir, 'logs/cordon.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     const unguarded = log.filter((l) => l.message === 'control run: unguarded (no enforce backend answered)');

@@ -1,5 +1,5 @@
 import type { EndedProcess, GuardResult } from '@cordon/plugin-api';
-import { mb, nextTierName } from './tiers.js';
+import { mib, nextTierName } from './tiers.js';
 
 /** Stall below this never warns (the paper's per-allocation stalls are tens of ms; the tier table of uncoalesced/cordon). */
 export const STALL_FLOOR_MS = 200;
@@ -36,14 +36,14 @@ const s1 = (ms: number): string => (ms / 1000).toFixed(1);
 
 /**
  * The note appended to stderr after the command's own output (the tier table of uncoalesced/cordon, the seed's
- * content): peak MB against the tier and its limit, the stall in seconds and percent of the
+ * content): peak MiB against the tier and its limit, the stall in seconds and percent of the
  * runtime, a freeze, OOM kills, the stall policy's raises, from the third warning for the same
  * command that retrying unchanged will probably not help, and the advice. One line.
  */
 export function noteText(result: GuardResult, warningNumber: number): string {
   const parts = ['[cordon] This tool call was resource-limited.'];
-  const peak = result.peakBytes === null ? 'an unknown amount of memory' : `${mb(result.peakBytes)} MB`;
-  const limit = result.limitBytes === null ? `memory:${result.tier} (no memory limit)` : `a memory:${result.tier} limit of ${mb(result.limitBytes)} MB`;
+  const peak = result.peakBytes === null ? 'an unknown amount of memory' : `${mib(result.peakBytes)} MiB`;
+  const limit = result.limitBytes === null ? `memory:${result.tier} (no memory limit)` : `a memory:${result.tier} limit of ${mib(result.limitBytes)} MiB`;
   parts.push(`It peaked at ${peak} against ${limit}.`);
   const stall = stallMs(result);
   if (stall >= 50) {
@@ -54,7 +54,7 @@ export function noteText(result: GuardResult, warningNumber: number): string {
   }
   for (const e of result.escalations) {
     const why = e.cause === 'memory.events' ? 'sustained throttling over memory.high' : 'a sustained full stall';
-    parts.push(`After ${why} cordon raised memory.high to memory:${e.to}${e.limitBytes === null ? ' (no limit)' : ` (${mb(e.limitBytes)} MB)`} at ${s1(e.atMs)} s.`);
+    parts.push(`After ${why} cordon raised memory.high to memory:${e.to}${e.limitBytes === null ? ' (no limit)' : ` (${mib(e.limitBytes)} MiB)`} at ${s1(e.atMs)} s.`);
   }
   if (result.frozenCount > 0) parts.push(`It was frozen for ${s1(result.frozenMs)} s and resumed, not killed.`);
   const kills = result.events.oom_kill ?? 0;

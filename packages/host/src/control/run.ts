@@ -3,7 +3,7 @@ import type { GuardChild, GuardRequest, GuardResult, GuardSpawnOptions, HookTabl
 import { spawnPassThrough, type PassThroughChild } from './launch.js';
 import { endedText, noteText, normaliseCommand, shouldWarn, stallMs } from './note.js';
 import { countWarning, recordRun, type RunRecord } from './store.js';
-import { limitOf, mb, parseHint, stallPolicy, tierNamed, TIERS } from './tiers.js';
+import { limitOf, mib, parseHint, stallPolicy, tierNamed, TIERS } from './tiers.js';
 import { monotonicMs } from '../util/clock.js';
 import { totalMemoryBytes } from '../util/legacy-binding.js';
 import { mark } from '../util/timeline.js';
@@ -145,7 +145,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     if (startError) failure = startFailureReporter()(argv[0]!, startError, { ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), ...(childEnv ? { env: childEnv } : {}) });
     exitCode = exit?.exitCode ?? failure?.status ?? CANNOT_START;
     signal = exit?.signal ?? null;
-    const would = `would apply memory.high=${limit === null ? 'max' : `${limit} (${mb(limit)} MB, memory:${tier.name} of ${mb(ramBytes)} MB)`} and cpu.weight=${cpuWeight}`;
+    const would = `would apply memory.high=${limit === null ? 'max' : `${limit} (${mib(limit)} MiB, memory:${tier.name} of ${mib(ramBytes)} MiB)`} and cpu.weight=${cpuWeight}`;
     if (options.verbose) stderr.write(`[cordon] unguarded: no enforcement backend can enforce here (cordon control probe says why); ${would}\n`);
   }
   const wallMs = Math.round(monotonicMs() - started);

@@ -83,7 +83,11 @@ export function limitOf(tier: GuardTier, ramBytes: number): number | null {
   return tier.ramFraction === null ? null : Math.floor(tier.ramFraction * ramBytes);
 }
 
-/** Bytes as whole MB (MiB, as the seed prints them: 2.5 % of 16 GiB is "410 MB"). */
-export function mb(bytes: number): number {
+/**
+ * Bytes as whole MiB (2^20 bytes), which every label beside it calls MiB. The seed computes the
+ * same number but labels it MB (2.5 % of 16 GiB is "410 MB", which is 430 MB); cordon says MiB,
+ * as `reduce` and `analyze` do.
+ */
+export function mib(bytes: number): number {
   return Math.round(bytes / 2 ** 20);
 }

@@ -84,15 +84,15 @@ describe('note', () => {
     const r = result({ memoryPressure: { someUs: 4_000_000, fullUs: 3_000_000 } });
     const first = noteText(r, 1);
     expect(first).toBe(
-      '[cordon] This tool call was resource-limited. It peaked at 300 MB against a memory:low limit of 25 MB. ' +
+      '[cordon] This tool call was resource-limited. It peaked at 300 MiB against a memory:low limit of 25 MiB. ' +
         'It stalled on memory for 3.0 s (30 % of its 10.0 s runtime). ' +
         'Narrow the command (fewer files, tests or parallel jobs) or set AGENT_RESOURCE_HINT=memory:medium.',
     );
     expect(noteText(r, 2)).not.toContain('retrying');
     expect(noteText(r, 3)).toContain('This is limit warning number 3 for this exact command; retrying it unchanged is unlikely to help.');
     const raised = noteText(result({ finalTier: 'high', escalations: [{ atMs: 5200, from: 'low', to: 'medium', limitBytes: 100 * MiB }, { atMs: 10400, from: 'medium', to: 'high', limitBytes: 350 * MiB }] }), 1);
-    expect(raised).toContain('After a sustained full stall cordon raised memory.high to memory:medium (100 MB) at 5.2 s.');
-    expect(raised).toContain('memory:high (350 MB) at 10.4 s.');
+    expect(raised).toContain('After a sustained full stall cordon raised memory.high to memory:medium (100 MiB) at 5.2 s.');
+    expect(raised).toContain('memory:high (350 MiB) at 10.4 s.');
     expect(raised).toContain('AGENT_RESOURCE_HINT=memory:max');
     expect(noteText(result({ memoryPressure: { someUs: 0, fullUs: 40_000 } }), 1)).not.toContain('stalled');
     expect(noteText(result({ frozenCount: 1, frozenMs: 1500 }), 1)).toContain('It was frozen for 1.5 s and resumed, not killed.');
@@ -107,7 +107,7 @@ describe('note', () => {
     expect(shouldWarn(noPsi)).toBe(true);
     const text = noteText(noPsi, 1);
     expect(text).toContain('It was throttled over its memory limit for about 2.8 s (52 % of its 5.4 s runtime; memory.events high 34, no PSI here).');
-    expect(text).toContain('After sustained throttling over memory.high cordon raised memory.high to memory:medium (96 MB) at 1.7 s.');
+    expect(text).toContain('After sustained throttling over memory.high cordon raised memory.high to memory:medium (96 MiB) at 1.7 s.');
     expect(text).not.toContain('stalled on memory');
     // Without PSI and never held over the limit: no note.
     expect(shouldWarn(result({ memoryPressure: null, stallSource: 'memory.events', throttledMs: 0 }))).toBe(false);
