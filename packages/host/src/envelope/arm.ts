@@ -72,7 +72,7 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
   await finishInterrupted(loc);
   const owner = await stateDirOwner(envelopePaths(loc.root).dir, loc, CORDON_DIR);
   if (owner.kind === 'foreign') throw foreignState(loc.root, owner.reason, owner.tracked);
-  if (owner.kind === 'own') throw alreadyArmed();
+  if (owner.kind === 'own') throw alreadyArmed(mode !== 'manual');
   const baseline = await resolveCommit(loc, 'HEAD');
   const rules = await readGitRules(loc, env, baseline);
   const shadow = createShadowGit(loc, rules, baseline, env);

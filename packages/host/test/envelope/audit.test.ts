@@ -173,7 +173,7 @@ describe('hardening (the BEKO2210/SkillQuarry cordon)', () => {
     commitAll(dir, 'agent commit');
     audit = (await checkIn(dir)).audit;
     expect(audit.head_changed).toBe(true);
-    expect(audit.violations[0]!.message).toBe('HEAD changed from the armed baseline; commits are not allowed');
+    expect(audit.violations[0]!.message).toBe('HEAD changed from the armed baseline; commits are not allowed (this envelope was armed without --allow-commits, the `cordon arm` and `cordon run` option that allows them)');
     expect(audit.metrics.files).toBe(3);
     await reset(dir);
     git(dir, 'reset', '-q', '--hard', 'HEAD~1');

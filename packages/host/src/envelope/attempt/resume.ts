@@ -14,6 +14,15 @@ import { InterruptTrap } from './signals.js';
 import { refuseWhileAgentRuns, staleRunReason } from './stale.js';
 import { finishInterrupted } from '../state/recover.js';
 
+/**
+ * What a refused `resume` says to do instead, after {@link attemptRefusal}'s reason: an accepted
+ * envelope is done, and the attempt ceiling was set by `cordon run --max-attempts`.
+ */
+const RESUME_REFUSAL_HINTS = {
+  accepted: 'there is nothing to resume (`cordon reset` ends the envelope, keeping the accepted changes; `cordon run` then starts the next task)',
+  limit: 'every attempt `cordon run --max-attempts` allowed is used (`cordon check` audits what is there; `cordon reset`, then `cordon run` with a higher --max-attempts, starts again)',
+} as const;
+
 /** Options of {@link resumeEnvelope}. */
 export interface ResumeOptions extends AttemptOptions {
   /** Loads the runner named by the envelope's mode (the host's `runners` registry). */
@@ -39,15 +48,15 @@ export async function resumeEnvelope(options: ResumeOptions): Promise<AttemptRes
   const trap = new InterruptTrap();
   try {
     await finishInterrupted(loc);
-    let envelope = loadEnvelope(loc);
+    let envelope = loadEnvelope(loc, { armFirst: '`cordon resume` gives the task of a `cordon run` another attempt: run `cordon run` first' });
     refuseWhileAgentRuns(envelope.state);
     const { config } = envelope;
-    if (config.mode === 'manual') throw new CordonError(ERROR_CODES.BAD_STATE, 'manual envelopes cannot be resumed: no agent was given the task (use `cordon run` to arm one with an agent)');
+    if (config.mode === 'manual') throw new CordonError(ERROR_CODES.BAD_STATE, 'manual envelopes cannot be resumed: `cordon arm` gave no agent the task (`cordon check` judges the change; `cordon reset` discards the envelope, after which `cordon run` gives a task to an agent)');
     const settingsBad = runnerSettingsProblem(config.runner);
     if (settingsBad) throw new CordonError(ERROR_CODES.BAD_STATE, settingsBad);
     const settings = config.runner as unknown as RunnerSettings;
     const refusal = attemptRefusal(envelope.state);
-    if (refusal) throw new CordonError(ERROR_CODES.BAD_STATE, refusal);
+    if (refusal) throw new CordonError(ERROR_CODES.BAD_STATE, `${refusal}; ${RESUME_REFUSAL_HINTS[envelope.state.phase === 'accepted' ? 'accepted' : 'limit']}`);
     const runner = await options.loadRunner(config.mode);
     findAgentBinary(runner, settings.binary, loc.root, options.env);
 

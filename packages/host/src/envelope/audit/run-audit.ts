@@ -147,7 +147,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
         message: `paths hidden from the audit by git index flags set after arming: ${nameSome(hidden.map(displayPath))}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``,
       });
     }
-    if (head !== input.baseline && !policy.allow_commits) early.push({ code: 'head_changed', message: 'HEAD changed from the armed baseline; commits are not allowed' });
+    if (head !== input.baseline && !policy.allow_commits) early.push({ code: 'head_changed', message: 'HEAD changed from the armed baseline; commits are not allowed (this envelope was armed without --allow-commits, the `cordon arm` and `cordon run` option that allows them)' });
     const notes = await filterFindings(shadow, snapshot, tracked, early);
     // Allowed ignored changes to what the verifiers run: reported, not violations (evidence/verifier-tools.ts).
     const tools = snapshot.ignored.verifier_tools;

@@ -96,7 +96,7 @@ export function createEnvelope(loc: Pick<RepoLocation, 'root' | 'gitDir'>, confi
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ENOTEMPTY' || code === 'ENOTDIR') throw alreadyArmed();
+    if (code === 'EEXIST' || code === 'ENOTEMPTY' || code === 'ENOTDIR') throw alreadyArmed(config.mode !== 'manual');
     throw error;
   }
   return { paths, config, snapshot, state };
@@ -119,9 +119,22 @@ export function isScratchName(name: string, inGitDir: boolean): boolean {
   return inGitDir ? /^cordon-(arm|remove)-[0-9a-f]{24}$/.test(name) : /^\.cordon\.(arm-[0-9a-f]{24}|remove-[0-9a-f]{24}|remove-[0-9]+-[0-9]+)$/.test(name);
 }
 
-/** The "already armed" refusal (the BEKO2210/SkillQuarry cordon step 2). */
-export function alreadyArmed(): CordonError {
-  return new CordonError(ERROR_CODES.BAD_STATE, 'cordon is already armed; run `cordon reset` to discard the envelope first');
+/**
+ * The "already armed" refusal (the BEKO2210/SkillQuarry cordon step 2). For `cordon run`
+ * (`forRun`) it also names `cordon resume`, which gives an earlier run's task another attempt.
+ */
+export function alreadyArmed(forRun = false): CordonError {
+  const resume = forRun ? ', or `cordon resume` to give the task of an earlier `cordon run` another attempt' : '';
+  return new CordonError(ERROR_CODES.BAD_STATE, `cordon is already armed; run \`cordon reset\` to discard the envelope first${resume}`);
+}
+
+/** Options of {@link loadEnvelope}. */
+export interface LoadOptions {
+  /**
+   * What the refusal when nothing is armed tells the user to run first, in its parentheses:
+   * default ``run `cordon arm` first``; `resume` names `cordon run`, whose attempts it continues.
+   */
+  readonly armFirst?: string;
 }
 
 /**
@@ -131,9 +144,9 @@ export function alreadyArmed(): CordonError {
  * failure is `CORDON_BAD_STATE` (exit 2) naming the problem (`nothing is armed in <root> …`
  * when `.cordon/` does not exist).
  */
-export function loadEnvelope(loc: RepoLocation): Envelope {
+export function loadEnvelope(loc: RepoLocation, options: LoadOptions = {}): Envelope {
   const paths = envelopePaths(loc.root);
-  if (!envelopeExists(loc.root)) throw badState(`nothing is armed in ${loc.root} (run \`cordon arm\` first)`);
+  if (!envelopeExists(loc.root)) throw badState(`nothing is armed in ${loc.root} (${options.armFirst ?? 'run `cordon arm` first'})`);
   const strangers = foreignNames(paths.dir);
   if (strangers) throw foreignState(loc.root, strangers);
   // Digests computed by an earlier check for files that have not changed since (known-digests.ts).
