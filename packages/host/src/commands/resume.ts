@@ -4,6 +4,7 @@ import { attemptReport, loadRunner, type AttemptReport } from '../cli/runner-fla
 import { renderAttempt } from '../envelope/attempt/render.js';
 import { resumeEnvelope } from '../envelope/attempt/resume.js';
 import { enableStatus } from '../output/status.js';
+import { PLAIN_STATUS_EVERY_MS } from '../envelope/attempt/attempt.js';
 
 export default class Resume extends CordonCommand {
   static override summary = 'Run a fresh agent attempt in the envelope armed by `cordon run`, with recovery context';
@@ -17,7 +18,7 @@ export default class Resume extends CordonCommand {
 
   async run(): Promise<AttemptReport> {
     const { flags } = await this.parse(Resume);
-    enableStatus({ json: this.jsonEnabled() });
+    enableStatus({ json: this.jsonEnabled(), plainEveryMs: PLAIN_STATUS_EVERY_MS });
     const host = await this.host();
     const result = await resumeEnvelope({ repo: flags.repo, hooks: host.hooks, loadRunner: (name) => loadRunner(host, name) });
     this.log(renderAttempt(result));

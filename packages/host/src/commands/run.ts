@@ -5,6 +5,7 @@ import { attemptReport, loadRunner, runnerFlags, runnerInputFromFlags, type Atte
 import { renderAttempt } from '../envelope/attempt/render.js';
 import { runEnvelope } from '../envelope/attempt/run.js';
 import { enableStatus } from '../output/status.js';
+import { PLAIN_STATUS_EVERY_MS } from '../envelope/attempt/attempt.js';
 
 export default class Run extends CordonCommand {
   static override summary = 'Arm an envelope and run one headless agent attempt inside it, then audit';
@@ -22,7 +23,7 @@ export default class Run extends CordonCommand {
 
   async run(): Promise<AttemptReport> {
     const { args, flags } = await this.parse(Run);
-    enableStatus({ json: this.jsonEnabled() });
+    enableStatus({ json: this.jsonEnabled(), plainEveryMs: PLAIN_STATUS_EVERY_MS });
     const host = await this.host();
     const runner = await loadRunner(host, flags.agent);
     const result = await runEnvelope(

@@ -48,6 +48,8 @@ export interface ManagedOptions {
   readonly keepTailBytes?: number;
   /** Receives every stdout chunk as it arrives (streaming consumers such as git parsers). */
   readonly onStdout?: (chunk: Buffer) => void;
+  /** Receives every stderr chunk as it arrives (an agent attempt's status line shows its last line). */
+  readonly onStderr?: (chunk: Buffer) => void;
   /** Bytes written to stdin before it is closed; default: stdin is /dev/null. */
   readonly input?: Buffer | string;
   /** Called once the child has a pid (agent runners record it and supervise its process tree). */
@@ -151,7 +153,7 @@ export function runManaged(argv: readonly string[], options: ManagedOptions): Pr
         kill();
       }
     };
-    proc.onOutput(onData(out, options.onStdout), onData(err));
+    proc.onOutput(onData(out, options.onStdout), onData(err, options.onStderr));
     if (options.timeoutMs !== undefined) {
       timer = setTimeout(() => {
         timedOut = true;

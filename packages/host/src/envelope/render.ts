@@ -5,6 +5,7 @@ import type { VerifierResult } from './verify/run.js';
 import { shownVerifierText, streamEvidence } from './verify/evidence.js';
 import { cutTextEnd } from '@cordon/plugin-api';
 import { terminalLines } from '../output/terminal.js';
+import { agentStderrLines } from './attempt/agent-stderr.js';
 
 /**
  * Where an accepted change stayed, in the verdict's words: `inside the envelope` armed in the
@@ -124,6 +125,15 @@ export function labelLine(label: string): string {
   return `${lines[0]} (+${plural(lines.length - 1, 'more line')}; cordon status --json has all of it)`;
 }
 
+/**
+ * The lines showing the end of an agent's stderr after an engine error (`agent stderr, last lines
+ * of attempt 1:` and each line indented), or none; escaped by the caller's {@link terminalLines}.
+ */
+export function agentStderrSection(lines: readonly string[], which: string): string[] {
+  if (lines.length === 0) return [];
+  return [`agent stderr, last lines of ${which}:`, ...lines.map((line) => `    ${line}`)];
+}
+
 /** Human output of `cordon status`. */
 export function renderStatus(s: StatusReport): string {
   const lines = [
@@ -140,6 +150,7 @@ export function renderStatus(s: StatusReport): string {
   lines.push(s.live ? 'live: on (an agent whose hooks are installed and can refuse a write is refused one outside the policy before it happens; `cordon doctor` says which agents have their hooks installed, `cordon install-hooks` installs them)' : 'live: off (writes are judged by `cordon check` only; `cordon arm --live` turns it on)');
   if (s.last_audit) lines.push(`last audit: ${s.last_audit.passed ? 'passed' : 'failed'}, ${plural(s.last_audit.violations.length, 'violation')}`);
   if (s.last_error) lines.push(`last error: ${s.last_error}`);
+  lines.push(...agentStderrSection(s.last_agent_stderr, `attempt ${s.attempt}`));
   if (s.stale_run && s.live_agent_pid !== null) lines.push(`agent still running: ${s.stale_run}`);
   else if (s.stale_run) lines.push(`stale: ${s.stale_run}; \`cordon resume\` starts a new attempt, \`cordon check\` audits what is there`);
   if (s.operation) lines.push(`in progress: ${s.operation}`);

@@ -7,6 +7,8 @@ import { isStale, readLock, type LockRecord } from './lock.js';
 import { loadEnvelope, type Envelope } from './state/store.js';
 import { orphanedAgent, staleRunReason } from './attempt/stale.js';
 import { runnerSettingsProblem } from './attempt/options.js';
+import { agentStderrLines } from './attempt/agent-stderr.js';
+import { isAttemptRun } from './attempt/record.js';
 
 /** What `cordon status` reports (the BEKO2210/SkillQuarry cordon, plus the policy's globs and limits). */
 export interface StatusReport {
@@ -34,6 +36,12 @@ export interface StatusReport {
   readonly live_agent_pid: number | null;
   /** The cordon command holding the repository lock right now (`check, pid 123 on host, since …`), else null. */
   readonly operation: string | null;
+  /**
+   * The last lines of the agent's stderr when the last attempt was an engine error (it could not
+   * start, timed out, failed): redacted, repeats counted (`… (7 times)`), not yet escaped for a
+   * terminal (attempt/agent-stderr.ts `agentStderrLines`); empty otherwise.
+   */
+  readonly last_agent_stderr: readonly string[];
 }
 
 /**
@@ -90,6 +98,7 @@ export async function status(repo?: string): Promise<StatusReport> {
     stale_run: staleRunReason(state, loc.lockFile) ?? null,
     live_agent_pid: orphanedAgent(state) ?? null,
     operation: holder ? `${holder.command}, ${holderText(holder)}` : null,
+    last_agent_stderr: isAttemptRun(state.last_run) && state.last_run.status === 'engine_error' ? agentStderrLines(state.last_run.stderr_tail) : [],
   };
 }
 

@@ -6,8 +6,11 @@ import { terminalText } from './terminal.js';
  * agent, `cordon check` running verifiers, `cordon export` sending): what is happening and for how
  * long, redrawn once a second and cleared when the step ends. A command switches it on with
  * {@link enableStatus} only when stderr is a terminal and it does not print `--json`: piped or
- * machine-read output never gets a control character. Libraries call {@link setStatus} and
- * {@link clearStatus} freely; while the line is off they cost nothing.
+ * machine-read output never gets a control character. A command whose step can take minutes
+ * (`run`, `resume` waiting for an agent) may ask for plain lines where stderr is not a terminal:
+ * the same text as a line of its own every `plainEveryMs`, and nothing before the first interval
+ * has passed. Libraries call {@link setStatus} and {@link clearStatus} freely; while the line is
+ * off they cost nothing.
  */
 interface StatusState {
   stream: NodeJS.WriteStream;
@@ -17,20 +20,36 @@ interface StatusState {
   since: number;
   timer: NodeJS.Timeout | undefined;
   drawn: boolean;
+  /** Set when stderr is not a terminal: a plain line every this many ms instead of a redrawn one. */
+  plainEveryMs: number | undefined;
 }
 
 let state: StatusState | undefined;
 
-/** Turns the status line on for `stream` (default stderr) when it is a terminal and `json` is false. Returns whether it is on. */
-export function enableStatus(options: { json?: boolean; stream?: NodeJS.WriteStream } = {}): boolean {
+/** Options of {@link enableStatus}. */
+export interface StatusOptions {
+  /** The command prints `--json`: no status at all. */
+  readonly json?: boolean;
+  /** Where the status goes (default stderr). */
+  readonly stream?: NodeJS.WriteStream;
+  /** Where `stream` is not a terminal, print the status as a plain line this often (ms) instead of none. */
+  readonly plainEveryMs?: number;
+}
+
+/**
+ * Turns the status line on for `stream` (default stderr) when it is a terminal and `json` is
+ * false, or, given `plainEveryMs`, plain status lines where it is not one. Returns whether it is on.
+ */
+export function enableStatus(options: StatusOptions = {}): boolean {
   if (options.json || process.env.CORDON_NO_PROGRESS) return false;
+  const plain = options.plainEveryMs !== undefined && options.plainEveryMs > 0 ? options.plainEveryMs : undefined;
   // Asked of descriptor 2 before process.stderr exists: creating that stream for a pipe or file
   // loads Node's stream (and socket) modules, which a fast `cordon check` that prints no status
   // line never needs (`npm run bench:envelope`).
-  if (!options.stream && !isTerminal(2)) return false;
+  if (!options.stream && !plain && !isTerminal(2)) return false;
   const stream = options.stream ?? process.stderr;
-  if (!stream.isTTY) return false;
-  state = { stream, text: undefined, detail: undefined, since: 0, timer: undefined, drawn: false };
+  if (!stream.isTTY && !plain) return false;
+  state = { stream, text: undefined, detail: undefined, since: 0, timer: undefined, drawn: false, plainEveryMs: stream.isTTY ? undefined : plain };
   return true;
 }
 
@@ -42,15 +61,26 @@ export function elapsedText(ms: number): string {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
 
-function draw(): void {
-  if (!state || state.text === undefined) return;
+/** The status text: what runs, for how long, and the detail when there is one (all escaped). */
+function statusText(current: StatusState): string {
   let detail: string | undefined;
   try {
-    detail = state.detail?.();
+    detail = current.detail?.();
   } catch {
     detail = undefined;
   }
-  const line = `${state.text} · ${elapsedText(Date.now() - state.since)}${detail ? ` · ${terminalText(detail)}` : ''}`;
+  return `${current.text} · ${elapsedText(Date.now() - current.since)}${detail ? ` · ${terminalText(detail)}` : ''}`;
+}
+
+/** One plain status line (stderr is not a terminal): no carriage return, no escape sequence. */
+function drawPlain(): void {
+  if (!state || state.text === undefined) return;
+  state.stream.write(`${statusText(state)}\n`);
+}
+
+function draw(): void {
+  if (!state || state.text === undefined) return;
+  const line = statusText(state);
   // A terminal that reports no width (0 columns, `stty cols 0`) is taken as 80 wide.
   const width = Math.max(20, (state.stream.columns || 80) - 1);
   state.stream.write(`\r\x1b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
@@ -67,6 +97,12 @@ export function setStatus(text: string, detail?: () => string | undefined): void
   state.text = terminalText(text);
   state.detail = detail;
   state.since = Date.now();
+  if (state.plainEveryMs !== undefined) {
+    if (state.timer) clearInterval(state.timer);
+    state.timer = setInterval(drawPlain, state.plainEveryMs);
+    state.timer.unref();
+    return;
+  }
   draw();
   if (!state.timer) {
     state.timer = setInterval(draw, 1000);

@@ -22,9 +22,17 @@ import { ProcessTree } from './tree.js';
 import { clearStatus, setStatus } from '../../output/status.js';
 import { resolvePaths } from '../../util/paths.js';
 import { AttemptProgress } from './progress.js';
+import { AgentStderrFollower } from './agent-stderr.js';
+import { redactText } from '../../output/redact.js';
 
 /** Exit codes of `run`/`resume` (the BEKO2210/SkillQuarry cordon; docs/reference.md "Exit codes"): 4 wins over 3 wins over 0. */
 export const EXIT = Object.freeze({ ACCEPTED: 0, REFUSED: 2, REJECTED: 3, ENGINE_ERROR: 4 });
+
+/**
+ * How often `run` and `resume` print a plain status line while the agent runs when stderr is
+ * not a terminal (on a terminal the status line is redrawn every second), ms.
+ */
+export const PLAIN_STATUS_EVERY_MS = 60_000;
 
 /** What one attempt needs; the caller holds the lock for its whole duration. */
 export interface AttemptInput {
@@ -115,9 +123,15 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       tree.signalAll('SIGKILL', (m) => !before.has(`${m.pid}:${m.start}`));
     }, 50).unref();
   });
-  // What the agent does now, from the markers its hooks write (nothing without hooks).
+  // What the agent does now, from the markers its hooks write, else the last line it wrote to stderr.
   const progress = new AttemptProgress(resolvePaths(env).dataDir, loc.root, Date.now());
-  setStatus(`cordon ${n > 1 ? 'resume' : 'run'}: ${runner.title} attempt ${n}/${began.max_attempts} running in ${loc.root}`, () => progress.text());
+  const stderr = new AgentStderrFollower();
+  setStatus(`cordon ${n > 1 ? 'resume' : 'run'}: ${runner.title} attempt ${n}/${began.max_attempts} running in ${loc.root}`, () => {
+    const call = progress.text();
+    if (call) return call;
+    const line = stderr.lastLine();
+    return line === undefined ? undefined : `stderr: ${line}`;
+  });
   try {
     const exit = await superviseAgent({
       argv: [settings.binary, ...plan.args],
@@ -128,6 +142,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       outputCap: settings.output_cap,
       tree,
       trap,
+      onStderr: (chunk) => stderr.add(chunk),
       onSpawn: (pid) => {
         run = { ...run, agent_pid: pid, agent_start: processStart(pid) };
         state = saveState(loc.root, { ...state, last_run: run });
@@ -149,7 +164,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       interrupted_by: trap.signal ?? null,
       leftover_processes: exit.leftovers,
       error: verdict.kind === 'finished' ? null : verdict.reason,
-      stderr_tail: verdict.kind === 'engine_error' && exit.stderr ? cutTextEnd(exit.stderr, EXCERPT_CHARS) : null,
+      // Redacted as every record of what an agent or a user typed is (output/redact.ts).
+      stderr_tail: verdict.kind === 'engine_error' && exit.stderr ? cutTextEnd(redactText(cutTextEnd(exit.stderr, 2 * EXCERPT_CHARS)), EXCERPT_CHARS) : null,
     };
     if (verdict.kind === 'interrupted') return await interrupted(input, state, run, keep, ended);
 

@@ -1,5 +1,6 @@
 import { cutText } from '@cordon/plugin-api';
 import type { AgentReport } from '@cordon/plugin-api';
+import { redactText } from '../../output/redact.js';
 import { EXCERPT_CHARS } from './record.js';
 import type { AgentExit } from './supervise.js';
 
@@ -21,7 +22,7 @@ export type AgentVerdict = { readonly kind: 'finished' } | { readonly kind: 'eng
  * | exit 0 and a good report | finished | — |
  *
  * So an API error Claude Code reports with `is_error: true` is an engine error even when the
- * process exits 0 (anthropics/claude-code#79500). Reasons keep 2,000 characters.
+ * process exits 0 (anthropics/claude-code#79500). Reasons keep 2,000 characters, secrets redacted.
  */
 export function classifyAttempt(title: string, exit: AgentExit, report: AgentReport | undefined, interruptedBy: NodeJS.Signals | undefined, timeoutSeconds: number, outputCap: number): AgentVerdict {
   if (interruptedBy) return { kind: 'interrupted', reason: `interrupted by ${interruptedBy}` };
@@ -36,5 +37,6 @@ export function classifyAttempt(title: string, exit: AgentExit, report: AgentRep
 }
 
 function engine(reason: string): AgentVerdict {
-  return { kind: 'engine_error', reason: cutText(reason, EXCERPT_CHARS) };
+  // The reason may hold the agent's stderr: redacted as every record of it is (output/redact.ts).
+  return { kind: 'engine_error', reason: cutText(redactText(reason), EXCERPT_CHARS) };
 }

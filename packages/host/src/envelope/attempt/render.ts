@@ -1,18 +1,23 @@
 import { renderAudit } from '../render.js';
 import { terminalLines } from '../../output/terminal.js';
+import { agentStderrSection } from '../render.js';
+import { agentStderrLines } from './agent-stderr.js';
 import { EXIT, type AttemptResult } from './attempt.js';
 import type { AttemptRun } from './record.js';
 
 /**
  * Human output of `cordon run`/`resume`: the attempt line, what the agent reported (session,
- * turns, cost, duration), the error if any, then the audit as `cordon check` prints it; what
- * the agent reported is escaped for the terminal.
+ * turns, cost, duration), the error if any and, after an engine error, the last lines of the
+ * agent's stderr (redacted, repeats counted), then the audit as `cordon check` prints it; what
+ * the agent reported or wrote is escaped for the terminal.
  */
 export function renderAttempt(result: AttemptResult): string {
   const { run, state } = result;
   const lines = [`attempt ${run.attempt} of ${state.max_attempts} (${run.agent}): ${state.phase}, exit ${result.exitCode}`];
   lines.push(`  agent: ${agentLine(run)}`);
   if (run.error) lines.push(`  error: ${firstLine(run.error)}`);
+  // Why the agent failed is often only on its stderr (a client that cannot reach its API retries until the timeout).
+  if (run.status === 'engine_error') lines.push(...agentStderrSection(agentStderrLines(run.stderr_tail), `attempt ${run.attempt}`).map((line) => `  ${line}`));
   if (run.leftover_processes > 0) lines.push(`  killed ${run.leftover_processes} process${run.leftover_processes === 1 ? '' : 'es'} the agent left running`);
   if (!result.audit) lines.push('audit: not run (the attempt was interrupted)');
   else if (state.phase === 'engine_error' || result.exitCode === EXIT.ENGINE_ERROR) {

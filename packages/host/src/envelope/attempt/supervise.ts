@@ -31,6 +31,8 @@ export interface SuperviseOptions {
   readonly trap: InterruptTrap;
   /** Called with the agent's pid once it runs. */
   readonly onSpawn?: (pid: number) => void;
+  /** Receives each chunk of the agent's stderr as it arrives. */
+  readonly onStderr?: (chunk: Buffer) => void;
 }
 
 /** How the agent process ended, as cordon saw it. */
@@ -88,6 +90,7 @@ export async function superviseAgent(options: SuperviseOptions): Promise<AgentEx
         input: options.stdin,
         outputCap: options.outputCap,
         keepBytes: options.outputCap,
+        onStderr: options.onStderr,
         onSpawn: (spawned) => {
           child = spawned;
           tree.scan();
