@@ -5,6 +5,7 @@ import { nameSome, readIndexState } from './evidence/index-state.js';
 import { snapshotIgnored } from './evidence/untracked.js';
 import { printVerifierTools } from './evidence/verifier-tools.js';
 import { IgnoreOracle } from './git/ignore-oracle.js';
+import { hookConfigHint } from './hook-config-hint.js';
 import { discoverRepoOf, resolveCommit, type RepoLocation } from './git/repo.js';
 import { git } from './git/run-git.js';
 import { createShadowGit, readGitRules } from './git/shadow.js';
@@ -99,7 +100,11 @@ async function armLocked(loc: RepoLocation, label: string, mode: string, request
       const tools = printVerifierTools(loc.root, request.settings.verify.commands, compilePathRules(policy).ignoredAllowed);
       if (Object.keys(tools).length > 0) Object.assign(ignored, { verifier_tools: tools });
     }
-    if (shown.length > 0) throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before cordon arms an envelope (commit or stash first): ${nameSome(shown)}`);
+    if (shown.length > 0) {
+      // Only untracked hook configs in the way (install-hooks --scope project): say how to keep them out of git.
+      const hint = dirty.length === 0 ? hookConfigHint(loc.root, unignored) : undefined;
+      throw new CordonError(ERROR_CODES.REPO_ERROR, `working tree must be clean before cordon arms an envelope (commit or stash first): ${nameSome(shown)}${hint ? `; ${hint}` : ''}`);
+    }
     if (index.hidden.length > 0) {
       throw new CordonError(ERROR_CODES.REPO_ERROR, `tracked paths are hidden from the audit by git index flags: ${nameSome(index.hidden.map(displayPath))}; clear them with \`git update-index --no-assume-unchanged <path>\` and \`git update-index --no-skip-worktree <path>\``, { details: { paths: index.hidden } });
     }

@@ -246,10 +246,41 @@ describe('install-hooks per agent', () => {
     // No `cordon` on this test's PATH: said once per agent; the untracked .gemini file is not called tracked.
     expect(claude.warnings.join('\n')).toContain('there is none on this PATH');
     const gemini = r.json.agents.find((a: any) => a.agent === 'gemini');
-    expect(gemini.warnings.join('\n')).not.toContain('tracked by git');
+    expect(gemini.warnings.join('\n')).not.toContain(' is tracked by git');
+    expect(gemini.warnings.join('\n')).toContain('.gemini/settings.json is not tracked by git: commit it');
     // An explicit --command is the user's choice, written as given (made absolute).
     const explicit = await cordon(['install-hooks', '--agent', 'gemini', '--scope', 'project', '--command', 'node']);
     expect(explicit.json.agents[0].changes[0].diff).toContain(`${process.execPath} hook --agent gemini`);
+  });
+
+  it('project scope in a repository: an untracked config is named with .git/info/exclude, and so is arm\'s refusal; once excluded, arm works', async () => {
+    const git = (args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: project, env });
+    git(['init', '-q']);
+    write({ 'README.md': '# p\n' }, project);
+    git(['add', 'README.md']);
+    git(['commit', '-qm', 'init']);
+    const r = await runCordon(['install-hooks', '--agent', 'claude-code', '--scope', 'project', '--write'], { env, cwd: project });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const untracked = `${join(project, '.claude/settings.json')} is not tracked by git: commit it to give everyone in this project the hooks (each needs cordon on PATH), or keep it out of git by adding /.claude/settings.json to .git/info/exclude (git rev-parse --git-path info/exclude names the file); until then \`cordon arm\` and \`cordon run\` refuse the work tree as not clean`;
+    expect(r.stdout + r.stderr).toContain(untracked);
+    // A --command path of this machine: the same, and why it belongs out of git.
+    const own = await cordon(['install-hooks', '--agent', 'gemini', '--scope', 'project', '--command', 'node', '--write']);
+    expect(own.json.agents[0].warnings.join('\n')).toContain(`.gemini/settings.json is not tracked by git: it runs \`${process.execPath}\`, a path on this machine only (--command), so keep it out of git by adding /.gemini/settings.json to .git/info/exclude`);
+
+    const armed = await runCordon(['arm', 'x', '--allow', '**'], { env, cwd: project });
+    expect(armed.exitCode).toBe(2);
+    expect(armed.stderr.replace(/\s+/g, ' ')).toContain(
+      'working tree must be clean before cordon arms an envelope (commit or stash first): .claude/settings.json (untracked), .gemini/settings.json (untracked); they are agent hook configs cordon install-hooks wrote: commit them to share the hooks, or keep them out of git by adding /.claude/settings.json and /.gemini/settings.json to .git/info/exclude',
+    );
+    // Another untracked file too: the plain refusal, no hint.
+    write({ 'notes.txt': 'x\n' }, project);
+    const other = await runCordon(['arm', 'x', '--allow', '**'], { env, cwd: project });
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr).not.toContain('info/exclude');
+    writeFileSync(join(project, '.git/info/exclude'), '/.claude/settings.json\n/.gemini/settings.json\n/notes.txt\n');
+    const again = await runCordon(['install-hooks', '--agent', 'claude-code', '--scope', 'project', '--write'], { env, cwd: project });
+    expect(again.stdout + again.stderr).not.toContain('not tracked by git');
+    expect((await runCordon(['arm', 'x', '--allow', '**'], { env, cwd: project })).exitCode).toBe(0);
   });
 
   it('Hermes named at project scope: refused with exit 2 (no project-level hooks), never "already installed"', async () => {
