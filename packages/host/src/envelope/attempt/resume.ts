@@ -71,7 +71,7 @@ export async function resumeEnvelope(options: ResumeOptions): Promise<AttemptRes
     if (!preflight.passed) {
       const violations = preflight.violations.map((v) => v.message).join('; ');
       saveAuditAndState(loc.root, preflight, { ...envelope.state, phase: 'rejected', last_audit: preflight, last_error: violations });
-      throw new CordonError(ERROR_CODES.BAD_STATE, `current partial changes violate the cordon envelope; refusing to resume: ${violations}`, { details: { violations: preflight.violations } });
+      throw new CordonError(ERROR_CODES.BAD_STATE, `current partial changes violate the cordon envelope; refusing to resume: ${violations}. Undo them, then run \`cordon resume\` again (\`cordon check\` prints the whole audit)`, { details: { violations: preflight.violations } });
     }
     const recovery = envelope.state.attempt > 0 ? recoveryFor(envelope.state.attempt, envelope.state.last_error, preflight, envelope.state.last_audit) : undefined;
     return await runAttempt({ loc, envelope, agent: config.mode, runner, settings, recovery, hooks: options.hooks, env: options.env, trap });

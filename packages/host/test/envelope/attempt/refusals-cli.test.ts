@@ -66,6 +66,15 @@ describe('refusals of run and resume', () => {
     );
   });
 
+  it('partial changes outside the policy: resume says to undo them', async () => {
+    const repo = newRepo();
+    expect((await cordon(['run', 'fail', '--agent', 'codex', '--agent-bin', fakeCodex('exit 1'), '--allow', 'src/**'], repo)).exitCode).toBe(4);
+    writeFileSync(join(repo, 'outside.txt'), 'x\n');
+    const r = await cordon(['resume', '--json'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stdout).error.message).toBe('current partial changes violate the cordon envelope; refusing to resume: path outside policy: outside.txt (matches no allow glob). Undo them, then run `cordon resume` again (`cordon check` prints the whole audit)');
+  });
+
   it('an agent that commits: the violation names --allow-commits', async () => {
     const repo = newRepo();
     const commit = 'echo b > src/a.txt && git -c user.name=agent -c user.email=agent@example.invalid commit -qam agent';
