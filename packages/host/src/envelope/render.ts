@@ -5,7 +5,6 @@ import type { VerifierResult } from './verify/run.js';
 import { shownVerifierText, streamEvidence } from './verify/evidence.js';
 import { cutTextEnd } from '@cordon/plugin-api';
 import { terminalLines } from '../output/terminal.js';
-import { agentStderrLines } from './attempt/agent-stderr.js';
 
 /**
  * Where an accepted change stayed, in the verdict's words: `inside the envelope` armed in the
