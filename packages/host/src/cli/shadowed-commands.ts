@@ -2,8 +2,8 @@ import type { Interfaces } from '@oclif/core';
 
 /**
  * cordon replaces some of `@oclif/plugin-plugins`' commands with its own of the same id
- * (`plugins`, `plugins inspect`, `plugins install` with its alias `plugins add`, `plugins link`:
- * commands/plugins/). oclif runs the root plugin's (its `determinePriority`), yet the replaced
+ * (`plugins`, `plugins inspect`, `plugins install` with its alias `plugins add`, `plugins link`,
+ * `plugins uninstall` with its aliases `plugins unlink` and `plugins remove`: commands/plugins/). oclif runs the root plugin's (its `determinePriority`), yet the replaced
  * ones stay in their plugin's command list, and whatever walks the plugins instead of
  * `config.commands` sees both: oclif's shell completion (`@oclif/plugin-autocomplete` builds its
  * bash, zsh and PowerShell scripts from `config.getPluginsList()`) offered `cordon plugins <TAB>`

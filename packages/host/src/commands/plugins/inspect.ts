@@ -2,6 +2,7 @@ import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError } from '../../cli/command-error.js';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { resolvePluginArgv } from '../../plugins/plugin-names.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
 const OclifInspect = commands['plugins:inspect'] as unknown as typeof Command & {
@@ -49,6 +50,8 @@ export default class PluginsInspect extends OclifInspect {
   }
 
   override async run(): Promise<unknown> {
+    // A first-party short name (`codex`) names its package, as for every plugins subcommand.
+    this.argv = resolvePluginArgv(this.argv, this.config);
     try {
       return await OclifInspect.prototype.run.call(this);
     } catch (error) {

@@ -3,6 +3,7 @@ import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError } from '../../cli/command-error.js';
 import { pluginCommandError } from '../../plugins/command-errors.js';
 import { packageNameOf, snapshotPluginSet } from '../../plugins/install-guard.js';
+import { pluginPackageName } from '../../plugins/plugin-names.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
 const OclifInstall = commands['plugins:install'] as unknown as typeof Command & { prototype: { run(): Promise<unknown> } };
@@ -21,9 +22,9 @@ export default class PluginsInstall extends OclifInstall {
   override async run(): Promise<void> {
     // A usage mistake is bad input, refused before anything is saved (oclif's run parses again).
     await this.parse(OclifInstall);
-    // A first-party short name (`codex`) is its package (`@cordon/codex`), as oclif's aliases say.
-    const aliases = (this.config.pjson.oclif as { aliases?: Record<string, string | null> }).aliases ?? {};
-    const names = this.argv.filter((a) => !a.startsWith('-')).flatMap((a) => packageNameOf(aliases[a] ?? a) ?? []);
+    // A first-party short name (`codex`) is its package (`@cordon/codex`), as every plugins
+    // subcommand reads it (plugins/plugin-names.ts).
+    const names = this.argv.filter((a) => !a.startsWith('-')).flatMap((a) => packageNameOf(pluginPackageName(a, this.config)) ?? []);
     const snapshot = snapshotPluginSet(this.config.dataDir, names);
     try {
       await OclifInstall.prototype.run.call(this);

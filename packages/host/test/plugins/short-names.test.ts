@@ -1,0 +1,50 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+
+// Every `cordon plugins` subcommand that takes a plugin name reads a first-party short name
+// (`charts`, `claude`) as its package (`@cordon/charts`), as `plugins install` does
+// (plugins/plugin-names.ts). Built CLI.
+
+let box: Sandbox;
+beforeEach(() => (box = makeSandbox('cordon-plugin-names-')));
+afterEach(() => box.cleanup());
+
+/** The names `cordon plugins --json` lists as linked. */
+async function linked(): Promise<string[]> {
+  const r = await runCordon(['plugins', '--json'], { env: box.env });
+  expect(r.exitCode, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as Array<{ name: string; type: string }>).filter((p) => p.type === 'link').map((p) => p.name).sort();
+}
+
+describe('plugins subcommands read short names', () => {
+  it('uninstall, unlink and remove take the short name plugins install takes', async () => {
+    for (const verb of ['uninstall', 'unlink', 'remove']) {
+      linkPlugins(box.dataDir, ['charts', 'otlp']);
+      expect(await linked()).toEqual(['@cordon/charts', '@cordon/otlp']);
+      const r = await runCordon(['plugins', verb, 'charts'], { env: box.env });
+      expect([verb, r.exitCode, r.stderr]).toEqual([verb, 0, expect.not.stringContaining('Error')]);
+      expect(await linked()).toEqual(['@cordon/otlp']);
+    }
+    // An alias of another spelling (claude for @cordon/claude-code) too, several at once.
+    linkPlugins(box.dataDir, ['claude-code', 'charts', 'otlp']);
+    const r = await runCordon(['plugins', 'uninstall', 'claude', 'otlp'], { env: box.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await linked()).toEqual(['@cordon/charts']);
+  });
+
+  it('a short name of a plugin that is not installed is refused naming its package (exit 2)', async () => {
+    linkPlugins(box.dataDir, ['otlp']);
+    const r = await runCordon(['plugins', 'uninstall', 'charts'], { env: box.env });
+    expect({ exitCode: r.exitCode, stderr: r.stderr }).toEqual({ exitCode: 2, stderr: expect.stringContaining('@cordon/charts is not installed') });
+    expect(await linked()).toEqual(['@cordon/otlp']);
+  });
+
+  it('inspect takes the same short names', async () => {
+    linkPlugins(box.dataDir, ['claude-code']);
+    for (const name of ['claude-code', 'claude']) {
+      const r = await runCordon(['plugins', 'inspect', name, '--json'], { env: box.env });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect((JSON.parse(r.stdout) as Array<{ name: string }>).map((p) => p.name)).toEqual(['@cordon/claude-code']);
+    }
+  });
+});
