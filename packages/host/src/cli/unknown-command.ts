@@ -34,7 +34,9 @@ export function commandSynonym(id: string, config: Interfaces.Config): string | 
  * message names the plugin that adds a first-party command, else the command a well-known synonym
  * stands for (`completion`: "Did you mean `cordon autocomplete`?"; a flag's keeps `--json`:
  * `version --json` → "Did you mean `cordon --version --json`?"), else the closest visible
- * command or alias ("Did you mean `cordon check`?"). Used by
+ * command or alias ("Did you mean `cordon check`?"), else the closest subcommand of the command or
+ * topic typed before the typo (`plugins instal codex`: "Did you mean `cordon plugins install`?
+ * Run `cordon plugins --help` for the list."). Used by
  * the `command_not_found` hook (`cordon chek`) and by the help class (`cordon chek -h`,
  * `cordon help chek`), so a typo reads the same everywhere.
  */
@@ -51,11 +53,40 @@ export function reportUnknownCommand(id: string, config: Interfaces.Config, argv
     : suggestion
       ? ` Did you mean \`${config.bin} ${suggestion.startsWith('--') ? flagSuggestion(suggestion) : toConfiguredId(suggestion, config)}\`?`
       : '';
+  // A suggestion that is the id's own start (`plugins` for `plugins:instal:codex`) is a command
+  // given words it does not take, unless one of those words is a typo of a subcommand.
+  const typo = provider || (suggestion !== undefined && !id.startsWith(`${suggestion}:`)) ? undefined : subcommandTypo(id, ids);
+  if (typo) {
+    const parent = displayPath(toConfiguredId(typo.parent, config));
+    const message = `\`${displayPath(toConfiguredId(typo.typed, config))}\` is not a ${config.bin} command. Did you mean \`${config.bin} ${toConfiguredId(typo.meant, config)}\`? Run \`${config.bin} ${parent} --help\` for the list.`;
+    return reportError({ code: ERROR_CODES.BAD_INPUT, message }, 2, asksForJson(argv));
+  }
   const owner = provider ? undefined : argumentsOf(id, suggestion, config);
   const message = owner
     ? `\`${config.bin} ${displayPath(toConfiguredId(owner.command, config))}\` takes no argument \`${displayPath(owner.extra)}\`. Run \`${config.bin} ${displayPath(toConfiguredId(owner.command, config))} --help\` for what it takes.`
     : `\`${displayPath(typed)}\` is not a ${config.bin} command.${hint} Run \`${config.bin} help\` for the list.`;
   return reportError({ code: ERROR_CODES.BAD_INPUT, message }, 2, asksForJson(argv));
+}
+
+/**
+ * When a word of `id` after a command or topic with subcommands is a typo of one of them
+ * (`plugins:instal:codex` from `cordon plugins instal codex`, where the whole id is close to no
+ * command): the words up to the typo (`plugins:instal`), the subcommand meant (`plugins:install`,
+ * by {@link closestName} among the visible `ids` and aliases one level below) and their parent
+ * (`plugins`). The deepest such parent wins; undefined when no word is close to a subcommand, or
+ * when the word is a subcommand whole (then the words after it are arguments it does not take).
+ */
+function subcommandTypo(id: string, ids: readonly string[]): { typed: string; meant: string; parent: string } | undefined {
+  const parts = id.split(':');
+  for (let n = parts.length - 1; n >= 1; n--) {
+    const parent = parts.slice(0, n).join(':');
+    const children = ids.filter((c) => c.startsWith(`${parent}:`) && c.split(':').length === n + 1).map((c) => c.slice(parent.length + 1));
+    // A subcommand given whole is one that takes no such words (`plugins reset extra`): no typo.
+    if (children.includes(parts[n]!)) return undefined;
+    const meant = children.length ? closestName(parts[n]!, children) : undefined;
+    if (meant !== undefined) return { typed: parts.slice(0, n + 1).join(':'), meant: `${parent}:${meant}`, parent };
+  }
+  return undefined;
 }
 
 /**

@@ -151,6 +151,26 @@ describe('the command line', () => {
     expect(typo.stderr).toContain('Did you mean `cordon control probe`?');
   });
 
+  it('a mistyped subcommand followed by its arguments names the subcommand meant (plugins instal codex)', async () => {
+    const cases = [
+      [['plugins', 'instal', 'codex'], 'plugins instal', 'plugins install'],
+      [['plugins', 'uninstal', 'charts', 'otlp'], 'plugins uninstal', 'plugins uninstall'],
+      [['plugins', 'inspcet', 'codex', '--json'], 'plugins inspcet', 'plugins inspect'],
+      [['help', 'plugins', 'instal', 'codex'], 'plugins instal', 'plugins install'],
+    ] as const;
+    for (const [argv, typed, meant] of cases) {
+      const r = await runCordon([...argv], { env: box.env });
+      const message = `\`${typed}\` is not a cordon command. Did you mean \`cordon ${meant}\`? Run \`cordon plugins --help\` for the list.`;
+      if ((argv as readonly string[]).includes('--json')) expect([argv.join(' '), r.exitCode, JSON.parse(r.stdout)]).toEqual([argv.join(' '), 2, { error: { code: 'CORDON_BAD_INPUT', details: {}, message } }]);
+      else expect([argv.join(' '), r.exitCode, r.stderr]).toEqual([argv.join(' '), 2, `    Error: ${message}\n    Code: CORDON_BAD_INPUT\n`]);
+    }
+    // Words close to no subcommand, and a whole subcommand's extra words, are arguments not taken.
+    for (const [argv, command, words] of [[['plugins', 'codex'], 'plugins', 'codex'], [['plugins', 'reset', 'extra'], 'plugins reset', 'extra']] as const) {
+      const r = await runCordon([...argv], { env: box.env });
+      expect([argv.join(' '), r.exitCode, r.stderr.split('\n')[0]]).toEqual([argv.join(' '), 2, `    Error: \`cordon ${command}\` takes no argument \`${words}\`. Run \`cordon ${command} --help\` for what it takes.`]);
+    }
+  });
+
   it('a command a first-party plugin adds names the plugin to install', async () => {
     for (const [args, plugin] of [[['pcodx', 'show'], 'codex'], [['wrap', '--', 'aider'], 'aider'], [['help', 'pcodx'], 'codex'], [['wrap', '-h'], 'aider']] as const) {
       const r = await runCordon([...args], { env: box.env });
