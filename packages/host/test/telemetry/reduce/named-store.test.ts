@@ -53,6 +53,27 @@ describe('a telemetry store the user names', () => {
     expect(readdirSync(out)).toEqual([]);
   });
 
+  it('a URL of a scheme other than postgres is refused as such by every command, --db and CORDON_DB, creating nothing', async () => {
+    linkPlugins(box.dataDir, ['otlp']);
+    const url = 'mysql://x';
+    const commands = [['reduce'], ['analyze'], ['export', '--otlp', 'http://127.0.0.1:9/']];
+    for (const env of [box.env, { ...box.env, CORDON_NO_FAST_ROUTE: '1' }]) {
+      for (const args of commands) {
+        const r = await runCordon([...args, '--db', url], { env, cwd: out });
+        expect([args[0], r.exitCode, r.stderr]).toEqual([args[0], 2, `    Error: --db ${url}: unsupported scheme mysql; give a SQLite file path or a postgres:// URL\n    Code: CORDON_BAD_INPUT\n`]);
+        const fromEnv = await runCordon(args, { env: { ...env, CORDON_DB: url }, cwd: out });
+        expect([args[0], fromEnv.exitCode, fromEnv.stderr.split('\n')[0]]).toEqual([args[0], 2, `    Error: CORDON_DB=${url}: unsupported scheme mysql; give a SQLite file path or a postgres:// URL`]);
+      }
+    }
+    // The credentials of such a URL are not printed; --json names flag and scheme.
+    const json = await runCordon(['reduce', '--db', 'MySQL://root:hunter2@db/x', '--json'], { env: box.env, cwd: out });
+    expect(json.exitCode).toBe(2);
+    expect(json.stdout).not.toContain('hunter2');
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', details: { flag: '--db', scheme: 'mysql' } });
+    expect(readdirSync(out)).toEqual([]);
+    expect(existsSync(join(box.dataDir, 'telemetry.sqlite3'))).toBe(false);
+  });
+
   it('reduce creates the file in a directory that exists', async () => {
     const db = join(out, 't.sqlite3');
     const r = await runCordon(['reduce', '--db', db], { env: box.env });

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import { directoryProblem } from '../../../io/directory.js';
+import { redactUrl } from '../../../output/url.js';
 import type { TelemetryDb } from './open.js';
 
 /** True when `target` names a PostgreSQL database (`postgres://` or `postgresql://` URL). */
@@ -11,6 +12,14 @@ export function isPostgresUrl(target: string): boolean {
 }
 
 export { redactSecrets, redactUrl } from '../../../output/url.js';
+
+/**
+ * The scheme of `target` when it is a URL (`scheme://…`, the scheme lower-cased: `mysql` of
+ * `MySQL://x`), else undefined (a file path; a Windows drive letter has no `//` after its colon).
+ */
+export function urlScheme(target: string): string | undefined {
+  return /^([a-z][a-z0-9+.-]*):\/\//i.exec(target)?.[1]?.toLowerCase();
+}
 
 /**
  * The machine label rows are stored under: `CORDON_MACHINE` when set and not blank, else the
@@ -45,12 +54,20 @@ export type StoreUse = 'read' | 'write';
  * (`--db /x/t.sqlite: no such database; nothing was created …`), `details` `{flag, path}`; a
  * directory is refused for both uses (`is a directory, not an SQLite file`). The
  * default store in the data directory is created as before (the data directory with it), and a
- * PostgreSQL URL is not checked.
+ * PostgreSQL URL is not checked. A URL of any other scheme (`mysql://x`) is refused as such
+ * (`--db mysql://x: unsupported scheme mysql; give a SQLite file path or a postgres:// URL`,
+ * `details` `{flag, scheme}`; its credentials are not shown) for both uses.
  */
 export function storeTarget(flag: string | undefined, fallback: string, env: NodeJS.ProcessEnv, use: StoreUse): string {
   const target = resolveDbTarget(flag, fallback, env);
   if (target === fallback || isPostgresUrl(target)) return target;
   const named = flag !== undefined ? '--db' : 'CORDON_DB';
+  const scheme = urlScheme(target);
+  if (scheme !== undefined) {
+    // Read as a path, `mysql://x` named a directory `mysql:` below the working directory.
+    const shown = redactUrl(target);
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `${named}${flag !== undefined ? ' ' : '='}${shown}: unsupported scheme ${scheme}; give a SQLite file path or a postgres:// URL`, { details: { flag: named, scheme } });
+  }
   const refuse = (why: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${named}${flag !== undefined ? ' ' : '='}${target}: ${why}; nothing was created`, { details: { flag: named, path: target } });
   const kind = pathKind(target);
   if (kind === 'directory') throw refuse('is a directory, not an SQLite file');
