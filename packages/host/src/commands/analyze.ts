@@ -70,7 +70,9 @@ export default class Analyze extends CordonCommand {
       if (!this.jsonEnabled()) await this.emit(flags.out, format === 'json' ? JSON.stringify(result, null, 2) + '\n' : renderTable(table, format === 'md' ? 'md' : 'text'));
       return result;
     }
-    const report = await this.runBatch({ ...base, sessions: flags.session, all: flags.all, agent: flags.agent, since: flags.since === undefined ? undefined : parseSince(flags.since) });
+    // The filter as typed, for the refusal when it leaves no session.
+    const typed = [...(flags.agent !== undefined ? [`--agent ${flags.agent}`] : []), ...(flags.since !== undefined ? [`--since ${flags.since}`] : [])].join(' ');
+    const report = await this.runBatch({ ...base, sessions: flags.session, all: flags.all, agent: flags.agent, since: flags.since === undefined ? undefined : parseSince(flags.since), filterText: typed });
     // Under --json, stdout gets the JSON once: `--out -` adds nothing.
     if (!this.jsonEnabled() || (flags.out !== undefined && flags.out !== '-')) {
       const text = format === 'json' ? renderJson(report) : format === 'md' ? renderMarkdown(report) : format === 'html' ? await renderHtml(report, charts!.renderSvg) : renderText(report);
@@ -86,8 +88,8 @@ export default class Analyze extends CordonCommand {
     }
     const [kind, ...rest] = spec.split(':');
     const value = rest.join(':');
-    if (kind === 'agent' && value) return this.runBatch({ ...base, agent: value });
-    if (kind === 'since' && value) return this.runBatch({ ...base, since: parseSince(value) });
+    if (kind === 'agent' && value) return this.runBatch({ ...base, agent: value, filterText: `--compare ${spec}` });
+    if (kind === 'since' && value) return this.runBatch({ ...base, since: parseSince(value), filterText: `--compare ${spec}` });
     if (kind === 'session' && value) return this.runBatch({ ...base, sessions: value.split(',') });
     if (spec === 'all') return this.runBatch({ ...base, all: true });
     throw new CordonError(ERROR_CODES.BAD_INPUT, `--compare ${JSON.stringify(spec)}: expected agent:NAME, since:DATE, session:ID[,ID…], all, or an existing JSON report file`, { details: { compare: spec } });

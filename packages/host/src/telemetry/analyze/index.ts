@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { plural } from '../../util/plural.js';
 import { TELEMETRY_DB_FILE } from '../reduce/db/open.js';
 import { isPostgresUrl, openTelemetryStore, storeTarget } from '../reduce/db/target.js';
 import { readSessionThroughKysely } from './source-kysely.js';
@@ -55,6 +56,19 @@ export interface AnalyzeRequest extends SessionFilter {
   readonly reduceFirst?: boolean;
   /** Called after each session: `done` of `total`. */
   readonly onProgress?: (done: number, total: number) => void;
+  /**
+   * The `agent`/`since` filter as the user gave it, for the refusal when it leaves no session
+   * (`--since 2030-01-01`, `--compare agent:aider`); default {@link filterText} of the filter.
+   */
+  readonly filterText?: string;
+}
+
+/** The `agent` and `since` of `filter` as flags (`--agent codex --since 2030-01-01T00:00:00.000Z`). */
+export function filterText(filter: SessionFilter): string {
+  const parts: string[] = [];
+  if (filter.agent !== undefined) parts.push(`--agent ${filter.agent}`);
+  if (filter.since !== undefined) parts.push(`--since ${new Date(filter.since).toISOString()}`);
+  return parts.join(' ');
 }
 
 /** The whole analysis of a batch: what every report format renders. */
@@ -78,8 +92,9 @@ export interface AnalysisReport extends BatchAnalysis {
  * the pooled figures with the AgentCgroup paper's §3 numbers.
  * @throws CordonError `CORDON_DB_ERROR` when the database cannot be used; `CORDON_BAD_INPUT` when a
  * store the user named (`--db`, `CORDON_DB`) does not exist (nothing is created), when
- * a `sessions` id matches nothing, or when there is no session at all (an `agent` or `since`
- * filter that matches none gives an empty report instead).
+ * a `sessions` id matches nothing, when there is no session at all, or when an `agent` or `since`
+ * filter matches none (`no recorded session matches --since 2030-01-01`, naming
+ * {@link AnalyzeRequest.filterText}; no empty report).
  */
 export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   const target = storeTarget(req.db, join(req.dataDir, TELEMETRY_DB_FILE), req.env ?? process.env, 'read');
@@ -102,7 +117,15 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
     if (missing.length) {
       throw new CordonError(ERROR_CODES.BAD_INPUT, `--session ${missing.map((m) => JSON.stringify(m)).join(', ')}: no recorded session of that id in ${path} or under ${join(req.dataDir, RUNS_DIR)}`, { details: { sessions: missing } });
     }
-    if (rows.length === 0 && !failed.length && filter.agent === undefined && filter.since === undefined) {
+    const filtered = filter.agent !== undefined || filter.since !== undefined;
+    if (rows.length === 0 && filtered) {
+      // One line naming the filter, not a report of nothing; a session that failed to reduce may
+      // be one it would have matched, so those are named too.
+      const skipped = failed.length ? ` (${plural(failed.length, 'session')} could not be reduced: ${failed.map((f) => f.session).join(', ')})` : '';
+      const text = req.filterText ?? filterText(filter);
+      throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded session matches ${text}${skipped}`, { details: { db: path, filter: text } });
+    }
+    if (rows.length === 0 && !failed.length && !filtered) {
       throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded sessions under ${join(req.dataDir, RUNS_DIR)} and none stored in ${path}: install hooks (cordon install-hooks) or run an agent with cordon wrap first`, { details: { db: path } });
     }
     const acc = new BatchAccumulator(rules, { ...options, chartSessions: req.chartSessions ?? 12, chartPoints: 400 });

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../../test/support/cli.js';
@@ -92,6 +92,28 @@ describe('cordon analyze', () => {
       expect(r.stderr).not.toContain('SyntaxError:');
     }
   }, 120_000);
+
+  it('a filter that leaves no session is refused in one line naming it, exit 2 as an empty store is', async () => {
+    const cases = [
+      [['analyze', '--since', '2030-01-01'], '--since 2030-01-01'],
+      [['analyze', '--agent', 'aider'], '--agent aider'],
+      [['analyze', '--agent', 'aider', '--since', '2030-01-01', '--format', 'md'], '--agent aider --since 2030-01-01'],
+      [['analyze', '--compare', 'agent:aider', 'all'], '--compare agent:aider'],
+    ] as const;
+    // The session whose reduction fails might have matched: it is named.
+    const broken = ' (1 session could not be reduced: broken-session)';
+    for (const [argv, filter] of cases) {
+      const r = await runCordon([...argv], { env: sandbox.env });
+      expect([argv.join(' '), r.exitCode, r.stdout, r.stderr]).toEqual([argv.join(' '), 2, '', `    Error: no recorded session matches ${filter}${broken}\n    Code: CORDON_BAD_INPUT\n`]);
+    }
+    const json = await runCordon(['analyze', '--since', '2030-01-01', '--json'], { env: sandbox.env });
+    expect(json.exitCode).toBe(2);
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', message: `no recorded session matches --since 2030-01-01${broken}` });
+    // Without that session, the line names the filter alone.
+    rmSync(join(sandbox.dataDir, 'runs', 'broken-session'), { recursive: true });
+    const clean = await runCordon(['analyze', '--since', '2030-01-01'], { env: sandbox.env });
+    expect([clean.exitCode, clean.stdout, clean.stderr]).toEqual([2, '', '    Error: no recorded session matches --since 2030-01-01\n    Code: CORDON_BAD_INPUT\n']);
+  }, 60_000);
 
   it('exits 2 naming the input for a bad date, a bad rule file or a one-sided --compare', async () => {
     const since = await runCordon(['analyze', '--since', 'yesterday-ish'], { env: sandbox.env });
