@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze, categorize, compileRules, compareWithPaper, DEFAULT_CATEGORY_RULES, insideWindows, verdict, type AnalysisReport, type SessionAnalysis } from '../../../src/telemetry/analyze/index.js';
 import { progressBar } from '../../../src/telemetry/analyze/report/progress.js';
+import { reportTables } from '../../../src/telemetry/analyze/report/tables.js';
 import { T, T2, writeSyntheticBatch } from './synthetic.js';
 
 // The synthetic batch (synthetic.ts) written by the real hook and sampler writers, reduced for
@@ -92,6 +93,18 @@ describe('the synthetic batch: every pass equals the constructed figures', () =>
       ['vcs', 1, 250, 250 / 4750],
     ]);
     expect(a.tools.categories.map((r) => r.name)).toEqual(['test', 'vcs']);
+  });
+
+  it("pass 4's caption agrees in number: 1 of 2 sessions has loops, 1 of 1 session has, 2 of 3 have", () => {
+    const caption = (withLoops: number, sessions: number) => {
+      const pooled = { ...report.pooled, n_sessions: sessions, retry: { ...report.pooled.retry, sessions_with_groups: withLoops } };
+      return reportTables({ ...report, pooled }).find((t) => t.title === 'Pass 4: retry loops')!.caption!.split(' (')[0];
+    };
+    expect(caption(report.pooled.retry.sessions_with_groups, report.pooled.n_sessions)).toBe('1 of 2 sessions has loops');
+    expect(caption(1, 1)).toBe('1 of 1 session has loops');
+    expect(caption(0, 1)).toBe('0 of 1 session has loops');
+    expect(caption(2, 3)).toBe('2 of 3 sessions have loops');
+    expect(caption(0, 2)).toBe('0 of 2 sessions have loops');
   });
 
   it('pass 4: one retry loop of three `npm test`, its time share and the 50 MiB it left', () => {

@@ -84,7 +84,7 @@ export function reportTables(report: AnalysisReport): Table[] {
     { title: 'Pass 3: shell commands by category (pooled)', headers: ['category', 'calls', 'total s', 'share of shell', 'mean s', 'mean peak', 'max peak', 'max-peak command'], rows: groupRows(p.tools.categories) },
     {
       title: 'Pass 4: retry loops',
-      caption: `${p.retry.sessions_with_groups} of ${plural(p.n_sessions, 'session')} have loops (${pct(p.retry.share_sessions_with_groups)}); mean share of active time ${pct(p.retry.mean_share_of_active_time)}; longest ${p.retry.longest}`,
+      caption: `${p.retry.sessions_with_groups} of ${plural(p.n_sessions, 'session')} ${p.retry.sessions_with_groups === 1 || p.n_sessions === 1 ? 'has' : 'have'} loops (${pct(p.retry.share_sessions_with_groups)}); mean share of active time ${pct(p.retry.mean_share_of_active_time)}; longest ${p.retry.longest}`,
       headers: ['session', 'command', 'runs', 'time s', 'unreleased MiB'],
       rows: retries,
     },
