@@ -1,4 +1,4 @@
-import { isReportable } from './errors.js';
+import { exitCodeOf, isReportable } from './errors.js';
 import { jsonSink, processSink, type Sink } from './output.js';
 
 /**
@@ -13,7 +13,8 @@ export interface CommandOutput {
   finish(): void;
   /**
    * Prints a failure the user can act on (`isReportable`): `error: <message>` on stderr, or under
-   * `--json` `{"error": {"message"}}` on stdout; sets exit code 1. Returns false, printing
+   * `--json` `{"error": {"message"}}` on stdout; sets exit code 2 for a usage error, else 1
+   * (`exitCodeOf`). Returns false, printing
    * nothing, for any other error (the caller's own handler reports it).
    */
   fail(error: unknown): boolean;
@@ -32,7 +33,7 @@ export function commandOutput(json: boolean | undefined): CommandOutput {
       const message = (error as Error).message;
       if (collector) process.stdout.write(`${JSON.stringify({ error: { message } }, null, 2)}\n`);
       else process.stderr.write(`error: ${message}\n`);
-      process.exitCode = 1;
+      process.exitCode = exitCodeOf(error);
       return true;
     },
   };

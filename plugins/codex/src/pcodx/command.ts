@@ -29,7 +29,7 @@ export const cwdFlag = Flags.custom<string>({
  * Base of the `cordon pcodx` commands: the global `--db`, `--session` and `--cwd` (an existing
  * directory: {@link cwdFlag}) flags, the
  * ledger opened through the host api and closed afterwards, and errors printed as
- * `error: <message>` on stderr with exit code 1 (the Rust pcodx, SichangHe/partial_compact_codex). Flag-parsing
+ * `error: <message>` on stderr with exit code 1 (the Rust pcodx, SichangHe/partial_compact_codex), 2 for a usage error. Flag-parsing
  * mistakes go on to the host, which reports them as every cordon usage error (its `finally`
  * hook: `CORDON_BAD_INPUT`, exit 2).
  */

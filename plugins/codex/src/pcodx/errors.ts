@@ -1,4 +1,7 @@
-/** A command-line mistake caught by the pcodx CLI itself (text flags, range syntax, selectors). */
+/**
+ * A command-line mistake caught by the pcodx CLI itself (text flags, range syntax, selectors):
+ * a usage error, printed as `error: …` with exit code 2 ({@link exitCodeOf}).
+ */
 export class PcodxUsageError extends Error {
   readonly code = 'PCODX_USAGE';
   constructor(message: string) {
@@ -19,7 +22,7 @@ export class PcodxRuntimeError extends Error {
   }
 }
 
-/** Codes whose errors are the user's to fix: the CLI prints `error: …` and exits 1; the interactive loop goes on. */
+/** Codes whose errors are the user's to fix: the CLI prints `error: …` ({@link exitCodeOf}); the interactive loop goes on. */
 const USER_CODES = new Set(['PCODX_USAGE', 'CORDON_LEDGER_REFUSED', 'CORDON_PLUGIN_ERROR']);
 
 /** True for an error the interactive loop reports and survives (the Rust pcodx, SichangHe/partial_compact_codex: IO and SQL errors abort). */
@@ -31,4 +34,13 @@ export function isUserError(error: unknown): boolean {
 export function isReportable(error: unknown): boolean {
   const code = String((error as { code?: unknown } | null)?.code);
   return code === 'PCODX_USAGE' || code === 'PCODX_RUNTIME' || code.startsWith('CORDON_');
+}
+
+/**
+ * The exit code of a reported error: 2 for a usage error ({@link PcodxUsageError}), as every cordon
+ * usage error exits (docs/reference.md), else 1 (a refused ledger request, a database or runtime
+ * failure, as the Rust pcodx exits).
+ */
+export function exitCodeOf(error: unknown): 1 | 2 {
+  return (error as { code?: unknown } | null)?.code === 'PCODX_USAGE' ? 2 : 1;
 }

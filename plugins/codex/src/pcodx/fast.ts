@@ -74,7 +74,7 @@ function commandOf(id: string, args: readonly string[]): { id: string; args: rea
 
 /**
  * Runs `pcodx show|ids|turn` from the fast route (see `RunFastCommand` of the plugin api).
- * A failure the user can act on is printed as the oclif route prints it (`error: …`, exit 1);
+ * A failure the user can act on is printed as the oclif route prints it (`error: …`, exit 1, or 2 for a usage error);
  * any other failure hands the command to oclif, which reports it, unless the action had already
  * reported something (printed it, or collected it under `--json`): running it again would repeat
  * that, and a `turn` reports only after its prompt is recorded.

@@ -157,9 +157,10 @@ describe('cordon pcodx: compaction', () => {
       ['msg1..=s', 'error: compact-many range must include FROM and TO (got "msg1..=s")\n'],
       ['msg1..msg2=', 'error: compact-many range must include FROM, TO, and SUMMARY (got "msg1..msg2=")\n'],
     ];
+    // Usage errors: exit 2, as every cordon usage error.
     for (const [spec, stderr] of syntax) {
       const r = await pcodx(box, db, ['compact-many', '--range', spec]);
-      expect([r.exitCode, r.stderr]).toEqual([1, stderr]);
+      expect([r.exitCode, r.stderr]).toEqual([2, stderr]);
     }
   });
 
@@ -229,7 +230,7 @@ describe('cordon pcodx: sessions', () => {
   it('resume takes exactly one of --session / --last, never creates a session, records an optional prompt', async () => {
     for (const args of [[], ['--session', 'a', '--last']]) {
       const r = await pcodx(box, db, ['resume', ...args]);
-      expect([r.exitCode, r.stderr]).toEqual([1, 'error: pass exactly one of --session or --last to resume\n']);
+      expect([r.exitCode, r.stderr]).toEqual([2, 'error: pass exactly one of --session or --last to resume\n']);
     }
     const none = await pcodx(box, db, ['resume', '--last']);
     expect([none.exitCode, none.stderr]).toEqual([1, `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`]);
@@ -270,7 +271,7 @@ describe('cordon pcodx: text input rules', () => {
     ];
     for (const [args, stderr] of cases) {
       const r = await pcodx(box, db, args, { input: 'stdin text\n' });
-      expect([r.exitCode, r.stderr], args.join(' ')).toEqual([1, stderr]);
+      expect([r.exitCode, r.stderr], args.join(' ')).toEqual([2, stderr]);
     }
     expect(tableRows(db, 'select id from messages')).toEqual([]);
     const role = await pcodx(box, db, ['record', '--role', 'robot', '--text', 'x']);
@@ -307,7 +308,7 @@ describe('cordon pcodx: prompts, refusals of the database, many processes', () =
     ]);
     expect((await pcodx(box, db, ['prompts', 'partial-compact-reminder.md'])).stdout).toBe('{{CONTEXT_STATUS}}\n');
     const unknown = await pcodx(box, db, ['prompts', 'nope.md']);
-    expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown prompt `nope.md`\n']);
+    expect([unknown.exitCode, unknown.stderr]).toEqual([2, 'error: unknown prompt `nope.md`\n']);
   });
 
   it('a ledger with a newer schema version or a corrupt file: clear error, file unchanged', async () => {

@@ -172,17 +172,18 @@ describe('errors are the same through both routes', () => {
     const db = join(box.root, 'pcodx.sqlite3');
     await writeLedger(db);
     const before = sha(db);
-    const forms = [
-      ['show', '--session', 'nobody'],
-      ['ids', '--session', 'nobody', '--json'],
-      ['turn'],
-      ['turn', '--text', 'a', '--text-file', 'b'],
-      ['turn', '--text', 'hi', '--session', 'bad\u0007name'],
-      ['turn', '--text-file', join(box.root, 'no-such-file')],
+    // A refused ledger request exits 1, a usage error (the text flags) 2.
+    const forms: Array<[string[], number]> = [
+      [['show', '--session', 'nobody'], 1],
+      [['ids', '--session', 'nobody', '--json'], 1],
+      [['turn'], 2],
+      [['turn', '--text', 'a', '--text-file', 'b'], 2],
+      [['turn', '--text', 'hi', '--session', 'bad\u0007name'], 1],
+      [['turn', '--text-file', join(box.root, 'no-such-file')], 2],
     ];
-    for (const form of forms) {
+    for (const [form, code] of forms) {
       const r = await same([...form, '--db', db]);
-      expect(r.exitCode, form.join(' ')).toBe(1);
+      expect(r.exitCode, form.join(' ')).toBe(code);
       expect(errorText(r, form), form.join(' ')).not.toBe('');
     }
     expect(sha(db)).toBe(before);

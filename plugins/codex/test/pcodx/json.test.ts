@@ -54,11 +54,13 @@ describe('pcodx --json', () => {
     expect(list.fragments).toContain('partial-compact-instruction.md');
     const one = await json(['prompts', 'partial-compact-instruction.md']);
     expect(one).toMatchObject({ name: 'partial-compact-instruction.md', text: expect.any(String) });
-    expect(await json(['prompts', 'nope.md'], 1)).toEqual({ error: { message: 'unknown prompt `nope.md`' } });
+    expect(await json(['prompts', 'nope.md'], 2)).toEqual({ error: { message: 'unknown prompt `nope.md`' } });
   });
 
   it('errors are an object too, with the exit code of the line form', async () => {
     await json(['init', '--session', 'j']);
+    expect(await json(['record', '--role', 'user'], 2)).toEqual({ error: { message: 'pass --text TEXT or --text-file PATH (- for stdin)' } });
+    expect(await json(['turn'], 2)).toEqual({ error: { message: 'pass --text TEXT or --text-file PATH (- for stdin)' } });
     expect(await json(['show', '--session', 'nope'], 1)).toEqual({ error: { message: 'unknown session `nope`' } });
     expect(await json(['uncompact', 'cmp9'], 1)).toMatchObject({ error: { message: expect.stringContaining('cmp9') } });
   });

@@ -89,7 +89,9 @@ describe('a refusal writes nothing', () => {
     ];
     for (const [args, stderr] of refusals) {
       const r = await cordonPcodx(args);
-      expect([r.exitCode, r.stdout, r.stderr], args.join(' ')).toEqual([1, '', stderr]);
+      // A usage error exits 2, a refused ledger request 1.
+      const code = stderr.includes('pass exactly one') ? 2 : 1;
+      expect([r.exitCode, r.stdout, r.stderr], args.join(' ')).toEqual([code, '', stderr]);
       expect(existsSync(dir), args.join(' ')).toBe(false);
     }
   });
@@ -109,13 +111,15 @@ describe('a refusal writes nothing', () => {
     ];
     for (const [args, stderr] of refusals) {
       const r = await cordonPcodx(args);
-      expect([r.exitCode, r.stdout, r.stderr], args.join(' ')).toEqual([1, '', stderr]);
+      // A usage error (a tool message first) exits 2, a refused ledger request 1.
+      const code = stderr === toolFirst ? 2 : 1;
+      expect([r.exitCode, r.stdout, r.stderr], args.join(' ')).toEqual([code, '', stderr]);
       expect(existsSync(dir), args.join(' ')).toBe(false);
     }
     // In a ledger that exists, a tool message for a session that does not creates no session.
     expect((await cordonPcodx(['init', '--db', db, '--session', 'first'])).exitCode).toBe(0);
     const r = await cordonPcodx(['record', '--db', db, '--session', 'second', '--role', 'tool', '--text', 'result']);
-    expect([r.exitCode, r.stderr]).toEqual([1, toolFirst]);
+    expect([r.exitCode, r.stderr]).toEqual([2, toolFirst]);
     expect(tableRows(db, 'select id from sessions')).toEqual([{ id: 'first' }]);
   });
 

@@ -1,5 +1,5 @@
 import { Command, loadHelpClass, type Interfaces } from '@oclif/core';
-import { isReportable } from '../../pcodx/errors.js';
+import { exitCodeOf, isReportable } from '../../pcodx/errors.js';
 import { hostApi } from '../../pcodx/host-api.js';
 import { splitLeadingFlags } from '../../pcodx/leading-flags.js';
 
@@ -59,7 +59,7 @@ export default class Pcodx extends Command {
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     if (!isReportable(error)) return super.catch(error);
     process.stderr.write(`error: ${error.message}\n`);
-    process.exitCode = 1;
+    process.exitCode = exitCodeOf(error);
     return undefined;
   }
 }

@@ -27,7 +27,8 @@ export default class PcodxPrompts extends Command {
     if (!(error instanceof PcodxUsageError)) return super.catch(error);
     if (this.#json) process.stdout.write(`${JSON.stringify({ error: { message: error.message } }, null, 2)}\n`);
     else process.stderr.write(`error: ${error.message}\n`);
-    process.exitCode = 1;
+    // An unknown fragment name is a usage error.
+    process.exitCode = 2;
     return undefined;
   }
 }
