@@ -1,4 +1,5 @@
 import type { LedgerService } from './services/ledger.js';
+import type { TerminalService } from './services/terminal.js';
 
 /**
  * What the host hands a plugin's fast command module: the services a command that only reads or
@@ -7,7 +8,8 @@ import type { LedgerService } from './services/ledger.js';
 export interface FastCommandApi {
   /** Version of the running host. */
   readonly hostVersion: string;
-  readonly services: { readonly ledger: LedgerService };
+  /** The ledger, and (hosts since it was added) the terminal escaping of `api.services.terminal`. */
+  readonly services: { readonly ledger: LedgerService; readonly terminal?: TerminalService };
 }
 
 /**

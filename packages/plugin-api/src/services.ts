@@ -4,6 +4,7 @@ import type { NameService } from './services/names.js';
 import type { ProcessService } from './services/process.js';
 import type { RedactService } from './services/redact.js';
 import type { TelemetryService } from './services/telemetry.js';
+import type { TerminalService } from './services/terminal.js';
 
 /**
  * Runtime helpers the host lends to plugins through `api.services`, so plugins never import
@@ -30,4 +31,9 @@ export interface CordonServices {
    * mean …?". Hosts before it lend none: a plugin that may run on one checks that it is there.
    */
   readonly names: NameService;
+  /**
+   * The host's terminal escaping, for what a plugin prints on a terminal (a render shown on a
+   * TTY). Hosts before it lend none: a plugin that may run on one checks that it is there.
+   */
+  readonly terminal: TerminalService;
 }

@@ -7,6 +7,7 @@ import { registerBuiltinSamplers } from '../telemetry/sampler/builtin.js';
 import { createFileLogger } from '../util/log.js';
 import { redactArgv, redactText } from '../output/redact.js';
 import { closestName } from '../util/closest-name.js';
+import { terminalLines } from '../output/terminal.js';
 import { createFacades, removeTaps } from './facade.js';
 import { createHookTable } from './hook-table.js';
 import { Registry } from './registry.js';
@@ -22,6 +23,9 @@ const REDACT = Object.freeze({ command: redactText, argv: redactArgv });
 
 /** `api.services.names`: the typo suggestion of the host's own commands, flags and registries (util/closest-name.ts, which loads its distance only when called). */
 const NAMES = Object.freeze({ closest: closestName });
+
+/** `api.services.terminal`: the host's escaping of text printed on a terminal (output/terminal.ts). */
+const TERMINAL = Object.freeze({ lines: terminalLines });
 
 /** A descriptor as collected from one plugin package, before it is applied. */
 export interface CollectedPlugin {
@@ -94,6 +98,7 @@ export class CordonHost {
         files: FILES,
         redact: REDACT,
         names: NAMES,
+        terminal: TERMINAL,
       }),
     });
   }

@@ -5,6 +5,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { Ledger } from '../ledger/ledger.js';
 import { createLedgerService } from '../ledger/service.js';
 import { HOST_ROOT } from '../util/host-root.js';
+import { terminalLines } from '../output/terminal.js';
 
 /**
  * The api a plugin's fast command gets (`src/fast/plugin-command.ts`), in its own bundle
@@ -15,8 +16,11 @@ import { HOST_ROOT } from '../util/host-root.js';
 /** SQLite's page cache of a fast command's ledger connection, KiB (see `OpenDatabaseOptions.cacheSizeKiB`). */
 const ONE_SHOT_CACHE_KIB = 2048;
 
+/** The terminal escaping lent as `services.terminal` (the same as the plugin host's). */
+const TERMINAL = Object.freeze({ lines: terminalLines });
+
 /**
- * The host's version and the ledger service, whose `Ledger` class comes from this bundle (it
+ * The host's version, the ledger service and the terminal escaping, whose `Ledger` class comes from this bundle (it
  * cannot `import()` one). No plugin is loaded, so no `compact` tap could run: a compaction is
  * refused here, and the commands that compact take the oclif route.
  */
@@ -27,5 +31,5 @@ export function fastCommandApi(): FastCommandApi {
     },
   };
   const version = String((JSON.parse(readFileSync(join(HOST_ROOT, 'package.json'), 'utf8')) as { version?: unknown }).version);
-  return { hostVersion: version, services: { ledger: createLedgerService({ compact }, async () => Ledger, { cacheSizeKiB: ONE_SHOT_CACHE_KIB }) } };
+  return { hostVersion: version, services: { ledger: createLedgerService({ compact }, async () => Ledger, { cacheSizeKiB: ONE_SHOT_CACHE_KIB }), terminal: TERMINAL } };
 }

@@ -5,6 +5,8 @@ import ts from 'typescript';
 import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { makeRepo } from '../../../../test/support/git.js';
 import { closestName } from '../../src/util/closest-name.js';
+import { terminalLines } from '../../src/output/terminal.js';
+import { fastCommandApi } from '../../src/fast/ledger-api.js';
 import { CordonHost } from '../../src/index.js';
 
 // What oclif CLIs give their users for free: -h and -v, "did you mean" for a
@@ -35,6 +37,15 @@ describe('closestName', () => {
     expect(names.closest).toBe(closestName);
     expect(names.closest('recrod', ['init', 'record', 'resume', 'show'])).toBe('record');
     expect(Object.isFrozen(names)).toBe(true);
+  });
+
+  it("lends the host's terminal escaping as api.services.terminal.lines, on the plugin host and the fast command route", async () => {
+    const host = new CordonHost({ dataDir: join(box.root, 'data'), configDir: join(box.root, 'config'), cacheDir: join(box.root, 'cache') }, '0.0.0-test');
+    const terminal = host.apiFor('codex').services.terminal;
+    expect(terminal.lines).toBe(terminalLines);
+    expect(terminal.lines('a\x1b]52;c;x\x07\tb\nc')).toBe('a\\u001b]52;c;x\\u0007\tb\nc');
+    expect(Object.isFrozen(terminal)).toBe(true);
+    expect(fastCommandApi().services.terminal?.lines).toBe(terminalLines);
   });
 });
 

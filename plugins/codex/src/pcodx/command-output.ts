@@ -1,5 +1,5 @@
 import { exitCodeOf, isReportable } from './errors.js';
-import { jsonSink, processSink, type Sink } from './output.js';
+import { jsonSink, processSink, terminalSink, type Sink } from './output.js';
 
 /**
  * Where one run of a pcodx command prints, the same on the oclif route (`PcodxCommand`) and the
@@ -20,11 +20,17 @@ export interface CommandOutput {
   fail(error: unknown): boolean;
 }
 
-/** A {@link CommandOutput} for a run with or without `--json`. */
-export function commandOutput(json: boolean | undefined): CommandOutput {
+/**
+ * A {@link CommandOutput} for a run with or without `--json`. Without it, when stdout is a
+ * terminal and the host lends its terminal escaping (`escape`, `api.services.terminal.lines`),
+ * stdout is escaped for the terminal (`terminalSink`); piped or redirected, it is printed byte for
+ * byte (a render is the prompt Codex gets: docs/pcodx.md).
+ */
+export function commandOutput(json: boolean | undefined, escape?: (text: string) => string): CommandOutput {
   const collector = json ? jsonSink() : undefined;
+  const terminal = !collector && escape && process.stdout.isTTY ? terminalSink(escape) : undefined;
   return {
-    sink: collector ?? processSink,
+    sink: collector ?? terminal ?? processSink,
     finish: () => {
       if (collector) process.stdout.write(`${JSON.stringify(collector.document(), null, 2)}\n`);
     },

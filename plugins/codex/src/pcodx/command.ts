@@ -58,9 +58,13 @@ export abstract class PcodxCommand extends Command {
 
   #output?: CommandOutput;
 
-  /** Where the command's action prints: the process streams, or under `--json` a collector. */
-  protected sink(json: boolean | undefined): Sink {
-    this.#output = commandOutput(json);
+  /**
+   * Where the command's action prints: the process streams (stdout escaped for a terminal through
+   * the host's `api.services.terminal` when it is one), or under `--json` a collector.
+   */
+  protected async sink(json: boolean | undefined): Promise<Sink> {
+    const terminal = json || !process.stdout.isTTY ? undefined : (await hostApi()).services.terminal;
+    this.#output = commandOutput(json, terminal ? (text) => terminal.lines(text) : undefined);
     return this.#output.sink;
   }
 

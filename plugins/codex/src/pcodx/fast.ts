@@ -85,7 +85,8 @@ export const runFastCommand: RunFastCommand = async (topicOrCommand, given, api)
   const { id, args } = command;
   const flags = parseFastArgs(id, args);
   if (!flags) return 'fallback';
-  const output = commandOutput(flags.json === true);
+  const terminal = api.services.terminal;
+  const output = commandOutput(flags.json === true, terminal ? (text) => terminal.lines(text) : undefined);
   let reported = false;
   const sink: Sink = {
     out: (line) => ((reported = true), output.sink.out(line)),

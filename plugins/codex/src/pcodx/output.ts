@@ -43,6 +43,21 @@ export const processSink: Sink = {
   write: (text) => writeDrained(process.stdout, text),
 };
 
+/**
+ * {@link processSink} for a stdout that is a terminal: what goes to stdout passes through
+ * `escape` (the host's terminal escaping, `api.services.terminal.lines`), so an ESC or BEL in
+ * recorded text is shown as `\u001b`, `\u0007` and not acted on; stderr is as processSink's.
+ * Only for a TTY: piped or redirected, a render is data (the prompt Codex gets) and stays byte
+ * for byte ({@link commandOutput}).
+ */
+export function terminalSink(escape: (text: string) => string): Sink {
+  return {
+    out: (line) => void process.stdout.write(`${escape(line)}\n`),
+    err: processSink.err,
+    write: (text) => writeDrained(process.stdout, escape(text)),
+  };
+}
+
 /** About how much text {@link linesOut} gathers into one write. */
 const WRITE_CHUNK = 64 * 1024;
 

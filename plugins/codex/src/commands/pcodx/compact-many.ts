@@ -15,7 +15,7 @@ export default class PcodxCompactMany extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxCompactMany);
-    const sink = this.sink(flags.json);
+    const sink = await this.sink(flags.json);
     const ranges = flags.range.map(parseRangeSpec);
     await this.withExistingLedger(flags.db, (ledger) => compact(ledger, { ...flags, ranges, many: true, dryRun: flags['dry-run'] }, sink));
     this.printJson();

@@ -17,7 +17,7 @@ export default class PcodxCompact extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxCompact);
-    const sink = this.sink(flags.json);
+    const sink = await this.sink(flags.json);
     const ranges = [{ from: flags.from, to: flags.to, summary: flags.summary }];
     await this.withExistingLedger(flags.db, (ledger) => compact(ledger, { ...flags, ranges, many: false, dryRun: flags['dry-run'] }, sink));
     this.printJson();

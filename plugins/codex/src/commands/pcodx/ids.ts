@@ -8,7 +8,7 @@ export default class PcodxIds extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxIds);
-    const sink = this.sink(flags.json);
+    const sink = await this.sink(flags.json);
     await runIds(hostApi, flags, sink);
     this.printJson();
   }

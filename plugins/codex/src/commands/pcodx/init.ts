@@ -9,7 +9,7 @@ export default class PcodxInit extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxInit);
-    const sink = this.sink(flags.json);
+    const sink = await this.sink(flags.json);
     await this.withLedger(flags.db, (ledger) => init(ledger, flags, sink), true, flags.session);
     this.printJson();
   }

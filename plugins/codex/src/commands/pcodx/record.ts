@@ -19,7 +19,7 @@ export default class PcodxRecord extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxRecord);
-    const sink = this.sink(flags.json);
+    const sink = await this.sink(flags.json);
     const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: true, stdinAllowed: true });
     // No ledger yet means no session and no call for a tool result: refused before one is created.
     if (flags.role === 'tool' && !existsSync((await hostApi()).services.ledger.resolvePath({ db: flags.db }))) throw new PcodxUsageError(TOOL_FIRST);

@@ -9,7 +9,7 @@ export default class PcodxShow extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxShow);
-    const sink = this.sink(flags.json);
+    const sink = await this.sink(flags.json);
     await runShow(hostApi, flags, sink);
     this.printJson();
   }

@@ -10,7 +10,7 @@ export default class PcodxTurn extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxTurn);
-    const sink = this.sink(flags.json);
+    const sink = await this.sink(flags.json);
     await runTurn(hostApi, flags, sink);
     this.printJson();
   }

@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CORDON_BIN, linkPlugins, makeSandbox, runProcess, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
+
+// What pcodx prints on a terminal is escaped as the host's output is (api.services.terminal, the
+// host's terminalLines): an ESC or BEL recorded in the ledger shows as \u001b, \u0007. Piped, a
+// render is data (the prompt Codex gets: docs/pcodx.md) and stays byte for byte. Built CLI; the
+// terminal is a pty of script(1), both routes (fast and oclif).
+
+let box: Sandbox;
+let db: string;
+beforeEach(() => {
+  box = makeSandbox('cordon-pcodx-tty-');
+  linkPlugins(box.dataDir, ['codex']);
+  db = join(box.root, 'pcodx.sqlite3');
+});
+afterEach(() => box.cleanup());
+
+/** An OSC 52 clipboard write, a BEL and a tab: what a hostile recorded text may hold. */
+const HOSTILE = 'copy\x1b]52;c;ZXZpbA==\x07 done\tok';
+const SHOWN = 'copy\\u001b]52;c;ZXZpbA==\\u0007 done\tok';
+
+const quote = (a: string): string => `'${a.replaceAll("'", `'\\''`)}'`;
+
+/** `cordon pcodx --db DB ARGS` with stdout on a terminal (script's pty; its LF comes back as CR LF). */
+async function onTerminal(args: readonly string[], env: NodeJS.ProcessEnv): Promise<RunResult & { text: string }> {
+  const line = [process.execPath, CORDON_BIN, 'pcodx', '--db', db, ...args].map(quote).join(' ');
+  const r = await runProcess(['script', '-qec', line, '/dev/null'], { env, input: '' });
+  return { ...r, text: r.stdout.replaceAll('\r\n', '\n') };
+}
+
+/** `cordon pcodx --db DB ARGS` with stdout a pipe. */
+const piped = (args: readonly string[], env: NodeJS.ProcessEnv): Promise<RunResult> => runProcess([process.execPath, CORDON_BIN, 'pcodx', '--db', db, ...args], { env });
+
+describe('pcodx on a terminal', () => {
+  it('show, show --roles, ids and turn escape control characters on a terminal and keep the bytes in a pipe, on both routes', async () => {
+    expect((await piped(['record', '--session', 's', '--role', 'user', '--text', HOSTILE], box.env)).exitCode).toBe(0);
+    expect((await piped(['record', '--session', 'x\x1b[2Jy', '--role', 'user', '--text', 'other'], box.env)).exitCode).not.toBe(0);
+    for (const env of [box.env, { ...box.env, CORDON_NO_FAST_ROUTE: '1' }]) {
+      const show = await onTerminal(['show', '--session', 's'], env);
+      expect([show.exitCode, show.text.startsWith(`${SHOWN}\n<aboveturn id="msg1"/>\n`)]).toEqual([0, true]);
+      expect(show.text).not.toMatch(/[\x1b\x07]/);
+      const roles = await onTerminal(['show', '--session', 's', '--roles'], env);
+      expect(roles.exitCode).toBe(0);
+      expect(roles.text).toContain(SHOWN);
+      expect(roles.text).not.toMatch(/[\x1b\x07]/);
+      const turn = await onTerminal(['turn', '--session', 's', '--text', 'next\x1b[2J'], env);
+      expect(turn.exitCode).toBe(0);
+      expect(turn.text).toContain(`${SHOWN}\n<aboveturn id="msg1"/>`);
+      expect(turn.text).toContain('next\\u001b[2J');
+      expect(turn.text).not.toMatch(/[\x1b\x07]/);
+      const ids = await onTerminal(['ids', '--session', 's'], env);
+      expect(ids.exitCode).toBe(0);
+      expect(ids.text).not.toMatch(/[\x1b\x07]/);
+      // Piped, the render is the ledger's text byte for byte.
+      const raw = await piped(['show', '--session', 's'], env);
+      expect([raw.exitCode, raw.stdout.split('\n<aboveturn')[0]]).toEqual([0, HOSTILE]);
+      const rawTurn = await piped(['turn', '--session', 's', '--text', 'again\x07'], env);
+      expect(rawTurn.stdout).toContain(`${HOSTILE}\n<aboveturn id="msg1"/>`);
+      expect(rawTurn.stdout).toContain('again\x07');
+    }
+  }, 120_000);
+});
