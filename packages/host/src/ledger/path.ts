@@ -1,5 +1,8 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { homedir } from '../util/paths.js';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { redactUrl } from '../output/url.js';
+import { urlScheme } from '../util/url-scheme.js';
 
 /** Inputs of {@link resolveLedgerPath}. */
 export interface LedgerPathOptions {
@@ -16,15 +19,24 @@ export interface LedgerPathOptions {
  * `db` (the `--db` flag), `$PCODX_DB`, `$XDG_DATA_HOME/pcodx/pcodx.sqlite3` (only when
  * XDG_DATA_HOME is absolute, as the XDG spec requires), `%LOCALAPPDATA%\pcodx\pcodx.sqlite3` on
  * Windows, else `~/.local/share/pcodx/pcodx.sqlite3`. Returns an absolute path; creates nothing.
+ * @throws CordonError `CORDON_BAD_INPUT` when `db` or `PCODX_DB` is a URL (`mysql://x`, which read
+ * as a path made a directory `mysql:`): the ledger is an SQLite file.
  */
 export function resolveLedgerPath(options: LedgerPathOptions = {}): string {
   const env = options.env ?? process.env;
   const platform = options.platform ?? process.platform;
   const cwd = options.cwd ?? process.cwd();
-  if (options.db) return resolve(cwd, options.db);
-  if (env.PCODX_DB) return resolve(cwd, env.PCODX_DB);
+  if (options.db) return resolve(cwd, notUrl(options.db, '--db '));
+  if (env.PCODX_DB) return resolve(cwd, notUrl(env.PCODX_DB, 'PCODX_DB='));
   if (env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME)) return join(env.XDG_DATA_HOME, 'pcodx', 'pcodx.sqlite3');
   if (platform === 'win32' && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, 'pcodx', 'pcodx.sqlite3');
   const home = env.HOME || env.USERPROFILE || homedir();
   return join(home, '.local', 'share', 'pcodx', 'pcodx.sqlite3');
+}
+
+/** `db` when it is no URL; else the refusal, named as given (`--db mysql://x`, `PCODX_DB=…`). */
+function notUrl(db: string, named: string): string {
+  const scheme = urlScheme(db);
+  if (scheme === undefined) return db;
+  throw new CordonError(ERROR_CODES.BAD_INPUT, `${named}${redactUrl(db)}: unsupported scheme ${scheme}; the ledger is an SQLite file: give its path`, { details: { scheme } });
 }

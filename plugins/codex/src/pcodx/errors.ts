@@ -37,10 +37,12 @@ export function isReportable(error: unknown): boolean {
 }
 
 /**
- * The exit code of a reported error: 2 for a usage error ({@link PcodxUsageError}), as every cordon
+ * The exit code of a reported error: 2 for a usage error ({@link PcodxUsageError}, or the host's
+ * `CORDON_BAD_INPUT`, such as a `--db` that is a URL), as every cordon
  * usage error exits (docs/reference.md), else 1 (a refused ledger request, a database or runtime
  * failure, as the Rust pcodx exits).
  */
 export function exitCodeOf(error: unknown): 1 | 2 {
-  return (error as { code?: unknown } | null)?.code === 'PCODX_USAGE' ? 2 : 1;
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'PCODX_USAGE' || code === 'CORDON_BAD_INPUT' ? 2 : 1;
 }

@@ -96,6 +96,20 @@ describe('a refusal writes nothing', () => {
     }
   });
 
+  it('a --db or PCODX_DB that is a URL is refused as a usage error, on both routes, creating no directory of its scheme', async () => {
+    const cwd = box.dir('work');
+    const message = 'error: --db mysql://x: unsupported scheme mysql; the ledger is an SQLite file: give its path\n';
+    for (const env of [{ PCODX_DB: '' }, { PCODX_DB: '', CORDON_NO_FAST_ROUTE: '1' }]) {
+      for (const args of [['record', '--role', 'user', '--text', 'x'], ['show'], ['turn', '--text', 'x'], ['init'], ['record', '--role', 'tool', '--text', 'x']]) {
+        const r = await pcodx(box, undefined, ['--db', 'mysql://x', ...args], { env, cwd });
+        expect([args.join(' '), r.exitCode, r.stdout, r.stderr]).toEqual([args.join(' '), 2, '', message]);
+      }
+      const fromEnv = await pcodx(box, undefined, ['show'], { env: { ...env, PCODX_DB: 'MySQL://root:hunter2@db/x' }, cwd });
+      expect([fromEnv.exitCode, fromEnv.stderr]).toEqual([2, 'error: PCODX_DB=mysql://root:***@db/x: unsupported scheme mysql; the ledger is an SQLite file: give its path\n']);
+    }
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
   it('a session name or a tool message the ledger would refuse is refused before a ledger, or a session, is created', async () => {
     const dir = join(box.root, 'missing');
     const db = join(dir, 'pcodx.sqlite3');

@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import { directoryProblem } from '../../../io/directory.js';
 import { redactUrl } from '../../../output/url.js';
+import { urlScheme } from '../../../util/url-scheme.js';
 import type { TelemetryDb } from './open.js';
 
 /** True when `target` names a PostgreSQL database (`postgres://` or `postgresql://` URL). */
@@ -12,14 +13,6 @@ export function isPostgresUrl(target: string): boolean {
 }
 
 export { redactSecrets, redactUrl } from '../../../output/url.js';
-
-/**
- * The scheme of `target` when it is a URL (`scheme://…`, the scheme lower-cased: `mysql` of
- * `MySQL://x`), else undefined (a file path; a Windows drive letter has no `//` after its colon).
- */
-export function urlScheme(target: string): string | undefined {
-  return /^([a-z][a-z0-9+.-]*):\/\//i.exec(target)?.[1]?.toLowerCase();
-}
 
 /**
  * The machine label rows are stored under: `CORDON_MACHINE` when set and not blank, else the
