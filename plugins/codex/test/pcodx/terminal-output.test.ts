@@ -23,9 +23,9 @@ const SHOWN = 'copy\\u001b]52;c;ZXZpbA==\\u0007 done\tok';
 const quote = (a: string): string => `'${a.replaceAll("'", `'\\''`)}'`;
 
 /** `cordon pcodx --db DB ARGS` with stdout on a terminal (script's pty; its LF comes back as CR LF). */
-async function onTerminal(args: readonly string[], env: NodeJS.ProcessEnv): Promise<RunResult & { text: string }> {
+async function onTerminal(args: readonly string[], env: NodeJS.ProcessEnv, input = ''): Promise<RunResult & { text: string }> {
   const line = [process.execPath, CORDON_BIN, 'pcodx', '--db', db, ...args].map(quote).join(' ');
-  const r = await runProcess(['script', '-qec', line, '/dev/null'], { env, input: '' });
+  const r = await runProcess(['script', '-qec', line, '/dev/null'], { env, input });
   return { ...r, text: r.stdout.replaceAll('\r\n', '\n') };
 }
 
@@ -60,4 +60,15 @@ describe('pcodx on a terminal', () => {
       expect(rawTurn.stdout).toContain('again\x07');
     }
   }, 120_000);
+
+  it("resume's render and the interactive loop's /show are escaped on a terminal", async () => {
+    expect((await piped(['record', '--session', 's', '--role', 'user', '--text', HOSTILE], box.env)).exitCode).toBe(0);
+    for (const args of [['resume', '--last'], ['interactive', '--session', 's']]) {
+      const r = await onTerminal(args, box.env, '/show\n/exit\n');
+      expect(r.exitCode, args.join(' ')).toBe(0);
+      // The loop's prompt is drawn with readline's own CSI sequences; what was recorded is not sent raw.
+      expect(r.text.split(SHOWN).length - 1, args.join(' ')).toBe(args[0] === 'resume' ? 2 : 1);
+      expect(r.text, args.join(' ')).not.toMatch(/\x1b\]|\x07/);
+    }
+  }, 60_000);
 });

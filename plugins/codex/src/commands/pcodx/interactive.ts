@@ -2,7 +2,6 @@ import type { LedgerHandle } from '@cordon/plugin-api';
 import { PcodxCommand, textFlags } from '../../pcodx/command.js';
 import { interactiveStart } from '../../pcodx/actions.js';
 import { InteractiveLoop, runLoop } from '../../pcodx/interactive.js';
-import { processSink } from '../../pcodx/output.js';
 import { readTextInput } from '../../pcodx/text-input.js';
 
 export default class PcodxInteractive extends PcodxCommand {
@@ -13,9 +12,11 @@ export default class PcodxInteractive extends PcodxCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxInteractive);
     const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: false, stdinAllowed: false });
+    // On a terminal, what the loop prints is escaped as the other commands' output is.
+    const sink = await this.sink(false);
     const loop = async (ledger: LedgerHandle) => {
-      const target = await interactiveStart(ledger, { ...flags, text: input?.text }, processSink);
-      await runLoop(new InteractiveLoop(ledger, target, processSink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
+      const target = await interactiveStart(ledger, { ...flags, text: input?.text }, sink);
+      await runLoop(new InteractiveLoop(ledger, target, sink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
     };
     await this.withLedger(flags.db, loop, true, flags.session);
   }

@@ -3,7 +3,6 @@ import { Flags } from '@oclif/core';
 import { PcodxCommand, textFlags } from '../../pcodx/command.js';
 import { checkResumeSelector, resume } from '../../pcodx/actions.js';
 import { InteractiveLoop, runLoop } from '../../pcodx/interactive.js';
-import { processSink } from '../../pcodx/output.js';
 import { readTextInput } from '../../pcodx/text-input.js';
 
 export default class PcodxResume extends PcodxCommand {
@@ -17,9 +16,11 @@ export default class PcodxResume extends PcodxCommand {
     // Before the ledger is opened: a refusal writes nothing.
     checkResumeSelector(flags);
     const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: false, stdinAllowed: false });
+    // On a terminal, what the loop prints is escaped as the other commands' output is.
+    const sink = await this.sink(false);
     const loop = async (ledger: LedgerHandle) => {
-      const target = await resume(ledger, { ...flags, text: input?.text }, processSink);
-      await runLoop(new InteractiveLoop(ledger, target, processSink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
+      const target = await resume(ledger, { ...flags, text: input?.text }, sink);
+      await runLoop(new InteractiveLoop(ledger, target, sink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
     };
     await this.withExistingLedger(flags.db, loop, flags.session);
   }
