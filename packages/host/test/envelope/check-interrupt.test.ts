@@ -19,6 +19,23 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.cleanup());
 
+/** A verifier that writes its pid to `pidFile`, then sleeps until ended. */
+const sleepingVerifier = (pidFile: string) => `sh -c 'echo $$ > ${pidFile}; exec sleep 30'`;
+
+/**
+ * `cordon <args>` started in `cwd`, its output collected, once the verifier has written its pid
+ * to `pidFile` (so an interrupt sent now comes while the verifier runs).
+ */
+async function checkWithVerifierRunning(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, pidFile: string) {
+  const child = spawn(process.execPath, [CORDON_BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d) => (out.stdout += d));
+  child.stderr.on('data', (d) => (out.stderr += d));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, sig) => resolve({ code, signal: sig })));
+  await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { what: 'the verifier to write its pid', timeoutMs: 20_000 });
+  return { child, ended, out, verifierPid: Number(readFileSync(pidFile, 'utf8')) };
+}
+
 describe.each([
   ['the fast route', [] as string[]],
   ['the oclif command', ['--format', 'junit']],
@@ -26,31 +43,23 @@ describe.each([
   it.each(['SIGINT', 'SIGTERM'] as const)('%s ends the running verifier and removes the private directories, then ends by that signal', async (signal) => {
     const repo = makeRepo(sandbox.dir('repo'), { 'src/app.py': 'x\n', '.gitignore': 'build/\n' }, sandbox.env);
     const pidFile = join(sandbox.root, 'verifier.pid');
-    const verifier = `sh -c 'echo $$ > ${pidFile}; exec sleep 30'`;
-    expect((await runCordon(['arm', 'interrupt', '--allow', 'src/**', '--verify', verifier], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+    expect((await runCordon(['arm', 'interrupt', '--allow', 'src/**', '--verify', sleepingVerifier(pidFile)], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
     writeFiles(repo, { 'src/app.py': 'y\n' });
     const tmp = sandbox.dir('tmp');
-    const child = spawn(process.execPath, [CORDON_BIN, 'check', ...extra], { cwd: repo, env: { ...sandbox.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdout.on('data', (d) => (stdout += d));
-    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, sig) => resolve({ code, signal: sig })));
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { what: 'the verifier to write its pid', timeoutMs: 20_000 });
-    const verifierPid = Number(readFileSync(pidFile, 'utf8'));
+    const { child, ended, out, verifierPid } = await checkWithVerifierRunning(['check', ...extra], repo, { ...sandbox.env, TMPDIR: tmp }, pidFile);
     expect(alive(verifierPid)).toBe(true);
     expect(readdirSync(tmp).filter((n) => n.startsWith('cordon-git-'))).toHaveLength(1);
     child.kill(signal);
     const end = await ended;
-    expect(end, stderr).toEqual({ code: null, signal });
+    expect(end, out.stderr).toEqual({ code: null, signal });
     // The verifier got SIGTERM with cordon's exit (sleep ends on it at once).
     await waitFor(() => !alive(verifierPid), { what: `verifier ${verifierPid} to end`, timeoutMs: 3_000 });
     expect(readdirSync(tmp)).toEqual([]);
     // Nothing of the envelope changes and no verdict is printed: the verifier the interrupt
     // ended is no failed verifier (a fresh user saw `rejected: … verifier failed (signal
     // SIGTERM)` printed and saved after Ctrl-C).
-    expect(stdout).toBe('');
-    expect(stderr).not.toMatch(/verifier failed|rejected/);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).not.toMatch(/verifier failed|rejected/);
     const state = JSON.parse(readFileSync(join(repo, '.cordon', 'state.json'), 'utf8')) as { phase: string; last_audit: unknown };
     expect(state.phase).toBe('armed');
     expect(state.last_audit).toBeNull();
@@ -64,17 +73,9 @@ describe('an interrupted range check (check --base)', () => {
     writeFiles(repo, { 'src/app.py': 'y\n' });
     git(repo, ['commit', '-qam', 'change'], sandbox.env);
     const pidFile = join(sandbox.root, 'verifier.pid');
-    const verifier = `sh -c 'echo $$ > ${pidFile}; exec sleep 30'`;
-    const child = spawn(process.execPath, [CORDON_BIN, 'check', '--base', 'HEAD~1', '--allow', 'src/**', '--verify', verifier, '--format', 'github'], { cwd: repo, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, sig) => resolve({ code, signal: sig })));
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { what: 'the verifier to write its pid', timeoutMs: 20_000 });
+    const { child, ended, out } = await checkWithVerifierRunning(['check', '--base', 'HEAD~1', '--allow', 'src/**', '--verify', sleepingVerifier(pidFile), '--format', 'github'], repo, sandbox.env, pidFile);
     child.kill('SIGTERM');
-    expect(await ended, stderr).toEqual({ code: null, signal: 'SIGTERM' });
-    expect(stdout).toBe('');
-    expect(stderr).toBe('');
+    expect(await ended, out.stderr).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(out).toEqual({ stdout: '', stderr: '' });
   });
 });
