@@ -41,6 +41,7 @@ export function commandSynonym(id: string, config: Interfaces.Config): string | 
  * `cordon help chek`), so a typo reads the same everywhere.
  */
 export function reportUnknownCommand(id: string, config: Interfaces.Config, argv: readonly string[]): Errors.ExitError {
+  if (id.startsWith('-')) return reportLeadingFlag(id, config, argv);
   const visible = config.commands.filter((c) => !c.hidden);
   const ids = [...visible.map((c) => c.id), ...visible.flatMap((c) => c.aliases)];
   const typed = toConfiguredId(id, config);
@@ -65,6 +66,29 @@ export function reportUnknownCommand(id: string, config: Interfaces.Config, argv
   const message = owner
     ? `\`${config.bin} ${displayPath(toConfiguredId(owner.command, config))}\` takes no argument \`${displayPath(owner.extra)}\`. Run \`${config.bin} ${displayPath(toConfiguredId(owner.command, config))} --help\` for what it takes.`
     : `\`${displayPath(typed)}\` is not a ${config.bin} command.${hint} Run \`${config.bin} help\` for the list.`;
+  return reportError({ code: ERROR_CODES.BAD_INPUT, message }, 2, asksForJson(argv));
+}
+
+/**
+ * Refuses a flag given before any command (`cordon --verbose check`, `cordon -x`), which oclif
+ * takes for a command id: cordon itself takes only `--help` and `--version`, and a command's
+ * flags follow its name. Names the command with the flags moved after it when the words that
+ * follow hold one (`cordon check --verbose`). `CORDON_BAD_INPUT`, exit 2.
+ */
+function reportLeadingFlag(flag: string, config: Interfaces.Config, argv: readonly string[]): Errors.ExitError {
+  const words = [flag, ...argv];
+  // The command's words: the longest run of words, from the first that is no flag, naming one (`control run`).
+  const at = words.findIndex((word) => !word.startsWith('-'));
+  let length = 0;
+  for (let end = at < 0 ? 0 : words.length; end > at && length === 0; end--) {
+    const run = words.slice(at, end);
+    if (run.every((word) => !word.startsWith('-')) && config.findCommand(run.join(':')) !== undefined) length = run.length;
+  }
+  const where =
+    length > 0
+      ? `Did you mean \`${config.bin} ${[...words.slice(at, at + length), ...words.slice(0, at), ...words.slice(at + length)].map(displayPath).join(' ')}\`?`
+      : `A command's flags go after its name: \`${config.bin} <command> ${displayPath(flag)}\`.`;
+  const message = `\`${displayPath(flag)}\` is a flag, not a ${config.bin} command: ${config.bin} itself takes only --help and --version. ${where} Run \`${config.bin} help\` for the commands.`;
   return reportError({ code: ERROR_CODES.BAD_INPUT, message }, 2, asksForJson(argv));
 }
 

@@ -12,7 +12,8 @@ import { commandSynonym, reportUnknownCommand } from '../cli/unknown-command.js'
  */
 const hook: Hook.CommandNotFound = async function (options) {
   // A synonym (`completion` for `autocomplete`) is no typo the plugin's spelling distance would find.
-  if (process.stdin.isTTY && process.stderr.isTTY && commandSynonym(options.id, options.config) === undefined) {
+  // A flag before any command (`cordon --verbose check`) is no typo of a command either.
+  if (process.stdin.isTTY && process.stderr.isTTY && !options.id.startsWith('-') && commandSynonym(options.id, options.config) === undefined) {
     try {
       return await pluginNotFound.call(this, options);
     } catch (error) {

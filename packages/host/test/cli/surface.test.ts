@@ -182,6 +182,22 @@ describe('the command line', () => {
     }
   });
 
+  // Found by a fresh user: `cordon -x` and `cordon --verbose check` said `` `-x` is not a cordon command``.
+  it('a flag before any command is named a flag, with the command it belongs to when one follows', async () => {
+    const flagLead = (flag: string) => `\`${flag}\` is a flag, not a cordon command: cordon itself takes only --help and --version.`;
+    const cases = [
+      [['-x'], `${flagLead('-x')} A command's flags go after its name: \`cordon <command> -x\`. Run \`cordon help\` for the commands.`],
+      [['--verbose', 'check'], `${flagLead('--verbose')} Did you mean \`cordon check --verbose\`? Run \`cordon help\` for the commands.`],
+      [['--verbose', 'control', 'run', '--', 'true'], `${flagLead('--verbose')} Did you mean \`cordon control run --verbose -- true\`? Run \`cordon help\` for the commands.`],
+    ] as const;
+    for (const [argv, message] of cases) {
+      const r = await runCordon([...argv], { env: box.env });
+      expect([argv.join(' '), r.exitCode, r.stderr]).toEqual([argv.join(' '), 2, `    Error: ${message}\n    Code: CORDON_BAD_INPUT\n`]);
+    }
+    const json = await runCordon(['-x', '--json'], { env: box.env });
+    expect([json.exitCode, JSON.parse(json.stdout).error.message]).toEqual([2, `${flagLead('-x')} A command's flags go after its name: \`cordon <command> -x\`. Run \`cordon help\` for the commands.`]);
+  });
+
   it('a command a first-party plugin adds names the plugin to install', async () => {
     for (const [args, plugin] of [[['pcodx', 'show'], 'codex'], [['wrap', '--', 'aider'], 'aider'], [['help', 'pcodx'], 'codex'], [['wrap', '-h'], 'aider']] as const) {
       const r = await runCordon([...args], { env: box.env });
