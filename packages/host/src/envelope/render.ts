@@ -53,7 +53,7 @@ export function renderAudit(audit: AuditRecord): string {
     lines.push(`violation: ${v.message}`);
     if (v.code === 'verifier_failed') {
       const result = failed.shift();
-      if (result) lines.push(...outputTail(result).map((l) => `    ${l}`));
+      if (result) lines.push(...outputTail(result).map((l) => (l === '' ? l : `    ${l}`)));
     }
   }
   for (const note of audit.notes ?? []) lines.push(`note: ${note}`);
@@ -130,7 +130,7 @@ export function labelLine(label: string): string {
  */
 export function agentStderrSection(lines: readonly string[], which: string): string[] {
   if (lines.length === 0) return [];
-  return [`agent stderr, last lines of ${which}:`, ...lines.map((line) => `    ${line}`)];
+  return [`agent stderr, last lines of ${which}:`, ...lines.map((line) => (line === '' ? line : `    ${line}`))];
 }
 
 /** Human output of `cordon status`. */

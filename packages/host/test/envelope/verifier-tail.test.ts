@@ -54,5 +54,8 @@ describe('verifier output keeps head and tail', () => {
     }
     const text = await runCordon(['check'], { env: sandbox.env, cwd: repo });
     expect(text.stdout).toMatch(/longer than 16 KiB, \d+ bytes of its middle left out; its last lines:/);
+    // A blank line of the output stays blank, not four spaces (found by a fresh user in the demo).
+    expect(text.stdout).toMatch(/\n\n/);
+    expect(text.stdout.split('\n').filter((line) => /\s$/.test(line))).toEqual([]);
   }, 120_000);
 });
