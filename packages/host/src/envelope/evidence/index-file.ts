@@ -85,9 +85,31 @@ function walkIndex(w: IndexWindow, hashBytes: 20 | 32): IndexFacts | undefined {
   // Each entry is parsed from the window with plain indexing; when it runs past the bytes read
   // so far, the window moves to the entry (w.more) and the entry is parsed again.
   let { buf, filled, base } = w;
+  const flagsAt = STAT_BYTES + hashBytes;
   for (let i = 0; i < count; ) {
     if (buf !== w.buf || filled !== w.filled || base !== w.base) ({ buf, filled, base } = w);
     const limit = end - base;
+    if (version !== 4) {
+      // The common entry (versions 2 and 3: no flag but the name's length, a name under 0xFFF
+      // bytes, wholly in the window) is skipped with the fewest steps: a check runs without V8's
+      // optimising compiler, where every operation in this loop counts at 100,000 entries. Any
+      // other entry, or one running past the window, is left to the general parse below.
+      const stop = filled < limit ? filled : limit;
+      let p = at - base;
+      while (i < count) {
+        const f = p + flagsAt;
+        if (f + 2 > stop) break;
+        const flags = (buf[f]! << 8) | buf[f + 1]!;
+        if (flags >= CE_EXTENDED || (flags & CE_NAMEMASK) === CE_NAMEMASK) break;
+        const nul = f + 2 + flags;
+        if (nul >= stop) break;
+        if (buf[nul] !== 0) return undefined;
+        p += (flagsAt + 10 + flags) & ~7;
+        i += 1;
+      }
+      at = base + p;
+      if (i === count) break;
+    }
     const start = at - base;
     let cursor = start + STAT_BYTES + hashBytes;
     if (cursor + 4 > limit) return undefined;
