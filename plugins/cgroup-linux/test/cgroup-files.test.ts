@@ -132,12 +132,13 @@ describe('tiers and the stall policy', () => {
 });
 
 describe('@cordon/cgroup-linux sources', () => {
-  it('import plugin-api for types only and no host module (an installed plugin cannot resolve the host)', () => {
+  // Run-time imports of the plugin API are fine: the build gives the plugin its own copy
+  // (scripts/inline-plugin-api.mjs; packages/host/test/plugins/runtime-imports.test.ts).
+  it('import no host module (an installed plugin cannot resolve the host)', () => {
     const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]));
     for (const file of walk(join(import.meta.dirname, '../src'))) {
       const text = readFileSync(file, 'utf8');
       expect(text, file).not.toMatch(/from '(@cordon\/host|[./]*packages\/host)/);
-      expect(text, file).not.toMatch(/^import (?!type )[^;]*'@cordon\/plugin-api'/m);
     }
   });
 });

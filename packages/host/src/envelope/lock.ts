@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { EXCLUSIVE_CREATE, tempPathBeside } from '../io/atomic-write.js';
 import { processRuns, processStartTicks } from '../io/private-temp.js';
-import { nameNumber } from '../util/name-number.js';
+import { nameNumber } from '@cordon/plugin-api';
 import { readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 import { hostName } from '../util/legacy-binding.js';
 import { isoTimestamp } from '../util/clock.js';
@@ -262,7 +262,7 @@ function held(path: string, holder: LockState): CordonError {
  * Removes what killed lock takers left beside the lock at `path`: their temp files
  * (`.cordon.lock.<pid>.<random>.tmp`) and aside copies (`cordon.lock.stale-<pid>-<random>`),
  * only when that pid no longer runs. A pid not written as cordon writes one (`0`, `07`, past the
- * safe integers: util/name-number.ts) makes the name no leftover of cordon's: it stays. Returns
+ * safe integers: the plugin API's `nameNumber`) makes the name no leftover of cordon's: it stays. Returns
  * the names removed. Never throws.
  */
 export function cleanLockLeftovers(path: string): string[] {

@@ -1,7 +1,7 @@
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemTempDir } from '../util/legacy-binding.js';
-import { NAME_NUMBER, nameNumber } from '../util/name-number.js';
+import { NAME_NUMBER, nameNumber } from '@cordon/plugin-api';
 
 /**
  * Start time of `pid` in clock ticks since boot (field 22 of `/proc/<pid>/stat`), or null when

@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
 import { sleep } from '../sleep.js';
 import { dirname, join } from 'node:path';
+import { NAME_NUMBER, nameNumber } from '@cordon/plugin-api';
 import { NEEDED } from './detect.js';
 import { parseLimit, readText, words, writeValue } from './files.js';
 
@@ -72,16 +73,17 @@ export function callName(pid: number = process.pid): string {
 
 /**
  * A per-call cgroup's name as {@link callName} writes it: pid and start ticks as `String()` spells
- * them (no leading zero; a start of 0 = not known), so `run-07-…` or `run-0-…` is no call's.
+ * them (the plugin API's `NAME_NUMBER`; a start of 0 = not known), so `run-07-…` or `run-0-…` is
+ * no call's.
  */
-const CALL = /^run-([1-9][0-9]*)-(0|[1-9][0-9]*)-[a-z0-9]+$/;
+const CALL = new RegExp(`^run-(${NAME_NUMBER})-(0|${NAME_NUMBER})-[a-z0-9]+$`);
 
 /** True when the owner named in a per-call cgroup's name no longer runs (no such pid, or the pid started at another time). */
 export function ownerGone(name: string): boolean {
   const m = CALL.exec(name);
   if (!m) return false;
-  const pid = Number(m[1]);
-  return Number.isSafeInteger(pid) && processStart(pid) !== m[2];
+  const pid = nameNumber(m[1]!);
+  return pid !== undefined && processStart(pid) !== m[2];
 }
 
 /** True when the cgroup `dir` has no live process in it or below (`cgroup.events` populated 0). */

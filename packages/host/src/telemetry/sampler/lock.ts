@@ -2,7 +2,7 @@ import { linkSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { tempPathBeside, writeFileAtomic } from '../../io/atomic-write.js';
 import { readRegularFile } from '../../io/safe-read.js';
-import { nameNumber } from '../../util/name-number.js';
+import { nameNumber } from '@cordon/plugin-api';
 import { isAlive, type ProcessIdentity } from './identity.js';
 
 /** Who holds one generation of a session's sampler lock (`sampler.lock.<generation>`, JSON). */
@@ -29,7 +29,7 @@ export function lockPath(dir: string, generation: number): string {
 
 /**
  * The highest lock generation present in `dir` (0 when none). Only a name whose generation is
- * written as {@link lockPath} writes it counts (util/name-number.ts `nameNumber`: `1`, `2`, …, up
+ * written as {@link lockPath} writes it counts (the plugin API's `nameNumber`: `1`, `2`, …, up
  * to `Number.MAX_SAFE_INTEGER`); `sampler.lock.1e3`, `.0x10`, `.07`, `.1.0` or `. 7` is no
  * generation, and is left where it is.
  */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nameNumber } from '../../src/util/name-number.js';
+import { nameNumber } from '../src/name-number.js';
 
 describe('nameNumber', () => {
   it('reads the planted spellings Number() takes as no number', () => {

@@ -1,4 +1,10 @@
 /**
+ * Numbers in the names of the files and directories cordon and its plugins write (lock
+ * generations, pids and start times of owners): one rule, so a name planted by someone else is
+ * never read as one of them (a pid `07` as pid 7, a lock `sampler.lock.1e3` as generation 1000).
+ */
+
+/**
  * A count or pid as cordon writes it into a file or directory name (`String(n)` of a positive
  * safe integer): a non-zero digit, then digits. As a regular-expression source, for a name's
  * shape that holds one (`^run-(${NAME_NUMBER})-…$`).
