@@ -8,14 +8,13 @@
  */
 
 import { unknownFlagSuggestions } from './flag-suggestion.js';
+import { withoutCsi } from '../output/control-sequences.js';
 
 /** A command's arguments as oclif describes them (`Command.args`): the allowed values of each. */
 export type ArgSpecs = Readonly<Record<string, { readonly name?: string; readonly options?: readonly string[] } | undefined>>;
 
 /** oclif's last line on every parse error; cordon names the command's help instead. */
 const SEE_HELP = /\n?See more help with --help\s*$/;
-// SGR sequences only: oclif dims the reasons of a failed flag validation when colour is on.
-const SGR = /\x1b\[[0-9;]*m/g;
 
 /**
  * The one-line message of one of oclif's usage errors (`error`, thrown while `command`, such as
@@ -33,7 +32,7 @@ const SGR = /\x1b\[[0-9;]*m/g;
  * message that is no parse error (a command's own `this.error(…)`) is returned as it is.
  */
 export function usageMessage(error: Error & { args?: unknown; flags?: unknown; parse?: unknown }, command: string, args?: ArgSpecs): string {
-  const plain = error.message.replace(SGR, '');
+  const plain = withoutCsi(error.message);
   const text = plain.replace(SEE_HELP, '');
   const problem = usageProblem(text, error.args, args, command) ?? unknownFlagsProblem(text, error) ?? unexpectedArgsProblem(text, error, command, args);
   const end = `see \`${command} --help\``;

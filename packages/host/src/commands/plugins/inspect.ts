@@ -3,6 +3,7 @@ import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError } from '../../cli/command-error.js';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { resolvePluginArgv } from '../../plugins/plugin-names.js';
+import { withoutCsi } from '../../output/control-sequences.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
 const OclifInspect = commands['plugins:inspect'] as unknown as typeof Command & {
@@ -11,8 +12,6 @@ const OclifInspect = commands['plugins:inspect'] as unknown as typeof Command & 
 
 /** oclif's mark for a failed inspection (`this.log(bold.red('failed'))` before it rethrows). */
 const FAILED_MARK = 'failed';
-// SGR sequences only: the mark is red when colour is on.
-const SGR = /\x1b\[[0-9;]*m/g;
 
 /**
  * `cordon plugins inspect PLUGIN…`: oclif's command (same arguments and flags), except that its
@@ -42,7 +41,7 @@ export default class PluginsInspect extends OclifInspect {
 
   /** `Command.log`, except for oclif's `failed` mark after a failed inspection (see {@link inspect}). */
   override log(message?: string, ...args: unknown[]): void {
-    if (this.#failing && typeof message === 'string' && message.replace(SGR, '') === FAILED_MARK) {
+    if (this.#failing && typeof message === 'string' && withoutCsi(message) === FAILED_MARK) {
       this.#failing = false;
       return;
     }

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { cutText } from '@cordon/plugin-api';
+import { withoutCsi } from '../../output/control-sequences.js';
 import { redactText } from '../../output/redact.js';
 
 /** Lines of an agent's stderr `run`, `resume` and `status` show after an engine error, at most. */
@@ -11,19 +12,12 @@ const STATUS_CHARS = 100;
 /** Characters of an unfinished stderr line kept while the agent runs. */
 const PARTIAL_CHARS = 4096;
 
-/**
- * ECMA-48 control sequences introduced by CSI (ESC [ … final byte): the colours and cursor moves
- * an agent's logger writes. Removed before lines are compared and shown; every other control
- * character (an OSC that would set the title or the clipboard) stays and is escaped by the
- * terminal renderers (output/terminal.ts), so it shows as `\u001b]…`.
- */
-const CONTROL_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]/g;
 /** A leading ISO-8601 time stamp, as tracing-style loggers (Codex's) begin each line. */
 const TIME_STAMP = /^\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s+/;
 
 /** One line of agent stderr without control sequences and without its leading time stamp. */
 function plainLine(line: string): string {
-  return line.replace(CONTROL_SEQUENCE, '').replace(TIME_STAMP, '').trimEnd();
+  return withoutCsi(line).replace(TIME_STAMP, '').trimEnd();
 }
 
 /**
