@@ -1,4 +1,4 @@
-import { constants, lstatSync } from 'node:fs';
+import { constants, lstatSync, statSync } from 'node:fs';
 import { legacyBinding } from '../util/legacy-binding.js';
 
 /** A path's type as `lstat(2)` gives it (symlinks not followed) and its size in bytes. */
@@ -8,29 +8,42 @@ export interface PathKind {
   readonly size: number;
 }
 
-/** `st_mode` and `st_size` in the array Node's `fs` binding fills (`kMode`, `kSize` of lib/internal/fs/utils.js). */
+/** `st_mode`, `st_size` and `st_mtim` in the array Node's `fs` binding fills (`kMode`, `kSize`, … of lib/internal/fs/utils.js). */
 const MODE = 1;
 const SIZE = 8;
+const MTIME_SEC = 12;
+const MTIME_NSEC = 13;
 
-/** Node's `fs.binding.lstat` in the convention this file knows, or undefined (then `fs.lstatSync` is used). */
-let direct: ((path: string | Buffer, bigint: false, request: undefined, throwIfNoEntry: boolean) => Float64Array | undefined) | null | undefined;
+/** One of Node's `fs` binding calls `stat` and `lstat`: `(path, bigint, request, throwIfNoEntry)` → the filled array, or undefined for a missing path. */
+type DirectStat = (path: string | Buffer, bigint: false, request: undefined, throwIfNoEntry: boolean) => Float64Array | undefined;
+
+/** The binding's `stat` and `lstat` once looked at: the function, or null where `fs` is used. */
+const direct: { stat?: DirectStat | null; lstat?: DirectStat | null } = {};
 
 /**
- * The binding's `lstat` when it takes `(path, bigint, undefined, throwIfNoEntry)` and returns the
- * filled stat array or `undefined` for a missing path, which is how Node 20.19+, 22 and 24 call
- * it from `fs.lstatSync` (their lib/fs.js). Known by the text of this Node's own `lstatSync`, so a
- * Node that calls it otherwise (a mismatch is a failed native assertion that aborts the process)
- * gets `null`; so does a process under Node's permission model, whose checks live in `lstatSync`.
+ * The binding's `name` (`stat` or `lstat`) when it takes `(path, bigint, undefined,
+ * throwIfNoEntry)` and returns the filled stat array or `undefined` for a missing path, which is
+ * how Node 20.19+, 22 and 24 call it from `fs.statSync`/`fs.lstatSync` (their lib/fs.js). Known
+ * by the text of this Node's own function, so a Node that calls it otherwise (a mismatch is a
+ * failed native assertion that aborts the process) gets `null`; so does a process under Node's
+ * permission model, whose checks live in the `fs` functions, and Windows, where `fs` first makes
+ * a path a namespaced (`\\?\`) one.
  */
-function directLstat(): typeof direct {
-  if (direct !== undefined) return direct;
-  direct = null;
-  if ((process as { permission?: unknown }).permission !== undefined) return direct;
+function directStat(name: 'stat' | 'lstat', publicFunction: (...args: never[]) => unknown): DirectStat | null {
+  const known = direct[name];
+  if (known !== undefined) return known;
+  direct[name] = null;
+  if ((process as { permission?: unknown }).permission !== undefined || process.platform === 'win32') return null;
   const fs = legacyBinding('fs');
-  if (typeof fs?.lstat !== 'function' || !(fs.statValues instanceof Float64Array)) return direct;
-  if (!/binding\.lstat\(\s*(pathModule\.toNamespacedPath\(path\)|path),\s*options\.bigint,\s*undefined,\s*options\.throwIfNoEntry,?\s*\)/.test(Function.prototype.toString.call(lstatSync))) return direct;
-  direct = fs.lstat as NonNullable<typeof direct>;
-  return direct;
+  if (typeof fs?.[name] !== 'function' || !(fs.statValues instanceof Float64Array)) return null;
+  const call = new RegExp(`binding\\.${name}\\(\\s*(pathModule\\.toNamespacedPath\\(path\\)|getValidatedPath\\(path\\)|path),\\s*options\\.bigint,\\s*undefined,\\s*options\\.throwIfNoEntry,?\\s*\\)`);
+  if (!call.test(Function.prototype.toString.call(publicFunction))) return null;
+  return (direct[name] = fs[name] as DirectStat);
+}
+
+/** Whether `path` holds a NUL byte: Node's own validation refuses it (the binding would read the path up to it). */
+function holdsNul(path: string | Buffer): boolean {
+  return typeof path === 'string' ? path.includes('\0') : path.includes(0);
 }
 
 /** The {@link PathKind} of an `st_mode` and `st_size`. */
@@ -53,8 +66,8 @@ function kindOf(mode: number, size: number): PathKind {
  * it), this is `lstatSync`.
  */
 export function lstatKind(path: string | Buffer): PathKind | undefined {
-  const lstat = directLstat();
-  if (!lstat || (typeof path === 'string' ? path.includes('\0') : path.includes(0))) {
+  const lstat = directStat('lstat', lstatSync);
+  if (!lstat || holdsNul(path)) {
     const st = lstatSync(path, { throwIfNoEntry: false });
     return st && kindOf(st.mode, st.size);
   }
@@ -64,5 +77,32 @@ export function lstatKind(path: string | Buffer): PathKind | undefined {
 
 /** Whether {@link lstatKind} asks Node's binding directly in this process (else it is `fs.lstatSync`). For its tests. */
 export function lstatKindIsDirect(): boolean {
-  return typeof directLstat() === 'function';
+  return typeof directStat('lstat', lstatSync) === 'function';
+}
+
+/**
+ * `<size>:<mtimeMs>` of what is at `path` (`stat(2)`: links followed), the numbers
+ * `fs.statSync(path)` gives as `size` and `mtimeMs` (Node's `msFromTimeSpec`: seconds × 1000 +
+ * nanoseconds / 1e6, the same floating-point value), or `missing` when it cannot be stat'ed for
+ * any reason. Cheap identity for cache keys (the plugin index stamps every plugin's package.json
+ * and register modules on every hook call and `control run`): like {@link lstatKind}, without
+ * the `fs.Stats` and its four `Date`s `statSync` builds. Never throws.
+ */
+export function statStamp(path: string): string {
+  try {
+    const stat = directStat('stat', statSync);
+    if (!stat || holdsNul(path)) {
+      const st = statSync(path);
+      return `${st.size}:${st.mtimeMs}`;
+    }
+    const values = stat(path, false, undefined, false);
+    return values ? `${values[SIZE]!}:${values[MTIME_SEC]! * 1000 + values[MTIME_NSEC]! / 1e6}` : 'missing';
+  } catch {
+    return 'missing';
+  }
+}
+
+/** Whether {@link statStamp} asks Node's binding directly in this process (else it is `fs.statSync`). For its tests. */
+export function statStampIsDirect(): boolean {
+  return typeof directStat('stat', statSync) === 'function';
 }

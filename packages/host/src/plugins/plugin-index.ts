@@ -1,9 +1,10 @@
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HookName } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { ensurePrivateDir } from '../io/private-dir.js';
+import { statStamp } from '../io/lstat-kind.js';
 import type { PluginPackage } from './discover.js';
 import { registerTargets } from './hook-targets.js';
 
@@ -64,14 +65,9 @@ export function registerReads(pkg: PluginPackage): string[] {
  * A file that cannot be stat'ed contributes `missing`, so the key still changes when it appears.
  */
 export function pluginIndexKey(hostVersion: string, packages: readonly PluginPackage[], configDir?: string): string {
-  const stamp = (path: string): string => {
-    try {
-      const s = statSync(path);
-      return `${s.size}:${s.mtimeMs}`;
-    } catch {
-      return 'missing';
-    }
-  };
+  // The size and mtime of a file (io/lstat-kind.ts statStamp: no fs.Stats built, this runs for
+  // every file of every plugin on every hook call and `control run`).
+  const stamp = statStamp;
   const parts = [`host@${hostVersion}`];
   for (const pkg of packages) {
     parts.push(pkg.name, pkg.root, stamp(join(pkg.root, 'package.json')));

@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lstatKind, lstatKindIsDirect } from '../../src/io/lstat-kind.js';
+import { lstatKind, lstatKindIsDirect, statStamp, statStampIsDirect } from '../../src/io/lstat-kind.js';
 
 let root: string;
 beforeEach(() => {
@@ -69,5 +69,42 @@ describe('lstatKind', () => {
     const module = join(import.meta.dirname, '../../dist/io/lstat-kind.js');
     const r = spawnSync(process.execPath, ['--pending-deprecation', '--input-type=module', '-e', `const m = await import(${JSON.stringify(module)}); console.log(JSON.stringify([m.lstatKindIsDirect(), m.lstatKind(${JSON.stringify(root)})]));`], { encoding: 'utf8' });
     expect({ stderr: r.stderr, stdout: JSON.parse(r.stdout) }).toEqual({ stderr: '', stdout: [true, { type: 'directory', size: lstatSync(root).size }] });
+  });
+});
+
+describe('statStamp', () => {
+  /** What statStamp must say: fs.statSync's size and mtimeMs, or missing where it throws. */
+  const fromStatSync = (path: string): string => {
+    try {
+      const st = statSync(path);
+      return `${st.size}:${st.mtimeMs}`;
+    } catch {
+      return 'missing';
+    }
+  };
+
+  it("asks Node's binding directly on the Node majors cordon supports (20, 22, 24)", () => {
+    expect(statStampIsDirect()).toBe(true);
+  });
+
+  it('gives the size and mtimeMs fs.statSync gives, through links, and missing wherever statSync throws', () => {
+    writeFileSync(join(root, 'file.txt'), 'hello\n');
+    // A modification time with a fraction of a millisecond: the same floating-point value as Node's.
+    utimesSync(join(root, 'file.txt'), 1_700_000_000.123456, 1_700_000_000.987654);
+    symlinkSync('file.txt', join(root, 'link'));
+    symlinkSync('nowhere', join(root, 'dangling'));
+    mkdirSync(join(root, 'dir'));
+    mkdirSync(join(root, 'closed'));
+    writeFileSync(join(root, 'closed', 'inside'), 'x');
+    chmodSync(join(root, 'closed'), 0o000);
+    try {
+      const cases = ['file.txt', 'link', 'dangling', 'dir', 'missing', 'file.txt/below', 'closed/inside', `nul\0byte`].map((name) => join(root, name));
+      for (const path of cases) expect({ path, stamp: statStamp(path) }).toEqual({ path, stamp: fromStatSync(path) });
+      expect(statStamp(join(root, 'link'))).toBe(statStamp(join(root, 'file.txt')));
+      expect(statStamp(join(root, 'file.txt'))).toBe(`6:${statSync(join(root, 'file.txt')).mtimeMs}`);
+      expect(statStamp(join(root, 'missing'))).toBe('missing');
+    } finally {
+      chmodSync(join(root, 'closed'), 0o700);
+    }
   });
 });
