@@ -8,7 +8,7 @@ import { runInstallHooks, type InstallHooksReport } from '../install-hooks/run.j
 /** Flags shared by install-hooks and uninstall-hooks. */
 export const hookConfigFlags = {
   agent: Flags.string({ char: 'a', multiple: true, description: 'Agent to configure (repeatable): claude-code, codex, gemini, cursor, hermes', exclusive: ['all'] }),
-  all: Flags.boolean({ description: 'Every agent found installed here (its binary on PATH or its user config home present; with --scope project also its config dir in the project)', exclusive: ['agent'] }),
+  all: Flags.boolean({ description: 'Every agent found installed here (its binary on PATH or its user config home present; with --scope project also its config dir in the project); each agent left out is named with why', exclusive: ['agent'] }),
   scope: Flags.string({ options: ['user', 'project'], default: 'user', description: "Write the agent's per-user config, or the project's" }),
   'project-dir': directoryFlag({ description: 'Project root for --scope project (default: current directory; it must exist)' }),
   write: Flags.boolean({ description: 'Apply the changes (default: dry run printing a diff of each file)' }),

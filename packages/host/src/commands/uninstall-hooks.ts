@@ -9,6 +9,7 @@ export default class UninstallHooks extends CordonCommand {
     'Dry run by default (prints a diff of every file); --write applies. A file install-hooks created is deleted, and a file that existed gets back its exact earlier bytes,',
     'as long as nothing else has written to it since (install keeps a record in the data dir); otherwise only the entries whose command is a cordon hook command for',
     'that agent (and Codex trust entries holding their hashes) are removed, with the containers they leave empty. A symbolic link is never deleted.',
+    'At user scope --write also records that the agent\'s hooks were removed on purpose (<config>/hooks-removed.json): `cordon doctor` then reports it as such instead of a problem, and `install-hooks --all` leaves it out; `install-hooks --agent NAME --write` takes the choice back.',
   ].join('\n');
   static override examples = ['<%= config.bin %> <%= command.id %> --agent codex', '<%= config.bin %> <%= command.id %> --all --write'];
   static override flags = hookConfigFlags;

@@ -5,6 +5,7 @@ import type { CordonHost } from '../bus/host.js';
 import { whichIn } from '../install-hooks/files.js';
 import { planHooks } from '../install-hooks/run.js';
 import { configProblem } from '../install-hooks/formats/unparseable.js';
+import { readRemovedHooks } from '../install-hooks/removed-choice.js';
 import { lazyPackage } from '../util/lazy-package.js';
 import { commandProblem } from '../process/start-failure.js';
 import type { Finding } from './report.js';
@@ -74,12 +75,15 @@ function installed(uninstall: InstallPlan): boolean {
  * would change nothing), does each installed command still start, does the agent accept them
  * (Codex's trust, as `codex app-server` `hooks/list` reports it; Hermes' consent allowlist).
  * An agent found here without cordon's hooks is a problem while no agent has them, and
- * information once one has. Reads only: plans are computed, never written.
+ * information once one has; one whose hooks `uninstall-hooks` removed on purpose (user scope,
+ * install-hooks/removed-choice.ts) is information saying so. Reads only: plans are computed, never written.
  */
 export async function hookFindings(host: CordonHost, options: { scope: HookScope; projectDir?: string; env?: NodeJS.ProcessEnv }): Promise<Finding[]> {
   const env = options.env ?? process.env;
   const findings: Finding[] = [];
   let hooked = 0;
+  // Agents whose hooks the user took out with `uninstall-hooks` (user scope): said, not failed.
+  const removedOnPurpose = options.scope === 'user' ? readRemovedHooks(host.paths.configDir) : {};
   const agents = host.dialects
     .list()
     .filter((r) => r.entry.loadInstaller)
@@ -106,6 +110,11 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
     if (!present) {
       // A project without cordon's hooks is the usual case; only the user scope speaks for the agent.
       if (options.scope === 'project') continue;
+      const removed = removedOnPurpose[agent];
+      if (removed) {
+        findings.push({ check, status: 'info', message: `hooks removed on purpose (\`cordon uninstall-hooks\`, ${removed.removed_at}); \`${install}\` puts them back`, details: { removedOnPurpose: true, removedAt: removed.removed_at } });
+        continue;
+      }
       findings.push(
         detected
           ? { check, status: 'problem', message: `${agent} is in use here (its command is on PATH or its home directory exists) but cordon's hooks are not in its config`, fix: install, details: { missing: true } }

@@ -2,7 +2,7 @@ import type { InstallHooksReport } from './run.js';
 
 /**
  * Human output of install-hooks / uninstall-hooks: per agent, each file's summary and diff, then
- * notes; then `notes` about the whole run (`note: …`); then every warning (`warning: <agent>: …`)
+ * notes; then each agent `--all` left out (`skipped codex: not found here (…)`); then `notes` about the whole run (`note: …`); then every warning (`warning: <agent>: …`)
  * last, where it is seen.
  */
 export function printHooksReport(report: InstallHooksReport, line: (text: string) => void, notes: readonly string[] = []): void {
@@ -28,6 +28,8 @@ export function printHooksReport(report: InstallHooksReport, line: (text: string
     }
     for (const note of agent.notes) line(`note: ${note}`);
   }
+  // --all: each agent it left out, one line each (under --json: `passed_over`).
+  for (const skipped of report.passed_over ?? []) line(`skipped ${skipped.agent}: ${skipped.reason}`);
   for (const note of notes) line(`note: ${note}`);
   if (!report.write && report.agents.some((a) => a.changes.length > 0)) line('dry run: nothing was written; pass --write to apply');
   for (const agent of report.agents) {

@@ -11,6 +11,7 @@ import { readInstallRecord, recordInstallWrite, untouchedSince, writeInstallReco
 import { configFormats } from './formats/index.js';
 import { hookListsFor } from './hook-lists.js';
 import { missingHookAgent } from '../bus/hook-agents.js';
+import { readRemovedHooks, updateRemovedHooks, REMOVED_HOOKS_FILE } from './removed-choice.js';
 
 /** Options of {@link planHooks} / {@link runInstallHooks}. */
 export interface InstallHooksOptions {
@@ -47,12 +48,20 @@ export interface AgentHooksReport {
   readonly written: boolean;
 }
 
+/** An agent `--all` left out, and why (`not found here (no \`codex\` command on PATH, no directory ~/.codex)`). */
+export interface PassedOver {
+  readonly agent: string;
+  readonly reason: string;
+}
+
 /** What {@link runInstallHooks} returns (the `--json` output of both commands). */
 export interface InstallHooksReport {
   readonly mode: 'install' | 'uninstall';
   readonly scope: HookScope;
   readonly write: boolean;
   readonly agents: readonly AgentHooksReport[];
+  /** `--all` only: the agents that take hooks but were left out, each with why. */
+  readonly passed_over?: readonly PassedOver[];
 }
 
 interface Planned {
@@ -111,11 +120,50 @@ async function installerOf(host: CordonHost, agent: string): Promise<HookInstall
 }
 
 /**
+ * Whether `installer` finds its agent here, and if not, what it looked for: `detect` is run with
+ * a context whose `which` and `isDirectory` note each name and directory asked about and found
+ * missing, so the reason reads as what was looked for (`no \`codex\` command on PATH, no
+ * directory /home/u/.codex`), whatever the plugin's own rule.
+ */
+async function detection(installer: HookInstaller, ctx: InstallContext): Promise<string | undefined> {
+  const looked: string[] = [];
+  const probing: InstallContext = {
+    ...ctx,
+    which: (name: string) => {
+      const found = ctx.which(name);
+      if (found === undefined) looked.push(`no \`${name}\` command on PATH`);
+      return found;
+    },
+    isDirectory: (path: string) => {
+      const found = ctx.isDirectory(path);
+      if (!found) looked.push(`no directory ${path}`);
+      return found;
+    },
+  };
+  if (await installer.detect(probing)) return undefined;
+  return `not found here${looked.length ? ` (${[...new Set(looked)].join(', ')})` : ''}`;
+}
+
+/** The reason `--all` gives for leaving out an agent whose hooks the user removed on purpose. */
+function removedReason(agent: string, at: string): string {
+  return `hooks removed on purpose with \`cordon uninstall-hooks\` (${at}); \`cordon install-hooks --agent ${agent} --write\` puts them back`;
+}
+
+/**
  * Works out every agent's changes without touching a file. All plans are made before anything
  * is written, so one unparseable file (`CORDON_CONFIG_UNPARSEABLE`) refuses the whole run and
  * leaves every file as it was.
  */
 export async function planHooks(host: CordonHost, options: InstallHooksOptions): Promise<Planned[]> {
+  return (await planAll(host, options)).planned;
+}
+
+/**
+ * {@link planHooks}, and for `--all` each agent that takes hooks but was left out, with why: not
+ * found here (what was looked for), or, for an install at user scope, hooks removed on purpose
+ * (removed-choice.ts).
+ */
+async function planAll(host: CordonHost, options: InstallHooksOptions): Promise<{ planned: Planned[]; passedOver: PassedOver[] }> {
   const names =
     options.agents === 'all'
       ? host.dialects
@@ -125,11 +173,23 @@ export async function planHooks(host: CordonHost, options: InstallHooksOptions):
       : [...new Set(options.agents)];
   if (options.agents !== 'all' && names.length === 0) throw new CordonError(ERROR_CODES.BAD_INPUT, 'name at least one --agent, or pass --all');
   const planned: Planned[] = [];
+  const passedOver: PassedOver[] = [];
+  const removed = options.agents === 'all' && options.mode === 'install' && options.scope === 'user' ? readRemovedHooks(host.paths.configDir) : {};
   for (const agent of names) {
     const installer = await installerOf(host, agent);
     const ctx = contextFor(agent, options);
     try {
-      if (options.agents === 'all' && !(await installer.detect(ctx))) continue;
+      if (options.agents === 'all') {
+        const missing = await detection(installer, ctx);
+        if (missing !== undefined) {
+          passedOver.push({ agent, reason: missing });
+          continue;
+        }
+        if (removed[agent]) {
+          passedOver.push({ agent, reason: removedReason(agent, removed[agent].removed_at) });
+          continue;
+        }
+      }
       const plan: InstallPlan = options.mode === 'install' ? await installer.install(ctx) : await installer.uninstall(ctx);
       // A named agent that has no hooks at this scope is a usage error, not a no-op.
       if (plan.skipped !== undefined && options.agents !== 'all') {
@@ -141,7 +201,7 @@ export async function planHooks(host: CordonHost, options: InstallHooksOptions):
       throw installerError(agent, error);
     }
   }
-  return planned;
+  return { planned, passedOver };
 }
 
 function report(agent: string, plan: InstallPlan, written: boolean): AgentHooksReport {
@@ -242,11 +302,12 @@ function rollBack(journal: Written[], failed: string, error: unknown, what = `co
  * run returns the diffs it would write.
  */
 export async function runInstallHooks(host: CordonHost, options: InstallHooksOptions): Promise<InstallHooksReport> {
-  const planned = await planHooks(host, options);
+  const { planned, passedOver } = await planAll(host, options);
   const dataDir = host.paths.dataDir;
   const record = readInstallRecord(dataDir);
+  const skips = options.agents === 'all' ? { passed_over: passedOver } : {};
   if (options.mode === 'uninstall') for (const p of planned) p.plan = await exactUninstall(p, record);
-  if (!options.write) return { mode: options.mode, scope: options.scope, write: false, agents: planned.map((p) => report(p.agent, p.plan, false)) };
+  if (!options.write) return { mode: options.mode, scope: options.scope, write: false, agents: planned.map((p) => report(p.agent, p.plan, false)), ...skips };
 
   const journal: Written[] = [];
   const apply = (agent: string, change: ConfigChange): void => {
@@ -287,5 +348,19 @@ export async function runInstallHooks(host: CordonHost, options: InstallHooksOpt
       rollBack(journal, join(dataDir, 'install-hooks.json'), error);
     }
   }
-  return { mode: options.mode, scope: options.scope, write: true, agents: planned.map((p) => report(p.agent, merged.get(p.agent)!, true)) };
+  // The user's choice at user scope (removed-choice.ts): an uninstall says "no hooks for this
+  // agent", which doctor then reports as such; an install takes it back.
+  const agents = planned.filter((p) => !p.plan.skipped).map((p) => p.agent);
+  if (options.scope === 'user' && agents.length) {
+    try {
+      updateRemovedHooks(host.paths.configDir, options.mode === 'uninstall' ? { removed: agents } : { restored: agents });
+    } catch (error) {
+      rollBack(journal, join(host.paths.configDir, REMOVED_HOOKS_FILE), error);
+    }
+  }
+  const withChoice = (agent: string, plan: InstallPlan): InstallPlan =>
+    options.mode === 'uninstall' && options.scope === 'user' && !plan.skipped
+      ? { ...plan, notes: [...plan.notes, `recorded that ${agent}'s hooks were removed on purpose: \`cordon doctor\` reports that instead of a problem, and \`install-hooks --all\` leaves ${agent} out; \`cordon install-hooks --agent ${agent} --write\` puts them back`] }
+      : plan;
+  return { mode: options.mode, scope: options.scope, write: true, agents: planned.map((p) => report(p.agent, withChoice(p.agent, merged.get(p.agent)!), true)), ...skips };
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireAgent } from '../../../../test/support/agents.js';
@@ -163,6 +163,36 @@ describe('cordon doctor', () => {
     expect(find(after.report, 'hooks:gemini:user')).toEqual([
       expect.objectContaining({ status: 'info', message: expect.stringMatching(/^gemini is in use here .*\(cordon sees none of its tool calls\)$/), fix: 'cordon install-hooks --agent gemini --write' }),
     ]);
+  });
+
+  it('hooks removed on purpose: uninstall-hooks records the choice, doctor says so and exits 0, --all leaves the agent out, install-hooks takes it back', async () => {
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env })).exitCode).toBe(0);
+    const un = await runCordon(['uninstall-hooks', '--agent', 'claude-code', '--write'], { env });
+    expect(un.exitCode, un.stderr).toBe(0);
+    expect(un.stdout).toContain("note: recorded that claude-code's hooks were removed on purpose");
+    const choice = join(box.configDir, 'hooks-removed.json');
+    expect(statSync(choice).mode & 0o777).toBe(0o600);
+    expect(Object.keys(JSON.parse(readFileSync(choice, 'utf8')).agents)).toEqual(['claude-code']);
+    // ~/.claude is still there: before, this was a problem (exit 1) with no way to say "no hooks".
+    const { exitCode, report, text } = await doctor();
+    expect(exitCode, text).toBe(0);
+    expect(find(report, 'hooks:claude-code:user')).toEqual([
+      expect.objectContaining({ status: 'info', message: expect.stringMatching(/^hooks removed on purpose \(`cordon uninstall-hooks`, \d{4}-\d\d-\d\dT[^)]+\); `cordon install-hooks --agent claude-code --write` puts them back$/) }),
+    ]);
+    expect(find(report, 'activity:claude-code')).toEqual([]);
+    // --all does not undo the choice; it says why it left the agent out.
+    const all = await runCordon(['install-hooks', '--all', '--json'], { env });
+    expect(JSON.parse(all.stdout).passed_over).toContainEqual({ agent: 'claude-code', reason: expect.stringMatching(/^hooks removed on purpose with `cordon uninstall-hooks`/) });
+    // A dry run changes nothing; --write takes the choice back.
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code'], { env })).exitCode).toBe(0);
+    expect(Object.keys(JSON.parse(readFileSync(choice, 'utf8')).agents)).toEqual(['claude-code']);
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env })).exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(choice, 'utf8')).agents).toEqual({});
+    const back = await doctor();
+    expect(find(back.report, 'hooks:claude-code:user')).toEqual([expect.objectContaining({ status: 'ok', message: 'hooks installed and current' })]);
+    // Removing them by hand (no uninstall-hooks) is still a problem: only the command records the choice.
+    writeFileSync(join(box.home, '.claude/settings.json'), '{}\n');
+    expect((await doctor()).exitCode).toBe(1);
   });
 
   it('a log that is not a regular file is a problem, not a crash', async () => {

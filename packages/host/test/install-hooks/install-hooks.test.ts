@@ -201,6 +201,20 @@ describe('install-hooks on the user configs of all five agents', () => {
     const r = await cordon(['install-hooks', '--all']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.json.agents.map((a: any) => a.agent)).toEqual(['gemini', 'hermes']);
+    // The agents left out are named with what was looked for: a field under --json, a line each otherwise.
+    expect(r.json.passed_over).toEqual([
+      { agent: 'claude-code', reason: `not found here (no \`claude\` command on PATH, no directory ${join(home, '.claude')})` },
+      { agent: 'codex', reason: `not found here (no \`codex\` command on PATH, no directory ${join(home, '.codex')})` },
+      { agent: 'cursor', reason: `not found here (no \`cursor-agent\` command on PATH, no directory ${join(home, '.cursor')})` },
+    ]);
+    const human = await runCordon(['install-hooks', '--all'], { env, cwd: project });
+    expect(human.stdout.split('\n').filter((l) => l.startsWith('skipped '))).toEqual([
+      `skipped claude-code: not found here (no \`claude\` command on PATH, no directory ${join(home, '.claude')})`,
+      `skipped codex: not found here (no \`codex\` command on PATH, no directory ${join(home, '.codex')})`,
+      `skipped cursor: not found here (no \`cursor-agent\` command on PATH, no directory ${join(home, '.cursor')})`,
+    ]);
+    // Named agents are never "passed over".
+    expect((await cordon(['install-hooks', '--agent', 'gemini'])).json.passed_over).toBeUndefined();
   });
 
   it('rejects a missing agent choice and unknown agents with clear errors', async () => {
