@@ -1,6 +1,16 @@
 import type { ConfigDocument, HookCommand, HookListEditor, HookListLayout, RemoveCommandsOptions } from '@cordon/plugin-api';
 
+import { goneProgram } from './gone-program.js';
+
 type Fields = Record<string, unknown>;
+
+/**
+ * Per `removed` list an install filled: the old cordon commands it took out whose program no
+ * longer exists, by what they pointed to (`a cordon that no longer exists at /old/bin/run.cjs`),
+ * with the events and the `removed` lines concerned, so {@link summary} can say the command was
+ * replaced instead of listing an add and a removal per event.
+ */
+const goneByList = new WeakMap<readonly string[], Map<string, { events: string[]; lines: Set<string> }>>();
 
 /** The `hooks` map of a config value, when it is a map. */
 function hooksOf(value: unknown): Fields | undefined {
@@ -63,7 +73,18 @@ function removeCommands(doc: ConfigDocument, options: RemoveCommandsOptions): Se
         if (layout === 'flat' || remaining === 1) doc.remove(['hooks', event, e]);
         else doc.remove(['hooks', event, e, 'hooks', h]);
         remaining--;
-        if (removed) {
+        const gone = keep !== undefined && command !== keep && typeof command === 'string' ? goneProgram(command) : undefined;
+        if (removed && gone) {
+          const pointed = `a ${gone.what} that no longer exists at ${gone.path}`;
+          const line = `${where(event, entries[e], e)}: removed an old hook command that pointed to ${pointed}`;
+          removed.push(line);
+          const byList = goneByList.get(removed) ?? new Map<string, { events: string[]; lines: Set<string> }>();
+          goneByList.set(removed, byList);
+          const entry = byList.get(pointed) ?? { events: [], lines: new Set<string>() };
+          byList.set(pointed, entry);
+          if (!entry.events.includes(event)) entry.events.push(event);
+          entry.lines.add(line);
+        } else if (removed) {
           const why =
             keep === undefined
               ? 'cordon handler'
@@ -85,9 +106,26 @@ function removeCommands(doc: ConfigDocument, options: RemoveCommandsOptions): Se
   return kept;
 }
 
-/** See {@link HookListEditor.summary}. */
+/**
+ * See {@link HookListEditor.summary}. An old command whose cordon (or node) is gone, removed from
+ * an event cordon is added to again, is said as what it is, a replacement: `the old hook command
+ * pointed to a cordon that no longer exists at /old/bin/run.cjs: replace it with this cordon's in
+ * PreToolUse, PostToolUse`.
+ */
 function summary(added: readonly string[], removed: readonly string[]): string {
-  const parts = [...(added.length ? [`add cordon to ${added.join(', ')}`] : []), ...(removed.length ? [`removed: ${removed.join('; ')}`] : [])];
+  const replacedParts: string[] = [];
+  const replacedEvents = new Set<string>();
+  const replacedLines = new Set<string>();
+  for (const [pointed, { events, lines }] of goneByList.get(removed) ?? []) {
+    const replaced = events.filter((e) => added.includes(e));
+    if (replaced.length === 0) continue;
+    replacedParts.push(`the old hook command pointed to ${pointed}: replace it with this cordon's in ${replaced.join(', ')}`);
+    for (const e of replaced) replacedEvents.add(e);
+    for (const line of lines) if (replaced.some((e) => line.startsWith(`${e} `))) replacedLines.add(line);
+  }
+  const newlyAdded = added.filter((e) => !replacedEvents.has(e));
+  const otherRemoved = removed.filter((r) => !replacedLines.has(r));
+  const parts = [...replacedParts, ...(newlyAdded.length ? [`add cordon to ${newlyAdded.join(', ')}`] : []), ...(otherRemoved.length ? [`removed: ${otherRemoved.join('; ')}`] : [])];
   return parts.join('; ') || 'rewrite the cordon entries';
 }
 

@@ -376,6 +376,28 @@ describe('install-hooks per agent', () => {
     expect(state[`${hooksPath}:pre_tool_use:1:0`].trusted_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
+  it('a cordon that moved: the old command is said to point to a cordon (or node) that no longer exists, and to be replaced', async () => {
+    const gone = '/opt/gone/cordon/bin/run.cjs';
+    for (const agent of ['claude-code', 'cursor'] as const) expect((await cordon(['install-hooks', '--agent', agent, '--write'])).exitCode).toBe(0);
+    const files = { 'claude-code': '.claude/settings.json', cursor: '.cursor/hooks.json' };
+    for (const path of Object.values(files)) writeFileSync(join(home, path), read(path).split(CORDON_BIN).join(gone));
+    const human = await runCordon(['install-hooks', '--agent', 'claude-code', '--agent', 'cursor'], { env, cwd: project });
+    expect(human.exitCode, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`would write ${join(home, files['claude-code'])}: the old hook command pointed to a cordon that no longer exists at ${gone}: replace it with this cordon's in PreToolUse, PostToolUse, PostToolUseFailure, SessionStart, SessionEnd\n`);
+    expect(human.stdout).toContain(`would write ${join(home, files.cursor)}: the old hook command pointed to a cordon that no longer exists at ${gone}: replace it with this cordon's in preToolUse, postToolUse, postToolUseFailure, sessionStart, sessionEnd\n`);
+    expect(human.stdout).not.toContain('with another command');
+    const written = await cordon(['install-hooks', '--agent', 'claude-code', '--write']);
+    expect(written.json.agents[0].changes[0].summary).toMatch(/^the old hook command pointed to a cordon that no longer exists at /);
+    expect(read(files['claude-code'])).not.toContain(gone);
+    // The node before the script gone (an upgrade removed it) is said as such.
+    writeFileSync(join(home, files['claude-code']), read(files['claude-code']).split(process.execPath).join('/opt/old-node/bin/node'));
+    const node = await cordon(['install-hooks', '--agent', 'claude-code']);
+    expect(node.json.agents[0].changes[0].summary).toMatch(/^the old hook command pointed to a node that no longer exists at \/opt\/old-node\/bin\/node: replace it/);
+    // A command that still runs is another command, said as before.
+    writeFileSync(join(home, files['claude-code']), read(files['claude-code']).split('/opt/old-node/bin/node').join('/bin/sh'));
+    expect((await cordon(['install-hooks', '--agent', 'claude-code'])).json.agents[0].changes[0].summary).toContain('removed cordon handler with another command (/bin/sh ');
+  });
+
   it('Codex: the trust entries written are the ones the real codex app-server computes (hooks/list), and it checks them', async () => {
     const codex = requireAgent('codex');
     write(userFiles());
