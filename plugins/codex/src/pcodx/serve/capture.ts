@@ -6,19 +6,39 @@ import { join } from 'node:path';
 
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
+/** What a refused directory is to the user, and how else to choose it, for {@link privateDir}'s message. */
+export interface DirectoryRole {
+  /** `the runtime directory`, `PCODX_LIVE_CONTEXT_DIR`: said before the path. */
+  readonly what: string;
+  /** The other way out: `set CORDON_RUNTIME_DIR to another directory`. */
+  readonly elsewhere: string;
+}
+
+/** `path` for a POSIX shell: bare when it holds only plain characters, else single-quoted. */
+function shellPath(path: string): string {
+  return /^[\w./+-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
+}
+
 /**
  * Makes `dir` an owner-only directory: created 0700 (chmod after mkdir, so the umask cannot widen
  * it). An existing directory must be a real directory (not a link) owned by this user with no
  * group or other bits, else this throws: an audit directory others can read or plant files in is
- * refused rather than used.
+ * refused rather than used. The message names the directory (as `role.what`), the mode found, the
+ * mode required, the `chmod` that fixes it and `role.elsewhere`, the variable or flag that picks
+ * another directory.
  */
-export function privateDir(dir: string): string {
+export function privateDir(dir: string, role?: DirectoryRole): string {
   const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (created !== undefined) chmodSync(dir, 0o700);
   const stat = lstatSync(dir);
-  if (!stat.isDirectory()) throw new Error(`${dir} is not a directory`);
-  if (process.getuid && stat.uid !== process.getuid()) throw new Error(`${dir} belongs to another user`);
-  if ((stat.mode & 0o077) !== 0) throw new Error(`${dir} is open to group or others (mode ${(stat.mode & 0o777).toString(8)}); use an owner-only (0700) directory`);
+  const named = role ? `${role.what} ${dir}` : dir;
+  const orElse = role ? `; ${role.elsewhere}` : '';
+  if (!stat.isDirectory()) throw new Error(`${named} is not a directory${orElse}`);
+  if (process.getuid && stat.uid !== process.getuid()) throw new Error(`${named} belongs to another user${orElse}`);
+  if ((stat.mode & 0o077) !== 0) {
+    const mode = (stat.mode & 0o777).toString(8);
+    throw new Error(`${named} is open to group or others (mode ${mode}); it must be owner-only (mode 700): run \`chmod 700 ${shellPath(dir)}\`${role ? `, or ${role.elsewhere}` : ''}`);
+  }
   return dir;
 }
 
@@ -55,7 +75,7 @@ export class FrameCapture {
 
   /** Makes this serve's run directory under `root` (owner-only); throws when `root` is refused. */
   static runDir(root: string): string {
-    privateDir(root);
+    privateDir(root, { what: 'PCODX_WS_FIXTURE_DIR', elsewhere: 'set PCODX_WS_FIXTURE_DIR to another directory' });
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
     for (let n = 1; ; n++) {
       const dir = join(root, `run-${stamp}-${process.pid}-${n}`);

@@ -72,7 +72,7 @@ export async function runServe(options: ServeFlags, pcodx: { ledger: LedgerHandl
   let running: RunningServe;
   try {
     // An audit directory others could read or plant files in is refused before anything starts.
-    if (pcodx && liveContextDir) privateDir(liveContextDir);
+    if (pcodx && liveContextDir) privateDir(liveContextDir, { what: 'PCODX_LIVE_CONTEXT_DIR', elsewhere: 'set PCODX_LIVE_CONTEXT_DIR to another directory' });
     const listenToken = process.env[SERVE_TOKEN_ENV] || undefined;
     if (listenToken !== undefined && listenToken.length < MIN_TOKEN_LENGTH) throw new Error(`${SERVE_TOKEN_ENV} must hold at least ${MIN_TOKEN_LENGTH} characters`);
     let upstreamToken: string | undefined;

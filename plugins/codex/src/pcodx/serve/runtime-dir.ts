@@ -73,10 +73,13 @@ export class ServeDir {
 /** Name of the app-server's socket inside a serve directory. */
 export const UPSTREAM_SOCKET = 'app-server.sock';
 
+/** How a refused runtime directory is named, and how to pick another ({@link runtimeRoot}). */
+const RUNTIME_ROLE = { what: 'the runtime directory', elsewhere: 'set CORDON_RUNTIME_DIR to another directory (one that does not exist yet is created owner-only)' } as const;
+
 /** `<root>/pcodx-serve`, made owner-only. */
 function serveRoot(root: string): string {
-  privateDir(root);
-  return privateDir(join(root, 'pcodx-serve'));
+  privateDir(root, RUNTIME_ROLE);
+  return privateDir(join(root, 'pcodx-serve'), RUNTIME_ROLE);
 }
 
 /** A directory younger than this without `owner.json` may belong to a serve still starting. */
@@ -187,5 +190,5 @@ function removeCodexDaemonSocket(link: string): void {
 /** Makes `dir` (and parents) for a user-chosen unix socket: the directory holding it must be owner-only. */
 export function socketParent(path: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  privateDir(dirname(path));
+  privateDir(dirname(path), { what: "the --listen socket's directory", elsewhere: 'give --listen unix:///PATH a path in an owner-only directory' });
 }

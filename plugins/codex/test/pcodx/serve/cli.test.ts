@@ -67,7 +67,17 @@ it('refuses bad addresses and a short PCODX_SERVE_TOKEN before starting anything
   mkdirSync(open, { mode: 0o755 });
   chmodSync(open, 0o755);
   const refused = await run(['--codex-bin', join(box.root, 'no-such-codex')], { CORDON_RUNTIME_DIR: open });
-  expect(refused).toMatchObject({ exitCode: 1, stderr: `error: ${open} is open to group or others (mode 755); use an owner-only (0700) directory\n` });
+  expect(refused).toMatchObject({
+    exitCode: 1,
+    stderr: `error: the runtime directory ${open} is open to group or others (mode 755); it must be owner-only (mode 700): run \`chmod 700 ${open}\`, or set CORDON_RUNTIME_DIR to another directory (one that does not exist yet is created owner-only)\n`,
+  });
+  // Its pcodx-serve directory too, and a path with a space is quoted for the shell.
+  const spaced = join(box.root, 'my run');
+  mkdirSync(join(spaced, 'pcodx-serve'), { recursive: true, mode: 0o700 });
+  chmodSync(spaced, 0o700);
+  chmodSync(join(spaced, 'pcodx-serve'), 0o770);
+  const child = await run(['--codex-bin', join(box.root, 'no-such-codex')], { CORDON_RUNTIME_DIR: spaced });
+  expect(child.stderr).toBe(`error: the runtime directory ${join(spaced, 'pcodx-serve')} is open to group or others (mode 770); it must be owner-only (mode 700): run \`chmod 700 '${join(spaced, 'pcodx-serve')}'\`, or set CORDON_RUNTIME_DIR to another directory (one that does not exist yet is created owner-only)\n`);
 });
 
 it('model-turn: an app-server that never answers hits --timeout-seconds, one that dies is reported; nothing is recorded or logged', async () => {
@@ -96,5 +106,5 @@ it('refuses a PCODX_LIVE_CONTEXT_DIR open to the group before listening', async 
   chmodSync(live, 0o750);
   const r = await pcodx(box, join(box.root, 'l.sqlite3'), ['serve', '--enable-pcodx-tools', '--listen', 'ws://127.0.0.1:0', '--no-launch-upstream', '--upstream', 'ws://127.0.0.1:9'], { env: { PCODX_LIVE_CONTEXT_DIR: live } });
   expect(r.exitCode).toBe(1);
-  expect(r.stderr).toBe(`error: ${live} is open to group or others (mode 750); use an owner-only (0700) directory\n`);
+  expect(r.stderr).toBe(`error: PCODX_LIVE_CONTEXT_DIR ${live} is open to group or others (mode 750); it must be owner-only (mode 700): run \`chmod 700 ${live}\`, or set PCODX_LIVE_CONTEXT_DIR to another directory\n`);
 });
