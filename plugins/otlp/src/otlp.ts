@@ -4,6 +4,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AggregationTemporality, DataPointType, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { cutText, wellFormed, type ExportOptions, type ExportSession, type ExportSummary, type StoredSession as SessionRow, type StoredToolCall as ToolCallRow } from '@cordon/plugin-api';
+import { bodyLine } from './body-line.js';
 
 /** Instrumentation scope of everything cordon exports. */
 const SCOPE = { name: '@cordon/otlp', version: '0.1.0' };
@@ -161,7 +162,12 @@ async function post(url: string, body: Uint8Array, what: string, options: Export
     throw fail(e.cause?.message ?? e.message);
   }
   const data = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
-  if (!response.ok) throw fail(`HTTP ${response.status}${data.length ? `: ${cutText(Buffer.from(data).toString('utf8').trim(), 300)}` : ''}`);
+  if (!response.ok) {
+    // The status, and at most one short line of the body: never a whole HTML error page.
+    const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+    const line = bodyLine(Buffer.from(data).toString('utf8'));
+    throw fail(line && line !== status.slice(5) && line !== response.statusText ? `${status}: ${line}` : status);
+  }
   return data;
 }
 

@@ -236,6 +236,44 @@ describe('cordon export --otlp', () => {
     expect(r.stdout + r.stderr).not.toContain('Pa55word');
   });
 
+  it("a refusing receiver's HTML error page: the status and one short line of it, tags stripped, controls escaped; no credential of the endpoint", async () => {
+    recordSession();
+    const page = [
+      '<!DOCTYPE html>',
+      '<html><head><title>gateway</title><style>body { color: red }</style><script>var token = "x";</script></head>',
+      `<body><!-- upstream S3cretPW --><h1>Upstream \u001b]52;c;eA==\u0007 said &lt;no&gt; ${'very '.repeat(80)}long</h1>`,
+      ...Array.from({ length: 400 }, (_, i) => `<p>line ${i} of the page</p>`),
+      '</body></html>',
+    ].join('\n');
+    const html = await receiver(() => ({ status: 502, body: page }));
+    const token = html.url.replace('http://', 'http://TOKENabcdef123@');
+    const r = await runCordon(['export', '--otlp', token], { env: sandbox.env });
+    expect(r.exitCode).toBe(2);
+    const [line] = r.stderr.split('\n').filter((l) => l.includes('OTLP export'));
+    // The page's first line with text (the title), then nothing more of it.
+    expect(line).toMatch(/OTLP export of spans to http:\/\/\*\*\*@127\.0\.0\.1:\d+ failed: HTTP 502 Bad Gateway: gateway; nothing local was changed$/);
+    expect(r.stderr).not.toMatch(/<|DOCTYPE|color: red|var token|line 1 of|TOKENabcdef123|S3cretPW/);
+    // Where the first line is long and holds controls: cut, escaped, one line.
+    const long = await receiver(() => ({ status: 503, body: page.replace('<title>gateway</title>', '') }));
+    const again = await runCordon(['export', '--otlp', long.url, '--json'], { env: sandbox.env });
+    const message = JSON.parse(again.stdout).error.message as string;
+    const shown = /HTTP 503 Service Unavailable: (.*); nothing local was changed$/.exec(message)![1]!;
+    expect(shown.startsWith('Upstream \\u001b]52;c;eA==\\u0007 said <no> very very')).toBe(true);
+    expect(shown.length).toBeLessThanOrEqual(200);
+    expect(shown.endsWith('…')).toBe(true);
+    expect(message).not.toMatch(/[\u0000-\u001f]/);
+    // A JSON refusal keeps its one line; an empty body gives the status alone.
+    const json = await receiver(() => ({ status: 400, body: { code: 3, message: 'bad span' } }));
+    expect((await runCordon(['export', '--otlp', json.url], { env: sandbox.env })).stderr.replace(/\s+/g, ' ')).toContain('failed: HTTP 400 Bad Request: {"code":3,"message":"bad span"}; nothing');
+    const empty = await receiver(() => ({ status: 500, body: '' }));
+    expect((await runCordon(['export', '--otlp', empty.url], { env: sandbox.env })).stderr.replace(/\s+/g, ' ')).toContain('failed: HTTP 500 Internal Server Error; nothing');
+    // A query is refused before anything is sent, without showing its value.
+    const query = await runCordon(['export', '--otlp', `${json.url}/?api=Qu3ryT0ken`], { env: sandbox.env });
+    expect(query.exitCode).toBe(2);
+    expect(query.stderr).toContain('?api=***');
+    expect(query.stderr).not.toContain('Qu3ryT0ken');
+  });
+
   it('--all sends every stored session; without it, only the most recent one', async () => {
     recordSession();
     marker(sandbox.dataDir, 'sess-later', 'session_start', T + 10_000);

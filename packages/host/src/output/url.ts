@@ -32,6 +32,39 @@ export function redactUrl(url: string): string {
 }
 
 /**
+ * An endpoint cordon sends to (`--otlp`), shown with no credential at all: {@link redactUrl}, and
+ * besides a user name standing alone (`https://TOKEN@host`, sent as Basic authentication with an
+ * empty password, so the name is the secret) and every query value, whatever its name, as `***`.
+ */
+export function redactEndpoint(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    else if (u.username) u.username = '***';
+    for (const key of [...u.searchParams.keys()]) u.searchParams.set(key, '***');
+    return u.toString();
+  } catch {
+    return redactUrl(url);
+  }
+}
+
+/**
+ * {@link redactSecrets} for an endpoint ({@link redactEndpoint}): besides, a user name standing
+ * alone and every query value are removed from `text` wherever they appear.
+ */
+export function redactEndpointSecrets(text: string, url: string): string {
+  let out = redactSecrets(text.split(url).join(redactEndpoint(url)), url);
+  try {
+    const u = new URL(url);
+    const lone = u.password ? [] : [u.username, safeDecode(u.username)];
+    for (const secret of new Set([...lone, ...[...u.searchParams.values()]])) if (secret.length >= 3) out = out.split(secret).join('***');
+  } catch {
+    // Not a URL: redactSecrets did what can be done.
+  }
+  return out;
+}
+
+/**
  * `text` (an error from a driver or an HTTP client, which may echo what it was given) with every
  * occurrence of `url` redacted ({@link redactUrl}) and its password removed wherever it appears,
  * plain or percent-encoded.
@@ -62,11 +95,11 @@ function safeDecode(text: string): string {
  * anything uses it (WHATWG URL Standard parsing): it must parse, name a host, and carry no query
  * or fragment (paths are appended to it). Trailing slashes are dropped. `http://` alone, which a
  * naive `${url}/v1/traces` would send to a host named `v1`, is refused.
- * @throws CordonError `CORDON_BAD_INPUT` (exit 2) naming the flag and the URL, redacted.
+ * @throws CordonError `CORDON_BAD_INPUT` (exit 2) naming the flag and the URL as {@link redactEndpoint} shows it.
  */
 export function parseBaseUrl(text: string, flag: string): URL {
-  const shown = `${flag} ${JSON.stringify(redactUrl(text))}`;
-  const bad = (why: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: ${why}`, { details: { flag, url: redactUrl(text) } });
+  const shown = `${flag} ${JSON.stringify(redactEndpoint(text))}`;
+  const bad = (why: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: ${why}`, { details: { flag, url: redactEndpoint(text) } });
   if (!/^https?:\/\//i.test(text)) throw bad('expected an http:// or https:// URL');
   const rest = text.replace(/^https?:\/\//i, '');
   // WHATWG parsing skips extra slashes (`http:///v1` is host v1): the host must come right after `//`.
