@@ -1,5 +1,6 @@
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { linkPlugins, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 
 // Every `cordon plugins` subcommand that takes a plugin name reads a first-party short name
 // (`charts`, `claude`) as its package (`@cordon/charts`), as `plugins install` does
@@ -38,6 +39,23 @@ describe('plugins subcommands read short names', () => {
     expect({ exitCode: r.exitCode, stderr: r.stderr }).toEqual({ exitCode: 2, stderr: expect.stringContaining('@cordon/charts is not installed') });
     expect(await linked()).toEqual(['@cordon/otlp']);
   });
+
+  it('install of a plugin linked here says it is linked, from where, and how to switch; nothing is fetched or changed (exit 0)', async () => {
+    linkPlugins(box.dataDir, ['codex', 'gemini']);
+    const said = (name: string) => `${name} is already linked from ${join(REPO_ROOT, 'plugins', name.slice('@cordon/'.length))}: nothing to do. To use the registry's version instead, unlink it first: \`cordon plugins unlink ${name}\`, then \`cordon plugins install ${name}\``;
+    for (const spelled of ['@cordon/codex', 'codex', '@cordon/codex@latest']) {
+      const r = await runCordon(['plugins', 'install', spelled], { env: box.env });
+      expect([spelled, r.exitCode, r.stdout.trim(), r.stderr]).toEqual([spelled, 0, said('@cordon/codex'), expect.not.stringContaining('link /')]);
+    }
+    const json = await runCordon(['plugins', 'install', 'codex', 'gemini', '--json'], { env: box.env });
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ already_linked: ['codex', 'gemini'].map((n) => ({ name: `@cordon/${n}`, root: join(REPO_ROOT, 'plugins', n) })) });
+    // Beside a plugin that is not linked, that one is still tried; the linked one stays linked.
+    const mixed = await runCordon(['plugins', 'install', 'codex', 'cordon-no-such-plugin-x'], { env: box.env, timeoutMs: 120_000 });
+    expect(mixed.stdout).toContain(said('@cordon/codex'));
+    expect(mixed.stderr).toContain('cordon-no-such-plugin-x');
+    expect(await linked()).toEqual(['@cordon/codex', '@cordon/gemini']);
+  }, 180_000);
 
   it('inspect takes the same short names', async () => {
     linkPlugins(box.dataDir, ['claude-code']);

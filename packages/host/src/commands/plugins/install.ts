@@ -1,9 +1,10 @@
-import type { Command } from '@oclif/core';
+import type { Command, Config } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError } from '../../cli/command-error.js';
 import { pluginCommandError } from '../../plugins/command-errors.js';
 import { packageNameOf, snapshotPluginSet } from '../../plugins/install-guard.js';
 import { pluginPackageName } from '../../plugins/plugin-names.js';
+import { terminalText } from '../../output/terminal.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
 const OclifInstall = commands['plugins:install'] as unknown as typeof Command & { prototype: { run(): Promise<unknown> } };
@@ -15,13 +16,35 @@ const OclifInstall = commands['plugins:install'] as unknown as typeof Command & 
  * `package.json` and the installed package directories of the names given first, and puts them
  * back when the install throws, and reports the failure as cordon's errors read
  * (`CORDON_PLUGIN_INSTALL`; for a first-party plugin the registry lacks, the command that adds it
- * here). The root plugin's command wins over `@oclif/plugin-plugins`' one of the same id (oclif's
+ * here). A plugin already linked here (`plugins link`) is not installed over: it is named with its
+ * directory, and how to switch to the registry's version (unlink first). The root plugin's command wins over `@oclif/plugin-plugins`' one of the same id (oclif's
  * `determinePriority`).
  */
+/** The arguments of `plugins install` that name a plugin linked here, with its package name and directory. */
+function alreadyLinked(args: readonly string[], config: Config): Array<{ arg: string; name: string; root: string }> {
+  return args.flatMap((arg) => {
+    const name = packageNameOf(pluginPackageName(arg, config));
+    const plugin = name === undefined ? undefined : config.plugins.get(name);
+    return plugin?.type === 'link' && name !== undefined ? [{ arg, name, root: plugin.root }] : [];
+  });
+}
+
 export default class PluginsInstall extends OclifInstall {
-  override async run(): Promise<void> {
+  override async run(): Promise<void | { already_linked: Array<{ name: string; root: string }> }> {
     // A usage mistake is bad input, refused before anything is saved (oclif's run parses again).
-    await this.parse(OclifInstall);
+    const { argv } = await this.parse(OclifInstall);
+    // A plugin linked here (`plugins link`) is installed already: oclif's installer would fetch the
+    // registry's package over it (or fail to, sending the user to link what is linked).
+    const linked = alreadyLinked(argv as string[], this.config);
+    for (const l of linked) {
+      this.log(terminalText(`${l.name} is already linked from ${l.root}: nothing to do. To use the registry's version instead, unlink it first: \`cordon plugins unlink ${l.name}\`, then \`cordon plugins install ${l.name}\``));
+    }
+    if (linked.length) {
+      const skip = new Set(linked.map((l) => l.arg));
+      this.argv = this.argv.filter((a) => !skip.has(a));
+      // Nothing left to install: under --json the document names what is linked, and where.
+      if (argv.every((a) => skip.has(a as string))) return { already_linked: linked.map(({ name, root }) => ({ name, root })) };
+    }
     // A first-party short name (`codex`) is its package (`@cordon/codex`), as every plugins
     // subcommand reads it (plugins/plugin-names.ts).
     const names = this.argv.filter((a) => !a.startsWith('-')).flatMap((a) => packageNameOf(pluginPackageName(a, this.config)) ?? []);
