@@ -15,6 +15,11 @@ export const CURSOR_HOOKS: ReadonlyArray<{ readonly event: string; readonly time
   { event: 'sessionEnd' },
 ];
 
+/** The event some Cursor builds reject ("Unknown hook type"); left out once the user took it out. */
+const SESSION_START = 'sessionStart';
+/** The tool events: cordon's entries there say cordon is installed in the file. */
+const TOOL_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure'];
+
 /** Error code the host knows (catalogue `CONFIG_EDIT`): the config cannot be written safely. */
 const CONFIG_EDIT = 'CORDON_CONFIG_EDIT';
 
@@ -51,11 +56,18 @@ export const installer: HookInstaller = {
     const doc = ctx.formats.json(path, before);
     const created = before === undefined || (doc.value as { version?: unknown }).version === undefined;
     if (created) doc.set(['version'], 1);
+    // A file holding cordon's tool hooks but none in sessionStart: the user took it out, as the
+    // note below says to where Cursor rejects it; it stays out.
+    const withCordon = (event: string) => {
+      const list = (doc.value as { hooks?: Record<string, unknown> }).hooks?.[event];
+      return Array.isArray(list) && list.some((h) => { const c = (h as { command?: unknown } | null)?.command; return c === command || isCordonCommand(c); });
+    };
+    const sessionStartOut = before !== undefined && TOOL_EVENTS.some(withCordon) && !withCordon(SESSION_START);
     const removed: string[] = [];
     const present = ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, keep: command, removed });
     const added: string[] = [];
     for (const { event, timeout } of CURSOR_HOOKS) {
-      if (present.has(event)) continue;
+      if (present.has(event) || (event === SESSION_START && sessionStartOut)) continue;
       doc.append(['hooks', event], { command, ...(timeout !== undefined ? { timeout } : {}) });
       added.push(event);
     }
@@ -63,7 +75,12 @@ export const installer: HookInstaller = {
     const hooks = (doc.value as { hooks?: Record<string, unknown> }).hooks ?? {};
     const unknown = Object.keys(hooks).filter((e) => !CURSOR_EVENTS.has(e));
     if (unknown.length) notes.push(`${path} names events Cursor does not document (${unknown.join(', ')}); one unknown event can make Cursor ignore the whole file`);
-    notes.push('some Cursor builds reject sessionStart ("Unknown hook type"); if Cursor reports that, remove the sessionStart entry: tool calls are still recorded');
+    const entry = JSON.stringify({ command });
+    notes.push(
+      sessionStartOut
+        ? `sessionStart left out: ${path} holds cordon's tool hooks but no cordon entry under "hooks"."sessionStart" (taken out for a Cursor build that rejects it); to put it back, add ${entry} to the "sessionStart" list under "hooks" in that file`
+        : `some Cursor builds reject sessionStart ("Unknown hook type"); if Cursor reports that, delete the entry ${entry} from the "sessionStart" list under "hooks" in ${path} (and the "sessionStart" key if the list is left empty): tool calls are still recorded, and install-hooks leaves sessionStart out from then on`,
+    );
     const after = doc.toString();
     return { changes: before === after ? [] : [{ path, before, after, summary: ctx.hookLists.summary(added, removed) }], notes };
   },
