@@ -42,7 +42,7 @@ describe('install-hooks --agent cursor and sessionStart', () => {
     expect(again.report.agents[0]!.changes).toEqual([]);
     expect(readFileSync(hooksFile, 'utf8')).toBe(edited);
     expect(again.report.agents[0]!.notes.find((n) => n.startsWith('sessionStart left out'))).toBe(
-      `sessionStart left out: ${hooksFile} holds cordon's tool hooks but no cordon entry under "hooks"."sessionStart" (taken out for a Cursor build that rejects it); to put it back, add ${JSON.stringify(entry)} to the "sessionStart" list under "hooks" in that file`,
+      `sessionStart left out: ${hooksFile} holds cordon's other hooks but no cordon entry under "hooks"."sessionStart" (taken out for a Cursor build that rejects it); to put it back, add ${JSON.stringify(entry)} to the "sessionStart" list under "hooks" in that file`,
     );
     expect((await install('--check')).exitCode).toBe(0);
     const doctor = await runCordon(['doctor', '--json'], { env, cwd: box.home });
@@ -54,8 +54,14 @@ describe('install-hooks --agent cursor and sessionStart', () => {
     expect(JSON.parse(readFileSync(hooksFile, 'utf8')).hooks.sessionStart).toEqual([entry]);
   });
 
-  it("a file with the user's own hooks and no cordon gets sessionStart like every other event", async () => {
+  it("a file with the user's own hooks and no cordon, or cordon in some events only, gets sessionStart like every other event", async () => {
     writeFileSync(hooksFile, `${JSON.stringify({ version: 1, hooks: { afterFileEdit: [{ command: './format.sh' }] } }, null, 2)}\n`);
+    await install('--write');
+    const hooks = JSON.parse(readFileSync(hooksFile, 'utf8')).hooks;
+    expect(Object.keys(hooks)).toEqual(['afterFileEdit', 'preToolUse', 'postToolUse', 'postToolUseFailure', 'sessionStart', 'sessionEnd']);
+    delete hooks.sessionStart;
+    delete hooks.sessionEnd;
+    writeFileSync(hooksFile, `${JSON.stringify({ version: 1, hooks }, null, 2)}\n`);
     await install('--write');
     expect(Object.keys(JSON.parse(readFileSync(hooksFile, 'utf8')).hooks)).toEqual(['afterFileEdit', 'preToolUse', 'postToolUse', 'postToolUseFailure', 'sessionStart', 'sessionEnd']);
   });

@@ -17,8 +17,8 @@ export const CURSOR_HOOKS: ReadonlyArray<{ readonly event: string; readonly time
 
 /** The event some Cursor builds reject ("Unknown hook type"); left out once the user took it out. */
 const SESSION_START = 'sessionStart';
-/** The tool events: cordon's entries there say cordon is installed in the file. */
-const TOOL_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure'];
+/** The events cordon writes besides sessionStart: cordon in all of them is a whole install. */
+const OTHER_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure', 'sessionEnd'];
 
 /** Error code the host knows (catalogue `CONFIG_EDIT`): the config cannot be written safely. */
 const CONFIG_EDIT = 'CORDON_CONFIG_EDIT';
@@ -56,13 +56,14 @@ export const installer: HookInstaller = {
     const doc = ctx.formats.json(path, before);
     const created = before === undefined || (doc.value as { version?: unknown }).version === undefined;
     if (created) doc.set(['version'], 1);
-    // A file holding cordon's tool hooks but none in sessionStart: the user took it out, as the
-    // note below says to where Cursor rejects it; it stays out.
+    // A file holding cordon in every event it writes but sessionStart: the user took that one out,
+    // as the note below says to where Cursor rejects it; it stays out. (A partial or narrower
+    // install, cordon in some events only, is completed as before.)
     const withCordon = (event: string) => {
       const list = (doc.value as { hooks?: Record<string, unknown> }).hooks?.[event];
       return Array.isArray(list) && list.some((h) => { const c = (h as { command?: unknown } | null)?.command; return c === command || isCordonCommand(c); });
     };
-    const sessionStartOut = before !== undefined && TOOL_EVENTS.some(withCordon) && !withCordon(SESSION_START);
+    const sessionStartOut = before !== undefined && OTHER_EVENTS.every(withCordon) && !withCordon(SESSION_START);
     const removed: string[] = [];
     const present = ctx.hookLists.removeCommands(doc, { layout: 'flat', isOurs: isCordonCommand, keep: command, removed });
     const added: string[] = [];
@@ -78,7 +79,7 @@ export const installer: HookInstaller = {
     const entry = JSON.stringify({ command });
     notes.push(
       sessionStartOut
-        ? `sessionStart left out: ${path} holds cordon's tool hooks but no cordon entry under "hooks"."sessionStart" (taken out for a Cursor build that rejects it); to put it back, add ${entry} to the "sessionStart" list under "hooks" in that file`
+        ? `sessionStart left out: ${path} holds cordon's other hooks but no cordon entry under "hooks"."sessionStart" (taken out for a Cursor build that rejects it); to put it back, add ${entry} to the "sessionStart" list under "hooks" in that file`
         : `some Cursor builds reject sessionStart ("Unknown hook type"); if Cursor reports that, delete the entry ${entry} from the "sessionStart" list under "hooks" in ${path} (and the "sessionStart" key if the list is left empty): tool calls are still recorded, and install-hooks leaves sessionStart out from then on`,
     );
     const after = doc.toString();
