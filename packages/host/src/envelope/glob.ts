@@ -1,4 +1,5 @@
 import type picomatchModule from 'picomatch';
+import { cutText } from '@cordon/plugin-api';
 import { lazyPackage } from '../util/lazy-package.js';
 import type { GlobRegexStore } from './glob-store.js';
 
@@ -46,14 +47,30 @@ export const MAX_GLOB_LENGTH = 512;
  * one, so such a glob could never match), no backslash (there is no escape character).
  */
 export function globProblem(glob: string): string | undefined {
-  if (typeof glob !== 'string' || glob.length === 0) return 'is empty';
-  if (glob.length > MAX_GLOB_LENGTH) return `is longer than ${MAX_GLOB_LENGTH} characters`;
-  if (glob.includes('\0')) return 'contains a NUL character';
-  if (glob.startsWith('/') || glob.startsWith('./')) return 'must be relative to the repository root (no leading "/" or "./")';
-  if (glob.includes('\\')) return 'contains a backslash (globs have no escape character; use ? to match one character)';
+  // Whole sentences about "a glob": callers put the flag or key and the quoted value in front
+  // (`--allow "": a glob cannot be empty`; globListProblem).
+  if (typeof glob !== 'string' || glob.length === 0) return 'a glob cannot be empty';
+  if (glob.length > MAX_GLOB_LENGTH) return `a glob cannot be longer than ${MAX_GLOB_LENGTH} characters (this one has ${glob.length})`;
+  if (glob.includes('\0')) return 'a glob cannot contain a NUL character';
+  if (glob.startsWith('/') || glob.startsWith('./')) return 'a glob must be relative to the repository root (no leading "/" or "./")';
+  if (glob.includes('\\')) return 'a glob cannot contain a backslash (globs have no escape character; use ? to match one character)';
   for (const segment of glob.split('/')) {
-    if (segment === '.' || segment === '..') return `has a "${segment}" path segment`;
-    if (segment === '') return 'has an empty path segment ("//" or a trailing "/")';
+    if (segment === '.' || segment === '..') return `a glob cannot have a "${segment}" path segment`;
+    if (segment === '') return 'a glob cannot have an empty path segment ("//" or a trailing "/")';
+  }
+  return undefined;
+}
+
+/**
+ * The first invalid glob of `globs` given as `name` (a flag, `--allow`, or a file and key,
+ * `.cordon.json: "allow"`), as `<name> "<glob>": <why>`, the glob JSON-quoted (an empty one or a
+ * blank in it shows; a long one is cut); undefined when every glob is valid.
+ */
+export function globListProblem(name: string, globs: readonly unknown[]): string | undefined {
+  for (const glob of globs) {
+    if (typeof glob !== 'string') return `${name}: a glob must be a string`;
+    const problem = globProblem(glob);
+    if (problem) return `${name} ${JSON.stringify(cutText(glob, 200))}: ${problem}`;
   }
   return undefined;
 }

@@ -2,10 +2,11 @@ import { lazyPackage } from '../util/lazy-package.js';
 import { isSymlink, readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { globProblem } from './glob.js';
+import { globListProblem } from './glob.js';
 import { DEFAULT_LIMITS, isPlainObject, labelProblem, policyProblem, type Policy } from './policy/policy.js';
 import { DEFAULT_VERIFY_OUTPUT_CAP, DEFAULT_VERIFY_TIMEOUT_SECONDS, MAX_VERIFY_TIMEOUT_SECONDS, verifySpecProblem, type VerifySpec } from './verify/spec.js';
 import { numberValueProblem, type NumberRule } from '../util/number-range.js';
+import { parseJsonText } from '../util/json-syntax.js';
 
 /**
  * Envelope settings as a user gives them: `cordon arm`/`check --base` flags or the optional
@@ -84,16 +85,17 @@ const FILE_KEYS: Readonly<Record<string, { field: keyof SettingsInput; kind: 'li
 };
 
 /**
- * Parses the text of a `.cordon.json` (`source` names it in errors). Throws `CORDON_BAD_INPUT`
- * (exit 2) naming the file and key for invalid JSON, a non-object, an unknown key, a value of
+ * Parses the text of a `.cordon.json` (`source` names it in errors; `path`, where it was read,
+ * follows a syntax error's line and column). Throws `CORDON_BAD_INPUT`
+ * (exit 2) naming the file and key for invalid JSON (where: `line 3, column 1`), a non-object, an unknown key, a value of
  * the wrong kind, or an invalid glob or verifier (`.cordon.json: verify: too many verify commands: 9 > 8`). `$schema` and `//` (a comment) are accepted and ignored.
  */
-export function parsePolicyFile(text: string, source: string): SettingsInput {
+export function parsePolicyFile(text: string, source: string, path?: string): SettingsInput {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonText(text);
   } catch (error) {
-    throw bad(`${source} is not valid JSON: ${(error as Error).message}`);
+    throw bad(`${source} is not valid JSON: ${(error as Error).message}${path === undefined ? '' : ` (${path})`}`);
   }
   if (!isPlainObject(value)) throw bad(`${source} must hold a JSON object`);
   const out: Record<string, unknown> = {};
@@ -116,6 +118,10 @@ export function parsePolicyFile(text: string, source: string): SettingsInput {
       case 'bool':
         if (typeof v !== 'boolean') throw bad(`${where} must be true or false`);
         break;
+    }
+    if (spec.kind === 'list' && key !== 'verify') {
+      const problem = globListProblem(`${where} entry`, v as string[]);
+      if (problem) throw bad(problem);
     }
     const problem = valueProblem(key, v);
     if (problem) throw bad(`${source}: ${key}: ${problem}`);
@@ -140,19 +146,13 @@ export function numberTextOf(text: string, key: string): string | undefined {
 }
 
 /**
- * What is wrong with one `.cordon.json` value on its own (globs, verifier commands and count;
+ * What is wrong with one `.cordon.json` value on its own (verifier commands and count; globs are
+ * checked before, under their key;
  * numbers are checked against {@link SETTING_NUMBERS} before), so the error names the file and key rather than the flag that
  * {@link resolveSettings} would name after merging. Problems of the merged whole (no `allow`
  * at all, too many globs in total) are left to {@link resolveSettings}.
  */
 function valueProblem(key: string, value: unknown): string | undefined {
-  if (key === 'allow' || key === 'deny' || key === 'allow-ignored') {
-    for (const glob of value as string[]) {
-      const problem = globProblem(glob);
-      if (problem) return `glob ${JSON.stringify(glob)} ${problem}`;
-    }
-    return undefined;
-  }
   if (key === 'verify') {
     const spec = { commands: value, timeout_seconds: DEFAULT_VERIFY_TIMEOUT_SECONDS, output_cap: DEFAULT_VERIFY_OUTPUT_CAP };
     return verifySpecProblem(spec)?.replaceAll(`--${key}`, key);
@@ -182,7 +182,7 @@ export function readPolicyFile(root: string): SettingsInput | undefined {
     }
     throw bad(`cannot read ${POLICY_FILE}: ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  return parsePolicyFile(text, POLICY_FILE);
+  return parsePolicyFile(text, POLICY_FILE, path);
 }
 
 /**
@@ -194,6 +194,9 @@ export function resolveSettings(...inputs: ReadonlyArray<SettingsInput | undefin
   const merged: Record<string, unknown> = {};
   for (const input of inputs) for (const [k, v] of Object.entries(input ?? {})) if (v !== undefined) merged[k] = v;
   const m = merged as SettingsInput;
+  // A glob `.cordon.json` gave was checked under its key (parsePolicyFile): what is left came from a flag.
+  const globBad = globListProblem('--allow', m.allow ?? []) ?? globListProblem('--deny', m.deny ?? []) ?? globListProblem('--allow-ignored', m.allowIgnored ?? []);
+  if (globBad) throw bad(globBad);
   const policy = {
     allow: [...(m.allow ?? [])],
     deny: [...(m.deny ?? [])],

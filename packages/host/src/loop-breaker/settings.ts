@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from '@cordon/plugin-api';
 import { readRegularFileIfExists } from '../io/safe-read.js';
+import { parseJsonText } from '../util/json-syntax.js';
 
 /** Consecutive failures of one command at which the loop breaker answers, by default (AgentSight §5.2.2: 3 cycles). */
 export const DEFAULT_LOOP_THRESHOLD = 3;
@@ -46,7 +47,7 @@ export function loopThreshold(env: Readonly<Record<string, string | undefined>>,
   try {
     const text = readRegularFileIfExists(file, { maxBytes: 64 * 1024 });
     if (text !== undefined) {
-      const settings = JSON.parse(text.toString('utf8')) as unknown;
+      const settings = parseJsonText(text.toString('utf8'));
       const value = settings && typeof settings === 'object' && !Array.isArray(settings) ? (settings as Record<string, unknown>)['loop-breaker'] : undefined;
       if (value !== undefined) {
         const parsed = parseLoopSetting(value);

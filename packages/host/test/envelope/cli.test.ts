@@ -135,8 +135,13 @@ describe('cordon arm / check / status / reset', () => {
     const repo = newRepo();
     const refused: Array<[string[], RegExp]> = [
       [['arm', 'x'], /at least one --allow glob is required/],
-      [['arm', 'x', '--allow', '/src/**'], /glob "\/src\/\*\*" must be relative/],
-      [['arm', 'x', '--allow', 'src/../x'], /has a "\.\." path segment/],
+      [['arm', 'x', '--allow', '/src/**'], /--allow "\/src\/\*\*": a glob must be relative/],
+      [['arm', 'x', '--allow', 'src/../x'], /--allow "src\/\.\.\/x": a glob cannot have a "\.\." path segment/],
+      [['arm', 'x', '--allow', ''], /--allow "": a glob cannot be empty/],
+      [['arm', 'x', '--allow', 'src/**', '--deny', 'a\\b'], /--deny "a\\\\b": a glob cannot contain a backslash/],
+      [['arm', 'x', '--allow', 'src/**', '--allow-ignored', 'dist/'], /--allow-ignored "dist\/": a glob cannot have an empty path segment/],
+      [['check', '--base', 'HEAD', '--allow', ''], /--allow "": a glob cannot be empty/],
+      [['arm', 'x'.repeat(16_385), '--allow', 'src/**'], /label is 16385 characters long \(after trimming\); the limit is 16384/],
       [['arm', 'x', '--allow', 'src/**', '--max-files', '-1'], /--max-files: expected an integer from 0 to 9007199254740991 but received: "-1"; see `cordon arm --help`/],
       [['arm', 'x', '--allow', 'src/**', '--max-files', '99999999999999999999'], /--max-files: expected an integer from 0 to 9007199254740991 but received: "99999999999999999999"; see `cordon arm --help`/],
       [['arm', 'x', '--allow', 'src/**', '--max-files', 'many'], /--max-files: expected an integer from 0 to 9007199254740991 but received: "many"; see `cordon arm --help`/],
@@ -397,7 +402,11 @@ describe('.cordon.json and CI mode (check --base)', () => {
     git(repo, ['commit', '-qam', 'absolute glob'], sandbox.env);
     r = await cordon(['arm', 'x', '--json'], repo);
     expect(r.exitCode).toBe(2);
-    expect(JSON.parse(r.stdout).error.message).toBe('.cordon.json: allow: glob "/src/**" must be relative to the repository root (no leading "/" or "./")');
+    expect(JSON.parse(r.stdout).error.message).toBe('.cordon.json: "allow" entry "/src/**": a glob must be relative to the repository root (no leading "/" or "./")');
+    writeFileSync(join(repo, '.cordon.json'), '{\n  "allow": ["src/**"]\n  "deny": []\n}\n');
+    r = await cordon(['arm', 'x'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`.cordon.json is not valid JSON: comma expected at line 3, column 3 (${join(realpathSync(repo), '.cordon.json')})`);
   });
 
   it('check --base audits a committed range with the base commit policy, without arming', async () => {

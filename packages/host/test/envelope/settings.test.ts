@@ -38,6 +38,9 @@ describe('settings, policy and arm input validation (the BEKO2210/SkillQuarry co
 
   it('.cordon.json errors name the file and the key', () => {
     bad(() => parsePolicyFile('{', '.cordon.json'), /\.cordon\.json is not valid JSON/);
+    // Where, as an editor counts: line and column (not V8's character position), and the file's path.
+    bad(() => parsePolicyFile('{\n  "allow": ["src/**"]\n  "deny": []\n}\n', '.cordon.json', '/r/.cordon.json'), /^\.cordon\.json is not valid JSON: comma expected at line 3, column 3 \(\/r\/\.cordon\.json\)$/);
+    bad(() => parsePolicyFile('{"allow": ["a",]}', '.cordon.json'), /^\.cordon\.json is not valid JSON: value expected at line 1, column 16$/);
     bad(() => parsePolicyFile('[]', '.cordon.json'), /must hold a JSON object/);
     bad(() => parsePolicyFile('{"allow": "src/**"}', '.cordon.json'), /"allow" must be a list of strings/);
     bad(() => parsePolicyFile('{"max-files": -2}', '.cordon.json'), /^\.cordon\.json: "max-files": expected an integer from 0 to 9007199254740991 but received: -2$/);
@@ -56,14 +59,16 @@ describe('settings, policy and arm input validation (the BEKO2210/SkillQuarry co
 
   it('.cordon.json globs and verifiers are checked on their own, so errors name the file key, not the flag', () => {
     const file = (o: object) => () => parsePolicyFile(JSON.stringify(o), '.cordon.json');
-    bad(file({ allow: ['/src/**'] }), /^\.cordon\.json: allow: glob "\/src\/\*\*" must be relative/);
-    bad(file({ deny: ['a/../b'] }), /^\.cordon\.json: deny: glob "a\/\.\.\/b" has a "\.\." path segment/);
-    bad(file({ 'allow-ignored': [''] }), /^\.cordon\.json: allow-ignored: glob "" is empty/);
+    bad(file({ allow: ['/src/**'] }), /^\.cordon\.json: "allow" entry "\/src\/\*\*": a glob must be relative/);
+    bad(file({ deny: ['a/../b'] }), /^\.cordon\.json: "deny" entry "a\/\.\.\/b": a glob cannot have a "\.\." path segment/);
+    bad(file({ 'allow-ignored': ['ok/**', ''] }), /^\.cordon\.json: "allow-ignored" entry "": a glob cannot be empty$/);
     bad(file({ verify: Array(9).fill('true') }), /^\.cordon\.json: verify: too many verify commands: 9 > 8$/);
     bad(file({ verify: ["'"] }), /^\.cordon\.json: verify: invalid verify command "'": No closing quotation$/);
     bad(file({ 'verify-timeout': 1e9 }), /^\.cordon\.json: "verify-timeout": expected a number of seconds greater than 0 and at most 604800 but received: 1000000000$/);
     // The same values from flags still name the flags.
-    bad(() => resolveSettings({ allow: ['/src/**'] }), /^glob "\/src\/\*\*" must be relative/);
+    bad(() => resolveSettings({ allow: ['/src/**'] }), /^--allow "\/src\/\*\*": a glob must be relative/);
+    bad(() => resolveSettings({ allow: ['src/**'], deny: ['a//b'] }), /^--deny "a\/\/b": a glob cannot have an empty path segment/);
+    bad(() => resolveSettings({ allow: ['src/**'], allowIgnored: ['x'.repeat(600)] }), /^--allow-ignored "x+\u2026?": a glob cannot be longer than 512 characters \(this one has 600\)$/u);
     bad(() => resolveSettings({ allow: ['x'], verify: Array(9).fill('true') }), /^too many --verify commands: 9 > 8$/);
     // An empty list in the file is fine on its own (flags may supply the globs).
     expect(resolveSettings(parsePolicyFile('{"allow": [], "verify": []}', '.cordon.json'), { allow: ['src/**'] }).policy.allow).toEqual(['src/**']);
@@ -73,7 +78,7 @@ describe('settings, policy and arm input validation (the BEKO2210/SkillQuarry co
     const dir = repo();
     const settings = resolveSettings({ allow: ['src/**'] });
     await expect(arm({ label: '  ', settings }, { repo: dir })).rejects.toMatchObject({ code: ERROR_CODES.BAD_INPUT, message: 'label must not be empty' });
-    await expect(arm({ label: 'x'.repeat(16_385), settings }, { repo: dir })).rejects.toMatchObject({ message: 'label is longer than 16384 characters' });
+    await expect(arm({ label: 'x'.repeat(16_385), settings }, { repo: dir })).rejects.toMatchObject({ message: 'label is 16385 characters long (after trimming); the limit is 16384' });
     await expect(arm({ label: 'ok', settings, mode: 'Bad Mode' }, { repo: dir })).rejects.toMatchObject({ code: ERROR_CODES.BAD_INPUT });
     bad(() => resolveSettings({ allow: ['x'], maxAttempts: 0 }), /--max-attempts must be an integer >= 1/);
     bad(() => resolveSettings({ allow: ['x'], verify: ['  '] }), /blank/);

@@ -7,6 +7,7 @@ import { runProbes } from '../../control/probe.js';
 import { dropPluginIndex } from '../../plugins/plugin-index.js';
 import { pluginInstallCommand } from '../../plugins/install-hint.js';
 import { missingHookAgent } from '../../bus/hook-agents.js';
+import { parseJsonText } from '../../util/json-syntax.js';
 
 /** The settings file the `beforeToolCall` guard of @cordon/cgroup-linux reads. */
 const GUARD_FILE = 'control.json';
@@ -55,7 +56,7 @@ export default class ControlGuard extends CordonCommand {
     const text = readRegularFileIfExists(file, { maxBytes: 1 << 20 });
     if (text !== undefined) {
       try {
-        settings = JSON.parse(text.toString('utf8')) as typeof settings;
+        settings = parseJsonText(text.toString('utf8')) as typeof settings;
       } catch (error) {
         throw new CordonError(ERROR_CODES.CONFIG_UNPARSEABLE, `${file} is not JSON (${(error as Error).message}); it was left unchanged`, { details: { file } });
       }

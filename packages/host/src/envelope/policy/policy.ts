@@ -1,4 +1,4 @@
-import { compileGlob, globProblem } from '../glob.js';
+import { compileGlob, globListProblem } from '../glob.js';
 import type { GlobRegexStore } from '../glob-store.js';
 
 /**
@@ -56,11 +56,8 @@ export function policyProblem(policy: unknown): string | undefined {
   for (const key of ['allow', 'deny', 'allow_ignored'] as const) {
     const list = policy[key];
     if (!Array.isArray(list)) return `policy ${key} is not a list`;
-    for (const glob of list) {
-      if (typeof glob !== 'string') return `policy ${key} holds a non-string`;
-      const problem = globProblem(glob);
-      if (problem) return `glob ${JSON.stringify(glob)} ${problem}`;
-    }
+    const problem = globListProblem(`policy ${key}`, list);
+    if (problem) return problem;
   }
   if ((policy.allow as unknown[]).length === 0) return 'at least one --allow glob is required (a flag, or `allow` in .cordon.json)';
   const total = (policy.allow as unknown[]).length + (policy.deny as unknown[]).length + (policy.allow_ignored as unknown[]).length;
@@ -85,7 +82,8 @@ export function limitProblem(value: unknown): string | undefined {
 /** Why `label` is not a valid envelope label (after trimming: non-blank, ≤ 16,384 characters), or undefined. */
 export function labelProblem(label: unknown): string | undefined {
   if (typeof label !== 'string' || label.trim() === '') return 'label must not be empty';
-  if (label.trim().length > MAX_LABEL_LENGTH) return `label is longer than ${MAX_LABEL_LENGTH} characters`;
+  const length = label.trim().length;
+  if (length > MAX_LABEL_LENGTH) return `label is ${length} characters long (after trimming); the limit is ${MAX_LABEL_LENGTH}`;
   return undefined;
 }
 

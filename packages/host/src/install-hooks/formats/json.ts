@@ -1,12 +1,8 @@
 import type { ConfigDocument, ConfigPath } from '@cordon/plugin-api';
 import { findNodeAtLocation, parseTree, printParseErrorCode, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
 import { unparseable } from './unparseable.js';
+import { lineColumn } from '../../util/json-syntax.js';
 
-/** Line and column (1-based) of a character offset, for error messages. */
-function position(text: string, offset: number): string {
-  const before = text.slice(0, offset).split('\n');
-  return `line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
-}
 
 /** Indentation unit and line ending of an existing file (two spaces and `\n` for a new one). */
 function detectFormatting(text: string): FormattingOptions {
@@ -55,7 +51,7 @@ export function jsonDocument(path: string, text: string | undefined, options: { 
     const tree = parseTree(source, errors, parseOptions);
     const value = tree ? plainValue(tree) : undefined;
     const first = errors[0];
-    if (first) throw unparseable(path, options.comments ? 'JSON with comments' : 'JSON', `${printParseErrorCode(first.error)} at ${position(source, first.offset)}`);
+    if (first) throw unparseable(path, options.comments ? 'JSON with comments' : 'JSON', `${printParseErrorCode(first.error)} at ${lineColumn(source, first.offset)}`);
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw unparseable(path, 'JSON', 'the top level is not an object');
     return value;
   };

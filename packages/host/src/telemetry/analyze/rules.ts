@@ -1,5 +1,6 @@
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { readRegularFile } from '../../io/index.js';
+import { parseJsonText } from '../../util/json-syntax.js';
 
 /** One row of the shell-command category table: the first rule whose `pattern` matches wins. */
 export interface CategoryRule {
@@ -65,7 +66,7 @@ export function categorize(command: string, rules: readonly CompiledRule[]): str
 export function loadRules(path: string): CompiledRule[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readRegularFile(path, { maxBytes: 1 << 20, links: 'always' }).toString('utf8'));
+    parsed = parseJsonText(readRegularFile(path, { maxBytes: 1 << 20, links: 'always' }).toString('utf8'));
   } catch (error) {
     throw new CordonError(ERROR_CODES.BAD_INPUT, `--rules ${path}: not a readable JSON file (${(error as Error).message})`, { details: { path } });
   }
