@@ -3,7 +3,7 @@ import type { AuditRecord } from './audit/record.js';
 import type { StatusReport } from './status.js';
 import type { VerifierResult } from './verify/run.js';
 import { shownVerifierText, streamEvidence } from './verify/evidence.js';
-import { cutTextEnd } from '@cordon/plugin-api';
+import { cutText, cutTextEnd } from '@cordon/plugin-api';
 import { terminalLines } from '../output/terminal.js';
 
 /**
@@ -72,7 +72,10 @@ export const TAIL_CHARS = 2000;
  * summary is often on stdout while stderr holds warnings or npm's own failure lines), else why it
  * could not start. The evidence of a longer stream holds its first and last 8 KiB, so these
  * lines are its real end (the summary a test runner prints last); the header says how much was
- * left out. Records written by an older cordon hold only the first 16 KiB, and say so.
+ * left out. Records written by an older cordon hold only the first 16 KiB, and say so. When
+ * those lines start inside a stack trace, the line naming the error above the trace is kept in
+ * front of them, then `… (N lines left out)` ({@link errorLineAbove}): a long trace would
+ * otherwise push out the one line that says what failed.
  *
  * The headers are cordon's, drawn from the record's data (verify/evidence.ts `streamEvidence`);
  * the verifier's lines go through `shownVerifierText`, so a line of its own shaped like a header
@@ -92,12 +95,23 @@ export function outputTail(result: VerifierResult): string[] {
  */
 function streamTail(result: VerifierResult, which: 'stdout' | 'stderr', maxLines: number, maxChars: number, named: boolean): string[] {
   const evidence = streamEvidence(result, which);
-  let text = (evidence.kind === 'whole' ? evidence.text : evidence.kind === 'middle' ? evidence.tail : evidence.head).replace(/\s+$/, '');
-  if (text === '') return [];
-  let lines = text.split(/\r?\n/);
-  let dropped = lines.length > maxLines;
-  lines = lines.slice(-maxLines);
-  text = lines.join('\n');
+  const whole = (evidence.kind === 'whole' ? evidence.text : evidence.kind === 'middle' ? evidence.tail : evidence.head).replace(/\s+$/, '');
+  if (whole === '') return [];
+  const all = whole.split(/\r?\n/);
+  let start = Math.max(0, all.length - maxLines);
+  // A tail that starts inside a stack trace keeps the line naming the error above it.
+  const errorAt = start > 0 ? errorLineAbove(all, start) : undefined;
+  let lead: string[] = [];
+  if (errorAt !== undefined) {
+    // Two of the tail's lines make room for the error line and the note saying what was left out.
+    start = Math.min(all.length - 1, start + 2);
+    const line = cutText(all[errorAt]!, Math.floor(maxChars / 4));
+    const skipped = start - errorAt - 1;
+    lead = [...shownVerifierText(line).split('\n'), ...(skipped > 0 ? [`\u2026 (${plural(skipped, 'line')} left out)`] : [])];
+    maxChars -= line.length;
+  }
+  let dropped = start > 0;
+  let text = all.slice(start).join('\n');
   if (text.length > maxChars) {
     // Keep whole lines where possible; a single huge line keeps its end.
     const end = cutTextEnd(text, maxChars);
@@ -105,12 +119,34 @@ function streamTail(result: VerifierResult, which: 'stdout' | 'stderr', maxLines
     text = nl >= 0 && nl < end.length - 1 ? end.slice(nl + 1) : end;
     dropped = true;
   }
-  const out = shownVerifierText(text).split('\n');
+  const out = [...lead, ...shownVerifierText(text).split('\n')];
   if (evidence.kind === 'end') out.unshift(`(${which} cut at 16 KiB; the end of what was kept:)`);
   else if (evidence.kind === 'middle') out.unshift(`(${which} longer than 16 KiB, ${evidence.leftOutBytes} bytes of its middle left out; its last lines:)`);
   else if (dropped) out.unshift(`(last lines of ${which}:)`);
   else if (named) out.unshift(`(${which}:)`);
   return out;
+}
+
+/**
+ * A line of a stack trace: indented (`    at f (a.js:1:2)` of Node and Java, `  File "a.py",
+ * line 3` and its source line of Python, Go's `\t/src/a.go:12 +0x1d`, Rust's `   3: main`), or
+ * Ruby's `from a.rb:3:in 'f'`. The line naming the error is not indented in any of them.
+ */
+const TRACE_LINE = /^(\s+\S|from \S+:\d+)/;
+/** A line naming an error: `TypeError: …`, `error: …`, `panic: …`, a test runner's `FAIL`. */
+const ERROR_LINE = /Error|error:|Exception|FAIL|panic/;
+
+/**
+ * The index of the line naming the error whose stack trace `lines[start]` is in: when
+ * `lines[start]` is a trace line, the nearest line above the trace's run of trace lines, if it
+ * names an error ({@link ERROR_LINE}); else undefined. Generic on purpose: a trace whose message
+ * comes after it (Python's) is already in the tail.
+ */
+export function errorLineAbove(lines: readonly string[], start: number): number | undefined {
+  if (!TRACE_LINE.test(lines[start] ?? '')) return undefined;
+  let i = start - 1;
+  while (i >= 0 && (TRACE_LINE.test(lines[i]!) || lines[i]!.trim() === '')) i -= 1;
+  return i >= 0 && ERROR_LINE.test(lines[i]!) ? i : undefined;
 }
 
 /**

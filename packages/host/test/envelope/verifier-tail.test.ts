@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cutTextMiddle } from '@cordon/plugin-api';
 import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
@@ -5,6 +6,7 @@ import { makeRepo, writeFiles } from '../../../../test/support/git.js';
 import { runVerifiers } from '../../src/envelope/index.js';
 import { recoveryFor } from '../../src/envelope/attempt/prompt.js';
 import type { AuditRecord } from '../../src/envelope/audit/record.js';
+import { errorLineAbove, TAIL_LINES } from '../../src/envelope/render.js';
 
 // Issue 29: a verifier's output longer than the evidence keeps its head AND its tail, so the
 // summary a test runner prints last (`# fail 60`, pytest's and jest's last lines) reaches the
@@ -58,4 +60,45 @@ describe('verifier output keeps head and tail', () => {
     expect(text.stdout).toMatch(/\n\n/);
     expect(text.stdout.split('\n').filter((line) => /\s$/.test(line))).toEqual([]);
   }, 120_000);
+});
+
+describe('a tail that starts inside a stack trace keeps the line naming the error', () => {
+  it('check shows a real Node error thrown under a long trace: the message line, how many lines were left out, then the last frames', async () => {
+    // 40 nested calls: the last 20 lines are all frames, the message line is above them.
+    const script = "Error.stackTraceLimit = 60; function f(n) { if (n === 0) throw new TypeError('the useful message'); f(n - 1); } f(40);";
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/a.txt': 'a\n', 'deep.js': script }, sandbox.env);
+    expect((await runCordon(['arm', 'x', '--allow', 'src/**', '--verify', 'node deep.js'], { env: sandbox.env, cwd: repo })).exitCode).toBe(0);
+    writeFiles(repo, { 'src/a.txt': 'b\n' });
+    const r = await runCordon(['check'], { env: sandbox.env, cwd: repo });
+    expect(r.exitCode, r.stderr).toBe(3);
+    const lines = r.stdout.split('\n');
+    const header = lines.indexOf('    (last lines of stderr:)');
+    expect(header, r.stdout).toBeGreaterThan(0);
+    expect(lines[header + 1]).toMatch(/^    TypeError: the useful message$/);
+    expect(lines[header + 2]).toMatch(/^    \u2026 \(\d+ lines left out\)$/);
+    expect(lines[header + 3]).toMatch(/^        at f \(/);
+    const after = lines.findIndex((l, i) => i > header && l !== '' && !l.startsWith('    '));
+    const shown = lines.slice(header + 1, after < 0 ? undefined : after);
+    while (shown.at(-1) === '') shown.pop();
+    expect(shown.length).toBeLessThanOrEqual(TAIL_LINES);
+    // The lines left out and the frames shown are every line Node printed below the message.
+    const left = Number(/\((\d+) lines left out\)/.exec(lines[header + 2]!)![1]);
+    const printed = spawnSync(process.execPath, ['deep.js'], { cwd: repo, encoding: 'utf8' }).stderr.trimEnd().split('\n');
+    expect(left + shown.length - 2).toBe(printed.length - 1 - printed.indexOf('TypeError: the useful message'));
+    expect(shown.at(-1)).toBe(`    ${printed.at(-1)}`);
+  }, 60_000);
+
+  it('finds the error line above Node, Java, Python and Go traces, and nothing where the tail is not in a trace', () => {
+    const node = ['noise', 'Error: boom', '    at a (x.js:1:1)', '    at b (x.js:2:1)', '    at c (x.js:3:1)'];
+    expect(errorLineAbove(node, 3)).toBe(1);
+    const java = ['Exception in thread "main" java.lang.IllegalStateException: bad', '\tat A.f(A.java:3)', '\tat A.main(A.java:9)'];
+    expect(errorLineAbove(java, 2)).toBe(0);
+    const go = ['panic: runtime error: index out of range', '', 'goroutine 1 [running]:', 'main.main()', '\t/src/main.go:8 +0x1d'];
+    // Go's trace holds unindented lines: the nearest one above is no error line, so nothing is kept.
+    expect(errorLineAbove(go, 4)).toBeUndefined();
+    const python = ['Traceback (most recent call last):', '  File "a.py", line 3, in <module>', '    f()', 'ValueError: bad'];
+    expect(errorLineAbove(python, 3)).toBeUndefined();
+    expect(errorLineAbove(['ok 1', 'ok 2', 'not ok 3'], 2)).toBeUndefined();
+    expect(errorLineAbove(['build finished', '    at step 3'], 1)).toBeUndefined();
+  });
 });
