@@ -5,6 +5,8 @@ import type { VerifierResult } from './verify/run.js';
 import { shownVerifierText, streamEvidence } from './verify/evidence.js';
 import { cutText, cutTextEnd } from '@cordon/plugin-api';
 import { terminalLines } from '../output/terminal.js';
+import { displayPath } from './path-text.js';
+import { renamesByPath, type ShownRename } from './audit/file-status.js';
 
 /**
  * Where an accepted change stayed, in the verdict's words: `inside the envelope` armed in the
@@ -47,6 +49,7 @@ export function renderAudit(audit: AuditRecord): string {
   const passed = audit.verification.filter((v) => v.passed).length;
   if (audit.verification.length > 0) lines.push(`  ${'verifiers'.padEnd(15)}${passed} of ${audit.verification.length} passed`);
   else if (audit.verification_skipped) lines.push(`  ${'verifiers'.padEnd(15)}not run (the policy audit failed)`);
+  if (audit.passed) lines.push(...changedFilesSection(audit));
   // `verifier_failed` violations are made in the order of the failed results (audit/run-audit.ts).
   const failed = audit.verification.filter((v) => !v.passed);
   for (const v of audit.violations) {
@@ -58,6 +61,36 @@ export function renderAudit(audit: AuditRecord): string {
   }
   for (const note of audit.notes ?? []) lines.push(`note: ${note}`);
   return terminalLines(lines.join('\n'));
+}
+
+/** Changed files an accepted verdict names at most (a rename is one). */
+export const SHOWN_CHANGED_FILES = 20;
+
+/**
+ * The changed files of an accepted verdict, under `changed files:`: one per line, indented, with
+ * how each changed (`(added)`, `(deleted)`, `(modified)`; a record of an older cordon has no
+ * status, so none is shown), a rename as `old -> new (renamed)` on one line at the place of
+ * whichever of its paths sorts first; at most {@link SHOWN_CHANGED_FILES}, then how many more.
+ * Paths are escaped by `displayPath` (the rest of the verdict by the caller's terminalLines).
+ */
+export function changedFilesSection(audit: Pick<AuditRecord, 'changed_files' | 'changed_file_status' | 'shown_renames'>): string[] {
+  const files = audit.changed_files;
+  if (files.length === 0) return [];
+  const renameOf = renamesByPath(audit.shown_renames);
+  const status = audit.changed_file_status?.length === files.length ? audit.changed_file_status : undefined;
+  const entries: string[] = [];
+  const shownRenames = new Set<ShownRename>();
+  for (let i = 0; i < files.length; i++) {
+    const rename = renameOf.get(files[i]!);
+    if (rename) {
+      if (shownRenames.has(rename)) continue;
+      shownRenames.add(rename);
+      entries.push(`${displayPath(rename.from)} -> ${displayPath(rename.to)} (renamed)`);
+    } else entries.push(status ? `${displayPath(files[i]!)} (${status[i]!.replace('-', ' ')})` : displayPath(files[i]!));
+  }
+  const shown = entries.slice(0, SHOWN_CHANGED_FILES).map((e) => `  ${e}`);
+  if (entries.length > SHOWN_CHANGED_FILES) shown.push(`  \u2026 and ${entries.length - SHOWN_CHANGED_FILES} more (\`cordon check --json\` lists every changed file)`);
+  return ['changed files:', ...shown];
 }
 
 /** Lines of a failed verifier's output shown under its violation (the evidence keeps the first and last 8 KiB of a stream). */

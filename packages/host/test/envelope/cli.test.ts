@@ -53,7 +53,7 @@ describe('cordon arm / check / status / reset', () => {
     expect(r.exitCode).toBe(3);
     const out = r.stdout.trimEnd().split('\n');
     expect(out[0]).toMatch(/^rejected: 2 violations/);
-    expect(out.filter((l) => l.startsWith('violation: '))).toEqual(['violation: path outside policy: README.md (matches no allow glob)', 'violation: path outside policy: docs/x.md (matches no allow glob)']);
+    expect(out.filter((l) => l.startsWith('violation: '))).toEqual(['violation: path outside policy: README.md (matches no allow glob)', 'violation: path outside policy: docs/x.md (added; matches no allow glob)']);
   });
 
   it('human output of a failed verifier: the end of its stdout and its stderr (each under its name when both hold text), indented under the violation', async () => {
@@ -374,7 +374,7 @@ describe('.cordon.json and CI mode (check --base)', () => {
     writeFileSync(join(repo, 'src/secret.txt'), 'x\n');
     const r = await cordon(['check'], repo);
     expect(r.exitCode).toBe(3);
-    expect(r.stdout + r.stderr).toContain('path outside policy: src/secret.txt (matches the deny glob src/secret*)');
+    expect(r.stdout + r.stderr).toContain('path outside policy: src/secret.txt (added; matches the deny glob src/secret*)');
     expect(r.stdout + r.stderr).not.toContain('--deny');
   });
 

@@ -168,7 +168,7 @@ describe('state files (the BEKO2210/SkillQuarry cordon H01–H04, H14, T1–T3)'
       ['empty created_at', { created_at: '' }, /created_at/],
       ['V4 extra policy key', { policy: { ...config0.policy, extra: true } }, /policy has unknown key/],
       ['V4 non-list allow', { policy: { ...config0.policy, allow: 'src/**' } }, /allow is not a list/],
-      ['V4 non-string deny', { policy: { ...config0.policy, deny: [1] } }, /deny holds a non-string/],
+      ['V4 non-string deny', { policy: { ...config0.policy, deny: [1] } }, /policy deny: a glob must be a string/],
       ['V4 limits as list', { policy: { ...config0.policy, limits: [] } }, /limits is not an object/],
       ['V4 partial limits', { policy: { ...config0.policy, limits: { max_files: 1 } } }, /lacks key/],
       ['V4 allow_commits string', { policy: { ...config0.policy, allow_commits: 'yes' } }, /allow_commits/],

@@ -2,6 +2,7 @@ import type { Violation } from '@cordon/plugin-api';
 import type { IgnoredChange, IgnoredOverlay } from '../evidence/untracked.js';
 import type { Limits } from '../policy/policy.js';
 import type { VerifierResult } from '../verify/run.js';
+import type { FileStatus, ShownRename } from './file-status.js';
 
 /** What the audit measured (the BEKO2210/SkillQuarry cordon). Units: files, lines, bytes. */
 export interface Metrics {
@@ -28,6 +29,17 @@ export interface AuditRecord {
   readonly head_changed: boolean;
   /** Every changed path, sorted by its bytes: tracked changes (both sides of a rename, deletions, mode changes) and untracked files. */
   readonly changed_files: readonly string[];
+  /**
+   * How each path of `changed_files` changed, at the same index (`added`, `modified`, `deleted`,
+   * `type-changed`, `unmerged`, `unknown`: git's `--raw` letters; audit/file-status.ts). Absent in
+   * records written by an older cordon.
+   */
+  readonly changed_file_status?: readonly FileStatus[];
+  /**
+   * Deleted and added paths with the same content, shown as renames (`old -> new`) in the
+   * verdict; both paths stay in `changed_files` and count. Absent when there is none.
+   */
+  readonly shown_renames?: readonly ShownRename[];
   readonly metrics: Metrics;
   readonly limits: Limits;
   readonly violations: readonly Violation[];

@@ -24,6 +24,7 @@ import type { EnvelopeSnapshot } from '../state/schema.js';
 import { failureReason, runVerifiers } from '../verify/run.js';
 import type { VerifySpec } from '../verify/spec.js';
 import { budgetViolations } from './budgets.js';
+import { changeWords, findRenames, renamesByPath, statusOfLetter, type FileStatus } from './file-status.js';
 import type { AuditRecord, Metrics } from './record.js';
 import { startAuditGit, type StartedGit } from './start-git.js';
 import { mark } from '../../util/timeline.js';
@@ -173,6 +174,7 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       notes,
       ...(allowedChanges ? { allowedIgnored: allowedChanges } : {}),
       overlay,
+      objectFormat: hashBytes === 32 ? 'sha256' : 'sha1',
       // What the verifiers did to ignored entries: listed again once they ran.
       afterVerifiers: async (sinceNs) => {
         const after = await collectUntracked({ root: loc.root, listed: listUntracked(shadow.inv), oracle: armTimeOracle, snapshot: ignoredBase, rules, allowIgnored: policy.allow_ignored });
@@ -262,6 +264,8 @@ interface Assembly {
   /** Runs once the verifiers ran (`sinceNs`: when they started): the overlay to record and a note. */
   afterVerifiers?: (sinceNs: bigint) => Promise<{ overlay: IgnoredOverlay | undefined; note?: string }>;
   hooks?: Promise<AuditHooks>;
+  /** The repository's object format, for the blob ids of untracked files (audit/file-status.ts); default sha1. */
+  objectFormat?: 'sha1' | 'sha256';
   runVerifiers: boolean;
   verify: VerifySpec;
   env?: NodeJS.ProcessEnv;
@@ -293,6 +297,19 @@ function sortUntracked(items: readonly UntrackedPath[]): UntrackedPath[] {
   return sortByBytes(byPath.keys()).map((p) => byPath.get(p)!);
 }
 
+/**
+ * The status of each of `changed` (in its order): a tracked path's from its `--raw` letter, an
+ * untracked one `added`, a submodule whose work tree changed `modified`.
+ */
+function changedStatus(changed: readonly string[], tracked: ReadonlyMap<string, DiffEntry>, untracked: ReadonlyMap<string, UntrackedPath>): FileStatus[] {
+  const out: FileStatus[] = new Array<FileStatus>(changed.length);
+  for (let i = 0; i < changed.length; i++) {
+    const entry = tracked.get(changed[i]!);
+    out[i] = entry ? statusOfLetter(entry.status) : untracked.has(changed[i]!) ? 'added' : 'modified';
+  }
+  return out;
+}
+
 async function assemble(a: Assembly): Promise<AuditRecord> {
   const { policy } = a;
   const rules = compilePathRules(policy);
@@ -305,6 +322,10 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
   byPath.forEach((_, path) => all.add(path));
   for (let i = 0; i < a.submoduleChanged.length; i++) all.add(a.submoduleChanged[i]!);
   const changed = sortByBytes(all);
+  const status = changedStatus(changed, a.tracked, byPath);
+  const scan = a.untrackedScan ?? measureUntracked(a.loc.root, changed.filter((p) => byPath.has(p)).map((p) => byPath.get(p)!), untrackedReadLimit(policy.limits.max_working_bytes));
+  const renames = findRenames(a.tracked.values(), { root: a.loc.root, sizes: scan.measures, format: a.objectFormat ?? 'sha1' });
+  const renameOf = renamesByPath(renames);
 
   const violations: Violation[] = [...a.early];
   const attributes: Violation[] = [];
@@ -312,7 +333,9 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
     const path = changed[i]!;
     const decision = rules.decide(path.endsWith('/') ? path.slice(0, -1) : path);
     if (!decision.allowed) {
-      violations.push({ code: 'path_outside_policy', message: `path outside policy: ${displayPath(path)} (${refusalWhy(decision)})`, path });
+      // How it changed (`deleted`, `renamed a -> b`) says what the user is looking at: a deleted path shows nowhere else.
+      const how = changeWords(status[i], renameOf.get(path));
+      violations.push({ code: 'path_outside_policy', message: `path outside policy: ${displayPath(path)} (${how === '' ? '' : `${how}; `}${refusalWhy(decision)})`, path });
     }
     if (isAttributesPath(path)) {
       attributes.push({ code: 'attributes_changed', message: `.gitattributes changed; attributes decide how git counts changes, so they cannot change ${a.mode === 'envelope' ? 'inside an envelope' : 'in the audited commits'}: ${displayPath(path)}`, path });
@@ -359,7 +382,6 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
       else if (entry.unreadable !== undefined) measureProblems.push({ code: 'file_unreadable', message: `cannot read changed file: ${displayPath(entry.path)}: ${entry.unreadable}`, path: entry.path });
     }
   }
-  const scan = a.untrackedScan ?? measureUntracked(a.loc.root, changed.filter((p) => byPath.has(p)).map((p) => byPath.get(p)!), untrackedReadLimit(policy.limits.max_working_bytes));
   (scan.measures as Map<string, UntrackedMeasure>).forEach((m, path) => {
     added += m.lines;
     if (m.binary) binary += 1;
@@ -413,6 +435,8 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
     current_head: a.head,
     head_changed: a.head !== a.baseline,
     changed_files: changed,
+    changed_file_status: status,
+    ...(renames.length > 0 ? { shown_renames: renames } : {}),
     metrics,
     limits: policy.limits,
     violations,

@@ -15,7 +15,9 @@ export interface DiffEntry {
   /** Octal mode before/after (`000000` when the side is absent). */
   oldMode: string;
   newMode: string;
-  /** Blob id of the new side (all zeros for work-tree content). */
+  /** Blob id of the old side (all zeros when the side is absent). */
+  oldId: string;
+  /** Blob id of the new side (all zeros for work-tree content git did not hash, or when the side is absent). */
   newId: string;
   /** Raw status letter: A, D, M, T, U, X. */
   status: string;
@@ -65,7 +67,7 @@ export class DiffParser {
       const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([A-Z])\d*$/.exec(header);
       if (!m) throw malformed('diff --raw', header);
       const path = pathTextAt(data, start, end);
-      this.entries.set(path, { path, oldMode: m[1]!, newMode: m[2]!, newId: m[4]!, status: m[5]!, added: 0, deleted: 0, counted: false });
+      this.entries.set(path, { path, oldMode: m[1]!, newMode: m[2]!, oldId: m[3]!, newId: m[4]!, status: m[5]!, added: 0, deleted: 0, counted: false });
       this.onEntry?.(path);
       return;
     }

@@ -143,6 +143,11 @@ export function auditRecordProblem(value: unknown): string | undefined {
   for (const key of ['baseline', 'current_head']) if (typeof value[key] !== 'string') return `${key} is not a string`;
   if (typeof value.head_changed !== 'boolean') return 'head_changed is not a boolean';
   if (!Array.isArray(value.changed_files) || !value.changed_files.every((p) => typeof p === 'string')) return 'changed_files is not a list of paths';
+  // Both absent in records of an older cordon.
+  const status = value.changed_file_status;
+  if (status !== undefined && !(Array.isArray(status) && status.length === value.changed_files.length && status.every((s) => typeof s === 'string'))) return 'changed_file_status is not a list of one status per changed file';
+  const renames = value.shown_renames;
+  if (renames !== undefined && !(Array.isArray(renames) && renames.every((r) => isPlainObject(r) && typeof r.from === 'string' && typeof r.to === 'string'))) return 'shown_renames is not a list of {from, to}';
   for (const key of ['metrics', 'limits']) {
     const numbers = value[key];
     if (!isPlainObject(numbers) || !Object.values(numbers).every((n) => typeof n === 'number')) return `${key} is not an object of numbers`;
