@@ -124,6 +124,11 @@ describe('cordon analyze', () => {
     const bad = await runCordon(['analyze', '--all', '--rules', rules], { env: sandbox.env });
     expect(bad.exitCode).toBe(2);
     expect(flat(bad.stderr)).toContain('rule 1 (x) has an invalid pattern');
+    // A rule file that is not JSON says where, as an editor counts (shared with .cordon.json: util/json-syntax.ts).
+    writeFileSync(rules, '[\r\n  {"category": "x", "pattern": "y"}\r\n  {"category": "z"}\r\n]\r\n');
+    const broken = await runCordon(['analyze', '--all', '--rules', rules], { env: sandbox.env });
+    expect(broken.exitCode).toBe(2);
+    expect(flat(broken.stderr)).toContain(`--rules ${rules}: not a readable JSON file (comma expected at line 3, column 3)`);
     const unknown = await runCordon(['analyze', '--session', 'syn-a', '--session', 'no-such-session'], { env: sandbox.env });
     expect(unknown.exitCode).toBe(2);
     expect(flat(unknown.stderr)).toContain('--session "no-such-session": no recorded session of that id');
