@@ -79,6 +79,19 @@ describe('how each changed file changed, in the verdict and the record', () => {
     expect(r.stdout).toContain('violation: path outside policy: README.md (renamed README.md -> README.txt; matches no allow glob)');
   });
 
+  it('check --base: a committed rename and deletion read the same from the range', async () => {
+    const repo = newRepo({ 'src/a.py': 'a\n', 'src/gone.py': 'g\n' });
+    git(repo, ['mv', 'src/a.py', 'src/b.py'], sandbox.env);
+    git(repo, ['rm', '-q', 'src/gone.py'], sandbox.env);
+    git(repo, ['commit', '-qm', 'move'], sandbox.env);
+    const r = await cordon(['check', '--base', 'HEAD~1', '--allow', 'src/b.py'], repo);
+    expect(r.exitCode, r.stderr).toBe(3);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('violation: '))).toEqual([
+      'violation: path outside policy: src/a.py (renamed src/a.py -> src/b.py; matches no allow glob)',
+      'violation: path outside policy: src/gone.py (deleted; matches no allow glob)',
+    ]);
+  });
+
   it('a record of an older cordon, without statuses, still loads and shows its paths plainly', () => {
     const old = { passed: true, mode: 'envelope', baseline: 'a'.repeat(40), current_head: 'a'.repeat(40), head_changed: false, changed_files: ['x.txt', 'y.txt'], metrics: {}, limits: {}, violations: [], ignored_changes: [], verification: [], verification_skipped: false };
     expect(auditRecordProblem(old)).toBeUndefined();
