@@ -134,14 +134,12 @@ function streamTail(result: VerifierResult, which: 'stdout' | 'stderr', maxLines
   let start = Math.max(0, all.length - maxLines);
   // A tail that starts inside a stack trace keeps the line naming the error above it.
   const errorAt = start > 0 ? errorLineAbove(all, start) : undefined;
-  let lead: string[] = [];
+  let errorLine: string | undefined;
   if (errorAt !== undefined) {
     // Two of the tail's lines make room for the error line and the note saying what was left out.
     start = Math.min(all.length - 1, start + 2);
-    const line = cutText(all[errorAt]!, Math.floor(maxChars / 4));
-    const skipped = start - errorAt - 1;
-    lead = [...shownVerifierText(line).split('\n'), ...(skipped > 0 ? [`\u2026 (${plural(skipped, 'line')} left out)`] : [])];
-    maxChars -= line.length;
+    errorLine = cutText(all[errorAt]!, Math.floor(maxChars / 4));
+    maxChars -= errorLine.length;
   }
   let dropped = start > 0;
   let text = all.slice(start).join('\n');
@@ -151,6 +149,12 @@ function streamTail(result: VerifierResult, which: 'stdout' | 'stderr', maxLines
     const nl = end.indexOf('\n');
     text = nl >= 0 && nl < end.length - 1 ? end.slice(nl + 1) : end;
     dropped = true;
+  }
+  const lead: string[] = [];
+  if (errorLine !== undefined) {
+    // Counted once the character limit has had its say: the lines between the error line and the first shown.
+    const skipped = all.length - text.split('\n').length - errorAt! - 1;
+    lead.push(...shownVerifierText(errorLine).split('\n'), ...(skipped > 0 ? [`\u2026 (${plural(skipped, 'line')} left out)`] : []));
   }
   const out = [...lead, ...shownVerifierText(text).split('\n')];
   if (evidence.kind === 'end') out.unshift(`(${which} cut at 16 KiB; the end of what was kept:)`);

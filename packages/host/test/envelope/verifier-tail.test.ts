@@ -6,7 +6,8 @@ import { makeRepo, writeFiles } from '../../../../test/support/git.js';
 import { runVerifiers } from '../../src/envelope/index.js';
 import { recoveryFor } from '../../src/envelope/attempt/prompt.js';
 import type { AuditRecord } from '../../src/envelope/audit/record.js';
-import { errorLineAbove, TAIL_LINES } from '../../src/envelope/render.js';
+import { errorLineAbove, outputTail, TAIL_LINES } from '../../src/envelope/render.js';
+import type { VerifierResult } from '../../src/envelope/verify/run.js';
 
 // Issue 29: a verifier's output longer than the evidence keeps its head AND its tail, so the
 // summary a test runner prints last (`# fail 60`, pytest's and jest's last lines) reaches the
@@ -87,6 +88,20 @@ describe('a tail that starts inside a stack trace keeps the line naming the erro
     expect(left + shown.length - 2).toBe(printed.length - 1 - printed.indexOf('TypeError: the useful message'));
     expect(shown.at(-1)).toBe(`    ${printed.at(-1)}`);
   }, 60_000);
+
+  it('with long frames the character limit leaves out more lines, and the note counts them', () => {
+    const frames = Array.from({ length: 40 }, (_, i) => `    at frame${i} (${'/very/long/path/'.repeat(12)}f${i}.js:1:1)`);
+    const stderr = ['boot', 'RangeError: the useful message', ...frames, ''].join('\n');
+    const result = { command: 'x', argv: ['x'], passed: false, returncode: 1, signal: null, timed_out: false, output_limited: false, output_not_closed: false, start_error: null, duration_ms: 1, stdout: '', stderr } as unknown as VerifierResult;
+    const tail = outputTail(result);
+    expect(tail[0]).toBe('(last lines of stderr:)');
+    expect(tail[1]).toBe('RangeError: the useful message');
+    const left = Number(/^\u2026 \((\d+) lines left out\)$/.exec(tail[2]!)![1]);
+    const shown = tail.slice(3);
+    expect(shown.length).toBeLessThan(TAIL_LINES - 2);
+    expect(left + shown.length).toBe(frames.length);
+    expect(shown.at(-1)).toBe(frames.at(-1));
+  });
 
   it('finds the error line above Node, Java, Python and Go traces, and nothing where the tail is not in a trace', () => {
     const node = ['noise', 'Error: boom', '    at a (x.js:1:1)', '    at b (x.js:2:1)', '    at c (x.js:3:1)'];
