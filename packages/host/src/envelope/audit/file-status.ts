@@ -31,28 +31,38 @@ export interface ShownRename {
 const ZERO_ID = /^0+$/;
 
 /**
- * The renames among tracked changes: each deletion whose old blob id is the new blob id of an
- * addition, paired one to one in path order. git gives an addition's id when the work-tree file
- * is the index's (`git mv`, `git add`) or in a committed range; an untracked file has none, so
- * a rename made with plain `mv` and not staged shows as a deletion and an addition.
+ * The renames to show, sorted by their new path: each deletion whose old blob id is the new blob
+ * id of an addition, paired one to one in git's (path) order. git gives an addition's id when the
+ * work-tree file is the index's (`git mv`, `git add`) or in a committed range; for an untracked
+ * file (a plain `mv`) the id is computed from `untracked` when a deletion is still unpaired.
  */
 export function findRenames(entries: Iterable<DiffEntry>, untracked?: UntrackedBlobs): ShownRename[] {
   const deleted = new Map<string, string[]>();
   const added: Array<{ path: string; id: string }> = [];
   for (const e of entries) {
-    if (e.status === 'D' && !ZERO_ID.test(e.oldId)) deleted.set(e.oldId, [...(deleted.get(e.oldId) ?? []), e.path]);
+    if (e.status === 'D' && !ZERO_ID.test(e.oldId)) {
+      const paths = deleted.get(e.oldId);
+      if (paths) paths.push(e.path);
+      else deleted.set(e.oldId, [e.path]);
+    }
     else if (e.status === 'A' && !ZERO_ID.test(e.newId)) added.push({ path: e.path, id: e.newId });
   }
   if (deleted.size === 0) return [];
   const renames: ShownRename[] = [];
+  let unpaired = [...deleted.values()].reduce((n, paths) => n + paths.length, 0);
   const pair = (to: string, id: string) => {
     const from = deleted.get(id)?.shift();
-    if (from !== undefined) renames.push({ from, to });
+    if (from === undefined) return;
+    renames.push({ from, to });
+    unpaired -= 1;
   };
   for (const a of added) pair(a.path, a.id);
   // A plain `mv`: the new file is untracked, and git gave no id for it; its blob id is computed.
-  if (untracked && [...deleted.values()].some((paths) => paths.length > 0)) {
-    for (const [path, id] of untrackedBlobIds(untracked)) pair(path, id);
+  if (untracked && unpaired > 0) {
+    for (const [path, id] of untrackedBlobIds(untracked)) {
+      pair(path, id);
+      if (unpaired === 0) break;
+    }
   }
   return renames.sort((x, y) => (x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
 }
@@ -66,21 +76,25 @@ export interface UntrackedBlobs {
   readonly format: 'sha1' | 'sha256';
 }
 
-/** Untracked files hashed for {@link findRenames} at most, and bytes of each. */
+/** Untracked files hashed for {@link findRenames} at most, bytes of each, and bytes in all. */
 const HASHED_FILES = 256;
 const HASHED_FILE_BYTES = 1 << 20;
+const HASHED_TOTAL_BYTES = 8 << 20;
 
 /**
  * The blob id git would give each untracked regular file as it is (`blob <size>\0<bytes>`
  * hashed; git-hash-object(1) without filters, so a file a clean filter would change is not
- * matched): at most {@link HASHED_FILES} files of at most 1 MiB, since this only decides how the
- * verdict shows a rename. A file that cannot be read is skipped.
+ * matched): at most {@link HASHED_FILES} files of at most 1 MiB, 8 MiB in all, since this only
+ * decides how the verdict shows a rename. Runs only when a deletion is left unpaired, so a check
+ * without one reads nothing more. A file that cannot be read is skipped.
  */
 function* untrackedBlobIds(u: UntrackedBlobs): Generator<[string, string]> {
   let hashed = 0;
+  let total = 0;
   for (const [path, { bytes }] of u.sizes) {
     if (bytes > HASHED_FILE_BYTES || path.endsWith('/')) continue;
-    if (++hashed > HASHED_FILES) return;
+    total += bytes;
+    if (++hashed > HASHED_FILES || total > HASHED_TOTAL_BYTES) return;
     const content = readPlainFile(absPath(u.root, path), bytes);
     if (!content) continue;
     const blob = Buffer.concat([Buffer.from(`blob ${content.length}\0`), content]);
