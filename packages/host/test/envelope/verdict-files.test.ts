@@ -65,7 +65,7 @@ describe('how each changed file changed, in the verdict and the record', () => {
     expect(listed.at(-1)).toBe('  \u2026 and 9 more (`cordon check --json` lists every changed file)');
   });
 
-  it('a plain mv (the new file untracked, no id from git) shows as a rename too; a deleted file and a new one of other content do not', async () => {
+  it('a plain mv (the new file untracked, no id from git) reads as a deletion and an addition; once staged, as a rename', async () => {
     const repo = newRepo({ 'src/a.py': '1\n', 'src/c.py': 'c\n', 'README.md': 'r\n' });
     expect((await cordon(['arm', 'walk', '--allow', 'src/**'], repo)).exitCode).toBe(0);
     renameSync(join(repo, 'src/a.py'), join(repo, 'src/b.py'));
@@ -73,8 +73,13 @@ describe('how each changed file changed, in the verdict and the record', () => {
     writeFiles(repo, { 'src/d.py': 'd\n' });
     let r = await cordon(['check'], repo);
     expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain('changed files:\n  src/a.py (deleted)\n  src/b.py (added)\n  src/c.py (deleted)\n  src/d.py (added)\n');
+    // Staged (git add -A: the work-tree file is the index's), git names the new file's blob: a rename.
+    git(repo, ['add', '-A'], sandbox.env);
+    r = await cordon(['check'], repo);
     expect(r.stdout).toContain('changed files:\n  src/a.py -> src/b.py (renamed)\n  src/c.py (deleted)\n  src/d.py (added)\n');
     renameSync(join(repo, 'README.md'), join(repo, 'README.txt'));
+    git(repo, ['add', '-A'], sandbox.env);
     r = await cordon(['check'], repo);
     expect(r.stdout).toContain('violation: path outside policy: README.md (renamed README.md -> README.txt; matches no allow glob)');
   });

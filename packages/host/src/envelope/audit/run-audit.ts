@@ -174,7 +174,6 @@ export async function auditEnvelope(input: EnvelopeAuditInput): Promise<AuditRec
       notes,
       ...(allowedChanges ? { allowedIgnored: allowedChanges } : {}),
       overlay,
-      objectFormat: hashBytes === 32 ? 'sha256' : 'sha1',
       // What the verifiers did to ignored entries: listed again once they ran.
       afterVerifiers: async (sinceNs) => {
         const after = await collectUntracked({ root: loc.root, listed: listUntracked(shadow.inv), oracle: armTimeOracle, snapshot: ignoredBase, rules, allowIgnored: policy.allow_ignored });
@@ -264,8 +263,6 @@ interface Assembly {
   /** Runs once the verifiers ran (`sinceNs`: when they started): the overlay to record and a note. */
   afterVerifiers?: (sinceNs: bigint) => Promise<{ overlay: IgnoredOverlay | undefined; note?: string }>;
   hooks?: Promise<AuditHooks>;
-  /** The repository's object format, for the blob ids of untracked files (audit/file-status.ts); default sha1. */
-  objectFormat?: 'sha1' | 'sha256';
   runVerifiers: boolean;
   verify: VerifySpec;
   env?: NodeJS.ProcessEnv;
@@ -324,7 +321,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
   const changed = sortByBytes(all);
   const status = changedStatus(changed, a.tracked, byPath);
   const scan = a.untrackedScan ?? measureUntracked(a.loc.root, changed.filter((p) => byPath.has(p)).map((p) => byPath.get(p)!), untrackedReadLimit(policy.limits.max_working_bytes));
-  const renames = findRenames(a.tracked.values(), { root: a.loc.root, sizes: scan.measures, format: a.objectFormat ?? 'sha1' });
+  const renames = findRenames(a.tracked.values());
   const renameOf = renamesByPath(renames);
 
   const violations: Violation[] = [...a.early];
