@@ -72,7 +72,7 @@ describe('refusals of run and resume', () => {
     writeFileSync(join(repo, 'outside.txt'), 'x\n');
     const r = await cordon(['resume', '--json'], repo);
     expect(r.exitCode).toBe(2);
-    expect(JSON.parse(r.stdout).error.message).toBe('current partial changes violate the cordon envelope; refusing to resume: path outside policy: outside.txt (matches no allow glob). Undo them, then run `cordon resume` again (`cordon check` prints the whole audit)');
+    expect(JSON.parse(r.stdout).error.message).toBe('current partial changes violate the cordon envelope; refusing to resume: path outside policy: outside.txt (added; matches no allow glob). Undo them, then run `cordon resume` again (`cordon check` prints the whole audit)');
   });
 
   it('an agent that commits: the violation names --allow-commits', async () => {
