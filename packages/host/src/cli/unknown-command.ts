@@ -46,7 +46,7 @@ export function reportUnknownCommand(id: string, config: Interfaces.Config, argv
   const ids = [...visible.map((c) => c.id), ...visible.flatMap((c) => c.aliases)];
   const typed = toConfiguredId(id, config);
   const provider = PLUGIN_COMMANDS[id.split(':')[0]!];
-  const suggestion = provider ? undefined : (commandSynonym(id, config) ?? closestName(id, ids));
+  const suggestion = provider ? undefined : (commandSynonym(id, config) ?? nearestCommand(id, ids));
   // A flag's synonym keeps --json (`cordon version --json` → `cordon --version --json`).
   const flagSuggestion = (flag: string): string => (asksForJson(argv) ? `${flag} --json` : flag);
   const hint = provider
@@ -67,6 +67,20 @@ export function reportUnknownCommand(id: string, config: Interfaces.Config, argv
     ? `\`${config.bin} ${displayPath(toConfiguredId(owner.command, config))}\` takes no argument \`${displayPath(owner.extra)}\`. Run \`${config.bin} ${displayPath(toConfiguredId(owner.command, config))} --help\` for what it takes.`
     : `\`${displayPath(typed)}\` is not a ${config.bin} command.${hint} Run \`${config.bin} help\` for the list.`;
   return reportError({ code: ERROR_CODES.BAD_INPUT, message }, 2, asksForJson(argv));
+}
+
+/**
+ * What a mistyped `id` is taken for: when it starts with a visible command or alias, whole
+ * words, the deepest such (`plugins` for `plugins:instal:codex`, `pcodx` for
+ * `pcodx:compact-mnay`), whose following words are then a subcommand's typo or arguments it does
+ * not take ({@link subcommandTypo}, {@link argumentsOf}: each word is matched on its own, so
+ * `plugins:codex` is not taken for `plugins:add`, which is near only by the words they share);
+ * else the nearest visible id or alias by {@link closestName}.
+ */
+function nearestCommand(id: string, ids: readonly string[]): string | undefined {
+  let start: string | undefined;
+  for (const c of ids) if (id.startsWith(`${c}:`) && (start === undefined || c.length > start.length)) start = c;
+  return start ?? closestName(id, ids);
 }
 
 /**

@@ -18,7 +18,7 @@ beforeEach(() => (box = makeSandbox('cordon-surface-')));
 afterEach(() => box.cleanup());
 
 describe('closestName', () => {
-  it('prefers a name the typed one starts or ends, else the nearest within a third of its length', () => {
+  it('takes the nearest name within a third of its length, else the one name the typed one starts or ends', () => {
     expect(closestName('claude', ['aider', 'claude-code', 'codex'])).toBe('claude-code');
     expect(closestName('gemini-cli', ['gemini', 'codex'])).toBe('gemini');
     expect(closestName('chek', ['check', 'arm', 'status'])).toBe('check');

@@ -59,6 +59,8 @@ describe('global flags before the command, as the reference writes them', () => 
         [['recrod', '--role', 'user', '--text', 'x'], `error: "recrod" is not a pcodx command. Did you mean \`cordon pcodx record\`? ${list}\n`],
         [['--db', other, 'shwo'], `error: "shwo" is not a pcodx command. Did you mean \`cordon pcodx show\`? ${list}\n`],
         [['uncompcat', 'cmp1'], `error: "uncompcat" is not a pcodx command. Did you mean \`cordon pcodx uncompact\`? ${list}\n`],
+        // The nearest, not a name it starts with (`compact` is five edits away, `compact-many` one).
+        [['compact-mnay', '--range', '1..2=x'], `error: "compact-mnay" is not a pcodx command. Did you mean \`cordon pcodx compact-many\`? ${list}\n`],
         [['frobnicate'], `error: "frobnicate" is not a pcodx command. ${list}\n`],
       ];
       for (const [args, stderr] of cases) {
