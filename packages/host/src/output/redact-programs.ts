@@ -13,7 +13,10 @@
  * A listed program is found where a shell would run it: after wrappers that run the rest of
  * their words (`sudo`, `env`, `timeout 5`, `nice -n 5`, `xargs -n 1` …, each wrapper's options
  * that take a value skipped), as the command of `docker exec CONTAINER`, `podman exec`,
- * `kubectl exec POD --`, in `bash -c '…'` and in the remote command of `ssh host '…'`.
+ * `kubectl exec POD --`, `docker run IMAGE`, in `bash -c '…'` and in the remote command of `ssh
+ * host '…'`, and in the commands of programs with a grammar of their own (`watch`, `su -c`,
+ * `flock FILE -c`, `find -exec … ;`, `env -S`, `GIT_SSH_COMMAND=…`, `ssh -o ProxyCommand=…`:
+ * {@link followers}, each citing its manual).
  *
  * No regular expression: the text is split into shell words by a small scanner, and only when
  * one of the table's program names occurs in it at all (a wrapper alone needs no scan: the
@@ -234,6 +237,20 @@ function wrapperRules(): ReadonlyMap<string, Wrapper> {
   ]));
 }
 
+/**
+ * docker run's options that take a value, https://docs.docker.com/reference/cli/docker/container/run/
+ * ("Options"; the others, `-d`, `-i`, `-t`, `-P`, `--rm`, `--init`, `--privileged`, `--read-only`
+ * …, are flags): an option missing here would have its value read as the image, and the image
+ * as the command.
+ */
+const DOCKER_RUN = ['--add-host', '--annotation', '-a', '--attach', '--blkio-weight', '--blkio-weight-device', '--cap-add', '--cap-drop', '--cgroup-parent', '--cgroupns', '--cidfile', '--cpu-count', '--cpu-percent', '--cpu-period', '--cpu-quota', '--cpu-rt-period', '--cpu-rt-runtime', '-c', '--cpu-shares', '--cpus', '--cpuset-cpus', '--cpuset-mems', '--detach-keys', '--device', '--device-cgroup-rule', '--device-read-bps', '--device-read-iops', '--device-write-bps', '--device-write-iops', '--dns', '--dns-option', '--dns-search', '--domainname', '--entrypoint', '-e', '--env', '--env-file', '--expose', '--gpus', '--group-add', '--health-cmd', '--health-interval', '--health-retries', '--health-start-interval', '--health-start-period', '--health-timeout', '-h', '--hostname', '--io-maxbandwidth', '--io-maxiops', '--ip', '--ip6', '--ipc', '--isolation', '--kernel-memory', '-l', '--label', '--label-file', '--link', '--link-local-ip', '--log-driver', '--log-opt', '--mac-address', '-m', '--memory', '--memory-reservation', '--memory-swap', '--memory-swappiness', '--mount', '--name', '--network', '--net', '--network-alias', '--net-alias', '--oom-score-adj', '--pid', '--pids-limit', '--platform', '-p', '--publish', '--pull', '--restart', '--runtime', '--security-opt', '--shm-size', '--stop-signal', '--stop-timeout', '--storage-opt', '--sysctl', '--tmpfs', '--ulimit', '-u', '--user', '--userns', '--uts', '-v', '--volume', '--volume-driver', '--volumes-from', '-w', '--workdir'];
+
+/**
+ * podman-run(1)'s options that take a value, https://docs.podman.io/en/latest/markdown/podman-run.1.html:
+ * docker run's and podman's own.
+ */
+const PODMAN_RUN = [...DOCKER_RUN, '--arch', '--authfile', '--cert-dir', '--cgroup-conf', '--cgroups', '--chrootdirs', '--conmon-pidfile', '--creds', '--decryption-key', '--device-cgroup-rule', '--env-merge', '--gidmap', '--group-entry', '--hostuser', '--image-volume', '--init-path', '--os', '--passwd-entry', '--personality', '--pidfile', '--pod', '--pod-id-file', '--preserve-fd', '--rdt-class', '--requires', '--retry', '--retry-delay', '--sdnotify', '--seccomp-policy', '--secret', '--subgidname', '--subuidname', '--timeout', '--tz', '--uidmap', '--umask', '--unsetenv', '--variant'];
+
 /** A subcommand that runs a command inside something else (`docker exec CONTAINER cmd …`). */
 interface Launch {
   /** The subcommand's words after the program (`exec`, `container exec`). */
@@ -262,7 +279,9 @@ interface Launch {
  * https://docs.docker.com/reference/cli/docker/compose/exec/ (`docker compose exec SERVICE
  * COMMAND`, also the older `docker-compose`: `-e`, `--index`, `-u`, `-w`; before `exec`,
  * Compose's own `-f`, `-p`, `--profile`, `--env-file`, `--project-directory`, `--ansi`,
- * `--progress`, `--parallel`, https://docs.docker.com/reference/cli/docker/compose/).
+ * `--progress`, `--parallel`, https://docs.docker.com/reference/cli/docker/compose/), and `docker
+ * run [OPTIONS] IMAGE [COMMAND] [ARG...]` / `podman run` (also `container run`), the command
+ * after the image ({@link DOCKER_RUN}, {@link PODMAN_RUN}).
  */
 let launches: ReadonlyMap<string, readonly Launch[]> | undefined;
 function launchRules(): ReadonlyMap<string, readonly Launch[]> {
@@ -274,9 +293,9 @@ function launchRules(): ReadonlyMap<string, readonly Launch[]> {
   const composeExec = ['-e', '--env', '--index', '-u', '--user', '-w', '--workdir'];
   const container = (path: readonly string[], before: readonly string[], valued: readonly string[], instead?: readonly string[]): Launch => ({ path, before, valued, operands: 1, instead });
   launches = new Map<string, readonly Launch[]>([
-    ['docker', [container(['exec'], DOCKER_GLOBALS, dockerExec), container(['container', 'exec'], DOCKER_GLOBALS, dockerExec), container(['compose', 'exec'], [...DOCKER_GLOBALS, ...composeGlobals], composeExec)]],
+    ['docker', [container(['exec'], DOCKER_GLOBALS, dockerExec), container(['container', 'exec'], DOCKER_GLOBALS, dockerExec), container(['compose', 'exec'], [...DOCKER_GLOBALS, ...composeGlobals], composeExec), container(['run'], DOCKER_GLOBALS, DOCKER_RUN), container(['container', 'run'], DOCKER_GLOBALS, DOCKER_RUN)]],
     ['docker-compose', [container(['exec'], composeGlobals, composeExec)]],
-    ['podman', [container(['exec'], PODMAN_GLOBALS, podmanExec, ['-l', '--latest']), container(['container', 'exec'], PODMAN_GLOBALS, podmanExec, ['-l', '--latest'])]],
+    ['podman', [container(['exec'], PODMAN_GLOBALS, podmanExec, ['-l', '--latest']), container(['container', 'exec'], PODMAN_GLOBALS, podmanExec, ['-l', '--latest']), container(['run'], PODMAN_GLOBALS, PODMAN_RUN), container(['container', 'run'], PODMAN_GLOBALS, PODMAN_RUN)]],
     ['kubectl', [{ path: ['exec'], before: kubectlGlobals, valued: [...kubectlGlobals, '-c', '--container', '-f', '--filename', '--pod-running-timeout'], operands: 1, dashes: true }]],
   ]);
   return launches;
@@ -291,7 +310,7 @@ const SSH_VALUED = ['-B', '-b', '-c', '-D', '-E', '-e', '-F', '-I', '-i', '-J', 
 /** Reserved words that may open a command (`if curl …`, `! mysql …`, `{ curl …; }`). */
 const OPENERS = ['!', '{', 'if', 'then', 'elif', 'else', 'do', 'while', 'until'];
 
-/** How deep `bash -c "sh -c '…'"` is read (argv starts at it: its `-c` element is redacted as text on its own). */
+/** How deep command lines inside command lines are read (`bash -c "sh -c '…'"`, `GIT_SSH_COMMAND='ssh -o ProxyCommand=…'`). */
 const MAX_DEPTH = 3;
 
 /** Shells whose `-c` word is itself a command line (`bash -c 'curl -u a:b x'`). */
@@ -616,11 +635,20 @@ function programName(text: string): string {
 function maskCommand(words: readonly Word[], i: number, edits: Edit[], depth: number): void {
   while (i < words.length) {
     const text = words[i]!.text;
-    if (isAssignment(text) || OPENERS.includes(text)) {
+    if (isAssignment(text)) {
+      maskAssignment(words[i]!, edits, depth);
+      i++;
+      continue;
+    }
+    if (OPENERS.includes(text)) {
       i++;
       continue;
     }
     const name = programName(text);
+    if (name === 'env') {
+      i = envCommand(words, i, edits, depth);
+      continue;
+    }
     const wrapper = wrapperRules().get(name);
     if (wrapper !== undefined) {
       i = skipWrapperOptions(words, i + 1, wrapper, name);
@@ -636,7 +664,8 @@ function maskCommand(words: readonly Word[], i: number, edits: Edit[], depth: nu
       i = maskProgramArguments(words, i, rule, edits);
       continue;
     }
-    if (name === 'ssh') maskRemoteCommand(words, i, edits, depth);
+    const follow = followers().get(name);
+    if (follow) follow(words, i, edits, depth);
     else if (SHELLS.includes(name) && depth < MAX_DEPTH) maskShellCommand(words, i, edits, depth);
     return;
   }
@@ -667,41 +696,313 @@ function maskShellCommand(words: readonly Word[], i: number, edits: Edit[], dept
 
 /**
  * Adds the edits inside `script`, a word of a command line that is itself a command line (`-c`'s
- * word, ssh's remote command), read from the source between its quotes so that the edits land
- * on source offsets.
+ * word, ssh's remote command, `su -c`'s, `flock -c`'s), from character `from` of its text on
+ * (`--command=…`, `GIT_SSH_COMMAND=…`); nothing deeper than {@link MAX_DEPTH}.
  */
-function maskScript(script: Word, edits: Edit[], depth: number): void {
-  const source = script.source;
-  const quote = source[script.start];
-  const closed = source[script.end - 1] === quote && script.end - script.start >= 2;
-  // A quote left open at the end of the text (a command cut short, or never closed) closes there.
-  const quoted = (quote === "'" || quote === '"') && (closed || script.end === source.length);
-  const from = quoted ? script.start + 1 : script.start;
-  const to = quoted && closed ? script.end - 1 : script.end;
-  for (const edit of textEdits(source.slice(from, to), depth + 1)) edits.push({ element: -1, start: from + edit.start, end: from + edit.end, with: edit.with });
+function maskScript(script: Word, edits: Edit[], depth: number, from = 0): void {
+  if (depth >= MAX_DEPTH) return;
+  for (const words of innerWords(script, from)) maskCommand(words, 0, edits, depth + 1);
+}
+
+/**
+ * The simple commands of `word`'s text from character `from` on, read as a command line, each
+ * word's offsets in `word`'s own source (or argv element), so that an edit of an inner word lands
+ * where its characters are and the quotes of both levels stay (`bash -c "mysql -p'x y'"` →
+ * `-p'***'`). The text is the word's after quote removal, as the program that runs it gets it.
+ */
+function innerWords(word: Word, from: number): Word[][] {
+  const startOf = (k: number): number => (word.starts ? word.starts[k]! : k);
+  const endOf = (k: number): number => (word.ends ? word.ends[k]! : k + 1);
+  return commands(word.text.slice(from)).map((command) =>
+    command.map((inner): Word => ({
+      source: word.source,
+      element: word.element,
+      text: inner.text,
+      starts: inner.starts!.map((at) => startOf(from + at)),
+      ends: inner.ends!.map((at) => endOf(from + at - 1)),
+      start: startOf(from + inner.start),
+      end: endOf(from + inner.end - 1),
+    })),
+  );
 }
 
 /**
  * The edits in ssh's remote command (`ssh [options] destination command …`, ssh(1): the words
- * after the destination, joined with spaces, are run by the remote user's shell). Its words are
- * read as a command here (`ssh h mysql -pX`), and in a command line each word that is one quoted
- * string is read as a command line of its own (`ssh h 'mysql -pX db'`). OpenSSH reads options
- * after the destination too (`ssh host -p 22 cmd`).
+ * after the destination, joined with spaces, are run by the remote user's shell), and in the
+ * commands its `-o` options hold (`-o ProxyCommand=…`, see {@link maskConfigCommand}). OpenSSH
+ * reads options after the destination too (`ssh host -p 22 cmd`).
  */
 function maskRemoteCommand(words: readonly Word[], i: number, edits: Edit[], depth: number): void {
-  let destination = skipOptions(words, i + 1, SSH_VALUED);
+  let destination = sshOptions(words, i + 1, SSH_VALUED, edits, depth);
   if (destination < words.length && words[destination]!.text === '--') destination++;
   if (destination >= words.length) return;
-  let command = skipOptions(words, destination + 1, SSH_VALUED);
+  let command = sshOptions(words, destination + 1, SSH_VALUED, edits, depth);
   if (command < words.length && words[command]!.text === '--') command++;
   if (command >= words.length) return;
+  maskJoinedCommand(words, command, edits, depth);
+}
+
+/**
+ * The edits for a command given as words that a shell runs joined with spaces (ssh's remote
+ * command, watch's command): its words read as a command (`ssh h mysql -pX`), and each word with
+ * a space in it read as a command line of its own (`ssh h 'mysql -pX db'`).
+ */
+function maskJoinedCommand(words: readonly Word[], command: number, edits: Edit[], depth: number): void {
   maskCommand(words, command, edits, depth);
-  if (depth >= MAX_DEPTH) return;
-  for (let j = command; j < words.length; j++) {
-    const word = words[j]!;
-    const quote = word.source[word.start];
-    if (word.element === -1 && (quote === "'" || quote === '"') && word.end - word.start >= 2 && word.source[word.end - 1] === quote && word.text.includes(' ')) maskScript(word, edits, depth);
+  for (let j = command; j < words.length; j++) if (words[j]!.text.includes(' ')) maskScript(words[j]!, edits, depth);
+}
+
+/**
+ * Index of the first word from `i` on that is not an option of ssh, scp or sftp (as
+ * {@link skipOptions}), adding the edits in the commands its `-o` options hold.
+ */
+function sshOptions(words: readonly Word[], i: number, valued: readonly string[], edits: Edit[], depth: number): number {
+  while (i < words.length) {
+    const text = words[i]!.text;
+    if (text === '--' || !text.startsWith('-') || text === '-') return i;
+    const option = shortValue(words, i, 'o', valued);
+    if (option) maskConfigCommand(option.word, option.from, edits, depth);
+    i += takesNext(text, valued) ? 2 : 1;
   }
+  return i;
+}
+
+/**
+ * ssh_config(5) keywords whose argument is a command line: ProxyCommand ("The command string
+ * extends to the end of the line, and is executed using the user's shell 'exec' directive"),
+ * RemoteCommand, LocalCommand and KnownHostsCommand, https://man.openbsd.org/ssh_config.5.
+ */
+const SSH_COMMAND_KEYWORDS = ['proxycommand', 'remotecommand', 'localcommand', 'knownhostscommand'];
+
+/**
+ * The edits in an `-o` option of ssh (`word`'s text from `from` on): ssh_config(5)'s `Keyword
+ * arguments` or `Keyword=arguments` (keywords are case-insensitive; white space or one `=`, with
+ * white space around it, separates them), read as a command line when the keyword takes one.
+ */
+function maskConfigCommand(word: Word, from: number, edits: Edit[], depth: number): void {
+  const text = word.text;
+  let at = from;
+  while (at < text.length && ((text[at]! >= 'a' && text[at]! <= 'z') || (text[at]! >= 'A' && text[at]! <= 'Z'))) at++;
+  if (!SSH_COMMAND_KEYWORDS.includes(text.slice(from, at).toLowerCase())) return;
+  while (text[at] === ' ' || text[at] === '\t') at++;
+  if (text[at] === '=') at++;
+  while (text[at] === ' ' || text[at] === '\t') at++;
+  maskScript(word, edits, depth, at);
+}
+
+/**
+ * The value of one-letter option `letter` in getopt option word `words[j]` (`-S x`, `-Sx`, `-iS
+ * x`, after flags in one word): the word that holds it, where in that word's text it starts,
+ * and the index of the word after it; undefined when the word is another option, or a letter in
+ * `valued` (an option that takes the rest as its value) comes first.
+ */
+function shortValue(words: readonly Word[], j: number, letter: string, valued: readonly string[]): { word: Word; from: number; next: number } | undefined {
+  const text = words[j]!.text;
+  if (text.length < 2 || text[0] !== '-' || text[1] === '-') return undefined;
+  for (let k = 1; k < text.length; k++) {
+    if (text[k] === letter) {
+      if (k + 1 < text.length) return { word: words[j]!, from: k + 1, next: j + 1 };
+      return j + 1 < words.length ? { word: words[j + 1]!, from: 0, next: j + 2 } : undefined;
+    }
+    if (valued.includes(`-${text[k]}`)) return undefined;
+  }
+  return undefined;
+}
+
+/** The value of long option `name` in `words[j]` (`--command x`, `--command=x`), as {@link shortValue}. */
+function longValue(words: readonly Word[], j: number, name: string): { word: Word; from: number; next: number } | undefined {
+  const text = words[j]!.text;
+  if (text === name) return j + 1 < words.length ? { word: words[j + 1]!, from: 0, next: j + 2 } : undefined;
+  return text.startsWith(`${name}=`) ? { word: words[j]!, from: name.length + 1, next: j + 1 } : undefined;
+}
+
+/**
+ * Environment variables whose value is a command line that a program runs: git(1)'s
+ * GIT_SSH_COMMAND ("interpreted by the shell, which allows additional arguments to be
+ * included"), GIT_PROXY_COMMAND, GIT_EDITOR, GIT_SEQUENCE_EDITOR and GIT_PAGER
+ * (https://git-scm.com/docs/git#_environment_variables), and rsync(1)'s RSYNC_RSH (the remote
+ * shell with its options, as `-e`).
+ */
+const COMMAND_VARIABLES = ['GIT_SSH_COMMAND', 'GIT_PROXY_COMMAND', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_PAGER', 'RSYNC_RSH'];
+
+/** The edits in `NAME=value` (`word`) when NAME is one of {@link COMMAND_VARIABLES}: the value read as a command line. */
+function maskAssignment(word: Word, edits: Edit[], depth: number): void {
+  const equals = word.text.indexOf('=');
+  if (COMMAND_VARIABLES.includes(word.text.slice(0, equals))) maskScript(word, edits, depth, equals + 1);
+}
+
+/**
+ * Index of the command env(1) (`words[i]`) runs, adding the edits in the command-holding
+ * variables it sets; coreutils env(1),
+ * https://www.gnu.org/software/coreutils/manual/html_node/env-invocation.html: `env [OPTION]…
+ * [-] [NAME=VALUE]… [COMMAND [ARG]…]`, where `-S, --split-string=S` splits S into words that take
+ * its place among env's arguments (options, assignments, the command and its first arguments:
+ * `env -S'-i A=1 mysql -pX' db`). Those words are read with the rest as env's own, and the
+ * whole is done here (words.length returned).
+ */
+function envCommand(words: readonly Word[], i: number, edits: Edit[], depth: number): number {
+  const valued = wrapperRules().get('env')!.valued;
+  let j = i + 1;
+  while (j < words.length) {
+    const text = words[j]!.text;
+    if (text === '--') return j + 1;
+    if (isAssignment(text)) {
+      maskAssignment(words[j]!, edits, depth);
+      j++;
+      continue;
+    }
+    if (text === '-') {
+      j++;
+      continue;
+    }
+    if (!text.startsWith('-')) return j;
+    const split = shortValue(words, j, 'S', valued) ?? longValue(words, j, '--split-string');
+    if (split && depth < MAX_DEPTH) {
+      const spliced = [words[i]!, ...innerWords(split.word, split.from).flat(), ...words.slice(split.next)];
+      maskCommand(spliced, 0, edits, depth + 1);
+      return words.length;
+    }
+    j += takesNext(text, valued) ? 2 : 1;
+  }
+  return j;
+}
+
+/** Programs that run a command of their own grammar, each with the reader of its words (`words[i]` names it). */
+type Follower = (words: readonly Word[], i: number, edits: Edit[], depth: number) => void;
+let followerRules: ReadonlyMap<string, Follower> | undefined;
+function followers(): ReadonlyMap<string, Follower> {
+  return (followerRules ??= new Map<string, Follower>([
+    ['ssh', maskRemoteCommand],
+    ['scp', (words, i, edits, depth) => void sshOptionsAll(words, i, SCP_VALUED, edits, depth)],
+    ['sftp', (words, i, edits, depth) => void sshOptionsAll(words, i, SFTP_VALUED, edits, depth)],
+    ['watch', maskWatch],
+    ['su', maskSu],
+    ['runuser', maskSu],
+    ['flock', maskFlock],
+    ['find', maskFind],
+    ['export', maskExport],
+  ]));
+}
+
+/** scp(1)'s options that take a value, https://man.openbsd.org/scp.1. */
+const SCP_VALUED = ['-c', '-D', '-F', '-i', '-J', '-l', '-o', '-P', '-S', '-X'];
+/** sftp(1)'s, https://man.openbsd.org/sftp.1. */
+const SFTP_VALUED = ['-B', '-b', '-c', '-D', '-F', '-i', '-J', '-l', '-o', '-P', '-R', '-S', '-X'];
+
+/** The edits in scp's or sftp's `-o` options, wherever among its words (their operands are files and hosts). */
+function sshOptionsAll(words: readonly Word[], i: number, valued: readonly string[], edits: Edit[], depth: number): void {
+  for (let j = i + 1; j < words.length; j = sshOptions(words, j, valued, edits, depth) + 1) if (words[j]!.text === '--') return;
+}
+
+/**
+ * procps watch(1), https://man7.org/linux/man-pages/man1/watch.1.html: `watch [options]
+ * command`; options end at the command (`-n, --interval secs` and `-q, --equexit cycles` take a
+ * value; `-d`'s is attached only). The command's words are joined with spaces and given to `sh
+ * -c` ("you may need to use extra quoting"), or with `-x, --exec` run as they are.
+ */
+function maskWatch(words: readonly Word[], i: number, edits: Edit[], depth: number): void {
+  const valued = ['-n', '-q', '--interval', '--equexit'];
+  let exec = false;
+  let j = i + 1;
+  while (j < words.length) {
+    const text = words[j]!.text;
+    if (text === '--') {
+      j++;
+      break;
+    }
+    if (!text.startsWith('-') || text === '-') break;
+    if (text === '--exec' || hasFlag(text, 'x', valued)) exec = true;
+    j += takesNext(text, valued) ? 2 : 1;
+  }
+  if (j >= words.length) return;
+  if (exec) maskCommand(words, j, edits, depth);
+  else maskJoinedCommand(words, j, edits, depth);
+}
+
+/** Whether getopt option word `text` holds flag `letter` (`-tx`), before any letter of `valued`. */
+function hasFlag(text: string, letter: string, valued: readonly string[]): boolean {
+  if (text.length < 2 || text[0] !== '-' || text[1] === '-') return false;
+  for (let k = 1; k < text.length; k++) {
+    if (text[k] === letter) return true;
+    if (valued.includes(`-${text[k]}`)) return false;
+  }
+  return false;
+}
+
+/**
+ * util-linux su(1) and runuser(1), https://man7.org/linux/man-pages/man1/su.1.html: `-c,
+ * --command=command` ("Pass command to the shell with the -c option") and `-C,
+ * --session-command=command`; options may follow the user (`su - postgres -c '…'`); `-g`, `-G`,
+ * `-s`, `-w` take a value. runuser(1), https://man7.org/linux/man-pages/man1/runuser.1.html,
+ * takes the same, and with `-u user` runs a command of its own: `runuser -u user [[--] command
+ * [argument...]]`.
+ */
+function maskSu(words: readonly Word[], i: number, edits: Edit[], depth: number): void {
+  const valued = ['-c', '-C', '-g', '-G', '-s', '-u', '-w', '--command', '--session-command', '--group', '--supp-group', '--shell', '--user', '--whitelist-environment'];
+  const runuser = programName(words[i]!.text) === 'runuser';
+  let user = false;
+  for (let j = i + 1; j < words.length; j++) {
+    const text = words[j]!.text;
+    if (runuser && user && (text === '--' || !text.startsWith('-'))) {
+      maskCommand(words, text === '--' ? j + 1 : j, edits, depth);
+      return;
+    }
+    if (text === '--') return;
+    if (!text.startsWith('-')) continue;
+    if (runuser && (text === '--user' || text.startsWith('--user=') || shortValue(words, j, 'u', valued))) user = true;
+    const script = shortValue(words, j, 'c', valued) ?? shortValue(words, j, 'C', valued) ?? longValue(words, j, '--command') ?? longValue(words, j, '--session-command');
+    if (script) {
+      maskScript(script.word, edits, depth, script.from);
+      j = script.next - 1;
+    } else if (takesNext(text, valued)) j++;
+  }
+}
+
+/**
+ * util-linux flock(1), https://man7.org/linux/man-pages/man1/flock.1.html: `flock [options]
+ * file|directory command [arguments]` (run as they are) or `flock [options] file|directory -c
+ * command` (one command line, run by the shell); `-w, --timeout, --wait` and `-E,
+ * --conflict-exit-code` take a value.
+ */
+function maskFlock(words: readonly Word[], i: number, edits: Edit[], depth: number): void {
+  let j = skipOptions(words, i + 1, ['-w', '-E', '--wait', '--timeout', '--conflict-exit-code']);
+  if (j < words.length && words[j]!.text === '--') j++;
+  const command = j + 1; // after the file or directory
+  if (command >= words.length) return;
+  const text = words[command]!.text;
+  if (text === '-c' || text === '--command') {
+    if (command + 1 < words.length) maskScript(words[command + 1]!, edits, depth);
+  } else maskCommand(words, command, edits, depth);
+}
+
+/**
+ * GNU findutils find(1), https://man7.org/linux/man-pages/man1/find.1.html: the actions
+ * `-exec command ;`, `-exec command {} +`, `-execdir` (the same), `-ok command ;` and `-okdir`
+ * run `command` with its words as they are, up to the `;` (or a `+` right after `{}`). The
+ * expression is walked primary by primary, so the argument of a test (`-name -exec`) is not
+ * read as one: the primaries that take an argument are listed below (`-fprintf` two).
+ */
+function maskFind(words: readonly Word[], i: number, edits: Edit[], depth: number): void {
+  const runs = ['-exec', '-execdir', '-ok', '-okdir'];
+  const valued = ['-D', '-O', '-amin', '-anewer', '-atime', '-cmin', '-cnewer', '-context', '-ctime', '-files0-from', '-fls', '-fprint', '-fprint0', '-fstype', '-gid', '-group', '-ilname', '-iname', '-inum', '-ipath', '-iregex', '-iwholename', '-links', '-lname', '-maxdepth', '-mindepth', '-mmin', '-mtime', '-name', '-newer', '-path', '-perm', '-printf', '-regex', '-regextype', '-samefile', '-size', '-type', '-uid', '-used', '-user', '-wholename', '-xtype'];
+  let j = i + 1;
+  while (j < words.length) {
+    const text = words[j]!.text;
+    if (runs.includes(text)) {
+      const plus = text.startsWith('-exec');
+      let end = j + 1;
+      while (end < words.length && words[end]!.text !== ';' && !(plus && words[end]!.text === '+' && words[end - 1]!.text === '{}')) end++;
+      maskCommand(words.slice(j + 1, end), 0, edits, depth);
+      j = end + 1;
+    } else if (text === '-fprintf') j += 3;
+    // `-newerXY reference` (X and Y each one of a B c m t).
+    else j += valued.includes(text) || (text.length === 8 && text.startsWith('-newer')) ? 2 : 1;
+  }
+}
+
+/** The shell's `export NAME=value …` (and `export -p`): the edits in its command-holding variables. */
+function maskExport(words: readonly Word[], i: number, edits: Edit[], depth: number): void {
+  for (let j = i + 1; j < words.length; j++) if (isAssignment(words[j]!.text)) maskAssignment(words[j]!, edits, depth);
 }
 
 /** The edits that mask the listed programs' credential values in command line `text`. */
@@ -733,21 +1034,33 @@ export function redactProgramText(text: string): string {
 /**
  * `argv` (a command and its arguments) with the listed programs' credential values as `***`, in
  * the same elements (`['curl', '-u', 'admin:pw']` → `['curl', '-u', 'admin:***']`); the same
- * array when nothing changes. A shell's `-c` element and an ssh remote command given as one
- * element are left to the caller's text redaction: each element of an argv is also redacted as a
- * command line, because cordon cannot know every program that runs an argument as one (`su -c`,
- * `watch`, `flock -c`, `git rebase --exec`), so an element that only mentions a listed program's
- * option (a commit message `mysql -pX fails`) is masked as well; the command gets its argv as it
- * was, only the records lose the value.
+ * array when nothing changes. An element that is a command line (`bash -c`'s, `su -c`'s, `env
+ * -S`'s, `GIT_SSH_COMMAND=…`) is read as one, its edits in that element. The caller also redacts
+ * each element as a command line, because cordon cannot know every program that runs an argument
+ * as one (`git rebase --exec`), so an element that only mentions a listed program's option (a
+ * commit message `mysql -pX fails`) is masked as well; the command gets its argv as it was, only
+ * the records lose the value.
  */
 export function redactProgramArgv(argv: readonly string[]): readonly string[] {
   if (argv.length < 2) return argv;
   const words = argv.map((text, element): Word => ({ source: text, element, text, start: 0, end: text.length }));
   const edits: Edit[] = [];
-  maskCommand(words, 0, edits, MAX_DEPTH);
+  maskCommand(words, 0, edits, 0);
   if (edits.length === 0) return argv;
   const out = [...argv];
-  // One edit per element at most: each option value is one element.
-  for (const edit of edits) out[edit.element] = out[edit.element]!.slice(0, edit.start) + edit.with + out[edit.element]!.slice(edit.end);
+  // An element that holds a command line (`bash -c`'s, `env -S`'s) may take several edits: each
+  // is applied from its end back, so the offsets of those before it still hold.
+  edits.sort((a, b) => a.element - b.element || b.start - a.start);
+  let element = -1;
+  let before = 0;
+  for (const edit of edits) {
+    if (edit.element !== element) {
+      element = edit.element;
+      before = Number.POSITIVE_INFINITY;
+    }
+    if (edit.end > before) continue; // each edit masks a different word, so none overlap; a guard all the same
+    out[element] = out[element]!.slice(0, edit.start) + edit.with + out[element]!.slice(edit.end);
+    before = edit.start;
+  }
   return out;
 }

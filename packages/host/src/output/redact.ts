@@ -16,8 +16,9 @@
  * mysql's `-ppass`; docker run's `-u 1000:1000` is a uid): `redact-programs.ts` keeps a table of
  * programs and their credential options, applied to the options of those programs' commands
  * (also after `sudo`, `env X=1`, `timeout 5`, `nice -n 5`, in `docker exec c …`, `kubectl exec
- * pod -- …`, pipelines, `bash -c '…'` and `ssh host '…'`), scanning the text only when one of
- * their names occurs in it.
+ * pod -- …`, `docker run IMAGE …`, `watch`, `su -c`, `flock`, `find -exec`, `env -S`,
+ * `GIT_SSH_COMMAND=…`, `ssh -o ProxyCommand=…`, pipelines, `bash -c '…'` and `ssh host '…'`),
+ * scanning the text only when one of their names occurs in it.
  */
 
 import { MASK } from './mask.js';
@@ -201,9 +202,12 @@ function maskedWord(word: string): string {
  *   ***`, sqlcmd `-P ***`, ssh-keygen `-P ***` / `-N ***`, zip and unzip `-P ***`, 7-Zip
  *   `-p***`; also after `sudo`, `env`, `exec`, `command`, `time`, `nohup`, `timeout`, `nice`,
  *   `ionice`, `stdbuf`, `xargs`, `doas` (their options with values skipped) and `NAME=value`, as
- *   the command of `docker exec`, `docker compose exec`, `podman exec` and `kubectl exec`, in
- *   pipelines, lists, `sh -c '…'` and ssh's remote command (`docker run -u 1000:1000`, `ssh -p
- *   2222`, `mysql -P 3306`, `curl -k`, `zip -r`, `timeout 5 ls -p` stay);
+ *   the command of `docker exec`, `docker compose exec`, `podman exec`, `kubectl exec`, `docker
+ *   run` and `podman run`, `watch`, `su -c`/`runuser`, `flock`, find's `-exec`/`-execdir`/`-ok`/
+ *   `-okdir`, `env -S`, in the command lines of `GIT_SSH_COMMAND`-like variables and of ssh's `-o
+ *   ProxyCommand=…`, in pipelines, lists, `sh -c '…'` and ssh's remote command (`docker run -u
+ *   1000:1000`, `ssh -p 2222`, `mysql -P 3306`, `curl -k`, `zip -r`, `timeout 5 ls -p`, `find
+ *   -name -exec` stay);
  * - `NAME=***` where NAME ends in TOKEN, SECRET, PASSWORD, PASSWD, API_KEY, APIKEY, ACCESS_KEY,
  *   PRIVATE_KEY or CREDENTIALS (any case), and such JSON members (`"password":"***"`);
  * - token shapes anywhere in a word, prefix kept: GitHub `ghp_***` (gho_, ghu_, ghs_, ghr_,

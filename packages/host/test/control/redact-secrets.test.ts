@@ -78,6 +78,29 @@ describe.each(routes)('control run with secrets in its command ($name)', ({ env 
     expect(unguarded.at(-1)).toMatchObject({ argv: [stub, ...shown] });
   });
 
+  // The same through wrappers that run the program: real env -S, flock and find.
+  it.each([
+    { name: 'env -S', wrapper: (stub: string) => ['env', '-S', `${stub} -u root`], args: ['-phunter2secret', 'db'], shown: ['-p***', 'db'] },
+    { name: 'flock', wrapper: (stub: string, root: string) => ['flock', '-w', '5', join(root, 'lock'), stub], args: ['-phunter2secret', 'db'], shown: ['-p***', 'db'] },
+    { name: 'find -exec', wrapper: (stub: string, root: string) => ['find', root, '-maxdepth', '0', '-exec', stub], args: ['-phunter2secret', ';'], shown: ['-p***', ';'] },
+  ])('runs mysql through $name with its real password and writes it as *** in cordon.log and runs.jsonl', async ({ wrapper, args, shown }) => {
+    const bin = sandbox.dir('bin');
+    const out = join(sandbox.root, 'argv.txt');
+    const stub = join(bin, 'mysql');
+    writeFileSync(stub, `#!/bin/sh\nprintf "%s\\n" "$@" > '${out}'\n`);
+    chmodSync(stub, 0o755);
+    const argv = [...wrapper(stub, sandbox.root), ...args];
+    const r = await runCordon(['control', 'run', '--verbose', '--json', '--', ...argv], { cwd: sandbox.root, env: { ...sandbox.env, CORDON_LOG_LEVEL: 'debug', ...env } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toContain('-phunter2secret\n');
+
+    const log = readFileSync(join(sandbox.dataDir, 'logs/cordon.log'), 'utf8');
+    const runs = readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8');
+    for (const text of [log, runs, r.stderr, r.stdout]) expect(text).not.toContain('hunter2secret');
+    const record = JSON.parse(runs.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(record).toMatchObject({ argv: [...wrapper(stub, sandbox.root), ...shown], exit_code: 0 });
+  });
+
   it('shows a secret in a command that cannot start as *** in the error', async () => {
     const r = await runCordon(['control', 'run', '--', 'https://me:pa55word@example.com/x'], { cwd: sandbox.root, env: { ...sandbox.env, ...env } });
     expect(r.exitCode).toBe(127);

@@ -92,6 +92,10 @@ describe('hook markers', () => {
       fc.integer({ min: 1, max: 9000 }).map((n) => `--token ${body(n)}`),
       fc.integer({ min: 1, max: 9000 }).map((n) => `-H 'Authorization: Bearer ${body(n)}'`),
       fc.integer({ min: 1, max: 9000 }).map((n) => `bash -c 'curl -u admin:${body(n)} x'`),
+      fc.integer({ min: 1, max: 9000 }).map((n) => `su -c 'mysql -p${body(n)} db' app`),
+      fc.integer({ min: 1, max: 9000 }).map((n) => `GIT_SSH_COMMAND='ssh -o ProxyCommand="sshpass -p ${body(n)} ssh b"' git fetch`),
+      fc.integer({ min: 1, max: 9000 }).map((n) => `find . -exec mysql -p${body(n)} {} \\;`),
+      fc.integer({ min: 1, max: 9000 }).map((n) => `watch -n 5 mysql -p${body(n)} db`),
     );
     // Filler: plain words, and secrets of another alphabet that shrink by a random amount.
     const filler = fc.array(fc.oneof(fc.constantFrom('ls -la ', 'echo hello ', '&& ', 'a'.repeat(500) + ' '), fc.integer({ min: 10, max: 6000 }).map((n) => `export API_TOKEN=${'x'.repeat(n)} `)), { maxLength: 8 }).map((parts) => parts.join(''));

@@ -249,6 +249,49 @@ describe('redactText: commands run by wrappers, containers and ssh', () => {
     ['ssh host sudo -u me "mysql -phunter2"', 'ssh host sudo -u me "mysql -p***"'],
     ['ssh -v -- host -- mysql -phunter2', 'ssh -v -- host -- mysql -p***'],
     ['timeout 60 ssh bastion \'docker exec db mysql -phunter2\'', 'timeout 60 ssh bastion \'docker exec db mysql -p***\''],
+    // watch: its words joined are a command line for sh -c, or with -x run as they are.
+    [`watch -n 2 'mysql -phunter2 -e "show processlist"'`, `watch -n 2 'mysql -p*** -e "show processlist"'`],
+    ['watch -n 2 mysql -phunter2 db', 'watch -n 2 mysql -p*** db'],
+    ['watch -tx -q 3 mysql -phunter2 db', 'watch -tx -q 3 mysql -p*** db'],
+    ['watch -d=permanent --interval 5 curl -u a:hunter2 x', 'watch -d=permanent --interval 5 curl -u a:*** x'],
+    // su and runuser: -c/--command and -C/--session-command, before or after the user.
+    ["su -c 'mysql -phunter2 db' postgres", "su -c 'mysql -p*** db' postgres"],
+    ['su - postgres -c "sshpass -p hunter2 ssh h"', 'su - postgres -c "sshpass -p *** ssh h"'],
+    ["su -s /bin/sh --command='curl -u a:hunter2 x' app", "su -s /bin/sh --command='curl -u a:*** x' app"],
+    ["su -lc'mysql -phunter2' app", "su -lc'mysql -p***' app"],
+    ["su --session-command 'redis-cli -a hunter2 ping'", "su --session-command 'redis-cli -a *** ping'"],
+    ["runuser -u app -- sh -c 'mysql -phunter2'", "runuser -u app -- sh -c 'mysql -p***'"],
+    ['runuser -u app mysql -phunter2', 'runuser -u app mysql -p***'],
+    // flock: FILE then -c 'line' or the command.
+    ["flock /tmp/l -c 'mysql -phunter2 db'", "flock /tmp/l -c 'mysql -p*** db'"],
+    ['flock -w 5 -E 3 /tmp/l mysql -phunter2 db', 'flock -w 5 -E 3 /tmp/l mysql -p*** db'],
+    ["flock -n /tmp/l --command 'curl -u a:hunter2 x'", "flock -n /tmp/l --command 'curl -u a:*** x'"],
+    // find's -exec, -execdir, -ok, -okdir up to `;` or `{} +`.
+    ["find . -name '*.sql' -exec mysql -phunter2 db -e 'source {}' \\;", "find . -name '*.sql' -exec mysql -p*** db -e 'source {}' \\;"],
+    ["find . -type f -newermt 2024-01-01 -execdir curl -u a:hunter2 -T {} x ';' -print", "find . -type f -newermt 2024-01-01 -execdir curl -u a:*** -T {} x ';' -print"],
+    [`find . -exec sh -c 'mysql -phunter2 < "$1"' _ {} +`, `find . -exec sh -c 'mysql -p*** < "$1"' _ {} +`],
+    ['find . -ok sshpass -p hunter2 scp {} h: \\; -okdir mysql -phunter3 \\;', 'find . -ok sshpass -p *** scp {} h: \\; -okdir mysql -p*** \\;'],
+    // env: -S's words take its place among env's arguments; assignments before the command.
+    ["env -S 'mysql -phunter2 db'", "env -S 'mysql -p*** db'"],
+    ["env -S'-i A=1 mysql -u root' -phunter2 db", "env -S'-i A=1 mysql -u root' -p*** db"],
+    ["env --split-string='curl -u a:hunter2' x", "env --split-string='curl -u a:***' x"],
+    ['env -i A=1 -u B -C /w mysql -phunter2', 'env -i A=1 -u B -C /w mysql -p***'],
+    // Variables that hold a command line, and ssh_config commands given with -o.
+    [`GIT_SSH_COMMAND='ssh -i key -o ProxyCommand="sshpass -p hunter2 ssh -W %h:%p bastion"' git fetch`, `GIT_SSH_COMMAND='ssh -i key -o ProxyCommand="sshpass -p *** ssh -W %h:%p bastion"' git fetch`],
+    ["env GIT_SSH_COMMAND='sshpass -p hunter2 ssh' git push", "env GIT_SSH_COMMAND='sshpass -p *** ssh' git push"],
+    ["export GIT_SSH_COMMAND='sshpass -p hunter2 ssh'", "export GIT_SSH_COMMAND='sshpass -p *** ssh'"],
+    ["RSYNC_RSH='sshpass -p hunter2 ssh -l me' rsync -a d h:", "RSYNC_RSH='sshpass -p *** ssh -l me' rsync -a d h:"],
+    ["ssh -o ProxyCommand='sshpass -p hunter2 ssh -W %h:%p b' host", "ssh -o ProxyCommand='sshpass -p *** ssh -W %h:%p b' host"],
+    ["ssh -o 'ProxyCommand sshpass -p hunter2 ssh -W %h:%p b' host uptime", "ssh -o 'ProxyCommand sshpass -p *** ssh -W %h:%p b' host uptime"],
+    ['ssh -oProxyCommand="sshpass -phunter2 ssh b" host', 'ssh -oProxyCommand="sshpass -p*** ssh b" host'],
+    ["ssh -vo 'proxycommand = sshpass -p hunter2 ssh b' host", "ssh -vo 'proxycommand = sshpass -p *** ssh b' host"],
+    ["ssh host -o RemoteCommand='mysql -phunter2'", "ssh host -o RemoteCommand='mysql -p***'"],
+    ["scp -P 2222 -o ProxyCommand='sshpass -p hunter2 ssh b' f host:", "scp -P 2222 -o ProxyCommand='sshpass -p *** ssh b' f host:"],
+    // docker run / podman run: the command after the image.
+    ['docker run --rm -e A=b -v /a:/b mysql:8 mysql -phunter2 -h db', 'docker run --rm -e A=b -v /a:/b mysql:8 mysql -p*** -h db'],
+    ["docker run -it --name x -u 1000 --network host img sh -c 'curl -u a:hunter2 x'", "docker run -it --name x -u 1000 --network host img sh -c 'curl -u a:*** x'"],
+    ['docker -H tcp://h container run --entrypoint "" img mysql -phunter2', 'docker -H tcp://h container run --entrypoint "" img mysql -p***'],
+    ['podman run --pod p --tz UTC img redis-cli -a hunter2 ping', 'podman run --pod p --tz UTC img redis-cli -a *** ping'],
   ])('%s', (input, expected) => {
     expect(redactText(input)).toBe(expected);
     expect(redactText(expected)).toBe(expected);
@@ -273,6 +316,22 @@ describe('redactText: commands run by wrappers, containers and ssh', () => {
     "ssh -p 2222 host 'ls -p /srv'",
     'ssh -L 3306:db:3306 -N bastion',
     'scp -P 2222 f host:',
+    // Look-alikes: the wrapper's name as a file, an option's value, or without its command.
+    "cat watch 'mysql -phunter2'",
+    'ls -l watch flock su find',
+    "echo su -c 'mysql -phunter2'",
+    "find . -name '-exec' -print",
+    'find . -name -exec mysql -phunter2 \\;',
+    "find . -printf '-exec mysql -phunter2 ;'",
+    'watch -n 5 ls -p',
+    'flock -w 5 /tmp/l ls -p',
+    "su -c 'ls -p' app",
+    'env -S "ls -p"',
+    "ssh -o 'User mysql -phunter2' host",
+    'ssh -o ProxyJump=mysql host',
+    "GIT_AUTHOR_NAME='mysql -phunter2' git commit",
+    'docker run -p 3306:3306 mysql',
+    'podman run -u 0 -p 80:80 redis-cli',
   ])('leaves %s unchanged', (input) => {
     expect(redactText(input)).toBe(input);
   });
@@ -312,6 +371,17 @@ describe('redactArgv: credential options of listed programs', () => {
     // redacted as a command line, since many programs run one (`su -c`, `watch`, `flock -c`,
     // `git rebase --exec`, ssh's words); the command itself gets its argv unchanged.
     [['git', 'commit', '-m', 'mysql -phunter2 fails'], ['git', 'commit', '-m', 'mysql -p*** fails']],
+    // Wrappers whose command is their words, or is spliced from one element (env -S).
+    [['watch', '-n', '2', 'mysql', '-phunter2'], ['watch', '-n', '2', 'mysql', '-p***']],
+    [['flock', '/tmp/l', 'mysql', '-phunter2'], ['flock', '/tmp/l', 'mysql', '-p***']],
+    [['find', '.', '-exec', 'mysql', '-phunter2', '{}', ';'], ['find', '.', '-exec', 'mysql', '-p***', '{}', ';']],
+    [['env', '-S', 'mysql -u root', '-phunter2'], ['env', '-S', 'mysql -u root', '-p***']],
+    [['env', '-S', 'curl -u a:hunter2 -U p:hunter3 x'], ['env', '-S', 'curl -u a:*** -U p:*** x']],
+    [['env', 'GIT_SSH_COMMAND=sshpass -p hunter2 ssh', 'git', 'fetch'], ['env', 'GIT_SSH_COMMAND=sshpass -p *** ssh', 'git', 'fetch']],
+    [['ssh', '-o', 'ProxyCommand sshpass -p hunter2 ssh b', 'host'], ['ssh', '-o', 'ProxyCommand sshpass -p *** ssh b', 'host']],
+    [['su', '-c', 'mysql -phunter2', 'app'], ['su', '-c', 'mysql -p***', 'app']],
+    [['docker', 'run', '--rm', '-v', '/a:/b', 'img', 'mysql', '-phunter2'], ['docker', 'run', '--rm', '-v', '/a:/b', 'img', 'mysql', '-p***']],
+    [['find', '.', '-name', '-exec', 'mysql', '-phunter2'], ['find', '.', '-name', '-exec', 'mysql', '-phunter2']],
     [['watch', '-n', '5', 'mysql -phunter2 -e "show processlist"'], ['watch', '-n', '5', 'mysql -p*** -e "show processlist"']],
     // Unchanged: other programs' -u/-p, prompts and references.
     [['docker', 'run', '-u', '1000:1000', '-p', '80:80', 'img'], ['docker', 'run', '-u', '1000:1000', '-p', '80:80', 'img']],
@@ -357,7 +427,20 @@ describe('the secret of a listed credential option never survives random words a
     ['7z', `-p${SECRET}`],
   ];
   // Words that run the program: wrappers with their options, containers, pods, ssh.
-  const runners = ['', 'sudo ', 'sudo -u root ', 'env X=1 ', 'nohup ', 'time ', 'exec ', 'command ', 'timeout 5 ', 'timeout -s KILL -k 3 5 ', 'nice -n 5 ', 'nice -5 ', 'ionice -c 3 ', 'stdbuf -oL -e L ', 'xargs -n 1 -I {} ', 'doas -u root ', 'docker exec -e A=b -u root c ', 'docker container exec -it c ', 'docker compose -f c.yml exec -T db ', 'podman exec -l ', 'kubectl exec -n ns pod -c x -- ', 'kubectl exec pod ', 'ssh -p 2222 host ', 'ssh host -l me '];
+  const runners = ['', 'sudo ', 'sudo -u root ', 'env X=1 ', 'nohup ', 'time ', 'exec ', 'command ', 'timeout 5 ', 'timeout -s KILL -k 3 5 ', 'nice -n 5 ', 'nice -5 ', 'ionice -c 3 ', 'stdbuf -oL -e L ', 'xargs -n 1 -I {} ', 'doas -u root ', 'docker exec -e A=b -u root c ', 'docker container exec -it c ', 'docker compose -f c.yml exec -T db ', 'podman exec -l ', 'kubectl exec -n ns pod -c x -- ', 'kubectl exec pod ', 'ssh -p 2222 host ', 'ssh host -l me ',
+    'watch ', 'watch -n 2 -d ', 'watch -tx ', 'flock /tmp/l ', 'flock -w 5 -n /tmp/l ', 'find . -type f -exec ', 'find . -name x -execdir ', 'find . -ok ', 'env -i A=1 -u B ', 'runuser -u app -- ', 'docker run --rm -e A=b -v /a:/b img ', 'docker container run -it --name x img ', 'podman run -u 0 --pod p img ', 'ssh -o ProxyCommand=nc host '];
+  // Wrappers that hold the command as one command line (text, argv).
+  const lines: ReadonlyArray<readonly [(line: string) => string, (line: string) => string[]]> = [
+    [(t) => `su -c '${t}' app`, (t) => ['su', '-c', t, 'app']],
+    [(t) => `su - app --command='${t}'`, (t) => ['su', '-', 'app', `--command=${t}`]],
+    [(t) => `flock -n /tmp/l -c '${t}'`, (t) => ['flock', '-n', '/tmp/l', '-c', t]],
+    [(t) => `watch -n 5 '${t}'`, (t) => ['watch', '-n', '5', t]],
+    [(t) => `env -S '${t}'`, (t) => ['env', '-S', t]],
+    [(t) => `GIT_SSH_COMMAND='${t}' git fetch`, (t) => ['env', `GIT_SSH_COMMAND=${t}`, 'git', 'fetch']],
+    [(t) => `export GIT_SSH_COMMAND="${t}"`, (t) => ['ssh', '-o', `ProxyCommand ${t}`, 'host']],
+    [(t) => `ssh -o ProxyCommand='${t}' host`, (t) => ['ssh', `-oProxyCommand=${t}`, 'host']],
+    [(t) => `git -C /r fetch; GIT_SSH_COMMAND='ssh -o ProxyCommand="${t}"' git fetch`, (t) => ['env', `GIT_SSH_COMMAND=ssh -o 'ProxyCommand=${t}'`, 'git', 'fetch']],
+  ];
   const before = fc.constantFrom('cd /w && ', 'ls | ', 'true; ', 'X=1 ', ...runners);
 
   it('as a command line', () => {
@@ -367,6 +450,17 @@ describe('the secret of a listed credential option never survives random words a
         expect(redactText(text)).not.toContain(SECRET);
         expect(redactText(`bash -c "${text.replaceAll('"', '')}"`)).not.toContain(SECRET);
         expect(redactText(`ssh -p 2222 host '${text.replaceAll("'", '')}'`)).not.toContain(SECRET);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('as a command line a wrapper holds', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...forms), fc.constantFrom(...lines), words, words, ([program, option], [line, argv], mid, post) => {
+        const text = [program, ...mid, option, ...post].join(' ').replaceAll("'", '').replaceAll('"', '');
+        expect(redactText(line(text))).not.toContain(SECRET);
+        expect(redactArgv(argv(text)).join('\n')).not.toContain(SECRET);
       }),
       { numRuns: 3000 },
     );
