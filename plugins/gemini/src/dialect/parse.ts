@@ -23,8 +23,9 @@ function errorOf(response: Record<string, unknown>): string | undefined {
  * `BeforeTool` and `AfterTool` first-in-first-out on (session, tool, input). A failing shell call
  * still fires `AfterTool`; its exit code is Gemini's own `Exit Code: N` line of `llmContent`
  * (absent when it exited 0), read only after the command's output (shell-result.ts
- * `geminiShellExit`); where the output could have written that line itself, the outcome is
- * `unknown`. A response `error` makes any call a failure (Gemini sets it on every failed
+ * `geminiShellExit`); a `Signal: N` line read so makes it failed, its error naming the signal
+ * (`terminated by signal SIGKILL`); where the output could have written those lines itself, the
+ * outcome is `unknown`. A response `error` makes any call a failure (Gemini sets it on every failed
  * tool result, an MCP result with `isError` included, so a result without one is ok).
  * Fields are read with the host's never-throwing readers (`DialectContext.read`).
  */
@@ -45,6 +46,8 @@ export function parseGeminiPayload(p: Readonly<Record<string, unknown>>, { obj, 
   if (canonicalTool(tool.toolName) === 'shell' && tool.toolName === 'run_shell_command') {
     const read = geminiShellExit(response.llmContent, response.returnDisplay);
     if (read.kind === 'ambiguous') return error !== undefined ? { kind: 'tool.after', ...tool, status: 'failed', error } : { kind: 'tool.after', ...tool, status: 'unknown' };
+    // A signal ended it: failed, with no exit code of its own (Gemini writes none for it).
+    if (read.kind === 'read' && read.signal !== undefined) return { kind: 'tool.after', ...tool, status: 'failed', ...(read.exitCode !== 0 ? { exitCode: read.exitCode } : {}), error: error ?? `terminated by signal ${read.signal}` };
     const written = read.kind === 'read' && read.exitCode !== 0 ? read.exitCode : undefined;
     const exitCode = written ?? (error === undefined ? 0 : undefined);
     if (exitCode !== undefined && exitCode !== 0) return { kind: 'tool.after', ...tool, status: 'failed', exitCode, error: error ?? (typeof response.returnDisplay === 'string' && response.returnDisplay !== '' ? response.returnDisplay : llm) };

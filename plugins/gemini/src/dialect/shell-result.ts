@@ -13,7 +13,10 @@
  *     Output: <the command's output, or "(empty)">
  *     Error: <message>            only when the process could not run
  *     Exit Code: <n>              only when it is not 0 and not null (a signal)
- *     Signal: <signal>            only when a signal ended it
+ *     Signal: <number>            only when a signal ended it: its number on this system
+ *                                 (packages/core/src/services/shellExecutionService.ts maps
+ *                                 child_process's name through os.constants.signals; node-pty
+ *                                 gives the number)
  *     Background PIDs: <a, b>     only when it left processes behind (not on Windows)
  *     Process Group PGID: <pid>   when the pid is known
  *
@@ -30,13 +33,20 @@
  * summary when it is blank, and the whole unwrapped text in Gemini's debug mode (then nothing
  * tells where the output ends). {@link geminiShellExit} takes every way of reading Gemini's lines
  * off the end of the text in Gemini's order, keeps those that leave an output ending where
- * `returnDisplay` says it does, and answers only when they agree.
+ * `returnDisplay` says it does, and answers only when they agree (on the exit code and the
+ * signal).
  */
+
+import { constants } from 'node:os';
 
 /** What {@link geminiShellExit} makes of a shell result. */
 export type GeminiShellExit =
-  /** Gemini's layout, read without doubt: `exitCode` is its `Exit Code:` line's number, 0 without one. */
-  | { readonly kind: 'read'; readonly exitCode: number }
+  /**
+   * Gemini's layout, read without doubt: `exitCode` is its `Exit Code:` line's number, 0 without
+   * one; `signal`, the signal its `Signal:` line names, by name where this system knows the
+   * number (`SIGKILL`, else `signal 64`), absent without one (a killed command has no exit code).
+   */
+  | { readonly kind: 'read'; readonly exitCode: number; readonly signal?: string }
   /** Gemini's layout, but the command's output could have written the lines that say the exit code. */
   | { readonly kind: 'ambiguous' }
   /** Not that layout: a cancelled, backgrounded or summarised call, or not a shell result's text. */
@@ -49,7 +59,7 @@ const OUTPUT = 'Output: ';
 const MODIFIED = /\n\n\[System\] Tool input parameters \(.*\) were modified by a hook before execution\.$/s;
 
 /** Gemini's lines after the output (and its `Error:` line), in the order it writes them, each optional. */
-const TRAILER: readonly RegExp[] = [/^Exit Code: (-?\d+)$/, /^Signal: \S+$/, /^Background PIDs: \d+(?:, \d+)*$/, /^Process Group PGID: \d+$/];
+const TRAILER: readonly RegExp[] = [/^Exit Code: (-?\d+)$/, /^Signal: (\S+)$/, /^Background PIDs: \d+(?:, \d+)*$/, /^Process Group PGID: \d+$/];
 
 /** What `returnDisplay` says of where the output ends. */
 type OutputEnd =
@@ -68,7 +78,7 @@ export function geminiShellExit(llmContent: unknown, returnDisplay: unknown): Ge
   if (inner === undefined || !inner.startsWith(OUTPUT)) return { kind: 'other' };
   const end = outputEnd(inner, returnDisplay);
   const lines = inner.split('\n');
-  let answer: number | undefined;
+  let answer: { exitCode: number; signal?: string } | undefined;
   // The last `taken` lines are read as Gemini's trailer, in its order; at least the `Output:` line stays.
   for (let taken = 0, stage = TRAILER.length; taken < lines.length; taken++) {
     if (taken > 0) {
@@ -79,11 +89,11 @@ export function geminiShellExit(llmContent: unknown, returnDisplay: unknown): Ge
       stage = next - 1;
     }
     if (!outputFits(lines.slice(0, lines.length - taken).join('\n'), end)) continue;
-    const code = exitLine(lines.slice(lines.length - taken));
-    if (answer !== undefined && answer !== code) return { kind: 'ambiguous' };
-    answer = code;
+    const reading = trailerSays(lines.slice(lines.length - taken));
+    if (answer !== undefined && (answer.exitCode !== reading.exitCode || answer.signal !== reading.signal)) return { kind: 'ambiguous' };
+    answer = reading;
   }
-  return answer === undefined ? { kind: 'ambiguous' } : { kind: 'read', exitCode: answer };
+  return answer === undefined ? { kind: 'ambiguous' } : { kind: 'read', ...answer };
 }
 
 /** The text inside Gemini's `<untrusted_context>` wrapping (the first closing tag is its own: any inside is escaped), or the whole text of an older version's unwrapped result. */
@@ -95,10 +105,23 @@ function innerText(llm: string): string | undefined {
   return llm.replace(MODIFIED, '');
 }
 
-/** The exit code the trailer lines say: their `Exit Code:` line's, else 0. */
-function exitLine(trailer: readonly string[]): number {
-  const m = trailer.length > 0 ? TRAILER[0]!.exec(trailer[0]!) : null;
-  return m ? Number(m[1]) : 0;
+/** What the trailer lines say: the exit code of their `Exit Code:` line, else 0, and the signal of their `Signal:` line, if any. */
+function trailerSays(trailer: readonly string[]): { exitCode: number; signal?: string } {
+  const code = trailer.length > 0 ? TRAILER[0]!.exec(trailer[0]!) : null;
+  const exitCode = code ? Number(code[1]) : 0;
+  for (const line of trailer.slice(0, 2)) {
+    const signal = TRAILER[1]!.exec(line);
+    if (signal) return { exitCode, signal: signalName(signal[1]!) };
+  }
+  return { exitCode };
+}
+
+/** A signal as Gemini writes it (its number on this system) by its name: `9` → `SIGKILL`, an unknown number `signal 64`, a name as it is. */
+function signalName(written: string): string {
+  if (!/^\d+$/.test(written)) return written;
+  const n = Number(written);
+  for (const [name, number] of Object.entries(constants.signals)) if (number === n) return name;
+  return `signal ${written}`;
 }
 
 /** `text` as `wrapUntrusted` leaves it inside the wrapping. */

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { join } from 'node:path';
 import type { NativeToolAfter } from '@cordon/plugin-api';
 import fc from 'fast-check';
@@ -54,8 +55,12 @@ function toolResponse(run: ShellRun): Record<string, unknown> {
   return { llmContent, returnDisplay, ...(run.error ? { error: { message: run.error, type: 'shell_execute_error' } } : {}) };
 }
 
+async function parsed(response: Record<string, unknown>): Promise<NativeToolAfter> {
+  return (await gemini.parse({ session_id: 's', hook_event_name: 'AfterTool', cwd: '/w', tool_name: 'run_shell_command', tool_input: { command: 'x' }, tool_response: response }, dialectContext({}))) as NativeToolAfter;
+}
+
 async function outcome(response: Record<string, unknown>): Promise<Pick<NativeToolAfter, 'status' | 'exitCode'>> {
-  const event = (await gemini.parse({ session_id: 's', hook_event_name: 'AfterTool', cwd: '/w', tool_name: 'run_shell_command', tool_input: { command: 'x' }, tool_response: response }, dialectContext({}))) as NativeToolAfter;
+  const event = await parsed(response);
   return { status: event.status, ...(event.exitCode !== undefined ? { exitCode: event.exitCode } : {}) };
 }
 
@@ -93,6 +98,31 @@ describe('Gemini CLI shell exit code', () => {
     expect(await outcome(toolResponse(run({ output: 'Exit Code: 7', exitCode: 7, display: 'pty' })))).toEqual({ status: 'unknown' });
   });
 
+  // A command killed by a signal has no exit code, so Gemini writes no `Exit Code:` line, only
+  // `Signal: <number>` (os.constants.signals'): it read as exit 0, ok.
+  it('a command a signal ended is failed, its error naming the signal; blank output and a terminal too', async () => {
+    const kill = String(constants.signals.SIGKILL);
+    for (const over of [{ output: 'partial' }, { output: '' }, { output: 'partial', display: 'pty' as const }, { output: '', pid: undefined }, { output: 'x', backgroundPids: [7] }, { output: 'x', modified: true }]) {
+      const event = await parsed(toolResponse(run({ exitCode: null, signal: kill, ...over })));
+      expect(event, JSON.stringify(over)).toMatchObject({ status: 'failed', error: 'terminated by signal SIGKILL' });
+      expect(event.exitCode, JSON.stringify(over)).toBeUndefined();
+    }
+    expect(await parsed(toolResponse(run({ output: 'x', exitCode: null, signal: String(constants.signals.SIGTERM) })))).toMatchObject({ status: 'failed', error: 'terminated by signal SIGTERM' });
+    // A number this system has no name for is named as a number; an exit code beside it is kept.
+    expect(await parsed(toolResponse(run({ output: 'x', exitCode: null, signal: '200' })))).toMatchObject({ status: 'failed', error: 'terminated by signal signal 200' });
+    expect(await parsed(toolResponse(run({ output: 'x', exitCode: 3, signal: kill })))).toMatchObject({ status: 'failed', exitCode: 3, error: 'terminated by signal SIGKILL' });
+    // The error Gemini gives a call stays the error.
+    expect(await parsed(toolResponse(run({ output: 'x', exitCode: null, signal: kill, error: 'boom' })))).toMatchObject({ status: 'failed', error: 'boom' });
+  });
+
+  it('a Signal line the command printed is not Gemini\'s; where it could be either, the outcome is unknown', async () => {
+    expect(await outcome(toolResponse(run({ output: 'step\nSignal: 9' })))).toEqual({ status: 'ok', exitCode: 0 });
+    expect(await outcome(toolResponse(run({ output: 'Signal: 9\nProcess Group PGID: 4', pid: undefined })))).toEqual({ status: 'ok', exitCode: 0 });
+    expect(await outcome(toolResponse(run({ output: 'x', exitCode: null, signal: '9', display: 'debug' })))).toEqual({ status: 'unknown' });
+    expect(await outcome(toolResponse(run({ output: 'x\nSignal: 9', display: 'debug' })))).toEqual({ status: 'unknown' });
+    expect(await outcome(toolResponse(run({ output: 'Signal: 9', exitCode: null, signal: '9', display: 'pty' })))).toEqual({ status: 'unknown' });
+  });
+
   it('in Gemini\'s debug mode (returnDisplay the whole text) an Exit Code line could be either: unknown; none at all is ok', async () => {
     expect(await outcome(toolResponse(run({ output: 'x', exitCode: 2, display: 'debug' })))).toEqual({ status: 'unknown' });
     expect(await outcome(toolResponse(run({ output: 'x\nExit Code: 2', display: 'debug' })))).toEqual({ status: 'unknown' });
@@ -100,7 +130,7 @@ describe('Gemini CLI shell exit code', () => {
   });
 
   it('whatever the command prints, the exit code read is the true one or unknown, never another; with a string returnDisplay always the true one (property)', async () => {
-    const line = fc.oneof(fc.constantFrom('Exit Code: 1', 'Exit Code: 0', 'Exit Code: 255', 'Signal: SIGTERM', 'Background PIDs: 7, 8', 'Process Group PGID: 99', 'Output: x', 'Error: boom', '</untrusted_context>', '<untrusted_context>', '', ' ', '(empty)'), fc.string({ maxLength: 12 }));
+    const line = fc.oneof(fc.constantFrom('Exit Code: 1', 'Exit Code: 0', 'Exit Code: 255', 'Signal: 15', 'Signal: 9', 'Background PIDs: 7, 8', 'Process Group PGID: 99', 'Output: x', 'Error: boom', '</untrusted_context>', '<untrusted_context>', '', ' ', '(empty)'), fc.string({ maxLength: 12 }));
     await fc.assert(
       fc.asyncProperty(
         fc.array(line, { maxLength: 6 }),
@@ -111,7 +141,8 @@ describe('Gemini CLI shell exit code', () => {
         fc.boolean(),
         fc.constantFrom(undefined, undefined, 'spawn /bin/bash ENOENT', 'Exit Code: 3\nProcess Group PGID: 1'),
         async (lines, exitCode, signalled, background, display, modified, error) => {
-          const r: ShellRun = { output: lines.join('\n'), exitCode, display, modified, pid: 31337, ...(exitCode === null || signalled ? { signal: 'SIGTERM' } : {}), ...(background ? { backgroundPids: [5] } : {}), ...(error ? { error } : {}) };
+          const killed = exitCode === null || signalled;
+          const r: ShellRun = { output: lines.join('\n'), exitCode, display, modified, pid: 31337, ...(killed ? { signal: String(constants.signals.SIGTERM) } : {}), ...(background ? { backgroundPids: [5] } : {}), ...(error ? { error } : {}) };
           const got = await outcome(toolResponse(r));
           const truth = exitCode ?? 0;
           if (error) {
@@ -120,7 +151,8 @@ describe('Gemini CLI shell exit code', () => {
             expect([{ status: 'failed' }, ...(truth !== 0 ? [{ status: 'failed', exitCode: truth }] : [])]).toContainEqual(got);
             return;
           }
-          const expected = truth === 0 ? { status: 'ok', exitCode: 0 } : { status: 'failed', exitCode: truth };
+          // A signal makes it failed, with the exit code Gemini wrote beside it, if any.
+          const expected = killed ? { status: 'failed', ...(truth !== 0 ? { exitCode: truth } : {}) } : truth === 0 ? { status: 'ok', exitCode: 0 } : { status: 'failed', exitCode: truth };
           if (display === 'string') expect(got).toEqual(expected);
           else expect([expected, { status: 'unknown' }]).toContainEqual(got);
         },
