@@ -83,6 +83,8 @@ export async function runHook(argv: readonly string[], io: { stdin: (Readable & 
       log.warn('hook payload unusable', { problem: read.problem, bytes: read.bytes, detail: read.detail, agent: args.agent });
       return SILENT;
     }
+    // Never stdout or stderr: the agent reads those.
+    if (read.ignoredBytes) log.warn('hook payload: bytes after its JSON document ignored', { ignoredBytes: read.ignoredBytes, bytes: read.bytes, agent: args.agent });
     const oversized = read.oversized ? { ...read.oversized, bytes: read.bytes } : undefined;
     if (oversized) log.info('hook payload over the size limit read in its reduced form', { bytes: read.bytes, cuts: oversized.cuts.length, cutEverywhere: oversized.cutEverywhere, agent: args.agent });
     const plan = planHostLoad(env);

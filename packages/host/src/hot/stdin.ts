@@ -24,7 +24,19 @@ export type StdinProblem = 'empty' | 'timeout' | 'too-large' | 'not-json' | 'not
 
 /** What {@link readPayload} returns: the payload object, or why there is none. */
 export type PayloadRead =
-  | { readonly ok: true; readonly payload: Record<string, unknown>; readonly bytes: number; readonly oversized?: OversizedPayload }
+  | {
+      readonly ok: true;
+      readonly payload: Record<string, unknown>;
+      readonly bytes: number;
+      readonly oversized?: OversizedPayload;
+      /**
+       * Bytes that came in the same read as the document's end, after it, when they are not all
+       * white space (`{"a":1} garbage`: 8): left out of the payload, for the log to say so. Only
+       * what that read brought is counted: stdin is not read past the document, so bytes in a
+       * later read are never seen, and the verdict does not depend on this number.
+       */
+      readonly ignoredBytes?: number;
+    }
   | { readonly ok: false; readonly problem: StdinProblem; readonly bytes: number; readonly detail?: string };
 
 /**
@@ -45,7 +57,8 @@ export type OversizedPayload = Pick<ReducedPayload, 'cuts' | 'cutEverywhere'>;
  * are over `maxBytes`, and whatever follows it in the same chunk is left out, as a later chunk
  * never read would be. So the verdict on the same bytes does not depend on how they were cut
  * into reads: `{"a":1} garbage`, `{"a":1}{"b":2}` and `{"a":1}\n\n` are all `{"a":1}`, in one
- * read or two. (Refusing such input instead would need the rest of the stream, and agents may
+ * read or two. Bytes other than white space that came in the read that ended the document are
+ * counted (`ignoredBytes`), for the hook's log. (Refusing such input instead would need the rest of the stream, and agents may
  * keep stdin open after the payload: the hook would wait out its time limit on every call. A
  * refused payload also leaves the call unjudged, so accepting the document the agent sent first
  * keeps the guard on.)
@@ -76,7 +89,10 @@ class PayloadCollector {
     this.bytes += part.length;
     if (this.bytes <= this.#maxBytes) this.#chunks.push(part);
     else this.#reduce(part);
-    return completes ? this.end() : undefined;
+    if (!completes) return undefined;
+    const read = this.end();
+    const ignored = chunk.length - this.#end.endOffset;
+    return read.ok && ignored > 0 && !blank(chunk, this.#end.endOffset) ? { ...read, ignoredBytes: ignored } : read;
   }
 
   /** Feeds the reducer, starting it (with the bytes kept so far, then released) on the first chunk past the limit. */
@@ -309,6 +325,15 @@ function readSyncToEnd(fd: number, maxBytes: number): PayloadRead {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** Whether `bytes` from `from` on are all JSON white space (space, tab, CR, LF: the new line an agent ends its payload with). */
+function blank(bytes: Uint8Array, from: number): boolean {
+  for (let i = from; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0d && b !== 0x0a) return false;
+  }
+  return true;
+}
 
 function decode(buffer: Buffer, bytes: number, maxBytes: number): PayloadRead {
   if (bytes > maxBytes) return { ok: false, problem: 'too-large', bytes };

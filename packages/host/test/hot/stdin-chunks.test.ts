@@ -26,8 +26,18 @@ function chunked(bytes: Buffer, cuts: readonly number[]): Buffer[] {
   return out;
 }
 
-/** The read of `chunks` through a stream (each chunk one 'data' event), ended after the last. */
-function readChunks(chunks: readonly Buffer[], maxBytes?: number): Promise<PayloadRead> {
+/**
+ * The verdict on `chunks` read through a stream (each chunk one 'data' event), ended after the
+ * last: the read without `ignoredBytes`, which counts only the bytes that came with the
+ * document's end (see the tests of it below).
+ */
+async function readChunks(chunks: readonly Buffer[], maxBytes?: number): Promise<PayloadRead> {
+  const { ignoredBytes: _, ...verdict } = (await readRaw(chunks, maxBytes)) as PayloadRead & { ignoredBytes?: number };
+  return verdict as PayloadRead;
+}
+
+/** The read of `chunks` through a stream, as it comes. */
+function readRaw(chunks: readonly Buffer[], maxBytes?: number): Promise<PayloadRead> {
   return readPayload(Readable.from(chunks.map((c) => Buffer.from(c)), { objectMode: true }), { timeoutMs: 5000, ...(maxBytes !== undefined ? { maxBytes } : {}) });
 }
 
@@ -65,6 +75,19 @@ describe('the hook payload read from stdin', () => {
     }
   });
 
+  // Trailing bytes were dropped without a word; the hook now logs how many it left out (main.ts).
+  it('counts the bytes other than white space that came with the document\'s end, and no others', async () => {
+    expect(await readRaw([Buffer.from('{"a":1} garbage')])).toEqual({ ok: true, payload: { a: 1 }, bytes: 7, ignoredBytes: 8 });
+    expect(await readRaw([Buffer.from('{"a":1}{"b":2}\n')])).toEqual({ ok: true, payload: { a: 1 }, bytes: 7, ignoredBytes: 8 });
+    expect(await readRaw([Buffer.from('{"a":1}\n\n \t\r\n')])).toEqual({ ok: true, payload: { a: 1 }, bytes: 7 });
+    expect(await readRaw([Buffer.from('{"a":1}')])).toEqual({ ok: true, payload: { a: 1 }, bytes: 7 });
+    // Only the read that ended the document is seen: a later one is never read.
+    expect(await readRaw([Buffer.from('{"a":1}'), Buffer.from(' garbage')])).toEqual({ ok: true, payload: { a: 1 }, bytes: 7 });
+    expect(await readRaw([Buffer.from('{"a":'), Buffer.from('1} x')])).toEqual({ ok: true, payload: { a: 1 }, bytes: 7, ignoredBytes: 2 });
+    // A document that is no payload is judged as before, whatever follows it.
+    expect(await readRaw([Buffer.from('[1] garbage')])).toMatchObject({ ok: false, problem: 'not-object' });
+  });
+
   it('a regular file holding a payload and more bytes reads as the same payload (the descriptor route)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cordon-stdin-'));
     try {
@@ -74,7 +97,9 @@ describe('the hook payload read from stdin', () => {
         const { openSync, closeSync } = await import('node:fs');
         const fd = openSync(file, 'r');
         try {
-          expect(await readPayloadFd(fd, () => process.stdin, { timeoutMs: 2000 })).toEqual({ ok: true, payload: { a: 1 }, bytes: 7 });
+          const { ignoredBytes, ...verdict } = (await readPayloadFd(fd, () => process.stdin, { timeoutMs: 2000 })) as PayloadRead & { ignoredBytes?: number };
+          expect(verdict).toEqual({ ok: true, payload: { a: 1 }, bytes: 7 });
+          expect(ignoredBytes, text).toBe(text.endsWith('\n\n') ? undefined : text.length - 7);
         } finally {
           closeSync(fd);
         }
@@ -115,5 +140,23 @@ describe('the built hook with trailing bytes on a pipe', () => {
       expect(markers().length, stdin).toBe(before + 1);
     }
     expect(hookLog(sandbox.dataDir).filter((l) => l.message === 'hook payload unusable')).toEqual([]);
+  }, 60_000);
+
+  // A file on stdin is read whole in one read, so what follows the payload is always seen.
+  it('names the bytes it left out after the payload in one log line, and still prints nothing', async () => {
+    const text = readFileSync(join(FIXTURES, 'codex.PreToolUse.Bash.json'), 'utf8').trim();
+    const file = join(sandbox.dir('stdin'), 'payload');
+    const ignored = 'LOG-ONLY {"b":2}\n';
+    writeFileSync(file, `${text} ${ignored}`);
+    const r = await hookViaShell(['--agent', 'codex'], `< '${file}'`, sandbox.env);
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, '', '']);
+    const lines = hookLog(sandbox.dataDir).filter((l) => l.message === 'hook payload: bytes after its JSON document ignored');
+    expect(lines).toMatchObject([{ level: 'warn', ignoredBytes: ignored.length + 1, bytes: Buffer.byteLength(text), agent: 'codex' }]);
+    // Named, not copied: the log holds the count, not the bytes.
+    expect(JSON.stringify(hookLog(sandbox.dataDir))).not.toContain('LOG-ONLY');
+    // White space alone after it (the usual new line) is no news.
+    writeFileSync(file, `${text}\n\n`);
+    expect((await hookViaShell(['--agent', 'codex'], `< '${file}'`, sandbox.env)).exitCode).toBe(0);
+    expect(hookLog(sandbox.dataDir).filter((l) => l.message === 'hook payload: bytes after its JSON document ignored')).toHaveLength(1);
   }, 60_000);
 });
