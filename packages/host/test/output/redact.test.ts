@@ -249,6 +249,9 @@ describe('redactText: commands run by wrappers, containers and ssh', () => {
     ['ssh host sudo -u me "mysql -phunter2"', 'ssh host sudo -u me "mysql -p***"'],
     ['ssh -v -- host -- mysql -phunter2', 'ssh -v -- host -- mysql -p***'],
     ['timeout 60 ssh bastion \'docker exec db mysql -phunter2\'', 'timeout 60 ssh bastion \'docker exec db mysql -p***\''],
+    // A command line inside a word is read from the word's text, so escaped quotes are quotes
+    // (read from the raw source, `-p\"x y\"` left ` y\"` in sight).
+    ['bash -c "mysql -p\\"x y\\" db"', 'bash -c "mysql -p\\"***\\" db"'],
     // watch: its words joined are a command line for sh -c, or with -x run as they are.
     [`watch -n 2 'mysql -phunter2 -e "show processlist"'`, `watch -n 2 'mysql -p*** -e "show processlist"'`],
     ['watch -n 2 mysql -phunter2 db', 'watch -n 2 mysql -p*** db'],
