@@ -246,9 +246,10 @@ export interface LedgerService {
    */
   checkUsageLog(options: { readonly usageLog?: string; readonly dbPath: string; readonly env?: Readonly<Record<string, string | undefined>> }): string;
   /**
-   * Refuses (`CORDON_LEDGER_REFUSED`, the same message as `resolveSession`) a session name the
-   * ledger would refuse: 1-200 characters without control characters. Opens nothing, so a
-   * command can refuse a bad `--session` before it creates a ledger.
+   * Refuses (`CORDON_BAD_INPUT`, exit 2, naming `--session`; the same error as `resolveSession`) a
+   * session name the ledger would refuse: 1-200 characters without control characters. Opens
+   * nothing, so a command can refuse a bad `--session` before it creates a ledger. An unknown
+   * session is another error: `resolveSession`'s `CORDON_LEDGER_REFUSED`, exit 1.
    */
   checkSessionName(name: string): void;
 }

@@ -15,7 +15,7 @@ beforeEach(() => {
 afterEach(() => box.cleanup());
 
 /** `cordon pcodx ARGS` with no PCODX_DB: only flags name the ledger. */
-const cordonPcodx = (args: string[]) => pcodx(box, undefined, args, { env: { PCODX_DB: '' } });
+const cordonPcodx = (args: string[], env: Record<string, string> = {}) => pcodx(box, undefined, args, { env: { PCODX_DB: '', ...env } });
 /** The `pcodx` bin with the same environment. */
 const pcodxBin = (args: string[]) => runProcess([process.execPath, PCODX_BIN, ...args], { env: { ...box.env, PCODX_DB: '' } });
 
@@ -118,18 +118,17 @@ describe('a refusal writes nothing', () => {
     const bad = 'bad\u0007name';
     const toolFirst = 'error: a tool message records the result of a call: record the assistant message that made the call first (the session has no messages yet)\n';
     const refusals: Array<[string[], string]> = [
-      [['init', '--db', db, '--session', bad], `error: session name "bad\\u0007name" is not valid: use 1-200 characters without control characters\n`],
-      [['record', '--db', db, '--session', bad, '--role', 'user', '--text', 'x'], `error: session name "bad\\u0007name" is not valid: use 1-200 characters without control characters\n`],
-      [['turn', '--db', db, '--session', '', '--text', 'x'], 'error: session name "" is not valid: use 1-200 characters without control characters\n'],
-      [['interactive', '--db', db, '--session', 'x'.repeat(201)], `error: session name "${'x'.repeat(201)}" is not valid: use 1-200 characters without control characters\n`],
+      [['init', '--db', db, '--session', bad], `error: --session "bad\\u0007name": not a valid session name: use 1-200 characters without control characters\n`],
+      [['record', '--db', db, '--session', bad, '--role', 'user', '--text', 'x'], `error: --session "bad\\u0007name": not a valid session name: use 1-200 characters without control characters\n`],
+      [['turn', '--db', db, '--session', '', '--text', 'x'], 'error: --session "": not a valid session name: use 1-200 characters without control characters\n'],
+      [['interactive', '--db', db, '--session', 'x'.repeat(201)], `error: --session "${'x'.repeat(201)}": not a valid session name: use 1-200 characters without control characters\n`],
       [['record', '--db', db, '--role', 'tool', '--text', 'result'], toolFirst],
       [['record', '--db', db, '--session', 'n', '--role', 'tool', '--text', 'result'], toolFirst],
     ];
     for (const [args, stderr] of refusals) {
       const r = await cordonPcodx(args);
-      // A usage error (a tool message first) exits 2, a refused ledger request 1.
-      const code = stderr === toolFirst ? 2 : 1;
-      expect([r.exitCode, r.stdout, r.stderr], args.join(' ')).toEqual([code, '', stderr]);
+      // Both are usage errors (a name that cannot be one, a tool message first): exit 2.
+      expect([r.exitCode, r.stdout, r.stderr], args.join(' ')).toEqual([2, '', stderr]);
       expect(existsSync(dir), args.join(' ')).toBe(false);
     }
     // In a ledger that exists, a tool message for a session that does not creates no session.
@@ -137,6 +136,17 @@ describe('a refusal writes nothing', () => {
     const r = await cordonPcodx(['record', '--db', db, '--session', 'second', '--role', 'tool', '--text', 'result']);
     expect([r.exitCode, r.stderr]).toEqual([2, toolFirst]);
     expect(tableRows(db, 'select id from sessions')).toEqual([{ id: 'first' }]);
+    // In a ledger that exists, on the fast route and through oclif alike: a name that cannot be
+    // one is a usage error (2) naming --session, an unknown session a refused request (1).
+    for (const env of [{}, { CORDON_NO_FAST_ROUTE: '1' }]) {
+      for (const verb of ['show', 'ids', 'turn']) {
+        const extra = verb === 'turn' ? ['--text', 'x'] : [];
+        const invalid = await cordonPcodx([verb, '--db', db, '--session', 'bad\nname', ...extra], env);
+        expect([verb, invalid.exitCode, invalid.stderr]).toEqual([verb, 2, 'error: --session "bad\\nname": not a valid session name: use 1-200 characters without control characters\n']);
+      }
+      const unknown = await cordonPcodx(['show', '--db', db, '--session', 'nosuch'], env);
+      expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown session `nosuch`\n']);
+    }
   });
 
   it('model-turn that fails (no codex to run) leaves no usage log and no directory for one', async () => {
