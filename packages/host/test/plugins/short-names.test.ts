@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Interfaces } from '@oclif/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { linkPlugins, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { pluginPackageName } from '../../src/plugins/plugin-names.js';
+import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 
 // Every `cordon plugins` subcommand that takes a plugin name reads a first-party short name
 // (`charts`, `claude`) as its package (`@cordon/charts`), as `plugins install` does
@@ -64,5 +67,43 @@ describe('plugins subcommands read short names', () => {
       expect(r.exitCode, r.stderr).toBe(0);
       expect((JSON.parse(r.stdout) as Array<{ name: string }>).map((p) => p.name)).toEqual(['@cordon/claude-code']);
     }
+  });
+});
+
+describe('a short name with a version or tag', () => {
+  it('names the same package with that version: inspect finds the installed plugin, or names the version installed', async () => {
+    linkPlugins(box.dataDir, ['codex']);
+    const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'plugins', 'codex', 'package.json'), 'utf8')) as { version: string }).version;
+    for (const name of [`codex@${version}`, `@cordon/codex@${version}`]) {
+      const r = await runCordon(['plugins', 'inspect', name, '--json'], { env: box.env });
+      expect([name, r.exitCode, r.stderr]).toEqual([name, 0, '']);
+      expect((JSON.parse(r.stdout) as Array<{ name: string }>).map((p) => p.name)).toEqual(['@cordon/codex']);
+    }
+    const other = await runCordon(['plugins', 'inspect', 'codex@99.0.0'], { env: box.env });
+    expect([other.exitCode, other.stdout, other.stderr]).toEqual([2, '', `    Error: @cordon/codex@99.0.0: the installed @cordon/codex is version ${version}; inspect it as @cordon/codex\n    Code: CORDON_BAD_INPUT\n`]);
+  });
+
+  it('uninstall removes the package the short name with a version names', async () => {
+    linkPlugins(box.dataDir, ['charts', 'otlp']);
+    const r = await runCordon(['plugins', 'uninstall', 'charts@0.1.0'], { env: box.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await linked()).toEqual(['@cordon/otlp']);
+  });
+});
+
+describe('pluginPackageName', () => {
+  it('keeps the version of a short name and leaves every other spelling as given', () => {
+    const config = { pjson: { oclif: { aliases: { codex: '@cordon/codex', claude: '@cordon/claude-code', blocked: null } } } } as unknown as Interfaces.Config;
+    const cases: Array<[string, string]> = [
+      ['codex', '@cordon/codex'],
+      ['codex@0.1.0', '@cordon/codex@0.1.0'],
+      ['claude@latest', '@cordon/claude-code@latest'],
+      ['@cordon/codex@0.1.0', '@cordon/codex@0.1.0'],
+      ['codex@', 'codex@'],
+      ['blocked@1', 'blocked@1'],
+      ['other@1.0.0', 'other@1.0.0'],
+      ['./plugins/codex', './plugins/codex'],
+    ];
+    expect(cases.map(([name]) => [name, pluginPackageName(name, config)])).toEqual(cases);
   });
 });

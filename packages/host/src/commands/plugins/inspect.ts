@@ -2,7 +2,7 @@ import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError } from '../../cli/command-error.js';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { resolvePluginArgv } from '../../plugins/plugin-names.js';
+import { resolvePluginArgv, splitPluginVersion } from '../../plugins/plugin-names.js';
 import { withoutCsi } from '../../output/control-sequences.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
@@ -50,7 +50,7 @@ export default class PluginsInspect extends OclifInspect {
 
   override async run(): Promise<unknown> {
     // A first-party short name (`codex`) names its package, as for every plugins subcommand.
-    this.argv = resolvePluginArgv(this.argv, this.config);
+    this.argv = resolvePluginArgv(this.argv, this.config).map((word) => this.installedName(word));
     try {
       return await OclifInspect.prototype.run.call(this);
     } catch (error) {
@@ -59,6 +59,21 @@ export default class PluginsInspect extends OclifInspect {
       if (missing) throw new CordonError(ERROR_CODES.BAD_INPUT, `no installed plugin is called ${missing[1]}; \`${this.config.bin} plugins\` lists them`, { details: { plugin: missing[1] } });
       throw error;
     }
+  }
+
+  /**
+   * `word` without the version it names (`@cordon/codex@0.1.0`, as `plugins install` takes it) when
+   * the installed plugin of that name has that version or tag, for oclif's inspector, which finds a
+   * plugin by its bare name; any other word as given.
+   * @throws CordonError `CORDON_BAD_INPUT` (exit 2) naming both versions when the installed one differs.
+   */
+  private installedName(word: string): string {
+    if (word.startsWith('-')) return word;
+    const { name, version } = splitPluginVersion(word);
+    const installed = version === undefined ? undefined : this.config.getPluginsList().find((p) => p.name === name);
+    if (!installed) return word;
+    if (installed.version === version || installed.tag === version) return name;
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `${word}: the installed ${name} is version ${installed.version}; inspect it as ${name}`, { details: { plugin: name, asked: version, installed: installed.version } });
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {

@@ -3,7 +3,7 @@ import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError } from '../../cli/command-error.js';
 import { pluginCommandError } from '../../plugins/command-errors.js';
 import { packageNameOf, snapshotPluginSet } from '../../plugins/install-guard.js';
-import { pluginPackageName } from '../../plugins/plugin-names.js';
+import { pluginPackageName, resolvePluginArgv } from '../../plugins/plugin-names.js';
 import { terminalText } from '../../output/terminal.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
@@ -47,7 +47,9 @@ export default class PluginsInstall extends OclifInstall {
     }
     // A first-party short name (`codex`) is its package (`@cordon/codex`), as every plugins
     // subcommand reads it (plugins/plugin-names.ts).
-    const names = this.argv.filter((a) => !a.startsWith('-')).flatMap((a) => packageNameOf(pluginPackageName(a, this.config)) ?? []);
+    // oclif's installer gets the resolved names too: it looks only a whole word up in the aliases.
+    this.argv = resolvePluginArgv(this.argv, this.config);
+    const names = this.argv.filter((a) => !a.startsWith('-')).flatMap((a) => packageNameOf(a) ?? []);
     const snapshot = snapshotPluginSet(this.config.dataDir, names);
     try {
       await OclifInstall.prototype.run.call(this);
