@@ -274,6 +274,18 @@ describe('cordon export --otlp', () => {
     expect(query.stderr).not.toContain('Qu3ryT0ken');
   });
 
+  it('--since that matches no session says so on stderr and still exits 0 (a periodic export of a quiet period)', async () => {
+    recordSession();
+    const rx = await receiver();
+    for (const json of [[], ['--json']]) {
+      const r = await runCordon(['export', '--otlp', rx.url, '--since', '2030-01-01', ...json], { env: sandbox.env });
+      expect([r.exitCode, r.stderr]).toEqual([0, 'cordon export: no recorded session matches --since 2030-01-01\n']);
+    }
+    // A --since that matches one prints no note.
+    const some = await runCordon(['export', '--otlp', rx.url, '--since', new Date(T - 1000).toISOString()], { env: sandbox.env });
+    expect([some.exitCode, some.stderr, some.stdout]).toEqual([0, '', expect.stringContaining('exported 1 session(s)')]);
+  });
+
   it('--all sends every stored session; without it, only the most recent one', async () => {
     recordSession();
     marker(sandbox.dataDir, 'sess-later', 'session_start', T + 10_000);

@@ -48,6 +48,9 @@ export default class Export extends CordonCommand {
       timeoutMs: flags.timeout * 1000,
     });
     clearStatus();
+    // Exit 0 all the same: a periodic `export --since` of a quiet period is not a failure.
+    // stderr under --json too (oclif's logToStderr is silent then): the JSON is stdout's alone.
+    if (flags.since !== undefined && result.sessions === 0) process.stderr.write(`${terminalText(`cordon export: no recorded session matches --since ${flags.since}`)}\n`);
     const rejected = result.rejected_spans + result.rejected_data_points;
     const partial = rejected ? `; the collector rejected ${result.rejected_spans} spans and ${result.rejected_data_points} metric points${result.rejection_messages.length ? `: ${result.rejection_messages.join('; ')}` : ''}` : '';
     this.log(terminalText(`exported ${result.sessions} session(s): ${result.spans} spans, ${result.data_points} metric points to ${redactEndpoint(flags.otlp)}${partial}`));
