@@ -281,6 +281,7 @@ describe('cordon export --otlp', () => {
       const r = await runCordon(['export', '--otlp', rx.url, '--since', '2030-01-01', ...json], { env: sandbox.env });
       expect([r.exitCode, r.stderr]).toEqual([0, 'cordon export: no recorded session matches --since 2030-01-01\n']);
     }
+    expect(rx.got).toEqual([]);
     // A --since that matches one prints no note.
     const some = await runCordon(['export', '--otlp', rx.url, '--since', new Date(T - 1000).toISOString()], { env: sandbox.env });
     expect([some.exitCode, some.stderr, some.stdout]).toEqual([0, '', expect.stringContaining('exported 1 session(s)')]);
