@@ -1,10 +1,14 @@
 import { CordonCommand } from '../cli/cordon-command.js';
 import { terminalLines, terminalText } from '../output/terminal.js';
 
-/** What `cordon info --json` returns. */
+/**
+ * What `cordon info --json` returns. Keys are snake_case like every cordon JSON output
+ * (docs/reference.md "JSON output"); a hook's name under `taps` is the hook's own (`beforeToolCall`).
+ */
 export interface InfoReport {
   version: string;
-  paths: { dataDir: string; configDir: string; cacheDir: string };
+  /** The per-user directories (src/util/paths.ts). */
+  paths: { data_dir: string; config_dir: string; cache_dir: string };
   plugins: { applied: string[]; failed: Array<{ plugin: string; hook: string; message: string }> };
   registries: Record<'dialects' | 'runners' | 'samplers' | 'probes', Array<{ name: string; plugin: string }>>;
   taps: Record<string, Array<{ name: string; plugin: string; stage: number }>>;
@@ -24,15 +28,15 @@ export default class Info extends CordonCommand {
     }
     const report: InfoReport = {
       version: host.version,
-      paths: { ...host.paths },
+      paths: { data_dir: host.paths.dataDir, config_dir: host.paths.configDir, cache_dir: host.paths.cacheDir },
       plugins: { applied: [...host.applied], failed: host.failures.map((f) => ({ plugin: f.plugin, hook: f.hook, message: f.message })) },
       registries: { dialects: list(host.dialects), runners: list(host.runners), samplers: list(host.samplers), probes: list(host.probes) },
       taps,
     };
     this.log(`cordon ${report.version}`);
-    this.log(`data: ${report.paths.dataDir}`);
-    this.log(`config: ${report.paths.configDir}`);
-    this.log(`cache: ${report.paths.cacheDir}`);
+    this.log(`data: ${report.paths.data_dir}`);
+    this.log(`config: ${report.paths.config_dir}`);
+    this.log(`cache: ${report.paths.cache_dir}`);
     this.log(`plugins: ${report.plugins.applied.join(', ') || 'none'}`);
     // Plugins name their taps and write their error messages: escaped for the terminal.
     for (const f of report.plugins.failed) this.log(terminalLines(`failed: ${f.message}`));

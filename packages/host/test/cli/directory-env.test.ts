@@ -146,7 +146,7 @@ describe('a relative XDG_*_HOME', () => {
     linkPlugins(dataDir, ['claude-code']);
     const info = await runCordon(['info', '--json'], { env, cwd });
     expect(info.exitCode, info.stderr).toBe(0);
-    expect(JSON.parse(info.stdout).paths).toEqual({ dataDir, configDir: join(box.home, '.config', 'cordon'), cacheDir: join(box.home, '.cache', 'cordon') });
+    expect(JSON.parse(info.stdout).paths).toEqual({ data_dir: dataDir, config_dir: join(box.home, '.config', 'cordon'), cache_dir: join(box.home, '.cache', 'cordon') });
     // oclif's plugin loading read the same directory: the linked plugin is listed.
     const plugins = await runCordon(['plugins', '--json'], { env, cwd });
     expect(plugins.exitCode, plugins.stderr).toBe(0);
