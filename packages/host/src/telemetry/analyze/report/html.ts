@@ -20,15 +20,24 @@ function tableHtml(t: Table): string {
   return `<h2>${esc(t.title)}</h2>${t.caption ? `<p class="caption">${esc(t.caption)}</p>` : ''}<table><thead><tr>${t.headers.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${t.rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('')}</tbody></table>`;
 }
 
+/** No chart renderer: `missing` says, in the report where the charts would be, how to get one. */
+export interface NoCharts {
+  readonly missing: string;
+}
+
 /**
  * The HTML report: one self-contained file (inline CSS, charts as inline SVG, no script, no
- * external URL), so it opens offline and under any content policy. `draw` renders the charts.
+ * external URL), so it opens offline and under any content policy. `draw` renders the charts;
+ * without a renderer ({@link NoCharts}) the report has its tables and, in place of the charts,
+ * one line saying how to add them.
  */
-export async function renderHtml(report: AnalysisReport, draw: DrawChart): Promise<string> {
+export async function renderHtml(report: AnalysisReport, draw: DrawChart | NoCharts): Promise<string> {
   const charts: string[] = [];
-  for (const chart of reportCharts(report)) {
-    charts.push(`<figure class="chart" data-chart="${esc(chart.id)}"><figcaption><b>${esc(chart.title)}</b></figcaption>${await draw(chart.spec)}</figure>`);
-  }
+  if (typeof draw === 'function') {
+    for (const chart of reportCharts(report)) {
+      charts.push(`<figure class="chart" data-chart="${esc(chart.id)}"><figcaption><b>${esc(chart.title)}</b></figcaption>${await draw(chart.spec)}</figure>`);
+    }
+  } else charts.push(`<p class="caption no-charts">${esc(draw.missing)}</p>`);
   const [comparison, ...rest] = reportTables(report);
   const p = report.pooled;
   return `<!doctype html>
