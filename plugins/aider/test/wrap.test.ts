@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
@@ -179,10 +179,10 @@ describe('cordon wrap', () => {
     expect((await wrap(['--', 'sh', '-c', 'kill -QUIT $$'])).exitCode).toBe(131);
     const missing = await wrap(['--', '/nonexistent/agent-binary', '--flag']);
     expect(missing.exitCode).toBe(127);
-    expect(missing.stderr).toBe("cordon wrap: cannot start '/nonexistent/agent-binary': no such file\n");
+    expect(missing.stderr).toMatch(/^cordon wrap: session wrap-\d+-\d+ \(cordon reduce --session wrap-\d+-\d+\)\ncordon wrap: cannot start '\/nonexistent\/agent-binary': no such file\n$/);
     const directory = await wrap(['--', sandbox.root]);
     expect(directory.exitCode).toBe(126);
-    expect(directory.stderr).toBe(`cordon wrap: cannot start '${sandbox.root}': is a directory\n`);
+    expect(directory.stderr.split('\n').slice(1)).toEqual([`cordon wrap: cannot start '${sandbox.root}': is a directory`, '']);
     const none = await wrap([]);
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('give the command to run after --');
@@ -210,6 +210,41 @@ describe('cordon wrap', () => {
     expect([positional.exitCode, positional.stdout]).toEqual([0, '[sh|sh|-c]\n']);
     const flags = await wrap(['--session', 'literal-1', '--', 'printf', '%s,', '--', '--json', '--session', 'x']);
     expect([flags.exitCode, flags.stdout]).toEqual([0, '--,--json,--session,x,']);
+  });
+
+  it('prints the session id once on stderr before the command\'s own output (none under --json); stdout stays the command\'s', async () => {
+    const named = await wrap(['--session', 'shown-1', '--', 'sh', '-c', 'echo out; echo err >&2']);
+    expect([named.exitCode, named.stdout, named.stderr]).toEqual([0, 'out\n', 'cordon wrap: session shown-1 (cordon reduce --session shown-1)\nerr\n']);
+    // The default name is printed the same way, and it is the session reduce finds.
+    const plain = await wrap(['--', 'true']);
+    const id = /^cordon wrap: session (wrap-\d+-\d+) \(cordon reduce --session \1\)\n$/.exec(plain.stderr)?.[1];
+    expect([plain.exitCode, id]).toEqual([0, expect.any(String)]);
+    const reduced = await runCordon(['reduce', '--session', id!, '--json'], { env: sandbox.env });
+    expect(JSON.parse(reduced.stdout).sessions[0]).toMatchObject({ session_id: id, agent: 'aider' });
+    const json = await wrap(['--json', '--session', 'shown-json', '--', 'true']);
+    expect([json.exitCode, json.stderr]).toEqual([0, '']);
+    const missing = await wrap(['--session', 'shown-missing', '--', 'no-such-agent-binary']);
+    expect([missing.exitCode, missing.stderr]).toEqual([127, "cordon wrap: session shown-missing (cordon reduce --session shown-missing)\ncordon wrap: cannot start 'no-such-agent-binary': not found on PATH\n"]);
+  });
+
+  it('refuses a --session that is not a plain name, or that is already recorded, before running anything (exit 2)', async () => {
+    const flag = join(sandbox.root, 'ran');
+    const rule = "use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 96 characters";
+    for (const name of ['../evil', 'a/b', '.hidden', '', 'x'.repeat(97), 'tab\there']) {
+      const r = await wrap(['--session', name, '--', 'touch', flag]);
+      expect([name, r.exitCode, r.stdout, r.stderr]).toEqual([name, 2, '', `    Error: --session ${JSON.stringify(name)}: not a plain session name: ${rule}\n    Code: CORDON_BAD_INPUT\n`]);
+    }
+    expect(readdirSync(sandbox.root)).not.toContain('ran');
+    // Nothing was recorded anywhere: no session directory, not even the runs directory.
+    expect(existsSync(join(sandbox.dataDir, 'runs'))).toBe(false);
+    // A name already recorded (the session ended) is not appended to.
+    expect((await wrap(['--session', 'used-1', '--', 'true'])).exitCode).toBe(0);
+    const markers = readFileSync(join(sessionDir('used-1'), 'markers.jsonl'), 'utf8');
+    const again = await wrap(['--session', 'used-1', '--', 'touch', flag]);
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toMatch(new RegExp(`^    Error: --session "used-1": session used-1 is already recorded \\(${sessionDir('used-1').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\); each wrap records a session of its own: give a new name, or leave --session out for one like wrap-\\d+-\\d+\n    Code: CORDON_BAD_INPUT\n$`));
+    expect(readFileSync(join(sessionDir('used-1'), 'markers.jsonl'), 'utf8')).toBe(markers);
+    expect(readdirSync(sandbox.root)).not.toContain('ran');
   });
 
   it('passes stdin through to the child', async () => {

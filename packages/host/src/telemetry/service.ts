@@ -3,7 +3,7 @@ import { appendMarker, MARKER_SCHEMA_VERSION, type Marker } from './markers.js';
 import { storedCommand } from '../hot/summary.js';
 import { ensureSampler, stopSampler } from './sampler/ensure.js';
 import { awaitSamplerStop } from './sampler/state.js';
-import { sessionDir } from './session-dir.js';
+import { sessionDir, sessionNameProblem } from './session-dir.js';
 import { epochMs } from '../util/clock.js';
 
 /**
@@ -14,6 +14,7 @@ import { epochMs } from '../util/clock.js';
 export function createTelemetryService(dataDir: string, env: NodeJS.ProcessEnv = process.env): TelemetryService {
   return Object.freeze({
     sessionDir: (sessionId: string) => sessionDir(dataDir, sessionId),
+    sessionNameProblem: (name: string) => sessionNameProblem(name),
     appendMarker(input: TelemetryMarkerInput): void {
       const { event, ...fields } = input;
       const marker: Marker = {

@@ -32,6 +32,20 @@ export function sanitizeSessionId(raw: unknown): string {
   return `${cleaned || 'session'}-${digest}`;
 }
 
+/** The rule {@link sessionNameProblem} holds a name to, in the words its refusals use. */
+export const PLAIN_SESSION_NAME_RULE = `letters, digits, '.', '_' and '-', starting with a letter or digit, at most ${MAX_SESSION_DIR_LENGTH} characters`;
+
+/**
+ * Why `name`, given by a user to name a new session (`cordon wrap --session`), cannot be one, or
+ * undefined when it can: it must be a name {@link sanitizeSessionId} keeps as is, so the session's
+ * directory, `reduce --session` and the markers all say the same name (`../evil` would be stored
+ * as `evil-<hash>`). An agent's own ids are not held to it; they are sanitised.
+ */
+export function sessionNameProblem(name: string): string | undefined {
+  if (name.length <= MAX_SESSION_DIR_LENGTH && SAFE.test(name)) return undefined;
+  return `not a plain session name: use ${PLAIN_SESSION_NAME_RULE}`;
+}
+
 /** `<dataDir>/runs/<sanitised session id>`: where a session's markers, samples and reductions live. */
 export function sessionDir(dataDir: string, sessionId: unknown): string {
   return join(dataDir, RUNS_DIR, sanitizeSessionId(sessionId));

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_SESSION_DIR_LENGTH, RUNS_DIR, UNKNOWN_SESSION, sanitizeSessionId, sessionDir } from '../../src/telemetry/session-dir.js';
+import { MAX_SESSION_DIR_LENGTH, RUNS_DIR, UNKNOWN_SESSION, sanitizeSessionId, sessionDir, sessionNameProblem } from '../../src/telemetry/session-dir.js';
 
 describe('sanitizeSessionId', () => {
   it('keeps the ids agents really send', () => {
@@ -31,6 +31,18 @@ describe('sanitizeSessionId', () => {
         if (a !== b && a !== '' && b !== '') expect(sanitizeSessionId(b)).not.toBe(sa);
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('sessionNameProblem', () => {
+  it('accepts exactly the names the session directory keeps as they are (wrap --session)', () => {
+    expect(sessionNameProblem('fix-42')).toBeUndefined();
+    expect(sessionNameProblem('../evil')).toBe(`not a plain session name: use letters, digits, '.', '_' and '-', starting with a letter or digit, at most ${MAX_SESSION_DIR_LENGTH} characters`);
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 120 }), fc.stringMatching(/^[A-Za-z0-9._\/-]{0,100}$/)), (name) => {
+        expect(sessionNameProblem(name) === undefined).toBe(name !== '' && sanitizeSessionId(name) === name);
+      }),
     );
   });
 });

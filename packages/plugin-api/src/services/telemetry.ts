@@ -75,6 +75,14 @@ export type TelemetrySamplerWait = 'stopped' | 'none' | 'timeout';
 export interface TelemetryService {
   /** Absolute directory of a session: `<dataDir>/runs/<sanitised id>`. */
   sessionDir(sessionId: string): string;
+  /**
+   * Why `name`, given by a user for a new session (`cordon wrap --session`), cannot name one, or
+   * undefined when it can: a plain name (letters, digits, `.`, `_`, `-`, starting with a letter or
+   * digit, at most 96 characters) that {@link sessionDir} uses as is. The text ends in the rule
+   * (`not a plain session name: use letters, …`), for a refusal that names the flag before it.
+   * Optional: a host older than it has none.
+   */
+  sessionNameProblem?(name: string): string | undefined;
   /** Appends one marker line to the session's `markers.jsonl` (creating the directory). */
   appendMarker(marker: TelemetryMarkerInput): void;
   /**

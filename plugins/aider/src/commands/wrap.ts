@@ -1,6 +1,7 @@
 import { Command, Flags } from '@oclif/core';
 import { hostApi } from '../api.js';
 import { runWrapped } from '../wrap/run-wrapped.js';
+import { defaultSessionId, sessionFlagProblem } from '../wrap/session-name.js';
 
 export default class Wrap extends Command {
   static override summary = 'Run an agent that has no hooks (Aider) and record its session: markers, process-tree samples, optional per-command markers';
@@ -26,7 +27,7 @@ export default class Wrap extends Command {
 
   static override flags = {
     'shell-shim': Flags.boolean({ description: 'Set SHELL to a cordon shim so each shell command the agent runs gets tool markers' }),
-    session: Flags.string({ description: 'Session id to record under (default wrap-<unix seconds>-<pid>)' }),
+    session: Flags.string({ description: "Session id to record under: a new plain name (letters, digits, '.', '_', '-'; default wrap-<unix seconds>-<pid>), printed on stderr at the start" }),
     json: Flags.boolean({ description: "After the command, print one JSON record on a line of its own: session_id, session_dir, child_pid, exit_code, signal (the command's stdout is relayed through cordon, not a terminal)" }),
   };
 
@@ -39,17 +40,24 @@ export default class Wrap extends Command {
     // No system call starts an empty name; refused as `control run` refuses it.
     if (command[0] === '') this.error("the program name after -- is empty (''): give the command to run, e.g. `cordon wrap -- aider`", { exit: 2, code: 'CORDON_BAD_INPUT' });
     const api = await hostApi();
+    // Checked before anything runs or is written: a bad or used name loses nothing.
+    const problem = flags.session === undefined ? undefined : sessionFlagProblem(api.services.telemetry, flags.session);
+    if (problem !== undefined) this.error(problem, { exit: 2, code: 'CORDON_BAD_INPUT' });
+    const sessionId = flags.session ?? defaultSessionId();
     const result = await runWrapped({
       argv: command,
       telemetry: api.services.telemetry,
       describeStartFailure: api.services.process.describeStartFailure,
       // Optional: a host older than the service has none.
       ...(api.services.redact ? { redactArgv: api.services.redact.argv } : {}),
-      sessionId: flags.session,
+      sessionId,
       shellShim: flags['shell-shim'],
       cordonBin: process.argv[1]!,
       log: api.log,
       relayStdout: flags.json,
+      // The id on stderr once, before the command's first output (stdout is the agent's), so the
+      // session can be found afterwards. --json puts it in its record instead.
+      ...(flags.json ? {} : { onStart: () => process.stderr.write(`cordon wrap: session ${sessionId} (cordon reduce --session ${sessionId})\n`) }),
     });
     if (result.startError !== undefined) process.stderr.write(`cordon wrap: ${result.startError}\n`);
     if (result.samplerNote !== undefined) process.stderr.write(`cordon wrap: ${result.samplerNote}\n`);

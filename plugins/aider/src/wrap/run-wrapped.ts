@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Logger, ProcessService, RedactService, TelemetryService } from '@cordon/plugin-api';
 import { lendTerminal, shellExitCode } from '../foreground.js';
 import { writeShellLauncher } from './launcher.js';
+import { defaultSessionId } from './session-name.js';
 
 /**
  * This process's working directory for the markers: `process.cwd()`, or, when the directory was
@@ -35,7 +36,7 @@ export interface WrapOptions {
   readonly redactArgv?: RedactService['argv'];
   /** `api.services.process.describeStartFailure`: the host's words and status for a command that cannot start. */
   readonly describeStartFailure: ProcessService['describeStartFailure'];
-  /** Session id; default `wrap-<unix seconds>-<wrapper pid>`. */
+  /** Session id (the command checks a user's with `sessionFlagProblem`); default `defaultSessionId()`. */
   readonly sessionId?: string;
   /** Set `SHELL` to the cordon shim so each `$SHELL -c` command gets markers. */
   readonly shellShim?: boolean;
@@ -49,6 +50,11 @@ export interface WrapOptions {
    * record can start on a line of its own) instead of inherited; stdin and stderr stay inherited.
    */
   readonly relayStdout?: boolean;
+  /**
+   * Called once just before the command is spawned, so that what it says comes before anything
+   * the command writes (after the spawn, the child's first lines could come first).
+   */
+  readonly onStart?: (sessionId: string) => void;
 }
 
 /** How the wrapped command ended. */
@@ -99,7 +105,7 @@ export const SAMPLER_FLUSH_TIMEOUT_MS = 5_000;
  */
 export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   const { telemetry, argv } = options;
-  const sessionId = options.sessionId ?? `wrap-${Math.floor(Date.now() / 1000)}-${process.pid}`;
+  const sessionId = options.sessionId ?? defaultSessionId();
   const dir = telemetry.sessionDir(sessionId);
   const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env), CORDON_WRAP_SESSION: sessionId, CORDON_WRAP_DIR: dir };
   if (options.shellShim) {
@@ -117,6 +123,7 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   // Without a terminal the agent gets a process group of its own, so a signal sent to the
   // wrapper's group reaches it once, forwarded (lendTerminal).
   const ownGroup = process.stdin.isTTY !== true;
+  options.onStart?.(sessionId);
   try {
     child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', options.relayStdout ? 'pipe' : 'inherit', 'inherit'], env, detached: ownGroup });
   } catch (error) {
