@@ -13,7 +13,7 @@ export default class Top extends CordonCommand {
     'One row per running agent session (agent, session id, running time, the tree\'s memory and CPU from the',
     'sampler\'s newest sample, the current call\'s peak memory, the current call and how long it has run, the',
     'working directory), then its last calls. Refreshes every second on the alternate screen; keys sort by',
-    'CPU (c, P), memory (m, M), running time (t, T), the current call\'s duration (d) or directory (p); q or',
+    'CPU (c), memory (m), running time (t), the current call\'s duration (d) or directory (p), in either case; q or',
     'Ctrl-C quits. --once prints one snapshot (also when stdout is not a terminal), --json one as JSON.',
     'Reads only the ends of the files the hook and the sampler write (never a whole file), takes no lock, sends',
     'no signal and writes nothing: the sessions it watches pay nothing. Exit 0.',

@@ -28,8 +28,8 @@ interface Key {
 
 /**
  * Runs the live view until `q` or Ctrl-C (or SIGINT, SIGTERM, SIGHUP), redrawing every
- * {@link REFRESH_MS} and when the terminal is resized; a sort key (`c`, `m`, `t`, `d`, `p`, and
- * htop's `P`, `M`, `T`) re-sorts at once. Draws on the alternate screen with the cursor hidden and
+ * {@link REFRESH_MS} and when the terminal is resized; a sort key (`c`, `m`, `t`, `d`, `p` in either
+ * case, `SORT_LETTERS`) re-sorts at once. Draws on the alternate screen with the cursor hidden and
  * the keyboard in raw mode (`node:readline` keypress events), and puts all three back however it
  * ends (an exception too). Resolves with the exit code: 0, or 128 + the signal's number when a
  * signal other than SIGINT ended it.

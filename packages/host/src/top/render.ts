@@ -5,7 +5,7 @@ import { RUNS_DIR } from '../telemetry/session-dir.js';
 import { columns, cutColumns, padColumns, padColumnsStart } from './columns.js';
 import { clock, mebibytes, percent, timeOfDay } from './format.js';
 import type { TopEndedCall, TopSession, TopSnapshot } from './snapshot.js';
-import { SORT_LABELS } from './sort.js';
+import { SORT_LABELS, sortKeysHelp } from './sort.js';
 
 /** Options of {@link renderTop}. */
 export interface RenderOptions {
@@ -91,7 +91,7 @@ export function renderTop(snapshot: TopSnapshot, options: RenderOptions): string
   const width = Math.max(20, Math.floor(options.width));
   const home = options.home ?? homedir();
   const n = snapshot.sessions.length;
-  const keys = options.live ? ' · sort: c m t d p · q quits' : '';
+  const keys = options.live ? ` · ${sortKeysHelp()}` : '';
   const lines = [cutColumns(`cordon top · ${n} session${n === 1 ? '' : 's'} · sorted by ${SORT_LABELS[snapshot.sort]} · ${timeOfDay(snapshot.at)}${keys}`, width)];
   if (n === 0) {
     lines.push(cutColumns(`no agent session running (sessions are read from ${safe(join(snapshot.data_dir, RUNS_DIR))})`, width));

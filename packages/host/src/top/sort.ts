@@ -11,10 +11,24 @@ export type TopSortKey = 'cpu' | 'mem' | 'time' | 'call' | 'cwd';
 export const TOP_SORT_KEYS: readonly TopSortKey[] = Object.freeze(['cpu', 'mem', 'time', 'call', 'cwd']);
 
 /**
- * The keys of the live view (`systemd-cgtop`'s `c`, `m`, `t`, `p`; `htop`'s `P`, `M`, `T`) and
- * `d` for the current call's duration.
+ * The letter of each sort key in the live view, upper or lower case alike (the help line says
+ * each once): `systemd-cgtop`'s `c`, `m`, `t` and `p` (its path, here the directory), and `d`
+ * for the current call's duration. htop's `P` for CPU is not taken: one letter, one order.
  */
-export const SORT_KEYS_PRESSED: Readonly<Record<string, TopSortKey>> = Object.freeze({ c: 'cpu', P: 'cpu', m: 'mem', M: 'mem', t: 'time', T: 'time', d: 'call', p: 'cwd' });
+export const SORT_LETTERS: Readonly<Record<TopSortKey, string>> = Object.freeze({ cpu: 'c', mem: 'm', time: 't', call: 'd', cwd: 'p' });
+
+/** The sort key a pressed key selects, by {@link SORT_LETTERS} in either case. */
+export const SORT_KEYS_PRESSED: Readonly<Record<string, TopSortKey>> = Object.freeze(
+  Object.fromEntries(TOP_SORT_KEYS.flatMap((key) => [SORT_LETTERS[key], SORT_LETTERS[key].toUpperCase()].map((letter) => [letter, key]))),
+);
+
+/** How each key reads in the live view's help line (short: the line shares the header). */
+export const SORT_HELP: Readonly<Record<TopSortKey, string>> = Object.freeze({ cpu: 'CPU', mem: 'mem', time: 'time', call: 'call', cwd: 'dir' });
+
+/** The live view's help line for the keys: `sort: c CPU, m mem, t time, d call, p dir · q quits`. */
+export function sortKeysHelp(): string {
+  return `sort: ${TOP_SORT_KEYS.map((key) => `${SORT_LETTERS[key]} ${SORT_HELP[key]}`).join(', ')} · q quits`;
+}
 
 /** How each key reads in the header. */
 export const SORT_LABELS: Readonly<Record<TopSortKey, string>> = Object.freeze({ cpu: 'CPU', mem: 'memory', time: 'running time', call: 'call time', cwd: 'directory' });

@@ -62,7 +62,7 @@ function session(agent: 'claude-code' | 'codex', id: string, cwd: string): FakeS
 describe.runIf(process.platform === 'linux')('cordon top in a terminal', () => {
   it('no sessions, then one, then several as they start; a sampler that died; sorting keys; q quits and restores', async () => {
     startTop();
-    await shows(/cordon top · 0 sessions · sorted by CPU · \d\d:\d\d:\d\d · sort: c m t d p · q quits/, 'the empty view');
+    await shows(/cordon top · 0 sessions · sorted by CPU · \d\d:\d\d:\d\d · sort: c CPU, m mem, t time, d call, p dir · q quits/, 'the empty view');
     expect(screen()).toContain('no agent session running');
     expect(screen()).not.toContain('BEFORE-TOP'); // the alternate screen
 
@@ -85,6 +85,11 @@ describe.runIf(process.platform === 'linux')('cordon top in a terminal', () => {
     await shows(/sorted by running time[^]*live-first[^]*live-second/, 'sorted by running time');
     tmux.run(['send-keys', '-t', 't', 'p']);
     await shows(/sorted by directory[^]*live-second[^]*live-first/, 'sorted by directory');
+    // Upper case is the same key: T running time again, P the directory (it was CPU).
+    tmux.run(['send-keys', '-t', 't', 'T']);
+    await shows(/sorted by running time[^]*live-first[^]*live-second/, 'sorted by running time (T)');
+    tmux.run(['send-keys', '-t', 't', 'P']);
+    await shows(/sorted by directory[^]*live-second[^]*live-first/, 'sorted by directory (P)');
 
     // A narrower terminal: redrawn at once, the session id and running time make room, no line wraps.
     expect(tmux.run(['resize-window', '-t', 't', '-x', '70']).status).toBe(0);
