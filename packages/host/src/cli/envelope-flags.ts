@@ -31,12 +31,12 @@ export function policyFlags(options: { dependsOn?: string[]; helpGroup?: string 
     'max-files': count('max-files', 'Changed paths allowed', '25', shared),
     'max-added-lines': count('max-added-lines', 'Added lines allowed', '2000', shared),
     'max-deleted-lines': count('max-deleted-lines', 'Deleted lines allowed', '1000', shared),
-    'max-working-bytes': count('max-working-bytes', 'Summed on-disk size of the changed files, bytes', '2097152', shared),
+    'max-working-bytes': count('max-working-bytes', 'Summed on-disk size of the changed files, bytes', '2097152 = 2 MiB', shared),
     'max-binary-files': count('max-binary-files', 'Binary files allowed', '2', shared),
     'allow-commits': Flags.boolean({ description: 'Let HEAD move away from the baseline (committed content is still audited)', ...shared }),
     verify: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Command that must exit 0 (repeatable, at most 8; split like a shell would, never run by one)', helpValue: 'CMD', ...shared }),
     'verify-timeout': numberFlag(SETTING_NUMBERS['verify-timeout'])({ description: 'Seconds each verifier may run (default 300, at most 604800; fractions allowed)', helpValue: 'S', ...shared }),
-    'verify-output-cap': numberFlag(SETTING_NUMBERS['verify-output-cap'])({ description: 'Bytes each verifier may print per stream (default 4194304)', helpValue: 'BYTES', ...shared }),
+    'verify-output-cap': numberFlag(SETTING_NUMBERS['verify-output-cap'])({ description: 'Bytes each verifier may print per stream (default 4194304 = 4 MiB)', helpValue: 'BYTES', ...shared }),
   };
 }
 

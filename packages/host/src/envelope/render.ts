@@ -7,6 +7,7 @@ import { cutText, cutTextEnd } from '@cordon/plugin-api';
 import { terminalLines } from '../output/terminal.js';
 import { displayPath } from './path-text.js';
 import { renamesByPath, type ShownRename } from './audit/file-status.js';
+import { byteSize } from '../output/byte-size.js';
 
 /**
  * Where an accepted change stayed, in the verdict's words: `inside the envelope` armed in the
@@ -37,15 +38,16 @@ export function renderAudit(audit: AuditRecord): string {
   const verdict = audit.passed
     ? `accepted: ${plural(m.files, 'changed file')} ${acceptedWhere(audit)} (baseline ${audit.baseline.slice(0, 12)})`
     : `rejected: ${plural(audit.violations.length, 'violation')} (baseline ${audit.baseline.slice(0, 12)})`;
-  const rows: Array<[string, number, number]> = [
-    ['files', m.files, l.max_files],
-    ['added lines', m.added_lines, l.max_added_lines],
-    ['deleted lines', m.deleted_lines, l.max_deleted_lines],
-    ['working bytes', m.working_bytes, l.max_working_bytes],
-    ['binary files', m.binary_files, l.max_binary_files],
+  // Sizes as people read them (`13 B / 2 MiB`); the counts as they are. --json keeps the numbers.
+  const rows: Array<[string, number, number, (n: number) => string]> = [
+    ['files', m.files, l.max_files, String],
+    ['added lines', m.added_lines, l.max_added_lines, String],
+    ['deleted lines', m.deleted_lines, l.max_deleted_lines, String],
+    ['working bytes', m.working_bytes, l.max_working_bytes, byteSize],
+    ['binary files', m.binary_files, l.max_binary_files, String],
   ];
-  const width = Math.max(...rows.map(([, v]) => String(v).length));
-  const lines = [verdict, ...rows.map(([name, value, limit]) => `  ${name.padEnd(15)}${String(value).padStart(width)} / ${limit}${value > limit ? '  over' : ''}`)];
+  const width = Math.max(...rows.map(([, v, , show]) => show(v).length));
+  const lines = [verdict, ...rows.map(([name, value, limit, show]) => `  ${name.padEnd(15)}${show(value).padStart(width)} / ${show(limit)}${value > limit ? '  over' : ''}`)];
   const passed = audit.verification.filter((v) => v.passed).length;
   if (audit.verification.length > 0) lines.push(`  ${'verifiers'.padEnd(15)}${passed} of ${audit.verification.length} passed`);
   else if (audit.verification_skipped) lines.push(`  ${'verifiers'.padEnd(15)}not run (the policy audit failed)`);
@@ -216,7 +218,7 @@ export function renderStatus(s: StatusReport): string {
     `label: ${labelLine(s.label)}`,
     `baseline: ${s.baseline}`,
     `allow: ${s.allow.join(' ')}${s.deny.length ? `; deny: ${s.deny.join(' ')}` : ''}${s.allow_ignored.length ? `; allow ignored: ${s.allow_ignored.join(' ')}` : ''}`,
-    `limits: files ${s.limits.max_files}, added lines ${s.limits.max_added_lines}, deleted lines ${s.limits.max_deleted_lines}, working bytes ${s.limits.max_working_bytes}, binary files ${s.limits.max_binary_files}${s.allow_commits ? ', commits allowed' : ''}`,
+    `limits: files ${s.limits.max_files}, added lines ${s.limits.max_added_lines}, deleted lines ${s.limits.max_deleted_lines}, working bytes ${byteSize(s.limits.max_working_bytes)}, binary files ${s.limits.max_binary_files}${s.allow_commits ? ', commits allowed' : ''}`,
   ];
   if (s.verify.length) lines.push(`verify: ${s.verify.join(' | ')}`);
   lines.push(s.live ? 'live: on (an agent whose hooks are installed and can refuse a write is refused one outside the policy before it happens; `cordon doctor` says which agents have their hooks installed, `cordon install-hooks` installs them)' : 'live: off (writes are judged by `cordon check` only; `cordon arm --live` turns it on)');

@@ -46,8 +46,12 @@ describe('cordon arm / check / status / reset', () => {
     expect(r.exitCode).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^accepted: 1 changed file inside the envelope \(baseline [0-9a-f]{12}\)$/);
-    expect(lines.slice(1, 6).map((l) => l.trim().replace(/\s+/g, ' '))).toEqual(['files 1 / 25', 'added lines 1 / 2000', 'deleted lines 1 / 1000', 'working bytes 13 / 2097152', 'binary files 0 / 2']);
+    expect(lines.slice(1, 6).map((l) => l.trim().replace(/\s+/g, ' '))).toEqual(['files 1 / 25', 'added lines 1 / 2000', 'deleted lines 1 / 1000', 'working bytes 13 B / 2 MiB', 'binary files 0 / 2']);
     expect(lines[6]!.trim().replace(/\s+/g, ' ')).toBe('verifiers 1 of 1 passed');
+    // status names the byte budget the same way; --json keeps the number.
+    const status = await cordon(['status'], repo);
+    expect(status.stdout.split('\n').find((l) => l.startsWith('limits: '))).toBe('limits: files 25, added lines 2000, deleted lines 1000, working bytes 2 MiB, binary files 2');
+    expect(JSON.parse((await cordon(['status', '--json'], repo)).stdout).limits.max_working_bytes).toBe(2097152);
     writeFiles(repo, { 'README.md': 'changed\n', 'docs/x.md': 'x\n' });
     r = await cordon(['check'], repo);
     expect(r.exitCode).toBe(3);
