@@ -138,7 +138,7 @@ describe('a refusal writes nothing', () => {
     expect(tableRows(db, 'select id from sessions')).toEqual([{ id: 'first' }]);
     // In a ledger that exists, on the fast route and through oclif alike: a name that cannot be
     // one is a usage error (2) naming --session, an unknown session a refused request (1).
-    for (const env of [{}, { CORDON_NO_FAST_ROUTE: '1' }]) {
+    for (const env of [{}, { CORDON_NO_FAST_ROUTE: '1' }] as Array<Record<string, string>>) {
       for (const verb of ['show', 'ids', 'turn']) {
         const extra = verb === 'turn' ? ['--text', 'x'] : [];
         const invalid = await cordonPcodx([verb, '--db', db, '--session', 'bad\nname', ...extra], env);
