@@ -172,13 +172,15 @@ describe('errors are the same through both routes', () => {
     const db = join(box.root, 'pcodx.sqlite3');
     await writeLedger(db);
     const before = sha(db);
-    // A refused ledger request exits 1, a usage error (the text flags) 2.
+    // A refused ledger request (an unknown session) exits 1, a usage error (the text flags, a
+    // --session that cannot be a name) 2.
     const forms: Array<[string[], number]> = [
       [['show', '--session', 'nobody'], 1],
       [['ids', '--session', 'nobody', '--json'], 1],
       [['turn'], 2],
       [['turn', '--text', 'a', '--text-file', 'b'], 2],
-      [['turn', '--text', 'hi', '--session', 'bad\u0007name'], 1],
+      [['turn', '--text', 'hi', '--session', 'bad\u0007name'], 2],
+      [['show', '--session', 'bad\u0007name'], 2],
       [['turn', '--text-file', join(box.root, 'no-such-file')], 2],
     ];
     for (const [form, code] of forms) {
