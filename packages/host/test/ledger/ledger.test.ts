@@ -61,7 +61,7 @@ describe('sessions and the write order', () => {
     const again = await ledger.resolveSession({ mode: 'create', id: 'alpha', cwd: '/two' });
     expect(again).toMatchObject({ id: 'alpha', cwd: '/two', usageCorrelationId: a.usageCorrelationId, createdAtMs: a.createdAtMs });
     await expect(ledger.resolveSession({ mode: 'existing', id: 'beta' })).rejects.toMatchObject({ code: 'CORDON_LEDGER_REFUSED', message: 'unknown session `beta`' });
-    await expect(ledger.resolveSession({ mode: 'create', id: 'bad\nname' })).rejects.toMatchObject({ code: 'CORDON_LEDGER_REFUSED' });
+    await expect(ledger.resolveSession({ mode: 'create', id: 'bad\nname' })).rejects.toMatchObject({ code: 'CORDON_BAD_INPUT', exit: 2, message: '--session "bad\\nname": not a valid session name: use 1-200 characters without control characters' });
   });
 
   it('without a name: existing mode needs a session; create mode makes ses<hex ms>-<pid> and then reuses the last-written one', async () => {
