@@ -48,7 +48,8 @@ export const ERROR_CODES = Object.freeze({
   /**
    * A ledger request broke a partial-compaction rule (the Rust pcodx, SichangHe/partial_compact_codex: unknown
    * session, endpoint not visible, reversed range, tool group split, overlap) or named a bad
-   * role, text or session name. Nothing was written.
+   * role or text. Nothing was written. A session name that cannot be one is `BAD_INPUT` (exit 2,
+   * naming `--session`): the user's mistake, not a refused request.
    */
   LEDGER_REFUSED: 'CORDON_LEDGER_REFUSED',
   /** An agent config file that install-hooks would edit exists but does not parse; it is left untouched. Exit 2. */
