@@ -44,7 +44,7 @@ export abstract class PcodxCommand extends Command {
    * Opens (creating it if needed) the ledger named by `--db` (or the environment), runs `fn`,
    * closes it (`withLedger` of ledger-run.ts, through the host api).
    */
-  protected async withLedger<T>(db: string | undefined, fn: (ledger: LedgerHandle) => Promise<T>, create = true, session?: string): Promise<T> {
+  protected async withLedger<T>(db: string | undefined, fn: (ledger: LedgerHandle) => Promise<T>, create: boolean, session: string | undefined): Promise<T> {
     return withLedger(hostApi, db, fn, create, session);
   }
 
@@ -52,7 +52,7 @@ export abstract class PcodxCommand extends Command {
    * {@link withLedger} for commands that need a session that exists: a missing (or empty) ledger
    * is refused before anything is created, so such a refusal leaves no directory and no file.
    */
-  protected async withExistingLedger<T>(db: string | undefined, fn: (ledger: LedgerHandle) => Promise<T>, session?: string): Promise<T> {
+  protected async withExistingLedger<T>(db: string | undefined, fn: (ledger: LedgerHandle) => Promise<T>, session: string | undefined): Promise<T> {
     return this.withLedger(db, fn, false, session);
   }
 

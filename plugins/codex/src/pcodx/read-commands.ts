@@ -17,12 +17,12 @@ export interface ReadFlags extends SessionFlags {
 
 /** `show [--roles]`: the render of an existing session. */
 export async function runShow(api: LedgerApi, flags: ReadFlags & { readonly roles?: boolean }, sink: Sink): Promise<void> {
-  await withLedger(api, flags.db, (ledger) => show(ledger, flags, sink), false);
+  await withLedger(api, flags.db, (ledger) => show(ledger, flags, sink), false, flags.session);
 }
 
 /** `ids`: the visible ids of an existing session. */
 export async function runIds(api: LedgerApi, flags: ReadFlags, sink: Sink): Promise<void> {
-  await withLedger(api, flags.db, (ledger) => ids(ledger, flags, sink), false);
+  await withLedger(api, flags.db, (ledger) => ids(ledger, flags, sink), false, flags.session);
 }
 
 /** `turn --text T | --text-file F`: the text is read (and refused) before the ledger is opened. */

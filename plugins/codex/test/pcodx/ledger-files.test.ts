@@ -122,6 +122,10 @@ describe('a refusal writes nothing', () => {
       [['record', '--db', db, '--session', bad, '--role', 'user', '--text', 'x'], `error: --session "bad\\u0007name": not a valid session name: use 1-200 characters without control characters\n`],
       [['turn', '--db', db, '--session', '', '--text', 'x'], 'error: --session "": not a valid session name: use 1-200 characters without control characters\n'],
       [['interactive', '--db', db, '--session', 'x'.repeat(201)], `error: --session "${'x'.repeat(201)}": not a valid session name: use 1-200 characters without control characters\n`],
+      // The commands that need a ledger that exists say so only for a name that can be one.
+      ...[['show'], ['ids'], ['current-session-message-ids'], ['compact', '--from', 'msg1', '--to', 'msg2', '--summary', 's'], ['compact-many', '--range', 'msg1..msg2=s'], ['uncompact', 'cmp1'], ['resume'], ['model-turn', '--text', 'x']].map(
+        (command): [string[], string] => [[...command, '--db', db, '--session', bad], `error: --session "bad\\u0007name": not a valid session name: use 1-200 characters without control characters\n`],
+      ),
       [['record', '--db', db, '--role', 'tool', '--text', 'result'], toolFirst],
       [['record', '--db', db, '--session', 'n', '--role', 'tool', '--text', 'result'], toolFirst],
     ];

@@ -8,7 +8,7 @@ export default class PcodxCurrentSessionMessageIds extends PcodxCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxCurrentSessionMessageIds);
     const sink = await this.sink(flags.json);
-    await this.withExistingLedger(flags.db, (ledger) => messageIds(ledger, flags, sink));
+    await this.withExistingLedger(flags.db, (ledger) => messageIds(ledger, flags, sink), flags.session);
     this.printJson();
   }
 }

@@ -36,6 +36,7 @@ export default class PcodxModelTurn extends PcodxCommand {
         contextOut: flags['context-out'],
         usageLog: flags['usage-log'],
       }),
+      flags.session,
     );
   }
 }

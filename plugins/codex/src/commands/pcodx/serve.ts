@@ -42,8 +42,13 @@ export default class PcodxServe extends PcodxCommand {
       await runServe(options, undefined);
       return;
     }
-    await this.withLedger(flags.db, async (ledger: LedgerHandle) => {
-      await runServe(options, { ledger, session: flags.session, cwd: flags.cwd });
-    });
+    await this.withLedger(
+      flags.db,
+      async (ledger: LedgerHandle) => {
+        await runServe(options, { ledger, session: flags.session, cwd: flags.cwd });
+      },
+      true,
+      flags.session,
+    );
   }
 }

@@ -12,7 +12,7 @@ export default class PcodxUncompact extends PcodxCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(PcodxUncompact);
     const sink = await this.sink(flags.json);
-    await this.withExistingLedger(flags.db, (ledger) => uncompact(ledger, { ...flags, compactionId: args.compaction }, sink));
+    await this.withExistingLedger(flags.db, (ledger) => uncompact(ledger, { ...flags, compactionId: args.compaction }, sink), flags.session);
     this.printJson();
   }
 }
