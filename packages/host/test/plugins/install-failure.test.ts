@@ -82,6 +82,27 @@ describe('cordon plugins install that fails', () => {
       server.close();
     }
   }, 180_000);
+
+  it('a short name with a version asks the registry for the first-party package, never the bare name', async () => {
+    // npm's unrelated `codex` is what oclif asked for when given `codex@0.1.0`.
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(decodeURIComponent(req.url ?? ''));
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":"Not found"}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const failed = await runCordon(['plugins', 'install', 'codex@0.1.0'], { env: { ...env(), npm_config_registry: registry }, timeoutMs: 120_000 });
+      expect(failed.exitCode).not.toBe(0);
+      expect(failed.stderr).toContain('to add @cordon/codex to this cordon');
+      expect(asked.length).toBeGreaterThan(0);
+      expect(asked.filter((path) => !path.startsWith('/@cordon/codex'))).toEqual([]);
+    } finally {
+      server.close();
+    }
+  }, 180_000);
 });
 
 describe('cordon plugins link of a path that is no plugin package', () => {
