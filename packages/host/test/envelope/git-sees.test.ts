@@ -200,7 +200,7 @@ describe('no hidden scan cap: the budgets decide', () => {
     big(join(dir, 'src/four.txt'), 25_000_000);
     ({ audit } = await checkIn(dir));
     expect(audit.violations.map((v) => v.code)).toEqual(['max_working_bytes_exceeded']);
-    expect(audit.violations[0]!.message).toMatch(/^working-byte budget exceeded: 100000000 > 90000000 \(the untracked files were not all read/);
+    expect(audit.violations[0]!.message).toMatch(/^working-byte budget exceeded: 100000000 > 90000000 \(95\.4 MiB > 85\.8 MiB\) \(the untracked files were not all read/);
   });
 });
 

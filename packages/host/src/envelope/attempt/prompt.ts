@@ -3,6 +3,7 @@ import type { AttemptBrief, FailedVerifier, RecoveryContext } from '@cordon/plug
 import type { AuditRecord } from '../audit/record.js';
 import type { EnvelopeConfig } from '../state/schema.js';
 import { failureReason, type VerifierResult } from '../verify/run.js';
+import { byteSize } from '../../output/byte-size.js';
 import { shownVerifierText, streamEvidence, TRUNCATION_MARKER } from '../verify/evidence.js';
 
 /** Changed paths listed in the recovery context before "(+N more)". */
@@ -28,7 +29,7 @@ export function renderBrief(brief: AttemptBrief): string {
     'Envelope rules:',
     `- Change only paths matching: ${brief.allow.join(', ')}`,
     `- Never change paths matching: ${brief.deny.length ? brief.deny.join(', ') : '(none)'}`,
-    `- Budgets, inclusive: changed files <= ${limits.max_files}; added lines <= ${limits.max_added_lines}; deleted lines <= ${limits.max_deleted_lines}; working bytes <= ${limits.max_working_bytes} (the summed size of every changed file); binary files <= ${limits.max_binary_files}.`,
+    `- Budgets, inclusive: changed files <= ${limits.max_files}; added lines <= ${limits.max_added_lines}; deleted lines <= ${limits.max_deleted_lines}; working bytes <= ${limits.max_working_bytes} (${limits.max_working_bytes >= 1024 ? `${byteSize(limits.max_working_bytes)}, ` : ''}the summed size of every changed file); binary files <= ${limits.max_binary_files}.`,
     brief.allowCommits
       ? '- Commits are allowed; committed changes are audited exactly like uncommitted ones.'
       : '- Do not commit. Leave every change in the working tree; a moved HEAD is a violation.',
