@@ -13,7 +13,7 @@ export default class Check extends CordonCommand {
   static override summary = 'Audit the changes against the armed envelope (or a committed range with --base)';
   static override description = [
     'Exit 0 accepted, 3 rejected, 2 refused (nothing armed, bad state, lock held, git error).',
-    'With --base the committed range base..head is audited without arming; the policy is .cordon.json as the base commit holds it, overridden by the flags given here.',
+    'With --base the committed range base..head (what head changes since it forked from base, from their merge base) is audited without arming; the policy is .cordon.json as the base commit holds it, overridden by the flags given here.',
     'Verifiers run in the work tree, so with --base they require it to be exactly the head (checked out, no uncommitted or untracked changes; ignored files are fine).',
     '--format github prints GitHub Actions workflow commands (an ::error annotation per violation), sarif a SARIF 2.1.0 log, junit a JUnit XML report of the verifiers; --out FILE writes the report to FILE and prints the text verdict (--out - is stdout). A report written inside the work tree is not audited by later checks while its content is what cordon wrote.',
   ].join('\n');

@@ -2,7 +2,7 @@ import { auditEnvelope, auditRange, type AuditHooksSource } from './audit/run-au
 import { startEarly, type EarlyStart } from './audit/start-git.js';
 import type { AuditRecord } from './audit/record.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { discoverRepoAndHead, discoverRepoOf, repoOptions, resolveCommit, type RepoLocation } from './git/repo.js';
+import { discoverRepoAndHead, discoverRepoOf, repoOptions, mergeBase, resolveCommit, type RepoLocation } from './git/repo.js';
 import { locateDirect } from './git/locate-direct.js';
 import { git } from './git/run-git.js';
 import { baseGitEnv } from './git/repo.js';
@@ -170,7 +170,18 @@ export async function checkRange(options: RangeOptions): Promise<AuditRecord> {
       );
     }
   }
-  return auditRange({ loc, base, head, policy: settings.policy, verify: settings.verify, hooks: options.hooks, env: options.env });
+  // What head changes since it forked from base, as `git log base..head` and a pull request's diff
+  // read a range: a base that moved on after the fork would otherwise have its own later changes
+  // blamed on head. When base is an ancestor of head (a merge commit's first parent, a branch up
+  // to date) the fork point is base itself.
+  const from = await mergeBase(loc, base, head);
+  const notes: string[] = [];
+  if (from === undefined) {
+    notes.push(`--base ${options.base} and ${options.head ?? 'HEAD'} have no common ancestor in this clone (unrelated histories, or a shallow fetch that stops before they meet): their trees were compared directly`);
+  } else if (from !== base) {
+    notes.push(`audited from ${from.slice(0, 12)}, where ${options.head ?? 'HEAD'} forked from --base ${options.base} (${base.slice(0, 12)}): changes made on the base since are not this range's`);
+  }
+  return auditRange({ loc, base: from ?? base, head, policy: settings.policy, verify: settings.verify, hooks: options.hooks, env: options.env, notes });
 }
 
 /**

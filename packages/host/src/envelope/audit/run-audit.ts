@@ -203,6 +203,8 @@ export interface RangeAuditInput {
   readonly hooks?: AuditHooksSource;
   readonly runVerifiers?: boolean;
   readonly env?: NodeJS.ProcessEnv;
+  /** Notes for the record (`AuditRecord.notes`): how the range's start was chosen (envelope/check.ts `checkRange`). */
+  readonly notes?: string[];
 }
 
 /**
@@ -230,6 +232,7 @@ export async function auditRange(input: RangeAuditInput): Promise<AuditRecord> {
       ignored: [],
       submoduleChanged: [],
       early: [],
+      ...(input.notes?.length ? { notes: [...input.notes] } : {}),
       hooks: startHooks(input.hooks),
       runVerifiers: input.runVerifiers ?? true,
       verify: input.verify,

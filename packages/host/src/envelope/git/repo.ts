@@ -171,6 +171,22 @@ export async function resolveCommit(loc: RepoLocation, rev: string, what = rev):
   }
 }
 
+/**
+ * The best common ancestor of the commits `a` and `b` (`git merge-base a b`, full id), or
+ * undefined when this repository holds none (unrelated histories, or a shallow clone whose
+ * history stops before they meet). Throws `CORDON_REPO_ERROR` when git fails otherwise.
+ */
+export async function mergeBase(loc: RepoLocation, a: string, b: string): Promise<string | undefined> {
+  const inv: GitInvocation = { cwd: loc.root, env: baseGitEnv(), gitBinary: loc.gitBinary };
+  try {
+    const { stdout, exitCode } = await git(inv, ['merge-base', '--end-of-options', a, b], { okExitCodes: [0, 1] });
+    const id = stdout.toString('utf8').trim();
+    return exitCode === 0 && id !== '' ? id : undefined;
+  } catch (error) {
+    throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot find where ${a.slice(0, 12)} and ${b.slice(0, 12)} meet: ${(error as Error).message.replace(/^git merge-base exited \d+: /, '')}`, { cause: error });
+  }
+}
+
 /** The branch HEAD names (`main`) when that branch does not exist yet (no commit made on it), else undefined. Error path only. */
 async function unbornBranch(inv: GitInvocation): Promise<string | undefined> {
   try {
