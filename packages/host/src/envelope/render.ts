@@ -6,7 +6,7 @@ import { shownVerifierText, streamEvidence } from './verify/evidence.js';
 import { cutText, cutTextEnd } from '@cordon/plugin-api';
 import { terminalLines } from '../output/terminal.js';
 import { displayPath } from './path-text.js';
-import { renamesByPath, type ShownRename } from './audit/file-status.js';
+import { renamesByPath, statusOfLetter, type ShownRename } from './audit/file-status.js';
 import { byteSize } from '../output/byte-size.js';
 
 /**
@@ -88,7 +88,7 @@ export function changedFilesSection(audit: Pick<AuditRecord, 'changed_files' | '
       if (shownRenames.has(rename)) continue;
       shownRenames.add(rename);
       entries.push(`${displayPath(rename.from)} -> ${displayPath(rename.to)} (renamed)`);
-    } else entries.push(status ? `${displayPath(files[i]!)} (${status[i]!.replace('-', ' ')})` : displayPath(files[i]!));
+    } else entries.push(status ? `${displayPath(files[i]!)} (${statusOfLetter(status[i]!).replace('-', ' ')})` : displayPath(files[i]!));
   }
   const shown = entries.slice(0, SHOWN_CHANGED_FILES).map((e) => `  ${e}`);
   if (entries.length > SHOWN_CHANGED_FILES) shown.push(`  \u2026 and ${entries.length - SHOWN_CHANGED_FILES} more (\`cordon check --json\` lists every changed file)`);

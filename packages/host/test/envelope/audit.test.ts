@@ -244,7 +244,7 @@ describe('probe-derived cases (the BEKO2210/SkillQuarry cordon)', () => {
     const { audit } = await checkIn(dir);
     // Found by a fresh user: the message said nothing of the file being gone.
     expect(audit.violations[0]!.message).toBe('path outside policy: README.md (deleted; matches no allow glob)');
-    expect(audit.changed_file_status).toEqual(['deleted']);
+    expect(audit.changed_file_status).toBe('D');
     expect(audit.metrics).toMatchObject({ files: 1, deleted_lines: 2, working_bytes: 0 });
   });
 
@@ -257,7 +257,7 @@ describe('probe-derived cases (the BEKO2210/SkillQuarry cordon)', () => {
     expect(audit.changed_files).toEqual(['docs/app.py', 'src/app.py']);
     expect(audit.violations.map((v) => v.path)).toEqual(['docs/app.py']);
     // Counted as two paths, shown as the rename git's blob ids say it is.
-    expect(audit.changed_file_status).toEqual(['added', 'deleted']);
+    expect(audit.changed_file_status).toBe('AD');
     expect(audit.shown_renames).toEqual([{ from: 'src/app.py', to: 'docs/app.py' }]);
     expect(audit.violations[0]!.message).toBe('path outside policy: docs/app.py (renamed src/app.py -> docs/app.py; matches no allow glob)');
   });

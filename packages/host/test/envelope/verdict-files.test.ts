@@ -37,7 +37,7 @@ describe('how each changed file changed, in the verdict and the record', () => {
     expect(r.stdout).not.toContain('changed files:');
     const json = JSON.parse((await cordon(['check', '--json'], repo)).stdout);
     expect(json.changed_files).toEqual(['README.md', 'docs/x.md', 'lib/util.py', 'src/app.py', 'src/util.py']);
-    expect(json.changed_file_status).toEqual(['deleted', 'added', 'added', 'modified', 'deleted']);
+    expect(json.changed_file_status).toBe('DAAMD');
     expect(json.shown_renames).toEqual([{ from: 'src/util.py', to: 'lib/util.py' }]);
     // Both sides of the rename still count (the audit runs without rename detection).
     expect(json.metrics.files).toBe(5);
@@ -101,6 +101,7 @@ describe('how each changed file changed, in the verdict and the record', () => {
     const old = { passed: true, mode: 'envelope', baseline: 'a'.repeat(40), current_head: 'a'.repeat(40), head_changed: false, changed_files: ['x.txt', 'y.txt'], metrics: {}, limits: {}, violations: [], ignored_changes: [], verification: [], verification_skipped: false };
     expect(auditRecordProblem(old)).toBeUndefined();
     expect(changedFilesSection(old as never)).toEqual(['changed files:', '  x.txt', '  y.txt']);
-    expect(auditRecordProblem({ ...old, changed_file_status: ['added'] })).toMatch(/changed_file_status is not a list of one status per changed file/);
+    expect(auditRecordProblem({ ...old, changed_file_status: 'A' })).toMatch(/changed_file_status is not one status letter \(A, D, M, T, U, X\) per changed file/);
+    expect(auditRecordProblem({ ...old, changed_file_status: ['added'] })).toMatch(/changed_file_status is not one status letter/);
   });
 });

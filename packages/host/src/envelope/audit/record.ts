@@ -2,7 +2,7 @@ import type { Violation } from '@cordon/plugin-api';
 import type { IgnoredChange, IgnoredOverlay } from '../evidence/untracked.js';
 import type { Limits } from '../policy/policy.js';
 import type { VerifierResult } from '../verify/run.js';
-import type { FileStatus, ShownRename } from './file-status.js';
+import type { ShownRename } from './file-status.js';
 
 /** What the audit measured (the BEKO2210/SkillQuarry cordon). Units: files, lines, bytes. */
 export interface Metrics {
@@ -30,11 +30,13 @@ export interface AuditRecord {
   /** Every changed path, sorted by its bytes: tracked changes (both sides of a rename, deletions, mode changes) and untracked files. */
   readonly changed_files: readonly string[];
   /**
-   * How each path of `changed_files` changed, at the same index (`added`, `modified`, `deleted`,
-   * `type-changed`, `unmerged`, `unknown`: git's `--raw` letters; audit/file-status.ts). Absent in
-   * records written by an older cordon.
+   * How each path of `changed_files` changed: one of git's `--raw` status letters per path, at
+   * the same index (`A` added, `M` modified, `D` deleted, `T` type changed, `U` unmerged, `X`
+   * unknown; git-diff(1) "Raw output format"; an untracked file is `A`). One string, not a list:
+   * at 1,250 changed paths a list of words cost the check 2 % more instructions to write, read
+   * back and validate (`scripts/instructions.sh`). Absent in records written by an older cordon.
    */
-  readonly changed_file_status?: readonly FileStatus[];
+  readonly changed_file_status?: string;
   /**
    * Deleted and added paths with the same content, shown as renames (`old -> new`) in the
    * verdict; both paths stay in `changed_files` and count. Absent when there is none.

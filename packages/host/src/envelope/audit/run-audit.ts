@@ -24,7 +24,7 @@ import type { EnvelopeSnapshot } from '../state/schema.js';
 import { failureReason, runVerifiers } from '../verify/run.js';
 import type { VerifySpec } from '../verify/spec.js';
 import { budgetViolations } from './budgets.js';
-import { changeWords, findRenames, renamesByPath, statusOfLetter, type FileStatus } from './file-status.js';
+import { changeWords, findRenames, renamesByPath, statusOfLetter } from './file-status.js';
 import type { AuditRecord, Metrics } from './record.js';
 import { startAuditGit, type StartedGit } from './start-git.js';
 import { mark } from '../../util/timeline.js';
@@ -298,14 +298,15 @@ function sortUntracked(items: readonly UntrackedPath[]): UntrackedPath[] {
 }
 
 /**
- * The status of each of `changed` (in its order): a tracked path's from its `--raw` letter, an
- * untracked one `added`, a submodule whose work tree changed `modified`.
+ * The git `--raw` status letter of each of `changed`, in its order, as one string (record.ts
+ * `changed_file_status`): a tracked path's own letter, an untracked one `A`, a submodule whose
+ * work tree changed `M`.
  */
-function changedStatus(changed: readonly string[], tracked: ReadonlyMap<string, DiffEntry>, untracked: ReadonlyMap<string, UntrackedPath>): FileStatus[] {
-  const out: FileStatus[] = new Array<FileStatus>(changed.length);
+function changedStatus(changed: readonly string[], tracked: ReadonlyMap<string, DiffEntry>, untracked: ReadonlyMap<string, UntrackedPath>): string {
+  let out = '';
   for (let i = 0; i < changed.length; i++) {
-    const entry = tracked.get(changed[i]!);
-    out[i] = entry ? statusOfLetter(entry.status) : untracked.has(changed[i]!) ? 'added' : 'modified';
+    const letter = tracked.get(changed[i]!)?.status[0];
+    out += letter !== undefined && 'ADMTU'.includes(letter) ? letter : letter !== undefined ? 'X' : untracked.has(changed[i]!) ? 'A' : 'M';
   }
   return out;
 }
@@ -334,7 +335,7 @@ async function assemble(a: Assembly): Promise<AuditRecord> {
     const decision = rules.decide(path.endsWith('/') ? path.slice(0, -1) : path);
     if (!decision.allowed) {
       // How it changed (`deleted`, `renamed a -> b`) says what the user is looking at: a deleted path shows nowhere else.
-      const how = changeWords(status[i], renameOf.get(path));
+      const how = changeWords(statusOfLetter(status[i]!), renameOf.get(path));
       violations.push({ code: 'path_outside_policy', message: `path outside policy: ${displayPath(path)} (${how === '' ? '' : `${how}; `}${refusalWhy(decision)})`, path });
     }
     if (isAttributesPath(path)) {

@@ -145,7 +145,7 @@ export function auditRecordProblem(value: unknown): string | undefined {
   if (!Array.isArray(value.changed_files) || !value.changed_files.every((p) => typeof p === 'string')) return 'changed_files is not a list of paths';
   // Both absent in records of an older cordon.
   const status = value.changed_file_status;
-  if (status !== undefined && !(Array.isArray(status) && status.length === value.changed_files.length && status.every((s) => typeof s === 'string'))) return 'changed_file_status is not a list of one status per changed file';
+  if (status !== undefined && !(typeof status === 'string' && status.length === value.changed_files.length && /^[ADMTUX]*$/.test(status))) return 'changed_file_status is not one status letter (A, D, M, T, U, X) per changed file';
   const renames = value.shown_renames;
   if (renames !== undefined && !(Array.isArray(renames) && renames.every((r) => isPlainObject(r) && typeof r.from === 'string' && typeof r.to === 'string'))) return 'shown_renames is not a list of {from, to}';
   for (const key of ['metrics', 'limits']) {
