@@ -81,15 +81,19 @@ export function putText(path: string, text: string | undefined): string[] {
 }
 
 /**
- * Removes the directories of `dirs` (as {@link putText} returned them, outermost first) that are
- * empty, deepest first; one that holds anything is kept, and so are the ones above it.
+ * Removes the directories of `dirs` that are empty, deepest first; one that holds anything is
+ * kept, and so are the ones above it. `dirs` may gather the chains {@link putText} returned for
+ * several files (an agent writing two files into the one directory install created, such as
+ * `~/.codex/hooks.json` and `~/.codex/config.toml`): call it once after all of them are deleted,
+ * since the directory empties only with the last.
  */
 export function removeEmptyDirs(dirs: readonly string[]): void {
-  for (const dir of [...dirs].reverse()) {
+  const deepestFirst = [...new Set(dirs)].sort((a, b) => b.length - a.length);
+  for (const dir of deepestFirst) {
     try {
       rmdirSync(dir);
     } catch {
-      return;
+      // Not empty (or gone): kept, and its parents then fail the same way.
     }
   }
 }

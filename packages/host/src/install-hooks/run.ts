@@ -310,6 +310,9 @@ export async function runInstallHooks(host: CordonHost, options: InstallHooksOpt
   if (!options.write) return { mode: options.mode, scope: options.scope, write: false, agents: planned.map((p) => report(p.agent, p.plan, false)), ...skips };
 
   const journal: Written[] = [];
+  // Directories install created for the files this run deletes: removed once every file is
+  // written, as an agent's two files in one created directory (Codex) empty it only together.
+  const emptied: string[] = [];
   const apply = (agent: string, change: ConfigChange): void => {
     let created: string[] = [];
     try {
@@ -321,11 +324,12 @@ export async function runInstallHooks(host: CordonHost, options: InstallHooksOpt
     if (options.mode === 'uninstall') {
       // A config dir install made only for this file (~/.gemini, ~/.cursor) goes with it: an
       // empty one would make the next `install-hooks --all` take the agent for installed.
-      if (change.after === undefined) removeEmptyDirs(record[change.path]?.createdDirs ?? []);
+      if (change.after === undefined) emptied.push(...(record[change.path]?.createdDirs ?? []));
       delete record[change.path];
     } else record[change.path] = recordInstallWrite(record[change.path], agent, change.before, change.after!, created);
   };
   for (const { agent, plan } of planned) for (const change of plan.changes) apply(agent, change);
+  removeEmptyDirs(emptied);
   const merged = new Map<string, InstallPlan>();
   for (const p of planned) {
     let plan = p.plan;

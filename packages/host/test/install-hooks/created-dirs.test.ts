@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
@@ -11,7 +11,7 @@ let box: Sandbox;
 let env: NodeJS.ProcessEnv;
 beforeEach(() => {
   box = makeSandbox('cordon-created-dirs-');
-  linkPlugins(box.dataDir, ['gemini', 'cursor', 'hermes', 'claude-code']);
+  linkPlugins(box.dataDir, ['gemini', 'cursor', 'hermes', 'claude-code', 'codex']);
   // No agent binary on PATH: only config directories make an agent "installed here".
   env = { ...box.env, PATH: `${dirname(process.execPath)}${delimiter}/usr/bin${delimiter}/bin`, HERMES_HOME: join(box.home, '.hermes') };
 });
@@ -31,6 +31,19 @@ describe('directories install-hooks created', () => {
     expect(un.exitCode, un.stderr).toBe(0);
     for (const dir of ['.gemini', '.cursor', '.hermes']) expect(existsSync(join(box.home, dir)), dir).toBe(false);
     expect(agentsIn((await runCordon(['install-hooks', '--all'], { env })).stdout)).toEqual([]);
+  });
+
+  it('one directory holding two of an agent\'s files (~/.codex: hooks.json and config.toml) goes once both are deleted', async () => {
+    const before = readdirSync(box.home).sort();
+    const r = await runCordon(['install-hooks', '-a', 'codex', '-a', 'claude-code', '-a', 'gemini', '--write'], { env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(join(box.home, '.codex', 'hooks.json')) && existsSync(join(box.home, '.codex', 'config.toml'))).toBe(true);
+    const un = await runCordon(['uninstall-hooks', '--all', '--write'], { env });
+    expect(un.exitCode, un.stderr).toBe(0);
+    expect(readdirSync(box.home).sort()).toEqual(before);
+    // Nothing left makes codex look installed: a fresh --all (the on-purpose record gone) finds no agent.
+    const fresh = { ...env, CORDON_CONFIG_DIR: box.dir('fresh-config') };
+    expect(agentsIn((await runCordon(['install-hooks', '--all'], { env: fresh })).stdout)).toEqual([]);
   });
 
   it('a created directory the agent or the user wrote into, and one that existed before, stay', async () => {
