@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { CORDON_BIN, linkPlugins, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { cordonJson, HOOK_AGENTS as AGENTS, hooksSandbox, writeFiles } from './support.js';
 import { requireAgent } from '../../../../test/support/agents.js';
 import { listHooks } from '../../../../plugins/codex/src/dialect/app-server.js';
@@ -83,6 +83,24 @@ describe('install-hooks on the user configs of all five agents', () => {
     const plain = Object.fromEntries(Object.entries(env).filter(([name]) => !/^CORDON_(DATA|CONFIG|CACHE)_DIR$/.test(name)));
     const quiet = await runCordon(['install-hooks', '--agent', 'claude-code'], { env: plain, cwd: project });
     expect(quiet.stdout + quiet.stderr).not.toContain('CORDON_DATA_DIR');
+  });
+
+  it('says nothing when the CORDON_*_DIR variables name exactly the defaults they replace (however spelled)', async () => {
+    write(userFiles());
+    const defaults = { data: join(env.XDG_DATA_HOME!, 'cordon'), config: join(env.XDG_CONFIG_HOME!, 'cordon'), cache: join(env.XDG_CACHE_HOME!, 'cordon') };
+    for (const dir of Object.values(defaults)) mkdirSync(dir, { recursive: true });
+    linkPlugins(defaults.data, ['claude-code']);
+    symlinkSync(defaults.config, join(home, 'config-link'));
+    const same = { ...env, CORDON_DATA_DIR: `${env.XDG_DATA_HOME}/../share/cordon/`, CORDON_CONFIG_DIR: join(home, 'config-link'), CORDON_CACHE_DIR: defaults.cache };
+    const r = await runCordon(['install-hooks', '--agent', 'claude-code'], { env: same, cwd: project });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain('== claude-code (user)');
+    expect(r.stdout + r.stderr).not.toMatch(/CORDON_(DATA|CONFIG|CACHE)_DIR/);
+    // One that differs is still named, and only it.
+    const other = await runCordon(['install-hooks', '--agent', 'claude-code'], { env: { ...same, CORDON_CACHE_DIR: sandbox.cacheDir }, cwd: project });
+    const note = other.stdout.split('\n').find((l) => l.startsWith('note: '));
+    expect(note).toMatch(/^note: CORDON_CACHE_DIR=\S+ is set here/);
+    expect(note).not.toMatch(/CORDON_(DATA|CONFIG)_DIR/);
   });
 
   it('notes speak to the user: no internal research references; Codex without a codex binary says what to do', async () => {
