@@ -24,9 +24,40 @@ export interface DoctorReport {
   readonly findings: readonly Finding[];
 }
 
-/** Builds the report from its findings. */
+/** Builds the report from its findings, one per check ({@link oneRowPerCheck}). */
 export function doctorReport(findings: readonly Finding[]): DoctorReport {
-  return { schema_version: 1, ok: findings.every((f) => f.status !== 'problem'), findings };
+  const rows = oneRowPerCheck(findings);
+  return { schema_version: 1, ok: rows.every((f) => f.status !== 'problem'), findings: rows };
+}
+
+const RANK: Readonly<Record<Finding['status'], number>> = { ok: 0, info: 1, problem: 2 };
+
+/**
+ * The findings with every check's rows folded into one, at the place of its first: a check is
+ * ok, information or a problem, never two of them (`ok hooks installed` above `!! no consent`
+ * read as both). The row takes the worst status and the distinct messages of that status (the
+ * milder ones are implied by it: a missing consent says the hooks are there), joined by `; `;
+ * the distinct fixes, a fix that another extends (`… --write` beside `… --write --accept`) left
+ * out; and the details of all rows, later keys winning.
+ */
+export function oneRowPerCheck(findings: readonly Finding[]): Finding[] {
+  const groups = new Map<string, Finding[]>();
+  for (const f of findings) groups.set(f.check, [...(groups.get(f.check) ?? []), f]);
+  return [...groups.values()].map((rows) => {
+    if (rows.length === 1) return rows[0]!;
+    const status = rows.reduce<Finding['status']>((worst, f) => (RANK[f.status] > RANK[worst] ? f.status : worst), 'ok');
+    const messages = [...new Set(rows.filter((f) => f.status === status).map((f) => f.message))];
+    const fixes = [...new Set(rows.flatMap((f) => (f.fix ? [f.fix] : [])))];
+    const kept = fixes.filter((fix) => !fixes.some((other) => other !== fix && other.startsWith(`${fix} `)));
+    const details = Object.assign({}, ...rows.map((f) => f.details ?? {})) as Record<string, unknown>;
+    return {
+      check: rows[0]!.check,
+      status,
+      message: messages.join('; '),
+      ...(kept.length ? { fix: kept.join('; ') } : {}),
+      ...(Object.keys(details).length ? { details } : {}),
+    };
+  });
 }
 
 const MARK: Readonly<Record<Finding['status'], string>> = { ok: 'ok', info: '--', problem: '!!' };

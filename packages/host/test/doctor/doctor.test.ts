@@ -61,14 +61,34 @@ describe('cordon doctor', () => {
     writeFileSync(settings, readFileSync(settings, 'utf8').split(CORDON_BIN).join('/opt/gone/cordon/bin/run.cjs'));
     const { exitCode, report } = await doctor();
     expect(exitCode).toBe(1);
+    // One row: the command that cannot start and the stale config are one check with one fix.
     const found = find(report, 'hooks:claude-code:user');
-    expect(found.map((f) => f.status)).toEqual(['problem', 'problem']);
-    expect(found[0]!.message).toBe(`the hook command in ${settings} runs /opt/gone/cordon/bin/run.cjs, which does not exist (cordon moved or was uninstalled)`);
-    expect(found[1]!.message).toContain('stale');
+    expect(found).toEqual([expect.objectContaining({ status: 'problem', fix: 'cordon install-hooks --agent claude-code --write' })]);
+    expect(found[0]!.message).toBe(
+      `the hook command in ${settings} runs /opt/gone/cordon/bin/run.cjs, which does not exist (cordon moved or was uninstalled); cordon's hooks are installed but stale: an install would change ${settings}`,
+    );
     expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--check'], { env })).exitCode).toBe(1);
     // The fix it names works.
     expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env })).exitCode).toBe(0);
     expect((await doctor()).exitCode).toBe(0);
+  });
+
+  it('one row per check: Hermes without recorded consent is one !! row (not an ok row above it), its fix the one that adds --accept', async () => {
+    linkPlugins(box.dataDir, ['claude-code', 'codex', 'gemini', 'hermes']);
+    const withHermes = { ...env, HERMES_HOME: join(box.home, '.hermes') };
+    expect((await runCordon(['install-hooks', '--agent', 'hermes', '--write'], { env: withHermes })).exitCode).toBe(0);
+    const { exitCode, report, text } = await doctor(withHermes);
+    expect(exitCode).toBe(1);
+    expect(find(report, 'hooks:hermes:user')).toEqual([
+      expect.objectContaining({ status: 'problem', message: expect.stringMatching(/^Hermes has not recorded consent/), fix: 'cordon install-hooks --agent hermes --write --accept' }),
+    ]);
+    expect(text.split('\n').filter((l) => /^\S+ +hooks:hermes:user /.test(l))).toEqual([expect.stringMatching(/^!! /)]);
+    // Every check of the whole report is one row.
+    const checks = report.findings.map((f) => f.check);
+    expect(checks).toEqual([...new Set(checks)]);
+    // With consent the one row is ok.
+    expect((await runCordon(['install-hooks', '--agent', 'hermes', '--write', '--accept'], { env: withHermes })).exitCode).toBe(0);
+    expect(find((await doctor(withHermes)).report, 'hooks:hermes:user')).toEqual([expect.objectContaining({ status: 'ok' })]);
   });
 
   it('Codex: hooks whose trust entries no longer match are untrusted (Codex skips them silently), as the real codex reports', async () => {
