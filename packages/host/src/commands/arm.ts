@@ -19,8 +19,8 @@ export interface ArmReport {
   root: string;
   /** Whether the live envelope is on (`--live` or `"live": true`). */
   live: boolean;
-  /** With `live`: the agents whose hooks refuse a write outside the policy, and those whose hooks cannot. */
-  live_agents?: { refusing: readonly string[]; not_refusing: readonly string[] };
+  /** With `live`: the agents whose installed hooks refuse a write outside the policy, those whose hooks cannot, and those whose hooks could but are not installed (or not current) here. */
+  live_agents?: { refusing: readonly string[]; not_refusing: readonly string[]; not_hooked: readonly string[] };
 }
 
 export default class Arm extends CordonCommand {
@@ -51,8 +51,19 @@ export default class Arm extends CordonCommand {
     // Armed as given too: a literal path may be what was meant, but `src` for `src/**` is the usual slip.
     for (const found of directoryGlobs(config.policy, config.repo.root)) process.stderr.write(`${directoryGlobWarning(found, displayPath)}\n`);
     if (!config.live) return { phase: 'armed', mode: config.mode, baseline: config.baseline, root: config.repo.root, live: false };
-    const coverage = await liveCoverage((await this.host()).dialects.list().map((r) => r.entry));
+    const host = await this.host();
+    // Doctor's own check (loaded only here): an agent is named as refused only when its hooks are in place.
+    const { hookedAgents } = await import('../doctor/hooks.js');
+    const hooked = await hookedAgents(host, { projectDir: config.repo.root });
+    const coverage = await liveCoverage(host.dialects.list().map((r) => r.entry), hooked);
     this.log(terminalText(liveCoverageText(coverage)));
-    return { phase: 'armed', mode: config.mode, baseline: config.baseline, root: config.repo.root, live: true, live_agents: { refusing: coverage.refusing, not_refusing: coverage.notRefusing } };
+    return {
+      phase: 'armed',
+      mode: config.mode,
+      baseline: config.baseline,
+      root: config.repo.root,
+      live: true,
+      live_agents: { refusing: coverage.refusing, not_refusing: coverage.notRefusing, not_hooked: coverage.notHooked },
+    };
   }
 }

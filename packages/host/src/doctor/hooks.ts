@@ -6,6 +6,7 @@ import { whichIn } from '../install-hooks/files.js';
 import { planHooks } from '../install-hooks/run.js';
 import { configProblem } from '../install-hooks/formats/unparseable.js';
 import { readRemovedHooks } from '../install-hooks/removed-choice.js';
+import { holdsCordonHooks } from '../install-hooks/present.js';
 import { lazyPackage } from '../util/lazy-package.js';
 import { commandProblem } from '../process/start-failure.js';
 import type { Finding } from './report.js';
@@ -65,9 +66,68 @@ export function brokenCommand(command: string, env: NodeJS.ProcessEnv): string |
   return undefined;
 }
 
-/** True when the uninstall plan found cordon entries to remove (the hooks are installed). */
-function installed(uninstall: InstallPlan): boolean {
-  return uninstall.changes.some((c) => (c.cordonRemoved ?? 0) > 0);
+type Planned = Awaited<ReturnType<typeof planHooks>>[number];
+
+/**
+ * Where one agent's hooks stand at one scope: `none` (the agent has no hooks at this scope),
+ * `unreadable` (its config does not parse; `error` says why), `absent` (no cordon hook in it), or
+ * `present`, with `broken` naming each installed command that cannot start and `current` true
+ * when an install would change nothing.
+ */
+export type AgentHookState =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'unreadable'; readonly error: unknown }
+  | { readonly kind: 'absent'; readonly planned: Planned }
+  | { readonly kind: 'present'; readonly planned: Planned; readonly removal: InstallPlan; readonly broken: ReadonlyArray<{ readonly path: string; readonly why: string }>; readonly current: boolean };
+
+/** Scope and environment of {@link agentHookState} and {@link hookedAgents}. */
+export interface HookStateOptions {
+  readonly scope: HookScope;
+  /** Project root for the project scope (default: cwd). */
+  readonly projectDir?: string;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** {@link AgentHookState} of `agent` at a scope, from an install and an uninstall plan (computed, never written). */
+export async function agentHookState(host: CordonHost, agent: string, options: HookStateOptions): Promise<AgentHookState> {
+  const env = options.env ?? process.env;
+  let planned: Planned[];
+  try {
+    planned = await planHooks(host, { mode: 'install', agents: [agent], scope: options.scope, projectDir: options.projectDir, env });
+  } catch (error) {
+    if (/skipped:/.test((error as Error).message)) return { kind: 'none' }; // no hooks at this scope for this agent
+    return { kind: 'unreadable', error };
+  }
+  const p = planned[0];
+  if (!p || p.plan.skipped !== undefined) return { kind: 'none' };
+  const removal = await safely(() => p.installer.uninstall(p.ctx), undefined);
+  if (!removal || !holdsCordonHooks(removal)) return { kind: 'absent', planned: p };
+  const broken = removal.changes.flatMap((c) => hookCommandsIn(c.before ?? '', agent).flatMap((command) => {
+    const why = brokenCommand(command, env);
+    return why ? [{ path: c.path, why }] : [];
+  }));
+  return { kind: 'present', planned: p, removal, broken, current: p.plan.changes.length === 0 };
+}
+
+/**
+ * The agents whose cordon hooks are installed and current (an install would change nothing, and
+ * every installed command starts) at user scope or in the project at `projectDir`: the agents
+ * whose tool calls `cordon hook` sees. What doctor reports as `ok hooks installed and current`,
+ * without asking the agent itself (Codex trust, Hermes consent), so nothing is started.
+ */
+export async function hookedAgents(host: CordonHost, options: { projectDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string[]> {
+  const agents = host.dialects.list().filter((r) => r.entry.loadInstaller).map((r) => r.entry.name);
+  const hooked: string[] = [];
+  for (const agent of agents) {
+    for (const scope of ['user', 'project'] as const) {
+      const state = await agentHookState(host, agent, { scope, projectDir: options.projectDir, env: options.env });
+      if (state.kind === 'present' && state.current && state.broken.length === 0) {
+        hooked.push(agent);
+        break;
+      }
+    }
+  }
+  return hooked;
 }
 
 /**
@@ -90,24 +150,16 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
     .map((r) => r.entry.name);
   for (const agent of agents) {
     const check = `hooks:${agent}:${options.scope}`;
-    let planned: Awaited<ReturnType<typeof planHooks>>;
-    try {
-      planned = await planHooks(host, { mode: 'install', agents: [agent], scope: options.scope, projectDir: options.projectDir, env });
-    } catch (error) {
-      const message = (error as Error).message;
-      if (/skipped:/.test(message)) continue; // no hooks at this scope for this agent
+    const state = await agentHookState(host, agent, { scope: options.scope, projectDir: options.projectDir, env });
+    if (state.kind === 'none') continue;
+    if (state.kind === 'unreadable') {
       // Doctor edits nothing: install-hooks' "refusing to edit it" would not be true of doctor.
-      findings.push({ check, status: 'problem', message: `cannot read the config: ${configProblem(error)}`, fix: `repair or move the file it names (\`cordon install-hooks\` will not edit it until then), then run doctor again` });
+      findings.push({ check, status: 'problem', message: `cannot read the config: ${configProblem(state.error)}`, fix: `repair or move the file it names (\`cordon install-hooks\` will not edit it until then), then run doctor again` });
       continue;
     }
-    const p = planned[0];
-    if (!p || p.plan.skipped !== undefined) continue;
-    const { installer, ctx, plan } = p;
-    const detected = await safely(() => installer.detect(ctx), false);
-    const removal = await safely(() => installer.uninstall(ctx), undefined);
-    const present = removal ? installed(removal) : false;
+    const { installer, ctx, plan } = state.planned;
     const install = `cordon install-hooks --agent ${agent}${options.scope === 'project' ? ' --scope project' : ''} --write`;
-    if (!present) {
+    if (state.kind === 'absent') {
       // A project without cordon's hooks is the usual case; only the user scope speaks for the agent.
       if (options.scope === 'project') continue;
       const removed = removedOnPurpose[agent];
@@ -115,6 +167,7 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
         findings.push({ check, status: 'info', message: `hooks removed on purpose (\`cordon uninstall-hooks\`, ${removed.removed_at}); \`${install}\` puts them back`, details: { removedOnPurpose: true, removedAt: removed.removed_at } });
         continue;
       }
+      const detected = await safely(() => installer.detect(ctx), false);
       findings.push(
         detected
           ? { check, status: 'problem', message: `${agent} is in use here (its command is on PATH or its home directory exists) but cordon's hooks are not in its config`, fix: install, details: { missing: true } }
@@ -123,13 +176,12 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
       continue;
     }
     hooked++;
-    const broken = (removal?.changes ?? []).flatMap((c) => hookCommandsIn(c.before ?? '', agent).map((command) => ({ path: c.path, why: brokenCommand(command, env) })));
-    for (const b of broken.filter((x) => x.why)) {
+    for (const b of state.broken) {
       findings.push({ check, status: 'problem', message: `the hook command in ${b.path} ${b.why}`, fix: install, details: { path: b.path, installed: true } });
     }
-    if (plan.changes.length > 0) {
+    if (!state.current) {
       findings.push({ check, status: 'problem', message: `cordon's hooks are installed but stale: an install would change ${plan.changes.map((c) => c.path).join(', ')}`, fix: install, details: { paths: plan.changes.map((c) => c.path), installed: true } });
-    } else if (!broken.some((x) => x.why)) {
+    } else if (state.broken.length === 0) {
       findings.push({ check, status: 'ok', message: 'hooks installed and current', details: { installed: true } });
     }
     findings.push(...(await acceptance(agent, check, installer, ctx, plan, install)));

@@ -249,10 +249,13 @@ describe('arm --live says which agents can be refused a write', () => {
     const { claudeCodeDialect } = await import('../../../../plugins/claude-code/src/dialect/entry.js');
     const { cursorDialect } = await import('../../../../plugins/cursor/src/dialect/entry.js');
     const broken = { name: 'broken', load: () => Promise.reject(new Error('no')) };
-    const coverage = await liveCoverage([aiderDialectEntry, claudeCodeDialect, cursorDialect, broken]);
-    expect(coverage).toEqual({ refusing: ['claude-code', 'cursor'], notRefusing: ['aider', 'broken'] });
+    const coverage = await liveCoverage([aiderDialectEntry, claudeCodeDialect, cursorDialect, broken], ['claude-code', 'cursor']);
+    expect(coverage).toEqual({ refusing: ['claude-code', 'cursor'], notRefusing: ['aider', 'broken'], notHooked: [] });
     const text = liveCoverageText(coverage);
     expect(text).toContain('refused before it happens for claude-code, cursor');
+    // Only the hooked ones are refused; with none hooked, the line says so.
+    expect(await liveCoverage([claudeCodeDialect, cursorDialect], ['cursor'])).toMatchObject({ refusing: ['cursor'], notHooked: ['claude-code'] });
+    expect(liveCoverageText(await liveCoverage([claudeCodeDialect], []))).toMatch(/^live: no agent has cordon's hooks installed here, so nothing is refused yet/);
     expect(text).toContain('no hook can refuse a write for aider, broken, so only `cordon check` judges those writes');
     expect(text).toContain('shell commands are not judged live');
   });
