@@ -176,13 +176,15 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
       continue;
     }
     hooked++;
+    // The files holding cordon's hooks, for rows that name them (index.ts: hooks at both scopes).
+    const configs = state.removal.changes.filter((c) => (c.cordonRemoved ?? 0) > 0).map((c) => c.path);
     for (const b of state.broken) {
-      findings.push({ check, status: 'problem', message: `the hook command in ${b.path} ${b.why}`, fix: install, details: { path: b.path, installed: true } });
+      findings.push({ check, status: 'problem', message: `the hook command in ${b.path} ${b.why}`, fix: install, details: { path: b.path, installed: true, configs } });
     }
     if (!state.current) {
-      findings.push({ check, status: 'problem', message: `cordon's hooks are installed but stale: an install would change ${plan.changes.map((c) => c.path).join(', ')}`, fix: install, details: { paths: plan.changes.map((c) => c.path), installed: true } });
+      findings.push({ check, status: 'problem', message: `cordon's hooks are installed but stale: an install would change ${plan.changes.map((c) => c.path).join(', ')}`, fix: install, details: { paths: plan.changes.map((c) => c.path), installed: true, configs } });
     } else if (state.broken.length === 0) {
-      findings.push({ check, status: 'ok', message: 'hooks installed and current', details: { installed: true } });
+      findings.push({ check, status: 'ok', message: 'hooks installed and current', details: { installed: true, configs } });
     }
     findings.push(...(await acceptance(agent, check, installer, ctx, plan, install)));
   }

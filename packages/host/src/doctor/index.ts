@@ -4,6 +4,7 @@ import type { HookScope } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
 import { activityFindings, logFindings, samplerFindings } from './activity.js';
 import { hookFindings } from './hooks.js';
+import { bothScopesProblem } from '../install-hooks/both-scopes.js';
 import { doctorReport, type DoctorReport, type Finding } from './report.js';
 import { controlFinding, nodeFinding, pluginFindings, sqliteFinding } from './runtime.js';
 
@@ -22,6 +23,24 @@ export interface DoctorOptions {
 }
 
 /**
+ * A problem for each agent whose cordon hooks are in both its user config and this project's
+ * (`details.installed` on both scopes' rows): it runs both, so each call counts twice. Filed
+ * under the project's row, which then reads as one `!!` row (report.ts folds a check's rows).
+ */
+function bothScopes(hooks: readonly Finding[], projectDir: string | undefined): Finding[] {
+  const installedAt = (scope: HookScope) => hooks.filter((f) => f.check.endsWith(`:${scope}`) && f.details?.installed === true);
+  const user = new Set(installedAt('user').map((f) => f.check.split(':')[1]!));
+  const out: Finding[] = [];
+  for (const agent of new Set(installedAt('project').map((f) => f.check.split(':')[1]!))) {
+    if (!user.has(agent)) continue;
+    const paths = [...new Set(hooks.filter((f) => f.check === `hooks:${agent}:user`).flatMap((f) => (f.details?.configs as string[] | undefined) ?? []))];
+    const { message, fix } = bothScopesProblem(agent, 'user', paths, projectDir);
+    out.push({ check: `hooks:${agent}:project`, status: 'problem', message, fix, details: { bothScopes: true } });
+  }
+  return out;
+}
+
+/**
  * `cordon doctor` as a library call: what a user needs when "cordon isn't seeing my agent".
  * Node and the SQLite driver, the plugins, per agent and scope the hooks (installed, current,
  * startable, accepted by the agent), the last hook event from each agent, the log's newest error,
@@ -36,6 +55,7 @@ export async function runDoctor(host: CordonHost, options: DoctorOptions): Promi
   const scopes = options.scopes ?? (atHome ? ['user'] : ['user', 'project']);
   const hooks: Finding[] = [];
   for (const scope of scopes) hooks.push(...(await hookFindings(host, { scope, projectDir: options.projectDir, env: options.env })));
+  hooks.push(...bothScopes(hooks, options.projectDir === undefined ? undefined : project));
   // Hooks in the project's config serve the agent as well as the user's would.
   const inProject = new Set(hooks.filter((f) => f.check.endsWith(':project')).map((f) => f.check.split(':')[1]));
   findings.push(...hooks.filter((f) => !(f.details?.missing === true && inProject.has(f.check.split(':')[1]))));

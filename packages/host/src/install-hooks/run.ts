@@ -12,6 +12,8 @@ import { configFormats } from './formats/index.js';
 import { hookListsFor } from './hook-lists.js';
 import { missingHookAgent } from '../bus/hook-agents.js';
 import { readRemovedHooks, updateRemovedHooks, REMOVED_HOOKS_FILE } from './removed-choice.js';
+import { holdsCordonHooks } from './present.js';
+import { bothScopesProblem } from './both-scopes.js';
 
 /** Options of {@link planHooks} / {@link runInstallHooks}. */
 export interface InstallHooksOptions {
@@ -256,6 +258,28 @@ async function exactUninstall(entry: Planned, record: InstallRecord): Promise<In
   return { ...plan, changes };
 }
 
+/**
+ * `entry`'s plan with a warning when cordon's hooks for the agent are also in its config at the
+ * other scope (user ↔ this project; both-scopes.ts says why that doubles every call). One
+ * uninstall plan of the other scope, read only; a project that is the home directory holds the
+ * user's own files, so it is not another scope there.
+ */
+async function withOtherScope(entry: Planned, options: InstallHooksOptions): Promise<InstallPlan> {
+  const { agent, installer, ctx, plan } = entry;
+  if (plan.skipped !== undefined || resolve(ctx.projectDir) === resolve(ctx.home)) return plan;
+  const other: HookScope = options.scope === 'user' ? 'project' : 'user';
+  let found: InstallPlan;
+  try {
+    found = await installer.uninstall(contextFor(agent, { ...options, scope: other }));
+  } catch {
+    return plan; // an unreadable config there is doctor's to report, not a reason to refuse this install
+  }
+  if (found.skipped !== undefined || !holdsCordonHooks(found)) return plan;
+  const paths = found.changes.filter((c) => (c.cordonRemoved ?? 0) > 0).map((c) => c.path);
+  const { message, fix } = bothScopesProblem(agent, other, paths, options.projectDir === undefined ? undefined : ctx.projectDir);
+  return { ...plan, warnings: [...(plan.warnings ?? []), `${message}; ${fix}`] };
+}
+
 /** One write of a run, with what to put back if a later write fails. */
 interface Written {
   readonly path: string;
@@ -303,6 +327,7 @@ function rollBack(journal: Written[], failed: string, error: unknown, what = `co
  */
 export async function runInstallHooks(host: CordonHost, options: InstallHooksOptions): Promise<InstallHooksReport> {
   const { planned, passedOver } = await planAll(host, options);
+  if (options.mode === 'install') for (const p of planned) p.plan = await withOtherScope(p, options);
   const dataDir = host.paths.dataDir;
   const record = readInstallRecord(dataDir);
   const skips = options.agents === 'all' ? { passed_over: passedOver } : {};
