@@ -13,6 +13,9 @@ import { withoutCsi } from '../output/control-sequences.js';
 /** A command's arguments as oclif describes them (`Command.args`): the allowed values of each. */
 export type ArgSpecs = Readonly<Record<string, { readonly name?: string; readonly options?: readonly string[] } | undefined>>;
 
+/** A command's flags as oclif describes them (`Command.flags`), as far as messages need them. */
+type FlagSpecs = Readonly<Record<string, { readonly description?: string } | undefined>>;
+
 /** oclif's last line on every parse error; cordon names the command's help instead. */
 const SEE_HELP = /\n?See more help with --help\s*$/;
 
@@ -28,13 +31,16 @@ const SEE_HELP = /\n?See more help with --help\s*$/;
  * options `SHELL: expected one of zsh, bash but received: "fish"` (named when `args`, the command's
  * argument specs, has one with exactly those options); an unknown flag the flag it most likely
  * meant, `nonexistent flag: --sesion (did you mean --session?)` (flag-suggestion.ts); other
+ * two exclusive flags given together `--all and --session cannot be used together: --all: reduce
+ * every recorded session; --session: reduce this session`; other
  * parse errors keep oclif's words, on one line. Each ends with `; see \`<command> --help\``. A
  * message that is no parse error (a command's own `this.error(…)`) is returned as it is.
  */
 export function usageMessage(error: Error & { args?: unknown; flags?: unknown; parse?: unknown }, command: string, args?: ArgSpecs): string {
   const plain = withoutCsi(error.message);
   const text = plain.replace(SEE_HELP, '');
-  const problem = usageProblem(text, error.args, args, command) ?? unknownFlagsProblem(text, error) ?? unexpectedArgsProblem(text, error, command, args);
+  const flagSpecs = (error.parse as { input?: { flags?: FlagSpecs } } | undefined)?.input?.flags;
+  const problem = usageProblem(text, error.args, args, command, flagSpecs) ?? unknownFlagsProblem(text, error) ?? unexpectedArgsProblem(text, error, command, args);
   const end = `see \`${command} --help\``;
   // A command's own `this.error(…)` is no parse error: its words stand as they are.
   if (problem === undefined) return plain === text ? text : `${oneLine(text)}; ${end}`;
@@ -42,7 +48,7 @@ export function usageMessage(error: Error & { args?: unknown; flags?: unknown; p
 }
 
 /** {@link usageMessage} of a parse error oclif words in a known way, without the pointer to the help; else undefined. */
-function usageProblem(text: string, args: unknown, specs: ArgSpecs | undefined, command: string): string | undefined {
+function usageProblem(text: string, args: unknown, specs: ArgSpecs | undefined, command: string, flagSpecs?: FlagSpecs): string | undefined {
   const missing = Array.isArray(args) ? (args as Array<{ name?: unknown; description?: unknown }>).filter((a) => typeof a.name === 'string') : [];
   if (missing.length > 0 && /^Missing \d+ required arg/.test(text)) {
     return `missing ${missing.map((a) => `${String(a.name).toUpperCase()}${typeof a.description === 'string' ? `: ${a.description}` : ''}`).join('; ')}`;
@@ -67,14 +73,52 @@ function usageProblem(text: string, args: unknown, specs: ArgSpecs | undefined, 
   // Failed validations (a required flag, dependsOn, exclusive): one reason a line under a heading.
   const failed = /^The following errors? occurred:\n([\s\S]*)$/.exec(text);
   if (failed) {
-    return failed[1]!
+    const lines = failed[1]!
       .split('\n')
       .map((line) => line.trim())
-      .filter((line) => line !== '')
+      .filter((line) => line !== '');
+    return exclusivePairs(lines, flagSpecs)
       .map((line) => lowerFirst(line.replace(/^Missing required flag (\S+)$/, (_, name: string) => `Missing required flag --${name.replace(/^--/, '')}`)))
       .join('; ');
   }
   return undefined;
+}
+
+/** oclif's reason for two exclusive flags given together: `--all=true cannot also be provided when using --session`. */
+const EXCLUSIVE = /^--([^=\s]+)(?:=[\s\S]*)? cannot also be provided when using --(\S+)$/;
+
+/**
+ * `lines` (oclif's failed validations) with each pair of exclusive flags given together said once:
+ * oclif names the pair twice, each time with the value typed (`--all=true cannot also be provided
+ * when using --session; --session=s1 cannot also be provided when using --all`). It reads `--all
+ * and --session cannot be used together: --all: reduce every recorded session; --session: reduce
+ * this session`, each flag with the first clause of its description (`flags`, the command's flag
+ * specs; left out when it has none). Other lines pass as they are.
+ */
+function exclusivePairs(lines: readonly string[], flags: FlagSpecs | undefined): string[] {
+  const said = new Set<string>();
+  const out: string[] = [];
+  for (const line of lines) {
+    const pair = EXCLUSIVE.exec(line);
+    if (!pair) {
+      out.push(line);
+      continue;
+    }
+    const names = [pair[1]!, pair[2]!];
+    const key = [...names].sort().join('\0');
+    if (said.has(key)) continue;
+    said.add(key);
+    const what = names.map((name) => [name, flagGist(flags?.[name]?.description)] as const).filter(([, gist]) => gist !== undefined);
+    const why = what.length === names.length ? `: ${what.map(([name, gist]) => `--${name}: ${gist}`).join('; ')}` : '';
+    out.push(`--${names[0]} and --${names[1]} cannot be used together${why}`);
+  }
+  return out;
+}
+
+/** A flag description's first clause (up to `;`, `(` or `.`), starting lower-case; undefined for none. */
+function flagGist(description: string | undefined): string | undefined {
+  const gist = description?.split(/[;(.]/)[0]?.trim();
+  return gist === undefined || gist === '' ? undefined : lowerFirst(gist);
 }
 
 /**

@@ -34,7 +34,7 @@ describe('usageMessage', () => {
 
   it('lists every failed validation, colour codes left out, a missing flag with its dashes', () => {
     const failed = 'The following errors occurred:\n  \u001b[2mMissing required flag agent\n  --head=x cannot also be provided when using --base\u001b[22m\nSee more help with --help';
-    expect(said(failed)).toBe('missing required flag --agent; --head=x cannot also be provided when using --base; see `cordon arm --help`');
+    expect(said(failed)).toBe('missing required flag --agent; --head and --base cannot be used together; see `cordon arm --help`');
   });
 
   it('names a missing argument with its description, without oclif\'s note on multi-value flags', () => {
@@ -78,5 +78,25 @@ describe('unexpected arguments, through the built CLI', () => {
       expect(glob.exitCode).toBe(2);
       expect(glob.stderr).toContain(`unexpected argument: src/b.py (a glob the shell expanded? quote it, e.g. --allow 'src/**'); see \`cordon ${command[0]} --help\``);
     }
+  });
+});
+
+describe('exclusive flags, through the built CLI', () => {
+  let sandbox: Sandbox;
+  beforeEach(() => {
+    sandbox = makeSandbox('cordon-exclusive-flags-');
+  });
+  afterEach(() => sandbox.cleanup());
+
+  // Found by a fresh user: `cordon reduce --all --session s1` printed oclif's pair of lines
+  // (`--all=true cannot also be provided when using --session; --session=s1 cannot …`).
+  it('says the two flags once, each with what it does', async () => {
+    const reduce = await runCordon(['reduce', '--all', '--session', 's1'], { env: sandbox.env });
+    expect(reduce.exitCode).toBe(2);
+    expect(reduce.stderr).toContain('--all and --session cannot be used together: --all: reduce every recorded session; --session: reduce this session; see `cordon reduce --help`');
+    expect(reduce.stderr).not.toContain('cannot also be provided');
+    const hooks = await runCordon(['install-hooks', '--all', '--agent', 'codex'], { env: sandbox.env });
+    expect(hooks.exitCode).toBe(2);
+    expect(hooks.stderr).toMatch(/--(all and --agent|agent and --all) cannot be used together: --/);
   });
 });
