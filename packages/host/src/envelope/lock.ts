@@ -255,7 +255,17 @@ function held(path: string, holder: LockState): CordonError {
   }
   const record = holder.kind === 'record' ? holder.record : undefined;
   const who = record ? ` (${record.command}, pid ${record.pid} on ${record.host}, since ${record.since})` : '';
-  return new CordonError(ERROR_CODES.LOCK_HELD, `another cordon process owns this repository${who}; lock file ${path}`, { details: { lock: path, holder: record } });
+  return new CordonError(ERROR_CODES.LOCK_HELD, `another cordon process owns this repository${who}; lock file ${path}${record ? `; ${heldAdvice(record, path)}` : ''}`, { details: { lock: path, holder: record } });
+}
+
+/**
+ * What the user can do about a live lock held by `record`: on this host, wait or stop the holder
+ * (a lock whose process is gone is taken over, see {@link isStale}); on another host, which is
+ * never taken over, wait or stop it there, then remove the lock file at `path` by hand.
+ */
+function heldAdvice(record: LockRecord, path: string): string {
+  if (record.host === hostName()) return `wait for it to finish, or stop it (kill ${record.pid}); a lock whose process is gone is taken over on the next command`;
+  return `it runs on host ${record.host}: wait for it to finish there, or stop it there; a lock from another host is never taken over, so once it has stopped remove the lock file (rm ${JSON.stringify(path)})`;
 }
 
 /**

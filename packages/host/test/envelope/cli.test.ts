@@ -343,6 +343,8 @@ describe('cordon arm / check / status / reset', () => {
       const r = await cordon([cmd], repo);
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(/another cordon process owns this repository/);
+      // What to do, with the holder's pid.
+      expect(r.stderr).toContain(`wait for it to finish, or stop it (kill ${holder.pid}); a lock whose process is gone is taken over on the next command`);
     }
   });
 

@@ -75,6 +75,7 @@ describe('repository lock (the BEKO2210/SkillQuarry cordon T4, R7)', () => {
     const path = join(tempDir(), 'cordon.lock');
     writeFileSync(path, JSON.stringify({ pid: await deadPid(), host: 'elsewhere.invalid', start: null, nonce: 'remote', command: 'run', since: 'x' }));
     expect(() => acquireLock(path, 'check')).toThrow(/another cordon process owns this repository/);
+    expect(() => acquireLock(path, 'check')).toThrow(`it runs on host elsewhere.invalid: wait for it to finish there, or stop it there; a lock from another host is never taken over, so once it has stopped remove the lock file (rm ${JSON.stringify(path)})`);
   });
 
   it('withLock releases after an error', async () => {
