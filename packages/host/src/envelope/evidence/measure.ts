@@ -5,6 +5,7 @@ import { displayPath } from '../path-text.js';
 import { absPath } from './fs-path.js';
 import type { UntrackedPath } from './untracked.js';
 import { indexOfByte } from '../../util/byte-search.js';
+import { systemErrorWords } from '../../io/system-error-words.js';
 
 /**
  * Measuring changed paths on disk (the BEKO2210/SkillQuarry cordon): bytes, and for
@@ -185,7 +186,7 @@ class UntrackedScanner {
   #measure(item: UntrackedPath, at: number): boolean {
     switch (this.#seen[at]) {
       case Seen.Failed:
-        this.#violations.push({ code: 'file_unreadable', message: `cannot read untracked path: ${displayPath(item.path)}: ${this.#errors.get(at)!.message}`, path: item.path });
+        this.#violations.push({ code: 'file_unreadable', message: `cannot read untracked path: ${displayPath(item.path)}: ${systemErrorWords(this.#errors.get(at))}`, path: item.path });
         return false;
       case Seen.Missing:
         this.#violations.push({ code: 'file_disappeared', message: `untracked file disappeared: ${displayPath(item.path)}`, path: item.path });
@@ -213,7 +214,7 @@ class UntrackedScanner {
       this.#budget -= got.bytes;
       this.#measures.set(item.path, { bytes: got.bytes, lines: got.binary ? 0 : got.lines, binary: got.binary });
     } catch (error) {
-      this.#violations.push({ code: 'file_unreadable', message: `cannot read untracked file: ${displayPath(item.path)}: ${(error as Error).message}`, path: item.path });
+      this.#violations.push({ code: 'file_unreadable', message: `cannot read untracked file: ${displayPath(item.path)}: ${systemErrorWords(error)}`, path: item.path });
     }
     return true;
   }

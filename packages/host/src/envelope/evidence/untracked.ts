@@ -6,6 +6,7 @@ import { pathText, pathTextAt } from '../path-text.js';
 import type { PathRules } from '../policy/policy.js';
 import { absPath } from './fs-path.js';
 import { statPrint, treePrint } from './fingerprint.js';
+import { systemErrorWords } from '../../io/system-error-words.js';
 
 /**
  * Untracked and ignored paths (docs/envelopes.md).
@@ -31,7 +32,7 @@ export type UntrackedKind = 'path' | 'nested_repo' | 'unreadable_dir';
 export interface UntrackedPath {
   readonly path: string;
   readonly kind: UntrackedKind;
-  /** For `unreadable_dir`: the system error's message. */
+  /** For `unreadable_dir`: what went wrong, in words (`permission denied`: io/system-error-words.ts). */
   readonly error?: string;
 }
 
@@ -125,7 +126,8 @@ async function enter(root: string, dir: string, oracle: IgnoreAnswers, known: (p
  */
 function unreadableDir(found: Found, dir: string, error: unknown): void {
   if (typeof (error as NodeJS.ErrnoException)?.code !== 'string') throw error;
-  found.files.push({ path: `${dir}/`, kind: 'unreadable_dir', error: (error as Error).message });
+  // In the system's words without the call and path: the path may be an internal probe (`<dir>/.git`).
+  found.files.push({ path: `${dir}/`, kind: 'unreadable_dir', error: systemErrorWords(error) });
 }
 
 /** `--allow-ignored` coverage of one ignored entry (directories: every path below it). */
