@@ -31,7 +31,7 @@ export default class Arm extends CordonCommand {
     `<%= config.bin %> <%= command.id %> "fix the parser" --allow 'src/**' --deny 'src/secrets/**' --verify 'npm test'`,
     `<%= config.bin %> <%= command.id %> "docs only" --allow 'docs/**' --max-files 5 --json`,
   ];
-  static override args = { label: Args.string({ required: true, description: 'What the change is for (trimmed; at most 16,384 characters)' }) };
+  static override args = { label: Args.string({ required: true, description: 'What the change is for (trimmed; at most 16384 characters)' }) };
   static override flags = { ...repoFlag, ...policyFlags(), ...attemptsFlag, ...liveFlag };
 
   async run(): Promise<ArmReport> {

@@ -18,7 +18,7 @@ export default class Run extends CordonCommand {
     `<%= config.bin %> <%= command.id %> "fix the failing parser test" --allow 'src/**' --allow 'test/**' --verify 'npm test'`,
     `<%= config.bin %> <%= command.id %> "update the changelog" --agent codex --allow CHANGELOG.md --timeout 600 --json`,
   ];
-  static override args = { task: Args.string({ required: true, description: 'What the agent should do (the envelope label; at most 16,384 characters)' }) };
+  static override args = { task: Args.string({ required: true, description: 'What the agent should do (the envelope label; at most 16384 characters)' }) };
   static override flags = { ...repoFlag, ...policyFlags(), ...attemptsFlag, ...runnerFlags };
 
   async run(): Promise<AttemptReport> {

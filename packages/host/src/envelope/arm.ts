@@ -22,7 +22,7 @@ import { checkLabel } from './settings.js';
 
 /** What to arm. */
 export interface ArmRequest {
-  /** Task text; trimmed, non-blank, ≤ 16,384 characters. */
+  /** Task text; trimmed, non-blank, ≤ 16384 characters. */
   readonly label: string;
   /** Resolved policy, verifiers and attempt ceiling (see `resolveSettings`). */
   readonly settings: EnvelopeSettings;

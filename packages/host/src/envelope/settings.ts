@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS, isPlainObject, labelProblem, policyProblem, type Policy
 import { DEFAULT_VERIFY_OUTPUT_CAP, DEFAULT_VERIFY_TIMEOUT_SECONDS, MAX_VERIFY_TIMEOUT_SECONDS, verifySpecProblem, type VerifySpec } from './verify/spec.js';
 import { numberValueProblem, type NumberRule } from '../util/number-range.js';
 import { parseJsonText } from '../util/json-syntax.js';
+import { closestName } from '../util/closest-name.js';
 
 /**
  * Envelope settings as a user gives them: `cordon arm`/`check --base` flags or the optional
@@ -102,7 +103,11 @@ export function parsePolicyFile(text: string, source: string, path?: string): Se
   for (const [key, v] of Object.entries(value)) {
     if (key === '$schema' || key === '//') continue;
     const spec = FILE_KEYS[key];
-    if (!spec) throw bad(`${source}: unknown key ${JSON.stringify(key)} (known: ${Object.keys(FILE_KEYS).join(', ')})`);
+    if (!spec) {
+      // A mistyped key gets the one it most likely meant, as a mistyped flag does.
+      const meant = closestName(key, Object.keys(FILE_KEYS));
+      throw bad(`${source}: unknown key ${JSON.stringify(key)}${meant === undefined ? '' : ` (did you mean ${JSON.stringify(meant)}?)`} (known: ${Object.keys(FILE_KEYS).join(', ')})`);
+    }
     const where = `${source}: "${key}"`;
     switch (spec.kind) {
       case 'list':

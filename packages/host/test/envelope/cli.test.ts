@@ -159,7 +159,7 @@ describe('cordon arm / check / status / reset', () => {
       [['arm', '   ', '--allow', 'src/**'], /label must not be empty/],
       [['arm', 'x', '--allow', 'src/**', '--no-such-flag'], /nonexistent flag: --no-such-flag; see `cordon arm --help`/],
       // oclif's note that multi-value flags must follow the arguments is wrong for cordon's (one value each).
-      [['arm', '--allow', 'src/**'], /missing LABEL: What the change is for \(trimmed; at most 16,384 characters\); see `cordon arm --help`/],
+      [['arm', '--allow', 'src/**'], /missing LABEL: What the change is for \(trimmed; at most 16384 characters\); see `cordon arm --help`/],
       [['check', '--allow', 'src/**'], /--allow applies only to a committed range: add --base REF\. An armed envelope is checked against the policy it was armed with/],
       [['check', '--head', 'main', '--max-files', '3'], /--head, --max-files apply only to a committed range: add --base REF/],
       [['status'], /nothing is armed in \S+ \(run `cordon arm` first\)/],
@@ -403,7 +403,13 @@ describe('.cordon.json and CI mode (check --base)', () => {
     git(repo, ['commit', '-qam', 'unknown key'], sandbox.env);
     r = await cordon(['arm', 'x'], repo);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/unknown key "maxFiles"/);
+    expect(r.stderr).toMatch(/unknown key "maxFiles" \(did you mean "max-files"\?\)/);
+    // Found by a fresh user: a mistyped key got no guess, where a mistyped flag gets one.
+    writeFileSync(join(repo, '.cordon.json'), JSON.stringify({ allow: ['src/**'], denny: ['secrets/**'] }));
+    git(repo, ['commit', '-qam', 'mistyped key'], sandbox.env);
+    r = await cordon(['arm', 'x'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('.cordon.json: unknown key "denny" (did you mean "deny"?) (known: allow, deny,');
     writeFileSync(join(repo, '.cordon.json'), JSON.stringify({ allow: ['/src/**'] }));
     git(repo, ['commit', '-qam', 'absolute glob'], sandbox.env);
     r = await cordon(['arm', 'x', '--json'], repo);

@@ -13,7 +13,7 @@ import { InterruptTrap } from './signals.js';
 
 /** What `cordon run` asks for. */
 export interface RunRequest {
-  /** The task; becomes the envelope's label (trimmed, non-blank, ≤ 16,384 characters). */
+  /** The task; becomes the envelope's label (trimmed, non-blank, ≤ 16384 characters). */
   readonly task: string;
   /** Runner name, stored as the envelope's mode (`claude-code`). */
   readonly agent: string;

@@ -4,7 +4,7 @@ import { readRegularFile } from '../../io/safe-read.js';
 import { isPlainObject, policyProblem, type Policy } from '../policy/policy.js';
 import { CORDON_DIR } from '../state/dir-name.js';
 
-/** Largest `.cordon/config.json` the hook reads: 256 globs of 512 characters, a 16,384-character label and 8 verifiers fit many times over. */
+/** Largest `.cordon/config.json` the hook reads: 256 globs of 512 characters, a 16384-character label and 8 verifiers fit many times over. */
 export const LIVE_CONFIG_MAX_BYTES = 1024 * 1024;
 
 /** The armed envelope a tool call's writes are judged against. */

@@ -79,7 +79,7 @@ export function limitProblem(value: unknown): string | undefined {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? undefined : 'must be a non-negative integer';
 }
 
-/** Why `label` is not a valid envelope label (after trimming: non-blank, ≤ 16,384 characters), or undefined. */
+/** Why `label` is not a valid envelope label (after trimming: non-blank, ≤ 16384 characters), or undefined. */
 export function labelProblem(label: unknown): string | undefined {
   if (typeof label !== 'string' || label.trim() === '') return 'label must not be empty';
   const length = label.trim().length;
