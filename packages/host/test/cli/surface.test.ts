@@ -284,6 +284,9 @@ describe('the command line', () => {
       exitCode: 2,
       stderr: '    Error: no installed agent named "claud-code" takes hooks (those that do: aider, claude-code, codex, gemini); did you mean "claude-code"?\n    Code: CORDON_REGISTRY_MISSING\n',
     });
+    // -a, as install-hooks and hook take it.
+    const guardShort = await runCordon(['control', 'guard', '-a', 'claud-code'], { env: box.env });
+    expect({ exitCode: guardShort.exitCode, stderr: guardShort.stderr }).toEqual({ exitCode: guard.exitCode, stderr: guard.stderr });
     const guardJson = await runCordon(['control', 'guard', '--agent', 'windsurf', '--json'], { env: box.env });
     expect(JSON.parse(guardJson.stdout).error).toMatchObject({ code: 'CORDON_REGISTRY_MISSING', message: expect.stringMatching(/^no installed agent named "windsurf" takes hooks \(those that do: aider, claude-code, codex, gemini\); .*cordon plugins install <name>/) });
   });

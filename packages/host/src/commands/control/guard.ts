@@ -36,7 +36,7 @@ export default class ControlGuard extends CordonCommand {
   static override examples = ['<%= config.bin %> <%= command.id %> --agent claude-code', '<%= config.bin %> <%= command.id %> --agent codex --agent gemini --write', '<%= config.bin %> <%= command.id %> --agent codex --off --write'];
 
   static override flags = {
-    agent: Flags.string({ description: 'Agent whose shell calls to guard (repeatable; an installed agent: see `cordon info`)', multiple: true, required: true }),
+    agent: Flags.string({ char: 'a', description: 'Agent whose shell calls to guard (repeatable; an installed agent: see `cordon info`)', multiple: true, required: true }),
     off: Flags.boolean({ description: 'Stop guarding these agents' }),
     write: Flags.boolean({ description: 'Write the setting (default: dry run)' }),
   };
