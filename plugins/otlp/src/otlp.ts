@@ -159,6 +159,8 @@ async function post(url: string, body: Uint8Array, what: string, options: Export
   } catch (error) {
     const e = error as Error & { cause?: Error };
     if (e.name === 'TimeoutError') throw fail(`no answer within ${timeoutMs} ms`);
+    // undici's bare `bad port`: the Fetch standard's "bad port" list (ports of other protocols: 9, 25, 6000 …), which fetch never connects to.
+    if ((e.cause?.message ?? e.message) === 'bad port') throw fail(`port ${parsed.port} is one fetch refuses to connect to (a "bad port", kept for other protocols by the Fetch standard); run the collector on another port, such as OTLP/HTTP's 4318`);
     throw fail(e.cause?.message ?? e.message);
   }
   const data = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));

@@ -185,7 +185,17 @@ describe('cordon export --otlp', () => {
     expect(r.stderr.replace(/\s+/g, " ")).toMatch(/OTLP export of spans to http:\/\/127\.0\.0\.1:\d+ failed: no answer within 1000 ms; nothing local was changed/);
     expect(slow.got.length).toBeGreaterThan(0);
     expect(count()).toBe('1/2/4');
-    expect((await runCordon(['export', '--otlp', 'ftp://x'], { env: sandbox.env })).exitCode).toBe(2);
+    // Found by a fresh user: the URL was echoed re-serialised (`"ftp://x/"`), not as typed.
+    const ftp = await runCordon(['export', '--otlp', 'ftp://x'], { env: sandbox.env });
+    expect(ftp.exitCode).toBe(2);
+    expect(ftp.stderr).toContain('--otlp "ftp://x": expected an http:// or https:// URL');
+    const secret = await runCordon(['export', '--otlp', 'ftp://me:hunter22@x?token=abc123'], { env: sandbox.env });
+    expect(secret.stderr).toContain('--otlp "ftp://me:***@x?token=***": expected an http:// or https:// URL');
+    expect(secret.stderr).not.toMatch(/hunter22|abc123/);
+    // Found by a fresh user: only `failed: bad port`, naming neither the port nor why.
+    const bad = await runCordon(['export', '--otlp', 'http://127.0.0.1:9'], { env: sandbox.env });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr.replace(/\s+/g, ' ')).toContain('OTLP export of spans to http://127.0.0.1:9 failed: port 9 is one fetch refuses to connect to (a "bad port", kept for other protocols by the Fetch standard)');
   });
 
   it('partialSuccess: rejected counts are reported; a collector that accepts nothing fails the export (exit 2)', async () => {

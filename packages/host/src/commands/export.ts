@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { numberFlag } from '../cli/number-flag.js';
-import { parseBaseUrl, redactEndpoint } from '../output/url.js';
+import { parseBaseUrl, shownEndpoint } from '../output/url.js';
 import { terminalText } from '../output/terminal.js';
 import { exportSessions, type ExportSummary } from '../telemetry/export/index.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
@@ -36,7 +36,7 @@ export default class Export extends CordonCommand {
         details: { registry: 'exporters', name: 'otlp', plugin: '@cordon/otlp' },
       });
     }
-    if (enableStatus({ json: this.jsonEnabled() })) setStatus(`cordon export: sending to ${redactEndpoint(flags.otlp)}`);
+    if (enableStatus({ json: this.jsonEnabled() })) setStatus(`cordon export: sending to ${shownEndpoint(flags.otlp)}`);
     const result = await exportSessions({
       exporter,
       dataDir: host.paths.dataDir,
@@ -53,7 +53,7 @@ export default class Export extends CordonCommand {
     if (flags.since !== undefined && result.sessions === 0) process.stderr.write(`${terminalText(`cordon export: no recorded session matches --since ${flags.since}`)}\n`);
     const rejected = result.rejected_spans + result.rejected_data_points;
     const partial = rejected ? `; the collector rejected ${result.rejected_spans} spans and ${result.rejected_data_points} metric points${result.rejection_messages.length ? `: ${result.rejection_messages.join('; ')}` : ''}` : '';
-    this.log(terminalText(`exported ${result.sessions} session(s): ${result.spans} spans, ${result.data_points} metric points to ${redactEndpoint(flags.otlp)}${partial}`));
+    this.log(terminalText(`exported ${result.sessions} session(s): ${result.spans} spans, ${result.data_points} metric points to ${shownEndpoint(flags.otlp)}${partial}`));
     return result;
   }
 }

@@ -49,6 +49,30 @@ export function redactEndpoint(url: string): string {
 }
 
 /**
+ * An endpoint as the user typed it (`--otlp ftp://x` stays `ftp://x`, not URL's re-serialised
+ * `ftp://x/`), with what {@link redactEndpoint} hides hidden in that text: the password of a
+ * user-info part (`user:***@`), a user name standing alone (`***@`), and every query value
+ * (`?key=***`). What is shown is what was typed, so the user can find it on their command line.
+ */
+export function shownEndpoint(text: string): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? '';
+  const rest = text.slice(scheme.length);
+  const authorityEnd = rest.search(/[/?#]/);
+  const authority = authorityEnd < 0 ? rest : rest.slice(0, authorityEnd);
+  const after = authorityEnd < 0 ? '' : rest.slice(authorityEnd);
+  const at = authority.lastIndexOf('@');
+  let shown = authority;
+  if (at >= 0) {
+    const userinfo = authority.slice(0, at);
+    const colon = userinfo.indexOf(':');
+    shown = `${colon >= 0 ? `${userinfo.slice(0, colon)}:***` : '***'}${authority.slice(at)}`;
+  }
+  // Every query value, up to a fragment.
+  const path = after.replace(/\?([^#]*)/, (_, query: string) => `?${query.split('&').map((pair) => (pair.includes('=') ? `${pair.slice(0, pair.indexOf('='))}=***` : pair)).join('&')}`);
+  return `${scheme}${shown}${path}`;
+}
+
+/**
  * {@link redactSecrets} for an endpoint ({@link redactEndpoint}): besides, a user name standing
  * alone and every query value are removed from `text` wherever they appear.
  */
@@ -98,8 +122,9 @@ function safeDecode(text: string): string {
  * @throws CordonError `CORDON_BAD_INPUT` (exit 2) naming the flag and the URL as {@link redactEndpoint} shows it.
  */
 export function parseBaseUrl(text: string, flag: string): URL {
-  const shown = `${flag} ${JSON.stringify(redactEndpoint(text))}`;
-  const bad = (why: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: ${why}`, { details: { flag, url: redactEndpoint(text) } });
+  // As typed (not URL's re-serialised form), its credentials hidden.
+  const shown = `${flag} ${JSON.stringify(shownEndpoint(text))}`;
+  const bad = (why: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: ${why}`, { details: { flag, url: shownEndpoint(text) } });
   if (!/^https?:\/\//i.test(text)) throw bad('expected an http:// or https:// URL');
   const rest = text.replace(/^https?:\/\//i, '');
   // WHATWG parsing skips extra slashes (`http:///v1` is host v1): the host must come right after `//`.

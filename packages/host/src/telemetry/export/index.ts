@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { ExporterEntry, ExportSession, ExportSummary } from '@cordon/plugin-api';
 import type { Kysely } from 'kysely';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { redactEndpoint, redactEndpointSecrets } from '../../output/url.js';
+import { redactEndpoint, redactEndpointSecrets, shownEndpoint } from '../../output/url.js';
 import { TELEMETRY_DB_FILE } from '../reduce/db/open.js';
 import type { SessionRow, TelemetrySchema } from '../reduce/db/schema.js';
 import { openTelemetryStore, storeTarget } from '../reduce/db/target.js';
@@ -57,7 +57,7 @@ export async function exportSessions(req: ExportRequest): Promise<ExportSummary 
     const items: ExportSession[] = [];
     for (const row of rows) items.push(await loadExportSession(db.db, row));
     // No credential of the endpoint is shown: a password, a user name standing alone, a query value.
-    const shownUrl = redactEndpoint(req.url).replace(/\/+$/, '');
+    const shownUrl = shownEndpoint(req.url).replace(/\/+$/, '');
     // Only a URL with secrets changes text (redactEndpointSecrets also spells the URL the way URL does).
     const secret = redactEndpoint(req.url) !== new URL(req.url).toString();
     const redact = (text: string) => (secret ? redactEndpointSecrets(text, req.url.replace(/\/+$/, '')) : text);
