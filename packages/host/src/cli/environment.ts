@@ -3,6 +3,7 @@ import { errorDocument, errorText } from '../output/error-text.js';
 import { writeOut } from '../output/write-out.js';
 import { asksForJson } from './json-flag.js';
 import { checkPaths, resolveDirOrigins, type DirKind } from '../util/paths.js';
+import { checkDataPackage } from '../plugins/data-package.js';
 import { versionJson, versionLine } from './version.js';
 
 /**
@@ -12,7 +13,8 @@ import { versionJson, versionLine } from './version.js';
  * Cordon's directories are checked first (util/paths.ts `checkPaths`): a relative
  * `CORDON_*_DIR`, one that exists but is not a directory, or one this process cannot list and
  * enter, is refused before oclif's plugin loading reads `<data>/package.json` (which would print
- * Node's raw `[ENOTDIR]` or `[EACCES]` warning and go on without plugins). The refusal is printed as every cordon error is (`Error: …` / `Code: …`
+ * Node's raw `[ENOTDIR]` or `[EACCES]` warning and go on without plugins); so is a
+ * `<data>/package.json` that is not JSON (plugins/data-package.ts), for the same reason. The refusal is printed as every cordon error is (`Error: …` / `Code: …`
  * on stderr; with `--json` before any `--`, the JSON document on stdout), the exit code set to 2,
  * and false returned. `cordon hook` through oclif (`CORDON_HOOK_VIA_OCLIF`) prints nothing and
  * exits 0 instead, as the hook always does.
@@ -29,7 +31,7 @@ import { versionJson, versionLine } from './version.js';
  */
 export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
   try {
-    checkPaths(env);
+    checkDataPackage(checkPaths(env).dataDir);
   } catch (error) {
     const hook = args[0] === 'hook' && !args.includes('--help') && !args.includes('-h');
     process.exitCode = hook ? 0 : 2;

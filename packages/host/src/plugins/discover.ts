@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { CollectedPlugin } from '../bus/host.js';
 import { nodeModule } from '../util/builtins.js';
 import { registerTargets } from './hook-targets.js';
+import { parseJsonText } from '../util/json-syntax.js';
 
 /** A plugin package found on disk. */
 export interface PluginPackage {
@@ -16,7 +17,8 @@ export interface PluginPackage {
 }
 
 function readJson(path: string): any {
-  return JSON.parse(readFileSync(path, 'utf8'));
+  // Its syntax error says where (`invalid symbol at line 1, column 2`) for the log.
+  return parseJsonText(readFileSync(path, 'utf8'));
 }
 
 /**

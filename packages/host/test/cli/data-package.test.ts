@@ -1,0 +1,49 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+
+// Found by a fresh user: a damaged `<data>/package.json` (the list of linked and installed
+// plugins) made every command print Node's raw warning naming no file (`(node:…) SyntaxError:
+// Expected property name or '}' in JSON at position 1`), `cordon plugins` say `No plugins
+// installed.` with exit 0 and `cordon doctor` that cordon knows no agent. It is one clear error
+// now, naming the file, the place and the way out (plugins/data-package.ts); the hook stays
+// silent with exit 0 and only logs it.
+
+const PAYLOAD = readFileSync(join(REPO_ROOT, 'test/fixtures/hook-payloads/claude-code.PreToolUse.Bash-blocked-by-hook.json'), 'utf8');
+
+let box: Sandbox;
+let pjson: string;
+beforeEach(() => {
+  box = makeSandbox('cordon-data-package-');
+  linkPlugins(box.dataDir, ['claude-code']);
+  pjson = join(box.dataDir, 'package.json');
+});
+afterEach(() => box.cleanup());
+
+describe('a <data>/package.json that is not JSON', () => {
+  it('is refused by every command with the file, line and column and how to repair it; doctor names it', async () => {
+    writeFileSync(pjson, '{bad\n');
+    const expected = `${pjson} lists cordon's linked and installed plugins, but it is not valid JSON: invalid symbol at line 1, column 2; fix it, or remove it (rm ${JSON.stringify(pjson)}) and add the plugins again: from a checkout \`npm run plugins:link\`, otherwise \`cordon plugins install <name>\``;
+    for (const args of [['plugins'], ['doctor'], ['reduce', '--all'], ['info']]) {
+      const r = await runCordon(args, { env: box.env });
+      expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }, args.join(' ')).toEqual({ exitCode: 2, stdout: '', stderr: `    Error: ${expected}\n    Code: CORDON_BAD_INPUT\n` });
+    }
+    const json = await runCordon(['doctor', '--json'], { env: box.env });
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', details: { file: pjson }, message: expected });
+    // A JSON document that is no object cannot list plugins either.
+    writeFileSync(pjson, '[]\n');
+    expect((await runCordon(['plugins'], { env: box.env })).stderr).toContain(`${pjson} lists cordon's linked and installed plugins, but it must hold a JSON object;`);
+  });
+
+  it('leaves the hook silent with exit 0, on its own route and through oclif; its own route logs the file', async () => {
+    writeFileSync(pjson, '{bad\n');
+    for (const via of [{}, { CORDON_HOOK_VIA_OCLIF: '1' }]) {
+      const r = await runCordon(['hook', '--agent', 'claude-code'], { env: { ...box.env, ...via }, input: PAYLOAD });
+      expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }, JSON.stringify(via)).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    }
+    const log = readFileSync(join(box.dataDir, 'logs', 'cordon.log'), 'utf8');
+    expect(log).toContain(`"what":${JSON.stringify(pjson)}`);
+    expect(log).toContain('invalid symbol at line 1, column 2');
+  });
+});
