@@ -95,7 +95,7 @@ describe.each(CASES)('the live envelope with the real $agent', (c) => {
     expect(readFileSync(join(s.repo, OUTSIDE), 'utf8')).toBe('out of bounds\n');
     const check = await s.cordon(['check', '--json']);
     expect(check.exitCode, check.stderr + check.stdout).toBe(3);
-    expect(json(check).violations.map((v: { message: string }) => v.message)).toEqual([expect.stringMatching(/^path outside policy: docs\/notes\.md \(matches no allow glob\)/)]);
+    expect(json(check).violations.map((v: { message: string }) => v.message)).toEqual([expect.stringMatching(/^path outside policy: docs\/notes\.md \(added; matches no allow glob\)/)]);
   }, 180_000);
 
   it('cordon run has the live envelope on: the attempt is accepted (exit 0) after the refused write', async () => {
