@@ -1,5 +1,5 @@
 import { exitCodeOf, isReportable } from './errors.js';
-import { jsonSink, processSink, terminalSink, type Sink } from './output.js';
+import { escapedSink, jsonSink, processSink, type Sink } from './output.js';
 
 /**
  * Where one run of a pcodx command prints, the same on the oclif route (`PcodxCommand`) and the
@@ -13,30 +13,33 @@ export interface CommandOutput {
   finish(): void;
   /**
    * Prints a failure the user can act on (`isReportable`): `error: <message>` on stderr, or under
-   * `--json` `{"error": {"message"}}` on stdout; sets exit code 2 for a usage error, else 1
-   * (`exitCodeOf`). Returns false, printing
-   * nothing, for any other error (the caller's own handler reports it).
+   * `--json` `{"error": {"message"}}` on stdout, the message escaped for a terminal as the host
+   * escapes its own errors (it may quote a path or id as typed); sets exit code 2 for a usage
+   * error, else 1 (`exitCodeOf`). Returns false, printing nothing, for any other error (the
+   * caller's own handler reports it).
    */
   fail(error: unknown): boolean;
 }
 
 /**
- * A {@link CommandOutput} for a run with or without `--json`. Without it, when stdout is a
- * terminal and the host lends its terminal escaping (`escape`, `api.services.terminal.lines`),
- * stdout is escaped for the terminal (`terminalSink`); piped or redirected, it is printed byte for
- * byte (a render is the prompt Codex gets: docs/pcodx.md).
+ * A {@link CommandOutput} for a run with or without `--json`. `escape` is the host's terminal
+ * escaping (`api.services.terminal.lines`; a host before it lends none). With it, what goes to
+ * stderr and every error message is escaped always, as the host's own errors are
+ * (packages/host/src/output/error-text.ts); stdout only when it is a terminal and there is no
+ * `--json` (`escapedSink`): piped or redirected, a render is printed byte for byte (it is the
+ * prompt Codex gets: docs/pcodx.md).
  */
 export function commandOutput(json: boolean | undefined, escape?: (text: string) => string): CommandOutput {
   const collector = json ? jsonSink() : undefined;
-  const terminal = !collector && escape && process.stdout.isTTY ? terminalSink(escape) : undefined;
+  const shown = escape ?? ((text: string) => text);
   return {
-    sink: collector ?? terminal ?? processSink,
+    sink: collector ?? (escape ? escapedSink(escape, process.stdout.isTTY === true) : processSink),
     finish: () => {
       if (collector) process.stdout.write(`${JSON.stringify(collector.document(), null, 2)}\n`);
     },
     fail: (error) => {
       if (!isReportable(error)) return false;
-      const message = (error as Error).message;
+      const message = shown((error as Error).message);
       if (collector) process.stdout.write(`${JSON.stringify({ error: { message } }, null, 2)}\n`);
       else process.stderr.write(`error: ${message}\n`);
       process.exitCode = exitCodeOf(error);

@@ -59,12 +59,11 @@ export abstract class PcodxCommand extends Command {
   #output?: CommandOutput;
 
   /**
-   * Where the command's action prints: the process streams (stdout escaped for a terminal through
-   * the host's `api.services.terminal` when it is one), or under `--json` a collector.
+   * Where the command's action prints: the process streams (stderr, and stdout when it is a
+   * terminal, escaped through the host's `api.services.terminal`), or under `--json` a collector.
    */
   protected async sink(json: boolean | undefined): Promise<Sink> {
-    const terminal = json || !process.stdout.isTTY ? undefined : (await hostApi()).services.terminal;
-    this.#output = commandOutput(json, terminal ? (text) => terminal.lines(text) : undefined);
+    this.#output = commandOutput(json, await terminalEscape());
     return this.#output.sink;
   }
 
@@ -74,9 +73,17 @@ export abstract class PcodxCommand extends Command {
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    if (!(this.#output ?? commandOutput(false)).fail(error)) return super.catch(error);
+    // An error thrown before the action chose its output (reading --text-file) is printed as one after.
+    const output = this.#output ?? commandOutput(false, await terminalEscape());
+    if (!output.fail(error)) return super.catch(error);
     return undefined;
   }
+}
+
+/** The host's terminal escaping (`api.services.terminal.lines`), or undefined where the host lends none. */
+async function terminalEscape(): Promise<((text: string) => string) | undefined> {
+  const terminal = (await hostApi().catch(() => undefined))?.services.terminal;
+  return terminal ? (text) => terminal.lines(text) : undefined;
 }
 
 /** `--text` / `--text-file` for the commands that take a prompt or message. */

@@ -44,17 +44,17 @@ export const processSink: Sink = {
 };
 
 /**
- * {@link processSink} for a stdout that is a terminal: what goes to stdout passes through
- * `escape` (the host's terminal escaping, `api.services.terminal.lines`), so an ESC or BEL in
- * recorded text is shown as `\u001b`, `\u0007` and not acted on; stderr is as processSink's.
- * Only for a TTY: piped or redirected, a render is data (the prompt Codex gets) and stays byte
- * for byte ({@link commandOutput}).
+ * {@link processSink} with the host's terminal escaping (`escape`, `api.services.terminal.lines`):
+ * stderr always passes through it (`error: …`, `key=value` lines naming what was typed), as the
+ * host's own messages do, so an ESC or BEL shows as `\u001b`, `\u0007` and is not acted on;
+ * stdout only when `stdoutTerminal`: piped or redirected, a render is data (the prompt Codex gets)
+ * and stays byte for byte ({@link commandOutput}).
  */
-export function terminalSink(escape: (text: string) => string): Sink {
+export function escapedSink(escape: (text: string) => string, stdoutTerminal: boolean): Sink {
   return {
-    out: (line) => void process.stdout.write(`${escape(line)}\n`),
-    err: processSink.err,
-    write: (text) => writeDrained(process.stdout, escape(text)),
+    out: stdoutTerminal ? (line) => void process.stdout.write(`${escape(line)}\n`) : processSink.out,
+    err: (line) => void process.stderr.write(`${escape(line)}\n`),
+    write: stdoutTerminal ? (text) => writeDrained(process.stdout, escape(text)) : processSink.write,
   };
 }
 

@@ -23,8 +23,8 @@ const SHOWN = 'copy\\u001b]52;c;ZXZpbA==\\u0007 done\tok';
 const quote = (a: string): string => `'${a.replaceAll("'", `'\\''`)}'`;
 
 /** `cordon pcodx --db DB ARGS` with stdout on a terminal (script's pty; its LF comes back as CR LF). */
-async function onTerminal(args: readonly string[], env: NodeJS.ProcessEnv, input = ''): Promise<RunResult & { text: string }> {
-  const line = [process.execPath, CORDON_BIN, 'pcodx', '--db', db, ...args].map(quote).join(' ');
+async function onTerminal(args: readonly string[], env: NodeJS.ProcessEnv, input = '', ledger = db): Promise<RunResult & { text: string }> {
+  const line = [process.execPath, CORDON_BIN, 'pcodx', '--db', ledger, ...args].map(quote).join(' ');
   const r = await runProcess(['script', '-qec', line, '/dev/null'], { env, input });
   return { ...r, text: r.stdout.replaceAll('\r\n', '\n') };
 }
@@ -71,4 +71,28 @@ describe('pcodx on a terminal', () => {
       expect(r.text, args.join(' ')).not.toMatch(/\x1b\]|\x07/);
     }
   }, 60_000);
+});
+
+describe('pcodx errors on a terminal', () => {
+  // What the user typed comes back in an error (a path, an id, a file name): escaped as the host's
+  // errors are, on stderr (script's pty carries both streams), on both routes and under --json.
+  const RED = 'm\x1b[31mx';
+  it('every error path escapes what it quotes', async () => {
+    expect((await piped(['init', '--session', 's'], box.env)).exitCode).toBe(0);
+    const cases: Array<{ args: string[]; env?: NodeJS.ProcessEnv; db?: string; shown: string }> = [
+      // The host's ledger refusal, on the fast route and on oclif's.
+      { args: ['show'], db: join(box.root, RED), shown: `no ledger at ${join(box.root, 'm\\u001b[31mx')}` },
+      { args: ['show'], db: join(box.root, RED), env: { CORDON_NO_FAST_ROUTE: '1' }, shown: 'm\\u001b[31mx' },
+      { args: ['compact', '--session', 's', '--from', RED, '--to', 'msg1', '--summary', 'x'], shown: 'endpoint `m\\u001b[31mx`' },
+      { args: ['compact', '--json', '--session', 's', '--from', RED, '--to', 'msg1', '--summary', 'x'], shown: 'endpoint `m\\\\u001b[31mx`' },
+      // Thrown before the command chose its output.
+      { args: ['record', '--session', 's', '--role', 'user', '--text-file', join(box.root, RED)], shown: 'm\\u001b[31mx' },
+    ];
+    for (const c of cases) {
+      const r = await onTerminal(c.args, { ...box.env, ...c.env }, '', c.db);
+      expect(r.exitCode, c.args.join(' ')).not.toBe(0);
+      expect(r.text, c.args.join(' ')).toContain(c.shown);
+      expect(r.text, c.args.join(' ')).not.toMatch(/\x1b\[31m/);
+    }
+  }, 120_000);
 });
