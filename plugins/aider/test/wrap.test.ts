@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
-import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, type Sandbox } from '../../../test/support/cli.js';
+import { CORDON_BIN, REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, runProcess, type Sandbox } from '../../../test/support/cli.js';
 import { waitFor } from '../../../test/support/wait.js';
 
 // `cordon wrap` through the built bin, with @cordon/aider linked into the data dir.
@@ -189,6 +189,15 @@ describe('cordon wrap', () => {
     const empty = await wrap(['--', '']);
     expect(empty.exitCode).toBe(2);
     expect(empty.stderr).toContain("the program name after -- is empty ('')");
+  }, 120_000);
+
+  it('escapes what it quotes on a terminal: a command name holding ESC shows as \\u001b (script(1) pty)', async () => {
+    const quote = (a: string): string => `'${a.replaceAll("'", `'\\''`)}'`;
+    const line = [NODE, CORDON_BIN, 'wrap', '--', 'n\x1b[31mx'].map(quote).join(' ');
+    const r = await runProcess(['script', '-qfec', line, '/dev/null'], { env: { ...sandbox.env, CORDON_INTERVAL: '100' }, timeoutMs: 120_000 });
+    expect(r.exitCode).toBe(127);
+    expect(r.stdout).toContain("cordon wrap: cannot start 'n\\u001b[31mx': not found on PATH");
+    expect(r.stdout).not.toContain('\x1b[31m');
   }, 120_000);
 
   it('--json: one record on a line of its own after the command\'s output, also when that output ends without a newline', async () => {

@@ -2,6 +2,7 @@ import { Command, Flags } from '@oclif/core';
 import { hostApi } from '../api.js';
 import { runWrapped } from '../wrap/run-wrapped.js';
 import { defaultSessionId, sessionFlagProblem } from '../wrap/session-name.js';
+import { wrapNotice } from '../wrap/notice.js';
 
 export default class Wrap extends Command {
   static override summary = 'Run an agent that has no hooks (Aider) and record its session: markers, process-tree samples, optional per-command markers';
@@ -44,6 +45,7 @@ export default class Wrap extends Command {
     const problem = flags.session === undefined ? undefined : sessionFlagProblem(api.services.telemetry, flags.session);
     if (problem !== undefined) this.error(problem, { exit: 2, code: 'CORDON_BAD_INPUT' });
     const sessionId = flags.session ?? defaultSessionId();
+    const notice = wrapNotice(api.services);
     const result = await runWrapped({
       argv: command,
       telemetry: api.services.telemetry,
@@ -57,10 +59,10 @@ export default class Wrap extends Command {
       relayStdout: flags.json,
       // The id on stderr once, before the command's first output (stdout is the agent's), so the
       // session can be found afterwards. --json puts it in its record instead.
-      ...(flags.json ? {} : { onStart: () => process.stderr.write(`cordon wrap: session ${sessionId} (cordon reduce --session ${sessionId})\n`) }),
+      ...(flags.json ? {} : { onStart: () => notice(`session ${sessionId} (cordon reduce --session ${sessionId})`) }),
     });
-    if (result.startError !== undefined) process.stderr.write(`cordon wrap: ${result.startError}\n`);
-    if (result.samplerNote !== undefined) process.stderr.write(`cordon wrap: ${result.samplerNote}\n`);
+    if (result.startError !== undefined) notice(result.startError);
+    if (result.samplerNote !== undefined) notice(result.samplerNote);
     if (flags.json) {
       const record = { session_id: result.sessionId, session_dir: result.sessionDir ?? null, child_pid: result.childPid ?? null, exit_code: result.exitCode, signal: result.signal ?? null, ...(result.startError !== undefined ? { start_error: result.startError } : {}), ...(result.samplerNote !== undefined ? { sampler_note: result.samplerNote } : {}) };
       process.stdout.write(`${result.openLine ? '\n' : ''}${JSON.stringify(record)}\n`);
