@@ -4,6 +4,7 @@ import { commandOutput, type CommandOutput } from './command-output.js';
 import { hostApi } from './host-api.js';
 import { withLedger } from './ledger-run.js';
 import type { Sink } from './output.js';
+import type { LoopEnd } from './interactive.js';
 
 /** `--json` of the pcodx commands that print data (not the interactive loops or serve). */
 export const jsonFlag = {
@@ -70,6 +71,15 @@ export abstract class PcodxCommand extends Command {
   /** Under `--json`, prints what the action printed as one object (call once it has finished). */
   protected printJson(): void {
     this.#output?.finish();
+  }
+
+  /**
+   * Ends the process as the interactive loop ended: after Ctrl-C as every cordon command ends on
+   * SIGINT (dying of it, exit status 130: the host's `api.services.process.endLike`), so a shell
+   * script around it stops too; otherwise normally (exit 0).
+   */
+  protected async endLoop(end: LoopEnd): Promise<void> {
+    if (end === 'interrupt') (await hostApi()).services.process.endLike({ code: null, signal: 'SIGINT' });
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {

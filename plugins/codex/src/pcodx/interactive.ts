@@ -175,24 +175,41 @@ export class InteractiveLoop {
   }
 }
 
+/** How {@link runLoop} ended: `/exit` or `/quit`, end of input (Ctrl-D), or Ctrl-C on a terminal. */
+export type LoopEnd = 'exit' | 'end' | 'interrupt';
+
 /**
  * Runs the loop on a line stream until `/exit`, `/quit` or end of input. On a terminal
  * (`tty`), readline edits lines and shows {@link LOOP_PROMPT} before each; otherwise lines are
- * read as they are, with no prompt. A line is its text without the line break.
+ * read as they are, with no prompt. A line is its text without the line break. On a terminal,
+ * Ctrl-C (readline's `SIGINT`: the terminal is in raw mode, so no signal is sent) and Ctrl-D end
+ * the loop after a newline, so the shell's prompt starts on a line of its own; the caller exits
+ * as for SIGINT on `'interrupt'`.
  */
-export async function runLoop(loop: InteractiveLoop, io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; tty: boolean }): Promise<void> {
+export async function runLoop(loop: InteractiveLoop, io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; tty: boolean }): Promise<LoopEnd> {
   loop.banner();
   const rl = createInterface({ input: io.input, output: io.tty ? io.output : undefined, terminal: io.tty, crlfDelay: Infinity });
+  let end: LoopEnd = 'end';
   if (io.tty) {
+    rl.on('SIGINT', () => {
+      end = 'interrupt';
+      rl.close();
+    });
     rl.setPrompt(LOOP_PROMPT);
     rl.prompt();
   }
   try {
     for await (const line of rl) {
-      if ((await loop.handle(line)) === 'exit') break;
+      if ((await loop.handle(line)) === 'exit') {
+        end = 'exit';
+        break;
+      }
       if (io.tty) rl.prompt();
     }
   } finally {
     rl.close();
   }
+  // The cursor is still after the prompt (and whatever was typed): end its line.
+  if (io.tty && end !== 'exit') io.output.write('\n');
+  return end;
 }

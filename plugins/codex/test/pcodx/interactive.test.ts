@@ -148,4 +148,20 @@ describe('cordon pcodx interactive in a real pseudo-terminal (tmux)', () => {
       { id: 'msg3', text: '/usr/bin/python is missing, fix it' },
     ]);
   }, 90_000);
+
+  // The loop's line editor keeps the terminal in raw mode: Ctrl-C and Ctrl-D reach it as keys, not
+  // as a signal or an end of file. Either ends the loop's line, so what the shell prints next starts
+  // on one of its own; Ctrl-C ends as cordon ends on SIGINT (dies of it: 130), Ctrl-D with 0.
+  for (const [key, status, typed] of [['C-c', 130, 'abc'], ['C-d', 0, '']] as const) {
+    it(`${key === 'C-c' ? 'Ctrl-C' : 'Ctrl-D'} ends the line and exits ${status}`, async () => {
+      const env = { ...box.env, PCODX_DB: db };
+      const line = `'${process.execPath}' '${CORDON_BIN}' pcodx interactive --session tty; echo "RC=$?"; sleep 60`;
+      expect(tmux.run(['new-session', '-d', '-s', 'pcodx', '-x', '160', '-y', '60', 'sh', '-c', line], env).status).toBe(0);
+      await screenWith('pcodx> ');
+      if (typed) tmux.run(['send-keys', '-t', 'pcodx', '-l', typed]);
+      tmux.run(['send-keys', '-t', 'pcodx', key]);
+      // capture-pane may drop the prompt's trailing space.
+      expect(await screenWith('RC=')).toMatch(new RegExp(`\\npcodx> ?${typed}\\nRC=${status}\\n`));
+    }, 60_000);
+  }
 });

@@ -2,7 +2,7 @@ import type { LedgerHandle } from '@cordon/plugin-api';
 import { Flags } from '@oclif/core';
 import { PcodxCommand, textFlags } from '../../pcodx/command.js';
 import { checkResumeSelector, resume } from '../../pcodx/actions.js';
-import { InteractiveLoop, runLoop } from '../../pcodx/interactive.js';
+import { InteractiveLoop, runLoop, type LoopEnd } from '../../pcodx/interactive.js';
 import { readTextInput } from '../../pcodx/text-input.js';
 
 export default class PcodxResume extends PcodxCommand {
@@ -18,10 +18,12 @@ export default class PcodxResume extends PcodxCommand {
     const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: false, stdinAllowed: false });
     // On a terminal, what the loop prints is escaped as the other commands' output is.
     const sink = await this.sink(false);
+    let end: LoopEnd = 'end';
     const loop = async (ledger: LedgerHandle) => {
       const target = await resume(ledger, { ...flags, text: input?.text }, sink);
-      await runLoop(new InteractiveLoop(ledger, target, sink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
+      end = await runLoop(new InteractiveLoop(ledger, target, sink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
     };
     await this.withExistingLedger(flags.db, loop, flags.session);
+    await this.endLoop(end);
   }
 }
