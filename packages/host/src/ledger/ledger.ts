@@ -127,7 +127,7 @@ export class Ledger implements LedgerHandle {
           return found;
         }
         const last = await this.lastSession();
-        if (!last) throw refused('no session; run `pcodx init` first');
+        if (!last) throw refused('no session; run `cordon pcodx init` first');
         return last;
       }
       if (selector.id === undefined) {

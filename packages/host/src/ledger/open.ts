@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { systemErrorWords } from '@cordon/plugin-api';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from '../io/index.js';
 import { asLedgerError, dbError, refused } from './errors.js';
@@ -71,7 +72,7 @@ export async function openLedgerDatabase(path: string, options: OpenDatabaseOpti
   const create = options.create !== false;
   const size = checkHeader(path);
   if (size === undefined || size === 0) {
-    if (!create) throw refused(`there is no ledger at ${path} yet (run \`pcodx init\` first); nothing was created`, { path });
+    if (!create) throw refused(`there is no ledger at ${path} yet (run \`cordon pcodx init\` first); nothing was created`, { path });
   }
   if (size === undefined) {
     try {
@@ -93,7 +94,7 @@ export async function openLedgerDatabase(path: string, options: OpenDatabaseOpti
     if (options.cacheSizeKiB !== undefined) raw.pragma(`cache_size = -${Math.max(1, Math.trunc(options.cacheSizeKiB))}`);
     raw.pragma('foreign_keys = ON');
     const layout = inspectLayout(path, raw);
-    if (layout.kind === 'empty' && !create) throw refused(`there is no ledger at ${path} yet (run \`pcodx init\` first); nothing was created`, { path });
+    if (layout.kind === 'empty' && !create) throw refused(`there is no ledger at ${path} yet (run \`cordon pcodx init\` first); nothing was created`, { path });
     if (layout.kind === 'cordon') checkLedgerRows(raw, path);
     const db = new Kysely<LedgerSchema>({ dialect: new SqliteDialect({ database: raw }) });
     // The reference's file becomes cordon's in one transaction, before anything else changes it.
@@ -122,7 +123,7 @@ function checkHeader(path: string): number | undefined {
   try {
     size = statSync(path).size;
   } catch (error) {
-    throw dbError(path, `cannot read ledger database ${path}: ${(error as Error).message}`, error);
+    throw dbError(path, `cannot read ledger database ${path}: ${systemErrorWords(error)}`, error);
   }
   if (size === 0) return 0;
   const head = Buffer.alloc(SQLITE_HEADER.length);
@@ -131,7 +132,7 @@ function checkHeader(path: string): number | undefined {
     fd = openSync(path, 'r');
     readSync(fd, head, 0, head.length, 0);
   } catch (error) {
-    throw dbError(path, `cannot read ledger database ${path}: ${(error as Error).message}`, error);
+    throw dbError(path, `cannot read ledger database ${path}: ${systemErrorWords(error)}`, error);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

@@ -66,7 +66,7 @@ describe('sessions and the write order', () => {
 
   it('without a name: existing mode needs a session; create mode makes ses<hex ms>-<pid> and then reuses the last-written one', async () => {
     const ledger = await L.open(dbPath());
-    await expect(ledger.resolveSession({ mode: 'existing' })).rejects.toMatchObject({ message: 'no session; run `pcodx init` first' });
+    await expect(ledger.resolveSession({ mode: 'existing' })).rejects.toMatchObject({ message: 'no session; run `cordon pcodx init` first' });
     const made = await ledger.resolveSession({ mode: 'create' });
     expect(made.id).toMatch(new RegExp(`^ses[0-9a-f]+-${process.pid}$`));
     expect((await ledger.resolveSession({ mode: 'create' })).id).toBe(made.id);

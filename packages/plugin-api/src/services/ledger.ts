@@ -149,7 +149,7 @@ export interface LedgerSessionSelector {
   /**
    * `create`: upsert `id` (refreshing its cwd), else use the last-written session, else make a
    * new one (init, record, turn, interactive). `existing`: `id` must exist, else the
-   * last-written session, else refuse with "no session; run `pcodx init` first".
+   * last-written session, else refuse with "no session; run `cordon pcodx init` first".
    */
   readonly mode: 'create' | 'existing';
   /** Absolute cwd for a created or upserted session (default: the process cwd). */

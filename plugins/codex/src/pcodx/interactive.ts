@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import type { LedgerHandle, LedgerRole } from '@cordon/plugin-api';
+import { systemErrorWords } from '@cordon/plugin-api';
 import { PcodxUsageError, isUserError } from './errors.js';
 import type { LoopTarget } from './actions.js';
 import { messageIdsHelper } from './message-ids.js';
@@ -123,7 +124,7 @@ export class InteractiveLoop {
         try {
           bytes = await readFile(file);
         } catch (error) {
-          throw new PcodxUsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          throw new PcodxUsageError(`cannot read ${file}: ${systemErrorWords(error)}`);
         }
         return this.#record(role as LedgerRole, decode(bytes, file), `cli-interactive-file:${file}`);
       }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { systemErrorWords } from '@cordon/plugin-api';
 import { PcodxUsageError } from './errors.js';
 
 /** The `--text` / `--text-file` pair of a command. */
@@ -52,7 +53,7 @@ export async function readTextInput(flags: TextFlags, rules: TextRules): Promise
     try {
       bytes = await readFile(file);
     } catch (error) {
-      throw new PcodxUsageError(`cannot read --text-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new PcodxUsageError(`cannot read --text-file ${file}: ${systemErrorWords(error)}`);
     }
     input = { text: decode(bytes, file), file };
   }

@@ -203,7 +203,7 @@ describe('cordon pcodx: sessions', () => {
     for (const cmd of [['show'], ['ids'], ['current-session-message-ids'], ['compact', '--from', 'msg1', '--to', 'msg1', '--summary', 's'], ['compact-many', '--range', 'msg1..msg1=s'], ['uncompact', 'cmp1']]) {
       const r = await pcodx(box, db, cmd);
       // No ledger yet: refused before anything is created.
-      expect([r.exitCode, r.stderr], cmd.join(' ')).toEqual([1, `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`]);
+      expect([r.exitCode, r.stderr], cmd.join(' ')).toEqual([1, `error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`]);
       expect(existsSync(db)).toBe(false);
     }
     ok(await pcodx(box, db, ['init', '--session', 'real']));
@@ -233,7 +233,7 @@ describe('cordon pcodx: sessions', () => {
       expect([r.exitCode, r.stderr]).toEqual([2, 'error: pass exactly one of --session or --last to resume\n']);
     }
     const none = await pcodx(box, db, ['resume', '--last']);
-    expect([none.exitCode, none.stderr]).toEqual([1, `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`]);
+    expect([none.exitCode, none.stderr]).toEqual([1, `error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`]);
     expect(existsSync(db)).toBe(false);
     ok(await pcodx(box, db, ['init', '--session', 'other']));
     const ghost = await pcodx(box, db, ['resume', '--session', 'ghost']);
@@ -264,7 +264,8 @@ describe('cordon pcodx: text input rules', () => {
       [['turn'], 'error: pass --text TEXT or --text-file PATH (- for stdin)\n'],
       [['record', '--role', 'user', '--text', ''], 'error: text is empty\n'],
       [['turn', '--text-file', empty], `error: text is empty (${empty})\n`],
-      [['record', '--role', 'user', '--text-file', join(box.root, 'missing.txt')], `error: cannot read --text-file ${join(box.root, 'missing.txt')}: ENOENT\n`],
+      [['record', '--role', 'user', '--text-file', join(box.root, 'missing.txt')], `error: cannot read --text-file ${join(box.root, 'missing.txt')}: no such file\n`],
+      [['record', '--role', 'user', '--text-file', box.root], `error: cannot read --text-file ${box.root}: is a directory\n`],
       [['record', '--role', 'user', '--text-file', bin], `error: ${bin} is not valid UTF-8 text\n`],
       [['resume', '--last', '--text-file', '-'], 'error: --text-file - is not accepted here: stdin belongs to the interactive loop; pass a file path or --text\n'],
       [['interactive', '--text-file', '-'], 'error: --text-file - is not accepted here: stdin belongs to the interactive loop; pass a file path or --text\n'],
@@ -274,6 +275,9 @@ describe('cordon pcodx: text input rules', () => {
       expect([r.exitCode, r.stderr], args.join(' ')).toEqual([2, stderr]);
     }
     expect(tableRows(db, 'select id from messages')).toEqual([]);
+    // A --db that cannot be read is named with what is wrong, in words (not EISDIR and Node's text).
+    const dir = await pcodx(box, box.root, ['show']);
+    expect([dir.exitCode, dir.stderr]).toEqual([1, `error: cannot read ledger database ${box.root}: is a directory\n`]);
     const role = await pcodx(box, db, ['record', '--role', 'robot', '--text', 'x']);
     expect(role.exitCode).toBe(2);
     expect(role.stderr).toBe('    Error: --role: expected one of system, developer, user, assistant, tool but received: "robot"; see `cordon pcodx record --help`\n    Code: CORDON_BAD_INPUT\n');

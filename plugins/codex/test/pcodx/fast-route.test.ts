@@ -133,7 +133,7 @@ describe('errors are the same through both routes', () => {
       const r = await same([...form, '--db', db]);
       expect(r.exitCode).toBe(1);
     }
-    expect((await run(['show', '--db', db])).stderr).toBe(`error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`);
+    expect((await run(['show', '--db', db])).stderr).toBe(`error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`);
     expect(existsSync(join(box.root, 'missing'))).toBe(false);
   });
 

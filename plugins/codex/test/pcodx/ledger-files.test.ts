@@ -79,15 +79,15 @@ describe('a refusal writes nothing', () => {
     const refusals: Array<[string[], string]> = [
       [['resume', '--db', db], 'error: pass exactly one of --session or --last to resume\n'],
       [['resume', '--db', db, '--session', 'a', '--last'], 'error: pass exactly one of --session or --last to resume\n'],
-      [['resume', '--db', db, '--last'], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
-      [['resume', '--db', db, '--session', 'a', '--text', 'hi'], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
-      [['show', '--db', db], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
-      [['ids', '--db', db, '--session', 'a'], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
-      [['current-session-message-ids', '--db', db], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
-      [['compact', '--db', db, '--from', 'msg1', '--to', 'msg1', '--summary', 's'], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
-      [['compact-many', '--db', db, '--range', 'msg1..msg1=s'], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
-      [['uncompact', '--db', db, 'cmp1'], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
-      [['model-turn', '--db', db, '--session', 'a', '--text', 'hi', '--codex-bin', join(box.root, 'no-codex')], `error: there is no ledger at ${db} yet (run \`pcodx init\` first); nothing was created\n`],
+      [['resume', '--db', db, '--last'], `error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`],
+      [['resume', '--db', db, '--session', 'a', '--text', 'hi'], `error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`],
+      [['show', '--db', db], `error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`],
+      [['ids', '--db', db, '--session', 'a'], `error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`],
+      [['current-session-message-ids', '--db', db], `error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`],
+      [['compact', '--db', db, '--from', 'msg1', '--to', 'msg1', '--summary', 's'], `error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`],
+      [['compact-many', '--db', db, '--range', 'msg1..msg1=s'], `error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`],
+      [['uncompact', '--db', db, 'cmp1'], `error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`],
+      [['model-turn', '--db', db, '--session', 'a', '--text', 'hi', '--codex-bin', join(box.root, 'no-codex')], `error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`],
     ];
     for (const [args, stderr] of refusals) {
       const r = await cordonPcodx(args);

@@ -1,0 +1,33 @@
+/**
+ * Words for the system errors reading or opening a file fails with, keyed by Node's `code`
+ * (errno(3) names), so that a message says what is wrong (`no such file`, `is a directory`)
+ * instead of a code or Node's `EISDIR: illegal operation on a directory, read`.
+ */
+const WORDS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'its name is too long',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files in the system',
+  EIO: 'input/output error',
+  ENXIO: 'no such device',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+  EBUSY: 'busy',
+};
+
+/**
+ * What a failed file-system call (`error`, as Node throws it: `code` `ENOENT`, `EISDIR` …) says
+ * is wrong, in a few words for a message: `no such file`, `is a directory`, `permission denied`,
+ * …; a code without words of its own as `cannot be read (ECODE)`, and an error without a code by
+ * its message. Shared by the host (the ledger's `--db`) and plugins (`pcodx --text-file`).
+ */
+export function systemErrorWords(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return WORDS[code] ?? `cannot be read (${code})`;
+  return error instanceof Error ? error.message : String(error);
+}
