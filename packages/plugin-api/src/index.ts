@@ -29,6 +29,7 @@ export type { ProcessService, StartFailureReport, StartPlace } from './services/
 export type { FileService } from './services/files.js';
 export type { NameService } from './services/names.js';
 export type { TerminalService } from './services/terminal.js';
+export type { UsageService } from './services/usage.js';
 export type { RedactService } from './services/redact.js';
 export type { MarkerCallFields, TelemetryMarkerEvent, TelemetryMarkerInput, TelemetrySamplerStart, TelemetrySamplerWait, TelemetryService } from './services/telemetry.js';
 export type { CanonicalTool, ToolCall, ToolDecision, ToolFeedback, ToolResult, ToolStatus } from './events/tool-call.js';

@@ -5,6 +5,7 @@ import type { ProcessService } from './services/process.js';
 import type { RedactService } from './services/redact.js';
 import type { TelemetryService } from './services/telemetry.js';
 import type { TerminalService } from './services/terminal.js';
+import type { UsageService } from './services/usage.js';
 
 /**
  * Runtime helpers the host lends to plugins through `api.services`, so plugins never import
@@ -36,4 +37,9 @@ export interface CordonServices {
    * TTY). Hosts before it lend none: a plugin that may run on one checks that it is there.
    */
   readonly terminal: TerminalService;
+  /**
+   * The host's one-line words for oclif's parse errors, for a plugin that prints its own errors.
+   * Hosts before it lend none: a plugin that may run on one checks that it is there.
+   */
+  readonly usage: UsageService;
 }

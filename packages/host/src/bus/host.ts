@@ -99,6 +99,8 @@ export class CordonHost {
         redact: REDACT,
         names: NAMES,
         terminal: TERMINAL,
+        // From the services' module too: the hook's bundle stays without the parse-error wording.
+        usage: Object.freeze({ message: (error: Error, command: string) => services().usageMessage(error, command) }),
       }),
     });
   }

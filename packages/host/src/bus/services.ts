@@ -1,4 +1,5 @@
-import type { HookTable, LedgerService, ProcessService, TelemetryService } from '@cordon/plugin-api';
+import type { HookTable, LedgerService, ProcessService, TelemetryService, UsageService } from '@cordon/plugin-api';
+import { usageMessage } from '../cli/usage-message.js';
 import { createLedgerService } from '../ledger/service.js';
 import { startFailureReport } from '../process/start-failure.js';
 import { createTelemetryService } from '../telemetry/service.js';
@@ -10,14 +11,16 @@ export interface HostServices {
   readonly ledger: LedgerService;
   readonly telemetry: TelemetryService;
   readonly describeStartFailure: ProcessService['describeStartFailure'];
+  /** `api.services.usage.message`: oclif's parse errors in the host's words (cli/usage-message.ts). */
+  readonly usageMessage: UsageService['message'];
 }
 
 /**
  * Builds the ledger service (compactions fire `hooks.compact`), the telemetry service (files
- * under `dataDir`) and `process.describeStartFailure` one plugin's api lends. Only command plugins call them (`cordon wrap`, `cordon
+ * under `dataDir`), `process.describeStartFailure` and `usage.message` one plugin's api lends. Only command plugins call them (`cordon wrap`, `cordon
  * pcodx`); the fast routes (hook, check, control run) build the api for every call and never do,
  * so they load this module from a bundle of its own on first use (./load-services.ts).
  */
 export function createHostServices(hooks: { readonly compact: Pick<HookTable['compact'], 'promise'> }, dataDir: string): HostServices {
-  return { ledger: createLedgerService(hooks), telemetry: createTelemetryService(dataDir), describeStartFailure: startFailureReport };
+  return { ledger: createLedgerService(hooks), telemetry: createTelemetryService(dataDir), describeStartFailure: startFailureReport, usageMessage: (error, command) => usageMessage(error, command) };
 }

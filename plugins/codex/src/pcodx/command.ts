@@ -1,6 +1,7 @@
 import { Command, Errors, Flags } from '@oclif/core';
 import type { LedgerHandle } from '@cordon/plugin-api';
 import { commandOutput, type CommandOutput } from './command-output.js';
+import { PcodxUsageError } from './errors.js';
 import { hostApi } from './host-api.js';
 import { withLedger } from './ledger-run.js';
 import type { Sink } from './output.js';
@@ -83,11 +84,26 @@ export abstract class PcodxCommand extends Command {
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    const api = await hostApi().catch(() => undefined);
+    const terminal = api?.services.terminal;
     // An error thrown before the action chose its output (reading --text-file) is printed as one after.
-    const output = this.#output ?? commandOutput(false, await terminalEscape());
-    if (!output.fail(error)) return super.catch(error);
-    return undefined;
+    const output = this.#output ?? commandOutput(false, terminal ? (text) => terminal.lines(text) : undefined);
+    if (output.fail(error)) return undefined;
+    // oclif's parse errors and a flag's own refusal (`--role bogus`, `--cwd /x`) print as pcodx's
+    // other usage errors do, `error: …`, in the host's words; under --json the host's document.
+    const usage = api?.services.usage;
+    if (usage && isUsageSlip(error) && !this.argv.includes('--json')) {
+      const command = `${this.config.bin} ${(this.id ?? 'pcodx').replaceAll(':', ' ')}`;
+      if (output.fail(new PcodxUsageError(usage.message(error, command)))) return undefined;
+    }
+    return super.catch(error);
   }
+}
+
+/** An error oclif raised for the command line itself (a parse error, a flag's own check): exit 2 and not `this.exit()`. */
+function isUsageSlip(error: unknown): error is Error {
+  const e = error as { code?: unknown; oclif?: { exit?: unknown } } | null;
+  return error instanceof Error && e?.oclif?.exit === 2 && e.code !== 'EEXIT';
 }
 
 /** The host's terminal escaping (`api.services.terminal.lines`), or undefined where the host lends none. */

@@ -121,7 +121,7 @@ describe('the codex plugin installed with `cordon plugins install` (no host code
       // `--cwd` is checked with the host's lent check (api.services.files): the installed plugin has no plugin API to import.
       const missing = join(installBox.root, 'no-such-dir');
       const badCwd = await runCordon(['pcodx', 'record', '--session', 'inst', '--cwd', missing, '--role', 'user', '--text', 'x'], { env: e });
-      expect([badCwd.exitCode, badCwd.stderr]).toEqual([2, `    Error: --cwd ${missing}: no such directory; see \`cordon pcodx record --help\`\n    Code: CORDON_BAD_INPUT\n`]);
+      expect([badCwd.exitCode, badCwd.stderr]).toEqual([2, `error: --cwd ${missing}: no such directory; see \`cordon pcodx record --help\`\n`]);
 
       // oclif imports a command's module, unbundled, before it parses the flags: an unknown flag
       // refused as a usage error proves the command's modules load from the installed package

@@ -280,7 +280,10 @@ describe('cordon pcodx: text input rules', () => {
     expect([dir.exitCode, dir.stderr]).toEqual([1, `error: cannot read ledger database ${box.root}: is a directory\n`]);
     const role = await pcodx(box, db, ['record', '--role', 'robot', '--text', 'x']);
     expect(role.exitCode).toBe(2);
-    expect(role.stderr).toBe('    Error: --role: expected one of system, developer, user, assistant, tool but received: "robot"; see `cordon pcodx record --help`\n    Code: CORDON_BAD_INPUT\n');
+    // oclif's parse errors print as pcodx's own usage errors do, in the host's words.
+    expect(role.stderr).toBe('error: --role: expected one of system, developer, user, assistant, tool but received: "robot"; see `cordon pcodx record --help`\n');
+    const missing = await pcodx(box, db, ['compact', '--session', 't', '--from', 'msg1']);
+    expect([missing.exitCode, missing.stderr]).toEqual([2, 'error: missing required flag --summary; missing required flag --to; see `cordon pcodx compact --help`\n']);
   });
 
   it('keeps file bytes exactly: BOM, CRLF, no final newline', async () => {

@@ -219,13 +219,13 @@ describe('errors are the same through both routes', () => {
         expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }, form.join(' ')).toEqual({
           exitCode: 2,
           stdout: '',
-          stderr: `    Error: --cwd ${cwd}: ${why}; see \`cordon pcodx ${form[0]} --help\`\n    Code: CORDON_BAD_INPUT\n`,
+          stderr: `error: --cwd ${cwd}: ${why}; see \`cordon pcodx ${form[0]} --help\`\n`,
         });
       }
       // The oclif-only commands, and the reference's spelling with the global flag first.
       for (const form of [['init', '--session', 'new', '--cwd', cwd], ['--cwd', cwd, 'init', '--session', 'new']]) {
         const r = await run([...form, '--db', db]);
-        expect([r.exitCode, r.stderr], form.join(' ')).toEqual([2, expect.stringContaining(`Error: --cwd ${cwd}: ${why}`)]);
+        expect([r.exitCode, r.stderr], form.join(' ')).toEqual([2, `error: --cwd ${cwd}: ${why}; see \`cordon pcodx init --help\`\n`]);
       }
       const json = await same(['ids', '--cwd', cwd, '--json', '--db', db]);
       expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'CORDON_BAD_INPUT', details: {}, message: `--cwd ${cwd}: ${why}; see \`cordon pcodx ids --help\`` } });
