@@ -5,6 +5,11 @@ export function refused(message: string, details: Record<string, unknown> = {}):
   return new CordonError(ERROR_CODES.LEDGER_REFUSED, message, { exit: 1, details });
 }
 
+/** The words for a session name the ledger has no session of, with the command that lists those it has. */
+export function unknownSession(id: string): string {
+  return `unknown session \`${id}\` (\`cordon pcodx sessions\` lists the sessions of this ledger)`;
+}
+
 /** The database cannot be used (opened, read or written); `path` names the file. */
 export function dbError(path: string, message: string, cause?: unknown): CordonError {
   return new CordonError(ERROR_CODES.DB_ERROR, message, { exit: 1, cause, details: { path } });

@@ -17,7 +17,7 @@ import type {
 import type BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { randomHex } from '../util/random.js';
-import { asLedgerError, refused } from './errors.js';
+import { asLedgerError, refused, unknownSession } from './errors.js';
 import { checkSessionName, compactionId, generateSessionId, messageId } from './ids.js';
 import { openLedgerDatabase, type OpenDatabaseOptions } from './open.js';
 import { SessionReads } from './reads.js';
@@ -98,6 +98,11 @@ export class Ledger implements LedgerHandle {
     });
   }
 
+  /** Every session, the last-written first (highest write order; `cordon pcodx sessions`). */
+  async sessions(): Promise<LedgerSession[]> {
+    return this.#guard(async () => (await this.#db.selectFrom('sessions').selectAll().orderBy('updated_order', 'desc').orderBy('id').execute()).map(toSession));
+  }
+
   /**
    * The session written last (highest write order). Refuses, as the reference pcodx does, when a
    * ledger upgraded from the reference still holds sessions whose write order it could not tell
@@ -123,7 +128,7 @@ export class Ledger implements LedgerHandle {
       if (selector.mode === 'existing') {
         if (selector.id !== undefined) {
           const found = await this.getSession(selector.id);
-          if (!found) throw refused(`unknown session \`${selector.id}\``, { sessionId: selector.id });
+          if (!found) throw refused(unknownSession(selector.id), { sessionId: selector.id });
           return found;
         }
         const last = await this.lastSession();
@@ -562,7 +567,7 @@ function missingCompaction(sessionId: string, id: string, lastCompactionSeq: num
 
 async function requireSession(trx: Db, sessionId: string) {
   const row = await findSession(trx, sessionId);
-  if (!row) throw refused(`unknown session \`${sessionId}\``, { sessionId });
+  if (!row) throw refused(unknownSession(sessionId), { sessionId });
   return row;
 }
 

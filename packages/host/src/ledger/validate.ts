@@ -1,5 +1,5 @@
 import type { LedgerCompaction, LedgerRangeRequest } from '@cordon/plugin-api';
-import { refused } from './errors.js';
+import { refused, unknownSession } from './errors.js';
 import { messageId } from './ids.js';
 import { outlineOf, PRESERVE_ROLES, renderLayout, ROLE_CODE, type LedgerOutline, type LedgerState } from './state.js';
 
@@ -78,7 +78,7 @@ function visibleBounds(state: LedgerOutline): (id: string) => { from: number; to
  */
 export function validateCompaction(sessionId: string, sessionExists: boolean, session: LedgerState | LedgerOutline, requests: readonly LedgerRangeRequest[]): ResolvedRange[] {
   if (requests.length === 0) throw refused('provide at least one compaction range');
-  if (!sessionExists) throw refused(`unknown session \`${sessionId}\``, { sessionId });
+  if (!sessionExists) throw refused(unknownSession(sessionId), { sessionId });
   const state = 'messages' in session ? outlineOf(session) : session;
   const bounds = visibleBounds(state);
 

@@ -60,7 +60,7 @@ describe('sessions and the write order', () => {
     expect(a.usageCorrelationId).toMatch(/^pcses-[0-9a-f]{32}$/);
     const again = await ledger.resolveSession({ mode: 'create', id: 'alpha', cwd: '/two' });
     expect(again).toMatchObject({ id: 'alpha', cwd: '/two', usageCorrelationId: a.usageCorrelationId, createdAtMs: a.createdAtMs });
-    await expect(ledger.resolveSession({ mode: 'existing', id: 'beta' })).rejects.toMatchObject({ code: 'CORDON_LEDGER_REFUSED', message: 'unknown session `beta`' });
+    await expect(ledger.resolveSession({ mode: 'existing', id: 'beta' })).rejects.toMatchObject({ code: 'CORDON_LEDGER_REFUSED', message: 'unknown session `beta` (`cordon pcodx sessions` lists the sessions of this ledger)' });
     await expect(ledger.resolveSession({ mode: 'create', id: 'bad\nname' })).rejects.toMatchObject({ code: 'CORDON_BAD_INPUT', exit: 2, message: '--session "bad\\nname": not a valid session name: use 1-200 characters without control characters' });
   });
 
@@ -122,7 +122,7 @@ describe('recording', () => {
     await ledger.resolveSession({ mode: 'create', id: 's' });
     await expect(ledger.record('s', [{ role: 'user', text: 'ok' }, { role: 'robot' as never, text: 'x' }])).rejects.toMatchObject({ message: 'unknown role `robot`; use system, developer, user, assistant, tool' });
     await expect(ledger.record('s', [{ role: 'user', text: '' }])).rejects.toMatchObject({ message: 'message text must be non-empty' });
-    await expect(ledger.record('nobody', [{ role: 'user', text: 'x' }])).rejects.toMatchObject({ message: 'unknown session `nobody`' });
+    await expect(ledger.record('nobody', [{ role: 'user', text: 'x' }])).rejects.toMatchObject({ message: 'unknown session `nobody` (`cordon pcodx sessions` lists the sessions of this ledger)' });
     await expect(ledger.record('s', [])).rejects.toMatchObject({ code: 'CORDON_LEDGER_REFUSED' });
     expect(rows(dbPath(), 'messages')).toEqual([]);
     // A failure late in a big batch (the database refuses row 550, in the second INSERT statement)
@@ -253,7 +253,7 @@ describe('compaction', () => {
     const ledger = await L.open(dbPath(), { beforeStore: async (plan) => (calls++, plan) });
     await ledger.resolveSession({ mode: 'create', id: 's' });
     await expect(ledger.compact('s', [])).rejects.toThrow('provide at least one compaction range');
-    await expect(ledger.compact('other', [{ from: 'msg1', to: 'msg1', summary: 'x' }])).rejects.toThrow('unknown session `other`');
+    await expect(ledger.compact('other', [{ from: 'msg1', to: 'msg1', summary: 'x' }])).rejects.toThrow('unknown session `other` (`cordon pcodx sessions` lists the sessions of this ledger)');
     expect(calls).toBe(0);
   });
 });

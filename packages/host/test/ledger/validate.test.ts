@@ -38,7 +38,7 @@ describe('compaction validation, in the order of the Rust pcodx, SichangHe/parti
   });
 
   it('2. refuses an unknown session before looking at the ranges', () => {
-    expect(refusal(() => validateCompaction('gone', false, six, [r('nope', 'nope', '')]))).toBe('unknown session `gone`');
+    expect(refusal(() => validateCompaction('gone', false, six, [r('nope', 'nope', '')]))).toBe('unknown session `gone` (`cordon pcodx sessions` lists the sessions of this ledger)');
   });
 
   it('3a. refuses a blank summary (after trimming) before checking that range\'s endpoints', () => {

@@ -166,6 +166,8 @@ export interface LedgerHandle {
   getSession(id: string): Promise<LedgerSession | undefined>;
   /** The most recently written session by write order, or undefined. */
   lastSession(): Promise<LedgerSession | undefined>;
+  /** Every session, the last-written first (highest write order). */
+  sessions(): Promise<LedgerSession[]>;
   /**
    * Appends messages in one transaction (all or none) and returns them with their ids. A `tool`
    * message must follow an `assistant` message (its call) or another `tool` message; one whose

@@ -33,7 +33,7 @@ describe('the pcodx bin delegates to `cordon pcodx`', () => {
     expect(loop.exitCode).toBe(0);
     expect(loop.stdout).toContain('prompt_message_id=msg2\n');
     const refused = await pcodxBin(['show', '--session', 'ghost'], { env: e });
-    expect([refused.exitCode, refused.stderr]).toEqual([1, 'error: unknown session `ghost`\n']);
+    expect([refused.exitCode, refused.stderr]).toEqual([1, 'error: unknown session `ghost` (`cordon pcodx sessions` lists the sessions of this ledger)\n']);
     const usage = await pcodxBin(['record', '--role', 'robot', '--text', 'x'], { env: e });
     expect(usage.exitCode).toBe(2);
     expect(tableRows(db, 'select text from messages order by seq')).toEqual([{ text: 'through the bin' }, { text: 'hi' }]);

@@ -208,8 +208,20 @@ describe('cordon pcodx: sessions', () => {
     }
     ok(await pcodx(box, db, ['init', '--session', 'real']));
     const unknown = await pcodx(box, db, ['show', '--session', 'ghost']);
-    expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown session `ghost`\n']);
+    expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown session `ghost` (`cordon pcodx sessions` lists the sessions of this ledger)\n']);
     expect(tableRows(db, 'select id from sessions')).toEqual([{ id: 'real' }]);
+  });
+
+  it('sessions lists the names the unknown-session error points at, the last-written first; a missing ledger is not created', async () => {
+    const none = await pcodx(box, db, ['sessions']);
+    expect([none.exitCode, none.stderr]).toEqual([1, `error: there is no ledger at ${db} yet (run \`cordon pcodx init\` first); nothing was created\n`]);
+    expect(existsSync(db)).toBe(false);
+    ok(await pcodx(box, db, ['init', '--session', 'first']));
+    ok(await pcodx(box, db, ['init', '--session', 'second']));
+    ok(await pcodx(box, db, ['record', '--session', 'first', '--role', 'user', '--text', 'again']));
+    const listed = await pcodx(box, db, ['sessions']);
+    expect([listed.exitCode, listed.stdout]).toEqual([0, 'first\nsecond\n']);
+    expect(JSON.parse((await pcodx(box, db, ['sessions', '--json'])).stdout)).toEqual({ lines: ['first', 'second'] });
   });
 
   it('creating commands reuse the last-written session, or make ses<hex>-<pid>; --session upserts and refreshes cwd', async () => {
@@ -237,7 +249,7 @@ describe('cordon pcodx: sessions', () => {
     expect(existsSync(db)).toBe(false);
     ok(await pcodx(box, db, ['init', '--session', 'other']));
     const ghost = await pcodx(box, db, ['resume', '--session', 'ghost']);
-    expect([ghost.exitCode, ghost.stderr]).toEqual([1, 'error: unknown session `ghost`\n']);
+    expect([ghost.exitCode, ghost.stderr]).toEqual([1, 'error: unknown session `ghost` (`cordon pcodx sessions` lists the sessions of this ledger)\n']);
     expect(tableRows(db, 'select id from sessions')).toEqual([{ id: 'other' }]);
 
     ok(await pcodx(box, db, ['record', '--session', 'r', '--role', 'user', '--text', 'earlier']));

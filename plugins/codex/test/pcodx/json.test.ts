@@ -61,7 +61,7 @@ describe('pcodx --json', () => {
     await json(['init', '--session', 'j']);
     expect(await json(['record', '--role', 'user'], 2)).toEqual({ error: { message: 'pass --text TEXT or --text-file PATH (- for stdin)' } });
     expect(await json(['turn'], 2)).toEqual({ error: { message: 'pass --text TEXT or --text-file PATH (- for stdin)' } });
-    expect(await json(['show', '--session', 'nope'], 1)).toEqual({ error: { message: 'unknown session `nope`' } });
+    expect(await json(['show', '--session', 'nope'], 1)).toEqual({ error: { message: 'unknown session `nope` (`cordon pcodx sessions` lists the sessions of this ledger)' } });
     expect(await json(['uncompact', 'cmp9'], 1)).toMatchObject({ error: { message: expect.stringContaining('cmp9') } });
   });
 });

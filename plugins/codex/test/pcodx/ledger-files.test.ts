@@ -149,7 +149,7 @@ describe('a refusal writes nothing', () => {
         expect([verb, invalid.exitCode, invalid.stderr]).toEqual([verb, 2, 'error: --session "bad\\nname": not a valid session name: use 1-200 characters without control characters\n']);
       }
       const unknown = await cordonPcodx(['show', '--db', db, '--session', 'nosuch'], env);
-      expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown session `nosuch`\n']);
+      expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown session `nosuch` (`cordon pcodx sessions` lists the sessions of this ledger)\n']);
     }
   });
 

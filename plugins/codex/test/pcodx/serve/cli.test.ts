@@ -97,7 +97,7 @@ it('model-turn: an app-server that never answers hits --timeout-seconds, one tha
   expect((await pcodx(box, db, ['ids', '--session', 'm'])).stdout).toBe('session_id=m\nmsg1\n');
   expect(existsSync(join(box.root, 'pcodx.usage.jsonl'))).toBe(false);
   const unknown = await pcodx(box, db, ['model-turn', '--session', 'ghost', '--text', 'hello', '--codex-bin', dying]);
-  expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown session `ghost`\n']);
+  expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown session `ghost` (`cordon pcodx sessions` lists the sessions of this ledger)\n']);
 });
 
 it('refuses a PCODX_LIVE_CONTEXT_DIR open to the group before listening', async () => {
