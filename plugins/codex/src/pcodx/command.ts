@@ -107,7 +107,7 @@ function isUsageSlip(error: unknown): error is Error {
 }
 
 /** The host's terminal escaping (`api.services.terminal.lines`), or undefined where the host lends none. */
-async function terminalEscape(): Promise<((text: string) => string) | undefined> {
+export async function terminalEscape(): Promise<((text: string) => string) | undefined> {
   const terminal = (await hostApi().catch(() => undefined))?.services.terminal;
   return terminal ? (text) => terminal.lines(text) : undefined;
 }

@@ -1,5 +1,7 @@
 import { Command, loadHelpClass, type Interfaces } from '@oclif/core';
-import { exitCodeOf, isReportable } from '../../pcodx/errors.js';
+import { commandOutput } from '../../pcodx/command-output.js';
+import { terminalEscape } from '../../pcodx/command.js';
+import { PcodxUsageError } from '../../pcodx/errors.js';
 import { hostApi } from '../../pcodx/host-api.js';
 import { splitLeadingFlags } from '../../pcodx/leading-flags.js';
 
@@ -41,25 +43,22 @@ export default class Pcodx extends Command {
       return;
     }
     if (split.kind === 'error') {
-      process.stderr.write(`error: ${split.message}\n`);
-      process.exitCode = 2;
+      commandOutput(false, await terminalEscape()).fail(new PcodxUsageError(split.message));
       return;
     }
     const id = `pcodx:${split.command}`;
     if (!this.config.findCommand(id)) {
       const meant = await meantCommand(split.command, this.config);
       const hint = meant === undefined ? '' : ` Did you mean \`${this.config.bin} pcodx ${meant}\`?`;
-      process.stderr.write(`error: ${JSON.stringify(split.command)} is not a pcodx command.${hint} Run \`${this.config.bin} pcodx --help\` for the list.\n`);
-      process.exitCode = 2;
+      commandOutput(false, await terminalEscape()).fail(new PcodxUsageError(`${JSON.stringify(split.command)} is not a pcodx command.${hint} Run \`${this.config.bin} pcodx --help\` for the list.`));
       return;
     }
     await this.config.runCommand(id, split.argv);
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    if (!isReportable(error)) return super.catch(error);
-    process.stderr.write(`error: ${error.message}\n`);
-    process.exitCode = exitCodeOf(error);
+    // The one error printer of the pcodx commands (escaped for a terminal as the host's errors are).
+    if (!commandOutput(false, await terminalEscape()).fail(error)) return super.catch(error);
     return undefined;
   }
 }
