@@ -6,7 +6,7 @@
 const WORDS: Readonly<Record<string, string>> = {
   ENOENT: 'no such file',
   EISDIR: 'is a directory',
-  ENOTDIR: 'a part of the path is not a directory',
+  ENOTDIR: 'not a directory',
   EACCES: 'permission denied',
   EPERM: 'operation not permitted',
   ELOOP: 'too many levels of symbolic links',
@@ -22,12 +22,19 @@ const WORDS: Readonly<Record<string, string>> = {
 
 /**
  * What a failed file-system call (`error`, as Node throws it: `code` `ENOENT`, `EISDIR` …) says
- * is wrong, in a few words for a message: `no such file`, `is a directory`, `permission denied`,
- * …; a code without words of its own as `cannot be read (ECODE)`, and an error without a code by
- * its message. Shared by the host (the ledger's `--db`) and plugins (`pcodx --text-file`).
+ * is wrong, in a few words for a message that names the path itself: `no such file`, `is a
+ * directory`, `permission denied`, …; for a code without words of its own, libuv's description
+ * from the message (`EXDEV: cross-device link not permitted, rename '/a' -> '/b'` gives `cross-device
+ * link not permitted`: never the system call or a path, which may be an internal one the user
+ * never named), else the code; an error without a code by its message. Shared by the host (the
+ * audit's unreadable paths, the ledger's `--db`) and plugins (`pcodx --text-file`).
  */
 export function systemErrorWords(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') return WORDS[code] ?? `cannot be read (${code})`;
-  return error instanceof Error ? error.message : String(error);
+  if (typeof code !== 'string') return message;
+  const words = WORDS[code];
+  if (words !== undefined) return words;
+  const described = message.startsWith(`${code}: `) ? /^[^:]*: ([^,]+)/.exec(message)?.[1]?.trim() : undefined;
+  return described || code;
 }

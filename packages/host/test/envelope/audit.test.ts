@@ -115,7 +115,7 @@ describe('hardening (the BEKO2210/SkillQuarry cordon)', () => {
       throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
     });
     // The system's words, without the code or the call.
-    expect(failing.violations.map((v) => v.message)).toEqual(['cannot read untracked file: two.txt: i/o error']);
+    expect(failing.violations.map((v) => v.message)).toEqual(['cannot read untracked file: two.txt: input/output error']);
   });
 
   it('H17: --repo may name any directory inside the work tree', async () => {

@@ -5,7 +5,7 @@ import { displayPath } from '../path-text.js';
 import { absPath } from './fs-path.js';
 import type { UntrackedPath } from './untracked.js';
 import { indexOfByte } from '../../util/byte-search.js';
-import { systemErrorWords } from '../../io/system-error-words.js';
+import { systemErrorWords } from '@cordon/plugin-api';
 
 /**
  * Measuring changed paths on disk (the BEKO2210/SkillQuarry cordon): bytes, and for

@@ -6,7 +6,7 @@ import { pathText, pathTextAt } from '../path-text.js';
 import type { PathRules } from '../policy/policy.js';
 import { absPath } from './fs-path.js';
 import { statPrint, treePrint } from './fingerprint.js';
-import { systemErrorWords } from '../../io/system-error-words.js';
+import { systemErrorWords } from '@cordon/plugin-api';
 
 /**
  * Untracked and ignored paths (docs/envelopes.md).
@@ -32,7 +32,7 @@ export type UntrackedKind = 'path' | 'nested_repo' | 'unreadable_dir';
 export interface UntrackedPath {
   readonly path: string;
   readonly kind: UntrackedKind;
-  /** For `unreadable_dir`: what went wrong, in words (`permission denied`: io/system-error-words.ts). */
+  /** For `unreadable_dir`: what went wrong, in words (`permission denied`: the plugin API's systemErrorWords). */
   readonly error?: string;
 }
 
