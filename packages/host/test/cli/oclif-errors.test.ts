@@ -22,6 +22,11 @@ function expectText(r: RunResult, message: string): void {
   expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }).toEqual({ exitCode: 2, stdout: '', stderr: `    Error: ${message}\n    Code: CORDON_BAD_INPUT\n` });
 }
 
+/** Asserts `r` is a pcodx command's refusal with exactly `message`: pcodx prints its errors as `error: …` (docs/pcodx.md). */
+function expectPcodxText(r: RunResult, message: string): void {
+  expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }).toEqual({ exitCode: 2, stdout: '', stderr: `error: ${message}\n` });
+}
+
 /** Asserts `r` is cordon's JSON refusal with exactly `message`. */
 function expectJson(r: RunResult, message: string): void {
   expect(r.exitCode, r.stderr).toBe(2);
@@ -54,10 +59,10 @@ describe("oclif's errors in cordon's form", () => {
 
   it("a plugin command's flag outside its options keeps the allowed values (pcodx record --role)", async () => {
     const message = '--role: expected one of system, developer, user, assistant, tool but received: "bogus"; see `cordon pcodx record --help`';
-    expectText(await runCordon(['pcodx', 'record', '--role', 'bogus', '--text', 'x'], { env: box.env }), message);
+    expectPcodxText(await runCordon(['pcodx', 'record', '--role', 'bogus', '--text', 'x'], { env: box.env }), message);
     expectJson(await runCordon(['pcodx', 'record', '--role', 'bogus', '--text', 'x', '--json'], { env: box.env }), message);
-    expectText(await runCordon(['pcodx', 'record', '--text', 'x'], { env: box.env }), 'missing required flag --role; see `cordon pcodx record --help`');
-    expectText(await runCordon(['pcodx', 'uncompact'], { env: box.env }), 'missing COMPACTION: An active compaction id (cmpN).; see `cordon pcodx uncompact --help`');
+    expectPcodxText(await runCordon(['pcodx', 'record', '--text', 'x'], { env: box.env }), 'missing required flag --role; see `cordon pcodx record --help`');
+    expectPcodxText(await runCordon(['pcodx', 'uncompact'], { env: box.env }), 'missing COMPACTION: An active compaction id (cmpN).; see `cordon pcodx uncompact --help`');
   });
 
   it('help --json is a clean refusal: help prints text only', async () => {
@@ -144,7 +149,7 @@ describe("oclif's errors in cordon's form", () => {
     // A command that runs another after --: a mistyped flag of its own before the --.
     expectText(await runCordon(['control', 'run', '--verbos', '--', 'true'], { env: box.env, cwd }), 'nonexistent flag: --verbos (did you mean --verbose?); see `cordon control run --help`');
     // Plugin commands, and oclif's own commands.
-    expectText(await runCordon(['pcodx', 'show', '--sesion', 'x'], { env: box.env, cwd }), 'nonexistent flag: --sesion (did you mean --session?); see `cordon pcodx show --help`');
+    expectPcodxText(await runCordon(['pcodx', 'show', '--sesion', 'x'], { env: box.env, cwd }), 'nonexistent flag: --sesion (did you mean --session?); see `cordon pcodx show --help`');
     const wrap = await runCordon(['wrap', '--shell-shin', '--json', '--', 'true'], { env: box.env, cwd });
     expect(wrap.exitCode, wrap.stderr).toBe(2);
     expect(JSON.parse(wrap.stdout).error).toEqual({ code: 'CORDON_BAD_INPUT', details: { suggestions: { '--shell-shin': '--shell-shim' } }, message: 'nonexistent flag: --shell-shin (did you mean --shell-shim?); see `cordon wrap --help`' });
@@ -159,12 +164,14 @@ describe("oclif's errors in cordon's form", () => {
     const ids = commandIds();
     expect(ids).toEqual(expect.arrayContaining(['autocomplete', 'help', 'plugins:uninstall', 'pcodx:show', 'wrap', 'check', 'control:run']));
     // The hook never fails an agent: it exits 0 and prints nothing whatever its arguments. `pcodx`
-    // alone reads the reference pcodx's `pcodx [global flags] <command>` form and answers in its
-    // words (`error: …`, exit 2: docs/pcodx.md).
+    // alone reads the reference pcodx's `pcodx [global flags] <command>` form; pcodx's commands
+    // answer in pcodx's words (`error: …`, exit 2: docs/pcodx.md), the same message.
     for (const id of ids.filter((i) => i !== 'hook' && i !== 'pcodx')) {
       const command = id.split(':');
       const r = await runCordon([...command, '--no-such-flag'], { env: box.env, cwd: box.root });
-      expect({ id, exitCode: r.exitCode, stderr: r.stderr }).toEqual({ id, exitCode: 2, stderr: `    Error: nonexistent flag: --no-such-flag; see \`cordon ${command.join(' ')} --help\`\n    Code: CORDON_BAD_INPUT\n` });
+      const message = `nonexistent flag: --no-such-flag; see \`cordon ${command.join(' ')} --help\``;
+      const stderr = command[0] === 'pcodx' ? `error: ${message}\n` : `    Error: ${message}\n    Code: CORDON_BAD_INPUT\n`;
+      expect({ id, exitCode: r.exitCode, stderr: r.stderr }).toEqual({ id, exitCode: 2, stderr });
     }
     expect(readdirSync(box.root).sort()).toEqual(['cache', 'config', 'data', 'home']);
   });

@@ -101,7 +101,7 @@ export abstract class PcodxCommand extends Command {
 }
 
 /** An error oclif raised for the command line itself (a parse error, a flag's own check): exit 2 and not `this.exit()`. */
-function isUsageSlip(error: unknown): error is Error {
+export function isUsageSlip(error: unknown): error is Error {
   const e = error as { code?: unknown; oclif?: { exit?: unknown } } | null;
   return error instanceof Error && e?.oclif?.exit === 2 && e.code !== 'EEXIT';
 }
