@@ -31,9 +31,9 @@ export const cwdFlag = Flags.custom<string>({
  * Base of the `cordon pcodx` commands: the global `--db`, `--session` and `--cwd` (an existing
  * directory: {@link cwdFlag}) flags, the
  * ledger opened through the host api and closed afterwards, and errors printed as
- * `error: <message>` on stderr with exit code 1 (the Rust pcodx, SichangHe/partial_compact_codex), 2 for a usage error. Flag-parsing
- * mistakes go on to the host, which reports them as every cordon usage error (its `finally`
- * hook: `CORDON_BAD_INPUT`, exit 2).
+ * `error: <message>` on stderr with exit code 1 (the Rust pcodx, SichangHe/partial_compact_codex), 2 for a usage error
+ * ({@link reportFailure}, flag-parsing mistakes included; under `--json` those go on to the host,
+ * which reports them as every cordon usage error: its `finally` hook, `CORDON_BAD_INPUT`, exit 2).
  */
 export abstract class PcodxCommand extends Command {
   static override baseFlags = {
@@ -84,20 +84,31 @@ export abstract class PcodxCommand extends Command {
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    const api = await hostApi().catch(() => undefined);
-    const terminal = api?.services.terminal;
-    // An error thrown before the action chose its output (reading --text-file) is printed as one after.
-    const output = this.#output ?? commandOutput(false, terminal ? (text) => terminal.lines(text) : undefined);
-    if (output.fail(error)) return undefined;
-    // oclif's parse errors and a flag's own refusal (`--role bogus`, `--cwd /x`) print as pcodx's
-    // other usage errors do, `error: …`, in the host's words; under --json the host's document.
-    const usage = api?.services.usage;
-    if (usage && isUsageSlip(error) && !this.argv.includes('--json')) {
-      const command = `${this.config.bin} ${(this.id ?? 'pcodx').replaceAll(':', ' ')}`;
-      if (output.fail(new PcodxUsageError(usage.message(error, command)))) return undefined;
-    }
+    if (await reportFailure(this, error, { output: this.#output })) return undefined;
     return super.catch(error);
   }
+}
+
+/**
+ * The one way a pcodx oclif command reports its failure (`PcodxCommand.catch`, and `pcodx
+ * prompts`, which has no ledger flags): through `output` (the command's own, under `--json` its
+ * collector), else a new one (`--json` when `json`), a failure the user can act on is printed as
+ * every pcodx error is (`CommandOutput.fail`: `error: …` escaped by the host's
+ * `api.services.terminal`, or `{"error": {"message"}}`; exit 2 for a usage error, else 1). oclif's
+ * parse errors and a flag's own refusal (`--role bogus`, `--cwd /x`) are usage errors in the
+ * host's words (`api.services.usage.message`), except under `--json`, where the host prints its
+ * own document. Returns false, printing nothing, for any other error: the caller hands it to
+ * oclif's `catch` (and the host's `finally` hook).
+ */
+export async function reportFailure(command: Command, error: unknown, how: { output?: CommandOutput; json?: boolean }): Promise<boolean> {
+  const api = await hostApi().catch(() => undefined);
+  const terminal = api?.services.terminal;
+  // An error thrown before the action chose its output (reading --text-file) is printed as one after.
+  const output = how.output ?? commandOutput(how.json, terminal ? (text) => terminal.lines(text) : undefined);
+  if (output.fail(error)) return true;
+  const usage = api?.services.usage;
+  if (!usage || !isUsageSlip(error) || command.argv.includes('--json')) return false;
+  return output.fail(new PcodxUsageError(usage.message(error, `${command.config.bin} ${(command.id ?? 'pcodx').replaceAll(':', ' ')}`)));
 }
 
 /** An error oclif raised for the command line itself (a parse error, a flag's own check): exit 2 and not `this.exit()`. */

@@ -55,6 +55,9 @@ describe('pcodx --json', () => {
     const one = await json(['prompts', 'partial-compact-instruction.md']);
     expect(one).toMatchObject({ name: 'partial-compact-instruction.md', text: expect.any(String) });
     expect(await json(['prompts', 'nope.md'], 2)).toEqual({ error: { message: 'unknown prompt `nope.md`' } });
+    // Its refusal goes through the one printer of every pcodx command (CommandOutput.fail): the
+    // name as typed, escaped for a terminal as every pcodx error message is, --json or not.
+    expect(await json(['prompts', 'no\x1b[2Jpe.md'], 2)).toEqual({ error: { message: 'unknown prompt `no\\u001b[2Jpe.md`' } });
   });
 
   it('errors are an object too, with the exit code of the line form', async () => {

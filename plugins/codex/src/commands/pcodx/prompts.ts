@@ -1,7 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { isUsageSlip } from '../../pcodx/command.js';
+import { reportFailure } from '../../pcodx/command.js';
 import { PcodxUsageError } from '../../pcodx/errors.js';
-import { hostApi } from '../../pcodx/host-api.js';
 import { PROMPT_FRAGMENTS } from '../../pcodx/prompts/fragments.js';
 import { isPromptName } from '../../pcodx/prompts/fill.js';
 
@@ -26,17 +25,8 @@ export default class PcodxPrompts extends Command {
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    const api = await hostApi().catch(() => undefined);
-    // oclif's parse errors read as every pcodx command's usage errors (pcodx/command.ts), `error: …`.
-    if (!(error instanceof PcodxUsageError) && api?.services.usage && isUsageSlip(error) && !this.argv.includes('--json')) {
-      error = new PcodxUsageError(api.services.usage.message(error, `${this.config.bin} pcodx prompts`));
-    }
-    if (!(error instanceof PcodxUsageError)) return super.catch(error);
-    const terminal = api?.services.terminal;
-    if (this.#json) process.stdout.write(`${JSON.stringify({ error: { message: error.message } }, null, 2)}\n`);
-    else process.stderr.write(`error: ${terminal ? terminal.lines(error.message) : error.message}\n`);
-    // An unknown fragment name is a usage error.
-    process.exitCode = 2;
-    return undefined;
+    // An unknown fragment name is a usage error, printed as every pcodx command prints its errors.
+    if (await reportFailure(this, error, { json: this.#json })) return undefined;
+    return super.catch(error);
   }
 }
