@@ -1,7 +1,9 @@
 /**
- * Words for the system errors reading or opening a file fails with, keyed by Node's `code`
- * (errno(3) names), so that a message says what is wrong (`no such file`, `is a directory`)
- * instead of a code or Node's `EISDIR: illegal operation on a directory, read`.
+ * Words for the system errors reading, writing or opening a file, or starting a program, fails
+ * with, keyed by Node's `code` (errno(3) names), so that a message says what is wrong (`no such
+ * file`, `is a directory`) instead of a code or Node's `EISDIR: illegal operation on a directory,
+ * read`. The host's start failures (process/start-failure.ts) and report files
+ * (output/report-file.ts) read them too.
  */
 const WORDS: Readonly<Record<string, string>> = {
   ENOENT: 'no such file',
@@ -17,7 +19,13 @@ const WORDS: Readonly<Record<string, string>> = {
   ENXIO: 'no such device',
   EROFS: 'read-only file system',
   ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exhausted',
+  EFBIG: 'the file would be too large',
   EBUSY: 'busy',
+  ENOMEM: 'not enough memory',
+  // Only execve(2) gives these two.
+  ENOEXEC: 'not an executable format',
+  E2BIG: 'its arguments and environment are too long',
 };
 
 /**

@@ -1,5 +1,6 @@
 import { closeSync, constants, lstatSync, openSync, readlinkSync, statSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { systemErrorWords } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { directoryProblem } from '../io/directory.js';
 import { writeFileAtomic } from '../io/index.js';
@@ -7,26 +8,33 @@ import { sleepSync } from '../util/sleep-sync.js';
 import { rememberReport } from '../envelope/evidence/own-reports.js';
 import { displayName } from './terminal.js';
 
-/** Why a report could not be written, in words, by errno code. */
-const REASONS: Readonly<Record<string, (dir: string) => string>> = {
-  // ENOENT also comes from a directory that exists but takes no new files (/proc, /sys).
-  ENOENT: (dir) => (directoryProblem(dir) === undefined ? `the directory ${displayName(dir)} takes no new files` : `the directory ${displayName(dir)} does not exist`),
-  ENOTDIR: (dir) => `${displayName(dir)} is not a directory`,
-  EACCES: (dir) => `the directory ${displayName(dir)} is not writable`,
-  EPERM: (dir) => `the directory ${displayName(dir)} is not writable`,
-  EROFS: () => 'the file system is read-only',
-  EISDIR: () => 'it is a directory',
-  ENOSPC: () => 'no space left on the device',
-  EDQUOT: () => 'the disk quota is exhausted',
-  ELOOP: () => 'too many levels of symbolic links',
-  EIO: () => 'an input/output error',
-  EFBIG: () => 'the file would be too large',
-};
+/**
+ * Why a report could not be written (`error`, as Node throws it), with its code (`no space left
+ * on the device (ENOSPC)`). A code that blames the directory names it (`dir`): missing, not a
+ * directory, not writable; every other code is in the plugin API's words (`systemErrorWords`),
+ * else the bare code.
+ */
+function reasonFor(error: unknown, dir: string): string {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  if (code === '') return 'error';
+  const words = directoryReason(code, dir) ?? systemErrorWords(error);
+  return words === code ? code : `${words} (${code})`;
+}
 
-/** {@link REASONS}' words for `code` with the code itself (`no space left on the device (ENOSPC)`), or the bare code. */
-function reasonFor(code: string, dir: string): string {
-  const words = REASONS[code]?.(dir);
-  return words ? `${words} (${code})` : code || 'error';
+/** What `code` says is wrong with the directory `dir` a report goes to, or undefined for a code that does not blame it. */
+function directoryReason(code: string, dir: string): string | undefined {
+  switch (code) {
+    case 'ENOENT':
+      // Also from a directory that exists but takes no new files (/proc, /sys).
+      return directoryProblem(dir) === undefined ? `the directory ${displayName(dir)} takes no new files` : `the directory ${displayName(dir)} does not exist`;
+    case 'ENOTDIR':
+      return `${displayName(dir)} is not a directory`;
+    case 'EACCES':
+    case 'EPERM':
+      return `the directory ${displayName(dir)} is not writable`;
+    default:
+      return undefined;
+  }
 }
 
 /** Options of {@link writeReport}. */
@@ -80,7 +88,7 @@ export async function writeReport(out: string, text: string, options: ReportFile
       writeInPlace(out, bytes, place.inPlace);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? '';
-      throw refuse(code === 'ENXIO' && place.inPlace === 'fifo' ? `no process opened it for reading within ${FIFO_READER_WAIT_MS / 1000} s` : reasonFor(code, dirname(out) || '.'), code);
+      throw refuse(code === 'ENXIO' && place.inPlace === 'fifo' ? `no process opened it for reading within ${FIFO_READER_WAIT_MS / 1000} s` : reasonFor(error, dirname(out) || '.'), code);
     }
     return out;
   }
@@ -88,8 +96,7 @@ export async function writeReport(out: string, text: string, options: ReportFile
   try {
     target = writeFileAtomic(out, bytes, { createMode: 0o666 });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    throw refuse(reasonFor(code, dirname(out) || '.'), code);
+    throw refuse(reasonFor(error, dirname(out) || '.'), (error as NodeJS.ErrnoException).code ?? '');
   }
   await rememberReport(target, bytes);
   return target;

@@ -1,5 +1,6 @@
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { systemErrorWords } from '@cordon/plugin-api';
 import { pathCandidates } from './path-search.js';
 import { redactText } from '../output/redact.js';
 
@@ -33,18 +34,19 @@ export interface StartContext {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-/** Words for the codes a start can fail with that say all there is to say on their own. */
-const PLAIN: Readonly<Record<string, string>> = {
-  EISDIR: 'is a directory',
-  ENOEXEC: 'not an executable format',
-  ENAMETOOLONG: 'its name is too long',
-  E2BIG: 'its arguments and environment are too long',
-  ELOOP: 'too many levels of symbolic links',
-  ETXTBSY: 'the file is open for writing (text file busy)',
-  EPERM: 'operation not permitted',
-  ENOMEM: 'not enough memory',
-  EAGAIN: 'too many processes',
-};
+/**
+ * What a start that failed with `error` (its `code`) says on its own, or undefined where the code
+ * has no words (the caller then falls back on the message). Two codes mean something particular
+ * when a start gives them: `ETXTBSY` (execve(2): the program is still open for writing) and
+ * `EAGAIN` (fork(2): the limit on processes); every other one is in the plugin API's words
+ * (`systemErrorWords`: `is a directory`, `not an executable format`, …).
+ */
+function codeWords(code: string, error: unknown): string | undefined {
+  if (code === 'ETXTBSY') return 'the file is open for writing (text file busy)';
+  if (code === 'EAGAIN') return 'too many processes';
+  const words = systemErrorWords(error);
+  return words === code ? undefined : words;
+}
 
 /**
  * Why `file` would not start if it were started now, looked at without starting it, or
@@ -97,7 +99,8 @@ export function describeStartFailure(file: string, error: unknown, context: Star
     // file system mounted noexec or a security policy (EACCES).
     return { why: code === 'ENOENT' ? 'its interpreter (the #! line) was not found' : 'permission denied', status, code };
   }
-  if (code !== undefined && PLAIN[code] !== undefined) return { why: PLAIN[code]!, status, code };
+  const words = code === undefined ? undefined : codeWords(code, error);
+  if (words !== undefined) return { why: words, status, ...(code ? { code } : {}) };
   const message = error instanceof Error ? error.message : String(error);
   // Node's message already ends with the code (`spawn x EIO`): the code is said once.
   return { why: code && !message.includes(code) ? `${code}: ${message}` : message, status, ...(code ? { code } : {}) };
@@ -127,7 +130,7 @@ function fileProblem(path: string, cwd: string | undefined, depth = 0): StartFai
     if (code === 'ENOENT') return { why: 'no such file', status: NOT_FOUND_STATUS, code };
     if (code === 'ENOTDIR') return { why: 'a part of its path is not a directory', status: CANNOT_EXECUTE_STATUS, code };
     if (code === 'EACCES') return { why: 'permission denied (a directory on its path cannot be searched)', status: CANNOT_EXECUTE_STATUS, code };
-    return { why: PLAIN[code ?? ''] ?? `cannot be looked at (${code ?? String(error)})`, status: CANNOT_EXECUTE_STATUS, ...(code ? { code } : {}) };
+    return { why: (code === undefined ? undefined : codeWords(code, error)) ?? `cannot be looked at (${code ?? String(error)})`, status: CANNOT_EXECUTE_STATUS, ...(code ? { code } : {}) };
   }
   if (stat.isDirectory()) return { why: 'is a directory', status: CANNOT_EXECUTE_STATUS, code: 'EISDIR' };
   if (!stat.isFile()) return { why: 'not a regular file', status: CANNOT_EXECUTE_STATUS, code: 'EACCES' };

@@ -59,7 +59,12 @@ describe('describeStartFailure', () => {
     expect(describeStartFailure('x', Object.assign(new Error('spawn x EISDIR'), { code: 'EISDIR' }))).toEqual({ why: 'is a directory', status: 126, code: 'EISDIR' });
     expect(describeStartFailure('', Object.assign(new Error('spawn ENOENT'), { code: 'ENOENT' }), { env: { PATH: dir } })).toEqual({ why: 'its name is empty', status: 127, code: 'ENOENT' });
     expect(describeStartFailure('', Object.assign(new TypeError("The argument 'file' cannot be empty"), { code: 'ERR_INVALID_ARG_VALUE' }))).toEqual({ why: 'its name is empty', status: 127, code: 'ERR_INVALID_ARG_VALUE' });
-    expect(describeStartFailure('x', Object.assign(new Error('spawn x EIO'), { code: 'EIO' }))).toEqual({ why: 'spawn x EIO', status: 126, code: 'EIO' });
+    // The plugin API's words for a code (systemErrorWords), but the two a start gives a meaning of its own.
+    expect(describeStartFailure('x', Object.assign(new Error('spawn x EIO'), { code: 'EIO' }))).toEqual({ why: 'input/output error', status: 126, code: 'EIO' });
+    expect(describeStartFailure('x', Object.assign(new Error('spawn x E2BIG'), { code: 'E2BIG' }))).toEqual({ why: 'its arguments and environment are too long', status: 126, code: 'E2BIG' });
+    expect(describeStartFailure('x', Object.assign(new Error('spawn x EAGAIN'), { code: 'EAGAIN' }))).toEqual({ why: 'too many processes', status: 126, code: 'EAGAIN' });
+    expect(describeStartFailure('x', Object.assign(new Error('spawn x ETXTBSY'), { code: 'ETXTBSY' }))).toEqual({ why: 'the file is open for writing (text file busy)', status: 126, code: 'ETXTBSY' });
+    expect(describeStartFailure('x', Object.assign(new Error('spawn x EWHAT'), { code: 'EWHAT' }))).toEqual({ why: 'spawn x EWHAT', status: 126, code: 'EWHAT' });
     expect(describeStartFailure('x', new Error('no code'))).toEqual({ why: 'no code', status: 126 });
   });
 
