@@ -4,7 +4,7 @@ import type { HookName } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { ensurePrivateDir } from '../io/private-dir.js';
-import { statStamp } from '../io/lstat-kind.js';
+import { statStamp } from '../io/stat-direct.js';
 import type { PluginPackage } from './discover.js';
 import { registerTargets } from './hook-targets.js';
 
@@ -65,7 +65,7 @@ export function registerReads(pkg: PluginPackage): string[] {
  * A file that cannot be stat'ed contributes `missing`, so the key still changes when it appears.
  */
 export function pluginIndexKey(hostVersion: string, packages: readonly PluginPackage[], configDir?: string): string {
-  // The size and mtime of a file (io/lstat-kind.ts statStamp: no fs.Stats built, this runs for
+  // The size and mtime of a file (io/stat-direct.ts statStamp: no fs.Stats built, this runs for
   // every file of every plugin on every hook call and `control run`).
   const stamp = statStamp;
   const parts = [`host@${hostVersion}`];

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readlinkSync, readSync } from 'node:fs';
-import { lstatKind, type PathKind } from '../../io/lstat-kind.js';
+import { lstatKind, type PathKind } from '../../io/stat-direct.js';
 import type { Violation } from '@cordon/plugin-api';
 import { displayPath } from '../path-text.js';
 import { absPath } from './fs-path.js';

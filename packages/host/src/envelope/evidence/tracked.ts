@@ -1,6 +1,6 @@
 import { closeSync, constants, openSync } from 'node:fs';
 import { CordonError } from '../../errors/index.js';
-import { lstatKind } from '../../io/lstat-kind.js';
+import { lstatKind } from '../../io/stat-direct.js';
 import { DiffParser, GITLINK_MODE, type DiffEntry } from '../git/parse.js';
 import { gitRecordSpans, type GitCallOptions, type GitInvocation } from '../git/run-git.js';
 import { hasEscapedBytes } from '../path-text.js';

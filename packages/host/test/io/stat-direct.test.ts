@@ -3,11 +3,11 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, symlink
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lstatKind, lstatKindIsDirect, statStamp, statStampIsDirect } from '../../src/io/lstat-kind.js';
+import { lstatKind, lstatKindIsDirect, statStamp, statStampIsDirect } from '../../src/io/stat-direct.js';
 
 let root: string;
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'cordon-lstat-kind-'));
+  root = mkdtempSync(join(tmpdir(), 'cordon-stat-direct-'));
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -66,7 +66,7 @@ describe('lstatKind', () => {
   });
 
   it('prints no deprecation warning, even under --pending-deprecation', () => {
-    const module = join(import.meta.dirname, '../../dist/io/lstat-kind.js');
+    const module = join(import.meta.dirname, '../../dist/io/stat-direct.js');
     const r = spawnSync(process.execPath, ['--pending-deprecation', '--input-type=module', '-e', `const m = await import(${JSON.stringify(module)}); console.log(JSON.stringify([m.lstatKindIsDirect(), m.lstatKind(${JSON.stringify(root)})]));`], { encoding: 'utf8' });
     expect({ stderr: r.stderr, stdout: JSON.parse(r.stdout) }).toEqual({ stderr: '', stdout: [true, { type: 'directory', size: lstatSync(root).size }] });
   });

@@ -1,3 +1,8 @@
+// `stat(2)` and `lstat(2)` asked of Node's `fs` binding directly, in the calling convention
+// `fs.statSync`/`fs.lstatSync` use, for the hot paths that stat many files and need a number or
+// two of each: `lstatKind` (a path's type and size: check's sizing of changed paths) and
+// `statStamp` (size and mtime: the plugin index's cache key). Without the `fs.Stats` and four
+// `Date`s the public functions build; `fs` itself wherever the binding's shape is not known.
 import { constants, lstatSync, statSync } from 'node:fs';
 import { legacyBinding } from '../util/legacy-binding.js';
 
