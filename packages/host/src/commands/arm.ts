@@ -52,8 +52,8 @@ export default class Arm extends CordonCommand {
     for (const found of directoryGlobs(config.policy, config.repo.root)) process.stderr.write(`${directoryGlobWarning(found, displayPath)}\n`);
     if (!config.live) return { phase: 'armed', mode: config.mode, baseline: config.baseline, root: config.repo.root, live: false };
     const host = await this.host();
-    // Doctor's own check (loaded only here): an agent is named as refused only when its hooks are in place.
-    const { hookedAgents } = await import('../doctor/hooks.js');
+    // The check doctor reports too (loaded only here): an agent is named as refused only when its hooks are in place.
+    const { hookedAgents } = await import('../install-hooks/state.js');
     const hooked = await hookedAgents(host, { projectDir: config.repo.root });
     const coverage = await liveCoverage(host.dialects.list().map((r) => r.entry), hooked);
     this.log(terminalText(liveCoverageText(coverage)));

@@ -3,7 +3,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireAgent } from '../../../../test/support/agents.js';
 import { CORDON_BIN, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
-import { brokenCommand, hookCommandsIn } from '../../src/doctor/hooks.js';
+import { brokenCommand, hookCommandsIn } from '../../src/install-hooks/state.js';
 import { ago } from '../../src/doctor/activity.js';
 import type { DoctorReport } from '../../src/doctor/index.js';
 import { pluginFindings } from '../../src/doctor/runtime.js';

@@ -13,7 +13,7 @@ export interface LiveCoverage {
 /**
  * Sorts the registered dialects by whether the live envelope refuses their writes (loads each
  * dialect once). `hooked`: the agents whose cordon hooks are installed and current at user scope
- * or in this repository (doctor/hooks.ts `hookedAgents`).
+ * or in this repository (install-hooks/state.ts `hookedAgents`).
  */
 export async function liveCoverage(entries: readonly DialectEntry[], hooked: readonly string[]): Promise<LiveCoverage> {
   const refusing: string[] = [];
