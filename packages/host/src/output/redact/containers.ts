@@ -1,0 +1,116 @@
+// Programs whose subcommand runs a command inside something else: `docker exec CONTAINER cmd`,
+// `docker run IMAGE cmd`, `podman exec`/`run`, `docker compose exec`, `kubectl exec POD -- cmd`;
+// each with the options that take a value, so the command is found past them and its operands.
+import { afterOptions, skipOptions } from './option-words.js';
+import type { Word } from './types.js';
+
+/**
+ * docker's global options that take the next word as their value, which may come before its
+ * subcommand (`docker --config DIR login`, `docker -H HOST exec`):
+ * https://docs.docker.com/reference/cli/docker/ ("Options").
+ */
+export const DOCKER_GLOBALS = ['--config', '-c', '--context', '-H', '--host', '-l', '--log-level', '--tlscacert', '--tlscert', '--tlskey'];
+
+/**
+ * podman's global options that take a value, https://docs.podman.io/en/latest/markdown/podman.1.html
+ * ("GLOBAL OPTIONS").
+ */
+export const PODMAN_GLOBALS = ['--cdi-spec-dir', '--cgroup-manager', '--config', '--conmon', '-c', '--connection', '--events-backend', '--hooks-dir', '--identity', '--imagestore', '--log-level', '--module', '--network-cmd-path', '--network-config-dir', '--out', '--root', '--runroot', '--runtime', '--runtime-flag', '--ssh', '--storage-driver', '--storage-opt', '--tmpdir', '--url', '--volumepath'];
+
+/**
+ * docker run's options that take a value, https://docs.docker.com/reference/cli/docker/container/run/
+ * ("Options"; the others, `-d`, `-i`, `-t`, `-P`, `--rm`, `--init`, `--privileged`, `--read-only`
+ * …, are flags): an option missing here would have its value read as the image, and the image
+ * as the command.
+ */
+const DOCKER_RUN = ['--add-host', '--annotation', '-a', '--attach', '--blkio-weight', '--blkio-weight-device', '--cap-add', '--cap-drop', '--cgroup-parent', '--cgroupns', '--cidfile', '--cpu-count', '--cpu-percent', '--cpu-period', '--cpu-quota', '--cpu-rt-period', '--cpu-rt-runtime', '-c', '--cpu-shares', '--cpus', '--cpuset-cpus', '--cpuset-mems', '--detach-keys', '--device', '--device-cgroup-rule', '--device-read-bps', '--device-read-iops', '--device-write-bps', '--device-write-iops', '--dns', '--dns-option', '--dns-search', '--domainname', '--entrypoint', '-e', '--env', '--env-file', '--expose', '--gpus', '--group-add', '--health-cmd', '--health-interval', '--health-retries', '--health-start-interval', '--health-start-period', '--health-timeout', '-h', '--hostname', '--io-maxbandwidth', '--io-maxiops', '--ip', '--ip6', '--ipc', '--isolation', '--kernel-memory', '-l', '--label', '--label-file', '--link', '--link-local-ip', '--log-driver', '--log-opt', '--mac-address', '-m', '--memory', '--memory-reservation', '--memory-swap', '--memory-swappiness', '--mount', '--name', '--network', '--net', '--network-alias', '--net-alias', '--oom-score-adj', '--pid', '--pids-limit', '--platform', '-p', '--publish', '--pull', '--restart', '--runtime', '--security-opt', '--shm-size', '--stop-signal', '--stop-timeout', '--storage-opt', '--sysctl', '--tmpfs', '--ulimit', '-u', '--user', '--userns', '--uts', '-v', '--volume', '--volume-driver', '--volumes-from', '-w', '--workdir'];
+
+/**
+ * podman-run(1)'s options that take a value, https://docs.podman.io/en/latest/markdown/podman-run.1.html:
+ * docker run's and podman's own.
+ */
+const PODMAN_RUN = [...DOCKER_RUN, '--arch', '--authfile', '--cert-dir', '--cgroup-conf', '--cgroups', '--chrootdirs', '--conmon-pidfile', '--creds', '--decryption-key', '--device-cgroup-rule', '--env-merge', '--gidmap', '--group-entry', '--hostuser', '--image-volume', '--init-path', '--os', '--passwd-entry', '--personality', '--pidfile', '--pod', '--pod-id-file', '--preserve-fd', '--rdt-class', '--requires', '--retry', '--retry-delay', '--sdnotify', '--seccomp-policy', '--secret', '--subgidname', '--subuidname', '--timeout', '--tz', '--uidmap', '--umask', '--unsetenv', '--variant'];
+
+/** A subcommand that runs a command inside something else (`docker exec CONTAINER cmd …`). */
+interface Launch {
+  /** The subcommand's words after the program (`exec`, `container exec`). */
+  readonly path: readonly string[];
+  /** Options before each of those words that take the next word as their value (the program's global options). */
+  readonly before: readonly string[];
+  /** The subcommand's options that take the next word as their value. */
+  readonly valued: readonly string[];
+  /** Operands between its options and the command (the container, the pod). */
+  readonly operands: number;
+  /** Options that stand for the operand (`podman exec --latest`). */
+  readonly instead?: readonly string[];
+  /** The command follows the first `--` when there is one (kubectl exec). */
+  readonly dashes?: boolean;
+}
+
+/**
+ * Programs whose subcommand runs a command: docker exec
+ * https://docs.docker.com/reference/cli/docker/container/exec/ (`-e`, `--env-file`, `-u`, `-w`,
+ * `--detach-keys`, then CONTAINER; also `docker container exec`), podman-exec(1)
+ * https://docs.podman.io/en/latest/markdown/podman-exec.1.html (also `--preserve-fd(s)`,
+ * `--cidfile`; `-l, --latest` takes the container's place), kubectl exec
+ * https://kubernetes.io/docs/reference/kubectl/generated/kubectl_exec/ (`kubectl exec POD --
+ * COMMAND`; before `--` its own `-c`, `-f`, `--pod-running-timeout` and kubectl's global options,
+ * https://kubernetes.io/docs/reference/kubectl/generated/kubectl_options/), and Compose's exec
+ * https://docs.docker.com/reference/cli/docker/compose/exec/ (`docker compose exec SERVICE
+ * COMMAND`, also the older `docker-compose`: `-e`, `--index`, `-u`, `-w`; before `exec`,
+ * Compose's own `-f`, `-p`, `--profile`, `--env-file`, `--project-directory`, `--ansi`,
+ * `--progress`, `--parallel`, https://docs.docker.com/reference/cli/docker/compose/), and `docker
+ * run [OPTIONS] IMAGE [COMMAND] [ARG...]` / `podman run` (also `container run`), the command
+ * after the image ({@link DOCKER_RUN}, {@link PODMAN_RUN}).
+ */
+let launches: ReadonlyMap<string, readonly Launch[]> | undefined;
+function launchRules(): ReadonlyMap<string, readonly Launch[]> {
+  if (launches) return launches;
+  const dockerExec = ['-e', '--env', '--env-file', '-u', '--user', '-w', '--workdir', '--detach-keys'];
+  const podmanExec = [...dockerExec, '--preserve-fd', '--preserve-fds', '--cidfile'];
+  const kubectlGlobals = ['-n', '--namespace', '--context', '--kubeconfig', '-s', '--server', '--cluster', '--user', '--token', '--as', '--as-group', '--as-uid', '--certificate-authority', '--client-certificate', '--client-key', '--request-timeout', '--cache-dir', '--tls-server-name', '-v', '--v', '--vmodule', '--log-file'];
+  const composeGlobals = ['-f', '--file', '-p', '--project-name', '--profile', '--env-file', '--project-directory', '--ansi', '--progress', '--parallel'];
+  const composeExec = ['-e', '--env', '--index', '-u', '--user', '-w', '--workdir'];
+  const container = (path: readonly string[], before: readonly string[], valued: readonly string[], instead?: readonly string[]): Launch => ({ path, before, valued, operands: 1, instead });
+  launches = new Map<string, readonly Launch[]>([
+    ['docker', [container(['exec'], DOCKER_GLOBALS, dockerExec), container(['container', 'exec'], DOCKER_GLOBALS, dockerExec), container(['compose', 'exec'], [...DOCKER_GLOBALS, ...composeGlobals], composeExec), container(['run'], DOCKER_GLOBALS, DOCKER_RUN), container(['container', 'run'], DOCKER_GLOBALS, DOCKER_RUN)]],
+    ['docker-compose', [container(['exec'], composeGlobals, composeExec)]],
+    ['podman', [container(['exec'], PODMAN_GLOBALS, podmanExec, ['-l', '--latest']), container(['container', 'exec'], PODMAN_GLOBALS, podmanExec, ['-l', '--latest']), container(['run'], PODMAN_GLOBALS, PODMAN_RUN), container(['container', 'run'], PODMAN_GLOBALS, PODMAN_RUN)]],
+    ['kubectl', [{ path: ['exec'], before: kubectlGlobals, valued: [...kubectlGlobals, '-c', '--container', '-f', '--filename', '--pod-running-timeout'], operands: 1, dashes: true }]],
+  ]);
+  return launches;
+}
+
+/**
+ * Index of the command that `words[i]`'s subcommand runs (`docker exec -u root c mysql …` →
+ * `mysql`, `kubectl exec pod -- mysql …` → `mysql`), or -1 when the words are not that
+ * subcommand or name no command.
+ */
+function launchedCommand(words: readonly Word[], i: number, launch: Launch): number {
+  let at = i + 1;
+  for (const step of launch.path) {
+    at = skipOptions(words, at, launch.before);
+    if (at >= words.length || words[at]!.text !== step) return -1;
+    at++;
+  }
+  if (launch.dashes) {
+    for (let j = at; j < words.length; j++) if (words[j]!.text === '--') return j + 1 < words.length ? j + 1 : -1;
+  }
+  let operands = launch.operands;
+  at = afterOptions(words, at, launch.valued, (text) => {
+    if (launch.instead?.includes(text)) operands = 0;
+  });
+  at += operands;
+  return at < words.length ? at : -1;
+}
+
+/** Index of the command that program `name` (at `words[i]`) runs through one of its subcommands, or -1. */
+export function launchedAt(words: readonly Word[], i: number, name: string): number {
+  const list = launchRules().get(name);
+  if (list === undefined) return -1;
+  for (const launch of list) {
+    const at = launchedCommand(words, i, launch);
+    if (at >= 0) return at;
+  }
+  return -1;
+}
