@@ -1,3 +1,4 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, linkPlugins, makeSandbox, runProcess, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
@@ -70,6 +71,52 @@ describe('pcodx on a terminal', () => {
       expect(r.text.split(SHOWN).length - 1, args.join(' ')).toBe(args[0] === 'resume' ? 2 : 1);
       expect(r.text, args.join(' ')).not.toMatch(/\x1b\]|\x07/);
     }
+  }, 60_000);
+});
+
+/**
+ * A stand-in for `codex app-server --listen stdio://` (JSON lines; the Codex app-server protocol,
+ * docs/references.md#codex-app-server-protocol) whose one turn answers `answer` and reports usage.
+ */
+function fakeStdioAppServer(path: string, answer: string): void {
+  const script = `
+const rl = require('node:readline').createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+rl.on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') return send({ id: m.id, result: { userAgent: 'x/0.171.0' } });
+  if (m.method === 'thread/start') return send({ id: m.id, result: { thread: { id: 't1' } } });
+  if (m.method !== 'turn/start') return send({ id: m.id, result: {} });
+  send({ id: m.id, result: { turn: { id: 'u1' } } });
+  send({ method: 'item/completed', params: { threadId: 't1', item: { type: 'agentMessage', text: ${JSON.stringify(answer)} } } });
+  const last = { inputTokens: 10, cachedInputTokens: 0, outputTokens: 2, reasoningOutputTokens: 0, totalTokens: 12 };
+  send({ method: 'thread/tokenUsage/updated', params: { threadId: 't1', tokenUsage: { last, modelContextWindow: 1000 } } });
+  send({ method: 'turn/completed', params: { threadId: 't1', turn: { id: 'u1', status: 'completed' } } });
+});
+`;
+  writeFileSync(path, `#!${process.execPath}\n${script}`);
+  chmodSync(path, 0o755);
+}
+
+describe('pcodx model-turn on a terminal', () => {
+  it("the model's answer and the usage log's path are escaped on a terminal; piped, the answer is byte for byte", async () => {
+    expect((await piped(['record', '--session', 's', '--role', 'user', '--text', 'q'], box.env)).exitCode).toBe(0);
+    const codex = join(box.root, 'fake-codex');
+    fakeStdioAppServer(codex, HOSTILE);
+    const logDir = join(box.root, 'log\x1b]0;title\x07');
+    mkdirSync(logDir);
+    const args = ['model-turn', '--session', 's', '--text', 'go', '--codex-bin', codex, '--usage-log', join(logDir, 'usage.jsonl')];
+    const shown = await onTerminal(args, box.env);
+    expect(shown.exitCode, shown.text).toBe(0);
+    expect(shown.text).toContain(`${SHOWN}\n`);
+    expect(shown.text).toContain('usage_log=');
+    expect(shown.text).toContain('log\\u001b]0;title\\u0007');
+    expect(shown.text).not.toMatch(/[\x1b\x07]/);
+    const raw = await piped(args, box.env);
+    expect([raw.exitCode, raw.stdout]).toEqual([0, `${HOSTILE}\n`]);
+    // stderr is a terminal's text whatever stdout is: the path typed is escaped there too.
+    expect(raw.stderr).toContain(`usage_log=${join(box.root, 'log\\u001b]0;title\\u0007', 'usage.jsonl')}\n`);
   }, 60_000);
 });
 

@@ -25,6 +25,8 @@ export default class PcodxModelTurn extends PcodxCommand {
     const { flags } = await this.parse(PcodxModelTurn);
     if (!flags.session) this.error('pass --session NAME: model-turn answers within one existing session', { exit: 2 });
     const input = await readTextInput({ text: flags.text, textFile: flags['text-file'] }, { required: true, stdinAllowed: true });
+    // Under --json the command prints its own object; the sink is for the plain lines.
+    const sink = await this.sink(false);
     await this.withExistingLedger(flags.db, (ledger) =>
       modelTurnCommand(ledger, {
         session: flags.session!,
@@ -35,7 +37,7 @@ export default class PcodxModelTurn extends PcodxCommand {
         json: flags.json,
         contextOut: flags['context-out'],
         usageLog: flags['usage-log'],
-      }),
+      }, sink),
       flags.session,
     );
   }

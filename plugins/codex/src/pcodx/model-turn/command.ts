@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { isReportable, PcodxRuntimeError, PcodxUsageError } from '../errors.js';
 import { hostApi } from '../host-api.js';
+import { textOut, type Sink } from '../output.js';
 import { writeNewPrivate } from '../serve/capture.js';
 import { runModelTurn } from './run.js';
 
@@ -22,9 +23,11 @@ export interface ModelTurnFlags {
  * `cordon pcodx model-turn` (the Rust pcodx, SichangHe/partial_compact_codex): the session must exist; the usage log
  * is checked before the turn (a log open to group or others is refused with nothing run); the
  * turn runs; the rows are recorded; the usage line is appended. Output: the answer on stdout and
- * `key=value` lines on stderr, or one JSON object with `json`.
+ * `key=value` lines on stderr, through `sink` (the command's: escaped for a terminal as every
+ * pcodx output is, since the answer is the model's text and the log path the user's), or one JSON
+ * object on stdout with `json`.
  */
-export async function modelTurnCommand(ledger: LedgerHandle, flags: ModelTurnFlags): Promise<void> {
+export async function modelTurnCommand(ledger: LedgerHandle, flags: ModelTurnFlags, sink: Sink): Promise<void> {
   const api = await hostApi();
   const session = await ledger.resolveSession({ id: flags.session, mode: 'existing' });
   const cwd = flags.cwd !== undefined ? resolve(flags.cwd) : session.cwd;
@@ -54,6 +57,6 @@ export async function modelTurnCommand(ledger: LedgerHandle, flags: ModelTurnFla
     process.stdout.write(`${JSON.stringify({ session_id: session.id, prompt_message_id: prompt!.id, answer_message_id: answer!.id, answer: result.answer, usage: result.usage, usage_log: usageLog })}\n`);
     return;
   }
-  process.stderr.write(`session_id=${session.id}\nprompt_message_id=${prompt!.id}\nanswer_message_id=${answer!.id}\nusage_log=${usageLog}\n`);
-  process.stdout.write(`${result.answer}\n`);
+  for (const line of [`session_id=${session.id}`, `prompt_message_id=${prompt!.id}`, `answer_message_id=${answer!.id}`, `usage_log=${usageLog}`]) sink.err(line);
+  textOut(sink, result.answer);
 }
