@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { LedgerHandle } from '@cordon/plugin-api';
-import { PcodxCommand } from '../../pcodx/command.js';
+import { PcodxCommand, terminalEscape } from '../../pcodx/command.js';
 import { serveLog, runServe } from '../../pcodx/serve/command.js';
 
 export default class PcodxServe extends PcodxCommand {
@@ -36,7 +36,7 @@ export default class PcodxServe extends PcodxCommand {
       codexBin: flags['codex-bin'],
       allowRemote: flags['allow-remote'],
       upstreamTokenEnv: flags['upstream-auth-token-env'],
-      log: serveLog,
+      log: serveLog(await terminalEscape()),
     };
     if (!flags['enable-pcodx-tools']) {
       await runServe(options, undefined);

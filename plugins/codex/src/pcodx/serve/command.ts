@@ -8,17 +8,40 @@ import { MIN_TOKEN_LENGTH, SERVE_TOKEN_ENV } from './token.js';
 import type { ServeLog } from './relay.js';
 import { PcodxRuntimeError } from '../errors.js';
 
-/** A log value as it goes into a `key=value` line: bare when it has no space, quote or `=`, else JSON-quoted. */
-function logValue(value: string | number | boolean): string {
+/**
+ * A value bare in a log line: printable ASCII but the space, `"` and `=` (which would make the
+ * `key=value` line ambiguous). Anything else is quoted.
+ */
+const BARE = /^[\x21\x23-\x3c\x3e-\x7e]+$/;
+
+/**
+ * A log value as it goes into a `key=value` line: bare when {@link BARE}, else JSON-quoted and then
+ * passed through `escape` (the host's terminal escaping, `api.services.terminal.lines`). JSON
+ * escapes the C0 controls (an ESC, a line break: one event stays one line); the terminal escaping
+ * turns the rest a terminal would act on or not show (DEL, C1 controls such as NEL and CSI,
+ * U+2028, bidirectional overrides) into `\uXXXX`, which is still a JSON escape, so the value
+ * reads back with `JSON.parse`. A value comes from a peer or a server's error message: untrusted.
+ */
+export function logValue(value: string | number | boolean, escape: (text: string) => string): string {
   const text = String(value);
-  return /^[^\s"=]*$/.test(text) && text !== '' ? text : JSON.stringify(text);
+  return BARE.test(text) ? text : escape(JSON.stringify(text));
 }
 
-/** The serve's log: one `pcodx-serve event=<event> key=value …` line per event on stderr. */
-export const serveLog: ServeLog = (event, fields = {}) => {
-  const parts = [`pcodx-serve event=${event}`, ...Object.entries(fields).map(([k, v]) => `${k}=${logValue(v)}`)];
-  process.stderr.write(`${parts.join(' ')}\n`);
-};
+/**
+ * One line of the serve's log (without its newline): `pcodx-serve event=<event> key=value …`,
+ * each value as {@link logValue} writes it.
+ */
+export function serveLogLine(event: string, fields: Readonly<Record<string, string | number | boolean>>, escape: (text: string) => string): string {
+  return [`pcodx-serve event=${logValue(event, escape)}`, ...Object.entries(fields).map(([k, v]) => `${k}=${logValue(v, escape)}`)].join(' ');
+}
+
+/**
+ * The serve's log: one {@link serveLogLine} per event on stderr, escaped through `escape` (the
+ * host's terminal escaping; without one, a host that lends none, only JSON's own escapes).
+ */
+export function serveLog(escape: (text: string) => string = (text) => text): ServeLog {
+  return (event, fields = {}) => void process.stderr.write(`${serveLogLine(event, fields, escape)}\n`);
+}
 
 /** Quotes a word for a POSIX shell (single quotes; a quote inside becomes '\\''). */
 function shellWord(text: string): string {

@@ -11,6 +11,8 @@ import { freshThreadParams, isPcodxToolCall, isPrimaryStart, optInExperimental, 
 import { endpointUrl, isLoopback, parseEndpoint, wsClientUrl } from '../../../src/pcodx/serve/endpoint.js';
 import { byteLengthOf, fragmentsOf, messageBytes } from '../../../src/pcodx/serve/fragments.js';
 import { injectBatches } from '../../../src/pcodx/app-server/inject.js';
+import { serveLogLine } from '../../../src/pcodx/serve/command.js';
+import { terminalLines } from '../../../../../packages/host/src/output/terminal.js';
 
 describe('classify', () => {
   it('never throws, and sorts every JSON value into exactly one kind', () => {
@@ -228,6 +230,32 @@ describe('large messages to the app-server', () => {
           const bytes = batch.reduce((n, item) => n + Buffer.byteLength(JSON.stringify(item)) + 1, 0);
           if (batch.length > 1) expect(bytes).toBeLessThanOrEqual(max);
         }
+      }),
+    );
+  });
+});
+
+describe('the serve log', () => {
+  // The host's own escaping, as `cordon pcodx serve` gets it through api.services.terminal.
+  const escape = terminalLines;
+  /** What a terminal would act on or not show: the host's unshown set (ESC, BEL, DEL, C1, U+2028, bidi overrides…). */
+  const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|[^\S ]/u;
+
+  it('quotes and escapes every control character, keeps one event on one line, and reads back with JSON.parse', () => {
+    const hostile = 'no\x1b]52;c;ZXZpbA==\x07 \x7f\x85\x9b2J\u2028\u202eexe.txt\r\nnext';
+    const line = serveLogLine('client_error', { connection: 3, message: hostile, bare: 'x\x1b[2J' }, escape);
+    expect(line).not.toMatch(UNSHOWN);
+    expect(line.split('\n')).toHaveLength(1);
+    expect(line).toBe(`pcodx-serve event=client_error connection=3 message=${escape(JSON.stringify(hostile))} bare="x\\u001b[2J"`);
+    expect(JSON.parse(line.split(' message=')[1]!.split(' bare=')[0]!)).toBe(hostile);
+    // Plain values stay bare; a space, quote or = is quoted as before.
+    expect(serveLogLine('stopped', { signal: 'SIGINT', dir: '/tmp/a b', ok: true }, escape)).toBe('pcodx-serve event=stopped signal=SIGINT dir="/tmp/a b" ok=true');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (value) => {
+        const out = serveLogLine('e', { v: value }, escape);
+        expect(out).not.toMatch(UNSHOWN);
+        const shown = out.slice('pcodx-serve event=e v='.length);
+        expect(shown.startsWith('"') ? JSON.parse(shown) : shown).toBe(value);
       }),
     );
   });
