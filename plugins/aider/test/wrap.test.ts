@@ -288,4 +288,18 @@ describe('cordon wrap', () => {
     expect(JSON.parse(reduced.stdout).sessions[0]).toMatchObject({ n_toolcalls: 2, denied_calls: 1, unpaired_starts: 0, orphan_ends: 0 });
     expect(readdirSync(sessionDir('shim-1'))).toContain('shim');
   }, 120_000);
+
+  // The refusal is the shim's own line on the agent's terminal; a policy's reason may quote the
+  // agent's command, so what a terminal would act on in it is escaped (the shim has no host api).
+  it("the shim's refusal escapes the reason's control characters", async () => {
+    const reason = 'blocked `printf "\x1b]52;c;ZXZpbA==\x07"`\n\u202eexe.txt \x9b2J';
+    const hook = join(sandbox.root, 'deny-hook.mjs');
+    writeFileSync(hook, `process.stdout.write(${JSON.stringify(JSON.stringify({ decision: 'deny', reason }))} + '\\n');\n`);
+    const shim = join(REPO_ROOT, 'plugins/aider/dist/shim/shell.js');
+    const env = { ...sandbox.env, CORDON_SHIM_SHELL: '/bin/sh', CORDON_WRAP_SESSION: 'shim-esc', CORDON_SHIM_CORDON: hook };
+    const run = await runProcess([NODE, shim, '-c', 'echo ran'], { env, cwd: sandbox.root });
+    expect(run.exitCode).toBe(126);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('cordon: command refused: blocked `printf "\\u001b]52;c;ZXZpbA==\\u0007"`\\u000a\\u202eexe.txt \\u009b2J\n');
+  }, 60_000);
 });

@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { AGENT_PID_ENV, type ShimPayload, type ShimReply } from '../dialect/protocol.js';
 import { lendTerminal, shellExitCode } from '../foreground.js';
 import { findCommand } from './args.js';
+import { shownLine } from './shown.js';
 
 /** How long one report to `cordon hook` may take, ms. */
 const REPORT_TIMEOUT_MS = 30_000;
@@ -80,8 +81,9 @@ export async function main(args: readonly string[], env: NodeJS.ProcessEnv = pro
   let command = found.command;
   const decision = report({ hook_event_name: 'shell_start', ...base, command }, env, pid);
   if (decision?.decision === 'deny') {
-    // The dialect wrote the reason through the host's redaction: a quoted command shows `***`.
-    process.stderr.write(`cordon: command refused: ${decision.reason}\n`);
+    // The dialect wrote the reason through the host's redaction: a quoted command shows `***`. The
+    // reason may quote the agent's command, so its control characters are escaped too.
+    process.stderr.write(`cordon: command refused: ${shownLine(String(decision.reason ?? ''))}\n`);
     return 126; // POSIX "found but cannot execute"; the agent never ran it, so no shell_end
   }
   const shellArgs = [...args];
