@@ -15,13 +15,14 @@
  * that take a value skipped), as the command of `docker exec CONTAINER`, `podman exec`,
  * `kubectl exec POD --`, `docker run IMAGE`, in `bash -c '…'` and in the remote command of `ssh
  * host '…'`, and in the commands of programs with a grammar of their own (`watch`, `su -c`,
- * `flock FILE -c`, `find -exec … ;`, `env -S`, `GIT_SSH_COMMAND=…`, `ssh -o ProxyCommand=…`:
+ * `flock FILE -c`, `find -exec … ;`, `env -S`, `GIT_SSH_COMMAND=…`, `ssh -o ProxyCommand=…`, `git -c
+ * core.sshCommand=…`, `git rebase --exec`, `rsync -e`:
  * {@link followers}, each citing its manual).
  *
  * This file reads each command to its program and applies what `redact/` says of it: the table
  * of credential options (`redact/credentials.ts`), the wrappers (`redact/wrappers.ts`), the
  * container launchers (`redact/containers.ts`) and the programs with a grammar of their own
- * (`redact/grammars/`: ssh, env, watch, su, flock, find), over the shell words of
+ * (`redact/grammars/`: ssh, env, watch, su, flock, find, git, rsync), over the shell words of
  * `redact/shell-words.ts`.
  *
  * No regular expression: the text is split into shell words by a small scanner, and only when
@@ -33,18 +34,17 @@ import { launchedAt } from './redact/containers.js';
 import { envCommand, maskAssignment, maskExport } from './redact/grammars/env.js';
 import { maskFind } from './redact/grammars/find.js';
 import { maskFlock } from './redact/grammars/flock.js';
+import { maskGit } from './redact/grammars/git.js';
+import { maskRsync } from './redact/grammars/rsync.js';
 import { maskRemoteCommand, maskScp, maskSftp } from './redact/grammars/ssh.js';
 import { maskSu } from './redact/grammars/su.js';
 import { maskWatch } from './redact/grammars/watch.js';
 import { isAssignment, programName } from './redact/option-words.js';
-import { innerWords, MAX_DEPTH, simpleCommands } from './redact/shell-words.js';
+import { innerWords, MAX_DEPTH, OPENERS, simpleCommands } from './redact/shell-words.js';
 import type { CommandReader, Edit, Follower, Word } from './redact/types.js';
 import { skipWrapperOptions, wrapperRules } from './redact/wrappers.js';
 
 export { programMay };
-
-/** Reserved words that may open a command (`if curl …`, `! mysql …`, `{ curl …; }`). */
-const OPENERS = ['!', '{', 'if', 'then', 'elif', 'else', 'do', 'while', 'until'];
 
 /** Shells whose `-c` word is itself a command line (`bash -c 'curl -u a:b x'`). */
 const SHELLS = ['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash'];
@@ -142,6 +142,8 @@ function followers(): ReadonlyMap<string, Follower> {
     ['flock', maskFlock],
     ['find', maskFind],
     ['export', maskExport],
+    ['git', maskGit],
+    ['rsync', maskRsync],
   ]));
 }
 

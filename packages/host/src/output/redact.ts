@@ -16,13 +16,15 @@
  * mysql's `-ppass`; docker run's `-u 1000:1000` is a uid): `redact-programs.ts` keeps a table of
  * programs and their credential options, applied to the options of those programs' commands
  * (also after `sudo`, `env X=1`, `timeout 5`, `nice -n 5`, in `docker exec c …`, `kubectl exec
- * pod -- …`, `docker run IMAGE …`, `watch`, `su -c`, `flock`, `find -exec`, `env -S`,
- * `GIT_SSH_COMMAND=…`, `ssh -o ProxyCommand=…`, pipelines, `bash -c '…'` and `ssh host '…'`),
- * scanning the text only when one of their names occurs in it.
+ * pod -- …`, `docker run IMAGE …`, `docker compose run SERVICE …`, `watch`, `su -c`, `flock`,
+ * `find -exec`, `env -S`, `GIT_SSH_COMMAND=…`, `ssh -o ProxyCommand=…`, `git -c
+ * core.sshCommand=…`, `git rebase --exec`, `rsync -e`, pipelines, `bash -c '…'` and `ssh host
+ * '…'`), scanning the text only when one of their names occurs in it.
  */
 
 import { MASK } from './mask.js';
 import { programMay, redactProgramArgv, redactProgramText } from './redact-programs.js';
+import { namesSecretInText, secretNameOptions } from './redact/secret-names.js';
 
 export { MASK } from './mask.js';
 
@@ -135,9 +137,17 @@ function compiled(): readonly Rule[] {
     [(l) => l.includes('"') && l.includes(':') && secretWord(l), () => /("([\w.-]+)"[ \t]*:[ \t]*")((?:[^"\\\n]|\\.)*)"/g, (m, head: string, name: string, value: string) => (SECRET_NAME.test(name) ? `${head}${masked(value)}"` : m)],
     // Long options: `--password=x`, `--token x`, `--api-key 'x y'` (a value that starts with `-`
     // is the next option: `psql --password -h db` asks for it).
-    [(l) => l.includes('--') && secretWord(l), () => new RegExp(String.raw`(?<![\w-])(${FLAG_NAME})(=|[ \t]+(?!-))(${WORD})`, 'gi'), (_m, flag: string, sep: string, value: string) => `${flag}${sep}${maskedWord(value)}`],
+    // podman's `run --secret NAME` names a stored secret, no value: it stays (redact-programs.ts).
+    [
+      (l) => l.includes('--') && secretWord(l),
+      () => new RegExp(String.raw`(?<![\w-])(${FLAG_NAME})(=|[ \t]+(?!-))(${WORD})`, 'gi'),
+      (m, flag: string, sep: string, value: string, offset: unknown, whole: unknown) =>
+        flag.length === 8 && flag.toLowerCase() === '--secret' && namesSecretInText(whole as string, offset as number) ? m : `${flag}${sep}${maskedWord(value)}`,
+    ],
     // `NAME=value` (POSIX shell assignments, env files, `key=value` arguments) with a secret name.
-    [(l) => l.includes('=') && secretWord(l), () => new RegExp(String.raw`(?<![\w.$-])([A-Za-z_][\w.-]*)=(${WORD})`, 'g'), (m, name: string, value: string) => (SECRET_NAME.test(name) ? `${name}=${maskedWord(value)}` : m)],
+    // The value of any other name is read again, since it may hold assignments of its own
+    // (`git -c core.sshCommand='TOKEN=x ssh'`, `GIT_SSH_COMMAND='TOKEN=x ssh'`).
+    [(l) => l.includes('=') && secretWord(l), () => new RegExp(ASSIGNMENT, 'g'), (_m, name: string, value: string) => (SECRET_NAME.test(name) ? `${name}=${maskedWord(value)}` : `${name}=${assignmentsIn(value)}`)],
   ]);
 }
 
@@ -156,6 +166,23 @@ const CUT_RULES: readonly (readonly [RegExp, (match: string, ...groups: string[]
   [/\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:'"]*:)([^\s/?#'"]+)$/i, (_m, head: string, password: string) => `${head}${masked(password)}`],
   [/("([\w.-]+)"[ \t]*:[ \t]*")((?:[^"\\\n]|\\[\s\S])*\\?)$/, (m, head: string, name: string, value: string) => (SECRET_NAME.test(name) ? `${head}${masked(value)}` : m)],
 ];
+
+/** `NAME=value`, the value one {@link WORD}. */
+const ASSIGNMENT = String.raw`(?<![\w.$-])([A-Za-z_][\w.-]*)=(${WORD})`;
+
+let innerAssignment: RegExp | undefined;
+
+/**
+ * The assignments with a secret name inside a value that was itself assigned (`TOKEN=x` in
+ * `core.sshCommand='TOKEN=x ssh'`), masked: the value after its opening quote, read as the rule
+ * reads any text, so a value that holds none comes back as it was.
+ */
+function assignmentsIn(value: string): string {
+  if (!value.includes('=')) return value;
+  const at = value[0] === "'" || value[0] === '"' ? 1 : 0;
+  const rest = value.slice(at).replace((innerAssignment ??= new RegExp(ASSIGNMENT, 'g')), (_m, name: string, inner: string) => (SECRET_NAME.test(name) ? `${name}=${maskedWord(inner)}` : `${name}=${assignmentsIn(inner)}`));
+  return value.slice(0, at) + rest;
+}
 
 /** How {@link redactText} reads its text. */
 export interface RedactOptions {
@@ -193,7 +220,7 @@ function maskedWord(word: string): string {
  * - URL passwords (`https://user:***@host`; RFC 3986) and secret query parameters (`?token=***`,
  *   the names of `url.ts`);
  * - long options `--password=***`, `--token ***`, `--api-key '***'`, `--secret`, `--db-password`
- *   …;
+ *   … (not podman's `run --secret NAME`, a stored secret's name);
  * - the credential options of the programs in `redact-programs.ts`'s table, and only in their
  *   commands: curl `-u admin:***` / `--user` / `-U` / `--proxy-user` / `--oauth2-bearer ***`,
  *   mysql/mariadb clients `-p***`, `sshpass -p ***`, `redis-cli -a ***` / `--pass ***`, openssl
@@ -203,13 +230,15 @@ function maskedWord(word: string): string {
  *   `-p***`; also after `sudo`, `env`, `exec`, `command`, `time`, `nohup`, `timeout`, `nice`,
  *   `ionice`, `stdbuf`, `xargs`, `doas` (their options with values skipped) and `NAME=value`, as
  *   the command of `docker exec`, `docker compose exec`, `podman exec`, `kubectl exec`, `docker
- *   run` and `podman run`, `watch`, `su -c`/`runuser`, `flock`, find's `-exec`/`-execdir`/`-ok`/
- *   `-okdir`, `env -S`, in the command lines of `GIT_SSH_COMMAND`-like variables and of ssh's `-o
- *   ProxyCommand=…`, in pipelines, lists, `sh -c '…'` and ssh's remote command (`docker run -u
- *   1000:1000`, `ssh -p 2222`, `mysql -P 3306`, `curl -k`, `zip -r`, `timeout 5 ls -p`, `find
- *   -name -exec` stay);
+ *   run`, `podman run` and `docker compose run`, `watch`, `su -c`/`runuser`, `flock`, find's
+ *   `-exec`/`-execdir`/`-ok`/`-okdir`, `env -S`, `git rebase --exec`, in the command lines of
+ *   `GIT_SSH_COMMAND`-like variables, of git's `-c core.sshCommand=…`-like settings, of rsync's
+ *   `-e`/`--rsync-path` and of ssh's `-o ProxyCommand=…`, in pipelines, lists, `sh -c '…'` and
+ *   ssh's remote command (`docker run -u 1000:1000`, `ssh -p 2222`, `mysql -P 3306`, `curl -k`,
+ *   `zip -r`, `timeout 5 ls -p`, `find -name -exec` stay);
  * - `NAME=***` where NAME ends in TOKEN, SECRET, PASSWORD, PASSWD, API_KEY, APIKEY, ACCESS_KEY,
- *   PRIVATE_KEY or CREDENTIALS (any case), and such JSON members (`"password":"***"`);
+ *   PRIVATE_KEY or CREDENTIALS (any case), also inside another assignment's value
+ *   (`core.sshCommand='TOKEN=*** ssh'`), and such JSON members (`"password":"***"`);
  * - token shapes anywhere in a word, prefix kept: GitHub `ghp_***` (gho_, ghu_, ghs_, ghr_,
  *   github_pat_), GitLab `glpat-***`, Slack `xoxb-***`, OpenAI/Anthropic `sk-***`/`sk-ant-***`,
  *   Stripe `sk_live_***`, AWS `AKIA***`/`ASIA***`, npm `npm_***`, Google `AIza***`, JWTs (`***`),
@@ -257,10 +286,14 @@ let valueFlag: RegExp | undefined;
 export function redactArgv(argv: readonly string[]): string[] {
   const source = redactProgramArgv(argv);
   const out = new Array<string>(source.length);
+  // podman's `run --secret NAME`: a name, not a value (redact-programs.ts `secretNameOptions`).
+  const names = source.some((a) => a.startsWith('--secret')) ? secretNameOptions(source) : undefined;
   for (let i = 0; i < source.length; i++) {
     const arg = source[i]!;
     const prev = i > 0 ? source[i - 1]! : '';
-    if (prev.length > 2 && prev.charCodeAt(0) === 45 && prev.charCodeAt(1) === 45 && (valueFlag ??= new RegExp(`^${FLAG_NAME}$`, 'i')).test(prev) && !arg.startsWith('-')) {
+    if (names?.has(i) && arg.startsWith('--secret=')) out[i] = `--secret=${redactText(arg.slice(9))}`;
+    else if (names?.has(i - 1)) out[i] = redactText(arg);
+    else if (prev.length > 2 && prev.charCodeAt(0) === 45 && prev.charCodeAt(1) === 45 && (valueFlag ??= new RegExp(`^${FLAG_NAME}$`, 'i')).test(prev) && !arg.startsWith('-')) {
       out[i] = masked(arg);
     } else out[i] = redactText(arg);
   }

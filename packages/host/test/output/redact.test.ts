@@ -295,6 +295,25 @@ describe('redactText: commands run by wrappers, containers and ssh', () => {
     ["docker run -it --name x -u 1000 --network host img sh -c 'curl -u a:hunter2 x'", "docker run -it --name x -u 1000 --network host img sh -c 'curl -u a:*** x'"],
     ['docker -H tcp://h container run --entrypoint "" img mysql -phunter2', 'docker -H tcp://h container run --entrypoint "" img mysql -p***'],
     ['podman run --pod p --tz UTC img redis-cli -a hunter2 ping', 'podman run --pod p --tz UTC img redis-cli -a *** ping'],
+    // Compose's run: the command after the service.
+    ['docker compose run --rm -e A=b -p 80:80 web mysql -phunter2', 'docker compose run --rm -e A=b -p 80:80 web mysql -p***'],
+    ['docker compose -f dev.yml run --entrypoint "" --name x web sh -c "mysql -phunter2"', 'docker compose -f dev.yml run --entrypoint "" --name x web sh -c "mysql -p***"'],
+    ["docker-compose run -u root -v /a:/b web sh -c 'curl -u a:hunter2 x'", "docker-compose run -u root -v /a:/b web sh -c 'curl -u a:*** x'"],
+    // git: a `-c` that sets a command (core.sshCommand, core.gitProxy, core.editor,
+    // sequence.editor, core.pager), and rebase's --exec/-x.
+    ["git -c core.sshCommand='sshpass -p hunter2 ssh -i key' fetch", "git -c core.sshCommand='sshpass -p *** ssh -i key' fetch"],
+    [`git -c core.sshCommand='ssh -i key -o ProxyCommand="sshpass -p hunter2 ssh -W %h:%p b"' push`, `git -c core.sshCommand='ssh -i key -o ProxyCommand="sshpass -p *** ssh -W %h:%p b"' push`],
+    ["git -C /r -c user.name=me -c CORE.SSHCOMMAND='sshpass -phunter2 ssh' pull", "git -C /r -c user.name=me -c CORE.SSHCOMMAND='sshpass -p*** ssh' pull"],
+    ["git -c core.pager='mysql -phunter2' log", "git -c core.pager='mysql -p***' log"],
+    ["git rebase --exec 'mysql -phunter2 db < t.sql' main", "git rebase --exec 'mysql -p*** db < t.sql' main"],
+    ["git rebase -x 'curl -u a:hunter2 x' main", "git rebase -x 'curl -u a:*** x' main"],
+    ["git -c user.name=me rebase -i --onto o -ix'redis-cli -a hunter2 ping' main", "git -c user.name=me rebase -i --onto o -ix'redis-cli -a *** ping' main"],
+    ['git rebase --exec="mysql -phunter2" main', 'git rebase --exec="mysql -p***" main'],
+    // rsync: -e/--rsh and --rsync-path hold a command line.
+    ["rsync -e 'sshpass -p hunter2 ssh -p 22' -a d h:", "rsync -e 'sshpass -p *** ssh -p 22' -a d h:"],
+    ["rsync -avze 'sshpass -p hunter2 ssh' d h:", "rsync -avze 'sshpass -p *** ssh' d h:"],
+    [`rsync --rsh="ssh -o ProxyCommand='sshpass -p hunter2 ssh b'" d h:`, `rsync --rsh="ssh -o ProxyCommand='sshpass -p *** ssh b'" d h:`],
+    ["rsync -a --rsync-path='sudo mysql -phunter2' d h:", "rsync -a --rsync-path='sudo mysql -p***' d h:"],
   ])('%s', (input, expected) => {
     expect(redactText(input)).toBe(expected);
     expect(redactText(expected)).toBe(expected);
@@ -335,12 +354,41 @@ describe('redactText: commands run by wrappers, containers and ssh', () => {
     "GIT_AUTHOR_NAME='mysql -phunter2' git commit",
     'docker run -p 3306:3306 mysql',
     'podman run -u 0 -p 80:80 redis-cli',
+    'docker compose run -p 3306:3306 web ls -p',
+    'git -c core.editor=vim -c core.sshCommand="ssh -p 2222 -i key" fetch',
+    "git rebase -x 'make test' main",
+    "rsync -B 1024 -e 'ssh -p 2222' -a d h:",
+    // podman run's --secret names a stored secret (podman-run(1)); its value never is on the line.
+    'podman run --rm --secret mysecret img',
+    'podman run --secret=mysecret,type=env,target=DB_TOKEN img',
+    'sudo podman container run -e A=b --secret s --secret t img ls',
+    'docker run --secret mysecret img',
+    "bash -c 'podman run --secret mysecret img'",
+    'docker exec c podman run --secret mysecret img',
   ])('leaves %s unchanged', (input) => {
     expect(redactText(input)).toBe(input);
   });
 
   // Wrappers carry no secret of their own: text naming none of the table's programs is not
   // scanned at all (the pre-test), however many wrappers it holds; each new program passes it.
+  // Secrets the general rules mask are masked inside those commands as when run directly.
+  it.each([
+    ["git -c core.sshCommand='TOKEN=abc ssh' fetch", "git -c core.sshCommand='TOKEN=*** ssh' fetch"],
+    ["GIT_SSH_COMMAND='API_KEY=abc ssh' git fetch", "GIT_SSH_COMMAND='API_KEY=*** ssh' git fetch"],
+    ["git -c core.sshCommand='ssh --password hunter2' fetch", "git -c core.sshCommand='ssh --password ***' fetch"],
+    [`git rebase --exec 'curl -H "Authorization: Bearer abc" x' main`, `git rebase --exec 'curl -H "Authorization: Bearer ***" x' main`],
+    ["git rebase -x 'TOKEN=abc make deploy' main", "git rebase -x 'TOKEN=*** make deploy' main"],
+    ["rsync -e 'ssh -o SendEnv=X' --rsync-path='TOKEN=abc rsync' d h:", "rsync -e 'ssh -o SendEnv=X' --rsync-path='TOKEN=*** rsync' d h:"],
+    ["docker compose run web curl -H 'Authorization: Bearer abc' x", "docker compose run web curl -H 'Authorization: Bearer ***' x"],
+    // `--secret` anywhere else still holds a value.
+    ['podman run img --secret hunter2', 'podman run img --secret ***'],
+    ['podman --secret hunter2 run img', 'podman --secret *** run img'],
+    ['podman run --secret s img && deploy --secret hunter2', 'podman run --secret s img && deploy --secret ***'],
+  ])('%s', (input, expected) => {
+    expect(redactText(input)).toBe(expected);
+    expect(redactText(expected)).toBe(expected);
+  });
+
   it('scans only text that names a listed program', () => {
     for (const text of ['timeout 5 nice -n 5 ls -p', 'docker exec -u root c ls -la', 'kubectl exec pod -- ls', 'ssh -p 2222 host uptime', 'xargs -n 1 echo'])
       expect(programMay(text.toLowerCase())).toBe(false);
@@ -386,6 +434,17 @@ describe('redactArgv: credential options of listed programs', () => {
     [['docker', 'run', '--rm', '-v', '/a:/b', 'img', 'mysql', '-phunter2'], ['docker', 'run', '--rm', '-v', '/a:/b', 'img', 'mysql', '-p***']],
     [['find', '.', '-name', '-exec', 'mysql', '-phunter2'], ['find', '.', '-name', '-exec', 'mysql', '-phunter2']],
     [['watch', '-n', '5', 'mysql -phunter2 -e "show processlist"'], ['watch', '-n', '5', 'mysql -p*** -e "show processlist"']],
+    [['docker', 'compose', 'run', '-e', 'A=b', 'web', 'mysql', '-phunter2'], ['docker', 'compose', 'run', '-e', 'A=b', 'web', 'mysql', '-p***']],
+    [['docker-compose', 'run', 'web', 'redis-cli', '-a', 'hunter2'], ['docker-compose', 'run', 'web', 'redis-cli', '-a', '***']],
+    [['git', '-c', 'core.sshCommand=sshpass -p hunter2 ssh', 'fetch'], ['git', '-c', 'core.sshCommand=sshpass -p *** ssh', 'fetch']],
+    [['git', '-c', 'core.sshCommand=TOKEN=abc ssh', 'fetch'], ['git', '-c', 'core.sshCommand=TOKEN=*** ssh', 'fetch']],
+    [['git', 'rebase', '-x', 'mysql -phunter2', 'main'], ['git', 'rebase', '-x', 'mysql -p***', 'main']],
+    [['rsync', '-e', 'sshpass -p hunter2 ssh', 'd', 'h:'], ['rsync', '-e', 'sshpass -p *** ssh', 'd', 'h:']],
+    // podman run's --secret is a name; elsewhere a value.
+    [['podman', 'run', '--secret', 'mysecret', 'img'], ['podman', 'run', '--secret', 'mysecret', 'img']],
+    [['sudo', 'podman', 'run', '--secret=mysecret', 'img'], ['sudo', 'podman', 'run', '--secret=mysecret', 'img']],
+    [['podman', 'run', 'img', '--secret', 'hunter2'], ['podman', 'run', 'img', '--secret', '***']],
+    [['deploy', '--secret', 'hunter2'], ['deploy', '--secret', '***']],
     // Unchanged: other programs' -u/-p, prompts and references.
     [['docker', 'run', '-u', '1000:1000', '-p', '80:80', 'img'], ['docker', 'run', '-u', '1000:1000', '-p', '80:80', 'img']],
     [['ssh', '-p', '2222', 'host'], ['ssh', '-p', '2222', 'host']],

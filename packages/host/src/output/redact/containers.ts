@@ -1,7 +1,7 @@
 // Programs whose subcommand runs a command inside something else: `docker exec CONTAINER cmd`,
-// `docker run IMAGE cmd`, `podman exec`/`run`, `docker compose exec`, `kubectl exec POD -- cmd`;
+// `docker run IMAGE cmd`, `podman exec`/`run`, `docker compose exec`/`run`, `kubectl exec POD -- cmd`;
 // each with the options that take a value, so the command is found past them and its operands.
-import { afterOptions, skipOptions } from './option-words.js';
+import { afterOptions, skipOptions, takesNext } from './option-words.js';
 import type { Word } from './types.js';
 
 /**
@@ -30,6 +30,12 @@ const DOCKER_RUN = ['--add-host', '--annotation', '-a', '--attach', '--blkio-wei
  * docker run's and podman's own.
  */
 const PODMAN_RUN = [...DOCKER_RUN, '--arch', '--authfile', '--cert-dir', '--cgroup-conf', '--cgroups', '--chrootdirs', '--conmon-pidfile', '--creds', '--decryption-key', '--device-cgroup-rule', '--env-merge', '--gidmap', '--group-entry', '--hostuser', '--image-volume', '--init-path', '--os', '--passwd-entry', '--personality', '--pidfile', '--pod', '--pod-id-file', '--preserve-fd', '--rdt-class', '--requires', '--retry', '--retry-delay', '--sdnotify', '--seccomp-policy', '--secret', '--subgidname', '--subuidname', '--timeout', '--tz', '--uidmap', '--umask', '--unsetenv', '--variant'];
+
+/**
+ * Compose's run options that take a value, https://docs.docker.com/reference/cli/docker/compose/run/
+ * (`docker compose run [OPTIONS] SERVICE [COMMAND] [ARGS...]`; also `docker-compose run`).
+ */
+const COMPOSE_RUN = ['--cap-add', '--cap-drop', '--entrypoint', '-e', '--env', '--env-from-file', '-l', '--label', '--name', '-p', '--publish', '--pull', '-u', '--user', '-v', '--volume', '-w', '--workdir'];
 
 /** A subcommand that runs a command inside something else (`docker exec CONTAINER cmd …`). */
 interface Launch {
@@ -61,7 +67,8 @@ interface Launch {
  * Compose's own `-f`, `-p`, `--profile`, `--env-file`, `--project-directory`, `--ansi`,
  * `--progress`, `--parallel`, https://docs.docker.com/reference/cli/docker/compose/), and `docker
  * run [OPTIONS] IMAGE [COMMAND] [ARG...]` / `podman run` (also `container run`), the command
- * after the image ({@link DOCKER_RUN}, {@link PODMAN_RUN}).
+ * after the image ({@link DOCKER_RUN}, {@link PODMAN_RUN}), and Compose's run, the command after
+ * the service ({@link COMPOSE_RUN}).
  */
 let launches: ReadonlyMap<string, readonly Launch[]> | undefined;
 function launchRules(): ReadonlyMap<string, readonly Launch[]> {
@@ -73,8 +80,8 @@ function launchRules(): ReadonlyMap<string, readonly Launch[]> {
   const composeExec = ['-e', '--env', '--index', '-u', '--user', '-w', '--workdir'];
   const container = (path: readonly string[], before: readonly string[], valued: readonly string[], instead?: readonly string[]): Launch => ({ path, before, valued, operands: 1, instead });
   launches = new Map<string, readonly Launch[]>([
-    ['docker', [container(['exec'], DOCKER_GLOBALS, dockerExec), container(['container', 'exec'], DOCKER_GLOBALS, dockerExec), container(['compose', 'exec'], [...DOCKER_GLOBALS, ...composeGlobals], composeExec), container(['run'], DOCKER_GLOBALS, DOCKER_RUN), container(['container', 'run'], DOCKER_GLOBALS, DOCKER_RUN)]],
-    ['docker-compose', [container(['exec'], composeGlobals, composeExec)]],
+    ['docker', [container(['exec'], DOCKER_GLOBALS, dockerExec), container(['container', 'exec'], DOCKER_GLOBALS, dockerExec), container(['compose', 'exec'], [...DOCKER_GLOBALS, ...composeGlobals], composeExec), container(['compose', 'run'], [...DOCKER_GLOBALS, ...composeGlobals], COMPOSE_RUN), container(['run'], DOCKER_GLOBALS, DOCKER_RUN), container(['container', 'run'], DOCKER_GLOBALS, DOCKER_RUN)]],
+    ['docker-compose', [container(['exec'], composeGlobals, composeExec), container(['run'], composeGlobals, COMPOSE_RUN)]],
     ['podman', [container(['exec'], PODMAN_GLOBALS, podmanExec, ['-l', '--latest']), container(['container', 'exec'], PODMAN_GLOBALS, podmanExec, ['-l', '--latest']), container(['run'], PODMAN_GLOBALS, PODMAN_RUN), container(['container', 'run'], PODMAN_GLOBALS, PODMAN_RUN)]],
     ['kubectl', [{ path: ['exec'], before: kubectlGlobals, valued: [...kubectlGlobals, '-c', '--container', '-f', '--filename', '--pod-running-timeout'], operands: 1, dashes: true }]],
   ]);
@@ -113,4 +120,33 @@ export function launchedAt(words: readonly Word[], i: number, name: string): num
     if (at >= 0) return at;
   }
   return -1;
+}
+
+/**
+ * Whether `words[k]` is among the options of `run` (or `container run`) of docker or podman at
+ * `words[i]`, before the image: `--secret NAME` there names a secret (secret-names.ts).
+ */
+export function isRunOption(words: readonly Word[], i: number, name: string, k: number): boolean {
+  if (name !== 'docker' && name !== 'podman') return false;
+  for (const launch of launchRules().get(name)!) {
+    if (launch.path[launch.path.length - 1] !== 'run' || launch.path[0] === 'compose') continue;
+    let at = i + 1;
+    let matched = true;
+    for (const step of launch.path) {
+      at = skipOptions(words, at, launch.before);
+      if (at >= words.length || words[at]!.text !== step) {
+        matched = false;
+        break;
+      }
+      at++;
+    }
+    if (!matched) continue;
+    while (at <= k) {
+      const text = words[at]!.text;
+      if (text === '--' || !text.startsWith('-') || text === '-') return false;
+      if (at === k) return true;
+      at += takesNext(text, launch.valued) ? 2 : 1;
+    }
+  }
+  return false;
 }

@@ -3,6 +3,9 @@
 // place in the source kept), and a word that is itself a command line read the same way.
 import type { Word } from './types.js';
 
+/** Reserved words that may open a command (`if curl …`, `! mysql …`, `{ curl …; }`). */
+export const OPENERS = ['!', '{', 'if', 'then', 'elif', 'else', 'do', 'while', 'until'];
+
 /** How deep command lines inside command lines are read (`bash -c "sh -c '…'"`, `GIT_SSH_COMMAND='ssh -o ProxyCommand=…'`). */
 export const MAX_DEPTH = 3;
 
