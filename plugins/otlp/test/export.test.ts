@@ -190,7 +190,7 @@ describe('cordon export --otlp', () => {
     expect(ftp.exitCode).toBe(2);
     expect(ftp.stderr).toContain('--otlp "ftp://x": expected an http:// or https:// URL');
     const secret = await runCordon(['export', '--otlp', 'ftp://me:hunter22@x?token=abc123'], { env: sandbox.env });
-    expect(secret.stderr).toContain('--otlp "ftp://me:***@x?token=***": expected an http:// or https:// URL');
+    expect(secret.stderr).toContain('--otlp "ftp://***@x?token=***": expected an http:// or https:// URL');
     expect(secret.stderr).not.toMatch(/hunter22|abc123/);
     // Found by a fresh user: only `failed: bad port`, naming neither the port nor why.
     const bad = await runCordon(['export', '--otlp', 'http://127.0.0.1:9'], { env: sandbox.env });
@@ -228,7 +228,7 @@ describe('cordon export --otlp', () => {
     let r = await runCordon(['export', '--otlp', withCreds], { env: sandbox.env });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout + r.stderr).not.toContain('S3cretPW');
-    expect(r.stdout).toContain('to http://alice:***@127.0.0.1');
+    expect(r.stdout).toContain('to http://***@127.0.0.1');
     expect(ok.auth[0]).toBe(`Basic ${Buffer.from('alice:S3cretPW').toString('base64')}`);
     const refusing = await receiver(() => ({ status: 401, body: 'bad password S3cretPW for alice' }));
     r = await runCordon(['export', '--otlp', refusing.url.replace('http://', 'http://alice:S3cretPW@')], { env: sandbox.env });
@@ -242,7 +242,7 @@ describe('cordon export --otlp', () => {
     expect(r.stdout + r.stderr).not.toMatch(/hunter2pw|T0kenValue/);
     r = await runCordon(['export', '--otlp', down.url.replace('http://', 'http://carol:Pa55word@')], { env: sandbox.env });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.replace(/\s+/g, ' ')).toMatch(/to http:\/\/carol:\*\*\*@127\.0\.0\.1:\d+ failed/);
+    expect(r.stderr.replace(/\s+/g, ' ')).toMatch(/to http:\/\/\*\*\*@127\.0\.0\.1:\d+ failed/);
     expect(r.stdout + r.stderr).not.toContain('Pa55word');
   });
 

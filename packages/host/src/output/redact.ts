@@ -22,7 +22,7 @@
  * '…'`), scanning the text only when one of their names occurs in it.
  */
 
-import { MASK } from './mask.js';
+import { MASK, maskedUserinfo } from './mask.js';
 import { programMay, redactProgramArgv, redactProgramText } from './redact-programs.js';
 import { namesSecretInText, secretNameOptions } from './redact/secret-names.js';
 
@@ -128,9 +128,14 @@ function compiled(): readonly Rule[] {
       () => /(?<![\w/-])((?:[\w-]*[-_](?:token|secret)|(?:[\w-]*[-_])?api[-_]?key)["']?[ \t]*:[ \t]+["']?)([^\s'"]+)/gi,
       (_m, head: string, value: string) => `${head}${masked(value)}`,
     ],
-    // URL user information (RFC 3986 §3.2.1, "user:password" is deprecated but still sent):
-    // the password; the user name and host stay.
-    [(l) => l.includes('://'), () => /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:'"]*:)([^\s/?#'"]+)@/gi, (_m, head: string, password: string) => `${head}${masked(password)}@`],
+    // URL user information (RFC 3986 §3.2.1, "user:password" is deprecated but still sent): all
+    // of it, as every URL cordon shows (mask.ts `maskedUserinfo`); the host stays. A password that
+    // is a reference (`$PASS`) leaves it as it is.
+    [
+      (l) => l.includes('://'),
+      () => /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:'"]*):([^\s/?#'"]+)@/gi,
+      (m, scheme: string, user: string, password: string) => (masked(password) === password ? m : `${scheme}${maskedUserinfo(`${user}:${password}`)}@`),
+    ],
     // Secret query parameters (url.ts's names): `?token=x`, `&api_key=x`.
     [(l) => l.includes('=') && (l.includes('?') || l.includes('&')) && (secretWord(l) || l.includes('pwd')), () => new RegExp(String.raw`([?&](?:${SECRET_PARAM_NAMES})=)([^&#\s'"\x60;|<>()]+)`, 'gi'), (_m, head: string, value: string) => `${head}${masked(value)}`],
     // JSON members (RFC 8259) with a secret name: `{"password": "x"}` in a curl -d.
@@ -163,7 +168,7 @@ function compiled(): readonly Rule[] {
 const CUT_RULES: readonly (readonly [RegExp, (match: string, ...groups: string[]) => string])[] = [
   [/(?<![A-Za-z0-9])(gh[pousr]_|github_pat_|gl(?:pat|oas|dt|rt|cbt|ptt|ft|imt|agent|soat|ffct)-|xox[abpr]-|sk-(?:ant-)?|(?:sk|rk)_(?:live|test)_|A[KS]IA|npm_|AIza)[\w-]+$/, (_m, prefix: string) => `${prefix}${MASK}`],
   [/(?<![A-Za-z0-9])eyJ[\w-]*(?:\.[\w-]*)*$/, () => MASK],
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:'"]*:)([^\s/?#'"]+)$/i, (_m, head: string, password: string) => `${head}${masked(password)}`],
+  [/\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:'"]*):([^\s/?#'"]+)$/i, (m, scheme: string, user: string, password: string) => (masked(password) === password ? m : `${scheme}${maskedUserinfo(`${user}:${password}`)}`)],
   [/("([\w.-]+)"[ \t]*:[ \t]*")((?:[^"\\\n]|\\[\s\S])*\\?)$/, (m, head: string, name: string, value: string) => (SECRET_NAME.test(name) ? `${head}${masked(value)}` : m)],
 ];
 
@@ -217,8 +222,9 @@ function maskedWord(word: string): string {
  *
  * - `Authorization:` / `Proxy-Authorization:` header values after the scheme (`Bearer ***`,
  *   `Basic ***`, `token ***`; RFC 9110), `Cookie:`, `*-Token:`, `*-Api-Key:` header values;
- * - URL passwords (`https://user:***@host`; RFC 3986) and secret query parameters (`?token=***`,
- *   the names of `url.ts`);
+ * - URL user information with a password, user name and all (`https://***@host`; RFC 3986; the
+ *   one form, mask.ts `maskedUserinfo`), and secret query parameters (`?token=***`, the names of
+ *   `url.ts`);
  * - long options `--password=***`, `--token ***`, `--api-key '***'`, `--secret`, `--db-password`
  *   … (not podman's `run --secret NAME`, a stored secret's name);
  * - the credential options of the programs in `redact-programs.ts`'s table, and only in their

@@ -1,4 +1,5 @@
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { MASK, maskedUserinfo } from './mask.js';
 import { SECRET_PARAM_NAMES } from './redact.js';
 
 /**
@@ -10,16 +11,27 @@ import { SECRET_PARAM_NAMES } from './redact.js';
 const SECRET_PARAMS = new RegExp(`^(?:${SECRET_PARAM_NAMES})$`, 'i');
 
 /**
- * `url` with its password (and user name's password half only: the user stays, as `psql` shows
- * it) replaced by `***`, and every {@link SECRET_PARAMS} query parameter too. A string that does
- * not parse as a URL is shown as typed except a user-info part (before an `@`) and a query, where
- * it may hold a secret.
+ * `url`'s user information, if any, as {@link maskedUserinfo} shows it (`https://***@host`), in
+ * place. URL keeps a user name and a password apart; the mask goes in the user name's place.
+ */
+function maskUrlUserinfo(u: URL): void {
+  if (u.username === '' && u.password === '') return;
+  const masked = maskedUserinfo(`${u.username}:${u.password}`);
+  u.password = '';
+  u.username = masked;
+}
+
+/**
+ * `url` with its user information (user name and password alike: {@link maskedUserinfo}) and
+ * every {@link SECRET_PARAMS} query parameter replaced by `***`. A string that does not parse as a
+ * URL is shown as typed except a user-info part (before an `@`) and a query, where it may hold a
+ * secret.
  */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    if (u.password) u.password = '***';
-    for (const key of [...u.searchParams.keys()]) if (SECRET_PARAMS.test(key)) u.searchParams.set(key, '***');
+    maskUrlUserinfo(u);
+    for (const key of [...u.searchParams.keys()]) if (SECRET_PARAMS.test(key)) u.searchParams.set(key, MASK);
     return u.toString();
   } catch {
     // Unparsable (a scheme left out: `127.0.0.1:4318`): shown as typed, except the parts URL syntax
@@ -27,21 +39,19 @@ export function redactUrl(url: string): string {
     const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
     const rest = url.slice(scheme.length);
     const at = rest.lastIndexOf('@');
-    return `${scheme}${at >= 0 ? `***${rest.slice(at)}` : rest}`.replace(/\?[\s\S]*$/, '?…');
+    return `${scheme}${at >= 0 ? `${maskedUserinfo(rest.slice(0, at))}${rest.slice(at)}` : rest}`.replace(/\?[\s\S]*$/, '?…');
   }
 }
 
 /**
  * An endpoint cordon sends to (`--otlp`), shown with no credential at all: {@link redactUrl}, and
- * besides a user name standing alone (`https://TOKEN@host`, sent as Basic authentication with an
- * empty password, so the name is the secret) and every query value, whatever its name, as `***`.
+ * besides every query value, whatever its name, as `***`.
  */
 export function redactEndpoint(url: string): string {
   try {
     const u = new URL(url);
-    if (u.password) u.password = '***';
-    else if (u.username) u.username = '***';
-    for (const key of [...u.searchParams.keys()]) u.searchParams.set(key, '***');
+    maskUrlUserinfo(u);
+    for (const key of [...u.searchParams.keys()]) u.searchParams.set(key, MASK);
     return u.toString();
   } catch {
     return redactUrl(url);
@@ -50,9 +60,8 @@ export function redactEndpoint(url: string): string {
 
 /**
  * An endpoint as the user typed it (`--otlp ftp://x` stays `ftp://x`, not URL's re-serialised
- * `ftp://x/`), with what {@link redactEndpoint} hides hidden in that text: the password of a
- * user-info part (`user:***@`), a user name standing alone (`***@`), and every query value
- * (`?key=***`). What is shown is what was typed, so the user can find it on their command line.
+ * `ftp://x/`), with what {@link redactEndpoint} hides hidden in that text: a user-info part
+ * (`***@`, {@link maskedUserinfo}) and every query value (`?key=***`). What is shown is what was typed, so the user can find it on their command line.
  */
 export function shownEndpoint(text: string): string {
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? '';
@@ -62,11 +71,7 @@ export function shownEndpoint(text: string): string {
   const after = authorityEnd < 0 ? '' : rest.slice(authorityEnd);
   const at = authority.lastIndexOf('@');
   let shown = authority;
-  if (at >= 0) {
-    const userinfo = authority.slice(0, at);
-    const colon = userinfo.indexOf(':');
-    shown = `${colon >= 0 ? `${userinfo.slice(0, colon)}:***` : '***'}${authority.slice(at)}`;
-  }
+  if (at >= 0) shown = `${maskedUserinfo(authority.slice(0, at))}${authority.slice(at)}`;
   // Every query value, up to a fragment.
   const path = after.replace(/\?([^#]*)/, (_, query: string) => `?${query.split('&').map((pair) => (pair.includes('=') ? `${pair.slice(0, pair.indexOf('='))}=***` : pair)).join('&')}`);
   return `${scheme}${shown}${path}`;

@@ -29,7 +29,7 @@ describe.each(routes)('control run with secrets in its command ($name)', ({ env 
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readFileSync(out, 'utf8')).toBe(args.map((a) => `${a}\n`).join(''));
 
-    const shown = ['sh', '-c', 'printf "%s\\n" "$@" > "$0"', out, 'x-token=***', 'Authorization: Bearer ***', '--password', '***', 'https://me:***@example.com/x', 'GITHUB_TOKEN=***', 'AKIA***', 'plain', '/tmp/3f2a9c0e5b7d4e1f2a3b4c5d6e7f8a9b0c1d2e3f'];
+    const shown = ['sh', '-c', 'printf "%s\\n" "$@" > "$0"', out, 'x-token=***', 'Authorization: Bearer ***', '--password', '***', 'https://***@example.com/x', 'GITHUB_TOKEN=***', 'AKIA***', 'plain', '/tmp/3f2a9c0e5b7d4e1f2a3b4c5d6e7f8a9b0c1d2e3f'];
     const log = readFileSync(join(sandbox.dataDir, 'logs/cordon.log'), 'utf8');
     const runs = readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8');
     for (const secret of SECRETS) {
@@ -104,6 +104,6 @@ describe.each(routes)('control run with secrets in its command ($name)', ({ env 
   it('shows a secret in a command that cannot start as *** in the error', async () => {
     const r = await runCordon(['control', 'run', '--', 'https://me:pa55word@example.com/x'], { cwd: sandbox.root, env: { ...sandbox.env, ...env } });
     expect(r.exitCode).toBe(127);
-    expect(r.stderr).toBe("cordon control run: cannot start 'https://me:***@example.com/x': no such file\n");
+    expect(r.stderr).toBe("cordon control run: cannot start 'https://***@example.com/x': no such file\n");
   });
 });

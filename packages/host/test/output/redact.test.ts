@@ -23,8 +23,8 @@ describe('redactText', () => {
     [`curl -H 'Cookie: session=abc; other=def' https://x`, `curl -H 'Cookie: ***' https://x`],
     [`curl -H 'X-Api-Key: abc123' -H 'Private-Token: xyz'`, `curl -H 'X-Api-Key: ***' -H 'Private-Token: ***'`],
     // URL userinfo (RFC 3986) and url.ts's secret query parameters.
-    [`git clone https://user:hunter2@github.com/org/repo.git`, `git clone https://user:***@github.com/org/repo.git`],
-    [`psql postgres://app:s3cr%40t@db:5432/app`, `psql postgres://app:***@db:5432/app`],
+    [`git clone https://user:hunter2@github.com/org/repo.git`, `git clone https://***@github.com/org/repo.git`],
+    [`psql postgres://app:s3cr%40t@db:5432/app`, `psql postgres://***@db:5432/app`],
     [`curl 'https://api.x.com/v1?token=abc123&x=1'`, `curl 'https://api.x.com/v1?token=***&x=1'`],
     [`curl https://x/y?a=1&api_key=abc`, `curl https://x/y?a=1&api_key=***`],
     // Long options.
@@ -544,7 +544,7 @@ describe('redactArgv', () => {
     expect(redactArgv(['mysql', '--password', 'hunter2', '-h', 'db'])).toEqual(['mysql', '--password', '***', '-h', 'db']);
     expect(redactArgv(['tool', '--api-key', 'a b', '--token', '-x'])).toEqual(['tool', '--api-key', '***', '--token', '-x']);
     expect(redactArgv(['tool', '--token', '$TOKEN'])).toEqual(['tool', '--token', '$TOKEN']);
-    expect(redactArgv(['curl', '-H', 'Authorization: Bearer abc', 'https://u:p@h/'])).toEqual(['curl', '-H', 'Authorization: Bearer ***', 'https://u:***@h/']);
+    expect(redactArgv(['curl', '-H', 'Authorization: Bearer abc', 'https://u:p@h/'])).toEqual(['curl', '-H', 'Authorization: Bearer ***', 'https://***@h/']);
     expect(redactArgv(['sh', '-c', 'true', 'x-token=abc', 'Authorization: Bearer abc.def'])).toEqual(['sh', '-c', 'true', 'x-token=***', 'Authorization: Bearer ***']);
     expect(redactArgv(['bash', '-c', `curl -H 'Authorization: Bearer abc' https://x`])).toEqual(['bash', '-c', `curl -H 'Authorization: Bearer ***' https://x`]);
   });
@@ -587,7 +587,7 @@ describe('redactText of a cut text (a window of a longer command)', () => {
   const SECRETS = [`ghp_${body(36)}`, `AKIA${body(16)}`, `npm_${body(36)}`, `eyJ${body(8)}.eyJ${body(40)}.${body(20)}`, `https://me:${body(40)}@h.example/x`, `'{"api_key": "${body(40)}"}'`, `bash -c 'curl -u admin:${body(40)} x'`];
 
   it('masks a secret the cut runs through to the end; the same text not cut is left as it is', () => {
-    expect(redactText('git clone https://me:abc', { cut: true })).toBe('git clone https://me:***');
+    expect(redactText('git clone https://me:abc', { cut: true })).toBe('git clone https://***');
     expect(redactText('git clone https://me:abc')).toBe('git clone https://me:abc');
     expect(redactText('echo ghp_ab', { cut: true })).toBe('echo ghp_***');
     expect(redactText('echo ghp_ab')).toBe('echo ghp_ab');

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from '../../src/output/url.js';
+import { redactText } from '../../src/output/redact.js';
+import { redactEndpoint, redactUrl, shownEndpoint } from '../../src/output/url.js';
 
 describe('redactUrl', () => {
   it('redacts the password and secret query values of a URL', () => {
-    expect(redactUrl('http://alice:secret@collector:4318/')).toBe('http://alice:***@collector:4318/');
+    expect(redactUrl('http://alice:secret@collector:4318/')).toBe('http://***@collector:4318/');
     expect(redactUrl('https://c:4318/?token=abc&x=1')).toBe('https://c:4318/?token=***&x=1');
   });
 
@@ -20,3 +21,23 @@ describe('redactUrl', () => {
     }
   });
 });
+
+// One form of a URL's user information wherever cordon shows a URL (mask.ts maskedUserinfo): all
+// of it as `***`, the user name with the password; `redactUrl` kept the user (`alice:***@`).
+describe('user information', () => {
+  it('is `***` whole in a printed URL, an export endpoint (parsed or as typed) and a recorded command', () => {
+    for (const url of ['https://alice:s3cret@h:4318/x', 'https://alice:@h:4318/x', 'https://TOKEN@h:4318/x']) {
+      expect(redactUrl(url), url).toBe('https://***@h:4318/x');
+      expect(redactEndpoint(url), url).toBe('https://***@h:4318/x');
+      expect(shownEndpoint(url), url).toBe('https://***@h:4318/x');
+    }
+    expect(redactText('curl https://alice:s3cret@h:4318/x')).toBe('curl https://***@h:4318/x');
+    expect(redactText('curl https://alice:s3cret@h:4318/x', { cut: true })).toBe('curl https://***@h:4318/x');
+    expect(redactText('git clone https://alice:s3cr', { cut: true })).toBe('git clone https://***');
+    for (const shown of [redactUrl('https://alice:s3cret@h/'), redactText('x https://alice:s3cret@h/')]) expect(shown).not.toContain('alice');
+    // A reference stays as written; a URL without user information is unchanged.
+    expect(redactText('curl https://alice:$PASS@h/')).toBe('curl https://alice:$PASS@h/');
+    expect(redactUrl('https://h:4318/x')).toBe('https://h:4318/x');
+  });
+});
+
