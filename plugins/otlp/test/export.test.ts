@@ -214,6 +214,17 @@ describe('cordon export --otlp', () => {
     expect(r.stdout).toContain('the collector rejected 1 spans and 0 metric points: attribute too long');
     r = await runCordon(['export', '--otlp', some.url, '--json'], { env: sandbox.env });
     expect(JSON.parse(r.stdout)).toMatchObject({ spans: 3, data_points: 12, rejected_spans: 1, rejected_data_points: 0, rejection_messages: ['attribute too long'] });
+    // A receiver's message is its own text: escaped in the summary (--json) as on the terminal, one line each.
+    const hostile = 'quota\x1b]52;c;ZXZpbA==\x07 \u009b2J\u202eexe\nnext';
+    const loud = await receiver((path) => ({ status: 200, body: path.endsWith('/traces') ? { partialSuccess: { rejectedSpans: 1, errorMessage: hostile } } : {} }));
+    for (const json of [false, true]) {
+      r = await runCordon(['export', '--otlp', loud.url, ...(json ? ['--json'] : [])], { env: sandbox.env });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const shown = 'quota\\u001b]52;c;ZXZpbA==\\u0007 \\u009b2J\\u202eexe\\u000anext';
+      if (json) expect(JSON.parse(r.stdout).rejection_messages).toEqual([shown]);
+      else expect(r.stdout).toContain(`rejected 1 spans and 0 metric points: ${shown}`);
+      expect(r.stdout).not.toMatch(/[\x1b\x07\u009b\u202e]/);
+    }
     // An empty partialSuccess (all accepted, per the specification) and a non-OTLP 2xx body are success.
     const empty = await receiver(() => ({ status: 200, body: { partialSuccess: {} } }));
     r = await runCordon(['export', '--otlp', empty.url, '--json'], { env: sandbox.env });

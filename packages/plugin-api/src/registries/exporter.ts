@@ -118,7 +118,11 @@ export interface ExportSummary {
   readonly rejected_spans: number;
   /** Metric points the receiver rejected (`partialSuccess.rejectedDataPoints`). */
   readonly rejected_data_points: number;
-  /** The receiver's rejection messages, each at most 500 characters. */
+  /**
+   * The receiver's rejection messages, each at most 500 characters as the receiver wrote them. The
+   * host escapes them for a terminal (every control character as `\uXXXX`) before they are shown
+   * or printed as JSON.
+   */
   readonly rejection_messages: readonly string[];
 }
 

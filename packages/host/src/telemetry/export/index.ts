@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { ExporterEntry, ExportSession, ExportSummary } from '@cordon/plugin-api';
 import type { Kysely } from 'kysely';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { terminalText } from '../../output/terminal.js';
 import { redactEndpoint, redactEndpointSecrets, shownEndpoint } from '../../output/url.js';
 import { TELEMETRY_DB_FILE } from '../reduce/db/open.js';
 import type { SessionRow, TelemetrySchema } from '../reduce/db/schema.js';
@@ -43,6 +44,8 @@ export async function loadExportSession(db: Kysely<TelemetrySchema>, session: Se
  * @throws CordonError `CORDON_BAD_INPUT` when a named session is unknown, nothing is stored, or a
  * store the user named (`--db`, `CORDON_DB`) does not exist (nothing is created);
  * `CORDON_EXPORT_ERROR` when the exporter fails (its message, with the URL's secrets redacted);
+ * the summary's `rejection_messages` come back redacted the same way and escaped for a terminal
+ * (`terminalText`: one line each, every control character as `\uXXXX`);
  * `CORDON_DB_ERROR` for the store.
  */
 export async function exportSessions(req: ExportRequest): Promise<ExportSummary & { readonly db: string }> {
@@ -62,7 +65,10 @@ export async function exportSessions(req: ExportRequest): Promise<ExportSummary 
     const secret = redactEndpoint(req.url) !== new URL(req.url).toString();
     const redact = (text: string) => (secret ? redactEndpointSecrets(text, req.url.replace(/\/+$/, '')) : text);
     try {
-      return { db: db.path, ...(await req.exporter.export(items, { url: req.url, shownUrl, timeoutMs: req.timeoutMs ?? 10_000, redact })) };
+      const summary = await req.exporter.export(items, { url: req.url, shownUrl, timeoutMs: req.timeoutMs ?? 10_000, redact });
+      // A receiver's messages are its own text: escaped here, where they enter cordon, so the
+      // summary (`--json`, a file a CI keeps) never carries a control character, whatever the exporter.
+      return { db: db.path, ...summary, rejection_messages: summary.rejection_messages.map((m) => terminalText(redact(m))) };
     } catch (error) {
       // The exporter's own message, redacted again: a plugin's error must not leak the URL's secrets.
       throw new CordonError(ERROR_CODES.EXPORT_ERROR, redact(error instanceof Error ? error.message : String(error)), { details: { url: shownUrl, exporter: req.exporter.name } });
