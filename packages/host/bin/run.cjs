@@ -521,7 +521,10 @@ function oclif(args) {
   // Cordon's directories are checked before oclif's plugin loading reads them
   // (src/cli/environment.ts): a bad CORDON_DATA_DIR is one clear error, not Node's raw warning.
   import('../dist/cli/environment.js').then((environment) => {
-    if (environment.prepareOclif(args)) oclifCore().execute({ dir: __dirname, args });
+    const ready = environment.prepareOclif(args);
+    // A damaged <data>/package.json that doctor or control run goes on without: oclif skips it.
+    if (ready === 'without-user-plugins') oclifCore().execute({ loadOptions: { root: __dirname, userPlugins: false }, args });
+    else if (ready) oclifCore().execute({ dir: __dirname, args });
   });
 }
 

@@ -3,7 +3,8 @@ import { errorDocument, errorText } from '../output/error-text.js';
 import { writeOut } from '../output/write-out.js';
 import { asksForJson } from './json-flag.js';
 import { checkPaths, resolveDirOrigins, type DirKind } from '../util/paths.js';
-import { checkDataPackage } from '../plugins/data-package.js';
+import { checkDataPackage, dataPackageProblem } from '../plugins/data-package.js';
+import { warnDataPackage } from './plugin-warnings.js';
 import { versionJson, versionLine } from './version.js';
 
 /**
@@ -14,7 +15,11 @@ import { versionJson, versionLine } from './version.js';
  * `CORDON_*_DIR`, one that exists but is not a directory, or one this process cannot list and
  * enter, is refused before oclif's plugin loading reads `<data>/package.json` (which would print
  * Node's raw `[ENOTDIR]` or `[EACCES]` warning and go on without plugins); so is a
- * `<data>/package.json` that is not JSON (plugins/data-package.ts), for the same reason. The refusal is printed as every cordon error is (`Error: …` / `Code: …`
+ * `<data>/package.json` that is not JSON (plugins/data-package.ts), for the same reason, except
+ * for `doctor` (which reports it as one of its checks) and `control run` (which says so once on
+ * stderr and runs the command: it wraps an agent's shell call); for those `'without-user-plugins'`
+ * is returned, and oclif is to load without the file (its `userPlugins: false`), since it would
+ * print Node's raw warning for it. The refusal is printed as every cordon error is (`Error: …` / `Code: …`
  * on stderr; with `--json` before any `--`, the JSON document on stdout), the exit code set to 2,
  * and false returned. `cordon hook` through oclif (`CORDON_HOOK_VIA_OCLIF`) prints nothing and
  * exits 0 instead, as the hook always does.
@@ -29,9 +34,17 @@ import { versionJson, versionLine } from './version.js';
  * `CORDON_*_DIR` beside it, `CORDON_*_DIR` is set in this process's environment to the directory
  * cordon resolved, so both read and write the same plugins and caches.
  */
-export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean | 'without-user-plugins' {
+  let withoutUserPlugins = false;
   try {
-    checkDataPackage(checkPaths(env).dataDir);
+    const { dataDir } = checkPaths(env);
+    // doctor lists a damaged file as one of its checks (doctor/runtime.ts) and goes on with the
+    // rest; control run wraps an agent's shell call and must not break it: it says so once and runs.
+    const tolerant = args[0] === 'doctor' || (args[0] === 'control' && args[1] === 'run');
+    if (tolerant && dataPackageProblem(dataDir)) {
+      if (args[0] === 'control') warnDataPackage(dataDir);
+      withoutUserPlugins = true;
+    } else checkDataPackage(dataDir);
   } catch (error) {
     const hook = args[0] === 'hook' && !args.includes('--help') && !args.includes('-h');
     process.exitCode = hook ? 0 : 2;
@@ -59,5 +72,5 @@ export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = p
     const name = kind.toUpperCase();
     if (!env[`CORDON_${name}_DIR`] && env[`XDG_${name}_HOME`] && origins[kind].variable !== `XDG_${name}_HOME`) env[`CORDON_${name}_DIR`] = origins[kind].dir;
   }
-  return true;
+  return withoutUserPlugins ? 'without-user-plugins' : true;
 }

@@ -1,5 +1,5 @@
-import { loadHostDirect } from '../bus/load-host.js';
-import { warnPluginFailures } from '../cli/plugin-warnings.js';
+import { loadHostDirect, planHostLoad } from '../bus/load-host.js';
+import { warnDataPackage, warnPluginFailures } from '../cli/plugin-warnings.js';
 import { endLike } from '../process/end-like.js';
 import { commandUsageProblem, controlRun, printRecord, workingDirectory } from './run.js';
 import { parseHint } from './tiers.js';
@@ -50,7 +50,8 @@ export function parseFastControlRunArgs(args: readonly string[]): FastControlRun
  * `cordon control run` without oclif (bin/run.cjs routes the plain form here): an agent may run
  * every shell tool call through it, and oclif's start-up would be most of the added time
  * (`npm run bench:control`). With a current plugin index only the plugins tapping `enforce`
- * load. Same library call, output and exit status as `commands/control/run.ts`. Resolves
+ * load. Same library call, output and exit status as `commands/control/run.ts`. A damaged
+ * `<data>/package.json` is one warning on stderr, and the command runs all the same. Resolves
  * `'fallback'`, with nothing printed and nothing run, when the plugins cannot be loaded (a
  * directory variable cordon refuses, util/paths.ts): the caller then runs the command through
  * oclif, which reports it as every command does.
@@ -58,11 +59,15 @@ export function parseFastControlRunArgs(args: readonly string[]): FastControlRun
 export async function fastControlRun(args: FastControlRunArgs, env: NodeJS.ProcessEnv = process.env): Promise<'done' | 'fallback'> {
   mark('bundle loaded');
   let host;
+  let plan;
   try {
-    host = warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['enforce'] } }));
+    plan = planHostLoad(env);
+    host = warnPluginFailures(await loadHostDirect(env, { needs: { hooks: ['enforce'] }, plan }));
   } catch {
     return 'fallback';
   }
+  // A damaged <data>/package.json is said once, and the command still runs (without its plugins).
+  warnDataPackage(host.paths.dataDir, plan);
   mark('plugins loaded');
   const outcome = await controlRun({
     argv: args.argv,

@@ -3,6 +3,7 @@ import { runProbes } from '../control/probe.js';
 import type { Finding } from './report.js';
 import { sqliteDriverProblem } from '../util/sqlite-driver.js';
 import { checkoutPluginDir, pluginInstallCommand } from '../plugins/install-hint.js';
+import type { DataPackageProblem } from '../plugins/data-package.js';
 
 /** Node majors the suites run under (docs/testing.md); 20 is past its end of life (2026-04-30). */
 export const TESTED_NODE_MAJORS: readonly number[] = [20, 22, 24];
@@ -32,21 +33,27 @@ export async function sqliteFinding(): Promise<Finding> {
 
 /**
  * Installed plugin packages with their versions (oclif's list: `packages`), sorted by name, and
- * each plugin that failed to load or apply, by plugin name.
+ * each plugin that failed to load or apply, by plugin name. `damaged`, a damaged
+ * `<data>/package.json` (the list of linked and installed plugins, plugins/data-package.ts: doctor
+ * runs without it, where other commands refuse), is the row's problem, with its fix: re-linking
+ * cannot repair it.
  */
-export function pluginFindings(host: CordonHost, packages: ReadonlyArray<{ readonly name: string; readonly version: string }>): Finding[] {
+export function pluginFindings(host: CordonHost, packages: ReadonlyArray<{ readonly name: string; readonly version: string }>, damaged?: DataPackageProblem): Finding[] {
   const findings: Finding[] = [];
   // oclif fills its plugin map as each plugin finishes loading, in no fixed order: runs must compare.
   const sorted = [...packages].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const listed = sorted.filter((p) => !p.name.startsWith('@oclif/')).map((p) => `${p.name}@${p.version}`);
   const none = host.applied.length === 0;
-  findings.push({
-    check: 'plugins',
-    status: none ? 'problem' : 'ok',
-    message: none ? 'no plugin applied: cordon knows no agent' : listed.join(', '),
-    ...(none ? { fix: pluginFix() } : {}),
-    details: { applied: host.applied, packages: sorted },
-  });
+  if (damaged) findings.push({ check: 'plugins', status: 'problem', message: damaged.message, fix: damaged.fix, details: { file: damaged.file, problem: damaged.problem, applied: host.applied, packages: sorted } });
+  else {
+    findings.push({
+      check: 'plugins',
+      status: none ? 'problem' : 'ok',
+      message: none ? 'no plugin applied: cordon knows no agent' : listed.join(', '),
+      ...(none ? { fix: pluginFix() } : {}),
+      details: { applied: host.applied, packages: sorted },
+    });
+  }
   const failures = [...host.failures].sort((a, b) => (a.plugin < b.plugin ? -1 : a.plugin > b.plugin ? 1 : 0));
   for (const failure of failures) findings.push({ check: 'plugins', status: 'problem', message: failure.message, fix: 'update or reinstall the plugin it names (`cordon plugins install <name>`), or remove it (`cordon plugins uninstall <name>`)' });
   return findings;

@@ -62,7 +62,10 @@ export function findPluginPackages(
   }
   let user: { oclif?: { plugins?: Array<{ name: string; type: string; root?: string }> } } = {};
   try {
-    user = readJson(join(dataDir, 'package.json'));
+    const read: unknown = readJson(join(dataDir, 'package.json'));
+    // `null` or `[]` is JSON but no list of plugins: said as a damaged file is.
+    if (read === null || typeof read !== 'object' || Array.isArray(read)) throw new TypeError('it must hold a JSON object');
+    user = read;
   } catch (error) {
     // ENOENT: no user plugins installed. Anything else (a data directory that is a file, a
     // damaged package.json) is said, and no user plugin loads.

@@ -8,7 +8,8 @@ import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type Sandbox } from '..
 // Expected property name or '}' in JSON at position 1`), `cordon plugins` say `No plugins
 // installed.` with exit 0 and `cordon doctor` that cordon knows no agent. It is one clear error
 // now, naming the file, the place and the way out (plugins/data-package.ts); the hook stays
-// silent with exit 0 and only logs it.
+// silent with exit 0 and only logs it. `control run` (an agent's shell call) warns once and runs
+// the command; `doctor` shows it as its plugins row and goes on with its other checks.
 
 const PAYLOAD = readFileSync(join(REPO_ROOT, 'test/fixtures/hook-payloads/claude-code.PreToolUse.Bash-blocked-by-hook.json'), 'utf8');
 
@@ -22,18 +23,52 @@ beforeEach(() => {
 afterEach(() => box.cleanup());
 
 describe('a <data>/package.json that is not JSON', () => {
-  it('is refused by every command with the file, line and column and how to repair it; doctor names it', async () => {
+  const fix = (file: string) => `fix it, or remove it (rm ${JSON.stringify(file)}) and add the plugins again: from a checkout \`npm run plugins:link\`, otherwise \`cordon plugins install <name>\``;
+
+  it('is refused by every command with the file, line and column and how to repair it', async () => {
     writeFileSync(pjson, '{bad\n');
-    const expected = `${pjson} lists cordon's linked and installed plugins, but it is not valid JSON: invalid symbol at line 1, column 2; fix it, or remove it (rm ${JSON.stringify(pjson)}) and add the plugins again: from a checkout \`npm run plugins:link\`, otherwise \`cordon plugins install <name>\``;
-    for (const args of [['plugins'], ['doctor'], ['reduce', '--all'], ['info']]) {
+    const expected = `${pjson} lists cordon's linked and installed plugins, but it is not valid JSON: invalid symbol at line 1, column 2; ${fix(pjson)}`;
+    for (const args of [['plugins'], ['reduce', '--all'], ['info']]) {
       const r = await runCordon(args, { env: box.env });
       expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }, args.join(' ')).toEqual({ exitCode: 2, stdout: '', stderr: `    Error: ${expected}\n    Code: CORDON_BAD_INPUT\n` });
     }
-    const json = await runCordon(['doctor', '--json'], { env: box.env });
+    const json = await runCordon(['plugins', '--json'], { env: box.env });
     expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', details: { file: pjson }, message: expected });
     // A JSON document that is no object cannot list plugins either.
     writeFileSync(pjson, '[]\n');
     expect((await runCordon(['plugins'], { env: box.env })).stderr).toContain(`${pjson} lists cordon's linked and installed plugins, but it must hold a JSON object;`);
+  });
+
+  it('doctor reports it as its one failed plugins row, with the fix, and goes on with its other checks', async () => {
+    writeFileSync(pjson, '{bad\n');
+    const r = await runCordon(['doctor'], { env: box.env });
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.split('\n');
+    const row = lines.findIndex((l) => l.startsWith('!! plugins'));
+    expect(lines[row]).toMatch(new RegExp(`^!! plugins +${pjson.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} lists cordon's linked and installed plugins, but it is not valid JSON: invalid symbol at line 1, column 2$`));
+    expect(lines[row + 1]!.trim()).toBe(`fix: ${fix(pjson)}`);
+    for (const check of ['node', 'sqlite', 'log', 'samplers', 'control']) expect(lines.some((l) => new RegExp(`^(ok|--|!!) ${check} `).test(l)), check).toBe(true);
+    expect(lines.filter((l) => l.startsWith('!!'))).toHaveLength(1);
+    const json = await runCordon(['doctor', '--json'], { env: box.env });
+    expect(json.exitCode).toBe(1);
+    const report = JSON.parse(json.stdout);
+    expect(report.findings.filter((f: { status: string }) => f.status === 'problem')).toEqual([
+      expect.objectContaining({ check: 'plugins', fix: fix(pjson), details: expect.objectContaining({ file: pjson, problem: 'it is not valid JSON: invalid symbol at line 1, column 2' }) }),
+    ]);
+    expect(report.findings.map((f: { check: string }) => f.check)).toEqual(expect.arrayContaining(['node', 'sqlite', 'plugins', 'log', 'samplers', 'control']));
+  });
+
+  it('control run warns once on stderr, naming the file and the repair, and runs the command (both routes; JSON null too)', async () => {
+    for (const [text, why] of [['{bad\n', 'it is not valid JSON: invalid symbol at line 1, column 2'], ['null\n', 'it must hold a JSON object']] as const) {
+      writeFileSync(pjson, text);
+      for (const via of [{}, { CORDON_NO_FAST_ROUTE: '1' }]) {
+        const r = await runCordon(['control', 'run', '--', 'sh', '-c', 'echo ran; exit 3'], { env: { ...box.env, ...via } });
+        const what = `${text.trim()} ${JSON.stringify(via)}`;
+        expect([r.exitCode, r.stdout], what).toEqual([3, 'ran\n']);
+        expect(r.stderr, what).toBe(`warning: ${pjson} lists cordon's linked and installed plugins, but ${why}; the command runs without the plugins it lists; ${fix(pjson)}\n`);
+      }
+    }
   });
 
   it('leaves the hook silent with exit 0, on its own route and through oclif; its own route logs the file', async () => {
