@@ -2,6 +2,7 @@ export { STAGE } from './stage.js';
 export { cutCodePoints, cutText, cutTextEnd, cutTextMiddle, cutUtf8, cutUtf8Bytes, cutUtf8BytesEnd, wellFormed } from './text.js';
 export { directoryProblem } from './directory.js';
 export { systemErrorWords } from './system-error.js';
+export { escapeUnits, shownLine, UNSHOWN_SOURCE } from './terminal-text.js';
 export { NAME_NUMBER, nameNumber } from './name-number.js';
 export type { Stage } from './stage.js';
 export { definePlugin, cordonApi, CORDON_API, PLUGIN_API_VERSION } from './plugin.js';

@@ -1,4 +1,4 @@
-import { cutText } from '@cordon/plugin-api';
+import { cutText, shownLine } from '@cordon/plugin-api';
 
 /** How many characters of a refusing receiver's body an error message shows at most. */
 export const BODY_LINE_MAX = 200;
@@ -9,8 +9,8 @@ const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>',
  * One short line of an HTTP error body, for a message: a receiver or a proxy in front of it often
  * answers with a whole HTML page. Comments, `<script>` and `<style>` go with their content, every
  * other tag becomes a line break, the common entities are decoded, and the first line left with
- * text is kept, its spaces collapsed, each control character written as `\uXXXX` (C0, DEL, C1 and
- * the bidirectional controls), and cut at {@link BODY_LINE_MAX} characters (`…` added). `''` when no
+ * text is kept, its spaces collapsed, every character a terminal does not show as itself written as
+ * `\uXXXX` (the plugin API's `shownLine`), and cut at {@link BODY_LINE_MAX} characters (`…` added). `''` when no
  * line has text.
  */
 export function bodyLine(body: string, max = BODY_LINE_MAX): string {
@@ -28,6 +28,6 @@ export function bodyLine(body: string, max = BODY_LINE_MAX): string {
     .map((l) => l.replace(/[ \t\f\v\u00a0]+/g, ' ').trim())
     .find((l) => l !== '');
   if (line === undefined) return '';
-  const escaped = line.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const escaped = shownLine(line);
   return escaped.length > max ? `${cutText(escaped, max - 1)}…` : escaped;
 }

@@ -7,19 +7,11 @@
  * "Trojan Source" attack, CVE-2021-42574).
  */
 
-/**
- * Characters a terminal does not show as themselves: controls (C0, DEL, C1), format characters
- * (a byte order mark, zero-width joiners, the bidirectional overrides and isolates that can show
- * `txt.exe` as `exe.txt`, the invisible tag characters), line and paragraph separators, lone
- * surrogates (bytes that are not UTF-8), and every space but U+0020 (a no-break space looks like
- * one).
- */
-const UNSHOWN_SOURCE = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|[^\S ]`;
+import { escapeUnits, shownLine, UNSHOWN_SOURCE } from '@cordon/plugin-api';
 
-/** The expressions over {@link UNSHOWN_SOURCE}: `any` finds one, `all` and `allButTab` replace every one. */
+/** The expressions over {@link UNSHOWN_SOURCE}: `any` finds one, `allButTab` replaces every one but tabs. */
 interface UnshownPatterns {
   readonly any: RegExp;
-  readonly all: RegExp;
   /** {@link UNSHOWN_SOURCE} but for the tab, which a report's text (a verifier's output) may hold as layout. */
   readonly allButTab: RegExp;
 }
@@ -34,7 +26,6 @@ let patterns: UnshownPatterns | undefined;
 function unshown(): UnshownPatterns {
   return (patterns ??= {
     any: new RegExp(UNSHOWN_SOURCE, 'u'),
-    all: new RegExp(UNSHOWN_SOURCE, 'gu'),
     allButTab: new RegExp(`(?!\\t)(?:${UNSHOWN_SOURCE})`, 'gu'),
   });
 }
@@ -46,22 +37,16 @@ function unshown(): UnshownPatterns {
  */
 const PLAIN = /^[\x20-\x7e]*$/;
 
-/** `c`'s UTF-16 code units as `\uXXXX` escapes (two for a character outside the BMP). */
-export function escapeUnits(c: string): string {
-  let out = '';
-  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
-  return out;
-}
+export { escapeUnits };
 
 /**
- * One line of untrusted text made safe to print: every unshown character ({@link UNSHOWN_SOURCE}) (a newline
+ * One line of untrusted text made safe to print (the plugin API's `shownLine`, the rule plugins
+ * printing without the host share): every unshown character ({@link UNSHOWN_SOURCE}) (a newline
  * too) becomes its `\uXXXX` escape, so `printf 'x\e]52;c;…\a'` prints as
  * `printf 'x\u001b]52;c;…\u0007'` and nothing reaches the terminal as a control.
  */
 export function terminalText(text: string): string {
-  if (PLAIN.test(text)) return text;
-  const { any, all } = unshown();
-  return any.test(text) ? text.replace(all, escapeUnits) : text;
+  return shownLine(text);
 }
 
 /**

@@ -17,7 +17,6 @@ import { pathToFileURL } from 'node:url';
 import { AGENT_PID_ENV, type ShimPayload, type ShimReply } from '../dialect/protocol.js';
 import { lendTerminal, shellExitCode } from '../foreground.js';
 import { findCommand } from './args.js';
-import { shownLine } from './shown.js';
 
 /** How long one report to `cordon hook` may take, ms. */
 const REPORT_TIMEOUT_MS = 30_000;
@@ -82,7 +81,9 @@ export async function main(args: readonly string[], env: NodeJS.ProcessEnv = pro
   const decision = report({ hook_event_name: 'shell_start', ...base, command }, env, pid);
   if (decision?.decision === 'deny') {
     // The dialect wrote the reason through the host's redaction: a quoted command shows `***`. The
-    // reason may quote the agent's command, so its control characters are escaped too.
+    // reason may quote the agent's command, so what a terminal would act on is escaped too (the
+    // plugin API's rule, loaded only here: every other run of the shim does without it).
+    const { shownLine } = await import('@cordon/plugin-api');
     process.stderr.write(`cordon: command refused: ${shownLine(String(decision.reason ?? ''))}\n`);
     return 126; // POSIX "found but cannot execute"; the agent never ran it, so no shell_end
   }

@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { escapeControls, readAppServerError } from '../../src/pcodx/model-turn/app-error.js';
+import { readAppServerError } from '../../src/pcodx/model-turn/app-error.js';
 import { StdioAppServer } from '../../src/pcodx/model-turn/stdio-rpc.js';
 
 const notice = (willRetry: boolean, info: unknown, message = 'Reconnecting... 1/5', details: string | null = 'unexpected status') => ({ error: { message, codexErrorInfo: info, additionalDetails: details }, willRetry });
@@ -24,7 +24,8 @@ describe('app-server error notifications (model-turn)', () => {
     expect(readAppServerError(notice(false, null, 'bad\u001b[31m', 'body\r\n{"x":1}\u009b')).text).toBe('bad\\u001b[31m (body\\u000d\\u000a{"x":1}\\u009b)');
     expect(readAppServerError(notice(false, null, 'plain', null)).text).toBe('plain');
     expect(readAppServerError({ error: { message: '' } }).text).toBe('an error without a message');
-    expect(escapeControls('tab\tkept')).toBe('tab\tkept');
+    // A tab or a bidirectional override is no more shown as itself than ESC (the host's rule).
+    expect(readAppServerError(notice(false, null, 'a\tb\u202etxt.exe', null)).text).toBe('a\\u0009b\\u202etxt.exe');
   });
 });
 

@@ -1,3 +1,5 @@
+import { shownLine } from '@cordon/plugin-api';
+
 /**
  * The `error` notifications of `codex app-server` (Codex 0.171, observed: `params.error` holds
  * `message`, `additionalDetails` and `codexErrorInfo`, e.g. `{responseStreamDisconnected:
@@ -6,15 +8,6 @@
 
 /** HTTP statuses a retry cannot cure: the request is not authorised (no login, a wrong key). */
 const HOPELESS_STATUSES = new Set([401, 403]);
-
-/** Control characters (C0 except tab, DEL, C1) shown as `\uXXXX`: the text came from a server. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
-
-/** `text` with its control characters escaped, so a terminal shows it as it is. */
-export function escapeControls(text: string): string {
-  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
 
 /**
  * The HTTP status an app-server error names in its `codexErrorInfo`: a number, `null` when the
@@ -53,5 +46,5 @@ export function readAppServerError(params: Record<string, any>): AppServerError 
   // No retry coming, a refusal no retry cures, or no answer at all: Codex then waits for the
   // network without end (Codex 0.171 retried at 5, 15, 35 s… with its retry limits at 0).
   const final = params.willRetry !== true || status === null || (status !== undefined && HOPELESS_STATUSES.has(status));
-  return { text: escapeControls(details ? `${message} (${details})` : message), final };
+  return { text: shownLine(details ? `${message} (${details})` : message), final };
 }

@@ -1,8 +1,8 @@
-import type { LedgerHandle, LedgerMessage, LedgerSession } from '@cordon/plugin-api';
+import { shownLine, type LedgerHandle, type LedgerMessage, type LedgerSession } from '@cordon/plugin-api';
 import type { RpcMessage } from '../serve/frames.js';
 import { checkInjectItems, injectHistory } from '../app-server/inject.js';
 import { TurnRecord } from '../serve/ingest.js';
-import { escapeControls, readAppServerError } from './app-error.js';
+import { readAppServerError } from './app-error.js';
 import { StdioAppServer } from './stdio-rpc.js';
 import { codexVersion, usageRecord, type TokenUsage } from './usage.js';
 
@@ -87,7 +87,7 @@ export async function runModelTurn(options: ModelTurnOptions): Promise<ModelTurn
       usageSeen?.();
     } else if (message.method === 'turn/completed') {
       if (record) record.turnId ??= p.turn?.id;
-      if (typeof p.turn?.error?.message === 'string') lastError = escapeControls(p.turn.error.message);
+      if (typeof p.turn?.error?.message === 'string') lastError = shownLine(p.turn.error.message);
       finished?.(String(p.turn?.status));
     }
   };

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { cutTextEnd } from '@cordon/plugin-api';
 import type { RpcId, RpcMessage } from '../serve/frames.js';
-import { escapeControls } from './app-error.js';
+import { shownLine } from '@cordon/plugin-api';
 
 /**
  * The answer `pcodx model-turn` gives each server request (the Rust pcodx, SichangHe/partial_compact_codex): it runs
@@ -51,7 +51,7 @@ export class StdioAppServer {
     };
     this.#child.once('error', (error) => fail(new Error(`cannot start ${codexBin}: ${error.message}`)));
     // Its last stderr lines, control characters (its log colours among them) escaped.
-    this.#child.once('close', (code, signal) => fail(new Error(`${codexBin} app-server exited (${signal ?? code}): ${escapeControls(this.#stderr.trim().split('\n').slice(-3).join(' | '))}`)));
+    this.#child.once('close', (code, signal) => fail(new Error(`${codexBin} app-server exited (${signal ?? code}): ${shownLine(this.#stderr.trim().split('\n').slice(-3).join(' | '))}`)));
     createInterface({ input: this.#child.stdout! }).on('line', (line) => {
       let message: RpcMessage;
       try {
