@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
@@ -430,6 +430,27 @@ describe('install-hooks per agent', () => {
     // The user's own hook keeps the trust it had (cordon's group went after it).
     expect(listed.find((h) => h.command === '/usr/local/bin/codex-guard')?.trustStatus).toBe('trusted');
   }, 60_000);
+
+  it("Codex: the app-server check leaves nothing in CODEX_HOME (install, doctor), and uninstall removes the ~/.codex install created", async () => {
+    const codex = requireAgent('codex');
+    // The scratch home goes to TMPDIR: it must be gone afterwards too.
+    const scratch = sandbox.dir('tmp');
+    const withCodex = { PATH: `${dirname(codex.bin)}${delimiter}${env.PATH}`, TMPDIR: scratch };
+    expect(existsSync(join(home, '.codex'))).toBe(false);
+    const r = await cordon(['install-hooks', '--agent', 'codex', '--write'], withCodex);
+    expect(r.exitCode, r.stderr).toBe(0);
+    // The check still ran, on copies: the keys name the real hooks file.
+    expect(r.json.agents[0].notes.join(' ')).toMatch(/checked with codex app-server hooks\/list: 4 cordon hook\(s\) listed, 4 trusted/);
+    expect(readdirSync(join(home, '.codex')).sort()).toEqual(['config.toml', 'hooks.json']);
+    expect(Object.keys((parseToml(read('.codex/config.toml')) as any).hooks.state).every((k) => k.startsWith(`${join(home, '.codex/hooks.json')}:`))).toBe(true);
+    const doctor = await cordon(['doctor'], withCodex);
+    expect(doctor.json.findings.filter((f: any) => f.check === 'hooks:codex:user').map((f: any) => f.message)).toEqual(['hooks installed and current; checked with codex app-server hooks/list: 4 cordon hook(s) listed, 4 trusted']);
+    expect(readdirSync(join(home, '.codex')).sort()).toEqual(['config.toml', 'hooks.json']);
+    expect(readdirSync(scratch)).toEqual([]);
+    const un = await cordon(['uninstall-hooks', '--agent', 'codex', '--write'], withCodex);
+    expect(un.exitCode, un.stderr).toBe(0);
+    expect(existsSync(join(home, '.codex'))).toBe(false);
+  }, 90_000);
 
   it('Codex: a --command of any name (a wrapper script) is trusted too, and a second install adds nothing', async () => {
     const codex = requireAgent('codex');

@@ -14,14 +14,17 @@ export interface ListedHook {
 }
 
 /**
- * Asks a real Codex which hooks it sees and how it hashes them: starts `codex app-server` on
+ * Asks a real Codex which hooks it sees (with `overrides`, config keys set for this run only, as
+ * `codex -c key=value` takes them: the value is TOML) and how it hashes them: starts `codex app-server` on
  * stdio (JSON-RPC, one message per line), sends `initialize`, `initialized` and
  * `hooks/list {cwds}` (the Codex hooks docs), and stops the server. Rejects on a
  * JSON-RPC error, an early exit, or after `timeoutMs` (default 20 s).
  */
-export function listHooks(codexBin: string, options: { env: Readonly<Record<string, string | undefined>>; cwd: string; timeoutMs?: number }): Promise<ListedHook[]> {
+export function listHooks(codexBin: string, options: { env: Readonly<Record<string, string | undefined>>; cwd: string; timeoutMs?: number; overrides?: Readonly<Record<string, string>> }): Promise<ListedHook[]> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(codexBin, ['app-server', '--listen', 'stdio://'], { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'ignore'] });
+    // `-c key=value`: Codex's own override of a config.toml key for this run (the value is TOML).
+    const overrides = Object.entries(options.overrides ?? {}).flatMap(([key, value]) => ['-c', `${key}=${value}`]);
+    const child = spawn(codexBin, [...overrides, 'app-server', '--listen', 'stdio://'], { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'ignore'] });
     let done = false;
     let exited = false;
     // Settles only once the server has exited: a killed server still writing into CODEX_HOME

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ConfigChange, ConfigDocument, HookInstaller, InstallContext, InstallPlan, TomlDocument } from '@cordon/plugin-api';
-import { listHooks } from './app-server.js';
+import { listHooksAside } from './scratch-home.js';
 import { trustHash, trustKey } from './trust.js';
 
 /**
@@ -289,7 +289,8 @@ export const installer: HookInstaller = {
   },
 
   /**
-   * Asks the installed Codex (`codex app-server` → `hooks/list`) for the key and hash of every
+   * Asks the installed Codex (`codex app-server` → `hooks/list`, run on copies of the config
+   * files so that nothing lands in the user's Codex home: scratch-home.ts) for the key and hash of every
    * cordon hook it sees, writes exactly those trust entries and removes every other entry that
    * holds a cordon hash for this hooks file (a key Codex never looks up), so the result is what
    * Codex computes whatever path spelling led here. Anything it cannot confirm is a warning.
@@ -300,7 +301,7 @@ export const installer: HookInstaller = {
     const cwd = ctx.scope === 'project' ? codexProjectDir(ctx) : ctx.projectDir;
     let listed;
     try {
-      listed = await listHooks(bin, { env: ctx.env, cwd });
+      listed = await listHooksAside(bin, { env: ctx.env, cwd, home: codexHome(ctx), readFile: ctx.readFile });
     } catch (error) {
       return { changes: [], notes: [], warnings: [`could not check the trust entries with codex app-server (${(error as Error).message}); they were computed by Codex's rule but not confirmed, so Codex may skip the hooks: run install-hooks --write again once \`codex app-server\` works`] };
     }
