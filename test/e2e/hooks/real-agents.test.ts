@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { fileURLToPath } from 'node:url';
@@ -297,5 +297,48 @@ describe('codex with CODEX_HOME a symlink to a dotfiles folder', () => {
     expect(un.exitCode, un.stderr).toBe(0);
     expect(keys()).toHaveLength(0);
     expect(lstatSync(join(home, '.codex')).isSymbolicLink()).toBe(true);
+  }, 180_000);
+});
+
+// A settings.json saved with a byte order mark (as some Windows editors do): cordon reads it as
+// the agent does. Claude Code runs the hooks of such a file, so cordon installs into it and keeps
+// the mark; Gemini CLI refuses to start with it, so cordon refuses too and names the mark.
+describe('a settings.json that starts with a byte order mark (U+FEFF)', () => {
+  const BOM = '\uFEFF';
+
+  it('Claude Code: install-hooks writes into it and keeps the mark, and Claude Code runs the hooks', async () => {
+    const sandbox = held.sandbox(makeSandbox('cordon-e2e-bom-claude-'));
+    const workdir = sandbox.dir('work');
+    const server = held.server(await FakeAnthropic.start({ steps: [step.shell('echo with-bom'), step.text('All done.')], workdir }));
+    linkPluginRoots(sandbox.dataDir, [{ name: '@cordon/claude-code', root: join(REPO_ROOT, 'plugins', 'claude-code') }]);
+    const session = claudeSession({ origin: server.origin, home: sandbox.dir('home'), workdir, env: { ...sandbox.env, CORDON_SAMPLER: 'off' } });
+    writeFileSync(session.userConfig, `${BOM}{\n  "model": "sonnet"\n}\n`);
+    const install = await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env: session.env, cwd: workdir });
+    expect(install.exitCode, install.stderr + install.stdout).toBe(0);
+    const written = readFileSync(session.userConfig, 'utf8');
+    expect(written.startsWith(`${BOM}{\n  "model": "sonnet",\n  "hooks": {`)).toBe(true);
+    const run = await session.run();
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    expect(allMarkers(sandbox.dataDir).markers.map((m) => m.event)).toEqual(['session_start', 'tool_start', 'tool_end', 'session_end']);
+    const un = await runCordon(['uninstall-hooks', '--agent', 'claude-code', '--write'], { env: session.env, cwd: workdir });
+    expect(un.exitCode, un.stderr).toBe(0);
+    expect(readFileSync(session.userConfig, 'utf8')).toBe(`${BOM}{\n  "model": "sonnet"\n}\n`);
+  }, 180_000);
+
+  it('Gemini CLI: refuses to start with it, and install-hooks refuses it naming the mark (exit 2), the file untouched', async () => {
+    const sandbox = held.sandbox(makeSandbox('cordon-e2e-bom-gemini-'));
+    const workdir = sandbox.dir('work');
+    const server = held.server(await FakeGemini.start({ steps: [step.text('All done.')], workdir }));
+    linkPluginRoots(sandbox.dataDir, [{ name: '@cordon/gemini', root: join(REPO_ROOT, 'plugins', 'gemini') }]);
+    const session = geminiSession({ origin: server.origin, home: sandbox.dir('home'), workdir, env: { ...sandbox.env, CORDON_SAMPLER: 'off' } });
+    const text = `${BOM}${readFileSync(session.userConfig, 'utf8')}`;
+    writeFileSync(session.userConfig, text);
+    const run = await session.run();
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stderr).toContain(`${session.userConfig}:`);
+    const install = await runCordon(['install-hooks', '--agent', 'gemini', '--write'], { env: session.env, cwd: workdir });
+    expect(install.exitCode).toBe(2);
+    expect(install.stderr).toContain(`${session.userConfig} is not valid JSON with comments (starts with a byte order mark (U+FEFF); save it as UTF-8 without BOM); refusing to edit it`);
+    expect(readFileSync(session.userConfig, 'utf8')).toBe(text);
   }, 180_000);
 });

@@ -20,13 +20,22 @@ export function jsonErrorWords(code: string): string {
   return code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 }
 
+/** U+FEFF, the byte order mark some Windows editors put at the start of a UTF-8 file. */
+export const BYTE_ORDER_MARK = '\uFEFF';
+
+/**
+ * What a text starting with {@link BYTE_ORDER_MARK} is told where the reader takes no mark
+ * (`JSON.parse`, Gemini CLI, Codex): jsonc-parser calls it an invalid symbol at line 1, column 1,
+ * which does not say what to do.
+ */
+export const BOM_PROBLEM = 'starts with a byte order mark (U+FEFF); save it as UTF-8 without BOM';
+
 /**
  * `JSON.parse(text)`; when `text` is not JSON, throws a `SyntaxError` whose message says what is
- * wrong and where in the words a user can find it in an editor: `comma expected at line 3,
- * column 1`, instead of V8's `… in JSON at position 21` (whose form differs between Node
- * versions). The place is the first error jsonc-parser finds with comments and trailing commas
- * refused (strict JSON); when it finds none where `JSON.parse` did (a byte order mark, say),
- * V8's own message is kept. Callers put the file's name in front.
+ * wrong and where in the words a user can find it in an editor ({@link jsonSyntaxProblem}:
+ * `comma expected at line 3, column 1`), instead of V8's `… in JSON at position 21` (whose form
+ * differs between Node versions); where jsonc-parser finds nothing wrong, V8's own message is
+ * kept. Callers put the file's name in front.
  */
 export function parseJsonText(text: string): unknown {
   try {
@@ -36,11 +45,18 @@ export function parseJsonText(text: string): unknown {
   }
 }
 
-/** What {@link parseJsonText} says is wrong with `text`, or undefined when jsonc-parser finds nothing. */
-function jsonSyntaxProblem(text: string): string | undefined {
+/**
+ * What is wrong with `text` as JSON, or undefined when jsonc-parser finds nothing: a leading byte
+ * order mark is {@link BOM_PROBLEM}; otherwise the first error jsonc-parser finds, in words, and
+ * where (`value expected at line 2, column 1`). Strict JSON unless `comments` (JSONC: comments
+ * and trailing commas allowed, as Gemini CLI reads its settings).
+ */
+export function jsonSyntaxProblem(text: string, options: { readonly comments?: boolean } = {}): string | undefined {
+  if (text.startsWith(BYTE_ORDER_MARK)) return BOM_PROBLEM;
   const errors: import('jsonc-parser').ParseError[] = [];
   const parser = jsonc();
-  parser.parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const lenient = options.comments === true;
+  parser.parse(text, errors, { disallowComments: !lenient, allowTrailingComma: lenient, allowEmptyContent: false });
   const first = errors[0];
   if (!first) return undefined;
   return `${jsonErrorWords(parser.printParseErrorCode(first.error))} at ${lineColumn(text, first.offset)}`;

@@ -146,14 +146,14 @@ describe('cordon doctor', () => {
     expect(find(report, 'hooks:claude-code:user')).toEqual([
       expect.objectContaining({
         status: 'problem',
-        message: `cannot read the config: ${settings} is not valid JSON (InvalidSymbol at line 1, column 3)`,
+        message: `cannot read the config: ${settings} is not valid JSON (invalid symbol at line 1, column 3)`,
         fix: 'repair or move the file it names (`cordon install-hooks` will not edit it until then), then run doctor again',
       }),
     ]);
     expect(text).not.toContain('refusing to edit');
     const install = await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env });
     expect(install.exitCode).toBe(2);
-    expect(install.stderr).toContain(`${settings} is not valid JSON (InvalidSymbol at line 1, column 3); refusing to edit it, the file is left untouched`);
+    expect(install.stderr).toContain(`${settings} is not valid JSON (invalid symbol at line 1, column 3); refusing to edit it, the file is left untouched`);
     expect(readFileSync(settings, 'utf8')).toBe('{ bad json');
   });
 

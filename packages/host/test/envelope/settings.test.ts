@@ -41,6 +41,8 @@ describe('settings, policy and arm input validation (the BEKO2210/SkillQuarry co
     // Where, as an editor counts: line and column (not V8's character position), and the file's path.
     bad(() => parsePolicyFile('{\n  "allow": ["src/**"]\n  "deny": []\n}\n', '.cordon.json', '/r/.cordon.json'), /^\.cordon\.json is not valid JSON: comma expected at line 3, column 3 \(\/r\/\.cordon\.json\)$/);
     bad(() => parsePolicyFile('{"allow": ["a",]}', '.cordon.json'), /^\.cordon\.json is not valid JSON: value expected at line 1, column 16$/);
+    // A byte order mark is named, with what to do (jsonc-parser calls it an invalid symbol at line 1, column 1).
+    bad(() => parsePolicyFile('\uFEFF{"allow": ["src/**"]}', '.cordon.json', '/r/.cordon.json'), /^\.cordon\.json is not valid JSON: starts with a byte order mark \(U\+FEFF\); save it as UTF-8 without BOM \(\/r\/\.cordon\.json\)$/);
     bad(() => parsePolicyFile('[]', '.cordon.json'), /must hold a JSON object/);
     bad(() => parsePolicyFile('{"allow": "src/**"}', '.cordon.json'), /"allow" must be a list of strings/);
     bad(() => parsePolicyFile('{"max-files": -2}', '.cordon.json'), /^\.cordon\.json: "max-files": expected an integer from 0 to 9007199254740991 but received: -2$/);

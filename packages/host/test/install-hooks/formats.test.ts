@@ -36,6 +36,35 @@ describe('json editor', () => {
       .toThrow(/\/a\.json is not valid JSON .*line 1.*left untouched/);
   });
 
+  it('says what is wrong in words, and names a byte order mark with what to do about it', () => {
+    const message = (fn: () => unknown): string => {
+      try {
+        fn();
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    };
+    expect(message(() => jsonDocument('/s.json', '{"a":\n'))).toBe('/s.json is not valid JSON (value expected at line 2, column 1); refusing to edit it, the file is left untouched');
+    expect(message(() => jsonDocument('/s.json', '{"a": 1 // x\n}', { comments: true }))).toBe('');
+    expect(message(() => jsonDocument('/s.json', '{"a": 1 "b": 2}', { comments: true }))).toBe('/s.json is not valid JSON with comments (comma expected at line 1, column 9); refusing to edit it, the file is left untouched');
+    expect(message(() => jsonDocument('/s.json', '\uFEFF{"a": 1}\n'))).toBe('/s.json is not valid JSON (starts with a byte order mark (U+FEFF); save it as UTF-8 without BOM); refusing to edit it, the file is left untouched');
+    expect(message(() => jsonDocument('/s.json', '\uFEFF{"a": 1}\n', { comments: true }))).toContain('(starts with a byte order mark (U+FEFF); save it as UTF-8 without BOM)');
+  });
+
+  it('bom: reads past a leading byte order mark and keeps it; removing what it added gives back the same bytes', () => {
+    const text = '\uFEFF{\n  "model": "x"\n}\n';
+    const doc = jsonDocument('/s.json', text, { bom: true });
+    expect(doc.value).toEqual({ model: 'x' });
+    doc.append(['hooks', 'Stop'], { hooks: [] });
+    expect(doc.toString()).toBe('\uFEFF{\n  "model": "x",\n  "hooks": {\n    "Stop": [\n      {\n        "hooks": []\n      }\n    ]\n  }\n}\n');
+    doc.remove(['hooks']);
+    expect(doc.toString()).toBe(text);
+    // A file without one gets none; a broken one after the mark is told where, counted without it.
+    expect(jsonDocument('/s.json', '{}', { bom: true }).toString()).toBe('{}');
+    expect(() => jsonDocument('/s.json', '\uFEFF{"a":\n', { bom: true })).toThrow('(value expected at line 2, column 1)');
+  });
+
   it('reads every key as JSON.parse does, "__proto__" included (the counterexample fast-check found)', () => {
     const text = '{ "a": { "__proto__": false, "k": [1, { "__proto__": { "x": 1 } }] }, "a2": 1, "a2": 2 }\n';
     const doc = jsonDocument('/p.json', text);

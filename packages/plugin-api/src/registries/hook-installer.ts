@@ -190,8 +190,12 @@ export interface TomlDocument {
 
 /** The editors. Each throws a `CORDON_CONFIG_UNPARSEABLE` error naming `path` when `text` does not parse. */
 export interface ConfigFormats {
-  /** JSON; `comments: true` accepts JSONC (Gemini's settings allow comments) and keeps them. */
-  json(path: string, text: string | undefined, options?: { readonly comments?: boolean }): ConfigDocument;
+  /**
+   * JSON; `comments: true` accepts JSONC (Gemini's settings allow comments) and keeps them;
+   * `bom: true` reads past a leading byte order mark (U+FEFF) and keeps it, for an agent that reads
+   * its file with one (Claude Code). Without it a mark is refused, named as such.
+   */
+  json(path: string, text: string | undefined, options?: { readonly comments?: boolean; readonly bom?: boolean }): ConfigDocument;
   /** YAML edited by splicing only the lines touched (comments, spacing, CRLF kept), each edit re-parsed and checked. */
   yaml(path: string, text: string | undefined): ConfigDocument;
   /** TOML, comments and layout kept. */

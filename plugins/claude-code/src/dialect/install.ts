@@ -51,6 +51,13 @@ function plan(path: string, before: string | undefined, after: string | undefine
   return { changes: [{ path, before, after, summary, ...(cordonRemoved !== undefined ? { cordonRemoved } : {}) }], notes };
 }
 
+/**
+ * How Claude Code reads settings.json: strict JSON (a comment is an error), and a leading byte
+ * order mark is read past (Claude Code 2.1.332 ran the hooks of such a file:
+ * test/e2e/hooks/real-agents.test.ts), so cordon reads past it too and keeps it.
+ */
+const SETTINGS_JSON = { bom: true } as const;
+
 /** Claude Code's settings.json writer. */
 export const installer: HookInstaller = {
   // Installed when on PATH or its user config home exists; at project scope also when the project has a `.claude/`.
@@ -59,7 +66,7 @@ export const installer: HookInstaller = {
   install(ctx) {
     const path = claudeSettingsPath(ctx);
     const before = ctx.readFile(path);
-    const doc = ctx.formats.json(path, before);
+    const doc = ctx.formats.json(path, before, SETTINGS_JSON);
     const { command, shell } = claudeCommand(ctx);
     const removed: string[] = [];
     const present = ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, keep: command, removed });
@@ -79,7 +86,7 @@ export const installer: HookInstaller = {
     const path = claudeSettingsPath(ctx);
     const before = ctx.readFile(path);
     if (before === undefined) return { changes: [], notes: [] };
-    const doc = ctx.formats.json(path, before);
+    const doc = ctx.formats.json(path, before, SETTINGS_JSON);
     const removed: string[] = [];
     ctx.hookLists.removeCommands(doc, { layout: 'grouped', isOurs: isCordonCommand, removed });
     // Whether the file goes (install created it) or gets its original bytes back is the host's call (its install record).

@@ -1,7 +1,7 @@
 import type { ConfigDocument, ConfigPath } from '@cordon/plugin-api';
-import { findNodeAtLocation, parseTree, printParseErrorCode, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
+import { findNodeAtLocation, parseTree, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
 import { unparseable } from './unparseable.js';
-import { lineColumn } from '../../util/json-syntax.js';
+import { BYTE_ORDER_MARK, jsonSyntaxProblem } from '../../util/json-syntax.js';
 
 
 /** Indentation unit and line ending of an existing file (two spaces and `\n` for a new one). */
@@ -41,17 +41,21 @@ function plainValue(node: Node): unknown {
  * layout of every untouched member (one-line objects stay one line) and everything else stay
  * byte for byte, and an insertion undone by a removal gives back the original text. A missing or blank file starts
  * as `{}`; a file that does not parse, or whose root is not an object, is refused
- * (`CORDON_CONFIG_UNPARSEABLE`).
+ * (`CORDON_CONFIG_UNPARSEABLE`, what is wrong in words: util/json-syntax.ts `jsonSyntaxProblem`).
+ * A leading byte order mark is refused as such, unless `bom` (the agent reads the file with one:
+ * Claude Code does): then it is read past and kept in the text written.
  */
-export function jsonDocument(path: string, text: string | undefined, options: { comments?: boolean } = {}): ConfigDocument {
-  let current = text === undefined || text.trim() === '' ? '{}\n' : text;
+export function jsonDocument(path: string, text: string | undefined, options: { comments?: boolean; bom?: boolean } = {}): ConfigDocument {
+  const mark = options.bom === true && text?.startsWith(BYTE_ORDER_MARK) ? BYTE_ORDER_MARK : '';
+  const body = text?.slice(mark.length);
+  let current = body === undefined || body.trim() === '' ? '{}\n' : body;
   const parseOptions = { allowTrailingComma: options.comments === true, disallowComments: options.comments !== true, allowEmptyContent: false };
   const read = (source: string): unknown => {
     const errors: ParseError[] = [];
     const tree = parseTree(source, errors, parseOptions);
     const value = tree ? plainValue(tree) : undefined;
     const first = errors[0];
-    if (first) throw unparseable(path, options.comments ? 'JSON with comments' : 'JSON', `${printParseErrorCode(first.error)} at ${lineColumn(source, first.offset)}`);
+    if (first) throw unparseable(path, options.comments ? 'JSON with comments' : 'JSON', jsonSyntaxProblem(source, { comments: options.comments }) ?? `error ${first.error} at offset ${first.offset}`);
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw unparseable(path, 'JSON', 'the top level is not an object');
     return value;
   };
@@ -125,6 +129,6 @@ export function jsonDocument(path: string, text: string | undefined, options: { 
         splice(prev.offset + prev.length, member.offset + member.length - (prev.offset + prev.length), '');
       } else splice(member.offset, siblings[i + 1]!.offset - member.offset, '');
     },
-    toString: () => current,
+    toString: () => mark + current,
   };
 }
