@@ -11,3 +11,16 @@ export async function hostApi(): Promise<CordonApi> {
   if (typeof factory !== 'function') throw new Error('cordon pcodx must run inside the cordon CLI (no host api registered)');
   return (factory as (plugin: string) => Promise<CordonApi>)('codex');
 }
+
+/**
+ * The host's typo rule (`api.services.names.closest`, bound), or undefined when the host lends
+ * none (older than this plugin) or there is no host api: then nothing is suggested.
+ */
+export async function hostClosestName(): Promise<((typed: string, names: Iterable<string>) => string | undefined) | undefined> {
+  try {
+    const names = (await hostApi()).services.names;
+    return names ? (typed, list) => names.closest(typed, list) : undefined;
+  } catch {
+    return undefined;
+  }
+}

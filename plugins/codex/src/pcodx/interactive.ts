@@ -24,11 +24,15 @@ const HELP = [
   '  /uncompact <cmpN>                  undo a compaction',
   '  /turn <text>                       record a user turn and see the render',
   '  /exit, /quit                       leave',
-  'a line starting with / that is not one of these (/usr/bin/python is missing) is a user turn;',
-  'start a line with // to send one that is (//help records the turn /help)',
+  'a line starting with / that is not one of these (/usr/bin/python is missing) is a user turn,',
+  'unless its first word is close to one (/exti is refused: did you mean /exit?);',
+  'start a line with // to send it anyway (//help records the turn /help, //exti the turn /exti)',
 ];
 
-/** The slash commands; any other line (even one starting with `/`) is a user turn. */
+/**
+ * The slash commands; any other line (even one starting with `/`) is a user turn, unless its
+ * first word is close to one of these ({@link ClosestName}).
+ */
 export const COMMANDS: ReadonlySet<string> = new Set([
   '/help',
   '/exit',
@@ -54,15 +58,24 @@ export function splitFirst(text: string): [string, string | undefined] {
 }
 
 /**
+ * The name of `names` a user most likely meant by `typed`, or undefined: the host's typo rule
+ * (`api.services.names.closest`, the one `cordon chek` is answered with).
+ */
+export type ClosestName = (typed: string, names: Iterable<string>) => string | undefined;
+
+/**
  * One interactive session over a ledger (the Rust pcodx, SichangHe/partial_compact_codex).
  * Handles one input line; returns `'exit'` after `/exit` or `/quit`. Rule violations and usage
  * mistakes print `error: …` on stderr and the loop goes on; database errors are thrown (abort).
+ * With `closest`, a line whose first word starts with `/` and is close to a command
+ * (`/exti`) is refused, not recorded: a mistyped command saved as a user turn cannot be taken back.
  */
 export class InteractiveLoop {
   constructor(
     private readonly ledger: LedgerHandle,
     private readonly target: LoopTarget,
     private readonly sink: Sink,
+    private readonly closest?: ClosestName,
   ) {}
 
   /** The three opening lines. */
@@ -88,8 +101,13 @@ export class InteractiveLoop {
     // `//…` is the escape for a turn that starts with a slash: one slash is dropped.
     if (line.startsWith('//')) return this.#turn(line.slice(1), 'cli-interactive');
     const [command, rest] = splitFirst(line);
-    // Only the commands listed in /help are commands: `/usr/bin/python is missing` is a turn.
-    if (!COMMANDS.has(command)) return this.#turn(line, 'cli-interactive');
+    // Only the commands listed in /help are commands: `/usr/bin/python is missing` is a turn;
+    // `/exti` is a command mistyped, refused with the one meant.
+    if (!COMMANDS.has(command)) {
+      const meant = this.closest?.(command, COMMANDS);
+      if (meant !== undefined) throw new PcodxUsageError(`unknown command ${command}; did you mean ${meant}? (to send it as a message, start the line with //)`);
+      return this.#turn(line, 'cli-interactive');
+    }
     switch (command) {
       case '/help':
         return this.#help();

@@ -27,8 +27,9 @@ const HELP = [
   '  /uncompact <cmpN>                  undo a compaction',
   '  /turn <text>                       record a user turn and see the render',
   '  /exit, /quit                       leave',
-  'a line starting with / that is not one of these (/usr/bin/python is missing) is a user turn;',
-  'start a line with // to send one that is (//help records the turn /help)',
+  'a line starting with / that is not one of these (/usr/bin/python is missing) is a user turn,',
+  'unless its first word is close to one (/exti is refused: did you mean /exit?);',
+  'start a line with // to send it anyway (//help records the turn /help, //exti the turn /exti)',
 ].join('\n');
 
 describe('cordon pcodx interactive through piped stdin', () => {
@@ -78,16 +79,35 @@ describe('cordon pcodx interactive through piped stdin', () => {
   });
 
   it('a line starting with / that is not a command is a user turn; // escapes a command name', async () => {
-    const turns = ['/usr/bin/python is missing, fix it', '/tmp is full', '/etc/hosts', '/bogus arg', '/helpme', '/ids2', '/', '/ ', '/record-files x y'];
-    const lines = [...turns, '//help', '//exit now', '///triple', '/ids', '/exit'];
+    const turns = ['/usr/bin/python is missing, fix it', '/tmp is full', '/etc/hosts', '/bogus arg', '/', '/ ', '/1'];
+    const lines = [...turns, '//help', '//exit now', '///triple', '//exti', '/ids', '/exit'];
     const r = await pcodx(box, db, ['interactive', '--session', 'i'], { input: `${lines.join('\n')}\n` });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
-    const recorded = [...turns, '/help', '/exit now', '//triple'];
+    const recorded = [...turns, '/help', '/exit now', '//triple', '/exti'];
     expect(tableRows(db, 'select id, role, text from messages order by seq')).toEqual(recorded.map((text, i) => ({ id: `msg${i + 1}`, role: 'user', text })));
     expect(r.stdout).toContain('prompt_message_id=msg1\nfuture_context_source=pcodx-render\n/usr/bin/python is missing, fix it\n<aboveturn id="msg1"/>\n');
     // The known commands still run: /ids lists every turn, and /exit leaves.
     expect(r.stdout).toContain(`session_id=i\n${recorded.map((_, i) => `msg${i + 1}`).join('\n')}\nbye\n`);
+  });
+
+  it('a mistyped command (/exti, /shwo, /ids2, /record-files) is refused with the one meant and not recorded; the loop goes on', async () => {
+    const typos = ['/exti', '/shwo', '/helpme', '/ids2', '/record-files x y', '/uncompat cmp1', '/Exit'];
+    const r = await pcodx(box, db, ['interactive', '--session', 'i'], { input: `${[...typos, 'hello', '/exit'].join('\n')}\n` });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const hint = '(to send it as a message, start the line with //)';
+    expect(r.stderr.split('\n')).toEqual([
+      `error: unknown command /exti; did you mean /exit? ${hint}`,
+      `error: unknown command /shwo; did you mean /show? ${hint}`,
+      `error: unknown command /helpme; did you mean /help? ${hint}`,
+      `error: unknown command /ids2; did you mean /ids? ${hint}`,
+      `error: unknown command /record-files; did you mean /record-file? ${hint}`,
+      `error: unknown command /uncompat; did you mean /uncompact? ${hint}`,
+      `error: unknown command /Exit; did you mean /exit? ${hint}`,
+      '',
+    ]);
+    expect(tableRows(db, 'select id, text from messages order by seq')).toEqual([{ id: 'msg1', text: 'hello' }]);
+    expect(r.stdout.endsWith('bye\n')).toBe(true);
   });
 
   it('records an optional first prompt, and ends quietly at end of input', async () => {

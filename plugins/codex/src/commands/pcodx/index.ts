@@ -2,7 +2,7 @@ import { Command, loadHelpClass, type Interfaces } from '@oclif/core';
 import { commandOutput } from '../../pcodx/command-output.js';
 import { terminalEscape } from '../../pcodx/command.js';
 import { PcodxUsageError } from '../../pcodx/errors.js';
-import { hostApi } from '../../pcodx/host-api.js';
+import { hostClosestName } from '../../pcodx/host-api.js';
 import { splitLeadingFlags } from '../../pcodx/leading-flags.js';
 
 /**
@@ -21,11 +21,7 @@ async function meantCommand(typed: string, config: Interfaces.Config): Promise<s
       if (topic === 'pcodx' && name !== undefined && deeper === undefined) names.push(name);
     }
   }
-  try {
-    return (await hostApi()).services.names?.closest(typed, names);
-  } catch {
-    return undefined;
-  }
+  return (await hostClosestName())?.(typed, names);
 }
 
 export default class Pcodx extends Command {

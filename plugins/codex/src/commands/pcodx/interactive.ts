@@ -3,6 +3,7 @@ import { PcodxCommand, textFlags } from '../../pcodx/command.js';
 import { interactiveStart } from '../../pcodx/actions.js';
 import { InteractiveLoop, runLoop, type LoopEnd } from '../../pcodx/interactive.js';
 import { readTextInput } from '../../pcodx/text-input.js';
+import { hostClosestName } from '../../pcodx/host-api.js';
 
 export default class PcodxInteractive extends PcodxCommand {
   static override summary = 'Read lines: plain text is a user turn (kept exactly), /commands inspect, record and compact';
@@ -15,9 +16,11 @@ export default class PcodxInteractive extends PcodxCommand {
     // On a terminal, what the loop prints is escaped as the other commands' output is.
     const sink = await this.sink(false);
     let end: LoopEnd = 'end';
+    // A mistyped /command is refused with the one meant, in the host's words for a typo.
+    const closest = await hostClosestName();
     const loop = async (ledger: LedgerHandle) => {
       const target = await interactiveStart(ledger, { ...flags, text: input?.text }, sink);
-      end = await runLoop(new InteractiveLoop(ledger, target, sink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
+      end = await runLoop(new InteractiveLoop(ledger, target, sink, closest), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
     };
     await this.withLedger(flags.db, loop, true, flags.session);
     await this.endLoop(end);

@@ -4,6 +4,7 @@ import { PcodxCommand, textFlags } from '../../pcodx/command.js';
 import { checkResumeSelector, resume } from '../../pcodx/actions.js';
 import { InteractiveLoop, runLoop, type LoopEnd } from '../../pcodx/interactive.js';
 import { readTextInput } from '../../pcodx/text-input.js';
+import { hostClosestName } from '../../pcodx/host-api.js';
 
 export default class PcodxResume extends PcodxCommand {
   static override summary = 'Reopen an existing session (--session NAME or --last), print its render, then run the interactive loop';
@@ -19,9 +20,11 @@ export default class PcodxResume extends PcodxCommand {
     // On a terminal, what the loop prints is escaped as the other commands' output is.
     const sink = await this.sink(false);
     let end: LoopEnd = 'end';
+    // A mistyped /command is refused with the one meant, in the host's words for a typo.
+    const closest = await hostClosestName();
     const loop = async (ledger: LedgerHandle) => {
       const target = await resume(ledger, { ...flags, text: input?.text }, sink);
-      end = await runLoop(new InteractiveLoop(ledger, target, sink), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
+      end = await runLoop(new InteractiveLoop(ledger, target, sink, closest), { input: process.stdin, output: process.stdout, tty: process.stdout.isTTY === true });
     };
     await this.withExistingLedger(flags.db, loop, flags.session);
     await this.endLoop(end);
