@@ -179,10 +179,11 @@ describe('cordon wrap', () => {
     expect((await wrap(['--', 'sh', '-c', 'kill -QUIT $$'])).exitCode).toBe(131);
     const missing = await wrap(['--', '/nonexistent/agent-binary', '--flag']);
     expect(missing.exitCode).toBe(127);
-    expect(missing.stderr).toMatch(/^cordon wrap: session wrap-\d+-\d+ \(cordon reduce --session wrap-\d+-\d+\)\ncordon wrap: cannot start '\/nonexistent\/agent-binary': no such file\n$/);
+    // No session is announced for a command that never started: there is none to reduce.
+    expect(missing.stderr).toBe("cordon wrap: cannot start '/nonexistent/agent-binary': no such file\n");
     const directory = await wrap(['--', sandbox.root]);
     expect(directory.exitCode).toBe(126);
-    expect(directory.stderr.split('\n').slice(1)).toEqual([`cordon wrap: cannot start '${sandbox.root}': is a directory`, '']);
+    expect(directory.stderr).toBe(`cordon wrap: cannot start '${sandbox.root}': is a directory\n`);
     const none = await wrap([]);
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('give the command to run after --');
@@ -221,7 +222,7 @@ describe('cordon wrap', () => {
     expect([flags.exitCode, flags.stdout]).toEqual([0, '--,--json,--session,x,']);
   });
 
-  it('prints the session id once on stderr before the command\'s own output (none under --json); stdout stays the command\'s', async () => {
+  it('prints the session id once on stderr when the command started, before its own output (none under --json, none when it cannot start); stdout stays the command\'s', async () => {
     const named = await wrap(['--session', 'shown-1', '--', 'sh', '-c', 'echo out; echo err >&2']);
     expect([named.exitCode, named.stdout, named.stderr]).toEqual([0, 'out\n', 'cordon wrap: session shown-1 (cordon reduce --session shown-1)\nerr\n']);
     // The default name is printed the same way, and it is the session reduce finds.
@@ -232,8 +233,10 @@ describe('cordon wrap', () => {
     expect(JSON.parse(reduced.stdout).sessions[0]).toMatchObject({ session_id: id, agent: 'aider' });
     const json = await wrap(['--json', '--session', 'shown-json', '--', 'true']);
     expect([json.exitCode, json.stderr]).toEqual([0, '']);
+    // A command that cannot start records nothing, so no session is named: the hint would fail.
     const missing = await wrap(['--session', 'shown-missing', '--', 'no-such-agent-binary']);
-    expect([missing.exitCode, missing.stderr]).toEqual([127, "cordon wrap: session shown-missing (cordon reduce --session shown-missing)\ncordon wrap: cannot start 'no-such-agent-binary': not found on PATH\n"]);
+    expect([missing.exitCode, missing.stderr]).toEqual([127, "cordon wrap: cannot start 'no-such-agent-binary': not found on PATH\n"]);
+    expect((await runCordon(['reduce', '--session', 'shown-missing'], { env: sandbox.env })).exitCode).toBe(2);
   });
 
   it('refuses a --session that is not a plain name, or that is already recorded, before running anything (exit 2)', async () => {

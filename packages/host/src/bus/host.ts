@@ -94,7 +94,7 @@ export class CordonHost {
           return services().telemetry;
         },
         // From the services' module too: only `cordon wrap` asks, and the hook's bundle stays without it.
-        process: Object.freeze({ endLike, describeStartFailure: (file: string, error: unknown, where?: StartPlace) => services().describeStartFailure(file, error, where) }),
+        process: Object.freeze({ endLike, describeStartFailure: (file: string, error: unknown, where?: StartPlace) => services().describeStartFailure(file, error, where), startProblem: (file: string, where?: StartPlace) => services().startProblem(file, where) }),
         files: FILES,
         redact: REDACT,
         names: NAMES,

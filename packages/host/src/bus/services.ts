@@ -1,7 +1,7 @@
 import type { HookTable, LedgerService, ProcessService, TelemetryService, UsageService } from '@cordon/plugin-api';
 import { usageMessage } from '../cli/usage-message.js';
 import { createLedgerService } from '../ledger/service.js';
-import { startFailureReport } from '../process/start-failure.js';
+import { startFailureReport, startProblemReport } from '../process/start-failure.js';
 import { createTelemetryService } from '../telemetry/service.js';
 
 export { startFailureReport };
@@ -11,6 +11,7 @@ export interface HostServices {
   readonly ledger: LedgerService;
   readonly telemetry: TelemetryService;
   readonly describeStartFailure: ProcessService['describeStartFailure'];
+  readonly startProblem: NonNullable<ProcessService['startProblem']>;
   /** `api.services.usage.message`: oclif's parse errors in the host's words (cli/usage-message.ts). */
   readonly usageMessage: UsageService['message'];
 }
@@ -22,5 +23,5 @@ export interface HostServices {
  * so they load this module from a bundle of its own on first use (./load-services.ts).
  */
 export function createHostServices(hooks: { readonly compact: Pick<HookTable['compact'], 'promise'> }, dataDir: string): HostServices {
-  return { ledger: createLedgerService(hooks), telemetry: createTelemetryService(dataDir), describeStartFailure: startFailureReport, usageMessage: (error, command) => usageMessage(error, command) };
+  return { ledger: createLedgerService(hooks), telemetry: createTelemetryService(dataDir), describeStartFailure: startFailureReport, startProblem: startProblemReport, usageMessage: (error, command) => usageMessage(error, command) };
 }

@@ -204,3 +204,13 @@ export function startFailureReport(file: string, error: unknown, where: StartCon
   const failure = describeStartFailure(file, error, where);
   return { message: redactText(startFailureText(file, failure)), status: failure.status };
 }
+
+/**
+ * {@link commandProblem} as plugins get it (`api.services.process.startProblem`): the words and
+ * status of {@link startFailureReport} for a command that would not start, looked at without
+ * starting it; `undefined` when it would, as far as the file system tells.
+ */
+export function startProblemReport(file: string, where: StartContext = {}): { readonly message: string; readonly status: 126 | 127 } | undefined {
+  const problem = commandProblem(file, where);
+  return problem === undefined ? undefined : { message: redactText(startFailureText(file, problem)), status: problem.status };
+}

@@ -22,6 +22,15 @@ export interface ProcessService {
    * the command was not found, 126 when it was found but cannot be executed.
    */
   describeStartFailure(file: string, error: unknown, where?: StartPlace): StartFailureReport;
+
+  /**
+   * Why `file` would not start if it were started now, looked at without starting it (the same
+   * words and status as {@link describeStartFailure}), or `undefined` when, as far as the file
+   * system tells, it would: a bare name is looked up in `where.env`'s `PATH`. For what a command
+   * says before it starts one (`cordon wrap` names its session only for a command that starts);
+   * only a start decides. Optional: a host older than this method lends none.
+   */
+  startProblem?(file: string, where?: StartPlace): StartFailureReport | undefined;
 }
 
 /** Where a command was started (see {@link ProcessService.describeStartFailure}). */

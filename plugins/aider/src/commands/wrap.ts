@@ -50,6 +50,7 @@ export default class Wrap extends Command {
       argv: command,
       telemetry: api.services.telemetry,
       describeStartFailure: api.services.process.describeStartFailure,
+      ...(api.services.process.startProblem ? { startProblem: api.services.process.startProblem } : {}),
       // Optional: a host older than the service has none.
       ...(api.services.redact ? { redactArgv: api.services.redact.argv } : {}),
       sessionId,
@@ -57,8 +58,9 @@ export default class Wrap extends Command {
       cordonBin: process.argv[1]!,
       log: api.log,
       relayStdout: flags.json,
-      // The id on stderr once, before the command's first output (stdout is the agent's), so the
-      // session can be found afterwards. --json puts it in its record instead.
+      // The id on stderr once, when the command has started and before its first output (stdout
+      // is the agent's), so the session can be found afterwards; a command that cannot start
+      // records no session and is not announced. --json puts it in its record instead.
       ...(flags.json ? {} : { onStart: () => notice(`session ${sessionId} (cordon reduce --session ${sessionId})`) }),
     });
     if (result.startError !== undefined) notice(result.startError);

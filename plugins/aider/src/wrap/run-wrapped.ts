@@ -36,6 +36,8 @@ export interface WrapOptions {
   readonly redactArgv?: RedactService['argv'];
   /** `api.services.process.describeStartFailure`: the host's words and status for a command that cannot start. */
   readonly describeStartFailure: ProcessService['describeStartFailure'];
+  /** `api.services.process.startProblem`: whether the command would start, asked before it is (a host older than it has none). */
+  readonly startProblem?: ProcessService['startProblem'];
   /** Session id (the command checks a user's with `sessionFlagProblem`); default `defaultSessionId()`. */
   readonly sessionId?: string;
   /** Set `SHELL` to the cordon shim so each `$SHELL -c` command gets markers. */
@@ -51,8 +53,11 @@ export interface WrapOptions {
    */
   readonly relayStdout?: boolean;
   /**
-   * Called once just before the command is spawned, so that what it says comes before anything
-   * the command writes (after the spawn, the child's first lines could come first).
+   * Called once for a command that starts, so that what it says names a session that is recorded
+   * and comes before the command's own first lines: just before the spawn when `startProblem`
+   * finds nothing in the way (after it, a quick command's first line can come first), else as
+   * soon as the spawn returned a pid (the exec succeeded). Not called for a command that cannot
+   * start: it records no session.
    */
   readonly onStart?: (sessionId: string) => void;
 }
@@ -123,12 +128,22 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   // Without a terminal the agent gets a process group of its own, so a signal sent to the
   // wrapper's group reaches it once, forwarded (lendTerminal).
   const ownGroup = process.stdin.isTTY !== true;
-  options.onStart?.(sessionId);
+  let announced = false;
+  const announce = (): void => {
+    if (announced) return;
+    announced = true;
+    options.onStart?.(sessionId);
+  };
+  // Before the spawn when nothing is in the way, so the line comes before the command's first one.
+  if (options.startProblem !== undefined && options.startProblem(argv[0]!, { env }) === undefined) announce();
   try {
     child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', options.relayStdout ? 'pipe' : 'inherit', 'inherit'], env, detached: ownGroup });
   } catch (error) {
     return cannotStart(error);
   }
+  // Node returns from spawn once the exec succeeded or failed (libuv waits for it); only a
+  // started command has a pid (a host without startProblem, or a program that appeared since).
+  if (child.pid !== undefined) announce();
   const started = await new Promise<{ ok: true } | { ok: false; error: Error }>((resolve) => {
     child.once('spawn', () => resolve({ ok: true }));
     child.once('error', (error) => resolve({ ok: false, error }));
