@@ -12,7 +12,7 @@ export const hookConfigFlags = {
   scope: Flags.string({ options: ['user', 'project'], default: 'user', description: "Write the agent's per-user config, or the project's" }),
   'project-dir': directoryFlag({ description: 'Project root for --scope project (default: current directory; it must exist)' }),
   write: Flags.boolean({ description: 'Apply the changes (default: dry run printing a diff of each file)' }),
-  command: Flags.string({ description: 'The cordon executable to write into the configs, made absolute (a bare name is looked up on PATH; default: this node binary and this installation of cordon)' }),
+  command: Flags.string({ description: 'The cordon executable to write into the configs, made absolute (a bare name is looked up on PATH; default: this node binary and this installation of cordon); install refuses one that could not start here' }),
 };
 
 export default class InstallHooks extends CordonCommand {

@@ -4,6 +4,7 @@ import type { HookCommand } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { HOST_ROOT } from '../util/host-root.js';
 import { whichIn } from './files.js';
+import { commandProblem } from '../process/start-failure.js';
 import { cmdCommand } from './quote/cmd.js';
 import { posixCommand } from './quote/posix.js';
 import { powershellCommand } from './quote/powershell.js';
@@ -75,4 +76,23 @@ export function absoluteExecutable(executable: string, env: NodeJS.ProcessEnv = 
   const found = whichIn(executable, env.PATH, platform, env.PATHEXT);
   if (!found) throw new CordonError(ERROR_CODES.BAD_INPUT, `--command ${executable}: not found on PATH; give an absolute path`, { details: { command: executable } });
   return found;
+}
+
+/**
+ * Refuses an install's `--command` that could not start here, before anything is planned or
+ * written: the agents would run it on every tool call and fail each time, which only `cordon
+ * doctor` would say later. The program is made absolute as {@link absoluteExecutable} does and
+ * looked at as a start would find it (process/start-failure.ts `commandProblem`: missing, a
+ * directory, not executable, a `#!` interpreter that is missing). Commands written for another
+ * platform (`platform` not this one) are not looked at: their paths are that machine's.
+ * @throws CordonError `CORDON_BAD_INPUT` naming the flag's value and what is wrong.
+ */
+export function checkHookExecutable(executable: string, env: NodeJS.ProcessEnv = process.env, platform: string = process.platform): void {
+  const absolute = absoluteExecutable(executable, env, platform);
+  if (platform !== process.platform) return;
+  const problem = commandProblem(absolute, { env });
+  if (problem) {
+    const shown = absolute === executable ? executable : `${executable} (${absolute})`;
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `--command ${shown}: ${problem.why}, so the agents could not run the hook; give the path of a cordon executable, or leave --command out to write this node and this cordon`, { details: { command: executable } });
+  }
 }

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { ConfigChange, HookInstaller, HookScope, InstallContext, InstallPlan } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
 import { CordonError, ERROR_CODES, wrapPluginError, type ErrorCode } from '../errors/index.js';
-import { hookCommand, portableHookCommand } from './command.js';
+import { checkHookExecutable, hookCommand, portableHookCommand } from './command.js';
 import { projectWarnings } from './project.js';
 import { changeDiff } from './diff.js';
 import { isDirectory, isLink, putText, readText, removeEmptyDirs, whichIn } from './files.js';
@@ -174,6 +174,8 @@ async function planAll(host: CordonHost, options: InstallHooksOptions): Promise<
           .map((r) => r.entry.name)
       : [...new Set(options.agents)];
   if (options.agents !== 'all' && names.length === 0) throw new CordonError(ERROR_CODES.BAD_INPUT, 'name at least one --agent, or pass --all');
+  // An uninstall takes any --command (the one written may be gone): it only finds it in the configs.
+  if (options.mode === 'install' && options.executable !== undefined) checkHookExecutable(options.executable, options.env ?? process.env, options.platform ?? process.platform);
   const planned: Planned[] = [];
   const passedOver: PassedOver[] = [];
   const removed = options.agents === 'all' && options.mode === 'install' && options.scope === 'user' ? readRemovedHooks(host.paths.configDir) : {};

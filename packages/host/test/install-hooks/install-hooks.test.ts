@@ -353,15 +353,47 @@ describe('install-hooks per agent', () => {
   });
 
   it('Cursor: refuses a command path with spaces (Cursor splits on them), writes nothing', async () => {
-    const r = await cordon(['install-hooks', '--agent', 'cursor', '--command', '/opt/my tools/cordon', '--write']);
+    const executable = (path: string): string => {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, '#!/bin/sh\n', { mode: 0o755 });
+      return path;
+    };
+    const spaced = executable(join(home, 'my tools', 'cordon'));
+    const r = await cordon(['install-hooks', '--agent', 'cursor', '--command', spaced, '--write']);
     expect(r.exitCode).toBe(2);
     expect(r.json.error.code).toBe('CORDON_CONFIG_EDIT');
-    expect(r.json.error.message).toMatch(/the --command path \/opt\/my tools\/cordon contains a space; give a path without spaces$/);
+    expect(r.json.error.message).toMatch(new RegExp(`the --command path ${spaced.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} contains a space; give a path without spaces$`));
     expect(r.json.error.message).not.toContain('pass --command');
     expect(existsSync(join(home, '.cursor/hooks.json'))).toBe(false);
-    const ok = await cordon(['install-hooks', '--agent', 'cursor', '--command', '/opt/cordon/bin/cordon', '--write']);
+    const plain = executable(join(home, 'opt', 'cordon'));
+    const ok = await cordon(['install-hooks', '--agent', 'cursor', '--command', plain, '--write']);
     expect(ok.exitCode).toBe(0);
-    expect(JSON.parse(read('.cursor/hooks.json')).hooks.preToolUse).toEqual([{ command: '/opt/cordon/bin/cordon hook --agent cursor', timeout: 30 }]);
+    expect(JSON.parse(read('.cursor/hooks.json')).hooks.preToolUse).toEqual([{ command: `${plain} hook --agent cursor`, timeout: 30 }]);
+  });
+
+  it('refuses a --command that could not start here (missing, a directory, not executable), exit 2, writing nothing; uninstall takes any', async () => {
+    const notExecutable = join(home, 'cordon-plain-file');
+    writeFileSync(notExecutable, '#!/bin/sh\n', { mode: 0o644 });
+    for (const [command, why] of [
+      ['/nonexistent/cordon', 'no such file'],
+      [home, 'is a directory'],
+      [notExecutable, 'not executable'],
+    ] as const) {
+      for (const write of [[], ['--write']]) {
+        const r = await cordon(['install-hooks', '--agent', 'gemini', '--command', command, ...write]);
+        expect(r.exitCode, command).toBe(2);
+        expect(r.json.error).toMatchObject({ code: 'CORDON_BAD_INPUT', message: `--command ${command}: ${why}, so the agents could not run the hook; give the path of a cordon executable, or leave --command out to write this node and this cordon` });
+      }
+    }
+    expect(existsSync(join(home, '.gemini'))).toBe(false);
+    // A relative path is named as given and as made absolute.
+    const relative = await cordon(['install-hooks', '--agent', 'gemini', '--command', './bin/cordon']);
+    expect(relative.json.error.message).toBe(`--command ./bin/cordon (${join(project, 'bin/cordon')}): no such file, so the agents could not run the hook; give the path of a cordon executable, or leave --command out to write this node and this cordon`);
+    // Hooks written by a cordon that has since gone are still found and removed.
+    write({ '.gemini/settings.json': JSON.stringify({ hooks: { BeforeTool: [{ matcher: '.*', hooks: [{ type: 'command', command: '/nonexistent/cordon hook --agent gemini' }] }] } }, null, 2) + '\n' });
+    const un = await cordon(['uninstall-hooks', '--agent', 'gemini', '--command', '/nonexistent/cordon', '--write']);
+    expect(un.exitCode, un.stderr).toBe(0);
+    expect(read('.gemini/settings.json')).not.toContain('/nonexistent/cordon');
   });
 
   it('Hermes --accept records consent for exactly the installed (event, command) pairs; uninstall takes it back', async () => {
