@@ -279,14 +279,43 @@ describe('switching the guard on', () => {
     try {
       linkPluginRoots(own.dataDir, ['cgroup-linux', 'claude-code'].map((name) => ({ name: `@cordon/${name}`, root: join(REPO_ROOT, 'plugins', name) })));
       const probe = JSON.parse((await runCordon(['control', 'probe', '--json'], { env: own.env })).stdout) as { available: boolean; reason: string | null };
+      expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env: own.env })).exitCode).toBe(0);
       const w = await runCordon(['control', 'guard', '--agent', 'claude-code', '--write', '--json'], { env: own.env });
       expect(w.exitCode).toBe(0);
-      expect(JSON.parse(w.stdout)).toMatchObject({ guarded: ['claude-code'], written: true, enforceable: probe.available, reason: probe.reason });
+      expect(JSON.parse(w.stdout)).toMatchObject({ guarded: ['claude-code'], written: true, enforceable: probe.available, reason: probe.reason, unhooked: [] });
       if (probe.available) expect(w.stderr).toBe('');
       else expect(w.stderr).toContain(`nothing can be enforced on this machine (${probe.reason}): guarded calls will run unguarded`);
       // Switching every agent off says nothing about enforcement.
       const off = await runCordon(['control', 'guard', '--agent', 'claude-code', '--off', '--write'], { env: own.env });
       expect(off.stderr).toBe('');
+    } finally {
+      own.cleanup();
+    }
+  });
+});
+
+describe("an agent whose hooks are not installed (the help: \"Install the agent's hooks first\")", () => {
+  it('guard says so on stderr, naming the install, and still writes the setting; said no more once they are installed', async () => {
+    const own = makeSandbox('cordon-guard-unhooked-');
+    try {
+      linkPluginRoots(own.dataDir, ['cgroup-linux', 'claude-code', 'gemini'].map((name) => ({ name: `@cordon/${name}`, root: join(REPO_ROOT, 'plugins', name) })));
+      const cwd = own.dir('work');
+      const guard = (...args: string[]) => runCordon(['control', 'guard', ...args], { env: own.env, cwd });
+      const warning = (agent: string) => `cordon control guard: ${agent}'s hooks are not installed (neither in its user config nor in this project's), so its shell calls are not guarded until they are: \`cordon install-hooks --agent ${agent} --write\`\n`;
+      const none = await guard('--agent', 'claude-code', '--agent', 'gemini', '--write', '--json');
+      expect(none.exitCode).toBe(0);
+      expect(JSON.parse(none.stdout)).toMatchObject({ guarded: ['claude-code', 'gemini'], written: true, unhooked: ['claude-code', 'gemini'] });
+      expect(none.stderr).toContain(warning('claude-code') + warning('gemini'));
+      // Installed (at user scope, or in this project): nothing to say of it.
+      expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env: own.env, cwd })).exitCode).toBe(0);
+      expect((await runCordon(['install-hooks', '--agent', 'gemini', '--scope', 'project', '--write'], { env: own.env, cwd })).exitCode).toBe(0);
+      const both = await guard('--agent', 'claude-code', '--agent', 'gemini', '--write');
+      expect(both.stderr).not.toContain('hooks are not installed');
+      // Removed again with uninstall-hooks: said again; switching the guard off says nothing.
+      expect((await runCordon(['uninstall-hooks', '--agent', 'claude-code', '--write'], { env: own.env, cwd })).exitCode).toBe(0);
+      const after = await guard('--agent', 'claude-code', '--write');
+      expect(after.stderr).toContain(warning('claude-code'));
+      expect((await guard('--agent', 'claude-code', '--off', '--write')).stderr).not.toContain('hooks are not installed');
     } finally {
       own.cleanup();
     }

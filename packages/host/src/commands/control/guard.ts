@@ -22,6 +22,8 @@ export interface GuardReport {
   readonly enforceable: boolean;
   /** `cordon control probe`'s reason when nothing can be enforced. */
   readonly reason: string | null;
+  /** Agents named (not with --off) whose cordon hooks are in neither their user config nor this project's: nothing guards them until they are. */
+  readonly unhooked: string[];
 }
 
 export default class ControlGuard extends CordonCommand {
@@ -30,7 +32,7 @@ export default class ControlGuard extends CordonCommand {
     'Switches the guard of @cordon/cgroup-linux on (or, with --off, off) for the agents named: on every shell tool call the',
     '`cordon hook` rewrites the command to `cordon control run -- bash -c <command>`, with the AGENT_RESOURCE_HINT=… the',
     "command starts with, through the agent's own rewrite field (Claude Code and Codex updatedInput, Gemini tool_input,",
-    "Cursor updated_input). Install the agent's hooks first (`cordon install-hooks`). Without --write it only prints the change.",
+    "Cursor updated_input). Install the agent's hooks first (`cordon install-hooks`): for an agent without them it says so on stderr. Without --write it only prints the change.",
   ].join(' ');
 
   static override examples = ['<%= config.bin %> <%= command.id %> --agent claude-code', '<%= config.bin %> <%= command.id %> --agent codex --agent gemini --write', '<%= config.bin %> <%= command.id %> --agent codex --off --write'];
@@ -75,6 +77,12 @@ export default class ControlGuard extends CordonCommand {
       dropPluginIndex(host.paths.cacheDir);
     }
     this.log(`${flags.write ? 'wrote' : 'would write'} ${file}: guarded agents ${guarded.join(', ') || 'none'}${flags.write ? '' : ' (dry run; add --write)'}`);
+    // The guard rewrites calls in the hook: an agent without cordon's hooks is not guarded at all
+    // (the help's "Install the agent's hooks first"). Said on stderr, naming the install.
+    const unhooked = flags.off ? [] : await unhookedAgents(host, flags.agent);
+    for (const agent of unhooked) {
+      process.stderr.write(`cordon control guard: ${agent}'s hooks are not installed (neither in its user config nor in this project's), so its shell calls are not guarded until they are: \`cordon install-hooks --agent ${agent} --write\`\n`);
+    }
     // Guarding where nothing can be enforced only adds a wrapper: say so (stderr), with probe's reason.
     const probe = await runProbes(host.probes.list());
     if (!probe.available && guarded.length) {
@@ -82,6 +90,24 @@ export default class ControlGuard extends CordonCommand {
         `cordon control guard: nothing can be enforced on this machine (${probe.reason}): guarded calls will run unguarded, and be recorded, until \`cordon control probe\` says otherwise${probe.fix ? `; to enable: ${probe.fix}` : ''}\n`,
       );
     }
-    return { file, guarded, written: flags.write, enforceable: probe.available, reason: probe.reason };
+    return { file, guarded, written: flags.write, enforceable: probe.available, reason: probe.reason, unhooked };
   }
+}
+
+/**
+ * The agents of `agents` whose cordon hooks are in neither their user config nor the current
+ * directory's project config (doctor/hooks.ts `agentHookState`: plans computed, nothing written or
+ * started). An agent that takes no hooks (Aider runs under `cordon wrap --shell-shim`) or whose
+ * config cannot be read is not listed: `cordon doctor` says what is wrong there.
+ */
+async function unhookedAgents(host: Awaited<ReturnType<ControlGuard['host']>>, agents: readonly string[]): Promise<string[]> {
+  const { agentHookState } = await import('../../doctor/hooks.js');
+  const out: string[] = [];
+  for (const agent of [...new Set(agents)]) {
+    if (!host.dialects.get(agent)?.loadInstaller) continue;
+    const states = [await agentHookState(host, agent, { scope: 'user' }), await agentHookState(host, agent, { scope: 'project' })];
+    if (states.some((s) => s.kind === 'present' || s.kind === 'unreadable')) continue;
+    out.push(agent);
+  }
+  return out;
 }
