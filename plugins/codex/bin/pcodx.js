@@ -71,7 +71,9 @@ if (help) {
   });
   child.stdout.setEncoding('utf8');
   let pending = '';
-  const rewrite = (text) => text.replace(/(^|[\s$`])cordon pcodx(?=[\s`]|$)/gm, '$1pcodx');
+  // `pcodx-model-turn --help` shows its own name (`pcodx-model-turn`), not `pcodx model-turn`.
+  const ownName = typeof subcommand === 'string' ? new RegExp(`(^|[\\s$\`])cordon pcodx ${subcommand}(?=[\\s\`]|$)`, 'gm') : undefined;
+  const rewrite = (text) => (ownName ? text.replace(ownName, `$1pcodx-${subcommand}`) : text).replace(/(^|[\s$`])cordon pcodx(?=[\s`]|$)/gm, '$1pcodx');
   child.stdout.on('data', (chunk) => {
     const text = pending + chunk;
     const cut = text.lastIndexOf('\n') + 1;

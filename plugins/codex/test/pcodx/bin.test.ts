@@ -54,6 +54,16 @@ describe('the pcodx bin delegates to `cordon pcodx`', () => {
     }
   });
 
+  it('pcodx-model-turn --help shows its own invocation, `pcodx-model-turn`, not `pcodx model-turn`', async () => {
+    const h = await pcodxBin(['--help'], { env: { ...env, CORDON_BIN }, bin: join(REPO_ROOT, 'plugins/codex/bin/pcodx-model-turn.js') });
+    expect(h.exitCode, h.stderr).toBe(0);
+    expect(h.stdout).toMatch(/^USAGE\n {2}\$ pcodx-model-turn \[--db <value>\]/m);
+    expect(h.stdout).toMatch(/^ {2}\$ pcodx-model-turn --session demo /m);
+    expect(h.stdout).not.toMatch(/pcodx model-turn/);
+    // `pcodx model-turn --help` is still `pcodx model-turn`.
+    expect((await pcodxBin(['model-turn', '--help'], { env: { ...env, CORDON_BIN } })).stdout).toMatch(/^ {2}\$ pcodx model-turn \[--db/m);
+  });
+
   it('finds `cordon` on PATH when CORDON_BIN is not set', async () => {
     const binDir = box.dir('path-bin');
     const marker = join(box.root, 'used-path-cordon');
