@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError } from '../../cli/command-error.js';
@@ -39,13 +41,36 @@ export default class PluginsInspect extends OclifInspect {
     }
   }
 
-  /** `Command.log`, except for oclif's `failed` mark after a failed inspection (see {@link inspect}). */
+  /**
+   * `Command.log`, except for oclif's `failed` mark after a failed inspection (see {@link inspect}),
+   * and with the inspection's tree said in full ({@link emptyBranchesSaid}).
+   */
   override log(message?: string, ...args: unknown[]): void {
     if (this.#failing && typeof message === 'string' && withoutCsi(message) === FAILED_MARK) {
       this.#failing = false;
       return;
     }
-    super.log(message, ...args);
+    super.log(typeof message === 'string' ? emptyBranchesSaid(message) : message, ...args);
+  }
+
+  /**
+   * Where `dependency` of `plugin` is installed and its version, as Node would find it from the
+   * plugin's root: the `node_modules` of the root and of every directory above it. oclif's own
+   * lookup stops at the outermost `node_modules` in the path, so a linked plugin (a checkout,
+   * whose dependencies npm hoisted to the workspace's root) showed none. `{null, null}` when none
+   * is installed. Called by oclif's inspection.
+   */
+  async findDep(plugin: { readonly root: string }, dependency: string): Promise<{ pkgPath: string | null; version: string | null }> {
+    for (let dir = plugin.root; ; dir = dirname(dir)) {
+      const pkgPath = join(dir, 'node_modules', ...dependency.split('/'));
+      try {
+        const version = (JSON.parse(await readFile(join(pkgPath, 'package.json'), 'utf8')) as { version?: unknown }).version;
+        if (typeof version === 'string') return { pkgPath, version };
+      } catch {
+        // not installed here: look one directory up
+      }
+      if (dirname(dir) === dir) return { pkgPath: null, version: null };
+    }
   }
 
   override async run(): Promise<unknown> {
@@ -79,4 +104,26 @@ export default class PluginsInspect extends OclifInspect {
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     return catchCommandError(this, error, () => super.catch(error));
   }
+}
+
+/** A branch line of oclif's inspection tree (`   ├─ commands`) that may have children, and where its mark is. */
+const SECTION = /^(?<lead>[ │]*)[├└]─ (?:commands|dependencies)$/;
+
+/**
+ * oclif's inspection tree with each empty section said as such: a plugin with no commands or no
+ * dependencies got a bare `└─ dependencies` line with nothing under it, which reads as if the
+ * list were cut off; it reads `└─ dependencies none` instead. A section is empty when the line
+ * after it is not deeper in the tree. Other text is returned as it is.
+ */
+export function emptyBranchesSaid(text: string): string {
+  const lines = text.split('\n');
+  return lines
+    .map((line, i) => {
+      const plain = withoutCsi(line);
+      const lead = SECTION.exec(plain)?.groups?.lead;
+      if (lead === undefined) return line;
+      const next = withoutCsi(lines[i + 1] ?? '').search(/[├└]─ /);
+      return next > lead.length ? line : `${line} none`;
+    })
+    .join('\n');
 }

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { emptyBranchesSaid } from '../../src/commands/plugins/inspect.js';
+import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+
+// `cordon plugins inspect`: oclif's tree, with an empty section said as such and a linked
+// plugin's dependencies found where Node finds them (hoisted to the checkout's root). Built CLI.
+
+let box: Sandbox;
+beforeEach(() => (box = makeSandbox('cordon-plugin-inspect-')));
+afterEach(() => box.cleanup());
+
+const installed = (name: string): string => (JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+
+describe('cordon plugins inspect', () => {
+  it('says "none" of a section with nothing in it, instead of ending on a bare `└─ dependencies`', async () => {
+    linkPlugins(box.dataDir, ['claude-code']);
+    const r = await runCordon(['plugins', 'inspect', 'claude-code'], { env: box.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`└─ @cordon/claude-code\n   ├─ version 0.1.0\n   ├─ location ${join(REPO_ROOT, 'plugins', 'claude-code')}\n   ├─ commands none\n   └─ dependencies none\n`);
+  });
+
+  it("lists a linked plugin's dependencies, installed at the checkout's root", async () => {
+    linkPlugins(box.dataDir, ['codex']);
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'plugins', 'codex', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const r = await runCordon(['plugins', 'inspect', 'codex'], { env: box.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const tail = Object.entries(pkg.dependencies).map(([name, range], i, all) => `      ${i === all.length - 1 ? '└' : '├'}─ ${name} ${range} => ${installed(name)}`);
+    expect(r.stdout).toContain(`   └─ dependencies\n${tail.join('\n')}\n`);
+    expect(r.stdout).toContain('   │  └─ pcodx:uncompact\n');
+    const json = await runCordon(['plugins', 'inspect', 'codex', '--json'], { env: box.env });
+    expect(JSON.parse(json.stdout)[0].deps).toEqual(Object.fromEntries(Object.entries(pkg.dependencies).map(([name, from]) => [name, { from, version: installed(name) }])));
+  });
+
+  it('emptyBranchesSaid: only a section line with nothing deeper after it', () => {
+    const tree = ['└─ p', '   ├─ commands', '   │  └─ a', '   ├─ version 1', '   └─ dependencies'].join('\n');
+    expect(emptyBranchesSaid(tree)).toBe(['└─ p', '   ├─ commands', '   │  └─ a', '   ├─ version 1', '   └─ dependencies none'].join('\n'));
+    expect(emptyBranchesSaid('commands')).toBe('commands');
+    // Styled text (a terminal's colours) is read without its escapes.
+    expect(emptyBranchesSaid('└─ p\n   ├─ \u001b[1mcommands\u001b[22m\n   └─ x')).toBe('└─ p\n   ├─ \u001b[1mcommands\u001b[22m none\n   └─ x');
+    expect(emptyBranchesSaid('└─ p\n   ├─ \u001b[1mcommands\u001b[22m\n   │  └─ a')).toBe('└─ p\n   ├─ \u001b[1mcommands\u001b[22m\n   │  └─ a');
+  });
+});
