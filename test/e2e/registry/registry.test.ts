@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runProcess, type RunResult } from '../../support/cli.js';
 import { HOOK_PAYLOADS } from '../../support/fixtures.js';
 import { startRegistry, type LocalRegistry } from '../../support/registry.js';
+import { SAMPLE_WORKFLOW, expandExpressions, workflowSteps } from '../../support/github-workflow.js';
+import { git, makeRepo, writeFiles } from '../../support/git.js';
 
 const FIXTURES = HOOK_PAYLOADS;
 const WORKSPACES = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).workspaces as string[];
@@ -169,6 +171,72 @@ describe('installing from a registry', () => {
     expect(ok(await cordon(['plugins']), 'cordon plugins').stdout).not.toContain('@cordon/codex');
     expect(existsSync(join(binDir, 'pcodx'))).toBe(false);
   }, 1_800_000);
+});
+
+// docs/ci/github-workflow.yml, its `run` steps as the runner runs them (bash -eo pipefail, the
+// step's env, the expressions filled in) in a pull request's checkout, with this registry as the
+// team's (CORDON_REGISTRY, and its token as CORDON_REGISTRY_TOKEN): the install and the check work
+// as written. setup-node and checkout are played by this machine's Node and a clone.
+describe('the sample GitHub workflow, as written', () => {
+  it("installs cordon from the team's registry it points the @cordon scope at, and audits a pull request", async () => {
+    // Published by the test above when it ran; a publish of a version already there is refused, harmlessly.
+    for (const name of ['@cordon/plugin-api', '@cordon/host']) await registry.publish(tarballs.get(name)!);
+    const root = join(work, 'workflow');
+    const home = join(root, 'home');
+    mkdirSync(home, { recursive: true });
+    const prefix = join(root, 'prefix');
+    // The runner's machine: its own home and npm config (where `npm config set` writes), a global
+    // prefix on PATH; this machine's npm settings (nodedir for offline native builds) as npm's
+    // global layer. No npm setting of this test's process leaks in.
+    const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_/i.test(key) && !/^CORDON_/.test(key)));
+    const env: NodeJS.ProcessEnv = {
+      ...base,
+      HOME: home,
+      NPM_CONFIG_USERCONFIG: join(home, '.npmrc'),
+      NPM_CONFIG_GLOBALCONFIG: join(process.env.HOME ?? '/root', '.npmrc'),
+      npm_config_prefix: prefix,
+      npm_config_prefer_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      PATH: `${join(prefix, 'bin')}${delimiter}${process.env.PATH}`,
+      CORDON_DATA_DIR: join(home, 'data'),
+      CORDON_CONFIG_DIR: join(home, 'config'),
+      CORDON_CACHE_DIR: join(home, 'cache'),
+      GITHUB_ACTIONS: 'true',
+      GIT_AUTHOR_NAME: 'Cordon Test',
+      GIT_AUTHOR_EMAIL: 'test@cordon.invalid',
+      GIT_COMMITTER_NAME: 'Cordon Test',
+      GIT_COMMITTER_EMAIL: 'test@cordon.invalid',
+    };
+    // The pull request: main holds the policy, the branch changes a file it allows.
+    const origin = makeRepo(join(root, 'origin'), { '.cordon.json': JSON.stringify({ allow: ['src/**'] }), 'src/a.js': 'a\n' }, env);
+    const main = git(origin, ['rev-parse', '--abbrev-ref', 'HEAD'], env).trim();
+    const checkout = join(root, 'checkout');
+    git(root, ['clone', '-q', origin, checkout], env);
+    git(checkout, ['checkout', '-qb', 'feature'], env);
+    writeFiles(checkout, { 'src/a.js': 'changed\n' });
+    git(checkout, ['commit', '-qam', 'change src/a.js'], env);
+
+    const values = { 'vars.CORDON_REGISTRY': registry.url, 'secrets.CORDON_REGISTRY_TOKEN': registry.token, 'github.base_ref': main };
+    const runs = workflowSteps(readFileSync(SAMPLE_WORKFLOW, 'utf8')).filter((step) => step.run !== undefined);
+    expect(runs.length).toBeGreaterThanOrEqual(3);
+    let last: RunResult | undefined;
+    for (const step of runs) {
+      const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([key, value]) => [key, expandExpressions(String(value), values)]));
+      const script = expandExpressions(step.run!, values);
+      last = await runProcess(['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd: checkout, env: { ...env, ...stepEnv }, timeoutMs: 900_000 });
+      expect(last.exitCode, `${script}\n${last.stdout}\n${last.stderr}`).toBe(0);
+    }
+    // The scope went to the team's registry, through the runner's own npm config.
+    expect(readFileSync(join(home, '.npmrc'), 'utf8')).toContain(`@cordon:registry=${registry.url}`);
+    expect(lstatSync(join(prefix, 'bin', 'cordon')).isSymbolicLink()).toBe(true);
+    // The check audited the pull request: accepted, no annotation.
+    expect(last!.stdout).not.toContain('::error');
+    // Without the variable the step stops at once, saying what to set, as an annotation.
+    const scope = runs.find((step) => /npm config set @cordon:registry/.test(step.run!))!;
+    const unset = await runProcess(['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c', expandExpressions(scope.run!, values)], { cwd: checkout, env: { ...env, CORDON_REGISTRY: '', CORDON_REGISTRY_TOKEN: '' } });
+    expect([unset.exitCode, unset.stdout]).toEqual([2, '::error title=cordon::set the repository variable CORDON_REGISTRY to the npm registry your team publishes the @cordon packages to (docs/plugins.md)\n']);
+  }, 1_200_000);
 });
 
 /** A local OTLP/HTTP receiver that accepts everything and records the request paths. */
