@@ -96,12 +96,12 @@ export default class ControlGuard extends CordonCommand {
 
 /**
  * The agents of `agents` whose cordon hooks are in neither their user config nor the current
- * directory's project config (doctor/hooks.ts `agentHookState`: plans computed, nothing written or
+ * directory's project config (install-hooks/state.ts `agentHookState`: plans computed, nothing written or
  * started). An agent that takes no hooks (Aider runs under `cordon wrap --shell-shim`) or whose
  * config cannot be read is not listed: `cordon doctor` says what is wrong there.
  */
 async function unhookedAgents(host: Awaited<ReturnType<ControlGuard['host']>>, agents: readonly string[]): Promise<string[]> {
-  const { agentHookState } = await import('../../doctor/hooks.js');
+  const { agentHookState } = await import('../../install-hooks/state.js');
   const out: string[] = [];
   for (const agent of [...new Set(agents)]) {
     if (!host.dialects.get(agent)?.loadInstaller) continue;
