@@ -105,7 +105,10 @@ export class InteractiveLoop {
     // `/exti` is a command mistyped, refused with the one meant.
     if (!COMMANDS.has(command)) {
       const meant = this.closest?.(command, COMMANDS);
-      if (meant !== undefined) throw new PcodxUsageError(`unknown command ${command}; did you mean ${meant}? (to send it as a message, start the line with //)`);
+      // A longer word that only begins with a command (`/turnaround`, `/showcase`) is a turn: the
+      // host's rule also takes a unique prefix, which suits a flag, not the first word of a message.
+      const longerWord = meant !== undefined && command.startsWith(meant) && command.length > meant.length + 2;
+      if (meant !== undefined && !longerWord) throw new PcodxUsageError(`unknown command ${command}; did you mean ${meant}? (to send it as a message, start the line with //)`);
       return this.#turn(line, 'cli-interactive');
     }
     switch (command) {

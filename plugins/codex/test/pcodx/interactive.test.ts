@@ -93,7 +93,7 @@ describe('cordon pcodx interactive through piped stdin', () => {
 
   it('a mistyped command (/exti, /shwo, /ids2, /record-files) is refused with the one meant and not recorded; the loop goes on', async () => {
     const typos = ['/exti', '/shwo', '/helpme', '/ids2', '/record-files x y', '/uncompat cmp1', '/Exit'];
-    const r = await pcodx(box, db, ['interactive', '--session', 'i'], { input: `${[...typos, 'hello', '/exit'].join('\n')}\n` });
+    const r = await pcodx(box, db, ['interactive', '--session', 'i'], { input: `${[...typos, 'hello', '/turnaround is slow', '/showcase', '/usr/bin/python fails', '/exit'].join('\n')}\n` });
     expect(r.exitCode, r.stderr).toBe(0);
     const hint = '(to send it as a message, start the line with //)';
     expect(r.stderr.split('\n')).toEqual([
@@ -106,7 +106,13 @@ describe('cordon pcodx interactive through piped stdin', () => {
       `error: unknown command /Exit; did you mean /exit? ${hint}`,
       '',
     ]);
-    expect(tableRows(db, 'select id, text from messages order by seq')).toEqual([{ id: 'msg1', text: 'hello' }]);
+    // Words that only begin with a command, and paths, are turns.
+    expect(tableRows(db, 'select id, text from messages order by seq')).toEqual([
+      { id: 'msg1', text: 'hello' },
+      { id: 'msg2', text: '/turnaround is slow' },
+      { id: 'msg3', text: '/showcase' },
+      { id: 'msg4', text: '/usr/bin/python fails' },
+    ]);
     expect(r.stdout.endsWith('bye\n')).toBe(true);
   });
 
