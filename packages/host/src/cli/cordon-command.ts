@@ -1,9 +1,11 @@
+import { format } from 'node:util';
 import { Command } from '@oclif/core';
 import { ERROR_CODES } from '../errors/index.js';
 import type { CordonHost } from '../bus/host.js';
 import { warnPluginFailures } from './plugin-warnings.js';
 import { clearStatus } from '../output/status.js';
 import { errorDocument, type ReportedError } from '../output/error-text.js';
+import { terminalLines } from '../output/terminal.js';
 import { reportCommandError } from './command-error.js';
 import { haltIfInterrupted } from '../process/interrupt.js';
 
@@ -23,6 +25,26 @@ export abstract class CordonCommand extends Command {
     // Imported here: the host's module graph (about 80 modules) loads only for a command that asks.
     this.#host ??= import('../bus/load-host.js').then(({ loadHost }) => loadHost(this.config)).then(warnPluginFailures);
     return this.#host;
+  }
+
+  /**
+   * Every line a command prints through oclif (`this.log`, `this.logToStderr`, `this.warn`) is
+   * escaped for a terminal (output/terminal.ts `terminalLines`: line breaks and tabs kept, every
+   * other control character and invisible format character written as `\u001b`): what a command
+   * prints names paths, sessions and plugins, any of which may hold an escape sequence (a work
+   * tree at `re<ESC>[7mpo`, a `CORDON_DATA_DIR`). Text escaped already passes unchanged, since the
+   * escapes are printable. `--json` output (`logJson`) is JSON's own escaping, not this.
+   */
+  override log(message: unknown = '', ...args: unknown[]): void {
+    super.log(shownLine(message, args));
+  }
+
+  override logToStderr(message: unknown = '', ...args: unknown[]): void {
+    super.logToStderr(shownLine(message, args));
+  }
+
+  override warn(input: string | Error): string | Error {
+    return super.warn(typeof input === 'string' ? terminalLines(input) : Object.assign(input, { message: terminalLines(input.message) }));
   }
 
   /**
@@ -73,4 +95,9 @@ export abstract class CordonCommand extends Command {
   protected errorAnnotation(): ((error: ReportedError) => string) | undefined {
     return undefined;
   }
+}
+
+/** `util.format(message, ...args)` (what oclif's `log` prints) escaped for a terminal. */
+function shownLine(message: unknown, args: readonly unknown[]): string {
+  return terminalLines(format(message, ...args));
 }

@@ -8,13 +8,22 @@
  */
 
 import { unknownFlagSuggestions } from './flag-suggestion.js';
-import { withoutCsi } from '../output/control-sequences.js';
 
 /** A command's arguments as oclif describes them (`Command.args`): the allowed values of each. */
 export type ArgSpecs = Readonly<Record<string, { readonly name?: string; readonly options?: readonly string[] } | undefined>>;
 
 /** A command's flags as oclif describes them (`Command.flags`), as far as messages need them. */
 type FlagSpecs = Readonly<Record<string, { readonly description?: string } | undefined>>;
+
+/**
+ * The colour oclif's parser adds to its own words (`colorize('dim', …)` around a failed
+ * validation's reasons and a missing argument's description, @oclif/core 4 lib/parser/errors.js
+ * and help.js; only on a terminal that supports colour): ansis' SGR 2 and its reset, SGR 22.
+ */
+const OCLIF_DIM = /\x1b\[2m|\x1b\[22m/g;
+
+/** The parse errors whose text oclif colours ({@link OCLIF_DIM}); no other message is touched. */
+const COLOURED = /^(?:The following errors? occurred:|Missing \d+ required args?)/;
 
 /** oclif's last line on every parse error; cordon names the command's help instead. */
 const SEE_HELP = /\n?See more help with --help\s*$/;
@@ -37,7 +46,9 @@ const SEE_HELP = /\n?See more help with --help\s*$/;
  * message that is no parse error (a command's own `this.error(…)`) is returned as it is.
  */
 export function usageMessage(error: Error & { args?: unknown; flags?: unknown; parse?: unknown }, command: string, args?: ArgSpecs): string {
-  const plain = withoutCsi(error.message);
+  // Only oclif's own colour goes: any other control sequence is the user's text (a path, a value),
+  // which the error printer escapes (output/error-text.ts), never deletes.
+  const plain = COLOURED.test(error.message) ? error.message.replace(OCLIF_DIM, '') : error.message;
   const text = plain.replace(SEE_HELP, '');
   const flagSpecs = (error.parse as { input?: { flags?: FlagSpecs } } | undefined)?.input?.flags;
   const problem = usageProblem(text, error.args, args, command, flagSpecs) ?? unknownFlagsProblem(text, error) ?? unexpectedArgsProblem(text, error, command, args);

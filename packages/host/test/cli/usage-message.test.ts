@@ -57,6 +57,11 @@ describe('usageMessage', () => {
   it('leaves a command\'s own error (no parse error) as it is', () => {
     expect(said('give the command to run after --, e.g. `cordon wrap -- aider`')).toBe('give the command to run after --, e.g. `cordon wrap -- aider`');
   });
+
+  it("keeps every control sequence but oclif's own colour: a path's escape is the error printer's to escape, not to delete", () => {
+    expect(said('nothing is armed in /tmp/re\u001b[7mpo (run `cordon arm` first)')).toBe('nothing is armed in /tmp/re\u001b[7mpo (run `cordon arm` first)');
+    expect(said('Parsing --repo \n\t--repo "/x\u001b[2my": no such directory\nSee more help with --help')).toBe('--repo "/x\u001b[2my": no such directory; see `cordon arm --help`');
+  });
 });
 
 describe('unexpected arguments, through the built CLI', () => {

@@ -146,7 +146,8 @@ export interface LoadOptions {
  */
 export function loadEnvelope(loc: RepoLocation, options: LoadOptions = {}): Envelope {
   const paths = envelopePaths(loc.root);
-  if (!envelopeExists(loc.root)) throw badState(`nothing is armed in ${loc.root} (${options.armFirst ?? 'run `cordon arm` first'})`);
+  // The root in `details` too: the message is escaped for a terminal, `--json` readers get the path as it is.
+  if (!envelopeExists(loc.root)) throw badState(`nothing is armed in ${loc.root} (${options.armFirst ?? 'run `cordon arm` first'})`, { root: loc.root });
   const strangers = foreignNames(paths.dir);
   if (strangers) throw foreignState(loc.root, strangers);
   // Digests computed by an earlier check for files that have not changed since (known-digests.ts).
@@ -302,8 +303,8 @@ export function foreignState(root: string, reason: string | readonly string[], t
   );
 }
 
-function badState(message: string): CordonError {
-  return new CordonError(ERROR_CODES.BAD_STATE, message);
+function badState(message: string, details?: Record<string, unknown>): CordonError {
+  return new CordonError(ERROR_CODES.BAD_STATE, message, details === undefined ? undefined : { details });
 }
 
 /** {@link badState} for `.cordon/` files that cannot be used as they are, with the way out. */
