@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { numberFlag } from '../cli/number-flag.js';
+import { outputFileFlag } from '../cli/output-file-flag.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { readRegularFile } from '../io/index.js';
 import { writeReport } from '../output/report-file.js';
@@ -37,7 +38,7 @@ export default class Analyze extends CordonCommand {
     all: Flags.boolean({ description: 'Every reduced session (default: the most recently active one, unless --agent or --since narrows the batch)' }),
     since: Flags.string({ description: 'Sessions whose first event is at or after this date (ISO 8601, e.g. 2026-11-01 or 2026-11-01T12:00Z)' }),
     agent: Flags.string({ description: 'Sessions of this agent (claude-code, codex, gemini, …)' }),
-    out: Flags.string({ description: 'Write the report to this file instead of stdout (- is stdout; a new file gets 0666 minus the umask, an existing one keeps its mode)' }),
+    out: outputFileFlag({ description: 'Write the report to this file instead of stdout (- is stdout; a new file gets 0666 minus the umask, an existing one keeps its mode)' }),
     format: Flags.string({ description: 'Report format', options: [...FORMATS], default: 'text' }),
     compare: Flags.string({ description: 'Two batches side by side: each agent:NAME, since:DATE, session:ID[,ID…], all, or a JSON report file of an earlier run', multiple: true }),
     rules: Flags.string({ description: 'JSON file of shell-command category rules ([{"category", "pattern", "flags"?}], first match wins) replacing the defaults' }),

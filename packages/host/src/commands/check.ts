@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
+import { outputFileFlag } from '../cli/output-file-flag.js';
 import { policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
 import type { AuditRecord } from '../envelope/audit/record.js';
 import { check, checkRange } from '../envelope/check.js';
@@ -25,7 +26,7 @@ export default class Check extends CordonCommand {
     // Range-only: refused without --base in run(), with a message that says why.
     ...policyFlags({ helpGroup: 'RANGE (WITH --BASE)' }),
     format: Flags.string({ description: 'Output format for CI systems (--json stays the audit record)', options: [...CHECK_FORMATS], default: 'text' }),
-    out: Flags.string({ description: 'Write the --format report to this file instead of stdout (stdout gets the text verdict)', helpValue: 'FILE' }),
+    out: outputFileFlag({ description: 'Write the --format report to this file instead of stdout (stdout gets the text verdict)', helpValue: 'FILE' }),
   };
 
   /** `--format github`: a refusal is also an `::error` workflow command on stdout (formats/github.ts `refusalAnnotation`). */

@@ -72,7 +72,7 @@ export async function arm(request: ArmRequest, options: ArmOptions = {}): Promis
 async function armLocked(loc: RepoLocation, label: string, mode: string, request: ArmRequest, env: NodeJS.ProcessEnv): Promise<Envelope> {
   await finishInterrupted(loc);
   const owner = await stateDirOwner(envelopePaths(loc.root).dir, loc, CORDON_DIR);
-  if (owner.kind === 'foreign') throw foreignState(loc.root, owner.reason, owner.tracked);
+  if (owner.kind === 'foreign') throw foreignState(loc.root, owner);
   if (owner.kind === 'own') throw alreadyArmed(mode !== 'manual');
   const baseline = await resolveCommit(loc, 'HEAD');
   const rules = await readGitRules(loc, env, baseline);

@@ -6,6 +6,7 @@ import { directoryProblem } from '../io/directory.js';
 import { writeFileAtomic } from '../io/index.js';
 import { sleepSync } from '../util/sleep-sync.js';
 import { rememberReport } from '../envelope/evidence/own-reports.js';
+import { refuseStateDirTarget } from '../envelope/state/state-dir-target.js';
 import { displayName } from './terminal.js';
 
 /**
@@ -56,7 +57,9 @@ export interface ReportFileOptions {
  *   minus the umask, as any program's output file would (reports hold commands that may carry
  *   secrets: under `umask 077` it is 0600); an existing file keeps its mode;
  * - a report written inside a git work tree is remembered as cordon's own
- *   (envelope/evidence/own-reports.ts), so the next `check` does not audit it as the agent's change.
+ *   (envelope/evidence/own-reports.ts), so the next `check` does not audit it as the agent's change;
+ * - a report that would land inside an envelope's `.cordon/` is refused
+ *   (envelope/state/state-dir-target.ts; commands refuse it as they parse `--out` already).
  *
  * @returns the path written (a link's target), or undefined for standard output.
  * @throws CordonError `CORDON_BAD_INPUT` (exit 2) naming the path the user gave and why (a
@@ -81,6 +84,8 @@ export async function writeReport(out: string, text: string, options: ReportFile
     }
   }
   const refuse = (reason: string, code: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${options.flag ?? '--out'} ${displayName(out)}: cannot write the report: ${reason}`, { details: { path: out, errno: code || null } });
+  // Inside an envelope's .cordon/ the report would make every envelope command refuse the directory.
+  refuseStateDirTarget(options.flag ?? '--out', out);
   const place = placeOf(out);
   if (place.refused) throw refuse(place.refused, place.code);
   if (place.inPlace) {

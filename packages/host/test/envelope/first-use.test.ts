@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git as runGit } from '../../src/envelope/git/run-git.js';
@@ -110,17 +110,21 @@ describe('reset with a damaged index', () => {
     expect(existsSync(join(repo, '.cordon'))).toBe(false);
   });
 
-  it('still refuses when .cordon/ holds anything else, and leaves it as it is', async () => {
+  it('removes only cordon\'s own files when .cordon/ holds anything else, and leaves that as it is', async () => {
     const repo = newRepo();
     expect((await cordon(['arm', 'x', '--allow', 'src/**'], repo)).exitCode).toBe(0);
     writeFileSync(join(repo, '.cordon/notes.txt'), 'mine\n');
     breakIndex(repo);
     const r = await cordon(['reset'], repo);
-    expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('holds "notes.txt", which cordon does not write');
-    // Whether git tracks it is not known: both ways out are named.
-    expect(r.stderr).toContain('`mv .cordon <another name>`, or `git mv .cordon <another name>` and commit if git tracks files in it');
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain('reset: left "notes.txt" in .cordon/: cordon did not write it');
+    expect(readdirSync(join(repo, '.cordon'))).toEqual(['notes.txt']);
     expect(readFileSync(join(repo, '.cordon/notes.txt'), 'utf8')).toBe('mine\n');
+    // What is left is not cordon's: refused, and whether git tracks it is not known, so both ways out are named.
+    const again = await cordon(['reset'], repo);
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toContain('holds "notes.txt", which cordon does not write');
+    expect(again.stderr).toContain('`mv .cordon <another name>`, or `git mv .cordon <another name>` and commit if git tracks files in it');
   });
 
   it('git errors name the index by its absolute path, from plain git as from the audit\'s private git directory', async () => {

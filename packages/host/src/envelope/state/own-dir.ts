@@ -21,9 +21,22 @@ export type StateDirOwner =
   /**
    * `reason` says in words what makes it someone else's (no file content, only names and types);
    * `tracked` whether git tracks anything at or under it (undefined when git was not asked or
-   * could not answer), so the advice can say `git mv` or `mv`.
+   * could not answer), so the advice can say `git mv` or `mv`. When its entries are what
+   * makes it someone else's, `strays` names them (as listed, sorted) and `holdsEnvelope` says
+   * whether cordon's own files are there too (an envelope with a stray file in it, which
+   * removing the file mends; `cordon reset` removes the envelope and leaves the file).
    */
-  | { readonly kind: 'foreign'; readonly reason: string; readonly tracked?: boolean };
+  | ({ readonly kind: 'foreign' } & ForeignDir);
+
+/** What makes a state directory someone else's, for the refusal (store.ts `foreignState`). */
+export interface ForeignDir {
+  readonly reason: string;
+  readonly tracked?: boolean;
+  /** Entries cordon does not write (names; an own name of the wrong type too). */
+  readonly strays?: readonly string[];
+  /** Whether cordon's own files (an own name, a regular file) are there beside {@link strays}. */
+  readonly holdsEnvelope?: boolean;
+}
 
 /** At most this many names are quoted in a reason. */
 const NAMED = 5;
@@ -60,19 +73,25 @@ export async function stateDirOwner(dir: string, loc: RepoLocation, repoPath?: s
     return { kind: 'foreign', reason: `it cannot be listed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, ...known };
   }
   const strangers: string[] = [];
+  const strays: string[] = [];
+  let holdsEnvelope = false;
   for (const name of names.sort()) {
     if (!isOwnStateName(name)) {
       strangers.push(name);
+      strays.push(name);
       continue;
     }
     try {
       const entry = lstatSync(join(dir, name));
-      if (!entry.isFile()) strangers.push(`${name} (${fileKind(entry)})`);
+      if (!entry.isFile()) {
+        strangers.push(`${name} (${fileKind(entry)})`);
+        strays.push(name);
+      } else holdsEnvelope = true;
     } catch {
       // Removed meanwhile: nothing to protect.
     }
   }
-  if (strangers.length > 0) return { kind: 'foreign', reason: `it holds ${quote(strangers)}, which cordon does not write`, ...known };
+  if (strangers.length > 0) return { kind: 'foreign', reason: `it holds ${quote(strangers)}, which cordon does not write`, ...known, strays, holdsEnvelope };
   return { kind: 'own' };
 }
 

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import type { RepoLocation } from '../git/repo.js';
@@ -7,7 +7,7 @@ import { canonicalBody, canonicalJson } from './canonical-json.js';
 import { fsyncDirectory, writeFileAtomic } from '../../io/atomic-write.js';
 import { readRegularFile, UnsafeReadError } from '../../io/safe-read.js';
 import { hashFile, sha256 } from './exclude.js';
-import { isOwnStateName, scratchParent } from './own-dir.js';
+import { isOwnStateName, scratchParent, type ForeignDir } from './own-dir.js';
 import { configProblem, nowIso, snapshotProblem, stateProblem, type EnvelopeConfig, type EnvelopeSnapshot, type EnvelopeState } from './schema.js';
 import { randomHex } from '../../util/random.js';
 import { CORDON_DIR } from './dir-name.js';
@@ -148,7 +148,7 @@ export function loadEnvelope(loc: RepoLocation, options: LoadOptions = {}): Enve
   const paths = envelopePaths(loc.root);
   // The root in `details` too: the message is escaped for a terminal, `--json` readers get the path as it is.
   if (!envelopeExists(loc.root)) throw badState(`nothing is armed in ${loc.root} (${options.armFirst ?? 'run `cordon arm` first'})`, { root: loc.root });
-  const strangers = foreignNames(paths.dir);
+  const strangers = foreignEntries(paths.dir);
   if (strangers) throw foreignState(loc.root, strangers);
   // Digests computed by an earlier check for files that have not changed since (known-digests.ts).
   const known = new KnownDigests(resolvePaths().cacheDir);
@@ -234,6 +234,44 @@ export function removeEnvelope(loc: Pick<RepoLocation, 'root' | 'gitDir'>): bool
   return true;
 }
 
+/**
+ * Removes cordon's own files from `.cordon/` and leaves everything else in it: for an envelope
+ * beside which someone put files cordon did not write (`stateDirOwner` found them and git tracks
+ * none of them), which `cordon reset` discards without touching those files. `state.json` goes
+ * first, so a process killed midway leaves an envelope that reads as damaged and that reset
+ * finishes; then the other own names that are regular files (own-dir.ts `isOwnStateName`:
+ * `config.json`, `snapshot.json`, `audit.json`, `attempt-<n>.json`, temp files of atomic
+ * writes); the directory is fsynced. Returns the names left, sorted.
+ * @throws CordonError `CORDON_STATE_WRITE` naming the file that could not be removed.
+ */
+export function removeEnvelopeFiles(root: string): string[] {
+  const { dir } = envelopePaths(root);
+  const names = readdirSync(dir).sort((a, b) => Number(b === 'state.json') - Number(a === 'state.json'));
+  const kept: string[] = [];
+  for (const name of names) {
+    const path = join(dir, name);
+    let own = false;
+    try {
+      own = isOwnStateName(name) && lstatSync(path).isFile();
+    } catch {
+      continue;
+    }
+    if (!own) {
+      kept.push(name);
+      continue;
+    }
+    try {
+      unlinkSync(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      if (code === 'ENOENT') continue;
+      throw new CordonError(ERROR_CODES.STATE_WRITE, `cannot remove ${path}: ${code}${code === 'EACCES' || code === 'EPERM' ? ' (permission denied: check the owner and mode of .cordon/)' : ''}; run \`cordon reset\` again once that is fixed`, { cause: error, details: { path, errno: code } });
+    }
+  }
+  fsyncDirectory(dir);
+  return kept.sort();
+}
+
 /** Largest state file read (`snapshot.json` fingerprints every ignored file not covered by --allow-ignored). */
 export const STATE_MAX_BYTES = 256 * 1024 * 1024;
 
@@ -269,26 +307,64 @@ export function readJson(path: string, what: string): unknown {
 }
 
 /**
- * Names in `dir` that cordon never writes (see `isOwnStateName`), or undefined when there are
- * none or the directory cannot be listed (the caller's next read reports that).
+ * The names in `dir` that cordon never writes (see `isOwnStateName`, sorted) and whether any name
+ * it writes is there too, or undefined when there are none or the directory cannot be listed (the
+ * caller's next read reports that). Names only: `stateDirOwner` (own-dir.ts) also looks at types
+ * and asks git.
  */
-export function foreignNames(dir: string): string[] | undefined {
+export function foreignEntries(dir: string): ForeignDir | undefined {
   try {
-    const strangers = readdirSync(dir).filter((name) => !isOwnStateName(name)).sort();
-    return strangers.length > 0 ? strangers : undefined;
+    const names = readdirSync(dir);
+    const strays = names.filter((name) => !isOwnStateName(name)).sort();
+    if (strays.length === 0) return undefined;
+    return { reason: `it holds ${quoteNames(strays)}, which cordon does not write`, strays, holdsEnvelope: strays.length < names.length };
   } catch {
     return undefined;
   }
 }
 
 /**
- * The refusal for a `.cordon/` that is not Cordon's: what makes it foreign,
- * that nothing in it was touched, and the way out: `mv` when git tracks nothing in it
- * (`tracked` false; `git mv` refuses an untracked directory), `git mv` and commit when it
- * tracks something, both when that is not known (`check` and `status` do not ask git).
+ * `mv .cordon/a .cordon/b <another directory>`: the command that takes `strays` (names in
+ * `.cordon/`, at most five of them) out of the state directory, for advice; undefined when a
+ * name would need quoting for a shell (anything beyond letters, digits and `_@%+=:,.-`), since the
+ * fast routes carry no shell quoting (the advice then names the files only, JSON-quoted).
  */
-export function foreignState(root: string, reason: string | readonly string[], tracked?: boolean): CordonError {
-  const why = typeof reason === 'string' ? reason : `it holds ${reason.slice(0, 5).map((n) => JSON.stringify(n)).join(', ')}${reason.length > 5 ? ` and ${reason.length - 5} more` : ''}, which cordon does not write`;
+export function strayMoveCommand(strays: readonly string[]): string | undefined {
+  if (strays.length === 0 || strays.length > 5 || !strays.every((name) => /^[A-Za-z0-9_@%+=:,.-]+$/.test(name))) return undefined;
+  return `mv ${strays.map((name) => `${CORDON_DIR}/${name}`).join(' ')} <another directory>`;
+}
+
+/** At most five names, JSON-quoted, then how many more. */
+function quoteNames(names: readonly string[]): string {
+  return `${names.slice(0, 5).map((n) => JSON.stringify(n)).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
+}
+
+/**
+ * The refusal for a `.cordon/` that is not Cordon's: what makes it foreign, that nothing in it
+ * was touched, and the way out.
+ *
+ * - An envelope with files cordon did not write beside its own (`holdsEnvelope`, git tracking
+ *   none of them): those files are named, and moving them out of `.cordon/` (or deleting them
+ *   when nothing needs them) is the fix, after which the envelope works as before; `cordon reset`
+ *   would discard the envelope and leave them.
+ * - Anything else (another tool's directory, a file, a link, tracked files): rename the
+ *   directory: `mv` when git tracks nothing in it (`tracked` false; `git mv` refuses an untracked
+ *   directory), `git mv` and commit when it tracks something, both when that is not known
+ *   (`check` and `status` do not ask git).
+ */
+export function foreignState(root: string, foreign: ForeignDir): CordonError {
+  const { reason: why, tracked, strays = [] } = foreign;
+  const dir = join(root, CORDON_DIR);
+  const details = { dir, reason: why, ...(tracked === undefined ? {} : { tracked }), ...(strays.length > 0 ? { strays } : {}) };
+  if (foreign.holdsEnvelope && strays.length > 0 && tracked !== true) {
+    const one = strays.length === 1;
+    const move = strayMoveCommand(strays);
+    return new CordonError(
+      ERROR_CODES.STATE_FOREIGN,
+      `${dir} holds the envelope and ${quoteNames(strays)}, which cordon did not write there. cordon never deletes or overwrites files it did not write, so it left the directory as it is; move ${one ? 'that file' : 'those files'} out of ${CORDON_DIR}/${move ? ` (e.g. \`${move}\`)` : ''}, or delete ${one ? 'it' : 'them'} if nothing needs ${one ? 'it' : 'them'}, and the envelope works again (\`cordon reset\` would discard the envelope and leave ${one ? 'it' : 'them'} in ${CORDON_DIR}/)`,
+      { details },
+    );
+  }
   // `git mv` refuses an untracked directory, and plain `mv` of a tracked one leaves git a deletion to commit.
   const rename =
     tracked === true
@@ -298,8 +374,8 @@ export function foreignState(root: string, reason: string | readonly string[], t
         : `\`mv ${CORDON_DIR} <another name>\`, or \`git mv ${CORDON_DIR} <another name>\` and commit if git tracks files in it`;
   return new CordonError(
     ERROR_CODES.STATE_FOREIGN,
-    `${join(root, CORDON_DIR)} is not cordon's state directory: ${why}. cordon keeps an envelope in ${CORDON_DIR}/ at the work-tree root and never deletes or overwrites files it did not write, so it left that directory as it is; to use cordon in this work tree, rename the directory (e.g. ${rename})`,
-    { details: { dir: join(root, CORDON_DIR), reason: why, ...(tracked === undefined ? {} : { tracked }) } },
+    `${dir} is not cordon's state directory: ${why}. cordon keeps an envelope in ${CORDON_DIR}/ at the work-tree root and never deletes or overwrites files it did not write, so it left that directory as it is; to use cordon in this work tree, rename the directory (e.g. ${rename})`,
+    { details },
   );
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -92,6 +92,39 @@ describe('a .cordon/ that is not cordon\'s', () => {
       const message = await refusedForeign(run);
       expect(message).not.toMatch(/cordon reset/);
     }
+  });
+
+  it('an envelope with a file cordon did not write beside it: every command names the file and says moving it out mends it; reset keeps it', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n' });
+    await armWith(dir, { allow: ['src/**'] });
+    write(dir, { '.cordon/x.sarif': 'a report\n' });
+    for (const run of [() => check({ repo: dir }), () => status(dir), () => armWith(dir, { allow: ['src/**'] })]) {
+      const message = await refusedForeign(run);
+      expect(message).toContain(`${join(dir, '.cordon')} holds the envelope and "x.sarif", which cordon did not write there`);
+      expect(message).toContain('move that file out of .cordon/ (e.g. `mv .cordon/x.sarif <another directory>`), or delete it if nothing needs it, and the envelope works again');
+      expect(message).not.toContain('rename the directory');
+    }
+    // The advice works: moved out, the envelope is as it was.
+    renameSync(join(dir, '.cordon/x.sarif'), join(tempDir('moved'), 'x.sarif'));
+    expect((await check({ repo: dir })).audit.passed).toBe(true);
+    // Reset removes cordon's files and leaves the user's, content and all.
+    write(dir, { '.cordon/x.sarif': 'a report\n', '.cordon/notes/n.txt': 'n\n' });
+    expect(await reset(dir)).toEqual({ removed: true, root: dir, kept: ['notes', 'x.sarif'] });
+    expect(contents(join(dir, '.cordon'))).toEqual({ 'x.sarif': 'a report\n', 'notes/n.txt': 'n\n' });
+    // What is left is not an envelope: refused as someone else's directory, untouched.
+    expect(await refusedForeign(() => reset(dir))).toContain('rename the directory');
+    expect(contents(join(dir, '.cordon'))).toEqual({ 'x.sarif': 'a report\n', 'notes/n.txt': 'n\n' });
+  });
+
+  it('an envelope beside a file git tracks in .cordon/ is not reset: the tracked file makes the directory someone else\'s', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n' });
+    await armWith(dir, { allow: ['src/**'] });
+    write(dir, { '.cordon/x.sarif': 'a report\n' });
+    git(dir, 'add', '-f', '.cordon/x.sarif');
+    git(dir, 'commit', '-q', '-m', 'a tracked report');
+    const before = contents(dir);
+    expect(await refusedForeign(() => reset(dir))).toContain('git tracks ".cordon/x.sarif"');
+    expect(contents(dir)).toEqual(before);
   });
 
   it('cordon\'s own envelope is still reset, also when corrupt or holding temp files of a killed writer', async () => {

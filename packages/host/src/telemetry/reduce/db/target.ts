@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import { directoryProblem } from '../../../io/directory.js';
+import { refuseStateDirTarget } from '../../../envelope/state/state-dir-target.js';
 import { redactUrl } from '../../../output/url.js';
 import { urlScheme } from '../../../util/url-scheme.js';
 import type { TelemetryDb } from './open.js';
@@ -49,7 +50,8 @@ export type StoreUse = 'read' | 'write';
  * default store in the data directory is created as before (the data directory with it), and a
  * PostgreSQL URL is not checked. A URL of any other scheme (`mysql://x`) is refused as such
  * (`--db mysql://x: unsupported scheme mysql; give a SQLite file path or a postgres:// URL`,
- * `details` `{flag, scheme}`; its credentials are not shown) for both uses.
+ * `details` `{flag, scheme}`; its credentials are not shown) for both uses. A file inside an
+ * envelope's `.cordon/` directory is refused for both uses (envelope/state/state-dir-target.ts).
  */
 export function storeTarget(flag: string | undefined, fallback: string, env: NodeJS.ProcessEnv, use: StoreUse): string {
   const target = resolveDbTarget(flag, fallback, env);
@@ -62,6 +64,8 @@ export function storeTarget(flag: string | undefined, fallback: string, env: Nod
     throw new CordonError(ERROR_CODES.BAD_INPUT, `${named}${flag !== undefined ? ' ' : '='}${shown}: unsupported scheme ${scheme}; give a SQLite file path or a postgres:// URL`, { details: { flag: named, scheme } });
   }
   const refuse = (why: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${named}${flag !== undefined ? ' ' : '='}${target}: ${why}; nothing was created`, { details: { flag: named, path: target } });
+  // SQLite adds -wal and -shm beside even a file it only reads: none of them belongs in .cordon/.
+  refuseStateDirTarget(flag !== undefined ? named : `${named}=`, target);
   const kind = pathKind(target);
   if (kind === 'directory') throw refuse('is a directory, not an SQLite file');
   if (use === 'read') {
