@@ -8,8 +8,9 @@ import { RUNS_DIR } from '../session-dir.js';
 import { BatchAccumulator, type BatchAnalysis } from './batch.js';
 import { compareWithPaper, type ComparisonRow } from './paper.js';
 import { compileRules, DEFAULT_CATEGORY_RULES, type CompiledRule } from './rules.js';
-import { reducePending, selectStored, SessionReader, type FailedSession, type SessionFilter } from './source.js';
+import { nothingToRead, reducePending, selectStored, SessionReader, type FailedSession, type SessionFilter } from './source.js';
 import { DEFAULT_ANALYZE_OPTIONS, type AnalyzeOptions } from './types.js';
+import type { SessionRow } from '../reduce/db/schema.js';
 
 export * from './types.js';
 export * from './rules.js';
@@ -87,6 +88,30 @@ export interface AnalysisReport extends BatchAnalysis {
 }
 
 /**
+ * Refuses a selection that leaves nothing to analyse (`rows`, the stored rows it selected;
+ * `failed`, the sessions that could not be reduced; `path`, the store as messages name it):
+ * `CORDON_BAD_INPUT` for a `--session` id that matches nothing, for an `agent`/`since` filter that
+ * matches no session, and for no session at all. Returns when there is something to analyse.
+ */
+function refuseSelection(req: AnalyzeRequest, filter: SessionFilter, rows: readonly SessionRow[], failed: readonly FailedSession[], path: string): void {
+  const missing = (req.sessions ?? []).filter((id) => !rows.some((r) => r.session_id === id || r.dir_name === id) && !failed.some((f) => f.session === id));
+  if (missing.length) {
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `--session ${missing.map((m) => JSON.stringify(m)).join(', ')}: no recorded session of that id in ${path} or under ${join(req.dataDir, RUNS_DIR)}`, { details: { sessions: missing } });
+  }
+  const filtered = filter.agent !== undefined || filter.since !== undefined;
+  if (rows.length === 0 && filtered) {
+    // One line naming the filter, not a report of nothing; a session that failed to reduce may
+    // be one it would have matched, so those are named too.
+    const skipped = failed.length ? ` (${plural(failed.length, 'session')} could not be reduced: ${failed.map((f) => f.session).join(', ')})` : '';
+    const text = req.filterText ?? filterText(filter);
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded session matches ${text}${skipped}`, { details: { db: path, filter: text } });
+  }
+  if (rows.length === 0 && !failed.length && !filtered) {
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded sessions under ${join(req.dataDir, RUNS_DIR)} and none stored in ${path}: install hooks (cordon install-hooks) or run an agent with cordon wrap first`, { details: { db: path } });
+  }
+}
+
+/**
  * `cordon analyze`: reduces pending sessions, then streams the selected stored sessions through
  * the five passes and the burst profile (one session in memory at a time), pools them and compares
  * the pooled figures with the AgentCgroup paper's §3 numbers.
@@ -94,18 +119,21 @@ export interface AnalysisReport extends BatchAnalysis {
  * store the user named (`--db`, `CORDON_DB`) does not exist (nothing is created), when
  * a `sessions` id matches nothing, when there is no session at all, or when an `agent` or `since`
  * filter matches none (`no recorded session matches --since 2030-01-01`, naming
- * {@link AnalyzeRequest.filterText}; no empty report).
+ * {@link AnalyzeRequest.filterText}; no empty report). When nothing is stored or recorded, the
+ * default store is not created by the refusal (source.ts `nothingToRead`).
  */
 export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
   const target = storeTarget(req.db, join(req.dataDir, TELEMETRY_DB_FILE), req.env ?? process.env, 'read');
   const options: AnalyzeOptions = { ...DEFAULT_ANALYZE_OPTIONS, ...req.options };
   const rules = req.rules ?? compileRules(DEFAULT_CATEGORY_RULES);
+  const filter: SessionFilter = { sessions: req.sessions, agent: req.agent, since: req.since, all: req.all };
+  // Nothing stored and nothing to reduce: refused as an empty store would be, without creating one.
+  if (nothingToRead(req.dataDir, target, req.sessions, req.reduceFirst !== false)) refuseSelection(req, filter, [], [], target);
   const db = await openTelemetryStore(target);
   // What reports and messages name: for PostgreSQL the URL with its password redacted.
   const path = db.path;
   const failed: FailedSession[] = [];
   let reduced: string[] = [];
-  const filter: SessionFilter = { sessions: req.sessions, agent: req.agent, since: req.since, all: req.all };
   try {
     if (req.reduceFirst !== false) {
       const r = await reducePending(req.dataDir, db, req.sessions?.length ? req.sessions : undefined);
@@ -113,21 +141,7 @@ export async function analyze(req: AnalyzeRequest): Promise<AnalysisReport> {
       failed.push(...r.failed);
     }
     const rows = await selectStored(db, filter);
-    const missing = (req.sessions ?? []).filter((id) => !rows.some((r) => r.session_id === id || r.dir_name === id) && !failed.some((f) => f.session === id));
-    if (missing.length) {
-      throw new CordonError(ERROR_CODES.BAD_INPUT, `--session ${missing.map((m) => JSON.stringify(m)).join(', ')}: no recorded session of that id in ${path} or under ${join(req.dataDir, RUNS_DIR)}`, { details: { sessions: missing } });
-    }
-    const filtered = filter.agent !== undefined || filter.since !== undefined;
-    if (rows.length === 0 && filtered) {
-      // One line naming the filter, not a report of nothing; a session that failed to reduce may
-      // be one it would have matched, so those are named too.
-      const skipped = failed.length ? ` (${plural(failed.length, 'session')} could not be reduced: ${failed.map((f) => f.session).join(', ')})` : '';
-      const text = req.filterText ?? filterText(filter);
-      throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded session matches ${text}${skipped}`, { details: { db: path, filter: text } });
-    }
-    if (rows.length === 0 && !failed.length && !filtered) {
-      throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded sessions under ${join(req.dataDir, RUNS_DIR)} and none stored in ${path}: install hooks (cordon install-hooks) or run an agent with cordon wrap first`, { details: { db: path } });
-    }
+    refuseSelection(req, filter, rows, failed, path);
     const acc = new BatchAccumulator(rules, { ...options, chartSessions: req.chartSessions ?? 12, chartPoints: 400 });
     if (isPostgresUrl(target)) {
       // PostgreSQL: the same passes over rows read through kysely, one session at a time.

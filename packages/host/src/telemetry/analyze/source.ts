@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
+import { TELEMETRY_DB_FILE } from '../reduce/db/names.js';
 import { listSessions } from '../reduce/sessions.js';
 import { reduceSession } from '../reduce/reduce-session.js';
 import { settleEndedSession } from '../sampler/state.js';
@@ -39,6 +42,19 @@ export async function reducePending(dataDir: string, db: TelemetryDb, names?: re
     }
   }
   return { reduced, failed };
+}
+
+/**
+ * True when a reader (`analyze`, `export`) opening `target` would only create it: `target` is the
+ * data directory's own SQLite store (`<dataDir>/telemetry.sqlite3`), it does not exist yet, and
+ * {@link reducePending} with `names` would reduce no session into it (none under
+ * `<dataDir>/runs`, or none of those directory names; none at all when the reader `reduces` nothing). The reader then reports that nothing is
+ * recorded without opening the store, so that a refusal leaves no empty database behind. A
+ * store the user named (`--db`, `CORDON_DB`) must exist already (db/target.ts `storeTarget`).
+ */
+export function nothingToRead(dataDir: string, target: string, names?: readonly string[], reduces = true): boolean {
+  if (target !== join(dataDir, TELEMETRY_DB_FILE) || existsSync(target)) return false;
+  return !reduces || !listSessions(dataDir).some((loc) => !names?.length || names.includes(loc.name));
 }
 
 /** Which stored sessions to analyse. */

@@ -7,7 +7,7 @@ import { redactEndpoint, redactEndpointSecrets, shownEndpoint } from '../../outp
 import { TELEMETRY_DB_FILE } from '../reduce/db/open.js';
 import type { SessionRow, TelemetrySchema } from '../reduce/db/schema.js';
 import { openTelemetryStore, storeTarget } from '../reduce/db/target.js';
-import { reducePending, selectStored } from '../analyze/source.js';
+import { nothingToRead, reducePending, selectStored } from '../analyze/source.js';
 
 export type { ExportSession, ExportSummary };
 
@@ -40,7 +40,8 @@ export async function loadExportSession(db: Kysely<TelemetrySchema>, session: Se
 
 /**
  * `cordon export`: reduces sessions not yet stored, selects the requested ones from the store
- * and hands them to the exporter. The store is only read.
+ * and hands them to the exporter. The store is only read, and not created when nothing is
+ * recorded (analyze/source.ts `nothingToRead`).
  * @throws CordonError `CORDON_BAD_INPUT` when a named session is unknown, nothing is stored, or a
  * store the user named (`--db`, `CORDON_DB`) does not exist (nothing is created);
  * `CORDON_EXPORT_ERROR` when the exporter fails (its message, with the URL's secrets redacted);
@@ -50,30 +51,49 @@ export async function loadExportSession(db: Kysely<TelemetrySchema>, session: Se
  */
 export async function exportSessions(req: ExportRequest): Promise<ExportSummary & { readonly db: string }> {
   const target = storeTarget(req.db, join(req.dataDir, TELEMETRY_DB_FILE), req.env ?? process.env, 'read');
+  // Nothing stored and nothing to reduce: refused, or a --since export of nothing, without creating the store.
+  if (nothingToRead(req.dataDir, target, req.sessions)) {
+    if (req.sessions?.length) throw unknownSessions(req.sessions, target);
+    if (req.since === undefined) throw new CordonError(ERROR_CODES.BAD_INPUT, `no sessions stored in ${target}`);
+    return send(req, [], target);
+  }
   const db = await openTelemetryStore(target);
   try {
     await reducePending(req.dataDir, db, req.sessions?.length ? req.sessions : undefined);
     const rows = await selectStored(db, { sessions: req.sessions, since: req.since, all: req.all });
     const missing = (req.sessions ?? []).filter((id) => !rows.some((r) => r.session_id === id || r.dir_name === id));
-    if (missing.length) throw new CordonError(ERROR_CODES.BAD_INPUT, `--session ${missing.map((m) => JSON.stringify(m)).join(', ')}: no recorded session of that id in ${db.path}`, { details: { sessions: missing } });
+    if (missing.length) throw unknownSessions(missing, db.path);
     if (rows.length === 0 && req.since === undefined) throw new CordonError(ERROR_CODES.BAD_INPUT, `no sessions stored in ${db.path}`);
     const items: ExportSession[] = [];
     for (const row of rows) items.push(await loadExportSession(db.db, row));
-    // No credential of the endpoint is shown: a password, a user name standing alone, a query value.
-    const shownUrl = shownEndpoint(req.url).replace(/\/+$/, '');
-    // Only a URL with secrets changes text (redactEndpointSecrets also spells the URL the way URL does).
-    const secret = redactEndpoint(req.url) !== new URL(req.url).toString();
-    const redact = (text: string) => (secret ? redactEndpointSecrets(text, req.url.replace(/\/+$/, '')) : text);
-    try {
-      const summary = await req.exporter.export(items, { url: req.url, shownUrl, timeoutMs: req.timeoutMs ?? 10_000, redact });
-      // A receiver's messages are its own text: escaped here, where they enter cordon, so the
-      // summary (`--json`, a file a CI keeps) never carries a control character, whatever the exporter.
-      return { db: db.path, ...summary, rejection_messages: summary.rejection_messages.map((m) => terminalText(redact(m))) };
-    } catch (error) {
-      // The exporter's own message, redacted again: a plugin's error must not leak the URL's secrets.
-      throw new CordonError(ERROR_CODES.EXPORT_ERROR, redact(error instanceof Error ? error.message : String(error)), { details: { url: shownUrl, exporter: req.exporter.name } });
-    }
+    return await send(req, items, db.path);
   } finally {
     await db.close();
   }
+}
+
+/**
+ * Hands `items` to the exporter; `path` is the store as messages name it.
+ * @throws CordonError `CORDON_EXPORT_ERROR` with the exporter's message, the URL's secrets redacted.
+ */
+async function send(req: ExportRequest, items: ExportSession[], path: string): Promise<ExportSummary & { readonly db: string }> {
+  // No credential of the endpoint is shown: a password, a user name standing alone, a query value.
+  const shownUrl = shownEndpoint(req.url).replace(/\/+$/, '');
+  // Only a URL with secrets changes text (redactEndpointSecrets also spells the URL the way URL does).
+  const secret = redactEndpoint(req.url) !== new URL(req.url).toString();
+  const redact = (text: string) => (secret ? redactEndpointSecrets(text, req.url.replace(/\/+$/, '')) : text);
+  try {
+    const summary = await req.exporter.export(items, { url: req.url, shownUrl, timeoutMs: req.timeoutMs ?? 10_000, redact });
+    // A receiver's messages are its own text: escaped here, where they enter cordon, so the
+    // summary (`--json`, a file a CI keeps) never carries a control character, whatever the exporter.
+    return { db: path, ...summary, rejection_messages: summary.rejection_messages.map((m) => terminalText(redact(m))) };
+  } catch (error) {
+    // The exporter's own message, redacted again: a plugin's error must not leak the URL's secrets.
+    throw new CordonError(ERROR_CODES.EXPORT_ERROR, redact(error instanceof Error ? error.message : String(error)), { details: { url: shownUrl, exporter: req.exporter.name } });
+  }
+}
+
+/** The refusal of `--session` ids that match no session stored in `path` (as messages name it). */
+function unknownSessions(missing: readonly string[], path: string): CordonError {
+  return new CordonError(ERROR_CODES.BAD_INPUT, `--session ${missing.map((m) => JSON.stringify(m)).join(', ')}: no recorded session of that id in ${path}`, { details: { sessions: missing } });
 }
