@@ -2,7 +2,7 @@ import { displayPath } from '../envelope/path-text.js';
 import { Args } from '@oclif/core';
 import { unstartableVerifiers } from '../envelope/verify/reachable.js';
 import { shellOperatorVerifiers, shellOperatorWarning } from '../envelope/verify/shell-operators.js';
-import { directoryGlobs, directoryGlobWarning } from '../envelope/policy/directory-globs.js';
+import { policyGlobWarnings } from '../envelope/policy/glob-warnings.js';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { attemptsFlag, liveFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
 import { arm } from '../envelope/arm.js';
@@ -48,8 +48,8 @@ export default class Arm extends CordonCommand {
     }
     // Armed as given too: the operator reaches the program as an argument, as in the reference.
     for (const found of shellOperatorVerifiers(config.verify.commands)) process.stderr.write(`${shellOperatorWarning(found)}\n`);
-    // Armed as given too: a literal path may be what was meant, but `src` for `src/**` is the usual slip.
-    for (const found of directoryGlobs(config.policy, config.repo.root)) process.stderr.write(`${directoryGlobWarning(found, displayPath)}\n`);
+    // Armed as given too: a literal path may be what was meant, but `src` for `src/**` and `*.{js,ts}` are the usual slips.
+    for (const warning of policyGlobWarnings(config.policy, config.repo.root, displayPath)) process.stderr.write(`${warning}\n`);
     if (!config.live) return { phase: 'armed', mode: config.mode, baseline: config.baseline, root: config.repo.root, live: false };
     const host = await this.host();
     // The check doctor reports too (loaded only here): an agent is named as refused only when its hooks are in place.

@@ -63,7 +63,7 @@ export default class Check extends CordonCommand {
     host.catch(() => undefined);
     const hooks = async () => (await host).hooks;
     const audit = flags.base
-      ? await checkRange({ repo: flags.repo, base: flags.base, head: flags.head, flags: settingsFromFlags(flags), hooks })
+      ? await checkRange({ repo: flags.repo, base: flags.base, head: flags.head, flags: settingsFromFlags(flags), hooks, warn: (line) => process.stderr.write(`${line}\n`) })
       : (await check({ repo: flags.repo, hooks })).audit;
     // The exit code is set before anything is printed: a reader that closes stdout early still sees it.
     process.exitCode = audit.passed ? 0 : 3;

@@ -17,6 +17,8 @@ import { finishInterrupted } from './state/recover.js';
 import { currentReadAhead, readEnvelopeAhead, type EnvelopeReadAhead } from './state/read-ahead.js';
 import { refuseWhileAgentRuns } from './attempt/stale.js';
 import { mark } from '../util/timeline.js';
+import { policyGlobWarnings } from './policy/glob-warnings.js';
+import { displayPath } from './path-text.js';
 
 /** Options of {@link check}. */
 export interface CheckOptions {
@@ -138,6 +140,8 @@ export interface RangeOptions {
   readonly flags?: SettingsInput;
   readonly hooks?: AuditHooksSource;
   readonly env?: NodeJS.ProcessEnv;
+  /** Prints one warning line (a glob that is most likely not what was meant: policy/glob-warnings.ts). */
+  readonly warn?: (line: string) => void;
 }
 
 /**
@@ -156,6 +160,7 @@ export async function checkRange(options: RangeOptions): Promise<AuditRecord> {
   // No allow glob from either: say where the policy was looked for, not arm's generic words.
   if (!file?.allow?.length && !options.flags?.allow?.length) throw noBasePolicy(options.base, base, file !== undefined);
   const settings = resolveSettings(file, options.flags);
+  for (const warning of policyGlobWarnings(settings.policy, loc.root, displayPath)) options.warn?.(warning);
   if (settings.verify.commands.length > 0) {
     const headName = options.head ?? 'HEAD';
     const reason = await headMismatch(loc, head);

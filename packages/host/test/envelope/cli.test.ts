@@ -298,6 +298,30 @@ describe('cordon arm / check / status / reset', () => {
     expect(json.stderr).toContain('warning: deny glob docs/guide names a directory');
   });
 
+  it('arm and check --base warn of a glob holding braces or brackets (literal in cordon\'s globs), with the globs meant, and keep the policy as given', async () => {
+    const repo = newRepo({ 'src/a.js': 'a\n', 'README.md': 'r\n', '.cordon.json': JSON.stringify({ deny: ['src/v[12]/**'] }) });
+    const armed = await cordon(['arm', 'x', '--allow', 'src/**/*.{js,ts}', '--allow', 'docs/[a-z]*', '--allow', 'README.md'], repo);
+    expect(armed.exitCode, armed.stderr).toBe(0);
+    expect(armed.stderr.split('\n').filter(Boolean)).toEqual([
+      'warning: allow glob src/**/*.{js,ts} holds { }: cordon\'s globs have no brace expansion or character classes, so the braces are literal and it matches only a path with those very characters; write one glob per alternative instead: src/**/*.js, src/**/*.ts (--allow once for each, or each in "allow" in .cordon.json)',
+      'warning: allow glob docs/[a-z]* holds [ ]: cordon\'s globs have no brace expansion or character classes, so the brackets are literal and it matches only a path with those very characters; write one glob per alternative instead, or ? for any one character (--allow once for each, or each in "allow" in .cordon.json)',
+      'warning: deny glob src/v[12]/** holds [ ]: cordon\'s globs have no brace expansion or character classes, so the brackets are literal and it matches only a path with those very characters; write one glob per alternative instead: src/v1/**, src/v2/** (--deny once for each, or each in "deny" in .cordon.json)',
+    ]);
+    // What the warning foretells.
+    writeFiles(repo, { 'src/a.js': 'b\n' });
+    const checked = await cordon(['check'], repo);
+    expect(checked.exitCode).toBe(3);
+    expect(checked.stdout).toContain('path outside policy: src/a.js (matches no allow glob)');
+    // CI: the base commit's .cordon.json and the flags, the same warnings.
+    await cordon(['reset'], repo);
+    git(repo, ['checkout', '-q', '--', 'src/a.js'], sandbox.env);
+    const range = await cordon(['check', '--base', 'HEAD', '--allow', '*.{md,txt}'], repo);
+    expect(range.exitCode, range.stderr).toBe(0);
+    expect(range.stderr).toContain('warning: allow glob *.{md,txt} holds { }');
+    expect(range.stderr).toContain('write one glob per alternative instead: *.md, *.txt (--allow once for each');
+    expect(range.stderr).toContain('warning: deny glob src/v[12]/** holds [ ]');
+  });
+
   it('oclif\'s parse errors are one line in cordon\'s layout, with the Code line and exit 2', async () => {
     const repo = newRepo();
     const cases: Array<[string[], string]> = [

@@ -5,7 +5,7 @@ import { discoverRepoOf } from '../git/repo.js';
 import { acquireLock } from '../lock.js';
 import { checkLabel, readPolicyFile, resolveSettings, type SettingsInput } from '../settings.js';
 import { displayPath } from '../path-text.js';
-import { directoryGlobs, directoryGlobWarning } from '../policy/directory-globs.js';
+import { policyGlobWarnings } from '../policy/glob-warnings.js';
 import { shellOperatorVerifiers, shellOperatorWarning } from '../verify/shell-operators.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
 import { findAgentBinary, resolveRunnerSettings, type RunnerInput } from './options.js';
@@ -55,7 +55,7 @@ export async function runEnvelope(request: RunRequest, options: AttemptOptions =
   const loc = await discoverRepoOf(options.repo);
   findAgentBinary(request.runner, settings.binary, loc.root, options.env);
   const envelopeSettings = resolveSettings(readPolicyFile(loc.root), request.settings);
-  for (const found of directoryGlobs(envelopeSettings.policy, loc.root)) options.warn?.(directoryGlobWarning(found, displayPath));
+  for (const warning of policyGlobWarnings(envelopeSettings.policy, loc.root, displayPath)) options.warn?.(warning);
   for (const found of shellOperatorVerifiers(envelopeSettings.verify.commands)) options.warn?.(shellOperatorWarning(found));
   const lock = acquireLock(loc.lockFile, 'run');
   const trap = new InterruptTrap();

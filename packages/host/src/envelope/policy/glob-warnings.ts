@@ -1,0 +1,15 @@
+import type { Policy } from './policy.js';
+import { directoryGlobs, directoryGlobWarning } from './directory-globs.js';
+import { bracketGlobs, bracketGlobWarning } from './literal-globs.js';
+
+/**
+ * The warnings for a policy's globs that are valid but most likely not what was meant, each one
+ * line for stderr, the globs shown through `show` (the caller's terminal escaping): a glob that
+ * names a directory of the work tree `root` (directory-globs.ts) and a glob holding braces or
+ * brackets, which are literal (literal-globs.ts). The policy is used as given; every command
+ * that fixes a policy (`arm`, `run`, `check --base`, from flags and `.cordon.json` alike)
+ * prints these.
+ */
+export function policyGlobWarnings(policy: Pick<Policy, 'allow' | 'deny' | 'allow_ignored'>, root: string, show: (glob: string) => string): string[] {
+  return [...directoryGlobs(policy, root).map((found) => directoryGlobWarning(found, show)), ...bracketGlobs(policy).map((found) => bracketGlobWarning(found, show))];
+}
