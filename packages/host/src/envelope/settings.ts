@@ -6,7 +6,7 @@ import { globListProblem } from './glob.js';
 import { DEFAULT_LIMITS, isPlainObject, labelProblem, policyProblem, type Policy } from './policy/policy.js';
 import { DEFAULT_VERIFY_OUTPUT_CAP, DEFAULT_VERIFY_TIMEOUT_SECONDS, MAX_VERIFY_TIMEOUT_SECONDS, verifySpecProblem, type VerifySpec } from './verify/spec.js';
 import { numberValueProblem, type NumberRule } from '../util/number-range.js';
-import { parseJsonText } from '../util/json-syntax.js';
+import { parseJsonText, repeatedKey, repeatedKeyWords } from '../util/json-syntax.js';
 import { closestName } from '../util/closest-name.js';
 
 /**
@@ -88,7 +88,7 @@ const FILE_KEYS: Readonly<Record<string, { field: keyof SettingsInput; kind: 'li
 /**
  * Parses the text of a `.cordon.json` (`source` names it in errors; `path`, where it was read,
  * follows a syntax error's line and column). Throws `CORDON_BAD_INPUT`
- * (exit 2) naming the file and key for invalid JSON (where: `line 3, column 1`), a non-object, an unknown key, a value of
+ * (exit 2) naming the file and key for invalid JSON (where: `line 3, column 1`), a non-object, a key given twice (both places), an unknown key, a value of
  * the wrong kind, or an invalid glob or verifier (`.cordon.json: verify: too many verify commands: 9 > 8`). `$schema` and `//` (a comment) are accepted and ignored.
  */
 export function parsePolicyFile(text: string, source: string, path?: string): SettingsInput {
@@ -99,6 +99,9 @@ export function parsePolicyFile(text: string, source: string, path?: string): Se
     throw bad(`${source} is not valid JSON: ${(error as Error).message}${path === undefined ? '' : ` (${path})`}`);
   }
   if (!isPlainObject(value)) throw bad(`${source} must hold a JSON object`);
+  // JSON.parse keeps the last of a repeated key: `"allow"` twice would drop the first list unseen.
+  const repeated = repeatedKey(text, value);
+  if (repeated) throw bad(`${source}: ${repeatedKeyWords(repeated)}${path === undefined ? '' : ` (${path})`}`, { key: repeated.key, ...(path === undefined ? {} : { path }) });
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     if (key === '$schema' || key === '//') continue;
@@ -232,6 +235,6 @@ export function checkLabel(label: string): string {
   return label.trim();
 }
 
-function bad(message: string): CordonError {
-  return new CordonError(ERROR_CODES.BAD_INPUT, message);
+function bad(message: string, details?: Record<string, unknown>): CordonError {
+  return new CordonError(ERROR_CODES.BAD_INPUT, message, details === undefined ? undefined : { details });
 }

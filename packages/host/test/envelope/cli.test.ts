@@ -443,6 +443,12 @@ describe('.cordon.json and CI mode (check --base)', () => {
     r = await cordon(['arm', 'x'], repo);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`.cordon.json is not valid JSON: comma expected at line 3, column 3 (${join(realpathSync(repo), '.cordon.json')})`);
+    // A key given twice kept the last list unseen: refused, naming the key and both lines.
+    writeFileSync(join(repo, '.cordon.json'), '{\n  "allow": ["src/**"],\n  "deny": ["src/secrets/**"],\n  "allow": ["docs/**"]\n}\n');
+    r = await cordon(['arm', 'x'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`.cordon.json: "allow" is given twice, at line 2, column 3 and again at line 4, column 3; JSON keeps only the last: give each key once (${join(realpathSync(repo), '.cordon.json')})`);
+    expect(existsSync(join(repo, '.cordon'))).toBe(false);
   });
 
   it('check --base audits a committed range with the base commit policy, without arming', async () => {

@@ -1,6 +1,6 @@
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { readRegularFile } from '../../io/index.js';
-import { parseJsonText } from '../../util/json-syntax.js';
+import { parseJsonText, repeatedKey, repeatedKeyWords } from '../../util/json-syntax.js';
 
 /** One row of the shell-command category table: the first rule whose `pattern` matches wins. */
 export interface CategoryRule {
@@ -61,15 +61,21 @@ export function categorize(command: string, rules: readonly CompiledRule[]): str
 
 /**
  * Reads a rule table from a JSON file (an array of {@link CategoryRule} or `{"rules": [...]}`).
- * @throws CordonError `CORDON_BAD_INPUT` when the file cannot be read or is not such a table.
+ * @throws CordonError `CORDON_BAD_INPUT` when the file cannot be read or is not such a table, or
+ *   gives a key twice in one object (util/json-syntax.ts `repeatedKey`).
  */
 export function loadRules(path: string): CompiledRule[] {
   let parsed: unknown;
+  let text: string;
   try {
-    parsed = parseJsonText(readRegularFile(path, { maxBytes: 1 << 20, links: 'always' }).toString('utf8'));
+    text = readRegularFile(path, { maxBytes: 1 << 20, links: 'always' }).toString('utf8');
+    parsed = parseJsonText(text);
   } catch (error) {
     throw new CordonError(ERROR_CODES.BAD_INPUT, `--rules ${path}: not a readable JSON file (${(error as Error).message})`, { details: { path } });
   }
+  // A rule with "pattern" twice would keep the second unseen.
+  const repeated = repeatedKey(text, parsed);
+  if (repeated) throw new CordonError(ERROR_CODES.BAD_INPUT, `--rules ${path}: ${repeatedKeyWords(repeated)}`, { details: { path, key: repeated.key } });
   const list = Array.isArray(parsed) ? parsed : (parsed as { rules?: unknown } | null)?.rules;
   if (!Array.isArray(list)) throw new CordonError(ERROR_CODES.BAD_INPUT, `--rules ${path}: expected an array of {category, pattern} or {"rules": [...]}`, { details: { path } });
   return compileRules(list as CategoryRule[], `--rules ${path}`);

@@ -129,6 +129,10 @@ describe('cordon analyze', () => {
     const broken = await runCordon(['analyze', '--all', '--rules', rules], { env: sandbox.env });
     expect(broken.exitCode).toBe(2);
     expect(flat(broken.stderr)).toContain(`--rules ${rules}: not a readable JSON file (comma expected at line 3, column 3)`);
+    writeFileSync(rules, '[{"category": "x", "pattern": "a", "pattern": "b"}]');
+    const twice = await runCordon(['analyze', '--all', '--rules', rules], { env: sandbox.env });
+    expect(twice.exitCode).toBe(2);
+    expect(flat(twice.stderr)).toContain(`--rules ${rules}: "pattern" is given twice, at line 1, column 20 and again at line 1, column 36; JSON keeps only the last`);
     const unknown = await runCordon(['analyze', '--session', 'syn-a', '--session', 'no-such-session'], { env: sandbox.env });
     expect(unknown.exitCode).toBe(2);
     expect(flat(unknown.stderr)).toContain('--session "no-such-session": no recorded session of that id');
