@@ -273,6 +273,17 @@ describe('cordon arm / check / status / reset', () => {
     ]);
   });
 
+  it('arm says a $VAR, ${VAR} or ~ in a verifier is not expanded (verifiers run without a shell), beside "cannot start"', async () => {
+    const repo = newRepo({ 'src/a.js': 'a\n' });
+    const armed = await cordon(['arm', 'v', '--allow', 'src/**', '--verify', '$HOME/x', '--verify', 'test -d ~/src', '--verify', 'bash -c "test -d $HOME"'], repo);
+    expect(armed.exitCode, armed.stderr).toBe(0);
+    expect(armed.stderr.split('\n').filter(Boolean)).toEqual([
+      'warning: verifier `$HOME/x` cannot start here now (`$HOME/x`: no such file); `cordon check` fails it unless that changes',
+      "warning: verifier `$HOME/x` holds `$HOME`, which only a shell expands: verifiers run without a shell, so it reaches `$HOME/x` as written (a program is looked for under that very name); write the value out, or to have a shell run it, write `sh -c '$HOME/x'`",
+      "warning: verifier `test -d ~/src` holds `~`, which only a shell expands: verifiers run without a shell, so it reaches `test` as written (a program is looked for under that very name); write the value out, or to have a shell run it, write `sh -c 'test -d ~/src'`",
+    ]);
+  });
+
   it('arm warns of a glob without * or ? that names a directory (flags and .cordon.json), and arms all the same', async () => {
     const repo = newRepo({ 'src/a.js': 'a\n', 'docs/guide/x.md': 'x\n', 'README.md': 'r\n', '.cordon.json': JSON.stringify({ deny: ['docs/guide'] }) });
     const armed = await cordon(['arm', 'd', '--allow', 'src', '--allow', 'README.md', '--allow', 'lib', '--allow-ignored', 'src', '--allow', 'docs/*'], repo);

@@ -8,11 +8,11 @@ describe('shellOperatorVerifiers', () => {
   it('finds list and pipeline operators and output redirections, as words of their own', () => {
     const found = shellOperatorVerifiers(['npm run build && npm test', 'make || true', 'a | b', 'a |& b', 'sleep 1 &', 'x > out', 'x >> out', 'x 2> err', 'x 2>&1', 'x >&2', 'x &> all', 'x >out.txt', 'x 2>/dev/null']);
     expect(found.map((f) => f.operator)).toEqual(['&&', '||', '|', '|&', '&', '>', '>>', '2>', '2>&1', '>&2', '&>', '>out.txt', '2>/dev/null']);
-    expect(found[0]).toEqual({ command: 'npm run build && npm test', program: 'npm', operator: '&&' });
+    expect(found[0]).toEqual({ command: 'npm run build && npm test', program: 'npm', kind: 'operator', operator: '&&' });
   });
 
   it('leaves alone what a shell runs, quoted operators inside words, `;` (find -exec) and input forms', () => {
-    const none = ["sh -c 'npm run build && npm test'", 'bash -lc "a | b"', "grep -E 'a|b' f", 'find . -name x -exec rm {} ;', "grep -q '<title>' index.html", 'node -e "1 > 0"', 'echo a&&b', 'npm test', "'unbalanced"];
+    const none = ["sh -c 'npm run build && npm test'", 'bash -lc "a | b"', "grep -E 'a|b' f", 'find . -name x -exec rm {} ;', "grep -q '<title>' index.html", 'node -e "1 > 0"', 'echo a&&b', 'npm test', "'unbalanced", "grep -q 'a$' f", 'bash -lc "test -d $HOME"', 'git diff HEAD~1', 'echo \\$HOME', 'printf a$ b', "sh -c 'echo ~'"];
     expect(shellOperatorVerifiers(none)).toEqual([]);
   });
 
@@ -23,5 +23,24 @@ describe('shellOperatorVerifiers', () => {
     expect(line).toMatch(/^warning: verifier `printf .*` passes `&&` to `printf` as an argument/);
     // A command holding a single quote cannot be wrapped as is: the advice says how instead.
     expect(shellOperatorWarning(shellOperatorVerifiers(["echo 'x' && true"])[0]!)).toMatch(/wrap the command in `sh -c`$/);
+  });
+
+  it('finds an unquoted expansion a shell would make ($VAR, ${VAR}, $(…), backquotes, ~), in the program too', () => {
+    const found = shellOperatorVerifiers(['$HOME/bin/lint', 'test -f ${XDG_CONFIG_HOME}/x', 'npm test -- $ARGS', 'make -C $(pwd)', 'echo `date`', '~/bin/check', 'awk {print $1} f', 'ls ~alice']);
+    expect(found.map((f) => [f.kind, f.operator])).toEqual([
+      ['expansion', '$HOME'],
+      ['expansion', '${XDG_CONFIG_HOME}'],
+      ['expansion', '$ARGS'],
+      ['expansion', '$(…)'],
+      ['expansion', '`…`'],
+      ['expansion', '~'],
+      ['expansion', '$1'],
+      ['expansion', '~alice'],
+    ]);
+    expect(shellOperatorWarning(found[0]!)).toBe(
+      "warning: verifier `$HOME/bin/lint` holds `$HOME`, which only a shell expands: verifiers run without a shell, so it reaches `$HOME/bin/lint` as written (a program is looked for under that very name); write the value out, or to have a shell run it, write `sh -c '$HOME/bin/lint'`",
+    );
+    // An operator is the stronger word: one warning per verifier.
+    expect(shellOperatorVerifiers(['make $X && true']).map((f) => f.kind)).toEqual(['operator']);
   });
 });

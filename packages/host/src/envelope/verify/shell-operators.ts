@@ -22,13 +22,67 @@ export interface ShellOperatorVerifier {
   readonly command: string;
   /** Its program (the first word), which receives the operator as an argument. */
   readonly program: string;
-  /** The first such word (`&&`, `|`, `>out.txt` …). */
+  /**
+   * `operator`: a list or pipeline operator or a redirection as a word (`&&`, `|`, `>out.txt` …),
+   * which reaches the program as an argument; `expansion`: a parameter expansion, command
+   * substitution or tilde outside quotes (`$HOME`, `${HOME}`, `$(pwd)`, `` `pwd` ``, `~`), which
+   * reaches it as written.
+   */
+  readonly kind: 'operator' | 'expansion';
+  /** The first such word (`&&`), or for an expansion the expansion itself (`$HOME`). */
   readonly operator: string;
 }
 
 /**
+ * The first expansion a shell would make in `command` outside quotes (POSIX XCU 2.6.1 "Tilde
+ * Expansion": `~` starting a word; 2.6.2 "Parameter Expansion": `$NAME`, `${…}`, `$1`; 2.6.3
+ * "Command Substitution": `$(…)` and backquotes), read with the splitter's own quoting rules:
+ * nothing inside single quotes, nothing after a backslash. Inside double quotes a shell would
+ * expand too, but a quoted word is most often meant for a shell the verifier runs itself
+ * (`bash -lc "echo $HOME"`), so only unquoted ones count. Undefined when there is none.
+ */
+export function shellExpansion(command: string): string | undefined {
+  let quote: '"' | "'" | undefined;
+  let wordStart = true;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    const atStart = wordStart;
+    wordStart = false;
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      continue;
+    }
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (quote === '"') {
+      if (c === '"') quote = undefined;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      continue;
+    }
+    if (/\s/.test(c)) {
+      wordStart = true;
+      continue;
+    }
+    if (c === '~' && atStart) return /^~[A-Za-z0-9._-]*/.exec(command.slice(i))![0];
+    if (c === '`') return '`…`';
+    if (c === '$') {
+      const rest = command.slice(i);
+      const found = /^\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]|\{[^}]*\}?|\()/.exec(rest);
+      if (found) return found[0] === '$(' ? '$(…)' : found[0];
+    }
+  }
+  return undefined;
+}
+
+/**
  * The verifiers of `commands` that hold a shell operator or redirection as a word of their own
- * after splitting (see {@link OPERATOR}): what the user most likely meant a shell to run. For a
+ * after splitting (see {@link OPERATOR}), else an unquoted expansion ({@link shellExpansion}):
+ * what the user most likely meant a shell to run. For a
  * warning when the envelope is armed; the verifier still runs as given (the BEKO2210/SkillQuarry
  * cordon runs `true && false` as `true` with two arguments, and so does `cordon check`). Commands
  * that do not split are left to the caller's own validation.
@@ -43,7 +97,9 @@ export function shellOperatorVerifiers(commands: readonly string[]): ShellOperat
       continue;
     }
     const operator = argv.slice(1).find((word) => OPERATOR.test(word) || REDIRECTION.test(word));
-    if (operator !== undefined) out.push({ command, program: argv[0]!, operator });
+    const expansion = operator === undefined ? shellExpansion(command) : undefined;
+    if (operator !== undefined) out.push({ command, program: argv[0]!, kind: 'operator', operator });
+    else if (expansion !== undefined) out.push({ command, program: argv[0]!, kind: 'expansion', operator: expansion });
   }
   return out;
 }
@@ -51,5 +107,8 @@ export function shellOperatorVerifiers(commands: readonly string[]): ShellOperat
 /** The warning line for one {@link ShellOperatorVerifier}, escaped for a terminal. */
 export function shellOperatorWarning(found: ShellOperatorVerifier): string {
   const wrapped = found.command.includes("'") ? 'wrap the command in `sh -c`' : `write \`sh -c '${terminalText(found.command.trim())}'\``;
+  if (found.kind === 'expansion') {
+    return `warning: verifier \`${terminalText(found.command)}\` holds \`${terminalText(found.operator)}\`, which only a shell expands: verifiers run without a shell, so it reaches \`${terminalText(found.program)}\` as written (a program is looked for under that very name); write the value out, or to have a shell run it, ${wrapped}`;
+  }
   return `warning: verifier \`${terminalText(found.command)}\` passes \`${terminalText(found.operator)}\` to \`${terminalText(found.program)}\` as an argument: verifiers run without a shell, so it means nothing there; to have a shell run it, ${wrapped}`;
 }
