@@ -31,13 +31,15 @@ export function reduceTextLines(result: ReduceResult): string[] {
     lines.push(`session ${s.session_id}${s.agent ? ` (${s.agent})` : ''}: ${plural(s.n_toolcalls, 'call')}, ${plural(s.n_samples, 'sample')} over ${(s.span_ms / 1000).toFixed(1)} s${s.live ? '; live: still being sampled, these numbers are partial' : ''}`);
     lines.push(
       `  tool time ${(s.tool_time_ms / 1000).toFixed(1)} s${s.tool_time_fraction === null ? '' : ` (${(s.tool_time_fraction * 100).toFixed(1)} % of the sampled span)`}; ` +
-        `memory baseline ${fmt(s.baseline_memory_mb)} MiB, peak ${fmt(s.peak_memory_mb)} MiB`,
+        (s.baseline_memory_mb === null && s.peak_memory_mb === null ? 'memory: no samples' : `memory baseline ${measured(s.baseline_memory_mb, 'MiB')}, peak ${measured(s.peak_memory_mb, 'MiB')}`),
     );
     lines.push(`  unpaired starts ${s.unpaired_starts}, orphan ends ${s.orphan_ends}, denied ${s.denied_calls}, shorter than a tick ${s.short_calls}, partial samples ${s.partial_samples}`);
     const skipped = skippedLines(s);
     if (skipped) lines.push(`  ${skipped}`);
     for (const c of calls) {
-      lines.push(`  #${c.seq} ${c.tool_name} ${(c.duration_ms / 1000).toFixed(2)} s peak ${fmt(c.peak_memory_mb)} MiB cpu ${fmt(c.avg_cpu_pct)} % ${exitText(c)}  ${cutText(c.command.replace(/\s+/g, ' '), 80)}${guardText(c)}`);
+      // A call shorter than a sampling tick has no sample: said so, not as `peak - MiB cpu - %`.
+      const usage = c.peak_memory_mb === null && c.avg_cpu_pct === null ? 'no samples' : `peak ${measured(c.peak_memory_mb, 'MiB')} cpu ${measured(c.avg_cpu_pct, '%')}`;
+      lines.push(`  #${c.seq} ${c.tool_name} ${(c.duration_ms / 1000).toFixed(2)} s ${usage} ${exitText(c)}  ${cutText(c.command.replace(/\s+/g, ' '), 80)}${guardText(c)}`);
     }
   }
   lines.push(`stored in ${result.db}`);
@@ -63,9 +65,9 @@ export function reduceJsonl(result: ReduceResult): { stdout: string[]; stderr: s
 function guardText(c: GuardedCallRecord): string {
   const g = c.guard;
   if (!g) return '';
-  const mib = (b: number | null) => (b === null ? '-' : (b / 1048576).toFixed(1));
+  const mib = (b: number | null) => measured(b === null ? null : b / 1048576, 'MiB');
   const tier = g.final_tier === g.tier ? g.tier : `${g.tier}->${g.final_tier}`;
-  return ` [guard ${tier} ${g.limit_bytes === null ? 'unlimited' : `${mib(g.limit_bytes)} MiB`}${g.enforced ? '' : ' (not enforced)'}, peak ${mib(g.peak_bytes)} MiB, stall ${g.stall_full_ms ?? '-'} ms]`;
+  return ` [guard ${tier} ${g.limit_bytes === null ? 'unlimited' : mib(g.limit_bytes)}${g.enforced ? '' : ' (not enforced)'}, peak ${mib(g.peak_bytes)}, stall ${g.stall_full_ms === null ? 'not measured' : `${g.stall_full_ms} ms`}]`;
 }
 
 /** How a call ended: `ok`, `failed exit 2`, `denied`, `unknown`; `exit 0` where only the code is known. */
@@ -75,8 +77,9 @@ function exitText(c: { exit_status?: string | null; exit_code?: number | null })
   return code && c.exit_status !== 'ok' ? `${c.exit_status} ${code}` : c.exit_status;
 }
 
-function fmt(n: number | null): string {
-  return n === null ? '-' : n.toFixed(1);
+/** `12.5 MiB`: `n` to one decimal with its unit, or `not measured` (never a dash with a unit after it). */
+function measured(n: number | null, unit: string): string {
+  return n === null ? 'not measured' : `${n.toFixed(1)} ${unit}`;
 }
 
 /**

@@ -54,9 +54,17 @@ describe('cordon reduce', () => {
       const human = await runCordon(args, { env: sandbox.env });
       expect(human.exitCode, human.stderr).toBe(0);
       const lines = human.stdout.split('\n');
-      expect(lines.find((l) => l.includes('npm test'))).toMatch(/ % failed exit 1 {2}npm test$/);
-      expect(lines.find((l) => l.endsWith('  true'))).toMatch(/ % ok {2}true$/);
+      // Neither call holds a sample (none was taken): said so, not as `peak - MiB cpu - %`.
+      expect(lines.find((l) => l.includes('npm test'))).toBe('  #1 Bash 0.80 s no samples failed exit 1  npm test');
+      expect(lines.find((l) => l.endsWith('  true'))).toBe('  #2 Bash 0.01 s no samples ok  true');
+      expect(lines[1]).toMatch(/; memory: no samples$/);
+      expect(human.stdout).not.toMatch(/- (MiB|%)/);
     }
+    // With samples, the figures and their units.
+    samples(sandbox.dataDir, 'exits', [{ t: T + 500, mb: 120, cpu: 50 }]);
+    const sampled = (await runCordon(['reduce', '--session', 'exits'], { env: sandbox.env })).stdout.split('\n');
+    expect(sampled.find((l) => l.includes('npm test'))).toBe('  #1 Bash 0.80 s peak 120.0 MiB cpu 50.0 % failed exit 1  npm test');
+    expect(sampled[1]).toMatch(/; memory baseline 120\.0 MiB, peak 120\.0 MiB$/);
   }, 60_000);
 
   it('exits 2 naming the input for an unknown session or conflicting flags', async () => {

@@ -71,7 +71,8 @@ export function reportTables(report: AnalysisReport): Table[] {
     },
     {
       title: 'Pass 2: memory profile (MiB)',
-      caption: `baseline = median outside calls (median over sessions ${num(p.memory.median_baseline_mb)}); largest call ${num(p.memory.largest_call?.value)} MiB: ${cmd(p.memory.largest_call?.command)} (${p.memory.largest_call?.session_id ?? '-'})`,
+      // No sampled call: said so, not as `largest call - MiB: - (-)`.
+      caption: `baseline = median outside calls (median over sessions ${num(p.memory.median_baseline_mb)}); ${p.memory.largest_call ? `largest call ${num(p.memory.largest_call.value)} MiB: ${cmd(p.memory.largest_call.command)} (${p.memory.largest_call.session_id})` : 'no call has samples'}`,
       headers: ['session', 'baseline', 'p10', 'peak', 'mean', 'peak / mean', 'largest call peak', 'its command', 'largest spike', 'largest call peak / mean'],
       rows: s.map((x) => [x.session_id, num(x.memory.baseline_mb), num(x.memory.baseline_p10_mb), num(x.memory.peak_mb), num(x.memory.avg_mb), num(x.memory.peak_over_avg, 2), num(x.memory.largest_call?.value), cmd(x.memory.largest_call?.command, 50), num(x.memory.largest_spike?.value), num(x.memory.largest_call_peak_over_avg?.value, 2)]),
     },
