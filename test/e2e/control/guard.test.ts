@@ -128,7 +128,8 @@ describe('cordon reduce joins a guarded call with its control run', () => {
 describe('guard rewriting rules', () => {
   const call = (command: unknown, agent = 'claude-code', canonicalTool = 'shell') =>
     ({ agent, sessionId: 's', callKey: 'k', callKeySource: 'agent', toolName: 'Bash', canonicalTool, toolInput: { command, timeout: 5 }, command: String(command), nativeEvent: 'PreToolUse', raw: {} }) as const;
-  const context = { cordon: ['/usr/bin/node', '/opt/cordon/bin/run.cjs'], agents: new Set(['claude-code']), stateRoot: join(tempDirForTest('cordon-guard-rules-'), 'guard') };
+  // Made inside the test that uses it, so the test's own cleanup removes what guardDecision writes there.
+  const makeContext = () => ({ cordon: ['/usr/bin/node', '/opt/cordon/bin/run.cjs'], agents: new Set(['claude-code']), stateRoot: join(tempDirForTest('cordon-guard-rules-'), 'guard') });
 
   it('reads the hint forms a model writes', () => {
     expect(hintInCommand('AGENT_RESOURCE_HINT=memory:high npm test')).toBe('memory:high');
@@ -138,6 +139,7 @@ describe('guard rewriting rules', () => {
   });
 
   it('keeps other input fields and only guards shell calls of guarded agents', () => {
+    const context = makeContext();
     const decision = guardDecision(call('ls') as any, context) as unknown as { toolInput: { command: string } };
     const dir = join(context.stateRoot, readdirSync(context.stateRoot)[0]!);
     expect(decision).toEqual({ kind: 'rewrite', toolInput: { command: guardedCommand('ls', context, undefined, 's', dir), timeout: 5 }, reason: 'runs under cordon control run', by: 'cgroup-linux' });
