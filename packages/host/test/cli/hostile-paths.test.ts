@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
+import { REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, type RunResult, type Sandbox } from '../../../../test/support/cli.js';
 import { makeRepo, writeFiles } from '../../../../test/support/git.js';
 
 // Every host command, run where a path or name it prints holds control characters (a work tree
@@ -25,7 +25,10 @@ beforeEach(() => {
   box = makeSandbox('cordon-hostile-paths-');
   repo = makeRepo(box.dir(`r${HOSTILE}`), { 'src/a.txt': 'a\n' }, box.env);
   const dataDir = box.dir(`d${HOSTILE}`);
-  linkPlugins(dataDir, ['claude-code']);
+  // A linked plugin whose directory's name holds the sequence too (`plugins` and `plugins inspect` show it).
+  const pluginRoot = join(box.root, `p${HOSTILE}`);
+  symlinkSync(join(REPO_ROOT, 'plugins/claude-code'), pluginRoot);
+  linkPluginRoots(dataDir, [{ name: '@cordon/claude-code', root: pluginRoot }]);
   env = { ...box.env, CORDON_DATA_DIR: dataDir };
 });
 afterEach(() => box.cleanup());
@@ -72,8 +75,8 @@ function cases(): Record<string, readonly Case[]> {
     export: [{ args: ['export', '--otlp', 'http://127.0.0.1:9', '--db', join(repo, 'no.sqlite3')], shows: false }],
     top: [{ args: ['top', '--once'], shows: true }],
     hook: [{ args: ['hook', '--agent', 'claude-code'], shows: false }],
-    plugins: [{ args: ['plugins'], shows: false }],
-    'plugins:inspect': [{ args: ['plugins', 'inspect', `p${HOSTILE}`], shows: true }],
+    plugins: [{ args: ['plugins'], shows: true }],
+    'plugins:inspect': [{ args: ['plugins', 'inspect', `p${HOSTILE}`], shows: true }, { args: ['plugins', 'inspect', 'claude-code', '--verbose'], shows: true }],
     'plugins:install': [{ args: ['plugins', 'install', `p${HOSTILE}`], shows: false }],
     'plugins:link': [{ args: ['plugins', 'link', join(repo, 'no-plugin'), '--no-install'], shows: true }],
     'plugins:uninstall': [{ args: ['plugins', 'uninstall', `p${HOSTILE}`], shows: true }],
@@ -118,5 +121,9 @@ describe('every command prints hostile paths and names escaped', () => {
     const armed = await runCordon(['status', '--json'], { env, cwd: repo });
     expect(armed.exitCode, armed.stderr).toBe(0);
     expect(armed.stdout).not.toMatch(RAW_CONTROL);
+    // The linked plugin's directory as it is, for scripts.
+    const inspected = await runCordon(['plugins', 'inspect', 'claude-code', '--json'], { env, cwd: repo });
+    expect(inspected.exitCode, inspected.stderr).toBe(0);
+    expect(JSON.parse(inspected.stdout)[0]).toMatchObject({ name: '@cordon/claude-code', root: join(box.root, `p${HOSTILE}`) });
   }, 120_000);
 });

@@ -1,9 +1,19 @@
 import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError } from '../../cli/command-error.js';
+import { terminalText } from '../../output/terminal.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
-const OclifPlugins = commands.plugins as unknown as typeof Command & { prototype: { run(): Promise<unknown> } };
+const OclifPlugins = commands.plugins as unknown as typeof Command & { prototype: { run(): Promise<unknown>; formatPlugin(plugin: ListedPlugin): string } };
+
+/** What oclif's listing reads of a plugin to show it. */
+interface ListedPlugin {
+  readonly name: string;
+  readonly version: string;
+  readonly type: string;
+  readonly root?: string;
+  readonly tag?: string;
+}
 
 /** One installed plugin as `cordon plugins --json` prints it. */
 export interface PluginListing {
@@ -39,6 +49,16 @@ export default class Plugins extends OclifPlugins {
       ...(p.root ? { root: p.root } : {}),
       commands: (p.commandIDs ?? []).filter((id) => runs(p.name, id)).map((id) => id.replaceAll(':', separator)).sort(),
     }));
+  }
+
+  /**
+   * oclif's line for one plugin, its name, version, tag and directory escaped for a terminal
+   * (output/terminal.ts): a linked plugin's directory may hold an escape sequence. oclif's own
+   * colours around them stay as they are.
+   */
+  formatPlugin(plugin: ListedPlugin): string {
+    const shown = (text: string | undefined) => (text === undefined ? undefined : terminalText(text));
+    return OclifPlugins.prototype.formatPlugin.call(this, { ...plugin, name: shown(plugin.name)!, version: shown(plugin.version)!, root: shown(plugin.root), tag: shown(plugin.tag) });
   }
 
   /** Parse errors as every cordon command reports them, `--json` too (cli/command-error.ts). */

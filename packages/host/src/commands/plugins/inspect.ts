@@ -6,11 +6,29 @@ import { catchCommandError } from '../../cli/command-error.js';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { resolvePluginArgv, splitPluginVersion } from '../../plugins/plugin-names.js';
 import { withoutCsi } from '../../output/control-sequences.js';
+import { terminalText } from '../../output/terminal.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
 const OclifInspect = commands['plugins:inspect'] as unknown as typeof Command & {
   prototype: { run(): Promise<unknown>; inspect(name: string, verbose?: boolean): Promise<unknown> };
 };
+
+/** oclif's look-up of an installed plugin by name, which this class's inspection builds on. */
+const oclifLookups = OclifInspect.prototype as unknown as {
+  findPlugin(name: string): ShownPlugin;
+};
+
+/** The fields of a plugin oclif's inspection shows as text (writable fields of oclif's `Plugin`). */
+interface ShownPlugin {
+  name: string;
+  version: string;
+  tag?: string;
+  root: string;
+  pjson: { homepage?: string };
+}
+
+/** The {@link ShownPlugin} fields that hold text, swapped for their escaped form while oclif draws its tree. */
+const SHOWN_FIELDS = ['name', 'version', 'tag', 'root'] as const;
 
 /** oclif's mark for a failed inspection (`this.log(bold.red('failed'))` before it rethrows). */
 const FAILED_MARK = 'failed';
@@ -31,13 +49,38 @@ export default class PluginsInspect extends OclifInspect {
   /** Set while the error of a failed inspection goes up through oclif's run, which marks it `failed`. */
   #failing = false;
 
-  /** oclif's inspection of one plugin; a failure is remembered so that its `failed` mark is not printed. */
+  /** The real directories of the plugins being inspected, by the plugin (their `root` is escaped meanwhile). */
+  #roots = new WeakMap<ShownPlugin, string>();
+
+  /**
+   * oclif's inspection of one plugin; a failure is remembered so that its `failed` mark is not
+   * printed. oclif draws the plugin's name, version, tag, directory and homepage into a tree with
+   * its own colours, so they are escaped for a terminal (output/terminal.ts) on the plugin object
+   * while it draws (a linked plugin's directory may hold an escape sequence) and put back after;
+   * the `--json` record gets the real ones.
+   */
   async inspect(name: string, verbose?: boolean): Promise<unknown> {
+    let plugin: ShownPlugin;
     try {
-      return await OclifInspect.prototype.inspect.call(this, name, verbose);
+      plugin = oclifLookups.findPlugin.call(this, name);
     } catch (error) {
       this.#failing = true;
       throw error;
+    }
+    const real = { name: plugin.name, version: plugin.version, tag: plugin.tag, root: plugin.root };
+    const pjson = plugin.pjson;
+    this.#roots.set(plugin, plugin.root);
+    for (const field of SHOWN_FIELDS) if (typeof plugin[field] === 'string') plugin[field] = terminalText(plugin[field]!);
+    if (typeof pjson.homepage === 'string') plugin.pjson = { ...pjson, homepage: terminalText(pjson.homepage) };
+    try {
+      const inspected = (await OclifInspect.prototype.inspect.call(this, name, verbose)) as Record<string, unknown>;
+      return { ...inspected, ...real, pjson };
+    } catch (error) {
+      this.#failing = true;
+      throw error;
+    } finally {
+      Object.assign(plugin, real, { pjson });
+      this.#roots.delete(plugin);
     }
   }
 
@@ -58,14 +101,16 @@ export default class PluginsInspect extends OclifInspect {
    * plugin's root: the `node_modules` of the root and of every directory above it. oclif's own
    * lookup stops at the outermost `node_modules` in the path, so a linked plugin (a checkout,
    * whose dependencies npm hoisted to the workspace's root) showed none. `{null, null}` when none
-   * is installed. Called by oclif's inspection.
+   * is installed. Called by oclif's inspection, which draws both: they are escaped for a terminal,
+   * and the plugin's real directory is used while its `root` is shown escaped (see {@link inspect}).
    */
   async findDep(plugin: { readonly root: string }, dependency: string): Promise<{ pkgPath: string | null; version: string | null }> {
-    for (let dir = plugin.root; ; dir = dirname(dir)) {
+    const root = this.#roots.get(plugin as ShownPlugin) ?? plugin.root;
+    for (let dir = root; ; dir = dirname(dir)) {
       const pkgPath = join(dir, 'node_modules', ...dependency.split('/'));
       try {
         const version = (JSON.parse(await readFile(join(pkgPath, 'package.json'), 'utf8')) as { version?: unknown }).version;
-        if (typeof version === 'string') return { pkgPath, version };
+        if (typeof version === 'string') return { pkgPath: terminalText(pkgPath), version: terminalText(version) };
       } catch {
         // not installed here: look one directory up
       }
