@@ -99,6 +99,9 @@ export function makeSandbox(prefix = 'cordon-test-'): Sandbox {
   // vitest sets NODE_ENV=test, which would put oclif in dev mode (TypeScript sources); the
   // children run the built CLI as users do.
   for (const key of ['CORDON_DISABLE', 'NODE_ENV', 'VITEST', 'VITEST_POOL_ID', 'VITEST_WORKER_ID']) delete env[key];
+  // oclif's colour library (ansis) colours a pipe when one of these is set (`CI=true` in `.ci/run`,
+  // COLORTERM in most terminals); the children see a plain pipe, as a user's redirect would.
+  for (const key of ['CI', 'COLORTERM', 'FORCE_COLOR', 'TF_BUILD', 'TEAMCITY_VERSION', 'GITHUB_ACTIONS', 'GITEA_ACTIONS']) delete env[key];
   // Retries: an agent's last writes (e.g. Codex into ~/.codex) may land while the tree is removed.
   const cleanup = () => {
     stopSamplersUnder(root);

@@ -107,7 +107,7 @@ describe('a refusal writes nothing', () => {
         expect([args.join(' '), r.exitCode, r.stdout, r.stderr]).toEqual([args.join(' '), 2, '', message]);
       }
       const fromEnv = await pcodx(box, undefined, ['show'], { env: { ...env, PCODX_DB: 'MySQL://root:hunter2@db/x' }, cwd });
-      expect([fromEnv.exitCode, fromEnv.stderr]).toEqual([2, 'error: PCODX_DB=mysql://root:***@db/x: unsupported scheme mysql; the ledger is an SQLite file: give its path\n']);
+      expect([fromEnv.exitCode, fromEnv.stderr]).toEqual([2, 'error: PCODX_DB=mysql://***@db/x: unsupported scheme mysql; the ledger is an SQLite file: give its path\n']);
     }
     expect(readdirSync(cwd)).toEqual([]);
   });
