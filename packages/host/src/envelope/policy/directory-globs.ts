@@ -1,11 +1,11 @@
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Policy } from './policy.js';
+import { keyedGlobs, type GlobKey, type Policy } from './policy.js';
 
 /** A glob of a policy that names a directory of the work tree literally ({@link directoryGlobs}). */
 export interface DirectoryGlob {
   /** The `.cordon.json` key and flag name (without `--`) the glob was given under. */
-  readonly key: 'allow' | 'deny' | 'allow-ignored';
+  readonly key: GlobKey;
   readonly glob: string;
 }
 
@@ -17,17 +17,10 @@ export interface DirectoryGlob {
  * literal path may be exactly what was meant (deny a directory that must not become a file).
  */
 export function directoryGlobs(policy: Pick<Policy, 'allow' | 'deny' | 'allow_ignored'>, root: string): DirectoryGlob[] {
-  const lists: ReadonlyArray<readonly [DirectoryGlob['key'], readonly string[]]> = [
-    ['allow', policy.allow],
-    ['deny', policy.deny],
-    ['allow-ignored', policy.allow_ignored],
-  ];
   const out: DirectoryGlob[] = [];
-  for (const [key, globs] of lists) {
-    for (const glob of globs) {
-      if (/[*?]/.test(glob)) continue;
-      if (lstatSync(join(root, glob), { throwIfNoEntry: false })?.isDirectory()) out.push({ key, glob });
-    }
+  for (const { key, glob } of keyedGlobs(policy)) {
+    if (/[*?]/.test(glob)) continue;
+    if (lstatSync(join(root, glob), { throwIfNoEntry: false })?.isDirectory()) out.push({ key, glob });
   }
   return out;
 }

@@ -1,9 +1,9 @@
-import type { Policy } from './policy.js';
+import { keyedGlobs, type GlobKey, type Policy } from './policy.js';
 
 /** A glob of a policy holding `{`, `}`, `[` or `]`, which cordon's globs take literally ({@link bracketGlobs}). */
 export interface BracketGlob {
   /** The `.cordon.json` key and flag name (without `--`) the glob was given under. */
-  readonly key: 'allow' | 'deny' | 'allow-ignored';
+  readonly key: GlobKey;
   readonly glob: string;
   /** The bracket characters it holds, in the order `{}[]`. */
   readonly brackets: readonly string[];
@@ -26,19 +26,12 @@ const MAX_ALTERNATIVES = 8;
  * `check --base`); the policy stays as given, since a literal name may be what was meant.
  */
 export function bracketGlobs(policy: Pick<Policy, 'allow' | 'deny' | 'allow_ignored'>): BracketGlob[] {
-  const lists: ReadonlyArray<readonly [BracketGlob['key'], readonly string[]]> = [
-    ['allow', policy.allow],
-    ['deny', policy.deny],
-    ['allow-ignored', policy.allow_ignored],
-  ];
   const out: BracketGlob[] = [];
-  for (const [key, globs] of lists) {
-    for (const glob of globs) {
-      const brackets = ['{', '}', '[', ']'].filter((c) => glob.includes(c));
-      if (brackets.length === 0) continue;
-      const alternatives = expand(glob);
-      out.push({ key, glob, brackets, ...(alternatives ? { alternatives } : {}) });
-    }
+  for (const { key, glob } of keyedGlobs(policy)) {
+    const brackets = ['{', '}', '[', ']'].filter((c) => glob.includes(c));
+    if (brackets.length === 0) continue;
+    const alternatives = expand(glob);
+    out.push({ key, glob, brackets, ...(alternatives ? { alternatives } : {}) });
   }
   return out;
 }

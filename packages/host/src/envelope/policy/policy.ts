@@ -27,6 +27,21 @@ export interface Policy {
   readonly limits: Limits;
 }
 
+/** The `.cordon.json` key and flag name (without `--`) a policy glob is given under. */
+export type GlobKey = 'allow' | 'deny' | 'allow-ignored';
+
+/**
+ * Every glob of `policy` with the key it was given under: allow, then deny, then allow-ignored,
+ * each in its given order (the order arm's warnings are printed in).
+ */
+export function keyedGlobs(policy: Pick<Policy, 'allow' | 'deny' | 'allow_ignored'>): Array<{ readonly key: GlobKey; readonly glob: string }> {
+  return [
+    ...policy.allow.map((glob) => ({ key: 'allow' as const, glob })),
+    ...policy.deny.map((glob) => ({ key: 'deny' as const, glob })),
+    ...policy.allow_ignored.map((glob) => ({ key: 'allow-ignored' as const, glob })),
+  ];
+}
+
 /** The reference's defaults (the BEKO2210/SkillQuarry cordon). */
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   max_files: 25,
