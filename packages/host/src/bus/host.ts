@@ -2,6 +2,7 @@ import { endLike } from '../process/end-like.js';
 import { PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type ChartRendererEntry, type DialectEntry, type ExporterEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry, type StartPlace } from '@cordon/plugin-api';
 import { matchGlob } from '../envelope/glob.js';
 import { directoryProblem } from '../io/directory.js';
+import { stateDirProblem } from '../envelope/state/state-dir-target.js';
 import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
 import { registerBuiltinSamplers } from '../telemetry/sampler/builtin.js';
 import { createFileLogger } from '../util/log.js';
@@ -16,7 +17,7 @@ import type { HostServices } from './services.js';
 import { installTiming } from './timing.js';
 
 /** `api.services.files`, the same frozen object for every plugin. */
-const FILES = Object.freeze({ directoryProblem });
+const FILES = Object.freeze({ directoryProblem, stateDirProblem: (path: string) => stateDirProblem(path) });
 
 /** `api.services.redact`: the logger's own redaction (output/redact.ts), already in every bundle that logs. */
 const REDACT = Object.freeze({ command: redactText, argv: redactArgv });

@@ -3,6 +3,7 @@ import { homedir } from '../util/paths.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { redactUrl } from '../output/url.js';
 import { urlScheme } from '../util/url-scheme.js';
+import { refuseStateDirTarget } from '../envelope/state/state-dir-target.js';
 
 /** Inputs of {@link resolveLedgerPath}. */
 export interface LedgerPathOptions {
@@ -20,23 +21,31 @@ export interface LedgerPathOptions {
  * XDG_DATA_HOME is absolute, as the XDG spec requires), `%LOCALAPPDATA%\pcodx\pcodx.sqlite3` on
  * Windows, else `~/.local/share/pcodx/pcodx.sqlite3`. Returns an absolute path; creates nothing.
  * @throws CordonError `CORDON_BAD_INPUT` when `db` or `PCODX_DB` is a URL (`mysql://x`, which read
- * as a path made a directory `mysql:`): the ledger is an SQLite file.
+ * as a path made a directory `mysql:`): the ledger is an SQLite file; or names a file inside an
+ * envelope's `.cordon/` directory (the ledger and its -wal and -shm would make every envelope
+ * command there refuse the directory: envelope/state/state-dir-target.ts).
  */
 export function resolveLedgerPath(options: LedgerPathOptions = {}): string {
   const env = options.env ?? process.env;
   const platform = options.platform ?? process.platform;
   const cwd = options.cwd ?? process.cwd();
-  if (options.db) return resolve(cwd, notUrl(options.db, '--db '));
-  if (env.PCODX_DB) return resolve(cwd, notUrl(env.PCODX_DB, 'PCODX_DB='));
+  if (options.db) return resolve(cwd, namedFile(options.db, '--db', cwd));
+  if (env.PCODX_DB) return resolve(cwd, namedFile(env.PCODX_DB, 'PCODX_DB=', cwd));
   if (env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME)) return join(env.XDG_DATA_HOME, 'pcodx', 'pcodx.sqlite3');
   if (platform === 'win32' && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, 'pcodx', 'pcodx.sqlite3');
   const home = env.HOME || env.USERPROFILE || homedir();
   return join(home, '.local', 'share', 'pcodx', 'pcodx.sqlite3');
 }
 
-/** `db` when it is no URL; else the refusal, named as given (`--db mysql://x`, `PCODX_DB=…`). */
-function notUrl(db: string, named: string): string {
+/**
+ * `db` when it is no URL and lands outside every envelope's state directory; else the refusal,
+ * named as given (`--db mysql://x`, `PCODX_DB=…`).
+ */
+function namedFile(db: string, named: '--db' | 'PCODX_DB=', cwd: string): string {
   const scheme = urlScheme(db);
-  if (scheme === undefined) return db;
-  throw new CordonError(ERROR_CODES.BAD_INPUT, `${named}${redactUrl(db)}: unsupported scheme ${scheme}; the ledger is an SQLite file: give its path`, { details: { scheme } });
+  if (scheme !== undefined) {
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `${named}${named === '--db' ? ' ' : ''}${redactUrl(db)}: unsupported scheme ${scheme}; the ledger is an SQLite file: give its path`, { details: { scheme } });
+  }
+  refuseStateDirTarget(named, db, cwd);
+  return db;
 }

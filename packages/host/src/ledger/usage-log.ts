@@ -3,6 +3,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { appendLine, ensurePrivateDir } from '../io/index.js';
 import { isCorrelationId } from './integrity.js';
+import { refuseStateDirTarget } from '../envelope/state/state-dir-target.js';
 
 /** The usage-line field that names the session (the Rust pcodx, SichangHe/partial_compact_codex). */
 const CORRELATION_FIELD = 'pcodx_session_correlation_id';
@@ -21,12 +22,21 @@ export interface UsageLogPathOptions {
 /**
  * Where the pcodx usage log lives (the Rust pcodx, SichangHe/partial_compact_codex): `--usage-log`, else
  * `$PCODX_USAGE_LOG`, else the database path with its extension replaced by `.usage.jsonl`.
+ * @throws CordonError `CORDON_BAD_INPUT` when the flag or the variable names a file inside an
+ * envelope's `.cordon/` directory (envelope/state/state-dir-target.ts); the default lies beside
+ * the database, which `resolveLedgerPath` has refused there already.
  */
 export function resolveUsageLogPath(options: UsageLogPathOptions): string {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
-  if (options.usageLog) return resolve(cwd, options.usageLog);
-  if (env.PCODX_USAGE_LOG) return resolve(cwd, env.PCODX_USAGE_LOG);
+  if (options.usageLog) {
+    refuseStateDirTarget('--usage-log', options.usageLog, cwd);
+    return resolve(cwd, options.usageLog);
+  }
+  if (env.PCODX_USAGE_LOG) {
+    refuseStateDirTarget('PCODX_USAGE_LOG=', env.PCODX_USAGE_LOG, cwd);
+    return resolve(cwd, env.PCODX_USAGE_LOG);
+  }
   const ext = extname(options.dbPath);
   return `${ext ? options.dbPath.slice(0, -ext.length) : options.dbPath}.usage.jsonl`;
 }

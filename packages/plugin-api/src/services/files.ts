@@ -12,4 +12,14 @@ export interface FileService {
    * path is taken from the current directory.
    */
   directoryProblem(path: string): string | undefined;
+
+  /**
+   * Why a file the user named for the plugin to write (a report, a log) must not be written, in
+   * the words that follow the input's name in an error (`it is inside /r/.cordon, the envelope's
+   * state directory, …`), with that directory; or undefined. A write that lands inside an
+   * envelope's `.cordon/` directory (through `..` and symbolic links too) would make `cordon
+   * check`, `status` and `arm` refuse the directory as someone else's. `-` is never refused. A
+   * relative path is taken from the current directory. Optional: hosts before it was added lack it.
+   */
+  stateDirProblem?(path: string): { readonly why: string; readonly dir: string } | undefined;
 }

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -96,6 +97,45 @@ describe('a refusal writes nothing', () => {
       expect([r.exitCode, r.stdout, r.stderr], args.join(' ')).toEqual([code, '', stderr]);
       expect(existsSync(dir), args.join(' ')).toBe(false);
     }
+  });
+
+  // The host refuses a report or telemetry store inside an envelope's .cordon/ (a file it did not
+  // write there stops check, status and arm); pcodx's ledger, usage log and context file are files
+  // the user names for cordon to write all the same.
+  it('a ledger, usage log or context file inside an envelope\'s .cordon/ is refused, exit 2, on both routes, and nothing is written there', async () => {
+    const repo = box.dir('repo');
+    execFileSync('git', ['init', '-q', repo], { env: box.env });
+    const state = join(repo, '.cordon');
+    mkdirSync(state);
+    symlinkSync(state, join(box.root, 'state-link'));
+    const why = `it is inside ${state}, the envelope's state directory, where cordon keeps only its own files (a file it did not write there stops \`cordon check\`, \`status\` and \`arm\` until it is removed); name a file outside .cordon/. Nothing was run or written\n`;
+    for (const route of [{}, { CORDON_NO_FAST_ROUTE: '1' }]) {
+      const cases: Array<[string[], Record<string, string>, string]> = [
+        [['--db', join(state, 'l.sqlite3'), 'init'], {}, `--db ${join(state, 'l.sqlite3')}`],
+        [['--db', join(box.root, 'state-link', 'l.sqlite3'), 'record', '--role', 'user', '--text', 'x'], {}, `--db ${join(box.root, 'state-link', 'l.sqlite3')}`],
+        [['--db', 'sub/../.cordon/l.sqlite3', 'show'], {}, '--db sub/../.cordon/l.sqlite3'],
+        [['init'], { PCODX_DB: '.cordon/l.sqlite3' }, 'PCODX_DB=.cordon/l.sqlite3'],
+      ];
+      for (const [args, env, named] of cases) {
+        const r = await pcodx(box, undefined, args, { env: { PCODX_DB: '', ...route, ...env }, cwd: repo });
+        expect([args.join(' '), r.exitCode, r.stdout, r.stderr]).toEqual([args.join(' '), 2, '', `error: ${named}: ${why}`]);
+      }
+    }
+    // A usage log or a context file of a turn: refused before the turn (no codex needed to get there).
+    const db = join(box.root, 'pcodx.sqlite3');
+    expect((await cordonPcodx(['init', '--db', db, '--session', 'm'])).exitCode).toBe(0);
+    const turn = ['model-turn', '--db', db, '--session', 'm', '--text', 'hi', '--codex-bin', join(box.root, 'no-codex')];
+    const usage = await pcodx(box, undefined, [...turn, '--usage-log', '.cordon/u.jsonl'], { env: { PCODX_DB: '' }, cwd: repo });
+    expect([usage.exitCode, usage.stderr]).toEqual([2, `error: --usage-log .cordon/u.jsonl: ${why}`]);
+    const usageEnv = await pcodx(box, undefined, turn, { env: { PCODX_DB: '', PCODX_USAGE_LOG: join(state, 'u.jsonl') }, cwd: repo });
+    expect([usageEnv.exitCode, usageEnv.stderr]).toEqual([2, `error: PCODX_USAGE_LOG=${join(state, 'u.jsonl')}: ${why}`]);
+    const context = await pcodx(box, undefined, [...turn, '--context-out', '.cordon/context.json'], { env: { PCODX_DB: '' }, cwd: repo });
+    expect([context.exitCode, context.stderr]).toEqual([2, `error: --context-out ${join(state, 'context.json')}: ${why}`]);
+    expect(readdirSync(state)).toEqual([]);
+    expect(tableRows(db, 'select count(*) as n from messages')).toEqual([{ n: 0 }]);
+    // Outside .cordon/ the same repository takes a ledger as before.
+    const beside = await pcodx(box, undefined, ['--db', 'ledger.sqlite3', 'init'], { env: { PCODX_DB: '' }, cwd: repo });
+    expect(beside.exitCode, beside.stderr).toBe(0);
   });
 
   it('a --db or PCODX_DB that is a URL is refused as a usage error, on both routes, creating no directory of its scheme', async () => {

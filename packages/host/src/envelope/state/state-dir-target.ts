@@ -83,20 +83,32 @@ export function stateDirOfTarget(path: string, cwd?: string): string | undefined
 }
 
 /**
+ * Why cordon must not write `path`, in the words that follow the input's name in an error (`it is
+ * inside /r/.cordon, the envelope's state directory, …; name a file outside .cordon/`), or
+ * undefined when the write would land outside every envelope's state directory
+ * ({@link stateDirOfTarget}). `-` (standard output) and the empty string are never refused. Lent to
+ * plugins as `api.services.files.stateDirProblem` (a pcodx `--context-out`).
+ */
+export function stateDirProblem(path: string, cwd?: string): { readonly why: string; readonly dir: string } | undefined {
+  if (path === '-' || path === '') return undefined;
+  const dir = stateDirOfTarget(path, cwd);
+  if (dir === undefined) return undefined;
+  return {
+    dir,
+    why: `it is inside ${displayName(dir)}, the envelope's state directory, where cordon keeps only its own files (a file it did not write there stops \`cordon check\`, \`status\` and \`arm\` until it is removed); name a file outside ${CORDON_DIR}/. Nothing was run or written`,
+  };
+}
+
+/**
  * Refuses a file the user named for cordon to write (a report's `--out`, a telemetry store's
- * `--db`) that would land inside an envelope's state directory ({@link stateDirOfTarget}), before
- * anything is run or written: `CORDON_BAD_INPUT` (exit 2), `<flag> <path>: it is inside <dir>, …`,
- * `details` `{flag, path, dir}`. `-` (standard output) is never refused. `named` is how the
- * message names the input: the flag (`--out`), or a variable as `CORDON_DB=`.
+ * `--db`, a pcodx ledger's `--db` or usage log) that would land inside an envelope's state
+ * directory ({@link stateDirProblem}), before anything is run or written: `CORDON_BAD_INPUT`
+ * (exit 2), `<flag> <path>: it is inside <dir>, …`, `details` `{flag, path, dir}`. `named` is how
+ * the message names the input: the flag (`--out`), or a variable as `CORDON_DB=`.
  */
 export function refuseStateDirTarget(named: string, path: string, cwd?: string): void {
-  if (path === '-' || path === '') return;
-  const dir = stateDirOfTarget(path, cwd);
-  if (dir === undefined) return;
+  const problem = stateDirProblem(path, cwd);
+  if (problem === undefined) return;
   const shown = named.endsWith('=') ? `${named}${displayName(path)}` : `${named} ${displayName(path)}`;
-  throw new CordonError(
-    ERROR_CODES.BAD_INPUT,
-    `${shown}: it is inside ${displayName(dir)}, the envelope's state directory, where cordon keeps only its own files (a file it did not write there stops \`cordon check\`, \`status\` and \`arm\` until it is removed); name a file outside ${CORDON_DIR}/. Nothing was run or written`,
-    { details: { flag: named.replace(/=$/, ''), path, dir } },
-  );
+  throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: ${problem.why}`, { details: { flag: named.replace(/=$/, ''), path, dir: problem.dir } });
 }

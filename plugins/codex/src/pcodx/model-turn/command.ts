@@ -34,6 +34,8 @@ export async function modelTurnCommand(ledger: LedgerHandle, flags: ModelTurnFla
   if (!isAbsolute(cwd)) throw new PcodxUsageError(`session \`${session.id}\` has a relative cwd \`${cwd}\`; pass --cwd DIR`);
   const contextOut = flags.contextOut === undefined ? undefined : resolve(flags.contextOut);
   if (contextOut !== undefined && existsSync(contextOut)) throw new PcodxUsageError(`--context-out ${contextOut} exists already; name a new file`);
+  const inState = contextOut === undefined ? undefined : api.services.files.stateDirProblem?.(contextOut);
+  if (inState !== undefined) throw new PcodxUsageError(`--context-out ${contextOut}: ${inState.why}`);
   const usageLog = api.services.ledger.checkUsageLog({ usageLog: flags.usageLog, dbPath: ledger.path });
   let result;
   try {
