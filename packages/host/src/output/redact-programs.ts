@@ -78,8 +78,15 @@ function maskCommand(words: readonly Word[], i: number, edits: Edit[], depth: nu
       continue;
     }
     const launched = launchedAt(words, i, name);
-    if (launched >= 0) {
-      i = launched;
+    if (launched?.entrypoint !== undefined) {
+      // `--entrypoint sh` with `-c '…'` after the image: one command, the entrypoint's words first
+      // (Compose and podman split a value with spaces into words).
+      const { word, from } = launched.entrypoint;
+      if (depth < MAX_DEPTH) maskCommand([...innerWords(word, from).flat(), ...words.slice(launched.at)], 0, edits, depth + 1);
+      return;
+    }
+    if (launched !== undefined) {
+      i = launched.at;
       continue;
     }
     const rule = programRules().get(name);

@@ -1,7 +1,7 @@
 // Programs whose subcommand runs a command inside something else: `docker exec CONTAINER cmd`,
 // `docker run IMAGE cmd`, `podman exec`/`run`, `docker compose exec`/`run`, `kubectl exec POD -- cmd`;
 // each with the options that take a value, so the command is found past them and its operands.
-import { afterOptions, skipOptions, takesNext } from './option-words.js';
+import { afterOptions, longValue, skipOptions, takesNext, type OptionValue } from './option-words.js';
 import type { Word } from './types.js';
 
 /**
@@ -54,6 +54,16 @@ interface Launch {
 }
 
 /**
+ * Where the command a subcommand runs is ({@link launchedAt}): the index of its first word, and
+ * for a run given `--entrypoint` the option's value, the program those words are arguments of
+ * (`docker run --entrypoint sh img -c '…'` runs `sh -c '…'`).
+ */
+export interface Launched {
+  readonly at: number;
+  readonly entrypoint?: OptionValue;
+}
+
+/**
  * Programs whose subcommand runs a command: docker exec
  * https://docs.docker.com/reference/cli/docker/container/exec/ (`-e`, `--env-file`, `-u`, `-w`,
  * `--detach-keys`, then CONTAINER; also `docker container exec`), podman-exec(1)
@@ -89,37 +99,43 @@ function launchRules(): ReadonlyMap<string, readonly Launch[]> {
 }
 
 /**
- * Index of the command that `words[i]`'s subcommand runs (`docker exec -u root c mysql …` →
- * `mysql`, `kubectl exec pod -- mysql …` → `mysql`), or -1 when the words are not that
- * subcommand or name no command.
+ * The command that `words[i]`'s subcommand runs (`docker exec -u root c mysql …` → `mysql`,
+ * `kubectl exec pod -- mysql …` → `mysql`; with a run's `--entrypoint X`, X with the words after
+ * the image or service as its arguments), or undefined when the words are not that subcommand or
+ * name no command.
  */
-function launchedCommand(words: readonly Word[], i: number, launch: Launch): number {
+function launchedCommand(words: readonly Word[], i: number, launch: Launch): Launched | undefined {
   let at = i + 1;
   for (const step of launch.path) {
     at = skipOptions(words, at, launch.before);
-    if (at >= words.length || words[at]!.text !== step) return -1;
+    if (at >= words.length || words[at]!.text !== step) return undefined;
     at++;
   }
   if (launch.dashes) {
-    for (let j = at; j < words.length; j++) if (words[j]!.text === '--') return j + 1 < words.length ? j + 1 : -1;
+    for (let j = at; j < words.length; j++) if (words[j]!.text === '--') return j + 1 < words.length ? { at: j + 1 } : undefined;
   }
   let operands = launch.operands;
-  at = afterOptions(words, at, launch.valued, (text) => {
+  let entrypoint: OptionValue | undefined;
+  const takesEntrypoint = launch.valued.includes('--entrypoint');
+  at = afterOptions(words, at, launch.valued, (text, k) => {
     if (launch.instead?.includes(text)) operands = 0;
+    // The last one counts; `--entrypoint ""` puts the image's own back (the words run as they are).
+    if (takesEntrypoint && text.startsWith('--entrypoint')) entrypoint = longValue(words, k, '--entrypoint');
   });
   at += operands;
-  return at < words.length ? at : -1;
+  if (entrypoint !== undefined && entrypoint.word.text.length > entrypoint.from) return { at: Math.min(at, words.length), entrypoint };
+  return at < words.length ? { at } : undefined;
 }
 
-/** Index of the command that program `name` (at `words[i]`) runs through one of its subcommands, or -1. */
-export function launchedAt(words: readonly Word[], i: number, name: string): number {
+/** The command that program `name` (at `words[i]`) runs through one of its subcommands ({@link Launched}), or undefined. */
+export function launchedAt(words: readonly Word[], i: number, name: string): Launched | undefined {
   const list = launchRules().get(name);
-  if (list === undefined) return -1;
+  if (list === undefined) return undefined;
   for (const launch of list) {
-    const at = launchedCommand(words, i, launch);
-    if (at >= 0) return at;
+    const launched = launchedCommand(words, i, launch);
+    if (launched !== undefined) return launched;
   }
-  return -1;
+  return undefined;
 }
 
 /**

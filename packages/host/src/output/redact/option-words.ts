@@ -19,15 +19,15 @@ export function skipOptions(words: readonly Word[], i: number, valued: readonly 
  * Index of the first word from `i` on after a program's options: the word after the `--` that
  * ends them, else the first word that is not an option (`-` alone is an operand); an option in
  * `valued` takes the next word as its value ({@link takesNext}). `seen`, if given, gets each
- * option word (the flags that change how the rest is read: watch's `-x`, podman exec's
- * `--latest`).
+ * option word and its index (the flags that change how the rest is read: watch's `-x`, podman
+ * exec's `--latest`, docker run's `--entrypoint`).
  */
-export function afterOptions(words: readonly Word[], i: number, valued: readonly string[], seen?: (text: string) => void): number {
+export function afterOptions(words: readonly Word[], i: number, valued: readonly string[], seen?: (text: string, at: number) => void): number {
   while (i < words.length) {
     const text = words[i]!.text;
     if (text === '--') return i + 1;
     if (!text.startsWith('-') || text === '-') return i;
-    seen?.(text);
+    seen?.(text, i);
     i += takesNext(text, valued) ? 2 : 1;
   }
   return i;
@@ -66,11 +66,27 @@ export function shortValue(words: readonly Word[], j: number, letter: string, va
   return undefined;
 }
 
-/** The value of long option `name` in `words[j]` (`--command x`, `--command=x`), as {@link shortValue}. */
-export function longValue(words: readonly Word[], j: number, name: string): OptionValue | undefined {
+/**
+ * The value of long option `name` in `words[j]` (`--command x`, `--command=x`), as
+ * {@link shortValue}; also under any abbreviation at least as long as `shortest` (`--comm x`):
+ * getopt_long(3) takes "a unique abbreviation" of a long option's name
+ * (https://man7.org/linux/man-pages/man3/getopt_long.3.html), and git's parse-options "its
+ * unique prefix" (https://git-scm.com/docs/gitcli). `shortest` is the shortest prefix no other
+ * option of that program shares; by default only the whole name counts (popt, rsync's parser, and
+ * hand-written parsers such as git filter-branch's take no abbreviation).
+ */
+export function longValue(words: readonly Word[], j: number, name: string, shortest: string = name): OptionValue | undefined {
   const text = words[j]!.text;
-  if (text === name) return j + 1 < words.length ? { word: words[j + 1]!, from: 0, next: j + 2 } : undefined;
-  return text.startsWith(`${name}=`) ? { word: words[j]!, from: name.length + 1, next: j + 1 } : undefined;
+  const equals = text.indexOf('=');
+  const given = equals < 0 ? text : text.slice(0, equals);
+  if (given.length < shortest.length || !name.startsWith(given)) return undefined;
+  if (equals >= 0) return { word: words[j]!, from: equals + 1, next: j + 1 };
+  return j + 1 < words.length ? { word: words[j + 1]!, from: 0, next: j + 2 } : undefined;
+}
+
+/** Whether option word `text` is long option `name` or an abbreviation of it at least as long as `shortest` ({@link longValue}), without a value. */
+export function isLongFlag(text: string, name: string, shortest: string = name): boolean {
+  return text.length >= shortest.length && name.startsWith(text);
 }
 
 /** Whether getopt option word `text` holds flag `letter` (`-tx`), before any letter of `valued`. */

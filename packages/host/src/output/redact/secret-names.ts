@@ -32,8 +32,8 @@ function namesSecretAt(words: readonly Word[], k: number): boolean {
     }
     if (isRunOption(words, i, name, k)) return true;
     const launched = launchedAt(words, i, name);
-    if (launched < 0 || launched > k) return false;
-    i = launched;
+    if (launched === undefined || launched.at > k) return false;
+    i = launched.at;
   }
   return false;
 }

@@ -26,7 +26,7 @@ export function maskAssignment(read: CommandReader, word: Word, edits: Edit[], d
  * https://www.gnu.org/software/coreutils/manual/html_node/env-invocation.html: `env [OPTION]…
  * [-] [NAME=VALUE]… [COMMAND [ARG]…]`, where `-S, --split-string=S` splits S into words that take
  * its place among env's arguments (options, assignments, the command and its first arguments:
- * `env -S'-i A=1 mysql -pX' db`). Those words are read with the rest as env's own, and the
+ * `env -S'-i A=1 mysql -pX' db`; getopt_long takes `--s` for `--split-string`). Those words are read with the rest as env's own, and the
  * whole is done here (words.length returned).
  */
 export function envCommand(read: CommandReader, words: readonly Word[], i: number, edits: Edit[], depth: number): number {
@@ -45,7 +45,7 @@ export function envCommand(read: CommandReader, words: readonly Word[], i: numbe
       continue;
     }
     if (!text.startsWith('-')) return j;
-    const split = shortValue(words, j, 'S', valued) ?? longValue(words, j, '--split-string');
+    const split = shortValue(words, j, 'S', valued) ?? longValue(words, j, '--split-string', '--s');
     if (split && depth < MAX_DEPTH) {
       const spliced = [words[i]!, ...innerWords(split.word, split.from).flat(), ...words.slice(split.next)];
       read.command(spliced, 0, edits, depth + 1);

@@ -9,7 +9,8 @@ import type { Follower } from '../types.js';
  * --session-command=command`; options may follow the user (`su - postgres -c '…'`); `-g`, `-G`,
  * `-s`, `-w` take a value. runuser(1), https://man7.org/linux/man-pages/man1/runuser.1.html,
  * takes the same, and with `-u user` runs a command of its own: `runuser -u user [[--] command
- * [argument...]]`.
+ * [argument...]]`. Long options may be abbreviated (getopt_long): `--c` is `--command`, `--se`
+ * `--session-command`.
  */
 export const maskSu: Follower = (read, words, i, edits, depth) => {
   const valued = ['-c', '-C', '-g', '-G', '-s', '-u', '-w', '--command', '--session-command', '--group', '--supp-group', '--shell', '--user', '--whitelist-environment'];
@@ -24,7 +25,7 @@ export const maskSu: Follower = (read, words, i, edits, depth) => {
     if (text === '--') return;
     if (!text.startsWith('-')) continue;
     if (runuser && (text === '--user' || text.startsWith('--user=') || shortValue(words, j, 'u', valued))) user = true;
-    const script = shortValue(words, j, 'c', valued) ?? shortValue(words, j, 'C', valued) ?? longValue(words, j, '--command') ?? longValue(words, j, '--session-command');
+    const script = shortValue(words, j, 'c', valued) ?? shortValue(words, j, 'C', valued) ?? longValue(words, j, '--command', '--c') ?? longValue(words, j, '--session-command', '--se');
     if (script) {
       read.script(script.word, edits, depth, script.from);
       j = script.next - 1;
