@@ -2,7 +2,6 @@ import { endLike } from '../process/end-like.js';
 import { PLUGIN_API_VERSION, STAGE, type CordonApi, type CordonPaths, type CordonPlugin, type ChartRendererEntry, type DialectEntry, type ExporterEntry, type HookTable, type Logger, type ProbeEntry, type RunnerEntry, type SamplerEntry, type StartPlace } from '@cordon/plugin-api';
 import { matchGlob } from '../envelope/glob.js';
 import { directoryProblem } from '../io/directory.js';
-import { stateDirProblem } from '../envelope/state/state-dir-target.js';
 import { CordonError, CordonPluginError, ERROR_CODES, wrapPluginError } from '../errors/index.js';
 import { registerBuiltinSamplers } from '../telemetry/sampler/builtin.js';
 import { createFileLogger } from '../util/log.js';
@@ -17,7 +16,7 @@ import type { HostServices } from './services.js';
 import { installTiming } from './timing.js';
 
 /** `api.services.files`, the same frozen object for every plugin. */
-const FILES = Object.freeze({ directoryProblem, stateDirProblem: (path: string) => stateDirProblem(path) });
+const FILES = Object.freeze({ directoryProblem });
 
 /** `api.services.redact`: the logger's own redaction (output/redact.ts), already in every bundle that logs. */
 const REDACT = Object.freeze({ command: redactText, argv: redactArgv });
@@ -96,7 +95,8 @@ export class CordonHost {
         },
         // From the services' module too: only `cordon wrap` asks, and the hook's bundle stays without it.
         process: Object.freeze({ endLike, describeStartFailure: (file: string, error: unknown, where?: StartPlace) => services().describeStartFailure(file, error, where), startProblem: (file: string, where?: StartPlace) => services().startProblem(file, where) }),
-        files: FILES,
+        // stateDirProblem from the services' module too: only pcodx asks.
+        files: Object.freeze({ ...FILES, stateDirProblem: (path: string) => services().stateDirProblem(path) }),
         redact: REDACT,
         names: NAMES,
         terminal: TERMINAL,

@@ -1,4 +1,5 @@
-import type { HookTable, LedgerService, ProcessService, TelemetryService, UsageService } from '@cordon/plugin-api';
+import type { FileService, HookTable, LedgerService, ProcessService, TelemetryService, UsageService } from '@cordon/plugin-api';
+import { stateDirProblem } from '../envelope/state/state-dir-target.js';
 import { usageMessage } from '../cli/usage-message.js';
 import { createLedgerService } from '../ledger/service.js';
 import { startFailureReport, startProblemReport } from '../process/start-failure.js';
@@ -14,6 +15,8 @@ export interface HostServices {
   readonly startProblem: NonNullable<ProcessService['startProblem']>;
   /** `api.services.usage.message`: oclif's parse errors in the host's words (cli/usage-message.ts). */
   readonly usageMessage: UsageService['message'];
+  /** `api.services.files.stateDirProblem` (envelope/state/state-dir-target.ts). */
+  readonly stateDirProblem: NonNullable<FileService['stateDirProblem']>;
 }
 
 /**
@@ -23,5 +26,5 @@ export interface HostServices {
  * so they load this module from a bundle of its own on first use (./load-services.ts).
  */
 export function createHostServices(hooks: { readonly compact: Pick<HookTable['compact'], 'promise'> }, dataDir: string): HostServices {
-  return { ledger: createLedgerService(hooks), telemetry: createTelemetryService(dataDir), describeStartFailure: startFailureReport, startProblem: startProblemReport, usageMessage: (error, command) => usageMessage(error, command) };
+  return { ledger: createLedgerService(hooks), telemetry: createTelemetryService(dataDir), describeStartFailure: startFailureReport, startProblem: startProblemReport, usageMessage: (error, command) => usageMessage(error, command), stateDirProblem: (path) => stateDirProblem(path) };
 }
