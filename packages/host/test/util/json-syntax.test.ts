@@ -22,7 +22,8 @@ describe('repeatedKey', () => {
       fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1, maxKeys: 4 }), fc.nat(3), (object, depth) => {
         const [key] = Object.keys(object);
         // The object's own text, with its first member given once more at its end.
-        const inner = JSON.stringify(object).replace(/\}$/, `,${JSON.stringify(key)}:0}`);
+        // (Sliced, not String.replace: a key such as "$$" is a replacement pattern there.)
+        const inner = `${JSON.stringify(object).slice(0, -1)},${JSON.stringify(key)}:0}`;
         const text = '['.repeat(depth) + inner + ']'.repeat(depth);
         const found = repeatedKey(text, JSON.parse(text));
         expect(found?.key).toBe(key);
@@ -30,6 +31,11 @@ describe('repeatedKey', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('a key that is a replacement pattern elsewhere ("$$", the property\'s counterexample of 2026-12-04) is found like any other', () => {
+    const text = '{"$$":false,"":{},"$$":0}';
+    expect(repeatedKey(text, JSON.parse(text))).toEqual({ key: '$$', first: 'line 1, column 2', again: 'line 1, column 19' });
   });
 
   it('says where as an editor counts, over lines', () => {
