@@ -15,6 +15,12 @@ export interface SessionRef {
 /** Figures pooled over the batch (uncoalesced/cordon, the AgentCgroup analysis code). */
 export interface PooledAnalysis {
   readonly n_sessions: number;
+  /**
+   * Sessions with at least one completed call: the denominator of the per-session shares
+   * (`retry.share_sessions_with_groups`, `agentsight.share_sessions_with_failing_loops`), which a
+   * session without calls could not count in. Absent from reports written before it was added.
+   */
+  readonly n_sessions_with_calls?: number;
   readonly n_samples: number;
   readonly n_calls: number;
   readonly execution: {
@@ -25,6 +31,8 @@ export interface PooledAnalysis {
     /** Σ union / Σ span over the batch. */
     readonly pooled_tool_fraction: number | null;
     readonly n_with_span: number;
+    /** Sessions with an active time (first to last event): those `mean_paper_tool_fraction` averages over. Absent from earlier reports. */
+    readonly n_with_active?: number;
   };
   readonly memory: {
     /** Median over sessions of the per-session baselines. */
@@ -40,7 +48,7 @@ export interface PooledAnalysis {
   readonly tools: ToolTables;
   readonly retry: {
     readonly sessions_with_groups: number;
-    /** Share of sessions (with at least one call) having ≥ 1 group. */
+    /** `sessions_with_groups` / `n_sessions_with_calls` (sessions with at least one call), not / `n_sessions`. */
     readonly share_sessions_with_groups: number | null;
     readonly n_groups: number;
     readonly longest: number;
@@ -66,7 +74,7 @@ export interface PooledAnalysis {
     readonly own_cost_ms: number;
     readonly wall_ms: number;
     readonly n_with_cost: number;
-    /** Sessions with at least one failing loop / sessions with calls. */
+    /** Sessions with at least one failing loop / `n_sessions_with_calls` (sessions with calls), not / `n_sessions`. */
     readonly share_sessions_with_failing_loops: number | null;
     readonly failing_loops: number;
     readonly longest_failing_loop: number;
@@ -77,6 +85,14 @@ export interface PooledAnalysis {
     /** Sessions whose wall time overlaps another session's in the batch (concurrent agents). */
     readonly concurrent_sessions: number;
   };
+}
+
+/**
+ * Sessions with calls: the denominator of the per-session shares. A report written before
+ * `n_sessions_with_calls` was stored (an earlier run's JSON given to `--compare`) counts every session.
+ */
+export function sessionsWithCalls(p: PooledAnalysis): number {
+  return p.n_sessions_with_calls ?? p.n_sessions;
 }
 
 /** Chart data kept for the first sessions of a batch (HTML report). */
@@ -162,6 +178,7 @@ function maxRef(sessions: readonly SessionAnalysis[], pick: (s: SessionAnalysis)
 function pool(sessions: readonly SessionAnalysis[], tools: ToolTables, durations: number[], options: AnalyzeOptions): PooledAnalysis {
   const nums = (f: (s: SessionAnalysis) => number | null) => sessions.map(f).filter((v): v is number => v !== null && Number.isFinite(v));
   const fractions = nums((s) => s.execution.tool_fraction);
+  const paperFractions = nums((s) => s.execution.paper_tool_fraction);
   const span = sessions.reduce((a, s) => a + s.execution.span_ms, 0);
   const union = sessions.reduce((a, s) => a + s.execution.tool_union_ms, 0);
   const baselines = nums((s) => s.memory.baseline_mb);
@@ -175,13 +192,15 @@ function pool(sessions: readonly SessionAnalysis[], tools: ToolTables, durations
   const callRef = (c: { value: number; command: string; seq: number } | null) => (c ? { value: c.value, command: c.command, seq: c.seq } : null);
   return {
     n_sessions: sessions.length,
+    n_sessions_with_calls: withCalls.length,
     n_samples: sessions.reduce((a, s) => a + s.n_samples, 0),
     n_calls: sessions.reduce((a, s) => a + s.n_calls, 0),
     execution: {
       mean_tool_fraction: mean(fractions),
-      mean_paper_tool_fraction: mean(nums((s) => s.execution.paper_tool_fraction)),
+      mean_paper_tool_fraction: mean(paperFractions),
       pooled_tool_fraction: span > 0 ? union / span : null,
       n_with_span: fractions.length,
+      n_with_active: paperFractions.length,
     },
     memory: {
       median_baseline_mb: median(baselines),

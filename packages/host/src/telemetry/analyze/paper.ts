@@ -1,4 +1,4 @@
-import type { PooledAnalysis } from './batch.js';
+import { sessionsWithCalls, type PooledAnalysis } from './batch.js';
 import { categoryShare } from './tools.js';
 import { plural } from '../../util/plural.js';
 
@@ -62,12 +62,18 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     return { paper: 'AgentCgroup', ...r, measured, verdict: verdict(measured, r.band) };
   };
   const as = p.agentsight;
+  // The per-session shares divide by sessions with calls: the count says so (and the batch's size when it differs).
+  const nWithCalls = sessionsWithCalls(p);
+  const withCalls = `${plural(nWithCalls, 'session')} with calls${nWithCalls === p.n_sessions ? '' : ` (of ${p.n_sessions} analyzed)`}`;
+  // The tool share is a mean over sessions with an active time (first to last event).
+  const nActive = p.execution.n_with_active ?? p.n_sessions;
+  const active = nActive === p.n_sessions ? plural(p.n_sessions, 'session') : `${plural(nActive, 'session')} with an active time (of ${p.n_sessions} analyzed)`;
   const testShare = categoryShare(p.tools, 'test');
   const shellCalls = p.tools.tools.reduce((a, t) => a + t.n, 0);
   return [
     row({
       id: 'tool-share', quantity: 'tool execution share of active time', paper_section: '§3.2, Fig. 1b', paper_figure: 'mean 36.4 % (GLM) – 42.5 % (Haiku)', band: [0.364, 0.425], unit: 'fraction',
-      measured: p.execution.mean_paper_tool_fraction, basis: p.n_calls, sample_count: `${plural(p.n_calls, 'call')} in ${plural(p.n_sessions, 'session')}`,
+      measured: p.execution.mean_paper_tool_fraction, basis: p.n_calls, sample_count: `${plural(p.n_calls, 'call')} in ${active}`,
       definition: 'paper: per session Σ call durations / active time (first to last event), mean over sessions; cordon\'s union of windows over the sampled span is in the execution table', note: NO_INIT,
     }),
     row({
@@ -89,7 +95,7 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     }),
     row({
       id: 'retry-sessions', quantity: 'sessions with retry loops', paper_section: '§3.3', paper_figure: '85 % (Haiku, 28/33) – 97 % (GLM, 108/111) of tasks', band: [0.85, 0.97], unit: 'fraction',
-      measured: p.retry.share_sessions_with_groups, sample_count: plural(p.n_sessions, 'session'), definition: '≥ 3 consecutive identical shell commands (the paper\'s code grouped any ≥ 3 consecutive Bash calls)', note: '',
+      measured: p.retry.share_sessions_with_groups, sample_count: withCalls, definition: '≥ 3 consecutive identical shell commands (the paper\'s code grouped any ≥ 3 consecutive Bash calls)', note: '',
     }),
     row({
       id: 'retry-time', quantity: 'time inside retry loops', paper_section: '§3.3', paper_figure: '7.4 % (Haiku) – 20.5 % (GLM) of execution time', band: [0.074, 0.205], unit: 'fraction',
@@ -134,7 +140,7 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     row({
       id: 'agentsight-retry', paper: 'AgentSight', quantity: 'sessions with a failing retry loop (one identical failing shell command, ≥ 3 cycles in a row)', paper_section: 'AgentSight §5.2.2',
       paper_figure: 'an identical failing command retried; alert after 3 full cycles (4,800 tokens spent by then)', band: [Number.MIN_VALUE, 1], unit: 'fraction',
-      measured: as.share_sessions_with_failing_loops, sample_count: `${plural(as.failing_loops, 'failing loop')}, longest ${as.longest_failing_loop} cycles, in ${plural(p.n_sessions, 'session')}`,
+      measured: as.share_sessions_with_failing_loops, sample_count: `${plural(as.failing_loops, 'failing loop')}, longest ${as.longest_failing_loop} cycles, in ${withCalls}`,
       definition: "≥ 3 (the retry-loop minimum) consecutive shell calls with the same command, each failed (exit status failed or a non-zero exit code), over sessions with calls; matches when the case occurs at all (the paper reports one case, not a rate)",
       note: "AgentSight judged loops from the model's traffic and the process trace; cordon from tool-call markers (`cordon control run` also escalates its note from a command's third limit warning)",
     }),

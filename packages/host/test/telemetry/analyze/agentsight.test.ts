@@ -74,7 +74,7 @@ describe('AgentSight rows', () => {
     expect(c.failing_loops).toEqual({ n: 1, longest: 4, time_ms: 400 });
     // syn-a's `npm test` ×3 passed: a retry loop, not a failing one.
     expect(report.sessions.find((s) => s.session_id === 'syn-a')!.failing_loops).toEqual({ n: 0, longest: 0, time_ms: 0 });
-    expect(row('agentsight-retry')).toMatchObject({ paper_section: 'AgentSight §5.2.2', measured: 1 / 3, verdict: 'matches', sample_count: '1 failing loop, longest 4 cycles, in 3 sessions' });
+    expect(row('agentsight-retry')).toMatchObject({ paper_section: 'AgentSight §5.2.2', measured: 1 / 3, verdict: 'matches', sample_count: '1 failing loop, longest 4 cycles, in 3 sessions with calls' });
   });
 
   it('loops broken by the hook, per session and pooled, in every report format', async () => {

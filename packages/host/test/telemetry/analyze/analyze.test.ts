@@ -7,6 +7,7 @@ import { analyze, categorize, compileRules, compareWithPaper, DEFAULT_CATEGORY_R
 import { progressBar } from '../../../src/telemetry/analyze/report/progress.js';
 import { reportTables } from '../../../src/telemetry/analyze/report/tables.js';
 import { T, T2, writeSyntheticBatch } from './synthetic.js';
+import { marker, samples } from '../reduce/helpers.js';
 
 // The synthetic batch (synthetic.ts) written by the real hook and sampler writers, reduced for
 // real into SQLite, then analysed: every figure below is derived by hand from the construction.
@@ -46,7 +47,7 @@ describe('the synthetic batch: every pass equals the constructed figures', () =>
     // Windows 2000 + 100 + 3·500 + 250 = 3850 ms, no overlap; span 10 s; active T−1 s … T+11 s.
     expect(a.execution).toEqual({ span_ms: 10000, tool_union_ms: 3850, tool_fraction: 0.385, outside_ms: 6150, tool_sum_ms: 3850, active_ms: 12000, paper_tool_fraction: 3850 / 12000 });
     expect(b.execution).toEqual({ span_ms: 5000, tool_union_ms: 1000, tool_fraction: 0.2, outside_ms: 4000, tool_sum_ms: 1000, active_ms: 5000, paper_tool_fraction: 0.2 });
-    expect(report.pooled.execution).toEqual({ mean_tool_fraction: (0.385 + 0.2) / 2, mean_paper_tool_fraction: (3850 / 12000 + 0.2) / 2, pooled_tool_fraction: 4850 / 15000, n_with_span: 2 });
+    expect(report.pooled.execution).toEqual({ mean_tool_fraction: (0.385 + 0.2) / 2, mean_paper_tool_fraction: (3850 / 12000 + 0.2) / 2, pooled_tool_fraction: 4850 / 15000, n_with_span: 2, n_with_active: 2 });
   });
 
   it('pass 2: memory profile: baseline outside calls, peak, peak/average per session and per call, the command behind the largest', () => {
@@ -97,14 +98,38 @@ describe('the synthetic batch: every pass equals the constructed figures', () =>
 
   it("pass 4's caption agrees in number: 1 of 2 sessions has loops, 1 of 1 session has, 2 of 3 have", () => {
     const caption = (withLoops: number, sessions: number) => {
-      const pooled = { ...report.pooled, n_sessions: sessions, retry: { ...report.pooled.retry, sessions_with_groups: withLoops } };
+      const pooled = { ...report.pooled, n_sessions: sessions, n_sessions_with_calls: sessions, retry: { ...report.pooled.retry, sessions_with_groups: withLoops } };
       return reportTables({ ...report, pooled }).find((t) => t.title === 'Pass 4: retry loops')!.caption!.split(' (')[0];
     };
-    expect(caption(report.pooled.retry.sessions_with_groups, report.pooled.n_sessions)).toBe('1 of 2 sessions has loops');
-    expect(caption(1, 1)).toBe('1 of 1 session has loops');
-    expect(caption(0, 1)).toBe('0 of 1 session has loops');
-    expect(caption(2, 3)).toBe('2 of 3 sessions have loops');
-    expect(caption(0, 2)).toBe('0 of 2 sessions have loops');
+    expect(caption(report.pooled.retry.sessions_with_groups, report.pooled.n_sessions)).toBe('1 of 2 sessions with calls has loops');
+    expect(caption(1, 1)).toBe('1 of 1 session with calls has loops');
+    expect(caption(0, 1)).toBe('0 of 1 session with calls has loops');
+    expect(caption(2, 3)).toBe('2 of 3 sessions with calls have loops');
+    expect(caption(0, 2)).toBe('0 of 2 sessions with calls have loops');
+  });
+
+  it('pass 4: the share of sessions with loops names its denominator, sessions with calls, in the caption, the paper row and the JSON', async () => {
+    // The synthetic pair (both with calls, syn-a with a loop) plus two sessions that never made a call.
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-analyze-idle-'));
+    try {
+      writeSyntheticBatch(dir);
+      for (const [i, id] of ['idle-1', 'idle-2'].entries()) {
+        marker(dir, id, 'session_start', T2 + 10_000 * (i + 1));
+        samples(dir, id, [{ t: T2 + 10_000 * (i + 1) + 250, mb: 100 }]);
+      }
+      const four = await analyze({ dataDir: dir, all: true });
+      expect([four.pooled.n_sessions, four.pooled.n_sessions_with_calls, four.pooled.retry.sessions_with_groups, four.pooled.retry.share_sessions_with_groups]).toEqual([4, 2, 1, 0.5]);
+      expect(reportTables(four).find((t) => t.title === 'Pass 4: retry loops')!.caption).toMatch(/^1 of 2 sessions with calls has loops \(50\.0 %; 4 sessions analyzed\);/);
+      const rows = Object.fromEntries(four.comparison.map((r) => [r.id, r]));
+      expect(rows['retry-sessions']!.sample_count).toBe('2 sessions with calls (of 4 analyzed)');
+      expect(rows['agentsight-retry']!.sample_count).toBe('0 failing loops, longest 0 cycles, in 2 sessions with calls (of 4 analyzed)');
+      // Pass 1's means name the sessions they average over: the idle ones have one sample (no span) but an active time.
+      expect([four.pooled.execution.n_with_span, four.pooled.execution.n_with_active]).toEqual([2, 4]);
+      expect(reportTables(four).find((t) => t.title === 'Pass 1: execution split')!.caption).toMatch(/mean over 2 sessions with a sampled span [\d.]+ %; paper definition \(Σ durations \/ active time\) mean over 4 sessions with an active time /);
+      expect(rows['tool-share']!.sample_count).toBe('7 calls in 4 sessions');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('pass 4: one retry loop of three `npm test`, its time share and the 50 MiB it left', () => {

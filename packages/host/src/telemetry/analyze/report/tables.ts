@@ -1,5 +1,6 @@
 import { cutText } from '@cordon/plugin-api';
 import type { AnalysisReport } from '../index.js';
+import { sessionsWithCalls, type PooledAnalysis } from '../batch.js';
 import type { ComparisonRow } from '../paper.js';
 import type { GroupRow } from '../tools.js';
 import { plural } from '../../../util/plural.js';
@@ -65,7 +66,7 @@ export function reportTables(report: AnalysisReport): Table[] {
     comparisonTable(report),
     {
       title: 'Pass 1: execution split',
-      caption: `pooled: union / span ${pct(p.execution.pooled_tool_fraction)}, mean per session ${pct(p.execution.mean_tool_fraction)}; paper definition (Σ durations / active time) mean ${pct(p.execution.mean_paper_tool_fraction)}`,
+      caption: `pooled: union / span ${pct(p.execution.pooled_tool_fraction)}, mean over ${plural(p.execution.n_with_span, 'session')} with a sampled span ${pct(p.execution.mean_tool_fraction)}; paper definition (Σ durations / active time) mean over ${plural(p.execution.n_with_active ?? p.n_sessions, 'session')} with an active time ${pct(p.execution.mean_paper_tool_fraction)}`,
       headers: ['session', 'agent', 'calls', 'samples', 'span s', 'tool (union) s', 'tool / span', 'Σ durations s', 'active s', 'Σ / active'],
       rows: s.map((x) => [x.live ? `${x.session_id} (live: still sampled, partial)` : x.session_id, x.agent ?? '-', String(x.n_calls), String(x.n_samples), sec(x.execution.span_ms), sec(x.execution.tool_union_ms), pct(x.execution.tool_fraction), sec(x.execution.tool_sum_ms), sec(x.execution.active_ms), pct(x.execution.paper_tool_fraction)]),
     },
@@ -85,7 +86,7 @@ export function reportTables(report: AnalysisReport): Table[] {
     { title: 'Pass 3: shell commands by category (pooled)', headers: ['category', 'calls', 'total s', 'share of shell', 'mean s', 'mean peak', 'max peak', 'max-peak command'], rows: groupRows(p.tools.categories) },
     {
       title: 'Pass 4: retry loops',
-      caption: `${p.retry.sessions_with_groups} of ${plural(p.n_sessions, 'session')} ${p.retry.sessions_with_groups === 1 || p.n_sessions === 1 ? 'has' : 'have'} loops (${pct(p.retry.share_sessions_with_groups)}); mean share of active time ${pct(p.retry.mean_share_of_active_time)}; longest ${p.retry.longest}`,
+      caption: `${ofSessionsWithCalls(p.retry.sessions_with_groups, p.retry.share_sessions_with_groups, p, 'loops')}; mean share of active time ${pct(p.retry.mean_share_of_active_time)}; longest ${p.retry.longest}`,
       headers: ['session', 'command', 'runs', 'time s', 'unreleased MiB'],
       rows: retries,
     },
@@ -103,6 +104,17 @@ export function reportTables(report: AnalysisReport): Table[] {
     },
     ...(report.failed.length ? [{ title: 'Skipped sessions', headers: ['session', 'stage', 'error'], rows: report.failed.map((f) => [f.session, f.stage, cutText(f.error, 200)]) }] : []),
   ];
+}
+
+/**
+ * "1 of 1 session with calls has loops (100.0 %; 4 sessions analyzed)": `n` sessions over the
+ * denominator the share used, so the words and the percentage agree; the batch's size is added
+ * when sessions without calls make it differ.
+ */
+export function ofSessionsWithCalls(n: number, share: number | null, p: PooledAnalysis, what: string): string {
+  const d = sessionsWithCalls(p);
+  const all = d === p.n_sessions ? '' : `; ${plural(p.n_sessions, 'session')} analyzed`;
+  return `${n} of ${plural(d, 'session')} with calls ${n === 1 || d === 1 ? 'has' : 'have'} ${what} (${pct(share)}${all})`;
 }
 
 /** The definitions as table rows. */
