@@ -6,7 +6,7 @@ import { activityFindings, logFindings, samplerFindings } from './activity.js';
 import { hookFindings } from './hooks.js';
 import { bothScopesProblem } from '../install-hooks/both-scopes.js';
 import { doctorReport, type DoctorReport, type Finding } from './report.js';
-import { controlFinding, nodeFinding, pluginFindings, sqliteFinding } from './runtime.js';
+import { controlFinding, nodeFinding, pluginFindings, sqliteFinding, telemetryStoreFinding } from './runtime.js';
 import { dataPackageProblem } from '../plugins/data-package.js';
 
 export { formatDoctorReport, type DoctorReport, type Finding } from './report.js';
@@ -43,14 +43,15 @@ function bothScopes(hooks: readonly Finding[], projectDir: string | undefined): 
 
 /**
  * `cordon doctor` as a library call: what a user needs when "cordon isn't seeing my agent".
- * Node and the SQLite driver, the plugins (a damaged `<data>/package.json` among them), per agent and scope the hooks (installed, current,
+ * Node and the SQLite driver, the telemetry store when it exists (read-only), the plugins (a damaged `<data>/package.json` among them), per agent and scope the hooks (installed, current,
  * startable, accepted by the agent), the last hook event from each agent, the log's newest error,
  * running samplers and what `control probe` says. Reads and asks only; writes nothing.
  */
 export async function runDoctor(host: CordonHost, options: DoctorOptions): Promise<DoctorReport> {
-  const findings: Finding[] = [nodeFinding(), await sqliteFinding(), ...pluginFindings(host, options.packages, dataPackageProblem(host.paths.dataDir))];
-  // In the home directory a project's `.claude/settings.json` is the user's own file: one scope.
   const env = options.env ?? process.env;
+  const store = telemetryStoreFinding(host.paths.dataDir, env);
+  const findings: Finding[] = [nodeFinding(), await sqliteFinding(), ...(store ? [store] : []), ...pluginFindings(host, options.packages, dataPackageProblem(host.paths.dataDir))];
+  // In the home directory a project's `.claude/settings.json` is the user's own file: one scope.
   const project = resolve(options.projectDir ?? process.cwd());
   const atHome = project === resolve(env.HOME || env.USERPROFILE || homedir());
   const scopes = options.scopes ?? (atHome ? ['user'] : ['user', 'project']);

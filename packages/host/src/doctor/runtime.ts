@@ -1,9 +1,15 @@
+import { existsSync } from 'node:fs';
 import type { CordonHost } from '../bus/host.js';
 import { runProbes } from '../control/probe.js';
 import type { Finding } from './report.js';
 import { sqliteDriverProblem } from '../util/sqlite-driver.js';
 import { checkoutPluginDir, pluginInstallCommand } from '../plugins/install-hint.js';
 import type { DataPackageProblem } from '../plugins/data-package.js';
+import { join } from 'node:path';
+import { TELEMETRY_MIGRATIONS } from '../telemetry/reduce/db/migrations.js';
+import { TELEMETRY_DB_FILE } from '../telemetry/reduce/db/names.js';
+import { QUICK_CHECK_MAX_BYTES, sqliteFileProblem } from '../telemetry/reduce/db/sqlite-file.js';
+import { isPostgresUrl, resolveDbTarget } from '../telemetry/reduce/db/target.js';
 
 /** Node majors the suites run under (docs/testing.md); 20 is past its end of life (2026-04-30). */
 export const TESTED_NODE_MAJORS: readonly number[] = [20, 22, 24];
@@ -29,6 +35,24 @@ export async function sqliteFinding(): Promise<Finding> {
     const [message, fix] = problem.split('; run ');
     return { check: 'sqlite', status: 'problem', message: `${message} (reduce, analyze and pcodx need it)`, fix: fix ? `run ${fix}` : 'reinstall cordon: `npm install -g @cordon/host --allow-scripts=better-sqlite3`' };
   }
+}
+
+/**
+ * The telemetry store `reduce` and `analyze` use (`CORDON_DB`, else `<data>/telemetry.sqlite3`),
+ * when it is an SQLite file that exists: opened read-only (never created or migrated) and
+ * checked as `reduce` would (the SQLite header, cordon's migration record, no migration from a
+ * newer cordon) plus SQLite's `quick_check` for files up to {@link QUICK_CHECK_MAX_BYTES}. A
+ * problem carries reduce's own `CORDON_DB_ERROR` words. `undefined` (no row) when there is no
+ * such file yet or the store is PostgreSQL (doctor does not connect to a server).
+ */
+export function telemetryStoreFinding(dataDir: string, env: NodeJS.ProcessEnv = process.env): Finding | undefined {
+  const path = resolveDbTarget(undefined, join(dataDir, TELEMETRY_DB_FILE), env);
+  if (isPostgresUrl(path) || !existsSync(path)) return undefined;
+  const { problem, checked } = sqliteFileProblem(path, Object.keys(TELEMETRY_MIGRATIONS), 'telemetry');
+  if (problem) {
+    return { check: 'telemetry-db', status: 'problem', message: `${problem} (reduce and analyze refuse it)`, fix: `move ${path} away; \`cordon reduce --all\` makes a new one from the sessions still under ${join(dataDir, 'runs')}`, details: { path } };
+  }
+  return { check: 'telemetry-db', status: 'ok', message: `${path}: cordon's telemetry database${checked ? ', integrity quick check ok' : ` (larger than ${QUICK_CHECK_MAX_BYTES / 2 ** 20} MiB: integrity not checked)`}`, details: { path } };
 }
 
 /**

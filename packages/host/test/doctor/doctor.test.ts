@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireAgent } from '../../../../test/support/agents.js';
@@ -9,6 +9,7 @@ import type { DoctorReport } from '../../src/doctor/index.js';
 import { pluginFindings } from '../../src/doctor/runtime.js';
 import type { CordonHost } from '../../src/bus/host.js';
 import { CordonPluginError } from '../../src/errors/index.js';
+import { writeSyntheticBatch } from '../telemetry/analyze/synthetic.js';
 
 // `cordon doctor` on configs the real `cordon install-hooks` wrote: healthy, a stale path, a Codex
 // whose trust no longer matches, a log with a fresh error (with escape sequences) and markers.
@@ -213,6 +214,32 @@ describe('cordon doctor', () => {
     // Removing them by hand (no uninstall-hooks) is still a problem: only the command records the choice.
     writeFileSync(join(box.home, '.claude/settings.json'), '{}\n');
     expect((await doctor()).exitCode).toBe(1);
+  });
+
+  it('the telemetry store: no row while there is none (none is made), ok once reduce made it, a problem in reduce\'s words when it is garbage', async () => {
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env })).exitCode).toBe(0);
+    const db = join(box.dataDir, 'telemetry.sqlite3');
+    expect(find((await doctor()).report, 'telemetry-db')).toEqual([]);
+    expect(existsSync(db)).toBe(false);
+    writeSyntheticBatch(box.dataDir);
+    expect((await runCordon(['reduce', '--all'], { env })).exitCode).toBe(0);
+    const healthy = await doctor();
+    expect(healthy.exitCode, healthy.text).toBe(0);
+    expect(find(healthy.report, 'telemetry-db')).toEqual([expect.objectContaining({ status: 'ok', message: `${db}: cordon's telemetry database, integrity quick check ok` })]);
+    writeFileSync(db, 'this is not a database, just some bytes that replaced it');
+    const reduced = await runCordon(['reduce', '--all'], { env });
+    expect(reduced.stderr).toContain('CORDON_DB_ERROR');
+    const garbage = await doctor();
+    expect(garbage.exitCode).toBe(1);
+    const [row] = find(garbage.report, 'telemetry-db');
+    expect(row).toMatchObject({ status: 'problem', fix: expect.stringContaining(`move ${db} away`) });
+    // The same words reduce refuses it with.
+    expect(row!.message).toContain(`${db} is not an SQLite database`);
+    expect(reduced.stderr.replace(/\s+/g, ' ')).toContain(`${db} is not an SQLite database`);
+    expect(find(garbage.report, 'sqlite')[0]!.status).toBe('ok');
+    // A file with SQLite's header whose pages are garbage: SQLite's own complaint.
+    writeFileSync(db, Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), Buffer.alloc(4096 - 16, 0x5a)]));
+    expect(find((await doctor()).report, 'telemetry-db')[0]).toMatchObject({ status: 'problem', message: expect.stringMatching(/^cannot open telemetry database .*(not a database|malformed)/) });
   });
 
   it('a log that is not a regular file is a problem, not a crash', async () => {

@@ -56,18 +56,57 @@ export async function openSqliteFile(path: string, migrations: readonly string[]
     raw.pragma('foreign_keys = ON');
     // A committed migration holds its tables and its kysely_migration rows together, so this
     // read sees a finished schema or none, even while another process migrates.
-    const tables = raw.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[];
-    if (tables.length > 0 && !tables.includes(MIGRATION_TABLE)) {
-      throw dbError(path, `${path} is an SQLite database but not cordon's ${what} database (no kysely_migration table); it was left unchanged`);
-    }
-    const done = tables.includes(MIGRATION_TABLE) ? (raw.prepare(`select name from ${MIGRATION_TABLE}`).pluck().all() as string[]) : [];
-    refuseUnknownMigrations(path, what, migrations, done);
+    const done = recordedMigrations(raw, path, what, migrations);
     for (const file of [path, `${path}-wal`, `${path}-shm`]) tightenPrivateFile(file);
     enableWal(raw, 10_000);
     return { raw, pending: [...migrations].sort().filter((name) => !done.includes(name)) };
   } catch (error) {
     raw.close();
     throw error instanceof CordonError ? error : dbError(path, `cannot open ${what} database ${path}: ${(error as Error).message}`, error);
+  }
+}
+
+/**
+ * The migrations `raw` records, after refusing a database that holds other tables but no
+ * migration record, or records a migration this build does not know.
+ * @throws CordonError `CORDON_DB_ERROR`.
+ */
+function recordedMigrations(raw: Database, path: string, what: string, migrations: readonly string[]): string[] {
+  const tables = raw.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[];
+  if (tables.length > 0 && !tables.includes(MIGRATION_TABLE)) {
+    throw dbError(path, `${path} is an SQLite database but not cordon's ${what} database (no kysely_migration table); it was left unchanged`);
+  }
+  const done = tables.includes(MIGRATION_TABLE) ? (raw.prepare(`select name from ${MIGRATION_TABLE}`).pluck().all() as string[]) : [];
+  refuseUnknownMigrations(path, what, migrations, done);
+  return done;
+}
+
+/** Files up to this size get SQLite's `quick_check` from {@link sqliteFileProblem}; a larger one would keep doctor waiting. */
+export const QUICK_CHECK_MAX_BYTES = 64 * 2 ** 20;
+
+/**
+ * What {@link openSqliteFile} would refuse about the existing database at `path`, found
+ * read-only (doctor): the same `CORDON_DB_ERROR` message, or SQLite's own complaint (`file is not
+ * a database`, `database disk image is malformed`) as "cannot open"; then, for a file of at most
+ * {@link QUICK_CHECK_MAX_BYTES}, the first line of `PRAGMA quick_check` that is not `ok`.
+ * `undefined` when nothing is wrong, and when the file does not exist (it is never created; WAL
+ * files are not written by a read-only connection). `checked` says whether `quick_check` ran.
+ */
+export function sqliteFileProblem(path: string, migrations: readonly string[], what: string): { problem?: string; checked: boolean } {
+  if (!existsSync(path)) return { checked: false };
+  let raw: Database | undefined;
+  try {
+    refuseNonSqlite(path);
+    const addon = sqliteNativeBinding();
+    raw = new Sqlite(path, { readonly: true, fileMustExist: true, timeout: 2_000, ...(addon ? { nativeBinding: addon as string } : {}) });
+    recordedMigrations(raw, path, what, migrations);
+    if (statSync(path).size > QUICK_CHECK_MAX_BYTES) return { checked: false };
+    const bad = (raw.pragma('quick_check(1)', { simple: false }) as Array<Record<string, unknown>>).map((r) => String(Object.values(r)[0])).find((line) => line !== 'ok');
+    return bad ? { problem: `${what} database ${path} fails SQLite's integrity check: ${bad}`, checked: true } : { checked: true };
+  } catch (error) {
+    return { problem: error instanceof CordonError ? error.message : `cannot open ${what} database ${path}: ${sqliteDriverProblem(error) ?? (error as Error).message}`, checked: false };
+  } finally {
+    raw?.close();
   }
 }
 
