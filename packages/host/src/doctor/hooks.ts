@@ -35,9 +35,13 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
     }
     const { installer, ctx, plan } = state.planned;
     const install = `cordon install-hooks --agent ${agent}${options.scope === 'project' ? ' --scope project' : ''} --write`;
-    if (state.kind === 'absent') {
+    // No hook command of cordon's left, only leftovers of them (Codex trust entries in config.toml
+    // for hooks taken out of hooks.json): the hooks are missing, and an install puts them back.
+    const leftovers = state.kind === 'present' && state.commands.length === 0 ? state.removal.changes.filter((c) => (c.cordonRemoved ?? 0) > 0).map((c) => c.path) : undefined;
+    if (state.kind === 'absent' || leftovers) {
       // A project without cordon's hooks is the usual case; only the user scope speaks for the agent.
       if (options.scope === 'project') continue;
+      const left = leftovers?.length ? ` (only leftover entries of them remain, in ${leftovers.join(', ')}; the install tidies them)` : '';
       const removed = removedOnPurpose[agent];
       if (removed) {
         findings.push({ check, status: 'info', message: `hooks removed on purpose (\`cordon uninstall-hooks\`, ${removed.removed_at}); \`${install}\` puts them back`, details: { removedOnPurpose: true, removedAt: removed.removed_at } });
@@ -46,8 +50,8 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
       const detected = await safely(() => installer.detect(ctx), false);
       findings.push(
         detected
-          ? { check, status: 'problem', message: `${agent} is in use here (its command is on PATH or its home directory exists) but cordon's hooks are not in its config`, fix: install, details: { missing: true } }
-          : { check, status: 'info', message: `${agent} not found here (no command on PATH, no home directory) and no cordon hooks installed` },
+          ? { check, status: 'problem', message: `${agent} is in use here (its command is on PATH or its home directory exists) but cordon's hooks are missing from its config${left}`, fix: install, details: { missing: true } }
+          : { check, status: 'info', message: `${agent} not found here (no command on PATH, no home directory) and no cordon hooks installed${left}` },
       );
       continue;
     }

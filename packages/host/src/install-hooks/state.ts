@@ -72,14 +72,25 @@ type Planned = Awaited<ReturnType<typeof planHooks>>[number];
 /**
  * Where one agent's hooks stand at one scope: `none` (the agent has no hooks at this scope),
  * `unreadable` (its config does not parse; `error` says why), `absent` (no cordon hook in it), or
- * `present`, with `broken` naming each installed command that cannot start and `current` true
- * when an install would change nothing.
+ * `present`, with `commands` the hook commands found (none when only leftovers remain), `broken`
+ * naming each installed command that cannot start and `current` true when an install would change nothing.
  */
 export type AgentHookState =
   | { readonly kind: 'none' }
   | { readonly kind: 'unreadable'; readonly error: unknown }
   | { readonly kind: 'absent'; readonly planned: Planned }
-  | { readonly kind: 'present'; readonly planned: Planned; readonly removal: InstallPlan; readonly broken: ReadonlyArray<{ readonly path: string; readonly why: string }>; readonly current: boolean };
+  | {
+      readonly kind: 'present';
+      readonly planned: Planned;
+      readonly removal: InstallPlan;
+      /**
+       * Cordon's hook commands found in the agent's config files. Empty when only leftovers of
+       * them remain (Codex trust entries of hooks no longer in hooks.json): the hooks are missing, not stale.
+       */
+      readonly commands: readonly string[];
+      readonly broken: ReadonlyArray<{ readonly path: string; readonly why: string }>;
+      readonly current: boolean;
+    };
 
 /** Scope and environment of {@link agentHookState} and {@link hookedAgents}. */
 export interface HookStateOptions {
@@ -103,11 +114,12 @@ export async function agentHookState(host: CordonHost, agent: string, options: H
   if (!p || p.plan.skipped !== undefined) return { kind: 'none' };
   const removal = await safely(() => p.installer.uninstall(p.ctx), undefined);
   if (!removal || !holdsCordonHooks(removal)) return { kind: 'absent', planned: p };
-  const broken = removal.changes.flatMap((c) => hookCommandsIn(c.before ?? '', agent).flatMap((command) => {
+  const found = removal.changes.flatMap((c) => hookCommandsIn(c.before ?? '', agent).map((command) => ({ path: c.path, command })));
+  const broken = found.flatMap(({ path, command }) => {
     const why = brokenCommand(command, env);
-    return why ? [{ path: c.path, why }] : [];
-  }));
-  return { kind: 'present', planned: p, removal, broken, current: p.plan.changes.length === 0 };
+    return why ? [{ path, why }] : [];
+  });
+  return { kind: 'present', planned: p, removal, commands: found.map((f) => f.command), broken, current: p.plan.changes.length === 0 };
 }
 
 /**

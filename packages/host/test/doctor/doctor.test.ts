@@ -109,6 +109,25 @@ describe('cordon doctor', () => {
     expect(problems[0]!.fix).toBe('cordon install-hooks --agent codex --write');
   });
 
+  it("Codex: a hooks.json emptied by hand is 'missing' (the trust entries left in config.toml are leftovers), not 'stale'; a changed command is stale", async () => {
+    const codexEnv = { ...env, CODEX_HOME: join(box.home, '.codex') };
+    mkdirSync(join(box.home, '.codex'), { recursive: true });
+    expect((await runCordon(['install-hooks', '--agent', 'codex', '--write'], { env: codexEnv })).exitCode).toBe(0);
+    const hooksJson = join(box.home, '.codex/hooks.json');
+    const installed = readFileSync(hooksJson, 'utf8');
+    writeFileSync(hooksJson, '{"hooks":{}}\n');
+    const { exitCode, report } = await doctor(codexEnv);
+    expect(exitCode).toBe(1);
+    const rows = find(report, 'hooks:codex:user');
+    expect(rows).toEqual([expect.objectContaining({ status: 'problem', fix: 'cordon install-hooks --agent codex --write', details: { missing: true } })]);
+    expect(rows[0]!.message).toMatch(/^codex is in use here .* but cordon's hooks are missing from its config \(only leftover entries of them remain, in .*config\.toml; the install tidies them\)$/);
+    expect(rows[0]!.message).not.toContain('stale');
+    // One of cordon's commands still there but changed: stale.
+    writeFileSync(hooksJson, installed.replace(/--agent codex/, '--agent codex '));
+    const stale = find((await doctor(codexEnv)).report, 'hooks:codex:user');
+    expect(stale.map((f) => f.message).join('\n')).toContain("cordon's hooks are installed but stale");
+  });
+
   it('project scope: the portable `cordon hook` is a problem while no cordon is on PATH, fine once one is', async () => {
     const project = box.dir('project');
     expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--scope', 'project', '--write'], { env, cwd: project })).exitCode).toBe(0);
