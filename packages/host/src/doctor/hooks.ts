@@ -9,7 +9,8 @@ import type { Finding } from './report.js';
 /**
  * Per agent with a hook config and scope: are cordon's hooks installed and current (an install
  * would change nothing), does each installed command still start, does the agent accept them
- * (Codex's trust, as `codex app-server` `hooks/list` reports it; Hermes' consent allowlist).
+ * (Codex's trust, as `codex app-server` `hooks/list` reports it; Hermes' consent allowlist), and
+ * what an install would warn of (Codex's trust not confirmable without a codex binary: information).
  * An agent found here without cordon's hooks is a problem while no agent has them, and
  * information once one has; one whose hooks `uninstall-hooks` removed on purpose (user scope,
  * install-hooks/removed-choice.ts) is information saying so. Reads only: plans are computed, never written.
@@ -66,6 +67,10 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
     } else if (state.broken.length === 0) {
       findings.push({ check, status: 'ok', message: 'hooks installed and current', details: { installed: true, configs } });
     }
+    // What install warns of is not a failure (docs/hooks.md: Codex without a codex binary gets
+    // trust entries computed by Codex's rule, not confirmed), but the row must not read as verified.
+    const healthy = state.current && state.broken.length === 0;
+    for (const warning of plan.warnings ?? []) findings.push({ check, status: 'info', message: `${healthy ? 'hooks installed and current, but ' : ''}${warning}`, details: { installed: true, configs, unverified: true } });
     findings.push(...(await acceptance(agent, check, installer, ctx, plan, install)));
   }
   // Cordon hooked into no agent at all is a problem; once it is in one, another agent merely

@@ -109,6 +109,19 @@ describe('cordon doctor', () => {
     expect(problems[0]!.fix).toBe('cordon install-hooks --agent codex --write');
   });
 
+  it('Codex installed without a codex binary: the row says trust was not confirmed and why, as information (install exits 0 too)', async () => {
+    const codexEnv = { ...env, CODEX_HOME: join(box.home, '.codex') };
+    mkdirSync(join(box.home, '.codex'), { recursive: true });
+    const install = await runCordon(['install-hooks', '--agent', 'codex', '--write'], { env: codexEnv });
+    expect([install.exitCode, install.stdout + install.stderr]).toEqual([0, expect.stringContaining('trust NOT confirmed: codex is not on PATH')]);
+    const { exitCode, report, text } = await doctor(codexEnv);
+    expect(exitCode, text).toBe(0);
+    expect(find(report, 'hooks:codex:user')).toEqual([
+      expect.objectContaining({ status: 'info', message: expect.stringMatching(/^hooks installed and current, but trust NOT confirmed: codex is not on PATH, so cordon could not ask Codex/), details: expect.objectContaining({ unverified: true }) }),
+    ]);
+    expect(text).toMatch(/^-- hooks:codex:user +hooks installed and current, but trust NOT confirmed/m);
+  });
+
   it("Codex: a hooks.json emptied by hand is 'missing' (the trust entries left in config.toml are leftovers), not 'stale'; a changed command is stale", async () => {
     const codexEnv = { ...env, CODEX_HOME: join(box.home, '.codex') };
     mkdirSync(join(box.home, '.codex'), { recursive: true });
