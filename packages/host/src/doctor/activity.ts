@@ -81,8 +81,27 @@ export function activityFindings(dataDir: string, expected: readonly string[], n
   return findings;
 }
 
-/** The log's path and its newest error (or warning), from its end. */
-export function logFindings(dataDir: string, now = Date.now()): Finding[] {
+/** How long a logged error counts as a current problem; older ones are information. */
+export const LOG_ERROR_CURRENT_MS = 24 * 3600 * 1000;
+
+/**
+ * The plugin a logged plugin failure is about (`plugin "<name>" failed in hook …`,
+ * CordonPluginError's words, which bus/host.ts logs with a `plugin` field), else `undefined`.
+ */
+function failedPlugin(entry: Record<string, unknown>): string | undefined {
+  const named = /^plugin "([^"]+)" failed in hook /.exec(String(entry.message))?.[1];
+  if (named === undefined) return undefined;
+  return typeof entry.plugin === 'string' && entry.plugin ? entry.plugin : named;
+}
+
+/**
+ * The log's path and its newest error (or warning), from its end. An error less than
+ * {@link LOG_ERROR_CURRENT_MS} old is a problem, its fix saying how it stops counting. With
+ * `plugins` (the names of the plugins installed or linked now), an entry about a plugin not among
+ * them is passed over and noted (`last error 3 min ago from a plugin no longer installed: …`):
+ * uninstalling the plugin was the fix.
+ */
+export function logFindings(dataDir: string, now = Date.now(), plugins?: ReadonlySet<string>): Finding[] {
   const path = join(dataDir, 'logs', 'cordon.log');
   let size: number;
   try {
@@ -95,6 +114,13 @@ export function logFindings(dataDir: string, now = Date.now()): Finding[] {
   if (!lines) return [{ check: 'log', status: 'problem', message: `cannot read the log ${path} (not a regular file, or unreadable)`, fix: `move ${path} away; cordon starts a new one` }];
   let bad = 0;
   let routine = 0;
+  // Entries about plugins no longer installed or linked: the newest, and how many.
+  let gone: { entry: Record<string, unknown>; plugin: string; n: number } | undefined;
+  const goneNote = () => {
+    if (!gone) return undefined;
+    const t = Date.parse(String(gone.entry.t));
+    return `last ${String(gone.entry.level)} ${Number.isFinite(t) ? ago(t, now) : '(no time)'} from a plugin no longer installed (${gone.plugin})${gone.n > 1 ? `, ${gone.n} such entries` : ''}: ${String(gone.entry.message)}`;
+  };
   for (const line of [...lines].reverse()) {
     const entry = parse(line);
     if (!entry) {
@@ -107,20 +133,28 @@ export function logFindings(dataDir: string, now = Date.now()): Finding[] {
       routine++;
       continue;
     }
+    const plugin = plugins ? failedPlugin(entry) : undefined;
+    if (plugin !== undefined && !plugins!.has(plugin)) {
+      if (gone) gone.n++;
+      else gone = { entry, plugin, n: 1 };
+      continue;
+    }
     const t = Date.parse(String(entry.t));
-    const recent = Number.isFinite(t) && now - t < 24 * 3600 * 1000;
+    const recent = Number.isFinite(t) && now - t < LOG_ERROR_CURRENT_MS;
+    const note = goneNote();
     return [
       {
         check: 'log',
         status: recent && entry.level === 'error' ? 'problem' : 'info',
-        message: `last ${entry.level} ${Number.isFinite(t) ? ago(t, now) : '(no time)'}: ${String(entry.message)}${entry.scope ? ` [${String(entry.scope)}]` : ''} (log: ${path})`,
-        ...(recent && entry.level === 'error' ? { fix: `read ${path}; \`CORDON_LOG_LEVEL=debug\` logs more` } : {}),
-        details: { path, size, entry },
+        message: `last ${entry.level} ${Number.isFinite(t) ? ago(t, now) : '(no time)'}: ${String(entry.message)}${entry.scope ? ` [${String(entry.scope)}]` : ''} (log: ${path})${note ? `; ${note}` : ''}`,
+        ...(recent && entry.level === 'error' ? { fix: `read ${path}; \`CORDON_LOG_LEVEL=debug\` logs more. Once the cause is fixed, the error stops counting a day after it was logged, or at once when you move ${path} away (cordon starts a new one)` } : {}),
+        details: { path, size, entry, ...(gone ? { fromRemovedPlugin: gone.entry } : {}) },
       },
     ];
   }
-  const notes = [...(routine ? [`${routine} routine "${UNGUARDED_WARNING}" warnings, see the control row`] : []), ...(bad ? [`${bad} unreadable lines`] : [])];
-  return [{ check: 'log', status: bad ? 'info' : 'ok', message: `no warning or error in the last ${lines.length} lines of ${path}${notes.length ? ` (${notes.join('; ')})` : ''}`, details: { path, size, routine } }];
+  const note = goneNote();
+  const notes = [...(note ? [note] : []), ...(routine ? [`${routine} routine "${UNGUARDED_WARNING}" warnings, see the control row`] : []), ...(bad ? [`${bad} unreadable lines`] : [])];
+  return [{ check: 'log', status: bad ? 'info' : 'ok', message: `no ${gone ? 'current ' : ''}warning or error in the last ${lines.length} lines of ${path}${notes.length ? ` (${notes.join('; ')})` : ''}`, details: { path, size, routine, ...(gone ? { fromRemovedPlugin: gone.entry } : {}) } }];
 }
 
 /** Samplers running now: each session whose newest sampler lock is held by a live sampler that has not written its `stop` (state.ts `readSamplerStatus`). */

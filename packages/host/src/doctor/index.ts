@@ -64,7 +64,9 @@ export async function runDoctor(host: CordonHost, options: DoctorOptions): Promi
   // Agents whose config holds cordon's hooks (current or not): a hook event is expected from them.
   const installedAgents = [...new Set(hooks.filter((f) => f.details?.installed === true).map((f) => f.check.split(':')[1]!))];
   findings.push(...activityFindings(host.paths.dataDir, installedAgents, options.now));
-  findings.push(...logFindings(host.paths.dataDir, options.now));
+  // Plugins installed or linked now: a logged failure of any other one was fixed by removing it.
+  const plugins = new Set([...options.packages.map((p) => p.name), ...host.applied, ...host.failures.map((f) => f.plugin)]);
+  findings.push(...logFindings(host.paths.dataDir, options.now, plugins));
   findings.push(...samplerFindings(host.paths.dataDir));
   findings.push(await controlFinding(host));
   return doctorReport(findings);

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireAgent } from '../../../../test/support/agents.js';
-import { CORDON_BIN, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { CORDON_BIN, linkPluginRoots, linkPlugins, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { brokenCommand, hookCommandsIn } from '../../src/install-hooks/state.js';
 import { ago } from '../../src/doctor/activity.js';
 import type { DoctorReport } from '../../src/doctor/index.js';
@@ -272,6 +272,31 @@ describe('cordon doctor', () => {
     // A file with SQLite's header whose pages are garbage: SQLite's own complaint.
     writeFileSync(db, Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), Buffer.alloc(4096 - 16, 0x5a)]));
     expect(find((await doctor()).report, 'telemetry-db')[0]).toMatchObject({ status: 'problem', message: expect.stringMatching(/^cannot open telemetry database .*(not a database|malformed)/) });
+  });
+
+  it('the log: a failure of a plugin since removed is a note, not a problem; a current error stays one, its fix saying how it stops counting', async () => {
+    expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env })).exitCode).toBe(0);
+    // A linked checkout never built: its register hook's file does not exist, so every command logs the failure.
+    const broken = join(box.home, 'broken-plugin');
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(join(broken, 'package.json'), JSON.stringify({ name: '@acme/cordon-plugin-broken', version: '0.1.0', type: 'module', oclif: { hooks: { 'cordon:register': './dist/index.js' } } }));
+    const ours = ['claude-code', 'codex', 'gemini'].map((name) => ({ name: `@cordon/${name}`, root: join(REPO_ROOT, 'plugins', name) }));
+    linkPluginRoots(box.dataDir, [...ours, { name: '@acme/cordon-plugin-broken', root: broken }]);
+    const whileLinked = await doctor();
+    expect(whileLinked.exitCode).toBe(1);
+    expect(find(whileLinked.report, 'log')[0]).toMatchObject({ status: 'problem', message: expect.stringContaining('plugin "@acme/cordon-plugin-broken" failed in hook "register"') });
+    expect(find(whileLinked.report, 'log')[0]!.fix).toContain('stops counting a day after it was logged, or at once when you move');
+    // Unlinked: the logged failures are about a plugin no longer there.
+    linkPluginRoots(box.dataDir, ours);
+    const after = await doctor();
+    expect(after.exitCode, after.text).toBe(0);
+    const [row] = find(after.report, 'log');
+    expect(row).toMatchObject({ status: 'ok' });
+    expect(row!.message).toMatch(/^no current warning or error in the last \d+ lines of .*cordon\.log \(last error \d+ s ago from a plugin no longer installed \(@acme\/cordon-plugin-broken\), \d+ such entries: plugin "@acme\/cordon-plugin-broken" failed in hook "register"/);
+    // A genuine error logged after them is still the problem.
+    appendFileSync(join(box.dataDir, 'logs/cordon.log'), `${JSON.stringify({ t: new Date().toISOString(), level: 'error', scope: 'hook', message: 'disk full' })}\n`);
+    const genuine = find((await doctor()).report, 'log')[0]!;
+    expect(genuine).toMatchObject({ status: 'problem', message: expect.stringMatching(/^last error \d+ s ago: disk full \[hook\]/) });
   });
 
   it('a log that is not a regular file is a problem, not a crash', async () => {
