@@ -79,7 +79,12 @@ export function pluginFindings(host: CordonHost, packages: ReadonlyArray<{ reado
     });
   }
   const failures = [...host.failures].sort((a, b) => (a.plugin < b.plugin ? -1 : a.plugin > b.plugin ? 1 : 0));
-  for (const failure of failures) findings.push({ check: 'plugins', status: 'problem', message: failure.message, fix: 'update or reinstall the plugin it names (`cordon plugins install <name>`), or remove it (`cordon plugins uninstall <name>`)' });
+  for (const failure of failures) {
+    // A linked checkout never built carries its own fix (plugins/unbuilt.ts): build it or unlink it.
+    const cause = failure.cause as { details?: { linked?: unknown; fix?: unknown } } | undefined;
+    const fix = cause?.details?.linked === true && typeof cause.details.fix === 'string' ? cause.details.fix : 'update or reinstall the plugin it names (`cordon plugins install <name>`), or remove it (`cordon plugins uninstall <name>`)';
+    findings.push({ check: 'plugins', status: 'problem', message: failure.message, fix });
+  }
   return findings;
 }
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CollectedPlugin } from '../bus/host.js';
+import { unbuiltLinkError } from './unbuilt.js';
 import { nodeModule } from '../util/builtins.js';
 import { registerTargets } from './hook-targets.js';
 import { parseJsonText } from '../util/json-syntax.js';
@@ -12,6 +13,8 @@ export interface PluginPackage {
   readonly name: string;
   /** Absolute package root. */
   readonly root: string;
+  /** Linked (`cordon plugins link`): a checkout, which may not be built. */
+  readonly linked?: boolean;
   /** Parsed package.json. */
   readonly pjson: { name?: string; oclif?: { hooks?: Record<string, unknown> }; cordon?: { registerReads?: unknown } };
 }
@@ -37,10 +40,10 @@ export function findPluginPackages(
   hostPackage?: { readonly oclif?: { readonly plugins?: unknown } },
 ): PluginPackage[] {
   const found = new Map<string, PluginPackage>();
-  const add = (root: string): void => {
+  const add = (root: string, linked = false): void => {
     try {
       const pjson = readJson(join(root, 'package.json'));
-      found.set(pjson.name ?? root, { name: pjson.name ?? root, root, pjson });
+      found.set(pjson.name ?? root, { name: pjson.name ?? root, root, pjson, ...(linked ? { linked } : {}) });
     } catch (error) {
       onSkip(root, error);
     }
@@ -72,7 +75,7 @@ export function findPluginPackages(
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') onSkip(join(dataDir, 'package.json'), error);
   }
   for (const entry of user.oclif?.plugins ?? []) {
-    if (entry.type === 'link' && entry.root) add(isAbsolute(entry.root) ? entry.root : resolve(dataDir, entry.root));
+    if (entry.type === 'link' && entry.root) add(isAbsolute(entry.root) ? entry.root : resolve(dataDir, entry.root), true);
     else if (entry.type === 'user') add(join(dataDir, 'node_modules', entry.name));
   }
   return [...found.values()];
@@ -126,7 +129,8 @@ export async function collectFromPackages(packages: readonly PluginPackage[]): P
       const fn = mod[identifier];
       return { source: pkg.name, descriptor: typeof fn === 'function' ? await fn({}) : undefined };
     } catch (error) {
-      return { source: pkg.name, error };
+      // A linked checkout never built: said as such, with its fix (plugins/unbuilt.ts).
+      return { source: pkg.name, error: (pkg.linked ? unbuiltLinkError(pkg.root, pkg.name) : undefined) ?? error };
     }
   };
   return Promise.all(packages.flatMap((pkg) => registerTargets(pkg.pjson).map(({ target, identifier }) => one(pkg, target, identifier))));

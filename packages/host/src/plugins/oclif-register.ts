@@ -1,6 +1,7 @@
 import type { Interfaces } from '@oclif/core';
 type Config = Interfaces.Config;
 import type { CollectedPlugin } from '../bus/host.js';
+import { unbuiltLinkError } from './unbuilt.js';
 
 /** How long one `cordon:register` round may take, in ms (`CORDON_REGISTER_TIMEOUT_MS`). */
 const REGISTER_TIMEOUT_MS = 10_000;
@@ -16,6 +17,10 @@ export async function collectFromOclif(config: Config): Promise<CollectedPlugin[
   const { successes, failures } = await config.runHook('cordon:register' as never, {} as never, timeout, true);
   const collected: CollectedPlugin[] = [];
   for (const s of successes as Array<{ plugin: { name: string }; result: unknown }>) collected.push({ source: s.plugin.name, descriptor: s.result });
-  for (const f of failures as Array<{ plugin: { name: string }; error: unknown }>) collected.push({ source: f.plugin.name, error: f.error });
+  // A linked checkout never built fails with "Cannot find module …/dist/index.js": said as such, with its fix.
+  for (const f of failures as Array<{ plugin: { name: string; type?: string; root?: string }; error: unknown }>) {
+    const unbuilt = f.plugin.type === 'link' && f.plugin.root ? unbuiltLinkError(f.plugin.root, f.plugin.name) : undefined;
+    collected.push({ source: f.plugin.name, error: unbuilt ?? f.error });
+  }
   return collected;
 }

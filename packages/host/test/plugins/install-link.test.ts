@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, makeSandbox, runCordon, runProcess, type Sandbox } from '../../../../test/support/cli.js';
@@ -9,6 +9,8 @@ const BROKEN = join(REPO_ROOT, 'packages/host/test/fixtures/plugin-broken');
 const FIRST_PARTY = ['aider', 'cgroup-linux', 'claude-code', 'codex', 'cursor', 'gemini', 'hermes', 'sampler-windows'];
 
 let box: Sandbox;
+/** Output with its line wrapping (oclif's, at the terminal width) undone. */
+const flat = (text: string) => text.replace(/\s*\n\s*/g, ' ');
 
 /** Arms a scratch repo, makes an in-policy change and runs `cordon check --json`: the probe's audit tap must fire. */
 async function expectAuditTapFires(): Promise<void> {
@@ -56,12 +58,38 @@ describe('cordon plugins', () => {
   it('links a plugin directory with --no-install and reads it from the data dir package.json', async () => {
     const link = await runCordon(['plugins', 'link', FIXTURE, '--no-install'], { env: box.env });
     expect(link.exitCode, link.stderr).toBe(0);
+    // Built (its entry files exist): no warning.
+    expect(link.stderr).not.toContain('warning');
     const pjson = JSON.parse(readFileSync(join(box.dataDir, 'package.json'), 'utf8'));
     expect(pjson.oclif.plugins).toEqual([{ name: 'cordon-plugin-probe', root: FIXTURE, type: 'link' }]);
     const hello = await runCordon(['probe-hello'], { env: box.env });
     expect(hello.stdout).toMatch(/probe-hello host=0\.1\.0/);
     expect((await info()).plugins.applied).toEqual(['probe']);
     await expectAuditTapFires();
+  });
+
+  it('a linked checkout never built (no dist/): link warns, and every command, the fast check route and doctor say to build it or unlink it', async () => {
+    const acme = box.dir('acme');
+    cpSync(join(REPO_ROOT, 'examples/acme-adapter'), acme, { recursive: true, filter: (src) => !/[\\/](dist|node_modules)$/.test(src) });
+    const entry = join(acme, 'dist/index.js');
+    expect(existsSync(entry)).toBe(false);
+    const fix = `build it (\`npm run build\` in ${acme}), or unlink it (\`cordon plugins unlink @acme/cordon-plugin-acme\`)`;
+    const link = await runCordon(['plugins', 'link', acme, '--no-install'], { env: box.env });
+    expect(link.exitCode, link.stderr).toBe(0);
+    expect(flat(link.stderr)).toContain(`warning: @acme/cordon-plugin-acme: it is linked from ${acme}, which is not built: ${entry} does not exist, so every command will warn that it failed to load; ${fix}`);
+    const said = `plugin "@acme/cordon-plugin-acme" failed in hook "register": it is linked from ${acme}, which is not built: ${entry} does not exist; ${fix}`;
+    const r = await runCordon(['info', '--json'], { env: box.env });
+    expect(flat(r.stderr)).toContain(said);
+    expect(r.stderr).not.toContain('MODULE_NOT_FOUND');
+    // The fast route (`cordon check`, no oclif) says the same.
+    expect((await runCordon(['plugins', 'link', FIXTURE, '--no-install'], { env: box.env })).exitCode).toBe(0);
+    const repo = makeRepo(box.dir('repo'), { 'src/a.txt': 'a\n' }, box.env);
+    expect((await runCordon(['arm', 'probe', '--allow', 'src/**'], { env: box.env, cwd: repo })).exitCode).toBe(0);
+    expect(flat((await runCordon(['check'], { env: box.env, cwd: repo })).stderr)).toContain(said);
+    const doctor = await runCordon(['doctor', '--json'], { env: box.env });
+    const rows = (JSON.parse(doctor.stdout) as { findings: Array<{ check: string; message: string; fix?: string }> }).findings.filter((f) => f.check === 'plugins');
+    expect(rows).toEqual([expect.objectContaining({ message: expect.stringContaining(said), fix: expect.stringContaining(fix) })]);
+    expect(rows[0]!.fix).not.toContain('reinstall');
   });
 
   it('links every first-party plugin; each registers under its own name', async () => {
