@@ -5,7 +5,7 @@ import { terminalText } from '../output/terminal.js';
  * `ok` and `info` findings only inform.
  */
 export interface Finding {
-  /** What was looked at: `node`, `sqlite`, `plugins`, `hooks:<agent>:<scope>`, `activity:<agent>`, `log`, `samplers`, `control`. */
+  /** What was looked at: `node`, `sqlite`, `telemetry-db`, `plugins`, `hooks:<agent>:<scope>`, `activity:<agent>`, `log`, `samplers`, `control`. */
   readonly check: string;
   readonly status: 'ok' | 'info' | 'problem';
   /** One line a person reads. */
