@@ -142,6 +142,13 @@ export interface AgentReport {
   readonly ok: boolean;
   /** The agent's own error text when `ok` is false. */
   readonly error?: string;
+  /**
+   * True when `ok` is false because the agent reported nothing readable, not because it reported
+   * a failure: `error` then says what was missing as a predicate (`printed no JSON events on
+   * stdout`), and the host words an exit 0 as `<agent> exited 0 but <error>` instead of "reported
+   * an error".
+   */
+  readonly unreported?: boolean;
   /** The agent's status word: Claude's `subtype` (`success`, `error_max_turns`, …), Codex's last turn event, Gemini's `ok`/`error`. */
   readonly status?: string;
   /** The agent's session/thread id. */

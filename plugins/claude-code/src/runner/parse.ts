@@ -14,7 +14,7 @@ import type { AgentOutput, AgentReport } from '@cordon/plugin-api';
  */
 export function parseClaudeResult(output: AgentOutput): AgentReport {
   const result = findResult(output.stdout);
-  if (!result) return { ok: false, error: 'printed no result object on stdout' };
+  if (!result) return { ok: false, unreported: true, error: 'printed no result object on stdout' };
   const subtype = typeof result.subtype === 'string' ? result.subtype : undefined;
   const failed = result.is_error === true || (subtype !== undefined && subtype.startsWith('error'));
   const status = result.is_error === true && (subtype === undefined || subtype === 'success') ? (str(result.terminal_reason) ?? 'error') : subtype;

@@ -101,6 +101,7 @@ describe('reading the result object', () => {
       const report = parseClaudeResult({ exitCode: 0, signal: null, stdout, stderr: '' });
       expect(report.ok).toBe(false);
       expect(report.error).toBe('printed no result object on stdout');
+      expect(report.unreported).toBe(true);
     }
   });
 

@@ -55,12 +55,13 @@ export function parseCodexEvents(output: AgentOutput): AgentReport {
       }
     }
   }
-  if (events === 0) return { ok: false, error: 'printed no JSON events on stdout' };
+  if (events === 0) return { ok: false, unreported: true, error: 'printed no JSON events on stdout' };
   const unique = [...new Set(errors.filter(Boolean))];
   const ok = failedTurns === 0 && unique.length === 0 && turns > 0;
   return {
     ok,
-    ...(ok ? {} : { error: unique.join('; ') || 'no turn completed' }),
+    // Events but no turn and no error: Codex said nothing failed, so this is not its error.
+    ...(ok ? {} : unique.length > 0 || failedTurns > 0 ? { error: unique.join('; ') || 'a turn failed' } : { unreported: true, error: 'no turn completed' }),
     status: lastTurnEvent ?? 'no turn',
     ...(sessionId ? { sessionId } : {}),
     turns,

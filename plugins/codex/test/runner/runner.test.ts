@@ -57,7 +57,7 @@ describe('reading the JSON events', () => {
 
   it('events but no completed turn (killed mid-turn) is not ok; no events at all is not ok', () => {
     const started = '{"type":"thread.started","thread_id":"t-1"}\n{"type":"turn.started"}\n';
-    expect(parseCodexEvents({ exitCode: 0, signal: null, stdout: started, stderr: '' })).toMatchObject({ ok: false, error: 'no turn completed', sessionId: 't-1', status: 'no turn' });
-    expect(parseCodexEvents({ exitCode: 0, signal: null, stdout: 'garbage\n{broken', stderr: '' })).toMatchObject({ ok: false, error: 'printed no JSON events on stdout' });
+    expect(parseCodexEvents({ exitCode: 0, signal: null, stdout: started, stderr: '' })).toMatchObject({ ok: false, unreported: true, error: 'no turn completed', sessionId: 't-1', status: 'no turn' });
+    expect(parseCodexEvents({ exitCode: 0, signal: null, stdout: 'garbage\n{broken', stderr: '' })).toMatchObject({ ok: false, unreported: true, error: 'printed no JSON events on stdout' });
   });
 });

@@ -12,7 +12,7 @@ import type { AgentOutput, AgentReport } from '@cordon/plugin-api';
  */
 export function parseGeminiResult(output: AgentOutput): AgentReport {
   const result = lastObject(output.stdout) ?? lastObject(output.stderr);
-  if (!result) return { ok: false, error: 'printed no JSON result' };
+  if (!result) return { ok: false, unreported: true, error: 'printed no JSON result' };
   const sessionId = typeof result.session_id === 'string' && result.session_id !== '' ? result.session_id : undefined;
   const error = result.error;
   if (error !== undefined && error !== null) {

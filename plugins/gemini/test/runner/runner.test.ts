@@ -47,7 +47,7 @@ describe('reading the JSON result', () => {
 
   it('nothing readable is not ok, never a throw', () => {
     for (const stdout of ['', 'oops', '{"unrelated": true}', '{']) {
-      expect(parseGeminiResult({ exitCode: 0, signal: null, stdout, stderr: 'trace\n{ not json' })).toMatchObject({ ok: false, error: 'printed no JSON result' });
+      expect(parseGeminiResult({ exitCode: 0, signal: null, stdout, stderr: 'trace\n{ not json' })).toMatchObject({ ok: false, unreported: true, error: 'printed no JSON result' });
     }
   });
 });

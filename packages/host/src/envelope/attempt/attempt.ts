@@ -221,6 +221,6 @@ function readReport(runner: AgentRunner, exit: AgentExit): AgentReport {
   try {
     return runner.parse({ exitCode: exit.exitCode, signal: exit.signal, stdout: exit.stdout, stderr: exit.stderr });
   } catch (error) {
-    return { ok: false, error: `cannot read the ${runner.title} result: ${(error as Error).message}` };
+    return { ok: false, unreported: true, error: `left a result cordon cannot read: ${(error as Error).message}` };
   }
 }

@@ -18,6 +18,7 @@ export type AgentVerdict = { readonly kind: 'finished' } | { readonly kind: 'eng
  * | an output stream passed the cap | engine_error | `<agent> exceeded the N-byte output limit` |
  * | a signal ended it | engine_error | `<agent> was killed by SIGKILL` |
  * | exit ≠ 0 | engine_error | `<agent> exited N: <its error, else stderr>` |
+ * | exit 0 and no readable report | engine_error | `<agent> exited 0 but printed no JSON events on stdout` (what the runner found missing) |
  * | exit 0 but the report says it failed | engine_error | `<agent> reported an error (exit 0): <its error>` |
  * | exit 0 and a good report | finished | — |
  *
@@ -32,7 +33,9 @@ export function classifyAttempt(title: string, exit: AgentExit, report: AgentRep
   if (exit.exitCode === null) return engine(`${title} was killed by ${exit.signal ?? 'a signal'}`);
   const own = report && !report.ok && report.error ? [report.status && report.status !== 'success' ? report.status : undefined, report.error].filter(Boolean).join(': ') : '';
   if (exit.exitCode !== 0) return engine(`${title} exited ${exit.exitCode}: ${own || exit.stderr.trim() || '(no output on stderr)'}`);
-  if (!report || !report.ok) return engine(`${title} reported an error (exit 0): ${own || 'no readable result'}`);
+  // An agent that printed nothing readable reported no error: say what happened instead.
+  if (!report || report.unreported) return engine(`${title} exited 0 but ${report?.error || 'printed no readable result'}`);
+  if (!report.ok) return engine(`${title} reported an error (exit 0): ${own || 'no error text'}`);
   return { kind: 'finished' };
 }
 

@@ -14,7 +14,12 @@ describe('classifying an attempt (the BEKO2210/SkillQuarry cordon step 5)', () =
 
   it('an error the agent reports with exit 0 is an engine error (anthropics/claude-code#79500)', () => {
     expect(classify(exit(), { ok: false, status: 'api_error', error: 'API Error: 403 forbidden' })).toEqual({ kind: 'engine_error', reason: 'Claude Code reported an error (exit 0): api_error: API Error: 403 forbidden' });
-    expect(classifyAttempt('Claude Code', exit(), undefined, undefined, 30, 4194304)).toEqual({ kind: 'engine_error', reason: 'Claude Code reported an error (exit 0): no readable result' });
+  });
+
+  it('exit 0 with nothing readable is worded as what happened, not as an error the agent reported', () => {
+    expect(classifyAttempt('Claude Code', exit(), undefined, undefined, 30, 4194304)).toEqual({ kind: 'engine_error', reason: 'Claude Code exited 0 but printed no readable result' });
+    expect(classifyAttempt('Codex', exit(), { ok: false, unreported: true, error: 'printed no JSON events on stdout' }, undefined, 30, 4194304)).toEqual({ kind: 'engine_error', reason: 'Codex exited 0 but printed no JSON events on stdout' });
+    expect(classify(exit({ exitCode: 3, stderr: 'x' }), { ok: false, unreported: true, error: 'printed no result object on stdout' })).toEqual({ kind: 'engine_error', reason: 'Claude Code exited 3: printed no result object on stdout' });
   });
 
   it('a non-zero exit names the agent’s own error, else stderr', () => {
