@@ -12,7 +12,7 @@ export function parseRangeSpec(spec: string): LedgerRangeRequest {
   const bounds = spec.slice(0, eq);
   const summary = spec.slice(eq + 1);
   const dots = bounds.indexOf('..');
-  if (dots < 0) throw new PcodxUsageError(`compact-many range must be FROM..TO (got ${JSON.stringify(bounds)})`);
+  if (dots < 0) throw new PcodxUsageError(`compact-many range must be FROM..TO=SUMMARY, with \`..\` between FROM and TO (got ${JSON.stringify(spec)})`);
   const from = bounds.slice(0, dots).trim();
   const to = bounds.slice(dots + 2).trim();
   if (from === '' || to === '') throw new PcodxUsageError(`compact-many range must include FROM and TO (got ${JSON.stringify(spec)})`);

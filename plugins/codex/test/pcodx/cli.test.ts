@@ -152,7 +152,7 @@ describe('cordon pcodx: compaction', () => {
     expect(tableRows(db, 'select id from compactions')).toEqual([]);
     const syntax: Array<[string, string]> = [
       ['msg1..msg2', 'error: compact-many range must be FROM..TO=SUMMARY (got "msg1..msg2")\n'],
-      ['msg1-msg2=s', 'error: compact-many range must be FROM..TO (got "msg1-msg2")\n'],
+      ['msg1-msg2=s', 'error: compact-many range must be FROM..TO=SUMMARY, with `..` between FROM and TO (got "msg1-msg2=s")\n'],
       ['..msg2=s', 'error: compact-many range must include FROM and TO (got "..msg2=s")\n'],
       ['msg1..=s', 'error: compact-many range must include FROM and TO (got "msg1..=s")\n'],
       ['msg1..msg2=', 'error: compact-many range must include FROM, TO, and SUMMARY (got "msg1..msg2=")\n'],

@@ -20,8 +20,8 @@ describe('compact-many --range syntax (the Rust pcodx, SichangHe/partial_compact
 
   it('names what is missing', () => {
     expect(() => parseRangeSpec('msg1..msg2')).toThrow('compact-many range must be FROM..TO=SUMMARY');
-    expect(() => parseRangeSpec('msg1.msg2=x')).toThrow('compact-many range must be FROM..TO (got "msg1.msg2")');
-    expect(() => parseRangeSpec('=x')).toThrow('compact-many range must be FROM..TO (got "")');
+    expect(() => parseRangeSpec('msg1.msg2=x')).toThrow('compact-many range must be FROM..TO=SUMMARY, with `..` between FROM and TO (got "msg1.msg2=x")');
+    expect(() => parseRangeSpec('=x')).toThrow('compact-many range must be FROM..TO=SUMMARY, with `..` between FROM and TO (got "=x")');
     expect(() => parseRangeSpec(' ..msg2=x')).toThrow('must include FROM and TO');
     expect(() => parseRangeSpec('msg1..msg2=')).toThrow('must include FROM, TO, and SUMMARY');
   });
