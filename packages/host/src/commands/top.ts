@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { numberFlag } from '../cli/number-flag.js';
-import { DEFAULT_LAST_CALLS, readTopSnapshot, renderTop, runLiveTop, TOP_SORT_KEYS, TopReader, type TopSnapshot, type TopSortKey } from '../top/index.js';
+import { DEFAULT_LAST_CALLS, readTopSnapshot, TOP_MIN_WIDTH, topWidth, renderTop, runLiveTop, TOP_SORT_KEYS, TopReader, type TopSnapshot, type TopSortKey } from '../top/index.js';
 import { resolvePaths } from '../util/paths.js';
 
 /** Columns `--once` fits its lines to when stdout is not a terminal and `--width` is not given. */
@@ -23,7 +23,7 @@ export default class Top extends CordonCommand {
     sort: Flags.string({ description: 'Sort by: cpu, mem (highest first), time (longest-running session first), call (longest current call first), cwd (A to Z)', options: [...TOP_SORT_KEYS], default: 'cpu' }),
     once: Flags.boolean({ description: 'Print one snapshot and exit (the default when stdout is not a terminal)' }),
     calls: numberFlag({ integer: true, min: 0, max: 50 })({ description: 'Last calls shown under each session (0 to 50)', default: DEFAULT_LAST_CALLS }),
-    width: numberFlag({ integer: true, min: 40, max: 1000, unit: 'columns' })({ description: `Columns to fit --once's lines to (40 to 1000; default: the terminal's, ${PIPE_WIDTH} when not a terminal)` }),
+    width: numberFlag({ integer: true, min: TOP_MIN_WIDTH, max: 1000, unit: 'columns' })({ description: `Columns to fit --once's lines to (${TOP_MIN_WIDTH} to 1000; default: the terminal's, else COLUMNS, else 80, at least ${TOP_MIN_WIDTH}; ${PIPE_WIDTH} when not a terminal)` }),
   };
 
   async run(): Promise<TopSnapshot | void> {
@@ -33,7 +33,7 @@ export default class Top extends CordonCommand {
     if (this.jsonEnabled()) return readTopSnapshot({ dataDir, sort, lastCalls: flags.calls });
     if (flags.once || !process.stdout.isTTY) {
       const snapshot = readTopSnapshot({ dataDir, sort, lastCalls: flags.calls });
-      const width = flags.width ?? (process.stdout.isTTY ? (process.stdout.columns ?? 80) - 1 : PIPE_WIDTH);
+      const width = flags.width ?? (process.stdout.isTTY ? topWidth(process.stdout.columns) : PIPE_WIDTH);
       for (const line of renderTop(snapshot, { width })) this.log(line);
       return;
     }

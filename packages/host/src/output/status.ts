@@ -1,5 +1,6 @@
 import { isTerminal } from '../util/legacy-binding.js';
 import { terminalText } from './terminal.js';
+import { terminalColumns } from './terminal-width.js';
 
 /**
  * One status line at the bottom of a terminal while a long step runs (`cordon run` waiting for its
@@ -81,8 +82,7 @@ function drawPlain(): void {
 function draw(): void {
   if (!state || state.text === undefined) return;
   const line = statusText(state);
-  // A terminal that reports no width (0 columns, `stty cols 0`) is taken as 80 wide.
-  const width = Math.max(20, (state.stream.columns || 80) - 1);
+  const width = Math.max(20, terminalColumns(state.stream.columns) - 1);
   state.stream.write(`\r\x1b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
   state.drawn = true;
 }

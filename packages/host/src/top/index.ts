@@ -11,4 +11,5 @@ export type { RenderOptions } from './render.js';
 export { DEFAULT_LAST_CALLS, readTopSnapshot, TOP_SCHEMA_VERSION, TopReader } from './snapshot.js';
 export type { TopCurrentCall, TopEndedCall, TopReaderOptions, TopSampler, TopSession, TopSnapshot, TopTreeNow } from './snapshot.js';
 export { sortSessions, TOP_SORT_KEYS } from './sort.js';
+export { TOP_MIN_WIDTH, topWidth } from './width.js';
 export type { TopSortKey } from './sort.js';

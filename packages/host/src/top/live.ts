@@ -4,6 +4,7 @@ import { renderTop } from './render.js';
 import { ENTER_SCREEN, frame, LEAVE_SCREEN } from './screen.js';
 import type { TopReader } from './snapshot.js';
 import { SORT_KEYS_PRESSED, type TopSortKey } from './sort.js';
+import { topWidth } from './width.js';
 
 /** How often the live view reads the files and redraws, ms (`systemd-cgtop` and `htop` default to 1 s). */
 export const REFRESH_MS = 1000;
@@ -65,7 +66,7 @@ export function runLiveTop(options: LiveTopOptions): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const draw = (): void => {
       try {
-        const width = (output.columns ?? 80) - 1; // never the last column: writing it leaves a pending wrap
+        const width = topWidth(output.columns);
         const rows = output.rows ?? 24;
         const lines = renderTop(options.reader.snapshot(sort), { width, lastCalls: options.lastCalls, live: true });
         if (lines.length > rows) lines.splice(rows - 1, lines.length, `… ${lines.length - rows + 1} more lines: a taller terminal shows them`);

@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { linkPlugins, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { CORDON_BIN, linkPlugins, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { waitFor } from '../../../../test/support/wait.js';
 import type { TopSnapshot } from '../../src/top/snapshot.js';
 import { startFakeSession, stopAll, type FakeSession } from './sessions.js';
@@ -140,5 +141,25 @@ describe.runIf(process.platform === 'linux')('cordon top --once and --json', () 
     expect(await s.event('start', { command: 'x'.repeat(300) })).toBe(0);
     await allSampled(['cli-width-0123456789-0123456789']);
     for (const width of [40, 80, 132]) for (const line of await topOnce('--width', String(width))) expect([...line].length, line).toBeLessThanOrEqual(width);
+  });
+
+  it.runIf(process.platform === 'linux')('a terminal reporting 0 columns gets COLUMNS, else 80, never fewer than 40', async () => {
+    const s = session('claude-code', 'cli-zero-0123456789-0123456789', '/srv/a/very/long/directory/name/that/does/not/fit/anywhere/at/all');
+    expect(await s.event('start', { command: 'y'.repeat(300) })).toBe(0);
+    await allSampled(['cli-zero-0123456789-0123456789']);
+    // `script` gives top a real pty; `stty cols 0` makes it report 0 columns, as some hosts' ptys do.
+    const onZeroColumns = (columns: string | undefined): string[] => {
+      const shEnv: NodeJS.ProcessEnv = { ...sandbox.env, TERM: 'xterm' };
+      delete shEnv.COLUMNS;
+      if (columns !== undefined) shEnv.COLUMNS = columns;
+      const r = spawnSync('script', ['-qec', `stty cols 0 rows 0; '${process.execPath}' '${CORDON_BIN}' top --once`, '/dev/null'], { env: shEnv, encoding: 'utf8', timeout: 60_000 });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout.replace(/\r/g, '').trimEnd().split('\n');
+    };
+    const widest = (lines: string[]) => Math.max(...lines.map((l) => [...l].length));
+    expect(widest(onZeroColumns(undefined))).toBe(79);
+    expect(widest(onZeroColumns('120'))).toBe(119);
+    expect(widest(onZeroColumns('0'))).toBe(79);
+    expect(widest(onZeroColumns('12'))).toBe(40);
   });
 });
