@@ -29,7 +29,7 @@ export function auditedAgainst(audit: Pick<AuditRecord, 'mode'>): 'envelope' | '
 
 /**
  * Human output of `cordon check`: a one-line verdict, the metrics against their
- * limits, then one line per violation; a failed verifier's line is followed by the end of its
+ * limits, the changed files ({@link changedFilesSection}), then one line per violation; a failed verifier's line is followed by the end of its
  * output, indented (see {@link outputTail}). Paths in violation messages are already display-safe;
  * the verifier's output and plugins' messages are escaped for the terminal ({@link terminalLines}).
  */
@@ -51,7 +51,8 @@ export function renderAudit(audit: AuditRecord): string {
   const passed = audit.verification.filter((v) => v.passed).length;
   if (audit.verification.length > 0) lines.push(`  ${'verifiers'.padEnd(15)}${passed} of ${audit.verification.length} passed`);
   else if (audit.verification_skipped) lines.push(`  ${'verifiers'.padEnd(15)}not run (the policy audit failed)`);
-  if (audit.passed) lines.push(...changedFilesSection(audit));
+  // Both verdicts name what changed: a rejected one (a file budget passed, say) is where it is needed most.
+  lines.push(...changedFilesSection(audit));
   // `verifier_failed` violations are made in the order of the failed results (audit/run-audit.ts).
   const failed = audit.verification.filter((v) => !v.passed);
   for (const v of audit.violations) {
@@ -65,11 +66,11 @@ export function renderAudit(audit: AuditRecord): string {
   return terminalLines(lines.join('\n'));
 }
 
-/** Changed files an accepted verdict names at most (a rename is one). */
+/** Changed files a verdict names at most (a rename is one). */
 export const SHOWN_CHANGED_FILES = 20;
 
 /**
- * The changed files of an accepted verdict, under `changed files:`: one per line, indented, with
+ * The changed files of a verdict, accepted or rejected, under `changed files:`: one per line, indented, with
  * how each changed (`(added)`, `(deleted)`, `(modified)`; a record of an older cordon has no
  * status, so none is shown), a rename as `old -> new (renamed)` on one line at the place of
  * whichever of its paths sorts first; at most {@link SHOWN_CHANGED_FILES}, then how many more.

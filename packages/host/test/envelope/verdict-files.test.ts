@@ -33,8 +33,9 @@ describe('how each changed file changed, in the verdict and the record', () => {
       'violation: path outside policy: docs/x.md (added; matches no allow glob)',
       'violation: path outside policy: lib/util.py (renamed src/util.py -> lib/util.py; matches no allow glob)',
     ]);
-    // A rejected verdict lists its violations, not every changed file.
-    expect(r.stdout).not.toContain('changed files:');
+    // A rejected verdict lists the changed files as an accepted one does, before its violations.
+    const lines = r.stdout.split('\n');
+    expect(lines.slice(lines.indexOf('changed files:'), lines.findIndex((l) => l.startsWith('violation: ')))).toEqual(['changed files:', '  README.md (deleted)', '  docs/x.md (added)', '  src/util.py -> lib/util.py (renamed)', '  src/app.py (modified)']);
     const json = JSON.parse((await cordon(['check', '--json'], repo)).stdout);
     expect(json.changed_files).toEqual(['README.md', 'docs/x.md', 'lib/util.py', 'src/app.py', 'src/util.py']);
     expect(json.changed_file_status).toBe('DAAMD');
@@ -63,6 +64,25 @@ describe('how each changed file changed, in the verdict and the record', () => {
     // 30 paths, the rename one entry of two: 29 entries, 20 shown.
     expect(listed.slice(from + 1).filter((l) => /^ {2}\S/.test(l))).toHaveLength(SHOWN_CHANGED_FILES + 1);
     expect(listed.at(-1)).toBe('  \u2026 and 9 more (`cordon check --json` lists every changed file)');
+  });
+
+  it('rejected over the file budget: the changed files are listed, the first 20 then how many more', async () => {
+    const repo = newRepo({ 'src/a.py': 'a\n' });
+    expect((await cordon(['arm', 'walk', '--allow', 'src/**', '--max-files', '2'], repo)).exitCode).toBe(0);
+    writeFiles(repo, { 'src/a.py': 'b\n', 'src/b.py': 'b\n', 'src/c.py': 'c\n' });
+    let r = await cordon(['check'], repo);
+    expect(r.exitCode, r.stderr).toBe(3);
+    let lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toContain('violation: file budget exceeded: 3 > 2');
+    expect(lines.slice(lines.indexOf('changed files:'), lines.indexOf('changed files:') + 4)).toEqual(['changed files:', '  src/a.py (modified)', '  src/b.py (added)', '  src/c.py (added)']);
+    for (let i = 0; i < 25; i++) writeFileSync(join(repo, 'src', `f${String(i).padStart(2, '0')}.py`), `${i}\n`);
+    r = await cordon(['check'], repo);
+    expect(r.exitCode, r.stderr).toBe(3);
+    lines = r.stdout.trimEnd().split('\n');
+    const from = lines.indexOf('changed files:');
+    expect(from).toBeGreaterThan(0);
+    expect(lines.slice(from + 1).filter((l) => /^ {2}\S/.test(l))).toHaveLength(SHOWN_CHANGED_FILES + 1);
+    expect(lines).toContain('  \u2026 and 8 more (`cordon check --json` lists every changed file)');
   });
 
   it('a plain mv (the new file untracked, no id from git) reads as a deletion and an addition; once staged, as a rename', async () => {
