@@ -59,7 +59,7 @@ export function renderAudit(audit: AuditRecord): string {
     lines.push(`violation: ${v.message}`);
     if (v.code === 'verifier_failed') {
       const result = failed.shift();
-      if (result) lines.push(...outputTail(result).map((l) => (l === '' ? l : `    ${l}`)));
+      if (result) lines.push(...indentedOutput(outputTail(result)));
     }
   }
   for (const note of audit.notes ?? []) lines.push(`note: ${note}`);
@@ -206,7 +206,17 @@ export function labelLine(label: string): string {
  */
 export function agentStderrSection(lines: readonly string[], which: string): string[] {
   if (lines.length === 0) return [];
-  return [`agent stderr, last lines of ${which}:`, ...lines.map((line) => (line === '' ? line : `    ${line}`))];
+  return [`agent stderr, last lines of ${which}:`, ...indentedOutput(lines)];
+}
+
+/**
+ * Lines a program printed (a verifier's tail, an agent's stderr), as a verdict shows them under
+ * their heading: indented by four spaces, each line's trailing whitespace dropped and a blank line
+ * left empty, so none ends in spaces nobody can see (`  $` under `cat -A`). Text output only: the
+ * record and `--json` keep what the program printed.
+ */
+export function indentedOutput(lines: readonly string[]): string[] {
+  return lines.map((line) => line.trimEnd()).map((line) => (line === '' ? line : `    ${line}`));
 }
 
 /** Human output of `cordon status`. */
