@@ -273,14 +273,15 @@ describe('cordon arm / check / status / reset', () => {
     ]);
   });
 
-  it('arm says a $VAR, ${VAR} or ~ in a verifier is not expanded (verifiers run without a shell), beside "cannot start"', async () => {
+  it('arm says a $VAR, ${VAR} or ~ in a verifier is not expanded (verifiers run without a shell), beside "cannot start", worded by where it stands; double-quoted too', async () => {
     const repo = newRepo({ 'src/a.js': 'a\n' });
-    const armed = await cordon(['arm', 'v', '--allow', 'src/**', '--verify', '$HOME/x', '--verify', 'test -d ~/src', '--verify', 'bash -c "test -d $HOME"'], repo);
+    const armed = await cordon(['arm', 'v', '--allow', 'src/**', '--verify', '$HOME/x', '--verify', 'test -d ~/src', '--verify', 'bash -c "test -d $HOME"', '--verify', 'node -p process.argv.slice(1) "$HOME" x', '--verify', "echo '$HOME'"], repo);
     expect(armed.exitCode, armed.stderr).toBe(0);
     expect(armed.stderr.split('\n').filter(Boolean)).toEqual([
       'warning: verifier `$HOME/x` cannot start here now (`$HOME/x`: no such file); `cordon check` fails it unless that changes',
-      "warning: verifier `$HOME/x` holds `$HOME`, which only a shell expands: verifiers run without a shell, so it reaches `$HOME/x` as written (a program is looked for under that very name); write the value out, or to have a shell run it, write `sh -c '$HOME/x'`",
-      "warning: verifier `test -d ~/src` holds `~`, which only a shell expands: verifiers run without a shell, so it reaches `test` as written (a program is looked for under that very name); write the value out, or to have a shell run it, write `sh -c 'test -d ~/src'`",
+      "warning: verifier `$HOME/x` holds `$HOME`, which only a shell expands: verifiers run without a shell, so the program is looked up under the name `$HOME/x` as written; write the value out, or to have a shell run it, write `sh -c '$HOME/x'`",
+      "warning: verifier `test -d ~/src` holds `~`, which only a shell expands: verifiers run without a shell, so `test` gets the text `~` literally, not its value; write the value out, or to have a shell run it, write `sh -c 'test -d ~/src'`",
+      'warning: verifier `node -p process.argv.slice(1) "$HOME" x` holds `$HOME`, which only a shell expands, even inside double quotes: verifiers run without a shell, so `node` gets the text `$HOME` literally, not its value; write the value out, or to have a shell run it, write `sh -c \'node -p process.argv.slice(1) "$HOME" x\'`',
     ]);
   });
 

@@ -38,9 +38,44 @@ describe('shellOperatorVerifiers', () => {
       ['expansion', '~alice'],
     ]);
     expect(shellOperatorWarning(found[0]!)).toBe(
-      "warning: verifier `$HOME/bin/lint` holds `$HOME`, which only a shell expands: verifiers run without a shell, so it reaches `$HOME/bin/lint` as written (a program is looked for under that very name); write the value out, or to have a shell run it, write `sh -c '$HOME/bin/lint'`",
+      "warning: verifier `$HOME/bin/lint` holds `$HOME`, which only a shell expands: verifiers run without a shell, so the program is looked up under the name `$HOME/bin/lint` as written; write the value out, or to have a shell run it, write `sh -c '$HOME/bin/lint'`",
     );
     // An operator is the stronger word: one warning per verifier.
     expect(shellOperatorVerifiers(['make $X && true']).map((f) => f.kind)).toEqual(['operator']);
+  });
+
+  it('words an expansion by where it stands: the program is looked up under that name, an argument gets the text', () => {
+    const [asArgument, asProgram] = shellOperatorVerifiers(['echo $HOME', '$CMD arg']);
+    expect(shellOperatorWarning(asArgument!)).toBe(
+      "warning: verifier `echo $HOME` holds `$HOME`, which only a shell expands: verifiers run without a shell, so `echo` gets the text `$HOME` literally, not its value; write the value out, or to have a shell run it, write `sh -c 'echo $HOME'`",
+    );
+    expect(shellOperatorWarning(asArgument!)).not.toContain('looked up');
+    expect(shellOperatorWarning(asProgram!)).toContain('so the program is looked up under the name `$CMD` as written;');
+    expect(shellOperatorWarning(shellOperatorVerifiers(['ls ~alice'])[0]!)).toContain('`ls` gets the text `~alice` literally');
+  });
+
+  it('inside double quotes a shell expands too, so those warn; single-quoted ones are literal in a shell as well and do not', () => {
+    const found = shellOperatorVerifiers(['node -p process.argv.slice(1) "$HOME" x', 'test -f "${X}/y"', 'make -C "$(pwd)"', 'echo "`date`"', 'echo "a b $1"', '"$CMD" arg']);
+    expect(found.map((f) => [f.operator, f.doubleQuoted, f.inProgram])).toEqual([
+      ['$HOME', true, false],
+      ['${X}', true, false],
+      ['$(…)', true, false],
+      ['`…`', true, false],
+      ['$1', true, false],
+      ['$CMD', true, true],
+    ]);
+    expect(shellOperatorWarning(found[0]!)).toBe(
+      "warning: verifier `node -p process.argv.slice(1) \"$HOME\" x` holds `$HOME`, which only a shell expands, even inside double quotes: verifiers run without a shell, so `node` gets the text `$HOME` literally, not its value; write the value out, or to have a shell run it, write `sh -c 'node -p process.argv.slice(1) \"$HOME\" x'`",
+    );
+    // Literal in a shell too: single quotes, a backslash, a tilde inside double quotes, `$` with no name.
+    expect(shellOperatorVerifiers(["echo '$HOME'", "echo '\"$HOME\"'", 'echo \\$HOME', 'echo "\\$HOME"', 'ls "~/x"', 'echo "cost: 5$"', 'grep -q "a$"'])).toEqual([]);
+  });
+
+  it('a shell the verifier runs with -c expands its double-quoted script itself: no warning there', () => {
+    expect(shellOperatorVerifiers(['sh -c "echo $HOME"', 'bash -lc "test -d ${HOME}"', '/bin/dash -ec "make -C $(pwd)"'])).toEqual([]);
+    // Unquoted, the expansion is a word of its own for the shell, not part of its script: still a warning.
+    expect(shellOperatorVerifiers(['sh -c echo $HOME']).map((f) => f.operator)).toEqual(['$HOME']);
+    // Not a shell: the double-quoted expansion reaches the program as written.
+    expect(shellOperatorVerifiers(['node -c "$HOME"']).map((f) => f.operator)).toEqual(['$HOME']);
   });
 });

@@ -25,67 +25,102 @@ export interface ShellOperatorVerifier {
   /**
    * `operator`: a list or pipeline operator or a redirection as a word (`&&`, `|`, `>out.txt` …),
    * which reaches the program as an argument; `expansion`: a parameter expansion, command
-   * substitution or tilde outside quotes (`$HOME`, `${HOME}`, `$(pwd)`, `` `pwd` ``, `~`), which
-   * reaches it as written.
+   * substitution or tilde a shell would make ({@link shellExpansion}), which reaches the program
+   * as written.
    */
   readonly kind: 'operator' | 'expansion';
   /** The first such word (`&&`), or for an expansion the expansion itself (`$HOME`). */
   readonly operator: string;
+  /** For an expansion: true when it is in the program word (`$CMD arg`), false in an argument. */
+  readonly inProgram?: boolean;
+  /** For an expansion: true when it stands inside double quotes (`"$HOME"`), where a shell expands it too. */
+  readonly doubleQuoted?: boolean;
 }
 
+/** An expansion a shell would make, where {@link shellExpansion} found it. */
+export interface FoundExpansion {
+  /** The expansion as shown (`$HOME`, `${X}`, `$(…)`, `` `…` ``, `~`). */
+  readonly text: string;
+  /** Which word of the command holds it, 0 being the program. */
+  readonly word: number;
+  /** True when it stands inside double quotes. */
+  readonly doubleQuoted: boolean;
+}
+
+/** `$NAME`, `$1`, a special parameter, `${…}` or the start of `$(…)` at the start of the text. */
+const DOLLAR = /^\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]|\{[^}]*\}?|\()/;
+
 /**
- * The first expansion a shell would make in `command` outside quotes (POSIX XCU 2.6.1 "Tilde
- * Expansion": `~` starting a word; 2.6.2 "Parameter Expansion": `$NAME`, `${…}`, `$1`; 2.6.3
- * "Command Substitution": `$(…)` and backquotes), read with the splitter's own quoting rules:
- * nothing inside single quotes, nothing after a backslash. Inside double quotes a shell would
- * expand too, but a quoted word is most often meant for a shell the verifier runs itself
- * (`bash -lc "echo $HOME"`), so only unquoted ones count. Undefined when there is none.
+ * The first expansion a shell would make in `command` (POSIX XCU 2.6.1 "Tilde Expansion": `~`
+ * starting an unquoted word; 2.6.2 "Parameter Expansion": `$NAME`, `${…}`, `$1`; 2.6.3 "Command
+ * Substitution": `$(…)` and backquotes), read with the splitter's own quoting rules: nothing inside
+ * single quotes, nothing after a backslash. Inside double quotes a shell expands parameters and
+ * command substitutions too (XCU 2.2.3 "Double-Quotes"), so those count, tilde excepted; a verifier
+ * splits like a shell but never runs in one, so either way the program gets the text as written.
+ * Undefined when there is none.
  */
-export function shellExpansion(command: string): string | undefined {
+export function shellExpansion(command: string): FoundExpansion | undefined {
   let quote: '"' | "'" | undefined;
-  let wordStart = true;
+  let inWord = false;
+  let word = -1;
   for (let i = 0; i < command.length; i++) {
     const c = command[i]!;
-    const atStart = wordStart;
-    wordStart = false;
     if (quote === "'") {
       if (c === "'") quote = undefined;
       continue;
+    }
+    if (quote === undefined && /\s/.test(c)) {
+      inWord = false;
+      continue;
+    }
+    const atStart = !inWord;
+    if (!inWord) {
+      inWord = true;
+      word++;
     }
     if (c === '\\') {
       i++;
       continue;
     }
-    if (quote === '"') {
-      if (c === '"') quote = undefined;
+    const doubleQuoted = quote === '"';
+    if (doubleQuoted && c === '"') {
+      quote = undefined;
       continue;
     }
-    if (c === "'" || c === '"') {
+    if (!doubleQuoted && (c === "'" || c === '"')) {
       quote = c;
       continue;
     }
-    if (/\s/.test(c)) {
-      wordStart = true;
-      continue;
-    }
-    if (c === '~' && atStart) return /^~[A-Za-z0-9._-]*/.exec(command.slice(i))![0];
-    if (c === '`') return '`…`';
+    if (c === '~' && atStart && !doubleQuoted) return { text: /^~[A-Za-z0-9._-]*/.exec(command.slice(i))![0], word, doubleQuoted };
+    if (c === '`') return { text: '`…`', word, doubleQuoted };
     if (c === '$') {
-      const rest = command.slice(i);
-      const found = /^\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]|\{[^}]*\}?|\()/.exec(rest);
-      if (found) return found[0] === '$(' ? '$(…)' : found[0];
+      const found = DOLLAR.exec(command.slice(i));
+      if (found) return { text: found[0] === '$(' ? '$(…)' : found[0], word, doubleQuoted };
     }
   }
   return undefined;
 }
 
+/** A shell program by its base name (`sh`, `bash`, `/bin/dash`, `zsh` …). */
+const SHELL = /(?:^|\/)(?:sh|bash|dash|zsh|ksh|mksh|ash|yash|posh)$/;
+
+/**
+ * True when `argv` runs a shell on a script given with `-c` (`sh -c …`, `bash -lc …`): that shell
+ * expands what is double-quoted in its script itself, as the user meant, so an expansion inside
+ * double quotes there is no fault.
+ */
+function runsShellScript(argv: readonly string[]): boolean {
+  return SHELL.test(argv[0]!) && argv.slice(1).some((word) => /^-[A-Za-z]*c[A-Za-z]*$/.test(word));
+}
+
 /**
  * The verifiers of `commands` that hold a shell operator or redirection as a word of their own
- * after splitting (see {@link OPERATOR}), else an unquoted expansion ({@link shellExpansion}):
- * what the user most likely meant a shell to run. For a
- * warning when the envelope is armed; the verifier still runs as given (the BEKO2210/SkillQuarry
- * cordon runs `true && false` as `true` with two arguments, and so does `cordon check`). Commands
- * that do not split are left to the caller's own validation.
+ * after splitting (see {@link OPERATOR}), else an expansion ({@link shellExpansion}; one inside
+ * double quotes is left alone when the verifier runs a shell script, `sh -c "echo $HOME"`): what
+ * the user most likely meant a shell to run. For a warning when the envelope is armed; the
+ * verifier still runs as given (the BEKO2210/SkillQuarry cordon runs `true && false` as `true`
+ * with two arguments, and so does `cordon check`). Commands that do not split are left to the
+ * caller's own validation.
  */
 export function shellOperatorVerifiers(commands: readonly string[]): ShellOperatorVerifier[] {
   const out: ShellOperatorVerifier[] = [];
@@ -97,18 +132,32 @@ export function shellOperatorVerifiers(commands: readonly string[]): ShellOperat
       continue;
     }
     const operator = argv.slice(1).find((word) => OPERATOR.test(word) || REDIRECTION.test(word));
-    const expansion = operator === undefined ? shellExpansion(command) : undefined;
-    if (operator !== undefined) out.push({ command, program: argv[0]!, kind: 'operator', operator });
-    else if (expansion !== undefined) out.push({ command, program: argv[0]!, kind: 'expansion', operator: expansion });
+    if (operator !== undefined) {
+      out.push({ command, program: argv[0]!, kind: 'operator', operator });
+      continue;
+    }
+    const expansion = shellExpansion(command);
+    if (expansion === undefined || (expansion.doubleQuoted && runsShellScript(argv))) continue;
+    out.push({ command, program: argv[0]!, kind: 'expansion', operator: expansion.text, inProgram: expansion.word === 0, doubleQuoted: expansion.doubleQuoted });
   }
   return out;
 }
 
-/** The warning line for one {@link ShellOperatorVerifier}, escaped for a terminal. */
+/**
+ * The warning line for one {@link ShellOperatorVerifier}, escaped for a terminal. An expansion's
+ * consequence is worded by where it stands: in the program word the program is looked up under
+ * that very name; in an argument the program gets the text as written, not the value.
+ */
 export function shellOperatorWarning(found: ShellOperatorVerifier): string {
   const wrapped = found.command.includes("'") ? 'wrap the command in `sh -c`' : `write \`sh -c '${terminalText(found.command.trim())}'\``;
+  const program = terminalText(found.program);
   if (found.kind === 'expansion') {
-    return `warning: verifier \`${terminalText(found.command)}\` holds \`${terminalText(found.operator)}\`, which only a shell expands: verifiers run without a shell, so it reaches \`${terminalText(found.program)}\` as written (a program is looked for under that very name); write the value out, or to have a shell run it, ${wrapped}`;
+    const text = terminalText(found.operator);
+    const where = found.doubleQuoted ? ', even inside double quotes' : '';
+    const effect = found.inProgram
+      ? `the program is looked up under the name \`${program}\` as written`
+      : `\`${program}\` gets the text \`${text}\` literally, not its value`;
+    return `warning: verifier \`${terminalText(found.command)}\` holds \`${text}\`, which only a shell expands${where}: verifiers run without a shell, so ${effect}; write the value out, or to have a shell run it, ${wrapped}`;
   }
-  return `warning: verifier \`${terminalText(found.command)}\` passes \`${terminalText(found.operator)}\` to \`${terminalText(found.program)}\` as an argument: verifiers run without a shell, so it means nothing there; to have a shell run it, ${wrapped}`;
+  return `warning: verifier \`${terminalText(found.command)}\` passes \`${terminalText(found.operator)}\` to \`${program}\` as an argument: verifiers run without a shell, so it means nothing there; to have a shell run it, ${wrapped}`;
 }
