@@ -70,6 +70,14 @@ describe('the end of the agent’s stderr after an engine error', () => {
     expect(kept.split('responses_websocket').length - 1).toBe(7);
   }, 60_000);
 
+  it('a Codex that exits 0 printing nothing is said to have done so, not to have reported an error', async () => {
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/a.txt': 'a\n' }, sandbox.env);
+    const r = await runCordon(['run', 'add a mul function', '--agent', 'codex', '--agent-bin', fakeCodex('exit 0'), '--allow', 'src/**'], { cwd: repo, env: sandbox.env, timeoutMs: 60_000 });
+    expect(r.exitCode, r.stderr).toBe(4);
+    expect(r.stdout + r.stderr).toContain('Codex exited 0 but printed no JSON events on stdout');
+    expect(r.stdout + r.stderr).not.toContain('reported an error');
+  });
+
   it('on a terminal the status line shows the agent’s last stderr line while it runs', async () => {
     const repo = makeRepo(sandbox.dir('repo'), { 'src/a.txt': 'a\n' }, sandbox.env);
     const release = join(sandbox.root, 'release');
