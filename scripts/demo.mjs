@@ -35,7 +35,8 @@ function cordon(...args) {
   console.log(`\n$ cordon ${shown(args)}`);
   const r = spawnSync(process.execPath, [bin, ...args], { cwd: repo, env, encoding: 'utf8' });
   const out = `${r.stdout}${r.stderr}`.trimEnd();
-  if (out) console.log(out.replace(/^/gm, '  '));
+  // Blank lines stay empty: indented, they would end in spaces nobody sees.
+  if (out) console.log(out.replace(/^(?=.)/gm, '  '));
   console.log(`  (exit ${r.status})`);
   return r.status;
 }

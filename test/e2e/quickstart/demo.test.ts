@@ -22,4 +22,6 @@ it('npm run demo: arms, accepts the in-policy change, rejects the out-of-policy 
   expect(r.stdout).toMatch(/rejected: /);
   // The verifier really parses the file (a `.js` file with ES module syntax would pass `node --check` on Node 20).
   expect(r.stdout).toContain('verifier failed (exit 1): node --check src/app.mjs');
+  // No line ends in whitespace: not the verifier's blank lines, not the demo's own indent.
+  for (const line of r.stdout.split('\n')) expect(line, JSON.stringify(line)).not.toMatch(/\s$/);
 });
