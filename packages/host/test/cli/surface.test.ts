@@ -182,13 +182,45 @@ describe('the command line', () => {
     }
   });
 
+  // Found by a fresh user: `cordon arn lbl --allow x` said `` `arn lbl` is not a cordon command`` with no guess.
+  it('a mistyped command followed by arguments names the mistyped word alone, with the command meant', async () => {
+    const cases = [
+      [['arn', 'lbl', '--allow', 'x'], 'arn', 'cordon arm', 'cordon help'],
+      [['chek', 'foo'], 'chek', 'cordon check', 'cordon help'],
+      [['statsu', 'foo', 'bar'], 'statsu', 'cordon status', 'cordon help'],
+      [['statsu', 'foo', 'bar', '--json', '-x'], 'statsu', 'cordon status', 'cordon help'],
+      [['armm', 'foo'], 'armm', 'cordon arm', 'cordon help'],
+      [['help', 'arn', 'lbl'], 'arn', 'cordon arm', 'cordon help'],
+      [['arn', 'lbl', '-h'], 'arn', 'cordon arm', 'cordon help'],
+      [['completion', 'bash'], 'completion', 'cordon autocomplete', 'cordon help'],
+      // The words that name the subcommands of the one meant are part of the typo.
+      [['contrl', 'rn', '--', 'ls'], 'contrl rn', 'cordon control run', 'cordon help'],
+      // A subcommand's typo points at its topic's help, as `plugins lnk` does.
+      [['control', 'rn', '--', 'ls'], 'control rn', 'cordon control run', 'cordon control --help'],
+      [['control', 'rn'], 'control rn', 'cordon control run', 'cordon control --help'],
+      [['plugins', 'lnk'], 'plugins lnk', 'cordon plugins link', 'cordon plugins --help'],
+      [['zzzzzz', 'a', 'b'], 'zzzzzz', undefined, 'cordon help'],
+      [['control', 'zzzzzz'], 'control zzzzzz', undefined, 'cordon control --help'],
+    ] as const;
+    for (const [argv, typed, meant, help] of cases) {
+      const r = await runCordon([...argv], { env: box.env });
+      const message = `\`${typed}\` is not a cordon command.${meant ? ` Did you mean \`${meant}\`?` : ''} Run \`${help}\` for the list.`;
+      if ((argv as readonly string[]).includes('--json')) expect([argv.join(' '), r.exitCode, JSON.parse(r.stdout)]).toEqual([argv.join(' '), 2, { error: { code: 'CORDON_BAD_INPUT', details: {}, message } }]);
+      else expect([argv.join(' '), r.exitCode, r.stderr]).toEqual([argv.join(' '), 2, `    Error: ${message}\n    Code: CORDON_BAD_INPUT\n`]);
+    }
+  });
+
   // Found by a fresh user: `cordon -x` and `cordon --verbose check` said `` `-x` is not a cordon command``.
   it('a flag before any command is named a flag, with the command it belongs to when one follows', async () => {
-    const flagLead = (flag: string) => `\`${flag}\` is a flag, not a cordon command: cordon itself takes only --help and --version.`;
+    const flagLead = (flag: string) => `\`${flag}\` is a flag, not a cordon command: before a command, cordon takes only --repo DIR, --help and --version.`;
     const cases = [
       [['-x'], `${flagLead('-x')} A command's flags go after its name: \`cordon <command> -x\`. Run \`cordon help\` for the commands.`],
       [['--verbose', 'check'], `${flagLead('--verbose')} Did you mean \`cordon check --verbose\`? Run \`cordon help\` for the commands.`],
       [['--verbose', 'control', 'run', '--', 'true'], `${flagLead('--verbose')} Did you mean \`cordon control run --verbose -- true\`? Run \`cordon help\` for the commands.`],
+      // Found by a fresh user: `cordon --rep ../r1 status` was told cordon takes no --repo before a command.
+      [['--rep', '../r1', 'status'], `${flagLead('--rep')} Did you mean \`cordon --repo ../r1 status\`? Run \`cordon help\` for the commands.`],
+      [['--rpeo=../r1', 'check'], `${flagLead('--rpeo=../r1')} Did you mean \`cordon --repo=../r1 check\`? Run \`cordon help\` for the commands.`],
+      [['--repo', '../r1'], `${flagLead('--repo')} It takes a directory and a command after it: \`cordon --repo DIR <command>\`. Run \`cordon help\` for the commands.`],
     ] as const;
     for (const [argv, message] of cases) {
       const r = await runCordon([...argv], { env: box.env });
