@@ -7,13 +7,14 @@
  * the help is.
  */
 
+import { existsSync } from 'node:fs';
 import { unknownFlagSuggestions } from './flag-suggestion.js';
 
 /** A command's arguments as oclif describes them (`Command.args`): the allowed values of each. */
 export type ArgSpecs = Readonly<Record<string, { readonly name?: string; readonly options?: readonly string[] } | undefined>>;
 
 /** A command's flags as oclif describes them (`Command.flags`), as far as messages need them. */
-type FlagSpecs = Readonly<Record<string, { readonly description?: string } | undefined>>;
+type FlagSpecs = Readonly<Record<string, { readonly description?: string; readonly multiple?: boolean } | undefined>>;
 
 /**
  * The colour oclif's parser adds to its own words (`colorize('dim', …)` around a failed
@@ -51,7 +52,7 @@ export function usageMessage(error: Error & { args?: unknown; flags?: unknown; p
   const plain = COLOURED.test(error.message) ? error.message.replace(OCLIF_DIM, '') : error.message;
   const text = plain.replace(SEE_HELP, '');
   const flagSpecs = (error.parse as { input?: { flags?: FlagSpecs } } | undefined)?.input?.flags;
-  const problem = usageProblem(text, error.args, args, command, flagSpecs) ?? unknownFlagsProblem(text, error) ?? unexpectedArgsProblem(text, error, command, args);
+  const problem = usageProblem(text, error.args, args, command, flagSpecs) ?? unknownFlagsProblem(text, error) ?? unexpectedArgsProblem(text, error, command, args, flagSpecs);
   const end = `see \`${command} --help\``;
   // A command's own `this.error(…)` is no parse error: its words stand as they are.
   if (problem === undefined) return plain === text ? text : `${oneLine(text)}; ${end}`;
@@ -149,12 +150,16 @@ function unknownFlagsProblem(text: string, error: { flags?: unknown }): string |
 /**
  * oclif's `Unexpected arguments: a, b` with what usually causes it. A flag of several values
  * takes one per occurrence (`multipleNonGreedy`), so a glob the shell expanded
- * (`--allow src/**` → `--allow src/a.py src/b.py`) leaves every path but the first over: when
- * the first extra word comes right after a flag's value, the hint names that flag and quotes the
- * glob. Otherwise, on a command that takes an argument, words meant as one (`cordon arm fix the
- * parser`) need quotes. Undefined for any other error.
+ * (`--allow src/**` → `--allow src/a.py src/b.py`) leaves every path but the first over: the hint
+ * names that flag and quotes the glob when the first extra word comes right after a flag's value,
+ * or when the flag (one of `flags`, the command's flag specs, taking several values) is followed
+ * by its value, the words oclif took for the arguments and the first extra word, all paths that
+ * exist from the current directory, where the shell expanded them (`cordon arm --allow src/**
+ * fix` → `--allow src/a.py src/b.py src/c.py fix`, `src/b.py` taken for the LABEL). Otherwise, on
+ * a command that takes an argument, words meant as one (`cordon arm fix the parser`) need quotes.
+ * Undefined for any other error.
  */
-function unexpectedArgsProblem(text: string, error: { args?: unknown; parse?: unknown }, command: string, specs: ArgSpecs | undefined): string | undefined {
+function unexpectedArgsProblem(text: string, error: { args?: unknown; parse?: unknown }, command: string, specs: ArgSpecs | undefined, flags?: FlagSpecs): string | undefined {
   if (!/^Unexpected arguments?: /.test(text.trim()) || !Array.isArray(error.args)) return undefined;
   const extra = (error.args as unknown[]).map(String);
   const listed = `unexpected argument${extra.length === 1 ? '' : 's'}: ${extra.join(', ')}`;
@@ -163,9 +168,27 @@ function unexpectedArgsProblem(text: string, error: { args?: unknown; parse?: un
   const at = words.indexOf(extra[0]!);
   const flag = at >= 2 ? /^(--[a-z][a-z0-9-]*)$/.exec(words[at - 2]!)?.[1] : undefined;
   if (flag !== undefined && !words[at - 1]!.startsWith('-')) return `${listed} (a glob the shell expanded? quote it, e.g. ${flag} 'src/**')`;
+  const expanded = expandedGlobFlag(words, at, flags);
+  if (expanded !== undefined) return `${listed} (a glob the shell expanded? quote it, e.g. ${expanded} 'src/**')`;
   const names = Object.keys(specs ?? {});
   if (names.length > 0) return `${listed} (words meant as one ${names[0]!.toUpperCase()} need quotes: ${command} "${extra.length > 0 ? [words[at - 1] ?? '', ...extra].filter((w) => w !== '' && !w.startsWith('-')).join(' ') : '…'}")`;
   return listed;
+}
+
+/**
+ * The flag (`--allow`) whose value the shell expanded into `words[i+1..at]` when the arguments
+ * oclif took lie between its value and the first extra word (`words[at]`): the nearest flag
+ * before `at` with only plain words after it, one of several values in `flags`, its value and
+ * every word up to and with `words[at]` a path that exists (relative to the current directory,
+ * where the shell expanded the glob). Undefined otherwise.
+ */
+function expandedGlobFlag(words: readonly string[], at: number, flags: FlagSpecs | undefined): string | undefined {
+  if (at < 3) return undefined;
+  let i = at - 1;
+  while (i >= 0 && !words[i]!.startsWith('-')) i--;
+  const name = i < 0 ? undefined : /^--([a-z][a-z0-9-]*)$/.exec(words[i]!)?.[1];
+  if (name === undefined || flags?.[name]?.multiple !== true || at - i < 3) return undefined;
+  return words.slice(i + 1, at + 1).every((word) => existsSync(word)) ? `--${name}` : undefined;
 }
 
 /** `text`'s lines, trimmed, joined with `; `, starting lower-case as cordon's messages do. */

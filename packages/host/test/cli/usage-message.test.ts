@@ -84,6 +84,25 @@ describe('unexpected arguments, through the built CLI', () => {
       expect(glob.stderr).toContain(`unexpected argument: src/b.py (a glob the shell expanded? quote it, e.g. --allow 'src/**'); see \`cordon ${command[0]} --help\``);
     }
   });
+
+  // Found by a fresh user: `cordon arm --allow src/** fix`, expanded by bash, was told to quote
+  // the paths as one LABEL; with the label first it got the glob hint.
+  it('a glob the shell expanded before the label gets the glob hint too, not the quotes one', async () => {
+    const repo = makeRepo(sandbox.dir('repo'), { 'src/a.mjs': 'a\n', 'src/b.mjs': 'b\n', 'src/c.mjs': 'c\n', 'src/secrets/key': 'k\n' }, sandbox.env);
+    const expanded = ['src/a.mjs', 'src/b.mjs', 'src/c.mjs', 'src/secrets'];
+    const hint = "(a glob the shell expanded? quote it, e.g. --allow 'src/**'); see `cordon arm --help`";
+    for (const [argv, extra] of [
+      [['arm', '--allow', ...expanded, 'fix'], 'src/c.mjs, src/secrets, fix'],
+      [['arm', '--repo', '.', '--allow', ...expanded, 'fix'], 'src/c.mjs, src/secrets, fix'],
+      [['arm', 'fix', '--allow', ...expanded], 'src/b.mjs, src/c.mjs, src/secrets'],
+    ] as const) {
+      const r = await runCordon([...argv], { env: sandbox.env, cwd: repo });
+      expect([argv.join(' '), r.exitCode, r.stderr.split('\n')[0]]).toEqual([argv.join(' '), 2, `    Error: unexpected arguments: ${extra} ${hint}`]);
+    }
+    // Words that are no paths stay a LABEL needing quotes, wherever --allow is.
+    const words = await runCordon(['arm', '--allow', 'src/a.mjs', 'fix', 'the', 'parser'], { env: sandbox.env, cwd: repo });
+    expect(words.stderr.split('\n')[0]).toBe('    Error: unexpected arguments: the, parser (words meant as one LABEL need quotes: cordon arm "fix the parser"); see `cordon arm --help`');
+  });
 });
 
 describe('exclusive flags, through the built CLI', () => {
