@@ -3,7 +3,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { unknownFlagSuggestions } from './flag-suggestion.js';
 import { reportError } from './report-error.js';
 import type { ReportedError } from '../output/error-text.js';
-import { usageMessage, type ArgSpecs } from './usage-message.js';
+import { usageMessage, type ArgSpecs, type FlagSpecs } from './usage-message.js';
 
 /** The command an error came from, as the error's report needs it. */
 export interface ErrorContext {
@@ -12,6 +12,8 @@ export interface ErrorContext {
   readonly id?: string;
   /** The command's arguments (for naming the one whose value was refused). */
   readonly args?: ArgSpecs;
+  /** The command's flags, `json` among them when it takes `--json` (for naming a flag a refused value names: `--format json`). */
+  readonly flags?: FlagSpecs;
   /** Whether the user asked for `--json` (the JSON document on stdout instead of text on stderr). */
   readonly json: boolean;
   /** The error once more in the form a CI system reads (report-error.ts `reportError`), when the command prints one. */
@@ -37,13 +39,13 @@ export function reportCommandError(error: unknown, context: ErrorContext): Error
   const command = `${context.config.bin} ${context.id === undefined ? '' : toConfiguredId(context.id, context.config)}`.trim();
   // A CordonError thrown by a flag's own parse (directory-flag.ts) comes back in oclif's
   // "Parsing --flag" wrapping: usageMessage puts it back in one line.
-  if (error instanceof CordonError) return reportError({ code: error.code, message: usageMessage(error, command, context.args), details: error.details }, error.exit, context.json, context.annotation);
+  if (error instanceof CordonError) return reportError({ code: error.code, message: usageMessage(error, command, context.args, context.flags), details: error.details }, error.exit, context.json, context.annotation);
   const exit = e.oclif?.exit;
   if (typeof exit !== 'number' || e.code === 'EEXIT') return undefined;
   // `cordon reduce --sesion x`: the flag meant, as a mistyped command gets "did you mean".
   const suggestions = unknownFlagSuggestions(error);
   return reportError(
-    { code: typeof e.code === 'string' ? e.code : ERROR_CODES.BAD_INPUT, message: usageMessage(e, command, context.args), ...(Object.keys(suggestions).length === 0 ? {} : { details: { suggestions } }) },
+    { code: typeof e.code === 'string' ? e.code : ERROR_CODES.BAD_INPUT, message: usageMessage(e, command, context.args, context.flags), ...(Object.keys(suggestions).length === 0 ? {} : { details: { suggestions } }) },
     exit,
     context.json,
     context.annotation,
@@ -58,8 +60,16 @@ export function reportCommandError(error: unknown, context: ErrorContext): Error
  * whole command configuration included.
  */
 export async function catchCommandError(command: Command, error: unknown, fallback: () => Promise<unknown>): Promise<unknown> {
-  const self = command as unknown as { config: Interfaces.Config; id?: string; ctor: { args?: ArgSpecs }; jsonEnabled(): boolean };
-  const reported = reportCommandError(error, { config: self.config, id: self.id, args: self.ctor.args, json: self.jsonEnabled() });
+  const self = command as unknown as { config: Interfaces.Config; id?: string; ctor: { args?: ArgSpecs; flags?: FlagSpecs; baseFlags?: FlagSpecs; enableJsonFlag?: boolean }; jsonEnabled(): boolean };
+  const reported = reportCommandError(error, { config: self.config, id: self.id, args: self.ctor.args, flags: commandFlags(self.ctor), json: self.jsonEnabled() });
   if (reported) throw reported;
   return fallback();
+}
+
+/**
+ * The flags `ctor` (an oclif command class) takes, as its parse sees them: its own, its base
+ * flags, and `json` when it takes `--json` (oclif adds that one at parse time).
+ */
+export function commandFlags(ctor: { flags?: FlagSpecs; baseFlags?: FlagSpecs; enableJsonFlag?: boolean } | undefined): FlagSpecs {
+  return { ...ctor?.baseFlags, ...ctor?.flags, ...(ctor?.enableJsonFlag ? { json: { description: 'Format output as json' } } : {}) };
 }

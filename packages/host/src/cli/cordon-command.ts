@@ -6,7 +6,7 @@ import { warnPluginFailures } from './plugin-warnings.js';
 import { clearStatus } from '../output/status.js';
 import { errorDocument, type ReportedError } from '../output/error-text.js';
 import { terminalLines } from '../output/terminal.js';
-import { reportCommandError } from './command-error.js';
+import { commandFlags, reportCommandError } from './command-error.js';
 import { haltIfInterrupted } from '../process/interrupt.js';
 
 /**
@@ -81,7 +81,7 @@ export abstract class CordonCommand extends Command {
     // missing argument, `this.error(…)`), in one line (command-error.ts). Under --json oclif would
     // print every enumerable property of the error, a parse error's whole command configuration
     // included (160 KB), and exit 1 since only `oclif.exit` says 2.
-    const reported = reportCommandError(error, { config: this.config, id: this.id, args: this.ctor.args, json: this.jsonEnabled(), annotation: this.errorAnnotation() });
+    const reported = reportCommandError(error, { config: this.config, id: this.id, args: this.ctor.args, flags: commandFlags(this.ctor), json: this.jsonEnabled(), annotation: this.errorAnnotation() });
     if (reported) throw reported;
     return super.catch(error);
   }

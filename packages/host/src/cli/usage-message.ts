@@ -13,8 +13,8 @@ import { unknownFlagSuggestions } from './flag-suggestion.js';
 /** A command's arguments as oclif describes them (`Command.args`): the allowed values of each. */
 export type ArgSpecs = Readonly<Record<string, { readonly name?: string; readonly options?: readonly string[] } | undefined>>;
 
-/** A command's flags as oclif describes them (`Command.flags`), as far as messages need them. */
-type FlagSpecs = Readonly<Record<string, { readonly description?: string; readonly multiple?: boolean } | undefined>>;
+/** A command's flags as oclif describes them (`Command.flags`, with `json` when it takes `--json`), as far as messages need them. */
+export type FlagSpecs = Readonly<Record<string, { readonly description?: string; readonly multiple?: boolean } | undefined>>;
 
 /**
  * The colour oclif's parser adds to its own words (`colorize('dim', …)` around a failed
@@ -35,7 +35,8 @@ const SEE_HELP = /\n?See more help with --help\s*$/;
  * text adds that flags taking several values must come after the arguments, which is wrong for
  * cordon's: `multipleNonGreedy`, so `cordon arm --allow 'src/**' LABEL` works). A flag's value
  * refused by its type or options reads `--max-files: expected an integer but received: "abc"` (the
- * value JSON-quoted, so that an empty one or a blank in it shows); a
+ * value JSON-quoted, so that an empty one or a blank in it shows; a `--format` that is a flag of
+ * its own on the command names it: `--format: … but received: "json" (did you mean --json?)`); a
  * missing required flag `missing required flag --agent`; `--json` on a command without it
  * `` `cordon help` has no --json: it prints text only``; an argument's value outside its
  * options `SHELL: expected one of zsh, bash but received: "fish"` (named when `args`, the command's
@@ -43,15 +44,17 @@ const SEE_HELP = /\n?See more help with --help\s*$/;
  * meant, `nonexistent flag: --sesion (did you mean --session?)` (flag-suggestion.ts); other
  * two exclusive flags given together `--all and --session cannot be used together: --all: reduce
  * every recorded session; --session: reduce this session`; other
- * parse errors keep oclif's words, on one line. Each ends with `; see \`<command> --help\``. A
+ * parse errors keep oclif's words, on one line. `flags`, the command's flag specs, stand in where
+ * oclif's error does not carry them. Each ends with `; see \`<command> --help\``. A
  * message that is no parse error (a command's own `this.error(…)`) is returned as it is.
  */
-export function usageMessage(error: Error & { args?: unknown; flags?: unknown; parse?: unknown }, command: string, args?: ArgSpecs): string {
+export function usageMessage(error: Error & { args?: unknown; flags?: unknown; parse?: unknown }, command: string, args?: ArgSpecs, flags?: FlagSpecs): string {
   // Only oclif's own colour goes: any other control sequence is the user's text (a path, a value),
   // which the error printer escapes (output/error-text.ts), never deletes.
   const plain = COLOURED.test(error.message) ? error.message.replace(OCLIF_DIM, '') : error.message;
   const text = plain.replace(SEE_HELP, '');
-  const flagSpecs = (error.parse as { input?: { flags?: FlagSpecs } } | undefined)?.input?.flags;
+  // oclif gives some parse errors the command's flags (`parse.input.flags`), not all (an option refused).
+  const flagSpecs = (error.parse as { input?: { flags?: FlagSpecs } } | undefined)?.input?.flags ?? flags;
   const problem = usageProblem(text, error.args, args, command, flagSpecs) ?? unknownFlagsProblem(text, error) ?? unexpectedArgsProblem(text, error, command, args, flagSpecs);
   const end = `see \`${command} --help\``;
   // A command's own `this.error(…)` is no parse error: its words stand as they are.
@@ -70,7 +73,11 @@ function usageProblem(text: string, args: unknown, specs: ArgSpecs | undefined, 
   // A flag's own check that already names the flag (`--repo "/x": no such directory`) stands as it is.
   if (parsing) return parsing[2]!.trim().startsWith(`--${parsing[1]} `) ? oneLine(parsing[2]!) : `--${parsing[1]}: ${oneLine(parsing[2]!)}`;
   const option = /^Expected --([^=\s]+)=([\s\S]*) to be one of: ([\s\S]*)$/.exec(text);
-  if (option) return `--${option[1]}: expected one of ${option[3]!.trim()} but received: ${JSON.stringify(option[2])}`;
+  if (option) {
+    // An output format that is a flag of its own on the command (`--format json`, where `--json` prints JSON).
+    const flagOfValue = option[1] === 'format' && /^[a-z][a-z0-9-]*$/.test(option[2]!) && flagSpecs?.[option[2]!] !== undefined ? ` (did you mean --${option[2]}?)` : '';
+    return `--${option[1]}: expected one of ${option[3]!.trim()} but received: ${JSON.stringify(option[2])}${flagOfValue}`;
+  }
   // `cordon help --json`, `cordon plugins update --json`: oclif's commands that print text only.
   if (/^Nonexistent flag: --json$/.test(text.trim())) return `\`${command}\` has no --json: it prints text only`;
   // An argument's (oclif does not name it; its options do).

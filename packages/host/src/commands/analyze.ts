@@ -33,14 +33,15 @@ export default class Analyze extends CordonCommand {
     '<%= config.bin %> <%= command.id %> --compare agent:claude-code agent:codex --format md',
   ];
 
+  // Each selector picks the batch: one that another overrides would be ignored without a word.
   static override flags = {
-    session: Flags.string({ description: 'Analyse this session (agent session id or directory name); repeatable', multiple: true }),
-    all: Flags.boolean({ description: 'Every reduced session (default: the most recently active one, unless --agent or --since narrows the batch)' }),
-    since: Flags.string({ description: 'Sessions whose first event is at or after this date (ISO 8601, e.g. 2026-11-01 or 2026-11-01T12:00Z)' }),
-    agent: Flags.string({ description: 'Sessions of this agent (claude-code, codex, gemini, …)' }),
+    session: Flags.string({ description: 'Analyse this session (agent session id or directory name); repeatable', multiple: true, exclusive: ['all', 'compare'] }),
+    all: Flags.boolean({ description: 'Every reduced session (default: the most recently active one, unless --agent or --since narrows the batch)', exclusive: ['session', 'compare'] }),
+    since: Flags.string({ description: 'Sessions whose first event is at or after this date (ISO 8601, e.g. 2026-11-01 or 2026-11-01T12:00Z)', exclusive: ['compare'] }),
+    agent: Flags.string({ description: 'Sessions of this agent (claude-code, codex, gemini, …)', exclusive: ['compare'] }),
     out: outputFileFlag({ description: 'Write the report to this file instead of stdout (- is stdout; a new file gets 0666 minus the umask, an existing one keeps its mode)' }),
     format: Flags.string({ description: 'Report format', options: [...FORMATS], default: 'text' }),
-    compare: Flags.string({ description: 'Two batches side by side: each agent:NAME, since:DATE, session:ID[,ID…], all, or a JSON report file of an earlier run', multiple: true }),
+    compare: Flags.string({ description: 'Two batches side by side: each agent:NAME, since:DATE, session:ID[,ID…], all, or a JSON report file of an earlier run', multiple: true, exclusive: ['session', 'all', 'agent', 'since'] }),
     rules: Flags.string({ description: 'JSON file of shell-command category rules ([{"category", "pattern", "flags"?}], first match wins) replacing the defaults' }),
     'burst-threshold': numberFlag({ integer: true, min: 1, unit: 'MiB' })({ description: 'Memory above which a sample is a burst, MiB (paper: 300)' }),
     'burst-above-baseline': Flags.boolean({ description: 'Count bursts above each session\'s baseline plus the threshold instead of above the absolute threshold' }),

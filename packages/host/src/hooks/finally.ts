@@ -1,5 +1,5 @@
 import type { Hook } from '@oclif/core';
-import { reportCommandError } from '../cli/command-error.js';
+import { commandFlags, reportCommandError } from '../cli/command-error.js';
 import { asksForJson } from '../cli/json-flag.js';
 
 /**
@@ -12,7 +12,7 @@ import { asksForJson } from '../cli/json-flag.js';
  */
 const hook: Hook.Finally = async function ({ argv, Command, error, id, config }) {
   if (error === undefined) return;
-  const reported = reportCommandError(error, { config, id, args: Command?.args, json: asksForJson(argv ?? []) });
+  const reported = reportCommandError(error, { config, id, args: Command?.args, flags: commandFlags(Command), json: asksForJson(argv ?? []) });
   if (!reported) return;
   const handled = error as Error & { skipOclifErrorHandling?: boolean; oclif?: { exit?: number } };
   handled.skipOclifErrorHandling = true;

@@ -123,4 +123,40 @@ describe('exclusive flags, through the built CLI', () => {
     expect(hooks.exitCode).toBe(2);
     expect(hooks.stderr).toMatch(/--(all and --agent|agent and --all) cannot be used together: --/);
   });
+
+  // Found by a fresh user: `cordon analyze --session s1 --all` ignored --all without a word.
+  it('analyze refuses two selectors of its batch together, naming both', async () => {
+    for (const [argv, pair] of [
+      [['analyze', '--session', 's1', '--all'], /--(session and --all|all and --session) cannot be used together: --/],
+      [['analyze', '--compare', 'all', 'agent:codex', '--session', 's1'], /--(compare and --session|session and --compare) cannot be used together: --/],
+      [['analyze', '--compare', 'all', 'agent:codex', '--agent', 'codex'], /--(compare and --agent|agent and --compare) cannot be used together: --/],
+      [['analyze', '--since', '2026-11-01', '--compare', 'all', 'agent:codex'], /--(compare and --since|since and --compare) cannot be used together: --/],
+    ] as const) {
+      const r = await runCordon([...argv], { env: sandbox.env });
+      expect([argv.join(' '), r.exitCode]).toEqual([argv.join(' '), 2]);
+      expect(r.stderr.split('\n')[0]).toMatch(pair);
+      expect(r.stderr).toContain('; see `cordon analyze --help`');
+    }
+  });
+});
+
+describe('a --format that is a flag of its own, through the built CLI', () => {
+  let sandbox: Sandbox;
+  beforeEach(() => {
+    sandbox = makeSandbox('cordon-format-json-');
+  });
+  afterEach(() => sandbox.cleanup());
+
+  // Found by a fresh user: `cordon check --format json` was refused with the formats only.
+  it('names --json for --format json on every command that takes --json', async () => {
+    const r = await runCordon(['check', '--format', 'json'], { env: sandbox.env });
+    expect([r.exitCode, r.stderr]).toEqual([2, '    Error: --format: expected one of text, github, sarif, junit but received: "json" (did you mean --json?); see `cordon check --help`\n    Code: CORDON_BAD_INPUT\n']);
+    const json = await runCordon(['check', '--format=json', '--json'], { env: sandbox.env });
+    expect([json.exitCode, JSON.parse(json.stdout).error.message]).toEqual([2, '--format: expected one of text, github, sarif, junit but received: "json" (did you mean --json?); see `cordon check --help`']);
+    // Another refused value, or another flag's, names no flag.
+    const other = await runCordon(['check', '--format', 'sarf'], { env: sandbox.env });
+    expect(other.stderr).toContain('received: "sarf"; see');
+    const sort = await runCordon(['top', '--sort', 'json'], { env: sandbox.env });
+    expect([sort.exitCode, sort.stderr.split('\n')[0]]).toEqual([2, '    Error: --sort: expected one of cpu, mem, time, call, cwd but received: "json"; see `cordon top --help`']);
+  });
 });
