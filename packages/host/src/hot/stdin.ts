@@ -78,7 +78,18 @@ class PayloadCollector {
   }
 
   /**
-   * Adds a chunk the caller will not reuse. Returns the result once the chunk completes a
+   * Whether a chunk of `n` bytes pushed next may be held after {@link push} returns: then the
+   * caller must hand over bytes it will not reuse. Otherwise (past the size limit, where the
+   * reducer copies what it keeps, or a chunk that completes the document, whose result is made
+   * within the call) a read buffer can be pushed as it is and reused: a large payload then makes
+   * no garbage per read, which Node 24's collector let pile up to 190 MiB for 256 MiB of input.
+   */
+  keeps(n: number): boolean {
+    return !this.#end.complete && this.bytes + n <= this.#maxBytes;
+  }
+
+  /**
+   * Adds a chunk, held only as {@link keeps} says. Returns the result once the chunk completes a
    * document (its verdict: the payload, or why it is none), otherwise `undefined` (read on). A
    * writer may keep its end open after the document; bytes after it are not read as part of it.
    */
@@ -243,7 +254,7 @@ export function readPayloadFd(fd: number, fallback: () => Readable & { isTTY?: b
           return;
         }
         if (n === 0) return finish(payload.end());
-        const read = payload.push(Buffer.from(buf.subarray(0, n)));
+        const read = payload.push(payload.keeps(n) ? Buffer.from(buf.subarray(0, n)) : buf.subarray(0, n));
         if (read) return finish(read);
       }
     };
@@ -315,7 +326,7 @@ function readSyncToEnd(fd: number, maxBytes: number): PayloadRead {
     for (;;) {
       const n = readSync(fd, buf, 0, FD_CHUNK, null);
       if (n === 0) break;
-      const read = payload.push(Buffer.from(buf.subarray(0, n)));
+      const read = payload.push(payload.keeps(n) ? Buffer.from(buf.subarray(0, n)) : buf.subarray(0, n));
       if (read) return read;
     }
   } catch (error) {

@@ -156,7 +156,9 @@ describe('cordon hook: other payloads over 64 MiB', () => {
     const r = await viaPipe('claude-code', claudeWrite('README.md', 256 * 1024 * 1024), { ...sandbox.env, NODE_OPTIONS: `--require ${probe}` });
     expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
     const peakBytes = Number(readFileSync(out, 'utf8')) * 1024;
-    // What is kept: the 64 MiB read before the limit was crossed, plus Node itself.
-    expect(peakBytes).toBeLessThan(192 * 1024 * 1024);
+    // What is kept: the 64 MiB read before the limit was crossed, plus Node itself; past the limit
+    // the read buffer is reused (stdin.ts `keeps`), where a copy per read let Node 24 peak at
+    // 190 MiB (2026-12-04; 116 MiB on Node 20 and 127 MiB on Node 24 since).
+    expect(peakBytes).toBeLessThan(160 * 1024 * 1024);
   });
 });
