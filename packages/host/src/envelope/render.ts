@@ -81,18 +81,22 @@ export function changedFilesSection(audit: Pick<AuditRecord, 'changed_files' | '
   if (files.length === 0) return [];
   const renameOf = renamesByPath(audit.shown_renames);
   const status = audit.changed_file_status?.length === files.length ? audit.changed_file_status : undefined;
-  const entries: string[] = [];
+  // Every entry is counted, only the shown ones are formatted: on the 20,000-file bench (1,250
+  // changes) formatting all of them made printing the verdict take 2.7 ms instead of 1.2.
+  const shown: string[] = [];
+  let entries = 0;
   const shownRenames = new Set<ShownRename>();
   for (let i = 0; i < files.length; i++) {
     const rename = renameOf.get(files[i]!);
     if (rename) {
       if (shownRenames.has(rename)) continue;
       shownRenames.add(rename);
-      entries.push(`${displayPath(rename.from)} -> ${displayPath(rename.to)} (renamed)`);
-    } else entries.push(status ? `${displayPath(files[i]!)} (${statusOfLetter(status[i]!).replace('-', ' ')})` : displayPath(files[i]!));
+    }
+    if (++entries > SHOWN_CHANGED_FILES) continue;
+    if (rename) shown.push(`  ${displayPath(rename.from)} -> ${displayPath(rename.to)} (renamed)`);
+    else shown.push(`  ${status ? `${displayPath(files[i]!)} (${statusOfLetter(status[i]!).replace('-', ' ')})` : displayPath(files[i]!)}`);
   }
-  const shown = entries.slice(0, SHOWN_CHANGED_FILES).map((e) => `  ${e}`);
-  if (entries.length > SHOWN_CHANGED_FILES) shown.push(`  \u2026 and ${entries.length - SHOWN_CHANGED_FILES} more (\`cordon check --json\` lists every changed file)`);
+  if (entries > SHOWN_CHANGED_FILES) shown.push(`  \u2026 and ${entries - SHOWN_CHANGED_FILES} more (\`cordon check --json\` lists every changed file)`);
   return ['changed files:', ...shown];
 }
 

@@ -117,6 +117,27 @@ describe('how each changed file changed, in the verdict and the record', () => {
     ]);
   });
 
+  it('counts a rename once wherever its two paths fall around the cut, and formats only the shown entries', () => {
+    // 30 paths: a rename with one path among the first 20 and the other past them, one wholly
+    // past them, so 28 entries: 20 shown, 8 more.
+    const files = Array.from({ length: 30 }, (_, i) => `f${String(i).padStart(2, '0')}.txt`);
+    const audit = {
+      changed_files: files,
+      changed_file_status: files.map(() => 'M'),
+      shown_renames: [
+        { from: 'f05.txt', to: 'f25.txt' },
+        { from: 'f27.txt', to: 'f28.txt' },
+      ],
+    };
+    const lines = changedFilesSection(audit as never);
+    expect(lines).toHaveLength(1 + SHOWN_CHANGED_FILES + 1);
+    expect(lines[6]).toBe('  f05.txt -> f25.txt (renamed)');
+    expect(lines).not.toContain('  f25.txt (modified)');
+    expect(lines.at(-1)).toBe('  \u2026 and 8 more (`cordon check --json` lists every changed file)');
+    // Exactly 20 entries: no "more" line.
+    expect(changedFilesSection({ ...audit, changed_files: files.slice(0, 22), changed_file_status: files.slice(0, 22).map(() => 'M'), shown_renames: [{ from: 'f00.txt', to: 'f21.txt' }, { from: 'f01.txt', to: 'f20.txt' }] } as never)).toHaveLength(1 + SHOWN_CHANGED_FILES);
+  });
+
   it('a record of an older cordon, without statuses, still loads and shows its paths plainly', () => {
     const old = { passed: true, mode: 'envelope', baseline: 'a'.repeat(40), current_head: 'a'.repeat(40), head_changed: false, changed_files: ['x.txt', 'y.txt'], metrics: {}, limits: {}, violations: [], ignored_changes: [], verification: [], verification_skipped: false };
     expect(auditRecordProblem(old)).toBeUndefined();
