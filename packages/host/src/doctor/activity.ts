@@ -148,13 +148,13 @@ export function logFindings(dataDir: string, now = Date.now(), plugins?: Readonl
         status: recent && entry.level === 'error' ? 'problem' : 'info',
         message: `last ${entry.level} ${Number.isFinite(t) ? ago(t, now) : '(no time)'}: ${String(entry.message)}${entry.scope ? ` [${String(entry.scope)}]` : ''} (log: ${path})${note ? `; ${note}` : ''}`,
         ...(recent && entry.level === 'error' ? { fix: `read ${path}; \`CORDON_LOG_LEVEL=debug\` logs more. Once the cause is fixed, the error stops counting a day after it was logged, or at once when you move ${path} away (cordon starts a new one)` } : {}),
-        details: { path, size, entry, ...(gone ? { fromRemovedPlugin: gone.entry } : {}) },
+        details: { path, size, entry, ...(gone ? { from_removed_plugin: gone.entry } : {}) },
       },
     ];
   }
   const note = goneNote();
   const notes = [...(note ? [note] : []), ...(routine ? [`${routine} routine "${UNGUARDED_WARNING}" warnings, see the control row`] : []), ...(bad ? [`${bad} unreadable lines`] : [])];
-  return [{ check: 'log', status: bad ? 'info' : 'ok', message: `no ${gone ? 'current ' : ''}warning or error in the last ${lines.length} lines of ${path}${notes.length ? ` (${notes.join('; ')})` : ''}`, details: { path, size, routine, ...(gone ? { fromRemovedPlugin: gone.entry } : {}) } }];
+  return [{ check: 'log', status: bad ? 'info' : 'ok', message: `no ${gone ? 'current ' : ''}warning or error in the last ${lines.length} lines of ${path}${notes.length ? ` (${notes.join('; ')})` : ''}`, details: { path, size, routine, ...(gone ? { from_removed_plugin: gone.entry } : {}) } }];
 }
 
 /** Samplers running now: each session whose newest sampler lock is held by a live sampler that has not written its `stop` (state.ts `readSamplerStatus`). */

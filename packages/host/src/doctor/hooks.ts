@@ -45,7 +45,7 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
       const left = leftovers?.length ? ` (only leftover entries of them remain, in ${leftovers.join(', ')}; the install tidies them)` : '';
       const removed = removedOnPurpose[agent];
       if (removed) {
-        findings.push({ check, status: 'info', message: `hooks removed on purpose (\`cordon uninstall-hooks\`, ${removed.removed_at}); \`${install}\` puts them back`, details: { removedOnPurpose: true, removedAt: removed.removed_at } });
+        findings.push({ check, status: 'info', message: `hooks removed on purpose (\`cordon uninstall-hooks\`, ${removed.removed_at}); \`${install}\` puts them back`, details: { removed_on_purpose: true, removed_at: removed.removed_at } });
         continue;
       }
       const detected = await safely(() => installer.detect(ctx), false);

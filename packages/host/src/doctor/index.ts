@@ -36,7 +36,7 @@ function bothScopes(hooks: readonly Finding[], projectDir: string | undefined): 
     if (!user.has(agent)) continue;
     const paths = [...new Set(hooks.filter((f) => f.check === `hooks:${agent}:user`).flatMap((f) => (f.details?.configs as string[] | undefined) ?? []))];
     const { message, fix } = bothScopesProblem(agent, 'user', paths, projectDir);
-    out.push({ check: `hooks:${agent}:project`, status: 'problem', message, fix, details: { bothScopes: true } });
+    out.push({ check: `hooks:${agent}:project`, status: 'problem', message, fix, details: { both_scopes: true } });
   }
   return out;
 }

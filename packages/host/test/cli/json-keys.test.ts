@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { nonSnakeKeys } from '../../../../test/support/json-keys.js';
 
 // Every cordon JSON output spells its keys in snake_case (docs/reference.md "JSON output"):
 // `cordon info --json` said `dataDir` where `top --json` says `data_dir`. Built CLI, with
@@ -11,20 +12,6 @@ beforeEach(() => {
   linkPlugins(box.dataDir, ['claude-code', 'codex', 'cgroup-linux']);
 });
 afterEach(() => box.cleanup());
-
-/** Objects whose keys are names (a hook's, a plugin's), not fields: `info`'s `taps`. */
-const NAME_MAPS = new Set(['taps']);
-
-/** Every key of `value` that is not snake_case, as `path.key`. */
-function nonSnakeKeys(value: unknown, path = ''): string[] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => nonSnakeKeys(v, `${path}[${i}]`));
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, v]) => {
-    const here = path ? `${path}.${key}` : key;
-    const own = NAME_MAPS.has(path) || /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/.test(key) ? [] : [here];
-    return [...own, ...nonSnakeKeys(v, here)];
-  });
-}
 
 describe('JSON output keys', () => {
   it('are snake_case in info, top, doctor and reduce', async () => {

@@ -10,6 +10,7 @@ import { pluginFindings } from '../../src/doctor/runtime.js';
 import type { CordonHost } from '../../src/bus/host.js';
 import { CordonPluginError } from '../../src/errors/index.js';
 import { writeSyntheticBatch } from '../telemetry/analyze/synthetic.js';
+import { nonSnakeKeys } from '../../../../test/support/json-keys.js';
 
 // `cordon doctor` on configs the real `cordon install-hooks` wrote: healthy, a stale path, a Codex
 // whose trust no longer matches, a log with a fresh error (with escape sequences) and markers.
@@ -28,7 +29,10 @@ async function doctor(e = env): Promise<{ exitCode: number | null; report: Docto
   const json = await runCordon(['doctor', '--json'], { env: e, cwd: box.home });
   const text = await runCordon(['doctor'], { env: e, cwd: box.home });
   expect(text.exitCode).toBe(json.exitCode);
-  return { exitCode: json.exitCode, report: JSON.parse(json.stdout) as DoctorReport, text: text.stdout };
+  const report = JSON.parse(json.stdout) as DoctorReport;
+  // Every report these states give is held to the snake_case rule, the rarer findings' details too.
+  expect(nonSnakeKeys(report)).toEqual([]);
+  return { exitCode: json.exitCode, report, text: text.stdout };
 }
 
 const find = (r: DoctorReport, check: string) => r.findings.filter((f) => f.check === check);
@@ -230,7 +234,7 @@ describe('cordon doctor', () => {
     const { exitCode, report, text } = await doctor();
     expect(exitCode, text).toBe(0);
     expect(find(report, 'hooks:claude-code:user')).toEqual([
-      expect.objectContaining({ status: 'info', message: expect.stringMatching(/^hooks removed on purpose \(`cordon uninstall-hooks`, \d{4}-\d\d-\d\dT[^)]+\); `cordon install-hooks --agent claude-code --write` puts them back$/) }),
+      expect.objectContaining({ status: 'info', message: expect.stringMatching(/^hooks removed on purpose \(`cordon uninstall-hooks`, \d{4}-\d\d-\d\dT[^)]+\); `cordon install-hooks --agent claude-code --write` puts them back$/), details: { removed_on_purpose: true, removed_at: expect.stringMatching(/^\d{4}-/) } }),
     ]);
     expect(find(report, 'activity:claude-code')).toEqual([]);
     // --all does not undo the choice; it says why it left the agent out.
@@ -291,7 +295,7 @@ describe('cordon doctor', () => {
     const after = await doctor();
     expect(after.exitCode, after.text).toBe(0);
     const [row] = find(after.report, 'log');
-    expect(row).toMatchObject({ status: 'ok' });
+    expect(row).toMatchObject({ status: 'ok', details: { from_removed_plugin: expect.any(Object) } });
     expect(row!.message).toMatch(/^no current warning or error in the last \d+ lines of .*cordon\.log \(last error \d+ s ago from a plugin no longer installed \(@acme\/cordon-plugin-broken\), \d+ such entries: plugin "@acme\/cordon-plugin-broken" failed in hook "register"/);
     // A genuine error logged after them is still the problem.
     appendFileSync(join(box.dataDir, 'logs/cordon.log'), `${JSON.stringify({ t: new Date().toISOString(), level: 'error', scope: 'hook', message: 'disk full' })}\n`);

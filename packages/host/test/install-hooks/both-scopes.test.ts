@@ -2,6 +2,7 @@ import { delimiter, join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, runCordon } from '../../../../test/support/cli.js';
+import { nonSnakeKeys } from '../../../../test/support/json-keys.js';
 import { cordonJson, hooksSandbox, type HooksSandbox } from './support.js';
 
 // Cordon's hooks for one agent at both user and project scope make the agent run both: every
@@ -37,6 +38,7 @@ describe('hooks for one agent at both scopes', () => {
 
     const doctor = await cordonJson(['doctor'], env, box.project);
     expect(doctor.exitCode).toBe(1);
+    expect(nonSnakeKeys(doctor.json)).toEqual([]);
     const rows = doctor.json.findings.filter((f: any) => f.check === 'hooks:claude-code:project');
     expect(rows).toEqual([
       expect.objectContaining({
