@@ -126,7 +126,7 @@ export class CordonHost {
       }
       if (d.apiVersion !== undefined && d.apiVersion !== PLUGIN_API_VERSION) {
         const message = `it was built for plugin API version ${String(d.apiVersion)}, and this cordon (${this.version}) provides version ${PLUGIN_API_VERSION}; install a release of ${source} made for this cordon, or a cordon that matches it`;
-        this.fail(new CordonPluginError(d.name, 'register', new CordonError(ERROR_CODES.PLUGIN_INCOMPATIBLE, message, { details: { plugin: d.name, package: source, apiVersion: d.apiVersion, hostApiVersion: PLUGIN_API_VERSION } })));
+        this.fail(new CordonPluginError(d.name, 'register', new CordonError(ERROR_CODES.PLUGIN_INCOMPATIBLE, message, { details: { plugin: d.name, package: source, api_version: d.apiVersion, host_api_version: PLUGIN_API_VERSION } })));
         continue;
       }
       valid.push(d as CordonPlugin);

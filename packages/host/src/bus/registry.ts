@@ -31,7 +31,7 @@ export class Registry<T extends { readonly name: string }> {
     const held = this.#entries.get(entry.name);
     if (held) {
       throw new CordonError(ERROR_CODES.REGISTRY_DUPLICATE, `${this.kind}: "${entry.name}" is registered by plugin "${held.plugin}" already; plugin "${plugin}" cannot register it again`, {
-        details: { registry: this.kind, name: entry.name, plugin, heldBy: held.plugin },
+        details: { registry: this.kind, name: entry.name, plugin, held_by: held.plugin },
       });
     }
     this.#entries.set(entry.name, { entry, plugin });

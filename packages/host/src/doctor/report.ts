@@ -1,3 +1,4 @@
+import type { JsonDetails } from '../errors/index.js';
 import { terminalText } from '../output/terminal.js';
 
 /**
@@ -13,7 +14,7 @@ export interface Finding {
   /** For a problem: the command or step that fixes it. */
   readonly fix?: string;
   /** Machine-readable facts behind the message (paths, versions, times). */
-  readonly details?: Readonly<Record<string, unknown>>;
+  readonly details?: JsonDetails;
 }
 
 /** What `cordon doctor --json` prints (`schema_version` 1). */

@@ -1,7 +1,7 @@
 import { lazyPackage } from '../util/lazy-package.js';
 import { isSymlink, readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 import { join } from 'node:path';
-import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { CordonError, ERROR_CODES, type JsonDetails } from '../errors/index.js';
 import { globListProblem } from './glob.js';
 import { DEFAULT_LIMITS, isPlainObject, labelProblem, policyProblem, type Policy } from './policy/policy.js';
 import { DEFAULT_VERIFY_OUTPUT_CAP, DEFAULT_VERIFY_TIMEOUT_SECONDS, MAX_VERIFY_TIMEOUT_SECONDS, verifySpecProblem, type VerifySpec } from './verify/spec.js';
@@ -235,6 +235,6 @@ export function checkLabel(label: string): string {
   return label.trim();
 }
 
-function bad(message: string, details?: Record<string, unknown>): CordonError {
+function bad(message: string, details?: JsonDetails): CordonError {
   return new CordonError(ERROR_CODES.BAD_INPUT, message, details === undefined ? undefined : { details });
 }

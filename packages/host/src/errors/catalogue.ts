@@ -59,7 +59,7 @@ export const ERROR_CODES = Object.freeze({
   /**
    * install-hooks / uninstall-hooks could not write one of the files of its plan (EACCES, a full
    * disk). Every file already written in that run was put back; `details.written` and
-   * `details.notWritten` list what changed and what did not (both empty of changes when the
+   * `details.not_written` list what changed and what did not (both empty of changes when the
    * roll-back worked). Exit 2.
    */
   HOOKS_WRITE_FAILED: 'CORDON_HOOKS_WRITE_FAILED',

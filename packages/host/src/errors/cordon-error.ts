@@ -1,15 +1,22 @@
 import { ERROR_CODES, type ErrorCode } from './catalogue.js';
 
 /**
+ * The machine-readable facts an error or a doctor finding carries into `--json` output. Keys are
+ * snake_case like every key of cordon's JSON (docs/reference.md "JSON output"): the key type
+ * admits no upper-case letter, so an object literal such as `{ apiVersion: 2 }` does not compile.
+ */
+export type JsonDetails = { readonly [key: Lowercase<string>]: unknown };
+
+/**
  * Base class of every error cordon raises on purpose. `exit` is the process exit code a command
  * should end with (docs/reference.md "Exit codes"); `details` is printed under `--json`.
  */
 export class CordonError extends Error {
   readonly code: ErrorCode;
   readonly exit: number;
-  readonly details: Readonly<Record<string, unknown>>;
+  readonly details: JsonDetails;
 
-  constructor(code: ErrorCode, message: string, options: { exit?: number; cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(code: ErrorCode, message: string, options: { exit?: number; cause?: unknown; details?: JsonDetails } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CordonError';
     this.code = code;
@@ -26,7 +33,7 @@ export class CordonError extends Error {
 /**
  * An error thrown by a plugin, wrapped at the hook boundary (as webpack's `HookWebpackError`):
  * names the plugin and the hook, keeps the original as `cause`, and the original's own code, if
- * it had one, as `pluginCode`.
+ * it had one, as `pluginCode` (`details.plugin_code` in `--json` output).
  */
 export class CordonPluginError extends CordonError {
   readonly plugin: string;
@@ -38,7 +45,7 @@ export class CordonPluginError extends CordonError {
     const pluginCode = typeof (cause as { code?: unknown } | null)?.code === 'string' ? (cause as { code: string }).code : undefined;
     super(ERROR_CODES.PLUGIN_ERROR, `plugin "${plugin}" failed in hook "${hook}": ${inner}`, {
       cause,
-      details: { plugin, hook, ...(pluginCode ? { pluginCode } : {}) },
+      details: { plugin, hook, ...(pluginCode ? { plugin_code: pluginCode } : {}) },
     });
     this.name = 'CordonPluginError';
     this.plugin = plugin;

@@ -1,2 +1,2 @@
 export { ERROR_CODES, type ErrorCode } from './catalogue.js';
-export { CordonError, CordonPluginError, wrapPluginError } from './cordon-error.js';
+export { CordonError, CordonPluginError, wrapPluginError, type JsonDetails } from './cordon-error.js';

@@ -315,7 +315,7 @@ function rollBack(journal: Written[], failed: string, error: unknown, what = `co
       : '; nothing had been written, so nothing changed';
   throw new CordonError(ERROR_CODES.HOOKS_WRITE_FAILED, `${what}: ${reason}${tail}`, {
     cause: error,
-    details: { failed, written: stuck.map((s) => s.split(' (')[0]), notWritten: [failed, ...restored] },
+    details: { failed, written: stuck.map((s) => s.split(' (')[0]), not_written: [failed, ...restored] },
   });
 }
 

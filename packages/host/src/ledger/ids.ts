@@ -24,6 +24,6 @@ export function isValidSessionName(name: string): boolean {
  */
 export function checkSessionName(name: string): void {
   if (!isValidSessionName(name)) {
-    throw new CordonError(ERROR_CODES.BAD_INPUT, `--session ${JSON.stringify(name)}: not a valid session name: use 1-200 characters without control characters`, { details: { flag: '--session', sessionId: name } });
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `--session ${JSON.stringify(name)}: not a valid session name: use 1-200 characters without control characters`, { details: { flag: '--session', session_id: name } });
   }
 }

@@ -327,7 +327,7 @@ describe('a multi-agent install writes every file or none', () => {
     expect(r.json.error.code).toBe('CORDON_HOOKS_WRITE_FAILED');
     expect(r.json.error.message).toContain(`could not write ${join(home, '.gemini/settings.json')}`);
     expect(r.json.error.message).toContain(`put back as it was (${join(home, '.claude/settings.json')}), so nothing changed`);
-    expect(r.json.error.details.notWritten).toContain(join(home, '.claude/settings.json'));
+    expect(r.json.error.details.not_written).toContain(join(home, '.claude/settings.json'));
     expect(read('.claude/settings.json')).toBe('{"model":"opus"}\n');
     expect(existsSync(join(sandbox.dataDir, 'install-hooks.json'))).toBe(false);
     const human = await runCordon(['install-hooks', '--all', '--write'], { env, cwd: project });

@@ -27,7 +27,7 @@ export async function collectTracked(inv: GitInvocation, from: string, to?: stri
     await gitRecordSpans(inv, ['diff', ...DIFF_OPTIONS, from, ...(to ? [to] : []), '--'], (data, start, end) => parser.pushSpan(data, start, end), options);
   } catch (error) {
     // Only the work tree can hold what git cannot read; a stopped or timed-out git is no such case.
-    if (to !== undefined || !(error instanceof CordonError) || error.details.exitCode !== 128) throw error;
+    if (to !== undefined || !(error instanceof CordonError) || error.details.exit_code !== 128) throw error;
     return collectAroundUnreadable(inv, from, error, onPath, options);
   }
   return parser.finish();

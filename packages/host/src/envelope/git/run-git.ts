@@ -105,7 +105,7 @@ async function stream(inv: GitInvocation, args: readonly string[], onStdout: (ch
   const code = result.exitCode ?? -1;
   if (!(options.okExitCodes ?? [0]).includes(code)) {
     const stderr = gitErrorText(inv, result.stderr.toString('utf8').trim());
-    throw repoError(args, `exited ${result.signal ?? code}${stderr ? `: ${stderr}` : ''}`, undefined, result.signal ? {} : { exitCode: code });
+    throw repoError(args, `exited ${result.signal ?? code}${stderr ? `: ${stderr}` : ''}`, undefined, result.signal ? {} : { exit_code: code });
   }
   return code;
 }
@@ -123,9 +123,9 @@ export function gitErrorText(inv: GitInvocation, stderr: string): string {
 
 /**
  * A `CORDON_REPO_ERROR` naming the git subcommand; `details.git` holds the arguments, and
- * `details.exitCode` the exit code of a git that ran and failed (128 for git's `fatal:`).
+ * `details.exit_code` the exit code of a git that ran and failed (128 for git's `fatal:`).
  */
-export function repoError(args: readonly string[], message: string, cause?: unknown, details: { exitCode?: number } = {}): CordonError {
+export function repoError(args: readonly string[], message: string, cause?: unknown, details: { exit_code?: number } = {}): CordonError {
   const sub = args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? 'git';
   return new CordonError(ERROR_CODES.REPO_ERROR, `git ${sub} ${message}`, { cause, details: { git: [...args], ...details } });
 }

@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { CordonError, ERROR_CODES, type JsonDetails } from '../../errors/index.js';
 import type { RepoLocation } from '../git/repo.js';
 import type { AuditRecord } from '../audit/record.js';
 import { canonicalBody, canonicalJson } from './canonical-json.js';
@@ -379,7 +379,7 @@ export function foreignState(root: string, foreign: ForeignDir): CordonError {
   );
 }
 
-function badState(message: string, details?: Record<string, unknown>): CordonError {
+function badState(message: string, details?: JsonDetails): CordonError {
   return new CordonError(ERROR_CODES.BAD_STATE, message, details === undefined ? undefined : { details });
 }
 
