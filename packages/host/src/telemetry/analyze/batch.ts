@@ -41,6 +41,8 @@ export interface PooledAnalysis {
     readonly max_peak: SessionRef | null;
     readonly mean_peak_over_avg: number | null;
     readonly max_peak_over_avg: SessionRef | null;
+    /** Sessions with a peak / mean of their memory samples: those `mean_peak_over_avg` and `max_peak_over_avg` rest on. Absent from earlier reports. */
+    readonly n_with_peak_over_avg?: number;
     /** The call with the largest window peak over the batch. */
     readonly largest_call: SessionRef | null;
     readonly largest_spike: SessionRef | null;
@@ -67,6 +69,8 @@ export interface PooledAnalysis {
   };
   /** Mean of per-session mean CPU, % of one core. */
   readonly mean_avg_cpu_pct: number | null;
+  /** Sessions with a mean CPU (a CPU figure in their samples): those `mean_avg_cpu_pct` averages over. Absent from earlier reports. */
+  readonly n_with_cpu?: number;
   /** The AgentSight rows' figures (arXiv 2508.02736 §5.1, §5.2.2, §5.2.3). */
   readonly agentsight: {
     /** Σ (hook time + sampler CPU) / Σ wall time over sessions that recorded a cost. */
@@ -179,6 +183,8 @@ function pool(sessions: readonly SessionAnalysis[], tools: ToolTables, durations
   const nums = (f: (s: SessionAnalysis) => number | null) => sessions.map(f).filter((v): v is number => v !== null && Number.isFinite(v));
   const fractions = nums((s) => s.execution.tool_fraction);
   const paperFractions = nums((s) => s.execution.paper_tool_fraction);
+  const peakOverAvg = nums((s) => s.memory.peak_over_avg);
+  const cpu = nums((s) => s.avg_cpu_pct);
   const span = sessions.reduce((a, s) => a + s.execution.span_ms, 0);
   const union = sessions.reduce((a, s) => a + s.execution.tool_union_ms, 0);
   const baselines = nums((s) => s.memory.baseline_mb);
@@ -206,8 +212,9 @@ function pool(sessions: readonly SessionAnalysis[], tools: ToolTables, durations
       median_baseline_mb: median(baselines),
       n_with_baseline: baselines.length,
       max_peak: maxRef(sessions, (s) => (s.memory.peak_mb === null ? null : { value: s.memory.peak_mb, ...(s.memory.largest_call ? { command: s.memory.largest_call.command, seq: s.memory.largest_call.seq } : {}) })),
-      mean_peak_over_avg: mean(nums((s) => s.memory.peak_over_avg)),
+      mean_peak_over_avg: mean(peakOverAvg),
       max_peak_over_avg: maxRef(sessions, (s) => (s.memory.peak_over_avg === null ? null : { value: s.memory.peak_over_avg })),
+      n_with_peak_over_avg: peakOverAvg.length,
       largest_call: maxRef(sessions, (s) => callRef(s.memory.largest_call)),
       largest_spike: maxRef(sessions, (s) => callRef(s.memory.largest_spike)),
     },
@@ -235,7 +242,8 @@ function pool(sessions: readonly SessionAnalysis[], tools: ToolTables, durations
       n_bursts: durations.length,
       median_burst_ms: median(durations),
     },
-    mean_avg_cpu_pct: mean(nums((s) => s.avg_cpu_pct)),
+    mean_avg_cpu_pct: mean(cpu),
+    n_with_cpu: cpu.length,
     agentsight: agentsightFigures(sessions),
   };
 }

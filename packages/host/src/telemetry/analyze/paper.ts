@@ -54,7 +54,6 @@ export function verdict(measured: number | null, band: readonly [number, number]
  * values: Haiku and GLM); for a single figure Cordon uses ±20 % around it, said in the row.
  */
 export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
-  const s = `${plural(p.n_samples, 'sample')} in ${plural(p.n_sessions, 'session')}`;
   // `basis`: how many calls (or sessions) the figure rests on; with none there is no figure, only
   // a 0 that would read as a measurement ("0.0 % from 0 calls" is "no data").
   const row = ({ basis, ...r }: Omit<ComparisonRow, 'verdict' | 'paper'> & { paper?: ComparisonRow['paper']; basis?: number }): ComparisonRow => {
@@ -68,6 +67,10 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
   // The tool share is a mean over sessions with an active time (first to last event).
   const nActive = p.execution.n_with_active ?? p.n_sessions;
   const active = nActive === p.n_sessions ? plural(p.n_sessions, 'session') : `${plural(nActive, 'session')} with an active time (of ${p.n_sessions} analyzed)`;
+  // The peak/mean and CPU rows rest on the sessions that have such a figure (a session without
+  // samples has neither); reports saved before the counts existed name the batch.
+  const samplesIn = (n: number | undefined, what: string) =>
+    `${plural(p.n_samples, 'sample')} in ${n === undefined || n === p.n_sessions ? plural(p.n_sessions, 'session') : `${plural(n, 'session')} with ${what} (of ${p.n_sessions} analyzed)`}`;
   const testShare = categoryShare(p.tools, 'test');
   const shellCalls = p.tools.tools.reduce((a, t) => a + t.n, 0);
   return [
@@ -83,7 +86,7 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     }),
     row({
       id: 'peak-over-avg', quantity: 'peak / average memory (largest session)', paper_section: '§3.3, Table 1', paper_figure: 'up to 15.4× (pydicom#2022: 4060 / 264 MB)', band: [2, 15.4], unit: 'x',
-      measured: p.memory.max_peak_over_avg?.value ?? null, sample_count: s, definition: 'per session max / mean of all samples; the largest over sessions', note: RSS,
+      measured: p.memory.max_peak_over_avg?.value ?? null, sample_count: samplesIn(p.memory.n_with_peak_over_avg, 'memory samples'), definition: 'per session max / mean of all samples; the largest over sessions', note: RSS,
     }),
     row({
       id: 'shell-share', quantity: 'shell (Bash) share of tool time', paper_section: '§3.2, Fig. 2a', paper_figure: '47.8 % (Haiku) – 98.1 % (GLM)', band: [0.478, 0.981], unit: 'fraction',
@@ -127,7 +130,7 @@ export function compareWithPaper(p: PooledAnalysis): ComparisonRow[] {
     }),
     row({
       id: 'avg-cpu', quantity: 'average CPU', paper_section: '§3.3', paper_figure: '7.6 % (GLM) – 13.2 % (Haiku) of one core', band: [7.6, 13.2], unit: '%',
-      measured: p.mean_avg_cpu_pct, sample_count: s, definition: 'mean over sessions of each session\'s mean CPU (100 = one core)', note: 'CPU of the agent\'s process tree only (the paper: the whole container)',
+      measured: p.mean_avg_cpu_pct, sample_count: samplesIn(p.n_with_cpu, 'a CPU figure'), definition: 'mean over sessions of each session\'s mean CPU (100 = one core)', note: 'CPU of the agent\'s process tree only (the paper: the whole container)',
     }),
     // AgentSight (arXiv 2508.02736): the same verdict rule; its §5 numbers.
     row({

@@ -108,6 +108,24 @@ describe('the synthetic batch: every pass equals the constructed figures', () =>
     expect(caption(0, 2)).toBe('0 of 2 sessions with calls have loops');
   });
 
+  it('the peak/mean and CPU rows count the sessions with samples, not the batch: a session that recorded none is named apart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-analyze-unsampled-'));
+    try {
+      writeSyntheticBatch(dir);
+      marker(dir, 'unsampled', 'session_start', T2 + 10_000);
+      const three = await analyze({ dataDir: dir, all: true });
+      expect([three.pooled.n_sessions, three.pooled.n_with_cpu, three.pooled.memory.n_with_peak_over_avg]).toEqual([3, 2, 2]);
+      const rows = Object.fromEntries(three.comparison.map((r) => [r.id, r]));
+      expect(rows['avg-cpu']!.sample_count).toBe(`${three.pooled.n_samples} samples in 2 sessions with a CPU figure (of 3 analyzed)`);
+      expect(rows['peak-over-avg']!.sample_count).toBe(`${three.pooled.n_samples} samples in 2 sessions with memory samples (of 3 analyzed)`);
+      // A report saved before the counts existed still reads: the batch is named.
+      const { n_with_cpu: _cpu, ...older } = three.pooled;
+      expect(compareWithPaper(older).find((r) => r.id === 'avg-cpu')!.sample_count).toBe(`${three.pooled.n_samples} samples in 3 sessions`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('pass 4: the share of sessions with loops names its denominator, sessions with calls, in the caption, the paper row and the JSON', async () => {
     // The synthetic pair (both with calls, syn-a with a loop) plus two sessions that never made a call.
     const dir = mkdtempSync(join(tmpdir(), 'cordon-analyze-idle-'));
@@ -127,6 +145,8 @@ describe('the synthetic batch: every pass equals the constructed figures', () =>
       expect([four.pooled.execution.n_with_span, four.pooled.execution.n_with_active]).toEqual([2, 4]);
       expect(reportTables(four).find((t) => t.title === 'Pass 1: execution split')!.caption).toMatch(/mean over 2 sessions with a sampled span [\d.]+ %; paper definition \(Σ durations \/ active time\) mean over 4 sessions with an active time /);
       expect(rows['tool-share']!.sample_count).toBe('7 calls in 4 sessions');
+      expect([four.pooled.n_with_cpu, four.pooled.memory.n_with_peak_over_avg]).toEqual([4, 4]);
+      expect(rows['avg-cpu']!.sample_count).toBe(`${four.pooled.n_samples} samples in 4 sessions`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
