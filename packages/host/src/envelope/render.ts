@@ -125,8 +125,10 @@ export const TAIL_CHARS = 2000;
 export function outputTail(result: VerifierResult): string[] {
   if (result.start_error) return [result.start_error];
   const streams = (['stdout', 'stderr'] as const).filter((which) => result[which].trim() !== '');
-  if (streams.length === 2) return [...streamTail(result, 'stdout', TAIL_LINES / 2, TAIL_CHARS / 2, true), ...streamTail(result, 'stderr', TAIL_LINES / 2, TAIL_CHARS / 2, true)];
-  return streams.length === 1 ? streamTail(result, streams[0]!, TAIL_LINES, TAIL_CHARS, false) : [];
+  const tail = streams.length === 2 ? [...streamTail(result, 'stdout', TAIL_LINES / 2, TAIL_CHARS / 2, true), ...streamTail(result, 'stderr', TAIL_LINES / 2, TAIL_CHARS / 2, true)] : streams.length === 1 ? streamTail(result, streams[0]!, TAIL_LINES, TAIL_CHARS, false) : [];
+  // Every format that shows the tail (the text verdict, GitHub annotations, SARIF, JUnit) shows
+  // no line ending in whitespace nobody can see; the record and --json keep what was printed.
+  return tail.map((line) => line.trimEnd());
 }
 
 /**

@@ -14,7 +14,7 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.cleanup());
 
-describe("a verifier's output in the text verdict", () => {
+describe("a verifier's output in the text verdict and the CI formats", () => {
   it('ends no line in whitespace; --json keeps what the verifier printed', async () => {
     const repo = makeRepo(sandbox.dir('repo'), { 'src/a.py': 'a\n' }, sandbox.env);
     const script = join(sandbox.dir('bin'), 'fail.js');
@@ -28,6 +28,18 @@ describe("a verifier's output in the text verdict", () => {
     for (const line of lines) expect(line, JSON.stringify(line)).not.toMatch(/\s$/);
     const from = lines.findIndex((l) => l.startsWith('violation: verifier failed'));
     expect(lines.slice(from + 1)).toEqual(['    FAIL one', '', '', '      at x.js:1', '', '    last']);
+    // The CI formats show the same tail: no line of theirs ends in whitespace either (GitHub's
+    // annotation encodes its line breaks as %0A; SARIF's text is JSON; JUnit's failure is XML text).
+    const github = (await runCordon(['check', '--format', 'github'], { env: sandbox.env, cwd: repo })).stdout;
+    const annotation = github.split('\n').find((l) => l.includes('verifier failed'))!;
+    expect(annotation.split('%0A').slice(1)).toEqual(['FAIL one', '', '', '  at x.js:1', '', 'last']);
+    const sarif = JSON.parse((await runCordon(['check', '--format', 'sarif'], { env: sandbox.env, cwd: repo })).stdout);
+    const sarifText: string = sarif.runs[0].results.find((r: { message: { text: string } }) => r.message.text.includes('verifier failed')).message.text;
+    for (const line of sarifText.split('\n')) expect(line, JSON.stringify(line)).not.toMatch(/\s$/);
+    const junit = (await runCordon(['check', '--format', 'junit'], { env: sandbox.env, cwd: repo })).stdout;
+    const failure = /<failure [^>]*>([^<]*)<\/failure>/.exec(junit)![1]!;
+    for (const line of failure.split('\n')) expect(line, JSON.stringify(line)).not.toMatch(/\s$/);
+    expect(failure).toContain('FAIL one\n');
     const json = JSON.parse((await runCordon(['check', '--json'], { env: sandbox.env, cwd: repo })).stdout);
     expect(json.verification[0].stdout).toBe('FAIL one   \n   \n\t\n  at x.js:1  \n\nlast\t\n');
   });
