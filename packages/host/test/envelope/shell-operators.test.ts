@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { shellOperatorVerifiers, shellOperatorWarning } from '../../src/envelope/verify/shell-operators.js';
+import { splitCommand } from '../../src/envelope/verify/spec.js';
 
 // A verifier is split like a shell would split it, never run by one (src/envelope/verify/spec.ts):
 // a shell operator in it reaches the program as an argument, which arm warns of.
@@ -68,7 +69,7 @@ describe('shellOperatorVerifiers', () => {
       "warning: verifier `node -p process.argv.slice(1) \"$HOME\" x` holds `$HOME`, which only a shell expands, even inside double quotes: verifiers run without a shell, so `node` gets the text `$HOME` literally, not its value; write the value out, or to have a shell run it, write `sh -c 'node -p process.argv.slice(1) \"$HOME\" x'`",
     );
     // Literal in a shell too: single quotes, a backslash, a tilde inside double quotes, `$` with no name.
-    expect(shellOperatorVerifiers(["echo '$HOME'", "echo '\"$HOME\"'", 'echo \\$HOME', 'echo "\\$HOME"', 'ls "~/x"', 'echo "cost: 5$"', 'grep -q "a$"'])).toEqual([]);
+    expect(shellOperatorVerifiers(["echo '$HOME'", "echo '\"$HOME\"'", 'echo \\$HOME', 'ls "~/x"', 'echo "cost: 5$"', 'grep -q "a$"'])).toEqual([]);
   });
 
   it('a shell the verifier runs with -c expands its double-quoted script itself: no warning there', () => {
@@ -77,5 +78,21 @@ describe('shellOperatorVerifiers', () => {
     expect(shellOperatorVerifiers(['sh -c echo $HOME']).map((f) => f.operator)).toEqual(['$HOME']);
     // Not a shell: the double-quoted expansion reaches the program as written.
     expect(shellOperatorVerifiers(['node -c "$HOME"']).map((f) => f.operator)).toEqual(['$HOME']);
+  });
+
+  it('a backslash before $ or ` inside double quotes reaches the program (the splitter keeps it, a shell drops it): a warning naming the pair', () => {
+    // The splitter as the verifier runs: `"\$HOME"` stays `\$HOME`, where sh passes `$HOME`.
+    expect(splitCommand('sh -c "echo \\$HOME"')).toEqual(['sh', '-c', 'echo \\$HOME']);
+    const found = shellOperatorVerifiers(['sh -c "echo \\$HOME"', 'echo "\\`date\\`"', 'printf "%s" "a\\$b"']);
+    expect(found.map((f) => [f.kind, f.operator, f.inProgram])).toEqual([
+      ['backslash', '\\$', false],
+      ['backslash', '\\`', false],
+      ['backslash', '\\$', false],
+    ]);
+    expect(shellOperatorWarning(found[0]!)).toBe(
+      'warning: verifier `sh -c "echo \\$HOME"` holds `\\$` inside double quotes: a shell would drop that backslash, but verifiers are split without one (Python shlex rules, as the reference cordon) and keep it, so `sh` gets the backslash too; write `$` inside single quotes instead',
+    );
+    // Where the splitter and a shell agree: outside quotes, inside single quotes, before " and \\, and a line continuation.
+    expect(shellOperatorVerifiers(['echo \\$HOME', "echo '\\$HOME'", 'echo "a\\"b"', 'echo "a\\\\b"', 'echo "a\\\nb"'])).toEqual([]);
   });
 });

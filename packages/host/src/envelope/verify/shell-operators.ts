@@ -26,10 +26,11 @@ export interface ShellOperatorVerifier {
    * `operator`: a list or pipeline operator or a redirection as a word (`&&`, `|`, `>out.txt` …),
    * which reaches the program as an argument; `expansion`: a parameter expansion, command
    * substitution or tilde a shell would make ({@link shellExpansion}), which reaches the program
-   * as written.
+   * as written; `backslash`: a backslash inside double quotes that a shell would drop and the
+   * splitter keeps ({@link keptBackslash}).
    */
-  readonly kind: 'operator' | 'expansion';
-  /** The first such word (`&&`), or for an expansion the expansion itself (`$HOME`). */
+  readonly kind: 'operator' | 'expansion' | 'backslash';
+  /** The first such word (`&&`), for an expansion the expansion itself (`$HOME`), for a backslash the pair (`\$`). */
   readonly operator: string;
   /** For an expansion: true when it is in the program word (`$CMD arg`), false in an argument. */
   readonly inProgram?: boolean;
@@ -101,6 +102,48 @@ export function shellExpansion(command: string): FoundExpansion | undefined {
   return undefined;
 }
 
+/**
+ * The first backslash inside double quotes that a shell removes and the verifier's splitter keeps,
+ * with the character after it (`\$` or `` \` ``), and the word holding it. Inside double quotes a
+ * shell takes a backslash as an escape before `$`, `` ` ``, `"`, `\` and a newline (POSIX XCU
+ * 2.2.3 "Double-Quotes"); the splitter (the `shlex` package, Python's `shlex` in POSIX mode as the
+ * BEKO2210/SkillQuarry cordon uses it) keeps it before `$` and `` ` ``. So
+ * `"\$HOME"` reaches the program as `\$HOME` where a shell would pass `$HOME`. Undefined when
+ * there is none; outside double quotes the two agree.
+ */
+export function keptBackslash(command: string): { readonly text: string; readonly word: number } | undefined {
+  let quote: '"' | "'" | undefined;
+  let inWord = false;
+  let word = -1;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      continue;
+    }
+    if (quote === undefined && /\s/.test(c)) {
+      inWord = false;
+      continue;
+    }
+    if (!inWord) {
+      inWord = true;
+      word++;
+    }
+    if (c === '\\') {
+      const next = command[i + 1];
+      if (quote === '"' && (next === '$' || next === '`')) return { text: `\\${next}`, word };
+      i++;
+      continue;
+    }
+    if (quote === '"') {
+      if (c === '"') quote = undefined;
+      continue;
+    }
+    if (c === "'" || c === '"') quote = c;
+  }
+  return undefined;
+}
+
 /** A shell program by its base name (`sh`, `bash`, `/bin/dash`, `zsh` …). */
 const SHELL = /(?:^|\/)(?:sh|bash|dash|zsh|ksh|mksh|ash|yash|posh)$/;
 
@@ -137,8 +180,12 @@ export function shellOperatorVerifiers(commands: readonly string[]): ShellOperat
       continue;
     }
     const expansion = shellExpansion(command);
-    if (expansion === undefined || (expansion.doubleQuoted && runsShellScript(argv))) continue;
-    out.push({ command, program: argv[0]!, kind: 'expansion', operator: expansion.text, inProgram: expansion.word === 0, doubleQuoted: expansion.doubleQuoted });
+    if (expansion !== undefined) {
+      if (!(expansion.doubleQuoted && runsShellScript(argv))) out.push({ command, program: argv[0]!, kind: 'expansion', operator: expansion.text, inProgram: expansion.word === 0, doubleQuoted: expansion.doubleQuoted });
+      continue;
+    }
+    const backslash = keptBackslash(command);
+    if (backslash !== undefined) out.push({ command, program: argv[0]!, kind: 'backslash', operator: backslash.text, inProgram: backslash.word === 0, doubleQuoted: true });
   }
   return out;
 }
@@ -151,6 +198,11 @@ export function shellOperatorVerifiers(commands: readonly string[]): ShellOperat
 export function shellOperatorWarning(found: ShellOperatorVerifier): string {
   const wrapped = found.command.includes("'") ? 'wrap the command in `sh -c`' : `write \`sh -c '${terminalText(found.command.trim())}'\``;
   const program = terminalText(found.program);
+  if (found.kind === 'backslash') {
+    const pair = terminalText(found.operator);
+    const plain = `\`${terminalText(found.operator.slice(1))}\` inside single quotes`;
+    return `warning: verifier \`${terminalText(found.command)}\` holds \`${pair}\` inside double quotes: a shell would drop that backslash, but verifiers are split without one (Python shlex rules, as the reference cordon) and keep it, so \`${program}\` gets the backslash too; write ${plain} instead`;
+  }
   if (found.kind === 'expansion') {
     const text = terminalText(found.operator);
     const where = found.doubleQuoted ? ', even inside double quotes' : '';
