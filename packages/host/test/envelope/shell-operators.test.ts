@@ -12,9 +12,25 @@ describe('shellOperatorVerifiers', () => {
     expect(found[0]).toEqual({ command: 'npm run build && npm test', program: 'npm', kind: 'operator', operator: '&&' });
   });
 
-  it('leaves alone what a shell runs, quoted operators inside words, `;` (find -exec) and input forms', () => {
-    const none = ["sh -c 'npm run build && npm test'", 'bash -lc "a | b"', "grep -E 'a|b' f", 'find . -name x -exec rm {} ;', "grep -q '<title>' index.html", 'node -e "1 > 0"', 'echo a&&b', 'npm test', "'unbalanced", "grep -q 'a$' f", 'bash -lc "test -d $HOME"', 'git diff HEAD~1', 'echo \\$HOME', 'printf a$ b', "sh -c 'echo ~'"];
+  it('leaves alone what a shell runs, quoted or escaped operators inside words, the `;` ending a find action, and input forms', () => {
+    const none = ["sh -c 'npm run build && npm test'", 'bash -lc "a | b"', "grep -E 'a|b' f", 'find . -name x -exec rm {} ;', "grep -q '<title>' index.html", 'node -e "1 > 0"', 'find . -exec rm {} \\;', 'echo a\\;b', 'npm test', "'unbalanced", "grep -q 'a$' f", 'bash -lc "test -d $HOME"', 'git diff HEAD~1', 'echo \\$HOME', 'printf a$ b', "sh -c 'echo ~'"];
     expect(shellOperatorVerifiers(none)).toEqual([]);
+  });
+
+  it('finds an operator a shell reads where it is not a word of its own: `;` alone or glued, `a&&b`, `x>f`, `>&2;`', () => {
+    // The walkthrough's examples: each passed silently and `check` accepted (echo prints the rest, exits 0).
+    const found = shellOperatorVerifiers(['echo out; false', 'true ; false', 'echo a >&2; exit 4', 'echo x>f', 'echo a&&b', 'curl http://h/?a=1&b=2', 'make|tee log', 'find . -exec rm {} ; -print ; false']);
+    expect(found.map((f) => [f.kind, f.operator])).toEqual([
+      ['operator', ';'],
+      ['operator', ';'],
+      ['operator', '>&2'],
+      ['operator', '>'],
+      ['operator', '&&'],
+      ['operator', '&'],
+      ['operator', '|'],
+      ['operator', ';'],
+    ]);
+    expect(shellOperatorWarning(found[0]!)).toBe("warning: verifier `echo out; false` passes `;` to `echo` as an argument: verifiers run without a shell, so it means nothing there; to have a shell run it, write `sh -c 'echo out; false'`");
   });
 
   it('the warning names the command, the operator and the program, and escapes them for a terminal', () => {

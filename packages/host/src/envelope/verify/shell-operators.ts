@@ -16,6 +16,74 @@ const OPERATOR = /^(?:&&|\|\||\||\|&|&|[0-9]*>>?|[0-9]*>&[0-9-]+|&>>?)$/;
  */
 const REDIRECTION = /^(?:[0-9]*>>?|&>>?)[^<>&|]/;
 
+/** The operator starting at an unquoted `;`, `&`, `|` or `>` (a file descriptor number in front kept): what a shell would read there. */
+const OPERATOR_AT = /^(?:;;?|&&|&>>?|&|\|\||\|&|\||[0-9]*>>|[0-9]*>&[0-9-]*|[0-9]*>)/;
+
+/** find's actions whose argument list a `;` word ends (`find . -exec rm {} ;`): there `;` is find's, on purpose. */
+const FIND_ACTION = /^-(?:exec|execdir|ok|okdir)$/;
+
+/**
+ * The first list or pipeline operator or output redirection a shell would read in `command`
+ * where it is not a word of its own (`echo out; false`, `true ; false`, `a&&b`, `x>f`, `>&2;`):
+ * an unquoted, unescaped `;`, `&`, `|` or `>` (POSIX XCU 2.10.1 "Shell Grammar Lexical
+ * Conventions": operators end a word wherever they stand). A `;` word closing a find action
+ * (`-exec … ;`) is find's argument. Read with the splitter's quoting rules, like
+ * {@link shellExpansion}; undefined when there is none.
+ */
+export function gluedOperator(command: string): string | undefined {
+  let quote: '"' | "'" | undefined;
+  // The word read so far (quotes and escapes kept: only its emptiness and digits matter).
+  let current = '';
+  let openAction = false;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      current += c;
+      continue;
+    }
+    if (quote === '"') {
+      if (c === '\\') {
+        current += c + (command[i + 1] ?? '');
+        i++;
+        continue;
+      }
+      if (c === '"') quote = undefined;
+      current += c;
+      continue;
+    }
+    if (/\s/.test(c)) {
+      if (FIND_ACTION.test(current)) openAction = true;
+      current = '';
+      continue;
+    }
+    if (c === '\\') {
+      current += c + (command[i + 1] ?? '');
+      i++;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      current += c;
+      continue;
+    }
+    if (c === ';' || c === '&' || c === '|' || c === '>') {
+      // A `;` standing alone after a find action ends that action's arguments: find's own.
+      const alone = current === '' && (command[i + 1] === undefined || /\s/.test(command[i + 1]!));
+      if (c === ';' && alone && openAction) {
+        openAction = false;
+        current = ';';
+        continue;
+      }
+      const digits = /[0-9]*$/.exec(current)![0];
+      const start = c === '>' && digits.length === current.length ? i - digits.length : i;
+      return OPERATOR_AT.exec(command.slice(start))![0];
+    }
+    current += c;
+  }
+  return undefined;
+}
+
 /** A verifier holding a word only a shell understands ({@link shellOperatorVerifiers}). */
 export interface ShellOperatorVerifier {
   /** The `--verify` command as given. */
@@ -174,7 +242,7 @@ export function shellOperatorVerifiers(commands: readonly string[]): ShellOperat
     } catch {
       continue;
     }
-    const operator = argv.slice(1).find((word) => OPERATOR.test(word) || REDIRECTION.test(word));
+    const operator = argv.slice(1).find((word) => OPERATOR.test(word) || REDIRECTION.test(word)) ?? gluedOperator(command);
     if (operator !== undefined) {
       out.push({ command, program: argv[0]!, kind: 'operator', operator });
       continue;
