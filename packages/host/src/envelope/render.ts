@@ -237,7 +237,10 @@ export function renderStatus(s: StatusReport): string {
     `allow: ${s.allow.join(' ')}${s.deny.length ? `; deny: ${s.deny.join(' ')}` : ''}${s.allow_ignored.length ? `; allow ignored: ${s.allow_ignored.join(' ')}` : ''}`,
     `limits: files ${s.limits.max_files}, added lines ${s.limits.max_added_lines}, deleted lines ${s.limits.max_deleted_lines}, working bytes ${byteSize(s.limits.max_working_bytes)}, binary files ${s.limits.max_binary_files}${s.allow_commits ? ', commits allowed' : ''}`,
   ];
-  if (s.verify.length) lines.push(`verify: ${s.verify.join(' | ')}`);
+  // One verifier per line: joined on one line, a separator could not be told from the commands'
+  // own characters (`echo a | grep a | exit 1` was two verifiers).
+  if (s.verify.length === 1) lines.push(`verify: ${s.verify[0]}`);
+  else if (s.verify.length > 1) lines.push(`verify (${s.verify.length}, run in order):`, ...s.verify.map((command) => `  ${command}`));
   lines.push(s.live ? 'live: on (an agent whose hooks are installed and can refuse a write is refused one outside the policy before it happens; `cordon doctor` says which agents have their hooks installed, `cordon install-hooks` installs them)' : 'live: off (writes are judged by `cordon check` only; `cordon arm --live` turns it on)');
   if (s.last_audit) lines.push(`last audit: ${s.last_audit.passed ? 'passed' : 'failed'}, ${plural(s.last_audit.violations.length, 'violation')}`);
   if (s.last_error) lines.push(`last error: ${s.last_error}`);

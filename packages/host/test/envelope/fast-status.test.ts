@@ -64,6 +64,18 @@ describe('cordon status: the fast route answers exactly as the oclif command', (
     same(await bothRoutes(['--repo', repo, 'status'], elsewhere));
   });
 
+  it('several verifiers: one per line, in order, so a verifier holding `|` reads as one (both routes)', async () => {
+    const repo = newRepo();
+    const armed = await runCordon(['arm', 'v', '--allow', 'src/**', '--verify', 'sh -c "echo a | grep a"', '--verify', 'false', '--verify', 'true'], { env: sandbox.env, cwd: repo });
+    expect(armed.exitCode, armed.stderr).toBe(0);
+    const shown = await bothRoutes(['status'], repo);
+    same(shown);
+    const lines = shown.fast.stdout.split('\n');
+    const at = lines.indexOf('verify (3, run in order):');
+    expect(at, shown.fast.stdout).toBeGreaterThan(0);
+    expect(lines.slice(at + 1, at + 4)).toEqual(['  sh -c "echo a | grep a"', '  false', '  true']);
+  });
+
   it('refusals (nothing armed, outside a repository, a damaged state, a refused directory variable) fall back to the oclif command, exit 2', async () => {
     const repo = newRepo();
     const unarmed = await bothRoutes(['status'], repo);
