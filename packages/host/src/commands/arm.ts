@@ -2,6 +2,7 @@ import { displayPath } from '../envelope/path-text.js';
 import { Args } from '@oclif/core';
 import { unstartableVerifiers } from '../envelope/verify/reachable.js';
 import { shellOperatorVerifiers, shellOperatorWarning } from '../envelope/verify/shell-operators.js';
+import { subdirectoryGlobs, subdirectoryGlobWarning } from '../envelope/policy/subdirectory-globs.js';
 import { policyGlobWarnings } from '../envelope/policy/glob-warnings.js';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { attemptsFlag, liveFlag, policyFlags, repoFlag, settingsFromFlags } from '../cli/envelope-flags.js';
@@ -50,6 +51,8 @@ export default class Arm extends CordonCommand {
     for (const found of shellOperatorVerifiers(config.verify.commands)) process.stderr.write(`${shellOperatorWarning(found)}\n`);
     // Armed as given too: a literal path may be what was meant, but `src` for `src/**` and `*.{js,ts}` are the usual slips.
     for (const warning of policyGlobWarnings(config.policy, config.repo.root, displayPath)) process.stderr.write(`${warning}\n`);
+    // Typed in a subdirectory as if relative to it (`*.mjs` in src/): only without --repo, where the directory is the user's.
+    if (flags.repo === undefined) for (const found of subdirectoryGlobs(config.policy, config.repo.root, process.cwd())) process.stderr.write(`${subdirectoryGlobWarning(found, displayPath)}\n`);
     if (!config.live) return { phase: 'armed', mode: config.mode, baseline: config.baseline, root: config.repo.root, live: false };
     const host = await this.host();
     // The check doctor reports too (loaded only here): an agent is named as refused only when its hooks are in place.

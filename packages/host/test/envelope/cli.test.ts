@@ -310,6 +310,28 @@ describe('cordon arm / check / status / reset', () => {
     expect(json.stderr).toContain('warning: deny glob docs/guide names a directory');
   });
 
+  it('arm in a subdirectory warns of a glob written relative to it (`*.mjs` in src/ for src/*.mjs), and arms all the same', async () => {
+    // The walkthrough's slip: armed from src/ with --allow '*.mjs', then check refused src/a.mjs.
+    const repo = newRepo({ 'src/a.mjs': 'a\n', 'src/lib/b.mjs': 'b\n', 'README.md': 'r\n' });
+    const src = join(repo, 'src');
+    const armed = await cordon(['arm', 's', '--allow', '*.mjs', '--allow', 'lib/**', '--deny', 'README.md', '--allow', '**/*.md', '--allow', 'src/**'], src);
+    expect(armed.exitCode, armed.stderr).toBe(0);
+    // README.md exists at the root, **/ matches from anywhere, src/** is already from the root: nothing said of them.
+    expect(armed.stderr.split('\n').filter(Boolean)).toEqual([
+      'warning: allow glob *.mjs matches nothing from the repository root, and globs are matched from there, not from src/ where you ran this; for the files here use src/*.mjs (--allow or "allow" in .cordon.json)',
+      'warning: allow glob lib/** matches nothing from the repository root, and globs are matched from there, not from src/ where you ran this; for the files here use src/lib/** (--allow or "allow" in .cordon.json)',
+    ]);
+    expect(JSON.parse((await cordon(['status', '--json'], src)).stdout)).toMatchObject({ allow: ['*.mjs', 'lib/**', '**/*.md', 'src/**'] });
+    await cordon(['reset'], src);
+    // From the root, or with --repo (the globs then plainly read from the root): no such warning.
+    for (const [args, cwd] of [[['arm', 's', '--allow', '*.mjs'], repo], [['arm', 's', '--allow', '*.mjs', '--repo', repo], src]] as const) {
+      const r = await cordon([...args], cwd);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain('matches nothing from the repository root');
+      await cordon(['reset'], repo);
+    }
+  });
+
   it('arm and check --base warn of a glob holding braces or brackets (literal in cordon\'s globs), with the globs meant, and keep the policy as given', async () => {
     const repo = newRepo({ 'src/a.js': 'a\n', 'README.md': 'r\n', '.cordon.json': JSON.stringify({ deny: ['src/v[12]/**'] }) });
     const armed = await cordon(['arm', 'x', '--allow', 'src/**/*.{js,ts}', '--allow', 'docs/[a-z]*', '--allow', 'README.md'], repo);
