@@ -29,9 +29,12 @@ export function reduceTextLines(result: ReduceResult): string[] {
   const lines: string[] = [];
   for (const { summary: s, calls } of result.sessions) {
     lines.push(`session ${s.session_id}${s.agent ? ` (${s.agent})` : ''}: ${plural(s.n_toolcalls, 'call')}, ${plural(s.n_samples, 'sample')} over ${(s.span_ms / 1000).toFixed(1)} s${s.live ? '; live: still being sampled, these numbers are partial' : ''}`);
+    // The memory floor is shown as what it is, the 10th percentile of all samples: `cordon
+    // analyze` calls the median outside every call window the baseline (the paper's), and one
+    // word for two figures read as a disagreement (docs/telemetry.md).
     lines.push(
       `  tool time ${(s.tool_time_ms / 1000).toFixed(1)} s${s.tool_time_fraction === null ? '' : ` (${(s.tool_time_fraction * 100).toFixed(1)} % of the sampled span)`}; ` +
-        (s.baseline_memory_mb === null && s.peak_memory_mb === null ? 'memory: no samples' : `memory baseline ${measured(s.baseline_memory_mb, 'MiB')}, peak ${measured(s.peak_memory_mb, 'MiB')}`),
+        (s.baseline_memory_mb === null && s.peak_memory_mb === null ? 'memory: no samples' : `memory p10 ${measured(s.baseline_memory_mb, 'MiB')}, peak ${measured(s.peak_memory_mb, 'MiB')}`),
     );
     lines.push(`  unpaired starts ${s.unpaired_starts}, orphan ends ${s.orphan_ends}, denied ${s.denied_calls}, shorter than a tick ${s.short_calls}, partial samples ${s.partial_samples}`);
     const skipped = skippedLines(s);

@@ -64,7 +64,7 @@ describe('cordon reduce', () => {
     samples(sandbox.dataDir, 'exits', [{ t: T + 500, mb: 120, cpu: 50 }]);
     const sampled = (await runCordon(['reduce', '--session', 'exits'], { env: sandbox.env })).stdout.split('\n');
     expect(sampled.find((l) => l.includes('npm test'))).toBe('  #1 Bash 0.80 s peak 120.0 MiB cpu 50.0 % failed exit 1  npm test');
-    expect(sampled[1]).toMatch(/; memory baseline 120\.0 MiB, peak 120\.0 MiB$/);
+    expect(sampled[1]).toMatch(/; memory p10 120\.0 MiB, peak 120\.0 MiB$/);
   }, 60_000);
 
   it('exits 2 naming the input for an unknown session or conflicting flags', async () => {
