@@ -107,7 +107,7 @@ function refuseSelection(req: AnalyzeRequest, filter: SessionFilter, rows: reado
     throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded session matches ${text}${skipped}`, { details: { db: path, filter: text } });
   }
   if (rows.length === 0 && !failed.length && !filtered) {
-    throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded sessions under ${join(req.dataDir, RUNS_DIR)} and none stored in ${path}: install hooks (cordon install-hooks) or run an agent with cordon wrap first`, { details: { db: path } });
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded sessions under ${join(req.dataDir, RUNS_DIR)} and none stored in ${path}: a session is recorded once an agent with cordon's hooks makes a tool call (\`cordon install-hooks\` installs them, \`cordon doctor\` says for which agents they are in place) or an agent runs under \`cordon wrap\``, { details: { db: path } });
   }
 }
 

@@ -69,7 +69,7 @@ export function selectSessions(dataDir: string, select: { readonly session?: str
     return [hit];
   }
   if (sessions.length === 0) {
-    throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded sessions under ${runs}: install hooks (cordon install-hooks) or run an agent with cordon wrap first`, { details: { runs } });
+    throw new CordonError(ERROR_CODES.BAD_INPUT, `no recorded sessions under ${runs}: a session is recorded once an agent with cordon's hooks makes a tool call (\`cordon install-hooks\` installs them, \`cordon doctor\` says for which agents they are in place) or an agent runs under \`cordon wrap\``, { details: { runs } });
   }
   return select.all ? sessions : [sessions[0]!];
 }

@@ -141,6 +141,8 @@ describe('cordon analyze', () => {
       const none = await runCordon(['analyze'], { env: empty.env });
       expect(none.exitCode).toBe(2);
       expect(flat(none.stderr)).toContain('no recorded sessions under');
+      // True with hooks installed too (a fresh user's case): it says when a session gets recorded, not "install hooks".
+      expect(flat(none.stderr)).toContain("a session is recorded once an agent with cordon's hooks makes a tool call (`cordon install-hooks` installs them, `cordon doctor` says for which agents they are in place) or an agent runs under `cordon wrap`");
     } finally {
       empty.cleanup();
     }
