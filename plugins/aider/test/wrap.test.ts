@@ -184,6 +184,10 @@ describe('cordon wrap', () => {
     const directory = await wrap(['--', sandbox.root]);
     expect(directory.exitCode).toBe(126);
     expect(directory.stderr).toBe(`cordon wrap: cannot start '${sandbox.root}': is a directory\n`);
+    // Nor is a session directory left: with --shell-shim the shim's was made before the spawn.
+    const shimmed = await wrap(['--shell-shim', '--session', 'never-started', '--', '/nonexistent/agent-binary']);
+    expect(shimmed.exitCode).toBe(127);
+    expect(existsSync(sessionDir('never-started'))).toBe(false);
     const none = await wrap([]);
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('give the command to run after --');

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger, ProcessService, RedactService, TelemetryService } from '@cordon/plugin-api';
 import { lendTerminal, shellExitCode } from '../foreground.js';
@@ -112,6 +112,9 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
   const { telemetry, argv } = options;
   const sessionId = options.sessionId ?? defaultSessionId();
   const dir = telemetry.sessionDir(sessionId);
+  // A command that cannot start leaves no session behind (nothing to reduce): what this call made
+  // for it (the shell shim's directory) goes again.
+  const dirExisted = existsSync(dir);
   const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env), CORDON_WRAP_SESSION: sessionId, CORDON_WRAP_DIR: dir };
   if (options.shellShim) {
     env.CORDON_SHIM_SHELL = env.SHELL && !env.SHELL.endsWith('/cordon-shell') ? env.SHELL : '/bin/sh';
@@ -122,6 +125,13 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
 
   const cannotStart = (error: unknown): WrapResult => {
     const { message, status } = options.describeStartFailure(argv[0]!, error, { env });
+    if (!dirExisted) {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } catch (removeError) {
+        options.log?.warn('wrap: could not remove the session directory of a command that did not start', { dir, error: String(removeError) });
+      }
+    }
     return { sessionId, exitCode: status, startError: message };
   };
   let child: ReturnType<typeof spawn>;
