@@ -23,7 +23,9 @@ export function printHooksReport(report: InstallHooksReport, line: (text: string
     }
     if (agent.changes.length === 0) line(report.mode === 'install' ? 'already installed: nothing to change' : 'nothing of cordon found: nothing to change');
     for (const change of agent.changes) {
-      line(`${report.write ? 'wrote' : 'would write'} ${change.path}: ${change.summary}`);
+      // A file the plan removes is said to be deleted, not written.
+      const verb = change.deleted ? (report.write ? 'deleted' : 'would delete') : report.write ? 'wrote' : 'would write';
+      line(`${verb} ${change.path}: ${change.summary}`);
       line(change.diff.trimEnd());
     }
     for (const note of agent.notes) line(`note: ${note}`);

@@ -27,8 +27,13 @@ describe('directories install-hooks created', () => {
     }
     for (const dir of ['.gemini', '.cursor', '.hermes']) expect(existsSync(join(box.home, dir)), dir).toBe(true);
     expect(agentsIn((await runCordon(['install-hooks', '--all'], { env })).stdout).sort()).toEqual(['cursor', 'gemini', 'hermes']);
+    // A dry run says it would delete the files install-hooks created; the run says it deleted them, not "wrote".
+    const dry = await runCordon(['uninstall-hooks', '--agent', 'gemini'], { env });
+    expect(dry.stdout).toContain(`would delete ${join(box.home, '.gemini/settings.json')}: `);
     const un = await runCordon(['uninstall-hooks', '--agent', 'gemini', '--agent', 'cursor', '--agent', 'hermes', '--write'], { env });
     expect(un.exitCode, un.stderr).toBe(0);
+    expect(un.stdout).toContain(`deleted ${join(box.home, '.gemini/settings.json')}: `);
+    expect(un.stdout).not.toMatch(/^wrote .*delete the file/m);
     for (const dir of ['.gemini', '.cursor', '.hermes']) expect(existsSync(join(box.home, dir)), dir).toBe(false);
     expect(agentsIn((await runCordon(['install-hooks', '--all'], { env })).stdout)).toEqual([]);
   });
