@@ -35,14 +35,18 @@ export function checkoutPluginDir(name: string): string | undefined {
  * `runners`, `samplers`…), for the `CORDON_REGISTRY_MISSING` refusal: when a first-party plugin
  * registers it (`codex`: @cordon/codex), that plugin and the command that adds it to this cordon
  * ({@link pluginInstallCommand}: from a checkout, the link of the checkout's plugin); for any
- * other name, the general install command and the first-party plugins, with the checkout's link
- * form for those when cordon runs from a checkout.
+ * other name, the general install command and the first-party plugins that register into `kind`
+ * (all of them for a registry none fills), with the checkout's link form for those when cordon
+ * runs from a checkout.
  */
 export function missingEntryHint(kind: string, name: string, bin = 'cordon'): string {
   const plugin = FIRST_PARTY_ENTRIES[kind]?.[name];
   if (plugin !== undefined) return `it comes with the @cordon/${plugin} plugin: \`${pluginInstallCommand([plugin], bin)}\``;
-  const firstParty = firstPartyPlugins();
+  // Only the first-party plugins that register into this registry are worth naming (no runner
+  // comes with charts or otlp); a registry no first-party plugin fills gets them all.
+  const providers = [...new Set(Object.values(FIRST_PARTY_ENTRIES[kind] ?? {}))].sort();
+  const firstParty = providers.length ? providers : firstPartyPlugins();
   const checkout = firstParty.some((short) => checkoutPluginDir(short) !== undefined);
   const link = checkout ? `; this cordon runs from a checkout, which links them: \`${bin} plugins link ${join(HOST_ROOT, '..', '..', 'plugins', '<name>')} --no-install\`` : '';
-  return `install the plugin that provides it (\`${bin} plugins install <name>\`; first-party: ${firstParty.join(', ')}${link})`;
+  return `install the plugin that provides it (\`${bin} plugins install <name>\`; first-party${providers.length ? ` ones that do` : ''}: ${firstParty.join(', ')}${link})`;
 }

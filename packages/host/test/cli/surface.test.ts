@@ -338,7 +338,7 @@ describe('the command line', () => {
     // A name no first-party plugin registers: the general command, and the checkout's link for first-party ones.
     const unknown = await runCordon(['install-hooks', '--agent', 'windsurf'], { env: box.env });
     expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr.replace(/\s+/g, ' ')).toContain(`(\`cordon plugins install <name>\`; first-party: aider, cgroup-linux, charts, claude-code, codex, cursor, gemini, hermes, otlp, sampler-windows; this cordon runs from a checkout, which links them: \`cordon plugins link ${join(REPO_ROOT, 'plugins', '<name>')} --no-install\`)`);
+    expect(unknown.stderr.replace(/\s+/g, ' ')).toContain(`(\`cordon plugins install <name>\`; first-party ones that do: aider, claude-code, codex, cursor, gemini, hermes; this cordon runs from a checkout, which links them: \`cordon plugins link ${join(REPO_ROOT, 'plugins', '<name>')} --no-install\`)`);
     // The guard's backend, with the agent's plugin there and cgroup-linux not.
     linkPlugins(box.dataDir, ['codex']);
     const guard = await runCordon(['control', 'guard', '--agent', 'codex'], { env: box.env });
