@@ -76,6 +76,10 @@ export function formatDoctorReport(report: DoctorReport): string[] {
     if (f.fix) lines.push(`   ${' '.repeat(width)}  fix: ${terminalText(f.fix)}`);
   }
   const problems = report.findings.filter((f) => f.status === 'problem').length;
-  lines.push(problems ? `${problems} problem${problems === 1 ? '' : 's'} found` : 'no problems found');
+  // Information can carry a fix too (an agent found here without hooks while another is hooked):
+  // the verdict says so, or "no problems found" under a `fix:` line reads as a contradiction.
+  const suggestions = report.findings.filter((f) => f.status !== 'problem' && f.fix).length;
+  const optional = suggestions ? `; ${suggestions} note${suggestions === 1 ? '' : 's'} (--) above suggest${suggestions === 1 ? 's' : ''} a fix you may want` : '';
+  lines.push(problems ? `${problems} problem${problems === 1 ? '' : 's'} found${optional}` : `no problems found${optional}`);
   return lines;
 }

@@ -220,6 +220,8 @@ describe('cordon doctor', () => {
     expect(find(after.report, 'hooks:gemini:user')).toEqual([
       expect.objectContaining({ status: 'info', message: expect.stringMatching(/^gemini is in use here .*\(cordon sees none of its tool calls\)$/), fix: 'cordon install-hooks --agent gemini --write' }),
     ]);
+    // The verdict under that note's `fix:` line says there is one, not a bare "no problems found".
+    expect(after.text.trimEnd().split('\n').at(-1)).toBe('no problems found; 1 note (--) above suggests a fix you may want');
   });
 
   it('hooks removed on purpose: uninstall-hooks records the choice, doctor says so and exits 0, --all leaves the agent out, install-hooks takes it back', async () => {
