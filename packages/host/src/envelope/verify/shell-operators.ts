@@ -16,6 +16,56 @@ const OPERATOR = /^(?:&&|\|\||\||\|&|&|[0-9]*>>?|[0-9]*>&[0-9-]+|&>>?)$/;
  */
 const REDIRECTION = /^(?:[0-9]*>>?|&>>?)[^<>&|]/;
 
+/** Where {@link walkCommand} stands: one character a shell would give meaning to. */
+interface CommandPosition {
+  /** Its index in the command. */
+  readonly index: number;
+  readonly char: string;
+  /** True inside double quotes; single-quoted text is never visited. */
+  readonly doubleQuoted: boolean;
+  /** Which word holds it, 0 being the program. */
+  readonly word: number;
+  /** The word's text before it as written (quotes and backslashes kept); `''` at a word's start. */
+  readonly wordSoFar: string;
+}
+
+/**
+ * Walks `command` with the splitter's quoting rules (POSIX XCU 2.2 "Quoting"): whitespace outside
+ * quotes ends a word; nothing inside single quotes is visited, nor a quote that opens or closes;
+ * a backslash is visited (the character after it is then skipped). Calls `visit` for every other
+ * character until it returns something, which is the result; `wordEnd` hears each word as
+ * written once whitespace ends it. Undefined when `visit` never answers.
+ */
+function walkCommand<T>(command: string, visit: (at: CommandPosition) => T | undefined, wordEnd?: (word: string) => void): T | undefined {
+  let quote: '"' | "'" | undefined;
+  let wordSoFar = '';
+  let word = -1;
+  for (let index = 0; index < command.length; index++) {
+    const char = command[index]!;
+    if (quote === undefined && /\s/.test(char)) {
+      if (wordSoFar !== '') wordEnd?.(wordSoFar);
+      wordSoFar = '';
+      continue;
+    }
+    if (wordSoFar === '') word++;
+    const opensOrCloses = quote === "'" ? char === "'" : quote === '"' ? char === '"' : char === "'" || char === '"';
+    if (quote === "'" || opensOrCloses) {
+      if (opensOrCloses) quote = quote === undefined ? (char as '"' | "'") : undefined;
+      wordSoFar += char;
+      continue;
+    }
+    const found = visit({ index, char, doubleQuoted: quote === '"', word, wordSoFar });
+    if (found !== undefined) return found;
+    if (char === '\\') {
+      wordSoFar += command.slice(index, index + 2);
+      index++;
+      continue;
+    }
+    wordSoFar += char;
+  }
+  return undefined;
+}
+
 /** The operator starting at an unquoted `;`, `&`, `|` or `>` (a file descriptor number in front kept): what a shell would read there. */
 const OPERATOR_AT = /^(?:;;?|&&|&>>?|&|\|\||\|&|\||[0-9]*>>|[0-9]*>&[0-9-]*|[0-9]*>)/;
 
@@ -31,57 +81,25 @@ const FIND_ACTION = /^-(?:exec|execdir|ok|okdir)$/;
  * {@link shellExpansion}; undefined when there is none.
  */
 export function gluedOperator(command: string): string | undefined {
-  let quote: '"' | "'" | undefined;
-  // The word read so far (quotes and escapes kept: only its emptiness and digits matter).
-  let current = '';
   let openAction = false;
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i]!;
-    if (quote === "'") {
-      if (c === "'") quote = undefined;
-      current += c;
-      continue;
-    }
-    if (quote === '"') {
-      if (c === '\\') {
-        current += c + (command[i + 1] ?? '');
-        i++;
-        continue;
-      }
-      if (c === '"') quote = undefined;
-      current += c;
-      continue;
-    }
-    if (/\s/.test(c)) {
-      if (FIND_ACTION.test(current)) openAction = true;
-      current = '';
-      continue;
-    }
-    if (c === '\\') {
-      current += c + (command[i + 1] ?? '');
-      i++;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      quote = c;
-      current += c;
-      continue;
-    }
-    if (c === ';' || c === '&' || c === '|' || c === '>') {
+  return walkCommand(
+    command,
+    (at) => {
+      if (at.doubleQuoted || !(at.char === ';' || at.char === '&' || at.char === '|' || at.char === '>')) return undefined;
       // A `;` standing alone after a find action ends that action's arguments: find's own.
-      const alone = current === '' && (command[i + 1] === undefined || /\s/.test(command[i + 1]!));
-      if (c === ';' && alone && openAction) {
+      const next = command[at.index + 1];
+      if (at.char === ';' && at.wordSoFar === '' && (next === undefined || /\s/.test(next)) && openAction) {
         openAction = false;
-        current = ';';
-        continue;
+        return undefined;
       }
-      const digits = /[0-9]*$/.exec(current)![0];
-      const start = c === '>' && digits.length === current.length ? i - digits.length : i;
-      return OPERATOR_AT.exec(command.slice(start))![0];
-    }
-    current += c;
-  }
-  return undefined;
+      const digits = /[0-9]*$/.exec(at.wordSoFar)![0];
+      const from = at.char === '>' && digits.length === at.wordSoFar.length ? at.index - digits.length : at.index;
+      return OPERATOR_AT.exec(command.slice(from))![0];
+    },
+    (word) => {
+      if (FIND_ACTION.test(word)) openAction = true;
+    },
+  );
 }
 
 /** A verifier holding a word only a shell understands ({@link shellOperatorVerifiers}). */
@@ -129,45 +147,12 @@ const DOLLAR = /^\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]|\{[^}]*\}?|\()/;
  * Undefined when there is none.
  */
 export function shellExpansion(command: string): FoundExpansion | undefined {
-  let quote: '"' | "'" | undefined;
-  let inWord = false;
-  let word = -1;
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i]!;
-    if (quote === "'") {
-      if (c === "'") quote = undefined;
-      continue;
-    }
-    if (quote === undefined && /\s/.test(c)) {
-      inWord = false;
-      continue;
-    }
-    const atStart = !inWord;
-    if (!inWord) {
-      inWord = true;
-      word++;
-    }
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    const doubleQuoted = quote === '"';
-    if (doubleQuoted && c === '"') {
-      quote = undefined;
-      continue;
-    }
-    if (!doubleQuoted && (c === "'" || c === '"')) {
-      quote = c;
-      continue;
-    }
-    if (c === '~' && atStart && !doubleQuoted) return { text: /^~[A-Za-z0-9._-]*/.exec(command.slice(i))![0], word, doubleQuoted };
-    if (c === '`') return { text: '`…`', word, doubleQuoted };
-    if (c === '$') {
-      const found = DOLLAR.exec(command.slice(i));
-      if (found) return { text: found[0] === '$(' ? '$(…)' : found[0], word, doubleQuoted };
-    }
-  }
-  return undefined;
+  return walkCommand(command, ({ char, index, doubleQuoted, word, wordSoFar }) => {
+    if (char === '~' && wordSoFar === '' && !doubleQuoted) return { text: /^~[A-Za-z0-9._-]*/.exec(command.slice(index))![0], word, doubleQuoted };
+    if (char === '`') return { text: '`…`', word, doubleQuoted };
+    const found = char === '$' ? DOLLAR.exec(command.slice(index)) : null;
+    return found ? { text: found[0] === '$(' ? '$(…)' : found[0], word, doubleQuoted } : undefined;
+  });
 }
 
 /**
@@ -180,36 +165,10 @@ export function shellExpansion(command: string): FoundExpansion | undefined {
  * there is none; outside double quotes the two agree.
  */
 export function keptBackslash(command: string): { readonly text: string; readonly word: number } | undefined {
-  let quote: '"' | "'" | undefined;
-  let inWord = false;
-  let word = -1;
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i]!;
-    if (quote === "'") {
-      if (c === "'") quote = undefined;
-      continue;
-    }
-    if (quote === undefined && /\s/.test(c)) {
-      inWord = false;
-      continue;
-    }
-    if (!inWord) {
-      inWord = true;
-      word++;
-    }
-    if (c === '\\') {
-      const next = command[i + 1];
-      if (quote === '"' && (next === '$' || next === '`')) return { text: `\\${next}`, word };
-      i++;
-      continue;
-    }
-    if (quote === '"') {
-      if (c === '"') quote = undefined;
-      continue;
-    }
-    if (c === "'" || c === '"') quote = c;
-  }
-  return undefined;
+  return walkCommand(command, ({ char, index, doubleQuoted, word }) => {
+    const next = command[index + 1];
+    return char === '\\' && doubleQuoted && (next === '$' || next === '`') ? { text: `\\${next}`, word } : undefined;
+  });
 }
 
 /** A shell program by its base name (`sh`, `bash`, `/bin/dash`, `zsh` …). */
