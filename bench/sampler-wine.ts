@@ -37,7 +37,7 @@ export async function printWineRows(row: (name: string, value: string, target: s
     await new Promise<void>((resolve, reject) => {
       const child = spawn('wine', [nodeExe, win(join(work, 'sampler-tree.mjs')), win(work), String(TICKS)], {
         stdio: ['ignore', out, out],
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, WINEPREFIX: join(wineDir, 'prefix'), WINEDEBUG: '-all' },
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_DATA_HOME: join(wineDir, 'xdg/data'), XDG_CONFIG_HOME: join(wineDir, 'xdg/config'), WINEPREFIX: join(wineDir, 'prefix'), WINEDLLOVERRIDES: 'winemenubuilder.exe=d', WINEDEBUG: '-all' },
       });
       const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
       child.on('error', reject);

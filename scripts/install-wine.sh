@@ -29,6 +29,8 @@ if [ ! -f "$dir/nodewin/package/bin/node.exe" ]; then
 fi
 
 export WINEPREFIX="$dir/prefix" WINEDEBUG=-all
+# wineboot's menu builder would write desktop entries under the user's XDG data directory.
+export WINEDLLOVERRIDES=winemenubuilder.exe=d XDG_DATA_HOME="$dir/xdg/data" XDG_CONFIG_HOME="$dir/xdg/config" XDG_CACHE_HOME="$dir/xdg/cache"
 if [ ! -f "$dir/prefix/.cordon-win10" ]; then
   rm -rf "$dir/prefix"
   wine wineboot -i >/dev/null 2>&1 || true

@@ -6,9 +6,13 @@ import { join } from 'node:path';
 // `globalSetup`). It gives the whole run, and every process the tests start, cordon's own
 // directories and the XDG base directories in one temp directory, so a test that forgets its
 // sandbox (test/support/cli.ts `makeSandbox`) still writes nothing in the user's home. Its
-// teardown then fails the run if anything under the user's own cordon directories changed.
+// teardown then fails the run if anything under the user's own cordon directories (or the
+// desktop-entry ones a Wine prefix's boot writes) changed.
 
-/** The user's own directories no test may touch: cordon's data, config and cache, and pcodx's ledger. */
+/**
+ * The user's own directories no test may touch: cordon's data, config and cache, pcodx's ledger, and
+ * the desktop-entry directories Wine's menu builder writes when a test's Wine prefix is (re)booted.
+ */
 export function guardedDirectories(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || homedir();
   const xdg = (name: 'XDG_DATA_HOME' | 'XDG_CONFIG_HOME' | 'XDG_CACHE_HOME', fallback: string) => env[name] || join(home, fallback);
@@ -21,6 +25,7 @@ export function guardedDirectories(env: NodeJS.ProcessEnv = process.env): string
     join(xdg('XDG_CONFIG_HOME', '.config'), 'cordon'),
     join(xdg('XDG_CACHE_HOME', '.cache'), 'cordon'),
     join(xdg('XDG_DATA_HOME', '.local/share'), 'pcodx'),
+    ...['applications', 'desktop-directories', 'mime'].map((name) => join(home, '.local/share', name)),
   ];
   return [...new Set(dirs)];
 }
@@ -77,7 +82,7 @@ export default function setup(): () => void {
     if (changes.length > 0) {
       // vitest reports an error thrown here but still exits 0: fail the run through the exit code.
       process.exitCode = 1;
-      process.stderr.write(`\nFAIL the test run wrote into the user's own cordon directories (a test without its own CORDON_*/XDG directories):\n${changes.slice(0, 20).map((line) => `  ${line}`).join('\n')}\n`);
+      process.stderr.write(`\nFAIL the test run wrote into the user's own directories (a test without its own CORDON_*/XDG directories, or a Wine prefix booted with its menu builder):\n${changes.slice(0, 20).map((line) => `  ${line}`).join('\n')}\n`);
     }
   };
 }

@@ -18,7 +18,13 @@ export const winPath = (p: string): string => `Z:${p.replaceAll('/', '\\')}`;
 export const wineEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
   PATH: process.env.PATH,
   HOME: process.env.HOME,
+  // Wine's menu builder (run by wineboot) writes desktop entries under the XDG data directory:
+  // disabled, and the XDG directories kept in the Wine directory, away from the user's.
+  XDG_DATA_HOME: join(wineDir, 'xdg/data'),
+  XDG_CONFIG_HOME: join(wineDir, 'xdg/config'),
+  XDG_CACHE_HOME: join(wineDir, 'xdg/cache'),
   WINEPREFIX: join(wineDir, 'prefix'),
+  WINEDLLOVERRIDES: 'winemenubuilder.exe=d',
   // `-all` first keeps Debian's wrapper quiet about wine32; `err+all` keeps Wine's own errors.
   WINEDEBUG: '-all,err+all',
   NODE_SKIP_PLATFORM_CHECK: '1',

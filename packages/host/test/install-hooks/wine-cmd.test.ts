@@ -40,7 +40,19 @@ function unavailable(): string | undefined {
   return undefined;
 }
 
-const wineEnv = (prefix: string): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, WINEPREFIX: prefix, WINEDEBUG: '-all', NODE_SKIP_PLATFORM_CHECK: '1' });
+// The copied prefix makes Wine run wineboot, whose menu builder writes desktop entries under the
+// user's XDG data directory: it is disabled, and the XDG directories stay in the Wine directory.
+const wineEnv = (prefix: string): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  XDG_DATA_HOME: join(wineDir, 'xdg/data'),
+  XDG_CONFIG_HOME: join(wineDir, 'xdg/config'),
+  XDG_CACHE_HOME: join(wineDir, 'xdg/cache'),
+  WINEPREFIX: prefix,
+  WINEDLLOVERRIDES: 'winemenubuilder.exe=d',
+  WINEDEBUG: '-all',
+  NODE_SKIP_PLATFORM_CHECK: '1',
+});
 
 /** Runs the Windows node.exe on `script` with `args` under Wine; resolves with its exit code. */
 function runWine(work: string, prefix: string, script: string, args: string[], timeoutMs: number): Promise<number | null> {
