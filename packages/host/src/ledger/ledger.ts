@@ -26,6 +26,7 @@ import type { LedgerSchema } from './schema.js';
 import { PRESERVE_ROLES, renderLayout, ROLES, strongestRole, visibleIdPieces, visibleIdsFromSeqs, type LedgerOutline } from './state.js';
 import { readTransaction, Rollback, writeTransaction } from './transaction.js';
 import { validateCompaction } from './validate.js';
+import { mark } from '../util/timeline.js';
 
 type Db = Kysely<LedgerSchema>;
 
@@ -48,11 +49,34 @@ const EMPTY_OUTLINE: LedgerOutline = { maxSeq: 0, roleCodes: '', compactions: []
 const LEGACY_FENCE_KEY = 'session_write_order_legacy_fence';
 
 /**
- * Most messages in one piece of a streamed render (`renderTo`): about 400 KiB of conversation-like
- * text, so a printed render is held a piece at a time, while the pieces stay few enough that
- * their queries cost nothing next to the text (100 for 100,000 messages).
+ * How much text one piece of a streamed render (`renderTo`) aims at, in characters. Each piece
+ * passes through buffers of its own size (SQLite's `group_concat`, the V8 string, the bytes
+ * written); kept under the 128 KiB where malloc and V8 switch to fresh mappings per block, they
+ * come from memory already in use. At 2,000 messages (about 400 KiB) per piece a 100,000-message
+ * render took 18,700 page faults (500 ms on a VM where each costs 25 µs); at about 32 KiB, 1,300
+ * (90 ms; 64 KiB and 16 KiB took more).
  */
-const RENDER_PIECE_MESSAGES = 2_000;
+export const RENDER_PIECE_CHARS = 32 * 1024;
+
+/**
+ * Most messages in one piece of a streamed render, however short they are: a block is at least
+ * about 32 characters (the text, `<aboveturn id="msgN"/>` and the blank line), so about
+ * {@link RENDER_PIECE_CHARS} of the shortest blocks.
+ */
+const RENDER_PIECE_MESSAGES = 1_024;
+
+/** Messages in a render's first piece, before a piece's size has been seen. */
+const RENDER_FIRST_PIECE_MESSAGES = 64;
+
+/**
+ * The messages of the next render piece, from the last piece's: scaled so it holds about
+ * {@link RENDER_PIECE_CHARS} characters if its messages are as long as the last piece's were,
+ * between 1 and {@link RENDER_PIECE_MESSAGES}.
+ */
+function nextPieceMessages(messages: number, chars: number): number {
+  if (chars <= 0) return RENDER_PIECE_MESSAGES;
+  return Math.max(1, Math.min(RENDER_PIECE_MESSAGES, Math.floor((messages * RENDER_PIECE_CHARS) / chars)));
+}
 
 /** Largest number of rows one INSERT carries (keeps well under SQLite's bound-parameter limit). */
 const INSERT_CHUNK = 500;
@@ -271,8 +295,9 @@ export class Ledger implements LedgerHandle {
   }
 
   /**
-   * {@link render} handed to `write` in order, in pieces of at most {@link RENDER_PIECE_MESSAGES}
-   * messages (a few hundred KiB) or one compaction block, all read in one snapshot: a caller that
+   * {@link render} handed to `write` in order, in pieces of about {@link RENDER_PIECE_CHARS}
+   * characters (whole messages, at most {@link RENDER_PIECE_MESSAGES}) or one compaction block,
+   * all read in one snapshot: a caller that
    * writes them out as they come (`pcodx show`) never holds the whole render. An unknown session
    * is refused (`CORDON_LEDGER_REFUSED`) before anything is written.
    */
@@ -281,6 +306,7 @@ export class Ledger implements LedgerHandle {
       readTransaction(this.#db, async (trx) => {
         await requireSession(trx, sessionId);
         await this.#renderPieces(trx, sessionId, write);
+        mark('render written');
       }),
     );
   }
@@ -459,8 +485,8 @@ export class Ledger implements LedgerHandle {
 
   /**
    * The text render of a session inside the caller's transaction: the layout of its active
-   * compactions, each run of visible messages read as strings of up to
-   * {@link RENDER_PIECE_MESSAGES} blocks, handed to `write` in order with the blank lines between
+   * compactions, each run of visible messages read as strings of whole blocks sized by
+   * {@link nextPieceMessages} from the piece before (the first {@link RENDER_FIRST_PIECE_MESSAGES}), handed to `write` in order with the blank lines between
    * blocks (the separator travels at the start of every piece but the first). With `roles`, each
    * block under its role line (`renderWithRoles`). A `write` that returns a promise is awaited
    * before the next piece is read (the read transaction stays open meanwhile).
@@ -474,6 +500,8 @@ export class Ledger implements LedgerHandle {
       await write(text);
     };
     let roleCodes: string | undefined;
+    // Messages in the next piece, sized from the piece before (across compactions too).
+    let span = RENDER_FIRST_PIECE_MESSAGES;
     for (const s of renderLayout(await maxSeq(trx, sessionId), await activeCompactions(trx, sessionId))) {
       if (s.kind === 'compaction') {
         const c = s.compaction;
@@ -482,9 +510,12 @@ export class Ledger implements LedgerHandle {
         await put(header + renderBlock(c.summary, c.id));
         continue;
       }
-      for (let from = s.from; from <= s.to; from += RENDER_PIECE_MESSAGES) {
-        const to = Math.min(s.to, from + RENDER_PIECE_MESSAGES - 1);
-        await put(roles ? this.#reads.roleRenderRun(sessionId, from, to) : this.#reads.renderRun(sessionId, from, to));
+      for (let from = s.from; from <= s.to; ) {
+        const to = Math.min(s.to, from + span - 1);
+        const piece = roles ? this.#reads.roleRenderRun(sessionId, from, to) : this.#reads.renderRun(sessionId, from, to);
+        await put(piece);
+        span = nextPieceMessages(to - from + 1, piece.length);
+        from = to + 1;
       }
     }
   }

@@ -14,6 +14,7 @@ import { enableWal, writeTransaction } from './transaction.js';
 import { lazyPackage } from '../util/lazy-package.js';
 import { sqliteNativeBinding } from '../util/sqlite-binding.js';
 import { sqliteDriverProblem } from '../util/sqlite-driver.js';
+import { mark } from '../util/timeline.js';
 
 /** The 16 bytes every SQLite 3 database file starts with (sqlite.org/fileformat.html §1.3). */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
@@ -89,6 +90,7 @@ export async function openLedgerDatabase(path: string, options: OpenDatabaseOpti
   }
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
   const raw = await connect(path, busyTimeoutMs);
+  mark('ledger connected');
   try {
     // Only a whole number of KiB reaches the pragma (it takes no bound parameter).
     if (options.cacheSizeKiB !== undefined) raw.pragma(`cache_size = -${Math.max(1, Math.trunc(options.cacheSizeKiB))}`);
@@ -96,6 +98,7 @@ export async function openLedgerDatabase(path: string, options: OpenDatabaseOpti
     const layout = inspectLayout(path, raw);
     if (layout.kind === 'empty' && !create) throw refused(`there is no ledger at ${path} yet (run \`cordon pcodx init\` first); nothing was created`, { path });
     if (layout.kind === 'cordon') checkLedgerRows(raw, path);
+    mark('ledger rows checked');
     const db = new Kysely<LedgerSchema>({ dialect: new SqliteDialect({ database: raw }) });
     // The reference's file becomes cordon's in one transaction, before anything else changes it.
     if (layout.kind === 'reference') await migrateReferenceLedger(db, raw, path);
@@ -106,6 +109,7 @@ export async function openLedgerDatabase(path: string, options: OpenDatabaseOpti
     raw.pragma('synchronous = NORMAL');
     if (layout.kind !== 'reference' && (layout.kind === 'empty' || layout.version < LEDGER_SCHEMA_VERSION)) await migrate(db, raw, path);
     options.onConnection?.(raw);
+    mark('ledger opened');
     return { path, db, raw };
   } catch (error) {
     raw.close();

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import type { LedgerCompaction, LedgerMessage, LedgerRangeRequest, LedgerRole } from '@cordon/plugin-api';
 import { describe, expect, it } from 'vitest';
 import { LEDGER_SCHEMA_VERSION, renderText, renderWithRoles, visibleEntries, type Ledger } from '../../src/ledger/index.js';
+import { RENDER_PIECE_CHARS } from '../../src/ledger/ledger.js';
 import { ledgerSandbox } from './helpers.js';
 
 // The render, the visible entries and compaction validation read a session through SQLite
@@ -84,24 +85,36 @@ describe('render and visible entries on a real file', () => {
     expect(await ledger.render('s')).toBe('a\u0000b\n<aboveturn id="msg1"/>\n\n<aboveturn id="msg9"/>\n<aboveturn id="msg2"/>');
   });
 
-  it('renderTo hands over the render in pieces of at most 2,000 messages, in order, with the same bytes as render()', async () => {
+  it('renderTo hands over the render in pieces of about RENDER_PIECE_CHARS characters, in order, with the same bytes as render()', async () => {
     const path = join(dir(), 'l.sqlite3');
     const ledger = await L.open(path);
     await ledger.resolveSession({ mode: 'create', id: 's' });
-    const texts = Array.from({ length: 5_003 }, (_, i) => (i % 11 === 0 ? `m${i + 1}\n` : `m${i + 1} é`));
+    // Runs of short messages, of 1,000-character ones and one of 100,000: each run's pieces are sized from the piece before.
+    const texts = Array.from({ length: 5_003 }, (_, i) => (i === 4_500 ? 'y'.repeat(100_000) : i >= 2_000 && i < 3_000 ? `m${i + 1} ${'x'.repeat(1_000)}` : i % 11 === 0 ? `m${i + 1}\n` : `m${i + 1} é`));
     for (let i = 0; i < texts.length; i += 500) await ledger.record('s', texts.slice(i, i + 500).map((text, k) => ({ role: (i + k) % 2 ? ('assistant' as const) : ('user' as const), text })));
-    // One compaction inside the first piece's range, one ending exactly at a piece boundary.
+    // One compaction inside the first piece's range, one inside the long messages.
     await ledger.compact('s', [
       { from: 'msg10', to: 'msg12', summary: 'first' },
-      { from: 'msg3990', to: 'msg4011', summary: 'second' },
+      { from: 'msg2500', to: 'msg2511', summary: 'second' },
     ]);
     const pieces: string[] = [];
     await ledger.renderTo('s', (piece) => void pieces.push(piece));
     expect(pieces.join('')).toBe(await ledger.render('s'));
     expect(pieces.join('')).toBe(renderText(visibleEntries(await model(ledger, path, 's'))));
-    // Runs msg1..9 | cmp1 | msg13..2012, msg2013..3989 | cmp2 | msg4012..5003 in pieces of ≤ 2,000.
-    expect(pieces.map((p) => (p.match(/<aboveturn /g) ?? []).length)).toEqual([9, 1, 2_000, 1_977, 1, 992]);
     expect(pieces.slice(1).every((p) => p.startsWith('\n\n'))).toBe(true);
+    const blocks = pieces.map((p) => (p.match(/<aboveturn /g) ?? []).length);
+    expect(blocks.slice(0, 2)).toEqual([9, 1]);
+    expect(blocks.reduce((a, b) => a + b)).toBe(5_003 - 3 - 12 + 2);
+    // A piece is sized from the one before: it stays near the target while message lengths do,
+    // and only where they rise (short to 1,000 characters, then the 100,000-character one, which
+    // is not split) do the pieces read before the size is seen run over twice the target.
+    const over = pieces.filter((p) => p.length > 2 * RENDER_PIECE_CHARS);
+    expect(over.length).toBeLessThanOrEqual(3);
+    expect(over.some((p) => p.includes('y'.repeat(100_000)))).toBe(true);
+    const runOfLong = pieces.filter((p) => p.includes('x'.repeat(1_000)) && !p.includes('y'));
+    expect(runOfLong.length).toBeGreaterThan(10);
+    expect(runOfLong.filter((p) => p.length <= RENDER_PIECE_CHARS + 1_100).length).toBeGreaterThanOrEqual(runOfLong.length - 3);
+    expect(pieces.some((p) => p.includes('y'.repeat(100_000)))).toBe(true);
   });
 
   it('renderWithRolesTo and visibleIdsTo hand over the role render and the ids in pieces, in order, with the same bytes as the walk over every message', async () => {
