@@ -206,7 +206,7 @@ export const pluginCommandBundleOptions = bundleOptions('dist/fast/plugin-comman
  * `import()` them, and one file compiled from the cache starts faster than their modules
  * resolved one by one.
  */
-export const ledgerApiBundleOptions = bundleOptions('dist/fast/ledger-api.js', 'dist/fast/ledger-api.cjs', { inlined: ['kysely'], alias: {}, lazyInlined: ['better-sqlite3'] });
+export const ledgerApiBundleOptions = { ...bundleOptions('dist/fast/ledger-api.js', 'dist/fast/ledger-api.cjs', { inlined: ['kysely'], alias: {}, lazyInlined: ['better-sqlite3'] }), ...COMPACT };
 
 /**
  * esbuild options of `dist/oclif/core-<version>.cjs`: @oclif/core (version `version`, as installed
