@@ -2,6 +2,7 @@ export { STAGE } from './stage.js';
 export { cutCodePoints, cutText, cutTextEnd, cutTextMiddle, cutUtf8, cutUtf8Bytes, cutUtf8BytesEnd, wellFormed } from './text.js';
 export { directoryProblem } from './directory.js';
 export { systemErrorWords } from './system-error.js';
+export { isTerminal, legacyBinding, writeOutput } from './standard-output.js';
 export { escapeUnits, shownLine, UNSHOWN_SOURCE } from './terminal-text.js';
 export { NAME_NUMBER, nameNumber } from './name-number.js';
 export type { Stage } from './stage.js';

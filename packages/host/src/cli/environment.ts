@@ -1,6 +1,6 @@
+import { writeOutput } from '@cordon/plugin-api';
 import { ERROR_CODES } from '../errors/index.js';
 import { errorDocument, errorText } from '../output/error-text.js';
-import { writeOut } from '../output/write-out.js';
 import { asksForJson } from './json-flag.js';
 import { checkPaths, resolveDirOrigins, type DirKind } from '../util/paths.js';
 import { checkDataPackage, dataPackageProblem } from '../plugins/data-package.js';
@@ -51,20 +51,20 @@ export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = p
     if (hook) return false;
     const { code, message, details } = error as { code?: unknown; message: string; details?: unknown };
     const reported = { code: typeof code === 'string' ? code : ERROR_CODES.INTERNAL, message: String(message), details };
-    if (asksForJson(args)) writeOut(1, `${JSON.stringify(errorDocument(reported), null, 2)}\n`);
-    else writeOut(2, errorText(reported.message, reported.code));
+    if (asksForJson(args)) writeOutput(1, `${JSON.stringify(errorDocument(reported), null, 2)}\n`);
+    else writeOutput(2, errorText(reported.message, reported.code));
     return false;
   }
   // oclif prints its version line for `--version` whatever follows; with --json, the document.
   // Both are answered here, without loading @oclif/core and every plugin's manifest for one line.
   const version = versionJson(args);
   if (version !== undefined) {
-    writeOut(1, `${JSON.stringify(version, null, 2)}\n`);
+    writeOutput(1, `${JSON.stringify(version, null, 2)}\n`);
     return false;
   }
   const line = versionLine(args);
   if (line !== undefined) {
-    writeOut(1, `${line}\n`);
+    writeOutput(1, `${line}\n`);
     return false;
   }
   const origins = resolveDirOrigins(env);

@@ -1,3 +1,4 @@
+import { writeOutput } from '@cordon/plugin-api';
 import { loadHostDirect } from '../bus/load-host.js';
 import { warnPluginFailures } from '../cli/plugin-warnings.js';
 import { check } from '../envelope/check.js';
@@ -5,7 +6,6 @@ import { renderAudit } from '../envelope/render.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { errorDocument, errorText } from '../output/error-text.js';
 import { enableStatus } from '../output/status.js';
-import { writeOut } from '../output/write-out.js';
 import { haltIfInterrupted } from '../process/interrupt.js';
 import { mark } from '../util/timeline.js';
 import { parseRepoJsonArgs } from './repo-args.js';
@@ -53,7 +53,7 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
     const { audit } = await check({ repo: options.repo, hooks, env, whileLocating });
     // The verdict's exit code first: a reader that closes the pipe early must not change it.
     process.exitCode = audit.passed ? 0 : 3;
-    writeOut(1, options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);
+    writeOutput(1, options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);
     mark('printed');
     return 'done';
   } catch (error) {
@@ -76,8 +76,8 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
  * message}}` on stdout, otherwise `Error: <message>` and `Code: <code>` on stderr.
  */
 function printError(error: CordonError, json: boolean): void {
-  if (json) writeOut(1, `${JSON.stringify(errorDocument(error), null, 2)}\n`);
-  else writeOut(2, errorText(error.message, error.code));
+  if (json) writeOutput(1, `${JSON.stringify(errorDocument(error), null, 2)}\n`);
+  else writeOutput(2, errorText(error.message, error.code));
 }
 
 /**

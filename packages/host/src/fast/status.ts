@@ -1,6 +1,6 @@
+import { writeOutput } from '@cordon/plugin-api';
 import { renderStatus } from '../envelope/render.js';
 import { status } from '../envelope/status.js';
-import { writeOut } from '../output/write-out.js';
 import { checkPaths } from '../util/paths.js';
 import { parseRepoJsonArgs, type RepoJsonArgs } from './repo-args.js';
 
@@ -27,7 +27,7 @@ export async function fastStatus(options: RepoJsonArgs, env: NodeJS.ProcessEnv =
   } catch {
     return 'fallback';
   }
-  writeOut(1, `${text}\n`);
+  writeOutput(1, `${text}\n`);
   return 'done';
 }
 

@@ -1,23 +1,8 @@
-/**
- * One of Node's internal bindings through `process.binding` (DEP0111, deprecated in the
- * documentation only; the warning it prints under `--pending-deprecation` is kept quiet here,
- * since the hook and `control run` print nothing of their own), or `undefined` where Node no
- * longer hands it out. Callers check the shape of what they get and fall back to Node's public
- * module when it is not the shape they know: a binding's calling convention is not a public
- * promise (see `src/process/direct-spawn.ts` for one that changed between majors).
- */
-export function legacyBinding(name: string): Record<string, unknown> | undefined {
-  const quiet = process.noDeprecation;
-  process.noDeprecation = true;
-  try {
-    const binding = (process as unknown as { binding?: (name: string) => Record<string, unknown> }).binding;
-    return typeof binding === 'function' ? binding(name) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    process.noDeprecation = quiet;
-  }
-}
+import { legacyBinding } from '@cordon/plugin-api';
+
+// `legacyBinding` and `isTerminal` live in the plugin API (its standard-output module), which the
+// pcodx plugin's fast commands share; they are re-exported here for the host's own modules.
+export { isTerminal, legacyBinding } from '@cordon/plugin-api';
 
 /**
  * The number of signal `name` on this platform (`SIGTERM` → 15 on Linux), as
@@ -62,17 +47,6 @@ export function systemTempDir(env: NodeJS.ProcessEnv = process.env): string {
   if (process.platform === 'win32') return (process.getBuiltinModule('node:os') as typeof import('node:os')).tmpdir();
   const path = env.TMPDIR || env.TMP || env.TEMP || '/tmp';
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-}
-
-/**
- * Whether descriptor `fd` is a terminal, as `tty.isatty` says, asked of Node's `tty_wrap` binding
- * directly: loading `node:tty` also loads Node's socket and stream modules (`net`, `stream`), which
- * `control run` otherwise never needs. Falls back to `node:tty` where the binding is not there.
- */
-export function isTerminal(fd: number): boolean {
-  const isTTY = legacyBinding('tty_wrap')?.isTTY;
-  if (typeof isTTY === 'function') return (isTTY as (fd: number) => boolean)(fd) === true;
-  return (process.getBuiltinModule('node:tty') as typeof import('node:tty')).isatty(fd);
 }
 
 /** libuv's end-of-file status (`UV_EOF` in uv/errno.h, the same on every platform). */

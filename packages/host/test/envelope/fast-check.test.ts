@@ -121,7 +121,7 @@ describe('cordon check fast route: what it loads', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ passed: true, metrics: { files: 2 } });
     const modules = readFileSync(out, 'utf8').split('\n');
     // git started through libuv's process and pipe handles (src/process/direct-spawn.ts), the
-    // verdict written to the descriptor (src/output/write-out.ts): no child_process, net, stream
+    // verdict written to the descriptor (writeOutput of @cordon/plugin-api): no child_process, net, stream
     // or tty modules, which cost a check several ms.
     expect(modules).toContain('Internal Binding process_wrap');
     expect(modules).toContain('Internal Binding pipe_wrap');

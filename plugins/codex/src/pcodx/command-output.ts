@@ -1,3 +1,4 @@
+import { isTerminal, writeOutput } from '@cordon/plugin-api';
 import { exitCodeOf, isReportable } from './errors.js';
 import { escapedSink, jsonSink, processSink, type Sink } from './output.js';
 
@@ -33,15 +34,15 @@ export function commandOutput(json: boolean | undefined, escape?: (text: string)
   const collector = json ? jsonSink() : undefined;
   const shown = escape ?? ((text: string) => text);
   return {
-    sink: collector ?? (escape ? escapedSink(escape, process.stdout.isTTY === true) : processSink),
+    sink: collector ?? (escape ? escapedSink(escape, isTerminal(1)) : processSink),
     finish: () => {
-      if (collector) process.stdout.write(`${JSON.stringify(collector.document(), null, 2)}\n`);
+      if (collector) void writeOutput(1, `${JSON.stringify(collector.document(), null, 2)}\n`);
     },
     fail: (error) => {
       if (!isReportable(error)) return false;
       const message = shown((error as Error).message);
-      if (collector) process.stdout.write(`${JSON.stringify({ error: { message } }, null, 2)}\n`);
-      else process.stderr.write(`error: ${message}\n`);
+      if (collector) void writeOutput(1, `${JSON.stringify({ error: { message } }, null, 2)}\n`);
+      else void writeOutput(2, `error: ${message}\n`);
       process.exitCode = exitCodeOf(error);
       return true;
     },

@@ -1,4 +1,4 @@
-import type { LedgerCompactResult, LedgerUncompactResult } from '@cordon/plugin-api';
+import { writeOutput, type LedgerCompactResult, type LedgerUncompactResult } from '@cordon/plugin-api';
 
 /** Where a pcodx action prints: whole lines, a newline is added to each. */
 export interface Sink {
@@ -16,31 +16,14 @@ export interface Sink {
 }
 
 /**
- * Writes `text` on `stream`; when the stream then holds more than its buffer (a pipe whose reader
- * is slower, where Node queues writes in memory), returns a promise that resolves once it has
- * drained, or has failed or closed (a reader that went away: bin/run.cjs ends the output quietly on
- * EPIPE), so a caller that waits for it holds about one piece at a time.
+ * A sink on the standard descriptors (`writeOutput` of the plugin API: straight to the descriptor,
+ * without creating Node's stdout/stderr streams, about 5 ms of a `turn` whose stderr is a pipe);
+ * long output waits when a stream has to take it and asks to ({@link Sink.write}).
  */
-export function writeDrained(stream: NodeJS.WriteStream, text: string): void | Promise<void> {
-  if (stream.write(text) || stream.destroyed) return;
-  return new Promise((resolve) => {
-    const done = (): void => {
-      stream.off('drain', done);
-      stream.off('error', done);
-      stream.off('close', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    stream.on('error', done);
-    stream.on('close', done);
-  });
-}
-
-/** A sink on the process streams; long output waits for stdout to drain ({@link writeDrained}). */
 export const processSink: Sink = {
-  out: (line) => void process.stdout.write(`${line}\n`),
-  err: (line) => void process.stderr.write(`${line}\n`),
-  write: (text) => writeDrained(process.stdout, text),
+  out: (line) => void writeOutput(1, `${line}\n`),
+  err: (line) => void writeOutput(2, `${line}\n`),
+  write: (text) => writeOutput(1, text),
 };
 
 /**
@@ -52,9 +35,9 @@ export const processSink: Sink = {
  */
 export function escapedSink(escape: (text: string) => string, stdoutTerminal: boolean): Sink {
   return {
-    out: stdoutTerminal ? (line) => void process.stdout.write(`${escape(line)}\n`) : processSink.out,
-    err: (line) => void process.stderr.write(`${escape(line)}\n`),
-    write: stdoutTerminal ? (text) => writeDrained(process.stdout, escape(text)) : processSink.write,
+    out: stdoutTerminal ? (line) => void writeOutput(1, `${escape(line)}\n`) : processSink.out,
+    err: (line) => void writeOutput(2, `${escape(line)}\n`),
+    write: stdoutTerminal ? (text) => writeOutput(1, escape(text)) : processSink.write,
   };
 }
 

@@ -1,0 +1,122 @@
+import { fstatSync, writeSync } from 'node:fs';
+
+// Output for commands that print and exit (the host's fast routes, `cordon pcodx show|ids|turn`):
+// straight to the descriptor, without creating `process.stdout` or `process.stderr`, whose
+// streams load Node's socket and stream modules: about 5 ms of every such command on the 2-core
+// VM when the descriptor is a pipe (`npm run bench:envelope`, `bench:ledger`'s cold rows).
+
+/**
+ * One of Node's internal bindings through `process.binding` (DEP0111, deprecated in the
+ * documentation only; the warning it prints under `--pending-deprecation` is kept quiet here,
+ * since the hook and `control run` print nothing of their own), or `undefined` where Node no
+ * longer hands it out. Callers check the shape of what they get and fall back to Node's public
+ * module when it is not the shape they know: a binding's calling convention is not a public
+ * promise (the host's `src/process/direct-spawn.ts` reads one that changed between majors).
+ */
+export function legacyBinding(name: string): Record<string, unknown> | undefined {
+  const quiet = process.noDeprecation;
+  process.noDeprecation = true;
+  try {
+    const binding = (process as unknown as { binding?: (name: string) => Record<string, unknown> }).binding;
+    return typeof binding === 'function' ? binding(name) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    process.noDeprecation = quiet;
+  }
+}
+
+/**
+ * Whether descriptor `fd` is a terminal, as `tty.isatty` says. A descriptor that is not a
+ * character device (a pipe, a socket, a file) is not, from one `fstat`; otherwise Node's
+ * `tty_wrap` binding is asked directly: loading `node:tty` also loads Node's socket and stream
+ * modules (`net`, `stream`). Falls back to `node:tty` where the binding is not there.
+ */
+export function isTerminal(fd: number): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  const isTTY = legacyBinding('tty_wrap')?.isTTY;
+  if (typeof isTTY === 'function') return (isTTY as (fd: number) => boolean)(fd) === true;
+  return (process.getBuiltinModule('node:tty') as typeof import('node:tty')).isatty(fd);
+}
+
+/** How a standard descriptor is written: with write(2), through its stream, or not at all (its reader has gone). */
+type Route = 'direct' | 'stream' | 'closed';
+
+const routes = new Map<1 | 2, Route>();
+
+/**
+ * Writes `text` (UTF-8) to standard output (`fd` 1) or standard error (2), in order with every
+ * earlier call for that descriptor:
+ *
+ * - A pipe, a socket (what a Node parent's `'pipe'` is: libuv makes a socket pair), a regular file
+ *   or a character device (a terminal, /dev/null) is written with write(2) directly, without
+ *   creating `process.stdout`/`process.stderr`. A blocking pipe blocks the writer until its
+ *   reader catches up, so nothing queues in memory.
+ * - A reader that closed its end (`EPIPE`, `cordon check | head -c 10`) ends the output quietly:
+ *   this and later writes to that descriptor are dropped, as the host's bin/run.cjs does for the
+ *   streams, and the exit code stays the command's.
+ * - A descriptor left non-blocking by whoever shares it (`EAGAIN`) gets the rest, and every later
+ *   write, through the stream, which waits for the reader; so does Windows and anything unusual.
+ *   When the stream then holds more than its buffer, the returned promise resolves once it has
+ *   drained, failed or closed: a caller that waits for it holds about one write at a time.
+ *
+ * Returns nothing when the text has been written (or dropped). Throws only what the stream's own
+ * write would (an unexpected error of the descriptor).
+ */
+export function writeOutput(fd: 1 | 2, text: string): void | Promise<void> {
+  let route = routes.get(fd);
+  if (route === undefined) {
+    route = process.platform !== 'win32' && writtenDirectly(fd) ? 'direct' : 'stream';
+    routes.set(fd, route);
+  }
+  if (route === 'closed') return;
+  if (route === 'stream') return throughStream(fd, text);
+  const bytes = Buffer.from(text, 'utf8');
+  let done = 0;
+  while (done < bytes.length) {
+    try {
+      done += writeSync(fd, bytes, done, bytes.length - done);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EPIPE') {
+        routes.set(fd, 'closed');
+        return;
+      }
+      if (code !== 'EAGAIN') throw error;
+      // The stream keeps the rest in order; later writes queue behind it.
+      routes.set(fd, 'stream');
+      return throughStream(fd, bytes.subarray(done));
+    }
+  }
+}
+
+/** Writes through `process.stdout`/`process.stderr`; a promise when the stream asks the writer to wait. */
+function throughStream(fd: 1 | 2, chunk: string | Uint8Array): void | Promise<void> {
+  const stream = fd === 1 ? process.stdout : process.stderr;
+  if (stream.write(chunk) || stream.destroyed) return;
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('error', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('error', done);
+    stream.on('close', done);
+  });
+}
+
+/** Whether `fd` is a pipe, a socket, a regular file or a character device, written with write(2) directly. */
+function writtenDirectly(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFIFO() || stat.isSocket() || stat.isFile() || stat.isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
