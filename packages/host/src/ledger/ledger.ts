@@ -240,6 +240,7 @@ export class Ledger implements LedgerHandle {
         }
         const attachedTo = await attachLateResults(trx, sessionId, lastSeq, stored);
         await touch(trx, sessionId, now);
+        mark('messages recorded');
         return attachedTo ? stored.map((m, i) => (i < attachedTo.count ? { ...m, attachedTo: attachedTo.id } : m)) : stored;
       });
     });
