@@ -12,14 +12,13 @@ import { spawn } from 'node:child_process';
 import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeExe, wineDir, wineEnv, winPath } from '../test/support/wine.js';
 
 const repo = fileURLToPath(new URL('../', import.meta.url));
-const wineDir = process.env.CORDON_WINE_DIR ?? join(repo, '.cache/wine');
 const TICKS = 40;
 
 /** Measures and prints the Wine row through `row(name, value, target, ratio)`. */
 export async function printWineRows(row: (name: string, value: string, target: string, ratio: string) => void): Promise<void> {
-  const nodeExe = join(wineDir, 'nodewin/package/bin/node.exe');
   const dist = join(repo, 'plugins/sampler-windows/dist');
   if (!existsSync(nodeExe) || !existsSync(join(wineDir, 'run/node_modules/koffi')) || existsSync(join(wineDir, 'unavailable'))) {
     console.log('Windows row (Wine): not measured, run scripts/install-wine.sh first');
@@ -31,13 +30,12 @@ export async function printWineRows(row: (name: string, value: string, target: s
   try {
     for (const f of readdirSync(dist)) if (f.endsWith('.js')) cpSync(join(dist, f), join(work, 'sampler', f));
     cpSync(join(repo, 'bench/wine/sampler-tree.mjs'), join(work, 'sampler-tree.mjs'));
-    const win = (p: string) => `Z:${p.replaceAll('/', '\\')}`;
     // node.exe's stdout must be a file under Wine, not a pipe.
     const out = openSync(join(work, 'stdout.txt'), 'w');
     await new Promise<void>((resolve, reject) => {
-      const child = spawn('wine', [nodeExe, win(join(work, 'sampler-tree.mjs')), win(work), String(TICKS)], {
+      const child = spawn('wine', [nodeExe, winPath(join(work, 'sampler-tree.mjs')), winPath(work), String(TICKS)], {
         stdio: ['ignore', out, out],
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_DATA_HOME: join(wineDir, 'xdg/data'), XDG_CONFIG_HOME: join(wineDir, 'xdg/config'), WINEPREFIX: join(wineDir, 'prefix'), WINEDLLOVERRIDES: 'winemenubuilder.exe=d', WINEDEBUG: '-all' },
+        env: wineEnv({ WINEDEBUG: '-all' }),
       });
       const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
       child.on('error', reject);

@@ -298,9 +298,9 @@ export class Ledger implements LedgerHandle {
   /**
    * {@link render} handed to `write` in order, in pieces of about {@link RENDER_PIECE_CHARS}
    * characters (whole messages, at most {@link RENDER_PIECE_MESSAGES}) or one compaction block,
-   * all read in one snapshot: a caller that
-   * writes them out as they come (`pcodx show`) never holds the whole render. An unknown session
-   * is refused (`CORDON_LEDGER_REFUSED`) before anything is written.
+   * all read in one snapshot: a caller that writes them out as they come (`pcodx show`) never
+   * holds the whole render. An unknown session is refused (`CORDON_LEDGER_REFUSED`) before
+   * anything is written.
    */
   async renderTo(sessionId: string, write: (piece: string) => void | Promise<void>): Promise<void> {
     return this.#guard(async () =>
@@ -486,8 +486,9 @@ export class Ledger implements LedgerHandle {
 
   /**
    * The text render of a session inside the caller's transaction: the layout of its active
-   * compactions, each run of visible messages read as strings of whole blocks sized by
-   * {@link nextPieceMessages} from the piece before (the first {@link RENDER_FIRST_PIECE_MESSAGES}), handed to `write` in order with the blank lines between
+   * compactions, each run of visible messages read as strings of whole blocks, as many as
+   * {@link nextPieceMessages} says from the piece before (the first
+   * {@link RENDER_FIRST_PIECE_MESSAGES}), handed to `write` in order with the blank lines between
    * blocks (the separator travels at the start of every piece but the first). With `roles`, each
    * block under its role line (`renderWithRoles`). A `write` that returns a promise is awaited
    * before the next piece is read (the read transaction stays open meanwhile).

@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cmdCommand } from '../../src/install-hooks/quote/cmd.js';
 import { powershellCommand } from '../../src/install-hooks/quote/powershell.js';
+import { nodeExe, wineDir, wineEnv, winPath } from '../../../../test/support/wine.js';
 
 // The cmd.exe quoting checked by Windows programs: under Wine, the Windows node.exe starts
 // `cmd.exe /d /s /c "<line>"` (the exact command line Node's `shell: true` gives cmd.exe) for each
@@ -23,13 +23,6 @@ import { powershellCommand } from '../../src/install-hooks/quote/powershell.js';
 // the shared prefix, and ending this run's wineserver ends nothing of theirs. One wine process
 // (the harness) at a time.
 
-const repo = fileURLToPath(new URL('../../../../', import.meta.url));
-const wineDir = process.env.CORDON_WINE_DIR ?? join(repo, '.cache/wine');
-const nodeExe = join(wineDir, 'nodewin/package/bin/node.exe');
-
-/** A Linux path as Wine's Z: drive names it. */
-const winPath = (p: string): string => `Z:${p.replaceAll('/', '\\')}`;
-
 /** Why the Wine check cannot run here, or undefined when it can. */
 function unavailable(): string | undefined {
   const reason = join(wineDir, 'unavailable');
@@ -40,19 +33,8 @@ function unavailable(): string | undefined {
   return undefined;
 }
 
-// The copied prefix makes Wine run wineboot, whose menu builder writes desktop entries under the
-// user's XDG data directory: it is disabled, and the XDG directories stay in the Wine directory.
-const wineEnv = (prefix: string): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  XDG_DATA_HOME: join(wineDir, 'xdg/data'),
-  XDG_CONFIG_HOME: join(wineDir, 'xdg/config'),
-  XDG_CACHE_HOME: join(wineDir, 'xdg/cache'),
-  WINEPREFIX: prefix,
-  WINEDLLOVERRIDES: 'winemenubuilder.exe=d',
-  WINEDEBUG: '-all',
-  NODE_SKIP_PLATFORM_CHECK: '1',
-});
+// Its own prefix, and only the harness's output: Wine's error channels stay off too.
+const prefixEnv = (prefix: string): NodeJS.ProcessEnv => wineEnv({ WINEPREFIX: prefix, WINEDEBUG: '-all' });
 
 /** Runs the Windows node.exe on `script` with `args` under Wine; resolves with its exit code. */
 function runWine(work: string, prefix: string, script: string, args: string[], timeoutMs: number): Promise<number | null> {
@@ -62,7 +44,7 @@ function runWine(work: string, prefix: string, script: string, args: string[], t
     const child = spawn('wine', [nodeExe, winPath(script), ...args], {
       stdio: ['ignore', out, out],
       detached: true,
-      env: wineEnv(prefix),
+      env: prefixEnv(prefix),
     });
     const timer = setTimeout(() => {
       try {
@@ -164,8 +146,8 @@ describe('cmd.exe quoting under Wine (real cmd.exe, the Windows node.exe)', () =
       });
     } finally {
       // This run's own wineserver (and any process left in it), then its files.
-      spawnSync('wineserver', ['-k'], { env: wineEnv(prefix), timeout: 20_000 });
-      spawnSync('wineserver', ['-w'], { env: wineEnv(prefix), timeout: 20_000 });
+      spawnSync('wineserver', ['-k'], { env: prefixEnv(prefix), timeout: 20_000 });
+      spawnSync('wineserver', ['-w'], { env: prefixEnv(prefix), timeout: 20_000 });
       rmSync(work, { recursive: true, force: true });
     }
   }, 300_000);
