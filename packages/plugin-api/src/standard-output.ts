@@ -4,44 +4,7 @@ import { fstatSync, writeSync } from 'node:fs';
 // straight to the descriptor, without creating `process.stdout` or `process.stderr`, whose
 // streams load Node's socket and stream modules: about 5 ms of every such command on the 2-core
 // VM when the descriptor is a pipe (`npm run bench:envelope`, `bench:ledger`'s cold rows).
-
-/**
- * One of Node's internal bindings through `process.binding` (DEP0111, deprecated in the
- * documentation only; the warning it prints under `--pending-deprecation` is kept quiet here,
- * since the hook and `control run` print nothing of their own), or `undefined` where Node no
- * longer hands it out. Callers check the shape of what they get and fall back to Node's public
- * module when it is not the shape they know: a binding's calling convention is not a public
- * promise (the host's `src/process/direct-spawn.ts` reads one that changed between majors).
- */
-export function legacyBinding(name: string): Record<string, unknown> | undefined {
-  const quiet = process.noDeprecation;
-  process.noDeprecation = true;
-  try {
-    const binding = (process as unknown as { binding?: (name: string) => Record<string, unknown> }).binding;
-    return typeof binding === 'function' ? binding(name) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    process.noDeprecation = quiet;
-  }
-}
-
-/**
- * Whether descriptor `fd` is a terminal, as `tty.isatty` says. A descriptor that is not a
- * character device (a pipe, a socket, a file) is not, from one `fstat`; otherwise Node's
- * `tty_wrap` binding is asked directly: loading `node:tty` also loads Node's socket and stream
- * modules (`net`, `stream`). Falls back to `node:tty` where the binding is not there.
- */
-export function isTerminal(fd: number): boolean {
-  try {
-    if (!fstatSync(fd).isCharacterDevice()) return false;
-  } catch {
-    return false;
-  }
-  const isTTY = legacyBinding('tty_wrap')?.isTTY;
-  if (typeof isTTY === 'function') return (isTTY as (fd: number) => boolean)(fd) === true;
-  return (process.getBuiltinModule('node:tty') as typeof import('node:tty')).isatty(fd);
-}
+// Whether a descriptor is a terminal: `isTerminal` in ./legacy-binding.ts.
 
 /** How a standard descriptor is written: with write(2), through its stream, or not at all (its reader has gone). */
 type Route = 'direct' | 'stream' | 'closed';

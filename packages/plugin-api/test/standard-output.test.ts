@@ -5,16 +5,17 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-// writeOutput (src/standard-output.ts) prints a fast command's output straight to descriptor 1
+// writeOutput (src/standard-output.ts; isTerminal: src/legacy-binding.ts) prints a fast command's output straight to descriptor 1
 // or 2. Each case runs the built module in a process of its own, whose descriptors are the case.
 
 const MODULE = pathToFileURL(join(import.meta.dirname, '../dist/standard-output.js')).href;
+const BINDING = pathToFileURL(join(import.meta.dirname, '../dist/legacy-binding.js')).href;
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'cordon-write-out-'))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Node source that imports writeOutput and isTerminal and runs `body`. */
-const script = (body: string) => `import { isTerminal, writeOutput } from ${JSON.stringify(MODULE)};\n${body}`;
+const script = (body: string) => `import { writeOutput } from ${JSON.stringify(MODULE)};\nimport { isTerminal } from ${JSON.stringify(BINDING)};\n${body}`;
 
 describe('writeOutput', () => {
   it('a file gets exactly the UTF-8 bytes, in order, on both descriptors', () => {

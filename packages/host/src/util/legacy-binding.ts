@@ -1,8 +1,8 @@
-import { legacyBinding } from '@cordon/plugin-api';
+import { legacyBinding } from '@cordon/plugin-api/legacy-binding';
 
-// `legacyBinding` and `isTerminal` live in the plugin API (its standard-output module), which the
-// pcodx plugin's fast commands share; they are re-exported here for the host's own modules.
-export { isTerminal, legacyBinding } from '@cordon/plugin-api';
+// `legacyBinding` and `isTerminal` live in the plugin API (its legacy-binding module, which
+// imports nothing), shared with the pcodx plugin's fast commands; re-exported here for the host.
+export { isTerminal, legacyBinding } from '@cordon/plugin-api/legacy-binding';
 
 /**
  * The number of signal `name` on this platform (`SIGTERM` → 15 on Linux), as
