@@ -188,15 +188,21 @@ export async function runWrapped(options: WrapOptions): Promise<WrapResult> {
       options.log?.error('wrap: could not record the session start', { sessionId, error: String(error) });
     }
     const { code, signal } = await exited;
+    const exitCode = shellExitCode(code, signal);
+    // The session ends now, before the wait for trailing output below: the marker's time is the
+    // span's end (reduce), and a sampler that sees the exit first stops at its next tick.
+    try {
+      telemetry.appendMarker({ ...base, event: 'session_end', native_event: 'wrap-exit', agent_pid: pid, exit_code: exitCode, exit_status: exitCode === 0 ? 'ok' : 'failed' });
+    } catch (error) {
+      options.log?.error('wrap: could not record the session end', { sessionId, error: String(error) });
+    }
     // A background job may hold the pipe open: relay what comes within a moment, then stop.
     await Promise.race([relayed, new Promise((r) => setTimeout(r, 200).unref())]);
     child.stdout?.destroy();
-    const exitCode = shellExitCode(code, signal);
     try {
-      telemetry.appendMarker({ ...base, event: 'session_end', native_event: 'wrap-exit', agent_pid: pid, exit_code: exitCode, exit_status: exitCode === 0 ? 'ok' : 'failed' });
       telemetry.stopSampler(sessionId);
     } catch (error) {
-      options.log?.error('wrap: could not record the session end', { sessionId, error: String(error) });
+      options.log?.error('wrap: could not stop the sampler', { sessionId, error: String(error) });
     }
     const samplerNote = await awaitFinalSamples(telemetry, sessionId, options.log);
     return { sessionId, exitCode, childPid: pid, sessionDir: dir, ...(signal ? { signal } : {}), ...(options.relayStdout ? { openLine: last !== 0x0a } : {}), ...(samplerNote ? { samplerNote } : {}) };

@@ -76,7 +76,8 @@ export interface SessionSummary {
    * marker whose hook started the sampler) when that precedes the first sample, which comes a
    * sampler start-up and one interval later; and it ends at the session's end when the session
    * ended while sampled (a `session_end` marker after the last sample and before that sampler's
-   * `stop`: `wrap`'s child exited between two ticks), else at the last sample.
+   * `stop`: `wrap`'s child exited between two ticks; after a `stop` of reason `agent-exit`, which
+   * saw the exit, at that stop), else at the last sample.
    */
   readonly span_ms: number;
   /** Start of the sampled span, epoch ms; `null` without samples. */
@@ -252,7 +253,10 @@ export function sampledSpan(samples: readonly Sample[], events: readonly Sampler
   let closer: SamplerEventLine | undefined;
   for (const e of events) if (e.event === 'stop' && typeof e.t === 'number' && e.t >= last && (!closer || e.t < closer.t!)) closer = e;
   if (closer) {
-    for (const m of markers) if (m.event === 'session_end' && m.ts > last && m.ts <= closer.t! && m.ts > end) end = m.ts;
+    // A sampler that stopped because the agent exited saw that exit by its stop: a session end
+    // written later (the recorder was slower to run than the sampler's tick) ended there at the latest.
+    const bound = closer.reason === 'agent-exit' ? Infinity : closer.t!;
+    for (const m of markers) if (m.event === 'session_end' && m.ts > last && m.ts <= bound) end = Math.max(end, Math.min(m.ts, closer.t!));
   }
   return { start, end };
 }

@@ -28,8 +28,12 @@ describe('the sampled span', () => {
     // No samples: no span. A start event without `since` (an older sampler): the first sample.
     expect(sampledSpan([], events, [end(1502)])).toBeUndefined();
     expect(sampledSpan(at(380, 1380), [{ ...events[0]!, since: undefined }, events[1]!], [])).toEqual({ start: T + 380, end: T + 1380 });
-    // A session end after the sampler stopped (idle, killed) is not sampled time; nor one before the last sample.
-    expect(sampledSpan(at(380, 1380), events, [end(1800)])).toEqual({ start: T, end: T + 1380 });
+    // A session end after a sampler that stopped on its own (idle) is not sampled time; nor one before the last sample.
+    const idle = [events[0]!, { ...events[1]!, reason: 'idle' }];
+    expect(sampledSpan(at(380, 1380), idle, [end(1800)])).toEqual({ start: T, end: T + 1380 });
+    // A sampler that stopped because the agent exited saw the exit by then: a session end written
+    // after it (wrap was slower to run than the sampler's tick) ends the span at that stop.
+    expect(sampledSpan(at(380, 1380), events, [end(1800)])).toEqual({ start: T, end: T + 1750 });
     expect(sampledSpan(at(380, 1380), events, [end(1300)])).toEqual({ start: T, end: T + 1380 });
     // Without a stop event (the sampler still runs or was SIGKILLed) the span ends at the last sample.
     expect(sampledSpan(at(380, 1380), [events[0]!], [end(1502)])).toEqual({ start: T, end: T + 1380 });
