@@ -2,7 +2,8 @@
 // `npm run demo`: the README quickstart's main job. Builds cordon if needed, creates a scratch
 // git repository, arms a change envelope on it, then shows an in-policy change accepted (exit 0)
 // and an out-of-policy change rejected (exit 3) with cordon's real output. Exits 0 only when
-// both verdicts come out as expected.
+// both verdicts come out as expected. The scratch directory is removed at the end unless
+// `--keep` is given (`npm run demo -- --keep`), for a user who wants to look at it afterwards.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ if (!existsSync(join(root, 'packages', 'host', 'dist', 'commands', 'check.js')) 
   execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
 }
 
+const keep = process.argv.slice(2).includes('--keep');
 const scratch = mkdtempSync(join(tmpdir(), 'cordon-demo-'));
 const repo = join(scratch, 'repo');
 mkdirSync(repo);
@@ -49,7 +51,7 @@ function expectExit(what, got, want) {
 }
 
 try {
-  console.log(`Scratch repository: ${repo}`);
+  console.log(`Scratch repository: ${repo} (${keep ? 'kept after the demo' : 'removed when the demo ends; `npm run demo -- --keep` keeps it'})`);
   git('init', '-q', '-b', 'main');
   git('config', 'user.name', 'Cordon Demo');
   git('config', 'user.email', 'demo@cordon.invalid');
@@ -84,7 +86,8 @@ try {
   ok = false;
   console.error(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
 } finally {
-  rmSync(scratch, { recursive: true, force: true });
+  if (keep) console.log(`\nKept: ${repo} (cordon's own data for it in ${scratch}); remove the directory when done.`);
+  else rmSync(scratch, { recursive: true, force: true });
 }
 
 console.log(ok ? '\nDemo passed: the in-policy change was accepted, the broken one and the out-of-policy one rejected.' : '\nDemo FAILED.');

@@ -12,7 +12,7 @@ export default class Run extends CordonCommand {
   static override description = [
     'Takes every `cordon arm` flag. The lock is held from arming through the agent and the audit.',
     'The prompt goes to the agent on stdin; the agent runs in its own process group, which is ended on SIGINT, SIGTERM or SIGHUP before the lock is released.',
-    'Exit 0 accepted, 3 rejected by the policy or a verifier, 4 the agent failed (could not start, timed out, overflowed its output, exited non-zero or reported an error), 2 refused; 4 wins over 3. Interrupted: 128 + the signal number.',
+    'Exit 0 accepted, 3 rejected by the policy or a verifier, 4 the agent failed (its executable could not run, timed out, overflowed its output, exited non-zero or reported an error), 2 refused (an agent executable that is not there is refused before anything is armed); 4 wins over 3. Interrupted: 128 + the signal number.',
   ].join('\n');
   static override examples = [
     `<%= config.bin %> <%= command.id %> "fix the failing parser test" --allow 'src/**' --allow 'test/**' --verify 'npm test'`,

@@ -22,6 +22,17 @@ export class PcodxRuntimeError extends Error {
   }
 }
 
+/**
+ * Why the Codex app-server could not be started, in one wording for every pcodx command that
+ * starts one (`serve`'s watchdog, `model-turn`): `cannot start <bin>: …`, and for a program that
+ * is not there (ENOENT) how to get it, as `cordon run` says for a missing agent. `reason` is the
+ * spawn error's message (`spawn codex ENOENT`) or its code.
+ */
+export function cannotStartCodex(bin: string, reason: string): string {
+  if (/\bENOENT\b/.test(reason)) return `cannot start ${bin}: it is not installed or not on PATH; install it (npm install -g @openai/codex) or pass --codex-bin PATH`;
+  return `cannot start ${bin}: ${reason}`;
+}
+
 /** Codes whose errors are the user's to fix: the CLI prints `error: …` ({@link exitCodeOf}); the interactive loop goes on. */
 const USER_CODES = new Set(['PCODX_USAGE', 'CORDON_LEDGER_REFUSED', 'CORDON_PLUGIN_ERROR']);
 

@@ -199,7 +199,8 @@ describe('a refusal writes nothing', () => {
     const logDir = join(box.root, 'logs');
     const r = await cordonPcodx(['model-turn', '--db', db, '--session', 'm', '--text', 'hi', '--usage-log', join(logDir, 'deep', 'usage.jsonl'), '--codex-bin', join(box.root, 'no-codex')]);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain('error: cannot start');
+    // The same wording as `serve`'s for a missing codex (serve/cli.test.ts): how to get it, not `spawn … ENOENT`.
+    expect(r.stderr).toBe(`error: cannot start ${join(box.root, 'no-codex')}: it is not installed or not on PATH; install it (npm install -g @openai/codex) or pass --codex-bin PATH\n`);
     expect(existsSync(logDir)).toBe(false);
     expect(tableRows(db, 'select count(*) as n from messages')).toEqual([{ n: 0 }]);
   });

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { cutTextEnd } from '@cordon/plugin-api';
 import type { RpcId, RpcMessage } from '../serve/frames.js';
 import { shownLine } from '@cordon/plugin-api';
+import { cannotStartCodex } from '../errors.js';
 
 /**
  * The answer `pcodx model-turn` gives each server request (the Rust pcodx, SichangHe/partial_compact_codex): it runs
@@ -49,7 +50,7 @@ export class StdioAppServer {
       for (const waiter of this.#pending.values()) waiter.reject(this.#exit);
       this.#pending.clear();
     };
-    this.#child.once('error', (error) => fail(new Error(`cannot start ${codexBin}: ${error.message}`)));
+    this.#child.once('error', (error) => fail(new Error(cannotStartCodex(codexBin, error.message))));
     // Its last stderr lines, control characters (its log colours among them) escaped.
     this.#child.once('close', (code, signal) => fail(new Error(`${codexBin} app-server exited (${signal ?? code}): ${shownLine(this.#stderr.trim().split('\n').slice(-3).join(' | '))}`)));
     createInterface({ input: this.#child.stdout! }).on('line', (line) => {

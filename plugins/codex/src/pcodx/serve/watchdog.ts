@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cutTextEnd } from '@cordon/plugin-api';
+import { cannotStartCodex } from '../errors.js';
 
 /**
  * The watchdog between the serve and `codex app-server`: a small Node process (run with `node -e`,
@@ -105,10 +106,9 @@ export function startWatched(options: { bin: string; args: readonly string[]; en
       }
       if (typeof event.spawned === 'number') resolvePid(event.spawned);
       else if (event.spawnError !== undefined) {
-        // A missing codex is the usual case: say how to get it, as `cordon run` does.
-        const missing = /ENOENT/.test(event.spawnError) ? `: it is not installed or not on PATH; install it (npm install -g @openai/codex) or pass --codex-bin PATH` : `: ${event.spawnError}`;
-        rejectPid(new Error(`cannot start ${options.bin}${missing}`));
-        resolveEnded(`cannot start ${options.bin}${missing}`);
+        const problem = cannotStartCodex(options.bin, event.spawnError);
+        rejectPid(new Error(problem));
+        resolveEnded(problem);
       } else if ('exited' in event) resolveEnded(event.signal ? `signal ${event.signal}` : `code ${event.exited}`);
     }
   });
