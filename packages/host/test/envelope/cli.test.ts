@@ -506,7 +506,12 @@ describe('.cordon.json and CI mode (check --base)', () => {
     expect((await cordon(['check', '--base', base, '--allow', '**', '--max-added-lines', '10'], repo)).exitCode).toBe(0);
     const missing = await cordon(['check', '--base', 'no-such-ref'], repo);
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toMatch(/cannot resolve --base no-such-ref/);
+    expect(missing.stderr).toMatch(/cannot resolve --base no-such-ref: no commit, branch or tag of that name in the repository at \S+ \(git: fatal: Needed a single revision\)/);
+    // A name of another object says which kind it is.
+    const blob = git(repo, ['rev-parse', 'HEAD:README.md'], sandbox.env).trim();
+    const notCommit = await cordon(['check', '--base', blob], repo);
+    expect(notCommit.exitCode).toBe(2);
+    expect(notCommit.stderr).toContain(`cannot resolve --base ${blob}: it names a blob, not a commit in the repository at`);
   });
 
   it('check --base from a commit without a policy names that commit and says how to give one', async () => {

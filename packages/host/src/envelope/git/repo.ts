@@ -150,9 +150,10 @@ async function locate(path: string, options: DiscoverOptions, withHead: boolean)
 
 /**
  * `git rev-parse --verify <rev>^{commit}` in the real repository: the full commit id. Throws
- * `CORDON_REPO_ERROR` (exit 2) `cannot resolve <what>: <git's words>`; when `rev` is `HEAD` and
- * HEAD is unborn (a repository with no commit yet), the message says so and to commit first
- * instead of git's `Needed a single revision`.
+ * `CORDON_REPO_ERROR` (exit 2) `cannot resolve <what>: …`: a name that is no commit says so (no
+ * commit, branch or tag of that name, or the type of object it names) with git's words after it;
+ * when `rev` is `HEAD` and HEAD is unborn (a repository with no commit yet), the message says so
+ * and to commit first instead of git's `Needed a single revision`; other git failures in git's words.
  */
 export async function resolveCommit(loc: RepoLocation, rev: string, what = rev): Promise<string> {
   const inv: GitInvocation = { cwd: loc.root, env: baseGitEnv(), gitBinary: loc.gitBinary };
@@ -167,7 +168,15 @@ export async function resolveCommit(loc: RepoLocation, rev: string, what = rev):
         details: { unborn: branch },
       });
     }
-    throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot resolve ${what}: ${(error as Error).message.replace(/^git rev-parse exited \d+: /, '')}`, { cause: error });
+    const said = (error as Error).message.replace(/^git rev-parse exited \d+: /, '');
+    // git's `Needed a single revision` (with, for a tree or blob, the object's type first) means
+    // the name is no commit here: said in those words, git's own kept behind them.
+    if (/Needed a single revision/.test(said)) {
+      const type = /dereferences to (\w+) type/.exec(said)?.[1];
+      const why = type ? `it names a ${type}, not a commit` : 'no commit, branch or tag of that name';
+      throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot resolve ${what}: ${why} in the repository at ${loc.root} (git: ${said.replace(/\s+/g, ' ').trim()})`, { cause: error });
+    }
+    throw new CordonError(ERROR_CODES.REPO_ERROR, `cannot resolve ${what}: ${said}`, { cause: error });
   }
 }
 
