@@ -1,6 +1,7 @@
 import { cutText } from '@cordon/plugin-api';
 import { MAX_COMMAND_CHARS, MAX_ERROR_CHARS } from '../telemetry/markers.js';
 import { redactText } from '../output/redact.js';
+import { sortedJson } from '../util/sorted-json.js';
 
 /** Input keys tried, in order, for a one-line summary (uncoalesced/cordon, plus Codex's `cmd`). */
 const SUMMARY_KEYS = ['command', 'cmd', 'file_path', 'path', 'pattern', 'url', 'prompt', 'query'] as const;
@@ -58,19 +59,10 @@ function truncate(text: string, max: number): string {
 
 /**
  * JSON with object keys sorted at every level and no whitespace, so equal inputs hash equally
- * regardless of key order. Values JSON cannot hold (functions, undefined) are dropped as
- * `JSON.stringify` drops them.
+ * regardless of key order ({@link sortedJson}: any depth, since the input is the model's).
+ * Values JSON cannot hold (functions, undefined) are dropped as `JSON.stringify` drops them;
+ * `null` for a value that is one of them.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)) ?? 'null';
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-    return out;
-  }
-  return value;
+  return sortedJson(value) ?? 'null';
 }

@@ -60,6 +60,22 @@ describe.each(Object.keys(WRITES))('the live envelope answers %s', (agent) => {
     expect(outcome.marker).toMatchObject({ event: 'tool_denied', decision: 'deny', decided_by: 'cordon:live-envelope' });
   });
 
+  // The model writes the tool input: a field nested past V8's stack (a recursive key sort and
+  // JSON.stringify end near 5,000 levels) once made the Gemini call fail before its decision,
+  // and a shell call's marker be dropped. JSON.parse itself takes 200,000 levels.
+  it('denies a write outside the policy whose input also holds a field nested 200,000 levels deep, and records it', async () => {
+    const depth = 200_000;
+    const payload = WRITES[agent]!('README.md');
+    const input = JSON.parse(`{"pad":${'['.repeat(depth)}1${']'.repeat(depth)}}`) as Record<string, unknown>;
+    payload.tool_input = { ...(payload.tool_input as Record<string, unknown>), pad: input.pad };
+    const log = collectingLog();
+    const outcome = await handleHookPayload(payload, { host, agent, env: {}, log });
+    expect(log.errors).toEqual([]);
+    expect(outcome.decision).toMatchObject({ kind: 'deny', by: 'cordon:live-envelope' });
+    expect(REASON_OF[agent]!(JSON.parse(outcome.stdout))).toContain('path outside policy: README.md');
+    expect(outcome.marker).toMatchObject({ event: 'tool_denied' });
+  });
+
   it('lets a write inside the policy run undecided', async () => {
     const outcome = await handleHookPayload(WRITES[agent]!('src/new.py'), { host, agent, env: {} });
     expect(outcome.stdout).toBe('');
