@@ -1,6 +1,7 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { JsonLines } from './append.js';
+import { openRegularFile } from './safe-read.js';
 
 /** Bytes read per `read(2)` by {@link forEachLine}. */
 const CHUNK_BYTES = 64 * 1024;
@@ -14,11 +15,16 @@ const CHUNK_BYTES = 64 * 1024;
  * last line (a torn append) is passed as it is, invalid UTF-8 reads as U+FFFD as
  * `readFileSync(path, 'utf8')` reads it, and a character split across chunks is joined.
  *
- * @throws the open or read error (ENOENT for a missing file, as `readFileSync` throws it), or
- *   whatever `onLine` throws; the file is closed either way.
+ * Only a regular file is read, opened without blocking (safe-read.ts `openRegularFile`, links
+ * followed): a FIFO in its place would otherwise block the reader until someone writes to it,
+ * and a directory fail with a bare `EISDIR`.
+ *
+ * @throws {UnsafeReadError} `missing` (no file) or `not-regular` (a directory, FIFO, socket or
+ *   device); other open or read errors as Node throws them; whatever `onLine` throws. The file is
+ *   closed either way.
  */
 export function forEachLine(path: string, onLine: (line: string, lineNo: number) => void): void {
-  const fd = openSync(path, 'r');
+  const { fd } = openRegularFile(path, { maxBytes: Number.POSITIVE_INFINITY, links: 'always' });
   try {
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     const decoder = new StringDecoder('utf8');
@@ -62,7 +68,7 @@ export function forEachLine(path: string, onLine: (line: string, lineNo: number)
  * instead of whole: blank lines are ignored, a line that does not parse (a torn append) or that
  * `accept` rejects is counted in `badLines` (1-based line numbers) and skipped, never fatal.
  *
- * @throws the open or read error (ENOENT for a missing file).
+ * @throws as {@link forEachLine} does (`UnsafeReadError` `missing` for a missing file).
  */
 export function readJsonLines<T>(path: string, accept: (value: unknown) => value is T): JsonLines<T> {
   const values: T[] = [];

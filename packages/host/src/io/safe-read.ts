@@ -151,7 +151,14 @@ export function readRegularFileHead(path: string, options: SafeReadOptions): Buf
 }
 
 /** Opens `path` for {@link readRegularFile}: the descriptor and its `fstat`, refused unless a regular file. */
-function openRegularFile(path: string, options: SafeReadOptions): { fd: number; stat: Stats } {
+/**
+ * Opens a file for reading exactly as {@link readRegularFile} does (`O_RDONLY | O_NONBLOCK`, links
+ * per `options.links`, a regular file only, checked with `fstat` on the descriptor) and returns
+ * the descriptor, which the caller closes, with its `fstat`. `options.maxBytes` is not checked.
+ * @throws {UnsafeReadError} `missing`, `symlink`, `outside-root` or `not-regular`; other I/O
+ *   errors (EACCES, EIO) propagate as Node errno errors.
+ */
+export function openRegularFile(path: string, options: SafeReadOptions): { fd: number; stat: Stats } {
   const links = options.links ?? 'never';
   let target = path;
   if (links === 'within-root') {

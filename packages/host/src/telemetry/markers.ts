@@ -3,6 +3,8 @@ import type { MarkerCallFields } from '@cordon/plugin-api';
 import { sessionDir } from './session-dir.js';
 import { appendLine } from '../io/append.js';
 import { readJsonLines } from '../io/read-lines.js';
+import { UnsafeReadError } from '../io/safe-read.js';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { ensurePrivateDir } from '../io/private-dir.js';
 
 /** Version of the marker line format; bumped on any incompatible change (MARKERS.md). */
@@ -102,15 +104,34 @@ export interface MarkerLog {
  * Reads a marker file tolerantly, line by line (never whole in memory): unparseable lines and lines of another schema version are
  * reported in `badLines` and skipped, never fatal (uncoalesced/cordon). A missing
  * file reads as empty.
+ * @throws CordonError `CORDON_BAD_STATE` (exit 2) naming the file when it cannot be read: a
+ *   directory, FIFO, socket or device in its place ({@link unreadableSessionFile}), or an I/O error.
  */
 export function readMarkers(path: string): MarkerLog {
   try {
     const { values, badLines } = readJsonLines(path, isMarker);
     return { markers: values, badLines };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { markers: [], badLines: [] };
-    throw error;
+    if (isMissing(error)) return { markers: [], badLines: [] };
+    throw unreadableSessionFile(path, error);
   }
+}
+
+/** Whether a read failed because the file is not there (`UnsafeReadError` `missing`, or ENOENT). */
+export function isMissing(error: unknown): boolean {
+  return (error instanceof UnsafeReadError && error.reason === 'missing') || (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+/**
+ * A session file (`markers.jsonl`, `samples.jsonl`) that exists but cannot be read, as the error
+ * `reduce`, `analyze` and `export` report: `CORDON_BAD_STATE` (exit 2), `cannot read the
+ * session file PATH: what is wrong`, `details` `{path}`. A FIFO in its place is refused, not
+ * waited on. Errors that are already cordon's pass through.
+ */
+export function unreadableSessionFile(path: string, error: unknown): CordonError {
+  if (error instanceof CordonError) return error;
+  const why = error instanceof UnsafeReadError ? error.message.slice(path.length + 2) : (error as Error).message;
+  return new CordonError(ERROR_CODES.BAD_STATE, `cannot read the session file ${path}: ${why}; move it away to read the rest`, { cause: error, details: { path } });
 }
 
 /**

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -87,8 +88,13 @@ describe('forEachLine', () => {
     );
   });
 
-  it('throws ENOENT for a missing file, as readFileSync does', () => {
-    expect(() => forEachLine(join(dir, 'absent'), () => undefined)).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  it('throws UnsafeReadError missing for a missing file, and not-regular for a directory or a FIFO, at once', () => {
+    expect(() => forEachLine(join(dir, 'absent'), () => undefined)).toThrow(expect.objectContaining({ name: 'UnsafeReadError', reason: 'missing' }));
+    mkdirSync(join(dir, 'a-dir'));
+    expect(() => forEachLine(join(dir, 'a-dir'), () => undefined)).toThrow(expect.objectContaining({ reason: 'not-regular', message: `${join(dir, 'a-dir')}: is not a regular file (a directory)` }));
+    // A FIFO nobody writes to: opened without blocking and refused, not waited on.
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    expect(() => forEachLine(join(dir, 'fifo'), () => undefined)).toThrow(expect.objectContaining({ reason: 'not-regular' }));
   });
 });
 

@@ -1,4 +1,5 @@
 import { forEachLine } from '../../io/read-lines.js';
+import { isMissing, unreadableSessionFile } from '../markers.js';
 import type { Sample } from '../sampler/sample.js';
 
 /** What {@link readSamples} found. */
@@ -32,8 +33,8 @@ export function readSamples(path: string): SampleLog {
       }
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { samples: [], badLines: [] };
-    throw error;
+    if (isMissing(error)) return { samples: [], badLines: [] };
+    throw unreadableSessionFile(path, error);
   }
   samples.sort((a, b) => a.t - b.t);
   return { samples, badLines };

@@ -1,4 +1,5 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -141,4 +142,55 @@ describe('the fast route of cordon reduce (bin/run.cjs, without oclif)', () => {
     expect(db.prepare('select count(*) from tool_calls').pluck().get()).toBe(1);
     db.close();
   }, 120_000);
+});
+
+// Found by a hostile-input probe: a FIFO in place of a session's markers.jsonl (or of the store)
+// made reduce and analyze wait for a writer forever, and a directory there ended them with a
+// bare EISDIR and exit 1. Each is now a CORDON_BAD_STATE / CORDON_DB_ERROR naming the file, exit 2.
+describe('a session file or store that is not a regular file', () => {
+  const routes = [{}, { CORDON_NO_FAST_ROUTE: '1' }] as Array<Record<string, string>>;
+
+  it('refuses a FIFO or a directory as markers.jsonl or samples.jsonl, naming it, exit 2, without waiting', async () => {
+    const cases: Array<[string, string, (path: string) => void]> = [
+      ['fifo-m', 'markers.jsonl', (path) => execFileSync('mkfifo', [path])],
+      ['dir-m', 'markers.jsonl', (path) => mkdirSync(path)],
+      ['fifo-s', 'samples.jsonl', (path) => execFileSync('mkfifo', [path])],
+    ];
+    for (const [session, file, make] of cases) {
+      marker(sandbox.dataDir, session === 'fifo-s' ? session : 'other', 'session_start', T);
+      const dir = sessionDir(sandbox.dataDir, session);
+      mkdirSync(dir, { recursive: true });
+      make(join(dir, file));
+      const kind = session.startsWith('fifo') ? 'a FIFO' : 'a directory';
+      for (const env of routes) {
+        const r = await runCordon(['reduce', '--session', session, '--json'], { env: { ...sandbox.env, ...env }, timeoutMs: 20_000 });
+        expect([session, env, r.exitCode]).toEqual([session, env, 2]);
+        const error = JSON.parse(r.stdout).error;
+        expect(error.code).toBe('CORDON_BAD_STATE');
+        expect(error.message).toBe(`cannot read the session file ${join(dir, file)}: is not a regular file (${kind}); move it away to read the rest`);
+        // analyze goes on without a session it cannot read, and says which and why (its skipped-sessions table).
+        const analyze = await runCordon(['analyze', '--all', '--json'], { env: { ...sandbox.env, ...env }, timeoutMs: 20_000 });
+        expect([session, env, analyze.exitCode]).toEqual([session, env, 0]);
+        expect(JSON.stringify(JSON.parse(analyze.stdout))).toContain(`cannot read the session file ${join(dir, file)}: is not a regular file (${kind})`);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a directory or a FIFO as the default telemetry store, naming it, exit 2', async () => {
+    const store = join(sandbox.dataDir, 'telemetry.sqlite3');
+    marker(sandbox.dataDir, 'stored', 'session_start', T);
+    for (const make of [() => mkdirSync(store), () => execFileSync('mkfifo', [store])]) {
+      make();
+      for (const env of routes) {
+        for (const args of [['reduce', '--all'], ['analyze', '--all']]) {
+          const r = await runCordon(args, { env: { ...sandbox.env, ...env }, timeoutMs: 20_000 });
+          expect([args, env, r.exitCode]).toEqual([args, env, 2]);
+          expect(r.stderr).toMatch(new RegExp(`${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be opened as an SQLite database: is not a regular file \\((a directory|a FIFO)\\); it was left unchanged`));
+          expect(r.stderr).toContain('CORDON_DB_ERROR');
+        }
+      }
+      rmSync(store, { recursive: true, force: true });
+    }
+  });
 });

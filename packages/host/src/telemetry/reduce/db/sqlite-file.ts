@@ -1,8 +1,9 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Sqlite, { type Database } from 'better-sqlite3';
 import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from '../../../io/index.js';
+import { readRegularFileHead, UnsafeReadError } from '../../../io/safe-read.js';
 import { enableWal } from '../../../util/sqlite-wal.js';
 import { sqliteNativeBinding } from '../../../util/sqlite-binding.js';
 import { sqliteDriverProblem } from '../../../util/sqlite-driver.js';
@@ -123,14 +124,17 @@ export function refuseUnknownMigrations(path: string, what: string, migrations: 
 }
 
 function refuseNonSqlite(path: string): void {
-  if (!existsSync(path) || statSync(path).size === 0) return;
-  const head = Buffer.alloc(SQLITE_HEADER.length);
-  const fd = openSync(path, 'r');
+  let head: Buffer;
   try {
-    readSync(fd, head, 0, head.length, 0);
-  } finally {
-    closeSync(fd);
+    // Without blocking, and a regular file only: a FIFO in its place would hang the command, a
+    // directory fail with a bare EISDIR.
+    head = readRegularFileHead(path, { maxBytes: SQLITE_HEADER.length, links: 'always' });
+  } catch (error) {
+    if (error instanceof UnsafeReadError && error.reason === 'missing') return;
+    const why = error instanceof UnsafeReadError ? error.message.slice(path.length + 2) : (error as Error).message;
+    throw dbError(path, `${path} cannot be opened as an SQLite database: ${why}; it was left unchanged: move it away or pass another --db`, error);
   }
+  if (head.length === 0) return;
   if (!head.equals(SQLITE_HEADER)) throw dbError(path, `${path} is not an SQLite database; it was left unchanged: move it away or pass another --db`);
 }
 
