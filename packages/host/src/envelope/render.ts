@@ -4,7 +4,7 @@ import type { StatusReport } from './status.js';
 import type { VerifierResult } from './verify/run.js';
 import { shownVerifierText, streamEvidence } from './verify/evidence.js';
 import { cutText, cutTextEnd } from '@cordon/plugin-api';
-import { terminalLines } from '../output/terminal.js';
+import { terminalLines, terminalText } from '../output/terminal.js';
 import { displayPath } from './path-text.js';
 import { renamesByPath, statusOfLetter, type ShownRename } from './audit/file-status.js';
 import { byteSize } from '../output/byte-size.js';
@@ -56,13 +56,15 @@ export function renderAudit(audit: AuditRecord): string {
   // `verifier_failed` violations are made in the order of the failed results (audit/run-audit.ts).
   const failed = audit.verification.filter((v) => !v.passed);
   for (const v of audit.violations) {
-    lines.push(`violation: ${v.message}`);
+    // One line each: a line break in a message (a verifier command holding one) would start a
+    // line of the verdict the message's author chose (`::error::…` for a CI log).
+    lines.push(`violation: ${terminalText(v.message)}`);
     if (v.code === 'verifier_failed') {
       const result = failed.shift();
       if (result) lines.push(...indentedOutput(outputTail(result)));
     }
   }
-  for (const note of audit.notes ?? []) lines.push(`note: ${note}`);
+  for (const note of audit.notes ?? []) lines.push(`note: ${terminalText(note)}`);
   return terminalLines(lines.join('\n'));
 }
 
@@ -239,8 +241,9 @@ export function renderStatus(s: StatusReport): string {
   ];
   // One verifier per line: joined on one line, a separator could not be told from the commands'
   // own characters (`echo a | grep a | exit 1` was two verifiers).
-  if (s.verify.length === 1) lines.push(`verify: ${s.verify[0]}`);
-  else if (s.verify.length > 1) lines.push(`verify (${s.verify.length}, run in order):`, ...s.verify.map((command) => `  ${command}`));
+  // Each on one line, its own line breaks shown as `\u000a`.
+  if (s.verify.length === 1) lines.push(`verify: ${terminalText(s.verify[0]!)}`);
+  else if (s.verify.length > 1) lines.push(`verify (${s.verify.length}, run in order):`, ...s.verify.map((command) => `  ${terminalText(command)}`));
   lines.push(s.live ? 'live: on (an agent whose hooks are installed and can refuse a write is refused one outside the policy before it happens; `cordon doctor` says which agents have their hooks installed, `cordon install-hooks` installs them)' : 'live: off (writes are judged by `cordon check` only; `cordon arm --live` turns it on)');
   if (s.last_audit) lines.push(`last audit: ${s.last_audit.passed ? 'passed' : 'failed'}, ${plural(s.last_audit.violations.length, 'violation')}`);
   if (s.last_error) lines.push(`last error: ${s.last_error}`);

@@ -58,8 +58,8 @@ describe('workflow command escaping', () => {
     );
   });
 
-  it('XML text escapes markup and drops characters XML 1.0 cannot hold; SARIF URIs percent-encode bytes', () => {
-    expect(xmlText(`a<b>&"c'\u0001\u0000\ud800`)).toBe('a&lt;b&gt;&amp;&quot;c&apos;\ufffd\ufffd\ufffd');
+  it('XML text escapes markup, shows controls as escapes and drops what XML 1.0 cannot hold; SARIF URIs percent-encode bytes', () => {
+    expect(xmlText(`a<b>&"c'\u0001\u0000\ud800`)).toBe('a&lt;b&gt;&amp;&quot;c&apos;\\u0001\\u0000\ufffd');
     expect(pathUri('docs/a b#?%.md')).toBe('docs/a%20b%23%3F%25.md');
     expect(pathUri('x-\udcff.py')).toBe('x-%FF.py');
     expect(pathUri('é')).toBe('%C3%A9');

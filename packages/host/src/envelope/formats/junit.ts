@@ -1,15 +1,18 @@
 import { wellFormed } from '@cordon/plugin-api';
+import { terminalLines } from '../../output/terminal.js';
 import type { AuditRecord } from '../audit/record.js';
 import { failureReason } from '../verify/run.js';
 import { auditedAgainst, outputTail } from '../render.js';
 
 /**
- * Text as XML 1.0 character data or attribute value: `&`, `<`, `>`, `"`, `'` become entities,
- * and characters XML 1.0 cannot hold at all (controls other than tab, LF, CR; lone surrogates;
- * U+FFFE, U+FFFF) become U+FFFD, so the document always parses (XML 1.0 §2.2 `Char`).
+ * Text as XML 1.0 character data or attribute value: `&`, `<`, `>`, `"`, `'` become entities;
+ * control and bidirectional characters but tab and line feed become their `\uXXXX` escapes, as
+ * in every other output form ({@link terminalLines}: a CI system shows the report's text, and a
+ * terminal may too); what XML 1.0 still cannot hold (lone surrogates, U+FFFE, U+FFFF) becomes
+ * U+FFFD, so the document always parses (XML 1.0 §2.2 `Char`).
  */
 export function xmlText(text: string): string {
-  return wellFormed(text)
+  return terminalLines(wellFormed(text))
     // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd')
     .replace(/&/g, '&amp;')

@@ -1,5 +1,6 @@
 import { wellFormed } from '@cordon/plugin-api';
 import type { AuditRecord } from '../audit/record.js';
+import { terminalLines } from '../../output/terminal.js';
 import { pathBytes } from '../path-text.js';
 import { auditedAgainst, outputTail } from '../render.js';
 import { pairFailedVerifiers } from './shared.js';
@@ -82,7 +83,8 @@ export function renderSarif(audit: AuditRecord, options: SarifOptions = {}): obj
     defaultConfiguration: { level: 'error' },
   }));
   const results = pairs.map(({ violation, verifier }) => {
-    const text = wellFormed([violation.message, ...(verifier ? outputTail(verifier) : [])].join('\n'));
+    // Controls and bidi characters as `\uXXXX`, as the text and github forms show them.
+    const text = terminalLines(wellFormed([violation.message, ...(verifier ? outputTail(verifier) : [])].join('\n')));
     const result: Record<string, unknown> = {
       ruleId: violation.code,
       ruleIndex: ruleIds.indexOf(violation.code),
