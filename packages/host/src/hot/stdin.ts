@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { DocumentEnd, parseAgentJson } from './payload-json.js';
+import { DocumentEnd, jsonErrorWithoutInput, parseAgentJson } from './payload-json.js';
 import { PayloadReducer, type ReducedPayload } from './payload-reduce.js';
 import { UV_EOF, uvPipeBinding, type UvPipeHandle } from '../util/legacy-binding.js';
 
@@ -355,7 +355,8 @@ function decode(buffer: Buffer, bytes: number, maxBytes: number): PayloadRead {
   try {
     value = parseAgentJson(text);
   } catch (error) {
-    return { ok: false, problem: 'not-json', bytes, detail: (error as Error).message };
+    // Without V8's excerpt of the payload: it may be the start of a secret (payload-json.ts).
+    return { ok: false, problem: 'not-json', bytes, detail: jsonErrorWithoutInput((error as Error).message) };
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: 'not-object', bytes };
   return { ok: true, payload: value as Record<string, unknown>, bytes };

@@ -170,6 +170,22 @@ describe('cordon hook process: bad input never breaks the agent', () => {
     expect(logLines().some((l) => l.message === 'hook payload unusable' && l.problem === problem)).toBe(true);
   });
 
+  // Found by a hostile-input probe: V8's parse error quotes up to ten characters of the input,
+  // too few for redaction to recognise a token, so the log kept the start of a secret.
+  it('a payload that is a bare secret: the log says what is wrong without quoting any of it', async () => {
+    const secret = 'ghp_DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD';
+    for (const input of [secret, `{"token": ${secret}}`, 'ghp_DD']) {
+      expectSilent(await hook(['--agent', 'claude-code'], input));
+    }
+    const lines = logLines().filter((l) => l.message === 'hook payload unusable');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) {
+      expect(line.problem).toBe('not-json');
+      expect(JSON.stringify(line)).not.toMatch(/ghp_|DDD/);
+      expect(line.detail).toMatch(/\(the input is not quoted\); not valid JSON$/);
+    }
+  });
+
   it('stdin that never closes: gives up after CORDON_HOOK_STDIN_TIMEOUT_MS and exits 0', async () => {
     // Stdin stays open until the hook ends (or is killed after a minute: a signal, no exit 0).
     const r = await hook(['--agent', 'codex'], undefined, { ...sandbox.env, CORDON_HOOK_STDIN_TIMEOUT_MS: '400' });
