@@ -232,8 +232,9 @@ export function isSymlink(path: string): boolean {
   }
 }
 
-/** A word for a non-regular file type, for messages. */
-export function fileKind(stat: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
+/** A word for a file type, for messages (`a FIFO`, `a regular file`). */
+export function fileKind(stat: { isFile(): boolean; isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
+  if (stat.isFile()) return 'a regular file';
   if (stat.isDirectory()) return 'a directory';
   if (stat.isFIFO()) return 'a FIFO';
   if (stat.isSocket()) return 'a socket';

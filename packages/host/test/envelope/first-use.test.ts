@@ -148,13 +148,13 @@ describe('a .cordon/ cordon did not make', () => {
     writeFileSync(join(repo, '.cordon/notes.txt'), 'mine\n');
     const untracked = await cordon(['arm', 'x', '--allow', 'src/**'], repo);
     expect(untracked.exitCode).toBe(2);
-    expect(untracked.stderr).toContain('rename the directory (e.g. `mv .cordon <another name>`)');
+    expect(untracked.stderr).toContain('rename it (e.g. `mv .cordon <another name>`)');
     expect(untracked.stderr).not.toContain('git mv');
     git(repo, ['add', '.cordon'], sandbox.env);
     git(repo, ['commit', '-q', '-m', 'notes'], sandbox.env);
     const tracked = await cordon(['reset'], repo);
     expect(tracked.exitCode).toBe(2);
-    expect(tracked.stderr).toContain('rename the directory (e.g. `git mv .cordon <another name>` and commit)');
+    expect(tracked.stderr).toContain('rename it (e.g. `git mv .cordon <another name>` and commit)');
   });
 });
 

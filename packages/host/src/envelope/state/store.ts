@@ -1,11 +1,11 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { CordonError, ERROR_CODES, type JsonDetails } from '../../errors/index.js';
 import type { RepoLocation } from '../git/repo.js';
 import type { AuditRecord } from '../audit/record.js';
 import { canonicalBody, canonicalJson } from './canonical-json.js';
 import { fsyncDirectory, writeFileAtomic } from '../../io/atomic-write.js';
-import { readRegularFile, UnsafeReadError } from '../../io/safe-read.js';
+import { fileKind, readRegularFile, UnsafeReadError } from '../../io/safe-read.js';
 import { hashFile, sha256 } from './exclude.js';
 import { isOwnStateName, scratchParent, type ForeignDir } from './own-dir.js';
 import { configProblem, nowIso, snapshotProblem, stateProblem, type EnvelopeConfig, type EnvelopeSnapshot, type EnvelopeState } from './schema.js';
@@ -291,6 +291,17 @@ export function readJson(path: string, what: string): unknown {
       throw damaged(`the cordon ${what} is missing from .cordon/`);
     }
     const code = (error as NodeJS.ErrnoException).code;
+    // `.cordon` itself is not a directory (a file, a device): not cordon's, whatever the file
+    // read; said as `reset` and `check` say it, since `reset` will not remove it either.
+    if (code === 'ENOTDIR' && basename(dirname(path)) === CORDON_DIR) {
+      let kind = 'not a directory';
+      try {
+        kind = `${fileKind(lstatSync(dirname(path)))}, not a directory`;
+      } catch {
+        // Gone meanwhile: the plain words.
+      }
+      throw foreignState(dirname(dirname(path)), { reason: `it is ${kind}` });
+    }
     const why = error instanceof UnsafeReadError ? error.message : `${path}: ${code ?? (error as Error).message}`;
     // Permissions are not damage: another user (root) may have written the file, or .cordon/ lost its modes.
     if (code === 'EACCES' || code === 'EPERM' || /\bEACCES\b|\bEPERM\b/.test(why)) {
@@ -374,7 +385,7 @@ export function foreignState(root: string, foreign: ForeignDir): CordonError {
         : `\`mv ${CORDON_DIR} <another name>\`, or \`git mv ${CORDON_DIR} <another name>\` and commit if git tracks files in it`;
   return new CordonError(
     ERROR_CODES.STATE_FOREIGN,
-    `${dir} is not cordon's state directory: ${why}. cordon keeps an envelope in ${CORDON_DIR}/ at the work-tree root and never deletes or overwrites files it did not write, so it left that directory as it is; to use cordon in this work tree, rename the directory (e.g. ${rename})`,
+    `${dir} is not cordon's state directory: ${why}. cordon keeps an envelope in ${CORDON_DIR}/ at the work-tree root and never deletes or overwrites files it did not write, so it left ${CORDON_DIR} as it is; to use cordon in this work tree, rename it (e.g. ${rename})`,
     { details },
   );
 }

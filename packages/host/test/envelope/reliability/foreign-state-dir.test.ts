@@ -49,7 +49,7 @@ describe('a .cordon/ that is not cordon\'s', () => {
     const before = contents(dir);
     const armMessage = await refusedForeign(() => armWith(dir, { allow: ['src/**'] }));
     expect(armMessage).toContain(`${join(dir, '.cordon')} is not cordon's state directory: git tracks ".cordon/notes.txt"`);
-    expect(armMessage).toContain('rename the directory');
+    expect(armMessage).toContain('to use cordon in this work tree, rename it');
     const resetMessage = await refusedForeign(() => reset(dir));
     expect(resetMessage).toContain('git tracks ".cordon/notes.txt"');
     expect(contents(dir)).toEqual(before);
@@ -70,7 +70,7 @@ describe('a .cordon/ that is not cordon\'s', () => {
     const cases: Array<[string, (dir: string) => void, RegExp]> = [
       ['ignored notes', (d) => write(d, { '.cordon/notes.txt': 'mine\n' }), /holds "notes.txt", which cordon does not write/],
       ['link to a directory', (d) => symlinkSync(outside, join(d, '.cordon')), /it is a symbolic link, not a directory/],
-      ['regular file', (d) => writeFileSync(join(d, '.cordon'), 'a file\n'), /not a directory/],
+      ['regular file', (d) => writeFileSync(join(d, '.cordon'), 'a file\n'), /it is a regular file, not a directory/],
       ['state.json is a directory', (d) => mkdirSync(join(d, '.cordon/state.json'), { recursive: true }), /"state.json \(a directory\)"/],
       ['a link among own names', (d) => (mkdirSync(join(d, '.cordon')), symlinkSync(join(outside, 'precious.txt'), join(d, '.cordon/state.json'))), /"state.json \(a symbolic link\)"/],
     ];
@@ -92,6 +92,15 @@ describe('a .cordon/ that is not cordon\'s', () => {
       const message = await refusedForeign(run);
       expect(message).not.toMatch(/cordon reset/);
     }
+    // A file named .cordon (found by a hostile-input probe: status said ENOTDIR and to run
+    // `cordon reset`, which refuses it) is refused by both as reset refuses it.
+    const file = repo({ 'src/a.txt': 'a\n', '.gitignore': '/.cordon\n' });
+    writeFileSync(join(file, '.cordon'), 'x\n');
+    for (const run of [() => check({ repo: file }), () => status(file), () => reset(file)]) {
+      const message = await refusedForeign(run);
+      expect(message).toContain(`${join(file, '.cordon')} is not cordon's state directory: it is a regular file, not a directory`);
+      expect(message).not.toMatch(/cordon reset|ENOTDIR/);
+    }
   });
 
   it('an envelope with a file cordon did not write beside it: every command names the file and says moving it out mends it; reset keeps it', async () => {
@@ -102,7 +111,7 @@ describe('a .cordon/ that is not cordon\'s', () => {
       const message = await refusedForeign(run);
       expect(message).toContain(`${join(dir, '.cordon')} holds the envelope and "x.sarif", which cordon did not write there`);
       expect(message).toContain('move that file out of .cordon/ (e.g. `mv .cordon/x.sarif <another directory>`), or delete it if nothing needs it, and the envelope works again');
-      expect(message).not.toContain('rename the directory');
+      expect(message).not.toContain('to use cordon in this work tree, rename it');
     }
     // The advice works: moved out, the envelope is as it was.
     renameSync(join(dir, '.cordon/x.sarif'), join(tempDir('moved'), 'x.sarif'));
@@ -112,7 +121,7 @@ describe('a .cordon/ that is not cordon\'s', () => {
     expect(await reset(dir)).toEqual({ removed: true, root: dir, kept: ['notes', 'x.sarif'] });
     expect(contents(join(dir, '.cordon'))).toEqual({ 'x.sarif': 'a report\n', 'notes/n.txt': 'n\n' });
     // What is left is not an envelope: refused as someone else's directory, untouched.
-    expect(await refusedForeign(() => reset(dir))).toContain('rename the directory');
+    expect(await refusedForeign(() => reset(dir))).toContain('to use cordon in this work tree, rename it');
     expect(contents(join(dir, '.cordon'))).toEqual({ 'x.sarif': 'a report\n', 'notes/n.txt': 'n\n' });
   });
 
