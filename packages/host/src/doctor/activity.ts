@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UNGUARDED_WARNING } from '../control/unguarded.js';
 import { readRegularFileTail } from '../io/safe-read.js';
 import { listSessions } from '../telemetry/reduce/sessions.js';
@@ -108,7 +108,13 @@ export function logFindings(dataDir: string, now = Date.now(), plugins?: Readonl
     size = statSync(path).size;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [{ check: 'log', status: 'ok', message: `no log yet (${path})` }];
-    return [{ check: 'log', status: 'problem', message: `cannot read the log ${path}: ${(error as NodeJS.ErrnoException).code}`, fix: `check the permissions of ${path}` }];
+    const code = (error as NodeJS.ErrnoException).code;
+    // ENOTDIR: a file where the logs directory belongs, which no change of permissions mends.
+    if (code === 'ENOTDIR') {
+      const logs = dirname(path);
+      return [{ check: 'log', status: 'problem', message: `cannot read the log ${path}: ${logs} is not a directory`, fix: `move ${logs} away; cordon makes the directory and a new log` }];
+    }
+    return [{ check: 'log', status: 'problem', message: `cannot read the log ${path}: ${code}`, fix: code === 'EACCES' || code === 'EPERM' ? `check the permissions of ${path}` : `move ${path} away; cordon starts a new one` }];
   }
   const lines = tailLines(path);
   if (!lines) return [{ check: 'log', status: 'problem', message: `cannot read the log ${path} (not a regular file, or unreadable)`, fix: `move ${path} away; cordon starts a new one` }];

@@ -310,6 +310,14 @@ describe('cordon doctor', () => {
     const { report } = await doctor();
     expect(find(report, 'log')[0]).toMatchObject({ status: 'problem' });
   });
+
+  // Found by a hostile-input probe: a file where the logs directory belongs was told to check
+  // permissions, which cannot mend it.
+  it('a file where the logs directory belongs: the fix is to move it away, not permissions', async () => {
+    writeFileSync(join(box.dataDir, 'logs'), 'x\n');
+    const row = find((await doctor()).report, 'log')[0]!;
+    expect(row).toMatchObject({ status: 'problem', message: `cannot read the log ${join(box.dataDir, 'logs/cordon.log')}: ${join(box.dataDir, 'logs')} is not a directory`, fix: `move ${join(box.dataDir, 'logs')} away; cordon makes the directory and a new log` });
+  });
 });
 
 describe('doctor helpers', () => {
