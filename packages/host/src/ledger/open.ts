@@ -1,9 +1,11 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readlinkSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { systemErrorWords } from '@cordon/plugin-api';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from '../io/index.js';
+import { fileKind } from '../io/safe-read.js';
+import { CordonError } from '../errors/index.js';
 import { asLedgerError, dbError, refused } from './errors.js';
 import { checkLedgerRows } from './integrity.js';
 import { inspectLayout } from './layout.js';
@@ -122,11 +124,25 @@ export async function openLedgerDatabase(path: string, options: OpenDatabaseOpti
  * Returns the file's size, or undefined when there is no file.
  */
 function checkHeader(path: string): number | undefined {
-  if (!existsSync(path)) return undefined;
+  if (!existsSync(path)) {
+    // A link to nothing: SQLite would fail with `unable to open database file`.
+    let link;
+    try {
+      link = lstatSync(path, { throwIfNoEntry: false });
+    } catch {
+      link = undefined; // ENOTDIR and the like: the directory's creation below names it
+    }
+    if (link?.isSymbolicLink()) throw dbError(path, `ledger database ${path} is a symbolic link to ${readlinkSync(path)}, which does not exist; it was left unchanged: point --db / PCODX_DB at the ledger file itself`);
+    return undefined;
+  }
   let size: number;
   try {
-    size = statSync(path).size;
+    const stat = statSync(path);
+    // A FIFO, device or directory: SQLite would block, fail with an I/O error or read nothing.
+    if (!stat.isFile()) throw dbError(path, `ledger database ${path} is ${fileKind(stat)}, not a file; it was left unchanged: point --db / PCODX_DB at a ledger file`);
+    size = stat.size;
   } catch (error) {
+    if (error instanceof CordonError) throw error;
     throw dbError(path, `cannot read ledger database ${path}: ${systemErrorWords(error)}`, error);
   }
   if (size === 0) return 0;

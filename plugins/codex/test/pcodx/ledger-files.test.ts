@@ -205,6 +205,28 @@ describe('a refusal writes nothing', () => {
     expect(tableRows(db, 'select count(*) as n from messages')).toEqual([{ n: 0 }]);
   });
 
+  // Found by a hostile-input probe: a FIFO was 'no ledger yet' to show and an SQLite I/O error
+  // to init, /dev/null an fsync error, a dangling link `unable to open database file`.
+  it('a FIFO, a device or a link to nothing as the ledger: each command names it and what it is, changing nothing', async () => {
+    const fifo = join(box.root, 'fifo.sqlite3');
+    execFileSync('mkfifo', [fifo]);
+    const dangling = join(box.root, 'dangling.sqlite3');
+    symlinkSync(join(box.root, 'nowhere.sqlite3'), dangling);
+    const cases: Array<[string, string]> = [
+      [fifo, `ledger database ${fifo} is a FIFO, not a file`],
+      ['/dev/null', 'ledger database /dev/null is a character device, not a file'],
+      [dangling, `ledger database ${dangling} is a symbolic link to ${join(box.root, 'nowhere.sqlite3')}, which does not exist`],
+    ];
+    for (const [db, said] of cases) {
+      for (const args of [['show', '--db', db, '--session', 's'], ['init', '--db', db, '--session', 's']]) {
+        const r = await cordonPcodx(args);
+        expect([args, r.exitCode]).toEqual([args, 1]);
+        expect(r.stderr).toContain(`error: ${said}`);
+      }
+    }
+    expect(existsSync(join(box.root, 'nowhere.sqlite3'))).toBe(false);
+  });
+
   it('an empty file given to a command that needs a session stays empty (no schema, no WAL)', async () => {
     const db = join(box.root, 'empty.sqlite3');
     writeFileSync(db, '');
