@@ -289,7 +289,7 @@ describe('cordon pcodx: text input rules', () => {
     expect(tableRows(db, 'select id from messages')).toEqual([]);
     // A --db that cannot be read is named with what is wrong, in words (not EISDIR and Node's text).
     const dir = await pcodx(box, box.root, ['show']);
-    expect([dir.exitCode, dir.stderr]).toEqual([1, `error: cannot read ledger database ${box.root}: is a directory\n`]);
+    expect([dir.exitCode, dir.stderr]).toEqual([1, `error: ledger database ${box.root} is a directory, not a file; it was left unchanged: point --db / PCODX_DB at a ledger file\n`]);
     const role = await pcodx(box, db, ['record', '--role', 'robot', '--text', 'x']);
     expect(role.exitCode).toBe(2);
     // oclif's parse errors print as pcodx's own usage errors do, in the host's words.
