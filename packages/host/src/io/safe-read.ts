@@ -13,7 +13,8 @@ export class UnsafeReadError extends Error {
   constructor(
     readonly path: string,
     readonly reason: UnsafeReadReason,
-    detail: string,
+    /** What is wrong, without the path (`is not a regular file (a FIFO)`), for messages that name the file their own way. */
+    readonly detail: string,
   ) {
     super(`${path}: ${detail}`);
   }
@@ -182,6 +183,11 @@ export function openRegularFile(path: string, options: SafeReadOptions): { fd: n
     closeSync(fd);
     throw error;
   }
+}
+
+/** Whether a read failed because nothing is at the path: an {@link UnsafeReadError} `missing`. */
+export function isMissingFile(error: unknown): boolean {
+  return error instanceof UnsafeReadError && error.reason === 'missing';
 }
 
 /**

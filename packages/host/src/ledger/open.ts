@@ -1,11 +1,10 @@
-import { closeSync, existsSync, lstatSync, openSync, readlinkSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readlinkSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { systemErrorWords } from '@cordon/plugin-api';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from '../io/index.js';
 import { fileKind } from '../io/safe-read.js';
-import { CordonError } from '../errors/index.js';
 import { asLedgerError, dbError, refused } from './errors.js';
 import { checkLedgerRows } from './integrity.js';
 import { inspectLayout } from './layout.js';
@@ -135,16 +134,15 @@ function checkHeader(path: string): number | undefined {
     if (link?.isSymbolicLink()) throw dbError(path, `ledger database ${path} is a symbolic link to ${readlinkSync(path)}, which does not exist; it was left unchanged: point --db / PCODX_DB at the ledger file itself`);
     return undefined;
   }
-  let size: number;
+  let stat: Stats;
   try {
-    const stat = statSync(path);
-    // A FIFO, device or directory: SQLite would block, fail with an I/O error or read nothing.
-    if (!stat.isFile()) throw dbError(path, `ledger database ${path} is ${fileKind(stat)}, not a file; it was left unchanged: point --db / PCODX_DB at a ledger file`);
-    size = stat.size;
+    stat = statSync(path);
   } catch (error) {
-    if (error instanceof CordonError) throw error;
     throw dbError(path, `cannot read ledger database ${path}: ${systemErrorWords(error)}`, error);
   }
+  // A FIFO, device or directory: SQLite would block, fail with an I/O error or read nothing.
+  if (!stat.isFile()) throw dbError(path, `ledger database ${path} is ${fileKind(stat)}, not a file; it was left unchanged: point --db / PCODX_DB at a ledger file`);
+  const size = stat.size;
   if (size === 0) return 0;
   const head = Buffer.alloc(SQLITE_HEADER.length);
   let fd: number | undefined;

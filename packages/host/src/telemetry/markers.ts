@@ -3,7 +3,7 @@ import type { MarkerCallFields } from '@cordon/plugin-api';
 import { sessionDir } from './session-dir.js';
 import { appendLine } from '../io/append.js';
 import { readJsonLines } from '../io/read-lines.js';
-import { UnsafeReadError } from '../io/safe-read.js';
+import { isMissingFile, UnsafeReadError } from '../io/safe-read.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { ensurePrivateDir } from '../io/private-dir.js';
 
@@ -112,14 +112,9 @@ export function readMarkers(path: string): MarkerLog {
     const { values, badLines } = readJsonLines(path, isMarker);
     return { markers: values, badLines };
   } catch (error) {
-    if (isMissing(error)) return { markers: [], badLines: [] };
+    if (isMissingFile(error)) return { markers: [], badLines: [] };
     throw unreadableSessionFile(path, error);
   }
-}
-
-/** Whether a read failed because the file is not there (`UnsafeReadError` `missing`, or ENOENT). */
-export function isMissing(error: unknown): boolean {
-  return (error instanceof UnsafeReadError && error.reason === 'missing') || (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
 }
 
 /**
@@ -130,7 +125,7 @@ export function isMissing(error: unknown): boolean {
  */
 export function unreadableSessionFile(path: string, error: unknown): CordonError {
   if (error instanceof CordonError) return error;
-  const why = error instanceof UnsafeReadError ? error.message.slice(path.length + 2) : (error as Error).message;
+  const why = error instanceof UnsafeReadError ? error.detail : (error as Error).message;
   return new CordonError(ERROR_CODES.BAD_STATE, `cannot read the session file ${path}: ${why}; move it away to read the rest`, { cause: error, details: { path } });
 }
 

@@ -39,6 +39,11 @@ export function sortedJson(value: unknown, options: { readonly nonFinite?: 'null
   const onPath = new Set<object>();
   const stack: Frame[] = [];
   const open = (node: object): void => {
+    // An array of strings (an audit's changed_files: one per changed path) is written whole.
+    if (Array.isArray(node) && node.every((item) => typeof item === 'string')) {
+      out.push(JSON.stringify(node));
+      return;
+    }
     if (onPath.has(node)) throw new TypeError('Converting circular structure to JSON');
     onPath.add(node);
     const isArray = Array.isArray(node);

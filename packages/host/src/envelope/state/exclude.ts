@@ -64,7 +64,7 @@ export function readExclude(path: string, missingOk: boolean): Buffer | undefine
 }
 
 function excludeError(path: string, target: string, verb: string, error: unknown): CordonError {
-  const why = error instanceof UnsafeReadError ? error.message.slice(error.path.length + 2) : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+  const why = error instanceof UnsafeReadError ? error.detail : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
   const via = target !== path && target !== resolve(path) ? ` (a symbolic link to ${target})` : '';
   return new CordonError(ERROR_CODES.REPO_ERROR, `cannot ${verb} ${path}${via}, where cordon registers ${EXCLUDE_LINE}: ${why}`, { cause: error, details: { path, target } });
 }

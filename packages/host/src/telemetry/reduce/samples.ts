@@ -1,5 +1,6 @@
 import { forEachLine } from '../../io/read-lines.js';
-import { isMissing, unreadableSessionFile } from '../markers.js';
+import { isMissingFile } from '../../io/safe-read.js';
+import { unreadableSessionFile } from '../markers.js';
 import type { Sample } from '../sampler/sample.js';
 
 /** What {@link readSamples} found. */
@@ -33,7 +34,7 @@ export function readSamples(path: string): SampleLog {
       }
     });
   } catch (error) {
-    if (isMissing(error)) return { samples: [], badLines: [] };
+    if (isMissingFile(error)) return { samples: [], badLines: [] };
     throw unreadableSessionFile(path, error);
   }
   samples.sort((a, b) => a.t - b.t);

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import Sqlite, { type Database } from 'better-sqlite3';
 import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenPrivateFile } from '../../../io/index.js';
-import { readRegularFileHead, UnsafeReadError } from '../../../io/safe-read.js';
+import { isMissingFile, readRegularFileHead, UnsafeReadError } from '../../../io/safe-read.js';
 import { enableWal } from '../../../util/sqlite-wal.js';
 import { sqliteNativeBinding } from '../../../util/sqlite-binding.js';
 import { sqliteDriverProblem } from '../../../util/sqlite-driver.js';
@@ -130,8 +130,8 @@ function refuseNonSqlite(path: string): void {
     // directory fail with a bare EISDIR.
     head = readRegularFileHead(path, { maxBytes: SQLITE_HEADER.length, links: 'always' });
   } catch (error) {
-    if (error instanceof UnsafeReadError && error.reason === 'missing') return;
-    const why = error instanceof UnsafeReadError ? error.message.slice(path.length + 2) : (error as Error).message;
+    if (isMissingFile(error)) return;
+    const why = error instanceof UnsafeReadError ? error.detail : (error as Error).message;
     throw dbError(path, `${path} cannot be opened as an SQLite database: ${why}; it was left unchanged: move it away or pass another --db`, error);
   }
   if (head.length === 0) return;
