@@ -5,6 +5,7 @@ import { numberFlag } from '../cli/number-flag.js';
 import { outputFileFlag } from '../cli/output-file-flag.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { readRegularFile } from '../io/index.js';
+import { parseJsonText } from '../util/json-syntax.js';
 import { writeReport } from '../output/report-file.js';
 import { displayName, terminalText } from '../output/terminal.js';
 import { ANALYSIS_SCHEMA_VERSION, analyze, loadRules, type AnalysisReport, type AnalyzeRequest } from '../telemetry/analyze/index.js';
@@ -134,7 +135,8 @@ export function readSavedReport(path: string): AnalysisReport {
   }
   let parsed: Partial<AnalysisReport> | null;
   try {
-    parsed = JSON.parse(text) as Partial<AnalysisReport> | null;
+    // parseJsonText: where the damage is as an editor shows it, not V8's excerpt of the text.
+    parsed = parseJsonText(text) as Partial<AnalysisReport> | null;
   } catch (error) {
     const what = /^\s*</.test(text) ? 'an HTML or XML document' : text.trim() === '' ? 'empty' : /^\s*[[{]/.test(text) ? `JSON cut short or damaged (${(error as Error).message})` : 'not JSON';
     throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: ${what}; ${expected}`, { details: { path } });

@@ -136,17 +136,3 @@ export function parseAgentJson(text: string): unknown {
     }
   }
 }
-
-/**
- * V8's `JSON.parse` error message without the excerpt of the input it quotes: `Unexpected token
- * 'g', "ghp_DDDDDD"... is not valid JSON` becomes `Unexpected token 'g' (the input is not
- * quoted); not valid JSON`. For logs of text someone else sent (a hook payload): the excerpt is up
- * to ten characters of it, too short for redaction to recognise a token's shape, so the start of
- * a secret would be kept. Messages that quote nothing (`Unterminated string in JSON at position
- * 3`) are returned as they are.
- */
-export function jsonErrorWithoutInput(message: string): string {
-  // The excerpt is cut with `...` at either end when it is not the whole input.
-  if (/^(?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/.test(message)) return 'not valid JSON (the input is not quoted)';
-  return message.replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, ' (the input is not quoted); not valid JSON');
-}

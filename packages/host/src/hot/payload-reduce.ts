@@ -427,7 +427,14 @@ export class PayloadReducer {
   #endLiteral(): void {
     const text = this.#literal;
     this.#literal = '';
-    const value: unknown = JSON.parse(text);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // Not V8's message: it quotes the literal, which may be the start of an unquoted secret
+      // (`sk-proj-…` is made of literal bytes), too short for the log's redaction to recognise.
+      throw new SyntaxError('a JSON number or literal in the payload is malformed');
+    }
     if (this.#keepingHere() && this.#countValue()) this.#place(value);
     else if (this.#keepingHere()) this.#cut([]);
     this.#afterValue();

@@ -4,6 +4,7 @@ import { ensurePrivateDir } from '../io/private-dir.js';
 import { join } from 'node:path';
 import type { Logger } from '@cordon/plugin-api';
 import { redactArgv, redactText } from '../output/redact.js';
+import { withoutJsonExcerpts } from './json-excerpt.js';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -17,7 +18,9 @@ const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 
  * Secrets are never logged: the message and every string field (in arrays and plain objects too)
  * go through `redactText`, a field named `argv` through `redactArgv` (src/output/redact.ts), so
  * a command a user or an agent typed (`control run`'s argv, a plugin's error that echoes one)
- * keeps `***` for its secrets, whichever plugin logs it.
+ * keeps `***` for its secrets, whichever plugin logs it. A `JSON.parse` error's excerpt of the
+ * text it failed on is left out first (util/json-excerpt.ts): it may be the start of a secret,
+ * too short for redaction to recognise.
  */
 export function createFileLogger(dataDir: string, scope: string, env: NodeJS.ProcessEnv = process.env): Logger {
   const wanted = (env.CORDON_LOG_LEVEL as Level | undefined) ?? (env.CORDON_DEBUG ? 'debug' : 'warn');
@@ -31,7 +34,7 @@ export function createFileLogger(dataDir: string, scope: string, env: NodeJS.Pro
         ensurePrivateDir(join(dataDir, 'logs'));
         ready = true;
       }
-      appendLine(file, JSON.stringify({ t: isoTimestamp(), level, scope, pid: process.pid, message: redactText(message), ...(fields ? redactFields(fields) : undefined) }) + '\n');
+      appendLine(file, JSON.stringify({ t: isoTimestamp(), level, scope, pid: process.pid, message: redactText(withoutJsonExcerpts(message)), ...(fields ? redactFields(fields) : undefined) }) + '\n');
     } catch {
       // Logging is best effort.
     }
@@ -56,7 +59,7 @@ function redactFields(fields: Record<string, unknown>): Record<string, unknown> 
 
 /** `value` with every string in it redacted, through arrays and plain objects down to depth 4. */
 function redactValue(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return redactText(value);
+  if (typeof value === 'string') return redactText(withoutJsonExcerpts(value));
   if (value === null || typeof value !== 'object' || depth > 4) return value;
   if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
   // Plain objects only: an Error or a class instance is logged as JSON.stringify shows it.

@@ -186,6 +186,17 @@ describe('cordon hook process: bad input never breaks the agent', () => {
     }
   });
 
+  it('an oversized payload holding an unquoted secret: the log quotes none of it', async () => {
+    // Over CORDON_HOOK_MAX_STDIN_BYTES the payload is reduced as it streams; a bad literal's
+    // error was V8's, with the first ten characters of the literal.
+    const secret = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789';
+    const input = `{"session_id": "s", "tool_input": {"token": ${secret}}, "pad": "${'x'.repeat(200)}"}`;
+    expectSilent(await hook(['--agent', 'claude-code'], input, { ...sandbox.env, CORDON_HOOK_MAX_STDIN_BYTES: '64' }));
+    const line = logLines().find((l) => l.message === 'hook payload unusable' && l.problem === 'too-large');
+    expect(line?.detail).toBe('not a JSON object: a JSON number or literal in the payload is malformed');
+    expect(JSON.stringify(logLines())).not.toMatch(/sk-proj|abcdef/);
+  });
+
   it('stdin that never closes: gives up after CORDON_HOOK_STDIN_TIMEOUT_MS and exits 0', async () => {
     // Stdin stays open until the hook ends (or is killed after a minute: a signal, no exit 0).
     const r = await hook(['--agent', 'codex'], undefined, { ...sandbox.env, CORDON_HOOK_STDIN_TIMEOUT_MS: '400' });

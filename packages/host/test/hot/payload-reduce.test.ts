@@ -74,6 +74,34 @@ describe('PayloadReducer', () => {
   ])('%s: a SyntaxError', (_label, text) => {
     expect(() => reduce(text)).toThrow(SyntaxError);
   });
+
+  // Found after a hostile-input probe: a bad literal's error was V8's, which quotes up to ten
+  // characters of it, and an unquoted `sk-proj-…` is made of literal bytes; the hook logs the
+  // message of an oversized payload that does not reduce.
+  it('a malformed literal: the error quotes none of it', () => {
+    for (const literal of ['sk-proj-abcdefghijklmnop0123456789', 'tru', 'nulx', '1.2.3', '--1', 'ghp']) {
+      let message = '';
+      try {
+        reduce(`{"token": ${literal}}`);
+      } catch (error) {
+        expect(error).toBeInstanceOf(SyntaxError);
+        message = (error as Error).message;
+      }
+      expect(message).toBe('a JSON number or literal in the payload is malformed');
+    }
+  });
+
+  it('no error message holds a run of the input: any bytes after a key', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z0-9.+-]{4,40}$/), (tail) => {
+        try {
+          reduce(`{"k": ${tail}}`);
+        } catch (error) {
+          expect((error as Error).message).not.toContain(tail.slice(0, 4));
+        }
+      }),
+    );
+  });
 });
 
 describe('PayloadReducer skeletons', () => {

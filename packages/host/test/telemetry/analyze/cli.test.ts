@@ -76,7 +76,7 @@ describe('cordon analyze', () => {
     expect((await runCordon(['analyze', '--all', '--format', 'html', '--out', html], { env: sandbox.env })).exitCode).toBe(0);
     const whole = readFileSync(saved, 'utf8');
     const files: Array<[string, string, string]> = [
-      ['truncated.json', whole.slice(0, Math.floor(whole.length / 2)), 'JSON cut short or damaged'],
+      ['truncated.json', whole.slice(0, Math.floor(whole.length / 2)), 'JSON cut short or damaged ('],
       ['report.html', readFileSync(html, 'utf8'), 'an HTML or XML document'],
       ['other.json', JSON.stringify({ schema_version: 9, hello: 1 }), 'JSON, but not an analyze report (it has schema version 9)'],
       ['report.md', '# cordon analyze\n', 'not JSON'],
@@ -91,6 +91,10 @@ describe('cordon analyze', () => {
       expect(flat(r.stderr), name).toContain('expected a JSON report written by `cordon analyze --format json` (schema version 1)');
       expect(r.stderr).not.toContain('SyntaxError:');
     }
+    // Where the damage is, as an editor counts it; not V8's excerpt of the file.
+    const cut = await runCordon(['analyze', '--compare', 'agent:codex', join(out, 'bad-truncated.json')], { env: sandbox.env });
+    expect(flat(cut.stderr)).toMatch(/JSON cut short or damaged \([a-z ]+ at line \d+, column \d+\)/);
+    expect(flat(cut.stderr)).not.toContain('is not valid JSON');
   }, 120_000);
 
   it('a filter that leaves no session is refused in one line naming it, exit 2 as an empty store is', async () => {
