@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { reduce } from '../telemetry/reduce/reduce.js';
-import { reduceJsonl, reduceReport, reduceTextLines, type ReduceReport } from '../telemetry/reduce/output.js';
+import { reduceJsonl, reduceReport, reduceSkippedLines, reduceTextLines, type ReduceReport } from '../telemetry/reduce/output.js';
 
 export type { ReduceReport } from '../telemetry/reduce/output.js';
 
@@ -24,7 +24,7 @@ export default class Reduce extends CordonCommand {
 
   static override flags = {
     session: Flags.string({ description: 'Reduce this session (agent session id or its directory name); default: the most recently active one', exclusive: ['all'] }),
-    all: Flags.boolean({ description: 'Reduce every recorded session', exclusive: ['session'] }),
+    all: Flags.boolean({ description: 'Reduce every recorded session; one whose files cannot be read is skipped and named on stderr (in `skipped` with --json)', exclusive: ['session'] }),
     jsonl: Flags.boolean({ description: 'Print one JSON line per tool-call record on stdout instead of the summary' }),
     db: Flags.string({ description: 'Store to write: an SQLite file (created if missing, in a directory that must exist) or a postgres:// URL (default $CORDON_DB, else <data>/telemetry.sqlite3); rows carry $CORDON_MACHINE or the host name', helpValue: 'PATH|URL' }),
   };
@@ -42,6 +42,8 @@ export default class Reduce extends CordonCommand {
       for (const line of stderr) process.stderr.write(line);
     } else {
       for (const line of reduceTextLines(result)) this.log(line);
+      // Sessions --all went on without (--json holds them in `skipped`).
+      if (!this.jsonEnabled()) for (const line of reduceSkippedLines(result)) process.stderr.write(line);
     }
     return reduceReport(result);
   }

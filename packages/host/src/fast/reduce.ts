@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { TELEMETRY_DB_FILE } from '../telemetry/reduce/db/names.js';
 import { isPostgresUrl, resolveDbTarget } from '../telemetry/reduce/db/target.js';
-import { reduceJsonl, reduceReport, reduceTextLines } from '../telemetry/reduce/output.js';
+import { reduceJsonl, reduceReport, reduceSkippedLines, reduceTextLines } from '../telemetry/reduce/output.js';
 import { reduce } from '../telemetry/reduce/reduce.js';
 import { resolvePaths } from '../util/paths.js';
 
@@ -77,7 +77,10 @@ export async function fastReduce(args: FastReduceArgs, env: NodeJS.ProcessEnv = 
     const { stdout, stderr } = reduceJsonl(result);
     writeAll(process.stdout, stdout);
     writeAll(process.stderr, stderr);
-  } else writeAll(process.stdout, reduceTextLines(result).map((line) => `${line}\n`));
+  } else {
+    writeAll(process.stdout, reduceTextLines(result).map((line) => `${line}\n`));
+    writeAll(process.stderr, reduceSkippedLines(result));
+  }
   return 'done';
 }
 

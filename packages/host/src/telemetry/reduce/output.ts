@@ -11,11 +11,22 @@ export interface ReduceReport {
   db: string;
   /** One summary per reduced session. */
   sessions: SessionSummary[];
+  /** Sessions `--all` went on without, each with why (a session file that cannot be read). */
+  skipped: Array<{ session: string; reason: string }>;
 }
 
 /** The `--json` report of `result`: the database and each session's summary. */
 export function reduceReport(result: ReduceResult): ReduceReport {
-  return { db: result.db, sessions: result.sessions.map((s) => s.summary) };
+  return { db: result.db, sessions: result.sessions.map((s) => s.summary), skipped: result.skipped.map((s) => ({ ...s })) };
+}
+
+/**
+ * One stderr line per session `reduce --all` went on without (`cordon reduce: session ID skipped:
+ * why`), each ending with `\n`; the text and `--jsonl` outputs print them, `--json` holds them in
+ * `skipped`. Escaped for the terminal: a session's name is the agent's.
+ */
+export function reduceSkippedLines(result: ReduceResult): string[] {
+  return result.skipped.map((s) => terminalText(`cordon reduce: session ${s.session} skipped: ${s.reason}`) + '\n');
 }
 
 /**
@@ -61,6 +72,7 @@ export function reduceJsonl(result: ReduceResult): { stdout: string[]; stderr: s
     const skipped = skippedLines(s);
     if (skipped) stderr.push(`cordon reduce: session ${terminalText(s.session_id)}: ${skipped}\n`);
   }
+  stderr.push(...reduceSkippedLines(result));
   return { stdout, stderr };
 }
 

@@ -6,6 +6,8 @@ import { isPostgresUrl, machineName, storeTarget } from './db/target.js';
 import { reduceSession, type ReducedSession } from './reduce-session.js';
 import { selectSessions } from './sessions.js';
 import { settleEndedSession } from '../sampler/state.js';
+import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { plural } from '../../util/plural.js';
 
 /** Input of {@link reduce}. */
 export interface ReduceOptions {
@@ -26,6 +28,16 @@ export interface ReduceResult {
   /** The database written (a PostgreSQL URL with its password redacted). */
   readonly db: string;
   readonly sessions: ReducedSession[];
+  /** With `all`: the sessions left out because one of their files cannot be read, each with why. */
+  readonly skipped: SkippedSession[];
+}
+
+/** A session `reduce --all` went on without. */
+export interface SkippedSession {
+  /** The session's directory name under `runs/`. */
+  readonly session: string;
+  /** Why (`cannot read the session file …: is not a regular file (a FIFO); move it away …`). */
+  readonly reason: string;
 }
 
 /**
@@ -38,7 +50,11 @@ export interface ReduceResult {
  * @throws CordonError `CORDON_BAD_INPUT` when the directory of a store the user named (`--db`,
  * `CORDON_DB`) does not exist (db/target.ts `storeTarget`: none is created; checked before the
  * sessions, so this is said even when none is recorded), or when no session matches;
- * `CORDON_DB_ERROR` when the database cannot be used.
+ * `CORDON_DB_ERROR` when the database cannot be used; `CORDON_BAD_STATE` when a session file
+ * cannot be read (a FIFO, a directory: markers.ts `unreadableSessionFile`): for the one session
+ * asked for, or with `all` only when no session could be read. With `all` a session that cannot
+ * be read is left out and listed in `skipped`, as `cordon analyze` skips it, so one damaged
+ * session does not keep every other from being stored.
  */
 export async function reduce(options: ReduceOptions): Promise<ReduceResult> {
   const env = options.env ?? process.env;
@@ -48,7 +64,21 @@ export async function reduce(options: ReduceOptions): Promise<ReduceResult> {
   const selected = selectSessions(options.dataDir, options);
   // A session that ended moments ago is read once its sampler has written its last samples (at
   // most ENDED_SESSION_WAIT_MS); one still running is read as it is and reported live.
-  const reduced = selected.map((s) => (settleEndedSession(s.dir), { name: s.name, reduced: reduceSession(s.dir) }));
+  const reduced: Array<{ name: string; reduced: ReducedSession }> = [];
+  const skipped: SkippedSession[] = [];
+  for (const s of selected) {
+    settleEndedSession(s.dir);
+    try {
+      reduced.push({ name: s.name, reduced: reduceSession(s.dir) });
+    } catch (error) {
+      if (!options.all || !(error instanceof CordonError) || error.code !== ERROR_CODES.BAD_STATE) throw error;
+      skipped.push({ session: s.name, reason: error.message });
+    }
+  }
+  if (reduced.length === 0 && skipped.length > 0) {
+    const only = skipped.length === 1 ? skipped[0]!.reason : `none of the ${plural(skipped.length, 'recorded session')} could be read: ${skipped.map((s) => `session ${s.session}: ${s.reason}`).join('; ')}`;
+    throw new CordonError(ERROR_CODES.BAD_STATE, only, { details: { sessions: skipped.map((s) => s.session) } });
+  }
   const machine = machineName(env);
   let dbPath: string;
   if (isPostgresUrl(target)) {
@@ -72,5 +102,5 @@ export async function reduce(options: ReduceOptions): Promise<ReduceResult> {
   // Guarded calls (`cordon control guard`) are shown with the `control run` that ran them
   // (`<data>/control/runs.jsonl` keeps those records; the database keeps the calls).
   const runs = readGuardRuns(options.dataDir);
-  return { db: dbPath, sessions: reduced.map(({ reduced: r }) => (runs.length ? { ...r, calls: joinGuardRuns(r.summary.session_id, r.calls, runs) } : r)) };
+  return { db: dbPath, sessions: reduced.map(({ reduced: r }) => (runs.length ? { ...r, calls: joinGuardRuns(r.summary.session_id, r.calls, runs) } : r)), skipped };
 }

@@ -177,6 +177,44 @@ describe('a session file or store that is not a regular file', () => {
     }
   });
 
+  // `reduce --all` stopped at the first such session, exit 2, and stored none of the others,
+  // while `analyze --all` went on without it: both now go on, and say which session and why.
+  it('reduce --all goes on without a session it cannot read, stores the others and names it on stderr; exit 2 only when none can be read', async () => {
+    marker(sandbox.dataDir, 'good', 'session_start', T);
+    call(sandbox.dataDir, 'good', 'k1', T + 100, T + 900, { command: 'true' });
+    const bad = sessionDir(sandbox.dataDir, 'bad');
+    mkdirSync(bad, { recursive: true });
+    execFileSync('mkfifo', [join(bad, 'markers.jsonl')]);
+    const why = `cannot read the session file ${join(bad, 'markers.jsonl')}: is not a regular file (a FIFO); move it away to read the rest`;
+    for (const env of routes) {
+      const e = { ...sandbox.env, ...env };
+      rmSync(join(sandbox.dataDir, 'telemetry.sqlite3'), { force: true });
+      const text = await runCordon(['reduce', '--all'], { env: e, timeoutMs: 20_000 });
+      expect([env, text.exitCode, text.stderr]).toEqual([env, 0, `cordon reduce: session bad skipped: ${why}\n`]);
+      expect(text.stdout).toContain('session good (claude-code): 1 call');
+      const db = new Database(join(sandbox.dataDir, 'telemetry.sqlite3'), { readonly: true });
+      try {
+        expect(db.prepare('SELECT session_id FROM sessions').all()).toEqual([{ session_id: 'good' }]);
+      } finally {
+        db.close();
+      }
+      const json = await runCordon(['reduce', '--all', '--json'], { env: e, timeoutMs: 20_000 });
+      expect([env, json.exitCode]).toEqual([env, 0]);
+      const report = JSON.parse(json.stdout);
+      expect(report.sessions.map((s: { session_id: string }) => s.session_id)).toEqual(['good']);
+      expect(report.skipped).toEqual([{ session: 'bad', reason: why }]);
+      const jsonl = await runCordon(['reduce', '--all', '--jsonl'], { env: e, timeoutMs: 20_000 });
+      expect([env, jsonl.exitCode, jsonl.stdout.trim().split('\n').length, jsonl.stderr]).toEqual([env, 0, 1, `cordon reduce: session bad skipped: ${why}\n`]);
+    }
+    // Nothing readable at all: refused, naming the file, as for the one session asked for.
+    rmSync(sessionDir(sandbox.dataDir, 'good'), { recursive: true, force: true });
+    for (const env of routes) {
+      const r = await runCordon(['reduce', '--all', '--json'], { env: { ...sandbox.env, ...env }, timeoutMs: 20_000 });
+      expect([env, r.exitCode]).toEqual([env, 2]);
+      expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'CORDON_BAD_STATE', message: why });
+    }
+  });
+
   it('refuses a directory or a FIFO as the default telemetry store, naming it, exit 2', async () => {
     const store = join(sandbox.dataDir, 'telemetry.sqlite3');
     marker(sandbox.dataDir, 'stored', 'session_start', T);
