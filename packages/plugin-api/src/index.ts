@@ -19,6 +19,7 @@ export type {
   LedgerHandle,
   LedgerMessage,
   LedgerModelItem,
+  LedgerPieceWriter,
   LedgerRangeRequest,
   LedgerRecordInput,
   LedgerRole,

@@ -27,16 +27,17 @@ const routes = new Map<1 | 2, Route>();
  *   When the stream then holds more than its buffer, the returned promise resolves once it has
  *   drained, failed or closed: a caller that waits for it holds about one write at a time.
  *
- * Returns nothing when the text has been written (or dropped). Throws only what the stream's own
- * write would (an unexpected error of the descriptor).
+ * Returns nothing when the text has been written, `false` when it was dropped because the reader
+ * has gone (a producer can stop making output no one reads: `pcodx show | head`), a promise as
+ * above. Throws only what the stream's own write would (an unexpected error of the descriptor).
  */
-export function writeOutput(fd: 1 | 2, text: string): void | Promise<void> {
+export function writeOutput(fd: 1 | 2, text: string): void | false | Promise<void> {
   let route = routes.get(fd);
   if (route === undefined) {
     route = process.platform !== 'win32' && writtenDirectly(fd) ? 'direct' : 'stream';
     routes.set(fd, route);
   }
-  if (route === 'closed') return;
+  if (route === 'closed') return false;
   if (route === 'stream') return throughStream(fd, text);
   const bytes = Buffer.from(text, 'utf8');
   let done = 0;
@@ -47,7 +48,7 @@ export function writeOutput(fd: 1 | 2, text: string): void | Promise<void> {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EPIPE') {
         routes.set(fd, 'closed');
-        return;
+        return false;
       }
       if (code !== 'EAGAIN') throw error;
       // The stream keeps the rest in order; later writes queue behind it.

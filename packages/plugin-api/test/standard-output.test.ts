@@ -29,9 +29,9 @@ describe('writeOutput', () => {
     expect(readFileSync(err, 'utf8')).toBe('E');
   });
 
-  it('a reader that closed the pipe (EPIPE) ends the output quietly: later writes are dropped, the exit code stays', async () => {
+  it('a reader that closed the pipe (EPIPE) ends the output quietly: later writes are dropped (each returns false, so a producer can stop), the exit code stays', async () => {
     // The reader is gone before the child writes; 1 MiB cannot fit in a pipe buffer either way.
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script("await new Promise((r) => setTimeout(r, 300)); writeOutput(1, 'x'.repeat(1 << 20)); writeOutput(1, 'more'); process.exitCode = 3;")], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script("await new Promise((r) => setTimeout(r, 300)); const first = writeOutput(1, 'x'.repeat(1 << 20)); const later = writeOutput(1, 'more'); if (first !== false || later !== false) process.stderr.write('not false: ' + first + ' ' + later); process.exitCode = 3;")], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.destroy();
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

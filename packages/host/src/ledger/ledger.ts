@@ -6,6 +6,7 @@ import type {
   LedgerHandle,
   LedgerMessage,
   LedgerModelItem,
+  LedgerPieceWriter,
   LedgerRangeRequest,
   LedgerRecordInput,
   LedgerRole,
@@ -302,7 +303,7 @@ export class Ledger implements LedgerHandle {
    * holds the whole render. An unknown session is refused (`CORDON_LEDGER_REFUSED`) before
    * anything is written.
    */
-  async renderTo(sessionId: string, write: (piece: string) => void | Promise<void>): Promise<void> {
+  async renderTo(sessionId: string, write: LedgerPieceWriter<string>): Promise<void> {
     return this.#guard(async () =>
       readTransaction(this.#db, async (trx) => {
         await requireSession(trx, sessionId);
@@ -325,7 +326,7 @@ export class Ledger implements LedgerHandle {
    * already formatted, a compaction's role comes from the role index. All read in one snapshot;
    * an unknown session is refused before anything is written.
    */
-  async renderWithRolesTo(sessionId: string, write: (piece: string) => void | Promise<void>): Promise<void> {
+  async renderWithRolesTo(sessionId: string, write: LedgerPieceWriter<string>): Promise<void> {
     return this.#guard(async () =>
       readTransaction(this.#db, async (trx) => {
         await requireSession(trx, sessionId);
@@ -338,7 +339,7 @@ export class Ledger implements LedgerHandle {
    * {@link visibleIds} handed to `write` in order, in arrays of a few thousand ids (none empty),
    * from one snapshot; an unknown session is refused before anything is written.
    */
-  async visibleIdsTo(sessionId: string, write: (ids: readonly string[]) => void | Promise<void>): Promise<void> {
+  async visibleIdsTo(sessionId: string, write: LedgerPieceWriter<readonly string[]>): Promise<void> {
     const { last, active } = await this.#guard(async () =>
       readTransaction(this.#db, async (trx) => {
         await requireSession(trx, sessionId);
@@ -346,7 +347,7 @@ export class Ledger implements LedgerHandle {
       }),
     );
     // The walk needs no database: the snapshot is the last seq and the active compactions.
-    for (const piece of visibleIdPieces(last, active)) await write(piece);
+    for (const piece of visibleIdPieces(last, active)) if ((await write(piece)) === false) return;
   }
 
   async modelItems(sessionId: string): Promise<LedgerModelItem[]> {
@@ -491,15 +492,17 @@ export class Ledger implements LedgerHandle {
    * {@link RENDER_FIRST_PIECE_MESSAGES}), handed to `write` in order with the blank lines between
    * blocks (the separator travels at the start of every piece but the first). With `roles`, each
    * block under its role line (`renderWithRoles`). A `write` that returns a promise is awaited
-   * before the next piece is read (the read transaction stays open meanwhile).
+   * before the next piece is read (the read transaction stays open meanwhile); one that returns
+   * `false` (its reader has gone) ends the render: nothing more is read.
    */
-  async #renderPieces(trx: Db, sessionId: string, write: (piece: string) => void | Promise<void>, roles = false): Promise<void> {
+  async #renderPieces(trx: Db, sessionId: string, write: LedgerPieceWriter<string>, roles = false): Promise<void> {
     let first = true;
-    // A writer that returns a promise (a full pipe) is waited for before the next piece is read.
-    const put = async (piece: string): Promise<void> => {
+    // A writer that returns a promise (a full pipe) is waited for before the next piece is read;
+    // false: no one reads on (`pcodx show | head`), so the rest is not read at all.
+    const put = async (piece: string): Promise<boolean> => {
       const text = first ? piece : BLOCK_SEPARATOR + piece;
       first = false;
-      await write(text);
+      return (await write(text)) !== false;
     };
     let roleCodes: string | undefined;
     // Messages in the next piece, sized from the piece before (across compactions too).
@@ -509,13 +512,13 @@ export class Ledger implements LedgerHandle {
         const c = s.compaction;
         // A compaction shows as the strongest role it covers (read once, only when one is shown with roles).
         const header = roles ? compactionRoleLine(c, strongestRole((roleCodes ??= this.#reads.roleCodes(sessionId)), c.fromSeq, c.toSeq)) : '';
-        await put(header + renderBlock(c.summary, c.id));
+        if (!(await put(header + renderBlock(c.summary, c.id)))) return;
         continue;
       }
       for (let from = s.from; from <= s.to; ) {
         const to = Math.min(s.to, from + span - 1);
         const piece = roles ? this.#reads.roleRenderRun(sessionId, from, to) : this.#reads.renderRun(sessionId, from, to);
-        await put(piece);
+        if (!(await put(piece))) return;
         span = nextPieceMessages(to - from + 1, piece.length);
         from = to + 1;
       }

@@ -149,6 +149,29 @@ describe('render and visible entries on a real file', () => {
     await expect(ledger.visibleIdsTo('nobody', (ids) => void idPieces.push(ids))).rejects.toMatchObject({ code: 'CORDON_LEDGER_REFUSED' });
   }, 60_000);
 
+  // `pcodx show | head` went on reading and rendering the whole ledger after its reader had gone.
+  it('a writer that returns false (its reader has gone) ends renderTo, renderWithRolesTo and visibleIdsTo: nothing more is handed over', async () => {
+    const ledger = await L.open(join(dir(), 'l.sqlite3'));
+    await ledger.resolveSession({ mode: 'create', id: 's' });
+    for (let i = 0; i < 20_000; i += 2000) await ledger.record('s', Array.from({ length: 2000 }, (_, k) => ({ role: 'user' as const, text: `m${i + k + 1} ${'x'.repeat(200)}` })));
+    await ledger.compact('s', [{ from: 'msg1', to: 'msg2', summary: 'first' }]);
+    for (const stopAt of [1, 2, 3]) {
+      const pieces: string[] = [];
+      await ledger.renderTo('s', (piece) => pieces.push(piece) < stopAt);
+      expect(pieces).toHaveLength(stopAt);
+      const roles: string[] = [];
+      await ledger.renderWithRolesTo('s', async (piece) => roles.push(piece) < stopAt);
+      expect(roles).toHaveLength(stopAt);
+      const ids: Array<readonly string[]> = [];
+      await ledger.visibleIdsTo('s', (piece) => ids.push(piece) < stopAt);
+      expect(ids).toHaveLength(stopAt);
+    }
+    // Anything but false goes on: the whole render.
+    const all: string[] = [];
+    await ledger.renderTo('s', (piece) => all.push(piece) > 0);
+    expect(all.join('')).toBe(await ledger.render('s'));
+  });
+
   it('renderTo refuses an unknown session before it writes anything', async () => {
     const ledger = await L.open(join(dir(), 'l.sqlite3'));
     await ledger.resolveSession({ mode: 'create', id: 's' });

@@ -142,6 +142,13 @@ export interface LedgerUncompactResult {
   readonly visibleIds: readonly string[];
 }
 
+/**
+ * Takes one piece of a streamed read (`renderTo`, `renderWithRolesTo`, `visibleIdsTo`), in order.
+ * A promise returned (a full pipe) is awaited before the next piece is read; `false` returned or
+ * resolved (the reader has gone: `writeOutput` says so) ends the read there, quietly.
+ */
+export type LedgerPieceWriter<T> = (piece: T) => void | boolean | Promise<void | boolean>;
+
 /** How a command finds its session (the Rust pcodx, SichangHe/partial_compact_codex). */
 export interface LedgerSessionSelector {
   /** An explicit session name (`--session`). */
@@ -183,23 +190,24 @@ export interface LedgerHandle {
    * from one snapshot, so a caller that prints them never holds them all; a `write` that returns a
    * promise is awaited before the next piece. An unknown session is refused before anything is written.
    */
-  visibleIdsTo(sessionId: string, write: (ids: readonly string[]) => void | Promise<void>): Promise<void>;
+  visibleIdsTo(sessionId: string, write: LedgerPieceWriter<readonly string[]>): Promise<void>;
   /** The exact text render of the Rust pcodx, SichangHe/partial_compact_codex (no trailing newline). */
   render(sessionId: string): Promise<string>;
   /**
    * {@link render} handed to `write` in order, in pieces (a few hundred KiB each), all read in
    * one snapshot, so a caller that writes them out never holds the whole render. A `write` that
-   * returns a promise (a full pipe) is awaited before the next piece is read. An unknown
+   * returns a promise (a full pipe) is awaited before the next piece is read; one that returns
+   * (or resolves to) `false` ends the render there (the reader has gone). An unknown
    * session is refused before anything is written.
    */
-  renderTo(sessionId: string, write: (piece: string) => void | Promise<void>): Promise<void>;
+  renderTo(sessionId: string, write: LedgerPieceWriter<string>): Promise<void>;
   /** The render with a role line above each block, for people (`show --roles`). */
   renderWithRoles(sessionId: string): Promise<string>;
   /**
    * {@link renderWithRoles} handed to `write` in order, in pieces (a few hundred KiB each), all
    * read in one snapshot, `write` awaited as by {@link renderTo}. An unknown session is refused before anything is written.
    */
-  renderWithRolesTo(sessionId: string, write: (piece: string) => void | Promise<void>): Promise<void>;
+  renderWithRolesTo(sessionId: string, write: LedgerPieceWriter<string>): Promise<void>;
   /** One Responses API message item per visible entry; refuses visible `tool` rows. */
   modelItems(sessionId: string): Promise<LedgerModelItem[]>;
   /** Active compactions in sequence order. */

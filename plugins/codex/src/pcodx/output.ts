@@ -9,10 +9,11 @@ export interface Sink {
   /**
    * Raw stdout text, no newline added: where a sink has it, a render and long runs of lines go
    * out in pieces as they are read ({@link textPiecesOut}, {@link linesOut}) instead of as one
-   * string. A promise returned means the reader is behind: the next piece waits for it. Sinks
-   * that keep blocks apart (`--json`) or lines (tests) have none.
+   * string. A promise returned means the reader is behind: the next piece waits for it; `false`
+   * means the reader has gone (`pcodx show | head`): nothing more needs making. Sinks that keep
+   * blocks apart (`--json`) or lines (tests) have none.
    */
-  write?(text: string): void | Promise<void>;
+  write?(text: string): void | boolean | Promise<void | boolean>;
 }
 
 /**
@@ -47,22 +48,23 @@ const WRITE_CHUNK = 64 * 1024;
 /**
  * Prints `lines` on stdout as {@link Sink.out} would, one line each: on a sink that can
  * {@link Sink.write}, in writes of about 64 KiB (100,000 ids written one by one cost more than
- * reading them), each waited for when the sink asks to.
+ * reading them), each waited for when the sink asks to. Resolves false once the sink says its
+ * reader has gone (the rest is not written), else true.
  */
-export async function linesOut(sink: Sink, lines: readonly string[]): Promise<void> {
+export async function linesOut(sink: Sink, lines: readonly string[]): Promise<boolean> {
   if (!sink.write) {
     for (const line of lines) sink.out(line);
-    return;
+    return true;
   }
   let chunk = '';
   for (const line of lines) {
     chunk += `${line}\n`;
     if (chunk.length >= WRITE_CHUNK) {
-      await sink.write(chunk);
+      if ((await sink.write(chunk)) === false) return false;
       chunk = '';
     }
   }
-  if (chunk) await sink.write(chunk);
+  return chunk ? (await sink.write(chunk)) !== false : true;
 }
 
 /**
@@ -71,11 +73,13 @@ export async function linesOut(sink: Sink, lines: readonly string[]): Promise<vo
  * is handed back); otherwise joined and printed as one block, as {@link Sink.text} (or a line)
  * where the sink keeps blocks apart.
  */
-export async function textPiecesOut(sink: Sink, produce: (write: (piece: string) => void | Promise<void>) => Promise<void>): Promise<void> {
+export async function textPiecesOut(sink: Sink, produce: (write: (piece: string) => void | boolean | Promise<void | boolean>) => Promise<void>): Promise<void> {
   if (sink.write) {
     const write = sink.write;
-    await produce((piece) => write(piece));
-    await write('\n');
+    let gone = false;
+    // `false` back from the sink (its reader has gone) tells `produce` to stop reading.
+    await produce(async (piece) => !(gone ||= (await write(piece)) === false));
+    if (!gone) await write('\n');
     return;
   }
   const pieces: string[] = [];
