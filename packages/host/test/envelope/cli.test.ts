@@ -310,6 +310,27 @@ describe('cordon arm / check / status / reset', () => {
     expect(json.stderr).toContain('warning: deny glob docs/guide names a directory');
   });
 
+  // `--allow 'SRC/**'` in a tree with src/ armed silently, and check then refused every change
+  // under src/; a deny glob spelt so protected nothing. Globs match git's paths letter for letter.
+  it('arm warns of a glob naming a path the work tree holds in another letter case, and arms all the same', async () => {
+    const repo = newRepo({ 'src/Lib/a.js': 'a\n', 'README.md': 'r\n', 'secrets/k': 'k\n', '.cordon.json': JSON.stringify({ deny: ['Secrets/**'] }) });
+    const armed = await cordon(['arm', 'c', '--allow', 'SRC/**', '--allow', 'src/lib/*.js', '--allow', 'README.MD', '--allow', 'src/Lib/**', '--allow', 'new/**', '--allow', '**/Readme.md'], repo);
+    expect(armed.exitCode, armed.stderr).toBe(0);
+    // Spelt as the tree has it, a path that is not there in any case, and a glob that starts with ** say nothing.
+    expect(armed.stderr.split('\n').filter(Boolean)).toEqual([
+      'warning: allow glob SRC/** names SRC, which the work tree does not have, but it has src, and globs match letter case exactly; for it use src/** (--allow or "allow" in .cordon.json)',
+      'warning: allow glob src/lib/*.js names src/lib, which the work tree does not have, but it has src/Lib, and globs match letter case exactly; for it use src/Lib/*.js (--allow or "allow" in .cordon.json)',
+      'warning: allow glob README.MD names README.MD, which the work tree does not have, but it has README.md, and globs match letter case exactly; for it use README.md (--allow or "allow" in .cordon.json)',
+      'warning: deny glob Secrets/** names Secrets, which the work tree does not have, but it has secrets, and globs match letter case exactly; for it use secrets/** (--deny or "deny" in .cordon.json)',
+    ]);
+    // What the warning foretells: the policy is kept as given, and check judges by it.
+    expect(JSON.parse((await cordon(['status', '--json'], repo)).stdout)).toMatchObject({ allow: ['SRC/**', 'src/lib/*.js', 'README.MD', 'src/Lib/**', 'new/**', '**/Readme.md'], deny: ['Secrets/**'] });
+    writeFiles(repo, { 'README.md': 'changed\n' });
+    const checked = await cordon(['check'], repo);
+    expect(checked.exitCode).toBe(3);
+    expect(checked.stdout).toContain('path outside policy: README.md (matches no allow glob)');
+  });
+
   it('arm in a subdirectory warns of a glob written relative to it (`*.mjs` in src/ for src/*.mjs), and arms all the same', async () => {
     // The walkthrough's slip: armed from src/ with --allow '*.mjs', then check refused src/a.mjs.
     const repo = newRepo({ 'src/a.mjs': 'a\n', 'src/lib/b.mjs': 'b\n', 'README.md': 'r\n' });
