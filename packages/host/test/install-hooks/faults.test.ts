@@ -101,6 +101,52 @@ describe('symlinked config files stay links; their targets are edited', () => {
   });
 });
 
+// Found by a hostile-input probe: with a key given twice, the agent (JSON.parse) reads the last
+// copy while the edit went into the first: exit 0, "installed", and no cordon hook in effect (the
+// live envelope and every decision depend on it); a duplicated top-level "hooks" crashed the
+// plugin with a TypeError. An event holding something other than a list was replaced by
+// cordon's list without a word, dropping what the user wrote.
+describe('a config the agent would read otherwise, or an edit that would drop the user\'s value: refused, nothing written', () => {
+  const cases: Array<[string, string, string, string]> = [
+    ['claude-code', '.claude/settings.json', '{"hooks": {"PreToolUse": [], "PreToolUse": [{"matcher": "X", "hooks": [{"type": "command", "command": "mine"}]}]}}\n', '"PreToolUse" is given twice, at line 1, column 12 and again at line 1, column 30'],
+    ['claude-code', '.claude/settings.json', '{"hooks": {"PreToolUse": []},\n "hooks": {"Stop": []}}\n', '"hooks" is given twice, at line 1, column 2 and again at line 2, column 2'],
+    ['gemini', '.gemini/settings.json', '{\n  // mine\n  "hooks": {},\n  "hooks": {"BeforeTool": []}\n}\n', '"hooks" is given twice, at line 3, column 3 and again at line 4, column 3'],
+    ['cursor', '.cursor/hooks.json', '{"version": 1, "hooks": {"preToolUse": []}, "hooks": {}}\n', '"hooks" is given twice'],
+  ];
+  for (const [agent, path, text, words] of cases) {
+    it(`${agent}, ${words.split(',')[0]}: exit 2 CORDON_CONFIG_UNPARSEABLE naming the key and both places, the file as it was`, async () => {
+      write({ [path]: text });
+      const r = await cordon(['install-hooks', '--agent', agent, '--write']);
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.json.error.code).toBe('CORDON_CONFIG_UNPARSEABLE');
+      expect(r.json.error.message).toContain(join(home, path));
+      expect(r.json.error.message).toContain(words);
+      expect(r.json.error.message).toContain('JSON keeps only the last: give each key once');
+      expect(read(path)).toBe(text);
+    });
+  }
+
+  it('an event holding an object or a string is refused (CORDON_CONFIG_EDIT) instead of replaced; null gets the list', async () => {
+    const refused: Array<[string, string, string]> = [
+      ['claude-code', '.claude/settings.json', '{"hooks": {"PreToolUse": {"mine": 1}}}\n'],
+      ['gemini', '.gemini/settings.json', '{"hooks": {"BeforeTool": "mine"}}\n'],
+      ['hermes', '.hermes/config.yaml', 'hooks:\n  pre_tool_call: mine\n'],
+    ];
+    for (const [agent, path, text] of refused) {
+      write({ [path]: text });
+      const r = await cordon(['install-hooks', '--agent', agent, '--write']);
+      expect([agent, r.exitCode]).toEqual([agent, 2]);
+      expect(r.json.error.code).toBe('CORDON_CONFIG_EDIT');
+      expect(r.json.error.message).toMatch(/holds (an object|a string) where the agent expects a list of hooks; cordon does not replace it/);
+      expect(read(path)).toBe(text);
+    }
+    write({ '.claude/settings.json': '{"hooks": {"PreToolUse": null}}\n' });
+    const r = await cordon(['install-hooks', '--agent', 'claude-code', '--write']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(read('.claude/settings.json')).hooks.PreToolUse).toHaveLength(1);
+  });
+});
+
 describe('temp files are never predictable and never opened through a link', () => {
   it('links planted under every name the old code could use (one per pid) leave their target untouched', async () => {
     const victim = join(sandbox.dir('victim'), 'bashrc');

@@ -66,12 +66,20 @@ describe('json editor', () => {
   });
 
   it('reads every key as JSON.parse does, "__proto__" included (the counterexample fast-check found)', () => {
-    const text = '{ "a": { "__proto__": false, "k": [1, { "__proto__": { "x": 1 } }] }, "a2": 1, "a2": 2 }\n';
+    const text = '{ "a": { "__proto__": false, "k": [1, { "__proto__": { "x": 1 } }] }, "a2": 1 }\n';
     const doc = jsonDocument('/p.json', text);
     expect(doc.value).toEqual(JSON.parse(text));
     expect(Object.hasOwn((doc.value as any).a, '__proto__')).toBe(true);
     doc.append(['cordonTest', 'list'], JSON.parse('{"__proto__": false}'));
     expect((doc.value as any).cordonTest.list.at(-1)).toEqual(JSON.parse('{"__proto__": false}'));
+  });
+
+  it('refuses a key given twice in any object: JSON.parse keeps the last, where an edit could land in the first', () => {
+    for (const text of ['{ "a2": 1, "a2": 2 }\n', '{ "hooks": { "Stop": [], "Stop": [] } }\n', '{ "k": [{ "x": 1, "x": 1 }] }\n']) {
+      expect(() => jsonDocument('/p.json', text)).toThrow(expect.objectContaining({ code: 'CORDON_CONFIG_UNPARSEABLE', message: expect.stringContaining('is given twice') }));
+    }
+    // The same key in sibling objects is no repeat.
+    expect(() => jsonDocument('/p.json', '{ "a": { "x": 1 }, "b": { "x": 2 } }\n')).not.toThrow();
   });
 
   it('appending then removing in any object gives back the same bytes (property)', () => {

@@ -1,7 +1,7 @@
 import type { ConfigDocument, ConfigPath } from '@cordon/plugin-api';
 import { findNodeAtLocation, parseTree, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
-import { unparseable } from './unparseable.js';
-import { BYTE_ORDER_MARK, jsonSyntaxProblem } from '../../util/json-syntax.js';
+import { notAList, unparseable } from './unparseable.js';
+import { BYTE_ORDER_MARK, jsonSyntaxProblem, repeatedKey, repeatedKeyWords } from '../../util/json-syntax.js';
 
 
 /** Indentation unit and line ending of an existing file (two spaces and `\n` for a new one). */
@@ -57,6 +57,10 @@ export function jsonDocument(path: string, text: string | undefined, options: { 
     const first = errors[0];
     if (first) throw unparseable(path, options.comments ? 'JSON with comments' : 'JSON', jsonSyntaxProblem(source, { comments: options.comments }) ?? `error ${first.error} at offset ${first.offset}`);
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw unparseable(path, 'JSON', 'the top level is not an object');
+    // A key given twice: the agent (JSON.parse) reads only the last, while an edit could land in
+    // the first, where it has no effect (a hook "installed" that never runs).
+    const repeated = repeatedKey(source, value);
+    if (repeated) throw unparseable(path, options.comments ? 'JSON with comments' : 'JSON', repeatedKeyWords(repeated));
     return value;
   };
   let value = read(current);
@@ -113,7 +117,11 @@ export function jsonDocument(path: string, text: string | undefined, options: { 
     append: (p, item) => {
       const array = node(p);
       if (array?.type === 'array') insertInto(array, (indent) => pretty(item, indent));
-      else set(p, [item]);
+      else {
+        const found = at(p);
+        if (found !== undefined && found !== null) throw notAList(path, p.join('.'), found);
+        set(p, [item]);
+      }
     },
     remove: (p) => {
       if (at(p) === undefined) return;

@@ -2,7 +2,7 @@ import type { ConfigDocument, ConfigPath } from '@cordon/plugin-api';
 import { isCollection, isMap, isScalar, isSeq, parseDocument, stringify, type Document, type Node as YamlNode, type Pair } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { unparseable } from './unparseable.js';
+import { notAList, unparseable } from './unparseable.js';
 
 type Json = unknown;
 
@@ -144,6 +144,8 @@ export function yamlDocument(path: string, text: string | undefined): ConfigDocu
         commit(splice(from, end, `${eol}${indent}${block([item], indent, eol)}`), expected, what);
         return;
       }
+      const found = p.reduce<unknown>((n, key) => (n && typeof n === 'object' ? (n as Record<string | number, unknown>)[key] : undefined), value);
+      if (found !== undefined && found !== null) throw notAList(path, label(p), found);
       set(p, [item]);
       return;
     }
