@@ -64,9 +64,20 @@ export function redactEndpoint(url: string): string {
  * (`***@`, {@link maskedUserinfo}) and every query value (`?key=***`). What is shown is what was typed, so the user can find it on their command line.
  */
 export function shownEndpoint(text: string): string {
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? '';
+  // `scheme://`, or what stands for it in a malformed one (`http:/`, `//`, `http:`), shown as
+  // typed; `user:` before a password is no scheme.
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? /^(?:https?:|[a-z][a-z0-9+.-]*:(?=\/))?\/*/i.exec(text)![0];
   const rest = text.slice(scheme.length);
-  const authorityEnd = rest.search(/[/?#]/);
+  let authorityEnd = rest.search(/[/?#]/);
+  // A password may hold a `/` (`http://u:p/w@h`, which does not parse), and a malformed URL
+  // (`http:/u:p@h`, `//u:p@h`) has no authority to speak of: whatever stands before the last `@`
+  // ahead of a query is hidden (a path hidden with it, where one holds an `@`, is the lesser harm).
+  const queryAt = rest.search(/[?#]/);
+  const lastAt = (queryAt < 0 ? rest : rest.slice(0, queryAt)).lastIndexOf('@');
+  if (lastAt >= 0) {
+    const end = rest.slice(lastAt).search(/[/?#]/);
+    authorityEnd = end < 0 ? -1 : lastAt + end;
+  }
   const authority = authorityEnd < 0 ? rest : rest.slice(0, authorityEnd);
   const after = authorityEnd < 0 ? '' : rest.slice(authorityEnd);
   const at = authority.lastIndexOf('@');

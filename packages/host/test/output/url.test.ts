@@ -2,6 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { redactText } from '../../src/output/redact.js';
 import { redactEndpoint, redactUrl, shownEndpoint } from '../../src/output/url.js';
 
+// Found by a hostile-input probe: `--otlp 'http:/user:pw@h'` (one slash) or `//user:pw@h` was
+// refused with the password in the message, since only a `scheme://` URL had its user-info hidden.
+describe('shownEndpoint of what does not parse as it should', () => {
+  it.each([
+    ['http:/user:pwC3@127.0.0.1:4318', 'http:/***@127.0.0.1:4318'],
+    ['//user:pwI9@127.0.0.1:4318', '//***@127.0.0.1:4318'],
+    ['user:pwX1@127.0.0.1:4318/v1', '***@127.0.0.1:4318/v1'],
+    ['http://u:pa/ss@h:4318/x', 'http://***@h:4318/x'],
+    ['http:user:pw@h', 'http:***@h'],
+    ['https://h:4318/x?token=abc', 'https://h:4318/x?token=***'],
+    ['https://h:4318/x', 'https://h:4318/x'],
+  ])('%s is shown as %s', (typed, shown) => {
+    expect(shownEndpoint(typed)).toBe(shown);
+  });
+});
+
 describe('redactUrl', () => {
   it('redacts the password and secret query values of a URL', () => {
     expect(redactUrl('http://alice:secret@collector:4318/')).toBe('http://***@collector:4318/');
