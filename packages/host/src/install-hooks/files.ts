@@ -4,25 +4,39 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { writeFileAtomic, writeTarget } from '../io/atomic-write.js';
 import { readRegularFileIfExists, UnsafeReadError } from '../io/safe-read.js';
 import { pathCandidates } from '../process/path-search.js';
+import { firstNonUtf8 } from '../util/utf8.js';
+import { unparseable } from './formats/unparseable.js';
 
 /** Largest agent config install-hooks reads (bytes): configs are a few KiB; a bigger one is not a config. */
 export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
 /**
- * Reads a config file as UTF-8; `undefined` when it does not exist. A symbolic link is followed
+ * Reads a config file as UTF-8; `undefined` when it does not exist; a file holding a byte that is
+ * not UTF-8 is refused (`CORDON_CONFIG_UNPARSEABLE`, naming its line and column), since writing
+ * back its decoded text would change those bytes. A symbolic link is followed
  * (a dotfiles link is the normal case), but only a regular file of at most
  * {@link MAX_CONFIG_BYTES} is read, without blocking (a project can ship a FIFO or a link to
  * `/dev/zero` under `.claude/settings.json`): anything else is refused with `CORDON_CONFIG_EDIT`
  * naming the path, and nothing is written.
  */
 export function readText(path: string): string | undefined {
+  let bytes: Buffer | undefined;
   try {
-    return readRegularFileIfExists(path, { maxBytes: MAX_CONFIG_BYTES, links: 'always' })?.toString('utf8');
+    bytes = readRegularFileIfExists(path, { maxBytes: MAX_CONFIG_BYTES, links: 'always' });
   } catch (error) {
     // `problem` without install-hooks' refusal: doctor reads through here too (formats/unparseable.ts configProblem).
     if (error instanceof UnsafeReadError) throw new CordonError(ERROR_CODES.CONFIG_EDIT, `${error.message}; refusing to edit it, nothing was written`, { details: { path, reason: error.reason, problem: error.message } });
     throw error;
   }
+  if (bytes === undefined) return undefined;
+  // Decoded, a byte that is not UTF-8 becomes U+FFFD, and writing the file back would replace
+  // what the user had (and an uninstall could not give the bytes back): refused instead.
+  const bad = firstNonUtf8(bytes);
+  if (bad >= 0) {
+    const before = bytes.subarray(0, bad).toString('utf8').split('\n');
+    throw unparseable(path, 'UTF-8', `byte 0x${bytes[bad]!.toString(16).padStart(2, '0')} at line ${before.length}, column ${before[before.length - 1]!.length + 1}; the agent reads it as UTF-8 text: save it as such`);
+  }
+  return bytes.toString('utf8');
 }
 
 /** True when `path` is an existing directory (symlinks followed). */

@@ -126,6 +126,19 @@ describe('a config the agent would read otherwise, or an edit that would drop th
     });
   }
 
+  it('a config holding a byte that is not UTF-8 is refused (CORDON_CONFIG_UNPARSEABLE, line and column), its bytes kept', async () => {
+    // Decoded, the bytes became U+FFFD and the file was written back so; uninstall then claimed the exact bytes were restored.
+    const bytes = Buffer.concat([Buffer.from('{"model": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n')]);
+    const file = join(home, '.claude/settings.json');
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, bytes);
+    const r = await cordon(['install-hooks', '--agent', 'claude-code', '--write']);
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.json.error.code).toBe('CORDON_CONFIG_UNPARSEABLE');
+    expect(r.json.error.message).toBe(`${file} is not valid UTF-8 (byte 0xff at line 1, column 12; the agent reads it as UTF-8 text: save it as such); refusing to edit it, the file is left untouched`);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+
   it('an event holding an object or a string is refused (CORDON_CONFIG_EDIT) instead of replaced; null gets the list', async () => {
     const refused: Array<[string, string, string]> = [
       ['claude-code', '.claude/settings.json', '{"hooks": {"PreToolUse": {"mine": 1}}}\n'],
