@@ -139,6 +139,22 @@ describe('a config the agent would read otherwise, or an edit that would drop th
     expect(readFileSync(file).equals(bytes)).toBe(true);
   });
 
+  it('Hermes: a merge key (<<) on the way to what cordon edits is refused (CORDON_CONFIG_EDIT); one elsewhere is left alone', async () => {
+    // Hermes reads YAML 1.1 (PyYAML), which merges `<<`: cordon's pre_tool_call beside it hid the user's merged one.
+    const merged = 'hooks:\n  <<: {pre_tool_call: [{command: mine}]}\n';
+    write({ '.hermes/config.yaml': merged });
+    const r = await cordon(['install-hooks', '--agent', 'hermes', '--write']);
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.json.error.code).toBe('CORDON_CONFIG_EDIT');
+    expect(r.json.error.message).toContain('hooks holds a merge key (<<), which Hermes merges and cordon does not edit around');
+    expect(read('.hermes/config.yaml')).toBe(merged);
+    const elsewhere = 'base: &b {x: 1}\nmodel:\n  <<: *b\n';
+    write({ '.hermes/config.yaml': elsewhere });
+    const ok = await cordon(['install-hooks', '--agent', 'hermes', '--write']);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(read('.hermes/config.yaml').startsWith(elsewhere)).toBe(true);
+  });
+
   it('an event holding an object or a string is refused (CORDON_CONFIG_EDIT) instead of replaced; null gets the list', async () => {
     const refused: Array<[string, string, string]> = [
       ['claude-code', '.claude/settings.json', '{"hooks": {"PreToolUse": {"mine": 1}}}\n'],

@@ -199,13 +199,27 @@ export function yamlDocument(path: string, text: string | undefined): ConfigDocu
     commit(current.slice(0, colon + 1) + empty + current.slice(colon + 1, from) + current.slice(to), expected, what);
   };
 
+  /**
+   * Refuses an edit under a mapping that holds a merge key (`<<: {pre_tool_call: […]}`): Hermes
+   * reads YAML as PyYAML does (YAML 1.1), which merges it, while here it is a key like any other,
+   * so an entry cordon writes beside it would hide the merged one (the user's hook stops running).
+   */
+  const noMergeKeyOn = (p: ConfigPath, what: string): void => {
+    for (let depth = 0; depth <= p.length; depth++) {
+      const node = nodeAt(p.slice(0, depth));
+      if (node && isMap(node) && node.items.some((pair) => isScalar(pair.key) && pair.key.value === '<<')) {
+        throw refuse(what, `${label(p.slice(0, depth))} holds a merge key (<<), which Hermes merges and cordon does not edit around`);
+      }
+    }
+  };
+
   return {
     get value() {
       return value;
     },
-    set,
-    append,
-    remove,
+    set: (p, v) => (noMergeKeyOn(p, `setting ${label(p)}`), set(p, v)),
+    append: (p, item) => (noMergeKeyOn(p, `adding to ${label(p)}`), append(p, item)),
+    remove: (p) => (noMergeKeyOn(p, `removing ${label(p)}`), remove(p)),
     toString: () => current,
   };
 }
