@@ -1,6 +1,6 @@
 import { emitKeypressEvents } from 'node:readline';
 import { writeSync } from 'node:fs';
-import { renderTop } from './render.js';
+import { fitRows, renderTop } from './render.js';
 import { ENTER_SCREEN, frame, LEAVE_SCREEN } from './screen.js';
 import type { TopReader } from './snapshot.js';
 import { SORT_KEYS_PRESSED, type TopSortKey } from './sort.js';
@@ -69,8 +69,7 @@ export function runLiveTop(options: LiveTopOptions): Promise<number> {
         const width = topWidth(output.columns);
         const rows = output.rows ?? 24;
         const lines = renderTop(options.reader.snapshot(sort), { width, lastCalls: options.lastCalls, live: true });
-        if (lines.length > rows) lines.splice(rows - 1, lines.length, `… ${lines.length - rows + 1} more lines: a taller terminal shows them`);
-        output.write(frame(lines, rows));
+        output.write(frame(fitRows(lines, rows, width), rows));
       } catch (error) {
         finish();
         reject(error);

@@ -12,6 +12,15 @@ import { numberField, parseObject, stringField } from './lines.js';
  */
 export const MARKERS_TAIL_BYTES = 128 * 1024;
 
+/**
+ * How much of the end of `markers.jsonl` is read when the last {@link MARKERS_TAIL_BYTES} hold no
+ * whole marker, bytes: a marker line longer than the window (the agent sent a cwd or a session id
+ * of hundreds of KiB; the hook caps only the command and the error) is read whole from this
+ * wider window, once per change of the file, so its session is still listed. A line longer still
+ * is not read.
+ */
+export const MARKERS_LONG_TAIL_BYTES = 4 * 1024 * 1024;
+
 /** How much of the start of `markers.jsonl` is read for the session's first marker, bytes. */
 export const MARKERS_HEAD_BYTES = 16 * 1024;
 
@@ -72,7 +81,9 @@ const EMPTY: MarkersView = { sessionId: undefined, agent: undefined, cwd: undefi
 
 /**
  * Reads what `cordon top` shows of a session from the last {@link MARKERS_TAIL_BYTES} of its
- * markers and the first line of the file, never the whole file, whatever its size. Opened
+ * markers and the first line of the file, never the whole file, whatever its size (when that
+ * window holds no whole marker, the last {@link MARKERS_LONG_TAIL_BYTES}: one line longer than
+ * the window). Opened
  * read-only, non-blocking and without following a link (`src/io`); a missing or unreadable file
  * reads as empty.
  *
@@ -89,13 +100,10 @@ export function readMarkersView(path: string, lastCalls: number, firstAt?: numbe
   let markers: Marker[];
   let badLines = 0;
   try {
-    const window = readRegularFileWindow(path, { maxBytes: MARKERS_TAIL_BYTES });
-    markers = [];
-    for (const line of windowLines(window).lines) {
-      const value = parseObject(line);
-      if (value && isMarker(value)) markers.push(value);
-      else if (line.trim() !== '') badLines++;
-    }
+    let size: number;
+    ({ markers, badLines, size } = readMarkersWindow(path, MARKERS_TAIL_BYTES));
+    // No whole marker in a window that did not reach the file's start: the newest line may be longer than the window.
+    if (markers.length === 0 && size > MARKERS_TAIL_BYTES) ({ markers, badLines } = readMarkersWindow(path, MARKERS_LONG_TAIL_BYTES));
   } catch (error) {
     if (error instanceof UnsafeReadError || isErrno(error)) return EMPTY;
     throw error;
@@ -134,6 +142,19 @@ export function readMarkersView(path: string, lastCalls: number, firstAt?: numbe
     endedCalls: ends.slice(0, Math.max(0, lastCalls)),
     badLines,
   };
+}
+
+/** The markers among the whole lines of the last `maxBytes` of `path`, how many lines were not markers, and the file's size. */
+function readMarkersWindow(path: string, maxBytes: number): { markers: Marker[]; badLines: number; size: number } {
+  const window = readRegularFileWindow(path, { maxBytes });
+  const markers: Marker[] = [];
+  let badLines = 0;
+  for (const line of windowLines(window).lines) {
+    const value = parseObject(line);
+    if (value && isMarker(value)) markers.push(value);
+    else if (line.trim() !== '') badLines++;
+  }
+  return { markers, badLines, size: window.size };
 }
 
 /** The `ts` of the file's first line when it is a marker within {@link MARKERS_HEAD_BYTES}; else `undefined`. */

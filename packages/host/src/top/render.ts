@@ -41,9 +41,16 @@ const FIXED: readonly Column[] = [
 /** Columns left at least for the current call and the directory before fixed columns are dropped. */
 const MIN_FLEX = 24;
 
-/** Untrusted text (an agent's command, path, id) escaped for the terminal and on one line. */
+/**
+ * Code units of an agent's text kept for display: more than any line shows (`--width` is at most
+ * 1000 columns), so a cwd or session id of megabytes is cut before it is escaped and measured.
+ */
+const SHOWN_TEXT_MAX = 4096;
+
+/** Untrusted text (an agent's command, path, id) cut to {@link SHOWN_TEXT_MAX}, escaped for the terminal and on one line. */
 function safe(text: string | null | undefined): string {
-  return text ? terminalText(text) : '';
+  if (!text) return '';
+  return terminalText(text.length > SHOWN_TEXT_MAX ? `${text.slice(0, SHOWN_TEXT_MAX)}…` : text);
 }
 
 /** `path` with the home directory shown as `~`. */
@@ -151,4 +158,20 @@ export function renderTop(snapshot: TopSnapshot, options: RenderOptions): string
     }
   }
   return lines;
+}
+
+/**
+ * `lines` fitted to a screen of `rows` rows and `width` columns (the live view): when they do not
+ * all fit, the last row says how many more there are, in the longest form that fits the width
+ * (`… 17 more lines: a taller terminal shows them`, `… 17 more lines`, `+17 more`), cut with
+ * {@link cutColumns} as every other line, so no line wraps and the header stays on screen.
+ */
+export function fitRows(lines: readonly string[], rows: number, width: number): string[] {
+  const height = Math.max(1, Math.floor(rows));
+  const cut = Math.max(1, Math.floor(width));
+  if (lines.length <= height) return lines.map((line) => cutColumns(line, cut));
+  const more = lines.length - height + 1;
+  const forms = [`… ${more} more lines: a taller terminal shows them`, `… ${more} more lines`, `+${more} more`];
+  const footer = cutColumns(forms.find((form) => columns(form) <= cut) ?? forms.at(-1)!, cut);
+  return [...lines.slice(0, height - 1).map((line) => cutColumns(line, cut)), footer];
 }

@@ -12,26 +12,45 @@ export const LATEST_SAMPLE_BYTES = 4 * 1024;
  */
 export const PEAK_WINDOW_BYTES = 4 * 1024 * 1024;
 
+/**
+ * The most memory a sample can claim, MiB: 16 EiB, a whole 64-bit address space. More is no
+ * reading of a real tree (a corrupt or forged line), so it reads as unknown.
+ */
+export const MAX_MEM_MB = 2 ** 44;
+
+/** The most CPU a sample can claim, % of one core: 10,000 cores busy. More reads as unknown. */
+export const MAX_CPU_PCT = 1_000_000;
+
 /** The newest reading of a session's process tree (one line of `samples.jsonl`, MARKERS.md and `sample.ts`). */
 export interface TreeNow {
   /** When the sampler read the tree, epoch ms. */
   readonly at: number;
-  /** RSS summed over the agent's process tree, MiB. */
-  readonly mem_mb: number;
-  /** CPU of the tree since the previous sample, % of one core. */
-  readonly cpu_pct: number;
-  /** Processes in the tree. */
-  readonly n_procs: number;
+  /** RSS summed over the agent's process tree, MiB; `null` when the line's value cannot be real (see {@link plausible}). */
+  readonly mem_mb: number | null;
+  /** CPU of the tree since the previous sample, % of one core; `null` when missing or not real. */
+  readonly cpu_pct: number | null;
+  /** Processes in the tree; `null` when missing or not a count. */
+  readonly n_procs: number | null;
 }
 
-/** A sample line's fields, or `undefined` for a line that is not one. */
+/**
+ * `value` when it is a number a sampler could have written: finite, not negative, at most `max`
+ * (and a whole number when `integer`); else `null`, shown as unknown. The files are an agent's to
+ * write, so `-1e308` MiB or `-3` processes are read as no value, never shown as one.
+ */
+export function plausible(value: unknown, max: number, integer = false): number | null {
+  const n = numberField(value);
+  if (n === undefined || n < 0 || n > max || (integer && !Number.isInteger(n))) return null;
+  return n;
+}
+
+/** A sample line's fields, or `undefined` for a line that is not one (no finite `t`, no numeric `mem_mb`). */
 function toSample(line: string): TreeNow | undefined {
   const value = parseObject(line);
   if (!value) return undefined;
   const at = numberField(value.t);
-  const mem = numberField(value.mem_mb);
-  if (at === undefined || mem === undefined) return undefined;
-  return { at, mem_mb: mem, cpu_pct: numberField(value.cpu_pct) ?? 0, n_procs: numberField(value.n_procs) ?? 0 };
+  if (at === undefined || typeof value.mem_mb !== 'number') return undefined;
+  return { at, mem_mb: plausible(value.mem_mb, MAX_MEM_MB), cpu_pct: plausible(value.cpu_pct, MAX_CPU_PCT), n_procs: plausible(value.n_procs, Number.MAX_SAFE_INTEGER, true) };
 }
 
 /** The newest sample in the last {@link LATEST_SAMPLE_BYTES} of `path`, or `undefined` (none yet, unreadable). */
@@ -118,7 +137,7 @@ export class PeakTracker {
       const sample = toSample(line);
       if (!sample) continue;
       first ??= sample.at;
-      if (sample.at < this.#since) continue;
+      if (sample.at < this.#since || sample.mem_mb === null) continue;
       if (this.#peak === null || sample.mem_mb > this.#peak) this.#peak = sample.mem_mb;
     }
     // Samples were skipped (a first look at a long file, or more appended than one window holds)

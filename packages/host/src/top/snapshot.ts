@@ -75,12 +75,12 @@ export interface TopSampler {
 export interface TopTreeNow {
   /** When the sampler read it, epoch ms. */
   readonly sampled_at: number;
-  /** RSS summed over the agent's process tree, MiB. */
-  readonly mem_mb: number;
-  /** CPU of the tree over the last tick, % of one core. */
-  readonly cpu_pct: number;
-  /** Processes in the tree. */
-  readonly n_procs: number;
+  /** RSS summed over the agent's process tree, MiB; `null` when the sample's value cannot be real (negative, not finite, above 16 EiB). */
+  readonly mem_mb: number | null;
+  /** CPU of the tree over the last tick, % of one core; `null` when missing or not real (negative, not finite). */
+  readonly cpu_pct: number | null;
+  /** Processes in the tree; `null` when missing or not a count (negative, fractional). */
+  readonly n_procs: number | null;
 }
 
 /** The call running now. */

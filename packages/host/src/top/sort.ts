@@ -35,8 +35,8 @@ export const SORT_LABELS: Readonly<Record<TopSortKey, string>> = Object.freeze({
 
 /** A number to sort on, highest first; sessions without one go last. */
 function measure(s: TopSession, key: Exclude<TopSortKey, 'cwd'>): number | undefined {
-  if (key === 'cpu') return s.now?.cpu_pct;
-  if (key === 'mem') return s.now?.mem_mb;
+  if (key === 'cpu') return s.now?.cpu_pct ?? undefined;
+  if (key === 'mem') return s.now?.mem_mb ?? undefined;
   if (key === 'time') return s.running_ms ?? undefined;
   return s.current_call?.running_ms;
 }

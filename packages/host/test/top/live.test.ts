@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, linkPlugins, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
@@ -98,6 +98,27 @@ describe.runIf(process.platform === 'linux')('cordon top in a terminal', () => {
 
     tmux.run(['send-keys', '-t', 't', 'q']);
     await restored();
+  });
+
+  it('a terminal of 40×8 with more sessions than rows: the "more lines" footer is cut to the width, nothing wraps, the header stays', async () => {
+    // Seven sessions of this (running) process, written as the hook writes them: each is listed
+    // (its agent pid lives), each takes two lines, so 8 rows hold three and a footer.
+    for (let i = 0; i < 7; i++) {
+      const dir = join(box.dataDir, 'runs', `narrow-${i}`);
+      mkdirSync(dir, { recursive: true });
+      const marker = { v: 1, event: 'tool_start', ts: Date.now(), session_id: `narrow-${i}`, agent: 'claude-code', native_event: 'PreToolUse', hook_overhead_ms: 1, hook_pid: 1, agent_pid: process.pid, call_key: 'k', tool_name: 'Bash', command: 'make', cwd: '/srv' };
+      const end = { ...marker, event: 'tool_end', ts: Date.now() - 1000, call_key: 'k0', exit_status: 'ok', exit_code: 0 };
+      writeFileSync(join(dir, 'markers.jsonl'), `${JSON.stringify(end)}\n${JSON.stringify(marker)}\n`);
+    }
+    const started = tmux.run(['new-session', '-d', '-s', 't', '-x', '40', '-y', '8', process.execPath, CORDON_BIN, 'top'], env);
+    expect(started.status, started.stderr).toBe(0);
+    const text = await shows(/^… \d+ more lines$/m, 'the footer');
+    const lines = text.replace(/\n+$/, '').split('\n');
+    expect(lines[0]).toMatch(/^cordon top · 7 sessions · /);
+    expect(lines.at(-1)).toBe('… 9 more lines');
+    // capture-pane -J joins a wrapped line back: a line wider than the terminal would show here.
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(40);
+    tmux.run(['send-keys', '-t', 't', 'q']);
   });
 
   it('SIGTERM ends it with 143 after restoring the terminal', async () => {

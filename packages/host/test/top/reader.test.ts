@@ -101,7 +101,7 @@ describe.runIf(process.platform === 'linux')('the snapshot reader on real sessio
     expect(all.sessions.map((x) => x.agent_pid)).toEqual([a.pid, b.pid, c.pid]);
     expect(snap('cwd').sessions.map((x) => x.cwd)).toEqual(['/work/aa', '/work/mm', '/work/zz']);
     expect(snap('call').sessions.map((x) => x.session_id)).toEqual(['top-many-a', 'top-many-b', 'top-many-c']);
-    const byCpu = snap('cpu').sessions.map((x) => x.now!.cpu_pct);
+    const byCpu = snap('cpu').sessions.map((x) => x.now!.cpu_pct ?? -1);
     expect([...byCpu].sort((x, y) => y - x)).toEqual(byCpu);
   });
 

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDirForTest } from '../../../../test/support/temp.js';
 import { columns } from '../../src/top/columns.js';
-import { readMarkersView, MARKERS_TAIL_BYTES } from '../../src/top/markers-tail.js';
-import { renderTop } from '../../src/top/render.js';
-import { PeakTracker, PEAK_WINDOW_BYTES } from '../../src/top/samples-tail.js';
+import { readMarkersView, MARKERS_LONG_TAIL_BYTES, MARKERS_TAIL_BYTES } from '../../src/top/markers-tail.js';
+import { fitRows, renderTop } from '../../src/top/render.js';
+import { PeakTracker, PEAK_WINDOW_BYTES, readLatestSample } from '../../src/top/samples-tail.js';
 import { readTopSnapshot, type TopSession, type TopSnapshot } from '../../src/top/snapshot.js';
 
 // `cordon top`'s windows on files far larger than they read (sparse files: the holes cost no disk),
@@ -62,6 +62,27 @@ describe.runIf(process.platform === 'linux')('what top reads is bounded by its w
     // A call older than the window: the peak says which part of the call it covers.
     const old = new PeakTracker(path, 2);
     expect(old.update()).toEqual({ mem_mb: 99, from: 10 });
+  });
+});
+
+describe.runIf(process.platform === 'linux')('a marker line longer than the markers window', () => {
+  it('a 200 KB cwd (the hook caps only command and error): the session is still listed, read within the wider window, its cwd cut on screen', () => {
+    const data = tempDirForTest('cordon-top-long-line-');
+    const dir = join(data, 'runs', 'long');
+    mkdirSync(dir, { recursive: true });
+    const cwd = `/tmp/${'c'.repeat(200_000)}`;
+    const marker = (event: string, ts: number, extra: object = {}) => JSON.stringify({ v: 1, event, ts, session_id: 'long-cwd', agent: 'claude-code', native_event: 'E', cwd, hook_overhead_ms: 1, hook_pid: 1, agent_pid: process.pid, ...extra });
+    // Each line alone is longer than MARKERS_TAIL_BYTES, so that window holds no whole marker.
+    writeFileSync(join(dir, 'markers.jsonl'), `${marker('session_start', Date.now() - 2000)}\n${marker('tool_start', Date.now() - 1000, { call_key: 'k', tool_name: 'Bash', command: 'make' })}\n`);
+    expect(MARKERS_TAIL_BYTES).toBeLessThan(200_000);
+    const before = bytesRead();
+    const snapshot = readTopSnapshot({ dataDir: data, sort: 'cpu' });
+    expect(bytesRead() - before).toBeLessThanOrEqual(MARKERS_TAIL_BYTES + MARKERS_LONG_TAIL_BYTES + 64 * 1024 + PROC_IO);
+    expect(snapshot.sessions).toHaveLength(1);
+    expect(snapshot.sessions[0]).toMatchObject({ session_id: 'long-cwd', agent: 'claude-code', cwd, agent_pid: process.pid, current_call: { command: 'make' } });
+    const lines = renderTop(snapshot, { width: 100, home: '/home/u' });
+    for (const line of lines) expect(columns(line), line).toBeLessThanOrEqual(100);
+    expect(lines[2]).toMatch(/^claude-code long-cwd +\/tmp\/c+… .*Bash \d+:\d\d make$/);
   });
 });
 
@@ -129,6 +150,39 @@ describe('rendering: untrusted text escaped, every line within the width', () =>
       expect(text).toContain('sampler died');
       expect(text).toMatch(/exit 1 +0:01 {2}Edit {2}src\/\\u000afile\.ts/);
     }
+  });
+
+  it('sample numbers that cannot be real read as unknown (-), large real ones are scaled, never cut', () => {
+    const root = tempDirForTest('cordon-top-numbers-');
+    const path = join(root, 'samples.jsonl');
+    const latest = (line: string) => {
+      writeFileSync(path, `${line}\n`);
+      return readLatestSample(path);
+    };
+    expect(latest('{"t":1,"mem_mb":-1e308,"cpu_pct":1e309,"n_procs":-3,"partial":false}')).toEqual({ at: 1, mem_mb: null, cpu_pct: null, n_procs: null });
+    expect(latest('{"t":1,"mem_mb":1e309,"cpu_pct":-5,"n_procs":1.5,"partial":false}')).toEqual({ at: 1, mem_mb: null, cpu_pct: null, n_procs: null });
+    expect(latest('{"t":1,"mem_mb":123456789012,"cpu_pct":250000,"n_procs":7,"partial":false}')).toEqual({ at: 1, mem_mb: 123456789012, cpu_pct: 250000, n_procs: 7 });
+    // A peak skips a sample whose memory is not real.
+    writeFileSync(path, '{"t":5,"mem_mb":100,"cpu_pct":1,"n_procs":1}\n{"t":6,"mem_mb":-1e308,"cpu_pct":1,"n_procs":1}\n');
+    expect(new PeakTracker(path, 0).update()).toEqual({ mem_mb: 100, from: null });
+
+    const row = (now: TopSession['now'], peak: number | null) => renderTop(snapshot([{ ...base, now, current_call: { ...base.current_call!, peak_mem_mb: peak } }]), { width: 120, home: '/home/u' })[2]!;
+    expect(row({ sampled_at: 0, mem_mb: null, cpu_pct: null, n_procs: null }, null)).toMatch(/1:02:05 +- +- +Bash/);
+    expect(row({ sampled_at: 0, mem_mb: 123456789012, cpu_pct: 250000, n_procs: 7 }, 2 ** 44)).toMatch(/1:02:05 +115\.0P +250k +16\.0E +Bash/);
+    expect(row({ sampled_at: 0, mem_mb: 1048575, cpu_pct: 12345.6, n_procs: 7 }, 1023.6)).toMatch(/1:02:05 +1\.0T +12346 +1024M +Bash/);
+  });
+
+  it('the live view\'s "more lines" footer fits the width: the sentence, a shorter form, then +N more', () => {
+    const lines = Array.from({ length: 25 }, (_, i) => `line ${i} ${'x'.repeat(60)}`);
+    const fit = (width: number) => fitRows(lines, 8, width);
+    expect(fit(80).at(-1)).toBe('… 18 more lines: a taller terminal shows them');
+    expect(fit(40).at(-1)).toBe('… 18 more lines');
+    expect(fit(10).at(-1)).toBe('+18 more');
+    for (const width of [80, 40, 10, 5]) {
+      expect(fit(width)).toHaveLength(8);
+      for (const line of fit(width)) expect(columns(line), line).toBeLessThanOrEqual(width);
+    }
+    expect(fitRows(lines.slice(0, 3), 8, 200)).toEqual(lines.slice(0, 3));
   });
 
   it('no sessions says where it looked', () => {
