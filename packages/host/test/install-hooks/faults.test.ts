@@ -155,6 +155,18 @@ describe('a config the agent would read otherwise, or an edit that would drop th
     expect(read('.hermes/config.yaml').startsWith(elsewhere)).toBe(true);
   });
 
+  it('Codex: hooks.state written as an array of tables ([[hooks.state]]) is refused (CORDON_CONFIG_EDIT), neither file written', async () => {
+    // The trust entries were dropped without a word and install, --check and doctor said "installed and current".
+    const config = '[[hooks.state]]\nx = 1\n';
+    write({ '.codex/config.toml': config });
+    const r = await cordon(['install-hooks', '--agent', 'codex', '--write']);
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.json.error.code).toBe('CORDON_CONFIG_EDIT');
+    expect(r.json.error.message).toContain('(hooks.state is an array of tables ([[…]]), where a table belongs); the file is left untouched');
+    expect(read('.codex/config.toml')).toBe(config);
+    expect(existsSync(join(home, '.codex/hooks.json'))).toBe(false);
+  });
+
   it('an event holding an object or a string is refused (CORDON_CONFIG_EDIT) instead of replaced; null gets the list', async () => {
     const refused: Array<[string, string, string]> = [
       ['claude-code', '.claude/settings.json', '{"hooks": {"PreToolUse": {"mine": 1}}}\n'],

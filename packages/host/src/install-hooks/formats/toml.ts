@@ -133,8 +133,26 @@ export function tomlDocument(path: string, text: string | undefined): TomlDocume
     return { start, end };
   };
 
-  const refuse = (what: string): CordonError =>
-    new CordonError(ERROR_CODES.CONFIG_EDIT, `${path}: ${what} cannot be done by a surgical edit (the table is written inline or with dotted keys, a form cordon does not rewrite); the file is left untouched`, { details: { path } });
+  const refuse = (what: string, why = 'the table is written inline or with dotted keys, a form cordon does not rewrite'): CordonError =>
+    new CordonError(ERROR_CODES.CONFIG_EDIT, `${path}: ${what} cannot be done by a surgical edit (${why}); the file is left untouched`, { details: { path } });
+
+  /**
+   * Refuses an edit under a key on the way to `p` that is not a table: an array of tables
+   * (`[[hooks.state]]`) or a value. The edit would otherwise be dropped by the comparison (an
+   * entry set on an array is no element of it) and the install reported done with no trust
+   * written; the agent itself refuses such a file (Codex wants `hooks.state` a table).
+   */
+  const tablesOnTheWay = (p: readonly string[], what: string): void => {
+    let node: unknown = value;
+    for (let depth = 0; depth < p.length; depth++) {
+      node = node && typeof node === 'object' ? own(node as Record<string, unknown>, p[depth]!) : undefined;
+      if (node === undefined) return;
+      if (typeof node !== 'object' || node === null || Array.isArray(node)) {
+        const kind = Array.isArray(node) ? `an array${node.every((x) => x && typeof x === 'object' && !Array.isArray(x)) ? ' of tables ([[…]])' : ''}` : `a ${typeof node}`;
+        throw refuse(what, `${p.slice(0, depth + 1).join('.')} is ${kind}, where a table belongs`);
+      }
+    }
+  };
 
   const commit = (next: string, expected: Record<string, unknown>, what: string): void => {
     let parsed: unknown;
@@ -153,6 +171,7 @@ export function tomlDocument(path: string, text: string | undefined): TomlDocume
       return value;
     },
     upsertTable(p, entries, comment) {
+      tablesOnTheWay(p, `setting ${tableHeader(p)}`);
       const expected = structuredClone(value);
       setIn(expected, p, { ...entries });
       if (canonical(expected) === canonical(value)) return;
@@ -176,6 +195,7 @@ export function tomlDocument(path: string, text: string | undefined): TomlDocume
       commit([...lines.slice(0, found.start + 1), ...body, ...lines.slice(found.end)].join(eol), expected, what);
     },
     removeTable(p, comment) {
+      tablesOnTheWay(p.slice(0, -1), `removing ${tableHeader(p)}`);
       if (getIn(value, p) === undefined) return;
       const expected = structuredClone(value);
       setIn(expected, p, undefined);
