@@ -25,6 +25,7 @@
 import { MASK, maskedUserinfo } from './mask.js';
 import { programMay, redactProgramArgv, redactProgramText } from './redact-programs.js';
 import { namesSecretInText, secretNameOptions } from './redact/secret-names.js';
+import { isSecretName } from './redact/variable-names.js';
 
 export { MASK } from './mask.js';
 
@@ -46,12 +47,6 @@ export const SECRET_PARAM_NAMES = 'password|passwd|pwd|sslpassword|sslkey|token|
  */
 const FLAG_NAME = String.raw`--(?!(?:no|with|without|use|ask|prompt|skip|require|read)[-_])(?:[a-z0-9]+[-_])*(?:password|passwd|token|secret|api[-_]?key|access[-_]?key|secret[-_]?key|private[-_]?key|credentials?)`;
 
-/**
- * A variable or key name whose value is a secret: ends in TOKEN, SECRET, PASSWORD, PASSWD,
- * API_KEY, APIKEY, ACCESS_KEY, PRIVATE_KEY or CREDENTIALS, case-insensitive (`GITHUB_TOKEN`,
- * `db.password`, `x-api-key`). Not `PWD` (the working directory), not `…_ID`, `…_FILE`.
- */
-const SECRET_NAME = /(?:token|secret|password|passwd|api[-_]?key|access[-_]?key|private[-_]?key|credentials)$/i;
 
 /**
  * One shell word as a value: single-quoted, double-quoted (backslash escapes), or unquoted up to
@@ -78,6 +73,9 @@ type Rule = readonly [(lower: string) => boolean, () => RegExp, (match: string, 
 
 /** Whether lower-cased text holds a word every secret name has (flags, `NAME=`, JSON members, headers). */
 const secretWord = (l: string): boolean => l.includes('pass') || l.includes('token') || l.includes('secret') || l.includes('key') || l.includes('credential');
+
+/** Whether lower-cased text may hold a secret variable name ({@link isSecretName}): `secretWord`'s words, `pwd` and `auth`. */
+const secretNameWord = (l: string): boolean => secretWord(l) || l.includes('pwd') || l.includes('auth');
 
 /** Whether some token shape may start in lower-cased text (substring tests: no expression to compile for an ordinary command). */
 const SHAPE_STARTS = ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'xoxa-', 'xoxb-', 'xoxp-', 'xoxr-', 'sk-', 'sk_live_', 'sk_test_', 'rk_live_', 'rk_test_', 'akia', 'asia', 'npm_', 'aiza', 'eyj'];
@@ -136,10 +134,20 @@ function compiled(): readonly Rule[] {
       () => /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:'"]*):([^\s/?#'"]+)@/gi,
       (m, scheme: string, user: string, password: string) => (masked(password) === password ? m : `${scheme}${maskedUserinfo(`${user}:${password}`)}@`),
     ],
+    // Webhook URLs whose path is the credential (anyone holding one may post): Slack incoming
+    // webhooks, workflow and trigger URLs (`hooks.slack.com/services/T…/B…/<secret>`: the last
+    // part), Discord's (`discord.com/api/webhooks/<id>/<token>`: the token), Microsoft Teams /
+    // Office 365 connectors (`….webhook.office.com/webhookb2/…`: all of the path). Host and the
+    // public parts stay, as for the other URLs.
+    [
+      (l) => l.includes('hooks.slack') || l.includes('/webhook'),
+      () => new RegExp(String.raw`\b(https?://(?:hooks\.slack(?:-gov)?\.com/(?:services|workflows|triggers)/(?:${URL_PART}/)+|(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v\d+/)?webhooks/\d+/|(?:[\w-]+\.)*(?:webhook\.office|outlook\.office(?:365)?)\.com/webhook(?:b2)?/))(${URL_PART}(?:/${URL_PART})*)`, 'gi'),
+      (_m, head: string, path: string) => `${head}${webhookPath(head, path)}`,
+    ],
     // Secret query parameters (url.ts's names): `?token=x`, `&api_key=x`.
     [(l) => l.includes('=') && (l.includes('?') || l.includes('&')) && (secretWord(l) || l.includes('pwd')), () => new RegExp(String.raw`([?&](?:${SECRET_PARAM_NAMES})=)([^&#\s'"\x60;|<>()]+)`, 'gi'), (_m, head: string, value: string) => `${head}${masked(value)}`],
     // JSON members (RFC 8259) with a secret name: `{"password": "x"}` in a curl -d.
-    [(l) => l.includes('"') && l.includes(':') && secretWord(l), () => /("([\w.-]+)"[ \t]*:[ \t]*")((?:[^"\\\n]|\\.)*)"/g, (m, head: string, name: string, value: string) => (SECRET_NAME.test(name) ? `${head}${masked(value)}"` : m)],
+    [(l) => l.includes('"') && l.includes(':') && secretNameWord(l), () => /("([\w.-]+)"[ \t]*:[ \t]*")((?:[^"\\\n]|\\.)*)"/g, (m, head: string, name: string, value: string) => (isSecretName(name) ? `${head}${masked(value)}"` : m)],
     // Long options: `--password=x`, `--token x`, `--api-key 'x y'` (a value that starts with `-`
     // is the next option: `psql --password -h db` asks for it).
     // podman's `run --secret NAME` names a stored secret, no value: it stays (redact-programs.ts).
@@ -152,7 +160,7 @@ function compiled(): readonly Rule[] {
     // `NAME=value` (POSIX shell assignments, env files, `key=value` arguments) with a secret name.
     // The value of any other name is read again, since it may hold assignments of its own
     // (`git -c core.sshCommand='TOKEN=x ssh'`, `GIT_SSH_COMMAND='TOKEN=x ssh'`).
-    [(l) => l.includes('=') && secretWord(l), () => new RegExp(ASSIGNMENT, 'g'), (_m, name: string, value: string) => (SECRET_NAME.test(name) ? `${name}=${maskedWord(value)}` : `${name}=${assignmentsIn(value)}`)],
+    [(l) => l.includes('=') && secretNameWord(l), () => new RegExp(ASSIGNMENT, 'g'), (_m, name: string, value: string) => (isSecretName(name) ? `${name}=${maskedWord(value)}` : `${name}=${assignmentsIn(value)}`)],
   ]);
 }
 
@@ -169,8 +177,22 @@ const CUT_RULES: readonly (readonly [RegExp, (match: string, ...groups: string[]
   [/(?<![A-Za-z0-9])(gh[pousr]_|github_pat_|gl(?:pat|oas|dt|rt|cbt|ptt|ft|imt|agent|soat|ffct)-|xox[abpr]-|sk-(?:ant-)?|(?:sk|rk)_(?:live|test)_|A[KS]IA|npm_|AIza)[\w-]+$/, (_m, prefix: string) => `${prefix}${MASK}`],
   [/(?<![A-Za-z0-9])eyJ[\w-]*(?:\.[\w-]*)*$/, () => MASK],
   [/\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:'"]*):([^\s/?#'"]+)$/i, (m, scheme: string, user: string, password: string) => (masked(password) === password ? m : `${scheme}${maskedUserinfo(`${user}:${password}`)}`)],
-  [/("([\w.-]+)"[ \t]*:[ \t]*")((?:[^"\\\n]|\\[\s\S])*\\?)$/, (m, head: string, name: string, value: string) => (SECRET_NAME.test(name) ? `${head}${masked(value)}` : m)],
+  [/("([\w.-]+)"[ \t]*:[ \t]*")((?:[^"\\\n]|\\[\s\S])*\\?)$/, (m, head: string, name: string, value: string) => (isSecretName(name) ? `${head}${masked(value)}` : m)],
 ];
+
+/** One part of a URL path: up to a `/`, `?`, `#`, white space, a quote or a shell operator. */
+const URL_PART = String.raw`[^/?#\s'"\x60;|&<>()]+`;
+
+/**
+ * A webhook URL's path after `head` with its secret masked: for Teams/Office all of it (its parts
+ * together are the credential); for Slack and Discord the first part (Slack's last, the head takes
+ * the others), what follows it (Discord's `/slack`, `/github`) kept.
+ */
+function webhookPath(head: string, path: string): string {
+  if (/office/i.test(head)) return masked(path);
+  const slash = path.indexOf('/');
+  return slash < 0 ? masked(path) : `${masked(path.slice(0, slash))}${path.slice(slash)}`;
+}
 
 /** `NAME=value`, the value one {@link WORD}. */
 const ASSIGNMENT = String.raw`(?<![\w.$-])([A-Za-z_][\w.-]*)=(${WORD})`;
@@ -185,7 +207,7 @@ let innerAssignment: RegExp | undefined;
 function assignmentsIn(value: string): string {
   if (!value.includes('=')) return value;
   const at = value[0] === "'" || value[0] === '"' ? 1 : 0;
-  const rest = value.slice(at).replace((innerAssignment ??= new RegExp(ASSIGNMENT, 'g')), (_m, name: string, inner: string) => (SECRET_NAME.test(name) ? `${name}=${maskedWord(inner)}` : `${name}=${assignmentsIn(inner)}`));
+  const rest = value.slice(at).replace((innerAssignment ??= new RegExp(ASSIGNMENT, 'g')), (_m, name: string, inner: string) => (isSecretName(name) ? `${name}=${maskedWord(inner)}` : `${name}=${assignmentsIn(inner)}`));
   return value.slice(0, at) + rest;
 }
 
@@ -242,9 +264,15 @@ function maskedWord(word: string): string {
  *   `-e`/`--rsync-path` and of ssh's `-o ProxyCommand=…`, in pipelines, lists, `sh -c '…'` and
  *   ssh's remote command (`docker run -u 1000:1000`, `ssh -p 2222`, `mysql -P 3306`, `curl -k`,
  *   `zip -r`, `timeout 5 ls -p`, `find -name -exec` stay);
- * - `NAME=***` where NAME ends in TOKEN, SECRET, PASSWORD, PASSWD, API_KEY, APIKEY, ACCESS_KEY,
- *   PRIVATE_KEY or CREDENTIALS (any case), also inside another assignment's value
+ * - `NAME=***` where NAME says it holds a secret (`redact/variable-names.ts` `isSecretName`: it
+ *   ends in TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, API_KEY …, its last part is KEY
+ *   (`OPENAI_KEY`), a part of it is PASS, PWD, AUTH, SECRET, TOKEN, CREDENTIAL … (`MYSQL_PWD`,
+ *   `DB_PASS`, `REDISCLI_AUTH`), or it is `SSHPASS`; not `PWD`, `COMPASS`, `MONKEY`, `AUTHOR`,
+ *   `TOKEN_FILE`), any case, also inside another assignment's value
  *   (`core.sshCommand='TOKEN=*** ssh'`), and such JSON members (`"password":"***"`);
+ * - the secret path of webhook URLs: Slack `hooks.slack.com/services/T…/B…/***` (and
+ *   `workflows`, `triggers`), Discord `discord.com/api/webhooks/ID/***`, Teams/Office
+ *   `….webhook.office.com/webhookb2/***`;
  * - token shapes anywhere in a word, prefix kept: GitHub `ghp_***` (gho_, ghu_, ghs_, ghr_,
  *   github_pat_), GitLab `glpat-***`, Slack `xoxb-***`, OpenAI/Anthropic `sk-***`/`sk-ant-***`,
  *   Stripe `sk_live_***`, AWS `AKIA***`/`ASIA***`, npm `npm_***`, Google `AIza***`, JWTs (`***`),

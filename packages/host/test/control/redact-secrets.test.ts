@@ -101,6 +101,23 @@ describe.each(routes)('control run with secrets in its command ($name)', ({ env 
     expect(record).toMatchObject({ argv: [...wrapper(stub, sandbox.root), ...shown], exit_code: 0 });
   });
 
+  // A hostile-input probe: `env MYSQL_PWD=… OPENAI_KEY=…` and a Slack webhook URL were kept
+  // verbatim; names that say PWD, PASS, AUTH or end in _KEY are secrets too now.
+  it('writes MYSQL_PWD=, OPENAI_KEY= and a Slack webhook secret as *** in cordon.log and runs.jsonl', async () => {
+    const hook = 'https://hooks.slack.com/services/T000/B000/hunter47XXXXXXXXXXXXXXXX';
+    const r = await runCordon(['control', 'run', '--', 'env', 'MYSQL_PWD=hunter31', 'OPENAI_KEY=hunter42', 'true', hook], { cwd: sandbox.root, env: { ...sandbox.env, CORDON_LOG_LEVEL: 'debug', ...env } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const log = readFileSync(join(sandbox.dataDir, 'logs/cordon.log'), 'utf8');
+    const runs = readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8');
+    for (const secret of ['hunter31', 'hunter42', 'hunter47']) {
+      expect(log, secret).not.toContain(secret);
+      expect(runs, secret).not.toContain(secret);
+      expect(r.stderr, secret).not.toContain(secret);
+    }
+    const record = JSON.parse(runs.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(record).toMatchObject({ argv: ['env', 'MYSQL_PWD=***', 'OPENAI_KEY=***', 'true', 'https://hooks.slack.com/services/T000/B000/***'], exit_code: 0 });
+  });
+
   it('shows a secret in a command that cannot start as *** in the error', async () => {
     const r = await runCordon(['control', 'run', '--', 'https://me:pa55word@example.com/x'], { cwd: sandbox.root, env: { ...sandbox.env, ...env } });
     expect(r.exitCode).toBe(127);

@@ -579,6 +579,70 @@ describe('the secret of a listed credential option never survives random words a
   });
 });
 
+// A hostile-input probe found `MYSQL_PWD=…`, `SSHPASS=…`, `REDISCLI_AUTH=…`, `DB_PASS=…`,
+// `OPENAI_KEY=…` and a Slack webhook URL kept verbatim in cordon.log and runs.jsonl: the name rule
+// knew only names ending in TOKEN, SECRET, PASSWORD …, and webhook URLs carry their secret in the
+// path. Names are now read part by part (src/output/redact/variable-names.ts).
+describe('redactText: secret variable names and webhook URLs', () => {
+  it.each([
+    [
+      'cordon control run -- env MYSQL_PWD=hunter31 SSHPASS=hunter41 REDISCLI_AUTH=hunter40 DB_PASS=hunter44 DB_PWD=hunter45 OPENAI_KEY=hunter42 ANTHROPIC_KEY=hunter43 MY_PASSPHRASE=hunter46 true',
+      'cordon control run -- env MYSQL_PWD=*** SSHPASS=*** REDISCLI_AUTH=*** DB_PASS=*** DB_PWD=*** OPENAI_KEY=*** ANTHROPIC_KEY=*** MY_PASSPHRASE=*** true',
+    ],
+    ['MYSQL_PWD=hunter60 mysql -u root db; SSHPASS=hunter61 sshpass -e ssh h; OPENAI_KEY=hunter62 x', 'MYSQL_PWD=*** mysql -u root db; SSHPASS=*** sshpass -e ssh h; OPENAI_KEY=*** x'],
+    [`export PGPASSWORD='p w' BORG_PASSPHRASE="x" AUTH_TOKEN_SECRET=y mysql_pwd=z`, `export PGPASSWORD='***' BORG_PASSPHRASE="***" AUTH_TOKEN_SECRET=*** mysql_pwd=***`],
+    ['SECRETS=a TOKENS=b DB_CREDENTIAL=c BASIC_AUTH=u:p ACCESS_KEY=d STRIPE_SECRET_KEY=e SECRET_KEY_BASE=f make', 'SECRETS=*** TOKENS=*** DB_CREDENTIAL=*** BASIC_AUTH=*** ACCESS_KEY=*** STRIPE_SECRET_KEY=*** SECRET_KEY_BASE=*** make'],
+    ['docker run -e DB_PASS=x -e dbPass=y -e apiKey=z img', 'docker run -e DB_PASS=*** -e dbPass=*** -e apiKey=*** img'],
+    [`curl -d '{"db_pwd":"a","auth":"b","openai_key":"c","user":"d"}' https://x`, `curl -d '{"db_pwd":"***","auth":"***","openai_key":"***","user":"d"}' https://x`],
+    // Webhook URLs: the secret part of the path; host, ids and what follows stay.
+    [`true 'https://hooks.slack.com/services/T000/B000/hunter47XXXXXXXXXXXXXXXX'`, `true 'https://hooks.slack.com/services/T000/B000/***'`],
+    ['curl https://hooks.slack.com/workflows/T01/A02/123/hunter48 https://hooks.slack.com/triggers/T01/456/hunter49', 'curl https://hooks.slack.com/workflows/T01/A02/123/*** https://hooks.slack.com/triggers/T01/456/***'],
+    ['curl -d x https://discord.com/api/webhooks/123456/hunter50-abc_DEF/slack?wait=true', 'curl -d x https://discord.com/api/webhooks/123456/***/slack?wait=true'],
+    ['curl https://discordapp.com/api/v10/webhooks/123456/hunter51 && curl https://canary.discord.com/api/webhooks/1/hunter52', 'curl https://discordapp.com/api/v10/webhooks/123456/*** && curl https://canary.discord.com/api/webhooks/1/***'],
+    ['curl -d @m.json "https://contoso.webhook.office.com/webhookb2/a1-b2@c3-d4/IncomingWebhook/hunter53/e5-f6"', 'curl -d @m.json "https://contoso.webhook.office.com/webhookb2/***"'],
+    ['curl https://outlook.office.com/webhook/a1@c3/IncomingWebhook/hunter54/e5', 'curl https://outlook.office.com/webhook/***'],
+  ])('%s', (input, expected) => {
+    expect(redactText(input)).toBe(expected);
+    expect(redactText(expected)).toBe(expected);
+  });
+
+  it('redacts them in argv, one element each', () => {
+    expect(redactArgv(['env', 'MYSQL_PWD=hunter31', 'OPENAI_KEY=hunter42', 'true'])).toEqual(['env', 'MYSQL_PWD=***', 'OPENAI_KEY=***', 'true']);
+    expect(redactArgv(['curl', 'https://hooks.slack.com/services/T000/B000/hunter47XXXXXXXXXXXXXXXX'])).toEqual(['curl', 'https://hooks.slack.com/services/T000/B000/***']);
+  });
+
+  // `PWD` alone is the shell's working directory; PASS, KEY and AUTH glued into another word
+  // (`COMPASS`, `MONKEY`, `AUTHOR`) say nothing; a last part like FILE, URL or ID names where a
+  // secret is, or a public half of it.
+  it.each([
+    'PATH=/usr/bin HOME=/home/u KEYBOARD=us MONKEY=1 AUTHOR=me PWD=/some/dir OLDPWD=/x make',
+    'COMPASS=n BYPASS=1 BYPASS_PROXY=1 TURKEY=2 KEY=k KEYS=a,b run',
+    'AWS_ACCESS_KEY_ID=AKID OAUTH_CLIENT_ID=x OS_AUTH_URL=https://id.example/v3 AUTH_TYPE=oidc API_KEY_FILE=/run/k TOKEN_PATH=/t make',
+    'export authorName=z bypassCache=1 passwordless=1',
+    "git -c credential.helper=store -c diff.secret.command='diff -u' -c core.askPass=/bin/ask push",
+    `curl -d '{"token_type":"bearer","author":"me","key":"Enter"}' https://x`,
+    'curl https://hooks.slack.com/services/',
+    'curl https://discord.com/api/webhooks/123',
+    'curl https://example.com/webhooks/1/abc https://discord.com/channels/1/2',
+  ])('leaves %s unchanged', (input) => {
+    expect(redactText(input)).toBe(input);
+  });
+
+  it('is idempotent on text mixing secret names and webhook URLs (property)', () => {
+    const piece = fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom('MYSQL_PWD=', 'SSHPASS=', 'REDISCLI_AUTH=', 'OPENAI_KEY=', 'PWD=', 'COMPASS=', 'dbPass=', 'https://hooks.slack.com/services/T/B/', 'https://discord.com/api/webhooks/1/', 'https://x.webhook.office.com/webhookb2/', '/', '?', ' ', "'", '"', '=', '$', '***'),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), (parts) => {
+        const once = redactText(parts.join(''));
+        expect(redactText(once)).toBe(once);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
 describe('redactArgv', () => {
   it('redacts a value given as the next element of a secret long option, and each element as text', () => {
     expect(redactArgv(['mysql', '--password', 'hunter2', '-h', 'db'])).toEqual(['mysql', '--password', '***', '-h', 'db']);
