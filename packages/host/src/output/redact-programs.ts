@@ -22,7 +22,7 @@
  * This file reads each command to its program and applies what `redact/` says of it: the table
  * of credential options (`redact/credentials.ts`), the wrappers (`redact/wrappers.ts`), the
  * container launchers (`redact/containers.ts`) and the programs with a grammar of their own
- * (`redact/grammars/`: ssh, env, watch, su, flock, find, git, rsync), over the shell words of
+ * (`redact/grammars/`: ssh, env, watch, su, flock, find, git, rsync, htpasswd), over the shell words of
  * `redact/shell-words.ts`.
  *
  * No regular expression: the text is split into shell words by a small scanner, and only when
@@ -35,6 +35,7 @@ import { envCommand, maskAssignment, maskExport } from './redact/grammars/env.js
 import { maskFind } from './redact/grammars/find.js';
 import { maskFlock } from './redact/grammars/flock.js';
 import { maskGit } from './redact/grammars/git.js';
+import { maskHtpasswd } from './redact/grammars/htpasswd.js';
 import { maskRsync } from './redact/grammars/rsync.js';
 import { maskRemoteCommand, maskScp, maskSftp } from './redact/grammars/ssh.js';
 import { maskSu } from './redact/grammars/su.js';
@@ -151,6 +152,7 @@ function followers(): ReadonlyMap<string, Follower> {
     ['export', maskExport],
     ['git', maskGit],
     ['rsync', maskRsync],
+    ['htpasswd', maskHtpasswd],
   ]));
 }
 

@@ -255,7 +255,8 @@ function maskedWord(word: string): string {
  *   `-pass pass:***` / `-passin` / `-passout` / `-k ***`, OpenLDAP `-w ***`, `docker login -p ***`
  *   / `podman login -p ***` (also after `--config DIR`), smbclient `-U user%***`, mongosh `-p
  *   ***`, sqlcmd `-P ***`, ssh-keygen `-P ***` / `-N ***`, zip and unzip `-P ***`, 7-Zip
- *   `-p***`; also after `sudo`, `env`, `exec`, `command`, `time`, `nohup`, `timeout`, `nice`,
+ *   `-p***`, and `htpasswd -b FILE USER ***` / `-nb USER ***` (an operand,
+ *   `redact/grammars/htpasswd.ts`); also after `sudo`, `env`, `exec`, `command`, `time`, `nohup`, `timeout`, `nice`,
  *   `ionice`, `stdbuf`, `xargs`, `doas` (their options with values skipped) and `NAME=value`, as
  *   the command of `docker exec`, `docker compose exec`, `podman exec`, `kubectl exec`, `docker
  *   run`, `podman run` and `docker compose run`, `watch`, `su -c`/`runuser`, `flock`, find's

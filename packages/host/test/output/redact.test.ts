@@ -606,6 +606,23 @@ describe('redactText: secret variable names and webhook URLs', () => {
     expect(redactText(expected)).toBe(expected);
   });
 
+  // htpasswd -b takes the password as its last operand (htpasswd/grammars): no option names it.
+  it.each([
+    ['htpasswd -b /etc/nginx/.htpasswd alice hunter70', 'htpasswd -b /etc/nginx/.htpasswd alice ***'],
+    [`htpasswd -cbB -C 12 .htpasswd bob 'hunter 71'`, `htpasswd -cbB -C 12 .htpasswd bob '***'`],
+    ['htpasswd -nb carol hunter72 > f', 'htpasswd -nb carol *** > f'],
+    ['sudo htpasswd -bc f u hunter73; echo ok', 'sudo htpasswd -bc f u ***; echo ok'],
+  ])('%s', (input, expected) => {
+    expect(redactText(input)).toBe(expected);
+    expect(redactText(expected)).toBe(expected);
+    // The same words as argv, where splitting at spaces gives them (no quotes, no operators).
+    if (!/['";>]/.test(input)) expect(redactArgv(input.split(' '))).toEqual(expected.split(' '));
+  });
+
+  it.each(['htpasswd /etc/h alice', 'htpasswd -c -B /etc/h alice', 'htpasswd -b /etc/h alice $PW', 'htpasswd -nbB dave', 'htpasswd -D /etc/h alice'])('leaves %s unchanged', (input) => {
+    expect(redactText(input)).toBe(input);
+  });
+
   it('redacts them in argv, one element each', () => {
     expect(redactArgv(['env', 'MYSQL_PWD=hunter31', 'OPENAI_KEY=hunter42', 'true'])).toEqual(['env', 'MYSQL_PWD=***', 'OPENAI_KEY=***', 'true']);
     expect(redactArgv(['curl', 'https://hooks.slack.com/services/T000/B000/hunter47XXXXXXXXXXXXXXXX'])).toEqual(['curl', 'https://hooks.slack.com/services/T000/B000/***']);

@@ -155,7 +155,7 @@ function buildProgramRules(): ReadonlyMap<string, ProgramRule> {
  * Lower-case pieces one of which every command naming a listed program holds (a program's name,
  * or its subcommand): text with none of them is returned before it is split into words.
  */
-const HINTS = ['curl', 'mysql', 'mariadb', 'sshpass', 'redis-cli', 'openssl', 'ldap', 'login', 'smbc', 'rpcclient', 'mongo', 'sqlcmd', 'keygen', 'zip', '7z'];
+const HINTS = ['htpasswd', 'curl', 'mysql', 'mariadb', 'sshpass', 'redis-cli', 'openssl', 'ldap', 'login', 'smbc', 'rpcclient', 'mongo', 'sqlcmd', 'keygen', 'zip', '7z'];
 
 /** Whether lower-cased text may hold a listed program's credential option (substring tests only). */
 export function programMay(lower: string): boolean {
@@ -182,7 +182,7 @@ function secretStart(value: string, shape: ValueShape): number {
  * The edit that masks `word`'s text from character `from` on: the characters go, `***` takes the
  * first one's place, and the quotes among them stay (`-u 'admin:pw'` → `-u 'admin:***'`).
  */
-function maskFrom(word: Word, from: number): Edit | undefined {
+export function maskFrom(word: Word, from: number): Edit | undefined {
   if (word.text.slice(from) === MASK) return undefined;
   const { source, starts, ends } = word;
   if (starts === undefined || ends === undefined) return { element: word.element, start: from, end: source.length, with: MASK };
