@@ -1,7 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { DocumentEnd, parseAgentJson } from './payload-json.js';
-import { withoutJsonExcerpts } from '../util/json-excerpt.js';
 import { PayloadReducer, type ReducedPayload } from './payload-reduce.js';
 import { UV_EOF, uvPipeBinding, type UvPipeHandle } from '../util/legacy-binding.js';
 
@@ -122,7 +121,7 @@ class PayloadCollector {
       }
       this.#reducer.push(chunk);
     } catch (error) {
-      this.#reduceFailure = withoutJsonExcerpts((error as Error).message);
+      this.#reduceFailure = (error as Error).message;
     }
   }
 
@@ -134,7 +133,7 @@ class PayloadCollector {
       const { value, cuts, cutEverywhere } = this.#reducer.result();
       return { ok: true, payload: value as Record<string, unknown>, bytes: this.bytes, oversized: { cuts, cutEverywhere } };
     } catch (error) {
-      return { ok: false, problem: 'too-large', bytes: this.bytes, detail: `not a JSON object: ${withoutJsonExcerpts((error as Error).message)}` };
+      return { ok: false, problem: 'too-large', bytes: this.bytes, detail: `not a JSON object: ${(error as Error).message}` };
     }
   }
 }
@@ -356,8 +355,8 @@ function decode(buffer: Buffer, bytes: number, maxBytes: number): PayloadRead {
   try {
     value = parseAgentJson(text);
   } catch (error) {
-    // Without V8's excerpt of the payload: it may be the start of a secret (util/json-excerpt.ts).
-    return { ok: false, problem: 'not-json', bytes, detail: withoutJsonExcerpts((error as Error).message) };
+    // The log that takes `detail` leaves out V8's excerpt of the payload (util/json-excerpt.ts).
+    return { ok: false, problem: 'not-json', bytes, detail: (error as Error).message };
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: 'not-object', bytes };
   return { ok: true, payload: value as Record<string, unknown>, bytes };
