@@ -5,7 +5,7 @@ import { endedText, noteText, normaliseCommand, shouldWarn, stallMs } from './no
 import { countWarning, recordRun, type RunRecord } from './store.js';
 import { limitOf, mib, parseHint, stallPolicy, tierNamed, TIERS } from './tiers.js';
 import { monotonicMs } from '../util/clock.js';
-import { totalMemoryBytes } from '../util/legacy-binding.js';
+import { isTerminal, totalMemoryBytes } from '../util/legacy-binding.js';
 import { mark } from '../util/timeline.js';
 import { UNGUARDED_WARNING } from './unguarded.js';
 import { CANNOT_EXECUTE_STATUS, NOT_FOUND_STATUS } from '../process/start-failure.js';
@@ -52,10 +52,26 @@ export interface ControlRunOptions {
   readonly hooks: Pick<HookTable, 'enforce'>;
   readonly dataDir: string;
   readonly log: Logger;
-  /** One stderr line saying what was (or would have been) applied. */
+  /**
+   * One stderr line saying what was (or would have been) applied. Without it, that line is
+   * written only for an unguarded run that a person typed: its stderr (the default one) is a
+   * terminal, and it is no agent's tool call ({@link isAgentCall}), whose output, terminal or not
+   * (Gemini CLI, Codex and Aider may run commands in a pseudo-terminal), stays exactly what the
+   * command wrote.
+   */
   readonly verbose?: boolean;
   /** Where the note and the verbose line go (default process.stderr). */
   readonly stderr?: { write(text: string): unknown };
+}
+
+/**
+ * Whether a run is an agent's tool call rather than a command a person typed: it names the
+ * agent's session (`--session`), or its command is the shape `control guard`'s rewrite runs
+ * (`bash -c <script> cordon-guard <state dir> <command>`, plugins/cgroup-linux guard/decision.ts).
+ */
+export function isAgentCall(options: Pick<ControlRunOptions, 'argv' | 'session'>): boolean {
+  const { argv } = options;
+  return options.session !== undefined || (argv[0] === 'bash' && argv[1] === '-c' && argv[3] === 'cordon-guard');
 }
 
 /** What {@link controlRun} did. */
@@ -146,7 +162,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     exitCode = exit?.exitCode ?? failure?.status ?? CANNOT_START;
     signal = exit?.signal ?? null;
     const would = `would apply memory.high=${limit === null ? 'max' : `${limit} (${mib(limit)} MiB, memory:${tier.name} of ${mib(ramBytes)} MiB)`} and cpu.weight=${cpuWeight}`;
-    if (options.verbose) stderr.write(`[cordon] unguarded: no enforcement backend can enforce here (cordon control probe says why); ${would}\n`);
+    if (options.verbose || (options.stderr === undefined && !isAgentCall(options) && isTerminal(2))) stderr.write(`[cordon] unguarded: no enforcement backend can enforce here (cordon control probe says why); ${would}\n`);
   }
   const wallMs = Math.round(monotonicMs() - started);
   mark('command ended');
