@@ -36,6 +36,23 @@ describe('json editor', () => {
       .toThrow(/\/a\.json is not valid JSON .*line 1.*left untouched/);
   });
 
+  // Valid JSON of the wrong shape was called "not valid JSON", and so was a key given twice.
+  it.each([
+    ['hooks null', '{"hooks": null}', ['hooks', 'PreToolUse'], '/s.json is JSON of another shape than the agent reads (hooks holds null, not an object)'],
+    ['hooks a list', '{"hooks": []}', ['hooks', 'PreToolUse'], '/s.json is JSON of another shape than the agent reads (hooks holds a list, not an object)'],
+    ['hooks a string', '{"hooks": "x"}', ['hooks', 'PreToolUse'], '/s.json is JSON of another shape than the agent reads (hooks holds a string, not an object)'],
+    ['a list at the top', '[1]', undefined, '/s.json is JSON of another shape than the agent reads (the top level holds a list, not an object)'],
+    ['null at the top', 'null', undefined, '/s.json is JSON of another shape than the agent reads (the top level holds null, not an object)'],
+    ['a key twice', '{"hooks": {}, "hooks": {}}', undefined, '/s.json is ambiguous JSON ("hooks" is given twice, at line 1, column 2 and again at line 1, column 15; JSON keeps only the last: give each key once)'],
+  ])('says what is wrong with %s without calling valid JSON invalid', (_name, text, append, said) => {
+    const edit = () => {
+      const doc = jsonDocument('/s.json', text);
+      if (append) doc.append(append, { matcher: '*' });
+    };
+    expect(edit).toThrow(`${said}; refusing to edit it, the file is left untouched`);
+    expect(code(edit)).toBe('CORDON_CONFIG_UNPARSEABLE');
+  });
+
   it('says what is wrong in words, and names a byte order mark with what to do about it', () => {
     const message = (fn: () => unknown): string => {
       try {
@@ -202,6 +219,18 @@ describe('yaml editor', () => {
   it('refuses broken YAML and non-mapping roots', () => {
     expect(code(() => yamlDocument('/c.yaml', 'a: [1\nb: :'))).toBe('CORDON_CONFIG_UNPARSEABLE');
     expect(code(() => yamlDocument('/c.yaml', '- 1\n- 2\n'))).toBe('CORDON_CONFIG_UNPARSEABLE');
+  });
+
+  // Valid YAML of the wrong shape was called "not valid YAML", and two documents got the yaml
+  // library's advice to call `YAML.parseAllDocuments()`.
+  it.each([
+    ['a list at the top', '- 1\n- 2\n', '/c.yaml is YAML of another shape than the agent reads (the top level holds a list, not a mapping)'],
+    ['a string at the top', 'just text\n', '/c.yaml is YAML of another shape than the agent reads (the top level holds a string, not a mapping)'],
+    ['two documents', 'hooks: {}\n---\nmodel: x\n', '/c.yaml is not valid YAML (it holds more than one document (the second starts at line 2), and a config file is one)'],
+    ['two documents after a marker', '---\na: 1\n...\n---\nb: 2\n', '/c.yaml is not valid YAML (it holds more than one document (the second starts at line 4), and a config file is one)'],
+  ])('says what is wrong with %s in its own words', (_name, text, said) => {
+    expect(() => yamlDocument('/c.yaml', text)).toThrow(`${said}; refusing to edit it, the file is left untouched`);
+    expect(() => yamlDocument('/c.yaml', text)).not.toThrow(/parseAllDocuments/);
   });
 });
 

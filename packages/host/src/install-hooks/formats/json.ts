@@ -1,6 +1,6 @@
 import type { ConfigDocument, ConfigPath } from '@cordon/plugin-api';
 import { findNodeAtLocation, parseTree, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
-import { notAList, unparseable } from './unparseable.js';
+import { kindWords, notAList, unparseable } from './unparseable.js';
 import { BYTE_ORDER_MARK, jsonSyntaxProblem, repeatedKey, repeatedKeyWords } from '../../util/json-syntax.js';
 
 
@@ -56,11 +56,11 @@ export function jsonDocument(path: string, text: string | undefined, options: { 
     const value = tree ? plainValue(tree) : undefined;
     const first = errors[0];
     if (first) throw unparseable(path, options.comments ? 'JSON with comments' : 'JSON', jsonSyntaxProblem(source, { comments: options.comments }) ?? `error ${first.error} at offset ${first.offset}`);
-    if (!value || typeof value !== 'object' || Array.isArray(value)) throw unparseable(path, 'JSON', 'the top level is not an object');
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw unparseable(path, 'JSON', `the top level holds ${kindWords(value)}, not an object`, 'shape');
     // A key given twice: the agent (JSON.parse) reads only the last, while an edit could land in
     // the first, where it has no effect (a hook "installed" that never runs).
     const repeated = repeatedKey(source, value);
-    if (repeated) throw unparseable(path, options.comments ? 'JSON with comments' : 'JSON', repeatedKeyWords(repeated));
+    if (repeated) throw unparseable(path, options.comments ? 'JSON with comments' : 'JSON', repeatedKeyWords(repeated), 'ambiguous');
     return value;
   };
   let value = read(current);
@@ -102,7 +102,7 @@ export function jsonDocument(path: string, text: string | undefined, options: { 
     let depth = p.length - 1;
     while (depth > 0 && !node(p.slice(0, depth))) depth--;
     const parent = depth === 0 ? parseTree(current, [], parseOptions)! : node(p.slice(0, depth))!;
-    if (parent.type !== 'object') throw unparseable(path, 'JSON', `${p.slice(0, depth).join('.')} is not an object`);
+    if (parent.type !== 'object') throw unparseable(path, 'JSON', `${depth === 0 ? 'the top level' : p.slice(0, depth).join('.')} holds ${kindWords(plainValue(parent))}, not an object`, 'shape');
     let nested: unknown = v;
     for (let i = p.length - 1; i > depth; i--) nested = { [String(p[i])]: nested };
     insertInto(parent, (indent) => `${JSON.stringify(String(p[depth]))}: ${pretty(nested, indent)}`);

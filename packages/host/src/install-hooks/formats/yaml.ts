@@ -2,7 +2,7 @@ import type { ConfigDocument, ConfigPath } from '@cordon/plugin-api';
 import { isCollection, isMap, isScalar, isSeq, parseDocument, stringify, type Document, type Node as YamlNode, type Pair } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { notAList, unparseable } from './unparseable.js';
+import { kindWords, notAList, unparseable } from './unparseable.js';
 
 type Json = unknown;
 
@@ -60,9 +60,10 @@ export function yamlDocument(path: string, text: string | undefined): ConfigDocu
   const load = (source: string): Document => parseDocument(source, { keepSourceTokens: false });
   let doc = load(current);
   const first = doc.errors[0];
-  if (first) throw unparseable(path, 'YAML', first.message.split('\n')[0]!);
+  // The yaml library's own words for this one name its API (`YAML.parseAllDocuments()`).
+  if (first) throw unparseable(path, 'YAML', first.code === 'MULTIPLE_DOCS' ? `it holds more than one document (the second starts at line ${first.linePos?.[0]?.line ?? '?'}), and a config file is one` : first.message.split('\n')[0]!);
   let value: Json = doc.toJS() ?? {};
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw unparseable(path, 'YAML', 'the top level is not a mapping');
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw unparseable(path, 'YAML', `the top level holds ${kindWords(value)}, not a mapping`, 'shape');
   const eol = current.includes('\r\n') ? '\r\n' : '\n';
 
   const refuse = (what: string, why: string): CordonError =>
