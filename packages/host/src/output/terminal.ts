@@ -70,3 +70,22 @@ export function displayName(text: string): string {
   // JSON.stringify already escapes C0 controls, quotes, backslashes and lone surrogates.
   return terminalText(JSON.stringify(text));
 }
+
+/**
+ * One line of untrusted text as {@link terminalText} shows it, at most `width` characters wide:
+ * text that shows longer is cut and ends with `…`. The cut falls between the source's characters,
+ * never inside the `\uXXXX` escape one of them became (`\u001b` is kept whole or left out) nor
+ * inside a surrogate pair. For table cells and labels of limited width.
+ */
+export function terminalCut(text: string, width: number): string {
+  const shown = terminalText(text);
+  if (shown.length <= width) return shown;
+  const room = Math.max(0, width - 1);
+  let out = '';
+  for (const c of text) {
+    const piece = terminalText(c);
+    if (out.length + piece.length > room) break;
+    out += piece;
+  }
+  return `${out}…`;
+}

@@ -101,6 +101,20 @@ describe('reduce and analyze print what an agent wrote escaped', () => {
     }
   }, 120_000);
 
+  // Found by a hostile-input probe: the text report escaped each line but kept a line break in a
+  // cell, so a session id or tool name `x\n::error::…` split its table row, and the part after
+  // the break started a line of its own (a GitHub workflow command, were the report in a CI log).
+  it('cordon analyze text keeps every table row on one line when a cell holds a line break', async () => {
+    const session = 'evil\n::error::session';
+    call(sandbox.dataDir, session, 'nl', T, T + 500, { tool_name: 'T\n::error::tool', command: 'c\r\n::error::command' });
+    samples(sandbox.dataDir, session, Array.from({ length: 20 }, (_, i) => ({ t: T - 1000 + 250 * i, mb: 50 + i })));
+    const text = await runCordon(['analyze', '--all'], { env: sandbox.env });
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout.split('\n').filter((line) => line.trimStart().startsWith('::'))).toEqual([]);
+    expect(text.stdout).toMatch(/^T\\u000a::error::tool +1 /m);
+    expect(text.stdout).toMatch(/^evil\\u000a::error::session +claude-code +1 /m);
+  }, 120_000);
+
   // Found by a hostile-input probe: the HTML report escaped markup but kept ESC, BEL and a
   // session id's line break raw (`cat report.html` ran them).
   it('cordon analyze --format html escapes controls and bidi characters too, besides markup', async () => {

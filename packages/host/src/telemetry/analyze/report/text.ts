@@ -2,7 +2,7 @@ import type { AnalysisReport } from '../index.js';
 import { definitionsTable, reportTables, type Table } from './tables.js';
 import { plural } from '../../../util/plural.js';
 import { markdownCell, markdownText } from '../../../output/markdown.js';
-import { terminalLines } from '../../../output/terminal.js';
+import { terminalCut, terminalLines, terminalText } from '../../../output/terminal.js';
 
 function header(report: AnalysisReport): string[] {
   return [`${plural(report.pooled.n_sessions, 'session')}, ${plural(report.pooled.n_calls, 'call')}, ${plural(report.pooled.n_samples, 'sample')}; generated ${report.generated_at} from ${report.db}`];
@@ -13,10 +13,17 @@ function mdTable(t: Table): string[] {
   return [`## ${markdownText(t.title)}`, '', ...(t.caption ? [markdownText(t.caption), ''] : []), `| ${t.headers.map(markdownCell).join(' | ')} |`, `|${t.headers.map(() => ' --- ').join('|')}|`, ...t.rows.map((r) => `| ${r.map(markdownCell).join(' | ')} |`), ''];
 }
 
+/**
+ * Aligned columns. Each cell, the title and the caption are one line each as the terminal shows
+ * them ({@link terminalText}: a session id or tool name holding a line break shows `\u000a`
+ * instead of starting a line of its own), widths are measured on that shown text, and a cell too
+ * wide is cut between whole escapes ({@link terminalCut}).
+ */
 function textTable(t: Table): string[] {
-  const widths = t.headers.map((h, i) => Math.min(48, Math.max(h.length, ...t.rows.map((r) => (r[i] ?? '').length))));
-  const line = (cells: readonly string[]) => cells.map((c, i) => (c.length > widths[i]! ? c.slice(0, widths[i]! - 1) + '…' : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [t.title, ...(t.caption ? [`  ${t.caption}`] : []), line(t.headers), widths.map((w) => '-'.repeat(w)).join('  '), ...t.rows.map(line), ''];
+  const shown = (c: string | undefined) => terminalText(c ?? '');
+  const widths = t.headers.map((h, i) => Math.min(48, Math.max(shown(h).length, ...t.rows.map((r) => shown(r[i]).length))));
+  const line = (cells: readonly string[]) => cells.map((c, i) => (shown(c).length > widths[i]! ? terminalCut(c, widths[i]!) : shown(c).padEnd(widths[i]!))).join('  ').trimEnd();
+  return [shown(t.title), ...(t.caption ? [`  ${shown(t.caption)}`] : []), line(t.headers), widths.map((w) => '-'.repeat(w)).join('  '), ...t.rows.map(line), ''];
 }
 
 /** One table as Markdown or aligned text (for `--compare`). */
