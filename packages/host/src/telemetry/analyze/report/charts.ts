@@ -1,5 +1,14 @@
 import type { AnalysisReport } from '../index.js';
 import type { SessionChart } from '../batch.js';
+import { terminalCut, terminalText } from '../../../output/terminal.js';
+
+/**
+ * What an agent wrote (tool names, commands, session ids) as a chart shows it: one line, controls
+ * and bidirectional characters as `\uXXXX` ({@link terminalText}), as the report's tables show
+ * them. The chart renderer (Vega) escapes only XML markup, so an ESC, BEL, C1 control or U+202E
+ * would reach the SVG raw, where `cat report.html` or a browser acts on it.
+ */
+const shown = terminalText;
 
 /** A Vega-Lite spec (kept loose: the specs below are literal objects checked by vega-lite at compile time). */
 export type VlSpec = Record<string, unknown>;
@@ -21,7 +30,7 @@ const HEADROOM = 1.08 + LABELLED_CALLS * 0.1 + 0.04;
 export function sessionTimeline(c: SessionChart): ChartSpec {
   const t0 = c.timeline.t[0] ?? c.calls[0]?.start_ts ?? 0;
   const points = c.timeline.t.map((t, i) => ({ s: (t - t0) / 1000, mem: c.timeline.mem_mb[i]!, cpu: c.timeline.cpu_pct[i]! }));
-  const windows = c.calls.map((k) => ({ from: (k.start_ts - t0) / 1000, to: (k.end_ts - t0) / 1000, tool: k.tool_name, command: k.command.slice(0, 80) }));
+  const windows = c.calls.map((k) => ({ from: (k.start_ts - t0) / 1000, to: (k.end_ts - t0) / 1000, tool: shown(k.tool_name), command: terminalCut(k.command, 80) }));
   const maxMem = Math.max(1, ...c.timeline.mem_mb);
   const maxCpu = Math.max(1, ...c.timeline.cpu_pct);
   // Labels sit in a band above every line (both scales end at HEADROOM × their maximum, so the
@@ -31,7 +40,7 @@ export function sessionTimeline(c: SessionChart): ChartSpec {
     .filter((k) => k.peak_mb !== null)
     .sort((a, b) => b.peak_mb! - a.peak_mb!)
     .slice(0, LABELLED_CALLS)
-    .map((k, rank) => ({ s: (k.start_ts - t0) / 1000, mem: k.peak_mb!, label_mem: maxMem * (1.08 + rank * 0.1), label: `#${k.seq} ${k.tool_name} ${k.command.replace(/\s+/g, ' ').slice(0, 40)} (${k.peak_mb!.toFixed(0)} MiB)` }));
+    .map((k, rank) => ({ s: (k.start_ts - t0) / 1000, mem: k.peak_mb!, label_mem: maxMem * (1.08 + rank * 0.1), label: `#${k.seq} ${shown(k.tool_name)} ${terminalCut(k.command.replace(/\s+/g, ' '), 40)} (${k.peak_mb!.toFixed(0)} MiB)` }));
   const x = { field: 's', type: 'quantitative', title: 'seconds since the first sample' };
   const memY = { type: 'quantitative', title: 'memory MiB (RSS of the tree)', axis: { titleColor: '#3b6fb6' }, scale: { domain: [0, maxMem * HEADROOM], nice: false } };
   return {
@@ -60,7 +69,7 @@ export function sessionTimeline(c: SessionChart): ChartSpec {
 
 /** Per tool: share of tool time and peak memory, side by side. */
 export function toolBars(report: AnalysisReport): ChartSpec {
-  const rows = report.pooled.tools.tools.map((r) => ({ tool: r.name, share: (r.share ?? 0) * 100, peak: r.max_peak_mb ?? 0, mean_peak: r.mean_peak_mb ?? 0 }));
+  const rows = report.pooled.tools.tools.map((r) => ({ tool: shown(r.name), share: (r.share ?? 0) * 100, peak: r.max_peak_mb ?? 0, mean_peak: r.mean_peak_mb ?? 0 }));
   const y = { field: 'tool', type: 'nominal', sort: '-x', title: null };
   return {
     id: 'tools',
@@ -99,7 +108,7 @@ export function peakHistogram(report: AnalysisReport): ChartSpec {
 export function retryTimeline(report: AnalysisReport): ChartSpec {
   const loops = report.sessions.flatMap((s) => {
     const t0 = s.first_ts ?? 0;
-    return s.retry.groups.map((g) => ({ session: s.session_id, from: (g.start_ts - t0) / 1000, to: (g.end_ts - t0) / 1000, label: `${g.command.replace(/\s+/g, ' ').slice(0, 40)} ×${g.count}` }));
+    return s.retry.groups.map((g) => ({ session: shown(s.session_id), from: (g.start_ts - t0) / 1000, to: (g.end_ts - t0) / 1000, label: `${terminalCut(g.command.replace(/\s+/g, ' '), 40)} ×${g.count}` }));
   });
   const spec: VlSpec = loops.length
     ? {
