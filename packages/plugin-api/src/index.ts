@@ -4,7 +4,7 @@ export { directoryProblem } from './directory.js';
 export { systemErrorWords } from './system-error.js';
 export { isTerminal, legacyBinding } from './legacy-binding.js';
 export { writeOutput } from './standard-output.js';
-export { escapeUnits, shownLine, UNSHOWN_SOURCE } from './terminal-text.js';
+export { ciInert, escapeUnits, shownJson, shownLine, UNSHOWN_SOURCE } from './terminal-text.js';
 export { NAME_NUMBER, nameNumber } from './name-number.js';
 export type { Stage } from './stage.js';
 export { definePlugin, cordonApi, CORDON_API, PLUGIN_API_VERSION } from './plugin.js';

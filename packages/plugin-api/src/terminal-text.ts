@@ -30,11 +30,52 @@ const PLAIN = /^[\x20-\x7e]*$/;
 let unshownAll: RegExp | undefined;
 
 /**
- * `text` as one line safe to print on a terminal: every character of {@link UNSHOWN_SOURCE} (a
- * line break and a tab too) becomes its `\uXXXX` escapes ({@link escapeUnits}); everything else
- * is kept, so `x\x1b]52;c;…\x07` prints as `x\u001b]52;c;…\u0007`.
+ * What makes a line of a CI log a command to the GitHub Actions runner: `::` at its start after
+ * blanks (`::error::…`, `::add-mask::…`, `::stop-commands::…`), or the runner's older prefix
+ * `##[` anywhere in it (actions/runner, `ActionCommand`: `TryParseV2` looks for a line starting
+ * with `::` once trimmed, `TryParse` for `##[` at any index). Matches the character to escape: the
+ * first `:` of a leading `::`, the first `#` of `##[`.
+ */
+const CI_COMMAND = /(?<=^[^\S\n]*):(?=:)|#(?=#\[)/g;
+
+/**
+ * `text` with what {@link CI_COMMAND} finds written as `\uXXXX` (`\u003a:error::x`,
+ * `a \u0023#[error]x`): a path, a command or a verifier's line that an agent wrote then cannot
+ * issue a workflow command where cordon's output lands in a CI log. The text still reads as it
+ * did, as the other escapes do.
+ */
+export function ciInert(text: string): string {
+  return text.includes('::') || text.includes('##[') ? text.replace(CI_COMMAND, escapeUnits) : text;
+}
+
+/**
+ * `text` as one line safe to print on a terminal and in a CI log: every character of
+ * {@link UNSHOWN_SOURCE} (a line break and a tab too) becomes its `\uXXXX` escapes
+ * ({@link escapeUnits}), and so does what would make the line a CI workflow command
+ * ({@link ciInert}); everything else is kept, so `x\x1b]52;c;…\x07` prints as
+ * `x\u001b]52;c;…\u0007`.
  */
 export function shownLine(text: string): string {
-  if (PLAIN.test(text)) return text;
-  return text.replace((unshownAll ??= new RegExp(UNSHOWN_SOURCE, 'gu')), escapeUnits);
+  if (PLAIN.test(text)) return ciInert(text);
+  return ciInert(text.replace((unshownAll ??= new RegExp(UNSHOWN_SOURCE, 'gu')), escapeUnits));
+}
+
+/** Finds what JSON.stringify leaves raw that a terminal acts on, and the CI prefix `##[` (see {@link shownJson}). */
+let unshownInJson: RegExp | undefined;
+
+/**
+ * `value` as JSON text (`JSON.stringify(value, null, space)`), safe to print on a terminal and in a
+ * CI log as well: `JSON.stringify` escapes C0 controls and lone surrogates, but writes DEL, C1
+ * controls (U+009B is an 8-bit CSI), bidirectional overrides (U+202E), line separators and the
+ * other characters of {@link UNSHOWN_SOURCE} as they are, and `##[` inside a string is a
+ * command to the GitHub Actions runner ({@link ciInert}). Those become `\uXXXX` escapes, which
+ * JSON reads back as the same characters: `JSON.parse(shownJson(v))` equals
+ * `JSON.parse(JSON.stringify(v))`. `undefined` where `JSON.stringify` gives undefined.
+ */
+export function shownJson(value: unknown, space?: number): string {
+  const text = JSON.stringify(value, null, space) as string | undefined;
+  // Only line feeds (from `space`) and printable ASCII: nothing to escape but a `##[`.
+  if (text === undefined || (/^[\n\x20-\x7e]*$/.test(text) && !text.includes('##['))) return text as string;
+  // Raw line feeds and blanks in JSON text are its own layout: strings hold them escaped.
+  return text.replace((unshownInJson ??= new RegExp(`(?![\\n ])(?:${UNSHOWN_SOURCE})|#(?=#\\[)`, 'gu')), escapeUnits);
 }

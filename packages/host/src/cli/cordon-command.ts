@@ -8,6 +8,7 @@ import { errorDocument, type ReportedError } from '../output/error-text.js';
 import { terminalLines } from '../output/terminal.js';
 import { commandFlags, reportCommandError } from './command-error.js';
 import { haltIfInterrupted } from '../process/interrupt.js';
+import { shownJson } from '../output/json-text.js';
 
 /**
  * Base of cordon's own commands: `--json` on everything that reports, a lazily loaded host whose
@@ -53,7 +54,7 @@ export abstract class CordonCommand extends Command {
    * its output is the same text.
    */
   override logJson(json: unknown): void {
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    process.stdout.write(`${shownJson(json, 2)}\n`);
   }
 
   /**

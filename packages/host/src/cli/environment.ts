@@ -6,6 +6,7 @@ import { checkPaths, resolveDirOrigins, type DirKind } from '../util/paths.js';
 import { checkDataPackage, dataPackageProblem } from '../plugins/data-package.js';
 import { warnDataPackage } from './plugin-warnings.js';
 import { versionJson, versionLine } from './version.js';
+import { shownJson } from '../output/json-text.js';
 
 /**
  * Readies the environment for oclif, which `bin/run.cjs` calls before it loads `@oclif/core`
@@ -51,7 +52,7 @@ export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = p
     if (hook) return false;
     const { code, message, details } = error as { code?: unknown; message: string; details?: unknown };
     const reported = { code: typeof code === 'string' ? code : ERROR_CODES.INTERNAL, message: String(message), details };
-    if (asksForJson(args)) writeOutput(1, `${JSON.stringify(errorDocument(reported), null, 2)}\n`);
+    if (asksForJson(args)) writeOutput(1, `${shownJson(errorDocument(reported), 2)}\n`);
     else writeOutput(2, errorText(reported.message, reported.code));
     return false;
   }
@@ -59,7 +60,7 @@ export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = p
   // Both are answered here, without loading @oclif/core and every plugin's manifest for one line.
   const version = versionJson(args);
   if (version !== undefined) {
-    writeOutput(1, `${JSON.stringify(version, null, 2)}\n`);
+    writeOutput(1, `${shownJson(version, 2)}\n`);
     return false;
   }
   const line = versionLine(args);

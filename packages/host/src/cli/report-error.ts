@@ -1,5 +1,6 @@
 import { Errors } from '@oclif/core';
 import { errorDocument, errorText, type ReportedError } from '../output/error-text.js';
+import { shownJson } from '../output/json-text.js';
 
 /**
  * Prints `error` as every cordon command does (under `json` {@link errorDocument} on stdout,
@@ -11,7 +12,7 @@ import { errorDocument, errorText, type ReportedError } from '../output/error-te
  */
 export function reportError(error: ReportedError, exit: number, json: boolean, annotation?: (error: ReportedError) => string): Errors.ExitError {
   process.exitCode = exit;
-  if (json) process.stdout.write(`${JSON.stringify(errorDocument(error), null, 2)}\n`);
+  if (json) process.stdout.write(`${shownJson(errorDocument(error), 2)}\n`);
   else {
     if (annotation) process.stdout.write(`${annotation(error)}\n`);
     process.stderr.write(errorText(error.message, error.code));

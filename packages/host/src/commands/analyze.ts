@@ -14,6 +14,7 @@ import { renderHtml } from '../telemetry/analyze/report/html.js';
 import { pluginInstallCommand } from '../plugins/install-hint.js';
 import { progressBar } from '../telemetry/analyze/report/progress.js';
 import { renderJson, renderMarkdown, renderTable, renderText } from '../telemetry/analyze/report/text.js';
+import { shownJson } from '../output/json-text.js';
 
 const FORMATS = ['text', 'md', 'json', 'html'] as const;
 
@@ -69,7 +70,7 @@ export default class Analyze extends CordonCommand {
       for (const spec of flags.compare) batches.push({ label: spec, report: await this.batch(spec, base) });
       const result: CompareReport = { schema_version: ANALYSIS_SCHEMA_VERSION, generated_at: new Date().toISOString(), batches };
       const table = compareTable(batches[0]!, batches[1]!);
-      if (!this.jsonEnabled()) await this.emit(flags.out, format === 'json' ? JSON.stringify(result, null, 2) + '\n' : renderTable(table, format === 'md' ? 'md' : 'text'));
+      if (!this.jsonEnabled()) await this.emit(flags.out, format === 'json' ? shownJson(result, 2) + '\n' : renderTable(table, format === 'md' ? 'md' : 'text'));
       return result;
     }
     // The filter as typed, for the refusal when it leaves no session.

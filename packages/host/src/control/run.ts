@@ -12,6 +12,7 @@ import { CANNOT_EXECUTE_STATUS, NOT_FOUND_STATUS } from '../process/start-failur
 import { startFailureReporter } from '../bus/load-services.js';
 import { terminalText } from '../output/terminal.js';
 import { redactArgv, redactText } from '../output/redact.js';
+import { shownJson } from '../output/json-text.js';
 
 /** Exit status when the command cannot be found (`ENOENT`: the shells' and GNU `env`'s "command not found"). */
 export const CANNOT_START = NOT_FOUND_STATUS;
@@ -239,7 +240,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
  * (a newline first when that output did not end with one).
  */
 export function printRecord(outcome: ControlRunOutcome): void {
-  process.stdout.write(`${outcome.stdoutEndsLine ? '' : '\n'}${JSON.stringify(outcome.record)}\n`);
+  process.stdout.write(`${outcome.stdoutEndsLine ? '' : '\n'}${shownJson(outcome.record)}\n`);
 }
 
 /**

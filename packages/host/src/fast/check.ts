@@ -9,6 +9,7 @@ import { enableStatus } from '../output/status.js';
 import { haltIfInterrupted } from '../process/interrupt.js';
 import { mark } from '../util/timeline.js';
 import { parseRepoJsonArgs } from './repo-args.js';
+import { shownJson } from '../output/json-text.js';
 
 /** Options of {@link fastCheck}: the only flags the fast route takes. */
 export interface FastCheckOptions {
@@ -53,7 +54,7 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
     const { audit } = await check({ repo: options.repo, hooks, env, whileLocating });
     // The verdict's exit code first: a reader that closes the pipe early must not change it.
     process.exitCode = audit.passed ? 0 : 3;
-    writeOutput(1, options.json ? `${JSON.stringify(audit, null, 2)}\n` : `${renderAudit(audit)}\n`);
+    writeOutput(1, options.json ? `${shownJson(audit, 2)}\n` : `${renderAudit(audit)}\n`);
     mark('printed');
     return 'done';
   } catch (error) {
@@ -76,7 +77,7 @@ export async function fastCheck(options: FastCheckOptions): Promise<'done' | 'fa
  * message}}` on stdout, otherwise `Error: <message>` and `Code: <code>` on stderr.
  */
 function printError(error: CordonError, json: boolean): void {
-  if (json) writeOutput(1, `${JSON.stringify(errorDocument(error), null, 2)}\n`);
+  if (json) writeOutput(1, `${shownJson(errorDocument(error), 2)}\n`);
   else writeOutput(2, errorText(error.message, error.code));
 }
 

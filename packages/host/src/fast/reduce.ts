@@ -4,6 +4,7 @@ import { isPostgresUrl, resolveDbTarget } from '../telemetry/reduce/db/target.js
 import { reduceJsonl, reduceReport, reduceSkippedLines, reduceTextLines } from '../telemetry/reduce/output.js';
 import { reduce } from '../telemetry/reduce/reduce.js';
 import { resolvePaths } from '../util/paths.js';
+import { shownJson } from '../output/json-text.js';
 
 /** The flags the fast route of `cordon reduce` takes. */
 export interface FastReduceArgs {
@@ -72,7 +73,7 @@ export async function fastReduce(args: FastReduceArgs, env: NodeJS.ProcessEnv = 
   } catch {
     return 'fallback';
   }
-  if (args.json) process.stdout.write(`${JSON.stringify(reduceReport(result), null, 2)}\n`);
+  if (args.json) process.stdout.write(`${shownJson(reduceReport(result), 2)}\n`);
   else if (args.jsonl) {
     const { stdout, stderr } = reduceJsonl(result);
     writeAll(process.stdout, stdout);

@@ -3,6 +3,7 @@ import { renderStatus } from '../envelope/render.js';
 import { status } from '../envelope/status.js';
 import { checkPaths } from '../util/paths.js';
 import { parseRepoJsonArgs, type RepoJsonArgs } from './repo-args.js';
+import { shownJson } from '../output/json-text.js';
 
 /**
  * `cordon status [--repo PATH] [--json]` without oclif, for the plain form people and agent loops
@@ -23,7 +24,7 @@ export async function fastStatus(options: RepoJsonArgs, env: NodeJS.ProcessEnv =
     // The oclif route refuses these before anything else (cli/environment.ts prepareOclif).
     checkPaths(env);
     const report = await status(options.repo);
-    text = options.json ? JSON.stringify(report, null, 2) : renderStatus(report);
+    text = options.json ? shownJson(report, 2) : renderStatus(report);
   } catch {
     return 'fallback';
   }

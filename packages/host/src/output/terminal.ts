@@ -7,7 +7,7 @@
  * "Trojan Source" attack, CVE-2021-42574).
  */
 
-import { escapeUnits, shownLine, UNSHOWN_SOURCE } from '@cordon/plugin-api';
+import { ciInert, escapeUnits, shownLine, UNSHOWN_SOURCE } from '@cordon/plugin-api';
 
 /** The expressions over {@link UNSHOWN_SOURCE}: `any` finds one, `allButTab` replaces every one but tabs. */
 interface UnshownPatterns {
@@ -52,21 +52,24 @@ export function terminalText(text: string): string {
 /**
  * Text of several lines made safe to print: each line as {@link terminalText} except that tabs
  * stay, the line breaks (LF, and CR LF as LF) kept. For whole reports whose lines hold untrusted
- * parts (a verifier's output, an agent's commands).
+ * parts (a verifier's output, an agent's commands). A line that would be a CI workflow command
+ * (`::error::…` at its start, `##[` anywhere) is made inert too ({@link ciInert}), so cordon's
+ * own output through this function never issues one.
  */
 export function terminalLines(text: string): string {
   const lines = text.split(/\r?\n/);
-  return lines.map((line) => (PLAIN.test(line) ? line : line.replace(unshown().allButTab, escapeUnits))).join('\n');
+  return lines.map((line) => ciInert(PLAIN.test(line) ? line : line.replace(unshown().allButTab, escapeUnits))).join('\n');
 }
 
 /**
  * A name (a path, a session id) as a human reads it on one line: as is when every character
  * shows as itself, else JSON-quoted with each unshown character as a `\uXXXX` escape (`"a\nb"`,
  * `"x\udcff"`, `"report\u202etxt.exe"`), as `git status` quotes such names. A quote is quoted
- * too, so that a quoted name cannot be taken for a plain one.
+ * too, so that a quoted name cannot be taken for a plain one, and so is a name that would make a
+ * CI log line a workflow command (`::error::x`, `a ##[error]b`: {@link ciInert}).
  */
 export function displayName(text: string): string {
-  if (!text.includes('"') && (PLAIN.test(text) || !unshown().any.test(text))) return text;
+  if (!text.includes('"') && ciInert(text) === text && (PLAIN.test(text) || !unshown().any.test(text))) return text;
   // JSON.stringify already escapes C0 controls, quotes, backslashes and lone surrogates.
   return terminalText(JSON.stringify(text));
 }

@@ -116,7 +116,8 @@ describe('cordon check --format', () => {
     expect(cmds[0]).toMatchObject({ name: 'error', properties: { title: 'cordon: verifier_failed' } });
     expect(cmds[0]!.properties.file).toBeUndefined();
     expect(cmds[0]!.data).toContain('verifier failed (exit 4)');
-    expect(cmds[0]!.data).toContain('50% fail <b>&amp;\n::warning::injected\nlast line');
+    // The verifier's line that would be a workflow command in a log is shown inert, as in the text verdict.
+    expect(cmds[0]!.data).toContain('50% fail <b>&amp;\n\\u003a:warning::injected\nlast line');
 
     const ok = await cordon(['check', '--base', inside.base, '--format', 'github', '--verify', 'true'], inside.repo);
     expect(ok.exitCode).toBe(0);
@@ -182,7 +183,7 @@ describe('cordon check --format', () => {
     const written = JSON.parse(readFileSync(file, 'utf8'));
     expect(validateSarif(written), JSON.stringify(validateSarif.errors)).toBe(true);
     expect(written.runs[0].results).toEqual([
-      expect.objectContaining({ ruleId: 'verifier_failed', level: 'error', message: { text: expect.stringContaining('::warning::injected\nlast line') }, properties: expect.objectContaining({ returncode: 4 }) }),
+      expect.objectContaining({ ruleId: 'verifier_failed', level: 'error', message: { text: expect.stringContaining('\\u003a:warning::injected\nlast line') }, properties: expect.objectContaining({ returncode: 4 }) }),
     ]);
     expect(written.runs[0].results[0].locations).toBeUndefined();
 
@@ -205,7 +206,7 @@ describe('cordon check --format', () => {
     expect(verifiers.testcase.map((c: { name: string }) => c.name)).toEqual(['true', NASTY]);
     expect(verifiers.testcase[0].failure).toBeUndefined();
     expect(verifiers.testcase[1].failure).toMatchObject({ message: 'verifier failed (exit 4)', type: 'exit 4' });
-    expect(verifiers.testcase[1].failure['#text']).toContain('50% fail <b>&amp;\n::warning::injected\nlast line');
+    expect(verifiers.testcase[1].failure['#text']).toContain('50% fail <b>&amp;\n\\u003a:warning::injected\nlast line');
     expect(envelope.testcase[0]).toMatchObject({ name: 'policy' });
     expect(envelope.testcase[0].failure).toBeUndefined();
 

@@ -1,4 +1,4 @@
-import { isTerminal, writeOutput } from '@cordon/plugin-api';
+import { isTerminal, shownJson, writeOutput } from '@cordon/plugin-api';
 import { exitCodeOf, isReportable } from './errors.js';
 import { escapedSink, jsonSink, processSink, type Sink } from './output.js';
 
@@ -36,7 +36,7 @@ export function commandOutput(json: boolean | undefined, escape?: (text: string)
   return {
     sink: collector ?? (escape ? escapedSink(escape, isTerminal(1)) : processSink),
     finish: () => {
-      if (collector) void writeOutput(1, `${JSON.stringify(collector.document(), null, 2)}\n`);
+      if (collector) void writeOutput(1, `${shownJson(collector.document(), 2)}\n`);
     },
     fail: (error) => {
       if (!isReportable(error)) return false;

@@ -4,6 +4,7 @@ import { plural } from '../../util/plural.js';
 import { terminalText } from '../../output/terminal.js';
 import type { ReduceResult } from './reduce.js';
 import type { SessionSummary } from './reduce-session.js';
+import { shownJson } from '../../output/json-text.js';
 
 /** What `cordon reduce --json` prints. */
 export interface ReduceReport {
@@ -67,7 +68,7 @@ export function reduceTextLines(result: ReduceResult): string[] {
 export function reduceJsonl(result: ReduceResult): { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  for (const s of result.sessions) for (const call of s.calls) stdout.push(JSON.stringify(call) + '\n');
+  for (const s of result.sessions) for (const call of s.calls) stdout.push(shownJson(call) + '\n');
   for (const { summary: s } of result.sessions) {
     const skipped = skippedLines(s);
     if (skipped) stderr.push(`cordon reduce: session ${terminalText(s.session_id)}: ${skipped}\n`);

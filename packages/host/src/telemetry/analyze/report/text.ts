@@ -3,6 +3,7 @@ import { definitionsTable, reportTables, type Table } from './tables.js';
 import { plural } from '../../../util/plural.js';
 import { markdownCell, markdownText } from '../../../output/markdown.js';
 import { terminalCut, terminalLines, terminalText } from '../../../output/terminal.js';
+import { shownJson } from '../../../output/json-text.js';
 
 function header(report: AnalysisReport): string[] {
   return [`${plural(report.pooled.n_sessions, 'session')}, ${plural(report.pooled.n_calls, 'call')}, ${plural(report.pooled.n_samples, 'sample')}; generated ${report.generated_at} from ${report.db}`];
@@ -49,5 +50,5 @@ export function renderText(report: AnalysisReport): string {
 
 /** The JSON report: the whole {@link AnalysisReport} (with its `schema_version`), pretty printed. */
 export function renderJson(report: AnalysisReport): string {
-  return JSON.stringify(report, null, 2) + '\n';
+  return shownJson(report, 2) + '\n';
 }
