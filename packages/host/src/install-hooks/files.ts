@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, lstatSync, mkdirSync, rmSync, rmdirS
 import { dirname } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { writeFileAtomic, writeTarget } from '../io/atomic-write.js';
+import { linkChain } from '../io/link-chain.js';
 import { readRegularFileIfExists, UnsafeReadError } from '../io/safe-read.js';
 import { pathCandidates } from '../process/path-search.js';
 import { firstNonUtf8 } from '../util/utf8.js';
@@ -17,7 +18,8 @@ export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
  * (a dotfiles link is the normal case), but only a regular file of at most
  * {@link MAX_CONFIG_BYTES} is read, without blocking (a project can ship a FIFO or a link to
  * `/dev/zero` under `.claude/settings.json`): anything else is refused with `CORDON_CONFIG_EDIT`
- * naming the path, and nothing is written.
+ * naming the path, and nothing is written; so is a link that leads nowhere (dangling: naming the
+ * link and its target) or back to itself (a loop).
  */
 export function readText(path: string): string | undefined {
   let bytes: Buffer | undefined;
@@ -28,7 +30,10 @@ export function readText(path: string): string | undefined {
     if (error instanceof UnsafeReadError) throw new CordonError(ERROR_CODES.CONFIG_EDIT, `${error.message}; refusing to edit it, nothing was written`, { details: { path, reason: error.reason, problem: error.message } });
     throw error;
   }
-  if (bytes === undefined) return undefined;
+  if (bytes === undefined) {
+    refuseDanglingLink(path);
+    return undefined;
+  }
   // Decoded, a byte that is not UTF-8 becomes U+FFFD, and writing the file back would replace
   // what the user had (and an uninstall could not give the bytes back): refused instead.
   const bad = firstNonUtf8(bytes);
@@ -37,6 +42,23 @@ export function readText(path: string): string | undefined {
     throw unparseable(path, 'UTF-8', `byte 0x${bytes[bad]!.toString(16).padStart(2, '0')} at line ${before.length}, column ${before[before.length - 1]!.length + 1}; the agent reads it as UTF-8 text: save it as such`);
   }
   return bytes.toString('utf8');
+}
+
+/**
+ * Refuses a config `path` that is a dangling symbolic link (`CORDON_CONFIG_EDIT`, naming the
+ * link and where it leads): writing through it would create the target, and every missing
+ * directory above it, wherever the link points (a project's `.claude/settings.json ->
+ * /somewhere/else`), and uninstall could remove neither. A path that is no link passes.
+ */
+function refuseDanglingLink(path: string): void {
+  const chain = linkChain(path);
+  if (chain.hops.length < 2 || chain.end !== 'missing') return;
+  const target = chain.hops[chain.hops.length - 1]!;
+  const via = chain.hops.length > 2 ? ` (through ${chain.hops.slice(1, -1).join(' -> ')})` : '';
+  const problem = `${path}: is a symbolic link to ${target}${via}, which does not exist`;
+  throw new CordonError(ERROR_CODES.CONFIG_EDIT, `${problem}; cordon does not create a file where a dangling link points: create ${target} or remove the link, then run again; nothing was written`, {
+    details: { path, target, reason: 'dangling-symlink', problem },
+  });
 }
 
 /** True when `path` is an existing directory (symlinks followed). */

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { loopDetail } from './link-chain.js';
 
 /** Why {@link readRegularFile} refused a path. */
 export type UnsafeReadReason = 'missing' | 'symlink' | 'outside-root' | 'not-regular' | 'too-large';
@@ -156,7 +157,8 @@ export function readRegularFileHead(path: string, options: SafeReadOptions): Buf
  * Opens a file for reading exactly as {@link readRegularFile} does (`O_RDONLY | O_NONBLOCK`, links
  * per `options.links`, a regular file only, checked with `fstat` on the descriptor) and returns
  * the descriptor, which the caller closes, with its `fstat`. `options.maxBytes` is not checked.
- * @throws {UnsafeReadError} `missing`, `symlink`, `outside-root` or `not-regular`; other I/O
+ * @throws {UnsafeReadError} `missing`, `symlink` (a link where links are refused, or a link loop
+ *   where they are followed: link-chain.ts `loopDetail` words it), `outside-root` or `not-regular`; other I/O
  *   errors (EACCES, EIO) propagate as Node errno errors.
  */
 export function openRegularFile(path: string, options: SafeReadOptions): { fd: number; stat: Stats } {
@@ -171,7 +173,8 @@ export function openRegularFile(path: string, options: SafeReadOptions): { fd: n
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new UnsafeReadError(path, 'missing', 'no such file');
-    if (code === 'ELOOP') throw new UnsafeReadError(path, 'symlink', 'is a symbolic link; cordon does not follow it');
+    // Under O_NOFOLLOW ELOOP means the path is a link; when links are followed it means a loop.
+    if (code === 'ELOOP') throw new UnsafeReadError(path, 'symlink', links === 'never' && isSymlink(path) ? 'is a symbolic link; cordon does not follow it' : loopDetail(path));
     if (code === 'ENXIO') throw new UnsafeReadError(path, 'not-regular', 'is not a regular file (a socket or a FIFO)');
     throw error;
   }
@@ -205,7 +208,7 @@ export function readRegularFileIfExists(path: string, options: SafeReadOptions):
 
 /**
  * The real path of `path` when it lies inside `root` (both resolved through every link).
- * @throws {UnsafeReadError} `missing` or `outside-root`.
+ * @throws {UnsafeReadError} `missing`, `outside-root`, or `symlink` for a link loop.
  */
 export function resolveWithinRoot(path: string, root: string): string {
   let real: string;
@@ -215,6 +218,7 @@ export function resolveWithinRoot(path: string, root: string): string {
     realRoot = realpathSync(root);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new UnsafeReadError(path, 'missing', 'no such file (or a dangling symbolic link)');
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new UnsafeReadError(path, 'symlink', loopDetail(path));
     throw error;
   }
   if (!isInside(realRoot, real)) {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
@@ -74,15 +74,59 @@ describe('symlinked config files stay links; their targets are edited', () => {
     });
   }
 
-  it('a link to a file install has to create keeps the link and creates the target; uninstall never deletes a link', async () => {
+  // Found by a hostile-input probe: a dangling link made install create its target, and every
+  // missing directory above it (0755), wherever it pointed; uninstall left `{}` and the directories.
+  it('a dangling link (its directory missing, or only its file; absolute, relative, chained) is refused with its target named, exit 2, nothing created', async () => {
     const dots = sandbox.dir('dotfiles');
+    const missingDir = join(sandbox.dir('elsewhere'), 'missing/dir');
+    const cases: Array<[string, () => void, string]> = [
+      ['absolute, directory missing', () => symlinkSync(join(missingDir, 'x.json'), join(home, '.claude/settings.json')), join(missingDir, 'x.json')],
+      ['relative, file missing', () => symlinkSync(relative(join(home, '.claude'), join(dots, 'claude.json')), join(home, '.claude/settings.json')), join(dots, 'claude.json')],
+      ['chained', () => (symlinkSync(join(missingDir, 'y.json'), join(dots, 'hop')), symlinkSync(join(dots, 'hop'), join(home, '.claude/settings.json'))), join(missingDir, 'y.json')],
+      ['into /proc', () => symlinkSync('/proc/self/cordon-cannot-create-this/settings.json', join(home, '.claude/settings.json')), '/proc/self/cordon-cannot-create-this/settings.json'],
+    ];
+    for (const [name, makeLink, target] of cases) {
+      rmSync(join(home, '.claude'), { recursive: true, force: true });
+      rmSync(join(dots, 'hop'), { force: true });
+      mkdirSync(join(home, '.claude'), { recursive: true });
+      makeLink();
+      for (const command of ['install-hooks', 'uninstall-hooks']) {
+        const r = await cordon([command, '--agent', 'claude-code', '--write']);
+        expect(r.exitCode, `${name}: ${command}`).toBe(2);
+        expect(r.json.error.code).toBe('CORDON_CONFIG_EDIT');
+        expect(r.json.error.message).toContain(`${join(home, '.claude/settings.json')}: is a symbolic link to ${target}`);
+        expect(r.json.error.message).toContain('which does not exist');
+        expect(r.json.error.message).toContain('nothing was written');
+        expect(r.json.error.details.target).toBe(target);
+      }
+      expect(existsSync(target), name).toBe(false);
+      expect(existsSync(dirname(missingDir)), name).toBe(false);
+      expect(lstatSync(join(home, '.claude/settings.json')).isSymbolicLink()).toBe(true);
+      expect(readdirSync(join(home, '.claude'))).toEqual(['settings.json']);
+    }
+    expect(existsSync(join(sandbox.dataDir, 'install-hooks.json'))).toBe(false);
+    const human = await runCordon(['install-hooks', '--agent', 'claude-code', '--write'], { env, cwd: project });
+    expect(human.exitCode).toBe(2);
+    expect(human.stderr).toContain('Code: CORDON_CONFIG_EDIT');
+  });
+
+  it('a link to itself or a link loop is refused as such (not as "a link cordon does not follow"), exit 2, nothing written', async () => {
     mkdirSync(join(home, '.claude'), { recursive: true });
-    symlinkSync(join(dots, 'claude.json'), join(home, '.claude/settings.json'));
-    expect((await cordon(['install-hooks', '--agent', 'claude-code', '--write'])).exitCode).toBe(0);
-    expect(readlinkSync(join(home, '.claude/settings.json'))).toBe(join(dots, 'claude.json'));
-    expect(JSON.parse(readFileSync(join(dots, 'claude.json'), 'utf8')).hooks.PreToolUse).toHaveLength(1);
-    expect((await cordon(['uninstall-hooks', '--agent', 'claude-code', '--write'])).exitCode).toBe(0);
-    expect(lstatSync(join(home, '.claude/settings.json')).isSymbolicLink()).toBe(true);
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    symlinkSync('settings.json', join(home, '.claude/settings.json'));
+    symlinkSync(join(home, '.gemini/b.json'), join(home, '.gemini/settings.json'));
+    symlinkSync('settings.json', join(home, '.gemini/b.json'));
+    const self = await cordon(['install-hooks', '--agent', 'claude-code', '--write']);
+    expect(self.exitCode).toBe(2);
+    expect(self.json.error.code).toBe('CORDON_CONFIG_EDIT');
+    expect(self.json.error.message).toBe(`${join(home, '.claude/settings.json')}: is a symbolic link to itself; refusing to edit it, nothing was written`);
+    const loop = await cordon(['install-hooks', '--agent', 'gemini', '--write']);
+    expect(loop.exitCode).toBe(2);
+    expect(loop.json.error.code).toBe('CORDON_CONFIG_EDIT');
+    const [a, b] = [join(home, '.gemini/settings.json'), join(home, '.gemini/b.json')];
+    expect(loop.json.error.message).toBe(`${a}: is a symbolic link loop (${a} -> ${b} -> ${a}); refusing to edit it, nothing was written`);
+    expect(readdirSync(join(home, '.claude'))).toEqual(['settings.json']);
+    expect(readdirSync(join(home, '.gemini')).sort()).toEqual(['b.json', 'settings.json']);
   });
 
   it('a config that is a FIFO or a link to /dev/zero (a hostile project) is refused at once, exit 2, nothing written', async () => {
@@ -422,9 +466,8 @@ describe('a multi-agent install writes every file or none', () => {
     expect(human.stderr.replace(/\s+/g, ' ')).toContain('so nothing changed');
   });
 
-  it('a file install would create, a Codex pair, a target no one can create (a link into /proc): none written', async () => {
-    mkdirSync(join(home, '.gemini'), { recursive: true });
-    symlinkSync('/proc/self/cordon-cannot-create-this/settings.json', join(home, '.gemini/settings.json'));
+  it('a file install would create, a Codex pair, a target that cannot be written: none written', async () => {
+    unwritableDir(join(home, '.gemini'));
     const r = await cordon(['install-hooks', '--agent', 'claude-code', '--agent', 'codex', '--agent', 'gemini', '--write']);
     expect(r.exitCode).toBe(2);
     expect(r.json.error.code).toBe('CORDON_HOOKS_WRITE_FAILED');

@@ -46,6 +46,22 @@ describe('readRegularFile', () => {
     expect(e.message).not.toContain('root:');
   });
 
+  it('a link loop where links are followed is worded as one (to itself, a loop, on its path); under links never it stays a link cordon does not follow', () => {
+    const dir = temp();
+    symlinkSync('self', join(dir, 'self'));
+    symlinkSync(join(dir, 'b'), join(dir, 'a'));
+    symlinkSync('a', join(dir, 'b'));
+    symlinkSync('loopdir', join(dir, 'loopdir'));
+    for (const links of ['always', 'within-root'] as const) {
+      const self = refusal(() => readRegularFile(join(dir, 'self'), { maxBytes: 10, links, root: dir }));
+      expect([self.reason, self.message]).toEqual(['symlink', `${join(dir, 'self')}: is a symbolic link to itself`]);
+      const loop = refusal(() => readRegularFile(join(dir, 'a'), { maxBytes: 10, links, root: dir }));
+      expect(loop.message).toBe(`${join(dir, 'a')}: is a symbolic link loop (${join(dir, 'a')} -> ${join(dir, 'b')} -> ${join(dir, 'a')})`);
+      expect(refusal(() => readRegularFile(join(dir, 'loopdir', 'f'), { maxBytes: 10, links, root: dir })).message).toBe(`${join(dir, 'loopdir', 'f')}: has a symbolic link loop on its path`);
+    }
+    expect(refusal(() => readRegularFile(join(dir, 'self'), { maxBytes: 10 })).message).toBe(`${join(dir, 'self')}: is a symbolic link; cordon does not follow it`);
+  });
+
   it("links 'never' refuses a symbolic link; 'within-root' follows only links that stay inside", () => {
     const dir = temp();
     mkdirSync(join(dir, 'repo'));
