@@ -125,6 +125,54 @@ describe('cordon reduce joins a guarded call with its control run', () => {
   });
 });
 
+// A hostile-input probe: `control run` recorded its argv whole (a 130 KB argument added MBs to
+// cordon.log and runs.jsonl per call). The record now cuts each argument as markers cut the
+// command (2,000 characters, after redaction); the call's marker and its run still join.
+describe.each([
+  { route: 'fast route', env: {} },
+  { route: 'oclif route', env: { CORDON_NO_FAST_ROUTE: '1' } },
+])('cordon reduce joins a guarded call longer than a marker keeps ($route)', ({ env: routeEnv }) => {
+  it('the marker and the run record keep the same first 2,000 characters, the secret at the cut as ***, and the call gets its guard', async () => {
+    const own = makeSandbox('cordon-guard-long-');
+    try {
+      linkPluginRoots(own.dataDir, ['cgroup-linux', 'claude-code'].map((name) => ({ name: `@cordon/${name}`, root: join(REPO_ROOT, 'plugins', name) })));
+      expect((await runCordon(['control', 'guard', '--agent', 'claude-code', '--write'], { env: own.env })).exitCode).toBe(0);
+      const env = { ...own.env, CORDON_SAMPLER: 'off', ...routeEnv };
+      // Cut before redaction, the cut at 2,000 would fall inside the secret and keep `hun`.
+      const long = `echo ${'x'.repeat(1985)} TOKEN=hunter2secretvalue; echo ${'y'.repeat(3000)} long-call-end`;
+      const pre = await runCordon(['hook', '--agent', 'claude-code'], { env, input: payload('claude-code.PreToolUse.Bash', long) });
+      const command = JSON.parse(pre.stdout).hookSpecificOutput.updatedInput.command as string;
+      const ran = await runProcess(['bash', '-c', command], { env });
+      expect(ran.stdout).toBe(`${'x'.repeat(1985)} TOKEN=hunter2secretvalue\n${'y'.repeat(3000)} long-call-end\n`);
+      const post = JSON.parse(payload('claude-code.PostToolUse.Bash', long)) as Record<string, unknown>;
+      post.tool_input = JSON.parse(pre.stdout).hookSpecificOutput.updatedInput;
+      expect((await runCordon(['hook', '--agent', 'claude-code'], { env, input: JSON.stringify(post) })).exitCode).toBe(0);
+
+      const shown = `echo ${'x'.repeat(1985)} TOKEN=***`;
+      expect(shown).toHaveLength(2000);
+      const runsText = readFileSync(join(own.dataDir, 'control/runs.jsonl'), 'utf8');
+      const logText = readFileSync(join(own.dataDir, 'logs/cordon.log'), 'utf8');
+      for (const text of [runsText, logText]) {
+        expect(text).not.toContain('hunter2');
+        expect(text).not.toContain('long-call-end');
+      }
+      const [record] = runsText.trim().split('\n').map((l) => JSON.parse(l));
+      expect(record.argv).toHaveLength(6);
+      expect(record.argv[5]).toBe(shown);
+      expect(record.command.length).toBeLessThanOrEqual(2000);
+      expect(runsText.length).toBeLessThan(6000);
+
+      const session = JSON.parse(payload('claude-code.PreToolUse.Bash')).session_id as string;
+      const calls = (await runCordon(['reduce', '--session', session, '--jsonl'], { env })).stdout.trim().split('\n').map((l) => JSON.parse(l));
+      expect(calls).toHaveLength(1);
+      expect(calls[0].command).toBe(shown);
+      expect(calls[0].guard).toMatchObject({ tier: 'medium', exit_code: 0, warned: false });
+    } finally {
+      own.cleanup();
+    }
+  });
+});
+
 describe('guard rewriting rules', () => {
   const call = (command: unknown, agent = 'claude-code', canonicalTool = 'shell') =>
     ({ agent, sessionId: 's', callKey: 'k', callKeySource: 'agent', toolName: 'Bash', canonicalTool, toolInput: { command, timeout: 5 }, command: String(command), nativeEvent: 'PreToolUse', raw: {} }) as const;

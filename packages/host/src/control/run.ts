@@ -13,6 +13,7 @@ import { startFailureReporter } from '../bus/load-services.js';
 import { terminalText } from '../output/terminal.js';
 import { redactArgv, redactText } from '../output/redact.js';
 import { shownJson } from '../output/json-text.js';
+import { recordedArgv, recordedCommand, type RecordedArgv } from '../output/recorded-command.js';
 
 /** Exit status when the command cannot be found (`ENOENT`: the shells' and GNU `env`'s "command not found"). */
 export const CANNOT_START = NOT_FOUND_STATUS;
@@ -116,15 +117,18 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   let child: PassThroughChild | undefined;
   let startError: Error | undefined;
   // The command as cordon writes it anywhere (log, record, warning count): its secrets as `***`
-  // (output/redact.ts); worked out once the command has started.
+  // (output/redact.ts), then cut as markers cut theirs (output/recorded-command.ts); worked out
+  // once the command has started.
   let shownArgv: string[] | undefined;
+  let kept: RecordedArgv | undefined;
+  const keptArgv = (): RecordedArgv => (kept ??= recordedArgv((shownArgv ??= redactArgv(argv))));
   const spawn = async (spawnOptions: GuardSpawnOptions = {}): Promise<GuardChild> => {
     if (child || startError) throw new Error('GuardRequest.spawn was called twice');
     try {
       child = await spawnPassThrough({ ...spawnOptions, argv, cwd: options.cwd, ...(childEnv ? { env: childEnv } : {}), relayStdout: options.json === true });
       mark('command started');
       // While the command runs (it has exec'd), not after it ends: the first redaction builds its expressions.
-      shownArgv = redactArgv(argv);
+      keptArgv();
       return child;
     } catch (error) {
       startError = error as Error;
@@ -155,7 +159,8 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     // Logged while the command runs, on the other core: libuv returns from the spawn once the
     // command has exec'd, and this process would only wait for it (`npm run bench:control`).
     // Secrets as `***` (the log redacts its `argv` field itself; already done here, it has nothing left to find).
-    log.warn(UNGUARDED_WARNING, { argv: (shownArgv ??= redactArgv(argv)), tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
+    const { argv: loggedArgv, omitted } = keptArgv();
+    log.warn(UNGUARDED_WARNING, { argv: loggedArgv, ...(omitted ? { argv_omitted: omitted } : {}), tier: tier.name, memory_high: limit, cpu_weight: cpuWeight });
     const exit = child ? await child.exit : undefined;
     // Looked into only once the start failed, from the services' bundle: a command that starts
     // pays for none of it, not even the describer's share of this route's bundle.
@@ -171,8 +176,9 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   // A backend's notes may name command lines (the processes it ended).
   if (result && options.verbose) for (const line of result.notes) stderr.write(`[cordon] ${redactText(line)}\n`);
 
-  shownArgv ??= redactArgv(argv);
-  const command = normaliseCommand(shownArgv);
+  const { argv: recorded, omitted } = keptArgv();
+  // From every argument, not the kept ones: the same words up to the cut, whatever was left out.
+  const command = recordedCommand(normaliseCommand(shownArgv!));
   let note: string | undefined;
   let warningNumber: number | null = null;
   const warned = result !== undefined && shouldWarn(result);
@@ -192,7 +198,8 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     t: Date.now(),
     start_t: startT,
     session_id: options.session ?? null,
-    argv: shownArgv,
+    argv: recorded,
+    ...(omitted ? { argv_omitted: omitted } : {}),
     command,
     cwd,
     hint: raw ?? null,

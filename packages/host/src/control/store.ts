@@ -65,7 +65,14 @@ export interface RunRecord {
   readonly start_t: number;
   /** The agent session whose tool call this run is (`--session`, written by `cordon control guard`'s rewrite); `null` for a run by hand. */
   readonly session_id: string | null;
+  /**
+   * The command and its arguments, secrets as `***`, each cut to 2,000 characters and at most
+   * 8,000 together (output/recorded-command.ts `recordedArgv`).
+   */
   readonly argv: readonly string[];
+  /** Arguments left out at the end of {@link argv} past its 8,000 characters; absent when none were. */
+  readonly argv_omitted?: number;
+  /** {@link argv} joined with white space collapsed (what warnings are counted by), from every argument, cut to 2,000 characters. */
   readonly command: string;
   readonly cwd: string;
   readonly hint: string | null;

@@ -13,8 +13,8 @@ export const MARKER_SCHEMA_VERSION = 1;
 /** File name of a session's marker log inside its session directory. */
 export const MARKERS_FILE = 'markers.jsonl';
 
-/** Longest `command` summary kept, in characters (uncoalesced/cordon). */
-export const MAX_COMMAND_CHARS = 2000;
+/** Longest `command` summary kept, in characters (uncoalesced/cordon); `control run`'s records cut theirs the same. */
+export { MAX_COMMAND_CHARS } from '../output/recorded-command.js';
 
 /** Longest `error` text kept, in characters. */
 export const MAX_ERROR_CHARS = 2000;
