@@ -74,17 +74,17 @@ describe("oclif's errors in cordon's form", () => {
     expectJson(await runCordon(['plugins', 'inspect', '--json', '--bogus'], { env: box.env }), 'nonexistent flag: --bogus; see `cordon plugins inspect --help`');
     const missing = await runCordon(['plugins', 'inspect', 'no-such-plugin', '--json'], { env: box.env });
     expect(missing.exitCode).toBe(2);
-    expect(JSON.parse(missing.stdout)).toEqual({ error: { code: 'CORDON_BAD_INPUT', details: { plugin: 'no-such-plugin' }, message: 'no installed plugin is called no-such-plugin; `cordon plugins` lists them' } });
+    expect(JSON.parse(missing.stdout)).toEqual({ error: { code: 'CORDON_BAD_INPUT', details: { plugin: 'no-such-plugin' }, message: 'no installed plugin is called "no-such-plugin"; `cordon plugins` lists them' } });
   });
 
   it("plugins inspect of a plugin not installed prints cordon's error alone, without oclif's `failed` line", async () => {
-    expectText(await runCordon(['plugins', 'inspect', 'no-such-plugin'], { env: box.env }), 'no installed plugin is called no-such-plugin; `cordon plugins` lists them');
+    expectText(await runCordon(['plugins', 'inspect', 'no-such-plugin'], { env: box.env }), 'no installed plugin is called "no-such-plugin"; `cordon plugins` lists them');
     // After a plugin that is installed: its tree, then the error, and still no `failed`.
     const after = await runCordon(['plugins', 'inspect', '@cordon/codex', 'no-such-plugin'], { env: box.env });
     expect(after.exitCode).toBe(2);
     expect(after.stdout).toContain('@cordon/codex');
     expect(after.stdout).not.toContain('failed');
-    expect(after.stderr).toBe('    Error: no installed plugin is called no-such-plugin; `cordon plugins` lists them\n    Code: CORDON_BAD_INPUT\n');
+    expect(after.stderr).toBe('    Error: no installed plugin is called "no-such-plugin"; `cordon plugins` lists them\n    Code: CORDON_BAD_INPUT\n');
   });
 
   it('a command run after -- that was given without it is refused with the line with the --, quoted for a shell, whatever follows its first word', async () => {

@@ -37,7 +37,7 @@ const FAILED_MARK = 'failed';
  * `cordon plugins inspect PLUGIN…`: oclif's command (same arguments and flags), except that its
  * errors read as cordon's do, under `--json` too (cli/command-error.ts; oclif's own printed a
  * parse error's whole command configuration there): a plugin that is not installed is
- * `CORDON_BAD_INPUT`, exit 2. The root plugin's command wins over `@oclif/plugin-plugins`' one of
+ * `CORDON_BAD_INPUT`, exit 2, naming it JSON-quoted (`"a b"`). The root plugin's command wins over `@oclif/plugin-plugins`' one of
  * the same id. oclif's own run prints a red `failed` line on stdout before it rethrows an
  * inspection's error; that line is held back, so a failure prints cordon's error alone.
  */
@@ -124,9 +124,10 @@ export default class PluginsInspect extends OclifInspect {
     try {
       return await OclifInspect.prototype.run.call(this);
     } catch (error) {
-      // oclif's words for a name no installed plugin has (a plain Error).
-      const missing = error instanceof Error && !(error as { oclif?: unknown }).oclif ? /^(\S+) not installed$/.exec(error.message) : null;
-      if (missing) throw new CordonError(ERROR_CODES.BAD_INPUT, `no installed plugin is called ${missing[1]}; \`${this.config.bin} plugins\` lists them`, { details: { plugin: missing[1] } });
+      // oclif's words for a name no installed plugin has (a plain Error), whatever the name holds
+      // (`a b`, an empty one): JSON-quoted, as every refused value is, so a blank in it shows.
+      const missing = error instanceof Error && !(error as { oclif?: unknown }).oclif ? /^([\s\S]*) not installed$/.exec(error.message) : null;
+      if (missing) throw new CordonError(ERROR_CODES.BAD_INPUT, `no installed plugin is called ${JSON.stringify(missing[1])}; \`${this.config.bin} plugins\` lists them`, { details: { plugin: missing[1] } });
       throw error;
     }
   }

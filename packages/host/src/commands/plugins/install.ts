@@ -3,6 +3,7 @@ import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError } from '../../cli/command-error.js';
 import { pluginCommandError } from '../../plugins/command-errors.js';
 import { packageNameOf, snapshotPluginSet } from '../../plugins/install-guard.js';
+import { installSpecProblem } from '../../plugins/install-spec.js';
 import { pluginPackageName, resolvePluginArgv } from '../../plugins/plugin-names.js';
 import { terminalText } from '../../output/terminal.js';
 
@@ -16,7 +17,9 @@ const OclifInstall = commands['plugins:install'] as unknown as typeof Command & 
  * `package.json` and the installed package directories of the names given first, and puts them
  * back when the install throws, and reports the failure as cordon's errors read
  * (`CORDON_PLUGIN_INSTALL`; for a first-party plugin the registry lacks, the command that adds it
- * here). A plugin already linked here (`plugins link`) is not installed over: it is named with its
+ * here). A word that names no plugin to install (a local path, which oclif took for GitHub's
+ * owner/repo; a name npm refuses, such as `UPPER`) is `CORDON_BAD_INPUT`, exit 2, before anything
+ * is saved or fetched (plugins/install-spec.ts). A plugin already linked here (`plugins link`) is not installed over: it is named with its
  * directory, and how to switch to the registry's version (unlink first). The root plugin's command wins over `@oclif/plugin-plugins`' one of the same id (oclif's
  * `determinePriority`).
  */
@@ -33,6 +36,12 @@ export default class PluginsInstall extends OclifInstall {
   override async run(): Promise<void | { already_linked: Array<{ name: string; root: string }> }> {
     // A usage mistake is bad input, refused before anything is saved (oclif's run parses again).
     const { argv } = await this.parse(OclifInstall);
+    // So is a word that names no package (a path, `UPPER`), before oclif's installer takes a
+    // path for GitHub's owner/repo and runs npm on it (plugins/install-spec.ts).
+    for (const word of resolvePluginArgv(argv as string[], this.config)) {
+      const problem = installSpecProblem(word);
+      if (problem) throw problem;
+    }
     // A plugin linked here (`plugins link`) is installed already: oclif's installer would fetch the
     // registry's package over it (or fail to, sending the user to link what is linked).
     const linked = alreadyLinked(argv as string[], this.config);

@@ -1,0 +1,77 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { installSpecProblem } from '../../src/plugins/install-spec.js';
+
+// A hostile-input probe: `cordon plugins inspect 'a b'` printed oclif's `Error: a b not installed`
+// (exit 1, no Code line); `cordon plugins install UPPER` said `Invalid npm package name.` without
+// naming the input (CORDON_PLUGIN_INSTALL); `plugins install ../evil` was taken for GitHub's
+// owner/repo and printed npm's network errors for https://github.com/../evil. Each is now
+// cordon's CORDON_BAD_INPUT (exit 2) naming the input, before npm runs. Built CLI.
+
+let box: Sandbox;
+beforeEach(() => (box = makeSandbox('cordon-plugins-input-')));
+afterEach(() => box.cleanup());
+
+// npm offline and its registry a closed port: had the refusal not come first, npm fails at once
+// instead of waiting on the network.
+const env = () => ({
+  ...box.env,
+  npm_config_offline: 'true',
+  npm_config_registry: 'http://127.0.0.1:9/',
+  npm_config_fetch_retries: '0',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+});
+
+const TAKES = '`cordon plugins install` takes an npm package name (`@cordon/codex`, or a short name such as `codex`), a GitHub repository as owner/repo, or a git or `file:` URL';
+
+/** Asserts `args` is refused with exactly `message` as CORDON_BAD_INPUT, exit 2, as text and under --json. */
+async function expectRefusal(args: string[], message: string): Promise<void> {
+  const r = await runCordon(args, { env: env(), timeoutMs: 60_000 });
+  expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }).toEqual({ exitCode: 2, stdout: '', stderr: `    Error: ${message}\n    Code: CORDON_BAD_INPUT\n` });
+  const json = await runCordon([...args, '--json'], { env: env(), timeoutMs: 60_000 });
+  expect(json.exitCode).toBe(2);
+  expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', message });
+}
+
+describe('cordon plugins inspect and install name the input they refuse', () => {
+  it('inspect of a name with a blank (or none at all): no installed plugin is called "a b", exit 2', async () => {
+    await expectRefusal(['plugins', 'inspect', 'a b'], 'no installed plugin is called "a b"; `cordon plugins` lists them');
+    await expectRefusal(['plugins', 'inspect', ''], 'no installed plugin is called ""; `cordon plugins` lists them');
+  });
+
+  it('install of a name npm refuses says which and why, exit 2, and nothing is written', async () => {
+    linkPlugins(box.dataDir, ['aider']);
+    const pjson = join(box.dataDir, 'package.json');
+    const before = readFileSync(pjson, 'utf8');
+    await expectRefusal(['plugins', 'install', 'UPPER'], `"UPPER" is not a valid npm package name (name can no longer contain capital letters): ${TAKES}`);
+    await expectRefusal(['plugins', 'install', 'a b'], `"a b" is not a valid npm package name (name can only contain URL-friendly characters): ${TAKES}`);
+    await expectRefusal(['plugins', 'install', '@cordon/Codex@0.1.0'], `"@cordon/Codex" (in "@cordon/Codex@0.1.0") is not a valid npm package name (name can no longer contain capital letters): ${TAKES}`);
+    // Refused before any of the names is installed: a good name given with it is not fetched either.
+    await expectRefusal(['plugins', 'install', 'codex', 'UPPER'], `"UPPER" is not a valid npm package name (name can no longer contain capital letters): ${TAKES}`);
+    expect(readFileSync(pjson, 'utf8')).toBe(before);
+    expect(existsSync(join(box.dataDir, 'node_modules'))).toBe(false);
+  });
+
+  it('install of a local path points to plugins link, instead of fetching https://github.com/../evil', async () => {
+    for (const path of ['../evil', './x', '/abs/plugin', '.']) {
+      await expectRefusal(['plugins', 'install', path], `"${path}" is a local path: for a plugin in a local directory use \`cordon plugins link ${path}\` (${TAKES})`);
+    }
+    await expectRefusal(['plugins', 'install', './my plugin'], `"./my plugin" is a local path: for a plugin in a local directory use \`cordon plugins link './my plugin'\` (${TAKES})`);
+    expect(existsSync(join(box.dataDir, 'node_modules'))).toBe(false);
+  });
+});
+
+describe('installSpecProblem', () => {
+  it("passes every form oclif's installer takes, and refuses paths and names npm refuses", () => {
+    const passed = ['@cordon/codex', '@cordon/codex@0.1.0', '@cordon/codex@latest', 'plain', 'plain@1.2.3', 'owner/repo', 'https://github.com/a/b', 'git+ssh://git@github.com/a/b.git', 'file:/x/p.tgz', 'file:../p.tgz', 'a-b.c_d'];
+    expect(passed.filter((w) => installSpecProblem(w) !== undefined)).toEqual([]);
+    const paths = ['..', '../x', './x', '/x', '~', '~/x', 'C:\\x', 'C:/x', 'dir\\x'];
+    expect(paths.map((w) => installSpecProblem(w)?.details)).toEqual(paths.map((w) => ({ plugin: w, reason: 'local-path' })));
+    const names = ['UPPER', 'a b', '', '.hidden', '_under', 'node_modules', 'http', '@x', 'x'.repeat(215), 'a(b)'];
+    for (const w of names) expect([w, installSpecProblem(w)?.code, installSpecProblem(w)?.exit]).toEqual([w, 'CORDON_BAD_INPUT', 2]);
+  });
+});
