@@ -46,6 +46,14 @@ interface ClientRequestData {
   freshParams?: Record<string, unknown>;
   /** A `turn/start` being ingested. */
   turn?: TurnRecord;
+  /** The upstream thread a `turn/start` went to, and its mapped thread. */
+  turnOn?: { readonly upstreamId: string; readonly thread: MappedThread };
+  /**
+   * The turn already running on that upstream thread when this `turn/start` was sent: Codex adds
+   * the input of a `turn/start` during a running turn to that turn (its response names the running
+   * turn), so the text is recorded as that turn's steer, not as a turn of its own.
+   */
+  joins?: TurnRecord;
   /** The client's params of a primary start/resume/fork. */
   params?: Record<string, any>;
   /** The client's own developer instructions of a primary `thread/start`. */
@@ -210,7 +218,11 @@ export class Relay {
             }
           }
           data.turn = new TurnRecord(thread.clientId, userTextOf(message.params?.input));
-          this.#turns.set(thread.upstreamId, { record: data.turn, thread });
+          data.turnOn = { upstreamId: thread.upstreamId, thread };
+          const running = this.#turns.get(thread.upstreamId);
+          // Never replace a running turn's record: the response says whether this input joined it.
+          if (running) data.joins = running.record;
+          else this.#turns.set(thread.upstreamId, { record: data.turn, thread });
         }
         if (thread.upstreamId !== thread.clientId) out = { ...message, params: { ...message.params, threadId: thread.upstreamId } };
       }
@@ -295,8 +307,7 @@ export class Relay {
           this.#options.log('thread_map_failed', { connection: this.#options.connection, method: entry.method, message: (error as Error).message });
         }
       }
-      const turnId = message.result?.turn?.id;
-      if (entry?.data?.turn && typeof turnId === 'string') entry.data.turn.turnId ??= turnId;
+      if (entry?.data?.turn && entry.data.turnOn) this.#turnStarted(entry.data.turn, entry.data.turnOn, entry.data.joins, message);
       if (entry?.data?.steer && !message.error) this.#turns.get(entry.data.steer.upstreamId)?.record.addSteer(entry.data.steer.text);
     } else if (frame.kind === 'request') {
       if (isPcodxToolCall(frame.message.method, message.params) && threads.byUpstream(message.params.threadId)) {
@@ -336,6 +347,36 @@ export class Relay {
       }
     }
     this.#sendClient(threads.mentionsFresh(text) ? JSON.stringify(threads.toClient(message)) : data, false);
+  }
+
+  /**
+   * The app-server's response to a client `turn/start`. Refused: the turn never runs, so its record
+   * goes (a client leaving then waits for no phantom turn). Accepted with the id of the turn already
+   * running on that thread (`joins`): Codex added the input to that turn, so it becomes a user
+   * message of it, as a steer is. Accepted as a new turn: its record runs from here.
+   */
+  #turnStarted(record: TurnRecord, on: { readonly upstreamId: string; readonly thread: MappedThread }, joins: TurnRecord | undefined, message: RpcMessage): void {
+    const turnId = message.result?.turn?.id;
+    if (message.error !== undefined || typeof turnId !== 'string') {
+      if (this.#turns.get(on.upstreamId)?.record === record) {
+        this.#turns.delete(on.upstreamId);
+        this.#afterTurn();
+      }
+      return;
+    }
+    const running = this.#turns.get(on.upstreamId);
+    if (joins && joins.turnId === turnId) {
+      if (running?.record === joins) {
+        joins.addSteer(record.userText);
+        this.#options.log('turn_input_joined', { connection: this.#options.connection });
+      } else {
+        // The joined turn was ingested before this response came: never a record for a turn that ended.
+        this.#options.log('turn_input_unrecorded', { connection: this.#options.connection, reason: 'the turn it joined had already ended' });
+      }
+      return;
+    }
+    record.turnId ??= turnId;
+    if (running?.record !== record) this.#turns.set(on.upstreamId, { record, thread: on.thread });
   }
 
   async #answerTool(id: RpcId, params: any): Promise<void> {

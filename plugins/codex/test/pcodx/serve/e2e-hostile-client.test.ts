@@ -1,0 +1,75 @@
+import { afterEach, expect, it } from 'vitest';
+import { holdPerTest } from '../../../../../test/support/fake-models/index.js';
+import { tableRows } from '../support.js';
+import { TestClient } from './fake-app-server.js';
+import { codexBox, killServes, startServeProcess, type CodexBox, type ServeProcess } from './support.js';
+
+// A client of `cordon pcodx serve --enable-pcodx-tools` that does what the TUI never does, against
+// the real pinned Codex app-server and a fake Responses server.
+
+const held = holdPerTest();
+// Registered after holdPerTest, so it runs first: serves stop their app-servers before the fake closes.
+afterEach(killServes);
+
+const clients: TestClient[] = [];
+afterEach(() => {
+  for (const c of clients.splice(0)) c.close();
+});
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+interface Started extends CodexBox {
+  readonly serve: ServeProcess;
+  readonly c: TestClient;
+  readonly thread: string;
+  rows(): string[];
+}
+
+/** A serve on the real app-server, an initialized client and a primary thread. */
+async function started(prefix: string, session: string): Promise<Started> {
+  const box = await codexBox(held, prefix);
+  const serve = await startServeProcess(['--codex-bin', box.bin, '--enable-pcodx-tools', '--session', session], box.env, box.codex.workdir);
+  const c = await TestClient.connect(`ws+unix:${serve.listen.replace(/^unix:\/\//, '')}:/`);
+  clients.push(c);
+  const init = await c.request('init', 'initialize', { clientInfo: { name: 'cordon-e2e', version: '0.0.0' }, capabilities: null });
+  expect(init.error).toBeUndefined();
+  c.send({ method: 'initialized' });
+  const start = await c.request('start', 'thread/start', { cwd: box.codex.workdir, approvalPolicy: 'never' });
+  expect(start.error).toBeUndefined();
+  return { ...box, serve, c, thread: start.result.thread.id, rows: () => tableRows(box.db, `select text from messages where session_id = '${session}' order by seq`).map((r) => String(r.text)) };
+}
+
+const text = (t: string) => [{ type: 'text', text: t, text_elements: [] }];
+
+it('a turn/start sent while a turn runs joins that turn (Codex answers with its id): the ledger keeps both prompts, the second as a steer of the turn', async () => {
+  const s = await started('cordon-hostile-join-', 'join1');
+  const first = await s.c.request('t1', 'turn/start', { threadId: s.thread, input: text('HOLD_MODEL first PROMPT_one') });
+  expect(first.error).toBeUndefined();
+  await until(() => s.server.held === 1, 'the held model request');
+  const second = await s.c.request('t2', 'turn/start', { threadId: s.thread, input: text('second PROMPT_two') });
+  expect(second.error).toBeUndefined();
+  // What the real app-server does: no second turn, the input goes into the running one.
+  expect(second.result.turn.id).toBe(first.result.turn.id);
+  s.server.release();
+  await s.c.next((m) => m.method === 'turn/completed' && m.params.turn.id === first.result.turn.id);
+  await until(() => s.serve.stderr().includes('event=turn_ingested'), 'the turn to be ingested');
+  expect(s.rows()).toEqual(['HOLD_MODEL first PROMPT_one', 'second PROMPT_two', expect.stringContaining('ECHO')]);
+  expect(s.serve.stderr()).toContain('event=turn_input_joined');
+}, 120_000);
+
+it('a turn/start the app-server refuses leaves no turn in flight: a client that leaves right after has its upstream connection closed at once', async () => {
+  const s = await started('cordon-hostile-refused-', 'refused1');
+  const refused = await s.c.request('bad', 'turn/start', { threadId: s.thread, input: 'not-a-list' });
+  expect(refused.error.code).toBe(-32600);
+  s.c.close();
+  await until(() => /event=client_closed connection=1/.test(s.serve.stderr()), 'the client to be gone');
+  expect(s.serve.stderr()).toMatch(/event=client_closed connection=1 turns_in_flight=0/);
+  await until(() => /event=upstream_closed connection=1/.test(s.serve.stderr()), 'the upstream connection to close');
+  expect(s.rows()).toEqual([]);
+}, 120_000);
