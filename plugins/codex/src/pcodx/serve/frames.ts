@@ -45,7 +45,13 @@ export const RPC_ERRORS = Object.freeze({
   upstreamGone: -32000,
 });
 
-const isId = (v: unknown): v is RpcId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+/**
+ * An id the app-server answers: a string, or an integer JavaScript holds exactly (|n| ≤ 2^53 − 1).
+ * The app-server reads numeric ids as 64-bit integers and never answers a request whose id is not
+ * one (Codex 0.171, measured: `1.5` and `1e20` get no response at all), so such a request would wait
+ * forever; and an integer past 2^53 − 1 would come back as another number once parsed here.
+ */
+const isId = (v: unknown): v is RpcId => typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v));
 
 /**
  * Parses and classifies one text frame. Never throws: a frame that is not JSON is `invalid` with
@@ -64,7 +70,7 @@ export function classify(text: string): Classified {
   }
   const message = value as RpcMessage;
   const hasId = 'id' in message && message.id !== null && message.id !== undefined;
-  if (hasId && !isId(message.id)) return { kind: 'invalid', code: RPC_ERRORS.invalidRequest, reason: 'invalid request: id must be a string or a number', id: null };
+  if (hasId && !isId(message.id)) return { kind: 'invalid', code: RPC_ERRORS.invalidRequest, reason: 'invalid request: id must be a string or an integer of at most 2^53 - 1 in magnitude (the Codex app-server never answers a fractional or larger id)', id: null };
   if ('method' in message) {
     if (typeof message.method !== 'string' || message.method === '') {
       return { kind: 'invalid', code: RPC_ERRORS.invalidRequest, reason: 'invalid request: method must be a non-empty string', id: hasId ? message.id! : null };

@@ -73,3 +73,17 @@ it('a turn/start the app-server refuses leaves no turn in flight: a client that 
   await until(() => /event=upstream_closed connection=1/.test(s.serve.stderr()), 'the upstream connection to close');
   expect(s.rows()).toEqual([]);
 }, 120_000);
+
+it('a request whose id the app-server would never answer (1.5, 1e20, 2^53) gets -32600 at once and never reaches it; the connection goes on', async () => {
+  const s = await started('cordon-hostile-ids-', 'ids1');
+  const read = (id: string) => `{"id":${id},"method":"thread/read","params":{"threadId":"${s.thread}"}}`;
+  for (const id of ['1.5', '100000000000000000000', '9007199254740993']) s.c.send(read(id));
+  await until(() => s.c.frames.filter((m) => m.error?.code === -32600).length === 3, 'three refusals');
+  for (const m of s.c.frames.filter((f) => f.error)) {
+    expect(m.id).toBeNull();
+    expect(m.error.message).toMatch(/id must be a string or an integer/);
+  }
+  expect(s.serve.stderr()).toMatch(/event=client_frame_refused connection=1 code=-32600/);
+  const ok = await s.c.request(-7, 'thread/read', { threadId: s.thread });
+  expect(ok.result.thread.id).toBe(s.thread);
+}, 120_000);

@@ -31,6 +31,8 @@ describe('classify', () => {
     expect(classify('{"id":3,"error":{"code":-1,"message":"x"}}').kind).toBe('response');
     expect(classify('{"id":true,"method":"x"}')).toMatchObject({ kind: 'invalid', code: -32600, id: null });
     expect(classify('{"id":4}')).toMatchObject({ kind: 'invalid', code: -32600, id: 4 });
+    for (const id of ['1.5', '1e20', '9007199254740992', '-9007199254740992']) expect(classify(`{"id":${id},"method":"x"}`)).toMatchObject({ kind: 'invalid', code: -32600, id: null });
+    expect(classify('{"id":-9007199254740991,"method":"x"}').kind).toBe('request');
     expect(classify('nope')).toMatchObject({ kind: 'invalid', code: -32700 });
   });
 });
