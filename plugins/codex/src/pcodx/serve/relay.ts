@@ -129,7 +129,7 @@ export class Relay {
   #fromClient(data: RawData, binary: boolean): void {
     const size = byteLengthOf(data);
     if (size > APP_SERVER_WS_LIMITS.messageBytes) return this.#refuseLarge(data, binary, size);
-    if (binary) return this.#sendUp(data, true);
+    if (binary) return this.#refuseBinary(data);
     const text = data.toString();
     this.#options.capture?.frame('c2p', text);
     const frame = classify(text);
@@ -167,6 +167,19 @@ export class Relay {
     const frame = binary ? undefined : classify(data.toString());
     if (frame?.kind === 'request') return this.#refuse(frame.message.id, reason);
     this.#options.log('client_frame_refused', { connection: this.#options.connection, code: RPC_ERRORS.invalidRequest, reason: `message too large: ${size} bytes` });
+  }
+
+  /**
+   * A binary frame: the app-server reads JSON-RPC from text frames only and ignores a binary one
+   * without a word (Codex 0.171, measured), so a request sent that way would wait forever. It gets
+   * -32600 instead (with its id when the bytes hold a request), and nothing is relayed.
+   */
+  #refuseBinary(data: RawData): void {
+    const reason = 'invalid request: a binary frame; the Codex app-server reads JSON-RPC messages from text frames only';
+    const frame = classify(data.toString());
+    if (frame.kind === 'request') return this.#refuse(frame.message.id, reason);
+    this.#options.log('client_frame_refused', { connection: this.#options.connection, code: RPC_ERRORS.invalidRequest, reason });
+    this.#sendClient(errorFrame(null, RPC_ERRORS.invalidRequest, reason), false);
   }
 
   #refuse(id: RpcId, reason: string): void {

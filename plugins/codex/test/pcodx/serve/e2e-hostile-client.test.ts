@@ -1,4 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { holdPerTest } from '../../../../../test/support/fake-models/index.js';
 import { tableRows } from '../support.js';
 import { TestClient } from './fake-app-server.js';
@@ -86,4 +87,24 @@ it('a request whose id the app-server would never answer (1.5, 1e20, 2^53) gets 
   expect(s.serve.stderr()).toMatch(/event=client_frame_refused connection=1 code=-32600/);
   const ok = await s.c.request(-7, 'thread/read', { threadId: s.thread });
   expect(ok.result.thread.id).toBe(s.thread);
+}, 120_000);
+
+it('a request sent in a binary frame (which the app-server ignores without a word) gets -32600 with its id at once; nothing is relayed and the connection goes on', async () => {
+  const s = await started('cordon-hostile-binary-', 'binary1');
+  const raw = new WebSocket(`ws+unix:${s.serve.listen.replace(/^unix:\/\//, '')}:/`);
+  await new Promise((r) => raw.once('open', r));
+  const got: any[] = [];
+  raw.on('message', (d) => got.push(JSON.parse(d.toString())));
+  const reply = (id: string) => until(() => got.some((m) => m.id === id && m.method === undefined), `the answer to ${id}`).then(() => got.find((m) => m.id === id && m.method === undefined));
+  raw.send(JSON.stringify({ id: 'i', method: 'initialize', params: { clientInfo: { name: 'cordon-e2e', version: '0.0.0' } } }));
+  expect((await reply('i')).error).toBeUndefined();
+  raw.send(Buffer.from(JSON.stringify({ id: 'b', method: 'thread/read', params: { threadId: s.thread } })), { binary: true });
+  const refused = await reply('b');
+  expect(refused.error).toEqual({ code: -32600, message: expect.stringMatching(/binary frame/) });
+  raw.send(Buffer.from('{"method":"initialized"}'), { binary: true });
+  await until(() => got.some((m) => m.id === null && /binary frame/.test(m.error?.message)), 'the refusal of a binary notification');
+  raw.send(JSON.stringify({ id: 't', method: 'thread/read', params: { threadId: s.thread } }));
+  expect((await reply('t')).result.thread.id).toBe(s.thread);
+  expect(s.serve.stderr()).toMatch(/event=client_frame_refused connection=2 code=-32600 reason="invalid request: a binary frame/);
+  raw.close();
 }, 120_000);
