@@ -1,6 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { holdPerTest } from '../../../../../test/support/fake-models/index.js';
+import { waitFor } from '../../../../../test/support/wait.js';
 import { tableRows } from '../support.js';
 import { TestClient } from './fake-app-server.js';
 import { codexBox, killServes, startServeProcess, type CodexBox, type ServeProcess } from './support.js';
@@ -17,12 +18,9 @@ afterEach(() => {
   for (const c of clients.splice(0)) c.close();
 });
 
+/** Waits until `check` holds (test/support/wait.ts). */
 async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(check, { what, timeoutMs: 60_000 });
 }
 
 interface Started extends CodexBox {
