@@ -1,4 +1,5 @@
 import type { LedgerCompaction, LedgerRangeRequest } from '@cordon/plugin-api';
+import { UNSHOWN_SOURCE } from '@cordon/plugin-api';
 import { refused, unknownSession } from './errors.js';
 import { messageId } from './ids.js';
 import { outlineOf, PRESERVE_ROLES, renderLayout, ROLE_CODE, type LedgerOutline, type LedgerState } from './state.js';
@@ -86,6 +87,8 @@ export function validateCompaction(sessionId: string, sessionExists: boolean, se
   const resolved = requests.map((request, index) => {
     const label = `${request.from}..${request.to}`;
     if (typeof request.summary !== 'string' || request.summary.trim() === '') throw refused(`summary must be non-empty (range ${label})`, { range: label });
+    // A summary of zero-width characters alone renders as nothing, and hides the range it replaces.
+    if (!showsText(request.summary)) throw refused(`summary must hold text that shows, not only invisible characters such as U+200B (range ${label})`, { range: label });
     const from = bounds(request.from);
     const to = bounds(request.to);
     for (const [endpoint, found] of [[request.from, from], [request.to, to]] as const) {
@@ -194,4 +197,15 @@ function preservePrefix(state: LedgerOutline): Int32Array {
  */
 function overlapping(compactions: readonly LedgerCompaction[], from: number, to: number): LedgerCompaction[] {
   return compactions.filter((c) => c.fromSeq <= to && c.toSeq >= from);
+}
+
+let unshown: RegExp | undefined;
+
+/**
+ * Whether `text` holds a character that a reader sees: not only blanks, controls and format
+ * characters (U+200B and the other zero-width and bidi characters, the plugin API's
+ * `UNSHOWN_SOURCE`).
+ */
+function showsText(text: string): boolean {
+  return text.replace((unshown ??= new RegExp(UNSHOWN_SOURCE, 'gu')), '').trim() !== '';
 }

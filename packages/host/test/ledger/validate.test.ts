@@ -45,6 +45,12 @@ describe('compaction validation, in the order of the Rust pcodx, SichangHe/parti
     expect(refusal(() => validateCompaction('s', true, six, [r('msg99', 'msg1', ' \n\t')]))).toBe('summary must be non-empty (range msg99..msg1)');
   });
 
+  // A probe: `compact --summary $'\u200b'` was accepted, and the invisible summary hid msg1-msg2.
+  it.each([['\u200b'], ['\u200b\u200d \ufeff'], ['\u202e\u2066'], ['\u2060\u00a0']])('3a. refuses a summary of invisible characters only (%j)', (summary) => {
+    expect(refusal(() => validateCompaction('s', true, six, [r('msg1', 'msg2', summary)]))).toBe('summary must hold text that shows, not only invisible characters such as U+200B (range msg1..msg2)');
+    expect(() => validateCompaction('s', true, six, [r('msg1', 'msg2', `\u200bok`)])).not.toThrow();
+  });
+
   it('3b. refuses endpoints that are not visible: malformed ids, unknown ids and messages hidden in a compaction', () => {
     const hidden = state([A, A, A, A], [cmp(1, 1, 3)]);
     for (const bad of ['msg9', 'cmp7', 'MSG4', ' msg4', 'x', 'msg02']) {
