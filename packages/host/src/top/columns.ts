@@ -30,7 +30,18 @@ export function cutColumns(text: string, width: number): string {
     out += segment;
     used += w;
   }
-  return `${out}…`;
+  return `${withoutCutEscape(text, out)}…`;
+}
+
+/**
+ * `kept` (the start of `text`) without the beginning of a `\uXXXX` escape the cut went through:
+ * the text is escaped already (output/terminal.ts), and half an escape (`\u001`) reads as
+ * something else.
+ */
+function withoutCutEscape(text: string, kept: string): string {
+  const at = kept.lastIndexOf('\\', kept.length - 1);
+  if (at < 0 || at < kept.length - 5) return kept;
+  return /^\\u[0-9a-f]{4}/i.test(text.slice(at, at + 6)) && kept.length < at + 6 ? kept.slice(0, at) : kept;
 }
 
 /** `text` cut to `width` columns and padded with spaces to exactly `width` (left-aligned). */

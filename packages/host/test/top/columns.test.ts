@@ -1,11 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { columns, cutColumns, padColumns, padColumnsStart } from '../../src/top/columns.js';
+import { terminalText } from '../../src/output/terminal.js';
 
 // `cordon top` cuts every row to the terminal's width so that none wraps: a cut must never be
 // wider than asked, whatever characters the agent's commands and paths hold.
 
 describe('cutColumns', () => {
+  // A probe: a Write path `x\e]52;…\e[2J` showed in `top --once --width 79` as `…\u001b[2J\u…`.
+  it('never keeps part of a \\uXXXX escape of the already-escaped text', () => {
+    const escaped = terminalText('x\u001b]52;c;QUJD\u0007\u001b[2J');
+    for (let width = 1; width <= escaped.length + 1; width++) {
+      const cut = cutColumns(escaped, width);
+      expect(cut.replace(/…$/, ''), `width ${width}`).not.toMatch(/\\(u[0-9a-f]{0,3})?$/);
+      expect(escaped.startsWith(cut.replace(/…$/, ''))).toBe(true);
+    }
+  });
+
   it('an emoji made wide by U+FE0F counts two columns, so a row of them is cut to the width', () => {
     // ❤ alone is one column, ❤ + U+FE0F two: measured one code point at a time the cut kept nine.
     const cut = cutColumns('❤\ufe0f'.repeat(20), 10);
