@@ -8,7 +8,9 @@ function sortKeysRecursively(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysRecursively);
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeysRecursively((value as Record<string, unknown>)[key]);
+    // Defined, not assigned: `out['__proto__'] = v` would set the copy's prototype and drop the
+    // member (a property run once met `{"__proto__": null}`).
+    for (const key of Object.keys(value).sort()) Object.defineProperty(out, key, { value: sortKeysRecursively((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
     return out;
   }
   return value;
@@ -27,6 +29,10 @@ it('writes what JSON.stringify writes of a key-sorted copy, for any JSON value a
     }),
     { numRuns: 500 },
   );
+});
+
+it('keeps a member named __proto__, as JSON.parse made it', () => {
+  expect(sortedJson(JSON.parse('[{"": [[{"__proto__": null}]], "b": {"__proto__": {"z": 1, "a": 2}}}]'))).toBe('[{"":[[{"__proto__":null}]],"b":{"__proto__":{"a":2,"z":1}}}]');
 });
 
 it('writes values nested 200,000 levels deep, where JSON.stringify throws a RangeError', () => {
