@@ -3,6 +3,7 @@ import { splitJsonLines } from '../io/append.js';
 import type { ToolCallRecord } from '../telemetry/reduce/reduce-session.js';
 import { runsFile, type RunRecord } from './store.js';
 import { redactText } from '../output/redact.js';
+import { guardRewriteCommand } from './guard-shape.js';
 
 /**
  * What `cordon reduce` shows of the `control run` that ran a guarded tool call (tier,
@@ -77,9 +78,7 @@ export function joinGuardRuns(sessionId: string, calls: readonly ToolCallRecord[
  */
 function guardedCommand(run: RunRecord): string | undefined {
   const argv = run.argv;
-  if (argv[0] !== 'bash' || argv[1] !== '-c') return undefined;
-  if (argv.length === 6 && argv[3] === 'cordon-guard') return argv[5];
-  return argv.length === 3 ? argv[2] : undefined;
+  return guardRewriteCommand(argv) ?? (argv.length === 3 && argv[0] === 'bash' && argv[1] === '-c' ? argv[2] : undefined);
 }
 
 function summary(r: RunRecord): GuardSummary {

@@ -8,6 +8,7 @@ import { monotonicMs } from '../util/clock.js';
 import { isTerminal, totalMemoryBytes } from '../util/legacy-binding.js';
 import { mark } from '../util/timeline.js';
 import { UNGUARDED_WARNING } from './unguarded.js';
+import { guardRewriteCommand } from './guard-shape.js';
 import { CANNOT_EXECUTE_STATUS, NOT_FOUND_STATUS } from '../process/start-failure.js';
 import { startFailureReporter } from '../bus/load-services.js';
 import { terminalText } from '../output/terminal.js';
@@ -68,12 +69,10 @@ export interface ControlRunOptions {
 
 /**
  * Whether a run is an agent's tool call rather than a command a person typed: it names the
- * agent's session (`--session`), or its command is the shape `control guard`'s rewrite runs
- * (`bash -c <script> cordon-guard <state dir> <command>`, plugins/cgroup-linux guard/decision.ts).
+ * agent's session (`--session`), or it runs `control guard`'s rewrite (guard-shape.ts).
  */
 export function isAgentCall(options: Pick<ControlRunOptions, 'argv' | 'session'>): boolean {
-  const { argv } = options;
-  return options.session !== undefined || (argv[0] === 'bash' && argv[1] === '-c' && argv[3] === 'cordon-guard');
+  return options.session !== undefined || guardRewriteCommand(options.argv) !== undefined;
 }
 
 /** What {@link controlRun} did. */

@@ -1,22 +1,14 @@
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { holdPerTest } from '../../../../../test/support/fake-models/index.js';
 import { waitFor } from '../../../../../test/support/wait.js';
 import { tableRows } from '../support.js';
 import { TestClient } from './fake-app-server.js';
-import { codexBox, killServes, startServeProcess, type CodexBox, type ServeProcess } from './support.js';
+import { codexBox, e2eServeSuite, startServeProcess, type CodexBox, type ServeProcess } from './support.js';
 
 // A client of `cordon pcodx serve --enable-pcodx-tools` that does what the TUI never does, against
 // the real pinned Codex app-server and a fake Responses server.
 
-const held = holdPerTest();
-// Registered after holdPerTest, so it runs first: serves stop their app-servers before the fake closes.
-afterEach(killServes);
-
-const clients: TestClient[] = [];
-afterEach(() => {
-  for (const c of clients.splice(0)) c.close();
-});
+const { held, clients } = e2eServeSuite();
 
 /** Waits until `check` holds (test/support/wait.ts). */
 async function until(check: () => boolean, what: string): Promise<void> {

@@ -1,22 +1,14 @@
 import Database from 'better-sqlite3';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runProcess } from '../../../../../test/support/cli.js';
-import { holdPerTest } from '../../../../../test/support/fake-models/index.js';
 import { pcodx, tableRows } from '../support.js';
 import { TestClient } from './fake-app-server.js';
-import { codexBox, killServes, requestText, startServeProcess, type CodexBox, type ServeProcess } from './support.js';
+import { codexBox, e2eServeSuite, requestText, startServeProcess, type CodexBox, type ServeProcess } from './support.js';
 
 // Issue 27 §2 "The live thread sees what the ledger says", each example with the real pinned Codex
 // app-server behind `cordon pcodx serve --enable-pcodx-tools` and a fake Responses server.
 
-const held = holdPerTest();
-// Registered after holdPerTest, so it runs first: serves stop their app-servers before the fake closes.
-afterEach(killServes);
-
-const clients: TestClient[] = [];
-afterEach(() => {
-  for (const c of clients.splice(0)) c.close();
-});
+const { held, clients } = e2eServeSuite();
 
 /** Polls `check` (every 50 ms, up to 120 s) until it holds. */
 async function until(check: () => boolean, what: string): Promise<void> {

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { codexSession, FakeModelServer, type AgentSession, type Held, type RecordedRequest } from '../../../../../test/support/fake-models/index.js';
+import { afterEach } from 'vitest';
+import { codexSession, FakeModelServer, holdPerTest, type AgentSession, type Held, type RecordedRequest } from '../../../../../test/support/fake-models/index.js';
+import type { TestClient } from './fake-app-server.js';
 import { requireAgent } from '../../../../../test/support/agents.js';
 import { CORDON_BIN, makeSandbox, type Sandbox } from '../../../../../test/support/cli.js';
 import { linkCodex } from '../support.js';
@@ -189,4 +191,19 @@ export async function codexBox(held: Held, prefix: string): Promise<CodexBox> {
   const codex = codexSession({ origin: server.origin, home: box.dir('agent-home'), workdir: box.dir('work'), env: box.env });
   const db = join(box.root, 'pcodx.sqlite3');
   return { box, server, codex, bin: requireAgent('codex').bin, db, env: { ...codex.env, PCODX_DB: db } };
+}
+
+/**
+ * The per-test set-up of an end-to-end serve suite, called at its top level: a fake model server
+ * held per test (`held`), every serve stopped after each test before that fake closes (registered
+ * after holdPerTest, so it runs first), and the clients a test pushes onto `clients` closed after it.
+ */
+export function e2eServeSuite(): { held: ReturnType<typeof holdPerTest>; clients: TestClient[] } {
+  const held = holdPerTest();
+  afterEach(killServes);
+  const clients: TestClient[] = [];
+  afterEach(() => {
+    for (const c of clients.splice(0)) c.close();
+  });
+  return { held, clients };
 }
