@@ -178,7 +178,7 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
     wallMs: Math.round(ended - started),
   };
   const { removed, ended: leftRunning } = await teardown(dir, log);
-  if (leftRunning.length) notes.push(`ended ${leftRunning.length} process${leftRunning.length > 1 ? 'es' : ''} the command left running: ${leftRunning.map((p) => `${p.pid} ${p.command}`).join('; ')}`);
+  if (leftRunning.length) notes.push(`ended ${leftRunning.length} process${leftRunning.length > 1 ? 'es' : ''} the command left running (pid ${leftRunning.map((p) => p.pid).join(', ')})`);
   if (report !== 'j') {
     // The launcher could not join: the command did not run (kernel cgroup-v2.rst: join at spawn, never run outside).
     notes.push(`could not move the command into ${dir}; it did not run`);
@@ -187,20 +187,28 @@ export async function enforce(request: GuardRequest, log: Logger): Promise<Guard
   return { ...result, enforced: true, exitCode: exit.exitCode, ...(exit.signal ? { signal: exit.signal } : {}), notes, removed, ended: leftRunning };
 }
 
-/** Longest command line kept per ended process. */
-const COMMAND_CHARS = 200;
+/** Most characters of arguments kept per ended process, far past what the host shows (200). */
+const ARGV_CHARS = 64 * 1024;
 
 /**
- * The command line of process `pid` (`/proc/<pid>/cmdline`, arguments joined by spaces), else
- * `[comm]`, else `?`; control characters shown as `\xNN` (an agent's text may hold any byte),
- * cut to {@link COMMAND_CHARS}.
+ * The arguments of process `pid` as {@link EndedProcess.argv} holds them: from
+ * `/proc/<pid>/cmdline` (NUL-separated), else `[<comm>]`, else `?`. Neither escaped nor
+ * redacted here: the host does both on the whole argv before it cuts the line it shows.
  */
-export function commandLine(pid: number): string {
+export function processArgv(pid: number): string[] {
   const args = (readText(`/proc/${pid}/cmdline`) ?? '').split('\0').filter(Boolean);
-  const comm = readText(`/proc/${pid}/comm`)?.trim();
-  const text = args.length ? args.join(' ') : comm ? `[${comm}]` : '?';
-  const safe = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  return safe.length > COMMAND_CHARS ? `${safe.slice(0, COMMAND_CHARS - 1)}…` : safe;
+  if (!args.length) {
+    const comm = readText(`/proc/${pid}/comm`)?.trim();
+    return [comm ? `[${comm}]` : '?'];
+  }
+  const kept: string[] = [];
+  let left = ARGV_CHARS;
+  for (const arg of args) {
+    if (left <= 0) break;
+    kept.push(arg.slice(0, left));
+    left -= arg.length + 1;
+  }
+  return kept;
 }
 
 /** Every pid in `dir` and the cgroups below it. */
@@ -213,14 +221,14 @@ function subtreePids(dir: string): number[] {
  * the command left running anywhere in the subtree (`cgroup.kill`, which covers descendants,
  * else SIGKILL per pid before 5.14), waits up to 2 s for `populated 0`, then removes the
  * subtree deepest first (sub-cgroups the command made itself, e.g. a nested runtime). Returns
- * whether the directory is gone and the processes that were ended (pid and command line).
+ * whether the directory is gone and the processes that were ended (pid and arguments).
  */
 export async function teardown(dir: string, log: Logger): Promise<{ removed: boolean; ended: EndedProcess[] }> {
   if (/^frozen 1$/m.test(readText(join(dir, 'cgroup.events')) ?? '')) writeValue(join(dir, 'cgroup.freeze'), '0');
   const ended: EndedProcess[] = [];
   if (!unpopulated(dir)) {
     const pids = subtreePids(dir);
-    for (const pid of pids) ended.push({ pid, command: commandLine(pid) });
+    for (const pid of pids) ended.push({ pid, argv: processArgv(pid) });
     if (writeValue(join(dir, 'cgroup.kill'), '1')) {
       for (const pid of pids) {
         try {
@@ -231,7 +239,8 @@ export async function teardown(dir: string, log: Logger): Promise<{ removed: boo
       }
     }
     for (let waited = 0; waited < 2000 && !unpopulated(dir); waited += 10) await sleep(10);
-    if (ended.length) log.info('cgroup-linux: ended processes the command left running', { dir, ended });
+    // Pids only: the host logs and records their command lines once redacted as argvs.
+    if (ended.length) log.info('cgroup-linux: ended processes the command left running', { dir, pids: ended.map((p) => p.pid) });
   }
   const removed = await removeSubtree(dir);
   if (!removed) log.warn('cgroup-linux: could not remove the call cgroup; a later run removes it', { dir });

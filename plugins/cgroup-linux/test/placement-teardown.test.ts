@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findPlacement } from '../src/cgroup/detect.js';
 import { cleanupLeftovers, effectiveLimit, processStart, removeSubtree, subtreeDeepestFirst } from '../src/cgroup/domain.js';
-import { commandLine } from '../src/enforce.js';
+import { processArgv } from '../src/enforce.js';
 import { ThrottleMeter, type ThrottleSample } from '../src/throttle.js';
 
 // Where a call's cgroup goes and how it is removed, on directory trees shaped like
@@ -123,15 +123,21 @@ describe('removing a call cgroup with sub-cgroups of its own', () => {
 });
 
 describe('naming an ended process', () => {
-  it('reads its command line with control characters escaped, and says ? for a pid that is gone', async () => {
-    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)', 'dev\u001b[31mserver\u0007'], { stdio: 'ignore' });
+  it('reads its arguments raw and whole (the host redacts, escapes and cuts them), and says ? for a pid that is gone', async () => {
+    const long = 'y'.repeat(70 * 1024);
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)', 'dev\u001b[31mserver\u0007', '--token', 'ghp_secret', long], { stdio: 'ignore' });
     await new Promise((r) => child.once('spawn', r));
     try {
-      expect(commandLine(child.pid!)).toBe(`${process.execPath} -e setTimeout(() => {}, 20000) dev\\x1b[31mserver\\x07`);
+      const argv = processArgv(child.pid!);
+      expect(argv.slice(0, 5)).toEqual([process.execPath, '-e', 'setTimeout(() => {}, 20000)', 'dev\u001b[31mserver\u0007', '--token']);
+      expect(argv[5]).toBe('ghp_secret');
+      // Bounded: the 70 KiB argument is kept cut at 64 KiB of arguments in all.
+      expect(argv.join(' ').length).toBeLessThanOrEqual(64 * 1024);
+      expect(argv[6]).toMatch(/^y+$/);
     } finally {
       child.kill('SIGKILL');
     }
-    expect(commandLine(2 ** 22 + 1)).toBe('?');
+    expect(processArgv(2 ** 22 + 1)).toEqual(['?']);
   });
 });
 

@@ -1,4 +1,5 @@
-import type { EndedProcess, GuardResult } from '@cordon/plugin-api';
+import type { GuardResult } from '@cordon/plugin-api';
+import type { ShownEndedProcess } from './ended.js';
 import { mib, nextTierName } from './tiers.js';
 
 /** Stall below this never warns (the paper's per-allocation stalls are tens of ms; the tier table of uncoalesced/cordon). */
@@ -75,9 +76,9 @@ export function noteText(result: GuardResult, warningNumber: number): string {
  * The sentence that tells the agent which processes cordon ended when the call finished (issue
  * 28): a guarded call's cgroup is removed with the call, so what it started in the background
  * (`nohup … &`, a dev server) does not outlive it. Names up to five processes by pid and command
- * line (already escaped by the backend), and says what to do instead. One line.
+ * line (redacted, escaped and cut by control/ended.ts), and says what to do instead. One line.
  */
-export function endedText(ended: readonly EndedProcess[]): string {
+export function endedText(ended: readonly ShownEndedProcess[]): string {
   const shown = ended.slice(0, 5).map((p) => `${p.pid} (${p.command})`);
   const more = ended.length > shown.length ? ` and ${ended.length - shown.length} more` : '';
   const n = ended.length === 1 ? '1 process' : `${ended.length} processes`;

@@ -1,6 +1,7 @@
 import { readlinkSync } from 'node:fs';
 import type { GuardChild, GuardRequest, GuardResult, GuardSpawnOptions, HookTable, Logger } from '@cordon/plugin-api';
 import { spawnPassThrough, type PassThroughChild } from './launch.js';
+import { shownEndedProcesses } from './ended.js';
 import { endedText, noteText, normaliseCommand, shouldWarn, stallMs } from './note.js';
 import { countWarning, recordRun, type RunRecord } from './store.js';
 import { limitOf, mib, parseHint, stallPolicy, tierNamed, TIERS } from './tiers.js';
@@ -15,6 +16,7 @@ import { terminalText } from '../output/terminal.js';
 import { redactArgv, redactText } from '../output/redact.js';
 import { shownJson } from '../output/json-text.js';
 import { recordedArgv, recordedCommand, type RecordedArgv } from '../output/recorded-command.js';
+import { cutText } from '@cordon/plugin-api';
 
 /** Exit status when the command cannot be found (`ENOENT`: the shells' and GNU `env`'s "command not found"). */
 export const CANNOT_START = NOT_FOUND_STATUS;
@@ -104,7 +106,9 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
   const stderr = options.stderr ?? { write: (text: string) => process.stderr.write(text) };
   const raw = options.hint ?? (env.AGENT_RESOURCE_HINT || undefined);
   const hint = parseHint(raw);
-  if (hint.unknown.length) log.warn('control run: hint tokens not understood were skipped', { hint: raw, unknown: hint.unknown });
+  // The hint is an agent's text like any other: redacted, and cut as a command is, where it is kept.
+  const keptHint = raw === undefined ? null : recordedCommand(redactText(raw));
+  if (hint.unknown.length) log.warn('control run: hint tokens not understood were skipped', { hint: keptHint, unknown: hint.unknown.slice(0, 20).map((token) => cutText(token, 100)), unknown_count: hint.unknown.length });
   // This process's own environment is inherited as it is, not copied (spawnDirect): about 0.3 ms
   // of every call for forty variables (`npm run bench:control`).
   const addHint = options.hint !== undefined && env.AGENT_RESOURCE_HINT === undefined;
@@ -190,7 +194,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     note = noteText(result, warningNumber ?? 1);
   }
   // Processes the call left running were ended with it: the agent is told in the same line.
-  const ended = (result?.ended ?? []).map((p) => ({ pid: p.pid, command: redactText(p.command) }));
+  const ended = shownEndedProcesses(result?.ended);
   if (ended.length) note = note ? `${note} ${endedText(ended)}` : `[cordon] ${endedText(ended)}`;
   if (note) stderr.write(`${note}\n`);
   const record: RunRecord = {
@@ -201,7 +205,7 @@ export async function controlRun(options: ControlRunOptions): Promise<ControlRun
     ...(omitted ? { argv_omitted: omitted } : {}),
     command,
     cwd,
-    hint: raw ?? null,
+    hint: keptHint,
     backend: result?.backend ?? null,
     enforced: result?.enforced ?? false,
     domain: result?.domain ?? null,

@@ -75,6 +75,7 @@ export interface RunRecord {
   /** {@link argv} joined with white space collapsed (what warnings are counted by), from every argument, cut to 2,000 characters. */
   readonly command: string;
   readonly cwd: string;
+  /** `--hint` or `AGENT_RESOURCE_HINT` as given, redacted and cut to 2,000 characters; null when neither was. */
   readonly hint: string | null;
   readonly backend: string | null;
   readonly enforced: boolean;
@@ -105,7 +106,7 @@ export interface RunRecord {
   readonly exit_code: number;
   readonly signal: string | null;
   readonly removed: boolean | null;
-  /** Processes the command left running that cordon ended with the call (pid, command line). */
+  /** Processes the command left running that cordon ended with the call: pid, and the command line redacted as an argv, escaped and cut to 200 characters (control/ended.ts). */
   readonly ended: ReadonlyArray<{ readonly pid: number; readonly command: string }>;
   readonly warned: boolean;
   readonly warning_number: number | null;

@@ -66,6 +66,37 @@ describe.each(routes)('control run records a long command cut ($name)', ({ env }
     const logged = unguardedLines(readFileSync(join(sandbox.dataDir, 'logs/cordon.log'), 'utf8')).at(-1)!;
     expect(logged).toMatchObject({ argv: record.argv, argv_omitted: record.argv_omitted });
   });
+
+  it('a 100 KB hint: --hint is refused in a bounded line; from AGENT_RESOURCE_HINT the record keeps 2,000 characters redacted, the log a few of its unknown tokens', async () => {
+    const hint = `memory:low ${'junk '.repeat(20_000)}TOKEN=hunter2secretvalue`;
+    // Given as --hint it is refused (exit 2), named in a bounded line, with nothing run.
+    const refused = await runCordon(['control', 'run', '--json', '--hint', `TOKEN=hunter2secretvalue ${hint}`, '--', 'true'], { cwd: sandbox.root, env: { ...sandbox.env, ...env } });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stdout.length + refused.stderr.length).toBeLessThan(3_000);
+    expect(refused.stdout + refused.stderr).toContain('TOKEN=*** junk junk junk junk and 19997 more; use memory:low');
+    expect(refused.stdout + refused.stderr).not.toContain('hunter2');
+    // From AGENT_RESOURCE_HINT, unknown tokens are skipped and the run goes on.
+    for (const how of [{ args: [], env: { AGENT_RESOURCE_HINT: hint } }]) {
+      const r = await runCordon(['control', 'run', ...how.args, '--', 'true'], { cwd: sandbox.root, env: { ...sandbox.env, ...env, ...how.env } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const runs = readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8');
+      const record = JSON.parse(runs.trim().split('\n').at(-1)!) as { hint: string; tier: string };
+      expect(record.tier).toBe('low');
+      expect(record.hint).toHaveLength(MAX_COMMAND_CHARS);
+      expect(record.hint.startsWith('memory:low junk junk ')).toBe(true);
+      const log = readFileSync(join(sandbox.dataDir, 'logs/cordon.log'), 'utf8');
+      const skipped = log.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.message === 'control run: hint tokens not understood were skipped').at(-1)!;
+      expect(skipped).toMatchObject({ unknown_count: 20_001 });
+      expect((skipped.unknown as string[]).length).toBe(20);
+      expect(Buffer.byteLength(log)).toBeLessThan(20_000);
+    }
+    // The secret is past the cut here; where a cut falls on one, it is *** already (first test).
+    const short = await runCordon(['control', 'run', '--', 'true'], { cwd: sandbox.root, env: { ...sandbox.env, ...env, AGENT_RESOURCE_HINT: 'memory:low TOKEN=hunter2secretvalue' } });
+    expect(short.exitCode, short.stderr).toBe(0);
+    const runs = readFileSync(join(sandbox.dataDir, 'control/runs.jsonl'), 'utf8');
+    expect(JSON.parse(runs.trim().split('\n').at(-1)!)).toMatchObject({ hint: 'memory:low TOKEN=***' });
+    expect(runs + readFileSync(join(sandbox.dataDir, 'logs/cordon.log'), 'utf8')).not.toContain('hunter2');
+  });
 });
 
 describe('recordedArgv', () => {

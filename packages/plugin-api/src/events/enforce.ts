@@ -107,8 +107,14 @@ export interface GuardEscalation {
 /** A process the command left running that was ended when the command exited. */
 export interface EndedProcess {
   readonly pid: number;
-  /** Its command line (arguments joined by spaces; control characters escaped as `\xNN`; cut to 200 characters). */
-  readonly command: string;
+  /**
+   * Its arguments as `/proc/<pid>/cmdline` lists them, raw and in order (whole arguments while
+   * they fit 64 KiB together, the last one kept cut there), else `[<comm>]` in brackets as one
+   * element (a process without arguments: a zombie, a kernel thread), else `?` (gone). Raw on
+   * purpose: the host redacts the secrets in them as an argv (`--token X`), then escapes and cuts
+   * the line it shows and records (control/ended.ts), so no cut ever halves a secret.
+   */
+  readonly argv: readonly string[];
 }
 
 /** Where a backend placed a call's domain. */

@@ -4,6 +4,9 @@ import { commandUsageProblem, controlRun, printRecord, workingDirectory } from '
 import { endLike } from '../../process/end-like.js';
 import { parseHint } from '../../control/tiers.js';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { cutText } from '@cordon/plugin-api';
+import { redactText } from '../../output/redact.js';
+import { recordedCommand } from '../../output/recorded-command.js';
 
 export default class ControlRun extends CordonCommand {
   static override summary = 'Run one command in its own short-lived cgroup with the memory and CPU of a tier';
@@ -50,8 +53,13 @@ export default class ControlRun extends CordonCommand {
     if (flags.hint !== undefined) {
       const { unknown } = parseHint(flags.hint);
       if (unknown.length || flags.hint.trim() === '') {
-        throw new CordonError(ERROR_CODES.BAD_INPUT, `--hint ${JSON.stringify(flags.hint)}: not understood: ${unknown.join(' ') || '(empty)'}; use memory:low|medium|high|max and cpu:low|medium|high|max`, {
-          details: { hint: flags.hint, unknown },
+        // Named, not echoed whole: a hint is an agent's text, of any length, and may hold a secret.
+        const hint = redactText(flags.hint);
+        const shown = unknown.slice(0, 5).map((token) => cutText(redactText(token), 40));
+        const more = unknown.length > shown.length ? ` and ${unknown.length - shown.length} more` : '';
+        const long = hint.length > 80 ? ` (${hint.length} characters)` : '';
+        throw new CordonError(ERROR_CODES.BAD_INPUT, `--hint ${JSON.stringify(cutText(hint, 80))}${long}: not understood: ${shown.join(' ') || '(empty)'}${more}; use memory:low|medium|high|max and cpu:low|medium|high|max`, {
+          details: { hint: recordedCommand(hint), unknown: shown, unknown_count: unknown.length },
         });
       }
     }
