@@ -1,4 +1,5 @@
 import type { Interfaces } from '@oclif/core';
+import { CordonError, ERROR_CODES } from '../errors/index.js';
 
 /**
  * A plugin argument split into its package part and the version or tag after its last `@` that
@@ -37,4 +38,23 @@ export function pluginPackageName(name: string, config: Interfaces.Config): stri
 export function resolvePluginArgv(argv: readonly string[], config: Interfaces.Config): string[] {
   const dashes = argv.indexOf('--');
   return argv.map((a, i) => ((dashes !== -1 && i >= dashes) || a.startsWith('-') ? a : pluginPackageName(a, config)));
+}
+
+/**
+ * The name in oclif's words for a plugin no installed plugin is, `<name><suffix>` (`' not
+ * installed'` from `plugins inspect`, `' is not installed'` from `plugins uninstall`), else
+ * `undefined`. oclif writes the name raw, so `a b` or an empty name reads as no name at all.
+ */
+export function notInstalledName(error: unknown, suffix: ' not installed' | ' is not installed'): string | undefined {
+  if (!(error instanceof Error) || !error.message.endsWith(suffix)) return undefined;
+  return error.message.slice(0, -suffix.length);
+}
+
+/**
+ * The refusal for a plugin name no installed plugin has, the same from every `plugins`
+ * subcommand: the name JSON-quoted as every refused value is (a blank, an escape in it shows),
+ * and the command that lists what is installed. Exit 2 (`CORDON_BAD_INPUT`).
+ */
+export function notInstalledError(name: string, bin: string): CordonError {
+  return new CordonError(ERROR_CODES.BAD_INPUT, `no installed plugin is called ${JSON.stringify(name)}; \`${bin} plugins\` lists them`, { details: { plugin: name } });
 }

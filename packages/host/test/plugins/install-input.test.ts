@@ -43,6 +43,17 @@ describe('cordon plugins inspect and install name the input they refuse', () => 
     await expectRefusal(['plugins', 'inspect', ''], 'no installed plugin is called ""; `cordon plugins` lists them');
   });
 
+  it('uninstall (and its aliases) of a name with a blank or an escape names it quoted, exit 2', async () => {
+    // oclif's own words were `a b is not installed`, the name unquoted.
+    // Text only: uninstall has no --json.
+    const refused = async (args: string[], message: string) => {
+      const r = await runCordon(args, { env: env(), timeoutMs: 60_000 });
+      expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }).toEqual({ exitCode: 2, stdout: '', stderr: `    Error: ${message}\n    Code: CORDON_BAD_INPUT\n` });
+    };
+    for (const command of ['uninstall', 'unlink', 'remove']) await refused(['plugins', command, 'a b'], 'no installed plugin is called "a b"; `cordon plugins` lists them');
+    await refused(['plugins', 'uninstall', 'x\u001b[31m'], 'no installed plugin is called "x\\u001b[31m"; `cordon plugins` lists them');
+  });
+
   it('install of a name npm refuses says which and why, exit 2, and nothing is written', async () => {
     linkPlugins(box.dataDir, ['aider']);
     const pjson = join(box.dataDir, 'package.json');

@@ -39,7 +39,7 @@ describe('plugins subcommands read short names', () => {
   it('a short name of a plugin that is not installed is refused naming its package (exit 2)', async () => {
     linkPlugins(box.dataDir, ['otlp']);
     const r = await runCordon(['plugins', 'uninstall', 'charts'], { env: box.env });
-    expect({ exitCode: r.exitCode, stderr: r.stderr }).toEqual({ exitCode: 2, stderr: expect.stringContaining('@cordon/charts is not installed') });
+    expect({ exitCode: r.exitCode, stderr: r.stderr }).toEqual({ exitCode: 2, stderr: expect.stringContaining('no installed plugin is called "@cordon/charts"') });
     expect(await linked()).toEqual(['@cordon/otlp']);
   });
 

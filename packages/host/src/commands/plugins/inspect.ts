@@ -4,7 +4,7 @@ import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError } from '../../cli/command-error.js';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
-import { resolvePluginArgv, splitPluginVersion } from '../../plugins/plugin-names.js';
+import { notInstalledError, notInstalledName, resolvePluginArgv, splitPluginVersion } from '../../plugins/plugin-names.js';
 import { withoutCsi } from '../../output/control-sequences.js';
 import { terminalText } from '../../output/terminal.js';
 
@@ -124,10 +124,9 @@ export default class PluginsInspect extends OclifInspect {
     try {
       return await OclifInspect.prototype.run.call(this);
     } catch (error) {
-      // oclif's words for a name no installed plugin has (a plain Error), whatever the name holds
-      // (`a b`, an empty one): JSON-quoted, as every refused value is, so a blank in it shows.
-      const missing = error instanceof Error && !(error as { oclif?: unknown }).oclif ? /^([\s\S]*) not installed$/.exec(error.message) : null;
-      if (missing) throw new CordonError(ERROR_CODES.BAD_INPUT, `no installed plugin is called ${JSON.stringify(missing[1])}; \`${this.config.bin} plugins\` lists them`, { details: { plugin: missing[1] } });
+      // oclif's words for a name no installed plugin has (a plain Error here).
+      const missing = (error as { oclif?: unknown }).oclif ? undefined : notInstalledName(error, ' not installed');
+      if (missing !== undefined) throw notInstalledError(missing, this.config.bin);
       throw error;
     }
   }

@@ -1,7 +1,7 @@
 import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError } from '../../cli/command-error.js';
-import { resolvePluginArgv } from '../../plugins/plugin-names.js';
+import { notInstalledError, notInstalledName, resolvePluginArgv } from '../../plugins/plugin-names.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
 const OclifUninstall = commands['plugins:uninstall'] as unknown as typeof Command & { prototype: { run(): Promise<unknown> } };
@@ -17,7 +17,14 @@ const OclifUninstall = commands['plugins:uninstall'] as unknown as typeof Comman
 export default class PluginsUninstall extends OclifUninstall {
   override async run(): Promise<unknown> {
     this.argv = resolvePluginArgv(this.argv, this.config);
-    return OclifUninstall.prototype.run.call(this);
+    try {
+      return await OclifUninstall.prototype.run.call(this);
+    } catch (error) {
+      // oclif's `<name> is not installed` names it raw (`a b is not installed`).
+      const missing = notInstalledName(error, ' is not installed');
+      if (missing !== undefined) throw notInstalledError(missing, this.config.bin);
+      throw error;
+    }
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
