@@ -143,17 +143,20 @@ function checkHeader(path: string): number | undefined {
   // A FIFO, device or directory: SQLite would block, fail with an I/O error or read nothing.
   if (!stat.isFile()) throw dbError(path, `ledger database ${path} is ${fileKind(stat)}, not a file; it was left unchanged: point --db / PCODX_DB at a ledger file`);
   const size = stat.size;
-  if (size === 0) return 0;
   const head = Buffer.alloc(SQLITE_HEADER.length);
   let fd: number | undefined;
+  let read: number;
   try {
     fd = openSync(path, 'r');
-    readSync(fd, head, 0, head.length, 0);
+    // Read even when the size is 0: a kernel's file (/proc, /sys) says 0 and has content or fails.
+    read = readSync(fd, head, 0, head.length, 0);
   } catch (error) {
-    throw dbError(path, `cannot read ledger database ${path}: ${systemErrorWords(error)}`, error);
+    throw dbError(path, `cannot read ledger database ${path}: ${systemErrorWords(error)}; it was left unchanged: point --db / PCODX_DB at a ledger file`, error);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+  if (size === 0 && read === 0) return 0;
+  if (size === 0) throw dbError(path, `ledger database ${path} is a file the kernel makes up as it is read (its size says 0, yet it has content), not a ledger; it was left unchanged: point --db / PCODX_DB at a ledger file`);
   if (!head.equals(SQLITE_HEADER)) {
     throw dbError(path, `ledger database ${path} is not an SQLite database (its first bytes are not the SQLite header); it was left unchanged: move it away or point --db / PCODX_DB at another file`);
   }

@@ -290,6 +290,14 @@ describe('cordon pcodx: text input rules', () => {
     // A --db that cannot be read is named with what is wrong, in words (not EISDIR and Node's text).
     const dir = await pcodx(box, box.root, ['show']);
     expect([dir.exitCode, dir.stderr]).toEqual([1, `error: ledger database ${box.root} is a directory, not a file; it was left unchanged: point --db / PCODX_DB at a ledger file\n`]);
+    // A kernel's file says its size is 0: it was taken for an empty file, a ledger not made yet
+    // (`show`) or one to make (`record` then failed in SQLite with SQLITE_IOERR_CORRUPTFS).
+    for (const args of [['show'], ['record', '--role', 'user', '--text', 'x']]) {
+      const status = await pcodx(box, '/proc/self/status', args);
+      expect([status.exitCode, status.stderr]).toEqual([1, 'error: ledger database /proc/self/status is a file the kernel makes up as it is read (its size says 0, yet it has content), not a ledger; it was left unchanged: point --db / PCODX_DB at a ledger file\n']);
+      const mem = await pcodx(box, '/proc/self/mem', args);
+      expect([mem.exitCode, mem.stderr]).toEqual([1, 'error: cannot read ledger database /proc/self/mem: input/output error; it was left unchanged: point --db / PCODX_DB at a ledger file\n']);
+    }
     const role = await pcodx(box, db, ['record', '--role', 'robot', '--text', 'x']);
     expect(role.exitCode).toBe(2);
     // oclif's parse errors print as pcodx's own usage errors do, in the host's words.
