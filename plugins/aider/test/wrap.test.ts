@@ -217,6 +217,14 @@ describe('cordon wrap', () => {
     const missing = await wrap(['--json', '--session', 'json-missing', '--', 'no-such-agent-binary']);
     expect(missing.exitCode).toBe(127);
     expect(JSON.parse(missing.stdout.trim())).toMatchObject({ session_id: 'json-missing', exit_code: 127, start_error: "cannot start 'no-such-agent-binary': not found on PATH" });
+    // The record quotes the command as typed: the host's JSON text (api.services.terminal.json)
+    // writes a bidirectional override, a C1 CSI and a CI log's ##[ as escapes, read back the same.
+    const hostile = 'x\u202e\u009b2J##[error]y';
+    const odd = await wrap(['--json', '--session', 'json-odd', '--', hostile]);
+    expect(odd.exitCode).toBe(127);
+    expect(odd.stdout).not.toMatch(/[\u202e\u009b]|##\[/);
+    expect(odd.stdout).toContain('x\\u202e\\u009b2J\\u0023#[error]y');
+    expect(JSON.parse(odd.stdout.trim()).start_error).toContain(hostile);
   });
 
   it('runs the command exactly as typed after --: repeated words, flags and a second -- stay where they are', async () => {

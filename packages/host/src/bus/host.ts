@@ -7,7 +7,7 @@ import { registerBuiltinSamplers } from '../telemetry/sampler/builtin.js';
 import { createFileLogger } from '../util/log.js';
 import { redactArgv, redactText } from '../output/redact.js';
 import { closestName } from '../util/closest-name.js';
-import { terminalLines } from '../output/terminal.js';
+import { TERMINAL_SERVICE } from '../output/terminal-service.js';
 import { createFacades, removeTaps } from './facade.js';
 import { createHookTable } from './hook-table.js';
 import { Registry } from './registry.js';
@@ -25,7 +25,6 @@ const REDACT = Object.freeze({ command: redactText, argv: redactArgv });
 const NAMES = Object.freeze({ closest: closestName });
 
 /** `api.services.terminal`: the host's escaping of text printed on a terminal (output/terminal.ts). */
-const TERMINAL = Object.freeze({ lines: terminalLines });
 
 /** A descriptor as collected from one plugin package, before it is applied. */
 export interface CollectedPlugin {
@@ -99,7 +98,7 @@ export class CordonHost {
         files: Object.freeze({ ...FILES, stateDirProblem: (path: string) => services().stateDirProblem(path) }),
         redact: REDACT,
         names: NAMES,
-        terminal: TERMINAL,
+        terminal: TERMINAL_SERVICE,
         // From the services' module too: the hook's bundle stays without the parse-error wording.
         usage: Object.freeze({ message: (error: Error, command: string) => services().usageMessage(error, command) }),
       }),

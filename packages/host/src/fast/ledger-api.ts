@@ -5,7 +5,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { Ledger } from '../ledger/ledger.js';
 import { createLedgerService } from '../ledger/service.js';
 import { HOST_ROOT } from '../util/host-root.js';
-import { terminalLines } from '../output/terminal.js';
+import { TERMINAL_SERVICE } from '../output/terminal-service.js';
 
 /**
  * The api a plugin's fast command gets (`src/fast/plugin-command.ts`), in its own bundle
@@ -17,7 +17,6 @@ import { terminalLines } from '../output/terminal.js';
 const ONE_SHOT_CACHE_KIB = 2048;
 
 /** The terminal escaping lent as `services.terminal` (the same as the plugin host's). */
-const TERMINAL = Object.freeze({ lines: terminalLines });
 
 /**
  * The host's version, the ledger service and the terminal escaping, whose `Ledger` class comes from this bundle (it
@@ -31,5 +30,5 @@ export function fastCommandApi(): FastCommandApi {
     },
   };
   const version = String((JSON.parse(readFileSync(join(HOST_ROOT, 'package.json'), 'utf8')) as { version?: unknown }).version);
-  return { hostVersion: version, services: { ledger: createLedgerService({ compact }, async () => Ledger, { cacheSizeKiB: ONE_SHOT_CACHE_KIB }), terminal: TERMINAL } };
+  return { hostVersion: version, services: { ledger: createLedgerService({ compact }, async () => Ledger, { cacheSizeKiB: ONE_SHOT_CACHE_KIB }), terminal: TERMINAL_SERVICE } };
 }

@@ -12,4 +12,12 @@ export interface TerminalService {
    * breaks (LF kept, CR LF written as LF). The host's `terminalLines`.
    */
   lines(text: string): string;
+  /**
+   * `value` as one JSON text safe to print on a terminal and in a CI log, for a plugin's `--json`
+   * output: `JSON.stringify`'s, with DEL, C1 controls, bidirectional overrides, line separators
+   * and a `##[` in a string written as `\uXXXX` escapes, so it parses back to the same value. The
+   * host's `shownJson` (`space` as `JSON.stringify`'s). Hosts before it lend none: a plugin that
+   * may run on one checks that it is there.
+   */
+  json(value: unknown, space?: number): string | undefined;
 }

@@ -1,3 +1,4 @@
+import type { CordonServices } from '@cordon/plugin-api';
 import { Command, Flags } from '@oclif/core';
 import { hostApi } from '../api.js';
 import { runWrapped } from '../wrap/run-wrapped.js';
@@ -67,7 +68,9 @@ export default class Wrap extends Command {
     if (result.samplerNote !== undefined) notice(result.samplerNote);
     if (flags.json) {
       const record = { session_id: result.sessionId, session_dir: result.sessionDir ?? null, child_pid: result.childPid ?? null, exit_code: result.exitCode, signal: result.signal ?? null, ...(result.startError !== undefined ? { start_error: result.startError } : {}), ...(result.samplerNote !== undefined ? { sampler_note: result.samplerNote } : {}) };
-      process.stdout.write(`${result.openLine ? '\n' : ''}${JSON.stringify(record)}\n`);
+      // The host's JSON text (start_error may quote the command as typed); a host before the service lends none.
+      const json = (api.services.terminal as CordonServices['terminal'] | undefined)?.json ?? JSON.stringify;
+      process.stdout.write(`${result.openLine ? '\n' : ''}${json(record)}\n`);
     }
     // Dies of the agent's signal (a Ctrl-C ends a shell loop of wrapped steps), else its exit code.
     api.services.process.endLike({ code: result.signal ? null : result.exitCode, signal: result.signal ?? null });

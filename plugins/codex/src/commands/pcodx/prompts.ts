@@ -1,3 +1,4 @@
+import { shownJson } from '@cordon/plugin-api';
 import { Args, Command, Flags } from '@oclif/core';
 import { reportFailure } from '../../pcodx/command.js';
 import { PcodxUsageError } from '../../pcodx/errors.js';
@@ -17,11 +18,11 @@ export default class PcodxPrompts extends Command {
     this.#json = flags.json;
     const names = Object.keys(PROMPT_FRAGMENTS).sort();
     if (args.name === undefined) {
-      process.stdout.write(flags.json ? `${JSON.stringify({ fragments: names }, null, 2)}\n` : names.map((n) => `${n}\n`).join(''));
+      process.stdout.write(flags.json ? `${shownJson({ fragments: names }, 2)}\n` : names.map((n) => `${n}\n`).join(''));
       return;
     }
     if (!isPromptName(args.name)) throw new PcodxUsageError(`unknown prompt \`${args.name}\``);
-    process.stdout.write(flags.json ? `${JSON.stringify({ name: args.name, text: PROMPT_FRAGMENTS[args.name] }, null, 2)}\n` : PROMPT_FRAGMENTS[args.name]);
+    process.stdout.write(flags.json ? `${shownJson({ name: args.name, text: PROMPT_FRAGMENTS[args.name] }, 2)}\n` : PROMPT_FRAGMENTS[args.name]);
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {

@@ -1,4 +1,4 @@
-import type { LedgerHandle } from '@cordon/plugin-api';
+import { shownJson, type LedgerHandle } from '@cordon/plugin-api';
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { isReportable, PcodxRuntimeError, PcodxUsageError } from '../errors.js';
@@ -56,7 +56,8 @@ export async function modelTurnCommand(ledger: LedgerHandle, flags: ModelTurnFla
   api.services.ledger.appendUsage(result.usage, { usageLog: flags.usageLog, dbPath: ledger.path });
   const [prompt, answer] = result.rows;
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify({ session_id: session.id, prompt_message_id: prompt!.id, answer_message_id: answer!.id, answer: result.answer, usage: result.usage, usage_log: usageLog })}\n`);
+    // The answer is the model's text: JSON that cannot act on a terminal or a CI log.
+    process.stdout.write(`${shownJson({ session_id: session.id, prompt_message_id: prompt!.id, answer_message_id: answer!.id, answer: result.answer, usage: result.usage, usage_log: usageLog })}\n`);
     return;
   }
   for (const line of [`session_id=${session.id}`, `prompt_message_id=${prompt!.id}`, `answer_message_id=${answer!.id}`, `usage_log=${usageLog}`]) sink.err(line);

@@ -9,6 +9,7 @@ import { codexBox, requestText } from './support.js';
 const held = holdPerTest();
 const MODEL_TURN_BIN = join(REPO_ROOT, 'plugins/codex/bin/pcodx-model-turn.js');
 const CORDON = join(REPO_ROOT, 'packages/host/bin/run.cjs');
+const PROMPT = 'what came before? \u202e ##[error] x';
 
 it('pcodx-model-turn runs one turn on the real codex app-server over a fresh thread seeded with the render, records it and appends one private usage line', async () => {
   const { box, server, codex, bin, db, env: base } = await codexBox(held, 'cordon-model-turn-');
@@ -19,9 +20,14 @@ it('pcodx-model-turn runs one turn on the real codex app-server over a fresh thr
   expect((await p(['compact', '--session', 'mt', '--from', 'msg1', '--to', 'msg2', '--summary', 'SUMMARY_mt: an old exchange'])).exitCode).toBe(0);
 
   const contextOut = join(box.root, 'context.json');
-  const run = await runProcess([process.execPath, MODEL_TURN_BIN, '--session', 'mt', '--text', 'what came before?', '--codex-bin', bin, '--json', '--context-out', contextOut], { env, cwd: codex.workdir, timeoutMs: 90_000 });
+  const run = await runProcess([process.execPath, MODEL_TURN_BIN, '--session', 'mt', '--text', PROMPT, '--codex-bin', bin, '--json', '--context-out', contextOut], { env, cwd: codex.workdir, timeoutMs: 90_000 });
   expect(run.exitCode, run.stderr).toBe(0);
+  // The answer (the fake model echoes the prompt) is the model's text: --json writes what would
+  // act on a terminal or a CI log as escapes, which parse back to the same text.
+  expect(run.stdout).not.toMatch(/\u202e|##\[/);
+  expect(run.stdout).toContain('\\u202e \\u0023#[error]');
   const out = JSON.parse(run.stdout);
+  expect(out.answer).toContain(PROMPT);
   expect(out).toMatchObject({ session_id: 'mt', prompt_message_id: 'msg3', answer_message_id: 'msg4' });
   expect(out.answer).toContain('SENTINEL_ABSENT');
 
@@ -33,7 +39,7 @@ it('pcodx-model-turn runs one turn on the real codex app-server over a fresh thr
 
   const rows = tableRows(db, 'select id, role, text, source from messages order by seq');
   expect(rows.slice(2).map((r) => [r.id, r.role])).toEqual([['msg3', 'user'], ['msg4', 'assistant']]);
-  expect(rows[2]!.text).toBe('what came before?');
+  expect(rows[2]!.text).toBe(PROMPT);
   expect(String(rows[2]!.source)).toMatch(/^codex-app-server:[0-9a-f-]{36}:.+$/);
 
   const usagePath = join(box.root, 'pcodx.usage.jsonl');
