@@ -227,6 +227,12 @@ describe('cordon wrap', () => {
     expect(JSON.parse(odd.stdout.trim()).start_error).toContain(hostile);
   });
 
+  it('runs a command of 100,000 arguments (oclif reads only what is before --; it read every token per token)', async () => {
+    const args = Array.from({ length: 100_000 }, (_, i) => String(i % 10));
+    const r = await wrap(['--session', 'many-args', '--', 'sh', '-c', 'echo "$# $1 ${100000}"', 'sh', ...args]);
+    expect([r.exitCode, r.stdout]).toEqual([0, '100000 0 9\n']);
+  }, 150_000);
+
   it('runs the command exactly as typed after --: repeated words, flags and a second -- stay where they are', async () => {
     const positional = await wrap(['--', 'sh', '-c', 'echo "[$0|$1|$2]"', 'sh', 'sh', '-c']);
     expect([positional.exitCode, positional.stdout]).toEqual([0, '[sh|sh|-c]\n']);

@@ -34,10 +34,14 @@ export default class Wrap extends Command {
   };
 
   async run(): Promise<void> {
-    const { flags, raw } = await this.parse(Wrap);
-    // The command exactly as typed after `--`: oclif's non-strict `argv` reorders repeated words
-    // (`sh -c 'echo "$@"' sh a b` came back as `sh sh -c …`), its raw tokens keep the order.
-    const command = raw.filter((token) => token.type === 'arg').map((token) => token.input);
+    // oclif parses what comes before the first `--` only: its parser reads every token again per
+    // token (20,000 arguments took seconds), and the command's words are not its to read.
+    const given = this.argv;
+    const dashes = given.indexOf('--');
+    const { flags, raw } = await this.parse(Wrap, dashes >= 0 ? given.slice(0, dashes) : given);
+    // The command exactly as typed: oclif's non-strict `argv` reorders repeated words (`sh -c
+    // 'echo "$@"' sh a b` came back as `sh sh -c …`), its raw tokens keep the order.
+    const command = [...raw.filter((token) => token.type === 'arg').map((token) => token.input), ...(dashes >= 0 ? given.slice(dashes + 1) : [])];
     if (command.length === 0) this.error('give the command to run after --, e.g. `cordon wrap -- aider`', { exit: 2, code: 'CORDON_BAD_INPUT' });
     // No system call starts an empty name; refused as `control run` refuses it.
     if (command[0] === '') this.error("the program name after -- is empty (''): give the command to run, e.g. `cordon wrap -- aider`", { exit: 2, code: 'CORDON_BAD_INPUT' });
