@@ -1,6 +1,6 @@
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { systemErrorWords } from '@cordon/plugin-api';
+import { cutText, systemErrorWords } from '@cordon/plugin-api';
 import { pathCandidates } from './path-search.js';
 import { redactText } from '../output/redact.js';
 
@@ -106,9 +106,26 @@ export function describeStartFailure(file: string, error: unknown, context: Star
   return { why: code && !message.includes(code) ? `${code}: ${message}` : message, status, ...(code ? { code } : {}) };
 }
 
-/** `cannot start 'file': why`, the one sentence for a command that cannot start. */
+/** Characters of a command's name that {@link startFailureText} shows. */
+const SHOWN_NAME_CHARS = 200;
+
+/**
+ * `cannot start 'file': why`, the one sentence for a command that cannot start. A name longer
+ * than {@link SHOWN_NAME_CHARS} is cut, with its length said (`'aaa…' (5000 characters)`), and a
+ * reason longer than twice that is cut too: an agent's command may be any length, and the system
+ * refuses a long one (`ENAMETOOLONG`) by its length anyway. Redact both before, never after: a
+ * cut could halve a secret.
+ */
 export function startFailureText(file: string, failure: Pick<StartFailure, 'why'>): string {
-  return `cannot start '${file}': ${failure.why}`;
+  const shown = file.length > SHOWN_NAME_CHARS ? `'${cutText(file, SHOWN_NAME_CHARS - 1)}…' (${file.length} characters)` : `'${file}'`;
+  // The reason may name the file again (the PATH entry it was looked up in).
+  const why = failure.why.length > 2 * SHOWN_NAME_CHARS ? `${cutText(failure.why, 2 * SHOWN_NAME_CHARS - 1)}…` : failure.why;
+  return `cannot start ${shown}: ${why}`;
+}
+
+/** {@link startFailureText} with the secrets in the name and the reason as `***`, redacted before the cut. */
+function redactedFailureText(file: string, why: string): string {
+  return startFailureText(redactText(file), { why: redactText(why) });
 }
 
 /** True when `file` names a path rather than a name to look up in `PATH`. */
@@ -202,7 +219,7 @@ function workingDirectoryProblem(dir: string): string | undefined {
  */
 export function startFailureReport(file: string, error: unknown, where: StartContext = {}): { readonly message: string; readonly status: 126 | 127 } {
   const failure = describeStartFailure(file, error, where);
-  return { message: redactText(startFailureText(file, failure)), status: failure.status };
+  return { message: redactedFailureText(file, failure.why), status: failure.status };
 }
 
 /**
@@ -212,5 +229,5 @@ export function startFailureReport(file: string, error: unknown, where: StartCon
  */
 export function startProblemReport(file: string, where: StartContext = {}): { readonly message: string; readonly status: 126 | 127 } | undefined {
   const problem = commandProblem(file, where);
-  return problem === undefined ? undefined : { message: redactText(startFailureText(file, problem)), status: problem.status };
+  return problem === undefined ? undefined : { message: redactedFailureText(file, problem.why), status: problem.status };
 }

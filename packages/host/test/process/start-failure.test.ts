@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commandProblem, describeStartFailure, startFailureReport } from '../../src/process/start-failure.js';
+import { commandProblem, describeStartFailure, startFailureReport, startProblemReport } from '../../src/process/start-failure.js';
 
 // One describer for a command that cannot start (src/process/start-failure.ts), used by
 // verifiers, `control run`, `wrap` and `run`. Each case starts the command for real and describes
@@ -70,6 +70,23 @@ describe('describeStartFailure', () => {
 
   it('startFailureReport: the sentence plugins print', () => {
     expect(startFailureReport(dir, startError(dir))).toEqual({ message: `cannot start '${dir}': is a directory`, status: 126 });
+  });
+
+  it('startFailureReport and startProblemReport: a long name is cut to 200 characters, its length said, after redaction', () => {
+    // Found by a probe: `cordon control run -- <5,000 characters>` printed all of them.
+    const long = 'a'.repeat(5000);
+    const said = `cannot start '${'a'.repeat(199)}…' (5000 characters): its name is too long`;
+    for (const message of [startFailureReport(long, startError(long)).message, startProblemReport(long)!.message]) {
+      expect(message.startsWith(said)).toBe(true);
+      // The reason may name the PATH entry it looked in, cut as well.
+      expect(message.length).toBeLessThanOrEqual(said.length + 400);
+    }
+    // A token at the cut is *** already: cut first, `ghp_A…` would no longer look like one.
+    const token = `${'x'.repeat(190)} ghp_${'A1b2C3d4E5'.repeat(4)} ${'y'.repeat(300)}`;
+    const message = startProblemReport(token)!.message;
+    expect(message).toContain('ghp_***');
+    expect(message).not.toContain('A1b2');
+    expect(message).toContain(`(${token.length - 40 + 3} characters)`);
   });
 });
 
