@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 /**
  * A command-line mistake caught by the pcodx CLI itself (text flags, range syntax, selectors):
  * a usage error, printed as `error: …` with exit code 2 ({@link exitCodeOf}).
@@ -29,8 +30,13 @@ export class PcodxRuntimeError extends Error {
  * spawn error's message (`spawn codex ENOENT`) or its code.
  */
 export function cannotStartCodex(bin: string, reason: string): string {
-  if (/\bENOENT\b/.test(reason)) return `cannot start ${bin}: it is not installed or not on PATH; install it (npm install -g @openai/codex) or pass --codex-bin PATH`;
-  return `cannot start ${bin}: ${reason}`;
+  if (!/\bENOENT\b/.test(reason)) return `cannot start ${bin}: ${reason}`;
+  const remedy = 'install it (npm install -g @openai/codex) or pass --codex-bin PATH';
+  // A name is looked up on PATH; a path is not, so "not on PATH" would mislead.
+  if (!bin.includes('/') && !(process.platform === 'win32' && bin.includes('\\'))) return `cannot start ${bin}: it is not installed or not on PATH; ${remedy}`;
+  // ENOENT for a file that is there: the interpreter of its #! line (node, for npm's codex) is missing.
+  if (existsSync(bin)) return `cannot start ${bin}: the interpreter its #! line names was not found (for npm's codex, node on PATH)`;
+  return `cannot start ${bin}: there is no such file; ${remedy}`;
 }
 
 /** Codes whose errors are the user's to fix: the CLI prints `error: …` ({@link exitCodeOf}); the interactive loop goes on. */

@@ -66,3 +66,23 @@ describe('an app-server that dies', () => {
     }
   });
 });
+
+describe('cannotStartCodex: why the app-server could not start, in words that fit how it was named', () => {
+  it('a name not on PATH, a path with no file, a script whose #! interpreter is missing, anything else as given', async () => {
+    const { cannotStartCodex } = await import('../../src/pcodx/errors.js');
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-codex-start-'));
+    try {
+      const remedy = 'install it (npm install -g @openai/codex) or pass --codex-bin PATH';
+      expect(cannotStartCodex('codex', 'spawn codex ENOENT')).toBe(`cannot start codex: it is not installed or not on PATH; ${remedy}`);
+      // A path is not looked up on PATH: saying so misled (`--codex-bin /nonexistent`).
+      expect(cannotStartCodex(join(dir, 'missing'), 'ENOENT')).toBe(`cannot start ${join(dir, 'missing')}: there is no such file; ${remedy}`);
+      const script = join(dir, 'codex');
+      writeFileSync(script, '#!/no/such/interpreter\n');
+      chmodSync(script, 0o755);
+      expect(cannotStartCodex(script, 'spawn ENOENT')).toBe(`cannot start ${script}: the interpreter its #! line names was not found (for npm's codex, node on PATH)`);
+      expect(cannotStartCodex(script, 'spawn EACCES')).toBe(`cannot start ${script}: spawn EACCES`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

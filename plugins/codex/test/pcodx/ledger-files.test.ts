@@ -200,7 +200,7 @@ describe('a refusal writes nothing', () => {
     const r = await cordonPcodx(['model-turn', '--db', db, '--session', 'm', '--text', 'hi', '--usage-log', join(logDir, 'deep', 'usage.jsonl'), '--codex-bin', join(box.root, 'no-codex')]);
     expect(r.exitCode).toBe(1);
     // The same wording as `serve`'s for a missing codex (serve/cli.test.ts): how to get it, not `spawn … ENOENT`.
-    expect(r.stderr).toBe(`error: cannot start ${join(box.root, 'no-codex')}: it is not installed or not on PATH; install it (npm install -g @openai/codex) or pass --codex-bin PATH\n`);
+    expect(r.stderr).toBe(`error: cannot start ${join(box.root, 'no-codex')}: there is no such file; install it (npm install -g @openai/codex) or pass --codex-bin PATH\n`);
     expect(existsSync(logDir)).toBe(false);
     expect(tableRows(db, 'select count(*) as n from messages')).toEqual([{ n: 0 }]);
   });

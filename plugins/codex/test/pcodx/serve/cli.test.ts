@@ -20,7 +20,7 @@ it('refuses a non-loopback --listen without --allow-remote, and says so', async 
 it('reports an app-server that cannot start (missing binary, early exit) as error: … with exit 1', async () => {
   const missing = await pcodx(box, undefined, ['serve', '--codex-bin', join(box.root, 'no-such-codex')]);
   expect(missing.exitCode).toBe(1);
-  expect(missing.stderr).toMatch(/^error: cannot start .*no-such-codex: it is not installed or not on PATH; install it \(npm install -g @openai\/codex\) or pass --codex-bin PATH\n$/);
+  expect(missing.stderr).toMatch(/^error: cannot start .*no-such-codex: there is no such file; install it \(npm install -g @openai\/codex\) or pass --codex-bin PATH\n$/);
   const failing = join(box.root, 'failing-codex');
   writeFileSync(failing, '#!/bin/sh\necho "bad flag" >&2\nexit 3\n');
   chmodSync(failing, 0o755);
