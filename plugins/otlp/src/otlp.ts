@@ -163,7 +163,9 @@ async function post(url: string, body: Uint8Array, what: string, options: Export
     if ((e.cause?.message ?? e.message) === 'bad port') throw fail(`port ${parsed.port} is one fetch refuses to connect to (a "bad port", kept for other protocols by the Fetch standard); run the collector on another port, such as OTLP/HTTP's 4318`);
     throw fail(e.cause?.message ?? e.message);
   }
-  const data = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
+  // Never the whole body: a refusal needs one line of it, an answer its `partialSuccess`; a
+  // receiver streaming without end or sending gigabytes is cut off there, not read to the timeout.
+  const data = await readBounded(response, response.ok ? ANSWER_MAX_BYTES : REFUSAL_MAX_BYTES);
   if (!response.ok) {
     // The status, and at most one short line of the body: never a whole HTML error page.
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
@@ -171,6 +173,35 @@ async function post(url: string, body: Uint8Array, what: string, options: Export
     throw fail(line && line !== status.slice(5) && line !== response.statusText ? `${status}: ${line}` : status);
   }
   return data;
+}
+
+/** How much of a 2xx answer is read: an `Export*ServiceResponse` is a few hundred bytes. */
+export const ANSWER_MAX_BYTES = 1024 * 1024;
+/** How much of a refusal's body is read: its first line with text is all a message shows. */
+export const REFUSAL_MAX_BYTES = 64 * 1024;
+
+/**
+ * At most `max` bytes of `response`'s body; the rest is not read (the stream is cancelled, so the
+ * connection closes). A body that fails or times out midway gives what arrived before.
+ */
+export async function readBounded(response: Response, max: number): Promise<Uint8Array> {
+  const reader = response.body?.getReader();
+  if (!reader) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value.subarray(0, max - size));
+      size += Math.min(value.length, max - size);
+    }
+  } catch {
+    // Aborted by the timeout or a reset connection: what arrived is all there is.
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  return new Uint8Array(Buffer.concat(chunks, size));
 }
 
 /** The `partialSuccess` of a response body (empty: nothing rejected). int64 counts may come as JSON strings (OTLP JSON encoding). */

@@ -295,6 +295,43 @@ describe('cordon export --otlp', () => {
     expect(query.stderr).not.toContain('Qu3ryT0ken');
   });
 
+  // Found by a hostile-input probe: the whole body was read before the status was looked at, so a
+  // refusal streaming without end held the export to --timeout (and its bytes in memory) and then
+  // lost its one line; a 2xx answer likewise. Now at most 64 KiB of a refusal and 1 MiB of an answer.
+  it('a receiver whose body never ends: a refusal is told at once with its first line, an answer is not waited for', async () => {
+    recordSession();
+    let sent = 0;
+    const endless = (status: number) => {
+      const server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          res.writeHead(status, { 'content-type': 'text/plain' });
+          res.write(`quota exceeded for tenant\n`);
+          const chunk = Buffer.alloc(64 * 1024, 'x');
+          const pump = () => {
+            while (!res.destroyed && res.write(chunk)) sent += chunk.length;
+            if (!res.destroyed) res.once('drain', pump);
+          };
+          pump();
+        });
+      });
+      server.on('connection', (socket) => server.once('close', () => socket.destroy()));
+      servers.push(server);
+      return new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as { port: number }).port}`)));
+    };
+    const started = Date.now();
+    let r = await runCordon(['export', '--otlp', await endless(429), '--timeout', '60'], { env: sandbox.env, timeoutMs: 40_000 });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr.replace(/\s+/g, ' ')).toMatch(/failed: HTTP 429 Too Many Requests: quota exceeded for tenant; nothing local was changed/);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    r = await runCordon(['export', '--otlp', await endless(200), '--timeout', '60', '--json'], { env: sandbox.env, timeoutMs: 40_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ spans: 3, data_points: 12, rejected_spans: 0 });
+    expect(Date.now() - started).toBeLessThan(60_000);
+    // Each request stopped reading early (the sockets' buffers hold a few MiB at most).
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+  }, 90_000);
+
   it('--since that matches no session says so on stderr and still exits 0 (a periodic export of a quiet period)', async () => {
     recordSession();
     const rx = await receiver();
