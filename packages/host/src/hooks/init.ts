@@ -32,3 +32,31 @@ const hook: Hook.Init = async function ({ config, id, argv }) {
 };
 
 export default hook;
+
+/** Whether `id` is one of oclif's completion commands (`autocomplete`, `autocomplete create`, `autocomplete script`). */
+const isCompletion = (id: string | undefined): boolean => id === 'autocomplete' || id?.startsWith('autocomplete:') === true;
+
+/**
+ * oclif `prerun` hook (this module, so no other file loads on every command): before a completion
+ * command runs (directly, or `autocomplete create` as the refresh after `plugins install` runs
+ * it), the plugins' command lists it reads are made safe to write into shell scripts
+ * (cli/completion-safe.ts).
+ */
+export const prerun: Hook.Prerun = async function ({ Command, config }) {
+  if (!isCompletion(Command.id)) return;
+  const { makeCompletionSafe } = await import('../cli/completion-safe.js');
+  makeCompletionSafe(config);
+};
+
+/**
+ * oclif `postrun` hook: after `autocomplete` or `autocomplete create` has written the setup files that the line
+ * `cordon autocomplete script` prints sources, they are written again with their paths quoted
+ * (cli/completion-setup.ts).
+ */
+export const postrun: Hook.Postrun = async function ({ Command, config }) {
+  // `autocomplete` runs `autocomplete create` itself (without the hooks); the refresh after
+  // `plugins install` runs it as a command.
+  if (Command.id !== 'autocomplete' && Command.id !== 'autocomplete:create') return;
+  const { writeCompletionSetup } = await import('../cli/completion-setup.js');
+  await writeCompletionSetup(config);
+};

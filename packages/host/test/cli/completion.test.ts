@@ -1,7 +1,7 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, linkPlugins, makeSandbox, runCordon, runProcess, type Sandbox } from '../../../../test/support/cli.js';
+import { CORDON_BIN, linkPlugins, makeSandbox, REPO_ROOT, runCordon, runProcess, type Sandbox } from '../../../../test/support/cli.js';
 import { privateTmux } from '../../../../test/support/tmux.js';
 
 // Shell completion (bundled @oclif/plugin-autocomplete) in a real bash, typed through tmux: the
@@ -103,3 +103,55 @@ describe('the completion cache lists every command once', () => {
   }, 60_000);
 });
 
+
+// Found by a hostile-input probe: oclif's completion pasted the cache directory bare into the
+// setup line (`CORDON_AC_BASH_SETUP_PATH=/a b/… && source $…`) and plugin command ids, flag names
+// and summaries into double-quoted bash, zsh and PowerShell strings, so a space or `$(…)` in the
+// path, or a plugin summary saying `$(cmd)`, ran commands in the user's shell
+// (cli/completion-setup.ts, cli/completion-safe.ts).
+describe('the completion scripts are safe to eval', () => {
+  it('with `$(…)` and a space in the cache path and quotes, `$(…)`, backticks and newlines in a plugin command', async () => {
+    const cacheDir = join(box.root, 'ca che$(touch PWNED_PATH)');
+    mkdirSync(cacheDir);
+    const plugin = box.dir('evil-plugin');
+    mkdirSync(join(plugin, 'commands'));
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(plugin, 'node_modules'));
+    writeFileSync(join(plugin, 'package.json'), JSON.stringify({ name: 'cordon-plugin-evil', version: '1.0.0', type: 'module', oclif: { commands: './commands', topicSeparator: ' ' } }));
+    writeFileSync(
+      join(plugin, 'commands', 'evil.js'),
+      [
+        "import { Command, Flags } from '@oclif/core';",
+        'export default class Evil extends Command {',
+        `  static summary = ${JSON.stringify('say "hi" $(touch PWNED_SUMMARY) `touch PWNED_TICK` \u201c$(touch PWNED_PS)\u201d [x] \\ <%= 1 %>')};`,
+        `  static description = ${JSON.stringify('first\n$(touch PWNED_DESC)')};`,
+        `  static flags = { ${JSON.stringify('fl$(touch PWNED_FLAG)')}: Flags.boolean({ summary: 'x' }), ok: Flags.boolean({ summary: ${JSON.stringify('flag "x" $(touch PWNED_FSUM)')} }) };`,
+        '  async run() {}',
+        '}',
+      ].join('\n'),
+    );
+    const data = JSON.parse(JSON.stringify({ name: '@cordon/host', private: true, dependencies: {}, oclif: { schema: 1, plugins: [{ name: 'cordon-plugin-evil', root: plugin, type: 'link' }] } }));
+    writeFileSync(join(box.dataDir, 'package.json'), JSON.stringify(data));
+    const env = { ...box.env, CORDON_CACHE_DIR: cacheDir };
+    const built = await runCordon(['autocomplete', '--refresh-cache'], { env, cwd: box.root });
+    expect(built.exitCode, built.stderr).toBe(0);
+    const script = await runCordon(['autocomplete', 'script', 'bash'], { env, cwd: box.root });
+    expect(script.exitCode, script.stderr).toBe(0);
+    // The documented setup, then <TAB> after `cordon ev` and after `cordon evil --`.
+    const reply = await runProcess(
+      ['bash', '--norc', '--noprofile', '-c', 'eval "$1"; for w in ev --; do COMP_WORDS=(cordon evil "$w"); [ "$w" = ev ] && COMP_WORDS=(cordon ev); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _cordon_autocomplete; printf "%s\\n" "${COMPREPLY[@]}"; done', 'bash', script.stdout],
+      { env, cwd: box.root },
+    );
+    expect(reply.exitCode, reply.stderr).toBe(0);
+    expect(reply.stdout.split('\n')).toEqual(expect.arrayContaining(['evil', '--ok']));
+    expect(readdirSync(box.root).filter((f) => f.startsWith('PWNED'))).toEqual([]);
+    // zsh and PowerShell are not installed here: their scripts hold no expansion of the plugin's text.
+    const zsh = readFileSync(join(cacheDir, 'autocomplete', 'functions', 'zsh', '_cordon'), 'utf8');
+    const pwsh = readFileSync(join(cacheDir, 'autocomplete', 'functions', 'powershell', 'cordon.ps1'), 'utf8');
+    for (const text of [zsh, pwsh]) {
+      expect(text).not.toMatch(/\$\(touch|`touch|\u201c|<%|PWNED_DESC|PWNED_FLAG/);
+      expect(text).toContain("say 'hi' (touch PWNED_SUMMARY) 'touch PWNED_TICK' '(touch PWNED_PS)' (x) < %= 1 % >");
+    }
+    expect(readFileSync(join(cacheDir, 'autocomplete', 'zsh_setup'), 'utf8')).toContain(`'${join(cacheDir, 'autocomplete', 'functions', 'zsh')}'`);
+    expect((await runCordon(['autocomplete', 'script', 'powershell'], { env })).stdout.trim()).toBe(`. '${join(cacheDir, 'autocomplete', 'functions', 'powershell', 'cordon.ps1')}'`);
+  }, 90_000);
+});
