@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { parseJsonText } from '../util/json-syntax.js';
+import { isMissingFile, readRegularFile, UnsafeReadError } from '../io/safe-read.js';
+
+/** The largest `<dataDir>/package.json` read: a list of plugins is a few KiB. */
+const DATA_PACKAGE_MAX_BYTES = 16 * 1024 * 1024;
 
 /** What is wrong with a `<dataDir>/package.json`, in the words of its refusal. */
 export interface DataPackageProblem {
@@ -26,10 +29,13 @@ export function dataPackageProblem(dataDir: string): DataPackageProblem | undefi
   const file = join(dataDir, 'package.json');
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // Opened non-blocking, regular files only: a FIFO here held every command, doctor included,
+    // until something wrote to it (readFileSync waits for a writer).
+    text = readRegularFile(file, { maxBytes: DATA_PACKAGE_MAX_BYTES, links: 'always' }).toString('utf8');
   } catch (error) {
+    if (isMissingFile(error)) return undefined;
+    if (error instanceof UnsafeReadError) return problem(file, error.detail === 'is not a regular file (a directory)' ? 'it is a directory, not a file' : `it ${error.detail}`);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
     return problem(file, code === 'EISDIR' ? 'it is a directory, not a file' : `it cannot be read (${code ?? String(error)})`);
   }
   let value: unknown;

@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
@@ -38,6 +39,20 @@ describe('a <data>/package.json that is not JSON', () => {
     writeFileSync(pjson, '[]\n');
     expect((await runCordon(['plugins'], { env: box.env })).stderr).toContain(`${pjson} lists cordon's linked and installed plugins, but it must hold a JSON object;`);
   });
+
+  // Found by a hostile-input probe: read with readFileSync, a FIFO there held every command,
+  // doctor included, until something wrote to it. It is read non-blocking now, regular files only.
+  it('a FIFO in its place is refused at once, and doctor reports it, never waiting for a writer', async () => {
+    rmSync(pjson);
+    execFileSync('mkfifo', [pjson]);
+    const r = await runCordon(['plugins'], { env: box.env, timeoutMs: 20_000 });
+    expect({ exitCode: r.exitCode, stderr: r.stderr }).toEqual({ exitCode: 2, stderr: `    Error: ${pjson} lists cordon's linked and installed plugins, but it is not a regular file (a FIFO); ${fix(pjson)}\n    Code: CORDON_BAD_INPUT\n` });
+    const doctor = await runCordon(['doctor', '--json'], { env: box.env, timeoutMs: 30_000 });
+    expect(doctor.exitCode, doctor.stderr).toBe(1);
+    const plugins = JSON.parse(doctor.stdout).findings.filter((f: { check: string }) => f.check === 'plugins');
+    expect(plugins).toHaveLength(1);
+    expect(plugins[0]).toMatchObject({ status: 'problem', message: `${pjson} lists cordon's linked and installed plugins, but it is not a regular file (a FIFO)` });
+  }, 60_000);
 
   it('doctor reports it as its one failed plugins row, with the fix, and goes on with its other checks', async () => {
     writeFileSync(pjson, '{bad\n');
