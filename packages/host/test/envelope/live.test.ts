@@ -99,6 +99,34 @@ describe('the live envelope judges a write as check judges the change it makes',
   });
 });
 
+describe('a `..` after a link is judged both ways: as the kernel resolves it and as an agent that normalises the path writes it', () => {
+  // Gemini CLI writes path.resolve(targetDir, file_path), Codex AbsolutePathBuf::resolve_path_against_base:
+  // both take `..` off the name before any link is read. judgeAndCheck writes the file that way (join).
+  it('refuses docs/link/../src/x.py (the kernel lands in src/, allowed; Gemini and Codex write docs/src/x.py, which check rejects)', async () => {
+    const { root, envelope } = await armedRepo();
+    const { judgement, passed } = await judgeAndCheck(root, envelope, 'docs/link/../src/x.py');
+    expect(passed).toBe(false);
+    expect(judgement).toMatchObject({ allowed: false, rule: 'policy', path: 'docs/src/x.py' });
+  });
+
+  it('allows a spelling whose two readings are both inside the policy, and check agrees', async () => {
+    const { root, envelope } = await armedRepo();
+    const { judgement, passed } = await judgeAndCheck(root, envelope, 'src/to-docs/../src/new.py');
+    expect(judgement).toMatchObject({ allowed: true, path: 'src/new.py' });
+    expect(passed).toBe(true);
+  });
+
+  it('normalises a relative target from the working directory as the agent reported it: a cwd reached through a link out of the repository', async () => {
+    const { root, envelope } = await armedRepo();
+    // The agent reports cwd root/src/out, a link to a directory outside: the kernel starts
+    // ../../docs/x.md there (outside, no armed tree); normalised from the cwd as named it is root/docs/x.md.
+    const decision = liveDecisionFor([{ path: '../../docs/x.md', kind: 'write' }], join(root, 'src/out'));
+    expect(decision?.reason).toContain('path outside policy: docs/x.md');
+    const rules = compilePathRules(envelope.policy);
+    expect(judgeChange({ path: 'new.py', kind: 'write' }, { root, cwd: join(root, 'src'), namedCwd: join(root, 'docs/link'), rules })).toMatchObject({ allowed: true, path: 'src/new.py' });
+  });
+});
+
 describe('spellings the file system keeps apart are judged apart, as check judges them (Linux: bytes)', () => {
   it('NFC and NFD forms of a name are two paths: a --deny glob in NFC refuses the NFC write, and check agrees on both', async () => {
     const root = realpathSync(repo({ 'src/app.py': 'print(1)\n' }));

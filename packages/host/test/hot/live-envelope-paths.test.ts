@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { linkPluginRoots, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
 import { armWith, repo, tempDir } from '../envelope/support.js';
@@ -89,6 +89,22 @@ describe('every spelling of a path is judged where it lands', () => {
       expect(await hook(claude(spelling, root)), spelling).toContain('.cordon/ holds the armed envelope');
     }
     expect(await hook(codex(join(root, 'src'), { patch: patch('*** Add File: ./../.cordon/x', '+x') }))).toContain('.cordon/ holds the armed envelope');
+  }, 60_000);
+
+  it('judges a `..` after a link also as Gemini CLI and Codex write it, normalised (path.resolve, AbsolutePathBuf), from inside and outside the repository', async () => {
+    mkdirSync(join(root, 'src/a/b'), { recursive: true });
+    symlinkSync('a/b', join(root, 'src/deep'));
+    mkdirSync(join(outside, 'a/b'), { recursive: true });
+    symlinkSync(join(outside, 'a/b'), join(outside, 'l'));
+    // The kernel lands in src/a/secret (allowed); the agents write src/secret/key.pem (denied).
+    expect(await hook(gemini('src/deep/../secret/key.pem', root))).toContain('path outside policy: src/secret/key.pem');
+    expect(await hook(codex(root, { patch: patch('*** Add File: src/deep/../secret/key.pem', '+x') }))).toContain('path outside policy: src/secret/key.pem');
+    // From outside: the kernel lands in outside/repo-…, no armed tree; normalised, it is the armed README.md.
+    expect(await hook(gemini(`${outside}/l/../${relative(outside, root)}/README.md`, outside))).toContain('path outside policy: README.md');
+    // A spelling too long for the kernel that normalises into the armed tree: refused from outside as from inside.
+    expect(await hook(gemini(`${root}/${'a/../'.repeat(900)}README.md`, outside))).toContain('longer than any path the system accepts');
+    // Both readings allowed: runs.
+    expect(await hook(gemini('src/deep/../new.py', root))).toBeUndefined();
   }, 60_000);
 
   it('judges a repository reached through a linked directory (cwd and path given through the link)', async () => {

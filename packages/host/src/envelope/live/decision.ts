@@ -18,14 +18,15 @@ const NAMED = 5;
  * reason is for the model's next attempt: each refused target with the rule that refused it, then
  * what the envelope allows (its `--allow` globs, its `--deny` globs) and that `.cordon/` and
  * paths outside the repository are never writable. `store` keeps compiled globs across hook
- * processes ({@link GlobRegexStore}).
+ * processes ({@link GlobRegexStore}). `namedCwd` is the working directory as the agent reported
+ * it (`JudgeContext.namedCwd`: a relative target's lexical normal form is judged from it too).
  */
-export function liveWriteDecision(targets: ReadonlyArray<string | WriteTarget>, envelope: { readonly root: string; readonly policy: Policy }, cwd: string, store?: GlobRegexStore): ToolDecision | undefined {
+export function liveWriteDecision(targets: ReadonlyArray<string | WriteTarget>, envelope: { readonly root: string; readonly policy: Policy }, cwd: string, store?: GlobRegexStore, namedCwd?: string): ToolDecision | undefined {
   if (targets.length === 0) return undefined;
   const rules = compilePathRules(envelope.policy, store);
   const refused: Array<Extract<WriteJudgement, { allowed: false }>> = [];
   for (const target of targets) {
-    const judgement = judgeChange(typeof target === 'string' ? { path: target, kind: 'replace' } : target, { root: envelope.root, cwd, rules });
+    const judgement = judgeChange(typeof target === 'string' ? { path: target, kind: 'replace' } : target, { root: envelope.root, cwd, rules, ...(namedCwd !== undefined ? { namedCwd } : {}) });
     if (!judgement.allowed) refused.push(judgement);
   }
   if (refused.length === 0) return undefined;

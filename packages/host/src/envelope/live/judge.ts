@@ -5,7 +5,7 @@ import { isInside } from '../../io/safe-read.js';
 import { displayPath } from '../path-text.js';
 import { CORDON_DIR } from '../state/dir-name.js';
 import { isAttributesPath, refusalWhy, type PathRules } from '../policy/policy.js';
-import { resolveWrite } from './resolve.js';
+import { MAX_PATH_BYTES, resolveWrite, writeSpellings } from './resolve.js';
 
 /**
  * Which rule refused a write: `outside-repository` (the path is not in the work tree),
@@ -17,12 +17,10 @@ import { resolveWrite } from './resolve.js';
  */
 export type LiveRule = 'outside-repository' | 'symlink-escape' | 'state-dir' | 'git-dir' | 'attributes' | 'policy' | 'too-long';
 
-/**
- * Longest path, in bytes, the live envelope judges: Linux's `PATH_MAX` (4096, with its NUL;
- * path_resolution(7), `ENAMETOOLONG`). A write to a longer path fails in the kernel, so refusing
- * it refuses nothing that could happen, and spares walking a path of a million components.
- */
-export const MAX_PATH_BYTES = 4096;
+// Longest path, in bytes, the live envelope judges (Linux's `PATH_MAX`): a target spelt longer is
+// refused at once, which spares walking a path of a million components (a tool that shortens it
+// by normalising it first would still write somewhere, so letting it through is no option).
+export { MAX_PATH_BYTES } from './resolve.js';
 
 /** Longest form of an agent-written path shown in a refusal, in characters (the middle is left out). */
 export const SHOWN_PATH_CHARS = 300;
@@ -41,8 +39,14 @@ export type WriteJudgement =
 export interface JudgeContext {
   /** Work-tree root (absolute, links resolved: `git rev-parse --show-toplevel`). */
   readonly root: string;
-  /** The call's working directory, which a relative target is resolved against. */
+  /** The call's working directory, links resolved, which a relative target is resolved against. */
   readonly cwd: string;
+  /**
+   * The working directory as the agent reported it (links unresolved), when known: a relative
+   * target's lexical normal form is also taken from it, as an agent that normalises writes it
+   * ({@link writeSpellings}).
+   */
+  readonly namedCwd?: string;
   /** The armed policy's compiled path rules (`compilePathRules`, as `check` compiles them). */
   readonly rules: PathRules;
 }
@@ -52,6 +56,9 @@ export interface JudgeContext {
  * (docs/envelopes.md "The live envelope"): the target is resolved like the kernel resolves it
  * (`resolveWrite`: every link on the way followed), and the repo-relative path it lands on, with
  * `/` separators, goes through the policy's own `decide` and `check`'s `.gitattributes` rule.
+ * Where the target's lexical normal form (its `..` taken off before any link is read) lands
+ * elsewhere, that is judged too, and the write refused when either is ({@link writeSpellings}:
+ * Gemini CLI and Codex normalise the path they write).
  * Refused before that: a target longer than {@link MAX_PATH_BYTES}, one outside the work tree,
  * one that a symbolic link leads out of it (or whose links loop), one inside `.cordon/` and one
  * with a `.git` component (git never tracks such a path, so `check` cannot see the write; the top
@@ -61,7 +68,7 @@ export interface JudgeContext {
  * {@link judgeChange} of kind `write`.
  */
 export function judgeWrite(target: string, context: JudgeContext): WriteJudgement {
-  return judgeResolved(target, context, true).judgement;
+  return judgeChange({ path: target, kind: 'write' }, context);
 }
 
 /**
@@ -73,20 +80,33 @@ export function judgeWrite(target: string, context: JudgeContext): WriteJudgemen
  * component is no link is judged once, the same for every kind.
  */
 export function judgeChange(change: WriteTarget, context: JudgeContext): WriteJudgement {
-  const entry = judgeResolved(change.path, context, change.kind === 'write');
-  if (change.kind !== 'replace' || !entry.judgement.allowed || !entry.lastIsLink) return entry.judgement;
-  return judgeResolved(change.path, context, true).judgement;
+  const target = change.path;
+  const absolute = isAbsolute(target) ? target : `${context.cwd}/${target}`;
+  if (Buffer.byteLength(absolute) >= MAX_PATH_BYTES) return { allowed: false, target, rule: 'too-long', why: `it is longer than any path the system accepts (${MAX_PATH_BYTES} bytes)` };
+  // The name as spelt first (its judgement is the one answered when all allow), then its normal
+  // form. Of the refusals, one that names a path in the repository tells the model most.
+  let allowed: WriteJudgement | undefined;
+  let refused: WriteJudgement | undefined;
+  for (const spelling of writeSpellings(target, context.cwd, context.namedCwd)) {
+    const entry = judgeResolved(target, spelling, context, change.kind === 'write');
+    const judgements = [entry.judgement];
+    if (change.kind === 'replace' && entry.judgement.allowed && entry.lastIsLink) judgements.push(judgeResolved(target, spelling, context, true).judgement);
+    for (const judgement of judgements) {
+      if (judgement.allowed) allowed ??= judgement;
+      else if (refused === undefined || (refused.path === undefined && judgement.path !== undefined)) refused = judgement;
+    }
+    if (refused?.path !== undefined) return refused;
+  }
+  return refused ?? allowed!;
 }
 
-/** {@link judgeWrite} with the last component followed or not (`resolveWrite`), and whether it was a link. */
-function judgeResolved(target: string, context: JudgeContext, followLast: boolean): { readonly judgement: WriteJudgement; readonly lastIsLink?: boolean } {
+/** How the absolute `spelling` of `target` lands (`resolveWrite`, the last component followed or not) and is judged, and whether that component was a link. */
+function judgeResolved(target: string, spelling: string, context: JudgeContext, followLast: boolean): { readonly judgement: WriteJudgement; readonly lastIsLink?: boolean } {
   const judgement = (j: WriteJudgement, lastIsLink?: boolean) => ({ judgement: j, lastIsLink });
   const { root } = context;
-  const absolute = isAbsolute(target) ? target : `${context.cwd}/${target}`;
-  if (Buffer.byteLength(absolute) >= MAX_PATH_BYTES) return judgement({ allowed: false, target, rule: 'too-long', why: `it is longer than any path the system accepts (${MAX_PATH_BYTES} bytes)` });
-  const named = resolve(context.cwd, target);
+  const named = resolve(spelling);
   // Unnormalised: a `..` after a link goes up from where the link leads, as in the kernel.
-  const landed = resolveWrite(absolute, { followLast });
+  const landed = resolveWrite(spelling, { followLast });
   const namedInside = isInside(root, named);
   if (landed.loop) return judgement({ allowed: false, target, rule: 'symlink-escape', why: 'its symbolic links loop' });
   if (!isInside(root, landed.path)) {

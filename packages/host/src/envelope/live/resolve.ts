@@ -1,5 +1,30 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+
+/**
+ * Longest path, in bytes, a write can name: Linux's `PATH_MAX` (4096, with its NUL;
+ * path_resolution(7), `ENAMETOOLONG`). A longer path reaches no file as it is spelt.
+ */
+export const MAX_PATH_BYTES = 4096;
+
+/**
+ * The absolute paths a tool writing `target` may hand the kernel, each to be resolved by
+ * {@link resolveWrite}: first the target as named (a relative one joined to `cwd`, the working
+ * directory with its links resolved, as the kernel starts a relative path there), so a `..`
+ * after a symbolic link goes up from where the link leads; then its lexical normal form, `..`
+ * taken off the name before any link is read, from `cwd` and from `namedCwd` (the working
+ * directory as the agent reported it, links unresolved). Agents normalise before they write:
+ * Gemini CLI's `write_file` writes `path.resolve(targetDir, file_path)`, Codex's patch tool
+ * `AbsolutePathBuf::resolve_path_against_base` (codex-rs/utils/absolute-path), so
+ * `src/link/../secret/k` is written to `src/secret/k` whatever `src/link` leads to. Distinct
+ * paths only; one of {@link MAX_PATH_BYTES} bytes or more is left out (no write can open it as
+ * spelt), so a megabyte of `a/../` is judged by the short path it normalises to.
+ */
+export function writeSpellings(target: string, cwd: string, namedCwd?: string): string[] {
+  const spellings = [isAbsolute(target) ? target : `${cwd}/${target}`, resolve(cwd, target)];
+  if (namedCwd !== undefined && isAbsolute(namedCwd)) spellings.push(resolve(namedCwd, target));
+  return [...new Set(spellings)].filter((path) => Buffer.byteLength(path) < MAX_PATH_BYTES);
+}
 
 /** Most symbolic links followed for one path, as Linux's `MAXSYMLINKS` (path_resolution(7)). */
 export const MAX_LINK_HOPS = 40;

@@ -5,8 +5,7 @@ import { nodeOs } from '../../util/builtins.js';
 import { findWorkTree, readLiveEnvelope, type LiveEnvelope } from './armed.js';
 import { liveWriteDecision } from './decision.js';
 import type { GlobRegexStore } from '../glob-store.js';
-import { MAX_PATH_BYTES } from './judge.js';
-import { resolveWrite } from './resolve.js';
+import { resolveWrite, writeSpellings } from './resolve.js';
 
 /**
  * The live envelope's answer for a call that changes `written` (as the dialect names them: a path,
@@ -18,9 +17,10 @@ import { resolveWrite } from './resolve.js';
  * - the work tree of `cwd` (links resolved), when a live envelope is armed there, judges every
  *   target, and refuses those outside it;
  * - otherwise each target is resolved as the kernel would (`resolveWrite`, a final link followed
- *   or not as its kind says; a `replace` both ways) and judged by the live envelope armed in each
- *   work tree it lands in, if any: an agent working outside an armed repository is refused a
- *   write into it as one working inside it is.
+ *   or not as its kind says; a `replace` both ways), as spelt and as normalised
+ *   (`writeSpellings`: agents that take `..` off before writing), and judged by the live envelope
+ *   armed in each work tree it lands in, if any: an agent working outside an armed repository is
+ *   refused a write into it as one working inside it is.
  *
  * A target `~` or `~/…` is judged as the home directory or a path in it (`os.homedir()`, the
  * agent's `HOME`: the hook runs in its environment), as Claude Code's file tools expand it (its
@@ -46,28 +46,29 @@ export function liveDecisionFor(written: ReadonlyArray<string | WriteTarget>, cw
   };
   const here = realCwd === undefined ? undefined : findWorkTree(realCwd);
   const hereEnvelope = here?.armed ? envelopeAt(here.root) : undefined;
-  if (hereEnvelope) return liveWriteDecision(targets, hereEnvelope, realCwd!, store);
+  if (hereEnvelope) return liveWriteDecision(targets, hereEnvelope, realCwd!, store, cwd);
 
   const groups = new Map<LiveEnvelope, WriteTarget[]>();
   for (const target of targets) {
     if (!isAbsolute(target.path) && realCwd === undefined) continue;
-    const absolute = isAbsolute(target.path) ? target.path : `${realCwd}/${target.path}`;
-    // Too long to be written: no write lands anywhere.
-    if (Buffer.byteLength(absolute) >= MAX_PATH_BYTES) continue;
     const follows = target.kind === 'replace' ? [false, true] : [target.kind === 'write'];
-    for (const followLast of follows) {
-      const landed = resolveWrite(absolute, { followLast });
-      // Looping links: nothing lands anywhere.
-      if (landed.loop) continue;
-      const tree = findWorkTree(dirname(landed.path));
-      if (!tree?.armed || tree.root === here?.root) continue;
-      const envelope = envelopeAt(tree.root);
-      const group = envelope === undefined ? undefined : (groups.get(envelope) ?? []);
-      if (envelope && group && !group.includes(target)) groups.set(envelope, [...group, target]);
+    // As spelt and as normalised (an agent may take `..` off first): each may land in an armed
+    // tree. A spelling too long to be written lands nowhere (a normalised one may still).
+    for (const spelling of writeSpellings(target.path, realCwd ?? '/', cwd)) {
+      for (const followLast of follows) {
+        const landed = resolveWrite(spelling, { followLast });
+        // Looping links: nothing lands anywhere.
+        if (landed.loop) continue;
+        const tree = findWorkTree(dirname(landed.path));
+        if (!tree?.armed || tree.root === here?.root) continue;
+        const envelope = envelopeAt(tree.root);
+        const group = envelope === undefined ? undefined : (groups.get(envelope) ?? []);
+        if (envelope && group && !group.includes(target)) groups.set(envelope, [...group, target]);
+      }
     }
   }
   for (const [envelope, group] of groups) {
-    const decision = liveWriteDecision(group, envelope, realCwd ?? '/', store);
+    const decision = liveWriteDecision(group, envelope, realCwd ?? '/', store, cwd);
     if (decision) return decision;
   }
   return undefined;
