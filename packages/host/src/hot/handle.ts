@@ -1,6 +1,6 @@
 import { cutText, type Dialect, type HookReply, type Logger, type NativeEvent, type NativeToolAfter, type NativeToolBefore, type ToolCall, type ToolDecision, type ToolFeedback, type ToolResult } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
-import { appendMarker, type Marker, type MarkerEvent, MARKER_SCHEMA_VERSION } from '../telemetry/markers.js';
+import { appendMarker, markerField, type Marker, type MarkerEvent, MARKER_SCHEMA_VERSION } from '../telemetry/markers.js';
 import { sessionDir } from '../telemetry/session-dir.js';
 import { epochMs, sinceStartMs } from '../util/clock.js';
 import { findAgentPid } from './agent-pid.js';
@@ -125,7 +125,7 @@ export async function handleHookPayload(payload: Readonly<Record<string, unknown
       native_event: event.nativeEvent,
       ...rest,
       ...(options.oversized ? { payload_bytes: options.oversized.bytes } : {}),
-      ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
+      ...(event.cwd !== undefined ? { cwd: markerField(event.cwd) } : {}),
       hook_overhead_ms: round3(overhead),
       ...(agentPid !== undefined ? { agent_pid: agentPid } : {}),
       hook_pid: process.pid,
@@ -197,8 +197,8 @@ function shownInput(event: Parameters<typeof keyedInput>[0]): unknown {
 }
 
 function toolFields(call: ToolCall) {
-  // Taps got the whole command; the marker stores it cut.
-  return { call_key: call.callKey, call_key_source: call.callKeySource, tool_name: call.toolName, tool: call.canonicalTool, command: storedCommand(call.command) } as const;
+  // Taps got the whole command, call id and tool name; the marker stores them bounded.
+  return { call_key: markerField(call.callKey), call_key_source: call.callKeySource, tool_name: markerField(call.toolName), tool: call.canonicalTool, command: storedCommand(call.command) } as const;
 }
 
 async function before(event: NativeToolBefore, dialect: Dialect, step: Step): Promise<HookOutcome> {

@@ -1,5 +1,5 @@
 import type { Logger, ToolResult } from '@cordon/plugin-api';
-import { markersPath } from '../telemetry/markers.js';
+import { markerField, markersPath } from '../telemetry/markers.js';
 import { loopFeedbackText } from './feedback.js';
 import { countFailures } from './rule.js';
 import { loopThreshold } from './settings.js';
@@ -45,7 +45,9 @@ export function loopBreak(result: ToolResult, command: string, ctx: LoopBreakerC
   try {
     const threshold = loopThreshold(ctx.env, ctx.configDir, ctx.log);
     if (threshold === 'off') return undefined;
-    const { failures, answeredBefore } = countFailures(command, recentShellEnds(markersPath(ctx.dataDir, result.call.sessionId)), result.call.cwd);
+    // The working directory as the markers keep it (a long one bounded, markerField).
+    const cwd = result.call.cwd === undefined ? undefined : markerField(result.call.cwd);
+    const { failures, answeredBefore } = countFailures(command, recentShellEnds(markersPath(ctx.dataDir, result.call.sessionId)), cwd);
     if (failures < threshold) return undefined;
     return { text: loopFeedbackText(failures), failures, repeat: answeredBefore };
   } catch (error) {

@@ -1,11 +1,12 @@
 import { join } from 'node:path';
-import type { MarkerCallFields } from '@cordon/plugin-api';
+import { cutText, type MarkerCallFields } from '@cordon/plugin-api';
 import { sessionDir } from './session-dir.js';
 import { appendLine } from '../io/append.js';
 import { readJsonLines } from '../io/read-lines.js';
 import { isMissingFile, UnsafeReadError } from '../io/safe-read.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { ensurePrivateDir } from '../io/private-dir.js';
+import { sha256Hex } from '../util/hash.js';
 
 /** Version of the marker line format; bumped on any incompatible change (MARKERS.md). */
 export const MARKER_SCHEMA_VERSION = 1;
@@ -70,6 +71,26 @@ export interface Marker extends MarkerCallFields {
   readonly hook_overhead_ms: number;
   /** The hook process's own pid. */
   readonly hook_pid: number;
+}
+
+/**
+ * Longest `cwd`, `tool_name` or `call_key` a marker keeps, in characters: Linux's `PATH_MAX`,
+ * so every working directory a process can have fits whole (MARKERS.md).
+ */
+export const MAX_MARKER_FIELD_CHARS = 4096;
+
+/**
+ * A payload's working directory, tool name or call id as a marker keeps it ({@link Marker},
+ * MARKERS.md): whole up to {@link MAX_MARKER_FIELD_CHARS}, else its start and `…sha256:` with
+ * 16 hex characters of the SHA-256 of the whole (its JSON form, so lone surrogates count), within
+ * the same bound. Equal values stay equal and different ones stay apart, so pairing start and
+ * end and the loop breaker's comparison of working directories work on the kept form, while a
+ * payload's megabyte field cannot make every marker line of the session a megabyte.
+ */
+export function markerField(value: string): string {
+  if (value.length <= MAX_MARKER_FIELD_CHARS) return value;
+  const digest = `…sha256:${sha256Hex(JSON.stringify(value)).slice(0, 16)}`;
+  return cutText(value, MAX_MARKER_FIELD_CHARS - digest.length) + digest;
 }
 
 /** `<dataDir>/runs/<sanitised session>/markers.jsonl`. */

@@ -106,6 +106,19 @@ describe('sessions and the marker log', () => {
   }, 60_000);
 });
 
+describe('the state stays bounded', () => {
+  it('a megabyte cwd, tool name or call id: each marker stays a few KiB, and the third failure is still answered', async () => {
+    const payload = (i: number) => ({ ...claudeFailure('false', 'huge-fields'), cwd: `/w/${'c'.repeat(1 << 20)}`, tool_use_id: `toolu_${i}_${'i'.repeat(1 << 20)}` });
+    expect([await after(payload(1)), await after(payload(2)), await after(payload(3))]).toEqual([undefined, undefined, loopFeedbackText(3)]);
+    // Another megabyte working directory is another command.
+    expect(await after({ ...payload(4), cwd: `/w/${'c'.repeat(1 << 20)}x` })).toBeUndefined();
+    await after({ ...claudeFailure('false', 'huge-fields'), tool_name: `Bash${'x'.repeat(1 << 20)}` });
+    const lines = readFileSync(markersPath(sandbox.dataDir, 'huge-fields'), 'utf8').split('\n').filter(Boolean);
+    expect(lines).toHaveLength(5);
+    for (const line of lines) expect(line.length).toBeLessThan(16 * 1024);
+  }, 60_000);
+});
+
 describe('what a count belongs to', () => {
   it('calls without a session id share no count (they could be any session)', async () => {
     const nameless = (i: number) => ({ ...claudeFailure('false'), session_id: i % 2 ? '' : undefined });

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MARKER_SCHEMA_VERSION, appendMarker, markersPath, readMarkers, type Marker } from '../../src/telemetry/markers.js';
+import { MARKER_SCHEMA_VERSION, MAX_MARKER_FIELD_CHARS, appendMarker, markerField, markersPath, readMarkers, type Marker } from '../../src/telemetry/markers.js';
 
 let dir: string;
 beforeEach(() => {
@@ -36,5 +36,22 @@ describe('markers', () => {
     expect(log.markers.map((m) => m.event)).toEqual(['tool_start', 'tool_end']);
     expect(log.badLines).toEqual([2, 3, 4]);
     expect(readMarkers(join(dir, 'nope.jsonl'))).toEqual({ markers: [], badLines: [] });
+  });
+});
+
+describe('markerField: a payload-given cwd, tool name or call id as a marker keeps it', () => {
+  it('keeps a value of up to PATH_MAX characters whole, and bounds a longer one so equal ones stay equal and different ones apart', () => {
+    const path = `/w/${'d'.repeat(MAX_MARKER_FIELD_CHARS - 3)}`;
+    expect(markerField(path)).toBe(path);
+    const huge = `/w/${'c'.repeat(1 << 20)}`;
+    expect(markerField(huge).length).toBeLessThanOrEqual(MAX_MARKER_FIELD_CHARS);
+    expect(markerField(huge)).toBe(markerField(`/w/${'c'.repeat(1 << 20)}`));
+    expect(markerField(huge).startsWith('/w/ccc')).toBe(true);
+    expect(markerField(`${huge}x`)).not.toBe(markerField(huge));
+    // Values that differ only in a lone surrogate past the cut stay apart, and the kept text is well formed.
+    const a = markerField(`${huge}\ud800`);
+    const b = markerField(`${huge}\ud801`);
+    expect(a).not.toBe(b);
+    expect(markerField(`${'x'.repeat(MAX_MARKER_FIELD_CHARS - 40)}\ud83d\ude00${'y'.repeat(100)}`)).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
   });
 });
