@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { wellFormed } from '@cordon/plugin-api';
 import { sha256Hex } from '../util/hash.js';
 
 /** Directory under the data dir that holds one directory per agent session (uncoalesced/cordon). */
@@ -21,14 +22,17 @@ const SAFE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  *   Hermes' `sess_…`, the Claude Code hooks reference).
  * - Anything else (`/`, `..`, NUL, newlines as in Cursor ids, over-long ids) has every unsafe
  *   character replaced by `_`, is cut to 80 characters and gets `-<12 hex of sha256(id)>`
- *   appended, so two different raw ids never share a directory and `../x` cannot escape.
+ *   appended (of the id's JSON form when it holds a lone surrogate, which UTF-8 cannot), so two
+ *   different raw ids never share a directory and `../x` cannot escape.
  * - A missing, empty or non-string id gives {@link UNKNOWN_SESSION}.
  */
 export function sanitizeSessionId(raw: unknown): string {
   if (typeof raw !== 'string' || raw === '') return UNKNOWN_SESSION;
   if (raw.length <= MAX_SESSION_DIR_LENGTH && SAFE.test(raw)) return raw;
   const cleaned = raw.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[._-]+/, '').slice(0, 80);
-  const digest = sha256Hex(raw).slice(0, 12);
+  // Hashed as UTF-8, which turns every lone surrogate into U+FFFD: an id holding one is hashed in
+  // its JSON form instead, so `a\ud800` and `a\ud801` stay two sessions (well-formed ids as before).
+  const digest = sha256Hex(wellFormed(raw) === raw ? raw : JSON.stringify(raw)).slice(0, 12);
   return `${cleaned || 'session'}-${digest}`;
 }
 

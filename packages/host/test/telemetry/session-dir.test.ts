@@ -18,7 +18,18 @@ describe('sanitizeSessionId', () => {
     }
   });
 
-  it('maps missing and non-string ids to unknown-session', () => {
+  it('keeps ids apart that differ only in a lone surrogate (UTF-8 would turn both into U+FFFD)', () => {
+    const names = ['a\ud800', 'a\ud801', 'a\udc00', 'a\ufffd', 'a\ud83d'].map(sanitizeSessionId);
+    expect(new Set(names).size).toBe(names.length);
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 20 }), (a, b) => {
+        if (a !== b && a !== '' && b !== '') expect(sanitizeSessionId(b)).not.toBe(sanitizeSessionId(a));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+    it('maps missing and non-string ids to unknown-session', () => {
     for (const id of [undefined, null, '', 42, {}, []]) expect(sanitizeSessionId(id)).toBe(UNKNOWN_SESSION);
   });
 
