@@ -2,11 +2,21 @@ import { appendLine } from '../io/append.js';
 import { isoTimestamp } from './clock.js';
 import { ensurePrivateDir } from '../io/private-dir.js';
 import { join } from 'node:path';
-import type { Logger } from '@cordon/plugin-api';
+import { cutText, type Logger } from '@cordon/plugin-api';
 import { redactArgv, redactText } from '../output/redact.js';
 import { withoutJsonExcerpts } from './json-excerpt.js';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * Longest message or string field a log line keeps, in characters; a longer one is cut and says
+ * how long it was. Log fields often carry what a payload sent (an unknown `hook_event_name`, a
+ * plugin's error that echoes a command): without a bound each hook call could add megabytes.
+ */
+export const MAX_LOG_TEXT_CHARS = 4000;
+
+/** Room past the cut that is redacted with the kept text, so a secret across the cut is masked whole (as markers do). */
+const REDACT_MARGIN = 4096;
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /**
@@ -20,7 +30,8 @@ const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 
  * a command a user or an agent typed (`control run`'s argv, a plugin's error that echoes one)
  * keeps `***` for its secrets, whichever plugin logs it. A `JSON.parse` error's excerpt of the
  * text it failed on is left out first (util/json-excerpt.ts): it may be the start of a secret,
- * too short for redaction to recognise.
+ * too short for redaction to recognise. Each string is kept to {@link MAX_LOG_TEXT_CHARS}
+ * characters (`logText`).
  */
 export function createFileLogger(dataDir: string, scope: string, env: NodeJS.ProcessEnv = process.env): Logger {
   const wanted = (env.CORDON_LOG_LEVEL as Level | undefined) ?? (env.CORDON_DEBUG ? 'debug' : 'warn');
@@ -34,7 +45,7 @@ export function createFileLogger(dataDir: string, scope: string, env: NodeJS.Pro
         ensurePrivateDir(join(dataDir, 'logs'));
         ready = true;
       }
-      appendLine(file, JSON.stringify({ t: isoTimestamp(), level, scope, pid: process.pid, message: redactText(withoutJsonExcerpts(message)), ...(fields ? redactFields(fields) : undefined) }) + '\n');
+      appendLine(file, JSON.stringify({ t: isoTimestamp(), level, scope, pid: process.pid, message: logText(message), ...(fields ? redactFields(fields) : undefined) }) + '\n');
     } catch {
       // Logging is best effort.
     }
@@ -59,7 +70,7 @@ function redactFields(fields: Record<string, unknown>): Record<string, unknown> 
 
 /** `value` with every string in it redacted, through arrays and plain objects down to depth 4. */
 function redactValue(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return redactText(withoutJsonExcerpts(value));
+  if (typeof value === 'string') return logText(value);
   if (value === null || typeof value !== 'object' || depth > 4) return value;
   if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
   // Plain objects only: an Error or a class instance is logged as JSON.stringify shows it.
@@ -67,4 +78,19 @@ function redactValue(value: unknown, depth: number): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) out[key] = redactValue((value as Record<string, unknown>)[key], depth + 1);
   return out;
+}
+
+/**
+ * A message or string field as the log keeps it: its JSON excerpts left out, redacted, and cut to
+ * {@link MAX_LOG_TEXT_CHARS} characters on a code point boundary with `… (<n> characters)` after
+ * it. Only the kept part and a margin are redacted, as a cut (`redactText` `cut`), so a megabyte
+ * field costs no megabyte scan and a secret the cut runs through is masked to its end.
+ */
+function logText(text: string): string {
+  const window = cutText(text, MAX_LOG_TEXT_CHARS + REDACT_MARGIN);
+  const cut = window.length < text.length;
+  const redacted = redactText(withoutJsonExcerpts(window), { cut });
+  if (!cut && redacted.length <= MAX_LOG_TEXT_CHARS) return redacted;
+  const note = `… (${text.length} characters)`;
+  return cutText(redacted, MAX_LOG_TEXT_CHARS - note.length) + note;
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -217,5 +217,17 @@ describe('a plugin tap that never yields cannot defeat the time bound', () => {
     link(plugin('thrower', 'beforeToolCall', 'async () => { throw new Error("boom"); }'));
     expectSilent(await hookViaSocket(['--agent', 'claude-code'], pre, false));
     expect(markersOf('busy').markers).toMatchObject([{ event: 'tool_start', plugin_failure: 'thrower' }]);
+  });
+});
+
+describe('what the hook logs stays bounded', () => {
+  it('a payload no dialect takes, with a megabyte hook_event_name of escapes and ::error:: lines: silent, and its log line a few KiB', async () => {
+    const name = `E${'\u001b[2J\n::error::pwned'.repeat(70_000)}`;
+    for (let i = 0; i < 3; i++) expectSilent(await hookViaSocket([], JSON.stringify({ session_id: 'x', hook_event_name: name }), false));
+    const log = readFileSync(join(sandbox.dataDir, 'logs', 'cordon.log'), 'utf8');
+    expect(log.length).toBeLessThan(3 * 16 * 1024);
+    const lines = logLines();
+    expect(lines).toHaveLength(3);
+    expect(String(lines[0]!.hook_event_name)).toMatch(/… \(1330001 characters\)$/);
   });
 });
