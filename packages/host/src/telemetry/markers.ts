@@ -102,14 +102,17 @@ export function markersPath(dataDir: string, sessionId: unknown): string {
  * Appends one marker as one JSON line through {@link appendLine}: one `write(2)` on an
  * `O_APPEND` descriptor (concurrent hooks of one session neither interleave nor lose lines), whole
  * or not at all (a torn tail left by a full disk is ended with a newline first).
- * Creates the session directory. Throws on I/O errors (the hot path logs them).
+ * Creates the session directory, named from `session_id` as sent; the line keeps `session_id`
+ * as {@link markerField} bounds it. Throws on I/O errors (the hot path logs them).
  * @returns the path written.
  */
 export function appendMarker(dataDir: string, marker: Marker): string {
   const dir = sessionDir(dataDir, marker.session_id);
   ensurePrivateDir(dir); // 0700 with its data/runs parents: markers hold commands and errors
   const path = join(dir, MARKERS_FILE);
-  appendLine(path, JSON.stringify(marker) + '\n');
+  // The directory is named from the id as sent; the line keeps it bounded (a megabyte id would
+  // make every line of the session a megabyte, past what the loop breaker reads).
+  appendLine(path, JSON.stringify({ ...marker, session_id: markerField(marker.session_id) }) + '\n');
   return path;
 }
 

@@ -117,6 +117,15 @@ describe('the state stays bounded', () => {
     expect(lines).toHaveLength(5);
     for (const line of lines) expect(line.length).toBeLessThan(16 * 1024);
   }, 60_000);
+
+  it('a megabyte session id: its markers stay a few KiB in its own directory, and the third failure is still answered', async () => {
+    const session = `s-${'i'.repeat(1 << 20)}`;
+    expect([await after(claudeFailure('false', session)), await after(claudeFailure('false', session)), await after(claudeFailure('false', session))]).toEqual([undefined, undefined, loopFeedbackText(3)]);
+    expect(await after(claudeFailure('false', `${session}x`))).toBeUndefined();
+    const lines = readFileSync(markersPath(sandbox.dataDir, session), 'utf8').split('\n').filter(Boolean);
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line.length).toBeLessThan(16 * 1024);
+  }, 60_000);
 });
 
 describe('what a count belongs to', () => {
