@@ -4,7 +4,7 @@ import { errorDocument, errorText } from '../output/error-text.js';
 import { asksForJson } from './json-flag.js';
 import { checkPaths, resolveDirOrigins, type DirKind } from '../util/paths.js';
 import { checkDataPackage, dataPackageProblem } from '../plugins/data-package.js';
-import { warnDataPackage } from './plugin-warnings.js';
+import { replaceOclifPluginWarnings, warnDataPackage } from './plugin-warnings.js';
 import { versionJson, versionLine } from './version.js';
 import { shownJson } from '../output/json-text.js';
 
@@ -46,6 +46,9 @@ export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = p
       if (args[0] === 'control') warnDataPackage(dataDir);
       withoutUserPlugins = true;
     } else checkDataPackage(dataDir);
+    // A listed plugin oclif cannot load is named by cordon, not by oclif's five raw lines; doctor
+    // reports it as a finding, and the hook prints nothing it does not decide.
+    replaceOclifPluginWarnings(dataDir, { quiet: args[0] === 'hook' || args[0] === 'doctor' });
   } catch (error) {
     const hook = args[0] === 'hook' && !args.includes('--help') && !args.includes('-h');
     process.exitCode = hook ? 0 : 2;

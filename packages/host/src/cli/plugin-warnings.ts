@@ -3,6 +3,8 @@ import type { CordonHost } from '../bus/host.js';
 import type { HostLoadPlan } from '../bus/load-host.js';
 import { terminalLines } from '../output/terminal.js';
 import { dataPackageProblem } from '../plugins/data-package.js';
+import { listedPluginProblems } from '../plugins/listed-plugins.js';
+import { createFileLogger } from '../util/log.js';
 
 /**
  * Prints each plugin that failed to register or apply as one `warning: …` line on stderr (never
@@ -26,4 +28,33 @@ export function warnDataPackage(dataDir: string, plan?: Pick<HostLoadPlan, 'skip
   if (plan && !plan.skipped.some((s) => s.what === join(dataDir, 'package.json'))) return;
   const found = dataPackageProblem(dataDir);
   if (found) process.stderr.write(`warning: ${terminalLines(`${found.message}; the command runs without the plugins it lists; ${found.fix}`)}\n`);
+}
+
+/**
+ * Replaces oclif's warning for a plugin it could not load: `Config.warn` emits it as an Error
+ * whose `detail` holds `module: @oclif/core`, named for the host (`SyntaxError Plugin:
+ * @cordon/host: Expected double-quoted property name…`), over five lines, with the plugin's own
+ * text raw, and names no plugin. Instead, once per process, each plugin `<dataDir>/package.json`
+ * lists that cannot be loaded gets one `warning: …` line with its way out
+ * (plugins/listed-plugins.ts); when none is found, oclif's message is printed on one escaped
+ * line. `quiet` (the hook, which prints nothing it does not decide; doctor, which reports them as
+ * findings): the lines go to the log only. Every other warning is emitted as before.
+ */
+export function replaceOclifPluginWarnings(dataDir: string, options: { readonly quiet: boolean }): void {
+  const emitWarning = process.emitWarning;
+  let said = false;
+  process.emitWarning = function (warning: string | Error, ...rest: unknown[]) {
+    const detail = warning instanceof Error ? (warning as { detail?: unknown }).detail : undefined;
+    if (!(typeof detail === 'string' && detail.includes('module: @oclif/core'))) return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+    if (said) return;
+    said = true;
+    const found = listedPluginProblems(dataDir);
+    const lines = found.length ? found.map((p) => `${p.message}; ${p.fix}`) : [`a plugin could not be loaded, and cordon runs without it: ${(warning as Error).message}`];
+    if (options.quiet) {
+      const log = createFileLogger(dataDir, 'plugins');
+      for (const line of lines) log.warn(line);
+      return;
+    }
+    for (const line of lines) process.stderr.write(`warning: ${terminalLines(line).replace(/\n/g, ' ')}\n`);
+  } as typeof process.emitWarning;
 }

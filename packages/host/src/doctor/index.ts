@@ -8,6 +8,7 @@ import { bothScopesProblem } from '../install-hooks/both-scopes.js';
 import { doctorReport, type DoctorReport, type Finding } from './report.js';
 import { controlFinding, nodeFinding, pluginFindings, sqliteFinding, telemetryStoreFinding } from './runtime.js';
 import { dataPackageProblem } from '../plugins/data-package.js';
+import { listedPluginProblems } from '../plugins/listed-plugins.js';
 
 export { formatDoctorReport, type DoctorReport, type Finding } from './report.js';
 
@@ -50,7 +51,7 @@ function bothScopes(hooks: readonly Finding[], projectDir: string | undefined): 
 export async function runDoctor(host: CordonHost, options: DoctorOptions): Promise<DoctorReport> {
   const env = options.env ?? process.env;
   const store = telemetryStoreFinding(host.paths.dataDir, env);
-  const findings: Finding[] = [nodeFinding(), await sqliteFinding(), ...(store ? [store] : []), ...pluginFindings(host, options.packages, dataPackageProblem(host.paths.dataDir))];
+  const findings: Finding[] = [nodeFinding(), await sqliteFinding(), ...(store ? [store] : []), ...pluginFindings(host, options.packages, dataPackageProblem(host.paths.dataDir), listedPluginProblems(host.paths.dataDir))];
   // In the home directory a project's `.claude/settings.json` is the user's own file: one scope.
   const project = resolve(options.projectDir ?? process.cwd());
   const atHome = project === resolve(env.HOME || env.USERPROFILE || homedir());

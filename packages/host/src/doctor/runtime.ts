@@ -5,6 +5,7 @@ import type { Finding } from './report.js';
 import { sqliteDriverProblem } from '../util/sqlite-driver.js';
 import { checkoutPluginDir, pluginInstallCommand } from '../plugins/install-hint.js';
 import type { DataPackageProblem } from '../plugins/data-package.js';
+import type { ListedPluginProblem } from '../plugins/listed-plugins.js';
 import { join } from 'node:path';
 import { TELEMETRY_MIGRATIONS } from '../telemetry/reduce/db/migrations.js';
 import { TELEMETRY_DB_FILE } from '../telemetry/reduce/db/names.js';
@@ -60,9 +61,10 @@ export function telemetryStoreFinding(dataDir: string, env: NodeJS.ProcessEnv = 
  * each plugin that failed to load or apply, by plugin name. `damaged`, a damaged
  * `<data>/package.json` (the list of linked and installed plugins, plugins/data-package.ts: doctor
  * runs without it, where other commands refuse), is the row's problem, with its fix: re-linking
- * cannot repair it.
+ * cannot repair it. `unloadable` are the plugins that list names whose own package.json oclif
+ * could not read (plugins/listed-plugins.ts): a problem row each.
  */
-export function pluginFindings(host: CordonHost, packages: ReadonlyArray<{ readonly name: string; readonly version: string }>, damaged?: DataPackageProblem): Finding[] {
+export function pluginFindings(host: CordonHost, packages: ReadonlyArray<{ readonly name: string; readonly version: string }>, damaged?: DataPackageProblem, unloadable: readonly ListedPluginProblem[] = []): Finding[] {
   const findings: Finding[] = [];
   // oclif fills its plugin map as each plugin finishes loading, in no fixed order: runs must compare.
   const sorted = [...packages].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -78,6 +80,8 @@ export function pluginFindings(host: CordonHost, packages: ReadonlyArray<{ reado
       details: { applied: host.applied, packages: sorted },
     });
   }
+  // Listed, yet oclif could not read its manifest (a linked checkout deleted, a broken package.json).
+  for (const p of unloadable) findings.push({ check: 'plugins', status: 'problem', message: p.message, fix: p.fix, details: { plugin: p.name, type: p.type, root: p.root } });
   const failures = [...host.failures].sort((a, b) => (a.plugin < b.plugin ? -1 : a.plugin > b.plugin ? 1 : 0));
   for (const failure of failures) {
     // A linked checkout never built carries its own fix (plugins/unbuilt.ts): build it or unlink it.

@@ -97,3 +97,54 @@ describe('a <data>/package.json that is not JSON', () => {
     expect(log).toContain('invalid symbol at line 1, column 2');
   });
 });
+
+// Found by a probe: a linked plugin whose checkout was deleted, or whose package.json is broken,
+// made every command print oclif's five raw lines blaming the host (`(node:…) SyntaxError
+// Plugin: @cordon/host: Expected double-quoted property name…`, `root: <the host's folder>`),
+// naming no plugin, while `cordon doctor` said `ok plugins`. Now one `warning:` line names the
+// plugin, what is wrong and the way out (plugins/listed-plugins.ts); doctor shows a problem row.
+describe('a plugin the list names that cannot be loaded', () => {
+  const broken = () => {
+    const root = join(box.root, 'broken-checkout');
+    execFileSync('mkdir', ['-p', root]);
+    writeFileSync(join(root, 'package.json'), '{"name": "broken", ');
+    const gone = join(box.root, 'deleted-checkout');
+    const list = JSON.parse(readFileSync(pjson, 'utf8'));
+    list.oclif.plugins.push({ name: 'broken', root, type: 'link' }, { name: 'gone\u001b[2J', root: gone, type: 'link' });
+    writeFileSync(pjson, JSON.stringify(list));
+    return { root, gone };
+  };
+
+  it('is named on one warning line each, with the way out, and the command runs; doctor reports a problem', async () => {
+    const { root, gone } = broken();
+    const r = await runCordon(['plugins'], { env: box.env });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain('@cordon/claude-code');
+    const warnings = r.stderr.split('\n').filter(Boolean);
+    expect(warnings.sort()).toEqual(
+      [
+        `warning: the plugin broken linked from ${root} cannot be loaded: its package.json is not valid JSON: property name expected at line 1, column 20; cordon runs without it; fix or restore that checkout, or unlink it: \`cordon plugins unlink broken\``,
+        `warning: the plugin gone\\u001b[2J linked from ${gone} cannot be loaded: there is no ${gone}/package.json; cordon runs without it; fix or restore that checkout, or unlink it: \`cordon plugins unlink gone\\u001b[2J\``,
+      ].sort(),
+    );
+    expect(r.stderr).not.toContain('@oclif/core');
+    const doctor = await runCordon(['doctor', '--json'], { env: box.env });
+    expect(doctor.stderr).toBe('');
+    // doctor folds the findings of one check into its row.
+    const row = JSON.parse(doctor.stdout).findings.find((f: { check: string }) => f.check === 'plugins');
+    expect(row.status).toBe('problem');
+    expect(row.message).toContain(`the plugin broken linked from ${root} cannot be loaded`);
+    expect(row.message).toContain(`the plugin gone\u001b[2J linked from ${gone} cannot be loaded`);
+    // The way out works on the broken entry itself.
+    const unlinked = await runCordon(['plugins', 'unlink', 'broken'], { env: box.env });
+    expect(unlinked.exitCode, unlinked.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(pjson, 'utf8')).oclif.plugins.map((p: { name: string }) => p.name)).not.toContain('broken');
+  });
+
+  it('leaves the hook silent through oclif, and logs it', async () => {
+    broken();
+    const r = await runCordon(['hook', '--agent', 'claude-code'], { env: { ...box.env, CORDON_HOOK_VIA_OCLIF: '1' }, input: PAYLOAD });
+    expect({ exitCode: r.exitCode, stderr: r.stderr }).toEqual({ exitCode: 0, stderr: '' });
+    expect(readFileSync(join(box.dataDir, 'logs', 'cordon.log'), 'utf8')).toContain('the plugin broken linked from');
+  });
+});

@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import { isMissingFile, readRegularFile, UnsafeReadError } from '../io/safe-read.js';
+import { parseJsonText } from '../util/json-syntax.js';
+
+/** The largest plugin `package.json` read: a manifest is a few KiB. */
+const PLUGIN_PACKAGE_MAX_BYTES = 16 * 1024 * 1024;
+
+/** A plugin `<dataDir>/package.json` lists that oclif cannot load, in the words cordon prints. */
+export interface ListedPluginProblem {
+  /** The name the list gives it (`@cordon/codex`, or a linked checkout's name). */
+  readonly name: string;
+  /** `link` (`cordon plugins link`) or `user` (`cordon plugins install`). */
+  readonly type: 'link' | 'user';
+  /** Its directory: the linked checkout, or `<dataDir>/node_modules/<name>`. */
+  readonly root: string;
+  /** `the plugin <name> linked from <root> cannot be loaded: its package.json is not valid JSON: …`. */
+  readonly message: string;
+  /** The way out: fix or rebuild the checkout and link it again, or unlink / reinstall it. */
+  readonly fix: string;
+}
+
+/**
+ * The plugins `<dataDir>/package.json` lists (its `oclif.plugins`, as `cordon plugins link` and
+ * `install` write them) whose own `package.json` oclif cannot read: the directory or the file is
+ * gone (a linked checkout deleted or moved), it is not a regular file, or it is not a JSON
+ * object. oclif says of each only `(node:…) SyntaxError Plugin: @cordon/host: Expected
+ * double-quoted property name…`, naming the host and no plugin, and goes on without it. Reads
+ * only; an unreadable or damaged list itself is {@link dataPackageProblem}'s to report, and gives
+ * none here.
+ */
+export function listedPluginProblems(dataDir: string): ListedPluginProblem[] {
+  let listed: unknown;
+  try {
+    listed = (parseJsonText(readRegularFile(join(dataDir, 'package.json'), { maxBytes: PLUGIN_PACKAGE_MAX_BYTES, links: 'always' }).toString('utf8')) as { oclif?: { plugins?: unknown } } | null)?.oclif?.plugins;
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(listed)) return [];
+  const problems: ListedPluginProblem[] = [];
+  for (const entry of listed as unknown[]) {
+    if (entry === null || typeof entry !== 'object') continue;
+    const { name, type, root } = entry as { name?: unknown; type?: unknown; root?: unknown };
+    if (typeof name !== 'string' || (type !== 'link' && type !== 'user')) continue;
+    const dir = type === 'link' ? (typeof root === 'string' ? root : undefined) : join(dataDir, 'node_modules', ...name.split('/'));
+    if (dir === undefined) continue;
+    const problem = pluginPackageProblem(join(dir, 'package.json'));
+    if (problem === undefined) continue;
+    const where = type === 'link' ? `linked from ${dir}` : `installed in ${dir}`;
+    problems.push({
+      name,
+      type,
+      root: dir,
+      message: `the plugin ${name} ${where} cannot be loaded: ${problem}; cordon runs without it`,
+      fix: type === 'link' ? `fix or restore that checkout, or unlink it: \`cordon plugins unlink ${name}\`` : `reinstall it: \`cordon plugins install ${name}\`, or remove it: \`cordon plugins uninstall ${name}\``,
+    });
+  }
+  return problems;
+}
+
+/** What keeps oclif from reading the plugin manifest at `file`, or undefined when it reads. */
+function pluginPackageProblem(file: string): string | undefined {
+  let text: string;
+  try {
+    text = readRegularFile(file, { maxBytes: PLUGIN_PACKAGE_MAX_BYTES, links: 'always' }).toString('utf8');
+  } catch (error) {
+    if (isMissingFile(error)) return `there is no ${file}`;
+    if (error instanceof UnsafeReadError) return `its package.json ${error.detail}`;
+    return `its package.json cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
+  let value: unknown;
+  try {
+    value = parseJsonText(text);
+  } catch (error) {
+    return `its package.json is not valid JSON: ${(error as Error).message}`;
+  }
+  return value === null || typeof value !== 'object' || Array.isArray(value) ? 'its package.json does not hold a JSON object' : undefined;
+}
