@@ -368,6 +368,9 @@ describe('cordon export --otlp', () => {
       ['http://[::1', 'not a valid URL'],
       ['http://host:4318/?x=1', 'takes no query or fragment'],
       ['http://u:Secret99@', 'not a valid URL'],
+      // Was a bare `URI malformed` once the export had started.
+      ['http://a%zz:Secret99@host:4318', 'its user name holds a % that starts no escape (write a literal % as %25)'],
+      ['http://user:Secret99%@host:4318', 'its password holds a % that starts no escape'],
     ]) {
       const r = await runCordon(['export', '--otlp', url!], { env: sandbox.env });
       expect(r.exitCode, url).toBe(2);

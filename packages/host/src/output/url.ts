@@ -153,6 +153,14 @@ export function parseBaseUrl(text: string, flag: string): URL {
   }
   if (url.hostname === '') throw bad('names no host');
   if (url.search || url.hash || text.includes('#')) throw bad('a base URL takes no query or fragment (cordon appends /v1/traces and /v1/metrics)');
+  // Credentials go as Basic authentication, percent-decoded (RFC 3986 3.2.1): a `%` must start an escape.
+  for (const [part, value] of [['user name', url.username], ['password', url.password]] as const) {
+    try {
+      decodeURIComponent(value);
+    } catch {
+      throw bad(`its ${part} holds a % that starts no escape (write a literal % as %25)`);
+    }
+  }
   url.pathname = url.pathname.replace(/\/+$/, '');
   return url;
 }
