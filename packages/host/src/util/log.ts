@@ -1,6 +1,7 @@
 import { appendLine } from '../io/append.js';
 import { isoTimestamp } from './clock.js';
 import { ensurePrivateDir } from '../io/private-dir.js';
+import { lstatSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { cutText, type Logger } from '@cordon/plugin-api';
 import { redactArgv, redactText } from '../output/redact.js';
@@ -14,6 +15,13 @@ type Level = 'debug' | 'info' | 'warn' | 'error';
  * plugin's error that echoes a command): without a bound each hook call could add megabytes.
  */
 export const MAX_LOG_TEXT_CHARS = 4000;
+
+/**
+ * Size in bytes at which `cordon.log` is moved to `cordon.log.1` (replacing the one before) and a
+ * new one begun, so the log keeps at most about twice this: with `control guard` on, every shell
+ * call of an unguarded machine logs a line, thousands a day.
+ */
+export const LOG_ROTATE_BYTES = 8 * 2 ** 20;
 
 /** Room past the cut that is redacted with the kept text, so a secret across the cut is masked whole (as markers do). */
 const REDACT_MARGIN = 4096;
@@ -45,6 +53,7 @@ export function createFileLogger(dataDir: string, scope: string, env: NodeJS.Pro
         ensurePrivateDir(join(dataDir, 'logs'));
         ready = true;
       }
+      rotateWhenFull(file);
       appendLine(file, JSON.stringify({ t: isoTimestamp(), level, scope, pid: process.pid, message: logText(message), ...(fields ? redactFields(fields) : undefined) }) + '\n');
     } catch {
       // Logging is best effort.
@@ -93,4 +102,21 @@ function logText(text: string): string {
   if (!cut && redacted.length <= MAX_LOG_TEXT_CHARS) return redacted;
   const note = `… (${text.length} characters)`;
   return cutText(redacted, MAX_LOG_TEXT_CHARS - note.length) + note;
+}
+
+/**
+ * Moves `file` to `<file>.1` once it holds {@link LOG_ROTATE_BYTES} or more; the next append then
+ * begins a new one. Many processes log at once: the file is moved only while it is still the one
+ * measured (same inode), so one that another process has just begun is left alone. Best effort,
+ * as all logging.
+ */
+function rotateWhenFull(file: string): void {
+  try {
+    const measured = lstatSync(file);
+    if (!measured.isFile() || measured.size < LOG_ROTATE_BYTES) return;
+    if (lstatSync(file).ino !== measured.ino) return;
+    renameSync(file, `${file}.1`);
+  } catch {
+    // No log yet, or another process rotated it first.
+  }
 }
