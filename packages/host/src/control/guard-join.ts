@@ -30,17 +30,21 @@ export type GuardedCallRecord = ToolCallRecord & { readonly guard?: GuardSummary
 const SLACK_MS = 50;
 
 /**
- * Reads every run recorded in `<dataDir>/control/runs.jsonl` that names a session; torn or
- * foreign lines are skipped. A missing file reads as none.
+ * Reads every run recorded in `<dataDir>/control/runs.jsonl` and in the file it was rotated to
+ * (`runs.jsonl.1`, control/store.ts) that names a session, older first; torn or foreign lines are
+ * skipped. A missing file reads as none.
  */
 export function readGuardRuns(dataDir: string): RunRecord[] {
-  let text: string;
-  try {
-    text = readFileSync(runsFile(dataDir), 'utf8');
-  } catch {
-    return [];
-  }
-  return splitJsonLines(text, isSessionRun).values;
+  const file = runsFile(dataDir);
+  return [`${file}.1`, file].flatMap((path) => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      return [];
+    }
+    return splitJsonLines(text, isSessionRun).values;
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Kysely, Migration } from 'kysely';
-import { appendLine, ensurePrivateDir } from '../io/index.js';
+import { appendLine, ensurePrivateDir, rotateWhenFull } from '../io/index.js';
 
 /** File name of the control database, beside `telemetry.sqlite3` in the data directory. */
 export const CONTROL_DB_FILE = 'control.sqlite3';
@@ -112,8 +112,17 @@ export interface RunRecord {
   readonly warning_number: number | null;
 }
 
-/** Appends `record` to {@link runsFile} (whole line, 0600, owner-only directory). */
+/**
+ * Size in bytes at which {@link runsFile} becomes `runs.jsonl.1` (replacing the one before;
+ * io/rotate.ts): about 20,000 records each, so `cordon reduce`, which reads both to join guarded
+ * calls to their runs (control/guard-join.ts), reads at most about twice this.
+ */
+export const RUNS_ROTATE_BYTES = 16 * 2 ** 20;
+
+/** Appends `record` to {@link runsFile} (whole line, 0600, owner-only directory), rotating it when full ({@link RUNS_ROTATE_BYTES}). */
 export function recordRun(dataDir: string, record: RunRecord): void {
   ensurePrivateDir(join(dataDir, 'control'));
-  appendLine(runsFile(dataDir), `${JSON.stringify(record)}\n`);
+  const file = runsFile(dataDir);
+  rotateWhenFull(file, RUNS_ROTATE_BYTES);
+  appendLine(file, `${JSON.stringify(record)}\n`);
 }

@@ -1,6 +1,7 @@
 // The one file-system layer every writer and every reader of untrusted paths goes through:
 // atomic writes that keep symlinks, whole appends, bounded non-blocking reads, owner-only dirs.
 export { appendLine, splitJsonLines } from './append.js';
+export { rotateWhenFull } from './rotate.js';
 export type { AppendIo, JsonLines } from './append.js';
 export { forEachLine, readJsonLines } from './read-lines.js';
 export { windowLines } from './window-lines.js';

@@ -1,7 +1,7 @@
 import { appendLine } from '../io/append.js';
+import { rotateWhenFull } from '../io/rotate.js';
 import { isoTimestamp } from './clock.js';
 import { ensurePrivateDir } from '../io/private-dir.js';
-import { lstatSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { cutText, type Logger } from '@cordon/plugin-api';
 import { redactArgv, redactText } from '../output/redact.js';
@@ -53,7 +53,7 @@ export function createFileLogger(dataDir: string, scope: string, env: NodeJS.Pro
         ensurePrivateDir(join(dataDir, 'logs'));
         ready = true;
       }
-      rotateWhenFull(file);
+      rotateWhenFull(file, LOG_ROTATE_BYTES);
       appendLine(file, JSON.stringify({ t: isoTimestamp(), level, scope, pid: process.pid, message: logText(message), ...(fields ? redactFields(fields) : undefined) }) + '\n');
     } catch {
       // Logging is best effort.
@@ -104,19 +104,3 @@ function logText(text: string): string {
   return cutText(redacted, MAX_LOG_TEXT_CHARS - note.length) + note;
 }
 
-/**
- * Moves `file` to `<file>.1` once it holds {@link LOG_ROTATE_BYTES} or more; the next append then
- * begins a new one. Many processes log at once: the file is moved only while it is still the one
- * measured (same inode), so one that another process has just begun is left alone. Best effort,
- * as all logging.
- */
-function rotateWhenFull(file: string): void {
-  try {
-    const measured = lstatSync(file);
-    if (!measured.isFile() || measured.size < LOG_ROTATE_BYTES) return;
-    if (lstatSync(file).ino !== measured.ino) return;
-    renameSync(file, `${file}.1`);
-  } catch {
-    // No log yet, or another process rotated it first.
-  }
-}
