@@ -1,4 +1,4 @@
-import { closeSync, existsSync, lstatSync, openSync, readlinkSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, existsSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { systemErrorWords } from '@cordon/plugin-api';
@@ -146,16 +146,20 @@ function checkHeader(path: string): number | undefined {
   const head = Buffer.alloc(SQLITE_HEADER.length);
   let fd: number | undefined;
   let read: number;
+  let sizeNow = size;
   try {
     fd = openSync(path, 'r');
     // Read even when the size is 0: a kernel's file (/proc, /sys) says 0 and has content or fails.
     read = readSync(fd, head, 0, head.length, 0);
+    if (size === 0 && read > 0) sizeNow = fstatSync(fd).size;
   } catch (error) {
     throw dbError(path, `cannot read ledger database ${path}: ${systemErrorWords(error)}; it was left unchanged: point --db / PCODX_DB at a ledger file`, error);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  if (size === 0 && read === 0) return 0;
+  // Empty when measured: another process creating the ledger may have written it since, which
+  // SQLite's locking sorts out, as for a file found empty. A kernel's file still says 0.
+  if (size === 0 && (read === 0 || sizeNow > 0)) return 0;
   if (size === 0) throw dbError(path, `ledger database ${path} is a file the kernel makes up as it is read (its size says 0, yet it has content), not a ledger; it was left unchanged: point --db / PCODX_DB at a ledger file`);
   if (!head.equals(SQLITE_HEADER)) {
     throw dbError(path, `ledger database ${path} is not an SQLite database (its first bytes are not the SQLite header); it was left unchanged: move it away or point --db / PCODX_DB at another file`);
