@@ -3,7 +3,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { parseJsonText } from '../util/json-syntax.js';
 import { isMissingFile, readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 
-/** The largest `<dataDir>/package.json` read: a list of plugins is a few KiB. */
+/** The largest `package.json` read: a list of plugins, or a plugin's manifest, is a few KiB. */
 const DATA_PACKAGE_MAX_BYTES = 16 * 1024 * 1024;
 
 /** What is wrong with a `<dataDir>/package.json`, in the words of its refusal. */
@@ -27,25 +27,44 @@ export interface DataPackageProblem {
  */
 export function dataPackageProblem(dataDir: string): DataPackageProblem | undefined {
   const file = join(dataDir, 'package.json');
+  const read = readPackageJson(file);
+  if (!('problem' in read)) return undefined;
+  const { problem: kind, detail } = read.problem;
+  if (kind === 'missing') return undefined;
+  const why = kind === 'directory' ? 'it is a directory, not a file' : kind === 'unsafe' ? `it ${detail}` : kind === 'unreadable' ? `it cannot be read (${detail})` : kind === 'syntax' ? `it is not valid JSON: ${detail}` : 'it must hold a JSON object';
+  return problem(file, why);
+}
+
+/** Why a `package.json` cannot serve ({@link readPackageJson}); `detail` is the reader's or parser's words. */
+export interface PackageJsonProblem {
+  readonly problem: 'missing' | 'directory' | 'unsafe' | 'unreadable' | 'syntax' | 'not-object';
+  readonly detail: string;
+}
+
+/**
+ * Reads a `package.json` cordon's plugin loading depends on (the data directory's list, a listed
+ * plugin's manifest) as oclif would need it: opened non-blocking, regular files only, at most
+ * 16 MiB (a FIFO here held every command, doctor included, until something wrote to it), parsed
+ * as one JSON object. Returns the object, or what is wrong for the caller to word. Never throws.
+ */
+export function readPackageJson(file: string): { readonly value: Record<string, unknown> } | { readonly problem: PackageJsonProblem } {
   let text: string;
   try {
-    // Opened non-blocking, regular files only: a FIFO here held every command, doctor included,
-    // until something wrote to it (readFileSync waits for a writer).
     text = readRegularFile(file, { maxBytes: DATA_PACKAGE_MAX_BYTES, links: 'always' }).toString('utf8');
   } catch (error) {
-    if (isMissingFile(error)) return undefined;
-    if (error instanceof UnsafeReadError) return problem(file, error.detail === 'is not a regular file (a directory)' ? 'it is a directory, not a file' : `it ${error.detail}`);
+    if (isMissingFile(error)) return { problem: { problem: 'missing', detail: 'does not exist' } };
+    if (error instanceof UnsafeReadError) return { problem: error.detail === 'is not a regular file (a directory)' ? { problem: 'directory', detail: error.detail } : { problem: 'unsafe', detail: error.detail } };
     const code = (error as NodeJS.ErrnoException).code;
-    return problem(file, code === 'EISDIR' ? 'it is a directory, not a file' : `it cannot be read (${code ?? String(error)})`);
+    return { problem: code === 'EISDIR' ? { problem: 'directory', detail: code } : { problem: 'unreadable', detail: code ?? String(error) } };
   }
   let value: unknown;
   try {
     value = parseJsonText(text);
   } catch (error) {
-    return problem(file, `it is not valid JSON: ${(error as Error).message}`);
+    return { problem: { problem: 'syntax', detail: (error as Error).message } };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return problem(file, 'it must hold a JSON object');
-  return undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { problem: { problem: 'not-object', detail: 'no JSON object' } };
+  return { value: value as Record<string, unknown> };
 }
 
 /**

@@ -1,9 +1,5 @@
 import { join } from 'node:path';
-import { isMissingFile, readRegularFile, UnsafeReadError } from '../io/safe-read.js';
-import { parseJsonText } from '../util/json-syntax.js';
-
-/** The largest plugin `package.json` read: a manifest is a few KiB. */
-const PLUGIN_PACKAGE_MAX_BYTES = 16 * 1024 * 1024;
+import { readPackageJson } from './data-package.js';
 
 /** A plugin `<dataDir>/package.json` lists that oclif cannot load, in the words cordon prints. */
 export interface ListedPluginProblem {
@@ -29,12 +25,8 @@ export interface ListedPluginProblem {
  * none here.
  */
 export function listedPluginProblems(dataDir: string): ListedPluginProblem[] {
-  let listed: unknown;
-  try {
-    listed = (parseJsonText(readRegularFile(join(dataDir, 'package.json'), { maxBytes: PLUGIN_PACKAGE_MAX_BYTES, links: 'always' }).toString('utf8')) as { oclif?: { plugins?: unknown } } | null)?.oclif?.plugins;
-  } catch {
-    return [];
-  }
+  const list = readPackageJson(join(dataDir, 'package.json'));
+  const listed = 'value' in list ? (list.value.oclif as { plugins?: unknown } | undefined)?.plugins : undefined;
   if (!Array.isArray(listed)) return [];
   const problems: ListedPluginProblem[] = [];
   for (const entry of listed as unknown[]) {
@@ -59,19 +51,11 @@ export function listedPluginProblems(dataDir: string): ListedPluginProblem[] {
 
 /** What keeps oclif from reading the plugin manifest at `file`, or undefined when it reads. */
 function pluginPackageProblem(file: string): string | undefined {
-  let text: string;
-  try {
-    text = readRegularFile(file, { maxBytes: PLUGIN_PACKAGE_MAX_BYTES, links: 'always' }).toString('utf8');
-  } catch (error) {
-    if (isMissingFile(error)) return `there is no ${file}`;
-    if (error instanceof UnsafeReadError) return `its package.json ${error.detail}`;
-    return `its package.json cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
-  }
-  let value: unknown;
-  try {
-    value = parseJsonText(text);
-  } catch (error) {
-    return `its package.json is not valid JSON: ${(error as Error).message}`;
-  }
-  return value === null || typeof value !== 'object' || Array.isArray(value) ? 'its package.json does not hold a JSON object' : undefined;
+  const read = readPackageJson(file);
+  if (!('problem' in read)) return undefined;
+  const { problem, detail } = read.problem;
+  if (problem === 'missing') return `there is no ${file}`;
+  if (problem === 'directory' || problem === 'unsafe') return `its package.json ${detail}`;
+  if (problem === 'unreadable') return `its package.json cannot be read (${detail})`;
+  return problem === 'syntax' ? `its package.json is not valid JSON: ${detail}` : 'its package.json does not hold a JSON object';
 }
