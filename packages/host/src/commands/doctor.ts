@@ -16,7 +16,8 @@ export default class Doctor extends CordonCommand {
   async run(): Promise<DoctorReport> {
     const { flags } = await this.parse(Doctor);
     const host = await this.host();
-    const packages = [...this.config.plugins.values()].map((p) => ({ name: p.name, version: p.version }));
+    // The plugins the user installed or linked: not cordon itself, which oclif lists as its root plugin.
+    const packages = [...this.config.plugins.values()].filter((p) => p.name !== this.config.name).map((p) => ({ name: p.name, version: p.version }));
     const report = await runDoctor(host, { projectDir: flags['project-dir'], packages });
     if (!this.jsonEnabled()) for (const line of formatDoctorReport(report)) this.log(line);
     if (!report.ok) process.exitCode = 1;

@@ -3,6 +3,7 @@ import type { CordonHost } from '../bus/host.js';
 import { configProblem } from '../install-hooks/formats/unparseable.js';
 import { readRemovedHooks } from '../install-hooks/removed-choice.js';
 import { agentHookState } from '../install-hooks/state.js';
+import { detectAgent } from '../install-hooks/detect.js';
 import { safely } from '../util/safely.js';
 import type { Finding } from './report.js';
 
@@ -48,11 +49,12 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
         findings.push({ check, status: 'info', message: `hooks removed on purpose (\`cordon uninstall-hooks\`, ${removed.removed_at}); \`${install}\` puts them back`, details: { removed_on_purpose: true, removed_at: removed.removed_at } });
         continue;
       }
-      const detected = await safely(() => installer.detect(ctx), false);
+      const { detected, why } = await safely(() => detectAgent(installer, ctx), { detected: false, why: '' });
+      const looked = why ? ` (${why})` : '';
       findings.push(
         detected
-          ? { check, status: 'problem', message: `${agent} is in use here (its command is on PATH or its home directory exists) but cordon's hooks are missing from its config${left}`, fix: install, details: { missing: true } }
-          : { check, status: 'info', message: `${agent} not found here (no command on PATH, no home directory) and no cordon hooks installed${left}` },
+          ? { check, status: 'problem', message: `${agent} is in use here${looked} but cordon's hooks are missing from its config${left}`, fix: install, details: { missing: true } }
+          : { check, status: 'info', message: `${agent} not found here${looked} and no cordon hooks installed${left}` },
       );
       continue;
     }

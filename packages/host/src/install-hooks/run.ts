@@ -14,6 +14,7 @@ import { missingHookAgent } from '../bus/hook-agents.js';
 import { readRemovedHooks, updateRemovedHooks, REMOVED_HOOKS_FILE } from './removed-choice.js';
 import { holdsCordonHooks } from './present.js';
 import { bothScopesProblem } from './both-scopes.js';
+import { detectAgent } from './detect.js';
 
 /** Options of {@link planHooks} / {@link runInstallHooks}. */
 export interface InstallHooksOptions {
@@ -122,28 +123,12 @@ async function installerOf(host: CordonHost, agent: string): Promise<HookInstall
 }
 
 /**
- * Whether `installer` finds its agent here, and if not, what it looked for: `detect` is run with
- * a context whose `which` and `isDirectory` note each name and directory asked about and found
- * missing, so the reason reads as what was looked for (`no \`codex\` command on PATH, no
- * directory /home/u/.codex`), whatever the plugin's own rule.
+ * Why `--all` leaves out an agent its installer does not find here (`not found here (no \`codex\`
+ * command on PATH, no directory /home/u/.codex)`), or undefined when it is found.
  */
 async function detection(installer: HookInstaller, ctx: InstallContext): Promise<string | undefined> {
-  const looked: string[] = [];
-  const probing: InstallContext = {
-    ...ctx,
-    which: (name: string) => {
-      const found = ctx.which(name);
-      if (found === undefined) looked.push(`no \`${name}\` command on PATH`);
-      return found;
-    },
-    isDirectory: (path: string) => {
-      const found = ctx.isDirectory(path);
-      if (!found) looked.push(`no directory ${path}`);
-      return found;
-    },
-  };
-  if (await installer.detect(probing)) return undefined;
-  return `not found here${looked.length ? ` (${[...new Set(looked)].join(', ')})` : ''}`;
+  const { detected, why } = await detectAgent(installer, ctx);
+  return detected ? undefined : `not found here${why ? ` (${why})` : ''}`;
 }
 
 /** The reason `--all` gives for leaving out an agent whose hooks the user removed on purpose. */

@@ -47,6 +47,9 @@ describe('cordon doctor', () => {
     expect(find(report, 'hooks:claude-code:user')).toEqual([expect.objectContaining({ status: 'ok', message: 'hooks installed and current' })]);
     expect(find(report, 'sqlite')[0]!.status).toBe('ok');
     expect(find(report, 'plugins')[0]!.message).toContain('@cordon/claude-code@');
+    // cordon itself is oclif's root plugin, not one the user installed.
+    expect(find(report, 'plugins')[0]!.message).not.toContain('@cordon/host');
+    expect((find(report, 'plugins')[0]!.details as { packages: Array<{ name: string }> }).packages.map((p) => p.name)).not.toContain('@cordon/host');
     expect(find(report, 'activity:claude-code')[0]!.message).toContain('no hook event from claude-code recorded yet');
     expect(text).toMatch(/^no problems found$/m);
   });
@@ -55,7 +58,11 @@ describe('cordon doctor', () => {
     const { exitCode, report } = await doctor();
     expect(exitCode).toBe(1);
     expect(find(report, 'hooks:claude-code:user')).toEqual([
-      expect.objectContaining({ status: 'problem', message: expect.stringMatching(/^claude-code is in use here \(its command is on PATH or its home directory exists\)/), fix: 'cordon install-hooks --agent claude-code --write' }),
+      expect.objectContaining({ status: 'problem', message: `claude-code is in use here (directory ${join(box.home, '.claude')} exists) but cordon's hooks are missing from its config`, fix: 'cordon install-hooks --agent claude-code --write' }),
+    ]);
+    // What was looked for and not found, as install-hooks --all says it (install-hooks/detect.ts).
+    expect(find(report, 'hooks:gemini:user')).toEqual([
+      expect.objectContaining({ status: 'info', message: `gemini not found here (no \`gemini\` command on PATH, no directory ${join(box.home, '.gemini')}) and no cordon hooks installed` }),
     ]);
     expect((await runCordon(['install-hooks', '--agent', 'claude-code', '--check'], { env })).exitCode).toBe(1);
   });
