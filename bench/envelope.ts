@@ -64,6 +64,9 @@ function writeCordonSetup(): void {
   const linked = readdirSync(join(ROOT, 'plugins')).map((name) => ({ name: `@cordon/${name}`, root: join(ROOT, 'plugins', name), type: 'link' }));
   writeFileSync(join(cordonDirs.CORDON_DATA_DIR, 'package.json'), JSON.stringify({ name: '@cordon/host', private: true, dependencies: {}, oclif: { schema: 1, plugins: linked } }));
 }
+// This process runs the audit library too (the in-process row): it keeps its state, such as the
+// envelope digests in the cache directory, in the bench's directories, not the user's.
+Object.assign(process.env, cordonDirs, { GIT_CONFIG_NOSYSTEM: '1' });
 const env = { ...process.env, ...cordonDirs, GIT_CONFIG_NOSYSTEM: '1', CORDON_BENCH_RSS: rssFile };
 const modes = caModes(env);
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
