@@ -159,8 +159,10 @@ export function logFindings(dataDir: string, now = Date.now(), plugins?: Readonl
     ];
   }
   const note = goneNote();
-  const notes = [...(note ? [note] : []), ...(routine ? [`${routine} routine "${UNGUARDED_WARNING}" warnings, see the control row`] : []), ...(bad ? [`${bad} unreadable lines`] : [])];
-  return [{ check: 'log', status: bad ? 'info' : 'ok', message: `no ${gone ? 'current ' : ''}warning or error in the last ${lines.length} lines of ${path}${notes.length ? ` (${notes.join('; ')})` : ''}`, details: { path, size, routine, ...(gone ? { from_removed_plugin: gone.entry } : {}) } }];
+  const notes = [...(note ? [note] : []), ...(routine ? [`${routine} routine "${UNGUARDED_WARNING}" warnings, which the control row explains`] : []), ...(bad ? [`${bad} unreadable lines`] : [])];
+  // Routine warnings are warnings all the same: the row says there is nothing to look into, not that there are none.
+  const verdict = routine ? 'nothing to look into' : `no ${gone ? 'current ' : ''}warning or error`;
+  return [{ check: 'log', status: bad ? 'info' : 'ok', message: `${verdict} in the last ${lines.length} lines of ${path}${notes.length ? ` (${notes.join('; ')})` : ''}`, details: { path, size, routine, ...(gone ? { from_removed_plugin: gone.entry } : {}) } }];
 }
 
 /** Samplers running now: each session whose newest sampler lock is held by a live sampler that has not written its `stop` (state.ts `readSamplerStatus`). */
