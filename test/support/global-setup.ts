@@ -1,6 +1,6 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 
 // Runs once per `vitest run`, in the main process, before any test file (vitest.config.mts
 // `globalSetup`). It gives the whole run, and every process the tests start, cordon's own
@@ -59,6 +59,26 @@ export function snapshotChanges(before: Map<string, string>, after: Map<string, 
   return lines;
 }
 
+/**
+ * `changes` (lines of {@link snapshotChanges}) without those inside a session directory that
+ * existed before the run (`<cordon data>/runs/<session>/…`, `before` holding the session
+ * directory): the user's own agents, hooked into cordon, go on sampling and marking their live
+ * sessions while the tests run (a session's sampler appends to its samples every few hundred ms).
+ * A test that escaped its sandbox makes sessions of its own, which are still reported, as is
+ * anything else.
+ */
+export function withoutLiveSessions(changes: readonly string[], before: ReadonlyMap<string, string>): string[] {
+  return changes.filter((line) => {
+    const path = line.slice(line.indexOf(' ') + 1);
+    const at = path.lastIndexOf(`${sep}runs${sep}`);
+    if (at < 0) return true;
+    const rest = path.slice(at + `${sep}runs${sep}`.length);
+    const cut = rest.indexOf(sep);
+    const sessionDir = path.slice(0, at + `${sep}runs${sep}`.length + (cut < 0 ? rest.length : cut));
+    return !before.get(sessionDir)?.startsWith('dir ');
+  });
+}
+
 export default function setup(): () => void {
   const guarded = guardedDirectories();
   const before = new Map(guarded.map((dir) => [dir, snapshotTree(dir)]));
@@ -78,7 +98,7 @@ export default function setup(): () => void {
   });
   return () => {
     rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-    const changes = guarded.flatMap((dir) => snapshotChanges(before.get(dir)!, snapshotTree(dir)));
+    const changes = guarded.flatMap((dir) => withoutLiveSessions(snapshotChanges(before.get(dir)!, snapshotTree(dir)), before.get(dir)!));
     if (changes.length > 0) {
       // vitest reports an error thrown here but still exits 0: fail the run through the exit code.
       process.exitCode = 1;
