@@ -78,7 +78,8 @@ export function displayName(text: string): string {
  * One line of untrusted text as {@link terminalText} shows it, at most `width` characters wide:
  * text that shows longer is cut and ends with `…`. The cut falls between the source's characters,
  * never inside the `\uXXXX` escape one of them became (`\u001b` is kept whole or left out) nor
- * inside a surrogate pair. For table cells and labels of limited width.
+ * inside a surrogate pair. For table cells and labels of limited width. What is kept is no CI
+ * workflow command either ({@link ciInert}), as {@link terminalText}'s whole line is not.
  */
 export function terminalCut(text: string, width: number): string {
   const shown = terminalText(text);
@@ -87,8 +88,10 @@ export function terminalCut(text: string, width: number): string {
   let out = '';
   for (const c of text) {
     const piece = terminalText(c);
-    if (out.length + piece.length > room) break;
+    // Measured with the CI escapes: a `##[` or a leading `::` is one only in its context, which a
+    // single character's escape cannot see, and its escape makes the kept text longer.
+    if (ciInert(out + piece).length > room) break;
     out += piece;
   }
-  return `${out}…`;
+  return `${ciInert(out)}…`;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ciInert, shownJson } from '@cordon/plugin-api';
 import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
-import { displayName, terminalLines, terminalText } from '../../src/output/terminal.js';
+import { displayName, terminalCut, terminalLines, terminalText } from '../../src/output/terminal.js';
 import { repo } from '../envelope/support.js';
 
 // A probe found two ways agent-written text still reached a terminal or a CI log as more than
@@ -43,6 +43,21 @@ describe('text for a CI log', () => {
         for (const line of terminalLines(text).split('\n')) expect(isCommand(line), JSON.stringify(line)).toBe(false);
         expect(isCommand(terminalText(text))).toBe(false);
         expect(isCommand(`  ${displayName(text)} (added)`)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  // The HTML report's chart labels are cut commands (`terminalCut(command, 40)`): the cut was
+  // built a character at a time, so `echo ::error::x ##[warning]…` kept its `##[` raw in the SVG.
+  it('a cut text (terminalCut) is no workflow command either, and stays within its width', () => {
+    expect(terminalCut('echo line1 ::error::injected ##[warning]azure and more', 40)).toBe('echo line1 ::error::injected \\u0023#[wa…');
+    expect(terminalCut('::error::a long message that is cut', 12)).toBe('\\u003a:erro…');
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(':', '#', '[', ' ', '\t', 'e', '\u001b'), { maxLength: 24 }).map((a) => a.join('')), fc.integer({ min: 1, max: 30 }), (text, width) => {
+        const cut = terminalCut(text, width);
+        expect(isCommand(cut), JSON.stringify(cut)).toBe(false);
+        expect(cut.length).toBeLessThanOrEqual(Math.max(width, 1));
       }),
       { numRuns: 2000 },
     );
