@@ -232,3 +232,37 @@ describe('a session file or store that is not a regular file', () => {
     }
   });
 });
+
+// A hostile-input probe of the reports: marker and sample lines that parse as JSON but are not
+// what cordon writes.
+describe('marker and sample lines of the wrong shape', () => {
+  const raw = (session: string, file: string, lines: readonly unknown[]): void => {
+    const dir = sessionDir(sandbox.dataDir, session);
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(join(dir, file), lines.map((l) => JSON.stringify(l) + '\n').join(''));
+  };
+
+  // `"command": 42` or `"tool_name": {…}` went to SQLite as they were: reduce stopped with
+  // CORDON_INTERNAL "SQLite3 can only bind numbers, strings, …" (exit 1), and analyze skipped the session.
+  it('a marker with a field of another type is an unreadable line, counted; the rest is reduced', async () => {
+    call(sandbox.dataDir, 'typed', 'good', T + 100, T + 900, { command: 'npm test' });
+    const base = { v: 1, session_id: 'typed', agent: 'claude-code', native_event: 'PreToolUse', hook_pid: 1, hook_overhead_ms: 5 };
+    raw('typed', 'markers.jsonl', [
+      { ...base, event: 'tool_start', ts: T + 1000, call_key: 'bad', tool_name: { a: 1 }, command: 42 },
+      { ...base, event: 'tool_end', ts: T + 2000, call_key: 'bad', tool_name: 'Bash', exit_status: 7, exit_code: '1' },
+      { ...base, event: 'tool_start', ts: T + 3000, call_key: { o: 1 }, tool_name: 'Bash', command: 'ls' },
+      { ...base, event: 'tool_end', ts: T + 4000, call_key: 'x', tool_name: 'Bash', feedback_by: [1], loop_repeat: 'yes' },
+    ]);
+    for (const env of [{}, { CORDON_NO_FAST_ROUTE: '1' }]) {
+      const r = await runCordon(['reduce', '--session', 'typed', '--json'], { env: { ...sandbox.env, ...env } });
+      expect([env, r.exitCode, r.stderr]).toEqual([env, 0, '']);
+      expect(JSON.parse(r.stdout).sessions[0]).toMatchObject({ n_toolcalls: 1, bad_markers: 4, unpaired_starts: 0, orphan_ends: 0 });
+      const text = await runCordon(['reduce', '--session', 'typed'], { env: { ...sandbox.env, ...env } });
+      expect(text.exitCode, text.stderr).toBe(0);
+      expect(text.stdout).toContain('skipped 4 unreadable marker lines');
+    }
+    const analyze = await runCordon(['analyze', '--all', '--json'], { env: sandbox.env });
+    expect(analyze.exitCode, analyze.stderr).toBe(0);
+    expect(JSON.parse(analyze.stdout).failed).toEqual([]);
+  }, 60_000);
+});
