@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { splitJsonLines } from '../../src/io/append.js';
-import { forEachLine, readJsonLines } from '../../src/io/read-lines.js';
+import { forEachLine, MAX_LINE_CHARS, readJsonLines } from '../../src/io/read-lines.js';
 import { readSamples } from '../../src/telemetry/reduce/samples.js';
 
 // The streamed reader `cordon reduce` uses for markers and samples: it must cut a file
@@ -124,4 +124,41 @@ describe('readSamples (streamed)', () => {
     writeFileSync(path, '{"t":1,"mem_mb":10}\n');
     expect(readSamples(path).badLines).toEqual([]);
   });
+});
+
+// A line of any length was held until its newline came: a sparse file of NUL bytes without one
+// (`truncate -s 2G samples.jsonl`) took 2.7 GB of memory, then failed as "Invalid string length"
+// and the session could not be reduced at all.
+describe('a line longer than MAX_LINE_CHARS', () => {
+  it('is given to onLongLine by number, never to onLine, at any chunk boundary; the other lines are as split gives them', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constant(''), fc.string({ maxLength: 12 }), fc.string({ minLength: 5, maxLength: 40 })), { maxLength: 12 }), fc.integer({ min: 1, max: 16 }), (pieces, max) => {
+        const path = join(dir, 'long.txt');
+        writeFileSync(path, pieces.join('\n'));
+        const short: Array<[string, number]> = [];
+        const long: number[] = [];
+        forEachLine(path, (line, n) => short.push([line, n]), { maxLineChars: max, onLongLine: (n) => long.push(n) });
+        const whole = splitWhole(path);
+        expect(short).toEqual(whole.filter(([line]) => line.length <= max));
+        expect(long).toEqual(whole.filter(([line]) => line.length > max).map(([, n]) => n));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('counts as an unreadable sample or marker line even when it is valid JSON', () => {
+    const path = join(dir, 'samples.jsonl');
+    const pad = 'x'.repeat(MAX_LINE_CHARS);
+    writeFileSync(path, [`{"t":1,"mem_mb":1}`, `{"t":2,"mem_mb":2,"pad":"${pad}"}`, `{"t":3,"mem_mb":3}`, ''].join('\n'));
+    expect(readSamples(path)).toEqual({ samples: [1, 3].map((t) => ({ t, mem_mb: t, cpu_pct: 0, n_procs: 0, partial: false })), badLines: [2] });
+    expect(readJsonLines(path, (v): v is unknown => true).badLines).toEqual([2]);
+  });
+
+  it('a 600 MiB file of NUL bytes without a newline (sparse) is one unreadable line, read in bounded memory', () => {
+    const path = join(dir, 'samples.jsonl');
+    writeFileSync(path, '{"t":1,"mem_mb":1}\n');
+    // Past V8's longest string (2^29 - 24 characters): the old reader could not hold it.
+    truncateSync(path, 600 * 2 ** 20);
+    expect(readSamples(path)).toEqual({ samples: [{ t: 1, mem_mb: 1, cpu_pct: 0, n_procs: 0, partial: false }], badLines: [2] });
+  }, 120_000);
 });

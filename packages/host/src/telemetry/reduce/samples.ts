@@ -15,7 +15,8 @@ export interface SampleLog {
  * Reads `samples.jsonl` tolerantly, line by line and never whole in memory
  * (uncoalesced/cordon: unparseable lines are skipped and counted, never fatal). A
  * line needs a finite `t` and `mem_mb`; `cpu_pct` and `n_procs` default to 0, `partial` to false;
- * a blank line counts as unreadable, except the empty end after a trailing newline. A missing
+ * a blank line counts as unreadable, except the empty end after a trailing newline, and so does a
+ * line longer than `MAX_LINE_CHARS` (io/read-lines.ts), never held in memory. A missing
  * file reads as empty. The result is sorted by `t`, since a superseded sampler's last lines may
  * interleave with its successor's.
  */
@@ -32,7 +33,7 @@ export function readSamples(path: string): SampleLog {
       } catch {
         badLines.push(lineNo);
       }
-    });
+    }, { onLongLine: (lineNo) => badLines.push(lineNo) });
   } catch (error) {
     if (isMissingFile(error)) return { samples: [], badLines: [] };
     throw unreadableSessionFile(path, error);
