@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { cutText } from '@cordon/plugin-api';
 import { Flags } from '@oclif/core';
 import { CordonCommand } from '../cli/cordon-command.js';
 import { numberFlag } from '../cli/number-flag.js';
@@ -146,7 +147,29 @@ export function readSavedReport(path: string): AnalysisReport {
     const version = parsed && typeof parsed === 'object' && 'schema_version' in parsed ? ` (it has schema version ${JSON.stringify(parsed.schema_version)})` : '';
     throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: JSON, but not an analyze report${version}; ${expected}`, { details: { path } });
   }
+  const damage = savedReportDamage(parsed as AnalysisReport);
+  if (damage) throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: JSON, but ${damage}; ${expected}`, { details: { path } });
   return parsed as AnalysisReport;
+}
+
+/** The text fields of a comparison row that `--compare` prints. */
+const ROW_TEXT = ['id', 'quantity', 'paper_section', 'paper_figure', 'unit', 'sample_count', 'verdict'] as const;
+
+/**
+ * What of a saved report `--compare` reads (`pooled.n_sessions` and each comparison row's fields)
+ * has another type, said as its path (`comparison[0].measured is "1", not a number or null`);
+ * `undefined` when nothing. A hand-edited or damaged report otherwise stopped the command with
+ * a `TypeError` (CORDON_INTERNAL, exit 1) that named no file.
+ */
+function savedReportDamage(report: AnalysisReport): string | undefined {
+  const shown = (v: unknown) => cutText(JSON.stringify(v) ?? String(v), 40);
+  if (typeof report.pooled?.n_sessions !== 'number' || !Number.isFinite(report.pooled.n_sessions)) return `pooled.n_sessions is ${shown(report.pooled?.n_sessions)}, not a number`;
+  for (const [i, row] of report.comparison.entries()) {
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) return `comparison[${i}] is ${shown(row)}, not an object`;
+    for (const key of ROW_TEXT) if (typeof row[key] !== 'string') return `comparison[${i}].${key} is ${shown(row[key])}, not a string`;
+    if (row.measured !== null && !(typeof row.measured === 'number' && Number.isFinite(row.measured))) return `comparison[${i}].measured is ${shown(row.measured)}, not a number or null`;
+  }
+  return undefined;
 }
 
 /** `--since` as epoch ms. @throws CordonError `CORDON_BAD_INPUT` when it is not a date. */

@@ -81,6 +81,12 @@ describe('cordon analyze', () => {
       ['other.json', JSON.stringify({ schema_version: 9, hello: 1 }), 'JSON, but not an analyze report (it has schema version 9)'],
       ['report.md', '# cordon analyze\n', 'not JSON'],
       ['empty.json', '', 'empty'],
+      // A report of the right shape whose rows hold other types stopped the command with a
+      // TypeError (`v.toFixed is not a function`, CORDON_INTERNAL, exit 1) naming no file.
+      ['measured.json', JSON.stringify({ ...JSON.parse(whole), comparison: [{ ...JSON.parse(whole).comparison[0], measured: '1' }] }), 'JSON, but comparison[0].measured is "1", not a number or null'],
+      ['null-row.json', JSON.stringify({ ...JSON.parse(whole), comparison: [null] }), 'JSON, but comparison[0] is null, not an object'],
+      ['quantity.json', JSON.stringify({ ...JSON.parse(whole), comparison: [{ ...JSON.parse(whole).comparison[0], quantity: { a: 1 } }] }), 'JSON, but comparison[0].quantity is {"a":1}, not a string'],
+      ['pooled.json', JSON.stringify({ ...JSON.parse(whole), pooled: {} }), 'JSON, but pooled.n_sessions is undefined, not a number'],
     ];
     for (const [name, content, what] of files) {
       const file = join(out, `bad-${name}`);
