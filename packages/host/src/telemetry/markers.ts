@@ -153,14 +153,27 @@ export function unreadableSessionFile(path: string, error: unknown): CordonError
   return new CordonError(ERROR_CODES.BAD_STATE, `cannot read the session file ${path}: ${why}; move it away to read the rest`, { cause: error, details: { path } });
 }
 
+/**
+ * The latest time a marker or sample may carry, epoch ms: the end of the ECMAScript time range
+ * (±8.64e15 ms, ECMA-262 "Time Values and Time Range"), past which no clock cordon reads goes.
+ * A time outside 0 to this is damage: ±1.7e308 made spans and durations Infinity ("over Infinity s",
+ * "NaN %") in every report.
+ */
+export const MAX_EPOCH_MS = 8.64e15;
+
+/** Whether `t` is a time a marker or sample can carry: a number from 0 to {@link MAX_EPOCH_MS}. */
+export function isEpochMs(t: unknown): t is number {
+  return typeof t === 'number' && t >= 0 && t <= MAX_EPOCH_MS;
+}
+
 /** Marker fields that hold text when present (MARKERS.md, "Fields"). */
 const TEXT_FIELDS = ['session_id', 'agent', 'native_event', 'call_key', 'call_key_source', 'tool_name', 'tool', 'command', 'cwd', 'exit_status', 'error', 'decision', 'decided_by', 'rewritten_command', 'plugin_failure'] as const;
 /** Marker fields that hold a finite number when present. */
 const NUMBER_FIELDS = ['exit_code', 'duration_ms', 'loop_failures', 'payload_bytes', 'hook_overhead_ms', 'agent_pid', 'hook_pid'] as const;
 
 /**
- * A marker line cordon can use: schema version 1, an `event`, a `ts` that is a finite number
- * (epoch ms), and every field MARKERS.md lists of its type when present (text as strings,
+ * A marker line cordon can use: schema version 1, an `event`, a `ts` that is a time
+ * ({@link isEpochMs}), and every field MARKERS.md lists of its type when present (text as strings,
  * numbers finite, `loop_repeat` a boolean, `feedback_by` strings). A line without a usable `ts`
  * cannot be placed in time, so pairing it would make an unpaired start or an orphan end out of a
  * damaged line: it counts as a bad line instead; so does a line with a field of another type
@@ -170,7 +183,7 @@ const NUMBER_FIELDS = ['exit_code', 'duration_ms', 'loop_failures', 'payload_byt
 export function isMarker(value: unknown): value is Marker {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
   const m = value as Marker & Record<string, unknown>;
-  if (m.v !== MARKER_SCHEMA_VERSION || typeof m.event !== 'string' || typeof m.ts !== 'number' || !Number.isFinite(m.ts)) return false;
+  if (m.v !== MARKER_SCHEMA_VERSION || typeof m.event !== 'string' || !isEpochMs(m.ts)) return false;
   for (const key of TEXT_FIELDS) if (m[key] !== undefined && typeof m[key] !== 'string') return false;
   for (const key of NUMBER_FIELDS) if (m[key] !== undefined && !(typeof m[key] === 'number' && Number.isFinite(m[key]))) return false;
   if (m.loop_repeat !== undefined && typeof m.loop_repeat !== 'boolean') return false;

@@ -1,6 +1,7 @@
 import { forEachLine } from '../../io/read-lines.js';
 import { isMissingFile } from '../../io/safe-read.js';
-import { unreadableSessionFile } from '../markers.js';
+import { isEpochMs, unreadableSessionFile } from '../markers.js';
+import { MAX_CPU_PCT, MAX_MEM_MB, plausible } from '../../top/samples-tail.js';
 import type { Sample } from '../sampler/sample.js';
 
 /** What {@link readSamples} found. */
@@ -14,7 +15,9 @@ export interface SampleLog {
 /**
  * Reads `samples.jsonl` tolerantly, line by line and never whole in memory
  * (uncoalesced/cordon: unparseable lines are skipped and counted, never fatal). A
- * line needs a finite `t` and `mem_mb`; `cpu_pct` and `n_procs` default to 0, `partial` to false;
+ * line needs a `t` that is a time (epoch ms from 0 to `MAX_EPOCH_MS`) and a `mem_mb` a sampler
+ * could have written (`plausible`: 0 to 16 EiB); a `cpu_pct` or `n_procs` that is not one, or
+ * absent, reads as 0, `partial` as false;
  * a blank line counts as unreadable, except the empty end after a trailing newline, and so does a
  * line longer than `MAX_LINE_CHARS` (io/read-lines.ts), never held in memory. A missing
  * file reads as empty. The result is sorted by `t`, since a superseded sampler's last lines may
@@ -27,8 +30,10 @@ export function readSamples(path: string): SampleLog {
     forEachLine(path, (line, lineNo) => {
       try {
         const s = JSON.parse(line) as Partial<Sample>;
-        if (s && typeof s === 'object' && Number.isFinite(s.t) && Number.isFinite(s.mem_mb)) {
-          samples.push({ t: s.t!, mem_mb: s.mem_mb!, cpu_pct: Number.isFinite(s.cpu_pct) ? s.cpu_pct! : 0, n_procs: Number.isFinite(s.n_procs) ? s.n_procs! : 0, partial: s.partial === true });
+        // Bounded as `cordon top` bounds them (`plausible`): ±1e308 made means and spans Infinity.
+        const mem = s && typeof s === 'object' ? plausible(s.mem_mb, MAX_MEM_MB) : null;
+        if (mem !== null && isEpochMs(s.t)) {
+          samples.push({ t: s.t, mem_mb: mem, cpu_pct: plausible(s.cpu_pct, MAX_CPU_PCT) ?? 0, n_procs: plausible(s.n_procs, Number.MAX_SAFE_INTEGER, true) ?? 0, partial: s.partial === true });
         } else badLines.push(lineNo);
       } catch {
         badLines.push(lineNo);

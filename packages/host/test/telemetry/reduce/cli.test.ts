@@ -265,4 +265,31 @@ describe('marker and sample lines of the wrong shape', () => {
     expect(analyze.exitCode, analyze.stderr).toBe(0);
     expect(JSON.parse(analyze.stdout).failed).toEqual([]);
   }, 60_000);
+
+  // Times of ±1.7e308 and memory of 1e308 were taken as read: the text said "over Infinity s",
+  // "NaN % of the sampled span", "peak 1e+308 MiB", and --json had `span_ms: null`.
+  it('a time outside 0 to 8.64e15 ms or a measure no sampler writes is an unreadable line; no report says Infinity or NaN', async () => {
+    call(sandbox.dataDir, 'huge', 'good', T + 100, T + 900, { command: 'npm test' });
+    const base = { v: 1, session_id: 'huge', agent: 'claude-code', native_event: 'PreToolUse', hook_pid: 1, hook_overhead_ms: 5, tool_name: 'Bash', tool: 'shell' };
+    raw('huge', 'markers.jsonl', [
+      { ...base, event: 'tool_start', ts: -1.7e308, call_key: 'far' },
+      { ...base, event: 'tool_end', ts: 1.7e308, call_key: 'far', exit_status: 'ok' },
+    ]);
+    raw('huge', 'samples.jsonl', [
+      { t: T + 500, mem_mb: 10, cpu_pct: 5, n_procs: 1, partial: false },
+      { t: -1.7e308, mem_mb: 1, cpu_pct: 0, n_procs: 1, partial: false },
+      { t: T + 600, mem_mb: 1e308, cpu_pct: 0, n_procs: 1, partial: false },
+      { t: T + 700, mem_mb: -5, cpu_pct: 0, n_procs: 1, partial: false },
+      { t: T + 800, mem_mb: 20, cpu_pct: 1e308, n_procs: -3, partial: false },
+    ]);
+    const r = await runCordon(['reduce', '--session', 'huge', '--json'], { env: sandbox.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).sessions[0]).toMatchObject({ n_toolcalls: 1, bad_markers: 2, n_samples: 2, bad_samples: 3, span_ms: 300, peak_memory_mb: 20, avg_memory_mb: 15, avg_cpu_pct: 2.5 });
+    const text = await runCordon(['reduce', '--session', 'huge'], { env: sandbox.env });
+    const md = await runCordon(['analyze', '--session', 'huge', '--format', 'md'], { env: sandbox.env });
+    for (const out of [text, md]) {
+      expect(out.exitCode, out.stderr).toBe(0);
+      expect(out.stdout).not.toMatch(/Infinity|NaN|e\+308/);
+    }
+  }, 60_000);
 });
