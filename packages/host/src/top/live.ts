@@ -4,7 +4,7 @@ import { fitRows, renderTop } from './render.js';
 import { ENTER_SCREEN, frame, LEAVE_SCREEN } from './screen.js';
 import type { TopReader } from './snapshot.js';
 import { SORT_KEYS_PRESSED, type TopSortKey } from './sort.js';
-import { topWidth } from './width.js';
+import { screenWidth, topWidth } from './width.js';
 
 /** How often the live view reads the files and redraws, ms (`systemd-cgtop` and `htop` default to 1 s). */
 export const REFRESH_MS = 1000;
@@ -69,7 +69,8 @@ export function runLiveTop(options: LiveTopOptions): Promise<number> {
         const width = topWidth(output.columns);
         const rows = output.rows ?? 24;
         const lines = renderTop(options.reader.snapshot(sort), { width, lastCalls: options.lastCalls, live: true });
-        output.write(frame(fitRows(lines, rows, width), rows));
+        // Laid out to at least TOP_MIN_WIDTH, but cut to the terminal: a narrower one would wrap them.
+        output.write(frame(fitRows(lines, rows, Math.min(width, screenWidth(output.columns))), rows));
       } catch (error) {
         finish();
         reject(error);

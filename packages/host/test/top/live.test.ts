@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, linkPlugins, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
 import { privateTmux } from '../../../../test/support/tmux.js';
 import { waitFor } from '../../../../test/support/wait.js';
+import { columns } from '../../src/top/columns.js';
 import { startFakeSession, stopAll, type FakeSession } from './sessions.js';
 
 // The live `cordon top` in a real terminal (tmux): it draws on the alternate screen, shows
@@ -118,6 +119,24 @@ describe.runIf(process.platform === 'linux')('cordon top in a terminal', () => {
     expect(lines.at(-1)).toBe('… 9 more lines');
     // capture-pane -J joins a wrapped line back: a line wider than the terminal would show here.
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(40);
+    tmux.run(['send-keys', '-t', 't', 'q']);
+  });
+
+  it('terminals narrower than the 40-column layout (12, then 25 columns after a resize): every line is cut to the terminal, none wraps', async () => {
+    const dir = join(box.dataDir, 'runs', 'tiny');
+    mkdirSync(dir, { recursive: true });
+    const marker = { v: 1, event: 'tool_start', ts: Date.now(), session_id: 'tiny-session', agent: 'claude-code', native_event: 'PreToolUse', hook_overhead_ms: 1, hook_pid: 1, agent_pid: process.pid, call_key: 'k', tool_name: 'Bash', command: 'make all', cwd: '/srv' };
+    writeFileSync(join(dir, 'markers.jsonl'), `${JSON.stringify(marker)}\n`);
+    const started = tmux.run(['new-session', '-d', '-s', 't', '-x', '12', '-y', '5', process.execPath, CORDON_BIN, 'top'], env);
+    expect(started.status, started.stderr).toBe(0);
+    // capture-pane -J joins a wrapped line back: a line wider than the terminal shows as one here.
+    const fits = (cols: number) => (text: string) => {
+      const lines = text.replace(/\n+$/, '').split('\n');
+      return lines[0]!.startsWith('cordon top') && lines.every((line) => columns(line) <= cols) ? text : undefined;
+    };
+    await waitFor(() => fits(12)(screen()), { what: () => `lines of at most 12 columns, the header first; the screen:\n${screen()}`, timeoutMs: 60_000 });
+    expect(tmux.run(['resize-window', '-t', 't', '-x', '25', '-y', '4']).status).toBe(0);
+    await waitFor(() => (/cordon top · 1/.test(screen()) ? fits(25)(screen()) : undefined), { what: () => `lines of at most 25 columns after the resize; the screen:\n${screen()}`, timeoutMs: 60_000 });
     tmux.run(['send-keys', '-t', 't', 'q']);
   });
 
