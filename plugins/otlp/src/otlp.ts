@@ -87,23 +87,27 @@ function buildSpans(item: ExportSession): ReadableSpan[] {
   return memory.getFinishedSpans();
 }
 
+/** One sample of one session: what a metrics request is cut into. */
+interface SessionSample {
+  readonly sessionId: string;
+  readonly sample: ExportSession['samples'][number];
+}
+
 /**
  * The samples as OTLP gauge points: `process.memory.usage` (bytes, RSS summed over the agent's
  * process tree), `process.cpu.utilization` (fraction of one core, 1 = 100 %) and `process.count`
  * (processes in the tree), semantic-convention names, each point tagged `session.id`.
  */
-function buildMetrics(items: readonly ExportSession[], machine: string): { metrics: ResourceMetrics; points: number } {
+function buildMetrics(samples: readonly SessionSample[], machine: string): ResourceMetrics {
   const mem: Array<{ startTime: [number, number]; endTime: [number, number]; attributes: Attributes; value: number }> = [];
   const cpu: typeof mem = [];
   const procs: typeof mem = [];
-  for (const item of items) {
-    for (const sample of item.samples) {
-      const at = hr(sample.t);
-      const attributes = { 'session.id': item.session.session_id };
-      mem.push({ startTime: at, endTime: at, attributes, value: Math.round(sample.mem_mb * 2 ** 20) });
-      cpu.push({ startTime: at, endTime: at, attributes, value: sample.cpu_pct / 100 });
-      procs.push({ startTime: at, endTime: at, attributes, value: sample.n_procs });
-    }
+  for (const { sessionId, sample } of samples) {
+    const at = hr(sample.t);
+    const attributes = { 'session.id': sessionId };
+    mem.push({ startTime: at, endTime: at, attributes, value: Math.round(sample.mem_mb * 2 ** 20) });
+    cpu.push({ startTime: at, endTime: at, attributes, value: sample.cpu_pct / 100 });
+    procs.push({ startTime: at, endTime: at, attributes, value: sample.n_procs });
   }
   const gauge = (name: string, description: string, unit: string, valueType: ValueType, dataPoints: typeof mem) => ({
     descriptor: { name, description, unit, valueType },
@@ -112,21 +116,49 @@ function buildMetrics(items: readonly ExportSession[], machine: string): { metri
     dataPoints,
   });
   return {
-    metrics: {
-      resource: resourceFromAttributes({ 'service.name': 'cordon', 'host.name': machine || 'unknown' }),
-      scopeMetrics: [
-        {
-          scope: SCOPE,
-          metrics: [
-            gauge('process.memory.usage', "RSS summed over the agent's process tree", 'By', ValueType.INT, mem),
-            gauge('process.cpu.utilization', "CPU of the agent's process tree since the previous sample, fraction of one core", '1', ValueType.DOUBLE, cpu),
-            gauge('process.count', "Processes in the agent's tree", '{process}', ValueType.INT, procs),
-          ],
-        },
-      ],
-    },
-    points: mem.length * 3,
+    resource: resourceFromAttributes({ 'service.name': 'cordon', 'host.name': machine || 'unknown' }),
+    scopeMetrics: [
+      {
+        scope: SCOPE,
+        metrics: [
+          gauge('process.memory.usage', "RSS summed over the agent's process tree", 'By', ValueType.INT, mem),
+          gauge('process.cpu.utilization', "CPU of the agent's process tree since the previous sample, fraction of one core", '1', ValueType.DOUBLE, cpu),
+          gauge('process.count', "Processes in the agent's tree", '{process}', ValueType.INT, procs),
+        ],
+      },
+    ],
   };
+}
+
+/**
+ * The most bytes of one OTLP/HTTP request body. A store's sessions went as one request per
+ * machine, so a large store made a body of gigabytes: more than V8 can hold in one string
+ * (about 512 MiB, a RangeError before anything was sent) and far over what collectors take (the
+ * OpenTelemetry Collector's OTLP/HTTP receiver refuses bodies over its `max_request_body_size`,
+ * 20 MiB by default). Spans and samples are sent in requests of at most this size.
+ */
+export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+/** Items tried in one request before its size is known: spans, and samples (three points each). */
+const FIRST_BATCH = { spans: 1000, samples: 4000 } as const;
+
+/**
+ * `items` serialised into request bodies of at most `maxBytes` each, in order: batches of `first`
+ * items, a batch whose body is larger split in halves until it fits (a single item larger than
+ * `maxBytes` goes alone; the collector says whether it takes it).
+ */
+export function* requestBodies<T>(items: readonly T[], serialize: (batch: readonly T[]) => Uint8Array, first: number, maxBytes = MAX_REQUEST_BYTES): Generator<{ body: Uint8Array; count: number }> {
+  const fit = function* (batch: readonly T[]): Generator<{ body: Uint8Array; count: number }> {
+    const body = serialize(batch);
+    if (body.length <= maxBytes || batch.length === 1) {
+      yield { body, count: batch.length };
+      return;
+    }
+    const half = Math.ceil(batch.length / 2);
+    yield* fit(batch.slice(0, half));
+    yield* fit(batch.slice(half));
+  };
+  for (let at = 0; at < items.length; at += first) yield* fit(items.slice(at, at + first));
 }
 
 /** What one request's collector answered: how many items it rejected, and why. */
@@ -226,7 +258,8 @@ function parseResponse<R>(data: Uint8Array, deserialize: (d: Uint8Array) => R): 
  * `cordon export --otlp URL`: sends each session as one trace (a root span and one
  * span per tool call, at their recorded times) and the samples as metrics, OTLP/HTTP with the
  * JSON encoding of the OpenTelemetry JS SDK's serializers. Sessions of different machines are sent
- * as separate requests so each carries its machine as `host.name`. What the collector rejects
+ * as separate requests so each carries its machine as `host.name`, and no request body is larger
+ * than {@link MAX_REQUEST_BYTES} (a machine's spans and samples are split over as many as needed). What the collector rejects
  * (`partialSuccess`) is counted in the summary. Messages name the URL with credentials redacted;
  * credentials in the URL are sent as Basic authentication.
  * @throws Error when the receiver is unreachable, refuses, does not answer within `timeoutMs`, or
@@ -248,17 +281,17 @@ export async function exportSessions(items: readonly ExportSession[], options: E
   };
   for (const [machine, group] of byMachine) {
     const all = group.flatMap(buildSpans);
-    if (all.length) {
-      const data = await post(`${rawBase}/v1/traces`, JsonTraceSerializer.serializeRequest(all) ?? new Uint8Array(), 'spans', options);
-      rejectedSpans += Math.min(all.length, note(answer(parseResponse(data, (d) => JsonTraceSerializer.deserializeResponse(d))?.partialSuccess)));
+    for (const { body, count } of requestBodies(all, (batch) => JsonTraceSerializer.serializeRequest([...batch]) ?? new Uint8Array(), FIRST_BATCH.spans)) {
+      const data = await post(`${rawBase}/v1/traces`, body, 'spans', options);
+      rejectedSpans += Math.min(count, note(answer(parseResponse(data, (d) => JsonTraceSerializer.deserializeResponse(d))?.partialSuccess)));
     }
     spans += all.length;
-    const m = buildMetrics(group, machine);
-    if (m.points) {
-      const data = await post(`${rawBase}/v1/metrics`, JsonMetricsSerializer.serializeRequest(m.metrics) ?? new Uint8Array(), 'metrics', options);
-      rejectedPoints += Math.min(m.points, note(answer(parseResponse(data, (d) => JsonMetricsSerializer.deserializeResponse(d))?.partialSuccess)));
+    const samples = group.flatMap((item) => item.samples.map((sample) => ({ sessionId: item.session.session_id, sample })));
+    for (const { body, count } of requestBodies(samples, (batch) => JsonMetricsSerializer.serializeRequest(buildMetrics(batch, machine)) ?? new Uint8Array(), FIRST_BATCH.samples)) {
+      const data = await post(`${rawBase}/v1/metrics`, body, 'metrics', options);
+      rejectedPoints += Math.min(count * 3, note(answer(parseResponse(data, (d) => JsonMetricsSerializer.deserializeResponse(d))?.partialSuccess)));
     }
-    points += m.points;
+    points += samples.length * 3;
   }
   const summary: ExportSummary = { sessions: items.length, spans, data_points: points, rejected_spans: rejectedSpans, rejected_data_points: rejectedPoints, rejection_messages: messages };
   if (spans + points > 0 && rejectedSpans + rejectedPoints >= spans + points) {

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../test/support/cli.js';
 import { call, marker, samples } from '../../../packages/host/test/telemetry/reduce/helpers.js';
+import { MAX_REQUEST_BYTES } from '../src/otlp.js';
 
 /** `cordon export --otlp` against a loopback OTLP/HTTP receiver decoding the JSON encoding of the OTLP protobuf messages. */
 
@@ -23,6 +24,8 @@ interface Received {
   path: string;
   contentType: string | undefined;
   body: any;
+  /** The body's size as received, bytes. */
+  bytes: number;
 }
 
 /** A receiver on 127.0.0.1 that records every request; `mode` 'slow' never answers. */
@@ -33,7 +36,7 @@ async function receiver(mode: 'ok' | 'slow' | ((path: string) => { status: numbe
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      got.push({ path: req.url ?? '', contentType: req.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      got.push({ path: req.url ?? '', contentType: req.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString('utf8')), bytes: Buffer.concat(chunks).length });
       auth.push(req.headers.authorization);
       if (mode === 'slow') return;
       const answer = mode === 'ok' ? { status: 200, body: {} } : mode(req.url ?? '');
@@ -158,6 +161,35 @@ describe('cordon export --otlp', () => {
     expect(points('process.memory.usage')).toEqual([100, 300, 200, 120].map((mb, i) => [nanos(T + [500, 1500, 2500, 4200][i]!), mb * 2 ** 20, 'sess-otlp']));
     expect(points('process.cpu.utilization').map((p: unknown[]) => p[1])).toEqual([0.1, 1.5, 0.5, 0.2]);
     expect(points('process.count').map((p: unknown[]) => p[1])).toEqual([1, 3, 2, 1]);
+  });
+
+  it('a large store goes in requests of at most MAX_REQUEST_BYTES, every span and sample once', async () => {
+    // 3,000 calls with 2,000-character commands and 12,000 samples: about 9 MB of spans and 9 MB
+    // of points, which went as one request each.
+    const data = sandbox.dataDir;
+    marker(data, 'sess-big', 'session_start', T);
+    const command = `make ${'x'.repeat(1995)}`;
+    for (let i = 0; i < 3000; i++) call(data, 'sess-big', `k${i}`, T + i * 10, T + i * 10 + 5, { command, tool_name: 'Bash', tool: 'shell' });
+    samples(data, 'sess-big', Array.from({ length: 12_000 }, (_, i) => ({ t: T + i * 3, mb: 100 + (i % 50), cpu: 10, procs: 1 })));
+    marker(data, 'sess-big', 'session_end', T + 37_000);
+    const sizes: Record<string, number[]> = {};
+    const rx = await receiver();
+    const r = await runCordon(['export', '--otlp', rx.url, '--session', 'sess-big', '--json'], { env: sandbox.env, timeoutMs: 300_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ spans: 3001, data_points: 36_000, rejected_spans: 0, rejected_data_points: 0 });
+    for (const g of rx.got) (sizes[g.path] ??= []).push(g.bytes);
+    expect(sizes['/v1/traces']!.length).toBeGreaterThan(1);
+    expect(sizes['/v1/metrics']!.length).toBeGreaterThan(1);
+    for (const size of [...sizes['/v1/traces']!, ...sizes['/v1/metrics']!]) expect(size).toBeLessThanOrEqual(MAX_REQUEST_BYTES);
+    const spans = rx.got.filter((g) => g.path === '/v1/traces').flatMap((g) => g.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((s: { spans: unknown[] }) => s.spans))) as any[];
+    expect(new Set(spans.map((s) => s.spanId)).size).toBe(3001);
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+    const memory = rx.got
+      .filter((g) => g.path === '/v1/metrics')
+      .flatMap((g) => g.body.resourceMetrics[0].scopeMetrics.flatMap((s: { metrics: any[] }) => s.metrics))
+      .filter((m: any) => m.name === 'process.memory.usage')
+      .flatMap((m: any) => m.gauge.dataPoints.map((p: any) => p.timeUnixNano));
+    expect(memory).toEqual(Array.from({ length: 12_000 }, (_, i) => nanos(T + i * 3)));
   });
 
   it('a receiver that is down or never answers fails the export clearly (exit 2) and leaves the local store as it was', async () => {
