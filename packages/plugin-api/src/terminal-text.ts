@@ -12,9 +12,17 @@
  * The characters a terminal does not show as themselves, as a regular expression source (flag
  * `u`): controls (C0, DEL, C1), format characters (a byte order mark, zero-width joiners, the
  * bidirectional overrides and isolates, the tag characters), line and paragraph separators,
- * lone surrogates, and every space but U+0020 (a no-break space looks like one; a tab too).
+ * lone surrogates, every space but U+0020 (a no-break space looks like one; a tab too),
+ * unassigned code points (`Cn`: a terminal shows nothing, a box or a question mark, in 0, 1 or 2
+ * columns as its own tables say; tmux gives U+0378 none where string-width counts one), and the
+ * letters and marks Unicode makes Default_Ignorable_Code_Point (DerivedCoreProperties.txt: the
+ * Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the combining grapheme joiner U+034F, the Khmer
+ * inherent vowels U+17B4 and U+17B5), which are meant to be invisible yet take columns in some
+ * terminals (tmux draws U+3164 two wide, blank; string-width counts none), so a name of them
+ * shows as nothing and shifts every column after it. Variation selectors, also
+ * default-ignorable, stay: they choose how the character before them looks.
  */
-export const UNSHOWN_SOURCE = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|[^\S ]`;
+export const UNSHOWN_SOURCE = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Cn}\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0]|[^\S ]`;
 
 /** `c`'s UTF-16 code units as `\uXXXX` escapes (two for a character outside the BMP). */
 export function escapeUnits(c: string): string {

@@ -12,6 +12,16 @@ describe('shownLine (the one-line terminal escape plugins share with the host)',
     expect(shownLine('é 漢字 🙂')).toBe('é 漢字 🙂');
   });
 
+  it('escapes unassigned code points and the invisible default-ignorable letters and marks, whose width terminals disagree on', () => {
+    // tmux: U+0378 takes no column and U+3164 two (blank); string-width counts one and none.
+    expect(shownLine('a\u0378b')).toBe('a\\u0378b');
+    expect(shownLine('\u3164\u115f\u1160\uffa0')).toBe('\\u3164\\u115f\\u1160\\uffa0');
+    expect(shownLine('x\u034fy\u17b4\u17b5')).toBe('x\\u034fy\\u17b4\\u17b5');
+    expect(shownLine('\u{50000}\u{e0080}')).toBe('\\ud900\\udc00\\udb40\\udc80');
+    // A variation selector chooses how the character before it looks: kept, as are assigned letters.
+    expect(shownLine('\u2764\ufe0f 가 \u1100\u1161')).toBe('\u2764\ufe0f 가 \u1100\u1161');
+  });
+
   it('writes a character outside the BMP as its two code units', () => {
     expect(escapeUnits('\u{e0041}')).toBe('\\udb40\\udc41');
     expect(shownLine('tag\u{e0041}')).toBe('tag\\udb40\\udc41');

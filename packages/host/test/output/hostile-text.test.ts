@@ -149,7 +149,7 @@ describe('reduce and analyze print what an agent wrote escaped', () => {
 
 describe('the plain-ASCII shortcut of terminalText, terminalLines and displayName', () => {
   // The definition the functions implement (src/output/terminal.ts), built here on every call.
-  const UNSHOWN = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|[^\S ]`;
+  const UNSHOWN = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Cn}\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0]|[^\S ]`;
   const units = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
   // The CI rule (actions/runner ActionCommand), spelt here apart from ciInert: `::` at a line's
   // start after blanks, `##[` anywhere; the line is escaped first, so blanks are spaces (and tabs

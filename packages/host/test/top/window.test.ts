@@ -152,6 +152,20 @@ describe('rendering: untrusted text escaped, every line within the width', () =>
     }
   });
 
+  it('characters whose width terminals disagree on (unassigned, the invisible Hangul fillers) are escaped, so each row keeps its columns', () => {
+    // tmux gives U+0378 no column and U+3164 two, string-width one and none: either way the CWD
+    // and UP columns after the agent's cell moved on screen while the layout counted them aligned.
+    const odd = { ...base, agent: '\u3164\u3164', session_id: 'id\u0378\u115f', cwd: '/w/\u1160\uffa0', current_call: { ...base.current_call!, tool_name: 'B\u034fash', command: 'ls \u{50000}' } };
+    const lines = renderTop(snapshot([base, odd]), { width: 160, home: '/home/u' });
+    const text = lines.join('\n');
+    expect(text).not.toMatch(/[\u0378\u034f\u115f\u1160\u3164\uffa0]|\u{50000}/u);
+    expect(text).toMatch(/^\\u3164… +id\\u0378… +\/w\/\\u1160\\uffa0 +1:02:05/m);
+    expect(text).toContain('B\\u034fash 0:42 (+1) ls \\ud900\\udc00');
+    // The UP column ends at the same column in both rows.
+    const upEnd = (line: string) => columns(line.slice(0, line.indexOf('1:02:05') + 7));
+    expect(upEnd(lines[4]!)).toBe(upEnd(lines[2]!));
+  });
+
   it('sample numbers that cannot be real read as unknown (-), large real ones are scaled, never cut', () => {
     const root = tempDirForTest('cordon-top-numbers-');
     const path = join(root, 'samples.jsonl');
