@@ -100,7 +100,36 @@ function summary(r: RunRecord): GuardSummary {
   };
 }
 
+/**
+ * Whether a line of `runs.jsonl` is a run of a session with every field the join reads of its
+ * type (the line is data: another cordon's, or damaged). A field of another type (`"argv": ["bash",
+ * "-c", 42]`, `"limit_bytes": "lots"`) stopped `cordon reduce` with a TypeError or put NaN in
+ * its text; such a line now joins no call.
+ */
 function isSessionRun(value: unknown): value is RunRecord {
-  const r = value as Partial<RunRecord> | null;
-  return !!r && typeof r === 'object' && typeof r.session_id === 'string' && typeof r.start_t === 'number' && typeof r.t === 'number' && Array.isArray(r.argv);
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const r = value as Record<string, unknown>;
+  const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+  const orNull = (x: unknown, is: (y: unknown) => boolean) => x === null || is(x);
+  const text = (x: unknown): x is string => typeof x === 'string';
+  return (
+    text(r.session_id) &&
+    finite(r.start_t) &&
+    finite(r.t) &&
+    Array.isArray(r.argv) &&
+    r.argv.every(text) &&
+    orNull(r.backend, text) &&
+    typeof r.enforced === 'boolean' &&
+    text(r.tier) &&
+    text(r.final_tier) &&
+    orNull(r.limit_bytes, finite) &&
+    orNull(r.peak_bytes, finite) &&
+    orNull(r.stall_full_ms, finite) &&
+    !!r.events &&
+    typeof r.events === 'object' &&
+    !Array.isArray(r.events) &&
+    Object.values(r.events).every(finite) &&
+    Number.isInteger(r.exit_code) &&
+    typeof r.warned === 'boolean'
+  );
 }

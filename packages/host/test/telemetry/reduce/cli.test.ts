@@ -293,3 +293,49 @@ describe('marker and sample lines of the wrong shape', () => {
     }
   }, 60_000);
 });
+
+describe('control run records of the wrong shape', () => {
+  // reduce joins each guarded call with the `control run` that ran it (control/guard-join.ts), from
+  // <data>/control/runs.jsonl: a line there is data like any other, written by another version or damaged.
+  it('a run record with a field of another type joins no call, and reduce reports the session as before', async () => {
+    call(sandbox.dataDir, 'guarded', 'k1', T + 100, T + 900, { command: 'npm test' });
+    const good = {
+      t: T + 800, start_t: T + 200, session_id: 'guarded', argv: ['bash', '-c', 'npm test'], command: 'bash -c npm test', cwd: '/w', hint: null, backend: null, enforced: false,
+      domain: null, placement: null, tier: 'medium', final_tier: 'medium', limit_bytes: 1024, ram_bytes: 4096, cpu_weight: 100, peak_bytes: null, peak_source: null,
+      stall_full_ms: null, stall_source: null, throttled_ms: null, stall_some_ms: null, cpu_stall_some_ms: null, events: {}, cpu_stat: {}, frozen_count: 0, frozen_ms: 0,
+      escalations: [], wall_ms: 600, exit_code: 0, signal: null, removed: null, ended: [], warned: false, warning_number: null,
+    };
+    const bad = [
+      { ...good, argv: ['bash', '-c', 42] },
+      { ...good, argv: ['bash', 42, 'npm test'] },
+      { ...good, limit_bytes: 'lots' },
+      { ...good, peak_bytes: { a: 1 } },
+      { ...good, stall_full_ms: '5' },
+      { ...good, events: 'oom' },
+      { ...good, events: { oom: 'x' } },
+      { ...good, exit_code: '0' },
+      { ...good, tier: 7 },
+      { ...good, final_tier: null },
+      { ...good, backend: 3 },
+      { ...good, enforced: 'yes' },
+      { ...good, warned: 1 },
+    ];
+    mkdirSync(join(sandbox.dataDir, 'control'), { recursive: true });
+    writeFileSync(join(sandbox.dataDir, 'control', 'runs.jsonl'), bad.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    for (const env of [{}, { CORDON_NO_FAST_ROUTE: '1' }]) {
+      const jsonl = await runCordon(['reduce', '--session', 'guarded', '--jsonl'], { env: { ...sandbox.env, ...env } });
+      expect([env, jsonl.exitCode, jsonl.stderr]).toEqual([env, 0, '']);
+      expect(jsonl.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { guard?: unknown }).guard)).toEqual([undefined]);
+      const text = await runCordon(['reduce', '--session', 'guarded'], { env: { ...sandbox.env, ...env } });
+      expect([env, text.exitCode, text.stderr]).toEqual([env, 0, '']);
+      expect(text.stdout).toContain('npm test');
+      expect(text.stdout).not.toMatch(/\[guard|NaN|undefined|\[object/);
+    }
+    // The same record with every field of its type joins the call.
+    appendFileSync(join(sandbox.dataDir, 'control', 'runs.jsonl'), `${JSON.stringify(good)}\n`);
+    const joined = await runCordon(['reduce', '--session', 'guarded', '--jsonl'], { env: sandbox.env });
+    expect(joined.exitCode, joined.stderr).toBe(0);
+    expect((JSON.parse(joined.stdout.trim()) as { guard?: unknown }).guard).toMatchObject({ tier: 'medium', limit_bytes: 1024, exit_code: 0 });
+    expect((await runCordon(['reduce', '--session', 'guarded'], { env: sandbox.env })).stdout).toContain('[guard medium');
+  }, 60_000);
+});
