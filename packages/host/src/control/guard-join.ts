@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { splitJsonLines } from '../io/append.js';
+import { readRegularFileTail } from '../io/safe-read.js';
 import type { ToolCallRecord } from '../telemetry/reduce/reduce-session.js';
 import { runsFile, type RunRecord } from './store.js';
 import { redactText } from '../output/redact.js';
@@ -26,6 +26,9 @@ export interface GuardSummary {
 /** A {@link ToolCallRecord} with the guard result of the run that executed it, when there was one. */
 export type GuardedCallRecord = ToolCallRecord & { readonly guard?: GuardSummary };
 
+/** The most of each records file read, bytes: four times the size it rotates at (control/store.ts). */
+const RUNS_READ_BYTES = 64 * 1024 * 1024;
+
 /** Clock slack allowed between the hook's marker times and the run's own, ms (both are this machine's wall clock). */
 const SLACK_MS = 50;
 
@@ -39,7 +42,9 @@ export function readGuardRuns(dataDir: string): RunRecord[] {
   return [`${file}.1`, file].flatMap((path) => {
     let text: string;
     try {
-      text = readFileSync(path, 'utf8');
+      // Non-blocking, regular files only, and at most the last RUNS_READ_BYTES: a FIFO here held
+      // `cordon reduce`. A first line cut in two is a torn line, skipped.
+      text = readRegularFileTail(path, { maxBytes: RUNS_READ_BYTES, links: 'always' }).toString('utf8');
     } catch {
       return [];
     }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CollectedPlugin } from '../bus/host.js';
@@ -6,6 +5,7 @@ import { unbuiltLinkError } from './unbuilt.js';
 import { nodeModule } from '../util/builtins.js';
 import { registerTargets } from './hook-targets.js';
 import { parseJsonText } from '../util/json-syntax.js';
+import { isMissingFile, readRegularFile } from '../io/safe-read.js';
 
 /** A plugin package found on disk. */
 export interface PluginPackage {
@@ -19,9 +19,14 @@ export interface PluginPackage {
   readonly pjson: { name?: string; oclif?: { hooks?: Record<string, unknown> }; cordon?: { registerReads?: unknown } };
 }
 
+/** The largest `package.json` read, bytes (plugins/data-package.ts reads the data directory's under the same bound). */
+const PACKAGE_JSON_MAX_BYTES = 16 * 1024 * 1024;
+
 function readJson(path: string): any {
+  // Non-blocking, regular files only (io/safe-read.ts): a FIFO as a listed plugin's package.json
+  // held every command, the hook included, until something wrote to it.
   // Its syntax error says where (`invalid symbol at line 1, column 2`) for the log.
-  return parseJsonText(readFileSync(path, 'utf8'));
+  return parseJsonText(readRegularFile(path, { maxBytes: PACKAGE_JSON_MAX_BYTES, links: 'always' }).toString('utf8'));
 }
 
 /**
@@ -72,7 +77,7 @@ export function findPluginPackages(
   } catch (error) {
     // ENOENT: no user plugins installed. Anything else (a data directory that is a file, a
     // damaged package.json) is said, and no user plugin loads.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') onSkip(join(dataDir, 'package.json'), error);
+    if (!isMissingFile(error) && (error as NodeJS.ErrnoException).code !== 'ENOENT') onSkip(join(dataDir, 'package.json'), error);
   }
   for (const entry of user.oclif?.plugins ?? []) {
     if (entry.type === 'link' && entry.root) add(isAbsolute(entry.root) ? entry.root : resolve(dataDir, entry.root), true);

@@ -1,10 +1,11 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HookName } from '@cordon/plugin-api';
 import type { CordonHost } from '../bus/host.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { ensurePrivateDir } from '../io/private-dir.js';
 import { statStamp } from '../io/stat-direct.js';
+import { readRegularFile } from '../io/safe-read.js';
 import type { PluginPackage } from './discover.js';
 import { registerTargets } from './hook-targets.js';
 
@@ -77,10 +78,17 @@ export function pluginIndexKey(hostVersion: string, packages: readonly PluginPac
   return parts.join('\n');
 }
 
-/** The index in `cacheDir` when it exists, parses and carries `key`; otherwise `undefined`. */
+/** The largest index read, bytes (a few KB for dozens of plugins). */
+const PLUGIN_INDEX_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The index in `cacheDir` when it exists, parses and carries `key`; otherwise `undefined`. Read
+ * non-blocking, regular files only (io/safe-read.ts): a FIFO in its place held every hook call,
+ * check and `control run` until something wrote to it; now it reads as no index.
+ */
 export function readPluginIndex(cacheDir: string, key: string): PluginIndex | undefined {
   try {
-    const index = JSON.parse(readFileSync(join(cacheDir, FILE), 'utf8')) as PluginIndex;
+    const index = JSON.parse(readRegularFile(join(cacheDir, FILE), { maxBytes: PLUGIN_INDEX_MAX_BYTES, links: 'always' }).toString('utf8')) as PluginIndex;
     return index.v === PLUGIN_INDEX_VERSION && index.key === key && Array.isArray(index.packages) ? index : undefined;
   } catch {
     return undefined;

@@ -1,10 +1,13 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../io/atomic-write.js';
 import { ensurePrivateDir } from '../../io/private-dir.js';
+import { readRegularFile } from '../../io/safe-read.js';
 
 /** The file in Cordon's cache directory that holds the digests. */
 export const KNOWN_DIGESTS_FILE = 'envelope-digests.json';
+/** The largest digests file read, bytes (a line of about 150 bytes per envelope file remembered). */
+const KNOWN_DIGESTS_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Entries kept (the newest): three per envelope, so about twenty envelopes. */
 const MAX_ENTRIES = 64;
@@ -95,7 +98,8 @@ export class KnownDigests {
     if (this.#entries) return this.#entries;
     this.#entries = new Map();
     try {
-      const parsed = JSON.parse(readFileSync(this.#file, 'utf8')) as unknown;
+      // Non-blocking, regular files only: a FIFO here held every check.
+      const parsed = JSON.parse(readRegularFile(this.#file, { maxBytes: KNOWN_DIGESTS_MAX_BYTES, links: 'always' }).toString('utf8')) as unknown;
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
         for (const [key, value] of Object.entries(parsed)) if (typeof value === 'string' && /^[0-9a-f]{64}$/.test(value)) this.#entries.set(key, value);
       }

@@ -338,4 +338,16 @@ describe('control run records of the wrong shape', () => {
     expect((JSON.parse(joined.stdout.trim()) as { guard?: unknown }).guard).toMatchObject({ tier: 'medium', limit_bytes: 1024, exit_code: 0 });
     expect((await runCordon(['reduce', '--session', 'guarded'], { env: sandbox.env })).stdout).toContain('[guard medium');
   }, 60_000);
+
+  // A FIFO there held `cordon reduce` until something wrote to it (control/guard-join.ts reads it non-blocking now).
+  it('a FIFO in place of runs.jsonl reads as no runs', async () => {
+    call(sandbox.dataDir, 'fifo', 'k1', T + 100, T + 900, { command: 'npm test' });
+    mkdirSync(join(sandbox.dataDir, 'control'), { recursive: true });
+    execFileSync('mkfifo', [join(sandbox.dataDir, 'control', 'runs.jsonl')]);
+    for (const env of [{}, { CORDON_NO_FAST_ROUTE: '1' }]) {
+      const r = await runCordon(['reduce', '--session', 'fifo'], { env: { ...sandbox.env, ...env }, timeoutMs: 20_000 });
+      expect([env, r.exitCode, r.stderr]).toEqual([env, 0, '']);
+      expect(r.stdout).toContain('npm test');
+    }
+  }, 60_000);
 });
