@@ -4,7 +4,7 @@ import { parseJsonText } from '../util/json-syntax.js';
 import { isMissingFile, readRegularFile, UnsafeReadError } from '../io/safe-read.js';
 
 /** The largest `package.json` read: a list of plugins, or a plugin's manifest, is a few KiB. */
-const DATA_PACKAGE_MAX_BYTES = 16 * 1024 * 1024;
+export const PACKAGE_JSON_MAX_BYTES = 16 * 1024 * 1024;
 
 /** What is wrong with a `<dataDir>/package.json`, in the words of its refusal. */
 export interface DataPackageProblem {
@@ -50,7 +50,7 @@ export interface PackageJsonProblem {
 export function readPackageJson(file: string): { readonly value: Record<string, unknown> } | { readonly problem: PackageJsonProblem } {
   let text: string;
   try {
-    text = readRegularFile(file, { maxBytes: DATA_PACKAGE_MAX_BYTES, links: 'always' }).toString('utf8');
+    text = readRegularFile(file, { maxBytes: PACKAGE_JSON_MAX_BYTES, links: 'always' }).toString('utf8');
   } catch (error) {
     if (isMissingFile(error)) return { problem: { problem: 'missing', detail: 'does not exist' } };
     if (error instanceof UnsafeReadError) return { problem: error.detail === 'is not a regular file (a directory)' ? { problem: 'directory', detail: error.detail } : { problem: 'unsafe', detail: error.detail } };

@@ -6,6 +6,7 @@ import { nodeModule } from '../util/builtins.js';
 import { registerTargets } from './hook-targets.js';
 import { parseJsonText } from '../util/json-syntax.js';
 import { isMissingFile, readRegularFile } from '../io/safe-read.js';
+import { PACKAGE_JSON_MAX_BYTES } from './data-package.js';
 
 /** A plugin package found on disk. */
 export interface PluginPackage {
@@ -18,9 +19,6 @@ export interface PluginPackage {
   /** Parsed package.json. */
   readonly pjson: { name?: string; oclif?: { hooks?: Record<string, unknown> }; cordon?: { registerReads?: unknown } };
 }
-
-/** The largest `package.json` read, bytes (plugins/data-package.ts reads the data directory's under the same bound). */
-const PACKAGE_JSON_MAX_BYTES = 16 * 1024 * 1024;
 
 function readJson(path: string): any {
   // Non-blocking, regular files only (io/safe-read.ts): a FIFO as a listed plugin's package.json
