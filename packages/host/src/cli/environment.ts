@@ -4,7 +4,7 @@ import { errorDocument, errorText } from '../output/error-text.js';
 import { asksForJson } from './json-flag.js';
 import { checkPaths, resolveDirOrigins, type DirKind } from '../util/paths.js';
 import { checkDataPackage, dataPackageProblem } from '../plugins/data-package.js';
-import { replaceOclifPluginWarnings, warnDataPackage } from './plugin-warnings.js';
+import { replaceOclifPluginWarnings, warnBlockingPlugins, warnDataPackage } from './plugin-warnings.js';
 import { versionJson, versionLine } from './version.js';
 import { shownJson } from '../output/json-text.js';
 
@@ -20,7 +20,9 @@ import { shownJson } from '../output/json-text.js';
  * for `doctor` (which reports it as one of its checks) and `control run` (which says so once on
  * stderr and runs the command: it wraps an agent's shell call); for those `'without-user-plugins'`
  * is returned, and oclif is to load without the file (its `userPlugins: false`), since it would
- * print Node's raw warning for it. The refusal is printed as every cordon error is (`Error: …` / `Code: …`
+ * print Node's raw warning for it. So is any command when a plugin the file lists has a FIFO,
+ * socket or device where oclif or cordon reads it (plugins/listed-plugins.ts `blocks`: oclif's
+ * read would never return), after one `warning: …` line per listed plugin that cannot load. The refusal is printed as every cordon error is (`Error: …` / `Code: …`
  * on stderr; with `--json` before any `--`, the JSON document on stdout), the exit code set to 2,
  * and false returned. `cordon hook` through oclif (`CORDON_HOOK_VIA_OCLIF`) prints nothing and
  * exits 0 instead, as the hook always does.
@@ -48,7 +50,11 @@ export function prepareOclif(args: readonly string[], env: NodeJS.ProcessEnv = p
     } else checkDataPackage(dataDir);
     // A listed plugin oclif cannot load is named by cordon, not by oclif's five raw lines; doctor
     // reports it as a finding, and the hook prints nothing it does not decide.
-    replaceOclifPluginWarnings(dataDir, { quiet: args[0] === 'hook' || args[0] === 'doctor' });
+    const quiet = args[0] === 'hook' || args[0] === 'doctor';
+    // A FIFO or device where oclif reads a listed plugin would hold the command for ever: oclif
+    // then loads none of the listed plugins, and each problem is said once.
+    if (!withoutUserPlugins && warnBlockingPlugins(dataDir, { quiet })) withoutUserPlugins = true;
+    replaceOclifPluginWarnings(dataDir, { quiet });
   } catch (error) {
     const hook = args[0] === 'hook' && !args.includes('--help') && !args.includes('-h');
     process.exitCode = hook ? 0 : 2;

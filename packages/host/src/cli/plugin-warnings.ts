@@ -3,7 +3,7 @@ import type { CordonHost } from '../bus/host.js';
 import type { HostLoadPlan } from '../bus/load-host.js';
 import { terminalLines } from '../output/terminal.js';
 import { dataPackageProblem } from '../plugins/data-package.js';
-import { listedPluginProblems } from '../plugins/listed-plugins.js';
+import { listedPluginProblems, type ListedPluginProblem } from '../plugins/listed-plugins.js';
 import { createFileLogger } from '../util/log.js';
 
 /**
@@ -31,6 +31,31 @@ export function warnDataPackage(dataDir: string, plan?: Pick<HostLoadPlan, 'skip
 }
 
 /**
+ * When a plugin `<dataDir>/package.json` lists has a file whose read would never end where oclif
+ * or cordon reads it (plugins/listed-plugins.ts, {@link ListedPluginProblem.blocks}: a FIFO as
+ * its package.json held every oclif command, doctor included, until something wrote to it),
+ * says each listed plugin that cannot load in one `warning: …` line with its way out (`quiet`:
+ * to the log only) and returns true: the caller loads oclif without the listed plugins. False,
+ * saying nothing, otherwise.
+ */
+export function warnBlockingPlugins(dataDir: string, options: { readonly quiet: boolean }): boolean {
+  const found = listedPluginProblems(dataDir);
+  if (!found.some((p) => p.blocks)) return false;
+  sayPluginProblems(dataDir, found.map((p) => `${p.message}; ${p.fix}`), options);
+  return true;
+}
+
+/** `lines` as `warning: …` lines on stderr, each on one escaped line; `quiet`: to the log only. */
+function sayPluginProblems(dataDir: string, lines: readonly string[], options: { readonly quiet: boolean }): void {
+  if (options.quiet) {
+    const log = createFileLogger(dataDir, 'plugins');
+    for (const line of lines) log.warn(line);
+    return;
+  }
+  for (const line of lines) process.stderr.write(`warning: ${terminalLines(line).replace(/\n/g, ' ')}\n`);
+}
+
+/**
  * Replaces oclif's warning for a plugin it could not load: `Config.warn` emits it as an Error
  * whose `detail` holds `module: @oclif/core`, named for the host (`SyntaxError Plugin:
  * @cordon/host: Expected double-quoted property name…`), over five lines, with the plugin's own
@@ -50,11 +75,6 @@ export function replaceOclifPluginWarnings(dataDir: string, options: { readonly 
     said = true;
     const found = listedPluginProblems(dataDir);
     const lines = found.length ? found.map((p) => `${p.message}; ${p.fix}`) : [`a plugin could not be loaded, and cordon runs without it: ${(warning as Error).message}`];
-    if (options.quiet) {
-      const log = createFileLogger(dataDir, 'plugins');
-      for (const line of lines) log.warn(line);
-      return;
-    }
-    for (const line of lines) process.stderr.write(`warning: ${terminalLines(line).replace(/\n/g, ' ')}\n`);
+    sayPluginProblems(dataDir, lines, options);
   } as typeof process.emitWarning;
 }

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { loopDetail } from './link-chain.js';
 
@@ -240,6 +240,24 @@ export function isSymlink(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * What is at `path` (links followed) when reading it could wait for ever or never end: `a FIFO`
+ * (its open waits for a writer), `a socket`, `a character device` (`/dev/zero` never ends) or `a
+ * block device`. `undefined` for a regular file, a directory, nothing (or a dangling link), or a
+ * path that cannot be looked at (EACCES, ELOOP): whoever reads it then meets that error at once.
+ * For files another program (oclif, Node's module loader) reads with a blocking open, which cordon
+ * cannot open non-blocking itself ({@link openRegularFile} is the way for files cordon reads).
+ */
+export function blockingFileKind(path: string): string | undefined {
+  let stat: Stats | undefined;
+  try {
+    stat = statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+  return stat && !stat.isFile() && !stat.isDirectory() ? fileKind(stat) : undefined;
 }
 
 /** A word for a file type, for messages (`a FIFO`, `a regular file`). */

@@ -5,7 +5,7 @@ import { unbuiltLinkError } from './unbuilt.js';
 import { nodeModule } from '../util/builtins.js';
 import { registerTargets } from './hook-targets.js';
 import { parseJsonText } from '../util/json-syntax.js';
-import { isMissingFile, readRegularFile } from '../io/safe-read.js';
+import { blockingFileKind, isMissingFile, readRegularFile } from '../io/safe-read.js';
 import { PACKAGE_JSON_MAX_BYTES } from './data-package.js';
 
 /** A plugin package found on disk. */
@@ -103,9 +103,14 @@ const REQUIRE_CACHED = Symbol.for('cordon.requireCached');
  * is one ({@link REQUIRE_CACHED}, cache files named after `cacheName`). Otherwise `require()` first
  * where Node loads ES modules synchronously (`process.features.require_module`: Node ≥ 20.19 and
  * ≥ 22.12): it skips the asynchronous ESM loader, whose start-up the hook process would pay on every tool call. A module with top-level
- * await (`ERR_REQUIRE_ASYNC_MODULE`) or an older Node falls back to `import()`.
+ * await (`ERR_REQUIRE_ASYNC_MODULE`) or an older Node falls back to `import()`. Throws, loading
+ * nothing, when `path` is a FIFO, socket or device (io/safe-read.ts `blockingFileKind`).
  */
 async function loadModule(path: string, cacheName: string): Promise<Record<string, unknown>> {
+  // Node's loaders open a module with a blocking open: a FIFO here held the hook, and with it the
+  // agent's tool call, until something wrote to it; /dev/zero would be read for ever.
+  const kind = blockingFileKind(path);
+  if (kind !== undefined) throw new Error(`its cordon:register module ${path} is not a regular file (${kind})`);
   const cached = (globalThis as Record<symbol, unknown>)[REQUIRE_CACHED] as ((file: string, cacheName: string) => unknown) | undefined;
   if (cached && path.endsWith('.cjs')) return cached(path, cacheName) as Record<string, unknown>;
   if ((process.features as { require_module?: boolean }).require_module) {
