@@ -1,5 +1,6 @@
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { FastCommandApi, RunFastCommand } from '@cordon/plugin-api';
+import { blockingFileKind } from '../io/safe-read.js';
 import { findPluginPackages, type PluginPackage } from '../plugins/discover.js';
 import { nodeModule } from '../util/builtins.js';
 import { HOST_ROOT } from '../util/host-root.js';
@@ -62,9 +63,13 @@ function declaringPackage(packages: readonly PluginPackage[], id: string): { nam
 
 /**
  * Loads the plugin's CommonJS module through `bin/run.cjs`'s V8 code cache when it handed one
- * over (`globalThis[Symbol.for('cordon.requireCached')]`), else with plain `require`.
+ * over (`globalThis[Symbol.for('cordon.requireCached')]`), else with plain `require`. Throws,
+ * loading nothing, when `file` is a FIFO, socket or device (io/safe-read.ts `blockingFileKind`).
  */
 function loadModule(file: string, cacheName: string): unknown {
+  // A FIFO or device here would hold the command (Node's loader opens it blocking): oclif runs it.
+  const kind = blockingFileKind(file);
+  if (kind !== undefined) throw new Error(`${file} is not a regular file (${kind})`);
   const cached = (globalThis as Record<symbol, unknown>)[Symbol.for('cordon.requireCached')] as ((file: string, cacheName: string) => unknown) | undefined;
   if (cached) return cached(file, cacheName);
   // Inside the bundle, its own `require`; in the ES module build, one from createRequire.

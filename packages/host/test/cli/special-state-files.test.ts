@@ -138,4 +138,21 @@ describe('a FIFO where cordon reads its own state', () => {
     const check = await run(['check'], undefined, repo);
     expect([check.exitCode, check.stdout.startsWith('accepted')]).toEqual([0, true]);
   }, 120_000);
+
+  it("a listed plugin's fast-command module (cordon.fastCommands): the command runs through oclif instead", async () => {
+    const odd = box.dir('odd-fast');
+    mkdirSync(join(odd, 'dist'));
+    writeFileSync(join(odd, 'package.json'), JSON.stringify({ name: 'odd-fast', version: '1.0.0', cordon: { fastCommands: { module: './dist/fast.cjs', commands: ['pcodx', 'pcodx:show'] } } }));
+    fifo(join(odd, 'dist', 'fast.cjs'));
+    linkPluginRoots(box.dataDir, [
+      { name: 'odd-fast', root: odd },
+      { name: '@cordon/codex', root: join(REPO_ROOT, 'plugins', 'codex') },
+    ]);
+    const db = join(box.dir('ledger'), 'l.sqlite3');
+    expect((await run(['pcodx', '--db', db, 'init'])).exitCode).toBe(0);
+    const record = await run(['pcodx', '--db', db, 'record', '--role', 'user', '--text', 'hello']);
+    expect(record.exitCode, record.stderr).toBe(0);
+    const show = await run(['pcodx', '--db', db, 'show']);
+    expect([show.exitCode, show.stderr, show.stdout]).toEqual([0, '', 'hello\n<aboveturn id="msg1"/>\n']);
+  }, 120_000);
 });
