@@ -82,17 +82,31 @@ export function pluginIndexKey(hostVersion: string, packages: readonly PluginPac
 const PLUGIN_INDEX_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
- * The index in `cacheDir` when it exists, parses and carries `key`; otherwise `undefined`. Read
- * non-blocking, regular files only (io/safe-read.ts): a FIFO in its place held every hook call,
- * check and `control run` until something wrote to it; now it reads as no index.
+ * The index in `cacheDir` when it exists, parses, carries `key` and has the shape of a
+ * {@link PluginIndex} in every field ({@link isIndexedPackage}); otherwise `undefined`, and the
+ * caller loads every plugin and writes the index again. Read non-blocking, regular files only
+ * (io/safe-read.ts): a FIFO in its place held every hook call, check and `control run` until
+ * something wrote to it; now it reads as no index.
  */
 export function readPluginIndex(cacheDir: string, key: string): PluginIndex | undefined {
   try {
     const index = JSON.parse(readRegularFile(join(cacheDir, FILE), { maxBytes: PLUGIN_INDEX_MAX_BYTES, links: 'always' }).toString('utf8')) as PluginIndex;
-    return index.v === PLUGIN_INDEX_VERSION && index.key === key && Array.isArray(index.packages) ? index : undefined;
+    return index?.v === PLUGIN_INDEX_VERSION && index.key === key && Array.isArray(index.packages) && index.packages.every(isIndexedPackage) ? index : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether `value` is an {@link IndexedPackage} in every field. An entry of another shape (`"taps":
+ * "enforce"`, `null`) in an index whose key still matches made every hook call fail with a
+ * TypeError until the plugins changed: the agent's calls went undecided and unrecorded.
+ */
+function isIndexedPackage(value: unknown): value is IndexedPackage {
+  if (value === null || typeof value !== 'object') return false;
+  const entry = value as Record<string, unknown>;
+  const strings = (list: unknown): boolean => Array.isArray(list) && list.every((item) => typeof item === 'string');
+  return typeof entry.name === 'string' && strings(entry.dialects) && strings(entry.samplers) && strings(entry.taps) && typeof entry.failed === 'boolean';
 }
 
 /**

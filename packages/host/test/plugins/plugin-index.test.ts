@@ -99,6 +99,35 @@ describe('plugin index', () => {
     expect(readIndex().packages.find((p) => p.name === 'p-alpha')!.dialects).toEqual(['alpha']);
   });
 
+  it('an index with an entry of the wrong shape (its key still matching) falls back to a full load and is rewritten', async () => {
+    linkPluginRoots(sandbox.dataDir, [plugin('p-alpha', { dialect: 'alpha' }), plugin('p-guard', { hook: 'beforeToolCall' })]);
+    await loadHostDirect(sandbox.env);
+    const good = readIndex();
+    const first = good.packages[0]!;
+    const shapes: unknown[] = [
+      { ...first, taps: 'beforeToolCall' },
+      { ...first, dialects: 'alpha' },
+      { ...first, dialects: [5] },
+      { ...first, samplers: { a: 1 } },
+      { ...first, taps: [null] },
+      { ...first, name: 7 },
+      { ...first, failed: 'yes' },
+      { name: first.name },
+      null,
+      5,
+      [],
+    ];
+    for (const shape of shapes) {
+      writeFileSync(indexFile(), JSON.stringify({ ...good, packages: [shape, ...good.packages.slice(1)] }));
+      const host = await loadHostDirect(sandbox.env, { agent: 'alpha' });
+      expect([shape, host.applied, host.failures]).toEqual([shape, ['p-alpha', 'p-guard'], []]);
+      expect(readIndex()).toEqual(good);
+    }
+    // An index that is JSON but no object at all.
+    writeFileSync(indexFile(), 'null');
+    expect((await loadHostDirect(sandbox.env, { agent: 'alpha' })).applied).toEqual(['p-alpha', 'p-guard']);
+  });
+
   it('CORDON_PLUGIN_INDEX=off loads everything and writes no index; a corrupt index is ignored', async () => {
     linkPluginRoots(sandbox.dataDir, [plugin('p-alpha', { dialect: 'alpha' }), plugin('p-beta', { dialect: 'beta' })]);
     const off = { ...sandbox.env, CORDON_PLUGIN_INDEX: 'off' };
