@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
@@ -322,5 +322,23 @@ describe('cordon wrap', () => {
     expect(run.exitCode).toBe(126);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe('cordon: command refused: blocked `printf "\\u001b]52;c;ZXZpbA==\\u0007"`\\u000a\\u202eexe.txt \\u009b2J\n');
+  }, 60_000);
+
+  // The shim reads the session's wrap.json for the agent's pid before every shell command.
+  it("the shim runs the command when the session's wrap.json is a FIFO or a device", async () => {
+    const shim = join(REPO_ROOT, 'plugins/aider/dist/shim/shell.js');
+    const hook = join(sandbox.root, 'silent-hook.mjs');
+    writeFileSync(hook, '');
+    for (const [name, make] of [
+      ['fifo', (file: string) => execFileSync('mkfifo', [file])],
+      ['zero', (file: string) => symlinkSync('/dev/zero', file)],
+    ] as const) {
+      const dir = join(sandbox.root, `wrap-dir-${name}`);
+      mkdirSync(dir);
+      make(join(dir, 'wrap.json'));
+      const env = { ...sandbox.env, CORDON_SHIM_SHELL: '/bin/sh', CORDON_WRAP_SESSION: `shim-${name}`, CORDON_WRAP_DIR: dir, CORDON_SHIM_CORDON: hook };
+      const run = await runProcess([NODE, shim, '-c', 'echo ran'], { env, cwd: sandbox.root, timeoutMs: 20_000 });
+      expect([name, run.exitCode, run.stdout]).toEqual([name, 0, 'ran\n']);
+    }
   }, 60_000);
 });

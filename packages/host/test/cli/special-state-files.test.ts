@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPluginRoots, linkPlugins, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
@@ -39,6 +39,25 @@ describe('a FIFO where cordon reads its own state', () => {
     const check = await run(['check'], undefined, repo);
     expect([check.exitCode, check.stderr]).toEqual([0, '']);
     expect(check.stdout).toMatch(/^accepted/);
+  }, 90_000);
+
+  it('the guard settings (<config>/control.json, read by @cordon/cgroup-linux on every call): the hook stays silent and exits 0, control run runs', async () => {
+    linkPlugins(box.dataDir, ['claude-code', 'cgroup-linux']);
+    mkdirSync(box.configDir, { recursive: true });
+    for (const make of [fifo, (file: string) => symlinkSync('/dev/zero', file)]) {
+      const file = join(box.configDir, 'control.json');
+      make(file);
+      const hook = await run(['hook', '--agent', 'claude-code'], payload);
+      expect({ exitCode: hook.exitCode, stdout: hook.stdout, stderr: hook.stderr }).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+      const control = await run(['control', 'run', '--', 'true']);
+      expect([control.exitCode, control.stderr]).toEqual([0, '']);
+      rmSync(file);
+    }
+    // The same file written by `control guard` still guards: the hook rewrites the call.
+    writeFileSync(join(box.configDir, 'control.json'), JSON.stringify({ guard: { 'claude-code': true } }));
+    const guarded = await run(['hook', '--agent', 'claude-code'], payload);
+    expect(guarded.exitCode).toBe(0);
+    expect(JSON.parse(guarded.stdout).hookSpecificOutput.updatedInput.command).toContain('control run --session fifo-session');
   }, 90_000);
 
   it('the envelope digests: check runs', async () => {

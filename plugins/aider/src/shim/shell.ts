@@ -11,7 +11,7 @@
  * `CORDON_SHIM_CORDON` the cordon bin script.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AGENT_PID_ENV, type ShimPayload, type ShimReply } from '../dialect/protocol.js';
@@ -21,10 +21,27 @@ import { findCommand } from './args.js';
 /** How long one report to `cordon hook` may take, ms. */
 const REPORT_TIMEOUT_MS = 30_000;
 
+/**
+ * The text of the session's `wrap.json`, opened non-blocking and read only when it is a regular
+ * file of at most 64 KiB (a FIFO in its place held every shell command the agent ran until
+ * something wrote to it); throws otherwise. The plugin API's `readSettingsText` does the same,
+ * but this shim imports nothing it does not need: it starts for every shell command.
+ */
+function readWrapRecord(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > 64 * 1024) throw new Error(`${path} is not a small regular file`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function agentPid(dir: string | undefined): number | undefined {
   if (!dir) return undefined;
   try {
-    const pid = Number((JSON.parse(readFileSync(join(dir, 'wrap.json'), 'utf8')) as { child_pid?: unknown }).child_pid);
+    const pid = Number((JSON.parse(readWrapRecord(join(dir, 'wrap.json'))) as { child_pid?: unknown }).child_pid);
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;

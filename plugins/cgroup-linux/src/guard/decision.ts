@@ -1,16 +1,19 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ToolCall, ToolDecision } from '@cordon/plugin-api';
-import { readText } from '../cgroup/files.js';
+import { readSettingsText, type ToolCall, type ToolDecision } from '@cordon/plugin-api';
 import { shellWords } from './shell-words.js';
 
 /** The settings file `cordon control guard --write` writes: `<configDir>/control.json`, `{"guard": {"<agent>": true}}`. */
 export const GUARD_FILE = 'control.json';
 
-/** Agents whose shell tool calls are guarded, from `<configDir>/control.json`; none when absent or unreadable. */
+/**
+ * Agents whose shell tool calls are guarded, from `<configDir>/control.json`; none when absent,
+ * unreadable or of another shape. Read on every hook call, so read as the plugin API's
+ * `readSettingsText` reads (a FIFO in its place held every hook call until something wrote to it).
+ */
 export function guardedAgents(configDir: string): Set<string> {
   try {
-    const parsed = JSON.parse(readText(join(configDir, GUARD_FILE)) ?? '{}') as { guard?: Record<string, unknown> };
+    const parsed = JSON.parse(readSettingsText(join(configDir, GUARD_FILE)) ?? '{}') as { guard?: Record<string, unknown> };
     return new Set(Object.entries(parsed.guard ?? {}).filter(([, on]) => on === true).map(([agent]) => agent));
   } catch {
     return new Set();

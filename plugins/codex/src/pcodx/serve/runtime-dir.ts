@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { readSettingsText } from '@cordon/plugin-api';
 import { privateDir, writeNewPrivate } from './capture.js';
 import { procAvailable, procStat, stillRunning, type ProcessId } from './proc.js';
 import type { ServeLog } from './relay.js';
@@ -102,7 +103,8 @@ export async function cleanStaleServes(root: string, log: ServeLog): Promise<num
     const dir = join(parent, name);
     let record: OwnerRecord | undefined;
     try {
-      record = JSON.parse(readFileSync(join(dir, 'owner.json'), 'utf8')) as OwnerRecord;
+      // A FIFO here would hold serve's start-up until something wrote to it.
+      record = JSON.parse(readSettingsText(join(dir, 'owner.json')) ?? 'null') as OwnerRecord | undefined;
     } catch {
       record = undefined;
     }
