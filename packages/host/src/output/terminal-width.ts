@@ -10,8 +10,26 @@ export const FALLBACK_COLUMNS = 80;
  * width counts as unknown. Never 0 or negative.
  */
 export function terminalColumns(reported: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
+  return terminalSize(reported, env.COLUMNS, FALLBACK_COLUMNS);
+}
+
+/** Rows assumed when neither the terminal nor `LINES` gives a usable height: a VT100's 24. */
+export const FALLBACK_ROWS = 24;
+
+/**
+ * The rows of the terminal a stream writes to, as {@link terminalColumns} finds its columns:
+ * `reported` (a TTY stream's `rows`) when it is a positive integer; else `LINES` from `env` (POSIX
+ * XBD 8.3 names it beside `COLUMNS`); else {@link FALLBACK_ROWS}. A terminal reporting 0 rows
+ * (`stty rows 0`) would leave no room for a single line. Never 0 or negative.
+ */
+export function terminalRows(reported: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
+  return terminalSize(reported, env.LINES, FALLBACK_ROWS);
+}
+
+/** `reported` when a positive integer, else `variable` when it is one (at most 100,000), else `fallback`. */
+function terminalSize(reported: number | undefined, variable: string | undefined, fallback: number): number {
   if (reported !== undefined && Number.isInteger(reported) && reported > 0) return reported;
-  const fromEnv = env.COLUMNS?.trim();
+  const fromEnv = variable?.trim();
   if (fromEnv && /^[0-9]+$/.test(fromEnv) && Number(fromEnv) > 0 && Number(fromEnv) <= 100_000) return Number(fromEnv);
-  return FALLBACK_COLUMNS;
+  return fallback;
 }

@@ -5,6 +5,7 @@ import { ENTER_SCREEN, frame, LEAVE_SCREEN } from './screen.js';
 import type { TopReader } from './snapshot.js';
 import { SORT_KEYS_PRESSED, type TopSortKey } from './sort.js';
 import { screenWidth, topWidth } from './width.js';
+import { terminalRows } from '../output/terminal-width.js';
 
 /** How often the live view reads the files and redraws, ms (`systemd-cgtop` and `htop` default to 1 s). */
 export const REFRESH_MS = 1000;
@@ -67,7 +68,8 @@ export function runLiveTop(options: LiveTopOptions): Promise<number> {
     const draw = (): void => {
       try {
         const width = topWidth(output.columns);
-        const rows = output.rows ?? 24;
+        // A terminal reporting 0 rows (`stty rows 0`) counts as unknown: LINES, else 24.
+        const rows = terminalRows(output.rows);
         const lines = renderTop(options.reader.snapshot(sort), { width, lastCalls: options.lastCalls, live: true });
         // Laid out to at least TOP_MIN_WIDTH, but cut to the terminal: a narrower one would wrap them.
         output.write(frame(fitRows(lines, rows, Math.min(width, screenWidth(output.columns))), rows));

@@ -162,4 +162,24 @@ describe.runIf(process.platform === 'linux')('cordon top --once and --json', () 
     expect(widest(onZeroColumns('0'))).toBe(79);
     expect(widest(onZeroColumns('12'))).toBe(40);
   });
+
+  it.runIf(process.platform === 'linux')('the live view on a terminal reporting 0 rows gets LINES, else 24, and shows the sessions', async () => {
+    const s = session('claude-code', 'zrows', '/srv/rows');
+    expect(await s.event('start', { command: 'echo rows' })).toBe(0);
+    await allSampled(['zrows']);
+    // Before: every frame was only the "… more lines: a taller terminal shows them" footer.
+    const onZeroRows = (lines: string | undefined): string => {
+      const shEnv: NodeJS.ProcessEnv = { ...sandbox.env, TERM: 'xterm' };
+      delete shEnv.LINES;
+      if (lines !== undefined) shEnv.LINES = lines;
+      const r = spawnSync('script', ['-qec', `stty cols 100 rows 0; timeout --preserve-status -s INT 3 '${process.execPath}' '${CORDON_BIN}' top`, '/dev/null'], { env: shEnv, encoding: 'utf8', timeout: 60_000 });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    for (const lines of [undefined, '30', '0']) {
+      const shown = onZeroRows(lines);
+      expect([lines, shown.includes('zrows')]).toEqual([lines, true]);
+      expect(shown).not.toContain('a taller terminal shows them');
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { terminalColumns } from '../../src/output/terminal-width.js';
+import { terminalColumns, terminalRows } from '../../src/output/terminal-width.js';
 import { topWidth } from '../../src/top/width.js';
 
 describe('the width a terminal is laid out to', () => {
@@ -13,6 +13,15 @@ describe('the width a terminal is laid out to', () => {
       expect(terminalColumns(reported, {})).toBe(80);
       expect(terminalColumns(reported, { COLUMNS: '120' })).toBe(120);
       for (const bad of ['0', '', 'wide', '-5', '1e3', '12.5']) expect(terminalColumns(reported, { COLUMNS: bad }), bad).toBe(80);
+    }
+  });
+
+  it('0 or unknown rows fall back to a valid LINES, else 24', () => {
+    expect(terminalRows(50, { LINES: '10' })).toBe(50);
+    for (const reported of [0, undefined, -3, Number.NaN]) {
+      expect(terminalRows(reported, {})).toBe(24);
+      expect(terminalRows(reported, { LINES: '40' })).toBe(40);
+      for (const bad of ['0', '', 'tall', '-5', '1e3', '12.5']) expect(terminalRows(reported, { LINES: bad }), bad).toBe(24);
     }
   });
 
