@@ -139,12 +139,15 @@ const LEADING_FLAGS = ['repo', 'help', 'version'] as const;
  * {@link LEADING_FLAGS}, and a command's flags follow its name. A close misspelling of one of
  * those is named with the command line it meant (`Did you mean \`cordon --repo ../app status\`?`);
  * else the command with the flags moved after it when the words that follow hold one (`cordon
- * check --verbose`). `--repo` with no command after it is shown its shape. `CORDON_BAD_INPUT`, exit 2.
+ * check --verbose`). `-V` and `-H` are pointed at `-v` and `-h`. `--repo` with no command after it
+ * is shown its shape. `CORDON_BAD_INPUT`, exit 2.
  */
 function reportLeadingFlag(flag: string, config: Interfaces.Config, argv: readonly string[]): Errors.ExitError {
   const words = [flag, ...argv];
   const [name, value] = flag.startsWith('--') ? [flag.slice(2).split('=')[0]!, flag.includes('=') ? flag.slice(flag.indexOf('=')) : ''] : ['', ''];
   const meant = name === '' ? undefined : closestName(name, LEADING_FLAGS);
+  // `-V` or `-H`: the short forms cordon takes are lower case (`-v`, `-h`).
+  const shortMeant = /^-[VH]$/.test(flag) ? flag.toLowerCase() : undefined;
   // The command's words: the longest run of words, from the first that is no flag, naming one (`control run`).
   const at = words.findIndex((word) => !word.startsWith('-'));
   let length = 0;
@@ -153,7 +156,9 @@ function reportLeadingFlag(flag: string, config: Interfaces.Config, argv: readon
     if (run.every((word) => !word.startsWith('-')) && config.findCommand(run.join(':')) !== undefined) length = run.length;
   }
   const where =
-    meant === name
+    shortMeant !== undefined
+      ? `Did you mean \`${config.bin} ${[shortMeant, ...argv].map(displayPath).join(' ')}\`?`
+      : meant === name
       ? // `cordon --repo` or `cordon --repo DIR` with no command after it.
         `It takes a directory and a command after it: \`${config.bin} --${name} DIR <command>\`.`
       : meant !== undefined
@@ -161,7 +166,7 @@ function reportLeadingFlag(flag: string, config: Interfaces.Config, argv: readon
       : length > 0
         ? `Did you mean \`${config.bin} ${[...words.slice(at, at + length), ...words.slice(0, at), ...words.slice(at + length)].map(displayPath).join(' ')}\`?`
         : `A command's flags go after its name: \`${config.bin} <command> ${displayPath(flag)}\`.`;
-  const message = `\`${displayPath(flag)}\` is a flag, not a ${config.bin} command: before a command, ${config.bin} takes only --repo DIR, --help and --version. ${where} Run \`${config.bin} help\` for the commands.`;
+  const message = `\`${displayPath(flag)}\` is a flag, not a ${config.bin} command: before a command, ${config.bin} takes only --repo DIR, --help (-h) and --version (-v). ${where} Run \`${config.bin} help\` for the commands.`;
   return reportError({ code: ERROR_CODES.BAD_INPUT, message }, 2, asksForJson(argv));
 }
 

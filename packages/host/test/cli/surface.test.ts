@@ -212,7 +212,7 @@ describe('the command line', () => {
 
   // Found by a fresh user: `cordon -x` and `cordon --verbose check` said `` `-x` is not a cordon command``.
   it('a flag before any command is named a flag, with the command it belongs to when one follows', async () => {
-    const flagLead = (flag: string) => `\`${flag}\` is a flag, not a cordon command: before a command, cordon takes only --repo DIR, --help and --version.`;
+    const flagLead = (flag: string) => `\`${flag}\` is a flag, not a cordon command: before a command, cordon takes only --repo DIR, --help (-h) and --version (-v).`;
     const cases = [
       [['-x'], `${flagLead('-x')} A command's flags go after its name: \`cordon <command> -x\`. Run \`cordon help\` for the commands.`],
       [['--verbose', 'check'], `${flagLead('--verbose')} Did you mean \`cordon check --verbose\`? Run \`cordon help\` for the commands.`],
@@ -221,6 +221,9 @@ describe('the command line', () => {
       [['--rep', '../r1', 'status'], `${flagLead('--rep')} Did you mean \`cordon --repo ../r1 status\`? Run \`cordon help\` for the commands.`],
       [['--rpeo=../r1', 'check'], `${flagLead('--rpeo=../r1')} Did you mean \`cordon --repo=../r1 check\`? Run \`cordon help\` for the commands.`],
       [['--repo', '../r1'], `${flagLead('--repo')} It takes a directory and a command after it: \`cordon --repo DIR <command>\`. Run \`cordon help\` for the commands.`],
+      // Found by a fresh user: `cordon -V` was told to put -V after a command.
+      [['-V'], `${flagLead('-V')} Did you mean \`cordon -v\`? Run \`cordon help\` for the commands.`],
+      [['-H', 'check'], `${flagLead('-H')} Did you mean \`cordon -h check\`? Run \`cordon help\` for the commands.`],
     ] as const;
     for (const [argv, message] of cases) {
       const r = await runCordon([...argv], { env: box.env });
