@@ -2,7 +2,7 @@ export { STAGE } from './stage.js';
 export { cutCodePoints, cutText, cutTextEnd, cutTextMiddle, cutUtf8, cutUtf8Bytes, cutUtf8BytesEnd, wellFormed } from './text.js';
 export { directoryProblem } from './directory.js';
 export { readSettingsText, SETTINGS_MAX_BYTES } from './settings-file.js';
-export { systemErrorWords } from './system-error.js';
+export { connectionErrorWords, systemErrorWords } from './system-error.js';
 export { isTerminal, legacyBinding } from './legacy-binding.js';
 export { writeOutput } from './standard-output.js';
 export { ciInert, escapeUnits, shownJson, shownLine, UNSHOWN_SOURCE } from './terminal-text.js';

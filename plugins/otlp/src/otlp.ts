@@ -3,7 +3,7 @@ import { JsonMetricsSerializer, JsonTraceSerializer } from '@opentelemetry/otlp-
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AggregationTemporality, DataPointType, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { cutText, wellFormed, type ExportOptions, type ExportSession, type ExportSummary, type StoredSession as SessionRow, type StoredToolCall as ToolCallRow } from '@cordon/plugin-api';
+import { connectionErrorWords, cutText, wellFormed, type ExportOptions, type ExportSession, type ExportSummary, type StoredSession as SessionRow, type StoredToolCall as ToolCallRow } from '@cordon/plugin-api';
 import { bodyLine } from './body-line.js';
 
 /** Instrumentation scope of everything cordon exports. */
@@ -193,7 +193,7 @@ async function post(url: string, body: Uint8Array, what: string, options: Export
     if (e.name === 'TimeoutError') throw fail(`no answer within ${timeoutMs} ms`);
     // undici's bare `bad port`: the Fetch standard's "bad port" list (ports of other protocols: 9, 25, 6000 …), which fetch never connects to.
     if ((e.cause?.message ?? e.message) === 'bad port') throw fail(`port ${parsed.port} is one fetch refuses to connect to (a "bad port", kept for other protocols by the Fetch standard); run the collector on another port, such as OTLP/HTTP's 4318`);
-    throw fail(e.cause?.message ?? e.message);
+    throw fail(connectionErrorWords(e) ?? e.cause?.message ?? e.message);
   }
   // Never the whole body: a refusal needs one line of it, an answer its `partialSuccess`; a
   // receiver streaming without end or sending gigabytes is cut off there, not read to the timeout.

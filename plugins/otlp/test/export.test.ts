@@ -210,7 +210,7 @@ describe('cordon export --otlp', () => {
     await new Promise((r) => servers.pop()!.close(r));
     let r = await runCordon(['export', '--otlp', downUrl, '--timeout', '2'], { env: sandbox.env });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.replace(/\s+/g, " ")).toMatch(/OTLP export of spans to http:\/\/127\.0\.0\.1:\d+ failed: connect ECONNREFUSED .*; nothing local was changed Code: CORDON_EXPORT_ERROR/);
+    expect(r.stderr.replace(/\s+/g, " ")).toMatch(/OTLP export of spans to http:\/\/127\.0\.0\.1:\d+ failed: connection refused \(nothing listens there\); nothing local was changed Code: CORDON_EXPORT_ERROR/);
     const slow = await receiver('slow');
     r = await runCordon(['export', '--otlp', slow.url, '--timeout', '1'], { env: sandbox.env });
     expect(r.exitCode).toBe(2);

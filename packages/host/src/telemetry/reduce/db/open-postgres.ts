@@ -1,3 +1,4 @@
+import { connectionErrorWords } from '@cordon/plugin-api';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import { TELEMETRY_MIGRATIONS } from './migrations.js';
@@ -47,7 +48,9 @@ export async function openPostgresDb(url: string): Promise<TelemetryDb> {
     await db.destroy().catch(() => undefined);
     if (error instanceof CordonError) throw error;
     // The driver's message may echo the connection string; the cause is dropped for the same reason.
-    throw dbError(shown, `cannot open telemetry database ${shown}: ${redactSecrets((error as Error).message, url)}`);
+    // A failed connection in words (`connection refused (nothing listens there)`), not getaddrinfo's or connect's text.
+    const why = connectionErrorWords(error) ?? redactSecrets((error as Error).message, url);
+    throw dbError(shown, `cannot open telemetry database ${shown}: ${why}`);
   }
   return { path: shown, db, close: () => db.destroy() };
 }
