@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { writeFileAtomic, writeTarget } from '../io/atomic-write.js';
 import { linkChain } from '../io/link-chain.js';
-import { readRegularFileIfExists, UnsafeReadError } from '../io/safe-read.js';
+import { fileKind, readRegularFileIfExists, UnsafeReadError } from '../io/safe-read.js';
 import { pathCandidates } from '../process/path-search.js';
 import { firstNonUtf8 } from '../util/utf8.js';
 import { unparseable } from './formats/unparseable.js';
@@ -19,7 +19,9 @@ export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
  * {@link MAX_CONFIG_BYTES} is read, without blocking (a project can ship a FIFO or a link to
  * `/dev/zero` under `.claude/settings.json`): anything else is refused with `CORDON_CONFIG_EDIT`
  * naming the path, and nothing is written; so is a link that leads nowhere (dangling: naming the
- * link and its target) or back to itself (a loop).
+ * link and its target) or back to itself (a loop), a missing file whose directory is such a
+ * dangling link, a path through something that is not a directory (`~/.gemini` a file, or a link
+ * to `/dev/null`: naming it), and a file cordon may not read (permission denied).
  */
 export function readText(path: string): string | undefined {
   let bytes: Buffer | undefined;
@@ -28,10 +30,11 @@ export function readText(path: string): string | undefined {
   } catch (error) {
     // `problem` without install-hooks' refusal: doctor reads through here too (formats/unparseable.ts configProblem).
     if (error instanceof UnsafeReadError) throw new CordonError(ERROR_CODES.CONFIG_EDIT, `${error.message}; refusing to edit it, nothing was written`, { details: { path, reason: error.reason, problem: error.message } });
-    throw error;
+    throw unreadable(path, error);
   }
   if (bytes === undefined) {
     refuseDanglingLink(path);
+    refuseDanglingDirectory(path);
     return undefined;
   }
   // Decoded, a byte that is not UTF-8 becomes U+FFFD, and writing the file back would replace
@@ -59,6 +62,62 @@ function refuseDanglingLink(path: string): void {
   throw new CordonError(ERROR_CODES.CONFIG_EDIT, `${problem}; cordon does not create a file where a dangling link points: create ${target} or remove the link, then run again; nothing was written`, {
     details: { path, target, reason: 'dangling-symlink', problem },
   });
+}
+
+/**
+ * Refuses a missing config `path` whose directory, or a directory above it, is a dangling
+ * symbolic link (`~/.codex -> ~/dotfiles/codex` before the dotfiles are there):
+ * `CORDON_CONFIG_EDIT` naming the link and its target, as {@link refuseDanglingLink} does for the
+ * file itself. Writing would fail on creating the directory (`EEXIST`) or create it wherever
+ * the link points, and the dry run and `--check` would not have said why.
+ */
+function refuseDanglingDirectory(path: string): void {
+  for (let dir = dirname(path); dirname(dir) !== dir; dir = dirname(dir)) {
+    if (existsSync(dir)) return;
+    const chain = linkChain(dir);
+    if (chain.hops.length < 2 || chain.end !== 'missing') continue;
+    const target = chain.hops[chain.hops.length - 1]!;
+    const problem = `${path}: its directory ${dir} is a symbolic link to ${target}, which does not exist`;
+    throw new CordonError(ERROR_CODES.CONFIG_EDIT, `${problem}; cordon does not create a directory where a dangling link points: create ${target} or remove the link, then run again; nothing was written`, {
+      details: { path, target, reason: 'dangling-symlink', problem },
+    });
+  }
+}
+
+/**
+ * A config `path` that could not be opened for a reason other than those {@link readText}
+ * names itself, as `CORDON_CONFIG_EDIT` naming the file: a directory on its path that is no
+ * directory (`ENOTDIR`: `~/.gemini` a regular file, or a link to `/dev/null`; that one is named,
+ * with what it is), permission denied, or any other errno (its code). Not the plugin's failure,
+ * which is what an errno error from an installer would otherwise be reported as.
+ */
+function unreadable(path: string, error: unknown): CordonError {
+  const code = (error as NodeJS.ErrnoException).code;
+  let problem: string;
+  if (code === 'ENOTDIR') {
+    const dir = notADirectoryAbove(path);
+    problem = dir ? `${path}: ${dir.dir} on its path is ${dir.kind}, not a directory` : `${path}: a part of its path is not a directory`;
+  } else if (code === 'EACCES' || code === 'EPERM') problem = `${path}: cannot be read (permission denied)`;
+  else problem = `${path}: cannot be read (${code ?? (error as Error).message})`;
+  const fix = code === 'ENOTDIR' ? 'move it away or make it a directory, then run again' : 'make it readable, then run again';
+  return new CordonError(ERROR_CODES.CONFIG_EDIT, `${problem}; refusing to edit it: ${fix}; nothing was written`, { cause: error, details: { path, reason: code === 'ENOTDIR' ? 'not-a-directory' : 'unreadable', problem } });
+}
+
+/** The nearest directory above `path` that exists but is no directory, and what it is (`a regular file`, `a symbolic link to /dev/null, a character device`). */
+function notADirectoryAbove(path: string): { dir: string; kind: string } | undefined {
+  for (let dir = dirname(path); dirname(dir) !== dir; dir = dirname(dir)) {
+    let stat;
+    try {
+      stat = statSync(dir);
+    } catch {
+      continue; // ENOTDIR or ENOENT: the culprit is higher up
+    }
+    if (stat.isDirectory()) return undefined;
+    const chain = linkChain(dir);
+    const via = chain.hops.length > 1 ? `a symbolic link to ${chain.hops[chain.hops.length - 1]}, ` : '';
+    return { dir, kind: `${via}${fileKind(stat)}` };
+  }
+  return undefined;
 }
 
 /** True when `path` is an existing directory (symlinks followed). */

@@ -1,0 +1,63 @@
+import { existsSync, lstatSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { cordonJson, hooksSandbox } from './support.js';
+
+// install-hooks, --check, uninstall-hooks and doctor where the agent's config directory is not a
+// directory: a regular file, a link to a file or to /dev/null, a dangling link (dotfiles not yet
+// there). Found by a hostile-input probe: the first three failed as the plugin's own failure
+// (`CORDON_PLUGIN_ERROR: plugin "gemini" failed in hook "install-hooks": ENOTDIR: not a
+// directory, open …`), the dangling link passed the dry run and --check and failed on writing
+// with `EEXIST: file already exists, mkdir '~/.cursor'`.
+
+let sandbox: Sandbox;
+let env: NodeJS.ProcessEnv;
+let home: string;
+let project: string;
+
+beforeEach(() => {
+  ({ sandbox, home, project, env } = hooksSandbox('cordon-hooks-config-dirs-'));
+});
+afterEach(() => sandbox.cleanup());
+
+describe('an agent config directory that is not a directory', () => {
+  it('is refused naming it and what it is (CORDON_CONFIG_EDIT, exit 2) by install, --check and uninstall, reported by doctor, nothing written', async () => {
+    const dots = sandbox.dir('dotfiles');
+    writeFileSync(join(home, '.claude'), 'not a directory\n');
+    writeFileSync(join(dots, 'codex'), 'a file\n');
+    symlinkSync(join(dots, 'codex'), join(home, '.codex'));
+    symlinkSync('/dev/null', join(home, '.gemini'));
+    symlinkSync(join(dots, 'cursor'), join(home, '.cursor'));
+    symlinkSync(join(dots, 'missing', 'hermes'), join(home, '.hermes'));
+    const notDir = (dir: string, kind: string) => `${home}/${dir} on its path is ${kind}, not a directory`;
+    const dangling = (dir: string, target: string) => `its directory ${home}/${dir} is a symbolic link to ${target}, which does not exist`;
+    const cases: Array<[string, string, string, string]> = [
+      ['claude-code', '.claude/settings.json', notDir('.claude', 'a regular file'), 'refusing to edit it: move it away or make it a directory, then run again; nothing was written'],
+      ['codex', '.codex/hooks.json', notDir('.codex', `a symbolic link to ${join(dots, 'codex')}, a regular file`), 'refusing to edit it: move it away or make it a directory, then run again; nothing was written'],
+      ['gemini', '.gemini/settings.json', notDir('.gemini', 'a symbolic link to /dev/null, a character device'), 'refusing to edit it: move it away or make it a directory, then run again; nothing was written'],
+      ['cursor', '.cursor/hooks.json', dangling('.cursor', join(dots, 'cursor')), `cordon does not create a directory where a dangling link points: create ${join(dots, 'cursor')} or remove the link, then run again; nothing was written`],
+      ['hermes', '.hermes/config.yaml', dangling('.hermes', join(dots, 'missing', 'hermes')), `cordon does not create a directory where a dangling link points: create ${join(dots, 'missing', 'hermes')} or remove the link, then run again; nothing was written`],
+    ];
+    for (const [agent, path, problem, rest] of cases) {
+      for (const args of [['install-hooks', '--write'], ['install-hooks', '--check'], ['install-hooks'], ['uninstall-hooks', '--write']]) {
+        const r = await cordonJson([...args, '--agent', agent], env, project);
+        expect([agent, args.join(' '), r.exitCode], r.stderr).toEqual([agent, args.join(' '), 2]);
+        expect(r.json.error.code).toBe('CORDON_CONFIG_EDIT');
+        expect(r.json.error.message).toBe(`${join(home, path)}: ${problem}; ${rest}`);
+      }
+    }
+    const doctor = await runCordon(['doctor'], { env, cwd: project });
+    for (const [agent, path, problem] of cases) {
+      const row = doctor.stdout.split('\n').find((l) => l.includes(`hooks:${agent}:user`));
+      expect(row, agent).toContain(`cannot read the config: ${join(home, path)}: ${problem}`);
+    }
+    expect(readFileSync(join(home, '.claude'), 'utf8')).toBe('not a directory\n');
+    expect(readFileSync(join(dots, 'codex'), 'utf8')).toBe('a file\n');
+    expect(readlinkSync(join(home, '.gemini'))).toBe('/dev/null');
+    expect(lstatSync(join(home, '.cursor')).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(dots, 'cursor'))).toBe(false);
+    expect(existsSync(join(dots, 'missing'))).toBe(false);
+    expect(existsSync(join(sandbox.dataDir, 'install-hooks.json'))).toBe(false);
+  });
+});
