@@ -51,6 +51,8 @@ function removeCommands(doc: ConfigDocument, options: RemoveCommandsOptions): Se
   const kept = new Set<string>();
   const hooks = hooksOf(doc.value);
   if (!hooks) return kept;
+  // Whether this call took anything out: only a list (or map) it emptied goes, never one the user left empty.
+  let anyRemoved = false;
   for (const [event, entries] of Object.entries(hooks)) {
     if (!Array.isArray(entries)) continue;
     let keepAt: [number, number] | undefined;
@@ -62,6 +64,7 @@ function removeCommands(doc: ConfigDocument, options: RemoveCommandsOptions): Se
       }
     }
     if (keepAt) kept.add(event);
+    let removedHere = false;
     for (let e = entries.length - 1; e >= 0; e--) {
       const handlers = handlersOf(entries[e], layout);
       let remaining = handlers.length;
@@ -73,6 +76,7 @@ function removeCommands(doc: ConfigDocument, options: RemoveCommandsOptions): Se
         if (layout === 'flat' || remaining === 1) doc.remove(['hooks', event, e]);
         else doc.remove(['hooks', event, e, 'hooks', h]);
         remaining--;
+        removedHere = true;
         const gone = keep !== undefined && command !== keep && typeof command === 'string' ? goneProgram(command) : undefined;
         if (removed && gone) {
           const pointed = `a ${gone.what} that no longer exists at ${gone.path}`;
@@ -97,12 +101,14 @@ function removeCommands(doc: ConfigDocument, options: RemoveCommandsOptions): Se
         }
       }
     }
+    if (!removedHere) continue;
+    anyRemoved = true;
     const list = hooksOf(doc.value)?.[event];
     if (Array.isArray(list) && list.length === 0) doc.remove(['hooks', event]);
   }
   // An install (`keep` given) adds to the map next, so an emptied map stays where the user had it.
   const left = hooksOf(doc.value);
-  if (keep === undefined && left && Object.keys(left).length === 0) doc.remove(['hooks']);
+  if (keep === undefined && anyRemoved && left && Object.keys(left).length === 0) doc.remove(['hooks']);
   return kept;
 }
 

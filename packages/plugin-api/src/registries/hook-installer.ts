@@ -78,9 +78,9 @@ export interface HookListEditor {
    * event, the first one whose command equals `keep` **and whose group (grouped) or entry (flat)
    * covers every tool** (no matcher, `""` or `"*"`): a copy inside a narrower group (a user's
    * `"Bash"` group) is removed instead, so after the install appends what is missing every event
-   * is covered for every tool. Then removes the groups and event lists that end up empty, and,
-   * without `keep` (an uninstall), an empty `hooks` map (with `keep`, an install appends to it
-   * next, so it stays in place). Values of another shape (a `hooks` that is not a map, an event
+   * is covered for every tool. Then removes the groups and event lists its removals emptied (a
+   * list the user left empty, `"Stop": []`, stays), and, without `keep` (an uninstall), a `hooks`
+   * map they emptied (with `keep`, an install appends to it next, so it stays in place). Values of another shape (a `hooks` that is not a map, an event
    * that is not a list) are left as they are. Every removal is described in `removed`. Returns the
    * events that still hold a covering handler with command `keep`.
    */
