@@ -216,6 +216,26 @@ describe('yaml editor', () => {
     );
   });
 
+  // Found by a hostile-input probe: with a byte order mark before the first key, cordon's new
+  // `hooks:` line copied it as indentation and the edit was refused as "the layout around it is
+  // one cordon does not rewrite", though Hermes (PyYAML) reads the file past the mark.
+  it('a leading byte order mark is read past and kept; removing what was added gives back the same bytes', () => {
+    for (const text of ['\uFEFFmodel: x\n', '\uFEFF# mine\r\nmodel: x\r\n', '\uFEFFhooks:\n  pre_tool_call:\n    - command: mine\n', '\uFEFF']) {
+      const doc = yamlDocument('/c.yaml', text);
+      doc.append(['hooks', 'pre_tool_call'], { command: 'cordon hook --agent hermes', timeout: 30 });
+      const written = doc.toString();
+      expect(written.startsWith('\uFEFF')).toBe(true);
+      expect(written.indexOf('\uFEFF', 1)).toBe(-1);
+      const again = yamlDocument('/c.yaml', written);
+      expect((again.value as any).hooks.pre_tool_call.at(-1).command).toBe('cordon hook --agent hermes');
+      const list = (again.value as any).hooks.pre_tool_call as unknown[];
+      again.remove(['hooks', 'pre_tool_call', list.length - 1]);
+      if (list.length === 1) again.remove(['hooks', 'pre_tool_call']);
+      if (list.length === 1) again.remove(['hooks']);
+      expect(again.toString()).toBe(text);
+    }
+  });
+
   it('refuses broken YAML and non-mapping roots', () => {
     expect(code(() => yamlDocument('/c.yaml', 'a: [1\nb: :'))).toBe('CORDON_CONFIG_UNPARSEABLE');
     expect(code(() => yamlDocument('/c.yaml', '- 1\n- 2\n'))).toBe('CORDON_CONFIG_UNPARSEABLE');

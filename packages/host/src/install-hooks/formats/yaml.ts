@@ -3,6 +3,7 @@ import { isCollection, isMap, isScalar, isSeq, parseDocument, stringify, type Do
 import { isDeepStrictEqual } from 'node:util';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { kindWords, notAList, unparseable } from './unparseable.js';
+import { BYTE_ORDER_MARK } from '../../util/json-syntax.js';
 
 type Json = unknown;
 
@@ -53,10 +54,15 @@ function edited(value: Json, path: ConfigPath, edit: (parent: Record<string | nu
  * After each edit the text is parsed again and compared with the expected data (the original
  * plus exactly that edit); a difference refuses the edit (`CORDON_CONFIG_EDIT`) instead of
  * writing a file Hermes would read differently. A missing or blank file starts empty; a file
- * with YAML errors, or whose root is not a mapping, is refused (`CORDON_CONFIG_UNPARSEABLE`).
+ * with YAML errors, or whose root is not a mapping, is refused (`CORDON_CONFIG_UNPARSEABLE`). A
+ * leading byte order mark is read past and kept, as PyYAML reads past it.
  */
 export function yamlDocument(path: string, text: string | undefined): ConfigDocument {
-  let current = text ?? '';
+  // A leading byte order mark (some Windows editors save one): PyYAML, and so Hermes, reads past
+  // it; edited in place it would stand before the first key cordon's lines copy their
+  // indentation from. Edited without it and kept in the text written.
+  const mark = text?.startsWith(BYTE_ORDER_MARK) ? BYTE_ORDER_MARK : '';
+  let current = (text ?? '').slice(mark.length);
   const load = (source: string): Document => parseDocument(source, { keepSourceTokens: false });
   let doc = load(current);
   const first = doc.errors[0];
@@ -221,6 +227,6 @@ export function yamlDocument(path: string, text: string | undefined): ConfigDocu
     set: (p, v) => (noMergeKeyOn(p, `setting ${label(p)}`), set(p, v)),
     append: (p, item) => (noMergeKeyOn(p, `adding to ${label(p)}`), append(p, item)),
     remove: (p) => (noMergeKeyOn(p, `removing ${label(p)}`), remove(p)),
-    toString: () => current,
+    toString: () => mark + current,
   };
 }
