@@ -102,6 +102,9 @@ export function makeSandbox(prefix = 'cordon-test-'): Sandbox {
   // oclif's colour library (ansis) colours a pipe when one of these is set (`CI=true` in `.ci/run`,
   // COLORTERM in most terminals); the children see a plain pipe, as a user's redirect would.
   for (const key of ['CI', 'COLORTERM', 'FORCE_COLOR', 'TF_BUILD', 'TEAMCITY_VERSION', 'GITHUB_ACTIONS', 'GITEA_ACTIONS']) delete env[key];
+  // The agents' own home variables would lead install-hooks past the sandbox's HOME into the
+  // real agent configs of whoever runs the tests.
+  for (const key of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'HERMES_HOME']) delete env[key];
   // Retries: an agent's last writes (e.g. Codex into ~/.codex) may land while the tree is removed.
   const cleanup = () => {
     stopSamplersUnder(root);

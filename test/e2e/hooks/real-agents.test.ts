@@ -342,3 +342,27 @@ describe('a settings.json that starts with a byte order mark (U+FEFF)', () => {
     expect(readFileSync(session.userConfig, 'utf8')).toBe(text);
   }, 180_000);
 });
+
+// Gemini CLI reads its user settings from $GEMINI_CLI_HOME/.gemini when that variable is set;
+// install-hooks wrote ~/.gemini/settings.json, which that Gemini never reads.
+describe('gemini with GEMINI_CLI_HOME set', () => {
+  it('install-hooks writes $GEMINI_CLI_HOME/.gemini/settings.json and Gemini CLI runs the hooks from there', async () => {
+    const sandbox = held.sandbox(makeSandbox('cordon-e2e-gemini-cli-home-'));
+    const workdir = sandbox.dir('work');
+    const server = held.server(await FakeGemini.start({ steps: [step.shell('echo via-gemini-cli-home'), step.text('All done.')], workdir }));
+    linkPluginRoots(sandbox.dataDir, [{ name: '@cordon/gemini', root: join(REPO_ROOT, 'plugins', 'gemini') }]);
+    const home = sandbox.dir('home');
+    const session = geminiSession({ origin: server.origin, home, workdir, env: { ...sandbox.env, CORDON_SAMPLER: 'off' } });
+    // The harness strips GEMINI_* from what it is given; its run uses this very env object.
+    const geminiHome = sandbox.dir('gemini-home');
+    renameSync(join(home, '.gemini'), join(geminiHome, '.gemini'));
+    const env = Object.assign(session.env, { GEMINI_CLI_HOME: geminiHome });
+    const install = await runCordon(['install-hooks', '--agent', 'gemini', '--write'], { env, cwd: workdir });
+    expect(install.exitCode, install.stderr + install.stdout).toBe(0);
+    expect(readFileSync(join(geminiHome, '.gemini', 'settings.json'), 'utf8')).toContain('hook --agent gemini');
+    expect(existsSync(join(home, '.gemini'))).toBe(false);
+    const run = await session.run();
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    expect(allMarkers(sandbox.dataDir).markers.map((m) => m.event)).toEqual(['session_start', 'tool_start', 'tool_end', 'session_end']);
+  }, 180_000);
+});

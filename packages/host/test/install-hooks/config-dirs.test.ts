@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCordon, type Sandbox } from '../../../../test/support/cli.js';
@@ -59,5 +59,34 @@ describe('an agent config directory that is not a directory', () => {
     expect(existsSync(join(dots, 'cursor'))).toBe(false);
     expect(existsSync(join(dots, 'missing'))).toBe(false);
     expect(existsSync(join(sandbox.dataDir, 'install-hooks.json'))).toBe(false);
+  });
+});
+
+// Found by a hostile-input probe: Gemini CLI reads its user settings from
+// $GEMINI_CLI_HOME/.gemini/settings.json when that variable is set (gemini-cli core
+// utils/paths.ts homedir()), but install-hooks wrote ~/.gemini/settings.json, which that Gemini
+// never reads, and --check and doctor called the hooks installed.
+describe('GEMINI_CLI_HOME', () => {
+  it('install, --check, --all and uninstall use $GEMINI_CLI_HOME/.gemini/settings.json, never ~/.gemini', async () => {
+    const geminiHome = sandbox.dir('gemini-home');
+    const settings = join(geminiHome, '.gemini', 'settings.json');
+    mkdirSync(join(geminiHome, '.gemini'));
+    writeFileSync(settings, '{\n  // mine\n  "ui": {"theme": "GitHub"}\n}\n');
+    const withHome = { ...env, GEMINI_CLI_HOME: geminiHome };
+    const all = await cordonJson(['install-hooks', '--all'], withHome, project);
+    expect(all.exitCode, all.stderr).toBe(0);
+    expect(all.json.agents.map((a: { agent: string }) => a.agent)).toEqual(['gemini']);
+    const install = await cordonJson(['install-hooks', '--agent', 'gemini', '--write'], withHome, project);
+    expect(install.exitCode, install.stderr).toBe(0);
+    expect(install.json.agents[0].changes.map((c: { path: string }) => c.path)).toEqual([settings]);
+    expect(readFileSync(settings, 'utf8')).toContain('hook --agent gemini');
+    expect(existsSync(join(home, '.gemini'))).toBe(false);
+    expect((await cordonJson(['install-hooks', '--agent', 'gemini', '--check'], withHome, project)).exitCode).toBe(0);
+    // Without the variable the user file at ~/.gemini holds no hooks: --check says so.
+    expect((await cordonJson(['install-hooks', '--agent', 'gemini', '--check'], env, project)).exitCode).toBe(1);
+    const uninstall = await cordonJson(['uninstall-hooks', '--agent', 'gemini', '--write'], withHome, project);
+    expect(uninstall.exitCode, uninstall.stderr).toBe(0);
+    expect(readFileSync(settings, 'utf8')).toBe('{\n  // mine\n  "ui": {"theme": "GitHub"}\n}\n');
+    expect(existsSync(join(home, '.gemini'))).toBe(false);
   });
 });

@@ -34,9 +34,18 @@ export function geminiCommand(ctx: InstallContext): string {
   return ctx.command.platform === 'win32' ? ctx.command.powershell : ctx.command.shell;
 }
 
-/** `~/.gemini/settings.json` for user scope, `<project>/.gemini/settings.json` for project scope. */
+/**
+ * Gemini CLI's user config directory: `$GEMINI_CLI_HOME/.gemini` when that variable is set and not
+ * empty, else `~/.gemini` (gemini-cli `packages/core/src/utils/paths.ts` `homedir()`, which returns
+ * the variable as it is, and `Storage.getGlobalGeminiDir()`, which joins `.gemini` to it).
+ */
+export function geminiUserDir(ctx: InstallContext): string {
+  return join(ctx.env.GEMINI_CLI_HOME || ctx.home, '.gemini');
+}
+
+/** `<user dir>/settings.json` ({@link geminiUserDir}) for user scope, `<project>/.gemini/settings.json` for project scope. */
 export function geminiSettingsPath(ctx: InstallContext): string {
-  return ctx.scope === 'project' ? join(ctx.projectDir, '.gemini', 'settings.json') : join(ctx.home, '.gemini', 'settings.json');
+  return ctx.scope === 'project' ? join(ctx.projectDir, '.gemini', 'settings.json') : join(geminiUserDir(ctx), 'settings.json');
 }
 
 function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[], cordonRemoved?: number): InstallPlan {
@@ -46,8 +55,8 @@ function plan(path: string, before: string | undefined, after: string | undefine
 
 /** Gemini CLI's settings.json writer (JSON with comments kept: Gemini accepts JSONC settings). */
 export const installer: HookInstaller = {
-  // Installed when on PATH or `~/.gemini` exists; at project scope also when the project has a `.gemini/`.
-  detect: (ctx) => ctx.which('gemini') !== undefined || ctx.isDirectory(join(ctx.home, '.gemini')) || (ctx.scope === 'project' && ctx.isDirectory(join(ctx.projectDir, '.gemini'))),
+  // Installed when on PATH or its user directory exists; at project scope also when the project has a `.gemini/`.
+  detect: (ctx) => ctx.which('gemini') !== undefined || ctx.isDirectory(geminiUserDir(ctx)) || (ctx.scope === 'project' && ctx.isDirectory(join(ctx.projectDir, '.gemini'))),
 
   install(ctx) {
     const path = geminiSettingsPath(ctx);
@@ -66,7 +75,7 @@ export const installer: HookInstaller = {
     const config = (doc.value as { hooksConfig?: { enabled?: unknown; disabled?: unknown } }).hooksConfig;
     if (config?.enabled === false) notes.push(`${path} sets hooksConfig.enabled to false: Gemini CLI runs no hooks until it is true`);
     if (Array.isArray(config?.disabled) && config.disabled.some((d) => d === HOOK_NAME || d === command)) notes.push(`${path} lists "${HOOK_NAME}" in hooksConfig.disabled: remove it there for the hooks to run`);
-    if (ctx.scope === 'project') notes.push(`Gemini CLI runs project hooks only in a trusted folder (headless runs: --skip-trust, GEMINI_CLI_TRUST_WORKSPACE=true, or ${join(ctx.home, '.gemini', 'trustedFolders.json')})`);
+    if (ctx.scope === 'project') notes.push(`Gemini CLI runs project hooks only in a trusted folder (headless runs: --skip-trust, GEMINI_CLI_TRUST_WORKSPACE=true, or ${join(geminiUserDir(ctx), 'trustedFolders.json')})`);
     return plan(path, before, doc.toString(), ctx.hookLists.summary(added, removed), notes);
   },
 
