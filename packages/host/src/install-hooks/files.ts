@@ -1,5 +1,5 @@
 import { accessSync, constants, existsSync, lstatSync, mkdirSync, rmSync, rmdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { writeFileAtomic, writeTarget } from '../io/atomic-write.js';
 import { linkChain } from '../io/link-chain.js';
@@ -118,6 +118,41 @@ function notADirectoryAbove(path: string): { dir: string; kind: string } | undef
     return { dir, kind: `${via}${fileKind(stat)}` };
   }
   return undefined;
+}
+
+/**
+ * Refuses a change to a config `path` that exists but is write-protected (`CORDON_CONFIG_EDIT`,
+ * naming it, its mode and, through a link, the file the link leads to): no write permission bit
+ * at all (`chmod a-w`, as a user protects a file from the agent rewriting it; what root could
+ * still replace), or none for this user (another user's file, a read-only file system such as
+ * the Nix store a home-manager link points into). The atomic write replaces the file by a rename,
+ * which its own mode does not stop, so without this a file the user made read-only would be
+ * rewritten. A missing `path` (one install creates) passes.
+ */
+export function refuseWriteProtected(path: string): void {
+  let target: string;
+  let mode: number;
+  try {
+    target = writeTarget(path);
+    mode = statSync(target).mode & 0o7777;
+  } catch {
+    return; // Missing (created by install) or unreadable: reading it has already said why.
+  }
+  let writable = (mode & 0o222) !== 0;
+  if (writable) {
+    try {
+      accessSync(target, constants.W_OK);
+    } catch {
+      writable = false;
+    }
+  }
+  if (writable) return;
+  const octal = `0${mode.toString(8).padStart(3, '0')}`;
+  const via = target === resolve(path) ? '' : ` (through the link to ${target})`;
+  const problem = `${path}: is read-only${via}, mode ${octal}`;
+  throw new CordonError(ERROR_CODES.CONFIG_EDIT, `${problem}; cordon does not write over a file that is not writable: make it writable (chmod u+w ${target}) and run again, or leave cordon's hooks out of it; nothing was written`, {
+    details: { path, target, mode: octal, reason: 'read-only', problem },
+  });
 }
 
 /** True when `path` is an existing directory (symlinks followed). */
