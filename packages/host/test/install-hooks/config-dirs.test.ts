@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCordon, type Sandbox } from '../../../../test/support/cli.js';
@@ -88,5 +88,33 @@ describe('GEMINI_CLI_HOME', () => {
     expect(uninstall.exitCode, uninstall.stderr).toBe(0);
     expect(readFileSync(settings, 'utf8')).toBe('{\n  // mine\n  "ui": {"theme": "GitHub"}\n}\n');
     expect(existsSync(join(home, '.gemini'))).toBe(false);
+  });
+});
+
+// Found by a hostile-input probe: HERMES_HOME was used as given. Hermes strips white space from
+// it (hermes_constants.py get_process_hermes_home), so with HERMES_HOME=" " Hermes read
+// ~/.hermes while install-hooks wrote " /config.yaml" under the current directory; "~/hh" and
+// "rel/hh" created "~/hh/config.yaml" and "rel/hh/config.yaml" there, which Hermes reads only
+// when started in that same directory. HERMES_DATA_DIR_SUFFIX, which Hermes appends to the
+// default ~/.hermes, was not read.
+describe('HERMES_HOME', () => {
+  it('is stripped as Hermes strips it; one that is not absolute is refused (CORDON_BAD_INPUT) with nothing created; the default takes HERMES_DATA_DIR_SUFFIX', async () => {
+    const blank = await cordonJson(['install-hooks', '--agent', 'hermes', '--write'], { ...env, HERMES_HOME: ' \t' }, project);
+    expect(blank.exitCode, blank.stderr).toBe(0);
+    expect(blank.json.agents[0].changes.map((c: { path: string }) => c.path)).toEqual([join(home, '.hermes', 'config.yaml')]);
+    const spaced = sandbox.dir('hermes-home');
+    const padded = await cordonJson(['install-hooks', '--agent', 'hermes'], { ...env, HERMES_HOME: ` ${spaced}\n` }, project);
+    expect(padded.json.agents[0].changes.map((c: { path: string }) => c.path)).toEqual([join(spaced, 'config.yaml')]);
+    for (const [value, tilde] of [['~/hh', true], ['rel/hh', false]] as const) {
+      for (const args of [['install-hooks', '--write'], ['uninstall-hooks', '--write']]) {
+        const r = await cordonJson([...args, '--agent', 'hermes'], { ...env, HERMES_HOME: value }, project);
+        expect([value, args[0], r.exitCode]).toEqual([value, args[0], 2]);
+        expect(r.json.error.code).toBe('CORDON_BAD_INPUT');
+        expect(r.json.error.message).toContain(`HERMES_HOME is ${JSON.stringify(value)}, not an absolute path${tilde ? ' (Hermes does not expand "~" in HERMES_HOME' : ';'}`);
+      }
+    }
+    expect(readdirSync(project)).toEqual([]);
+    const suffixed = await cordonJson(['install-hooks', '--agent', 'hermes'], { ...env, HERMES_DATA_DIR_SUFFIX: '-work' }, project);
+    expect(suffixed.json.agents[0].changes.map((c: { path: string }) => c.path)).toEqual([join(home, '.hermes-work', 'config.yaml')]);
   });
 });

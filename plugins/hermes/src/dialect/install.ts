@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { ConfigChange, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
 
 /**
@@ -22,9 +22,26 @@ export function isCordonCommand(command: unknown): boolean {
   return typeof command === 'string' && /(^|[\s/\\'"])(cordon(\.(cmd|exe|ps1))?|run\.c?js)\^?['"]?\s+hook\s+--agent[\s=]\^?['"]?hermes\^?['"]?\s*$/.test(command);
 }
 
-/** `$HERMES_HOME` (default `~/.hermes`): Hermes' profile home. */
+/** Error code the host knows (catalogue `BAD_INPUT`). */
+const BAD_INPUT = 'CORDON_BAD_INPUT';
+
+/**
+ * Hermes' profile home as Hermes computes it (hermes_constants.py `get_process_hermes_home`):
+ * `HERMES_HOME` with surrounding white space stripped, when that leaves anything; else
+ * `~/.hermes` followed by `HERMES_DATA_DIR_SUFFIX` (empty by default). Hermes takes the value
+ * as a path as it is: `~` is not expanded, and a relative path is read against the directory
+ * Hermes is started in. Such a value is refused here, since the config.yaml it names depends
+ * on where Hermes starts (a `~` directory created under the current one).
+ * @throws an error with code `CORDON_BAD_INPUT` for a `HERMES_HOME` that is not an absolute path.
+ */
 export function hermesHome(ctx: InstallContext): string {
-  return ctx.env.HERMES_HOME || join(ctx.home, '.hermes');
+  const value = (ctx.env.HERMES_HOME ?? '').trim();
+  if (value === '') return join(ctx.home, `.hermes${ctx.env.HERMES_DATA_DIR_SUFFIX ?? ''}`);
+  if (!isAbsolute(value)) {
+    const tilde = value.startsWith('~') ? ' (Hermes does not expand "~" in HERMES_HOME: it reads it as a folder named "~")' : '';
+    throw Object.assign(new Error(`HERMES_HOME is ${JSON.stringify(ctx.env.HERMES_HOME)}, not an absolute path${tilde}; Hermes reads it against the directory it is started in, so which config.yaml it names depends on where Hermes starts. Set HERMES_HOME to an absolute path`), { code: BAD_INPUT });
+  }
+  return value;
 }
 
 type Approval = { event?: unknown; command?: unknown };
@@ -76,7 +93,17 @@ const NO_PROJECT_HOOKS = 'Hermes has no project-level hooks (only per-profile co
 
 /** Hermes' config.yaml writer (comments kept) and, with --accept, its consent allowlist. */
 export const installer: HookInstaller = {
-  detect: (ctx) => ctx.which('hermes') !== undefined || ctx.isDirectory(hermesHome(ctx)),
+  // A HERMES_HOME that hermesHome refuses is no directory found here; naming the agent says why.
+  detect: (ctx) => {
+    if (ctx.which('hermes') !== undefined) return true;
+    let home: string;
+    try {
+      home = hermesHome(ctx);
+    } catch {
+      return false;
+    }
+    return ctx.isDirectory(home);
+  },
 
   install(ctx): InstallPlan {
     if (ctx.scope === 'project') return { changes: [], notes: [], skipped: NO_PROJECT_HOOKS };
