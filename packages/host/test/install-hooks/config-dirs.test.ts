@@ -89,6 +89,16 @@ describe('GEMINI_CLI_HOME', () => {
     expect(readFileSync(settings, 'utf8')).toBe('{\n  // mine\n  "ui": {"theme": "GitHub"}\n}\n');
     expect(existsSync(join(home, '.gemini'))).toBe(false);
   });
+
+  it('one that is not an absolute path is refused (CORDON_BAD_INPUT), nothing created', async () => {
+    for (const [value, tilde] of [['~/g', true], ['rel/g', false]] as const) {
+      const r = await cordonJson(['install-hooks', '--agent', 'gemini', '--write'], { ...env, GEMINI_CLI_HOME: value }, project);
+      expect([value, r.exitCode]).toEqual([value, 2]);
+      expect(r.json.error.code).toBe('CORDON_BAD_INPUT');
+      expect(r.json.error.message).toContain(`GEMINI_CLI_HOME is ${JSON.stringify(value)}, not an absolute path${tilde ? ' (Gemini CLI does not expand "~" in it)' : ''};`);
+    }
+    expect(readdirSync(project)).toEqual([]);
+  });
 });
 
 // Found by a hostile-input probe: HERMES_HOME was used as given. Hermes strips white space from

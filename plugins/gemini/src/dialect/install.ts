@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
 
 /**
@@ -34,13 +34,25 @@ export function geminiCommand(ctx: InstallContext): string {
   return ctx.command.platform === 'win32' ? ctx.command.powershell : ctx.command.shell;
 }
 
+/** Error code the host knows (catalogue `BAD_INPUT`). */
+const BAD_INPUT = 'CORDON_BAD_INPUT';
+
 /**
  * Gemini CLI's user config directory: `$GEMINI_CLI_HOME/.gemini` when that variable is set and not
  * empty, else `~/.gemini` (gemini-cli `packages/core/src/utils/paths.ts` `homedir()`, which returns
- * the variable as it is, and `Storage.getGlobalGeminiDir()`, which joins `.gemini` to it).
+ * the variable as it is, and `Storage.getGlobalGeminiDir()`, which joins `.gemini` to it). Gemini
+ * reads a relative value (`~` included, which it does not expand) against the directory it is
+ * started in, so such a value names no one file and is refused.
+ * @throws an error with code `CORDON_BAD_INPUT` for a `GEMINI_CLI_HOME` that is not an absolute path.
  */
 export function geminiUserDir(ctx: InstallContext): string {
-  return join(ctx.env.GEMINI_CLI_HOME || ctx.home, '.gemini');
+  const value = ctx.env.GEMINI_CLI_HOME;
+  if (!value) return join(ctx.home, '.gemini');
+  if (!isAbsolute(value)) {
+    const tilde = value.startsWith('~') ? ' (Gemini CLI does not expand "~" in it)' : '';
+    throw Object.assign(new Error(`GEMINI_CLI_HOME is ${JSON.stringify(value)}, not an absolute path${tilde}; Gemini CLI reads it against the directory it is started in, so which settings.json it names depends on where Gemini starts. Set GEMINI_CLI_HOME to an absolute path`), { code: BAD_INPUT });
+  }
+  return join(value, '.gemini');
 }
 
 /** `<user dir>/settings.json` ({@link geminiUserDir}) for user scope, `<project>/.gemini/settings.json` for project scope. */
@@ -56,7 +68,7 @@ function plan(path: string, before: string | undefined, after: string | undefine
 /** Gemini CLI's settings.json writer (JSON with comments kept: Gemini accepts JSONC settings). */
 export const installer: HookInstaller = {
   // Installed when on PATH or its user directory exists; at project scope also when the project has a `.gemini/`.
-  detect: (ctx) => ctx.which('gemini') !== undefined || ctx.isDirectory(geminiUserDir(ctx)) || (ctx.scope === 'project' && ctx.isDirectory(join(ctx.projectDir, '.gemini'))),
+  detect: (ctx) => ctx.which('gemini') !== undefined || (isAbsolute(ctx.env.GEMINI_CLI_HOME || ctx.home) && ctx.isDirectory(geminiUserDir(ctx))) || (ctx.scope === 'project' && ctx.isDirectory(join(ctx.projectDir, '.gemini'))),
 
   install(ctx) {
     const path = geminiSettingsPath(ctx);
