@@ -1,9 +1,7 @@
 import { readRegularFile } from '../io/safe-read.js';
+import { MAX_CONFIG_BYTES } from '../install-hooks/files.js';
 import { absPath } from './evidence/fs-path.js';
 import type { UntrackedPath } from './evidence/untracked.js';
-
-/** Largest agent config file read to tell whether it holds cordon's hooks, bytes. */
-const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * The words every hook command `cordon install-hooks` writes holds (`cordon hook --agent

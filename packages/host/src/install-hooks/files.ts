@@ -8,8 +8,12 @@ import { pathCandidates } from '../process/path-search.js';
 import { firstNonUtf8 } from '../util/utf8.js';
 import { unparseable } from './formats/unparseable.js';
 
-/** Largest agent config install-hooks reads (bytes): configs are a few KiB; a bigger one is not a config. */
-export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+/**
+ * Largest agent config install-hooks reads (bytes): configs are a few KiB; a bigger one is not a
+ * config. 1 MiB, since each edit parses the file again: at the former 16 MiB a 6 MB config.yaml
+ * held install (and doctor, which plans every agent) for more than five minutes.
+ */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * Reads a config file as UTF-8; `undefined` when it does not exist; a file holding a byte that is

@@ -236,6 +236,14 @@ describe('yaml editor', () => {
     }
   });
 
+  it('refuses a key given twice in one mapping, naming it and both lines (found in one pass, not the yaml library\'s quadratic check); merge keys may repeat', () => {
+    expect(() => yamlDocument('/c.yaml', 'model: x\nhooks:\n  pre_tool_call: []\n  pre_tool_call: [{command: mine}]\n')).toThrow(
+      '/c.yaml is ambiguous YAML ("pre_tool_call" is given twice in one mapping, at line 3 and again at line 4; Hermes reads only the last: give each key once); refusing to edit it, the file is left untouched',
+    );
+    expect(code(() => yamlDocument('/c.yaml', 'l:\n  - a: 1\n    a: 2\n'))).toBe('CORDON_CONFIG_UNPARSEABLE');
+    expect(code(() => yamlDocument('/c.yaml', 'b: &b {x: 1}\nc: &c {y: 1}\nm:\n  <<: *b\n  <<: *c\n'))).toBeUndefined();
+  });
+
   it('refuses broken YAML and non-mapping roots', () => {
     expect(code(() => yamlDocument('/c.yaml', 'a: [1\nb: :'))).toBe('CORDON_CONFIG_UNPARSEABLE');
     expect(code(() => yamlDocument('/c.yaml', '- 1\n- 2\n'))).toBe('CORDON_CONFIG_UNPARSEABLE');

@@ -1,5 +1,5 @@
 import type { ConfigDocument, ConfigPath } from '@cordon/plugin-api';
-import { isCollection, isMap, isScalar, isSeq, parseDocument, stringify, type Document, type Node as YamlNode, type Pair } from 'yaml';
+import { isCollection, isMap, isScalar, isSeq, parseDocument, stringify, visit, type Document, type Node as YamlNode, type Pair } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { kindWords, notAList, unparseable } from './unparseable.js';
@@ -46,6 +46,36 @@ function edited(value: Json, path: ConfigPath, edit: (parent: Record<string | nu
 }
 
 /**
+ * The first key given twice in one mapping of `doc` (parsed from `text`), in words naming it and
+ * both lines, or `undefined`: Hermes (PyYAML) keeps the last, where an edit could land in the
+ * first. Scalar keys compared by value, one pass with a set per mapping; a merge key (`<<`) may
+ * repeat.
+ */
+function repeatedYamlKey(doc: Document, text: string): string | undefined {
+  const lineOf = (offset: number): number => text.slice(0, offset).split('\n').length;
+  let found: string | undefined;
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Map<string, number>();
+      for (const pair of map.items) {
+        const key = pair.key;
+        if (!isScalar(key) || key.value === '<<') continue;
+        const name = String(key.value);
+        const at = key.range?.[0] ?? 0;
+        const earlier = seen.get(name);
+        if (earlier !== undefined) {
+          found = `${JSON.stringify(name)} is given twice in one mapping, at line ${lineOf(earlier)} and again at line ${lineOf(at)}; Hermes reads only the last: give each key once`;
+          return visit.BREAK;
+        }
+        seen.set(name, at);
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
+
+/**
  * A YAML document edited by splicing text, so only cordon's own lines change: removing an entry
  * cuts exactly its lines, appending inserts new lines after the last sibling in the indentation
  * and line endings (CRLF kept) the file already uses, an empty flow collection (`hooks: {}`)
@@ -63,8 +93,13 @@ export function yamlDocument(path: string, text: string | undefined): ConfigDocu
   // indentation from. Edited without it and kept in the text written.
   const mark = text?.startsWith(BYTE_ORDER_MARK) ? BYTE_ORDER_MARK : '';
   let current = (text ?? '').slice(mark.length);
-  const load = (source: string): Document => parseDocument(source, { keepSourceTokens: false });
+  // Keys given twice are found by repeatedYamlKey, in one pass: the yaml library's own check
+  // (uniqueKeys) compares every key of a mapping with every other, seconds per parse of a 1 MiB
+  // file, and each edit parses the text again.
+  const load = (source: string): Document => parseDocument(source, { keepSourceTokens: false, uniqueKeys: false });
   let doc = load(current);
+  const repeated = doc.errors.length === 0 ? repeatedYamlKey(doc, current) : undefined;
+  if (repeated) throw unparseable(path, 'YAML', repeated, 'ambiguous');
   const first = doc.errors[0];
   // The yaml library's own words for this one name its API (`YAML.parseAllDocuments()`).
   if (first) throw unparseable(path, 'YAML', first.code === 'MULTIPLE_DOCS' ? `it holds more than one document (the second starts at line ${first.linePos?.[0]?.line ?? '?'}), and a config file is one` : first.message.split('\n')[0]!);
