@@ -244,6 +244,24 @@ describe('yaml editor', () => {
     expect(code(() => yamlDocument('/c.yaml', 'b: &b {x: 1}\nc: &c {y: 1}\nm:\n  <<: *b\n  <<: *c\n'))).toBeUndefined();
   });
 
+  // Found by a hostile-input probe: `hooks:` with its events commented out (as Hermes' example
+  // config has them), `hooks: ~` or an event with no value was refused as "hooks is not a
+  // mapping" / "the layout around it is one cordon does not rewrite", though Hermes reads them
+  // as no hooks yet.
+  it('an empty value where hooks or an event belongs (`hooks:`, `hooks: ~`, `pre_tool_call:`) gets cordon\'s entries in place', () => {
+    const cases: Array<[string, string]> = [
+      ['hooks:\n#   pre_tool_call:\n#     - command: mine\nmodel: x\n', 'hooks:\n  pre_tool_call:\n    - command: c\n      timeout: 30\n#   pre_tool_call:\n#     - command: mine\nmodel: x\n'],
+      ['hooks: ~\r\nmodel: x\r\n', 'hooks:\r\n  pre_tool_call:\r\n    - command: c\r\n      timeout: 30\r\nmodel: x\r\n'],
+      ['hooks:\n  pre_tool_call:\n  post_tool_call: []\n', 'hooks:\n  pre_tool_call: [{"command":"c","timeout":30}]\n  post_tool_call: []\n'],
+    ];
+    for (const [text, expected] of cases) {
+      const doc = yamlDocument('/c.yaml', text);
+      doc.append(['hooks', 'pre_tool_call'], { command: 'c', timeout: 30 });
+      expect(doc.toString()).toBe(expected);
+      expect((yamlDocument('/c.yaml', expected).value as any).hooks.pre_tool_call).toEqual([{ command: 'c', timeout: 30 }]);
+    }
+  });
+
   it('refuses broken YAML and non-mapping roots', () => {
     expect(code(() => yamlDocument('/c.yaml', 'a: [1\nb: :'))).toBe('CORDON_CONFIG_UNPARSEABLE');
     expect(code(() => yamlDocument('/c.yaml', '- 1\n- 2\n'))).toBe('CORDON_CONFIG_UNPARSEABLE');

@@ -131,6 +131,17 @@ export function yamlDocument(path: string, text: string | undefined): ConfigDocu
       commit(head + `${block({ [key]: v }, '', eol)}${eol}`, expected, what);
       return;
     }
+    if (map && p.length > 0 && isScalar(map) && map.value === null) {
+      // `hooks:` with nothing after it (its events commented out, as Hermes' example config has
+      // them), `hooks: ~`, `hooks: null`: no mapping yet, as Hermes reads it; the new one goes
+      // under the key, one level deeper, in place of the empty value.
+      const [start, end] = map.range!;
+      let from = start;
+      while (from > 0 && (current[from - 1] === ' ' || current[from - 1] === '\t')) from--;
+      const indent = indentAt(current, from) + '  ';
+      commit(splice(from, end, `${eol}${indent}${block({ [key]: v }, indent, eol)}`), expected, what);
+      return;
+    }
     if (!map || !isMap(map)) throw refuse(what, `${label(p)} is not a mapping`);
     if (map.flow) {
       if (map.items.length > 0) throw refuse(what, `${label(p)} is a non-empty flow mapping`);
@@ -161,7 +172,8 @@ export function yamlDocument(path: string, text: string | undefined): ConfigDocu
     if (existing) {
       if (!isScalar(existing) && !(isCollection(existing) && existing.flow)) throw refuse(what, `${label(p)} is a block collection`);
       const [start, end] = existing.range!;
-      commit(splice(start, end, JSON.stringify(v)), expected, what);
+      // An empty value (`event:` with nothing after it) has no text to replace: a space keeps the new one apart from the colon.
+      commit(splice(start, end, `${start === end ? ' ' : ''}${JSON.stringify(v)}`), expected, what);
       return;
     }
     // Insert at the deepest map that exists, as nested maps holding `v`.
