@@ -152,7 +152,7 @@ export class Relay {
         if (this.#upstreamGone) return this.#sendClient(errorFrame(id, RPC_ERRORS.upstreamGone, 'the upstream app-server connection is closed'), false);
         if (!this.#clientPending.add(id, method, {})) return this.#refuse(id, `invalid request: id ${JSON.stringify(id)} is already pending`);
         if (!this.#options.pcodx) return this.#sendUp(data, false);
-        return this.#enqueue(() => this.#pcodxRequest(frame.message, data));
+        return this.#enqueue(() => this.#pcodxRequest(frame.message, data).catch((error: unknown) => this.#requestFailed(id, error)));
       }
     }
   }
@@ -180,6 +180,25 @@ export class Relay {
     if (frame.kind === 'request') return this.#refuse(frame.message.id, reason);
     this.#options.log('client_frame_refused', { connection: this.#options.connection, code: RPC_ERRORS.invalidRequest, reason });
     this.#sendClient(errorFrame(null, RPC_ERRORS.invalidRequest, reason), false);
+  }
+
+  /**
+   * A client request the serve could not handle (it throws before the request was relayed): the
+   * request is answered, never left pending, and nothing of it reaches the app-server. A value
+   * nested deeper than `JSON.stringify` can write again (`RangeError`; `JSON.parse` took it) is the
+   * client's -32600; anything else the serve's own -32603.
+   */
+  #requestFailed(id: RpcId, error: unknown): void {
+    const data = this.#clientPending.take(id)?.data;
+    // A turn/start registered as running before it failed never runs: a client leaving waits for nothing.
+    if (data?.turn && data.turnOn && this.#turns.get(data.turnOn.upstreamId)?.record === data.turn) {
+      this.#turns.delete(data.turnOn.upstreamId);
+      this.#afterTurn();
+    }
+    if (error instanceof RangeError) return this.#refuse(id, 'invalid request: nested too deeply for pcodx to rewrite');
+    const message = `pcodx could not handle this request: ${error instanceof Error ? error.message : String(error)}`;
+    this.#options.log('relay_error', { connection: this.#options.connection, message });
+    this.#sendClient(errorFrame(id, RPC_ERRORS.internal, message), false);
   }
 
   #refuse(id: RpcId, reason: string): void {

@@ -98,3 +98,27 @@ it('a request sent in a binary frame (which the app-server ignores without a wor
   expect(s.serve.stderr()).toMatch(/event=client_frame_refused connection=2 code=-32600 reason="invalid request: a binary frame/);
   raw.close();
 }, 120_000);
+
+// A request the serve rewrites (initialize, a primary thread/start, a turn/start on a fresh
+// thread) was parsed, then written again with JSON.stringify, which throws on an array nested
+// 200,000 deep (JSON.parse takes it): the error ended in the log and the request was never
+// answered nor relayed, so the client waited forever.
+it('a request nested too deeply for the serve to rewrite gets -32600 with its id at once; nothing is relayed and the connection goes on', async () => {
+  const s = await started('cordon-hostile-deep-', 'deep1');
+  const raw = new WebSocket(`ws+unix:${s.serve.listen.replace(/^unix:\/\//, '')}:/`);
+  await new Promise((r) => raw.once('open', r));
+  const got: any[] = [];
+  raw.on('message', (d) => got.push(JSON.parse(d.toString())));
+  const reply = (id: string) => until(() => got.some((m) => m.id === id && m.method === undefined), `the answer to ${id}`).then(() => got.find((m) => m.id === id && m.method === undefined));
+  const depth = 200_000;
+  raw.send(`{"id":"deep","method":"initialize","params":{"clientInfo":{"name":"cordon-e2e","version":"0.0.0"},"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`);
+  const refused = await reply('deep');
+  expect(refused.error).toEqual({ code: -32600, message: expect.stringMatching(/^invalid request: nested too deeply/) });
+  // Never relayed: the app-server still takes this connection's first initialize.
+  raw.send(JSON.stringify({ id: 'i', method: 'initialize', params: { clientInfo: { name: 'cordon-e2e', version: '0.0.0' } } }));
+  expect((await reply('i')).error).toBeUndefined();
+  raw.send(JSON.stringify({ id: 't', method: 'thread/read', params: { threadId: s.thread } }));
+  expect((await reply('t')).result.thread.id).toBe(s.thread);
+  expect(s.serve.stderr()).toMatch(/event=client_frame_refused connection=2 code=-32600 reason="invalid request: nested too deeply/);
+  raw.close();
+}, 120_000);
