@@ -1,13 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import type { LedgerHandle, LedgerRole } from '@cordon/plugin-api';
-import { systemErrorWords } from '@cordon/plugin-api';
 import { PcodxUsageError, isUserError } from './errors.js';
 import type { LoopTarget } from './actions.js';
 import { messageIdsHelper } from './message-ids.js';
 import { compactLines, uncompactLines, visibleIdsLine, type Sink } from './output.js';
-import { decode } from './text-input.js';
+import { decode, readTextFile } from './text-input.js';
 
 /** The prompt, shown only when stdout is a terminal (the Rust pcodx, SichangHe/partial_compact_codex). */
 export const LOOP_PROMPT = 'pcodx> ';
@@ -141,13 +139,7 @@ export class InteractiveLoop {
         const [role, path] = splitFirst(rest ?? '');
         if (!role || !path) return this.#usage('/record-file <role> <path>');
         const file = resolve(this.target.cwd, path);
-        let bytes: Buffer;
-        try {
-          bytes = await readFile(file);
-        } catch (error) {
-          throw new PcodxUsageError(`cannot read ${file}: ${systemErrorWords(error)}`);
-        }
-        return this.#record(role as LedgerRole, decode(bytes, file), `cli-interactive-file:${file}`);
+        return this.#record(role as LedgerRole, decode(await readTextFile(file), file), `cli-interactive-file:${file}`);
       }
       case '/compact': {
         const [bounds, summary] = splitFirst(rest ?? '');

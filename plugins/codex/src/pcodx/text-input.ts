@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { systemErrorWords } from '@cordon/plugin-api';
 import { PcodxUsageError } from './errors.js';
@@ -49,13 +49,7 @@ export async function readTextInput(flags: TextFlags, rules: TextRules): Promise
     input = { text: decode(await readAll(rules.stdin ?? process.stdin), 'stdin') };
   } else {
     const file = resolve(rules.cwd ?? process.cwd(), flags.textFile!);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(file);
-    } catch (error) {
-      throw new PcodxUsageError(`cannot read --text-file ${file}: ${systemErrorWords(error)}`);
-    }
-    input = { text: decode(bytes, file), file };
+    input = { text: decode(await readTextFile(file, '--text-file'), file), file };
   }
   if (input.text.length === 0) throw new PcodxUsageError(`text is empty${input.file ? ` (${input.file})` : ''}`);
   return input;
@@ -70,8 +64,61 @@ export function decode(bytes: Uint8Array, what: string): string {
   }
 }
 
+/**
+ * The most bytes pcodx reads as one message (`--text-file`, stdin, `/record-file`): 256 MiB. A file
+ * or device without an end (`/dev/zero`) was read until memory ran out, and a text above what one
+ * JavaScript string holds (about 512 Mi UTF-16 units) was refused as "not valid UTF-8"; this
+ * bound sits well below that and below SQLite's own limit on one value (1,000,000,000 bytes).
+ */
+export const MAX_TEXT_BYTES = 256 * 1024 * 1024;
+
+/** The refusal of a text above {@link MAX_TEXT_BYTES}, naming where it came from. */
+function tooLarge(what: string): PcodxUsageError {
+  return new PcodxUsageError(`${what} holds more than ${MAX_TEXT_BYTES} bytes (256 MiB), the most pcodx reads as one message; nothing was recorded`);
+}
+
+/**
+ * The bytes of `file` (a regular file, a FIFO, a device: whatever `open(2)` reads), read up to
+ * {@link MAX_TEXT_BYTES} and refused past it without reading further. A file that cannot be read
+ * is a `PcodxUsageError` naming it (as `flag file` when `flag` is given) with what is wrong in words.
+ */
+export async function readTextFile(file: string, flag?: string): Promise<Buffer> {
+  const named = flag === undefined ? file : `${flag} ${file}`;
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    const handle = await open(file, 'r');
+    try {
+      // A regular file says its size: one above the bound is refused without reading it.
+      const stat = await handle.stat();
+      if (stat.isFile() && stat.size > MAX_TEXT_BYTES) throw tooLarge(named);
+      // One read buffer; each read's bytes are copied out (a pipe hands over 64 KiB at a time).
+      const buffer = Buffer.allocUnsafe(1024 * 1024);
+      for (;;) {
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+        if (bytesRead === 0) break;
+        total += bytesRead;
+        if (total > MAX_TEXT_BYTES) throw tooLarge(named);
+        chunks.push(Buffer.from(buffer.subarray(0, bytesRead)));
+      }
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if (error instanceof PcodxUsageError) throw error;
+    throw new PcodxUsageError(`cannot read ${named}: ${systemErrorWords(error)}`);
+  }
+  return Buffer.concat(chunks, total);
+}
+
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks);
+  let total = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    total += bytes.length;
+    if (total > MAX_TEXT_BYTES) throw tooLarge('stdin');
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks, total);
 }

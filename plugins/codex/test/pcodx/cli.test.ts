@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -305,6 +305,30 @@ describe('cordon pcodx: text input rules', () => {
     const missing = await pcodx(box, db, ['compact', '--session', 't', '--from', 'msg1']);
     expect([missing.exitCode, missing.stderr]).toEqual([2, 'error: missing required flag --summary; missing required flag --to; see `cordon pcodx compact --help`\n']);
   });
+
+  // `--text-file /dev/zero` (or any file or pipe without an end) was read until memory ran out
+  // (3.5 GB after 30 s), and a text above what one JavaScript string holds (a 600 MB file of NUL
+  // bytes, valid UTF-8) was refused as "not valid UTF-8 text".
+  it('refuses a text above 256 MiB from a device, a file or stdin, naming it, before reading past the bound; stores nothing', async () => {
+    ok(await pcodx(box, db, ['record', '--session', 'z', '--role', 'user', '--text', 'kept']));
+    const sparse = join(box.root, 'sparse.txt');
+    writeFileSync(sparse, '');
+    truncateSync(sparse, 256 * 1024 * 1024 + 1);
+    const bound = 'holds more than 268435456 bytes (256 MiB), the most pcodx reads as one message; nothing was recorded\n';
+    for (const [args, input, stderr] of [
+      [['record', '--role', 'user', '--text-file', '/dev/zero'], undefined, `error: --text-file /dev/zero ${bound}`],
+      [['turn', '--text-file', sparse], undefined, `error: --text-file ${sparse} ${bound}`],
+      [['record', '--role', 'user', '--text-file', '-'], Buffer.alloc(256 * 1024 * 1024 + 1, 'a'), `error: stdin ${bound}`],
+    ] as const) {
+      const r = await pcodx(box, db, ['--session', 'z', ...args], { input });
+      expect([r.exitCode, r.stderr], args.join(' ')).toEqual([2, stderr]);
+    }
+    // The interactive loop's /record-file reads the same way; the loop goes on.
+    const loop = await pcodx(box, db, ['interactive', '--session', 'z'], { input: '/record-file user /dev/zero\n/exit\n' });
+    expect([loop.exitCode, loop.stderr]).toEqual([0, `error: /dev/zero ${bound}`]);
+    expect(loop.stdout).toMatch(/\nbye\n$/);
+    expect(tableRows(db, 'select text from messages')).toEqual([{ text: 'kept' }]);
+  }, 60_000);
 
   it('keeps file bytes exactly: BOM, CRLF, no final newline', async () => {
     const file = join(box.root, 'bom.txt');
