@@ -1,4 +1,4 @@
-import { isTerminal, shownJson, writeOutput } from '@cordon/plugin-api';
+import { isTerminal, writeOutput } from '@cordon/plugin-api';
 import { exitCodeOf, isReportable } from './errors.js';
 import { escapedSink, jsonSink, processSink, type Sink } from './output.js';
 
@@ -10,8 +10,11 @@ import { escapedSink, jsonSink, processSink, type Sink } from './output.js';
 export interface CommandOutput {
   /** The sink the action prints to. */
   readonly sink: Sink;
-  /** Under `--json`, prints what the action printed as one object; otherwise nothing. */
-  finish(): void;
+  /**
+   * Under `--json`, prints what the action printed as one object, in pieces, each waited for when
+   * the descriptor asks to (a render's JSON may be hundreds of MB); otherwise nothing.
+   */
+  finish(): Promise<void>;
   /**
    * Prints a failure the user can act on (`isReportable`): `error: <message>` on stderr, or under
    * `--json` `{"error": {"message"}}` on stdout, the message escaped for a terminal as the host
@@ -35,8 +38,14 @@ export function commandOutput(json: boolean | undefined, escape?: (text: string)
   const shown = escape ?? ((text: string) => text);
   return {
     sink: collector ?? (escape ? escapedSink(escape, isTerminal(1)) : processSink),
-    finish: () => {
-      if (collector) void writeOutput(1, `${shownJson(collector.document(), 2)}\n`);
+    finish: async () => {
+      if (!collector) return;
+      // In pieces: the whole text may be longer than one JavaScript string can hold.
+      for (const piece of collector.jsonText()) {
+        const written = writeOutput(1, piece);
+        if (written === false) return;
+        if (written) await written;
+      }
     },
     fail: (error) => {
       if (!isReportable(error)) return false;

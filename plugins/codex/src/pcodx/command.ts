@@ -70,8 +70,8 @@ export abstract class PcodxCommand extends Command {
   }
 
   /** Under `--json`, prints what the action printed as one object (call once it has finished). */
-  protected printJson(): void {
-    this.#output?.finish();
+  protected async printJson(): Promise<void> {
+    await this.#output?.finish();
   }
 
   /**

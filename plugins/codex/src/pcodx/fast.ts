@@ -101,6 +101,6 @@ export const runFastCommand: RunFastCommand = async (topicOrCommand, given, api)
     if (!reported) return 'fallback';
     throw error;
   }
-  output.finish();
+  await output.finish();
   return 'done';
 };

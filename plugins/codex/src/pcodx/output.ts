@@ -1,4 +1,4 @@
-import { writeOutput, type LedgerCompactResult, type LedgerUncompactResult } from '@cordon/plugin-api';
+import { shownJson, writeOutput, type LedgerCompactResult, type LedgerUncompactResult } from '@cordon/plugin-api';
 
 /** Where a pcodx action prints: whole lines, a newline is added to each. */
 export interface Sink {
@@ -14,6 +14,11 @@ export interface Sink {
    * blocks apart (`--json`) or lines (tests) have none.
    */
   write?(text: string): void | boolean | Promise<void | boolean>;
+  /**
+   * A text block (a render) handed over in the pieces it was read in, kept apart (`--json`):
+   * joined they are the block, which may be longer than one JavaScript string can hold.
+   */
+  pieces?(pieces: readonly string[]): void;
 }
 
 /**
@@ -84,7 +89,8 @@ export async function textPiecesOut(sink: Sink, produce: (write: (piece: string)
   }
   const pieces: string[] = [];
   await produce((piece) => void pieces.push(piece));
-  textOut(sink, pieces.join(''));
+  if (sink.pieces) sink.pieces(pieces);
+  else textOut(sink, pieces.join(''));
 }
 
 /** Prints a text block (a render): as a block where the sink keeps them apart (`--json`), else a line. */
@@ -99,17 +105,66 @@ const LISTED = new Set(['compaction']);
 /** A `key=value` line a pcodx command prints (`warning[cmp3]=…` is key `warning`, item `cmp3`). */
 const FIELD = /^([a-z][a-z_]*)(?:\[([^\]\n]+)\])?=(.*)$/;
 
+/** About how many UTF-16 units of a render {@link JsonSink.jsonText} escapes at once. */
+const JSON_RUN = 1024 * 1024;
+
+/**
+ * Whether `text` may be cut before index `at` and each side escaped by `shownJson` alone, giving
+ * the same characters as the whole: never inside a surrogate pair, and never after a `#` (the
+ * first `#` of `##[` is escaped, so a `#` depends on what follows it).
+ */
+function cutsCleanly(text: string, at: number): boolean {
+  const unit = text.charCodeAt(at - 1);
+  return unit !== 0x23 && !(unit >= 0xd800 && unit <= 0xdbff);
+}
+
+/**
+ * `pieces` (joined, one text) in runs of about `size` UTF-16 units, each cut where
+ * {@link cutsCleanly} allows; joined, the runs are the pieces joined.
+ */
+function* cleanRuns(pieces: readonly string[], size: number): Generator<string> {
+  let carry = '';
+  for (const piece of pieces) {
+    const text = carry + piece;
+    let start = 0;
+    while (text.length - start > size) {
+      let cut = start + size;
+      while (cut < text.length && !cutsCleanly(text, cut)) cut++;
+      if (cut >= text.length) break;
+      yield text.slice(start, cut);
+      start = cut;
+    }
+    let end = text.length;
+    while (end > start && !cutsCleanly(text, end)) end--;
+    if (end > start) yield text.slice(start, end);
+    carry = text.slice(end);
+  }
+  if (carry) yield carry;
+}
+
+/** The `--json` collector ({@link jsonSink}). */
+export interface JsonSink extends Sink {
+  /** The object to print once the command is done (its render joined into one string). */
+  document(): Record<string, unknown>;
+  /**
+   * The text `shownJson(document(), 2)` and a newline, in pieces: the render escaped in runs of
+   * about a million units, so a render whose JSON form is longer than one JavaScript string can
+   * hold (NUL bytes take six characters each: a 100 MB message of them) is printed all the same.
+   */
+  jsonText(): Generator<string>;
+}
+
 /**
  * A sink for `--json`: every `key=value` line (stdout or stderr) becomes a field (a whole number
  * as a number, a `…_ids` list as an array), a key printed more than once an array
  * (`compaction`), `key[item]=` lines an object (`warning`: `{cmp3: …}`);
  * a render is `render`, other stdout lines (the ids of `pcodx ids`) are `lines`. `document()` is
- * the object to print once the command is done.
+ * the object to print once the command is done, `jsonText()` its text in pieces.
  */
-export function jsonSink(): Sink & { document(): Record<string, unknown> } {
+export function jsonSink(): JsonSink {
   const fields: Record<string, unknown> = {};
   const lines: string[] = [];
-  let render: string | undefined;
+  let render: readonly string[] | undefined;
   const field = (line: string): boolean => {
     const m = FIELD.exec(line);
     if (!m) return false;
@@ -127,8 +182,19 @@ export function jsonSink(): Sink & { document(): Record<string, unknown> } {
   return {
     out: (line) => void (field(line) || lines.push(line)),
     err: (line) => void field(line),
-    text: (block) => void (render = block),
-    document: () => ({ ...fields, ...(render !== undefined ? { render } : {}), ...(lines.length ? { lines } : {}) }),
+    text: (block) => void (render = [block]),
+    pieces: (pieces) => void (render = pieces),
+    document: () => ({ ...fields, ...(render !== undefined ? { render: render.join('') } : {}), ...(lines.length ? { lines } : {}) }),
+    *jsonText() {
+      const text = shownJson({ ...fields, ...(render !== undefined ? { render: '' } : {}), ...(lines.length ? { lines } : {}) }, 2);
+      // The one top-level "render" key (values hold no raw line break or quote); its text goes between the quotes.
+      const key = '\n  "render": ""';
+      const at = render === undefined ? -1 : text.indexOf(key);
+      if (at < 0) return yield `${text}\n`;
+      yield text.slice(0, at + key.length - 1);
+      for (const run of cleanRuns(render!, JSON_RUN)) yield shownJson(run).slice(1, -1);
+      yield `${text.slice(at + key.length - 1)}\n`;
+    },
   };
 }
 

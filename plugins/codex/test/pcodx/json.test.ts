@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
+import { CORDON_BIN, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
 import { linkCodex, pcodx } from './support.js';
 
 // `--json` on every pcodx command that prints data (one output contract with the host's
@@ -68,3 +71,43 @@ describe('pcodx --json', () => {
     expect(await json(['uncompact', 'cmp9'], 1)).toMatchObject({ error: { message: expect.stringContaining('cmp9') } });
   });
 });
+
+/** Runs `cordon pcodx ARGS` with stdout into `file` (an output longer than one JavaScript string can hold); resolves with the exit code and stderr. */
+function pcodxToFile(args: string[], file: string, env: NodeJS.ProcessEnv): Promise<{ exitCode: number | null; stderr: string }> {
+  const fd = openSync(file, 'w');
+  const child = spawn(process.execPath, [CORDON_BIN, 'pcodx', ...args], { env, stdio: ['ignore', fd, 'pipe'] });
+  closeSync(fd);
+  let stderr = '';
+  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+  return new Promise((resolve) => child.once('close', (exitCode) => resolve({ exitCode, stderr })));
+}
+
+/** sha256 of a file, read in pieces. */
+async function fileSha(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+// A render whose JSON is longer than one JavaScript string can hold (0x1fffffe8 units: a 90 MiB
+// message of NUL bytes is 566 million characters as JSON, six for each) crashed `show --json`:
+// `RangeError: Invalid string length` with a stack trace on the fast route, a bare
+// `RangeError: Invalid string length` through oclif, exit 1 and nothing on stdout.
+it('show --json prints a render whose JSON is longer than one JavaScript string, on both routes', async () => {
+  const nuls = 90 * 1024 * 1024;
+  const text = join(box.root, 'nul.txt');
+  writeFileSync(text, Buffer.alloc(nuls));
+  expect((await pcodx(box, db, ['record', '--session', 'big', '--role', 'user', '--text-file', text])).exitCode).toBe(0);
+  const expected = createHash('sha256').update('{\n  "render": "');
+  const escaped = '\\u0000'.repeat(1024 * 1024);
+  for (let i = 0; i < nuls / (1024 * 1024); i++) expected.update(escaped);
+  expected.update('\\n<aboveturn id=\\"msg1\\"/>"\n}\n');
+  const want = expected.digest('hex');
+  for (const env of [{}, { CORDON_NO_FAST_ROUTE: '1' }]) {
+    const out = join(box.root, 'show.json');
+    const r = await pcodxToFile(['show', '--session', 'big', '--json'], out, { ...box.env, PCODX_DB: db, ...env });
+    expect([r.exitCode, r.stderr], JSON.stringify(env)).toEqual([0, '']);
+    expect(await fileSha(out), JSON.stringify(env)).toBe(want);
+    rmSync(out);
+  }
+}, 180_000);

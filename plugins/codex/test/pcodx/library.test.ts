@@ -9,6 +9,8 @@ import { fillPrompt, instructionPointer, isPromptName, placeholders } from '../.
 import { parseRangeSpec } from '../../src/pcodx/range-spec.js';
 import { splitFirst } from '../../src/pcodx/interactive.js';
 import { readTextInput } from '../../src/pcodx/text-input.js';
+import { jsonSink, textPiecesOut } from '../../src/pcodx/output.js';
+import { shownJson } from '@cordon/plugin-api';
 
 describe('compact-many --range syntax (the Rust pcodx, SichangHe/partial_compact_codex)', () => {
   it('splits at the first = and then the first ..; summaries keep later = and ..', () => {
@@ -146,5 +148,32 @@ describe('--text / --text-file', () => {
     await expect(readTextInput({ textFile: '-' }, { required: false, stdinAllowed: false })).rejects.toThrow('stdin belongs to the interactive loop');
     writeFileSync(join(dir, 'bad.txt'), Buffer.from([0xff, 0xfe, 0x00]));
     await expect(readTextInput({ textFile: join(dir, 'bad.txt') }, { required: true, stdinAllowed: true })).rejects.toThrow('is not valid UTF-8 text');
+  });
+});
+
+describe('the --json collector', () => {
+  // jsonText() escapes a render in runs of about a million units: a cut inside a surrogate pair
+  // would print two lone-surrogate escapes, and one between the `#`s of `##[` would leave the CI
+  // prefix unescaped. Each case puts such a character at and around a cut, and across pieces.
+  it('prints in pieces exactly the text of the whole object, whatever falls at a cut', async () => {
+    const run = 1024 * 1024;
+    const tails = ['##[error]x', '😀😀', '#😀##[', '\u202e\u0000\u009b#'];
+    for (const tail of tails) {
+      for (let shift = -3; shift <= 3; shift++) {
+        const sink = jsonSink();
+        sink.out('session_id=s');
+        sink.out('msg1');
+        await textPiecesOut(sink, async (write) => {
+          await write(`${'a'.repeat(run + shift)}${tail}${'b'.repeat(run)}${tail}`);
+          await write('#');
+          await write(`#[${tail}`);
+        });
+        const whole = `${shownJson(sink.document(), 2)}\n`;
+        expect([...sink.jsonText()].join('') === whole, `${JSON.stringify(tail)} shift ${shift}`).toBe(true);
+      }
+    }
+    const plain = jsonSink();
+    plain.out('visible_ids=msg1,msg2');
+    expect([...plain.jsonText()].join('')).toBe('{\n  "visible_ids": [\n    "msg1",\n    "msg2"\n  ]\n}\n');
   });
 });

@@ -18,6 +18,6 @@ export default class PcodxCompactMany extends PcodxCommand {
     const sink = await this.sink(flags.json);
     const ranges = flags.range.map(parseRangeSpec);
     await this.withExistingLedger(flags.db, (ledger) => compact(ledger, { ...flags, ranges, many: true, dryRun: flags['dry-run'] }, sink), flags.session);
-    this.printJson();
+    await this.printJson();
   }
 }

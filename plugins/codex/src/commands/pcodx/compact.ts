@@ -20,6 +20,6 @@ export default class PcodxCompact extends PcodxCommand {
     const sink = await this.sink(flags.json);
     const ranges = [{ from: flags.from, to: flags.to, summary: flags.summary }];
     await this.withExistingLedger(flags.db, (ledger) => compact(ledger, { ...flags, ranges, many: false, dryRun: flags['dry-run'] }, sink), flags.session);
-    this.printJson();
+    await this.printJson();
   }
 }

@@ -9,6 +9,6 @@ export default class PcodxCurrentSessionMessageIds extends PcodxCommand {
     const { flags } = await this.parse(PcodxCurrentSessionMessageIds);
     const sink = await this.sink(flags.json);
     await this.withExistingLedger(flags.db, (ledger) => messageIds(ledger, flags, sink), flags.session);
-    this.printJson();
+    await this.printJson();
   }
 }

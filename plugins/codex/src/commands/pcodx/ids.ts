@@ -10,6 +10,6 @@ export default class PcodxIds extends PcodxCommand {
     const { flags } = await this.parse(PcodxIds);
     const sink = await this.sink(flags.json);
     await runIds(hostApi, flags, sink);
-    this.printJson();
+    await this.printJson();
   }
 }

@@ -11,6 +11,6 @@ export default class PcodxInit extends PcodxCommand {
     const { flags } = await this.parse(PcodxInit);
     const sink = await this.sink(flags.json);
     await this.withLedger(flags.db, (ledger) => init(ledger, flags, sink), true, flags.session);
-    this.printJson();
+    await this.printJson();
   }
 }

@@ -24,6 +24,6 @@ export default class PcodxRecord extends PcodxCommand {
     // No ledger yet means no session and no call for a tool result: refused before one is created.
     if (flags.role === 'tool' && !existsSync((await hostApi()).services.ledger.resolvePath({ db: flags.db }))) throw new PcodxUsageError(TOOL_FIRST);
     await this.withLedger(flags.db, (ledger) => record(ledger, { ...flags, role: flags.role as LedgerRole, text: input!.text }, sink), true, flags.session);
-    this.printJson();
+    await this.printJson();
   }
 }

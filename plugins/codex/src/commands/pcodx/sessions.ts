@@ -11,6 +11,6 @@ export default class PcodxSessions extends PcodxCommand {
     const sink = await this.sink(flags.json);
     // Reads only: a missing ledger is refused, not created; --session selects nothing here.
     await this.withExistingLedger(flags.db, async (ledger) => linesOut(sink, (await ledger.sessions()).map((s) => s.id)), undefined);
-    this.printJson();
+    await this.printJson();
   }
 }

@@ -11,6 +11,6 @@ export default class PcodxShow extends PcodxCommand {
     const { flags } = await this.parse(PcodxShow);
     const sink = await this.sink(flags.json);
     await runShow(hostApi, flags, sink);
-    this.printJson();
+    await this.printJson();
   }
 }

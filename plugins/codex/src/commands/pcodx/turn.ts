@@ -12,6 +12,6 @@ export default class PcodxTurn extends PcodxCommand {
     const { flags } = await this.parse(PcodxTurn);
     const sink = await this.sink(flags.json);
     await runTurn(hostApi, flags, sink);
-    this.printJson();
+    await this.printJson();
   }
 }

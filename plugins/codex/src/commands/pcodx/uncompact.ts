@@ -13,6 +13,6 @@ export default class PcodxUncompact extends PcodxCommand {
     const { args, flags } = await this.parse(PcodxUncompact);
     const sink = await this.sink(flags.json);
     await this.withExistingLedger(flags.db, (ledger) => uncompact(ledger, { ...flags, compactionId: args.compaction }, sink), flags.session);
-    this.printJson();
+    await this.printJson();
   }
 }
