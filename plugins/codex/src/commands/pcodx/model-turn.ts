@@ -15,7 +15,8 @@ export default class PcodxModelTurn extends PcodxCommand {
   static override flags = {
     ...textFlags,
     'codex-bin': Flags.string({ summary: 'The codex executable that runs `app-server`.', default: 'codex' }),
-    'timeout-seconds': Flags.integer({ summary: 'Give up on the turn after this many seconds.', default: 180, min: 1 }),
+    // At most what a Node timer holds (2^31 - 1 ms): a longer one fires after 1 ms, with a TimeoutOverflowWarning.
+    'timeout-seconds': Flags.integer({ summary: 'Give up on the turn after this many seconds (at most 2147483, about 24.8 days).', default: 180, min: 1, max: 2_147_483 }),
     json: Flags.boolean({ summary: 'Print one JSON object (ids, answer, usage line, log path).' }),
     'context-out': Flags.string({ summary: 'Write the exact injected items to this new file (it must not exist; created 0600).' }),
     'usage-log': Flags.string({ summary: 'Usage JSONL file (default: $PCODX_USAGE_LOG, else <db>.usage.jsonl).' }),

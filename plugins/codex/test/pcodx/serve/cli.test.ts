@@ -96,6 +96,10 @@ it('model-turn: an app-server that never answers hits --timeout-seconds, one tha
   expect(dead.stderr).toMatch(/^error: .*dying-codex app-server exited \(4\): no app-server here\n$/);
   expect((await pcodx(box, db, ['ids', '--session', 'm'])).stdout).toBe('session_id=m\nmsg1\n');
   expect(existsSync(join(box.root, 'pcodx.usage.jsonl'))).toBe(false);
+  // A timeout past what a Node timer holds (2^31 - 1 ms) fired after 1 ms: the turn failed at once,
+  // `the model turn did not finish within 2147484 s`, after Node's TimeoutOverflowWarning.
+  const huge = await pcodx(box, db, ['model-turn', '--session', 'm', '--text', 'hello', '--codex-bin', silent, '--timeout-seconds', '2147484']);
+  expect([huge.exitCode, huge.stderr]).toEqual([2, 'error: --timeout-seconds: expected an integer less than or equal to 2147483 but received: 2147484; see `cordon pcodx model-turn --help`\n']);
   const unknown = await pcodx(box, db, ['model-turn', '--session', 'ghost', '--text', 'hello', '--codex-bin', dying]);
   expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: unknown session `ghost` (`cordon pcodx sessions` lists the sessions of this ledger)\n']);
 });
