@@ -1,4 +1,4 @@
-import type { LedgerHandle, LedgerRecordInput } from '@cordon/plugin-api';
+import { cutText, type LedgerHandle, type LedgerRecordInput } from '@cordon/plugin-api';
 import { turnRecordOf } from './ingest.js';
 
 /** Longest session name the ledger accepts (its `isValidSessionName`). */
@@ -7,13 +7,14 @@ const FORK_MARK = '~fork-';
 
 /**
  * The ledger session of the thread `threadId` forked off a thread of session `base`:
- * `<base>~fork-<threadId>` (the base cut so the name stays within 200 characters). Named after the
+ * `<base>~fork-<threadId>` (the base cut so the name stays within 200 UTF-16 units, never inside a
+ * character: `cutText`). Named after the
  * fork's thread, so a later serve resuming that thread finds its branch again.
  */
 export function forkSessionId(base: string, threadId: string): string {
   const tail = `${FORK_MARK}${threadId}`;
   const root = base.includes(FORK_MARK) ? base.slice(0, base.indexOf(FORK_MARK)) : base;
-  return `${root.slice(0, MAX_SESSION_NAME - tail.length)}${tail}`;
+  return `${cutText(root, Math.max(0, MAX_SESSION_NAME - tail.length))}${tail}`;
 }
 
 /**

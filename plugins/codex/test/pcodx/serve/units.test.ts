@@ -182,6 +182,10 @@ describe('fork sessions', () => {
     const long = forkSessionId('s'.repeat(300), '01a2325f-ba0e-7a61-8b2a-ec361ac977a3');
     expect(long.length).toBe(200);
     expect(long.endsWith('~fork-01a2325f-ba0e-7a61-8b2a-ec361ac977a3')).toBe(true);
+    // A base of characters outside the BMP was cut between the two halves of one: a lone
+    // surrogate, which SQLite stores as U+FFFD, so the session name held a character no one wrote.
+    const astral = forkSessionId(`a${'😀'.repeat(100)}`, '01a2325f-ba0e-7a61-8b2a-ec361ac977a3');
+    expect(astral).toBe(`a${'😀'.repeat(78)}~fork-01a2325f-ba0e-7a61-8b2a-ec361ac977a3`);
   });
 });
 
