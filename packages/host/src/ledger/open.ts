@@ -52,6 +52,22 @@ export interface LedgerDatabase {
 }
 
 /**
+ * Why the directories of `dir` could not be made, in words: the nearest ancestor that exists is
+ * not a directory (`--db /etc/passwd/x.db`: mkdir(2) says EEXIST, which Node words as `file
+ * already exists, mkdir '/etc/passwd'`), else what the failed call says (`systemErrorWords`).
+ */
+function directoryProblem(dir: string, error: unknown): string {
+  let ancestor = dir;
+  while (!existsSync(ancestor) && dirname(ancestor) !== ancestor) ancestor = dirname(ancestor);
+  try {
+    if (!statSync(ancestor).isDirectory()) return `${ancestor} is not a directory`;
+  } catch {
+    // Gone or unreadable meanwhile: the call's own error says more.
+  }
+  return systemErrorWords(error);
+}
+
+/**
  * Opens the ledger at `path` (absolute), creating its parent directories (0700) and the file
  * (0600, before SQLite opens it, so its -wal and -shm are 0600 too) when missing, and brings its
  * schema to {@link LEDGER_SCHEMA_VERSION}. An existing ledger the user owns is made owner-only.
@@ -80,13 +96,13 @@ export async function openLedgerDatabase(path: string, options: OpenDatabaseOpti
     try {
       ensurePrivateDir(dirname(path));
     } catch (error) {
-      throw dbError(path, `cannot create the directory of ledger database ${path}: ${(error as Error).message}`, error);
+      throw dbError(path, `cannot create the directory of ledger database ${path}: ${directoryProblem(dirname(path), error)}`, error);
     }
     try {
       // Owner-only before SQLite creates it (its -wal and -shm take the database file's mode).
       ensurePrivateFile(path);
     } catch (error) {
-      throw dbError(path, `cannot create ledger database ${path}: ${(error as Error).message}`, error);
+      throw dbError(path, `cannot create ledger database ${path}: ${systemErrorWords(error)}`, error);
     }
   }
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;

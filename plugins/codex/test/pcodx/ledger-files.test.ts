@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -225,6 +226,20 @@ describe('a refusal writes nothing', () => {
       }
     }
     expect(existsSync(join(box.root, 'nowhere.sqlite3'))).toBe(false);
+  });
+
+  // `--db FILE/x.sqlite3` where FILE is a file printed Node's words for mkdir(2)'s EEXIST:
+  // `cannot create the directory of ledger database …: EEXIST: file already exists, mkdir 'FILE'`.
+  it('a ledger path under a file: the commands that create one name the file that is not a directory, changing nothing', async () => {
+    const plain = join(box.root, 'plain.txt');
+    writeFileSync(plain, 'not a directory\n');
+    for (const db of [join(plain, 'x.sqlite3'), join(plain, 'sub', 'x.sqlite3')]) {
+      for (const args of [['init'], ['record', '--role', 'user', '--text', 'x'], ['turn', '--text', 'x']]) {
+        const r = await cordonPcodx([...args, '--db', db, '--session', 's']);
+        expect([args, r.exitCode, r.stderr]).toEqual([args, 1, `error: cannot create the directory of ledger database ${db}: ${plain} is not a directory\n`]);
+      }
+    }
+    expect(sha(plain)).toBe(createHash('sha256').update('not a directory\n').digest('hex'));
   });
 
   it('an empty file given to a command that needs a session stays empty (no schema, no WAL)', async () => {
