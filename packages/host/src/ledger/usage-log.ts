@@ -4,6 +4,7 @@ import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { appendLine, ensurePrivateDir } from '../io/index.js';
 import { isCorrelationId } from './integrity.js';
 import { refuseStateDirTarget } from '../envelope/state/state-dir-target.js';
+import { emptyPath } from './path.js';
 
 /** The usage-line field that names the session (the Rust pcodx, SichangHe/partial_compact_codex). */
 const CORRELATION_FIELD = 'pcodx_session_correlation_id';
@@ -22,13 +23,14 @@ export interface UsageLogPathOptions {
 /**
  * Where the pcodx usage log lives (the Rust pcodx, SichangHe/partial_compact_codex): `--usage-log`, else
  * `$PCODX_USAGE_LOG`, else the database path with its extension replaced by `.usage.jsonl`.
- * @throws CordonError `CORDON_BAD_INPUT` when the flag or the variable names a file inside an
+ * @throws CordonError `CORDON_BAD_INPUT` when the flag is empty (`emptyPath`), or the flag or the variable names a file inside an
  * envelope's `.cordon/` directory (envelope/state/state-dir-target.ts); the default lies beside
  * the database, which `resolveLedgerPath` has refused there already.
  */
 export function resolveUsageLogPath(options: UsageLogPathOptions): string {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
+  if (options.usageLog === '') throw emptyPath('--usage-log', 'the usage log');
   if (options.usageLog) {
     refuseStateDirTarget('--usage-log', options.usageLog, cwd);
     return resolve(cwd, options.usageLog);

@@ -153,6 +153,26 @@ describe('a refusal writes nothing', () => {
     expect(readdirSync(cwd)).toEqual([]);
   });
 
+  // `--db ""` (what `--db "$UNSET"` passes) was taken for no flag: init, record and turn wrote
+  // into the default ledger ($XDG_DATA_HOME/pcodx/pcodx.sqlite3), which the user never named.
+  it('an empty --db or --usage-log is refused as a usage error, on both routes, and the default ledger is not created', async () => {
+    const cwd = box.dir('work');
+    const message = 'error: --db "": an empty path names no file; give the path of the ledger, or leave --db out for the default\n';
+    const defaultLedger = join(box.env.XDG_DATA_HOME!, 'pcodx', 'pcodx.sqlite3');
+    for (const env of [{ PCODX_DB: '' }, { PCODX_DB: '', CORDON_NO_FAST_ROUTE: '1' }]) {
+      for (const args of [['--db', '', 'init'], ['init', '--db='], ['record', '--db', '', '--role', 'user', '--text', 'x'], ['show', '--db='], ['turn', '--db', '', '--text', 'x'], ['ids', '--db', '']]) {
+        const r = await pcodx(box, undefined, [...args, '--session', 's'], { env, cwd });
+        expect([args.join(' '), r.exitCode, r.stdout, r.stderr]).toEqual([args.join(' '), 2, '', message]);
+      }
+    }
+    const db = join(box.root, 'usage.sqlite3');
+    expect((await pcodx(box, db, ['init', '--session', 's'], { cwd })).exitCode).toBe(0);
+    const log = await pcodx(box, db, ['model-turn', '--session', 's', '--text', 'x', '--usage-log', '', '--codex-bin', join(box.root, 'no-codex')], { cwd });
+    expect([log.exitCode, log.stderr]).toEqual([2, 'error: --usage-log "": an empty path names no file; give the path of the usage log, or leave --usage-log out for the default\n']);
+    expect(existsSync(defaultLedger)).toBe(false);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
   it('a session name or a tool message the ledger would refuse is refused before a ledger, or a session, is created', async () => {
     const dir = join(box.root, 'missing');
     const db = join(dir, 'pcodx.sqlite3');
