@@ -99,11 +99,17 @@ export class ThreadMap {
   }
 }
 
+/**
+ * `value` with every string `map` holds replaced by its mapping. Objects are copied into objects
+ * without a prototype: a key `__proto__` (JSON.parse makes it an own property; the model writes
+ * the keys of a tool call's arguments) stays a key, where assigning it to a plain object set the
+ * copy's prototype and dropped it from the frame.
+ */
 function replaceDeep(value: unknown, map: ReadonlyMap<string, string>): unknown {
   if (typeof value === 'string') return map.get(value) ?? value;
   if (Array.isArray(value)) return value.map((v) => replaceDeep(v, map));
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const [k, v] of Object.entries(value)) out[k] = replaceDeep(v, map);
     return out;
   }

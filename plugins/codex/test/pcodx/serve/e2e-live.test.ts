@@ -228,3 +228,26 @@ it('thread/fork then a compaction on the original: each branch keeps its own led
   expect(lastRequest(l)).not.toContain('SUMMARY_orig7');
   expect(l.rows().join('\n')).not.toContain('FORK_only');
 }, 240_000);
+
+// What the model writes reaches the client as the app-server sent it. A frame naming a fresh
+// thread is rewritten (its id back to the client's), and the rewrite copied each object key by
+// assignment: a key `__proto__` in the arguments the model gave a client's dynamic tool set the
+// copy's prototype instead, so the client never saw that key.
+it("a tool call's arguments on a fresh thread reach the client with every key the model wrote, __proto__ included", async () => {
+  const l = await live('cordon-live-proto-', 'proto1');
+  const c = await l.connect();
+  const echo = { type: 'function', name: 'echo_args', description: 'Echoes its arguments.', inputSchema: { type: 'object', properties: {}, additionalProperties: true } };
+  const thread = await startThread(c, l.codex.workdir, { dynamicTools: [echo] });
+  await turn(c, thread, 'first');
+  const compacted = await l.cli(['compact', '--from', 'msg1', '--to', 'msg2', '--summary', 'SUMMARY_p1']);
+  expect(compacted.exitCode, compacted.stderr).toBe(0);
+  const args = '{"__proto__":{"kept":1},"a":2}';
+  const started = await c.request(`turn-${++requestIds}`, 'turn/start', { threadId: thread, input: [{ type: 'text', text: `CALL_TOOL echo_args ${args}`, text_elements: [] }] });
+  expect(started.error).toBeUndefined();
+  const call = await c.next((m) => m.method === 'item/tool/call');
+  c.send({ id: call.id, result: { contentItems: [{ type: 'inputText', text: 'echoed' }], success: true } });
+  await c.next((m) => m.method === 'turn/completed' && m.params.turn.id === started.result.turn.id);
+  expect(count(l.serve.stderr(), 'event=fresh_thread')).toBe(1);
+  expect(call.params.threadId).toBe(thread);
+  expect(JSON.stringify(call.params.arguments)).toBe(args);
+}, 240_000);
