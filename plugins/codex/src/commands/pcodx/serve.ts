@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import type { LedgerHandle } from '@cordon/plugin-api';
+import { isTerminal, type LedgerHandle } from '@cordon/plugin-api';
 import { PcodxCommand, terminalEscape } from '../../pcodx/command.js';
 import { serveLog, runServe } from '../../pcodx/serve/command.js';
 
@@ -29,6 +29,7 @@ export default class PcodxServe extends PcodxCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(PcodxServe);
+    const escape = await terminalEscape();
     const options = {
       listen: flags.listen,
       upstream: flags.upstream,
@@ -36,7 +37,9 @@ export default class PcodxServe extends PcodxCommand {
       codexBin: flags['codex-bin'],
       allowRemote: flags['allow-remote'],
       upstreamTokenEnv: flags['upstream-auth-token-env'],
-      log: serveLog(await terminalEscape()),
+      log: serveLog(escape),
+      // On a terminal the banner is escaped as every pcodx command's output is; piped, it is data.
+      bannerEscape: escape && isTerminal(1) ? escape : undefined,
     };
     if (!flags['enable-pcodx-tools']) {
       await runServe(options, undefined);

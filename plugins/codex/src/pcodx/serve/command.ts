@@ -66,6 +66,12 @@ export function connectCommand(running: Pick<RunningServe, 'listenUrl' | 'tokenF
 export type ServeFlags = Omit<ServeOptions, 'pcodx' | 'fixtureDir' | 'listenToken' | 'writeTokenFile' | 'upstreamToken' | 'runtimeDir'> & {
   /** `--upstream-auth-token-env VAR`: the variable holding the token of an app-server the user started. */
   readonly upstreamTokenEnv?: string;
+  /**
+   * The host's terminal escaping for the banner when stdout is a terminal (`session_id=` names a
+   * session anyone writing the ledger may have named, with a bidirectional override or a C1 control
+   * in it); absent, the banner is printed as it is (piped, it is data).
+   */
+  readonly bannerEscape?: (text: string) => string;
 };
 
 /**
@@ -123,7 +129,8 @@ export async function runServe(options: ServeFlags, pcodx: { ledger: LedgerHandl
   out.push(`connect=${connectCommand(running)}`);
   out.push(`pcodx_tools=${pcodx ? 'enabled' : 'disabled'}`);
   if (session) out.push(`session_id=${session.sessionId}`);
-  process.stdout.write(`${out.join('\n')}\n`);
+  const shown = options.bannerEscape ?? ((text: string) => text);
+  process.stdout.write(`${out.map(shown).join('\n')}\n`);
   const why = await Promise.race([signalled, running.upstreamEnded.then((how) => ({ upstream: how, signal: undefined }))]);
   await running.close();
   if (why.upstream !== undefined) {

@@ -6,6 +6,7 @@ import { afterEach, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { runProcess, CORDON_BIN } from '../../../../../test/support/cli.js';
 import { holdPerTest } from '../../../../../test/support/fake-models/index.js';
+import { waitFor } from '../../../../../test/support/wait.js';
 import { codexBox, killServes, startServeProcess, type ServeProcess } from './support.js';
 
 // The security promises of `pcodx serve` with the real Codex (docs/pcodx.md, "Security model").
@@ -330,4 +331,26 @@ it('identity is checked again for every client: once the listener changed hands,
   expect(serve.stderr()).toContain('event=client_refused connection=1 reason="the app-server no longer holds its listener"');
   expect(existsSync(log)).toBe(false);
   expect(await serve.stop()).toBe(0);
+}, 120_000);
+
+// The banner went to stdout unescaped: on a terminal, `session_id=` of the last-written session
+// (any writer of the ledger names it; a session name refuses C0 controls but not a bidirectional
+// override or a C1 control) reordered or drove the terminal, where every other pcodx command
+// escapes what it prints there.
+it("the banner on a terminal escapes what a terminal would act on in the session's name", async () => {
+  const box = await codexBox(held, 'cordon-serve-banner-');
+  const name = 'ok\u202eevil\u009b31m';
+  const init = await runProcess([process.execPath, CORDON_BIN, 'pcodx', 'init', '--session', name], { env: box.env });
+  expect(init.exitCode, init.stderr).toBe(0);
+  const line = [process.execPath, CORDON_BIN, 'pcodx', 'serve', '--enable-pcodx-tools', '--codex-bin', box.bin].map((a) => `'${a}'`).join(' ');
+  const script = spawn('script', ['-qec', line, '/dev/null'], { env: box.env, cwd: box.codex.workdir, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  script.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  const closed = new Promise((r) => script.once('close', r));
+  cleanups.push(() => script.kill('SIGKILL'));
+  await waitFor(() => /session_id=.*\r\n/.test(out), { what: 'the banner', timeoutMs: 60_000 });
+  script.kill('SIGTERM');
+  await closed;
+  expect(out).toContain('session_id=ok\\u202eevil\\u009b31m\r\n');
+  expect(out).not.toMatch(/[\u202e\u009b]/);
 }, 120_000);
