@@ -195,13 +195,17 @@ export type LoopEnd = 'exit' | 'end' | 'interrupt';
 /**
  * Runs the loop on a line stream until `/exit`, `/quit` or end of input. On a terminal
  * (`tty`), readline edits lines and shows {@link LOOP_PROMPT} before each; otherwise lines are
- * read as they are, with no prompt. A line is its text without the line break. On a terminal,
+ * read as they are ({@link pipedLines}), with no prompt. A line is its text without the line break. On a terminal,
  * Ctrl-C (readline's `SIGINT`: the terminal is in raw mode, so no signal is sent) and Ctrl-D end
  * the loop after a newline, so the shell's prompt starts on a line of its own; the caller exits
  * as for SIGINT on `'interrupt'`.
  */
 export async function runLoop(loop: InteractiveLoop, io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; tty: boolean }): Promise<LoopEnd> {
   loop.banner();
+  if (!io.tty) {
+    for await (const line of pipedLines(io.input)) if ((await loop.handle(line)) === 'exit') return 'exit';
+    return 'end';
+  }
   const rl = createInterface({ input: io.input, output: io.tty ? io.output : undefined, terminal: io.tty, crlfDelay: Infinity });
   let end: LoopEnd = 'end';
   if (io.tty) {
@@ -226,4 +230,28 @@ export async function runLoop(loop: InteractiveLoop, io: { input: NodeJS.Readabl
   // The cursor is still after the prompt (and whatever was typed): end its line.
   if (io.tty && end !== 'exit') io.output.write('\n');
   return end;
+}
+
+/**
+ * The lines of piped input: split at `\n` only, each without its `\n` and one `\r` before it (a
+ * CRLF file), decoded as UTF-8 across chunks. readline also ends a line at a lone `\r`, so a text
+ * holding one was cut into two turns and what followed it read as a command of its own
+ * (`notes\r/uncompact cmp1` uncompacted cmp1), which a writer that escapes lines starting with
+ * `/` cannot see coming.
+ */
+export async function* pipedLines(input: AsyncIterable<unknown>): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8');
+  const line = (text: string) => (text.endsWith('\r') ? text.slice(0, -1) : text);
+  let rest = '';
+  for await (const chunk of input) {
+    rest += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
+    let start = 0;
+    for (let at = rest.indexOf('\n'); at >= 0; at = rest.indexOf('\n', start)) {
+      yield line(rest.slice(start, at));
+      start = at + 1;
+    }
+    rest = rest.slice(start);
+  }
+  rest += decoder.decode();
+  if (rest !== '') yield line(rest);
 }

@@ -78,6 +78,22 @@ describe('cordon pcodx interactive through piped stdin', () => {
     ]);
   });
 
+  // readline ended a line at a lone \r too: `please\r/uncompact cmp1` was the turn `please` and then
+  // the command /uncompact cmp1, though the line does not start with / (a writer that turns each
+  // line starting with / into // could not see it coming), and `a\rb` was two turns.
+  it('a line ends at \\n only: a carriage return inside a line is its text, never the start of a command; CRLF input is read as lines', async () => {
+    const input = 'first\n/compact msg1..msg1 kept summary\nplease\r/uncompact cmp1\nx\r\n/exit\nnever\n';
+    const r = await pcodx(box, db, ['interactive', '--session', 'i'], { input });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(tableRows(db, 'select id, text from messages order by seq')).toEqual([
+      { id: 'msg1', text: 'first' },
+      { id: 'msg2', text: 'please\r/uncompact cmp1' },
+      { id: 'msg3', text: 'x' },
+    ]);
+    expect(tableRows(db, 'select id, superseded_by from compactions')).toEqual([{ id: 'cmp1', superseded_by: null }]);
+    expect(r.stdout).not.toContain('uncompacted=');
+  });
+
   it('a line starting with / that is not a command is a user turn; // escapes a command name', async () => {
     const turns = ['/usr/bin/python is missing, fix it', '/tmp is full', '/etc/hosts', '/bogus arg', '/', '/ ', '/1'];
     const lines = [...turns, '//help', '//exit now', '///triple', '//exti', '/ids', '/exit'];

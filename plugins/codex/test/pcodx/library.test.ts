@@ -7,7 +7,7 @@ import { messageIdLines, messageIdsHelper } from '../../src/pcodx/message-ids.js
 import { PROMPT_FRAGMENTS, type PromptName } from '../../src/pcodx/prompts/fragments.js';
 import { fillPrompt, instructionPointer, isPromptName, placeholders } from '../../src/pcodx/prompts/fill.js';
 import { parseRangeSpec } from '../../src/pcodx/range-spec.js';
-import { splitFirst } from '../../src/pcodx/interactive.js';
+import { pipedLines, splitFirst } from '../../src/pcodx/interactive.js';
 import { readTextInput } from '../../src/pcodx/text-input.js';
 import { jsonSink, textPiecesOut } from '../../src/pcodx/output.js';
 import { shownJson } from '@cordon/plugin-api';
@@ -175,5 +175,15 @@ describe('the --json collector', () => {
     const plain = jsonSink();
     plain.out('visible_ids=msg1,msg2');
     expect([...plain.jsonText()].join('')).toBe('{\n  "visible_ids": [\n    "msg1",\n    "msg2"\n  ]\n}\n');
+  });
+});
+
+describe('piped lines of the interactive loop', () => {
+  it('split at \\n only, dropping one \\r before it, with characters and CRLF cut across chunks', async () => {
+    const euro = Buffer.from('€', 'utf8');
+    const chunks = [Buffer.from('a\r'), Buffer.from('\nb\rc\n'), euro.subarray(0, 1), euro.subarray(1), Buffer.from('\r\r\n\nlast\r')];
+    const lines: string[] = [];
+    for await (const line of pipedLines(Readable.from(chunks))) lines.push(line);
+    expect(lines).toEqual(['a', 'b\rc', '€\r', '', 'last']);
   });
 });
