@@ -202,10 +202,17 @@ function overlapping(compactions: readonly LedgerCompaction[], from: number, to:
 let unshown: RegExp | undefined;
 
 /**
+ * Characters that show as nothing on their own, beyond `UNSHOWN_SOURCE` (which keeps them, since
+ * on a terminal they choose how the character before them looks): the variation selectors
+ * (U+FE0F, U+E0100, the Mongolian ones) and U+2800, the blank braille pattern.
+ */
+const BLANK_ALONE = String.raw`[\p{Variation_Selector}⠀]`;
+
+/**
  * Whether `text` holds a character that a reader sees: not only blanks, controls and format
  * characters (U+200B and the other zero-width and bidi characters, the plugin API's
- * `UNSHOWN_SOURCE`).
+ * `UNSHOWN_SOURCE`), variation selectors and the blank braille pattern ({@link BLANK_ALONE}).
  */
 function showsText(text: string): boolean {
-  return text.replace((unshown ??= new RegExp(UNSHOWN_SOURCE, 'gu')), '').trim() !== '';
+  return text.replace((unshown ??= new RegExp(`${UNSHOWN_SOURCE}|${BLANK_ALONE}`, 'gu')), '').trim() !== '';
 }

@@ -46,9 +46,13 @@ describe('compaction validation, in the order of the Rust pcodx, SichangHe/parti
   });
 
   // A probe: `compact --summary $'\u200b'` was accepted, and the invisible summary hid msg1-msg2.
-  it.each([['\u200b'], ['\u200b\u200d \ufeff'], ['\u202e\u2066'], ['\u2060\u00a0']])('3a. refuses a summary of invisible characters only (%j)', (summary) => {
+  // Also accepted: variation selectors alone (U+FE0F, U+E0100) and the blank braille pattern
+  // U+2800, each showing as nothing where the range was.
+  it.each([['\u200b'], ['\u200b\u200d \ufeff'], ['\u202e\u2066'], ['\u2060\u00a0'], ['\ufe0f'], ['\u{e0100}\ufe0e'], ['\u2800 \u2800'], ['\u180b\u200b']])('3a. refuses a summary of invisible characters only (%j)', (summary) => {
     expect(refusal(() => validateCompaction('s', true, six, [r('msg1', 'msg2', summary)]))).toBe('summary must hold text that shows, not only invisible characters such as U+200B (range msg1..msg2)');
     expect(() => validateCompaction('s', true, six, [r('msg1', 'msg2', `\u200bok`)])).not.toThrow();
+    // A variation selector after a character that shows is that character's look, not a blank.
+    expect(() => validateCompaction('s', true, six, [r('msg1', 'msg2', '\u2764\ufe0f')])).not.toThrow();
   });
 
   it('3b. refuses endpoints that are not visible: malformed ids, unknown ids and messages hidden in a compaction', () => {
