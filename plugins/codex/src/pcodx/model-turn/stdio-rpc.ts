@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { cutTextEnd } from '@cordon/plugin-api';
+import { cutText, cutTextEnd } from '@cordon/plugin-api';
 import type { RpcId, RpcMessage } from '../serve/frames.js';
 import { shownLine } from '@cordon/plugin-api';
 import { cannotStartCodex } from '../errors.js';
@@ -24,6 +24,17 @@ export function answerServerRequest(method: string): { result: unknown } | { err
     default:
       return { error: { code: -32601, message: `pcodx model-turn does not handle ${method}` } };
   }
+}
+
+/**
+ * The words of a JSON-RPC error response: `<message> (code <code>)` for the protocol's
+ * `{code, message}`, else `a malformed error: ` and the value as JSON, cut to 300 characters
+ * (where `error: "boom"` read as `undefined (code undefined)`).
+ */
+export function rpcErrorText(error: unknown): string {
+  const e = error as { message?: unknown; code?: unknown } | null;
+  if (e !== null && typeof e === 'object' && typeof e.message === 'string') return `${e.message} (code ${String(e.code)})`;
+  return `a malformed error: ${shownLine(cutText(JSON.stringify(error) ?? String(error), 300))}`;
 }
 
 /**
@@ -60,10 +71,12 @@ export class StdioAppServer {
       } catch {
         return; // app-server writes only JSON lines on stdout; anything else is not ours to read
       }
+      // A line of JSON that is no message (`null`, `[]`, `"x"`) is not ours either: reading its fields threw a TypeError.
+      if (message === null || typeof message !== 'object' || Array.isArray(message)) return;
       if (message.method === undefined && message.id !== undefined) {
         const waiter = this.#pending.get(message.id);
         this.#pending.delete(message.id);
-        if (message.error) waiter?.reject(new Error(`${message.error.message} (code ${message.error.code})`));
+        if (message.error !== undefined && message.error !== null) waiter?.reject(new Error(rpcErrorText(message.error)));
         else waiter?.resolve(message.result);
       } else if (message.method !== undefined && message.id !== undefined) {
         this.#send({ id: message.id, ...answerServerRequest(message.method) });

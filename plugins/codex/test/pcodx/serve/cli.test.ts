@@ -88,6 +88,19 @@ it('model-turn: an app-server that never answers hits --timeout-seconds, one tha
   chmodSync(silent, 0o755);
   const slow = await pcodx(box, db, ['model-turn', '--session', 'm', '--text', 'hello', '--codex-bin', silent, '--timeout-seconds', '1']);
   expect([slow.exitCode, slow.stderr]).toEqual([1, 'error: the model turn did not finish within 1 s\n']);
+  // An app-server whose stdout holds a line of JSON that is no message (`null`) crashed model-turn:
+  // `TypeError: Cannot read properties of null (reading 'method')` with a stack trace.
+  const odd = join(box.root, 'odd-codex');
+  writeFileSync(odd, '#!/bin/sh\necho null\necho "[1]"\necho \'"text"\'\nexec sleep 600\n');
+  chmodSync(odd, 0o755);
+  const oddRun = await pcodx(box, db, ['model-turn', '--session', 'm', '--text', 'hello', '--codex-bin', odd, '--timeout-seconds', '1']);
+  expect([oddRun.exitCode, oddRun.stderr]).toEqual([1, 'error: the model turn did not finish within 1 s\n']);
+  // An error response that is not `{code, message}` is named as it is, not `undefined (code undefined)`.
+  const malformed = join(box.root, 'malformed-codex');
+  writeFileSync(malformed, '#!/bin/sh\nread line\necho \'{"id":1,"error":"boom"}\'\nexec sleep 600\n');
+  chmodSync(malformed, 0o755);
+  const malformedRun = await pcodx(box, db, ['model-turn', '--session', 'm', '--text', 'hello', '--codex-bin', malformed, '--timeout-seconds', '30']);
+  expect([malformedRun.exitCode, malformedRun.stderr]).toEqual([1, 'error: a malformed error: "boom"\n']);
   const dying = join(box.root, 'dying-codex');
   writeFileSync(dying, '#!/bin/sh\necho "no app-server here" >&2\nexit 4\n');
   chmodSync(dying, 0o755);
