@@ -26,7 +26,10 @@ export class TurnRecord {
     readonly userText: string,
   ) {}
 
-  /** Adds an `item/completed` item: agent messages become the answer, tool items the transcript. */
+  /**
+   * Adds an `item/completed` item: agent messages become the answer, tool items the transcript
+   * (each item's JSON, with no `<` in it, so nothing inside can close the untrusted block).
+   */
   addItem(item: unknown): void {
     if (item === null || typeof item !== 'object') return;
     const it = item as { type?: unknown; text?: unknown; tool?: unknown; namespace?: unknown };
@@ -37,7 +40,9 @@ export class TurnRecord {
     if (typeof it.type !== 'string' || NOT_TRANSCRIPT.has(it.type)) return;
     // The proxy's own tool calls are recorded as receipts, not as raw items.
     if (it.type === 'dynamicToolCall' && (it.namespace === null || it.namespace === undefined) && PCODX_NAMES.has(String(it.tool))) return;
-    this.#transcript.push(`${it.type}: ${cut(JSON.stringify(item), MAX_ITEM_CHARS)}`);
+    // `<` as JSON's `\u003c` (the same JSON): a tool's output holding `</codex-tool-transcript>`
+    // would otherwise end the untrusted block early, and what followed would read as outside it.
+    this.#transcript.push(`${it.type}: ${cut(JSON.stringify(item).replaceAll('<', '\\u003c'), MAX_ITEM_CHARS)}`);
   }
 
   /** Adds the text of a `turn/steer` the app-server accepted during this turn (a user message, in order). */
