@@ -2,7 +2,7 @@ import { lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { systemErrorWords } from '../src/system-error.js';
+import { connectionErrorWords, systemErrorWords } from '../src/system-error.js';
 
 /** The error `fn` throws. */
 function thrown(fn: () => unknown): unknown {
@@ -32,5 +32,20 @@ describe('systemErrorWords', () => {
     expect(systemErrorWords(Object.assign(new Error('something else'), { code: 'EWHAT' }))).toBe('EWHAT');
     expect(systemErrorWords(new Error('plain'))).toBe('plain');
     expect(systemErrorWords('text')).toBe('text');
+  });
+});
+
+describe('connectionErrorWords', () => {
+  it("words a failed connection, also under the error's cause (fetch), never the system call's text", () => {
+    const lookup = Object.assign(new Error('getaddrinfo ENOTFOUND db'), { code: 'ENOTFOUND', syscall: 'getaddrinfo', hostname: 'db' });
+    expect(connectionErrorWords(lookup)).toBe('no such host (its name does not resolve)');
+    expect(connectionErrorWords(Object.assign(new Error('getaddrinfo EAI_AGAIN db'), { code: 'EAI_AGAIN' }))).toBe('its host name could not be looked up for now (DNS)');
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4318'), { code: 'ECONNREFUSED' });
+    expect(connectionErrorWords(new TypeError('fetch failed', { cause: refused }))).toBe('connection refused (nothing listens there)');
+    // Anything else is the caller's to word.
+    expect(connectionErrorWords(Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }))).toBeUndefined();
+    expect(connectionErrorWords(new Error('password authentication failed for user "u"'))).toBeUndefined();
+    expect(connectionErrorWords(null)).toBeUndefined();
+    expect(connectionErrorWords('ECONNREFUSED')).toBeUndefined();
   });
 });

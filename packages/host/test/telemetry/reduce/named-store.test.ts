@@ -133,9 +133,5 @@ describe('a telemetry store the user names', () => {
     call(box.dataDir, 's', 'k', 1_700_000_000_000, 1_700_000_000_010);
     const refused = await runCordon(['reduce', '--all', '--db', `postgres://cordon@127.0.0.1:${port}/fleet`], { env: box.env });
     expect([refused.exitCode, refused.stderr.replace(/\s+/g, ' ').trim()]).toEqual([2, `Error: cannot open telemetry database postgres://***@127.0.0.1:${port}/fleet: connection refused (nothing listens there) Code: CORDON_DB_ERROR`]);
-    // `.invalid` never resolves (RFC 6761): no such host, or a lookup that cannot be made here.
-    const unknown = await runCordon(['reduce', '--all', '--db', 'postgres://cordon@db.invalid/fleet'], { env: box.env });
-    expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr.replace(/\s+/g, ' ')).toMatch(/cannot open telemetry database postgres:\/\/\*\*\*@db\.invalid\/fleet: (no such host \(its name does not resolve\)|its host name could not be looked up for now \(DNS\)) Code: CORDON_DB_ERROR/);
   }, 60_000);
 });
