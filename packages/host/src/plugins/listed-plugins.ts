@@ -44,8 +44,9 @@ export function listedPluginProblems(dataDir: string): ListedPluginProblem[] {
     if (typeof name !== 'string' || (type !== 'link' && type !== 'user')) continue;
     const dir = type === 'link' ? (typeof root === 'string' ? root : undefined) : join(dataDir, 'node_modules', ...name.split('/'));
     if (dir === undefined) continue;
-    const blocking = blockingPluginFile(dir);
-    const problem = blocking ?? pluginPackageProblem(join(dir, 'package.json'));
+    const read = readPackageJson(join(dir, 'package.json'));
+    const blocking = blockingPluginFile(dir, read);
+    const problem = blocking ?? pluginPackageProblem(join(dir, 'package.json'), read);
     if (problem === undefined) continue;
     const where = type === 'link' ? `linked from ${dir}` : `installed in ${dir}`;
     problems.push({
@@ -64,15 +65,14 @@ export function listedPluginProblems(dataDir: string): ListedPluginProblem[] {
  * The first file of the plugin in `dir` whose read would never end (io/safe-read.ts
  * `blockingFileKind`): its `package.json`, its `oclif.manifest.json`, or a `cordon:register`
  * module its package.json names, worded (`its oclif.manifest.json is not a regular file (a
- * FIFO)`); undefined when there is none. Looks at the files' types only (one `stat` each), and
- * reads the package.json only when it is a regular file.
+ * FIFO)`); undefined when there is none. Looks at the files' types only (one `stat` each);
+ * `read` is its package.json as {@link readPackageJson} read it (non-blocking: a FIFO reads as a problem).
  */
-function blockingPluginFile(dir: string): string | undefined {
+function blockingPluginFile(dir: string, read: ReturnType<typeof readPackageJson>): string | undefined {
   for (const file of ['package.json', 'oclif.manifest.json']) {
     const kind = blockingFileKind(join(dir, file));
     if (kind !== undefined) return `its ${file} is not a regular file (${kind})`;
   }
-  const read = readPackageJson(join(dir, 'package.json'));
   if (!('value' in read)) return undefined;
   for (const { target } of registerTargets(read.value as Parameters<typeof registerTargets>[0])) {
     const kind = blockingFileKind(resolve(dir, target));
@@ -82,8 +82,7 @@ function blockingPluginFile(dir: string): string | undefined {
 }
 
 /** What keeps oclif from reading the plugin manifest at `file`, or undefined when it reads. */
-function pluginPackageProblem(file: string): string | undefined {
-  const read = readPackageJson(file);
+function pluginPackageProblem(file: string, read: ReturnType<typeof readPackageJson>): string | undefined {
   if (!('problem' in read)) return undefined;
   const { problem, detail } = read.problem;
   if (problem === 'missing') return `there is no ${file}`;
