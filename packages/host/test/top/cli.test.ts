@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -168,16 +168,29 @@ describe.runIf(process.platform === 'linux')('cordon top --once and --json', () 
     expect(await s.event('start', { command: 'echo rows' })).toBe(0);
     await allSampled(['zrows']);
     // Before: every frame was only the "… more lines: a taller terminal shows them" footer.
-    const onZeroRows = (lines: string | undefined): string => {
+    // `q` is typed once the first frame is drawn, not after a fixed time: on a loaded machine
+    // a signal sent after three seconds could land before top had started.
+    const onZeroRows = async (lines: string | undefined): Promise<string> => {
       const shEnv: NodeJS.ProcessEnv = { ...sandbox.env, TERM: 'xterm' };
       delete shEnv.LINES;
       if (lines !== undefined) shEnv.LINES = lines;
-      const r = spawnSync('script', ['-qec', `stty cols 100 rows 0; timeout --preserve-status -s INT 3 '${process.execPath}' '${CORDON_BIN}' top`, '/dev/null'], { env: shEnv, encoding: 'utf8', timeout: 60_000 });
-      expect(r.status, r.stderr).toBe(0);
-      return r.stdout;
+      const child = spawn('script', ['-qec', `stty cols 100 rows 0; '${process.execPath}' '${CORDON_BIN}' top`, '/dev/null'], { env: shEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+      const ended = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      try {
+        await waitFor(() => /zrows|a taller terminal shows them/.test(stdout), { timeoutMs: 60_000, what: 'the first frame of cordon top' });
+        child.stdin.write('q');
+        expect(await ended, stderr).toBe(0);
+      } finally {
+        child.kill('SIGKILL');
+      }
+      return stdout;
     };
     for (const lines of [undefined, '30', '0']) {
-      const shown = onZeroRows(lines);
+      const shown = await onZeroRows(lines);
       expect([lines, shown.includes('zrows')]).toEqual([lines, true]);
       expect(shown).not.toContain('a taller terminal shows them');
     }
