@@ -38,9 +38,11 @@ if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h') && !p
 
 /**
  * A reader that closes its end early (`cordon check --json | head -c 10`) makes the next write
- * fail with EPIPE, emitted as an 'error' event that would crash the process with a stack trace
+ * fail with EPIPE (ECONNRESET on a socket), emitted as an 'error' event that would crash the process with a stack trace
  * and exit 1. Here, for every command and both output streams, that error ends the output
- * quietly: later writes are dropped and the command finishes with its own exit code. Any other stream error is rethrown as before.
+ * quietly: later writes are dropped and the command finishes with its own exit code. Any other
+ * failed write (a full disk: `cordon status --json > /dev/full`) ends the output too, with one
+ * line on stderr and exit code 1 unless the command's is already non-zero (outputFailed).
  *
  * The handler is attached when the stream is first used, not here: creating `process.stdout`
  * loads Node's whole stream stack (and `net` when it is a pipe), about 10 ms of CPU that a
@@ -50,7 +52,7 @@ function quietClosedPipes() {
   for (const name of ['stdout', 'stderr']) {
     const descriptor = Object.getOwnPropertyDescriptor(process, name);
     if (!descriptor?.get || !descriptor.configurable) {
-      quietOnEpipe(process[name]);
+      endOutputOnError(process[name], name);
       continue;
     }
     Object.defineProperty(process, name, {
@@ -60,23 +62,69 @@ function quietClosedPipes() {
         // Node's own getter creates the stream once and returns it after; it goes back in place.
         Object.defineProperty(process, name, descriptor);
         const stream = descriptor.get.call(process);
-        quietOnEpipe(stream);
+        endOutputOnError(stream, name);
         return stream;
       },
     });
   }
 }
 
-/** Makes an EPIPE on `stream` end its output quietly (see quietClosedPipes). */
-function quietOnEpipe(stream) {
-  stream.on('error', (error) => {
-    if (error?.code !== 'EPIPE') throw error;
+/** Makes a failed write on `stream` (process.stdout or .stderr, `name`) end its output (see quietClosedPipes). */
+function endOutputOnError(stream, name) {
+  let ended = false;
+  const end = (error) => {
+    if (ended) return;
+    ended = true;
     stream.write = (_chunk, encoding, callback) => {
       const done = typeof encoding === 'function' ? encoding : callback;
       if (typeof done === 'function') process.nextTick(done);
       return true;
     };
+    // The hook never breaks an agent: whatever its output did, it exits 0.
+    // EPIPE, or ECONNRESET from a socket whose reader closed with bytes unread (a Node parent's
+    // 'pipe' is a socket pair): the reader has gone, which is not a failure.
+    if (error?.code !== 'EPIPE' && error?.code !== 'ECONNRESET' && process.argv[2] !== 'hook') outputFailed(name, error);
+  };
+  // Every error event comes here and goes no further: oclif's own listener (lib/command.js)
+  // throws any error but EPIPE, which would end the command with a stack trace.
+  const emit = stream.emit;
+  stream.emit = function (event, ...args) {
+    if (event !== 'error') return emit.call(this, event, ...args);
+    end(args[0]);
+    return true;
+  };
+  // A file or a device is written synchronously, and its write(2) error is thrown by write()
+  // itself (through console.log too), not emitted.
+  const write = stream.write;
+  stream.write = function (...args) {
+    try {
+      return write.apply(this, args);
+    } catch (error) {
+      if (typeof error?.code !== 'string' || !error.syscall) throw error;
+      end(error);
+      return true;
+    }
+  };
+}
+
+/**
+ * Says that writing `name` (stdout or stderr) failed with `error`, as the plugin API's
+ * `outputFailed` does for the fast routes (this file cannot load that ES module before its route
+ * is chosen): one line on standard error when standard output failed, and exit code 1 unless the
+ * command's is already non-zero.
+ */
+function outputFailed(name, error) {
+  process.once('exit', () => {
+    if (!process.exitCode) process.exitCode = 1;
   });
+  if (name !== 'stdout') return;
+  const words = { ENOSPC: 'no space left on the device', EDQUOT: 'the disk quota is exhausted', EFBIG: 'the file would be too large', EIO: 'input/output error' };
+  const code = typeof error?.code === 'string' ? error.code : undefined;
+  try {
+    require('node:fs').writeSync(2, `cordon: could not write standard output: ${(code && words[code]) || code || 'unknown error'}${code && words[code] ? ` (${code})` : ''}; what was printed is incomplete\n`);
+  } catch {
+    // Standard error failed too: the exit code is all that is left to say it.
+  }
 }
 
 function hook(args) {

@@ -4,7 +4,7 @@ export { directoryProblem } from './directory.js';
 export { readSettingsText, SETTINGS_MAX_BYTES } from './settings-file.js';
 export { connectionErrorWords, systemErrorWords } from './system-error.js';
 export { isTerminal, legacyBinding } from './legacy-binding.js';
-export { writeOutput } from './standard-output.js';
+export { outputFailed, writeOutput } from './standard-output.js';
 export { ciInert, escapeUnits, shownJson, shownLine, UNSHOWN_SOURCE } from './terminal-text.js';
 export { NAME_NUMBER, nameNumber } from './name-number.js';
 export type { Stage } from './stage.js';

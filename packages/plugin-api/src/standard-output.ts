@@ -1,4 +1,5 @@
 import { fstatSync, writeSync } from 'node:fs';
+import { systemErrorWords } from './system-error.js';
 
 // Output for commands that print and exit (the host's fast routes, `cordon pcodx show|ids|turn`):
 // straight to the descriptor, without creating `process.stdout` or `process.stderr`, whose
@@ -19,7 +20,7 @@ const routes = new Map<1 | 2, Route>();
  *   or a character device (a terminal, /dev/null) is written with write(2) directly, without
  *   creating `process.stdout`/`process.stderr`. A blocking pipe blocks the writer until its
  *   reader catches up, so nothing queues in memory.
- * - A reader that closed its end (`EPIPE`, `cordon check | head -c 10`) ends the output quietly:
+ * - A reader that closed its end (`EPIPE`, or `ECONNRESET` on a socket; `cordon check | head -c 10`) ends the output quietly:
  *   this and later writes to that descriptor are dropped, as the host's bin/run.cjs does for the
  *   streams, and the exit code stays the command's.
  * - A descriptor left non-blocking by whoever shares it (`EAGAIN`) gets the rest, and every later
@@ -27,9 +28,13 @@ const routes = new Map<1 | 2, Route>();
  *   When the stream then holds more than its buffer, the returned promise resolves once it has
  *   drained, failed or closed: a caller that waits for it holds about one write at a time.
  *
+ * - Any other failure of write(2) (a full disk: `ENOSPC`, `EDQUOT`, `EFBIG`; `EIO`) ends that
+ *   descriptor's output too, but not quietly: {@link outputFailed} says so on standard error and
+ *   the process exits non-zero, so a script does not take a cut file for the whole output.
+ *
  * Returns nothing when the text has been written, `false` when it was dropped because the reader
- * has gone (a producer can stop making output no one reads: `pcodx show | head`), a promise as
- * above. Throws only what the stream's own write would (an unexpected error of the descriptor).
+ * has gone or the descriptor failed (a producer can stop making output no one reads: `pcodx show
+ * | head`), a promise as above. Never throws for the descriptor's errors.
  */
 export function writeOutput(fd: 1 | 2, text: string): void | false | Promise<void> {
   let route = routes.get(fd);
@@ -46,15 +51,41 @@ export function writeOutput(fd: 1 | 2, text: string): void | false | Promise<voi
       done += writeSync(fd, bytes, done, bytes.length - done);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EPIPE') {
+      // ECONNRESET: a socket (a Node parent's 'pipe') whose reader closed with bytes unread.
+      if (code === 'EPIPE' || code === 'ECONNRESET') {
         routes.set(fd, 'closed');
         return false;
       }
-      if (code !== 'EAGAIN') throw error;
+      if (code !== 'EAGAIN') {
+        routes.set(fd, 'closed');
+        outputFailed(fd, error);
+        return false;
+      }
       // The stream keeps the rest in order; later writes queue behind it.
       routes.set(fd, 'stream');
       return throughStream(fd, bytes.subarray(done));
     }
+  }
+}
+
+/**
+ * Reports that writing standard output (`fd` 1) or standard error (2) failed with `error` (not a
+ * closed reader: `ENOSPC`, `EIO` …): one line on standard error when it was standard output that
+ * failed, `cordon: could not write standard output: no space left on the device (ENOSPC); what
+ * was printed is incomplete`, and the process's exit code made 1 if it would otherwise be 0,
+ * whatever the command sets later (a listener on `exit`). The host's bin/run.cjs does the same for
+ * the streams of its oclif commands. Never throws.
+ */
+export function outputFailed(fd: 1 | 2, error: unknown): void {
+  process.once('exit', () => {
+    if (!process.exitCode) process.exitCode = 1;
+  });
+  if (fd !== 1) return;
+  const code = (error as { code?: unknown } | null)?.code;
+  try {
+    writeSync(2, `cordon: could not write standard output: ${systemErrorWords(error)}${typeof code === 'string' ? ` (${code})` : ''}; what was printed is incomplete\n`);
+  } catch {
+    // Standard error failed too: the exit code is all that is left to say it.
   }
 }
 
