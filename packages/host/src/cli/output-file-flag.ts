@@ -1,10 +1,10 @@
 import { Flags } from '@oclif/core';
-import { refuseStateDirTarget } from '../envelope/state/state-dir-target.js';
+import { refuseFileTarget } from '../envelope/state/state-dir-target.js';
 
 /**
  * A flag naming a file cordon writes (a report's `--out`, a telemetry store's `--db`): a string
- * flag whose value oclif checks while it parses, so that a file that would land inside an
- * envelope's `.cordon/` directory (through links and `..` too: envelope/state/state-dir-target.ts)
+ * flag whose value oclif checks while it parses, so that a path spelled as a directory (`r.json/`)
+ * or a file that would land inside an envelope's `.cordon/` directory (through links and `..` too: envelope/state/state-dir-target.ts)
  * is refused before the command runs anything: `CORDON_BAD_INPUT`, exit 2, naming the flag, the
  * path and the directory. The value is kept as typed; `-` (standard output) passes. The writers
  * themselves check again (output/report-file.ts, telemetry/reduce/db/target.ts), for callers
@@ -12,7 +12,7 @@ import { refuseStateDirTarget } from '../envelope/state/state-dir-target.js';
  */
 export const outputFileFlag = Flags.custom<string>({
   parse: async (input, _context, flag) => {
-    refuseStateDirTarget(`--${flag.name}`, input);
+    refuseFileTarget(`--${flag.name}`, input);
     return input;
   },
 });

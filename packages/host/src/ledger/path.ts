@@ -3,7 +3,7 @@ import { homedir } from '../util/paths.js';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { redactUrl } from '../output/url.js';
 import { urlScheme } from '../util/url-scheme.js';
-import { refuseStateDirTarget } from '../envelope/state/state-dir-target.js';
+import { refuseFileTarget } from '../envelope/state/state-dir-target.js';
 
 /** Inputs of {@link resolveLedgerPath}. */
 export interface LedgerPathOptions {
@@ -57,6 +57,6 @@ function namedFile(db: string, named: '--db' | 'PCODX_DB=', cwd: string): string
   if (scheme !== undefined) {
     throw new CordonError(ERROR_CODES.BAD_INPUT, `${named}${named === '--db' ? ' ' : ''}${redactUrl(db)}: unsupported scheme ${scheme}; the ledger is an SQLite file: give its path`, { details: { scheme } });
   }
-  refuseStateDirTarget(named, db, cwd);
+  refuseFileTarget(named, db, cwd);
   return db;
 }

@@ -3,7 +3,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { appendLine, ensurePrivateDir } from '../io/index.js';
 import { isCorrelationId } from './integrity.js';
-import { refuseStateDirTarget } from '../envelope/state/state-dir-target.js';
+import { refuseFileTarget } from '../envelope/state/state-dir-target.js';
 import { emptyPath } from './path.js';
 
 /** The usage-line field that names the session (the Rust pcodx, SichangHe/partial_compact_codex). */
@@ -32,11 +32,11 @@ export function resolveUsageLogPath(options: UsageLogPathOptions): string {
   const env = options.env ?? process.env;
   if (options.usageLog === '') throw emptyPath('--usage-log', 'the usage log');
   if (options.usageLog) {
-    refuseStateDirTarget('--usage-log', options.usageLog, cwd);
+    refuseFileTarget('--usage-log', options.usageLog, cwd);
     return resolve(cwd, options.usageLog);
   }
   if (env.PCODX_USAGE_LOG) {
-    refuseStateDirTarget('PCODX_USAGE_LOG=', env.PCODX_USAGE_LOG, cwd);
+    refuseFileTarget('PCODX_USAGE_LOG=', env.PCODX_USAGE_LOG, cwd);
     return resolve(cwd, env.PCODX_USAGE_LOG);
   }
   const ext = extname(options.dbPath);

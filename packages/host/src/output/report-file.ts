@@ -6,7 +6,7 @@ import { directoryProblem } from '../io/directory.js';
 import { writeFileAtomic } from '../io/index.js';
 import { sleepSync } from '../util/sleep-sync.js';
 import { rememberReport } from '../envelope/evidence/own-reports.js';
-import { refuseStateDirTarget } from '../envelope/state/state-dir-target.js';
+import { refuseFileTarget } from '../envelope/state/state-dir-target.js';
 import { displayName } from './terminal.js';
 
 /**
@@ -85,7 +85,7 @@ export async function writeReport(out: string, text: string, options: ReportFile
   }
   const refuse = (reason: string, code: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${options.flag ?? '--out'} ${displayName(out)}: cannot write the report: ${reason}`, { details: { path: out, errno: code || null } });
   // Inside an envelope's .cordon/ the report would make every envelope command refuse the directory.
-  refuseStateDirTarget(options.flag ?? '--out', out);
+  refuseFileTarget(options.flag ?? '--out', out);
   const place = placeOf(out);
   if (place.refused) throw refuse(place.refused, place.code);
   if (place.inPlace) {

@@ -3,6 +3,7 @@ import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { displayName } from '../../output/terminal.js';
 import { realPath } from '../../io/real-path.js';
+import { urlScheme } from '../../util/url-scheme.js';
 import { CORDON_DIR } from './dir-name.js';
 
 /** Links followed before a path is taken as it stands (Linux's own limit, `MAXSYMLINKS`, is 40). */
@@ -100,15 +101,36 @@ export function stateDirProblem(path: string, cwd?: string): { readonly why: str
 }
 
 /**
- * Refuses a file the user named for cordon to write (a report's `--out`, a telemetry store's
- * `--db`, a pcodx ledger's `--db` or usage log) that would land inside an envelope's state
- * directory ({@link stateDirProblem}), before anything is run or written: `CORDON_BAD_INPUT`
- * (exit 2), `<flag> <path>: it is inside <dir>, …`, `details` `{flag, path, dir}`. `named` is how
- * the message names the input: the flag (`--out`), or a variable as `CORDON_DB=`.
+ * Why `path` names no file by its spelling alone, in the words that follow the input's name in an
+ * error, or undefined: it ends with a separator (`l.db/`: POSIX resolves such a path only to a
+ * directory, while Node's `path.resolve` drops the separator and would write `l.db`), or its
+ * last part is `.` or `..`. `-` (standard output), the empty string and URLs (`postgres://h/`)
+ * are left to the caller.
  */
-export function refuseStateDirTarget(named: string, path: string, cwd?: string): void {
+export function directorySpelling(path: string, platform: NodeJS.Platform = process.platform): string | undefined {
+  if (path === '-' || path === '' || urlScheme(path) !== undefined) return undefined;
+  const separators = platform === 'win32' ? /[\\/]/ : /\//;
+  const last = path.at(-1)!;
+  if (separators.test(last)) return `ends with "${last}", so it names a directory, not a file; give the file's path without it. Nothing was run or written`;
+  const part = path.split(separators).at(-1);
+  if (part === '.' || part === '..') return `its last part "${part}" names a directory, not a file; give the file's path. Nothing was run or written`;
+  return undefined;
+}
+
+/**
+ * Refuses a file the user named for cordon to write (a report's `--out`, a telemetry store's
+ * `--db`, a pcodx ledger's `--db` or usage log) before anything is run or written, when its
+ * spelling names a directory ({@link directorySpelling}: `--db l.db/`) or it would land inside an
+ * envelope's state directory ({@link stateDirProblem}): `CORDON_BAD_INPUT` (exit 2), `<flag>
+ * <path>: <why>`, `details` `{flag, path}` (and `dir`, the state directory). `named` is how the
+ * message names the input: the flag (`--out`), or a variable as `CORDON_DB=`.
+ */
+export function refuseFileTarget(named: string, path: string, cwd?: string): void {
+  const shown = named.endsWith('=') ? `${named}${displayName(path)}` : `${named} ${displayName(path)}`;
+  const flag = named.replace(/=$/, '');
+  const spelled = directorySpelling(path);
+  if (spelled !== undefined) throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: ${spelled}`, { details: { flag, path } });
   const problem = stateDirProblem(path, cwd);
   if (problem === undefined) return;
-  const shown = named.endsWith('=') ? `${named}${displayName(path)}` : `${named} ${displayName(path)}`;
-  throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: ${problem.why}`, { details: { flag: named.replace(/=$/, ''), path, dir: problem.dir } });
+  throw new CordonError(ERROR_CODES.BAD_INPUT, `${shown}: ${problem.why}`, { details: { flag, path, dir: problem.dir } });
 }

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../../../errors/index.js';
 import { directoryProblem } from '../../../io/directory.js';
-import { refuseStateDirTarget } from '../../../envelope/state/state-dir-target.js';
+import { refuseFileTarget } from '../../../envelope/state/state-dir-target.js';
 import { redactUrl } from '../../../output/url.js';
 import { urlScheme } from '../../../util/url-scheme.js';
 import type { TelemetryDb } from './open.js';
@@ -65,7 +65,7 @@ export function storeTarget(flag: string | undefined, fallback: string, env: Nod
   }
   const refuse = (why: string) => new CordonError(ERROR_CODES.BAD_INPUT, `${named}${flag !== undefined ? ' ' : '='}${target}: ${why}; nothing was created`, { details: { flag: named, path: target } });
   // SQLite adds -wal and -shm beside even a file it only reads: none of them belongs in .cordon/.
-  refuseStateDirTarget(flag !== undefined ? named : `${named}=`, target);
+  refuseFileTarget(flag !== undefined ? named : `${named}=`, target);
   const kind = pathKind(target);
   if (kind === 'directory') throw refuse('is a directory, not an SQLite file');
   if (use === 'read') {
