@@ -8,9 +8,17 @@ import { describe, expect, it } from 'vitest';
 // child process: signals reach process.on() handlers on the main thread only.
 const LAUNCH = join(import.meta.dirname, '../../dist/control/launch.js');
 
+// Each script waits for what it needs, never for a time (a loaded machine stretches any): `heard`
+// resolves once this process's listeners have run for a signal it sent itself (a listener added
+// after the forwarder's runs after it, and \`once\` takes itself off again; the interval keeps the
+// event loop, whose signal handles do not, alive until then), `until` polls.
+const HELPERS = `const heard = (signal) => new Promise((r) => { const alive = setInterval(() => {}, 1000); process.once(signal, () => { clearInterval(alive); r(); }); });
+const until = async (condition) => { while (!condition()) await new Promise((r) => setTimeout(r, 20)); };`;
+
 function run(body: string): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
-  const script = `const { forwardSignals } = await import(${JSON.stringify(LAUNCH)}); const { spawn } = await import('node:child_process');\n${body}`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  const script = `const { forwardSignals } = await import(${JSON.stringify(LAUNCH)}); const { spawn } = await import('node:child_process');\n${HELPERS}\n${body}`;
+  // SIGKILL at the bound, so a script that never ends is not mistaken for one a SIGTERM ended.
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -18,11 +26,13 @@ describe('forwardSignals', () => {
   it('a signal that came before the command had a pid reaches it once it has one, and the next as it comes', () => {
     const r = run(`
       const f = forwardSignals(false);
+      const early = heard('SIGUSR1');
       process.kill(process.pid, 'SIGUSR1');
-      await new Promise((r) => setTimeout(r, 100));
+      await early;
       const child = spawn('/bin/sh', ['-c', 'trap "echo usr1" USR1; trap "echo usr2; exit 0" USR2; echo ready; while :; do sleep 0.05; done'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
       let out = '';
-      child.stdout.on('data', (d) => { out += d; if (out === 'ready\\n') { f.started(child.pid); setTimeout(() => process.kill(process.pid, 'SIGUSR2'), 300); } });
+      // The next signal once the early one has reached the command.
+      child.stdout.on('data', (d) => { out += d; if (out === 'ready\\n') f.started(child.pid); if (out === 'ready\\nusr1\\n') process.kill(process.pid, 'SIGUSR2'); });
       child.on('exit', (code) => { f.stop(); console.log(JSON.stringify({ out, code })); });
     `);
     expect(r.stderr).toBe('');
@@ -32,12 +42,13 @@ describe('forwardSignals', () => {
   it('when the command never starts, stop() ends cordon by the signal that came meanwhile', () => {
     const r = run(`
       const f = forwardSignals(false);
+      const early = heard('SIGTERM');
       process.kill(process.pid, 'SIGTERM');
-      await new Promise((r) => setTimeout(r, 100));
+      await early;
       console.log('still here');
       f.stop();
-      await new Promise((r) => setTimeout(r, 1000));
-      console.log('not reached');
+      // Kept alive until the signal ends it (run's bound ends it by SIGKILL otherwise).
+      setInterval(() => {}, 1000);
     `);
     expect({ signal: r.signal, stdout: r.stdout }).toEqual({ signal: 'SIGTERM', stdout: 'still here\n' });
   });
@@ -45,9 +56,11 @@ describe('forwardSignals', () => {
   it('a SIGUSR1 that came before a command that never started is dropped: Node would open its inspector for it', () => {
     const r = run(`
       const f = forwardSignals(false);
+      const early = heard('SIGUSR1');
       process.kill(process.pid, 'SIGUSR1');
-      await new Promise((r) => setTimeout(r, 100));
+      await early;
       f.stop();
+      // A window in which the inspector must NOT open.
       await new Promise((r) => setTimeout(r, 300));
       console.log(JSON.stringify({ inspector: (await import('node:inspector')).url() ?? null }));
     `);
@@ -77,8 +90,8 @@ describe('forwardSignals', () => {
       f.stop();
       console.log('stopped');
       process.kill(process.pid, 'SIGTERM');
-      await new Promise((r) => setTimeout(r, 1000));
-      console.log('not reached');
+      // Kept alive until the signal ends it (run's bound ends it by SIGKILL otherwise).
+      setInterval(() => {}, 1000);
     `);
     expect({ signal: r.signal, stdout: r.stdout }).toEqual({ signal: 'SIGTERM', stdout: 'stopped\n' });
   });
@@ -114,10 +127,13 @@ describe('forwardSignals', () => {
       };
       const a = await start();
       const b = await start();
+      const count = (c) => c.out().split('usr2').length - 1;
       process.kill(process.pid, 'SIGUSR2');
-      await new Promise((r) => setTimeout(r, 300));
+      await until(() => count(a) === 1 && count(b) === 1);
       a.f.stop();
       process.kill(process.pid, 'SIGUSR2');
+      await until(() => count(b) === 2);
+      // A window in which the stopped one must NOT get it (it would have come with b's).
       await new Promise((r) => setTimeout(r, 300));
       for (const c of [a, b]) process.kill(-c.child.pid, 'SIGKILL');
       console.log(JSON.stringify({ a: a.out(), b: b.out() }));
