@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -53,6 +53,18 @@ async function until<T>(read: () => T, ok: (v: T) => boolean, ms = 30_000): Prom
     const v = read();
     if (ok(v) || Date.now() > end) return v;
     await sleep(50);
+  }
+}
+
+/** Writes a line into the FIFO `path` when a reader has it open (never blocks); whether it did. */
+function release(path: string): boolean {
+  try {
+    const fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+    writeSync(fd, 'go\n');
+    closeSync(fd);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -146,10 +158,16 @@ describe.runIf(linux)('ProcTreeReader', () => {
 
   it('keeps counting a child after its parent exits (sticky membership)', async () => {
     const r = await root();
-    const sh = await r.run('sleep 30 & sleep 1');
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-sticky-'));
+    tempDirs.push(dir);
+    // sh waits for its second child, which the test ends once the reader has seen the tree, not
+    // after a fixed second that a loaded machine could spend before the first reading.
+    const sh = await r.run(`sleep 30 & sleep 300 & echo $! > ${dir}/last; wait $!`);
     const reader = new ProcTreeReader(r.pid!);
-    expect((await until(() => reader.read(), (x) => x.nProcs === 4)).nProcs).toBe(4); // root, sh, sleep 30, sleep 1
-    // sh ends after `sleep 1` (which it reaps) and is reaped by the root; `sleep 30` is re-parented away from the tree.
+    expect((await until(() => reader.read(), (x) => x.nProcs === 4)).nProcs).toBe(4); // root, sh, sleep 30, sleep 300
+    const last = await waitFor(() => Number(existsSync(join(dir, 'last')) && readFileSync(join(dir, 'last'), 'utf8').trim()) || undefined, { what: "sh's second child's pid" });
+    process.kill(last, 'SIGTERM');
+    // sh ends after the second child (which it reaps) and is reaped by the root; `sleep 30` is re-parented away from the tree.
     await reaped(sh, 'sh');
     expect(reader.read().nProcs).toBe(2);
     reader.close();
@@ -185,10 +203,12 @@ describe.runIf(linux)('ProcTreeReader', () => {
 
   it('marks a reading partial when a process exited and was reaped since the previous one', async () => {
     const r = await root();
-    const child = await r.run('exec sleep 0.4');
+    // Ended by the test once read (a sleep of its own could end before a loaded machine's first reading).
+    const child = await r.run('exec sleep 30');
     const reader = new ProcTreeReader(r.pid!);
     expect((await until(() => reader.read(), (x) => x.nProcs === 2)).partial).toBe(false);
-    await reaped(child, 'sleep 0.4');
+    process.kill(child, 'SIGTERM');
+    await reaped(child, 'sleep 30');
     const reading = reader.read();
     expect(reading.nProcs).toBe(1);
     expect(reading.partial).toBe(true);
@@ -279,12 +299,24 @@ describe.runIf(linux)('ProcTreeReader', () => {
   it('joins the new child of an idle parent (the parent is read first, found alive)', async () => {
     const r = await root();
     const hold = `const b = Buffer.alloc(100 * 2 ** 20, 1); setInterval(() => b.length, 1000)`;
-    // The shell idles 1.5 s in \`sleep\`, then forks a 100 MiB node (\`; true\` keeps it from exec'ing).
-    await r.run(`sleep 1.5; ${JSON.stringify(process.execPath)} -e "${hold}"; true`);
-    // Idle after 800 ms and re-read every 800 ms: the fork at 1.5 s falls between two reads of the shell.
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-idle-parent-'));
+    tempDirs.push(dir);
+    const go = join(dir, 'go');
+    execFileSync('mkfifo', [go]);
+    // The shell idles in \`read\` (a builtin: no child, no CPU) until the test releases it once the
+    // reader has had it idle, then forks a 100 MiB node (\`; true\` keeps it from exec'ing). A fixed
+    // \`sleep\` could end before a loaded machine's first reading.
+    await r.run(`read line < ${go}; ${JSON.stringify(process.execPath)} -e "${hold}"; true`);
+    // Idle after 800 ms and re-read every 800 ms: the fork falls between two reads of the shell.
     const reader = new ProcTreeReader(r.pid!, { idleMs: 800, fullScanMs: 1e9 });
-    const before = await until(() => reader.read(), (x) => x.nProcs === 3);
-    expect(before.nProcs).toBe(3); // root, sh, sleep
+    const before = await until(() => reader.read(), (x) => x.nProcs === 2);
+    expect(before.nProcs).toBe(2); // root, sh
+    // A second of the reader's own clock (longer under load): the shell is idle in its readings.
+    for (const end = performance.now() + 1000; performance.now() < end; ) {
+      await sleep(50);
+      reader.read();
+    }
+    await waitFor(() => release(go), { what: 'the shell to open its FIFO' });
     const after = await until(() => reader.read(), (x) => x.rssBytes - before.rssBytes > 100 * MiB);
     expect(after.rssBytes - before.rssBytes).toBeGreaterThan(100 * MiB);
     expect((await until(() => reader.read(), (x) => x.nProcs === 3)).nProcs).toBe(3); // root, sh, node
