@@ -100,9 +100,11 @@ describe('superviseAgent', () => {
   });
 
   it('timeout: the agent and its tool in another session are both ended', async () => {
-    // A window: the agent must have started and spawned its tool before the time-out (5 s, as a
-    // loaded machine may take a second or two to start a Node).
-    const exit = await superviseAgent(options(agentScript('setTimeout(() => {}, 60000);', { tool: true }), { timeoutMs: 5000 }));
+    // Shells, not Node: both must have started and written their pids before the 5 s time-out,
+    // and a loaded machine can take longer than that to start two Nodes; a shell takes milliseconds.
+    const pidFile = join(dir, 'pids');
+    const tool = `setsid sh -c 'echo $$ >> "$0"; exec sleep 60' '${pidFile}'`;
+    const exit = await superviseAgent(options('', { argv: ['sh', '-c', `echo $$ >> '${pidFile}'; ${tool} & wait`], timeoutMs: 5000 }));
     expect(exit.timedOut).toBe(true);
     expect(exit.exitCode).toBeNull();
     const pids = pidsIn(dir);
@@ -157,7 +159,8 @@ describe('superviseAgent', () => {
 
   it('a signal that came before the agent could start: nothing runs', async () => {
     process.kill(process.pid, 'SIGTERM');
-    await new Promise((r) => setTimeout(r, 50));
+    // Once the trap has heard it: its handler runs at a later turn of the event loop.
+    await waitFor(() => trap.signal, { what: 'the trap to hear SIGTERM' });
     const exit = await superviseAgent(options(agentScript('')));
     expect(exit).toMatchObject({ started: false, interrupted: true });
     expect(pidsIn(dir)).toEqual([]);
