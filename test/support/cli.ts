@@ -28,6 +28,13 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The bound (`timeoutMs`) for one run that must not wait for ever (on a FIFO, on a closed reader):
+ * such a wait never ends, so the bound only has to be far above what a loaded 2-core machine takes
+ * to start Node and do the work; a tighter one fails a slow run that was right.
+ */
+export const HANG_BOUND_MS = 60_000;
+
 /** Runs any command without a shell and collects its output. */
 export function runProcess(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readMarkers } from '../../../packages/host/src/telemetry/markers.js';
-import { CORDON_BIN, REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, runProcess, type Sandbox } from '../../../test/support/cli.js';
+import { CORDON_BIN, HANG_BOUND_MS, REPO_ROOT, linkPluginRoots, makeSandbox, runCordon, runProcess, type Sandbox } from '../../../test/support/cli.js';
 import { waitFor } from '../../../test/support/wait.js';
 
 // `cordon wrap` through the built bin, with @cordon/aider linked into the data dir.
@@ -337,7 +337,7 @@ describe('cordon wrap', () => {
       mkdirSync(dir);
       make(join(dir, 'wrap.json'));
       const env = { ...sandbox.env, CORDON_SHIM_SHELL: '/bin/sh', CORDON_WRAP_SESSION: `shim-${name}`, CORDON_WRAP_DIR: dir, CORDON_SHIM_CORDON: hook };
-      const run = await runProcess([NODE, shim, '-c', 'echo ran'], { env, cwd: sandbox.root, timeoutMs: 20_000 });
+      const run = await runProcess([NODE, shim, '-c', 'echo ran'], { env, cwd: sandbox.root, timeoutMs: HANG_BOUND_MS });
       expect([name, run.exitCode, run.stdout]).toEqual([name, 0, 'ran\n']);
     }
   }, 60_000);

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { HANG_BOUND_MS, REPO_ROOT, linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 
 // Found by a fresh user: a damaged `<data>/package.json` (the list of linked and installed
 // plugins) made every command print Node's raw warning naming no file (`(node:…) SyntaxError:
@@ -45,9 +45,9 @@ describe('a <data>/package.json that is not JSON', () => {
   it('a FIFO in its place is refused at once, and doctor reports it, never waiting for a writer', async () => {
     rmSync(pjson);
     execFileSync('mkfifo', [pjson]);
-    const r = await runCordon(['plugins'], { env: box.env, timeoutMs: 20_000 });
+    const r = await runCordon(['plugins'], { env: box.env, timeoutMs: HANG_BOUND_MS });
     expect({ exitCode: r.exitCode, stderr: r.stderr }).toEqual({ exitCode: 2, stderr: `    Error: ${pjson} lists cordon's linked and installed plugins, but it is not a regular file (a FIFO); ${fix(pjson)}\n    Code: CORDON_BAD_INPUT\n` });
-    const doctor = await runCordon(['doctor', '--json'], { env: box.env, timeoutMs: 30_000 });
+    const doctor = await runCordon(['doctor', '--json'], { env: box.env, timeoutMs: HANG_BOUND_MS });
     expect(doctor.exitCode, doctor.stderr).toBe(1);
     const plugins = JSON.parse(doctor.stdout).findings.filter((f: { check: string }) => f.check === 'plugins');
     expect(plugins).toHaveLength(1);

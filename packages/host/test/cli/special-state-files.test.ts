@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { linkPluginRoots, linkPlugins, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { HANG_BOUND_MS, linkPluginRoots, linkPlugins, makeSandbox, REPO_ROOT, runCordon, type Sandbox } from '../../../../test/support/cli.js';
 import { makeRepo } from '../../../../test/support/git.js';
 
 // Files cordon keeps for itself (the plugin index and the envelope digests in its cache
@@ -22,8 +22,8 @@ const fifo = (path: string): void => {
   execFileSync('mkfifo', [path]);
 };
 const payload = JSON.stringify({ session_id: 'fifo-session', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, cwd: '/tmp' });
-/** Each run gets 20 s: one that reads a FIFO waits until killed. */
-const run = (args: string[], input?: string, cwd?: string) => runCordon(args, { env: box.env, timeoutMs: 20_000, ...(input !== undefined ? { input } : {}), ...(cwd ? { cwd } : {}) });
+/** One that reads a FIFO waits until killed. */
+const run = (args: string[], input?: string, cwd?: string) => runCordon(args, { env: box.env, timeoutMs: HANG_BOUND_MS, ...(input !== undefined ? { input } : {}), ...(cwd ? { cwd } : {}) });
 
 describe('a FIFO where cordon reads its own state', () => {
   it('the plugin index: the hook stays silent and exits 0, control run and check run', async () => {

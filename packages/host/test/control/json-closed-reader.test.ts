@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORDON_BIN, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
+import { CORDON_BIN, HANG_BOUND_MS, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
 
 // `control run --json` relays the command's stdout (to know whether the record needs a newline
 // first). A reader that closed cordon's stdout early (`| head -c 20`) left cordon reading and
@@ -29,7 +29,7 @@ describe('control run --json when the reader closes stdout early', () => {
     // What `head -c 20` does once it has its bytes.
     child.stdout.destroy();
     const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null } | 'still running'>((done) => {
-      const timer = setTimeout(() => done('still running'), 15_000);
+      const timer = setTimeout(() => done('still running'), HANG_BOUND_MS);
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         done({ code, signal });

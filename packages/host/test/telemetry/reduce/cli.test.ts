@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeSandbox, runCordon, type RunResult, type Sandbox } from '../../../../../test/support/cli.js';
+import { HANG_BOUND_MS, makeSandbox, runCordon, type RunResult, type Sandbox } from '../../../../../test/support/cli.js';
 import { sessionDir } from '../../../src/telemetry/session-dir.js';
 import { call, marker, samples } from './helpers.js';
 
@@ -163,13 +163,13 @@ describe('a session file or store that is not a regular file', () => {
       make(join(dir, file));
       const kind = session.startsWith('fifo') ? 'a FIFO' : 'a directory';
       for (const env of routes) {
-        const r = await runCordon(['reduce', '--session', session, '--json'], { env: { ...sandbox.env, ...env }, timeoutMs: 20_000 });
+        const r = await runCordon(['reduce', '--session', session, '--json'], { env: { ...sandbox.env, ...env }, timeoutMs: HANG_BOUND_MS });
         expect([session, env, r.exitCode]).toEqual([session, env, 2]);
         const error = JSON.parse(r.stdout).error;
         expect(error.code).toBe('CORDON_BAD_STATE');
         expect(error.message).toBe(`cannot read the session file ${join(dir, file)}: is not a regular file (${kind}); move it away to read the rest`);
         // analyze goes on without a session it cannot read, and says which and why (its skipped-sessions table).
-        const analyze = await runCordon(['analyze', '--all', '--json'], { env: { ...sandbox.env, ...env }, timeoutMs: 20_000 });
+        const analyze = await runCordon(['analyze', '--all', '--json'], { env: { ...sandbox.env, ...env }, timeoutMs: HANG_BOUND_MS });
         expect([session, env, analyze.exitCode]).toEqual([session, env, 0]);
         expect(JSON.stringify(JSON.parse(analyze.stdout))).toContain(`cannot read the session file ${join(dir, file)}: is not a regular file (${kind})`);
       }
@@ -189,7 +189,7 @@ describe('a session file or store that is not a regular file', () => {
     for (const env of routes) {
       const e = { ...sandbox.env, ...env };
       rmSync(join(sandbox.dataDir, 'telemetry.sqlite3'), { force: true });
-      const text = await runCordon(['reduce', '--all'], { env: e, timeoutMs: 20_000 });
+      const text = await runCordon(['reduce', '--all'], { env: e, timeoutMs: HANG_BOUND_MS });
       expect([env, text.exitCode, text.stderr]).toEqual([env, 0, `cordon reduce: session bad skipped: ${why}\n`]);
       expect(text.stdout).toContain('session good (claude-code): 1 call');
       const db = new Database(join(sandbox.dataDir, 'telemetry.sqlite3'), { readonly: true });
@@ -198,18 +198,18 @@ describe('a session file or store that is not a regular file', () => {
       } finally {
         db.close();
       }
-      const json = await runCordon(['reduce', '--all', '--json'], { env: e, timeoutMs: 20_000 });
+      const json = await runCordon(['reduce', '--all', '--json'], { env: e, timeoutMs: HANG_BOUND_MS });
       expect([env, json.exitCode]).toEqual([env, 0]);
       const report = JSON.parse(json.stdout);
       expect(report.sessions.map((s: { session_id: string }) => s.session_id)).toEqual(['good']);
       expect(report.skipped).toEqual([{ session: 'bad', reason: why }]);
-      const jsonl = await runCordon(['reduce', '--all', '--jsonl'], { env: e, timeoutMs: 20_000 });
+      const jsonl = await runCordon(['reduce', '--all', '--jsonl'], { env: e, timeoutMs: HANG_BOUND_MS });
       expect([env, jsonl.exitCode, jsonl.stdout.trim().split('\n').length, jsonl.stderr]).toEqual([env, 0, 1, `cordon reduce: session bad skipped: ${why}\n`]);
     }
     // Nothing readable at all: refused, naming the file, as for the one session asked for.
     rmSync(sessionDir(sandbox.dataDir, 'good'), { recursive: true, force: true });
     for (const env of routes) {
-      const r = await runCordon(['reduce', '--all', '--json'], { env: { ...sandbox.env, ...env }, timeoutMs: 20_000 });
+      const r = await runCordon(['reduce', '--all', '--json'], { env: { ...sandbox.env, ...env }, timeoutMs: HANG_BOUND_MS });
       expect([env, r.exitCode]).toEqual([env, 2]);
       expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'CORDON_BAD_STATE', message: why });
     }
@@ -222,7 +222,7 @@ describe('a session file or store that is not a regular file', () => {
       make();
       for (const env of routes) {
         for (const args of [['reduce', '--all'], ['analyze', '--all']]) {
-          const r = await runCordon(args, { env: { ...sandbox.env, ...env }, timeoutMs: 20_000 });
+          const r = await runCordon(args, { env: { ...sandbox.env, ...env }, timeoutMs: HANG_BOUND_MS });
           expect([args, env, r.exitCode]).toEqual([args, env, 2]);
           expect(r.stderr).toMatch(new RegExp(`${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be opened as an SQLite database: is not a regular file \\((a directory|a FIFO)\\); it was left unchanged`));
           expect(r.stderr).toContain('CORDON_DB_ERROR');
@@ -345,7 +345,7 @@ describe('control run records of the wrong shape', () => {
     mkdirSync(join(sandbox.dataDir, 'control'), { recursive: true });
     execFileSync('mkfifo', [join(sandbox.dataDir, 'control', 'runs.jsonl')]);
     for (const env of [{}, { CORDON_NO_FAST_ROUTE: '1' }]) {
-      const r = await runCordon(['reduce', '--session', 'fifo'], { env: { ...sandbox.env, ...env }, timeoutMs: 20_000 });
+      const r = await runCordon(['reduce', '--session', 'fifo'], { env: { ...sandbox.env, ...env }, timeoutMs: HANG_BOUND_MS });
       expect([env, r.exitCode, r.stderr]).toEqual([env, 0, '']);
       expect(r.stdout).toContain('npm test');
     }
