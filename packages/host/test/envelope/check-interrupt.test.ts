@@ -32,7 +32,7 @@ async function checkWithVerifierRunning(args: readonly string[], cwd: string, en
   child.stdout.on('data', (d) => (out.stdout += d));
   child.stderr.on('data', (d) => (out.stderr += d));
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, sig) => resolve({ code, signal: sig })));
-  await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { what: 'the verifier to write its pid', timeoutMs: 20_000 });
+  await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { what: 'the verifier to write its pid', timeoutMs: 60_000 });
   return { child, ended, out, verifierPid: Number(readFileSync(pidFile, 'utf8')) };
 }
 

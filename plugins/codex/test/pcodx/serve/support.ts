@@ -145,7 +145,8 @@ export function startServeProcess(args: readonly string[], env: NodeJS.ProcessEn
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
   const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
   return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 30_000);
+    // A bound, not an expectation: a loaded machine can take tens of seconds to start Node and the app-server.
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 60_000);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`serve exited (${code}) before its banner: ${err}`));
