@@ -128,7 +128,9 @@ describe('cordon wrap', () => {
     // span began about 0.5 s late. 400 ms ticks make both faults certain, not a race: the sampler
     // saw the child's exit up to a tick after wrap returned, and its first tick came a tick after
     // its own start.
+    const began = Date.now();
     const run = await runCordon(['wrap', '--session', 'complete-1', '--', 'sleep', '1.5'], { env: { ...sandbox.env, CORDON_INTERVAL: '400' }, timeoutMs: 60_000 });
+    const returned = Date.now();
     expect(run.exitCode, run.stderr).toBe(0);
     // Read at once, before anything else runs: the sampler has stopped and flushed.
     const stops = events('complete-1').filter((e) => e.event === 'stop');
@@ -139,9 +141,11 @@ describe('cordon wrap', () => {
     const s = JSON.parse(reduced.stdout).sessions[0];
     expect(s).toMatchObject({ session_id: 'complete-1', ended: true, live: false, n_samples: written, sampler_stop_reasons: [stops[0].reason] });
     expect(s.n_samples).toBeGreaterThanOrEqual(2);
-    // Correctness bounds, not a speed target: a 1.5 s command is measured over about 1.5 s.
+    // Correctness bounds, not a speed target: a 1.5 s command is measured over at least that,
+    // and within wrap's own run (a fixed ceiling failed when a loaded machine stretched the run).
     expect(s.span_ms).toBeGreaterThanOrEqual(1300);
-    expect(s.span_ms).toBeLessThan(1500 + 1000);
+    expect(s.span_start_ts).toBeGreaterThanOrEqual(began);
+    expect(s.span_end_ts).toBeLessThanOrEqual(returned);
     // analyze reads the same span from the store.
     const analyzed = await runCordon(['analyze', '--session', 'complete-1', '--format', 'json'], { env: sandbox.env });
     expect(analyzed.exitCode, analyzed.stderr).toBe(0);
