@@ -386,11 +386,14 @@ describe('probe-derived cases (the BEKO2210/SkillQuarry cordon)', () => {
 
   it('a verifier stopped by a limit: the violation names the limit', async () => {
     const dir = repo();
-    await armWith(dir, { allow: ['src/**'], verify: ['node -e "process.stdout.write(\'x\'.repeat(1000))"', 'sleep 5'], verifyTimeout: 0.5, verifyOutputCap: 100 });
+    // The loud verifier is \`yes\`, not Node: it must pass the cap within the 0.5 s time-out, and a
+    // loaded machine can take longer than that to start Node. It never ends by itself, so only the
+    // cap can stop it before the time-out.
+    await armWith(dir, { allow: ['src/**'], verify: ['yes x', 'sleep 5'], verifyTimeout: 0.5, verifyOutputCap: 100 });
     write(dir, { 'src/app.py': 'ok\n' });
     const result = await checkIn(dir);
     expect(result.audit.violations.map((v) => v.message)).toEqual([
-      'verifier failed (output limit of 100 bytes): node -e "process.stdout.write(\'x\'.repeat(1000))"',
+      'verifier failed (output limit of 100 bytes): yes x',
       'verifier failed (timeout after 0.5 s): sleep 5',
     ]);
   });
