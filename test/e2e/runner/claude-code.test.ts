@@ -244,9 +244,10 @@ describe('cordon run with the real Claude Code: signals, the lock and stale runs
 
   it('R7: the lock is held for the whole run; check is refused, status works and shows running; the run then passes', async () => {
     const marker = `cordon-lock-${process.pid}-${Date.now()}`;
-    // The agent's tool waits (at most 30 s) for this file, which the test writes once it has looked.
+    // The agent's tool waits for this file, which the test writes once it has looked (at most 2 min,
+    // so that a loaded machine's slow check and status still find the run holding the lock).
     const release = join(tmpdir(), `${marker}.release`);
-    const s = await scene([step.write('src/app.py', 'print("done")\n'), step.shell(`node -e "setInterval(() => require('fs').existsSync('${release}') && process.exit(0), 50); setTimeout(() => process.exit(0), 30000)" ${marker}`), step.text('Done.')]);
+    const s = await scene([step.write('src/app.py', 'print("done")\n'), step.shell(`node -e "setInterval(() => require('fs').existsSync('${release}') && process.exit(0), 50); setTimeout(() => process.exit(0), 120000)" ${marker}`), step.text('Done.')]);
     allowClaudeBash(s.session);
     const child = s.spawnCordon(['run', 'Slow change', '--allow', 'src/**']);
     const done = exited(child);
