@@ -51,6 +51,11 @@ export class DocumentEnd {
     // An empty chunk must not take the byte an escape left pending by the last chunk waits for.
     if (this.#complete || this.#scalar || n === 0) return false;
     let i = 0;
+    // The next quote and backslash at or after `i` (-1: none left in the chunk; -2: not looked for
+    // yet), each looked up again only once `i` has passed it: a string of many escapes and no
+    // quote (a file's lines as `\n`, text as `\uXXXX`) then costs one scan of the chunk, where a
+    // search for the quote after every escape cost one per escape (seconds for a megabyte).
+    let quote = -2;
     let backslash = -2;
     if (this.#escape) {
       this.#escape = false;
@@ -58,7 +63,7 @@ export class DocumentEnd {
     }
     while (i < n) {
       if (this.#inString) {
-        const quote = chunk.indexOf(QUOTE, i);
+        if (quote !== -1 && quote < i) quote = chunk.indexOf(QUOTE, i);
         if (backslash !== -1 && backslash < i) backslash = chunk.indexOf(BACKSLASH, i);
         if (backslash !== -1 && (quote === -1 || backslash < quote)) {
           if (backslash === n - 1) {

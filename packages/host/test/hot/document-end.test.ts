@@ -110,3 +110,33 @@ describe('DocumentEnd', () => {
     );
   });
 });
+
+describe('DocumentEnd: the cost of a string of many escapes', () => {
+  /** A chunk that counts the bytes its `indexOf` looks at (from where a search starts to where it stops). */
+  class CountingChunk extends Uint8Array {
+    scanned = 0;
+    override indexOf(value: number, from = 0): number {
+      const at = super.indexOf(value, from);
+      this.scanned += (at === -1 ? this.length : at + 1) - from;
+      return at;
+    }
+  }
+
+  it.each([
+    ['newlines escaped, no quote until the end (a file of short lines)', 'line of text\\n'],
+    ['non-ASCII text escaped as \\uXXXX (json.dumps with ensure_ascii)', '\\u0436\\u0443'],
+    ['Windows paths, every backslash doubled', 'C:\\\\dir\\\\'],
+  ])('%s: each byte of a chunk is looked at a bounded number of times, not once per escape', (_label, unit) => {
+    const text = `{"session_id":"s","tool_input":{"content":"${unit.repeat(Math.ceil(64 * 1024 / unit.length))}"}}`;
+    const bytes = Buffer.from(text);
+    // One chunk, as a socket read can bring (a plain Uint8Array, as libuv's handle gives it).
+    const chunk = new CountingChunk(bytes.length);
+    chunk.set(bytes);
+    const end = new DocumentEnd();
+    expect(end.push(chunk)).toBe(true);
+    expect(end.endOffset).toBe(bytes.length);
+    // Before: the quote was searched for again after every escape, to the end of the chunk: about
+    // (escapes x chunk / 2) bytes, 150 M for this 64 KiB chunk of lines: 2,300 times its size.
+    expect(chunk.scanned).toBeLessThanOrEqual(3 * bytes.length);
+  });
+});

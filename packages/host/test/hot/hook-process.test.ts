@@ -214,6 +214,21 @@ describe('cordon hook process: bad input never breaks the agent', () => {
     expect(markers[0]!.command).toHaveLength(2000);
   });
 
+  it('an 8 MB Write of a CSV file (a `\\n` every 5 bytes, no quote) over a socket is read well within the stdin bound and recorded', async () => {
+    // Claude Code hands its hooks a socket. Before, the reader searched for the string's closing
+    // quote again after every escape, through a plain Uint8Array's indexOf: 600 KB of such text
+    // took 3.5 s, this payload about a minute, so the stdin bound gave up and nothing was recorded
+    // (now under a second).
+    const payload = JSON.parse(fixture('claude-code.PreToolUse.Write.json'));
+    payload.tool_input.content = '1,2\n'.repeat(2 * 1024 * 1024);
+    const r = await hook(['--agent', 'claude-code'], JSON.stringify(payload), { ...sandbox.env, CORDON_HOOK_STDIN_TIMEOUT_MS: '15000' });
+    expectSilent(r);
+    expect(logLines().filter((l) => l.problem !== undefined)).toEqual([]);
+    const { markers } = readMarkers(join(sessionDir(sandbox.dataDir, payload.session_id), 'markers.jsonl'));
+    expect(markers).toHaveLength(1);
+    expect(markers[0]).toMatchObject({ event: 'tool_start', tool_name: 'Write' });
+  });
+
   it('20 MB of random bytes, and such input over CORDON_HOOK_MAX_STDIN_BYTES, are drained and dropped', async () => {
     const noise = Buffer.alloc(20 * 1024 * 1024);
     for (let i = 0; i < noise.length; i += 4096) noise[i] = (i * 31) & 0xff;
