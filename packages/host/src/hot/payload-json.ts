@@ -106,10 +106,6 @@ export class DocumentEnd {
   }
 }
 
-/** A JSON string token: quote, then runs of plain characters and escape pairs, then quote. */
-const STRING_TOKEN = /"[^"\\]*(?:\\[\s\S][^"\\]*)*"/g;
-// eslint-disable-next-line no-control-regex
-const RAW_CONTROL = /[\u0000-\u001f]/g;
 // eslint-disable-next-line no-control-regex
 const HAS_RAW_CONTROL = /[\u0000-\u001f]/;
 
@@ -117,6 +113,34 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\b': '\\b', '\t': '\\
 
 function escapeControl(c: string): string {
   return SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * `text` with every raw U+0000–U+001F inside a string token replaced by its escape, in one pass:
+ * a string opens at a quote outside one and closes at the next quote that no backslash escapes
+ * (the byte after a backslash is taken as it is, as JSON.parse reads it). Controls outside
+ * strings are left. (A regular expression that matched each string token cost one scan to the
+ * end of the text per quote once a string was left open, as in a payload cut off mid-string:
+ * 200 KB of `\"` took a minute, all of it synchronous, out of reach of the hook's time bound.)
+ */
+function escapeRawControls(text: string): string {
+  const parts: string[] = [];
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!inString) {
+      if (c === QUOTE) inString = true;
+    } else if (c === BACKSLASH) i++;
+    else if (c === QUOTE) inString = false;
+    else if (c < 0x20) {
+      parts.push(text.slice(from, i), escapeControl(text[i]!));
+      from = i + 1;
+    }
+  }
+  if (from === 0) return text;
+  parts.push(text.slice(from));
+  return parts.join('');
 }
 
 /**
@@ -133,7 +157,7 @@ export function parseAgentJson(text: string): unknown {
     return JSON.parse(text);
   } catch (strict) {
     if (!HAS_RAW_CONTROL.test(text)) throw strict;
-    const repaired = text.replace(STRING_TOKEN, (token) => (HAS_RAW_CONTROL.test(token) ? token.replace(RAW_CONTROL, escapeControl) : token));
+    const repaired = escapeRawControls(text);
     try {
       return JSON.parse(repaired);
     } catch {

@@ -100,6 +100,21 @@ describe('raw control characters inside payload strings', () => {
     expect(() => parseAgentJson('{"a":1\u0001}')).toThrow(SyntaxError);
     expect(parseAgentJson('{\t"a"\n:\r1}')).toEqual({ a: 1 });
   });
+
+  // A payload cut off inside a string (an agent killed mid-write), holding a raw TAB, then many
+  // quotes: the repair used to try a string token at every quote, each try scanning to the end of
+  // the text, synchronously, where no time bound reaches: 200 KB of `\"` held the hook a minute.
+  it.each([
+    ['escaped quotes', '\\"'],
+    ['strings opened and never closed', '"a\\'],
+    ['quoted words between raw TABs, as a heredoc of them', '\t\\"w\\"'],
+  ])('a payload cut off mid-string after a raw TAB, then 1 MB of %s: dropped as not JSON within the default bounds', async (_label, unit) => {
+    const text = '{"session_id":"cut","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"\t' + unit.repeat(Math.ceil((1024 * 1024) / unit.length));
+    const defaults = { ...sandbox.env, CORDON_HOOK_STDIN_TIMEOUT_MS: '', CORDON_HOOK_TIMEOUT_MS: '' };
+    expectSilent(await hookViaSocket(['--agent', 'claude-code'], text, false, defaults));
+    expect(logLines().filter((l) => l.problem !== undefined).map((l) => l.problem)).toEqual(['not-json']);
+    expect(markersOf('cut').markers).toEqual([]);
+  });
 });
 
 describe('a complete payload while the agent keeps stdin open', () => {
