@@ -1,6 +1,6 @@
 import type { DialectEntry } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
-import { FIRST_PARTY_ENTRIES } from '../plugins/first-party.js';
+import { firstPartyEntry } from '../plugins/first-party.js';
 import { missingEntryHint } from '../plugins/install-hint.js';
 import { closestName } from '../util/closest-name.js';
 import type { Registry } from './registry.js';
@@ -20,7 +20,7 @@ export function missingHookAgent(dialects: Registry<DialectEntry>, agent: string
   const installed = dialects.list().map((r) => r.entry);
   const taking = installed.filter(takesHooks).map((e) => e.name);
   // A name a first-party plugin registers is not a typo of another installed one.
-  const typo = FIRST_PARTY_ENTRIES.dialects?.[agent] === undefined;
+  const typo = firstPartyEntry('dialects', agent) === undefined;
   const meant = typo ? closestName(agent, taking) : undefined;
   // `aidr`: closest to an installed agent that takes no hooks.
   const hookless = typo && !meant ? closestName(agent, installed.map((e) => e.name)) : undefined;

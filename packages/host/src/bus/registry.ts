@@ -1,7 +1,7 @@
 import type { Registrar } from '@cordon/plugin-api';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { closestName } from '../util/closest-name.js';
-import { FIRST_PARTY_ENTRIES } from '../plugins/first-party.js';
+import { firstPartyEntry } from '../plugins/first-party.js';
 import { missingEntryHint } from '../plugins/install-hint.js';
 
 /** A registry entry together with the plugin that registered it. */
@@ -53,7 +53,7 @@ export class Registry<T extends { readonly name: string }> {
     if (found) return found;
     const known = [...this.#entries.keys()].sort();
     // A name a first-party plugin registers is not a typo of another installed one.
-    const meant = FIRST_PARTY_ENTRIES[this.kind]?.[name] === undefined ? closestName(name, known) : undefined;
+    const meant = firstPartyEntry(this.kind, name) === undefined ? closestName(name, known) : undefined;
     const remedy = meant ? `did you mean "${meant}"?` : missingEntryHint(this.kind, name);
     throw new CordonError(ERROR_CODES.REGISTRY_MISSING, `no ${this.noun} named "${name}" is installed (installed: ${known.length ? known.join(', ') : 'none'}); ${remedy}`, {
       details: { registry: this.kind, name, known, ...(meant ? { suggestion: meant } : {}) },

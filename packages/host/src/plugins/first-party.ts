@@ -35,3 +35,15 @@ export const FIRST_PARTY_ENTRIES: Readonly<Record<string, Readonly<Record<string
   exporters: { otlp: 'otlp' },
   charts: { vega: 'charts' },
 });
+
+/**
+ * The first-party plugin (short name) that registers entry `name` in registry `kind`
+ * ({@link FIRST_PARTY_ENTRIES}), or undefined. Only the table's own entries count: a name such as
+ * `__proto__`, `constructor` or `toString` (`--agent __proto__`) is no plugin's, where indexing
+ * the table found Object.prototype's members and the install hint built a path from them.
+ */
+export function firstPartyEntry(kind: string, name: string): string | undefined {
+  if (!Object.hasOwn(FIRST_PARTY_ENTRIES, kind)) return undefined;
+  const entries = FIRST_PARTY_ENTRIES[kind]!;
+  return Object.hasOwn(entries, name) ? entries[name] : undefined;
+}

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { HOST_ROOT } from '../util/host-root.js';
-import { FIRST_PARTY_ENTRIES, firstPartyPlugins } from './first-party.js';
+import { FIRST_PARTY_ENTRIES, firstPartyEntry, firstPartyPlugins } from './first-party.js';
 
 /**
  * The command that adds first-party plugins (`names`: short names such as `codex`, `charts`) to
@@ -40,11 +40,11 @@ export function checkoutPluginDir(name: string): string | undefined {
  * runs from a checkout.
  */
 export function missingEntryHint(kind: string, name: string, bin = 'cordon'): string {
-  const plugin = FIRST_PARTY_ENTRIES[kind]?.[name];
+  const plugin = firstPartyEntry(kind, name);
   if (plugin !== undefined) return `it comes with the @cordon/${plugin} plugin: \`${pluginInstallCommand([plugin], bin)}\``;
   // Only the first-party plugins that register into this registry are worth naming (no runner
   // comes with charts or otlp); a registry no first-party plugin fills gets them all.
-  const providers = [...new Set(Object.values(FIRST_PARTY_ENTRIES[kind] ?? {}))].sort();
+  const providers = [...new Set(Object.values(Object.hasOwn(FIRST_PARTY_ENTRIES, kind) ? FIRST_PARTY_ENTRIES[kind]! : {}))].sort();
   const firstParty = providers.length ? providers : firstPartyPlugins();
   const checkout = firstParty.some((short) => checkoutPluginDir(short) !== undefined);
   const link = checkout ? `; this cordon runs from a checkout, which links them: \`${bin} plugins link ${join(HOST_ROOT, '..', '..', 'plugins', '<name>')} --no-install\`` : '';

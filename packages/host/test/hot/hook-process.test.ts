@@ -271,6 +271,20 @@ describe('cordon hook process: bad input never breaks the agent', () => {
     ]);
   });
 
+  it('an --agent named as a member of every object (__proto__, constructor, toString) is an unknown agent too, in the hook and in the commands', async () => {
+    // Before: the install hint looked the name up in the first-party table by indexing it, found
+    // Object.prototype's member, and built a path from it: a TypeError, logged as 'hook failed'
+    // (and `install-hooks --agent __proto__` or `run --agent constructor` failed with it).
+    const names = ['__proto__', 'constructor', 'toString'];
+    for (const name of names) expectSilent(await hook(['--agent', name], fixture('claude-code.PreToolUse.Bash.json')));
+    expect(logLines().map((l) => l.message)).toEqual(names.map(() => 'hook payload skipped'));
+    expect(logLines().map((l) => l.reason)).toEqual(names.map((name) => expect.stringMatching(new RegExp(`^no installed agent named "${name}" takes hooks \\(those that do: claude-code, codex, cursor, gemini, hermes\\); install the plugin`))));
+    expect(existsSync(join(sandbox.dataDir, 'runs'))).toBe(false);
+    const install = await runCordon(['install-hooks', '--agent', '__proto__', '--json'], { env: sandbox.env });
+    expect(install.exitCode).toBe(2);
+    expect(JSON.parse(install.stdout).error).toMatchObject({ code: 'CORDON_REGISTRY_MISSING' });
+  });
+
   it('a plugin tap that throws or hangs: logged, the call proceeds undecided', async () => {
     link(plugin('thrower', 'async () => { throw new Error("tap exploded"); }'));
     const r = await hook(['--agent', 'claude-code'], fixture('claude-code.PreToolUse.Bash.json'));
