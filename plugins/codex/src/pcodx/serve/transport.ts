@@ -1,6 +1,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, createServer } from 'node:net';
-import { lstatSync, unlinkSync } from 'node:fs';
+import { linkSync, lstatSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { endpointUrl, type Endpoint } from './endpoint.js';
 import { bearerMatches } from './token.js';
@@ -36,11 +37,12 @@ export async function listenWs(endpoint: Endpoint, options: { token?: string; ma
     },
   });
   if (endpoint.kind === 'unix') await clearStaleSocket(endpoint.path!);
-  await new Promise<void>((resolvePromise, reject) => {
-    http.once('error', reject);
-    if (endpoint.kind === 'unix') http.listen(endpoint.path!, () => resolvePromise());
-    else http.listen(endpoint.port, endpoint.host, () => resolvePromise());
-  });
+  let socketFile: { readonly path: string; readonly dev: number; readonly ino: number } | undefined;
+  if (endpoint.kind === 'unix') {
+    socketFile = await listenUnix(http, endpoint.path!);
+  } else {
+    await listening(http, () => http.listen(endpoint.port, endpoint.host));
+  }
   const address = http.address();
   const url = endpoint.kind === 'unix' ? endpointUrl(endpoint) : endpointUrl({ ...endpoint, port: typeof address === 'object' && address ? address.port : endpoint.port });
   return {
@@ -50,15 +52,74 @@ export async function listenWs(endpoint: Endpoint, options: { token?: string; ma
       for (const socket of server.clients) socket.terminate();
       await new Promise<void>((r) => server.close(() => r()));
       await new Promise<void>((r) => http.close(() => r()));
-      if (endpoint.kind === 'unix') {
+      // Only the socket this serve made: a file put at the path since (another serve's socket,
+      // anything the user made there) stays.
+      if (socketFile && sameFile(socketFile.path, socketFile)) {
         try {
-          unlinkSync(endpoint.path!);
+          unlinkSync(socketFile.path);
         } catch {
-          // Node removed it already.
+          // Gone already.
         }
       }
     },
   };
+}
+
+/** Resolves once `server` listens (`listen` starts it), rejects with its listen error. */
+function listening(server: Server, listen: () => void): Promise<void> {
+  return new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.once('listening', () => {
+      server.off('error', reject);
+      resolvePromise();
+    });
+    listen();
+  });
+}
+
+/** Longest unix socket path bind(2) takes on Linux (`sun_path` is 108 bytes with its NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/**
+ * Makes `server` listen on a unix socket at `path` and returns that socket file's identity. The
+ * socket is bound in a private directory beside `path` and given its name with link(2), which never
+ * replaces a file that appeared there meanwhile (EEXIST), and libuv, which unlinks the path it
+ * bound by name when the server closes, then removes only that private name. Where the private
+ * name would be too long for a socket, it binds `path` itself.
+ */
+async function listenUnix(server: Server, path: string): Promise<{ readonly path: string; readonly dev: number; readonly ino: number }> {
+  const dir = dirname(path);
+  const scratchName = join(dir, `.${basename(path)}.XXXXXX`, 's');
+  if (Buffer.byteLength(scratchName) > MAX_SOCKET_PATH_BYTES) {
+    await listening(server, () => server.listen(path));
+    return { path, ...identity(path) };
+  }
+  const scratch = mkdtempSync(join(dir, `.${basename(path)}.`));
+  try {
+    const bound = join(scratch, 's');
+    await listening(server, () => server.listen(bound));
+    try {
+      linkSync(bound, path);
+    } catch (error) {
+      await new Promise<void>((r) => server.close(() => r()));
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${path} appeared while the serve started; another process made it`);
+      throw error;
+    }
+    return { path, ...identity(path) };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function identity(path: string): { readonly dev: number; readonly ino: number } {
+  const stat = lstatSync(path);
+  return { dev: stat.dev, ino: stat.ino };
+}
+
+/** Whether `path` is still the file `known` names (same device and inode). */
+function sameFile(path: string, known: { readonly dev: number; readonly ino: number }): boolean {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  return stat !== undefined && stat.isSocket() && stat.dev === known.dev && stat.ino === known.ino;
 }
 
 /** A socket file nobody listens on any more (a serve killed before removing it) is removed; a live one is an error. */
