@@ -62,11 +62,21 @@ export function usageMessage(error: Error & { args?: unknown; flags?: unknown; p
   return `${problem}; ${end}`;
 }
 
+/**
+ * An argument's description (a sentence for the help: `What the change is for.`) as a clause
+ * after its name in a sentence (`missing LABEL, what the change is for`): the first letter lower
+ * case unless the word is an abbreviation (`URL …`), no final full stop.
+ */
+function asClause(description: string): string {
+  const text = description.trim().replace(/\.$/, '');
+  return /^[A-Z][a-z]/.test(text) ? `${text[0]!.toLowerCase()}${text.slice(1)}` : text;
+}
+
 /** {@link usageMessage} of a parse error oclif words in a known way, without the pointer to the help; else undefined. */
 function usageProblem(text: string, args: unknown, specs: ArgSpecs | undefined, command: string, flagSpecs?: FlagSpecs): string | undefined {
   const missing = Array.isArray(args) ? (args as Array<{ name?: unknown; description?: unknown }>).filter((a) => typeof a.name === 'string') : [];
   if (missing.length > 0 && /^Missing \d+ required arg/.test(text)) {
-    return `missing ${missing.map((a) => `${String(a.name).toUpperCase()}${typeof a.description === 'string' ? `: ${a.description}` : ''}`).join('; ')}`;
+    return `missing ${missing.map((a) => `${String(a.name).toUpperCase()}${typeof a.description === 'string' ? `, ${asClause(a.description)}` : ''}`).join('; ')}`;
   }
   // A flag type's parse (`Flags.integer`): oclif wraps the type's own message.
   const parsing = /^Parsing --(\S+)\s*\n([\s\S]*)$/.exec(text);

@@ -62,7 +62,7 @@ describe("oclif's errors in cordon's form", () => {
     expectPcodxText(await runCordon(['pcodx', 'record', '--role', 'bogus', '--text', 'x'], { env: box.env }), message);
     expectJson(await runCordon(['pcodx', 'record', '--role', 'bogus', '--text', 'x', '--json'], { env: box.env }), message);
     expectPcodxText(await runCordon(['pcodx', 'record', '--text', 'x'], { env: box.env }), 'missing required flag --role; see `cordon pcodx record --help`');
-    expectPcodxText(await runCordon(['pcodx', 'uncompact'], { env: box.env }), 'missing COMPACTION: An active compaction id (cmpN).; see `cordon pcodx uncompact --help`');
+    expectPcodxText(await runCordon(['pcodx', 'uncompact'], { env: box.env }), 'missing COMPACTION, an active compaction id (cmpN); see `cordon pcodx uncompact --help`');
   });
 
   it('help --json is a clean refusal: help prints text only', async () => {

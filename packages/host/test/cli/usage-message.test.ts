@@ -39,7 +39,10 @@ describe('usageMessage', () => {
 
   it('names a missing argument with its description, without oclif\'s note on multi-value flags', () => {
     const message = 'Missing 1 required arg:\nlabel  What it is for\n\nNote: --allow allows multiple values.\nSee more help with --help';
-    expect(said(message, [{ name: 'label', description: 'What it is for' }])).toBe('missing LABEL: What it is for; see `cordon arm --help`');
+    expect(said(message, [{ name: 'label', description: 'What it is for' }])).toBe('missing LABEL, what it is for; see `cordon arm --help`');
+    // The description as a clause: no full stop, an abbreviation kept as written.
+    expect(said(message, [{ name: 'label', description: 'What it is for.' }])).toBe('missing LABEL, what it is for; see `cordon arm --help`');
+    expect(said(message, [{ name: 'url', description: 'URL of the server' }])).toBe('missing URL, URL of the server; see `cordon arm --help`');
   });
 
   it('adds the flag a mistyped one most likely meant, among the visible flags and their --no- forms', () => {

@@ -159,7 +159,7 @@ describe('cordon arm / check / status / reset', () => {
       [['arm', '   ', '--allow', 'src/**'], /label must not be empty/],
       [['arm', 'x', '--allow', 'src/**', '--no-such-flag'], /nonexistent flag: --no-such-flag; see `cordon arm --help`/],
       // oclif's note that multi-value flags must follow the arguments is wrong for cordon's (one value each).
-      [['arm', '--allow', 'src/**'], /missing LABEL: What the change is for \(trimmed; at most 16384 characters\); see `cordon arm --help`/],
+      [['arm', '--allow', 'src/**'], /missing LABEL, what the change is for \(trimmed; at most 16384 characters\); see `cordon arm --help`/],
       [['check', '--allow', 'src/**'], /--allow applies only to a committed range: add --base REF\. An armed envelope is checked against the policy it was armed with/],
       [['check', '--head', 'main', '--max-files', '3'], /--head, --max-files apply only to a committed range: add --base REF/],
       [['status'], /nothing is armed in \S+ \(run `cordon arm` first\)/],
