@@ -102,7 +102,7 @@ export default function setup(): () => void {
     if (changes.length > 0) {
       // vitest reports an error thrown here but still exits 0: fail the run through the exit code.
       process.exitCode = 1;
-      process.stderr.write(`\nFAIL the test run wrote into the user's own directories (a test without its own CORDON_*/XDG directories, or a Wine prefix booted with its menu builder):\n${changes.slice(0, 20).map((line) => `  ${line}`).join('\n')}\n`);
+      process.stderr.write(`\nFAIL the test run wrote into the user's own directories (a test without its own CORDON_*/XDG directories, or a Wine prefix booted with its menu builder; a cordon you ran yourself with the same HOME while the tests ran writes there too):\n${changes.slice(0, 20).map((line) => `  ${line}`).join('\n')}\n`);
     }
   };
 }
