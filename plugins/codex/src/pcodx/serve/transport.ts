@@ -85,12 +85,12 @@ const MAX_SOCKET_PATH_BYTES = 107;
  * socket is bound in a private directory beside `path` and given its name with link(2), which never
  * replaces a file that appeared there meanwhile (EEXIST), and libuv, which unlinks the path it
  * bound by name when the server closes, then removes only that private name. Where the private
- * name would be too long for a socket, it binds `path` itself.
+ * name would be too long for a socket, and on Windows (no hard links to sockets), it binds `path` itself.
  */
 async function listenUnix(server: Server, path: string): Promise<{ readonly path: string; readonly dev: number; readonly ino: number }> {
   const dir = dirname(path);
   const scratchName = join(dir, `.${basename(path)}.XXXXXX`, 's');
-  if (Buffer.byteLength(scratchName) > MAX_SOCKET_PATH_BYTES) {
+  if (process.platform === 'win32' || Buffer.byteLength(scratchName) > MAX_SOCKET_PATH_BYTES) {
     await listening(server, () => server.listen(path));
     return { path, ...identity(path) };
   }
