@@ -1,4 +1,4 @@
-import { toConfiguredId, type Command, type Errors, type Interfaces } from '@oclif/core';
+import { toConfiguredId, ux, type Command, type Errors, type Interfaces } from '@oclif/core';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { unknownFlagSuggestions } from './flag-suggestion.js';
 import { reportError } from './report-error.js';
@@ -57,9 +57,15 @@ export function reportCommandError(error: unknown, context: ErrorContext): Error
  * `catch` of an oclif command class cordon extends without `CordonCommand` (the `plugins`
  * commands): {@link reportCommandError} for `command`, else `fallback` (oclif's own handling).
  * Under `--json` oclif's own would print every enumerable property of the error, a parse error's
- * whole command configuration included.
+ * whole command configuration included. A progress line still running (`Linking plugin ./x...`)
+ * is ended with `failed` first: until it ends, oclif holds back what is written to stderr.
  */
 export async function catchCommandError(command: Command, error: unknown, fallback: () => Promise<unknown>): Promise<unknown> {
+  // oclif's progress line (`Linking plugin ./x...`) holds back everything written to stderr
+  // until it stops, and oclif's own catch, which stops it, is skipped here: `plugins link` of a
+  // directory oclif refused exited 2 having printed only `Linking plugin ./x...`. Stopped first,
+  // as oclif's installer stops it (`… failed`), so the error below is printed.
+  if (ux.action.running) ux.action.stop('failed');
   const self = command as unknown as { config: Interfaces.Config; id?: string; ctor: { args?: ArgSpecs; flags?: FlagSpecs; baseFlags?: FlagSpecs; enableJsonFlag?: boolean }; jsonEnabled(): boolean };
   const reported = reportCommandError(error, { config: self.config, id: self.id, args: self.ctor.args, flags: commandFlags(self.ctor), json: self.jsonEnabled() });
   if (reported) throw reported;

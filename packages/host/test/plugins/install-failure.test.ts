@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -128,4 +128,17 @@ describe('cordon plugins link of a path that is no plugin package', () => {
       expect(readFileSync(pjson, 'utf8')).toBe(before);
     }
   });
+
+  it('prints why when the link fails after it started (its npm install fails), instead of only its progress line', async () => {
+    // oclif's progress line (`Linking plugin …...`) holds stderr back until it stops, and the
+    // failed link never stopped it: the run printed that line alone.
+    const dir = join(box.root, 'locked');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'locked-plugin', version: '1.0.0', dependencies: { 'cordon-no-such-dep': '1.0.0' }, oclif: { hooks: {} } }));
+    writeFileSync(join(dir, 'package-lock.json'), JSON.stringify({ name: 'locked-plugin', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'locked-plugin', version: '1.0.0', dependencies: { 'cordon-no-such-dep': '1.0.0' } } } }));
+    const r = await runCordon(['plugins', 'link', dir], { env: env(), timeoutMs: 120_000 });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toMatch(/Linking plugin \S+locked\.\.\. failed\n {4}Error: .*npm.* install .*exited with code 1\n {4}Code: CORDON_PLUGIN_INSTALL\n$/);
+    expect(existsSync(join(box.dataDir, 'package.json'))).toBe(false);
+  }, 180_000);
 });
