@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
+import { readPackageJson } from './data-package.js';
 import { checkoutPluginDir, pluginInstallCommand } from './install-hint.js';
 
 /**
@@ -23,7 +24,9 @@ export function pluginCommandError(error: unknown, names: readonly string[]): Co
 /**
  * Why `path` cannot be linked as a plugin, checked before oclif's linker (whose own words are
  * "does not appear to be a valid CLI plugin" or a dump of its lookup): undefined when it is a
- * directory holding a `package.json` file. Bad input (exit 2), naming the path.
+ * directory holding a `package.json` file that is a JSON object (read as data-package.ts
+ * `readPackageJson` reads one: non-blocking, at most 16 MiB) with a string `name` and an `oclif`
+ * object. Bad input (exit 2), naming the path.
  */
 export function linkPathProblem(path: string): CordonError | undefined {
   const sample = checkoutPluginDir('codex');
@@ -33,5 +36,25 @@ export function linkPathProblem(path: string): CordonError | undefined {
   if (!at) return refuse(`nothing at ${path}`);
   if (!at.isDirectory()) return refuse(`${path} is not a directory`);
   if (!statSync(join(path, 'package.json'), { throwIfNoEntry: false })?.isFile()) return refuse(`${path} holds no package.json, so it is no plugin package`);
+  // What oclif's linker would refuse in the package.json, named here: oclif said `could not find
+  // package.json with { isRoot: true, … }` of one not JSON or `null`, `plugin is invalid` of one
+  // without an `oclif` section, and `no name in package.json` of `[1,2]`.
+  const file = join(path, 'package.json');
+  const why = manifestProblem(readPackageJson(file));
+  return why === undefined ? undefined : refuse(`${file} ${why}, so ${path} is no plugin package`);
+}
+
+/** What keeps a plugin's package.json, as {@link readPackageJson} read it, from naming an oclif plugin; undefined when nothing does. */
+function manifestProblem(read: ReturnType<typeof readPackageJson>): string | undefined {
+  if ('problem' in read) {
+    const { problem, detail } = read.problem;
+    if (problem === 'syntax') return `is not valid JSON: ${detail}`;
+    if (problem === 'not-object') return 'does not hold a JSON object';
+    if (problem === 'unreadable') return `cannot be read (${detail})`;
+    return problem === 'missing' ? 'does not exist' : detail;
+  }
+  const { name, oclif } = read.value;
+  if (typeof name !== 'string' || name === '') return 'has no package name (a string `name`)';
+  if (oclif === null || typeof oclif !== 'object' || Array.isArray(oclif)) return 'has no `oclif` section (an object naming its commands or hooks)';
   return undefined;
 }

@@ -129,6 +129,36 @@ describe('cordon plugins link of a path that is no plugin package', () => {
     }
   });
 
+  it('names what is wrong with its package.json (not JSON, no object, no name, no oclif section), exit 2', async () => {
+    // oclif's linker said `could not find package.json with { isRoot: true, … }`, `no name in
+    // package.json` or `plugin is invalid`, and only after its progress line, which held the
+    // message back: the run printed `Linking plugin ./x...` alone and exited 2.
+    const pjson = join(box.dataDir, 'package.json');
+    linkPlugins(box.dataDir, ['aider']);
+    const before = readFileSync(pjson, 'utf8');
+    const cases: Array<[string, string, string]> = [
+      ['truncated', '{"name":', 'is not valid JSON: value expected at line 1, column 9'],
+      ['null', 'null\n', 'does not hold a JSON object'],
+      ['array', '[1,2]\n', 'does not hold a JSON object'],
+      ['numeric-name', '{"name":42,"oclif":{"hooks":{}}}\n', 'has no package name (a string `name`)'],
+      ['no-oclif', '{"name":"x-plugin","version":"1.0.0"}\n', 'has no `oclif` section (an object naming its commands or hooks)'],
+      ['oclif-string', '{"name":"x-plugin","oclif":"x"}\n', 'has no `oclif` section (an object naming its commands or hooks)'],
+    ];
+    for (const [name, text, why] of cases) {
+      const dir = join(box.root, name);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'package.json'), text);
+      const r = await runCordon(['plugins', 'link', dir, '--no-install'], { env: box.env });
+      expect({ name, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        name,
+        exitCode: 2,
+        stdout: '',
+        stderr: `    Error: ${join(dir, 'package.json')} ${why}, so ${dir} is no plugin package: \`plugins link\` takes the directory of a plugin package, such as ${join(REPO_ROOT, 'plugins/codex')}\n    Code: CORDON_BAD_INPUT\n`,
+      });
+      expect(readFileSync(pjson, 'utf8')).toBe(before);
+    }
+  });
+
   it('prints why when the link fails after it started (its npm install fails), instead of only its progress line', async () => {
     // oclif's progress line (`Linking plugin …...`) holds stderr back until it stops, and the
     // failed link never stopped it: the run printed that line alone.
