@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyBranchesSaid } from '../../src/commands/plugins/inspect.js';
@@ -31,6 +31,24 @@ describe('cordon plugins inspect', () => {
     expect(r.stdout).toContain('   │  └─ pcodx:uncompact\n');
     const json = await runCordon(['plugins', 'inspect', 'codex', '--json'], { env: box.env });
     expect(JSON.parse(json.stdout)[0].deps).toEqual(Object.fromEntries(Object.entries(pkg.dependencies).map(([name, from]) => [name, { from, version: installed(name) }])));
+  });
+
+  it("inspects a linked plugin whose name holds an escape, a bidi override, a C1 control or a line separator", async () => {
+    // The inspection escaped the name on the plugin while oclif drew it, and oclif looked the plugin
+    // up again by the name given: `no installed plugin is called …` of a plugin `cordon plugins`
+    // listed.
+    const names = ['evil\u001b[31mred\u202e', 'c1\u009b2J', 'ls\u2028sep'];
+    const shownNames = ['evil\\u001b[31mred\\u202e', 'c1\\u009b2J', 'ls\\u2028sep'];
+    for (const [i, name] of names.entries()) {
+      const dir = box.dir(`hostile-${i}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: `1.0.0\u001b]0;t\u0007`, description: 'd\u202e', oclif: { hooks: {} } }));
+      const linked = await runCordon(['plugins', 'link', dir, '--no-install'], { env: box.env });
+      expect(linked.exitCode, linked.stderr).toBe(0);
+      const text = await runCordon(['plugins', 'inspect', name], { env: box.env });
+      expect({ name, exitCode: text.exitCode, stderr: text.stderr }).toEqual({ name, exitCode: 0, stderr: '' });
+      expect(text.stdout).toBe(`└─ ${shownNames[i]}\n   ├─ version 1.0.0\\u001b]0;t\\u0007\n   ├─ location ${dir}\n   ├─ commands none\n   └─ dependencies none\n`);
+    }
   });
 
   it('emptyBranchesSaid: only a section line with nothing deeper after it', () => {

@@ -52,6 +52,9 @@ export default class PluginsInspect extends OclifInspect {
   /** The real directories of the plugins being inspected, by the plugin (their `root` is escaped meanwhile). */
   #roots = new WeakMap<ShownPlugin, string>();
 
+  /** The plugin {@link inspect} is having oclif draw, its text fields escaped meanwhile. */
+  #drawing: ShownPlugin | undefined;
+
   /**
    * oclif's inspection of one plugin; a failure is remembered so that its `failed` mark is not
    * printed. oclif draws the plugin's name, version, tag, directory and homepage into a tree with
@@ -70,6 +73,7 @@ export default class PluginsInspect extends OclifInspect {
     const real = { name: plugin.name, version: plugin.version, tag: plugin.tag, root: plugin.root };
     const pjson = plugin.pjson;
     this.#roots.set(plugin, plugin.root);
+    this.#drawing = plugin;
     for (const field of SHOWN_FIELDS) if (typeof plugin[field] === 'string') plugin[field] = terminalText(plugin[field]!);
     if (typeof pjson.homepage === 'string') plugin.pjson = { ...pjson, homepage: terminalText(pjson.homepage) };
     try {
@@ -81,7 +85,18 @@ export default class PluginsInspect extends OclifInspect {
     } finally {
       Object.assign(plugin, real, { pjson });
       this.#roots.delete(plugin);
+      this.#drawing = undefined;
     }
+  }
+
+  /**
+   * oclif's look-up by name, except that while {@link inspect} has a plugin's fields escaped,
+   * oclif's inspection (which looks the plugin up again by the name it was given) gets that
+   * plugin: by its escaped name it found none, so a linked plugin whose name holds an escape or
+   * a bidi control was `no installed plugin is called …` while `cordon plugins` listed it.
+   */
+  findPlugin(name: string): ShownPlugin {
+    return this.#drawing ?? oclifLookups.findPlugin.call(this, name);
   }
 
   /**
