@@ -2,6 +2,7 @@ import { toConfiguredId, ux, type Command, type Errors, type Interfaces } from '
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { unknownFlagSuggestions } from './flag-suggestion.js';
 import { reportError } from './report-error.js';
+import { shownJson } from '../output/json-text.js';
 import type { ReportedError } from '../output/error-text.js';
 import { usageMessage, type ArgSpecs, type FlagSpecs } from './usage-message.js';
 
@@ -78,4 +79,15 @@ export async function catchCommandError(command: Command, error: unknown, fallba
  */
 export function commandFlags(ctor: { flags?: FlagSpecs; baseFlags?: FlagSpecs; enableJsonFlag?: boolean } | undefined): FlagSpecs {
   return { ...ctor?.baseFlags, ...ctor?.flags, ...(ctor?.enableJsonFlag ? { json: { description: 'Format output as json' } } : {}) };
+}
+
+/**
+ * `logJson` of an oclif command class cordon extends without `CordonCommand` (the `plugins`
+ * commands): the `--json` document as every cordon command prints it (output/json-text.ts
+ * `shownJson`). oclif's own wrote it with `JSON.stringify`, which leaves a plugin's name,
+ * version or description as its package.json gives it: a bidi override (U+202E) or a C1
+ * control reached the terminal raw from `cordon plugins --json` and `plugins inspect --json`.
+ */
+export function logShownJson(json: unknown): void {
+  process.stdout.write(`${shownJson(json, 2)}\n`);
 }

@@ -33,12 +33,14 @@ describe('cordon plugins inspect', () => {
     expect(JSON.parse(json.stdout)[0].deps).toEqual(Object.fromEntries(Object.entries(pkg.dependencies).map(([name, from]) => [name, { from, version: installed(name) }])));
   });
 
-  it("inspects a linked plugin whose name holds an escape, a bidi override, a C1 control or a line separator", async () => {
+  it("inspects a linked plugin whose name holds an escape, a bidi override, a C1 control or a line separator, and --json escapes them", async () => {
     // The inspection escaped the name on the plugin while oclif drew it, and oclif looked the plugin
     // up again by the name given: `no installed plugin is called …` of a plugin `cordon plugins`
-    // listed.
+    // listed. And `plugins --json` and `plugins inspect --json` printed the name through
+    // JSON.stringify, so U+202E, U+009B and U+2028 reached the terminal raw.
     const names = ['evil\u001b[31mred\u202e', 'c1\u009b2J', 'ls\u2028sep'];
     const shownNames = ['evil\\u001b[31mred\\u202e', 'c1\\u009b2J', 'ls\\u2028sep'];
+    const raw = /[\u001b\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
     for (const [i, name] of names.entries()) {
       const dir = box.dir(`hostile-${i}`);
       mkdirSync(dir, { recursive: true });
@@ -48,7 +50,15 @@ describe('cordon plugins inspect', () => {
       const text = await runCordon(['plugins', 'inspect', name], { env: box.env });
       expect({ name, exitCode: text.exitCode, stderr: text.stderr }).toEqual({ name, exitCode: 0, stderr: '' });
       expect(text.stdout).toBe(`└─ ${shownNames[i]}\n   ├─ version 1.0.0\\u001b]0;t\\u0007\n   ├─ location ${dir}\n   ├─ commands none\n   └─ dependencies none\n`);
+      const json = await runCordon(['plugins', 'inspect', name, '--json'], { env: box.env });
+      expect(json.exitCode, json.stderr).toBe(0);
+      expect(json.stdout).not.toMatch(raw);
+      expect(JSON.parse(json.stdout)[0]).toMatchObject({ name, root: dir });
     }
+    const list = await runCordon(['plugins', '--json'], { env: box.env });
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.stdout).not.toMatch(raw);
+    expect((JSON.parse(list.stdout) as Array<{ name: string }>).map((p) => p.name).filter((n) => names.includes(n)).sort()).toEqual([...names].sort());
   });
 
   it('emptyBranchesSaid: only a section line with nothing deeper after it', () => {

@@ -1,6 +1,6 @@
 import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
-import { catchCommandError } from '../../cli/command-error.js';
+import { catchCommandError, logShownJson } from '../../cli/command-error.js';
 import { terminalText } from '../../output/terminal.js';
 
 // Typed as oclif's base class: the plugin's own class type lives in a path its package does not export.
@@ -62,6 +62,11 @@ export default class Plugins extends OclifPlugins {
   }
 
   /** Parse errors as every cordon command reports them, `--json` too (cli/command-error.ts). */
+  /** `--json` as every cordon command prints it (cli/command-error.ts `logShownJson`): what a plugin's package.json says is escaped there too. */
+  override logJson(json: unknown): void {
+    logShownJson(json);
+  }
+
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     return catchCommandError(this, error, () => super.catch(error));
   }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
-import { catchCommandError } from '../../cli/command-error.js';
+import { catchCommandError, logShownJson } from '../../cli/command-error.js';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { notInstalledError, notInstalledName, resolvePluginArgv, splitPluginVersion } from '../../plugins/plugin-names.js';
 import { withoutCsi } from '../../output/control-sequences.js';
@@ -159,6 +159,11 @@ export default class PluginsInspect extends OclifInspect {
     if (!installed) return word;
     if (installed.version === version || installed.tag === version) return name;
     throw new CordonError(ERROR_CODES.BAD_INPUT, `${word}: the installed ${name} is version ${installed.version}; inspect it as ${name}`, { details: { plugin: name, asked: version, installed: installed.version } });
+  }
+
+  /** `--json` as every cordon command prints it (cli/command-error.ts `logShownJson`): what a plugin's package.json says is escaped there too. */
+  override logJson(json: unknown): void {
+    logShownJson(json);
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {

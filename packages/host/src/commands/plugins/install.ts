@@ -1,6 +1,6 @@
 import type { Command, Config } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
-import { catchCommandError } from '../../cli/command-error.js';
+import { catchCommandError, logShownJson } from '../../cli/command-error.js';
 import { pluginCommandError } from '../../plugins/command-errors.js';
 import { packageNameOf, snapshotPluginSet } from '../../plugins/install-guard.js';
 import { installSpecProblem } from '../../plugins/install-spec.js';
@@ -67,6 +67,11 @@ export default class PluginsInstall extends OclifInstall {
       throw pluginCommandError(error, names);
     }
     snapshot.discard();
+  }
+
+  /** `--json` as every cordon command prints it (cli/command-error.ts `logShownJson`): what a plugin's package.json says is escaped there too. */
+  override logJson(json: unknown): void {
+    logShownJson(json);
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
