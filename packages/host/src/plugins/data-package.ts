@@ -21,18 +21,57 @@ export interface DataPackageProblem {
 /**
  * What is wrong with `<dataDir>/package.json` (the list of linked and installed plugins, which
  * oclif's plugin loading reads) as one: not JSON (`expected property name at line 1, column 2`:
- * util/json-syntax.ts), no JSON object, or unreadable; undefined when it serves, or does not exist
+ * util/json-syntax.ts), no JSON object, a list of plugins of the wrong shape
+ * ({@link pluginListProblem}), or unreadable; undefined when it serves, or does not exist
  * (no plugin is linked or installed yet). The fix: fix the file, or remove it and add the plugins
  * again (`cordon plugins link` itself reads the file, so it cannot repair it).
  */
 export function dataPackageProblem(dataDir: string): DataPackageProblem | undefined {
   const file = join(dataDir, 'package.json');
   const read = readPackageJson(file);
-  if (!('problem' in read)) return undefined;
+  if (!('problem' in read)) {
+    const shape = pluginListProblem(read.value);
+    return shape === undefined ? undefined : problem(file, shape);
+  }
   const { problem: kind, detail } = read.problem;
   if (kind === 'missing') return undefined;
   const why = kind === 'directory' ? 'it is a directory, not a file' : kind === 'unsafe' ? `it ${detail}` : kind === 'unreadable' ? `it cannot be read (${detail})` : kind === 'syntax' ? `it is not valid JSON: ${detail}` : 'it must hold a JSON object';
   return problem(file, why);
+}
+
+/**
+ * What is wrong with the list of plugins in a `<dataDir>/package.json` read as a JSON object
+ * (`value`), in the words of its refusal (`its oclif.plugins[1] is null, not a plugin entry`), or
+ * undefined when oclif and cordon's discovery can read it: `oclif` absent or an object,
+ * `oclif.plugins` absent or a list, and each entry a package name (oclif's older form) or an
+ * object with a string `name`, and a string `root` when its `type` is `link`. oclif read
+ * `"plugins": 5` or `[null]` with a TypeError it printed as Node's warning naming no file
+ * (`pjson.oclif.plugins.filter is not a function`), and went on with no plugin; the hook failed
+ * on it with a TypeError in the log.
+ */
+export function pluginListProblem(value: Readonly<Record<string, unknown>>): string | undefined {
+  const { oclif } = value;
+  if (oclif === undefined) return undefined;
+  if (oclif === null || typeof oclif !== 'object' || Array.isArray(oclif)) return `its oclif is ${shapeOf(oclif)}, not an object`;
+  const { plugins } = oclif as { plugins?: unknown };
+  if (plugins === undefined) return undefined;
+  if (!Array.isArray(plugins)) return `its oclif.plugins is ${shapeOf(plugins)}, not a list`;
+  for (const [i, entry] of (plugins as unknown[]).entries()) {
+    if (typeof entry === 'string') continue;
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return `its oclif.plugins[${i}] is ${shapeOf(entry)}, not a plugin entry ({"name", "type"})`;
+    const { name, type, root } = entry as { name?: unknown; type?: unknown; root?: unknown };
+    if (typeof name !== 'string') return `its oclif.plugins[${i}] has ${name === undefined ? 'no name' : `a name that is ${shapeOf(name)}`}, not a string`;
+    if (type === 'link' && typeof root !== 'string') return `its oclif.plugins[${i}] (${JSON.stringify(name)}) is linked, but has ${root === undefined ? 'no root' : `a root that is ${shapeOf(root)}`}, not a directory`;
+  }
+  return undefined;
+}
+
+/** A JSON value's kind, for a refusal: `null`, `a list`, `a number (5)`, `a string`, `an object`. */
+function shapeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'number' || typeof value === 'boolean') return `a ${typeof value} (${String(value)})`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** Why a `package.json` cannot serve ({@link readPackageJson}); `detail` is the reader's or parser's words. */

@@ -6,7 +6,7 @@ import { nodeModule } from '../util/builtins.js';
 import { registerTargets } from './hook-targets.js';
 import { parseJsonText } from '../util/json-syntax.js';
 import { blockingFileKind, isMissingFile, readRegularFile } from '../io/safe-read.js';
-import { PACKAGE_JSON_MAX_BYTES } from './data-package.js';
+import { PACKAGE_JSON_MAX_BYTES, pluginListProblem } from './data-package.js';
 
 /** A plugin package found on disk. */
 export interface PluginPackage {
@@ -71,6 +71,9 @@ export function findPluginPackages(
     const read: unknown = readJson(join(dataDir, 'package.json'));
     // `null` or `[]` is JSON but no list of plugins: said as a damaged file is.
     if (read === null || typeof read !== 'object' || Array.isArray(read)) throw new TypeError('it must hold a JSON object');
+    // `"plugins": 5`, `[null]`: said as a damaged file is, instead of a TypeError from the loop below.
+    const shape = pluginListProblem(read as Record<string, unknown>);
+    if (shape !== undefined) throw new TypeError(shape);
     user = read;
   } catch (error) {
     // ENOENT: no user plugins installed. Anything else (a data directory that is a file, a

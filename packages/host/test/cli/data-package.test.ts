@@ -86,6 +86,33 @@ describe('a <data>/package.json that is not JSON', () => {
     }
   });
 
+  it('a list of plugins of the wrong shape is refused the same way, naming the entry; the hook logs it instead of a TypeError', async () => {
+    // oclif printed Node's raw warning naming no file (`(node:…) TypeError:
+    // pjson.oclif.plugins.filter is not a function`) and `No plugins installed.`, exit 0; the hook
+    // logged `hook failed` with `TypeError: number 5 is not iterable`.
+    const cases: Array<[unknown, string]> = [
+      [{ oclif: { plugins: 5 } }, 'its oclif.plugins is a number (5), not a list'],
+      [{ oclif: { plugins: [{ name: 'ok', type: 'user' }, null] } }, 'its oclif.plugins[1] is null, not a plugin entry ({"name", "type"})'],
+      [{ oclif: 'x' }, 'its oclif is a string, not an object'],
+      [{ oclif: { plugins: [{ name: 'x', type: 'link', root: 5 }] } }, 'its oclif.plugins[0] ("x") is linked, but has a root that is a number (5), not a directory'],
+      [{ oclif: { plugins: [{ name: 7, type: 'user' }] } }, 'its oclif.plugins[0] has a name that is a number (7), not a string'],
+    ];
+    for (const [value, why] of cases) {
+      writeFileSync(pjson, `${JSON.stringify(value)}\n`);
+      const r = await runCordon(['plugins'], { env: box.env });
+      expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }, why).toEqual({ exitCode: 2, stdout: '', stderr: `    Error: ${pjson} lists cordon's linked and installed plugins, but ${why}; ${fix(pjson)}\n    Code: CORDON_BAD_INPUT\n` });
+      rmSync(join(box.dataDir, 'logs'), { recursive: true, force: true });
+      const hook = await runCordon(['hook', '--agent', 'claude-code'], { env: box.env, input: PAYLOAD });
+      expect({ exitCode: hook.exitCode, stdout: hook.stdout, stderr: hook.stderr }, why).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+      const log = readFileSync(join(box.dataDir, 'logs', 'cordon.log'), 'utf8');
+      expect(log, why).toContain(why.replaceAll('"', '\\"'));
+      expect(log, why).not.toContain('hook failed');
+    }
+    // oclif's older form of an entry, a bare package name, is still read.
+    writeFileSync(pjson, '{"oclif":{"plugins":["some-plugin"]}}\n');
+    expect((await runCordon(['plugins'], { env: box.env })).exitCode).toBe(0);
+  });
+
   it('leaves the hook silent with exit 0, on its own route and through oclif; its own route logs the file', async () => {
     writeFileSync(pjson, '{bad\n');
     for (const via of [{}, { CORDON_HOOK_VIA_OCLIF: '1' }]) {
