@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import validate from 'validate-npm-package-name';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { posixCommand } from '../install-hooks/quote/posix.js';
@@ -30,6 +32,13 @@ function isLocalPath(word: string): boolean {
  */
 export function installSpecProblem(word: string): CordonError | undefined {
   if (word.startsWith('git+ssh://') || word.endsWith('.git')) return undefined;
+  if (isLocalPath(word) && /\.(?:tgz|tar\.gz|tar)$/i.test(word)) {
+    // A packed plugin (`npm pack`): installed as a `file:` URL, not linked (a link takes a directory).
+    const spec = `file:${resolve(word)}`;
+    return new CordonError(ERROR_CODES.BAD_INPUT, `${JSON.stringify(word)} is a local path: for a packed plugin use \`${posixCommand(['cordon', 'plugins', 'install', spec])}\` (${TAKES})`, {
+      details: { plugin: word, reason: 'local-path' },
+    });
+  }
   if (isLocalPath(word)) {
     return new CordonError(ERROR_CODES.BAD_INPUT, `${JSON.stringify(word)} is a local path: for a plugin in a local directory use \`${posixCommand(['cordon', 'plugins', 'link', word])}\` (${TAKES})`, {
       details: { plugin: word, reason: 'local-path' },
@@ -44,5 +53,30 @@ export function installSpecProblem(word: string): CordonError | undefined {
   const named = name === word ? JSON.stringify(word) : `${JSON.stringify(name)} (in ${JSON.stringify(word)})`;
   return new CordonError(ERROR_CODES.BAD_INPUT, `${named} is not a valid npm package name (${reasons.join('; ')}): ${TAKES}`, {
     details: { plugin: word, reason: 'package-name', problems: reasons },
+  });
+}
+
+/**
+ * `word`, a `file:` spec of `cordon plugins install`, with a relative path made absolute against
+ * `cwd` (`file:./x.tgz` is `file:/home/me/x.tgz`): npm runs in cordon's data directory, where a
+ * relative path named nothing the user meant (npm failed with exit 254). Any other word as given.
+ */
+export function absoluteFileSpec(word: string, cwd: string = process.cwd()): string {
+  if (!word.startsWith('file:') || word.startsWith('file://')) return word;
+  const path = word.slice('file:'.length);
+  return isAbsolute(path) ? word : `file:${resolve(cwd, path)}`;
+}
+
+/**
+ * Why `word`, when a `file:` spec of `cordon plugins install`, cannot be installed: nothing at
+ * its path (resolved as {@link absoluteFileSpec} does); npm's own words were only that it `exited
+ * with code 254`. `CORDON_BAD_INPUT` naming the word and the path; undefined otherwise.
+ */
+export function fileSpecProblem(word: string): CordonError | undefined {
+  if (!word.startsWith('file:') || word.startsWith('file://')) return undefined;
+  const path = absoluteFileSpec(word).slice('file:'.length);
+  if (statSync(path, { throwIfNoEntry: false })) return undefined;
+  return new CordonError(ERROR_CODES.BAD_INPUT, `${JSON.stringify(word)}: nothing at ${path}; \`cordon plugins install file:PATH\` takes a packed plugin (npm pack) or a plugin package's directory`, {
+    details: { plugin: word, reason: 'missing-file', path },
   });
 }

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkPlugins, makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
@@ -74,6 +75,34 @@ describe('cordon plugins inspect and install name the input they refuse', () => 
     await expectRefusal(['plugins', 'install', './my plugin'], `"./my plugin" is a local path: for a plugin in a local directory use \`cordon plugins link './my plugin'\` (${TAKES})`);
     expect(existsSync(join(box.dataDir, 'node_modules'))).toBe(false);
   });
+});
+
+describe('cordon plugins install of a packed plugin by path', () => {
+  it('installs file:./x.tgz from the directory it is run in, and names a relative file: spec or a tarball path it cannot take', async () => {
+    // npm runs in the data directory: `file:./good.tgz` named a file there and failed with npm's
+    // `exited with code 254`; a missing one the same; and `./good.tgz` was told to use
+    // `cordon plugins link ./good.tgz`, which takes a directory.
+    const dir = box.dir('packed');
+    const plugin = join(dir, 'src');
+    mkdirSync(plugin);
+    writeFileSync(join(plugin, 'package.json'), JSON.stringify({ name: 'packed-plugin', version: '1.2.3', oclif: { hooks: {} } }));
+    execFileSync('tar', ['czf', join(dir, 'packed.tgz'), '-C', dir, 'src']);
+    const installed = await runCordon(['plugins', 'install', 'file:./packed.tgz'], { env: env(), cwd: dir, timeoutMs: 120_000 });
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    expect(readFileSync(join(box.dataDir, 'node_modules', 'packed-plugin', 'package.json'), 'utf8')).toContain('"version":"1.2.3"');
+    const missing = async (spec: string, path: string) => {
+      const r = await runCordon(['plugins', 'install', spec], { env: env(), cwd: dir, timeoutMs: 60_000 });
+      expect({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }).toEqual({ exitCode: 2, stdout: '', stderr: `    Error: ${JSON.stringify(spec)}: nothing at ${path}; \`cordon plugins install file:PATH\` takes a packed plugin (npm pack) or a plugin package's directory\n    Code: CORDON_BAD_INPUT\n` });
+    };
+    await missing('file:./nope.tgz', join(dir, 'nope.tgz'));
+    await missing('file:../elsewhere/x.tgz', join(dir, '..', 'elsewhere', 'x.tgz'));
+    await missing(`file:${join(dir, 'gone.tgz')}`, join(dir, 'gone.tgz'));
+    for (const path of ['./packed.tgz', 'packed.tgz'.replace(/^/, `${dir}/`)]) {
+      const r = await runCordon(['plugins', 'install', path], { env: env(), cwd: dir, timeoutMs: 60_000 });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toBe(`    Error: ${JSON.stringify(path)} is a local path: for a packed plugin use \`cordon plugins install file:${join(dir, 'packed.tgz')}\` (${TAKES})\n    Code: CORDON_BAD_INPUT\n`);
+    }
+  }, 180_000);
 });
 
 describe('installSpecProblem', () => {

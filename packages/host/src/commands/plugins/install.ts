@@ -3,7 +3,7 @@ import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError, logShownJson } from '../../cli/command-error.js';
 import { pluginCommandError } from '../../plugins/command-errors.js';
 import { packageNameOf, snapshotPluginSet } from '../../plugins/install-guard.js';
-import { installSpecProblem } from '../../plugins/install-spec.js';
+import { absoluteFileSpec, fileSpecProblem, installSpecProblem } from '../../plugins/install-spec.js';
 import { pluginPackageName, resolvePluginArgv } from '../../plugins/plugin-names.js';
 import { terminalText } from '../../output/terminal.js';
 
@@ -39,7 +39,7 @@ export default class PluginsInstall extends OclifInstall {
     // So is a word that names no package (a path, `UPPER`), before oclif's installer takes a
     // path for GitHub's owner/repo and runs npm on it (plugins/install-spec.ts).
     for (const word of resolvePluginArgv(argv as string[], this.config)) {
-      const problem = installSpecProblem(word);
+      const problem = installSpecProblem(word) ?? fileSpecProblem(word);
       if (problem) throw problem;
     }
     // A plugin linked here (`plugins link`) is installed already: oclif's installer would fetch the
@@ -57,7 +57,8 @@ export default class PluginsInstall extends OclifInstall {
     // A first-party short name (`codex`) is its package (`@cordon/codex`), as every plugins
     // subcommand reads it (plugins/plugin-names.ts).
     // oclif's installer gets the resolved names too: it looks only a whole word up in the aliases.
-    this.argv = resolvePluginArgv(this.argv, this.config);
+    // A relative `file:` path is the user's, not npm's (npm runs in the data directory).
+    this.argv = resolvePluginArgv(this.argv, this.config).map((word) => absoluteFileSpec(word));
     const names = this.argv.filter((a) => !a.startsWith('-')).flatMap((a) => packageNameOf(a) ?? []);
     const snapshot = snapshotPluginSet(this.config.dataDir, names);
     try {
