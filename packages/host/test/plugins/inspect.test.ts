@@ -61,6 +61,29 @@ describe('cordon plugins inspect', () => {
     expect((JSON.parse(list.stdout) as Array<{ name: string }>).map((p) => p.name).filter((n) => names.includes(n)).sort()).toEqual([...names].sort());
   });
 
+  it('inspect . names the package.json it reads when it cannot: missing, not JSON, no object, no name', async () => {
+    // oclif read ./package.json with JSON.parse: `SyntaxError: Unexpected end of JSON input`,
+    // `ENOENT: … open 'package.json'` (Code: ENOENT) and `TypeError: Cannot read properties of undefined`.
+    const cases: Array<[string, string | undefined, string]> = [
+      ['none', undefined, 'does not exist'],
+      ['truncated', '{"name":', 'is not valid JSON: value expected at line 1, column 9'],
+      ['list', '[]', 'does not hold a JSON object'],
+      ['nameless', '{"version":"1.0.0"}', 'has no package name (a string `name`)'],
+    ];
+    for (const [name, text, why] of cases) {
+      const dir = box.dir(`here-${name}`);
+      mkdirSync(dir, { recursive: true });
+      if (text !== undefined) writeFileSync(join(dir, 'package.json'), text);
+      const r = await runCordon(['plugins', 'inspect', '.'], { env: box.env, cwd: dir });
+      expect({ name, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }).toEqual({ name, exitCode: 2, stdout: '', stderr: `    Error: \`plugins inspect .\` inspects the plugin whose package.json is here, but ${join(dir, 'package.json')} ${why}\n    Code: CORDON_BAD_INPUT\n` });
+    }
+    // A plugin's own checkout: `.` is its package.
+    linkPlugins(box.dataDir, ['claude-code']);
+    const here = await runCordon(['plugins', 'inspect', '.'], { env: box.env, cwd: join(REPO_ROOT, 'plugins', 'claude-code') });
+    expect(here.exitCode, here.stderr).toBe(0);
+    expect(here.stdout).toContain('└─ @cordon/claude-code\n');
+  });
+
   it('emptyBranchesSaid: only a section line with nothing deeper after it', () => {
     const tree = ['└─ p', '   ├─ commands', '   │  └─ a', '   ├─ version 1', '   └─ dependencies'].join('\n');
     expect(emptyBranchesSaid(tree)).toBe(['└─ p', '   ├─ commands', '   │  └─ a', '   ├─ version 1', '   └─ dependencies none'].join('\n'));

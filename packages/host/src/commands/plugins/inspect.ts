@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
 import { catchCommandError, logShownJson } from '../../cli/command-error.js';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
+import { readPackageJson } from '../../plugins/data-package.js';
 import { notInstalledError, notInstalledName, resolvePluginArgv, splitPluginVersion } from '../../plugins/plugin-names.js';
 import { withoutCsi } from '../../output/control-sequences.js';
 import { terminalText } from '../../output/terminal.js';
@@ -135,7 +136,7 @@ export default class PluginsInspect extends OclifInspect {
 
   override async run(): Promise<unknown> {
     // A first-party short name (`codex`) names its package, as for every plugins subcommand.
-    this.argv = resolvePluginArgv(this.argv, this.config).map((word) => this.installedName(word));
+    this.argv = resolvePluginArgv(this.argv, this.config).map((word) => (word === '.' ? packageHere() : this.installedName(word)));
     try {
       return await OclifInspect.prototype.run.call(this);
     } catch (error) {
@@ -169,6 +170,25 @@ export default class PluginsInspect extends OclifInspect {
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     return catchCommandError(this, error, () => super.catch(error));
   }
+}
+
+/**
+ * The package name `plugins inspect .` stands for: the `name` of `./package.json`. oclif read the
+ * file with `JSON.parse` and said `SyntaxError: Unexpected end of JSON input` of a truncated one,
+ * `ENOENT` of none and a TypeError of `[]`, naming no file.
+ * @throws CordonError `CORDON_BAD_INPUT` (exit 2) naming the file and what is wrong with it.
+ */
+function packageHere(): string {
+  const file = resolve('package.json');
+  const read = readPackageJson(file);
+  const refuse = (why: string) => new CordonError(ERROR_CODES.BAD_INPUT, `\`plugins inspect .\` inspects the plugin whose package.json is here, but ${file} ${why}`, { details: { file } });
+  if ('problem' in read) {
+    const { problem, detail } = read.problem;
+    throw refuse(problem === 'missing' ? 'does not exist' : problem === 'syntax' ? `is not valid JSON: ${detail}` : problem === 'not-object' ? 'does not hold a JSON object' : problem === 'unreadable' ? `cannot be read (${detail})` : detail);
+  }
+  const { name } = read.value;
+  if (typeof name !== 'string' || name === '') throw refuse('has no package name (a string `name`)');
+  return name;
 }
 
 /** A branch line of oclif's inspection tree (`   ├─ commands`) that may have children, and where its mark is. */
