@@ -85,12 +85,21 @@ function endOutputOnError(stream, name) {
     // 'pipe' is a socket pair): the reader has gone, which is not a failure.
     if (error?.code !== 'EPIPE' && error?.code !== 'ECONNRESET' && process.argv[2] !== 'hook') outputFailed(name, error);
   };
-  // Every error event comes here and goes no further: oclif's own listener (lib/command.js)
-  // throws any error but EPIPE, which would end the command with a stack trace.
+  // Every error event is handled here first, then goes to the stream's listeners as usual (the
+  // control run relay stops relaying on it), except that a listener rethrowing the error itself
+  // is not let end the process: oclif's own (lib/command.js) throws any error but EPIPE, which
+  // would end the command with a stack trace.
   const emit = stream.emit;
   stream.emit = function (event, ...args) {
     if (event !== 'error') return emit.call(this, event, ...args);
     end(args[0]);
+    for (const listener of this.rawListeners('error')) {
+      try {
+        Reflect.apply(listener, this, args);
+      } catch (thrown) {
+        if (thrown !== args[0]) throw thrown;
+      }
+    }
     return true;
   };
   // A file or a device is written synchronously, and its write(2) error is thrown by write()

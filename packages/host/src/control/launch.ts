@@ -208,11 +208,12 @@ function spawnChildProcess(argv: readonly string[], options: PassThroughOptions,
             if (chunk.length) last = chunk[chunk.length - 1]!;
             process.stdout.write(chunk);
           });
-          // A reader that closed cordon's stdout (`| head`) closes the command's too: its next
-          // write fails (SIGPIPE) as it would have without cordon between them, instead of
-          // cordon reading and dropping its output for as long as it writes.
-          const readerGone = (error: NodeJS.ErrnoException): void => {
-            if (error?.code === 'EPIPE') stdout.destroy();
+          // A reader that closed cordon's stdout (`| head`: EPIPE, ECONNRESET on a socket), or a
+          // stdout that failed (a full disk), closes the command's too: its next write fails
+          // (SIGPIPE) as it would have without cordon between them, instead of cordon reading and
+          // dropping its output for as long as it writes.
+          const readerGone = (): void => {
+            stdout.destroy();
           };
           process.stdout.on('error', readerGone);
           stdout.once('close', () => {

@@ -57,6 +57,14 @@ describe.runIf(process.platform === 'linux')('standard output on a full disk', (
     expect(JSON.parse(status.stdout)).toMatchObject({ phase: 'rejected' });
   }, 120_000);
 
+  it('control run --json relaying a command that never stops writing: the relay stops, the command ends, its status stays', async () => {
+    // Before the relay listened for every stdout error, it went on reading `yes` for ever.
+    const r = await toFullDisk(['control', 'run', '--json', '--', 'yes']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(FULL);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  }, 120_000);
+
   // A guard: the rule above must not reach the hook (it held before too).
   it('the hook with a decision to print still exits 0 and says nothing', async () => {
     linkPlugins(box.dataDir, ['claude-code', 'cgroup-linux']);
