@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stopSamplersUnder } from './samplers.js';
+import { stopProcessesOf, stopSamplersUnder } from './samplers.js';
 
 /** Absolute root of the monorepo checkout. */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -115,6 +115,7 @@ export function makeSandbox(prefix = 'cordon-test-'): Sandbox {
   // Retries: an agent's last writes (e.g. Codex into ~/.codex) may land while the tree is removed.
   const cleanup = () => {
     stopSamplersUnder(root);
+    stopProcessesOf(dataDir);
     rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
   return { root, dataDir, configDir, cacheDir, home, env, dir: sub, cleanup };

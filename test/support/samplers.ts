@@ -50,3 +50,48 @@ function readOwner(file: string): ProcessIdentity | undefined {
     return undefined;
   }
 }
+
+/**
+ * Ends every process whose environment names `dataDir` as its `CORDON_DATA_DIR` (a cordon a test
+ * started with the sandbox's environment and left running: `cordon top` in a tmux window whose
+ * server was told to end, a hook still writing), and waits, up to `waitMs`, until each is gone.
+ * Such a process writes into the sandbox (code caches at exit, logs) while it is removed, which
+ * fails with ENOTEMPTY. Linux only (`/proc/<pid>/environ`); elsewhere nothing is done.
+ */
+export function stopProcessesOf(dataDir: string, waitMs = 5_000): void {
+  if (process.platform !== 'linux') return;
+  const wanted = `CORDON_DATA_DIR=${dataDir}`;
+  const found: number[] = [];
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${name}/environ`, 'latin1');
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (!environ.split('\0').includes(wanted)) continue;
+    try {
+      process.kill(Number(name), 'SIGKILL');
+      found.push(Number(name));
+    } catch {
+      // already gone
+    }
+  }
+  const gone = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ').at(-1)?.startsWith('Z') === true;
+    } catch {
+      return true;
+    }
+  };
+  const deadline = Date.now() + waitMs;
+  while (found.some((pid) => !gone(pid)) && Date.now() < deadline) Atomics.wait(sleeper, 0, 0, 20);
+}
