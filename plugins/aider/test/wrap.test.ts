@@ -123,13 +123,17 @@ describe('cordon wrap', () => {
     expect(s.peak_memory_mb - s.baseline_memory_mb).toBeGreaterThanOrEqual(180);
   }, 120_000);
 
-  it('has the whole session written when it returns: `wrap -- sleep 1.5 && reduce` shows every sample and a span from the spawn', async () => {
+  it('has the whole session written when it returns: `wrap -- <two samples, then sleep 1.5> && reduce` shows every sample and a span from the spawn', async () => {
     // The fresh user's report: reduce right after wrap showed 0 samples, a minute later 3, and the
     // span began about 0.5 s late. 400 ms ticks make both faults certain, not a race: the sampler
     // saw the child's exit up to a tick after wrap returned, and its first tick came a tick after
     // its own start.
+    // The command notes when it started, waits for two samples (a loaded machine may take a second
+    // to start the sampler: a bare `sleep 1.5` then got one), then runs 1.5 s more.
+    const started = join(sandbox.root, 'command-started');
+    const script = `date +%s%3N > '${started}'; until [ "$(grep -c . "$CORDON_WRAP_DIR/samples.jsonl" 2>/dev/null)" -ge 2 ] 2>/dev/null; do sleep 0.05; done; sleep 1.5`;
     const began = Date.now();
-    const run = await runCordon(['wrap', '--session', 'complete-1', '--', 'sleep', '1.5'], { env: { ...sandbox.env, CORDON_INTERVAL: '400' }, timeoutMs: 60_000 });
+    const run = await runCordon(['wrap', '--session', 'complete-1', '--', 'sh', '-c', script], { env: { ...sandbox.env, CORDON_INTERVAL: '400' }, timeoutMs: 60_000 });
     const returned = Date.now();
     expect(run.exitCode, run.stderr).toBe(0);
     // Read at once, before anything else runs: the sampler has stopped and flushed.
@@ -145,6 +149,8 @@ describe('cordon wrap', () => {
     // and within wrap's own run (a fixed ceiling failed when a loaded machine stretched the run).
     expect(s.span_ms).toBeGreaterThanOrEqual(1300);
     expect(s.span_start_ts).toBeGreaterThanOrEqual(began);
+    // From the spawn, not from the sampler's first tick (which came after the command started).
+    expect(s.span_start_ts).toBeLessThanOrEqual(Number(readFileSync(started, 'utf8')));
     expect(s.span_end_ts).toBeLessThanOrEqual(returned);
     // analyze reads the same span from the store.
     const analyzed = await runCordon(['analyze', '--session', 'complete-1', '--format', 'json'], { env: sandbox.env });
