@@ -1,7 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { CordonHost } from '../bus/host.js';
 import { hotTapPackages, loadHostDirect, planHostLoad } from '../bus/load-host.js';
-import { HOT_HOOKS } from '../plugins/plugin-index.js';
 import { samplerAfterMarker } from '../telemetry/sampler/hook.js';
 import { createFileLogger } from '../util/log.js';
 import { resolvePaths } from '../util/paths.js';
@@ -20,11 +18,6 @@ export { runBusWorker } from './bus-thread.js';
 export type HookExit = Pick<HookOutcome, 'stdout' | 'stderr' | 'exitCode'>;
 
 const SILENT: HookExit = Object.freeze({ stdout: '', stderr: '', exitCode: 0 });
-
-/** True when a plugin applied to `host` taps a hook the hot path fires (`HOT_HOOKS`). */
-function tapsHotHooks(host: CordonHost): boolean {
-  return HOT_HOOKS.some((hook) => (host.hooks[hook] as unknown as { taps: unknown[] }).taps.length > 0);
-}
 
 /** True when `CORDON_DISABLE` is set to anything but `''`, `0` or `false`. */
 export function hookDisabled(env: Readonly<Record<string, string | undefined>>): boolean {
@@ -49,10 +42,10 @@ function positive(value: string | undefined, fallback: number): number {
  * `CORDON_HOOK_MAX_STDIN_BYTES` (64 MiB), `CORDON_HOOK_TIMEOUT_MS` (10,000) for the whole run.
  *
  * When plugins run code in the hot hooks (per the plugin index, a package tapping
- * `beforeToolCall`/`afterToolCall` or one that failed to load; without a current index, per the
- * plugins just loaded on the main thread), the plugins are loaded and the payload handled on a
- * worker thread
- * (`bus-thread.ts`), so that the bound holds even over a tap that never yields: at the bound
+ * `beforeToolCall`/`afterToolCall` or one that failed to load), or there is no current index
+ * (nothing is known of what loading the plugins runs), the plugins are loaded and the payload
+ * handled on a worker thread
+ * (`bus-thread.ts`), so that the bound holds even over a tap, or a register module, that never yields: at the bound
  * the thread is stopped, the call's marker is written with `plugin_failure` naming the plugin,
  * and the hook exits 0. Otherwise everything runs on the main thread, as it
  * also does with `CORDON_HOOK_THREAD=off` (faster; a tap that never yields then defeats the bound).
@@ -97,11 +90,13 @@ export async function runHook(argv: readonly string[], io: { stdin: (Readable & 
       if (outcome.marker) samplerAfterMarker(paths.dataDir, outcome.marker, log, env);
       return { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
     };
-    if (threaded && hot !== undefined && hot.length > 0) return onThread();
+    // Without a current index (the first call after a plugin is installed, linked or rebuilt; every
+    // call under CORDON_PLUGIN_INDEX=off) nothing is known of the plugins' code, whose load runs
+    // it: a register module that loops at load held the main thread, and with it the hook, past
+    // the bound, for ever (the index it would have written never was). The load goes to the thread.
+    if (threaded && (hot === undefined ? plan.packages.length > 0 : hot.length > 0)) return onThread();
     const host = await loadHostDirect(env, { agent: args.agent, plan });
     mark('plugins loaded');
-    // Without a current index (the first call after an install) only the load tells: its taps run on the thread.
-    if (threaded && hot === undefined && tapsHotHooks(host)) return onThread();
     const outcome = await handleHookPayload(read.payload, { host, agent: args.agent, env, parentPid: io.parentPid, log, ...(oversized ? { oversized } : {}) });
     mark('payload handled');
     // Session/tool start: make sure the session's sampler runs; session end: STOP (never on a turn end).

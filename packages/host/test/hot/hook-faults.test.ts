@@ -211,6 +211,27 @@ describe('a plugin tap that never yields cannot defeat the time bound', () => {
     expect(logLines().some((l) => l.plugin === 'spinner' && l.hook === hook && String(l.message).includes(why))).toBe(true);
   });
 
+  it.each([
+    ['its cordon:register module loops at its top level', 'for (;;) {}\nexport async function register() { return undefined; }\n'],
+    ['its register function loops', 'export function register() { for (;;) {} }\n'],
+    ['its register function loops after an await', 'export async function register() { await null; while (true) Math.random(); }\n'],
+  ])('a plugin that never yields while it loads (%s): exit 0 within the bound, nothing printed, the call after it too', async (_label, source) => {
+    // With no current plugin index (the first call after a plugin set changed) the plugins were
+    // loaded on the main thread, where no timer runs: the hook never ended, and no index was
+    // ever written, so every later call hung as well. Killed by the test's watchdog before.
+    const dir = sandbox.dir('plugin-loader');
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'loader', version: '0.0.0', type: 'module', oclif: { hooks: { 'cordon:register': { target: './index.js', identifier: 'register' } } } }));
+    writeFileSync(join(dir, 'index.js'), source);
+    link({ name: 'loader', root: dir });
+    for (let i = 0; i < 2; i++) {
+      const started = Date.now();
+      const r = await hookViaSocket(['--agent', 'claude-code'], pre, false, { ...sandbox.env, CORDON_HOOK_TIMEOUT_MS: '3000' });
+      expectSilent(r);
+      expect(Date.now() - started).toBeLessThan(WATCHDOG_MS / 2);
+    }
+    expect(logLines().filter((l) => String(l.message).startsWith('hook gave up: time limit reached') && l.phase === 'loading')).toHaveLength(2);
+  });
+
   it('a well-behaved tapping plugin on the thread: its decision comes back and one marker is written', async () => {
     link(plugin('denier', 'beforeToolCall', 'async () => ({ kind: "deny", reason: "no" })'));
     for (let i = 0; i < 2; i++) {
