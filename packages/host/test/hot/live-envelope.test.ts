@@ -114,6 +114,10 @@ describe('the built hook process', () => {
       linkPluginRoots(sandbox.dataDir, AGENT_PLUGINS);
       const env = { ...sandbox.env, ...PATIENT_HOOK_ENV };
       const payload = JSON.stringify(WRITES['claude-code']!('README.md'));
+      // The first call after the plugin set changed loads the plugins on the bus thread (no plugin
+      // index yet: hot/main.ts); a call that writes nothing, so no glob is compiled and stored there.
+      const first = await hookViaSocket(['--agent', 'claude-code'], JSON.stringify({ session_id: 'warm', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'w1', cwd: sandbox.root }), false, env);
+      expect({ exitCode: first.exitCode, stdout: first.stdout }).toEqual({ exitCode: 0, stdout: '' });
       const main = await hookViaSocket(['--agent', 'claude-code'], payload, false, env);
       expect(main.exitCode).toBe(0);
       expect(JSON.parse(main.stdout).hookSpecificOutput.permissionDecisionReason).toContain('path outside policy: README.md (matches no allow glob)');
