@@ -194,6 +194,22 @@ describe('cordon check --format', () => {
     expect(clean.runs[0].results).toEqual([]);
   });
 
+  it('sarif: a verifier command holding `##[`, a bidi override or a C1 control reaches stdout escaped, and parses back the same', async () => {
+    const inside = rangeRepo(true);
+    // The agent wrote the verifier (or .cordon.json); SARIF carries its command raw in two properties.
+    const command = `sh -c 'exit 1' "##[error]forged" \u202etxt.exe \u009b31m`;
+    const r = await cordon(['check', '--base', inside.base, '--format', 'sarif', '--verify', command], inside.repo);
+    expect(r.exitCode).toBe(3);
+    // Found by a hostile-input probe: JSON.stringify left `##[` (a workflow command anywhere on a
+    // runner's log line), U+202E and U+009B raw in `properties.command` and `runs[0].properties.verifiers`.
+    expect(r.stdout).not.toContain('##[');
+    expect(r.stdout).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    const log = JSON.parse(r.stdout);
+    expect(validateSarif(log), JSON.stringify(validateSarif.errors)).toBe(true);
+    expect(log.runs[0].results[0].properties.command).toBe(command);
+    expect(log.runs[0].properties.verifiers[0].command).toBe(command);
+  });
+
   it('junit: well-formed XML, one testcase per verifier, failure carries the output tail', async () => {
     const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => name === 'testcase' || name === 'testsuite' });
     const inside = rangeRepo(true);

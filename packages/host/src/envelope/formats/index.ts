@@ -3,6 +3,7 @@ import { renderAudit } from '../render.js';
 import { renderGithub } from './github.js';
 import { renderJunit } from './junit.js';
 import { renderSarif } from './sarif.js';
+import { shownJson } from '../../output/json-text.js';
 
 /** The `--format` values of `cordon check`. */
 export const CHECK_FORMATS = ['text', 'github', 'sarif', 'junit'] as const;
@@ -11,14 +12,16 @@ export type CheckFormat = (typeof CHECK_FORMATS)[number];
 
 /**
  * The audit in `format`, as the text to write (ending without a newline for `text` and
- * `github`, whose lines go through `log`; SARIF is pretty JSON with a final newline).
+ * `github`, whose lines go through `log`; SARIF is pretty JSON with a final newline, written
+ * as every JSON output is ({@link shownJson}): the command and paths an agent wrote keep no raw
+ * C1 control, bidirectional override or `##[` a CI log would act on, and parse back the same).
  */
 export function renderCheckFormat(audit: AuditRecord, format: CheckFormat, options: { readonly toolVersion?: string } = {}): string {
   switch (format) {
     case 'github':
       return renderGithub(audit);
     case 'sarif':
-      return `${JSON.stringify(renderSarif(audit, options), null, 2)}\n`;
+      return `${shownJson(renderSarif(audit, options), 2)}\n`;
     case 'junit':
       return renderJunit(audit);
     default:
