@@ -62,7 +62,8 @@ export default class Check extends CordonCommand {
     const host = this.host();
     host.catch(() => undefined);
     const hooks = async () => (await host).hooks;
-    const audit = flags.base
+    // An empty --base (an unset variable in CI) is a range asked for: checkRange refuses it by name.
+    const audit = flags.base !== undefined
       ? await checkRange({ repo: flags.repo, base: flags.base, head: flags.head, flags: settingsFromFlags(flags), hooks, warn: (line) => process.stderr.write(`${line}\n`) })
       : (await check({ repo: flags.repo, hooks })).audit;
     // The exit code is set before anything is printed: a reader that closes stdout early still sees it.

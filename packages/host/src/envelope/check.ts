@@ -145,6 +145,20 @@ export interface RangeOptions {
 }
 
 /**
+ * Refuses an empty or blank revision flag (`--base ""`: `CORDON_BAD_INPUT`, exit 2, the value
+ * JSON-quoted as every refused flag value is), as a CI script's unset variable gives it
+ * (`--base "$BASE_SHA"`): git's own words for it (`Needed a single revision`) name no input.
+ */
+export function requireRevision(flag: '--base' | '--head', value: string): void {
+  if (value.trim() !== '') return;
+  throw new CordonError(
+    ERROR_CODES.BAD_INPUT,
+    `${flag} ${JSON.stringify(value)}: a revision cannot be empty; name a commit, branch or tag (\`cordon check --base origin/main\`), or leave ${flag} out${flag === '--base' ? ' to check the armed envelope' : ' for HEAD'}`,
+    { details: { flag, value } },
+  );
+}
+
+/**
  * `cordon check --base REF [--head REF]` (CI mode): audits the committed range without
  * arming. The policy is `.cordon.json` as it is in the *base* commit (so a change cannot loosen
  * its own audit), overridden by `flags`. No state is read or written. Verifiers run in the work
@@ -153,6 +167,8 @@ export interface RangeOptions {
  * verdict would be about a different tree than the one audited.
  */
 export async function checkRange(options: RangeOptions): Promise<AuditRecord> {
+  requireRevision('--base', options.base);
+  if (options.head !== undefined) requireRevision('--head', options.head);
   const loc = await discoverRepoOf(options.repo);
   const base = await resolveCommit(loc, options.base, `--base ${options.base}`);
   const head = await resolveCommit(loc, options.head ?? 'HEAD', `--head ${options.head ?? 'HEAD'}`);

@@ -60,6 +60,29 @@ describe('check', () => {
   });
 });
 
+describe('check --base with an empty revision', () => {
+  it('refuses --base "" and --head "" by name (exit 2), never checking the armed envelope with the policy flags dropped', async () => {
+    const repo = newRepo();
+    expect((await cordon(['arm', 'x', '--allow', '**'], repo)).exitCode).toBe(0);
+    writeFileSync(join(repo, 'outside.txt'), 'x\n');
+    // A CI script's `--base "$BASE_SHA"` with the variable unset. Before, an empty --base was read
+    // as no --base: the armed envelope (allow **) was checked and accepted (exit 0), --allow unseen.
+    const r = await cordon(['check', '--base', '', '--allow', 'src/**'], repo);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--base "": a revision cannot be empty');
+    expect(r.stderr).toContain('Code: CORDON_BAD_INPUT');
+    expect(r.stdout).toBe('');
+    const j = await cordon(['check', '--base', '', '--json'], repo);
+    expect(j.exitCode).toBe(2);
+    expect(JSON.parse(j.stdout).error).toMatchObject({ code: 'CORDON_BAD_INPUT', details: { flag: '--base', value: '' } });
+    // An empty --head was git's `Needed a single revision` as a repository error.
+    const h = await cordon(['check', '--base', 'HEAD', '--head', ' '], repo);
+    expect(h.exitCode).toBe(2);
+    expect(h.stderr).toContain('--head " ": a revision cannot be empty');
+    expect(h.stderr).not.toContain('Needed a single revision');
+  });
+});
+
 describe('check --format github, refused', () => {
   it('prints an ::error workflow command on stdout besides the Error: text, escaped as every workflow command', async () => {
     const repo = newRepo();
