@@ -38,6 +38,17 @@ function directoryReason(code: string, dir: string): string | undefined {
   }
 }
 
+/**
+ * Refuses an empty file name for an output flag (`--out ""`, as a script's unset variable gives
+ * it): `CORDON_BAD_INPUT`, exit 2, `--out "": a file name cannot be empty`. Without it the empty
+ * path resolved to the working directory and was refused as `--out : … is a directory (EISDIR)`,
+ * after the whole check had run.
+ */
+export function requireFileName(flag: string, path: string): void {
+  if (path !== '') return;
+  throw new CordonError(ERROR_CODES.BAD_INPUT, `${flag} "": a file name cannot be empty; name the file to write (\`${flag} -\` is standard output)`, { details: { flag, path } });
+}
+
 /** Options of {@link writeReport}. */
 export interface ReportFileOptions {
   /** The flag that named the file, for messages (default `--out`). */
@@ -74,6 +85,7 @@ export async function writeReport(out: string, text: string, options: ReportFile
   // so `--out /dev/stdout` is `--out -` whatever stdout is (a pipe, a terminal, a file).
   const fd = ownDescriptor(out);
   if (fd === 1) return writeReport('-', text, options);
+  requireFileName(options.flag ?? '--out', out);
   const bytes = Buffer.from(text, 'utf8');
   if (fd !== undefined) {
     try {

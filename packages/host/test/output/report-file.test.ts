@@ -120,6 +120,25 @@ describe('check --out', () => {
     }
   }, 120_000);
 
+  it('an empty --out is refused by name before anything runs (exit 2), for check and analyze', async () => {
+    const dir = repo();
+    const base = git(dir, ['rev-parse', 'HEAD'], sandbox.env).trim();
+    // A script's `--out "$REPORT"` with the variable unset. Before, the verifiers ran and then the
+    // empty path, resolved to the working directory, was refused as `--out : … is a directory (EISDIR)`.
+    for (const args of [['check', '--base', base, '--format', 'sarif', '--verify', 'touch ran', '--out', ''], ['check', '--base', base, '--format', 'junit', '--out=']]) {
+      const r = await runCordon(args, { env: sandbox.env, cwd: dir });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(flat(r.stderr)).toContain('--out "": a file name cannot be empty');
+      expect(r.stderr).toContain('Code: CORDON_BAD_INPUT');
+      expect(r.stderr).not.toContain('EISDIR');
+    }
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
+    writeSyntheticBatch(sandbox.dataDir);
+    const a = await runCordon(['analyze', '--all', '--out', ''], { env: sandbox.env });
+    expect(a.exitCode, a.stderr).toBe(2);
+    expect(flat(a.stderr)).toContain('--out "": a file name cannot be empty');
+  }, 120_000);
+
   it('a FIFO, a character device and /dev/stdout are written in place, never replaced; a socket, or a FIFO nobody opens within 5 s, is exit 2', async () => {
     const dir = repo();
     const base = git(dir, ['rev-parse', 'HEAD'], sandbox.env).trim();
