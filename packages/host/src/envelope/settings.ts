@@ -105,7 +105,9 @@ export function parsePolicyFile(text: string, source: string, path?: string): Se
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     if (key === '$schema' || key === '//') continue;
-    const spec = FILE_KEYS[key];
+    // Own keys only: `toString`, `constructor` or `__proto__` (an own key after JSON.parse) would
+    // otherwise find Object.prototype's members and be taken, unchecked, as known.
+    const spec = Object.hasOwn(FILE_KEYS, key) ? FILE_KEYS[key] : undefined;
     if (!spec) {
       // A mistyped key gets the one it most likely meant, as a mistyped flag does.
       const meant = closestName(key, Object.keys(FILE_KEYS));

@@ -60,6 +60,19 @@ describe('check', () => {
   });
 });
 
+describe('.cordon.json keys', () => {
+  it('a key named like a member of every object (constructor, __proto__) is an unknown key (exit 2), never armed past', async () => {
+    for (const key of ['constructor', '__proto__']) {
+      const repo = newRepo({ 'src/app.py': 'x\n', '.cordon.json': `{"allow": ["src/**"], "${key}": {"deny": ["src/**"]}}` });
+      // Before, arm took it for a known key, dropped it unchecked and armed (exit 0).
+      const r = await cordon(['arm', 'x'], repo);
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`.cordon.json: unknown key "${key}"`);
+      expect(existsSync(join(repo, '.cordon'))).toBe(false);
+    }
+  });
+});
+
 describe('check --base with an empty revision', () => {
   it('refuses --base "" and --head "" by name (exit 2), never checking the armed envelope with the policy flags dropped', async () => {
     const repo = newRepo();

@@ -59,6 +59,8 @@ describe('settings, policy and arm input validation (the BEKO2210/SkillQuarry co
     bad(() => parsePolicyFile('{"allow-commits": "yes"}', '.cordon.json'), /"allow-commits" must be true or false/);
     bad(() => parsePolicyFile('{"live": 1}', '.cordon.json'), /"live" must be true or false/);
     bad(() => parsePolicyFile('{"max_files": 3}', '.cordon.json'), /unknown key "max_files"/);
+    // Names Object.prototype has were taken as known keys and dropped unchecked (`__proto__` with a whole policy in it).
+    for (const key of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) bad(() => parsePolicyFile(`{"allow": ["a"], "${key}": {"allow": ["**"]}}`, '.cordon.json'), new RegExp(`^\\.cordon\\.json: unknown key "${key}"`));
     expect(parsePolicyFile('{"$schema": "x", "//": "comment", "allow": ["a"]}', 'f')).toEqual({ allow: ['a'] });
   });
 
