@@ -10,7 +10,7 @@ import { createShadowGit, readGitRules } from './git/shadow.js';
 import { workTreeMismatch } from './git/work-tree-at.js';
 import { acquireLock, type LockHandle } from './lock.js';
 import { phaseAfterCheck } from './phases.js';
-import { parsePolicyFile, POLICY_FILE, resolveSettings, type SettingsInput } from './settings.js';
+import { parsePolicyFile, policyFileText, POLICY_FILE, resolveSettings, type SettingsInput } from './settings.js';
 import type { EnvelopeState } from './state/schema.js';
 import { envelopePaths, loadEnvelope, saveAuditAndState } from './state/store.js';
 import { finishInterrupted } from './state/recover.js';
@@ -243,5 +243,5 @@ export async function policyFileAt(loc: RepoLocation, commit: string): Promise<S
   const source = `${POLICY_FILE} in ${commit.slice(0, 12)}`;
   if (!/^100(644|755) blob /.test(listed.toString('latin1'))) throw new CordonError(ERROR_CODES.BAD_INPUT, `${source} is not a regular file`);
   const { stdout } = await git(inv, ['cat-file', 'blob', `${commit}:${POLICY_FILE}`]);
-  return parsePolicyFile(stdout.toString('utf8'), source);
+  return parsePolicyFile(policyFileText(stdout, source), source);
 }

@@ -8,6 +8,7 @@ import { DEFAULT_VERIFY_OUTPUT_CAP, DEFAULT_VERIFY_TIMEOUT_SECONDS, MAX_VERIFY_T
 import { numberValueProblem, type NumberRule } from '../util/number-range.js';
 import { parseJsonText, repeatedKey, repeatedKeyWords } from '../util/json-syntax.js';
 import { closestName } from '../util/closest-name.js';
+import { firstNonUtf8 } from '../util/utf8.js';
 
 /**
  * Envelope settings as a user gives them: `cordon arm`/`check --base` flags or the optional
@@ -170,6 +171,23 @@ function valueProblem(key: string, value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The bytes of a `.cordon.json` as text, refusing one holding a byte that is not UTF-8
+ * (`CORDON_BAD_INPUT`, exit 2, naming `source`, the byte and where, as an editor counts it):
+ * decoded as it is, such a byte became U+FFFD, so a glob written in another encoding
+ * (`"deny": ["geheim\xe4/**"]` in Latin-1) was armed as a different glob that matches nothing
+ * the repository holds, without a word. `path`, where it was read, follows the message.
+ */
+export function policyFileText(bytes: Buffer, source: string, path?: string): string {
+  const at = firstNonUtf8(bytes);
+  if (at < 0) return bytes.toString('utf8');
+  const before = bytes.subarray(0, at).toString('utf8').split('\n');
+  throw bad(
+    `${source} is not UTF-8: byte 0x${bytes[at]!.toString(16).padStart(2, '0')} at line ${before.length}, column ${before[before.length - 1]!.length + 1}; save it as UTF-8 (a name that is not UTF-8 can be written as a \\udcXX escape, as cordon --json shows it)${path === undefined ? '' : ` (${path})`}`,
+    { ...(path === undefined ? {} : { path }) },
+  );
+}
+
 /** Largest `.cordon.json` read (a policy is a few hundred bytes). */
 export const POLICY_FILE_MAX_BYTES = 1024 * 1024;
 
@@ -181,10 +199,10 @@ export const POLICY_FILE_MAX_BYTES = 1024 * 1024;
  * and a refusal (`CORDON_BAD_INPUT`, exit 2) names the path and why, never the file's content.
  */
 export function readPolicyFile(root: string): SettingsInput | undefined {
-  let text: string;
+  let bytes: Buffer;
   const path = join(root, POLICY_FILE);
   try {
-    text = readRegularFile(path, { maxBytes: POLICY_FILE_MAX_BYTES, links: 'within-root', root }).toString('utf8');
+    bytes = readRegularFile(path, { maxBytes: POLICY_FILE_MAX_BYTES, links: 'within-root', root });
   } catch (error) {
     if (error instanceof UnsafeReadError) {
       if (error.reason === 'missing' && !isSymlink(path)) return undefined;
@@ -192,7 +210,7 @@ export function readPolicyFile(root: string): SettingsInput | undefined {
     }
     throw bad(`cannot read ${POLICY_FILE}: ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  return parsePolicyFile(text, POLICY_FILE, path);
+  return parsePolicyFile(policyFileText(bytes, POLICY_FILE, path), POLICY_FILE, path);
 }
 
 /**

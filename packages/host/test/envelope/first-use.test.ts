@@ -73,6 +73,37 @@ describe('.cordon.json keys', () => {
   });
 });
 
+describe('.cordon.json bytes', () => {
+  it('a byte that is not UTF-8 is refused naming where (arm and check --base, exit 2); the \\udcXX spelling of such a name arms and matches', async () => {
+    // A deny glob saved in Latin-1: before, the byte was decoded as U+FFFD and arm armed a glob
+    // matching nothing the repository holds (exit 0), so the directory it named was unprotected.
+    const latin1 = Buffer.concat([Buffer.from('{"allow": ["**"],\n  "deny": ["geheim'), Buffer.from([0xe4]), Buffer.from('/**"]}\n')]);
+    const repo = newRepo({ 'src/app.py': 'x\n' });
+    writeFileSync(join(repo, '.cordon.json'), latin1);
+    git(repo, ['add', '-A'], sandbox.env);
+    git(repo, ['commit', '-qm', 'latin-1 policy'], sandbox.env);
+    const r = await cordon(['arm', 'x'], repo);
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toContain('.cordon.json is not UTF-8: byte 0xe4 at line 2, column 19');
+    expect(r.stderr).toContain('Code: CORDON_BAD_INPUT');
+    expect(existsSync(join(repo, '.cordon'))).toBe(false);
+    const range = await cordon(['check', '--base', 'HEAD'], repo);
+    expect(range.exitCode, range.stderr).toBe(2);
+    expect(range.stderr).toMatch(/\.cordon\.json in [0-9a-f]{12} is not UTF-8: byte 0xe4 at line 2, column 19/);
+
+    // The escape the message offers is the name cordon --json shows, and the glob then holds.
+    writeFileSync(join(repo, '.cordon.json'), '{"allow": ["**"], "deny": ["geheim\\udce4/**"]}\n');
+    git(repo, ['commit', '-qam', 'escaped policy'], sandbox.env);
+    expect((await cordon(['arm', 'x'], repo)).exitCode).toBe(0);
+    const dir = Buffer.concat([Buffer.from(repo + '/geheim'), Buffer.from([0xe4])]);
+    mkdirSync(dir);
+    writeFileSync(Buffer.concat([dir, Buffer.from('/key')]), 'k\n');
+    const checked = await cordon(['check'], repo);
+    expect(checked.exitCode).toBe(3);
+    expect(checked.stdout).toContain('matches the deny glob geheim\\udce4/**');
+  });
+});
+
 describe('check --base with an empty revision', () => {
   it('refuses --base "" and --head "" by name (exit 2), never checking the armed envelope with the policy flags dropped', async () => {
     const repo = newRepo();
