@@ -148,6 +148,11 @@ export function loadEnvelope(loc: RepoLocation, options: LoadOptions = {}): Enve
   const paths = envelopePaths(loc.root);
   // The root in `details` too: the message is escaped for a terminal, `--json` readers get the path as it is.
   if (!envelopeExists(loc.root)) throw badState(`nothing is armed in ${loc.root} (${options.armFirst ?? 'run `cordon arm` first'})`, { root: loc.root });
+  // A `.cordon` that is a symbolic link (to a directory anywhere) is not read through: its
+  // envelope would be read from, and verdicts written to, outside the work tree, and `reset`,
+  // which this refusal matches, would not remove it.
+  const dirStat = lstatSync(paths.dir, { throwIfNoEntry: false });
+  if (dirStat && !dirStat.isDirectory()) throw foreignState(loc.root, { reason: `it is ${fileKind(dirStat)}, not a directory` });
   const strangers = foreignEntries(paths.dir);
   if (strangers) throw foreignState(loc.root, strangers);
   // Digests computed by an earlier check for files that have not changed since (known-digests.ts).

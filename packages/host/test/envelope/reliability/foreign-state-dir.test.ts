@@ -103,6 +103,25 @@ describe('a .cordon/ that is not cordon\'s', () => {
     }
   });
 
+  it('a .cordon that is a symbolic link to an envelope elsewhere is refused by check and status as reset refuses it; nothing is written there', async () => {
+    const dir = repo({ 'src/a.txt': 'a\n' });
+    await armWith(dir, { allow: ['src/**'] });
+    // The agent moves the envelope out of the work tree and leaves a link in its place.
+    const elsewhere = join(tempDir('elsewhere'), 'envelope');
+    renameSync(join(dir, '.cordon'), elsewhere);
+    symlinkSync(elsewhere, join(dir, '.cordon'));
+    const before = readdirSync(elsewhere).sort();
+    // Before, check and status read the envelope through the link (check wrote audit.json there,
+    // outside the work tree) while reset refused the link as not cordon's.
+    for (const run of [() => check({ repo: dir }), () => status(dir), () => reset(dir)]) {
+      const message = await refusedForeign(run);
+      expect(message).toContain(`${join(dir, '.cordon')} is not cordon's state directory: it is a symbolic link, not a directory`);
+    }
+    expect(readdirSync(elsewhere).sort()).toEqual(before);
+    expect(before).not.toContain('audit.json');
+    expect(lstatSync(join(dir, '.cordon')).isSymbolicLink()).toBe(true);
+  });
+
   it('an envelope with a file cordon did not write beside it: every command names the file and says moving it out mends it; reset keeps it', async () => {
     const dir = repo({ 'src/a.txt': 'a\n' });
     await armWith(dir, { allow: ['src/**'] });
