@@ -323,17 +323,33 @@ export function readJson(path: string, what: string): unknown {
 }
 
 /**
- * The names in `dir` that cordon never writes (see `isOwnStateName`, sorted) and whether any name
- * it writes is there too, or undefined when there are none or the directory cannot be listed (the
- * caller's next read reports that). Names only: `stateDirOwner` (own-dir.ts) also looks at types
- * and asks git.
+ * The entries in `dir` that cordon never writes, sorted: a name it does not write (see
+ * `isOwnStateName`), or one of its names held by something other than a regular file (a FIFO, a
+ * directory or a link at `audit.json`, which `reset` keeps as not cordon's: so check and status,
+ * which would otherwise only fail to save a verdict there, say so too, as `stateDirOwner` in
+ * own-dir.ts does); and whether any of cordon's files is there too. Undefined when there are
+ * none or the directory cannot be listed (the caller's next read reports that). `stateDirOwner`
+ * also asks git.
  */
 export function foreignEntries(dir: string): ForeignDir | undefined {
   try {
-    const names = readdirSync(dir);
-    const strays = names.filter((name) => !isOwnStateName(name)).sort();
+    const names = readdirSync(dir).sort();
+    const strays: string[] = [];
+    const shown: string[] = [];
+    for (const name of names) {
+      if (!isOwnStateName(name)) {
+        strays.push(name);
+        shown.push(name);
+        continue;
+      }
+      const entry = lstatSync(join(dir, name), { throwIfNoEntry: false });
+      if (entry && !entry.isFile()) {
+        strays.push(name);
+        shown.push(`${name} (${fileKind(entry)})`);
+      }
+    }
     if (strays.length === 0) return undefined;
-    return { reason: `it holds ${quoteNames(strays)}, which cordon does not write`, strays, holdsEnvelope: strays.length < names.length };
+    return { reason: `it holds ${quoteNames(shown)}, which cordon does not write`, strays, holdsEnvelope: strays.length < names.length };
   } catch {
     return undefined;
   }

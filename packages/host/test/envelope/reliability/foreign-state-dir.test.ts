@@ -1,4 +1,5 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -120,6 +121,25 @@ describe('a .cordon/ that is not cordon\'s', () => {
     expect(readdirSync(elsewhere).sort()).toEqual(before);
     expect(before).not.toContain('audit.json');
     expect(lstatSync(join(dir, '.cordon')).isSymbolicLink()).toBe(true);
+  });
+
+  it('one of cordon\'s names held by a FIFO, a directory or a link (.cordon/audit.json) is named by check and status as reset names it', async () => {
+    for (const make of [(p: string) => execFileSync('mkfifo', [p]), (p: string) => mkdirSync(p), (p: string) => symlinkSync('/dev/zero', p)]) {
+      const dir = repo({ 'src/a.txt': 'a\n' });
+      await armWith(dir, { allow: ['src/**'], verify: ['touch ran'] });
+      const audit = join(dir, '.cordon', 'audit.json');
+      make(audit);
+      // Before, status said nothing was wrong and check ran the audit and its verifiers, then
+      // failed to save the verdict (CORDON_STATE_WRITE: 'make .cordon writable (or free space)').
+      for (const run of [() => check({ repo: dir }), () => status(dir)]) {
+        const message = await refusedForeign(run);
+        expect(message).toContain('"audit.json", which cordon did not write there');
+        expect(message).toContain('mv .cordon/audit.json <another directory>');
+      }
+      expect(existsSync(join(dir, 'ran'))).toBe(false);
+      await reset(dir);
+      expect(lstatSync(audit).isFile()).toBe(false);
+    }
   });
 
   it('an envelope with a file cordon did not write beside it: every command names the file and says moving it out mends it; reset keeps it', async () => {
