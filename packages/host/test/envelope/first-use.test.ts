@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git as runGit } from '../../src/envelope/git/run-git.js';
 import { baseGitEnv } from '../../src/envelope/git/repo.js';
 import { refusalAnnotation } from '../../src/envelope/formats/github.js';
-import { makeSandbox, runCordon, type Sandbox } from '../../../../test/support/cli.js';
+import { CORDON_BIN, makeSandbox, runCordon, runProcess, type Sandbox } from '../../../../test/support/cli.js';
 import { git, makeRepo } from '../../../../test/support/git.js';
 
 /**
@@ -101,6 +101,21 @@ describe('.cordon.json bytes', () => {
     const checked = await cordon(['check'], repo);
     expect(checked.exitCode).toBe(3);
     expect(checked.stdout).toContain('matches the deny glob geheim\\udce4/**');
+  });
+});
+
+describe('a glob given with a byte that is not UTF-8', () => {
+  it('arms with a warning that the byte became U+FFFD and how to write the glob so it matches', async () => {
+    const repo = newRepo({ 'src/app.py': 'x\n' });
+    // The shell passes the raw byte 0xff; Node's argv holds U+FFFD in its place. Before, arm
+    // armed the deny glob without a word, and it protected nothing (exit 0, no warning).
+    const r = await runProcess(['sh', '-c', 'exec "$0" "$1" arm x --allow "**" --deny "secret$(printf "\\377")/**"', process.execPath, CORDON_BIN], { env: sandbox.env, cwd: repo });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('warning: deny glob secret\ufffd/** holds U+FFFD, which a byte that is not UTF-8 becomes in a command-line argument');
+    expect(r.stderr).toContain('"deny": ["secret\\udcff/**"]');
+    // A glob without it gets no such warning.
+    expect((await cordon(['reset'], repo)).exitCode).toBe(0);
+    expect((await cordon(['arm', 'x', '--allow', '**'], repo)).stderr).not.toContain('U+FFFD');
   });
 });
 
