@@ -1,4 +1,4 @@
-import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fchownSync, fstatSync, fsyncSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomHex } from '../util/random.js';
 import { sleepSync } from '../util/sleep-sync.js';
@@ -90,7 +90,8 @@ export function writeTarget(path: string): string {
  * actually written (see {@link AtomicWriteOptions.links}), created exclusively and never through
  * a link, written whole, fsynced, renamed over the target, then the directory fsynced. A reader
  * sees the old or the new content, never a mix; a crash leaves the old file and at most a temp
- * file that {@link isTempName} recognises. Any failure removes the temp file and rethrows;
+ * file that {@link isTempName} recognises. An existing file keeps its owner and group where this
+ * process may give them (root), not only its mode. Any failure removes the temp file and rethrows;
  * EINVAL/ENOTSUP/EACCES from the directory fsync is tolerated, EIO is not.
  * @returns the path that was written (the link's target when `path` is a link).
  */
@@ -101,10 +102,13 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   let mode = opts.mode;
   // A new file under `createMode`: opened with it and not chmodded, so the umask decides.
   let umasked = false;
-  if (mode === undefined) {
-    try {
-      mode = statSync(target).mode & 0o7777;
-    } catch {
+  let owner: { uid: number; gid: number } | undefined;
+  try {
+    const existing = statSync(target);
+    owner = { uid: existing.uid, gid: existing.gid };
+    if (mode === undefined) mode = existing.mode & 0o7777;
+  } catch {
+    if (mode === undefined) {
       umasked = opts.createMode !== undefined;
       mode = opts.createMode ?? 0o600;
     }
@@ -114,6 +118,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   let fd: number | undefined;
   try {
     fd = openSync(temp, EXCLUSIVE_CREATE, mode);
+    if (owner) keepOwner(fd, owner);
     if (!umasked) fchmodSync(fd, mode);
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
@@ -132,6 +137,30 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   }
   if (durable && opts.syncDirectory !== false) fsyncDirectory(dirname(target));
   return target;
+}
+
+/**
+ * Gives the temp file `fd` the owner and group of the file it replaces, where they differ from
+ * this process's: a rename puts a new inode in place, owned by whoever wrote it, so root editing
+ * another user's file (`sudo cordon install-hooks` with that user's `HOME`) would otherwise leave
+ * a root-owned file that its owner can no longer write, or read at mode 0600. Called before the
+ * `fchmod`, since `fchown` clears set-id bits. A process that may not give the file away
+ * (`EPERM`: not root, and the owner or group is not its own) keeps the one it has.
+ */
+function keepOwner(fd: number, owner: { readonly uid: number; readonly gid: number }): void {
+  if (process.platform === 'win32') return;
+  const own = fstatSync(fd);
+  if (own.uid === owner.uid && own.gid === owner.gid) return;
+  try {
+    fchownSync(fd, owner.uid, owner.gid);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
+    try {
+      fchownSync(fd, own.uid, owner.gid); // the group alone, when it is one of ours
+    } catch {
+      // Neither: the new file is ours.
+    }
+  }
 }
 
 /**
