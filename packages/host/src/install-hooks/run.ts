@@ -15,6 +15,7 @@ import { readRemovedHooks, updateRemovedHooks, REMOVED_HOOKS_FILE } from './remo
 import { holdsCordonHooks } from './present.js';
 import { bothScopesProblem } from './both-scopes.js';
 import { detectAgent } from './detect.js';
+import { takeInstallLock } from './lock.js';
 
 /** Options of {@link planHooks} / {@link runInstallHooks}. */
 export interface InstallHooksOptions {
@@ -310,9 +311,23 @@ function rollBack(journal: Written[], failed: string, error: unknown, what = `co
  * then lets each installer verify the result with the agent (Codex: `codex app-server`
  * `hooks/list`) and applies its corrections. All or nothing: when any write fails, every file
  * this run wrote is put back and `CORDON_HOOKS_WRITE_FAILED` (exit 2) says what happened. A dry
- * run returns the diffs it would write.
+ * run returns the diffs it would write. A writing run holds `<data>/install-hooks.lock` from
+ * planning to the saved record, waiting for another writing run to finish (lock.ts).
  */
 export async function runInstallHooks(host: CordonHost, options: InstallHooksOptions): Promise<InstallHooksReport> {
+  if (!options.write) return installOrUninstall(host, options);
+  // Two writing runs at once (a script installing agents in parallel) would plan on the same
+  // bytes and each save an install record without the other's files: one at a time.
+  const lock = await takeInstallLock(host.paths.dataDir, `cordon ${options.mode}-hooks --write`);
+  try {
+    return await installOrUninstall(host, options);
+  } finally {
+    lock.release();
+  }
+}
+
+/** {@link runInstallHooks} once the lock of a writing run is held. */
+async function installOrUninstall(host: CordonHost, options: InstallHooksOptions): Promise<InstallHooksReport> {
   const { planned, passedOver } = await planAll(host, options);
   if (options.mode === 'install') for (const p of planned) p.plan = await withOtherScope(p, options);
   const dataDir = host.paths.dataDir;
