@@ -128,3 +128,27 @@ describe('HERMES_HOME', () => {
     expect(suffixed.json.agents[0].changes.map((c: { path: string }) => c.path)).toEqual([join(home, '.hermes-work', 'config.yaml')]);
   });
 });
+
+// Found by a hostile-input probe: CLAUDE_CONFIG_DIR was used as given, so "rel", "~/cc" and
+// " /abs" (a pasted space) made install write "rel/settings.json", "~/cc/settings.json" and
+// " /abs/settings.json" below the current directory (keyed by that relative path in the install
+// record), which Claude Code, taking the variable as it is, reads only when started there.
+describe('CLAUDE_CONFIG_DIR', () => {
+  it('one that is not an absolute path is refused (CORDON_BAD_INPUT) by install and uninstall, nothing created; an absolute one with trailing slashes is used', async () => {
+    for (const [value, tilde] of [['~/cc', true], ['rel/cc', false], [' /abs/cc', false]] as const) {
+      for (const args of [['install-hooks', '--write'], ['uninstall-hooks', '--write'], ['install-hooks', '--check']]) {
+        const r = await cordonJson([...args, '--agent', 'claude-code'], { ...env, CLAUDE_CONFIG_DIR: value }, project);
+        expect([value, args.join(' '), r.exitCode]).toEqual([value, args.join(' '), 2]);
+        expect(r.json.error.code).toBe('CORDON_BAD_INPUT');
+        expect(r.json.error.message).toContain(`CLAUDE_CONFIG_DIR is ${JSON.stringify(value)}, not an absolute path${tilde ? ' (Claude Code does not expand "~" in it)' : ''};`);
+      }
+    }
+    expect(readdirSync(project)).toEqual([]);
+    const dir = sandbox.dir('claude-home');
+    const slashed = await cordonJson(['install-hooks', '--agent', 'claude-code', '--write'], { ...env, CLAUDE_CONFIG_DIR: `${dir}///` }, project);
+    expect(slashed.exitCode, slashed.stderr).toBe(0);
+    expect(slashed.json.agents[0].changes.map((c: { path: string }) => c.path)).toEqual([join(dir, 'settings.json')]);
+    const empty = await cordonJson(['install-hooks', '--agent', 'claude-code'], { ...env, CLAUDE_CONFIG_DIR: '' }, project);
+    expect(empty.json.agents[0].changes.map((c: { path: string }) => c.path)).toEqual([join(home, '.claude', 'settings.json')]);
+  });
+});

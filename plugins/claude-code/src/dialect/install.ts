@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
 
 /**
@@ -41,9 +41,23 @@ export function claudeSettingsPath(ctx: InstallContext): string {
   return join(claudeHome(ctx), 'settings.json');
 }
 
-/** Claude Code's user config home: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
-function claudeHome(ctx: InstallContext): string {
-  return ctx.env.CLAUDE_CONFIG_DIR || join(ctx.home, '.claude');
+/** Error code the host knows (catalogue `BAD_INPUT`). */
+const BAD_INPUT = 'CORDON_BAD_INPUT';
+
+/**
+ * Claude Code's user config home: `$CLAUDE_CONFIG_DIR` when set and not empty, else `~/.claude`.
+ * Claude Code takes the variable as it is (no `~` expansion, white space kept), so a relative
+ * value names a directory below wherever Claude Code is started, not one file: it is refused.
+ * @throws an error with code `CORDON_BAD_INPUT` for a `CLAUDE_CONFIG_DIR` that is not an absolute path.
+ */
+export function claudeHome(ctx: InstallContext): string {
+  const value = ctx.env.CLAUDE_CONFIG_DIR;
+  if (!value) return join(ctx.home, '.claude');
+  if (!isAbsolute(value)) {
+    const tilde = value.startsWith('~') ? ' (Claude Code does not expand "~" in it)' : '';
+    throw Object.assign(new Error(`CLAUDE_CONFIG_DIR is ${JSON.stringify(value)}, not an absolute path${tilde}; Claude Code reads it against the directory it is started in, so which settings.json it names depends on where Claude Code starts. Set CLAUDE_CONFIG_DIR to an absolute path`), { code: BAD_INPUT });
+  }
+  return value;
 }
 
 function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[], cordonRemoved?: number): InstallPlan {
@@ -61,7 +75,7 @@ const SETTINGS_JSON = { bom: true } as const;
 /** Claude Code's settings.json writer. */
 export const installer: HookInstaller = {
   // Installed when on PATH or its user config home exists; at project scope also when the project has a `.claude/`.
-  detect: (ctx) => ctx.which('claude') !== undefined || ctx.isDirectory(claudeHome(ctx)) || (ctx.scope === 'project' && ctx.isDirectory(join(ctx.projectDir, '.claude'))),
+  detect: (ctx) => ctx.which('claude') !== undefined || (isAbsolute(ctx.env.CLAUDE_CONFIG_DIR || ctx.home) && ctx.isDirectory(claudeHome(ctx))) || (ctx.scope === 'project' && ctx.isDirectory(join(ctx.projectDir, '.claude'))),
 
   install(ctx) {
     const path = claudeSettingsPath(ctx);
