@@ -311,6 +311,22 @@ describe('toml editor (surgical edits, re-parsed)', () => {
     expect(code(() => tomlDocument('/c.toml', 'a = \n'))).toBe('CORDON_CONFIG_UNPARSEABLE');
   });
 
+  // Found by a hostile-input probe: a config.toml that does not parse was refused as "not valid
+  // TOML (Invalid TOML document: invalid value)", without the place docs/hooks.md promises for
+  // every syntax error, and which JSON and YAML give.
+  it('names the line and column of a syntax error', () => {
+    const message = (text: string): string | undefined => {
+      try {
+        tomlDocument('/c.toml', text);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    expect(message('model = "x"\nhooks = \n')).toBe('/c.toml is not valid TOML (invalid value at line 2, column 9); refusing to edit it, the file is left untouched');
+    expect(message('model = "a"\r\nmodel = "b"\r\n')).toMatch(/^\/c\.toml is not valid TOML \(trying to redefine an already defined table or value at line 2, column \d+\);/);
+  });
+
   it('any set of upserts then removals restores the original text (property)', () => {
     const key = fc.string({ minLength: 1, maxLength: 30 }).filter((k) => !/[\u0000-\u001f\u007f]/.test(k));
     fc.assert(

@@ -29,6 +29,17 @@ function scalar(value: Scalar): string {
   return value ? 'true' : 'false';
 }
 
+/**
+ * smol-toml's parse error in words with its place, as the JSON and YAML editors say theirs
+ * (`invalid value at line 2, column 9`): its first line without the `Invalid TOML document: `
+ * every message starts with, and the `line` and `column` the error carries (1-based).
+ */
+export function tomlSyntax(error: unknown): string {
+  const e = error as { message?: unknown; line?: unknown; column?: unknown } | null;
+  const words = String(e?.message ?? error).split('\n')[0]!.replace(/^Invalid TOML document: /, '');
+  return typeof e?.line === 'number' && typeof e.column === 'number' ? `${words} at line ${e.line}, column ${e.column}` : words;
+}
+
 /** The key path a header line declares, decoded by the TOML parser itself (any quoting); `undefined` if the line is not a header. */
 function headerPath(line: string): string[] | undefined {
   const m = HEADER.exec(line);
@@ -117,7 +128,7 @@ export function tomlDocument(path: string, text: string | undefined): TomlDocume
   try {
     value = parse(current) as Record<string, unknown>;
   } catch (error) {
-    throw unparseable(path, 'TOML', (error as Error).message.split('\n')[0]!);
+    throw unparseable(path, 'TOML', tomlSyntax(error));
   }
   const eol = current.includes('\r\n') ? '\r\n' : '\n';
 
