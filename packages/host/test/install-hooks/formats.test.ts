@@ -152,6 +152,27 @@ describe('yaml editor', () => {
     expect(doc.toString()).toBe(user);
   });
 
+  // Found by a hostile-input probe: with `hooks: !!map` (an explicit tag) install wrote its
+  // entries, but uninstall-hooks refused to take them out again ("would not leave valid YAML:
+  // Unexpected tag at node end"): the last entry's key got its empty collection before the tag
+  // (`hooks: {} !!map`).
+  it('removing the last entry of a tagged or anchored block collection puts the empty one after the tag and anchor', () => {
+    const tagged = 'model: x\nhooks: !!map\n  pre_tool_call: []\n';
+    const doc = yamlDocument('/c.yaml', tagged);
+    doc.append(['hooks', 'on_session_finalize'], { command: 'c' });
+    doc.remove(['hooks', 'on_session_finalize', 0]);
+    doc.remove(['hooks', 'on_session_finalize']);
+    expect(doc.toString()).toBe(tagged);
+    doc.remove(['hooks', 'pre_tool_call']);
+    expect(doc.toString()).toBe('model: x\nhooks: !!map {}\n');
+    const anchored = yamlDocument('/c.yaml', 'hooks: &h !!map # mine\n  pre_tool_call: !!seq\n    - command: c\n');
+    anchored.remove(['hooks', 'pre_tool_call', 0]);
+    expect(anchored.toString()).toBe('hooks: &h !!map # mine\n  pre_tool_call: !!seq []\n');
+    anchored.remove(['hooks', 'pre_tool_call']);
+    expect(anchored.toString()).toBe('hooks: &h !!map {} # mine\n');
+    expect(anchored.value).toEqual({ hooks: {} });
+  });
+
   it('an empty flow map or list (`hooks: {}`, `event: []`) becomes a block in place; a file without a final newline gets none added', () => {
     const doc = yamlDocument('/c.yaml', 'a: 1 # one\nhooks: {}\nz: 2');
     doc.append(['hooks', 'pre_tool_call'], { command: 'c' });

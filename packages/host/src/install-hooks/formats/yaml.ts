@@ -250,7 +250,9 @@ export function yamlDocument(path: string, text: string | undefined): ConfigDocu
     const keyEnd = (pair.key as YamlNode).range![1];
     const colon = current.indexOf(':', keyEnd);
     const empty = isSeq(parent) ? ' []' : ' {}';
-    commit(current.slice(0, colon + 1) + empty + current.slice(colon + 1, from) + current.slice(to), expected, what);
+    // After the collection's own tag and anchor (`hooks: &h !!map`), which belong before it.
+    const props = colon + 1 + /^(?:[ \t]+[!&][^\s#]*)*/.exec(current.slice(colon + 1, from))![0].length;
+    commit(current.slice(0, props) + empty + current.slice(props, from) + current.slice(to), expected, what);
   };
 
   /**
