@@ -173,6 +173,27 @@ describe('yaml editor', () => {
     expect(anchored.value).toEqual({ hooks: {} });
   });
 
+  // Found by a hostile-input probe: `pre_tool_call: *mine` (an alias of a list anchored
+  // elsewhere) was refused as "hooks.pre_tool_call holds a list where the agent expects a list of
+  // hooks", a message that contradicts itself; `hooks: *h` likewise.
+  it('refuses an edit through an alias, saying it is one', () => {
+    for (const [text, at, source] of [
+      ['mine: &mine []\nhooks:\n  pre_tool_call: *mine\n', 'hooks.pre_tool_call', 'mine'],
+      ['h: &h\n  pre_tool_call: []\nhooks: *h\n', 'hooks', 'h'],
+    ] as const) {
+      const doc = yamlDocument('/c.yaml', text);
+      let message = '';
+      try {
+        doc.append(['hooks', 'pre_tool_call'], { command: 'c' });
+      } catch (error) {
+        message = (error as Error).message;
+        expect((error as { code?: string }).code).toBe('CORDON_CONFIG_EDIT');
+      }
+      expect(message).toBe(`/c.yaml: adding to hooks.pre_tool_call cannot be done by a surgical edit (${at} is an alias (*${source}) of a node anchored elsewhere, which cordon does not edit through: write it out in place); the file is left untouched`);
+      expect(doc.toString()).toBe(text);
+    }
+  });
+
   it('an empty flow map or list (`hooks: {}`, `event: []`) becomes a block in place; a file without a final newline gets none added', () => {
     const doc = yamlDocument('/c.yaml', 'a: 1 # one\nhooks: {}\nz: 2');
     doc.append(['hooks', 'pre_tool_call'], { command: 'c' });

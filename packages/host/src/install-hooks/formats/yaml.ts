@@ -1,5 +1,5 @@
 import type { ConfigDocument, ConfigPath } from '@cordon/plugin-api';
-import { isCollection, isMap, isScalar, isSeq, parseDocument, stringify, visit, type Document, type Node as YamlNode, type Pair } from 'yaml';
+import { isAlias, isCollection, isMap, isScalar, isSeq, parseDocument, stringify, visit, type Document, type Node as YamlNode, type Pair } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
 import { CordonError, ERROR_CODES } from '../../errors/index.js';
 import { kindWords, notAList, unparseable } from './unparseable.js';
@@ -269,13 +269,28 @@ export function yamlDocument(path: string, text: string | undefined): ConfigDocu
     }
   };
 
+  /**
+   * Refuses an edit at or under an alias (`hooks: *h`, `pre_tool_call: *mine`): the node it
+   * names is anchored elsewhere and may be used in more places, so an entry written into it would
+   * show wherever the anchor is used; cordon says so rather than calling it the wrong type.
+   */
+  const noAliasOn = (p: ConfigPath, what: string): void => {
+    for (let depth = 1; depth <= p.length; depth++) {
+      const node = nodeAt(p.slice(0, depth));
+      if (node && isAlias(node)) {
+        throw refuse(what, `${label(p.slice(0, depth))} is an alias (*${node.source}) of a node anchored elsewhere, which cordon does not edit through: write it out in place`);
+      }
+    }
+  };
+  const guard = (p: ConfigPath, what: string): void => (noAliasOn(p, what), noMergeKeyOn(p, what));
+
   return {
     get value() {
       return value;
     },
-    set: (p, v) => (noMergeKeyOn(p, `setting ${label(p)}`), set(p, v)),
-    append: (p, item) => (noMergeKeyOn(p, `adding to ${label(p)}`), append(p, item)),
-    remove: (p) => (noMergeKeyOn(p, `removing ${label(p)}`), remove(p)),
+    set: (p, v) => (guard(p, `setting ${label(p)}`), set(p, v)),
+    append: (p, item) => (guard(p, `adding to ${label(p)}`), append(p, item)),
+    remove: (p) => (guard(p, `removing ${label(p)}`), remove(p)),
     toString: () => mark + current,
   };
 }
