@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, rmSync, rmdirSync, statSync } from 'node:fs';
+import { accessSync, chownSync, constants, existsSync, lstatSync, mkdirSync, rmSync, rmdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CordonError, ERROR_CODES } from '../errors/index.js';
 import { writeFileAtomic, writeTarget } from '../io/atomic-write.js';
@@ -200,8 +200,9 @@ export function whichIn(name: string, pathVar: string | undefined, platform: str
  * agent reading the file concurrently sees the old or the new version, never half. A config that
  * is a symbolic link (a dotfiles repository; absolute, relative or chained) keeps its link: the
  * file it points at is written, with the temp file beside that target, and a link is never
- * deleted (the caller decides deletion; see run.ts). An existing file keeps its mode; a new one
- * is 0600 (agents' configs can hold keys).
+ * deleted (the caller decides deletion; see run.ts). An existing file keeps its mode, owner and
+ * group; a new one is 0600 (agents' configs can hold keys), and created by root in another
+ * user's directory it and the directories made for it are that user's.
  */
 export function putText(path: string, text: string | undefined): string[] {
   if (text === undefined) {
@@ -209,9 +210,30 @@ export function putText(path: string, text: string | undefined): string[] {
     return [];
   }
   const target = writeTarget(path);
+  const owner = existsSync(target) ? undefined : ownerOfNearestDirectory(dirname(target));
   const created = makeParents(dirname(target));
   writeFileAtomic(target, text);
+  if (owner) for (const made of [...created, target]) chownSync(made, owner.uid, owner.gid);
   return created;
+}
+
+/**
+ * The owner a file and directories root creates should get: that of the nearest existing
+ * directory above them, when this process is root and it is someone else's (`sudo cordon
+ * install-hooks --write` with a user's `HOME` creating `~/.codex/hooks.json` in their
+ * `~/.codex`, or `~/.gemini` in their home). Without it they were root's, 0600 and 0700, so the
+ * agent, running as that user, could not read them and ran no hooks. `undefined` otherwise.
+ */
+function ownerOfNearestDirectory(dir: string): { uid: number; gid: number } | undefined {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
+  for (let current = dir; ; current = dirname(current)) {
+    try {
+      const stat = statSync(current);
+      return stat.uid === 0 && stat.gid === 0 ? undefined : { uid: stat.uid, gid: stat.gid };
+    } catch {
+      if (dirname(current) === current) return undefined;
+    }
+  }
 }
 
 /**

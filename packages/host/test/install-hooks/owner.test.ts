@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../../test/support/cli.js';
@@ -49,5 +49,20 @@ describe.skipIf(!asRoot)('an agent config owned by another user, written by root
     expect(removed.exitCode, removed.stderr).toBe(0);
     for (const [path, text] of Object.entries(files)) expect(readFileSync(join(home, path), 'utf8')).toBe(text);
     expect(owners()).toEqual(expected);
+  });
+
+  // The same probe: the files and directories root created in that user's home (~/.codex with
+  // its hooks.json and config.toml, ~/.gemini, ~/.cursor) were root's, 0600 and 0700, so the
+  // agent, running as the user, could not read them and ran no hooks.
+  it('creates new files and directories in another user\'s home as theirs', async () => {
+    chownSync(home, OTHER, OTHER);
+    const created = ['.codex', '.codex/hooks.json', '.codex/config.toml', '.gemini', '.gemini/settings.json', '.cursor', '.cursor/hooks.json'];
+    const agents = ['--agent', 'codex', '--agent', 'gemini', '--agent', 'cursor'];
+    const installed = await cordonJson(['install-hooks', ...agents, '--write'], env, project);
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    expect(created.map((path) => { const s = statSync(join(home, path)); return [path, s.uid, s.gid]; })).toEqual(created.map((path) => [path, OTHER, OTHER]));
+    const removed = await cordonJson(['uninstall-hooks', ...agents, '--write'], env, project);
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(created.filter((path) => existsSync(join(home, path)))).toEqual([]);
   });
 });
