@@ -159,6 +159,30 @@ export function refuseWriteProtected(path: string): void {
   });
 }
 
+/**
+ * Refuses a change to a config `path` whose file has more than one hard link
+ * (`CORDON_CONFIG_EDIT`, naming it and the count): the atomic write puts a new file in place by a
+ * rename, which would split this name from the others (a dotfiles repository holding the same
+ * file under another name kept the old bytes, silently, and went on diverging). A symbolic link
+ * is written through (its target is what counts); a missing file passes.
+ */
+export function refuseHardLinked(path: string): void {
+  let target: string;
+  let links: number;
+  try {
+    target = writeTarget(path);
+    links = statSync(target).nlink;
+  } catch {
+    return; // Missing (created by install) or unreadable: reading it has already said why.
+  }
+  if (links <= 1) return;
+  const via = target === resolve(path) ? '' : ` (through the link to ${target})`;
+  const problem = `${path}: is one of ${links} hard links to the same file${via}`;
+  throw new CordonError(ERROR_CODES.CONFIG_EDIT, `${problem}; cordon writes a config by renaming a new file into place, which would split this name from the others: make the other names symbolic links to it (cordon writes through those), or this one a copy of its own, then run again; nothing was written`, {
+    details: { path, target, links, reason: 'hard-linked', problem },
+  });
+}
+
 /** True when `path` is an existing directory (symlinks followed). */
 export function isDirectory(path: string): boolean {
   try {

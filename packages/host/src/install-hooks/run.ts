@@ -6,7 +6,7 @@ import { CordonError, ERROR_CODES, wrapPluginError, type ErrorCode } from '../er
 import { checkHookExecutable, hookCommand, portableHookCommand } from './command.js';
 import { projectWarnings } from './project.js';
 import { changeDiff } from './diff.js';
-import { isDirectory, isLink, putText, readText, refuseWriteProtected, removeEmptyDirs, whichIn } from './files.js';
+import { isDirectory, isLink, putText, readText, refuseHardLinked, refuseWriteProtected, removeEmptyDirs, whichIn } from './files.js';
 import { readInstallRecord, recordInstallWrite, untouchedSince, writeInstallRecord, type InstallRecord } from './record.js';
 import { configFormats } from './formats/index.js';
 import { hookListsFor } from './hook-lists.js';
@@ -334,7 +334,12 @@ async function installOrUninstall(host: CordonHost, options: InstallHooksOptions
   const record = readInstallRecord(dataDir);
   const skips = options.agents === 'all' ? { passed_over: passedOver } : {};
   if (options.mode === 'uninstall') for (const p of planned) p.plan = await exactUninstall(p, record);
-  for (const p of planned) for (const change of p.plan.changes) refuseWriteProtected(change.path);
+  for (const p of planned) {
+    for (const change of p.plan.changes) {
+      refuseWriteProtected(change.path);
+      refuseHardLinked(change.path);
+    }
+  }
   if (!options.write) return { mode: options.mode, scope: options.scope, write: false, agents: planned.map((p) => report(p.agent, p.plan, false)), ...skips };
 
   const journal: Written[] = [];
