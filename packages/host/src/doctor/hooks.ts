@@ -8,6 +8,19 @@ import { safely } from '../util/safely.js';
 import type { Finding } from './report.js';
 
 /**
+ * The row of an agent whose config could not be planned: a file that cannot be read or parsed
+ * (repair or move it), or a setting that names no one file (`CORDON_BAD_INPUT` from the
+ * installer: a relative `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME` or `HERMES_HOME`), whose fix is
+ * the setting, not a file: that message already says how to set it.
+ */
+function unreadableFinding(check: string, error: unknown): Finding {
+  if ((error as { code?: unknown } | null)?.code === 'CORDON_BAD_INPUT') {
+    return { check, status: 'problem', message: `cannot locate the config: ${configProblem(error)}`, fix: 'correct that setting in the environment the agent and cordon start in, as the message says, then run doctor again' };
+  }
+  return { check, status: 'problem', message: `cannot read the config: ${configProblem(error)}`, fix: `repair or move the file it names (\`cordon install-hooks\` will not edit it until then), then run doctor again` };
+}
+
+/**
  * Per agent with a hook config and scope: are cordon's hooks installed and current (an install
  * would change nothing), does each installed command still start, does the agent accept them
  * (Codex's trust, as `codex app-server` `hooks/list` reports it; Hermes' consent allowlist), and
@@ -32,7 +45,7 @@ export async function hookFindings(host: CordonHost, options: { scope: HookScope
     if (state.kind === 'none') continue;
     if (state.kind === 'unreadable') {
       // Doctor edits nothing: install-hooks' "refusing to edit it" would not be true of doctor.
-      findings.push({ check, status: 'problem', message: `cannot read the config: ${configProblem(state.error)}`, fix: `repair or move the file it names (\`cordon install-hooks\` will not edit it until then), then run doctor again` });
+      findings.push(unreadableFinding(check, state.error));
       continue;
     }
     const { installer, ctx, plan } = state.planned;

@@ -182,6 +182,22 @@ describe('cordon doctor', () => {
     expect(find(report, 'activity:claude-code')[0]!.message).toBe('last hook event: tool_end (Bash) 3 h ago, session s-1');
   });
 
+  // Found by a hostile-input probe: a relative CLAUDE_CONFIG_DIR or GEMINI_CLI_HOME, which names
+  // no one file, was reported as "cannot read the config: …" with the fix "repair or move the
+  // file it names", though it names no file and the fix is the variable.
+  it('a config directory variable that is not an absolute path is reported with the variable as the fix, not a file', async () => {
+    const { exitCode, report } = await doctor({ ...env, CLAUDE_CONFIG_DIR: 'rel/claude', GEMINI_CLI_HOME: '~' });
+    expect(exitCode).toBe(1);
+    for (const [check, text] of [
+      ['hooks:claude-code:user', 'CLAUDE_CONFIG_DIR is "rel/claude", not an absolute path;'],
+      ['hooks:gemini:user', 'GEMINI_CLI_HOME is "~", not an absolute path (Gemini CLI does not expand "~" in it);'],
+    ] as const) {
+      const [row] = find(report, check);
+      expect(row).toEqual(expect.objectContaining({ status: 'problem', fix: 'correct that setting in the environment the agent and cordon start in, as the message says, then run doctor again' }));
+      expect(row!.message.startsWith(`cannot locate the config: ${text}`)).toBe(true);
+    }
+  });
+
   it('a config that does not parse is reported in doctor\'s words (it edits nothing); install-hooks keeps its own', async () => {
     const settings = join(box.home, '.claude/settings.json');
     writeFileSync(settings, '{ bad json');
