@@ -99,6 +99,16 @@ describe('GEMINI_CLI_HOME', () => {
     }
     expect(readdirSync(project)).toEqual([]);
   });
+
+  // Found by a hostile-input probe: a project-scope install, whose file is the project's own
+  // .gemini/settings.json, was refused for a relative GEMINI_CLI_HOME too (its note names the
+  // user directory's trustedFolders.json), and doctor reported the project row as unreadable.
+  it('one that is not an absolute path does not stop a project-scope install', async () => {
+    const r = await cordonJson(['install-hooks', '--agent', 'gemini', '--scope', 'project', '--write'], { ...env, GEMINI_CLI_HOME: 'rel/g' }, project);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json.agents[0].changes.map((c: { path: string }) => c.path)).toEqual([join(project, '.gemini', 'settings.json')]);
+    expect(r.json.agents[0].notes.join('\n')).toContain('trustedFolders.json in Gemini CLI\'s user directory (.gemini under GEMINI_CLI_HOME, which is "rel/g": not an absolute path)');
+  });
 });
 
 // Found by a hostile-input probe: HERMES_HOME was used as given. Hermes strips white space from

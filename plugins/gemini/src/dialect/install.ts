@@ -55,6 +55,19 @@ export function geminiUserDir(ctx: InstallContext): string {
   return join(value, '.gemini');
 }
 
+/**
+ * Where Gemini CLI keeps its trusted folders, for the project-scope note: `<user dir>/trustedFolders.json`,
+ * or, with a `GEMINI_CLI_HOME` that names no one directory (which the project's own file does not
+ * depend on, so a project install goes on), that file named in words.
+ */
+function trustedFoldersFile(ctx: InstallContext): string {
+  try {
+    return join(geminiUserDir(ctx), 'trustedFolders.json');
+  } catch {
+    return `trustedFolders.json in Gemini CLI's user directory (.gemini under GEMINI_CLI_HOME, which is ${JSON.stringify(ctx.env.GEMINI_CLI_HOME)}: not an absolute path)`;
+  }
+}
+
 /** `<user dir>/settings.json` ({@link geminiUserDir}) for user scope, `<project>/.gemini/settings.json` for project scope. */
 export function geminiSettingsPath(ctx: InstallContext): string {
   return ctx.scope === 'project' ? join(ctx.projectDir, '.gemini', 'settings.json') : join(geminiUserDir(ctx), 'settings.json');
@@ -87,7 +100,7 @@ export const installer: HookInstaller = {
     const config = (doc.value as { hooksConfig?: { enabled?: unknown; disabled?: unknown } }).hooksConfig;
     if (config?.enabled === false) notes.push(`${path} sets hooksConfig.enabled to false: Gemini CLI runs no hooks until it is true`);
     if (Array.isArray(config?.disabled) && config.disabled.some((d) => d === HOOK_NAME || d === command)) notes.push(`${path} lists "${HOOK_NAME}" in hooksConfig.disabled: remove it there for the hooks to run`);
-    if (ctx.scope === 'project') notes.push(`Gemini CLI runs project hooks only in a trusted folder (headless runs: --skip-trust, GEMINI_CLI_TRUST_WORKSPACE=true, or ${join(geminiUserDir(ctx), 'trustedFolders.json')})`);
+    if (ctx.scope === 'project') notes.push(`Gemini CLI runs project hooks only in a trusted folder (headless runs: --skip-trust, GEMINI_CLI_TRUST_WORKSPACE=true, or ${trustedFoldersFile(ctx)})`);
     return plan(path, before, doc.toString(), ctx.hookLists.summary(added, removed), notes);
   },
 
