@@ -226,9 +226,16 @@ export function whichIn(name: string, pathVar: string | undefined, platform: str
  * file it points at is written, with the temp file beside that target, and a link is never
  * deleted (the caller decides deletion; see run.ts). An existing file keeps its mode, owner and
  * group; a new one is 0600 (agents' configs can hold keys), and created by root in another
- * user's directory it and the directories made for it are that user's.
+ * user's directory it and the directories made for it are that user's. With `expected`, the file
+ * must still hold `expected.before` (`undefined`: be absent), what the plan was made from;
+ * otherwise nothing is written and an error says that it changed.
  */
-export function putText(path: string, text: string | undefined): string[] {
+export function putText(path: string, text: string | undefined, expected?: { readonly before: string | undefined }): string[] {
+  if (expected && readText(path) !== expected.before) {
+    // Someone wrote the file after it was read for the plan (the agent saving a setting, an
+    // editor): writing the plan's text now would drop that change.
+    throw Object.assign(new Error(`${path} changed after install-hooks read it (another program wrote it meanwhile); it was not written, so that change stays: run the command again`), { code: 'ECHANGED' });
+  }
   if (text === undefined) {
     rmSync(path, { force: true });
     return [];

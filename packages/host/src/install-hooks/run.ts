@@ -349,7 +349,7 @@ async function installOrUninstall(host: CordonHost, options: InstallHooksOptions
   const apply = (agent: string, change: ConfigChange): void => {
     let created: string[] = [];
     try {
-      created = putText(change.path, change.after);
+      created = putText(change.path, change.after, { before: change.before });
     } catch (error) {
       rollBack(journal, change.path, error);
     }
