@@ -32,7 +32,8 @@ export function commandSynonym(id: string, config: Interfaces.Config): string | 
  * `pcodx:show`; oclif joins every word before the first flag into it, so `cordon chek foo`
  * arrives as `chek:foo`): prints the refusal (report-error.ts; `--json` in `argv` gives the JSON
  * document) and returns the error to throw, which ends the process with exit 2. `CORDON_BAD_INPUT`.
- * The message names the plugin that adds a first-party command; else, when the first word is no
+ * The message names the plugin that adds a first-party command when that plugin is not installed
+ * (none of its commands is among `config`'s); else, when the first word is no
  * command or topic, that word alone (the words after it are the command's arguments) with the
  * command a well-known synonym stands for (`completion`: "Did you mean `cordon autocomplete`?"; a
  * flag's keeps `--json`: `version --json` → "Did you mean `cordon --version --json`?") or the
@@ -49,7 +50,9 @@ export function reportUnknownCommand(id: string, config: Interfaces.Config, argv
   const visible = config.commands.filter((c) => !c.hidden);
   const ids = [...visible.map((c) => c.id), ...visible.flatMap((c) => c.aliases)];
   const parts = id.split(':');
-  const provider = PLUGIN_COMMANDS[parts[0]!];
+  // The plugin is named only when it is missing: with it installed, `pcodx ids extra` (oclif's
+  // `pcodx:ids:extra`) is a command given words it does not take, as below.
+  const provider = ids.some((c) => isWithin(c, parts[0]!)) ? undefined : PLUGIN_COMMANDS[parts[0]!];
   const refuse = (message: string): Errors.ExitError => reportError({ code: ERROR_CODES.BAD_INPUT, message }, 2, asksForJson(argv));
   const shown = (words: string): string => displayPath(toConfiguredId(words, config));
   if (provider) {

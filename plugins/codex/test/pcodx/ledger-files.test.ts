@@ -72,6 +72,22 @@ describe('global flags before the command, as the reference writes them', () => 
       expect(existsSync(join(box.root, 'never'))).toBe(false);
     });
   }
+
+  // A word after a pcodx command that takes none (`pcodx ids extra`, which oclif reads as the
+  // command id `pcodx:ids:extra`) was refused with "It comes with the @cordon/codex plugin: \`cordon
+  // plugins link …\`", though the plugin was installed; now it is named as such words are for the
+  // host's own commands (`cordon check extra`), exit 2, nothing created.
+  it('a word a pcodx command does not take is named, not taken for a missing plugin', async () => {
+    const db = join(box.root, 'never', 'pcodx.sqlite3');
+    for (const command of ['ids', 'show', 'sessions', 'init']) {
+      const r = await cordonPcodx([command, 'extra', '--db', db]);
+      const stderr = r.stderr.replace(/\s*\n\s*/g, ' ');
+      expect([r.exitCode, r.stdout], command).toEqual([2, '']);
+      expect(stderr, command).not.toContain('plugin');
+      expect(stderr, command).toContain(`\`cordon pcodx ${command}\` takes no argument \`extra\``);
+    }
+    expect(existsSync(join(box.root, 'never'))).toBe(false);
+  });
 });
 
 describe('a refusal writes nothing', () => {
