@@ -119,7 +119,8 @@ function endOutputOnError(stream, name) {
 /**
  * Says that writing `name` (stdout or stderr) failed with `error`, as the plugin API's
  * `outputFailed` does for the fast routes (this file cannot load that ES module before its route
- * is chosen): one line on standard error when standard output failed, and exit code 1 unless the
+ * is chosen): one line on standard error when standard output failed (once, whichever of the two
+ * says it first), and exit code 1 unless the
  * command's is already non-zero.
  */
 function outputFailed(name, error) {
@@ -127,6 +128,10 @@ function outputFailed(name, error) {
     if (!process.exitCode) process.exitCode = 1;
   });
   if (name !== 'stdout') return;
+  // Said once per process, with the plugin API's outputFailed (the same registered symbol).
+  const said = Symbol.for('cordon.stdout-failure-said');
+  if (process[said]) return;
+  process[said] = true;
   const words = { ENOSPC: 'no space left on the device', EDQUOT: 'the disk quota is exhausted', EFBIG: 'the file would be too large', EIO: 'input/output error' };
   const code = typeof error?.code === 'string' ? error.code : undefined;
   try {

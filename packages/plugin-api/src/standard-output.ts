@@ -69,10 +69,16 @@ export function writeOutput(fd: 1 | 2, text: string): void | false | Promise<voi
 }
 
 /**
+ * Set on `process` once the failure of standard output has been said (here or by the host's
+ * bin/run.cjs, which uses the same registered symbol), so it is said once.
+ */
+const STDOUT_FAILURE_SAID = Symbol.for('cordon.stdout-failure-said');
+
+/**
  * Reports that writing standard output (`fd` 1) or standard error (2) failed with `error` (not a
  * closed reader: `ENOSPC`, `EIO` …): one line on standard error when it was standard output that
  * failed, `cordon: could not write standard output: no space left on the device (ENOSPC); what
- * was printed is incomplete`, and the process's exit code made 1 if it would otherwise be 0,
+ * was printed is incomplete` (once per process, however many writes failed), and the process's exit code made 1 if it would otherwise be 0,
  * whatever the command sets later (a listener on `exit`). The host's bin/run.cjs does the same for
  * the streams of its oclif commands. Never throws.
  */
@@ -81,6 +87,11 @@ export function outputFailed(fd: 1 | 2, error: unknown): void {
     if (!process.exitCode) process.exitCode = 1;
   });
   if (fd !== 1) return;
+  // Said once per process: a command that wrote both here and through process.stdout (the
+  // oclif pcodx commands) fails on both, and bin/run.cjs reports the stream's failure too.
+  const said = process as unknown as Record<symbol, boolean>;
+  if (said[STDOUT_FAILURE_SAID]) return;
+  said[STDOUT_FAILURE_SAID] = true;
   const code = (error as { code?: unknown } | null)?.code;
   try {
     writeSync(2, `cordon: could not write standard output: ${systemErrorWords(error)}${typeof code === 'string' ? ` (${code})` : ''}; what was printed is incomplete\n`);
