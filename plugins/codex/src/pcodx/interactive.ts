@@ -5,7 +5,7 @@ import { PcodxUsageError, isUserError } from './errors.js';
 import type { LoopTarget } from './actions.js';
 import { messageIdsHelper } from './message-ids.js';
 import { compactLines, uncompactLines, visibleIdsLine, type Sink } from './output.js';
-import { decode, readTextFile } from './text-input.js';
+import { decode, MAX_TEXT_BYTES, readTextFile } from './text-input.js';
 
 /** The prompt, shown only when stdout is a terminal (the Rust pcodx, SichangHe/partial_compact_codex). */
 export const LOOP_PROMPT = 'pcodx> ';
@@ -81,6 +81,11 @@ export class InteractiveLoop {
     this.sink.out('pcodx interactive');
     this.sink.out(`session_id=${this.target.session.id}`);
     this.sink.out('commands: /help /ids /show /message-ids /record /record-file /compact /uncompact /turn /exit; other lines are user turns');
+  }
+
+  /** Prints why an input line was not taken (`error: …` on stderr); the loop goes on. */
+  refuse(error: Error): void {
+    this.sink.err(`error: ${error.message}`);
   }
 
   async handle(line: string): Promise<'exit' | undefined> {
@@ -203,7 +208,10 @@ export type LoopEnd = 'exit' | 'end' | 'interrupt';
 export async function runLoop(loop: InteractiveLoop, io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; tty: boolean }): Promise<LoopEnd> {
   loop.banner();
   if (!io.tty) {
-    for await (const line of pipedLines(io.input)) if ((await loop.handle(line)) === 'exit') return 'exit';
+    for await (const line of pipedLines(io.input)) {
+      if (typeof line !== 'string') loop.refuse(line);
+      else if ((await loop.handle(line)) === 'exit') return 'exit';
+    }
     return 'end';
   }
   const rl = createInterface({ input: io.input, output: io.tty ? io.output : undefined, terminal: io.tty, crlfDelay: Infinity });
@@ -234,24 +242,57 @@ export async function runLoop(loop: InteractiveLoop, io: { input: NodeJS.Readabl
 
 /**
  * The lines of piped input: split at `\n` only, each without its `\n` and one `\r` before it (a
- * CRLF file), decoded as UTF-8 across chunks. readline also ends a line at a lone `\r`, so a text
- * holding one was cut into two turns and what followed it read as a command of its own
- * (`notes\r/uncompact cmp1` uncompacted cmp1), which a writer that escapes lines starting with
- * `/` cannot see coming.
+ * CRLF file). readline also ends a line at a lone `\r`, so a text holding one was cut into two
+ * turns and what followed it read as a command of its own (`notes\r/uncompact cmp1` uncompacted
+ * cmp1), which a writer that escapes lines starting with `/` cannot see coming.
+ *
+ * Each line is decoded as strict UTF-8, as `--text-file -` is: a line that is not UTF-8 is
+ * yielded as a {@link PcodxUsageError} naming it (line N of stdin), where its bytes were recorded
+ * as U+FFFD. A line longer than {@link MAX_TEXT_BYTES} is not gathered: its bytes are dropped as
+ * they come and it is yielded as such an error once it ends, where the whole input was gathered
+ * into one string and searched again for a line feed at every chunk (a 600 MB line without one
+ * ran for minutes and then ran out of memory). Each byte is searched once.
  */
-export async function* pipedLines(input: AsyncIterable<unknown>): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8');
-  const line = (text: string) => (text.endsWith('\r') ? text.slice(0, -1) : text);
-  let rest = '';
+export async function* pipedLines(input: AsyncIterable<unknown>): AsyncGenerator<string | PcodxUsageError> {
+  let pieces: Buffer[] = [];
+  let size = 0;
+  let tooLong = false;
+  let number = 0;
+  const end = (): string | PcodxUsageError => {
+    number++;
+    const bytes = Buffer.concat(pieces, size);
+    const wasTooLong = tooLong;
+    pieces = [];
+    size = 0;
+    tooLong = false;
+    if (wasTooLong) return new PcodxUsageError(`line ${number} of stdin holds more than ${MAX_TEXT_BYTES} bytes (256 MiB), the most pcodx reads as one message; it was not recorded`);
+    const text = bytes.at(-1) === 0x0d ? bytes.subarray(0, -1) : bytes;
+    try {
+      return decode(text, `line ${number} of stdin`);
+    } catch (error) {
+      return new PcodxUsageError(`${(error as Error).message}; it was not recorded`);
+    }
+  };
+  const take = (bytes: Buffer): void => {
+    if (tooLong) return;
+    size += bytes.length;
+    if (size > MAX_TEXT_BYTES) {
+      tooLong = true;
+      pieces = [];
+      size = 0;
+      return;
+    }
+    pieces.push(bytes);
+  };
   for await (const chunk of input) {
-    rest += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
     let start = 0;
-    for (let at = rest.indexOf('\n'); at >= 0; at = rest.indexOf('\n', start)) {
-      yield line(rest.slice(start, at));
+    for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, start)) {
+      take(bytes.subarray(start, at));
+      yield end();
       start = at + 1;
     }
-    rest = rest.slice(start);
+    if (start < bytes.length) take(bytes.subarray(start));
   }
-  rest += decoder.decode();
-  if (rest !== '') yield line(rest);
+  if (size > 0 || tooLong) yield end();
 }

@@ -94,6 +94,18 @@ describe('cordon pcodx interactive through piped stdin', () => {
     expect(r.stdout).not.toContain('uncompacted=');
   });
 
+  // Piped bytes that are not UTF-8 were recorded with U+FFFD in their place (`record --text-file -`
+  // refuses them); now the line is refused, naming it, and the loop goes on.
+  it('a piped line that is not UTF-8 is refused by number and not recorded; the lines around it are', async () => {
+    const input = Buffer.concat([Buffer.from('before\nbad '), Buffer.from([0xff, 0xfe]), Buffer.from(' line\nafter\n')]);
+    const r = await pcodx(box, db, ['interactive', '--session', 'i'], { input });
+    expect([r.exitCode, r.stderr]).toEqual([0, 'error: line 2 of stdin is not valid UTF-8 text; it was not recorded\n']);
+    expect(tableRows(db, 'select id, text from messages order by seq')).toEqual([
+      { id: 'msg1', text: 'before' },
+      { id: 'msg2', text: 'after' },
+    ]);
+  });
+
   it('a line starting with / that is not a command is a user turn; // escapes a command name', async () => {
     const turns = ['/usr/bin/python is missing, fix it', '/tmp is full', '/etc/hosts', '/bogus arg', '/', '/ ', '/1'];
     const lines = [...turns, '//help', '//exit now', '///triple', '//exti', '/ids', '/exit'];

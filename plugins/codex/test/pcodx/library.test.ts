@@ -186,4 +186,32 @@ describe('piped lines of the interactive loop', () => {
     for await (const line of pipedLines(Readable.from(chunks))) lines.push(line);
     expect(lines).toEqual(['a', 'b\rc', '€\r', '', 'last']);
   });
+
+  // A line that was not UTF-8 was recorded with U+FFFD in place of its bytes (`--text-file -`
+  // refuses such input); now it is an error naming the line, and the lines around it are kept.
+  it('a line that is not UTF-8 is an error naming it, not text with U+FFFD', async () => {
+    const chunks = [Buffer.from('ok\nbad '), Buffer.from([0xff, 0xfe, 0x0a]), Buffer.from('€ fine\r\n')];
+    const lines: Array<string | Error> = [];
+    for await (const line of pipedLines(Readable.from(chunks))) lines.push(line);
+    expect(lines.map((l) => (typeof l === 'string' ? l : `error: ${l.message}`))).toEqual(['ok', 'error: line 2 of stdin is not valid UTF-8 text; it was not recorded', '€ fine']);
+  });
+
+  // A line above 256 MiB was gathered whole, and the whole of it searched for a line feed at every
+  // chunk: 600 MB without one ran for minutes, then out of memory. Now its bytes are dropped past
+  // the bound, the line is an error once it ends, and the next line reads as usual.
+  it('a line above 256 MiB is an error once it ends, read in one pass without being kept', async () => {
+    const mib = Buffer.alloc(1024 * 1024, 'a');
+    async function* input(): AsyncGenerator<Buffer> {
+      yield Buffer.from('first\n');
+      for (let i = 0; i < 257; i++) yield mib;
+      yield Buffer.from('\nnext\n');
+    }
+    const lines: Array<string | Error> = [];
+    for await (const line of pipedLines(input())) lines.push(line);
+    expect(lines.map((l) => (typeof l === 'string' ? l : `error: ${l.message}`))).toEqual([
+      'first',
+      'error: line 2 of stdin holds more than 268435456 bytes (256 MiB), the most pcodx reads as one message; it was not recorded',
+      'next',
+    ]);
+  }, 60_000);
 });
