@@ -155,6 +155,36 @@ describe('a refusal writes nothing', () => {
     expect(beside.exitCode, beside.stderr).toBe(0);
   });
 
+  // `--context-out` in a directory that does not exist, or a file that cannot be made there
+  // (/proc/self/x), printed Node's own words (`error: ENOENT: no such file or directory, open
+  // '/proc/self/x'`), after the app-server had started. Now a missing directory is refused before
+  // anything runs (exit 2) and a file that cannot be made names the flag and the file (exit 1);
+  // the turn is not run and nothing is recorded either way.
+  it('a --context-out that cannot be written is named, with nothing run or recorded', async () => {
+    const db = join(box.root, 'ctx.sqlite3');
+    expect((await pcodx(box, db, ['record', '--session', 'm', '--role', 'user', '--text', 'q'])).exitCode).toBe(0);
+    const started = join(box.root, 'started');
+    const codex = join(box.root, 'fake-codex');
+    // A stdio app-server that answers every request with an empty result, noting that it ran.
+    const script = [
+      `require('node:fs').writeFileSync(${JSON.stringify(started)}, '');`,
+      `require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {`,
+      `  const m = JSON.parse(line);`,
+      `  if (m.id !== undefined) process.stdout.write(JSON.stringify({ id: m.id, result: m.method === 'thread/start' ? { thread: { id: 't1' } } : {} }) + '\\n');`,
+      `});`,
+    ].join('\n');
+    writeFileSync(codex, `#!${process.execPath}\n${script}\n`, { mode: 0o755 });
+    const turn = ['model-turn', '--session', 'm', '--text', 'hi', '--codex-bin', codex, '--timeout-seconds', '30'];
+    const missing = join(box.root, 'no-such-dir', 'ctx.json');
+    const early = await pcodx(box, db, [...turn, '--context-out', missing]);
+    expect([early.exitCode, early.stdout, early.stderr]).toEqual([2, '', `error: --context-out ${missing}: its directory ${join(box.root, 'no-such-dir')}: no such directory; nothing was run\n`]);
+    expect(existsSync(started)).toBe(false);
+    const late = await pcodx(box, db, [...turn, '--context-out', '/proc/self/ctx.json']);
+    expect([late.exitCode, late.stdout]).toEqual([1, '']);
+    expect(late.stderr).toMatch(/^error: cannot write --context-out \/proc\/self\/ctx\.json: [^\n]+; the turn was not run and nothing was recorded\n$/);
+    expect(tableRows(db, 'select id, text from messages')).toEqual([{ id: 'msg1', text: 'q' }]);
+  }, 60_000);
+
   it('a --db or PCODX_DB that is a URL is refused as a usage error, on both routes, creating no directory of its scheme', async () => {
     const cwd = box.dir('work');
     const message = 'error: --db mysql://x: unsupported scheme mysql; the ledger is an SQLite file: give its path\n';

@@ -1,6 +1,6 @@
-import { shownJson, type LedgerHandle } from '@cordon/plugin-api';
+import { directoryProblem, shownJson, systemErrorWords, type LedgerHandle } from '@cordon/plugin-api';
 import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { isReportable, PcodxRuntimeError, PcodxUsageError } from '../errors.js';
 import { hostApi } from '../host-api.js';
 import { textOut, type Sink } from '../output.js';
@@ -36,6 +36,9 @@ export async function modelTurnCommand(ledger: LedgerHandle, flags: ModelTurnFla
   if (contextOut !== undefined && existsSync(contextOut)) throw new PcodxUsageError(`--context-out ${contextOut} exists already; name a new file`);
   const inState = contextOut === undefined ? undefined : api.services.files.stateDirProblem?.(contextOut);
   if (inState !== undefined) throw new PcodxUsageError(`--context-out ${contextOut}: ${inState.why}`);
+  // Its directory must be there before the app-server starts (`--context-out missing/x.json`).
+  const noDir = contextOut === undefined ? undefined : directoryProblem(dirname(contextOut));
+  if (noDir !== undefined) throw new PcodxUsageError(`--context-out ${contextOut}: its directory ${dirname(contextOut!)}: ${noDir}; nothing was run`);
   const usageLog = api.services.ledger.checkUsageLog({ usageLog: flags.usageLog, dbPath: ledger.path });
   let result;
   try {
@@ -46,7 +49,7 @@ export async function modelTurnCommand(ledger: LedgerHandle, flags: ModelTurnFla
       cwd,
       codexBin: flags.codexBin,
       timeoutMs: flags.timeoutMs,
-      onContext: contextOut ? (items) => writeNewPrivate(contextOut, `${JSON.stringify(items, null, 2)}\n`) : undefined,
+      onContext: contextOut ? (items) => writeContext(contextOut, items) : undefined,
     });
   } catch (error) {
     // Ledger refusals keep their own code; the app-server's failures are reported as they are.
@@ -62,4 +65,19 @@ export async function modelTurnCommand(ledger: LedgerHandle, flags: ModelTurnFla
   }
   for (const line of [`session_id=${session.id}`, `prompt_message_id=${prompt!.id}`, `answer_message_id=${answer!.id}`, `usage_log=${usageLog}`]) sink.err(line);
   textOut(sink, result.answer);
+}
+
+/**
+ * Writes the injected items to the new file `path` (`--context-out`), before the turn starts. A
+ * file that cannot be made (`/proc/self/x`, a directory that is not writable, a full disk) is a
+ * `PcodxRuntimeError` naming the flag and the file with what is wrong in words, so the turn does
+ * not run and nothing is recorded, where Node's own message (`ENOENT: no such file or directory,
+ * open '/proc/self/x'`) was printed.
+ */
+export function writeContext(path: string, items: unknown[]): void {
+  try {
+    writeNewPrivate(path, `${JSON.stringify(items, null, 2)}\n`);
+  } catch (error) {
+    throw new PcodxRuntimeError(`cannot write --context-out ${path}: ${systemErrorWords(error)}; the turn was not run and nothing was recorded`, { cause: error });
+  }
 }
