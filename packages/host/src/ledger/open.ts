@@ -147,7 +147,11 @@ function checkHeader(path: string): number | undefined {
     } catch {
       link = undefined; // ENOTDIR and the like: the directory's creation below names it
     }
-    if (link?.isSymbolicLink()) throw dbError(path, `ledger database ${path} is a symbolic link to ${readlinkSync(path)}, which does not exist; it was left unchanged: point --db / PCODX_DB at the ledger file itself`);
+    if (link?.isSymbolicLink()) {
+      // A chain of links that comes back to itself (`loop -> loop`) is not one to nothing.
+      if (statCode(path) === 'ELOOP') throw dbError(path, `ledger database ${path} is a symbolic link to ${readlinkSync(path)} that leads back to itself (a loop of links); it was left unchanged: point --db / PCODX_DB at the ledger file itself`);
+      throw dbError(path, `ledger database ${path} is a symbolic link to ${readlinkSync(path)}, which does not exist; it was left unchanged: point --db / PCODX_DB at the ledger file itself`);
+    }
     return undefined;
   }
   let stat: Stats;
@@ -181,6 +185,17 @@ function checkHeader(path: string): number | undefined {
     throw dbError(path, `ledger database ${path} is not an SQLite database (its first bytes are not the SQLite header); it was left unchanged: move it away or point --db / PCODX_DB at another file`);
   }
   return size;
+}
+
+/** The error code `stat(2)` of `path` fails with (`ELOOP`, `ENOENT` …), or undefined when it succeeds. */
+function statCode(path: string): string | undefined {
+  try {
+    statSync(path);
+    return undefined;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
 }
 
 /**

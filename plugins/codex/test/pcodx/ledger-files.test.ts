@@ -274,12 +274,16 @@ describe('a refusal writes nothing', () => {
 
   // Found by a hostile-input probe: a FIFO was 'no ledger yet' to show and an SQLite I/O error
   // to init, /dev/null an fsync error, a dangling link `unable to open database file`.
-  it('a FIFO, a device or a link to nothing as the ledger: each command names it and what it is, changing nothing', async () => {
+  it('a FIFO, a device, a link to nothing or a loop of links as the ledger: each command names it and what it is, changing nothing', async () => {
     const fifo = join(box.root, 'fifo.sqlite3');
     execFileSync('mkfifo', [fifo]);
     const dangling = join(box.root, 'dangling.sqlite3');
     symlinkSync(join(box.root, 'nowhere.sqlite3'), dangling);
+    // A link to itself was said to be a link to something that does not exist.
+    const loop = join(box.root, 'loop.sqlite3');
+    symlinkSync('loop.sqlite3', loop);
     const cases: Array<[string, string]> = [
+      [loop, `ledger database ${loop} is a symbolic link to loop.sqlite3 that leads back to itself (a loop of links); it was left unchanged`],
       [fifo, `ledger database ${fifo} is a FIFO, not a file`],
       ['/dev/null', 'ledger database /dev/null is a character device, not a file'],
       [dangling, `ledger database ${dangling} is a symbolic link to ${join(box.root, 'nowhere.sqlite3')}, which does not exist`],
