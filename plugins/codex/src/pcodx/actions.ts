@@ -87,6 +87,7 @@ export async function uncompact(ledger: LedgerHandle, flags: SessionFlags & { co
 export async function ids(ledger: LedgerHandle, flags: SessionFlags, sink: Sink): Promise<void> {
   const session = await existing(ledger, flags);
   sink.out(`session_id=${session.id}`);
+  sink.listed?.();
   // Printed a piece at a time as the ledger hands them over: 100,000 ids are never held at once.
   await ledger.visibleIdsTo(session.id, (piece) => linesOut(sink, piece));
 }

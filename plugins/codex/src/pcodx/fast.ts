@@ -93,6 +93,7 @@ export const runFastCommand: RunFastCommand = async (topicOrCommand, given, api)
     err: (line) => ((reported = true), output.sink.err(line)),
     ...(output.sink.text ? { text: (block: string) => ((reported = true), output.sink.text!(block)) } : {}),
     ...(output.sink.write ? { write: (text: string) => ((reported = true), output.sink.write!(text)) } : {}),
+    ...(output.sink.listed ? { listed: () => output.sink.listed!() } : {}),
   };
   try {
     await COMMANDS[id]!.run(async () => api, flags as ReadFlags & Record<string, string | boolean>, sink);

@@ -19,6 +19,11 @@ export interface Sink {
    * joined they are the block, which may be longer than one JavaScript string can hold.
    */
   pieces?(pieces: readonly string[]): void;
+  /**
+   * Says that what follows on stdout is a list (`ids`, `sessions`), so a sink that keeps lines
+   * apart (`--json`) gives it even when it is empty: `"lines": []`, not no field at all.
+   */
+  listed?(): void;
 }
 
 /**
@@ -158,12 +163,15 @@ export interface JsonSink extends Sink {
  * A sink for `--json`: every `key=value` line (stdout or stderr) becomes a field (a whole number
  * as a number, a `…_ids` list as an array), a key printed more than once an array
  * (`compaction`), `key[item]=` lines an object (`warning`: `{cmp3: …}`);
- * a render is `render`, other stdout lines (the ids of `pcodx ids`) are `lines`. `document()` is
+ * a render is `render`, other stdout lines (the ids of `pcodx ids`) are `lines`, an empty array
+ * when a list was printed ({@link Sink.listed}) with nothing in it. `document()` is
  * the object to print once the command is done, `jsonText()` its text in pieces.
  */
 export function jsonSink(): JsonSink {
   const fields: Record<string, unknown> = {};
   const lines: string[] = [];
+  // A list was printed (`listed`): `lines` is given even when it is empty.
+  let listing = false;
   let render: readonly string[] | undefined;
   const field = (line: string): boolean => {
     const m = FIELD.exec(line);
@@ -184,9 +192,10 @@ export function jsonSink(): JsonSink {
     err: (line) => void field(line),
     text: (block) => void (render = [block]),
     pieces: (pieces) => void (render = pieces),
-    document: () => ({ ...fields, ...(render !== undefined ? { render: render.join('') } : {}), ...(lines.length ? { lines } : {}) }),
+    listed: () => void (listing = true),
+    document: () => ({ ...fields, ...(render !== undefined ? { render: render.join('') } : {}), ...(lines.length || listing ? { lines } : {}) }),
     *jsonText() {
-      const text = shownJson({ ...fields, ...(render !== undefined ? { render: '' } : {}), ...(lines.length ? { lines } : {}) }, 2);
+      const text = shownJson({ ...fields, ...(render !== undefined ? { render: '' } : {}), ...(lines.length || listing ? { lines } : {}) }, 2);
       // The one top-level "render" key (values hold no raw line break or quote); its text goes between the quotes.
       const key = '\n  "render": ""';
       const at = render === undefined ? -1 : text.indexOf(key);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORDON_BIN, makeSandbox, type Sandbox } from '../../../../test/support/cli.js';
 import { linkCodex, pcodx } from './support.js';
@@ -50,6 +51,20 @@ describe('pcodx --json', () => {
     const dry = await json(['compact', '--from', 'msg4', '--to', 'msg5', '--summary', 'x', '--dry-run']);
     expect(dry).toMatchObject({ stored: 'false', compaction_id: 'cmp4' });
     expect(dry.render).toMatch(/<aboveturn id="cmp4"\/>$/);
+  });
+
+  // An empty list printed no `lines` field at all (`{"session_id": "j"}`, `{}`), so a reader of
+  // `.lines` met undefined where it met an array otherwise; now it is an empty array, on both routes.
+  it('ids and sessions give "lines" as an array even when there is nothing to list', async () => {
+    expect(await json(['init', '--session', 'j'])).toEqual({ session_id: 'j', db_path: db });
+    for (const env of [{}, { CORDON_NO_FAST_ROUTE: '1' }]) {
+      const ids = await pcodx(box, db, ['ids', '--json'], { env });
+      expect([ids.exitCode, JSON.parse(ids.stdout)]).toEqual([0, { session_id: 'j', lines: [] }]);
+    }
+    const raw = new Database(db);
+    raw.prepare('delete from sessions').run();
+    raw.close();
+    expect(await json(['sessions'])).toEqual({ lines: [] });
   });
 
   it('prompts --json: the fragment names, or one fragment\'s text', async () => {

@@ -10,7 +10,14 @@ export default class PcodxSessions extends PcodxCommand {
     const { flags } = await this.parse(PcodxSessions);
     const sink = await this.sink(flags.json);
     // Reads only: a missing ledger is refused, not created; --session selects nothing here.
-    await this.withExistingLedger(flags.db, async (ledger) => linesOut(sink, (await ledger.sessions()).map((s) => s.id)), undefined);
+    await this.withExistingLedger(
+      flags.db,
+      async (ledger) => {
+        sink.listed?.();
+        return linesOut(sink, (await ledger.sessions()).map((s) => s.id));
+      },
+      undefined,
+    );
     await this.printJson();
   }
 }
