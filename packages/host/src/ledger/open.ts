@@ -57,14 +57,23 @@ export interface LedgerDatabase {
  * already exists, mkdir '/etc/passwd'`), else what the failed call says (`systemErrorWords`).
  */
 function directoryProblem(dir: string, error: unknown): string {
+  const file = fileAbove(dir);
+  return file !== undefined ? `${file} is not a directory` : systemErrorWords(error);
+}
+
+/**
+ * The nearest existing ancestor of `dir` (or `dir` itself) when it is not a directory (a regular
+ * file, a device): nothing can be created below it. Undefined when it is a directory or cannot
+ * be examined.
+ */
+function fileAbove(dir: string): string | undefined {
   let ancestor = dir;
   while (!existsSync(ancestor) && dirname(ancestor) !== ancestor) ancestor = dirname(ancestor);
   try {
-    if (!statSync(ancestor).isDirectory()) return `${ancestor} is not a directory`;
+    return statSync(ancestor).isDirectory() ? undefined : ancestor;
   } catch {
-    // Gone or unreadable meanwhile: the call's own error says more.
+    return undefined;
   }
-  return systemErrorWords(error);
 }
 
 /**
@@ -90,7 +99,12 @@ export async function openLedgerDatabase(path: string, options: OpenDatabaseOpti
   const create = options.create !== false;
   const size = checkHeader(path);
   if (size === undefined || size === 0) {
-    if (!create) throw refused(`there is no ledger at ${path} yet (run \`cordon pcodx init\` first); nothing was created`, { path });
+    if (!create) {
+      // Under a file (`--db notes.txt/x.sqlite3`) init could not make one either: say why instead.
+      const blocked = size === undefined ? fileAbove(dirname(path)) : undefined;
+      if (blocked !== undefined) throw refused(`there is no ledger at ${path}, and there cannot be one: ${blocked} is not a directory; nothing was created`, { path });
+      throw refused(`there is no ledger at ${path} yet (run \`cordon pcodx init\` first); nothing was created`, { path });
+    }
   }
   if (size === undefined) {
     try {

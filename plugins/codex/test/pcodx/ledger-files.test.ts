@@ -300,13 +300,18 @@ describe('a refusal writes nothing', () => {
 
   // `--db FILE/x.sqlite3` where FILE is a file printed Node's words for mkdir(2)'s EEXIST:
   // `cannot create the directory of ledger database …: EEXIST: file already exists, mkdir 'FILE'`.
-  it('a ledger path under a file: the commands that create one name the file that is not a directory, changing nothing', async () => {
+  it('a ledger path under a file: every command names the file that is not a directory, changing nothing', async () => {
     const plain = join(box.root, 'plain.txt');
     writeFileSync(plain, 'not a directory\n');
     for (const db of [join(plain, 'x.sqlite3'), join(plain, 'sub', 'x.sqlite3')]) {
       for (const args of [['init'], ['record', '--role', 'user', '--text', 'x'], ['turn', '--text', 'x']]) {
         const r = await cordonPcodx([...args, '--db', db, '--session', 's']);
         expect([args, r.exitCode, r.stderr]).toEqual([args, 1, `error: cannot create the directory of ledger database ${db}: ${plain} is not a directory\n`]);
+      }
+      // The commands that need a ledger said to run `cordon pcodx init` first, which fails as above.
+      for (const args of [['show'], ['ids'], ['compact', '--from', 'msg1', '--to', 'msg1', '--summary', 's']]) {
+        const r = await cordonPcodx([...args, '--db', db, '--session', 's']);
+        expect([args, r.exitCode, r.stderr]).toEqual([args, 1, `error: there is no ledger at ${db}, and there cannot be one: ${plain} is not a directory; nothing was created\n`]);
       }
     }
     expect(sha(plain)).toBe(createHash('sha256').update('not a directory\n').digest('hex'));
