@@ -86,8 +86,17 @@ if (help) {
 const forward = (signal) => () => child.kill(signal);
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward(signal));
 
+/** Why spawn(2) could not run a program, in words (`spawn /x ENOENT` named neither the cause nor where /x came from). */
+const SPAWN_WORDS = { ENOENT: 'no such file', EACCES: 'permission denied (a directory, or a file without execute permission)', ENOEXEC: 'not an executable format', ENOTDIR: 'a part of its path is not a directory', ELOOP: 'a loop of symbolic links' };
+
 child.on('error', (error) => {
-  process.stderr.write(`error: cannot run ${cordon}: ${error.message}\n`);
+  // A path from the environment may hold anything: control characters are shown, not sent.
+  // eslint-disable-next-line no-control-regex
+  const shown = (text) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const named = process.env.CORDON_BIN ? `CORDON_BIN=${shown(cordon)}` : shown(cordon);
+  const why = SPAWN_WORDS[error.code] ?? error.message;
+  const remedy = process.env.CORDON_BIN ? '; point CORDON_BIN at the cordon executable (or its bin/run.cjs), or unset it to use cordon on PATH' : '';
+  process.stderr.write(`error: cannot run ${named}: ${why}${remedy}\n`);
   process.exit(127);
 });
 child.on('exit', (code, signal) => {

@@ -86,6 +86,26 @@ describe('the pcodx bin delegates to `cordon pcodx`', () => {
     expect(none.stderr).toBe('error: pcodx runs `cordon pcodx`, but no cordon was found: set CORDON_BIN or put cordon on PATH (npm install -g @cordon/host)\n');
   });
 
+  // A CORDON_BIN that cannot run printed Node's spawn error (`error: cannot run /x: spawn /x
+  // ENOENT`), naming neither the variable it came from nor what is wrong in words.
+  it('a CORDON_BIN that cannot run is named as the variable, with what is wrong in words', async () => {
+    const dir = box.dir('not-a-program');
+    const text = join(box.root, 'notes.txt');
+    writeFileSync(text, 'not a program\n');
+    const esc = join(box.root, 'x\u001b]0;t\u0007');
+    const remedy = 'point CORDON_BIN at the cordon executable (or its bin/run.cjs), or unset it to use cordon on PATH';
+    const cases: Array<[string, string]> = [
+      [join(box.root, 'missing'), `CORDON_BIN=${join(box.root, 'missing')}: no such file`],
+      [dir, `CORDON_BIN=${dir}: permission denied (a directory, or a file without execute permission)`],
+      [text, `CORDON_BIN=${text}: permission denied (a directory, or a file without execute permission)`],
+      [esc, `CORDON_BIN=${join(box.root, 'x\\u001b]0;t\\u0007')}: no such file`],
+    ];
+    for (const [bin, said] of cases) {
+      const r = await pcodxBin(['ids'], { env: { ...env, CORDON_BIN: bin } });
+      expect([bin, r.exitCode, r.stdout, r.stderr]).toEqual([bin, 127, '', `error: cannot run ${said}; ${remedy}\n`]);
+    }
+  });
+
   it('forwards SIGTERM to cordon and ends by the same signal', async () => {
     const child = spawn(process.execPath, [PCODX_BIN, 'interactive', '--session', 's'], { env: { ...env, CORDON_BIN }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
