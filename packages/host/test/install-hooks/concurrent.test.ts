@@ -50,8 +50,8 @@ describe('install-hooks runs at once', () => {
       const error = await takeInstallLock(sandbox.dataDir, 'cordon uninstall-hooks --write', 300).catch((e: unknown) => e as { code: string; message: string });
       expect(Date.now() - started).toBeGreaterThanOrEqual(300);
       expect((error as { code: string }).code).toBe('CORDON_LOCK_HELD');
-      expect((error as Error).message).toContain(`another cordon process is writing agent configs (cordon install-hooks --write, pid ${process.pid} `);
-      expect((error as Error).message).toContain('nothing was written');
+      expect((error as { message: string }).message).toContain(`another cordon process is writing agent configs (cordon install-hooks --write, pid ${process.pid} `);
+      expect((error as { message: string }).message).toContain('nothing was written');
     } finally {
       held.release();
     }
