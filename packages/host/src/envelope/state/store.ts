@@ -322,10 +322,14 @@ export function readJson(path: string, what: string): unknown {
   }
 }
 
+/** The state files {@link loadEnvelope} reads (and refuses by name when one is no regular file). */
+const READ_ON_LOAD: ReadonlySet<string> = new Set(['config.json', 'snapshot.json', 'state.json']);
+
 /**
  * The entries in `dir` that cordon never writes, sorted: a name it does not write (see
- * `isOwnStateName`), or one of its names held by something other than a regular file (a FIFO, a
- * directory or a link at `audit.json`, which `reset` keeps as not cordon's: so check and status,
+ * `isOwnStateName`), or one of its names that no load reads ({@link READ_ON_LOAD}) held by
+ * something other than a regular file (a FIFO, a directory or a link at `audit.json`, which
+ * `reset` keeps as not cordon's: so check and status,
  * which would otherwise only fail to save a verdict there, say so too, as `stateDirOwner` in
  * own-dir.ts does); and whether any of cordon's files is there too. Undefined when there are
  * none or the directory cannot be listed (the caller's next read reports that). `stateDirOwner`
@@ -342,6 +346,8 @@ export function foreignEntries(dir: string): ForeignDir | undefined {
         shown.push(name);
         continue;
       }
+      // The files every load reads name themselves when they are no regular file (readJson).
+      if (READ_ON_LOAD.has(name)) continue;
       const entry = lstatSync(join(dir, name), { throwIfNoEntry: false });
       if (entry && !entry.isFile()) {
         strays.push(name);
