@@ -1,6 +1,8 @@
 export { STAGE } from './stage.js';
 export { cutCodePoints, cutText, cutTextEnd, cutTextMiddle, cutUtf8, cutUtf8Bytes, cutUtf8BytesEnd, wellFormed } from './text.js';
 export { directoryProblem } from './directory.js';
+export { requireAbsoluteHome } from './config-home.js';
+export type { HomeVariableWords } from './config-home.js';
 export { readSettingsText, SETTINGS_MAX_BYTES } from './settings-file.js';
 export { connectionErrorWords, systemErrorWords } from './system-error.js';
 export { isTerminal, legacyBinding } from './legacy-binding.js';

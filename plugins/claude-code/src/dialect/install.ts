@@ -1,5 +1,5 @@
 import { isAbsolute, join } from 'node:path';
-import type { HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
+import { requireAbsoluteHome, type HookInstaller, type InstallContext, type InstallPlan } from '@cordon/plugin-api';
 
 /**
  * What cordon registers in Claude Code (the Claude Code hooks reference; uncoalesced/cordon
@@ -41,9 +41,6 @@ export function claudeSettingsPath(ctx: InstallContext): string {
   return join(claudeHome(ctx), 'settings.json');
 }
 
-/** Error code the host knows (catalogue `BAD_INPUT`). */
-const BAD_INPUT = 'CORDON_BAD_INPUT';
-
 /**
  * Claude Code's user config home: `$CLAUDE_CONFIG_DIR` when set and not empty, else `~/.claude`.
  * Claude Code takes the variable as it is (no `~` expansion, white space kept), so a relative
@@ -53,11 +50,7 @@ const BAD_INPUT = 'CORDON_BAD_INPUT';
 export function claudeHome(ctx: InstallContext): string {
   const value = ctx.env.CLAUDE_CONFIG_DIR;
   if (!value) return join(ctx.home, '.claude');
-  if (!isAbsolute(value)) {
-    const tilde = value.startsWith('~') ? ' (Claude Code does not expand "~" in it)' : '';
-    throw Object.assign(new Error(`CLAUDE_CONFIG_DIR is ${JSON.stringify(value)}, not an absolute path${tilde}; Claude Code reads it against the directory it is started in, so which settings.json it names depends on where Claude Code starts. Set CLAUDE_CONFIG_DIR to an absolute path`), { code: BAD_INPUT });
-  }
-  return value;
+  return requireAbsoluteHome('CLAUDE_CONFIG_DIR', value, { agent: 'Claude Code', file: 'settings.json' });
 }
 
 function plan(path: string, before: string | undefined, after: string | undefined, summary: string, notes: string[], cordonRemoved?: number): InstallPlan {

@@ -1,5 +1,5 @@
 import { isAbsolute, join } from 'node:path';
-import type { HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
+import { requireAbsoluteHome, type HookInstaller, type InstallContext, type InstallPlan } from '@cordon/plugin-api';
 
 /**
  * What cordon registers in Gemini CLI (the Gemini CLI hooks reference): BeforeTool
@@ -34,9 +34,6 @@ export function geminiCommand(ctx: InstallContext): string {
   return ctx.command.platform === 'win32' ? ctx.command.powershell : ctx.command.shell;
 }
 
-/** Error code the host knows (catalogue `BAD_INPUT`). */
-const BAD_INPUT = 'CORDON_BAD_INPUT';
-
 /**
  * Gemini CLI's user config directory: `$GEMINI_CLI_HOME/.gemini` when that variable is set and not
  * empty, else `~/.gemini` (gemini-cli `packages/core/src/utils/paths.ts` `homedir()`, which returns
@@ -48,11 +45,7 @@ const BAD_INPUT = 'CORDON_BAD_INPUT';
 export function geminiUserDir(ctx: InstallContext): string {
   const value = ctx.env.GEMINI_CLI_HOME;
   if (!value) return join(ctx.home, '.gemini');
-  if (!isAbsolute(value)) {
-    const tilde = value.startsWith('~') ? ' (Gemini CLI does not expand "~" in it)' : '';
-    throw Object.assign(new Error(`GEMINI_CLI_HOME is ${JSON.stringify(value)}, not an absolute path${tilde}; Gemini CLI reads it against the directory it is started in, so which settings.json it names depends on where Gemini starts. Set GEMINI_CLI_HOME to an absolute path`), { code: BAD_INPUT });
-  }
-  return join(value, '.gemini');
+  return join(requireAbsoluteHome('GEMINI_CLI_HOME', value, { agent: 'Gemini CLI', starts: 'Gemini', file: 'settings.json' }), '.gemini');
 }
 
 /**

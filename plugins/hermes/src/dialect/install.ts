@@ -1,5 +1,5 @@
-import { isAbsolute, join } from 'node:path';
-import type { ConfigChange, HookInstaller, InstallContext, InstallPlan } from '@cordon/plugin-api';
+import { join } from 'node:path';
+import { requireAbsoluteHome, type ConfigChange, type HookInstaller, type InstallContext, type InstallPlan } from '@cordon/plugin-api';
 
 /**
  * What cordon registers in Hermes (the Hermes hooks docs): the tool events and the
@@ -22,9 +22,6 @@ export function isCordonCommand(command: unknown): boolean {
   return typeof command === 'string' && /(^|[\s/\\'"])(cordon(\.(cmd|exe|ps1))?|run\.c?js)\^?['"]?\s+hook\s+--agent[\s=]\^?['"]?hermes\^?['"]?\s*$/.test(command);
 }
 
-/** Error code the host knows (catalogue `BAD_INPUT`). */
-const BAD_INPUT = 'CORDON_BAD_INPUT';
-
 /**
  * Hermes' profile home as Hermes computes it (hermes_constants.py `get_process_hermes_home`):
  * `HERMES_HOME` with surrounding white space stripped, when that leaves anything; else
@@ -37,11 +34,8 @@ const BAD_INPUT = 'CORDON_BAD_INPUT';
 export function hermesHome(ctx: InstallContext): string {
   const value = (ctx.env.HERMES_HOME ?? '').trim();
   if (value === '') return join(ctx.home, `.hermes${ctx.env.HERMES_DATA_DIR_SUFFIX ?? ''}`);
-  if (!isAbsolute(value)) {
-    const tilde = value.startsWith('~') ? ' (Hermes does not expand "~" in HERMES_HOME: it reads it as a folder named "~")' : '';
-    throw Object.assign(new Error(`HERMES_HOME is ${JSON.stringify(ctx.env.HERMES_HOME)}, not an absolute path${tilde}; Hermes reads it against the directory it is started in, so which config.yaml it names depends on where Hermes starts. Set HERMES_HOME to an absolute path`), { code: BAD_INPUT });
-  }
-  return value;
+  const words = { agent: 'Hermes', file: 'config.yaml', tilde: 'Hermes does not expand "~" in HERMES_HOME: it reads it as a folder named "~"' };
+  return requireAbsoluteHome('HERMES_HOME', value, words, ctx.env.HERMES_HOME);
 }
 
 type Approval = { event?: unknown; command?: unknown };
